@@ -1,0 +1,58 @@
+/* main.c - the logtk program: dispatches to one subcommand per file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char *cli_progname = "logtk";
+
+typedef struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} subcommand;
+
+static const subcommand subcommands[] = {
+    {"parse", cmd_parse, "parse logs into templates and parameters"},
+    {"bench", cmd_bench, "measure accuracy and speed on the Loghub datasets"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: logtk SUBCOMMAND [options] [FILE...]\n"
+            "       logtk --version | --help\n"
+            "\n"
+            "Log analytics toolkit: parse, compress and detect anomalies in logs.\n"
+            "\n"
+            "subcommands:\n");
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        fprintf(out, "  %-12s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(out,
+            "\n"
+            "Run 'logtk SUBCOMMAND --help' for a subcommand's options; see logtk(1).\n"
+            "Exit status: 0 success, 1 bad data or failed check, 2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("logtk %s\n", logtk_version());
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (strcmp(argv[1], subcommands[i].name) == 0)
+            return subcommands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "logtk: unknown subcommand '%s'\n", argv[1]);
+    fprintf(stderr, "Run 'logtk --help' for the list of subcommands.\n");
+    return EXIT_USAGE;
+}

@@ -1,0 +1,2 @@
+/* csv.c - to be written. */
+#include "config.h"

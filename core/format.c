@@ -1,0 +1,2 @@
+/* format.c - to be written. */
+#include "config.h"

@@ -1,0 +1,49 @@
+/*
+ * hashtab.h - byte-string interning table (internal).
+ *
+ * Maps byte strings to dense ids 0..count-1 with open addressing and
+ * linear probing; keys are copied into the table's arena.  Used for template
+ * strings, tokens and dictionary columns, where the same few thousand strings
+ * are looked up millions of times.  Size it up front with the expected count.
+ */
+#ifndef LOGTK_HASHTAB_H
+#define LOGTK_HASHTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+typedef struct logtk_hashtab {
+    uint32_t *slots;     /* id + 1, 0 = empty */
+    size_t nslots;       /* power of two */
+    const char **keys;   /* id -> key bytes (NUL-terminated copy) */
+    uint32_t *key_lens;
+    uint64_t *hashes;    /* id -> hash, so growing never rehashes keys */
+    size_t count;
+    size_t cap;
+    logtk_arena arena;
+} logtk_hashtab;
+
+/** 64-bit hash of bytes (fast, not cryptographic, stable across runs and machines). */
+uint64_t logtk_hash_bytes(const void *data, size_t len);
+
+/** Initialises a table for about `expected` keys.  Returns 0 or -1. */
+int logtk_hashtab_init(logtk_hashtab *h, size_t expected);
+
+/** Id of key, or -1 when absent. */
+int64_t logtk_hashtab_find(const logtk_hashtab *h, const void *key, size_t len);
+
+/**
+ * Id of key, inserting it when absent (*inserted set to 1 then, when non-NULL).
+ * Returns the id, or -1 when out of memory.
+ */
+int64_t logtk_hashtab_intern(logtk_hashtab *h, const void *key, size_t len, int *inserted);
+
+/** Key bytes of id (NUL-terminated); *len receives the length when non-NULL. */
+const char *logtk_hashtab_key(const logtk_hashtab *h, uint32_t id, size_t *len);
+
+/** Frees the table. */
+void logtk_hashtab_free(logtk_hashtab *h);
+
+#endif

@@ -1,0 +1,2 @@
+/* outfile.c - to be written. */
+#include "config.h"

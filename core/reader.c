@@ -1,0 +1,2 @@
+/* reader.c - to be written. */
+#include "config.h"

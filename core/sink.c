@@ -1,0 +1,2 @@
+/* sink.c - to be written. */
+#include "config.h"

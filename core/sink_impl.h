@@ -1,0 +1,1 @@
+/* sink_impl.h - to be written. */

@@ -1,0 +1,2 @@
+/* sink_sqlite.c - to be written. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* sink_text.c - to be written. */
+#include "config.h"

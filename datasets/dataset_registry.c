@@ -1,0 +1,2 @@
+/* dataset_registry.c - to be written. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* metrics.c - to be written. */
+#include "config.h"

@@ -1,0 +1,483 @@
+/*
+ * logtk.h - the one public header of liblogtk.
+ *
+ * liblogtk turns raw log lines into templates and parameters, stores logs in a
+ * compact lossless archive, and flags anomalies.  This header is the
+ * documentation: every declaration says what it does, what it returns and who
+ * owns what.
+ *
+ * Conventions (shared by every handle):
+ *  - Handles are opaque.  `logtk_X_new(&h, ...)` creates one, `logtk_X_free(h)`
+ *    releases it; `logtk_X_free(NULL)` is harmless.
+ *  - Every call that can fail returns an int status: LOGTK_OK (0), LOGTK_DONE
+ *    (1, "nothing more", not an error) or a negative LOGTK_ERR_* code.  Codes are
+ *    never renumbered.  After a failure, `logtk_X_errmsg(h)` gives a readable
+ *    message naming the file and line where there is one.
+ *  - A handle is used by one thread at a time.  Different handles are
+ *    independent and may be used from different threads.
+ *  - Slices (`logtk_slice`) point into memory owned by the handle that returned
+ *    them and stay valid until the next call on that handle, unless said
+ *    otherwise.
+ *  - Memory returned to the caller (snapshots) is released with logtk_free().
+ */
+#ifndef LOGTK_H
+#define LOGTK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                              */
+/* ------------------------------------------------------------------------ */
+
+#define LOGTK_OK 0
+#define LOGTK_DONE 1                /* end of input / nothing more: not an error */
+#define LOGTK_ERR_NOMEM (-1)        /* out of memory */
+#define LOGTK_ERR_IO (-2)           /* a file could not be opened, read or written */
+#define LOGTK_ERR_INVALID (-3)      /* bad argument or option value */
+#define LOGTK_ERR_SYNTAX (-4)       /* bad log format string or regular expression */
+#define LOGTK_ERR_DATA (-5)         /* bad input data (malformed CSV, binary file, ...) */
+#define LOGTK_ERR_LINE_TOO_LONG (-6) /* a line exceeds the configured maximum length */
+#define LOGTK_ERR_ARCHIVE (-7)      /* damaged or unreadable compressed stream or archive */
+#define LOGTK_ERR_STATE (-8)        /* snapshot or model damaged, foreign or of another version */
+#define LOGTK_ERR_NOT_FOUND (-9)    /* unknown name: dataset, parser, model, template id */
+#define LOGTK_ERR_LIMIT (-10)       /* a regex hit its match limit (hostile pattern or input) */
+#define LOGTK_ERR_UNSUPPORTED (-11) /* operation not supported by this object */
+
+/** A short, static English description of a status code ("out of memory"). */
+const char *logtk_strerror(int status);
+
+/** The library version as a string, e.g. "0.1.0" (defined once, in configure.ac). */
+const char *logtk_version(void);
+
+/** Releases memory that the library handed to the caller (snapshots). NULL is harmless. */
+void logtk_free(void *ptr);
+
+/** A byte range owned by someone else.  Not NUL-terminated. */
+typedef struct logtk_slice {
+    const char *ptr;
+    size_t len;
+} logtk_slice;
+
+/* ------------------------------------------------------------------------ */
+/* Reader: lines with their exact bytes, from files, stdin and archives      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The reader yields lines from a plain file, stdin, a compressed file
+ * (.gz .bz2 .xz .zst, detected by content, not by name) or the regular-file
+ * members of a .tar, .tar.gz or .zip archive, one member after another.  Every
+ * source gives the same lines as the plain file would.
+ *
+ * Lines keep their exact bytes: NUL bytes, invalid UTF-8 and a CR before the
+ * LF survive.  The terminator is reported separately (eol_len), so writing
+ * data[0 .. len + eol_len) for every line reproduces the input byte for byte,
+ * including a missing final newline.
+ */
+typedef struct logtk_reader logtk_reader;
+
+/** Default longest line, in bytes, without its terminator (1 MiB). */
+#define LOGTK_DEFAULT_MAX_LINE ((size_t)1 << 20)
+
+/** One line.  `data` stays valid until the next logtk_reader_next() call. */
+typedef struct logtk_line {
+    const char *data;   /* the line's bytes, without its terminator */
+    size_t len;         /* length of data without the terminator */
+    size_t eol_len;     /* 0 (last line, no newline), 1 ("\n") or 2 ("\r\n"); the
+                           terminator bytes follow data[len] */
+    uint64_t number;    /* 1-based line number within the current source or member */
+    const char *source; /* the file name, "-" for stdin, or "ARCHIVE:MEMBER" */
+} logtk_line;
+
+/** Creates a reader.  Returns LOGTK_OK or LOGTK_ERR_NOMEM. */
+int logtk_reader_new(logtk_reader **out);
+
+/**
+ * Sets the longest line accepted, in bytes (default LOGTK_DEFAULT_MAX_LINE).
+ * A longer line makes logtk_reader_next() fail with LOGTK_ERR_LINE_TOO_LONG
+ * naming the file and line; it is never cut silently.
+ */
+int logtk_reader_set_max_line(logtk_reader *r, size_t max_line);
+
+/**
+ * Opens a file by path; NULL or "-" is standard input.  Closes whatever the
+ * reader had open.  Returns LOGTK_OK, LOGTK_ERR_IO (cannot open: the message
+ * names the file and the system error) or LOGTK_ERR_ARCHIVE.
+ */
+int logtk_reader_open_path(logtk_reader *r, const char *path);
+
+/** Opens a caller-owned buffer (kept by reference until closed).  `name` is used in messages. */
+int logtk_reader_open_memory(logtk_reader *r, const void *buf, size_t len, const char *name);
+
+/**
+ * Reads the next line.  Returns LOGTK_OK (line filled in), LOGTK_DONE at the end
+ * of the input, or an error: LOGTK_ERR_LINE_TOO_LONG, LOGTK_ERR_IO, or
+ * LOGTK_ERR_ARCHIVE for a damaged compressed stream or archive.  On
+ * LOGTK_ERR_ARCHIVE every line before the damage has been delivered.
+ */
+int logtk_reader_next(logtk_reader *r, logtk_line *line);
+
+/**
+ * Nonzero when the input looks like a binary file rather than text, judged on
+ * the first block read (NUL bytes or a high share of control bytes).  Lines
+ * are still delivered; callers decide whether to refuse the file.
+ */
+int logtk_reader_is_binary(const logtk_reader *r);
+
+/** Bytes consumed from the underlying (possibly compressed) source so far, for progress. */
+uint64_t logtk_reader_bytes_read(const logtk_reader *r);
+
+/** Size of the underlying source in bytes, or 0 if unknown (stdin, pipes). */
+uint64_t logtk_reader_source_size(const logtk_reader *r);
+
+/** Closes the current source.  The reader may be opened again. */
+int logtk_reader_close(logtk_reader *r);
+
+/** The last error, e.g. "app.log:1234: line longer than 1048576 bytes". */
+const char *logtk_reader_errmsg(const logtk_reader *r);
+
+/** Frees the reader (closing its source).  NULL is harmless. */
+void logtk_reader_free(logtk_reader *r);
+
+/* ------------------------------------------------------------------------ */
+/* Log formats: header fields + content                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A log format in Loghub's notation, e.g.
+ *     "<Date> <Time> <Level> <Component>: <Content>"
+ * Each <Name> is a field; the text between fields is a regular-expression
+ * fragment in which a run of spaces matches one or more whitespace characters;
+ * the pattern is anchored at both ends, and fields match lazily.  Exactly one
+ * field must be named Content.  Parenthesised fragments such as
+ * "(\[<PID>\])?" make fields optional.  The format compiles to one PCRE2
+ * pattern (JIT when available, with match limits).
+ */
+typedef struct logtk_format logtk_format;
+
+/** Most header fields a format may have (Content excluded). */
+#define LOGTK_MAX_FIELDS 32
+
+/** A line split by a format. Slices point into the line given to logtk_format_match(). */
+typedef struct logtk_record {
+    int matched;                          /* 1 if the line matched the format */
+    size_t nfields;                       /* header fields (Content excluded) */
+    logtk_slice fields[LOGTK_MAX_FIELDS]; /* in format order; empty when unmatched */
+    logtk_slice content;                  /* the Content field, or the whole line when unmatched */
+} logtk_record;
+
+/** Creates an empty format that matches nothing but Content (the whole line). */
+int logtk_format_new(logtk_format **out);
+
+/**
+ * Compiles a format string.  Returns LOGTK_OK or LOGTK_ERR_SYNTAX with a message
+ * pointing at the offending character (unbalanced <, no <Content>, more than
+ * LOGTK_MAX_FIELDS fields, duplicate field, invalid regex fragment).
+ */
+int logtk_format_compile(logtk_format *f, const char *spec);
+
+/** Number of header fields (Content excluded). */
+size_t logtk_format_field_count(const logtk_format *f);
+
+/** Name of header field i (0-based, Content excluded), or NULL when out of range. */
+const char *logtk_format_field_name(const logtk_format *f, size_t i);
+
+/**
+ * Splits one line (without its terminator) into fields and content.  A line
+ * that does not match is not an error: rec->matched is 0 and rec->content is
+ * the whole line.  Returns LOGTK_OK, or LOGTK_ERR_LIMIT when the regex engine
+ * hit its match limit (the record is then filled as unmatched).
+ */
+int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_record *rec);
+
+/** The last error. */
+const char *logtk_format_errmsg(const logtk_format *f);
+
+/** Frees the format.  NULL is harmless. */
+void logtk_format_free(logtk_format *f);
+
+/* ------------------------------------------------------------------------ */
+/* Parsers: content -> template id + parameters                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A parser groups log messages (the Content of records) into templates such as
+ * "Received block <*> of size <*> from <*>" and extracts the parameters.
+ *
+ * Before parsing, masking rules (PCRE2 patterns, look-around allowed) replace
+ * variable parts of the content with "<*>" (or another replacement); masks run
+ * in the order added, each over the result of the previous one, as Loghub's
+ * preprocessing and Drain3's masking do.  Parameters are always reported as
+ * the original text, never the mask.
+ *
+ * Online parsers (Drain) assign a template to each line as it is fed.  Batch
+ * parsers only store the line when fed (template_id 0) and assign templates in
+ * logtk_parser_finish().  Either way, after finish,
+ * logtk_parser_assignment() gives each line's final template, and
+ * logtk_parser_extract() gives a line's parameters against a final template.
+ *
+ * Template ids are 1-based, dense and stable within a run: a template keeps its
+ * id when its text changes.
+ */
+typedef struct logtk_parser logtk_parser;
+
+/** Template event kinds reported through the template callback. */
+#define LOGTK_TEMPLATE_CREATED 1
+#define LOGTK_TEMPLATE_CHANGED 2
+
+/** Called when a template is created or its text changes; text is valid during the call only. */
+typedef void (*logtk_template_callback)(void *user, int kind, uint32_t template_id,
+                                        const char *text, size_t len);
+
+/** The result of feeding one line. */
+typedef struct logtk_event {
+    uint32_t template_id;      /* 1-based; 0 when a batch parser has not assigned one yet */
+    int created;               /* 1 when this line created the template */
+    int changed;               /* 1 when this line changed the template's text */
+    size_t nparams;            /* parameters of this line against the template as it is now */
+    const logtk_slice *params; /* slices of the content passed to feed; valid until the next call */
+} logtk_event;
+
+/**
+ * Creates a parser.  `algorithm` is a name from logtk_parser_algorithm_name()
+ * ("drain", ...); NULL picks the default.  Returns LOGTK_OK, LOGTK_ERR_NOMEM or
+ * LOGTK_ERR_NOT_FOUND (unknown algorithm; *out is NULL).
+ */
+int logtk_parser_new(logtk_parser **out, const char *algorithm);
+
+/** The name of the i-th available algorithm (0-based), or NULL past the end. */
+const char *logtk_parser_algorithm_name(size_t i);
+
+/** A one-line description of the i-th algorithm, or NULL past the end. */
+const char *logtk_parser_algorithm_summary(size_t i);
+
+/** The algorithm of this parser ("drain"). */
+const char *logtk_parser_algorithm(const logtk_parser *p);
+
+/**
+ * Sets a parameter by name from its text form, before the first line is fed.
+ * Drain: "st" (similarity threshold, 0..1, default 0.4), "depth" (prefix-tree
+ * depth including root and length layers, >= 3, default 4), "max_children"
+ * (default 100).  Returns LOGTK_ERR_NOT_FOUND for a name this algorithm does not
+ * have and LOGTK_ERR_INVALID for a bad value.
+ */
+int logtk_parser_set_param(logtk_parser *p, const char *name, const char *value);
+
+/**
+ * Adds a masking rule.  `replacement` NULL means "<*>".  Returns LOGTK_OK or
+ * LOGTK_ERR_SYNTAX (the message quotes the pattern and the PCRE2 error offset).
+ */
+int logtk_parser_add_mask(logtk_parser *p, const char *pattern, const char *replacement);
+
+/** Registers the template callback (NULL to remove). */
+int logtk_parser_set_callback(logtk_parser *p, logtk_template_callback cb, void *user);
+
+/**
+ * Feeds one message (the content of a record).  Fills *ev (may be NULL).  The
+ * line is the next in sequence: line index 0 is the first ever fed.  Returns
+ * LOGTK_OK, LOGTK_ERR_LIMIT (a mask hit its match limit: the line is parsed
+ * without that mask) or LOGTK_ERR_NOMEM.
+ */
+int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_event *ev);
+
+/** Ends the input: batch parsers compute their templates here; online parsers just note it. */
+int logtk_parser_finish(logtk_parser *p);
+
+/** Number of lines fed so far. */
+uint64_t logtk_parser_line_count(const logtk_parser *p);
+
+/**
+ * The final template id of the line fed at `index` (0-based), after
+ * logtk_parser_finish().  Online parsers need finish only for the final
+ * text, not the id.  Returns LOGTK_ERR_NOT_FOUND when index is out of range and
+ * LOGTK_ERR_UNSUPPORTED when the parser does not keep per-line assignments
+ * (see the "keep_assignments" parameter: "0" makes online parsers stream in
+ * memory independent of input length).
+ */
+int logtk_parser_assignment(logtk_parser *p, uint64_t index, uint32_t *template_id);
+
+/** Number of templates (ids run from 1 to this number). */
+uint32_t logtk_parser_template_count(const logtk_parser *p);
+
+/**
+ * The text and line count of a template.  The text is "<*>"-separated tokens
+ * joined by single spaces.  Returns LOGTK_OK or LOGTK_ERR_NOT_FOUND.
+ */
+int logtk_parser_template(logtk_parser *p, uint32_t template_id, logtk_slice *text,
+                          uint64_t *count);
+
+/**
+ * Parameters of `content` against template `template_id` as it is now: the
+ * original text of each "<*>" of the template, in order.  Fills ev->params
+ * (valid until the next call on p) and ev->nparams; ev->template_id is set.
+ */
+int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *content, size_t len,
+                         logtk_event *ev);
+
+/**
+ * Saves the learned state (templates, parameters, masks) as an opaque,
+ * versioned byte snapshot.  *buf is released with logtk_free().
+ */
+int logtk_parser_save(logtk_parser *p, void **buf, size_t *len);
+
+/**
+ * Loads a snapshot made by logtk_parser_save() of the same algorithm, replacing
+ * the learned state; parsing continues from there.  Returns LOGTK_ERR_STATE for
+ * a damaged, truncated, foreign or newer snapshot.
+ */
+int logtk_parser_load(logtk_parser *p, const void *buf, size_t len);
+
+/** The last error. */
+const char *logtk_parser_errmsg(const logtk_parser *p);
+
+/** Frees the parser.  NULL is harmless. */
+void logtk_parser_free(logtk_parser *p);
+
+/* ------------------------------------------------------------------------ */
+/* Loghub dataset presets                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The 16 Loghub datasets as presets: log format, masking regexes and per-parser
+ * parameters, as used by the Loghub benchmarks.
+ */
+typedef struct logtk_dataset logtk_dataset;
+
+/** The i-th preset (0-based, in Loghub's order: HDFS, Hadoop, ...), or NULL past the end. */
+const logtk_dataset *logtk_dataset_at(size_t i);
+
+/** The preset with this name (case-insensitive), or NULL. */
+const logtk_dataset *logtk_dataset_find(const char *name);
+
+/** The dataset's name ("HDFS"). */
+const char *logtk_dataset_name(const logtk_dataset *d);
+
+/** The dataset's log format string in Loghub notation. */
+const char *logtk_dataset_format(const logtk_dataset *d);
+
+/**
+ * Applies the dataset's masks and the parameters it sets for p's algorithm
+ * (Drain: st, depth).  Returns LOGTK_OK or the parser's error.
+ */
+int logtk_dataset_configure(const logtk_dataset *d, logtk_parser *p);
+
+/* ------------------------------------------------------------------------ */
+/* CSV reading (RFC 4180)                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Reads RFC 4180 CSV: quoted fields may hold commas, doubled quotes and line
+ * breaks; records end with LF or CRLF; the last record may lack a terminator.
+ * Used for Loghub ground truth and label files.
+ */
+typedef struct logtk_csv logtk_csv;
+
+/** Creates a CSV reader. */
+int logtk_csv_new(logtk_csv **out);
+
+/** Opens a file (through the reader, so compressed files work too); "-" is stdin. */
+int logtk_csv_open_path(logtk_csv *c, const char *path);
+
+/**
+ * Reads the next record.  *fields points to *nfields slices with quotes removed
+ * and doubled quotes undone, valid until the next call.  Returns LOGTK_OK,
+ * LOGTK_DONE, or LOGTK_ERR_DATA for malformed input (message names file and line).
+ */
+int logtk_csv_next(logtk_csv *c, const logtk_slice **fields, size_t *nfields);
+
+/** The 1-based physical line on which the last record returned started. */
+uint64_t logtk_csv_line(const logtk_csv *c);
+
+/** The last error. */
+const char *logtk_csv_errmsg(const logtk_csv *c);
+
+/** Frees the reader.  NULL is harmless. */
+void logtk_csv_free(logtk_csv *c);
+
+/* ------------------------------------------------------------------------ */
+/* Parsing accuracy metrics (Loghub-2.0 definitions)                         */
+/* ------------------------------------------------------------------------ */
+
+/** Parsing accuracy of N messages. */
+typedef struct logtk_parse_metrics {
+    size_t messages;         /* N */
+    size_t true_templates;   /* G: distinct true template strings */
+    size_t parsed_templates; /* P: distinct parsed template strings */
+    double ga;  /* grouping accuracy */
+    double pa;  /* parsing accuracy: parsed template string equals the true one */
+    double fga; /* F1 of template-level grouping accuracy */
+    double fta; /* F1 of template-level accuracy (grouping and string both right) */
+} logtk_parse_metrics;
+
+/**
+ * Computes GA, PA, FGA and FTA.  parsed[i] and truth[i] are the template
+ * strings of message i; messages are grouped by template string on both sides.
+ * Returns LOGTK_OK, LOGTK_ERR_INVALID (n == 0) or LOGTK_ERR_NOMEM.
+ */
+int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth,
+                   logtk_parse_metrics *out);
+
+/* ------------------------------------------------------------------------ */
+/* Sinks: structured output                                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A sink writes parsed lines as rows.  Kinds:
+ *   "tsv"    header row, then LineId, header fields, Content, EventId,
+ *            EventTemplate, ParameterList; tabs, newlines and backslashes in
+ *            values escaped as \t \n \r \\.
+ *   "csv"    Loghub's *_structured.csv layout exactly:
+ *            LineId,<format fields>,Content,EventId,EventTemplate (RFC 4180).
+ *   "jsonl"  one JSON object per line; bytes that are not valid UTF-8 are
+ *            written as \u00XX escapes of the bytes... see logtk-parse(1).
+ *   "sqlite" tables lines, templates, parameters with indexes.
+ * A sink given a path writes a temporary file next to it and renames it into
+ * place on logtk_sink_close(); freeing an unclosed sink removes the temporary
+ * file, so a half-written output never replaces a good file.
+ */
+typedef struct logtk_sink logtk_sink;
+
+/** One parsed line as a sink sees it. */
+typedef struct logtk_row {
+    uint64_t line_id;             /* 1-based */
+    const logtk_record *record;   /* fields and content */
+    uint32_t template_id;         /* 1-based */
+    logtk_slice template_text;
+    size_t nparams;
+    const logtk_slice *params;
+} logtk_row;
+
+/**
+ * Creates a sink of the given kind writing to `path` (NULL or "-": stdout).
+ * `format` gives the header field names (may be NULL: no header fields).
+ * Returns LOGTK_OK, LOGTK_ERR_NOT_FOUND (unknown kind), LOGTK_ERR_IO.  On
+ * error, *out is still set when non-NULL so logtk_sink_errmsg() can be read.
+ */
+int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
+                   const logtk_format *format);
+
+/** Writes one row. */
+int logtk_sink_write(logtk_sink *s, const logtk_row *row);
+
+/** Writes the template list (sqlite: the templates table; others: ignored). */
+int logtk_sink_write_template(logtk_sink *s, uint32_t template_id, logtk_slice text,
+                              uint64_t count);
+
+/** Flushes, closes and renames the output into place.  Returns LOGTK_ERR_IO on failure. */
+int logtk_sink_close(logtk_sink *s);
+
+/** The last error. */
+const char *logtk_sink_errmsg(const logtk_sink *s);
+
+/** Frees the sink; an unclosed sink's temporary file is removed.  NULL is harmless. */
+void logtk_sink_free(logtk_sink *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOGTK_H */

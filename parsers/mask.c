@@ -1,0 +1,2 @@
+/* mask.c - to be written. */
+#include "config.h"

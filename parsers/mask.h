@@ -1,0 +1,1 @@
+/* mask.h - to be written. */

@@ -1,0 +1,2 @@
+/* parser.c - to be written. */
+#include "config.h"

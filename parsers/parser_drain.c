@@ -1,0 +1,2 @@
+/* parser_drain.c - to be written. */
+#include "config.h"

@@ -1,0 +1,1 @@
+/* parser_impl.h - to be written. */

@@ -1,0 +1,2 @@
+/* tokenize.c - to be written. */
+#include "config.h"

@@ -1,0 +1,1 @@
+/* tokenize.h - to be written. */

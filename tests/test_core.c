@@ -1,0 +1,109 @@
+/* test_core.c - arena, strbuf, varints, hash table. */
+#include "test_harness.h"
+
+#include <stdint.h>
+
+#include "logtk.h"
+#include "arena.h"
+#include "hashtab.h"
+#include "strbuf.h"
+
+static void test_arena(void)
+{
+    logtk_arena a;
+    logtk_arena_init(&a, 1024);
+    char *s = logtk_arena_strndup(&a, "hello", 5);
+    CHECK(s != NULL && strcmp(s, "hello") == 0);
+    void *big = logtk_arena_alloc(&a, 100000); /* larger than a chunk */
+    CHECK(big != NULL && ((uintptr_t)big % 16) == 0);
+    memset(big, 1, 100000);
+    char *t = logtk_arena_strndup(&a, "world", 5);
+    CHECK(t != NULL && strcmp(t, "world") == 0 && strcmp(s, "hello") == 0);
+    for (int i = 0; i < 1000; i++)
+        CHECK(logtk_arena_alloc(&a, 37) != NULL);
+    logtk_arena_reset(&a);
+    CHECK(a.head != NULL && a.total == 1024 + 32);
+    CHECK(logtk_arena_alloc(&a, 10) != NULL);
+    logtk_arena_free(&a);
+    logtk_arena_free(&a); /* twice is harmless */
+}
+
+static void test_strbuf(void)
+{
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    CHECK(logtk_strbuf_puts(&b, "ab") == 0);
+    CHECK(logtk_strbuf_putc(&b, 'c') == 0);
+    CHECK(logtk_strbuf_printf(&b, "%d-%s", 42, "x") == 0);
+    CHECK_BYTES(b.data, b.len, "abc42-x");
+    char longtext[600];
+    memset(longtext, 'z', sizeof longtext - 1);
+    longtext[sizeof longtext - 1] = '\0';
+    CHECK(logtk_strbuf_printf(&b, "%s", longtext) == 0);
+    CHECK(b.len == 7 + 599 && b.data[b.len] == '\0');
+    logtk_strbuf_clear(&b);
+    CHECK(b.len == 0 && b.cap > 0);
+
+    const uint64_t values[] = {0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, UINT64_MAX};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        CHECK(logtk_strbuf_put_varint(&b, values[i]) == 0);
+    const uint8_t *p = (const uint8_t *)b.data, *end = p + b.len;
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        uint64_t v = 0;
+        CHECK(logtk_varint_get(&p, end, &v) == 0 && v == values[i]);
+    }
+    CHECK(p == end);
+    uint64_t v;
+    const uint8_t truncated[] = {0x80, 0x80};
+    const uint8_t *q = truncated;
+    CHECK(logtk_varint_get(&q, truncated + 2, &v) == -1 && q == truncated);
+    const uint8_t overlong[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
+    q = overlong;
+    CHECK(logtk_varint_get(&q, overlong + sizeof overlong, &v) == -1);
+    logtk_strbuf_free(&b);
+}
+
+static void test_hashtab(void)
+{
+    logtk_hashtab h;
+    CHECK(logtk_hashtab_init(&h, 4) == 0);
+    char key[32];
+    int inserted;
+    for (int i = 0; i < 5000; i++) {
+        int n = snprintf(key, sizeof key, "key-%d", i);
+        CHECK(logtk_hashtab_intern(&h, key, (size_t)n, &inserted) == i && inserted == 1);
+    }
+    CHECK(h.count == 5000);
+    for (int i = 0; i < 5000; i += 7) {
+        int n = snprintf(key, sizeof key, "key-%d", i);
+        CHECK(logtk_hashtab_find(&h, key, (size_t)n) == i);
+        CHECK(logtk_hashtab_intern(&h, key, (size_t)n, &inserted) == i && inserted == 0);
+        size_t len;
+        const char *k = logtk_hashtab_key(&h, (uint32_t)i, &len);
+        CHECK_BYTES(k, len, key);
+    }
+    CHECK(logtk_hashtab_find(&h, "absent", 6) == -1);
+    /* keys with NUL bytes and the empty key are distinct keys */
+    CHECK(logtk_hashtab_intern(&h, "a\0b", 3, NULL) == 5000);
+    CHECK(logtk_hashtab_intern(&h, "a", 1, NULL) == 5001);
+    CHECK(logtk_hashtab_intern(&h, "", 0, NULL) == 5002);
+    CHECK(logtk_hash_bytes("abc", 3) == logtk_hash_bytes("abc", 3));
+    CHECK(logtk_hash_bytes("abc", 3) != logtk_hash_bytes("abd", 3));
+    logtk_hashtab_free(&h);
+}
+
+static void test_errors(void)
+{
+    CHECK(strcmp(logtk_strerror(LOGTK_ERR_NOMEM), "out of memory") == 0);
+    CHECK(strcmp(logtk_strerror(-999), "unknown error") == 0);
+    CHECK(logtk_version()[0] >= '0' && logtk_version()[0] <= '9');
+    logtk_free(NULL);
+}
+
+int main(void)
+{
+    test_arena();
+    test_strbuf();
+    test_hashtab();
+    test_errors();
+    return TEST_SUMMARY();
+}

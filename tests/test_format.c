@@ -1,0 +1,2 @@
+#include "test_harness.h"
+int main(void) { return TEST_SUMMARY(); }
