@@ -20,6 +20,13 @@
 /* Subcommands: each gets argv with argv[0] = the subcommand's name. */
 int cmd_parse(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_detect(int argc, char **argv);   /* cmd_detect.c: train, predict, eval, watch */
+int cmd_compress(int argc, char **argv); /* cmd_compress.c; the same file also defines
+                                            decompress, info, grep and cat below */
+/* `logtk bench compress` and `logtk bench detect`, dispatched from cmd_bench.c;
+   argv[0] is "compress" / "detect". */
+int cmd_bench_compress(int argc, char **argv);
+int cmd_bench_detect(int argc, char **argv);
 
 /** Program name for messages ("logtk"). */
 extern const char *cli_progname;

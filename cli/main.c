@@ -14,6 +14,8 @@ typedef struct subcommand {
 
 static const subcommand subcommands[] = {
     {"parse", cmd_parse, "parse logs into templates and parameters"},
+    {"detect", cmd_detect, "train, apply and evaluate anomaly detectors"},
+    {"compress", cmd_compress, "compress logs into a searchable lossless archive"},
     {"bench", cmd_bench, "measure accuracy and speed on the Loghub datasets"},
 };
 
