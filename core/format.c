@@ -1,2 +1,562 @@
-/* format.c - to be written. */
+/*
+ * format.c - Loghub log formats: header fields + content.
+ *
+ * Semantics follow logparser (the reference every Loghub number comes from):
+ * the format string is split on <Name> tags; every piece of text between tags
+ * is a regular-expression fragment in which each run of spaces becomes \s+;
+ * every tag becomes a lazy group (.*?); the whole is anchored ^...$ and
+ * matched against the line with leading and trailing whitespace stripped (as
+ * Python's str.strip() does).  We compile that to one PCRE2 pattern with JIT,
+ * one reused match_data and match/depth limits so hostile input ends with
+ * LOGTK_ERR_LIMIT instead of hanging.  Tags become generated group names
+ * (f0, f1, ...) so that fields with names PCRE2 would reject still work and
+ * capturing groups inside fragments ("(\[<PID>\])?") do not shift numbering.
+ *
+ * Why a second matcher: even with JIT, a backtracking match of six lazy groups
+ * costs a few hundred nanoseconds per line, and this runs on every line of a
+ * 1M lines/s pipeline.  Most formats consist only of tags and literal text
+ * (characters and \s+ runs).  For those the regex's behaviour is simple to
+ * reproduce: a backtracking engine returns the first successful path in its
+ * exploration order, and the first path it explores is "each lazy field stops
+ * at the earliest position where the following literal matches, each \s+
+ * takes all the whitespace".  We only accept literals in which every fixed
+ * character is non-whitespace, so a literal either matches at a position in
+ * exactly one way or not at all; the forward scan (memchr for the literal's
+ * first character, then a short compare) therefore finds exactly that first
+ * path.  If the first path does not reach the end of the line, the regex
+ * would start backtracking into earlier choices: instead of imitating that,
+ * the fast matcher gives up and PCRE2 decides.  Lines containing '\n' (which
+ * '.' does not match) also go to PCRE2.  tests/fuzz/fuzz_format.c checks both
+ * matchers against each other.
+ */
 #include "config.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "errmsg.h"
+#include "logtk.h"
+#include "strbuf.h"
+
+/* Match limits: far above what any real log line needs (a matching HDFS line
+ * uses well under a thousand), low enough that a hostile line fails fast. */
+enum { FORMAT_MATCH_LIMIT = 2000000, FORMAT_DEPTH_LIMIT = 10000 };
+enum { MAX_TAGS = LOGTK_MAX_FIELDS + 1 };
+
+/* One item of a simple literal: a byte value 0..255, or LIT_WS for \s+. */
+#define LIT_WS 256
+
+typedef struct literal {
+    short *items;
+    size_t n;
+} literal;
+
+struct logtk_format {
+    logtk_errbuf err;
+    logtk_arena arena; /* names and literals; reset on recompile */
+    int compiled;
+    size_t ntags;      /* fields + Content */
+    size_t content_tag;
+    const char *tag_names[MAX_TAGS];
+    uint32_t tag_group[MAX_TAGS]; /* PCRE2 group number of each tag */
+    size_t nfields;
+    const char *field_names[LOGTK_MAX_FIELDS];
+
+    pcre2_code *code;
+    pcre2_match_data *match_data;
+    pcre2_match_context *match_context;
+    pcre2_jit_stack *jit_stack;
+    int jit;
+
+    int simple;           /* only tags and literal text: the fast matcher applies */
+    int fast_enabled;     /* cleared by tests to force PCRE2 */
+    literal lits[MAX_TAGS + 1]; /* lits[i] precedes tag i; lits[ntags] ends the line */
+};
+
+int logtk_format_new(logtk_format **out)
+{
+    logtk_format *f = calloc(1, sizeof *f);
+    *out = f;
+    if (!f)
+        return LOGTK_ERR_NOMEM;
+    logtk_arena_init(&f->arena, 4096);
+    f->fast_enabled = 1;
+    return LOGTK_OK;
+}
+
+static void release_regex(logtk_format *f)
+{
+    pcre2_match_data_free(f->match_data);
+    pcre2_match_context_free(f->match_context);
+    pcre2_jit_stack_free(f->jit_stack);
+    pcre2_code_free(f->code);
+    f->match_data = NULL;
+    f->match_context = NULL;
+    f->jit_stack = NULL;
+    f->code = NULL;
+    f->jit = 0;
+}
+
+void logtk_format_free(logtk_format *f)
+{
+    if (!f)
+        return;
+    release_regex(f);
+    logtk_arena_free(&f->arena);
+    free(f);
+}
+
+const char *logtk_format_errmsg(const logtk_format *f)
+{
+    return logtk_error_text(&f->err);
+}
+
+size_t logtk_format_field_count(const logtk_format *f)
+{
+    return f->nfields;
+}
+
+const char *logtk_format_field_name(const logtk_format *f, size_t i)
+{
+    return i < f->nfields ? f->field_names[i] : NULL;
+}
+
+/* Internal (tests and the differential fuzzer): 0 forces PCRE2 for every line. */
+void logtk_format_set_fast_path(logtk_format *f, int enabled);
+void logtk_format_set_fast_path(logtk_format *f, int enabled)
+{
+    f->fast_enabled = enabled;
+}
+
+/* Internal: nonzero when the compiled format qualifies for the fast matcher. */
+int logtk_format_is_simple(const logtk_format *f);
+int logtk_format_is_simple(const logtk_format *f)
+{
+    return f->simple;
+}
+
+static int syntax_error(logtk_format *f, const char *spec, size_t at, const char *what)
+{
+    size_t n = strlen(spec);
+    if (at > n)
+        at = n;
+    return logtk_error_set(&f->err, LOGTK_ERR_SYNTAX,
+                           "log format, character %zu: %s\n  %s\n  %*s^", at + 1, what, spec,
+                           (int)at, "");
+}
+
+/* Converts a fragment of the spec (between tags) into a simple literal, or
+ * returns 0 when it uses any regex feature beyond escaped punctuation. */
+static int parse_simple_literal(logtk_format *f, const char *s, size_t n, literal *lit)
+{
+    lit->items = logtk_arena_alloc(&f->arena, (n + 1) * sizeof(short));
+    lit->n = 0;
+    if (!lit->items)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ') {
+            while (i + 1 < n && s[i + 1] == ' ')
+                i++;
+            lit->items[lit->n++] = LIT_WS;
+            continue;
+        }
+        if (c == '\\') {
+            if (i + 1 >= n)
+                return 0;
+            unsigned char e = (unsigned char)s[++i];
+            if (e >= 128 || !((e >= '!' && e <= '/') || (e >= ':' && e <= '@') ||
+                              (e >= '[' && e <= '`') || (e >= '{' && e <= '~')))
+                return 0; /* \d, \s, \t, \x.. and friends */
+            lit->items[lit->n++] = (short)e;
+            continue;
+        }
+        if (strchr("^$.|?*+()[]{}", c) || c == '\t' || c == '\n' || c == '\v' || c == '\f' ||
+            c == '\r')
+            return 0;
+        lit->items[lit->n++] = (short)c;
+    }
+    return 1;
+}
+
+int logtk_format_compile(logtk_format *f, const char *spec)
+{
+    logtk_error_clear(&f->err);
+    release_regex(f);
+    logtk_arena_reset(&f->arena);
+    f->compiled = 0;
+    f->ntags = f->nfields = 0;
+    f->simple = 0;
+    if (!spec)
+        return logtk_error_set(&f->err, LOGTK_ERR_INVALID, "log format is NULL");
+
+    /* Split into fragments and tags, building the regex and noting where
+     * each regex byte came from so PCRE2 error offsets point into the spec. */
+    logtk_strbuf re = LOGTK_STRBUF_INIT;
+    size_t *origin = NULL, origin_cap = 0;
+    size_t frag_start[MAX_TAGS + 1], frag_end[MAX_TAGS + 1];
+    int content_seen = 0, rc = LOGTK_OK, simple = 1;
+    size_t nfrag = 0;
+
+#define EMIT(str, from)                                                                  \
+    do {                                                                                 \
+        size_t emit_n_ = strlen(str);                                                    \
+        if (re.len + emit_n_ + 1 > origin_cap) {                                         \
+            size_t cap_ = (origin_cap ? origin_cap * 2 : 256) + emit_n_;                 \
+            size_t *o_ = realloc(origin, cap_ * sizeof *o_);                             \
+            if (!o_) {                                                                   \
+                rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");          \
+                goto done;                                                               \
+            }                                                                            \
+            origin = o_;                                                                 \
+            origin_cap = cap_;                                                           \
+        }                                                                                \
+        for (size_t emit_i_ = 0; emit_i_ < emit_n_; emit_i_++)                           \
+            origin[re.len + emit_i_] = (from);                                           \
+        if (logtk_strbuf_puts(&re, (str)) != 0) {                                        \
+            rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");              \
+            goto done;                                                                   \
+        }                                                                                \
+    } while (0)
+
+    EMIT("^", 0);
+    size_t i = 0, piece = 0;
+    for (;;) {
+        unsigned char c = (unsigned char)spec[i];
+        if (c == '\0' || c == '<') {
+            frag_start[nfrag] = piece;
+            frag_end[nfrag] = i;
+            nfrag++;
+        }
+        if (c == '\0')
+            break;
+        if (c == '\\' && spec[i + 1] != '\0') {
+            char two[3] = {spec[i], spec[i + 1], 0};
+            EMIT(two, i);
+            i += 2;
+            continue;
+        }
+        if (c == ' ') {
+            size_t from = i;
+            while (spec[i] == ' ')
+                i++;
+            EMIT("\\s+", from);
+            continue;
+        }
+        if (c != '<') {
+            char one[2] = {(char)c, 0};
+            EMIT(one, i);
+            i++;
+            continue;
+        }
+        /* a tag: <Name> with no '<' or '>' inside */
+        size_t j = i + 1;
+        while (spec[j] && spec[j] != '<' && spec[j] != '>')
+            j++;
+        if (spec[j] != '>') {
+            rc = syntax_error(f, spec, i, "unbalanced '<': expected <Name>");
+            goto done;
+        }
+        if (j == i + 1) {
+            rc = syntax_error(f, spec, i, "empty field name <>");
+            goto done;
+        }
+        size_t name_len = j - i - 1;
+        const char *name = spec + i + 1;
+        int is_content = name_len == 7 && memcmp(name, "Content", 7) == 0;
+        if (is_content && content_seen) {
+            rc = syntax_error(f, spec, i, "<Content> appears twice");
+            goto done;
+        }
+        for (size_t t = 0; t < f->ntags; t++) {
+            if (strlen(f->tag_names[t]) == name_len && memcmp(f->tag_names[t], name, name_len) == 0) {
+                rc = syntax_error(f, spec, i, "duplicate field name");
+                goto done;
+            }
+        }
+        if (!is_content && f->nfields >= LOGTK_MAX_FIELDS) {
+            rc = syntax_error(f, spec, i, "too many fields (at most 32 besides Content)");
+            goto done;
+        }
+        char *copy = logtk_arena_strndup(&f->arena, name, name_len);
+        if (!copy) {
+            rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        f->tag_names[f->ntags] = copy;
+        if (is_content) {
+            f->content_tag = f->ntags;
+            content_seen = 1;
+        } else {
+            f->field_names[f->nfields++] = copy;
+        }
+        char group[32];
+        snprintf(group, sizeof group, "(?<f%zu>.*?)", f->ntags);
+        EMIT(group, i);
+        f->ntags++;
+        i = j + 1;
+        piece = i;
+    }
+    EMIT("$", i);
+    if (!content_seen) {
+        rc = syntax_error(f, spec, strlen(spec), "the format has no <Content> field");
+        goto done;
+    }
+
+    /* Compile, JIT, limits. */
+    int errcode;
+    PCRE2_SIZE erroff;
+    /* '.' and '$' as in Python: only LF is a newline, whatever PCRE2's build default. */
+    pcre2_compile_context *cctx = pcre2_compile_context_create(NULL);
+    if (!cctx) {
+        rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    pcre2_set_newline(cctx, PCRE2_NEWLINE_LF);
+    f->code = pcre2_compile((PCRE2_SPTR)re.data, re.len, 0, &errcode, &erroff, cctx);
+    pcre2_compile_context_free(cctx);
+    if (!f->code) {
+        PCRE2_UCHAR buf[256];
+        pcre2_get_error_message(errcode, buf, sizeof buf);
+        size_t at = erroff < re.len ? origin[erroff] : strlen(spec);
+        rc = syntax_error(f, spec, at, (const char *)buf);
+        goto done;
+    }
+    for (size_t t = 0; t < f->ntags; t++) {
+        char gname[16];
+        snprintf(gname, sizeof gname, "f%zu", t);
+        int num = pcre2_substring_number_from_name(f->code, (PCRE2_SPTR)gname);
+        if (num <= 0) { /* a fragment defined the same group name */
+            rc = syntax_error(f, spec, 0, "group names f0, f1, ... are reserved");
+            goto done;
+        }
+        f->tag_group[t] = (uint32_t)num;
+    }
+    f->match_data = pcre2_match_data_create_from_pattern(f->code, NULL);
+    f->match_context = pcre2_match_context_create(NULL);
+    if (!f->match_data || !f->match_context) {
+        rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    pcre2_set_match_limit(f->match_context, FORMAT_MATCH_LIMIT);
+    pcre2_set_depth_limit(f->match_context, FORMAT_DEPTH_LIMIT);
+    if (pcre2_jit_compile(f->code, PCRE2_JIT_COMPLETE) == 0) {
+        f->jit_stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+        if (f->jit_stack) {
+            pcre2_jit_stack_assign(f->match_context, NULL, f->jit_stack);
+            f->jit = 1;
+        }
+    }
+
+    /* The fast matcher applies when every fragment is plain literal text. */
+    for (size_t k = 0; k < nfrag && simple; k++) {
+        int s = parse_simple_literal(f, spec + frag_start[k], frag_end[k] - frag_start[k],
+                                     &f->lits[k]);
+        if (s < 0) {
+            rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        simple = s;
+    }
+    f->simple = simple && nfrag == f->ntags + 1;
+    f->compiled = 1;
+
+done:
+#undef EMIT
+    logtk_strbuf_free(&re);
+    free(origin);
+    if (rc != LOGTK_OK) {
+        release_regex(f);
+        f->ntags = f->nfields = 0;
+        f->simple = 0;
+    }
+    return rc;
+}
+
+/* Byte classes as tables: one load per byte on the hot path.
+ * 1 = PCRE2's \s without UCP (space, \t \n \v \f \r);
+ * 2 = also stripped by Python's str.strip() (the ASCII part: those and \x1c-\x1f). */
+static const unsigned char space_class[256] = {
+    ['\t'] = 3, ['\n'] = 3, ['\v'] = 3, ['\f'] = 3, ['\r'] = 3, [' '] = 3,
+    [0x1c] = 2, [0x1d] = 2, [0x1e] = 2, [0x1f] = 2,
+};
+
+static inline int is_strip_space(unsigned char c)
+{
+    return space_class[c] & 2;
+}
+
+static inline int is_regex_space(unsigned char c)
+{
+    return space_class[c] & 1;
+}
+
+/* Matches a simple literal at p; returns the end or NULL.  Deterministic:
+ * fixed characters are never whitespace, so \s+ can only take all of it. */
+static inline const char *literal_at(const literal *lit, const char *p, const char *end)
+{
+    for (size_t k = 0; k < lit->n; k++) {
+        if (lit->items[k] == LIT_WS) {
+            if (p >= end || !is_regex_space((unsigned char)*p))
+                return NULL;
+            do
+                p++;
+            while (p < end && is_regex_space((unsigned char)*p));
+        } else {
+            if (p >= end || (unsigned char)*p != (unsigned)lit->items[k])
+                return NULL;
+            p++;
+        }
+    }
+    return p;
+}
+
+/* The first position >= p where lit matches, with *after set to its end. */
+static inline const char *literal_find(const literal *lit, const char *p, const char *end,
+                                       const char **after)
+{
+    if (lit->n == 0) {
+        *after = p;
+        return p;
+    }
+    short first = lit->items[0];
+    while (p < end) {
+        if (first == LIT_WS) {
+            while (p < end && !is_regex_space((unsigned char)*p))
+                p++;
+        } else {
+            p = memchr(p, first, (size_t)(end - p));
+        }
+        if (!p || p >= end)
+            return NULL;
+        const char *q = literal_at(lit, p, end);
+        if (q) {
+            *after = q;
+            return p;
+        }
+        p++;
+    }
+    return NULL;
+}
+
+/* The regex's first path, or 0 when PCRE2 must decide. */
+static int fast_match(const logtk_format *f, const char *s, const char *end, logtk_slice *tags)
+{
+    const char *p = literal_at(&f->lits[0], s, end);
+    if (!p)
+        return 0;
+    for (size_t t = 0; t < f->ntags; t++) {
+        const literal *next = &f->lits[t + 1];
+        if (t + 1 == f->ntags) {
+            /* The last field stops at the first place where the final
+             * literal matches and reaches the end of the line. */
+            if (next->n == 0) {
+                tags[t].ptr = p;
+                tags[t].len = (size_t)(end - p);
+                return 1;
+            }
+            const char *from = p, *after;
+            for (;;) {
+                const char *at = literal_find(next, from, end, &after);
+                if (!at)
+                    return 0;
+                if (after == end) {
+                    tags[t].ptr = p;
+                    tags[t].len = (size_t)(at - p);
+                    return 1;
+                }
+                from = at + 1;
+            }
+        }
+        const char *after;
+        const char *at = literal_find(next, p, end, &after);
+        if (!at)
+            return 0;
+        tags[t].ptr = p;
+        tags[t].len = (size_t)(at - p);
+        p = after;
+    }
+    return p == end; /* no tags at all cannot happen: Content is required */
+}
+
+static void fill_unmatched(const logtk_format *f, const char *line, size_t len, logtk_record *rec)
+{
+    rec->matched = 0;
+    rec->nfields = f->nfields;
+    for (size_t i = 0; i < f->nfields; i++) {
+        rec->fields[i].ptr = line;
+        rec->fields[i].len = 0;
+    }
+    rec->content.ptr = line;
+    rec->content.len = len;
+}
+
+static void fill_matched(const logtk_format *f, const logtk_slice *tags, logtk_record *rec)
+{
+    rec->matched = 1;
+    rec->nfields = f->nfields;
+    size_t k = 0;
+    for (size_t t = 0; t < f->ntags; t++) {
+        if (t == f->content_tag)
+            rec->content = tags[t];
+        else
+            rec->fields[k++] = tags[t];
+    }
+}
+
+int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_record *rec)
+{
+    if (!f->compiled) { /* the empty format: everything is Content */
+        rec->matched = 1;
+        rec->nfields = 0;
+        rec->content.ptr = line;
+        rec->content.len = len;
+        return LOGTK_OK;
+    }
+    const char *s = line, *end = line + len;
+    while (s < end && is_strip_space((unsigned char)*s))
+        s++;
+    while (end > s && is_strip_space((unsigned char)end[-1]))
+        end--;
+
+    logtk_slice tags[MAX_TAGS];
+    if (f->simple && f->fast_enabled && memchr(s, '\n', (size_t)(end - s)) == NULL &&
+        fast_match(f, s, end, tags)) {
+        fill_matched(f, tags, rec);
+        return LOGTK_OK;
+    }
+
+    int rc = f->jit ? pcre2_jit_match(f->code, (PCRE2_SPTR)s, (size_t)(end - s), 0, 0,
+                                      f->match_data, f->match_context)
+                    : pcre2_match(f->code, (PCRE2_SPTR)s, (size_t)(end - s), 0, 0, f->match_data,
+                                  f->match_context);
+    if (rc < 0) {
+        fill_unmatched(f, line, len, rec);
+        if (rc == PCRE2_ERROR_NOMATCH)
+            return LOGTK_OK;
+        if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+            rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
+            return logtk_error_set(&f->err, LOGTK_ERR_LIMIT,
+                                   "log format: match limit reached on a line of %zu bytes", len);
+        PCRE2_UCHAR buf[256];
+        pcre2_get_error_message(rc, buf, sizeof buf);
+        return logtk_error_set(&f->err, LOGTK_ERR_LIMIT, "log format: %s", (const char *)buf);
+    }
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(f->match_data);
+    for (size_t t = 0; t < f->ntags; t++) {
+        uint32_t g = f->tag_group[t];
+        if ((uint32_t)rc > g && ov[2 * g] != PCRE2_UNSET) {
+            tags[t].ptr = s + ov[2 * g];
+            tags[t].len = ov[2 * g + 1] - ov[2 * g];
+        } else { /* an optional part that did not take part */
+            tags[t].ptr = s;
+            tags[t].len = 0;
+        }
+    }
+    fill_matched(f, tags, rec);
+    return LOGTK_OK;
+}

@@ -1,2 +1,430 @@
-/* sink_text.c - to be written. */
+/*
+ * sink_text.c - the text sink kinds: TSV, CSV (Loghub layout) and JSON Lines.
+ *
+ * Each row is assembled in the sink's reused buffer and written with one
+ * fwrite (logtk_sink_emit_row), so nothing is allocated per line.  The
+ * escapers copy runs of ordinary bytes with one memcpy and only stop at the
+ * few bytes that need care, which for typical log text means almost never.
+ *
+ * Layouts (logtk-parse(1) documents them for users):
+ *  - TSV: a header row, then LineId, header fields, Content, EventId,
+ *    EventTemplate, ParameterList.  TAB, LF, CR and backslash are written as
+ *    \t \n \r \\ so one row stays one line and `cut -f` works; every other
+ *    byte passes unchanged.  ParameterList is a JSON array of strings (then
+ *    TSV-escaped like every column), the one unambiguous list notation.
+ *  - CSV: exactly Loghub's *_structured.csv, "LineId,<fields>,Content,EventId,
+ *    EventTemplate", with RFC 4180 minimal quoting as pandas writes it (quote
+ *    a field holding a comma, quote, CR or LF; double the quotes), LF line
+ *    ends as in the Loghub 2k files, so Loghub's evaluators read it unchanged.
+ *  - templates: only the template list, "EventId\tEventTemplate\tOccurrences"
+ *    with TSV escaping; rows are ignored.  This is `logtk parse --templates`.
+ *  - JSON Lines: one object per row, the TSV columns as members.  JSON must be
+ *    UTF-8, yet log lines may hold any bytes.  We keep the output valid JSON
+ *    *and* lossless: a bad byte becomes U+FFFD in the string, and the member
+ *    gets a twin "<Name>_base64" with the exact bytes.  Readers that only want
+ *    text ignore the twins; readers that need the bytes have them, without a
+ *    private escape convention (such as lone surrogates) that strict JSON
+ *    parsers reject.
+ */
 #include "config.h"
+#include "sink_impl.h"
+
+#include <string.h>
+
+#define TRY(expr)                       \
+    do {                                \
+        if ((expr) != 0)                \
+            return logtk_sink_nomem(s); \
+    } while (0)
+
+/*
+ * Word-at-a-time scanning (SWAR): the escapers skip eight ordinary bytes per
+ * step and only look at single bytes in a word that holds a special one.  Log
+ * text rarely needs escaping, so this is where the time goes otherwise.
+ */
+#define ONES ((uint64_t)0x0101010101010101ull)
+#define HIGHS ((uint64_t)0x8080808080808080ull)
+/* Nonzero when some byte of w is below n (n <= 128). */
+#define HAS_LESS(w, n) (((w) - ONES * (n)) & ~(w) & HIGHS)
+/* Nonzero when some byte of w equals c. */
+#define HAS_BYTE(w, c) HAS_LESS((w) ^ (ONES * (c)), 1)
+
+static uint64_t load_word(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* Index of the first byte in [i, n) that may need TSV escaping (TAB, LF, CR: all < 14; '\\'). */
+static size_t tsv_skip(const char *p, size_t i, size_t n)
+{
+    while (i + 8 <= n) {
+        uint64_t w = load_word(p + i);
+        if (HAS_LESS(w, 14) | HAS_BYTE(w, '\\'))
+            break;
+        i += 8;
+    }
+    return i;
+}
+
+/* Index of the first byte in [i, n) that may need JSON care (< 0x20, '"', '\\', >= 0x80). */
+static size_t json_skip(const char *p, size_t i, size_t n)
+{
+    while (i + 8 <= n) {
+        uint64_t w = load_word(p + i);
+        if (HAS_LESS(w, 0x20) | HAS_BYTE(w, '"') | HAS_BYTE(w, '\\') | (w & HIGHS))
+            break;
+        i += 8;
+    }
+    return i;
+}
+
+/* Index of the first byte in [i, n) that may need CSV quoting (',', '"', CR, LF). */
+static size_t csv_skip(const char *p, size_t i, size_t n)
+{
+    while (i + 8 <= n) {
+        uint64_t w = load_word(p + i);
+        if (HAS_LESS(w, 14) | HAS_BYTE(w, ',') | HAS_BYTE(w, '"'))
+            break;
+        i += 8;
+    }
+    return i;
+}
+
+/* Appends v in decimal, without printf. */
+static int append_u64(logtk_strbuf *b, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[sizeof digits - ++n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return logtk_strbuf_append(b, digits + sizeof digits - n, n);
+}
+
+static logtk_slice field_value(const logtk_sink *s, const logtk_row *row, size_t i)
+{
+    logtk_slice empty = {"", 0};
+    if (row->record == NULL || i >= row->record->nfields || i >= s->nfields)
+        return empty;
+    return row->record->fields[i];
+}
+
+static logtk_slice content_value(const logtk_row *row)
+{
+    logtk_slice empty = {"", 0};
+    return row->record ? row->record->content : empty;
+}
+
+/* ------------------------------------------------------------------- TSV */
+
+/* Appends bytes with TAB, LF, CR and backslash escaped. */
+static int tsv_escape(logtk_strbuf *b, const char *p, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = tsv_skip(p, 0, n); i < n; i++) {
+        char c = p[i], esc;
+        switch (c) {
+        case '\t': esc = 't'; break;
+        case '\n': esc = 'n'; break;
+        case '\r': esc = 'r'; break;
+        case '\\': esc = '\\'; break;
+        default: continue;
+        }
+        char pair[2] = {'\\', esc};
+        if (logtk_strbuf_append(b, p + run, i - run) != 0 || logtk_strbuf_append(b, pair, 2) != 0)
+            return -1;
+        run = i + 1;
+        i = tsv_skip(p, i + 1, n) - 1;
+    }
+    return logtk_strbuf_append(b, p + run, n - run);
+}
+
+/*
+ * Appends a JSON string (with quotes).  Control bytes are escaped.  When
+ * `strict`, bytes that are not well-formed UTF-8 become U+FFFD and *lossy is
+ * set; otherwise they pass unchanged (the TSV ParameterList carries raw bytes,
+ * like every other TSV column).
+ */
+static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int *lossy)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    if (logtk_strbuf_putc(b, '"') != 0)
+        return -1;
+    const unsigned char *run = p;
+    while (p < end) {
+        p = (const unsigned char *)s + json_skip(s, (size_t)(p - (const unsigned char *)s), n);
+        if (p >= end)
+            break;
+        unsigned c = *p;
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            p++;
+            continue;
+        }
+        if (c >= 0x80) {
+            size_t k = logtk_utf8_sequence_length(p, end);
+            if (k != 0 || !strict) {
+                p += k ? k : 1;
+                continue;
+            }
+        }
+        if (logtk_strbuf_append(b, run, (size_t)(p - run)) != 0)
+            return -1;
+        char esc[8];
+        size_t elen = 2;
+        esc[0] = '\\';
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        default:
+            if (c < 0x20) {
+                memcpy(esc, "\\u00", 4);
+                esc[4] = hex[c >> 4];
+                esc[5] = hex[c & 15];
+                elen = 6;
+            } else { /* a byte that does not start a valid UTF-8 sequence */
+                memcpy(esc, "\xEF\xBF\xBD", 3);
+                elen = 3;
+                if (lossy)
+                    *lossy = 1;
+            }
+        }
+        if (logtk_strbuf_append(b, esc, elen) != 0)
+            return -1;
+        p++;
+        run = p;
+    }
+    if (logtk_strbuf_append(b, run, (size_t)(p - run)) != 0)
+        return -1;
+    return logtk_strbuf_putc(b, '"');
+}
+
+static int put_tab(logtk_strbuf *b) { return logtk_strbuf_putc(b, '\t'); }
+
+static int tsv_begin(logtk_sink *s)
+{
+    logtk_strbuf *b = &s->row;
+    TRY(logtk_strbuf_puts(b, "LineId"));
+    for (size_t i = 0; i < s->nfields; i++) {
+        TRY(put_tab(b));
+        TRY(tsv_escape(b, s->field_names[i], strlen(s->field_names[i])));
+    }
+    TRY(logtk_strbuf_puts(b, "\tContent\tEventId\tEventTemplate\tParameterList\n"));
+    return logtk_sink_emit_row(s);
+}
+
+static int tsv_write_row(logtk_sink *s, const logtk_row *row)
+{
+    logtk_strbuf *b = &s->row;
+    TRY(append_u64(b, row->line_id));
+    for (size_t i = 0; i < s->nfields; i++) {
+        logtk_slice v = field_value(s, row, i);
+        TRY(put_tab(b));
+        TRY(tsv_escape(b, v.ptr, v.len));
+    }
+    logtk_slice c = content_value(row);
+    TRY(put_tab(b));
+    TRY(tsv_escape(b, c.ptr, c.len));
+    TRY(logtk_strbuf_append(b, "\tE", 2));
+    TRY(append_u64(b, row->template_id));
+    TRY(put_tab(b));
+    TRY(tsv_escape(b, row->template_text.ptr, row->template_text.len));
+    TRY(put_tab(b));
+    /* The JSON array is built in scratch, then TSV-escaped into the row. */
+    logtk_strbuf *j = &s->scratch;
+    logtk_strbuf_clear(j);
+    TRY(logtk_strbuf_putc(j, '['));
+    for (size_t i = 0; i < row->nparams; i++) {
+        if (i)
+            TRY(logtk_strbuf_putc(j, ','));
+        TRY(json_string(j, row->params[i].ptr, row->params[i].len, 0, NULL));
+    }
+    TRY(logtk_strbuf_putc(j, ']'));
+    TRY(tsv_escape(b, j->data, j->len));
+    TRY(logtk_strbuf_putc(b, '\n'));
+    return logtk_sink_emit_row(s);
+}
+
+const logtk_sink_ops logtk_sink_tsv_ops = {
+    "tsv", 0, tsv_begin, tsv_write_row, NULL, NULL, NULL,
+};
+
+/* ------------------------------------------------------------------- CSV */
+
+/* Appends one CSV field, quoted only when it holds a comma, quote, CR or LF. */
+static int csv_field(logtk_strbuf *b, const char *p, size_t n)
+{
+    size_t i = csv_skip(p, 0, n);
+    for (; i < n; i++)
+        if (p[i] == ',' || p[i] == '"' || p[i] == '\n' || p[i] == '\r')
+            break;
+    if (i == n)
+        return logtk_strbuf_append(b, p, n);
+    if (logtk_strbuf_putc(b, '"') != 0)
+        return -1;
+    size_t run = 0;
+    for (i = 0; i < n; i++) {
+        if (p[i] != '"')
+            continue;
+        /* copy through the quote, then add its twin */
+        if (logtk_strbuf_append(b, p + run, i + 1 - run) != 0 || logtk_strbuf_putc(b, '"') != 0)
+            return -1;
+        run = i + 1;
+    }
+    if (logtk_strbuf_append(b, p + run, n - run) != 0)
+        return -1;
+    return logtk_strbuf_putc(b, '"');
+}
+
+static int csv_begin(logtk_sink *s)
+{
+    logtk_strbuf *b = &s->row;
+    TRY(logtk_strbuf_puts(b, "LineId"));
+    for (size_t i = 0; i < s->nfields; i++) {
+        TRY(logtk_strbuf_putc(b, ','));
+        TRY(csv_field(b, s->field_names[i], strlen(s->field_names[i])));
+    }
+    TRY(logtk_strbuf_puts(b, ",Content,EventId,EventTemplate\n"));
+    return logtk_sink_emit_row(s);
+}
+
+static int csv_write_row(logtk_sink *s, const logtk_row *row)
+{
+    logtk_strbuf *b = &s->row;
+    TRY(append_u64(b, row->line_id));
+    for (size_t i = 0; i < s->nfields; i++) {
+        logtk_slice v = field_value(s, row, i);
+        TRY(logtk_strbuf_putc(b, ','));
+        TRY(csv_field(b, v.ptr, v.len));
+    }
+    logtk_slice c = content_value(row);
+    TRY(logtk_strbuf_putc(b, ','));
+    TRY(csv_field(b, c.ptr, c.len));
+    TRY(logtk_strbuf_append(b, ",E", 2));
+    TRY(append_u64(b, row->template_id));
+    TRY(logtk_strbuf_putc(b, ','));
+    TRY(csv_field(b, row->template_text.ptr, row->template_text.len));
+    TRY(logtk_strbuf_putc(b, '\n'));
+    return logtk_sink_emit_row(s);
+}
+
+const logtk_sink_ops logtk_sink_csv_ops = {
+    "csv", 0, csv_begin, csv_write_row, NULL, NULL, NULL,
+};
+
+/* ---------------------------------------------------------------- JSONL */
+
+/* Which string members of the current row were not UTF-8 (their base64 twins follow). */
+typedef struct jsonl_lossy {
+    size_t count;
+    const char *names[LOGTK_MAX_FIELDS + 2];
+    logtk_slice values[LOGTK_MAX_FIELDS + 2];
+} jsonl_lossy;
+
+static int jsonl_member(logtk_sink *s, jsonl_lossy *lossy, const char *name, logtk_slice v)
+{
+    logtk_strbuf *b = &s->row;
+    int bad = 0;
+    TRY(logtk_strbuf_putc(b, ','));
+    TRY(json_string(b, name, strlen(name), 1, NULL));
+    TRY(logtk_strbuf_putc(b, ':'));
+    TRY(json_string(b, v.ptr, v.len, 1, &bad));
+    if (bad && lossy->count < sizeof lossy->names / sizeof lossy->names[0]) {
+        lossy->names[lossy->count] = name;
+        lossy->values[lossy->count] = v;
+        lossy->count++;
+    }
+    return 0;
+}
+
+static int jsonl_begin(logtk_sink *s)
+{
+    return LOGTK_OK; /* JSON Lines has no header */
+}
+
+static int jsonl_write_row(logtk_sink *s, const logtk_row *row)
+{
+    logtk_strbuf *b = &s->row;
+    jsonl_lossy lossy;
+    lossy.count = 0;
+    TRY(logtk_strbuf_puts(b, "{\"LineId\":"));
+    TRY(append_u64(b, row->line_id));
+    for (size_t i = 0; i < s->nfields; i++)
+        if (jsonl_member(s, &lossy, s->field_names[i], field_value(s, row, i)) != 0)
+            return LOGTK_ERR_NOMEM;
+    if (jsonl_member(s, &lossy, "Content", content_value(row)) != 0)
+        return LOGTK_ERR_NOMEM;
+    TRY(logtk_strbuf_puts(b, ",\"EventId\":\"E"));
+    TRY(append_u64(b, row->template_id));
+    TRY(logtk_strbuf_putc(b, '"'));
+    if (jsonl_member(s, &lossy, "EventTemplate", row->template_text) != 0)
+        return LOGTK_ERR_NOMEM;
+    TRY(logtk_strbuf_puts(b, ",\"ParameterList\":["));
+    int params_bad = 0;
+    for (size_t i = 0; i < row->nparams; i++) {
+        if (i)
+            TRY(logtk_strbuf_putc(b, ','));
+        TRY(json_string(b, row->params[i].ptr, row->params[i].len, 1, &params_bad));
+    }
+    TRY(logtk_strbuf_putc(b, ']'));
+    for (size_t k = 0; k < lossy.count; k++) {
+        TRY(logtk_strbuf_putc(b, ','));
+        logtk_strbuf_clear(&s->scratch);
+        TRY(logtk_strbuf_puts(&s->scratch, lossy.names[k]));
+        TRY(logtk_strbuf_puts(&s->scratch, "_base64"));
+        TRY(json_string(b, s->scratch.data, s->scratch.len, 1, NULL));
+        TRY(logtk_strbuf_puts(b, ":\""));
+        TRY(logtk_base64_append(b, lossy.values[k].ptr, lossy.values[k].len));
+        TRY(logtk_strbuf_putc(b, '"'));
+    }
+    if (params_bad) {
+        TRY(logtk_strbuf_puts(b, ",\"ParameterList_base64\":["));
+        for (size_t i = 0; i < row->nparams; i++) {
+            TRY(logtk_strbuf_puts(b, i ? ",\"" : "\""));
+            TRY(logtk_base64_append(b, row->params[i].ptr, row->params[i].len));
+            TRY(logtk_strbuf_putc(b, '"'));
+        }
+        TRY(logtk_strbuf_putc(b, ']'));
+    }
+    TRY(logtk_strbuf_puts(b, "}\n"));
+    return logtk_sink_emit_row(s);
+}
+
+const logtk_sink_ops logtk_sink_jsonl_ops = {
+    "jsonl", 0, jsonl_begin, jsonl_write_row, NULL, NULL, NULL,
+};
+
+/* ------------------------------------------------------------- templates */
+
+static int templates_begin(logtk_sink *s)
+{
+    TRY(logtk_strbuf_puts(&s->row, "EventId\tEventTemplate\tOccurrences\n"));
+    return logtk_sink_emit_row(s);
+}
+
+static int templates_write_row(logtk_sink *s, const logtk_row *row)
+{
+    return LOGTK_OK; /* the template list has no per-line rows */
+}
+
+static int templates_write_template(logtk_sink *s, uint32_t template_id, logtk_slice text,
+                                    uint64_t count)
+{
+    logtk_strbuf *b = &s->row;
+    TRY(logtk_strbuf_printf(b, "E%lu\t", (unsigned long)template_id));
+    TRY(tsv_escape(b, text.ptr, text.len));
+    TRY(logtk_strbuf_printf(b, "\t%llu\n", (unsigned long long)count));
+    return logtk_sink_emit_row(s);
+}
+
+const logtk_sink_ops logtk_sink_templates_ops = {
+    "templates", 0, templates_begin, templates_write_row, templates_write_template, NULL, NULL,
+};

@@ -1,2 +1,498 @@
+/*
+ * test_reader.c - the line reader and atomic output files.
+ *
+ * Every source kind (plain file, memory, stdin/pipe, .gz .bz2 .xz .zst, tar,
+ * tar.gz, zip) must give exactly the lines of the plain file: the test
+ * rebuilds the input from data[0 .. len + eol_len) and compares byte for byte.
+ * Compressed fixtures are made here with libarchive's write API rather than
+ * committed as binaries.
+ */
+#include "config.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "logtk.h"
+#include "outfile.h"
+#include "strbuf.h"
 #include "test_harness.h"
-int main(void) { return TEST_SUMMARY(); }
+
+static char tmpdir[256];
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[2][512];
+    static int which;
+    which ^= 1;
+    snprintf(buf[which], sizeof buf[which], "%s/%s", tmpdir, name);
+    return buf[which];
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(99);
+    }
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        logtk_strbuf_append(&b, chunk, n);
+    fclose(f);
+    *len = b.len;
+    return b.data ? b.data : calloc(1, 1);
+}
+
+/* Compresses or archives members with libarchive.  filter: ARCHIVE_FILTER_*;
+ * format: ARCHIVE_FORMAT_RAW (one member), _TAR_USTAR or _ZIP. */
+typedef struct member {
+    const char *name;
+    const char *data;
+    size_t len;
+} member;
+
+static char *make_archive(int filter, int format, const member *m, size_t nm, size_t *out_len)
+{
+    size_t total = 4096;
+    for (size_t i = 0; i < nm; i++)
+        total += m[i].len * 2 + 1024;
+    char *buf = malloc(total);
+    size_t used = 0;
+    struct archive *a = archive_write_new();
+    archive_write_add_filter(a, filter);
+    archive_write_set_format(a, format);
+    archive_write_set_bytes_in_last_block(a, 1);
+    if (archive_write_open_memory(a, buf, total, &used) != ARCHIVE_OK) {
+        fprintf(stderr, "archive_write_open_memory: %s\n", archive_error_string(a));
+        exit(99);
+    }
+    for (size_t i = 0; i < nm; i++) {
+        struct archive_entry *e = archive_entry_new();
+        archive_entry_set_pathname(e, m[i].name);
+        if (m[i].data) {
+            archive_entry_set_filetype(e, AE_IFREG);
+            archive_entry_set_perm(e, 0644);
+            archive_entry_set_size(e, (la_int64_t)m[i].len);
+        } else {
+            archive_entry_set_filetype(e, AE_IFDIR);
+            archive_entry_set_perm(e, 0755);
+        }
+        archive_write_header(a, e);
+        if (m[i].data && m[i].len)
+            archive_write_data(a, m[i].data, m[i].len);
+        archive_entry_free(e);
+    }
+    archive_write_close(a);
+    archive_write_free(a);
+    *out_len = used;
+    return buf;
+}
+
+/* Reads all lines, rebuilding the bytes; checks numbering and sources.
+ * Returns the final status (LOGTK_DONE on success). */
+static int read_all(logtk_reader *r, logtk_strbuf *out, size_t *nlines, const char *want_source)
+{
+    logtk_line line;
+    int rc;
+    uint64_t expect_number = 1;
+    *nlines = 0;
+    while ((rc = logtk_reader_next(r, &line)) == LOGTK_OK) {
+        if (want_source && strcmp(line.source, want_source) != 0) {
+            fprintf(stderr, "source %s, expected %s\n", line.source, want_source);
+            test_failed_count++;
+        }
+        if (line.number != expect_number) {
+            fprintf(stderr, "line number %llu, expected %llu\n", (unsigned long long)line.number,
+                    (unsigned long long)expect_number);
+            test_failed_count++;
+        }
+        expect_number++;
+        logtk_strbuf_append(out, line.data, line.len + line.eol_len);
+        (*nlines)++;
+    }
+    return rc;
+}
+
+static const char sample[] = "alpha\r\nbeta\n\ngam\0ma\n\xff\xfe invalid utf-8\nlone\rcr\n\r\nlast";
+#define SAMPLE_LEN (sizeof sample - 1)
+#define SAMPLE_LINES 8
+
+static void test_sample_lines(void)
+{
+    logtk_reader *r;
+    CHECK_STATUS(logtk_reader_new(&r), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_open_memory(r, sample, SAMPLE_LEN, "mem"), LOGTK_OK);
+    logtk_line l;
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_BYTES(l.data, l.len, "alpha");
+    CHECK(l.eol_len == 2 && l.number == 1 && strcmp(l.source, "mem") == 0);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_BYTES(l.data, l.len, "beta");
+    CHECK(l.eol_len == 1);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK(l.len == 0 && l.eol_len == 1);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK(l.len == 6 && memcmp(l.data, "gam\0ma", 6) == 0);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_BYTES(l.data, l.len, "\xff\xfe invalid utf-8");
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_BYTES(l.data, l.len, "lone\rcr");
+    CHECK(l.eol_len == 1);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK(l.len == 0 && l.eol_len == 2);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_BYTES(l.data, l.len, "last");
+    CHECK(l.eol_len == 0 && l.number == 8);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_DONE);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_DONE);
+    CHECK(logtk_reader_is_binary(r)); /* it has a NUL byte */
+    logtk_reader_free(r);
+}
+
+/* One source, checked against the expected bytes. */
+static void check_source(logtk_reader *r, int open_rc, const char *expect, size_t expect_len,
+                         size_t expect_lines, const char *source, const char *what)
+{
+    if (open_rc != LOGTK_OK) {
+        fprintf(stderr, "%s: open failed: %s\n", what, logtk_reader_errmsg(r));
+        test_failed_count++;
+        return;
+    }
+    logtk_strbuf got = LOGTK_STRBUF_INIT;
+    size_t n;
+    int rc = read_all(r, &got, &n, source);
+    if (rc != LOGTK_DONE)
+        fprintf(stderr, "%s: %s\n", what, logtk_reader_errmsg(r));
+    CHECK_STATUS(rc, LOGTK_DONE);
+    if (got.len != expect_len || memcmp(got.data ? got.data : "", expect, expect_len) != 0 ||
+        n != expect_lines) {
+        fprintf(stderr, "%s: bytes differ (%zu vs %zu bytes, %zu vs %zu lines)\n", what, got.len,
+                expect_len, n, expect_lines);
+        test_failed_count++;
+    } else {
+        test_passed_count++;
+    }
+    logtk_strbuf_free(&got);
+}
+
+/* Feeds bytes to the reader through a pipe on stdin (non-seekable path). */
+static void check_via_stdin(const char *bytes, size_t len, const char *expect, size_t expect_len,
+                            size_t expect_lines, const char *what)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        exit(99);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        size_t off = 0;
+        while (off < len) {
+            ssize_t n = write(fds[1], bytes + off, len - off < 1000 ? len - off : 1000);
+            if (n <= 0)
+                _exit(1);
+            off += (size_t)n;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    int saved = dup(STDIN_FILENO);
+    dup2(fds[0], STDIN_FILENO);
+    close(fds[0]);
+    logtk_reader *r;
+    logtk_reader_new(&r);
+    check_source(r, logtk_reader_open_path(r, "-"), expect, expect_len, expect_lines, "-", what);
+    CHECK(logtk_reader_source_size(r) == 0);
+    logtk_reader_free(r);
+    dup2(saved, STDIN_FILENO);
+    close(saved);
+    waitpid(pid, NULL, 0);
+}
+
+static void test_all_source_kinds(void)
+{
+    /* A text big enough to cross several 256 KiB blocks, with lines of many lengths. */
+    logtk_strbuf text = LOGTK_STRBUF_INIT;
+    size_t lines = 0;
+    for (int i = 0; text.len < 1500000; i++, lines++) {
+        logtk_strbuf_printf(&text, "%d line", i);
+        for (int k = 0; k < (i * 7919) % 300; k++)
+            logtk_strbuf_putc(&text, (char)('a' + k % 26));
+        logtk_strbuf_puts(&text, i % 3 == 0 ? "\r\n" : "\n");
+    }
+    logtk_strbuf_append(&text, sample, SAMPLE_LEN);
+    lines += SAMPLE_LINES;
+
+    logtk_reader *r;
+    logtk_reader_new(&r);
+
+    const char *plain = tmp_path("plain.log");
+    write_file(plain, text.data, text.len);
+    check_source(r, logtk_reader_open_path(r, plain), text.data, text.len, lines, plain, "plain");
+    CHECK(logtk_reader_source_size(r) == text.len);
+    CHECK(logtk_reader_bytes_read(r) == text.len);
+    CHECK(!logtk_reader_is_binary(r)); /* the NUL is beyond the first block */
+    check_source(r, logtk_reader_open_memory(r, text.data, text.len, "m"), text.data, text.len,
+                 lines, "m", "memory");
+    check_via_stdin(text.data, text.len, text.data, text.len, lines, "stdin plain");
+
+    static const struct {
+        int filter;
+        const char *ext;
+    } filters[] = {{ARCHIVE_FILTER_GZIP, "gz"},
+                   {ARCHIVE_FILTER_BZIP2, "bz2"},
+                   {ARCHIVE_FILTER_XZ, "xz"},
+                   {ARCHIVE_FILTER_ZSTD, "zst"}};
+    member one = {"data", text.data, text.len};
+    for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
+        size_t zlen;
+        char *z = make_archive(filters[i].filter, ARCHIVE_FORMAT_RAW, &one, 1, &zlen);
+        char name[64];
+        snprintf(name, sizeof name, "c.%s", filters[i].ext);
+        const char *path = tmp_path(name);
+        write_file(path, z, zlen);
+        check_source(r, logtk_reader_open_path(r, path), text.data, text.len, lines, path, name);
+        CHECK(logtk_reader_bytes_read(r) == zlen);
+        /* content decides, not the name */
+        const char *odd = tmp_path("misnamed.txt");
+        write_file(odd, z, zlen);
+        check_source(r, logtk_reader_open_path(r, odd), text.data, text.len, lines, odd, "misnamed");
+        check_source(r, logtk_reader_open_memory(r, z, zlen, name), text.data, text.len, lines,
+                     name, "compressed memory");
+        check_via_stdin(z, zlen, text.data, text.len, lines, name);
+        free(z);
+    }
+
+    /* tar with a directory and two members; tar.gz; zip */
+    static const char a_text[] = "a1\na2\r\n";
+    static const char b_text[] = "b1\nb2\nb3";
+    member ms[] = {{"dir", NULL, 0}, {"dir/a.log", a_text, 6 + 1}, {"b.log", b_text, 8}};
+    static const struct {
+        int filter, format;
+        const char *name;
+    } arcs[] = {{ARCHIVE_FILTER_NONE, ARCHIVE_FORMAT_TAR_USTAR, "x.tar"},
+                {ARCHIVE_FILTER_GZIP, ARCHIVE_FORMAT_TAR_USTAR, "x.tar.gz"},
+                {ARCHIVE_FILTER_NONE, ARCHIVE_FORMAT_ZIP, "x.zip"}};
+    for (size_t i = 0; i < sizeof arcs / sizeof arcs[0]; i++) {
+        size_t alen;
+        char *ab = make_archive(arcs[i].filter, arcs[i].format, ms, 3, &alen);
+        const char *path = tmp_path(arcs[i].name);
+        write_file(path, ab, alen);
+        for (int via = 0; via < 2; via++) {
+            int rc = via == 0 ? logtk_reader_open_path(r, path)
+                              : logtk_reader_open_memory(r, ab, alen, path);
+            CHECK_STATUS(rc, LOGTK_OK);
+            logtk_line l;
+            char want[600];
+            const char *expect[][2] = {{"dir/a.log", "a1"}, {"dir/a.log", "a2"},
+                                       {"b.log", "b1"},     {"b.log", "b2"},
+                                       {"b.log", "b3"}};
+            const uint64_t numbers[] = {1, 2, 1, 2, 3};
+            const size_t eols[] = {1, 2, 1, 1, 0};
+            for (size_t k = 0; k < 5; k++) {
+                CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+                snprintf(want, sizeof want, "%s:%s", path, expect[k][0]);
+                CHECK(strcmp(l.source, want) == 0);
+                CHECK_BYTES(l.data, l.len, expect[k][1]);
+                CHECK(l.number == numbers[k] && l.eol_len == eols[k]);
+            }
+            CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_DONE);
+        }
+        free(ab);
+    }
+    logtk_reader_free(r);
+    logtk_strbuf_free(&text);
+}
+
+static void test_edge_cases(void)
+{
+    logtk_reader *r;
+    logtk_reader_new(&r);
+    logtk_line l;
+
+    /* empty file, empty compressed file */
+    const char *empty = tmp_path("empty.log");
+    write_file(empty, "", 0);
+    CHECK_STATUS(logtk_reader_open_path(r, empty), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_DONE);
+    member none = {"data", "", 0};
+    size_t zlen;
+    char *z = make_archive(ARCHIVE_FILTER_GZIP, ARCHIVE_FORMAT_RAW, &none, 1, &zlen);
+    CHECK_STATUS(logtk_reader_open_memory(r, z, zlen, "e.gz"), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_DONE);
+    free(z);
+
+    /* nonexistent file, directory */
+    const char *missing = tmp_path("no-such-file.log");
+    CHECK_STATUS(logtk_reader_open_path(r, missing), LOGTK_ERR_IO);
+    CHECK(strstr(logtk_reader_errmsg(r), missing) != NULL);
+    CHECK(strstr(logtk_reader_errmsg(r), "No such file") != NULL);
+    CHECK_STATUS(logtk_reader_open_path(r, tmpdir), LOGTK_ERR_IO);
+    CHECK(strstr(logtk_reader_errmsg(r), tmpdir) != NULL);
+
+    /* over-long line: exactly max is fine (also with CRLF), one more is an error naming file:line */
+    CHECK_STATUS(logtk_reader_set_max_line(r, 10), LOGTK_OK);
+    const char longer[] = "0123456789\r\n0123456789\n01234567890\nnext\n";
+    CHECK_STATUS(logtk_reader_open_memory(r, longer, sizeof longer - 1, "long.log"), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK(l.len == 10 && l.eol_len == 2);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_ERR_LINE_TOO_LONG);
+    CHECK(strstr(logtk_reader_errmsg(r), "long.log:3:") != NULL);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_ERR_LINE_TOO_LONG); /* sticky, never cut */
+    /* a final line without newline counts too */
+    CHECK_STATUS(logtk_reader_open_memory(r, "ok\n01234567890", 14, "tail.log"), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_ERR_LINE_TOO_LONG);
+    CHECK(strstr(logtk_reader_errmsg(r), "tail.log:2:") != NULL);
+
+    /* an endless line in a file is reported without reading it all */
+    CHECK_STATUS(logtk_reader_set_max_line(r, 1000), LOGTK_OK);
+    size_t big = 3 * 1024 * 1024;
+    char *endless = malloc(big);
+    memset(endless, 'x', big);
+    const char *endless_path = tmp_path("endless.log");
+    write_file(endless_path, endless, big);
+    CHECK_STATUS(logtk_reader_open_path(r, endless_path), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_ERR_LINE_TOO_LONG);
+    CHECK(logtk_reader_bytes_read(r) < big);
+    free(endless);
+    CHECK_STATUS(logtk_reader_set_max_line(r, LOGTK_DEFAULT_MAX_LINE), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_set_max_line(r, 0), LOGTK_ERR_INVALID);
+
+    /* truncated .gz: every complete line before the damage, then LOGTK_ERR_ARCHIVE naming the file */
+    logtk_strbuf text = LOGTK_STRBUF_INIT;
+    for (int i = 0; i < 100000; i++)
+        logtk_strbuf_printf(&text, "line %d of a long log %d\n", i, i * 31);
+    member one = {"data", text.data, text.len};
+    z = make_archive(ARCHIVE_FILTER_GZIP, ARCHIVE_FORMAT_RAW, &one, 1, &zlen);
+    const char *cut_path = tmp_path("cut.gz");
+    write_file(cut_path, z, zlen / 2);
+    CHECK_STATUS(logtk_reader_open_path(r, cut_path), LOGTK_OK);
+    logtk_strbuf got = LOGTK_STRBUF_INIT;
+    size_t n;
+    CHECK_STATUS(read_all(r, &got, &n, cut_path), LOGTK_ERR_ARCHIVE);
+    CHECK(n > 1000 && n < 100000);
+    CHECK(got.len > 0 && got.len < text.len && memcmp(got.data, text.data, got.len) == 0);
+    CHECK(got.len > 0 && got.data[got.len - 1] == '\n'); /* no unfinished line */
+    CHECK(strstr(logtk_reader_errmsg(r), cut_path) != NULL);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_ERR_ARCHIVE);
+    /* the same through memory */
+    logtk_strbuf_clear(&got);
+    CHECK_STATUS(logtk_reader_open_memory(r, z, zlen / 2, "cut-mem.gz"), LOGTK_OK);
+    CHECK_STATUS(read_all(r, &got, &n, "cut-mem.gz"), LOGTK_ERR_ARCHIVE);
+    CHECK(got.len > 0 && memcmp(got.data, text.data, got.len) == 0);
+    /* garbage after a gzip magic */
+    static const char bad_gz[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff garbage";
+    CHECK(logtk_reader_open_memory(r, bad_gz, sizeof bad_gz - 1, "bad.gz") == LOGTK_ERR_ARCHIVE ||
+          read_all(r, &got, &n, NULL) == LOGTK_ERR_ARCHIVE);
+    CHECK(strstr(logtk_reader_errmsg(r), "bad.gz") != NULL);
+    free(z);
+    logtk_strbuf_free(&got);
+    logtk_strbuf_free(&text);
+
+    /* binary heuristic */
+    CHECK_STATUS(logtk_reader_open_memory(r, "plain text\n", 11, "t"), LOGTK_OK);
+    CHECK(!logtk_reader_is_binary(r));
+    CHECK_STATUS(logtk_reader_open_memory(r, "\x01\x02\x03\x04 ab\n", 7, "b"), LOGTK_OK);
+    CHECK(logtk_reader_is_binary(r));
+
+    /* no source open */
+    logtk_reader_close(r);
+    CHECK(logtk_reader_next(r, &l) < 0);
+    logtk_reader_free(r);
+    logtk_reader_free(NULL);
+}
+
+static void test_outfile(void)
+{
+    logtk_errbuf err;
+    logtk_error_clear(&err);
+    logtk_outfile o = LOGTK_OUTFILE_INIT;
+    const char *target = tmp_path("out.txt");
+    write_file(target, "good\n", 5);
+
+    /* abort leaves the old file and no temporary behind */
+    CHECK_STATUS(logtk_outfile_open(&o, target, &err), LOGTK_OK);
+    CHECK(!logtk_outfile_is_stdout(&o));
+    CHECK_STATUS(logtk_outfile_write(&o, "half", 4, &err), LOGTK_OK);
+    logtk_outfile_abort(&o);
+    logtk_outfile_abort(&o);
+    size_t len;
+    char *s = read_file(target, &len);
+    CHECK(s && len == 5 && memcmp(s, "good\n", 5) == 0);
+    free(s);
+
+    /* commit replaces it, with mode 0666 & ~umask */
+    mode_t old = umask(027);
+    CHECK_STATUS(logtk_outfile_open(&o, target, &err), LOGTK_OK);
+    fputs("new content\n", o.fp);
+    CHECK_STATUS(logtk_outfile_commit(&o, &err), LOGTK_OK);
+    umask(old);
+    s = read_file(target, &len);
+    CHECK(s && len == 12 && memcmp(s, "new content\n", 12) == 0);
+    free(s);
+    struct stat st;
+    CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == 0640);
+
+    /* only out.txt is left in the directory's "out" namespace (no .out.txt.XXXXXX) */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls -a %s | grep -q '^\\.out\\.txt\\.'", tmpdir);
+    CHECK(system(cmd) != 0);
+
+    /* a missing directory is an error naming the path */
+    const char *bad = tmp_path("no-dir/out.txt");
+    CHECK_STATUS(logtk_outfile_open(&o, bad, &err), LOGTK_ERR_IO);
+    CHECK(strstr(logtk_error_text(&err), bad) != NULL);
+    CHECK_STATUS(logtk_outfile_commit(&o, &err), LOGTK_ERR_IO);
+
+    /* a full disk is reported at commit */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_STATUS(logtk_outfile_open(&o, "/dev/full", &err), LOGTK_OK);
+        for (int i = 0; i < 10000; i++)
+            fputs("filling up\n", o.fp);
+        CHECK_STATUS(logtk_outfile_commit(&o, &err), LOGTK_ERR_IO);
+        CHECK(strstr(logtk_error_text(&err), "/dev/full") != NULL);
+    }
+
+    /* stdout: commit flushes, abort is harmless */
+    CHECK_STATUS(logtk_outfile_open(&o, "-", &err), LOGTK_OK);
+    CHECK(logtk_outfile_is_stdout(&o) && o.fp == stdout);
+    CHECK_STATUS(logtk_outfile_commit(&o, &err), LOGTK_OK);
+    CHECK_STATUS(logtk_outfile_open(&o, NULL, &err), LOGTK_OK);
+    logtk_outfile_abort(&o);
+    CHECK(o.fp == NULL);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "%s/logtk-test-reader-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 99;
+    }
+    test_sample_lines();
+    test_all_source_kinds();
+    test_edge_cases();
+    test_outfile();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return TEST_SUMMARY();
+}

@@ -1,2 +1,401 @@
+/*
+ * test_sink.c - the structured output sinks: exact bytes of each text layout
+ * (escaping, quoting, lossless non-UTF-8), the SQLite schema read back with
+ * SQLite, atomic replacement of the target, and error paths.
+ */
+#include "config.h"
+#include "sink_impl.h"
+
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "test_harness.h"
-int main(void) { return TEST_SUMMARY(); }
+
+static char tmpdir[256];
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[512];
+    snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+    return buf;
+}
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer; *len its size. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        logtk_strbuf_append(&b, chunk, n);
+    fclose(f);
+    if (b.data == NULL)
+        logtk_strbuf_append(&b, "", 0);
+    *len = b.len;
+    return b.data;
+}
+
+static int count_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static logtk_slice sl(const char *s) { logtk_slice x = {s, strlen(s)}; return x; }
+
+/* Three rows over the format "<Date> <Level>: <Content>":
+ *  1: plain, two parameters;
+ *  2: content with tab, quote, comma, backslash, CR and LF; a parameter with a tab;
+ *  3: unmatched line holding a byte that is not UTF-8 (0xFF) and a NUL. */
+static const char content3[] = "raw \xff line\x01";
+static void make_rows(logtk_record recs[3], logtk_row rows[3], logtk_slice params[3][2])
+{
+    memset(recs, 0, 3 * sizeof recs[0]);
+    memset(rows, 0, 3 * sizeof rows[0]);
+    recs[0].matched = 1;
+    recs[0].nfields = 2;
+    recs[0].fields[0] = sl("2024-01-02");
+    recs[0].fields[1] = sl("INFO");
+    recs[0].content = sl("user 42 logged in from 10.0.0.1");
+    params[0][0] = sl("42");
+    params[0][1] = sl("10.0.0.1");
+    rows[0].line_id = 1;
+    rows[0].record = &recs[0];
+    rows[0].template_id = 1;
+    rows[0].template_text = sl("user <*> logged in from <*>");
+    rows[0].nparams = 2;
+    rows[0].params = params[0];
+
+    recs[1].matched = 1;
+    recs[1].nfields = 2;
+    recs[1].fields[0] = sl("2024-01-02");
+    recs[1].fields[1] = sl("WARN");
+    recs[1].content = sl("say \"hi\",\tthen\\go\r\nend\ta");
+    params[1][0] = sl("\ta");
+    rows[1].line_id = 2;
+    rows[1].record = &recs[1];
+    rows[1].template_id = 2;
+    rows[1].template_text = sl("say \"hi\",\tthen\\go\r\nend<*>");
+    rows[1].nparams = 1;
+    rows[1].params = params[1];
+
+    recs[2].matched = 0;
+    recs[2].nfields = 2;
+    recs[2].fields[0] = sl("");
+    recs[2].fields[1] = sl("");
+    recs[2].content.ptr = content3;
+    recs[2].content.len = sizeof content3 - 1;
+    params[2][0].ptr = content3 + 4;
+    params[2][0].len = 1;
+    rows[2].line_id = 3;
+    rows[2].record = &recs[2];
+    rows[2].template_id = 3;
+    rows[2].template_text = sl("raw <*> line\x01");
+    rows[2].nparams = 1;
+    rows[2].params = params[2];
+}
+
+/* Writes the three rows with `kind` into `path` and returns the file's contents. */
+static char *write_kind(const char *kind, const char *path, logtk_format *fmt, size_t *len)
+{
+    logtk_record recs[3];
+    logtk_row rows[3];
+    logtk_slice params[3][2];
+    make_rows(recs, rows, params);
+    logtk_sink *s = NULL;
+    CHECK_STATUS(logtk_sink_new(&s, kind, path, fmt), LOGTK_OK);
+    for (int i = 0; i < 3; i++)
+        CHECK_STATUS(logtk_sink_write(s, &rows[i]), LOGTK_OK);
+    CHECK_STATUS(logtk_sink_write_template(s, 1, sl("user <*> logged in from <*>"), 1), LOGTK_OK);
+    CHECK_STATUS(logtk_sink_close(s), LOGTK_OK);
+    CHECK_STATUS(logtk_sink_close(s), LOGTK_OK); /* closing twice is harmless */
+    logtk_sink_free(s);
+    return slurp(path, len);
+}
+
+static void test_tsv(logtk_format *fmt)
+{
+    size_t len = 0;
+    char *got = write_kind("tsv", tmp_path("out.tsv"), fmt, &len);
+    const char want[] =
+        "LineId\tDate\tLevel\tContent\tEventId\tEventTemplate\tParameterList\n"
+        "1\t2024-01-02\tINFO\tuser 42 logged in from 10.0.0.1\tE1\tuser <*> logged in from <*>"
+        "\t[\"42\",\"10.0.0.1\"]\n"
+        "2\t2024-01-02\tWARN\tsay \"hi\",\\tthen\\\\go\\r\\nend\\ta\tE2\t"
+        "say \"hi\",\\tthen\\\\go\\r\\nend<*>\t[\"\\\\ta\"]\n"
+        "3\t\t\traw \xff line\x01\tE3\traw <*> line\x01\t[\"\xff\"]\n";
+    CHECK(got != NULL);
+    if (got)
+        CHECK_BYTES(got, len, want);
+    free(got);
+}
+
+static void test_templates_kind(logtk_format *fmt)
+{
+    logtk_sink *s = NULL;
+    const char *path = tmp_path("templates.tsv");
+    logtk_record recs[3];
+    logtk_row rows[3];
+    logtk_slice params[3][2];
+    make_rows(recs, rows, params);
+    CHECK_STATUS(logtk_sink_new(&s, "templates", path, fmt), LOGTK_OK);
+    CHECK_STATUS(logtk_sink_write(s, &rows[0]), LOGTK_OK); /* rows are ignored */
+    CHECK_STATUS(logtk_sink_write_template(s, 1, sl("user <*> logged in from <*>"), 7), LOGTK_OK);
+    CHECK_STATUS(logtk_sink_write_template(s, 2, sl("a\tb\\c"), 1), LOGTK_OK);
+    CHECK_STATUS(logtk_sink_close(s), LOGTK_OK);
+    logtk_sink_free(s);
+    size_t len = 0;
+    char *got = slurp(path, &len);
+    CHECK(got != NULL);
+    if (got)
+        CHECK_BYTES(got, len,
+                    "EventId\tEventTemplate\tOccurrences\n"
+                    "E1\tuser <*> logged in from <*>\t7\n"
+                    "E2\ta\\tb\\\\c\t1\n");
+    free(got);
+}
+
+static void test_csv(logtk_format *fmt)
+{
+    size_t len = 0;
+    char *got = write_kind("csv", tmp_path("out.csv"), fmt, &len);
+    const char want[] =
+        "LineId,Date,Level,Content,EventId,EventTemplate\n"
+        "1,2024-01-02,INFO,user 42 logged in from 10.0.0.1,E1,user <*> logged in from <*>\n"
+        "2,2024-01-02,WARN,\"say \"\"hi\"\",\tthen\\go\r\nend\ta\",E2,"
+        "\"say \"\"hi\"\",\tthen\\go\r\nend<*>\"\n"
+        "3,,,raw \xff line\x01,E3,raw <*> line\x01\n";
+    CHECK(got != NULL);
+    if (got)
+        CHECK_BYTES(got, len, want);
+    free(got);
+
+    /* Read back with the library's own RFC 4180 reader when it is there. */
+    logtk_csv *c = NULL;
+    if (logtk_csv_new(&c) == LOGTK_OK && logtk_csv_open_path(c, tmp_path("out.csv")) == LOGTK_OK) {
+        const logtk_slice *f;
+        size_t nf;
+        int rows = 0;
+        while (logtk_csv_next(c, &f, &nf) == LOGTK_OK) {
+            CHECK(nf == 6);
+            if (rows == 2 && nf == 6)
+                CHECK_BYTES(f[3].ptr, f[3].len, "say \"hi\",\tthen\\go\r\nend\ta");
+            rows++;
+        }
+        CHECK(rows == 4);
+    }
+    logtk_csv_free(c);
+}
+
+static void test_jsonl(logtk_format *fmt)
+{
+    size_t len = 0;
+    char *got = write_kind("jsonl", tmp_path("out.jsonl"), fmt, &len);
+    /* Row 3: 0xFF becomes U+FFFD and the exact bytes come back in base64
+     * ("raw \xff line\x01" = cmF3IP8gbGluZQE=, "\xff" = /w==). */
+    const char want[] =
+        "{\"LineId\":1,\"Date\":\"2024-01-02\",\"Level\":\"INFO\","
+        "\"Content\":\"user 42 logged in from 10.0.0.1\",\"EventId\":\"E1\","
+        "\"EventTemplate\":\"user <*> logged in from <*>\",\"ParameterList\":[\"42\",\"10.0.0.1\"]}\n"
+        "{\"LineId\":2,\"Date\":\"2024-01-02\",\"Level\":\"WARN\","
+        "\"Content\":\"say \\\"hi\\\",\\tthen\\\\go\\r\\nend\\ta\",\"EventId\":\"E2\","
+        "\"EventTemplate\":\"say \\\"hi\\\",\\tthen\\\\go\\r\\nend<*>\",\"ParameterList\":[\"\\ta\"]}\n"
+        "{\"LineId\":3,\"Date\":\"\",\"Level\":\"\","
+        "\"Content\":\"raw \xEF\xBF\xBD line\\u0001\",\"EventId\":\"E3\","
+        "\"EventTemplate\":\"raw <*> line\\u0001\",\"ParameterList\":[\"\xEF\xBF\xBD\"],"
+        "\"Content_base64\":\"cmF3IP8gbGluZQE=\",\"ParameterList_base64\":[\"/w==\"]}\n";
+    CHECK(got != NULL);
+    if (got) {
+        CHECK_BYTES(got, len, want);
+        CHECK(logtk_utf8_valid(got, len));
+    }
+    free(got);
+}
+
+static int sql_count(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int n = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static void test_sqlite(logtk_format *fmt)
+{
+    size_t len = 0;
+    const char *path = tmp_path("out.db");
+    char *path_copy = strdup(path);
+    free(write_kind("sqlite", path_copy, fmt, &len));
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open_v2(path_copy, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK(sql_count(db, "SELECT count(*) FROM lines") == 3);
+    CHECK(sql_count(db, "SELECT count(*) FROM parameters") == 4);
+    CHECK(sql_count(db, "SELECT count(*) FROM templates") == 1);
+    CHECK(sql_count(db, "SELECT count FROM templates WHERE template_id = 1") == 1);
+    CHECK(sql_count(db, "SELECT count(*) FROM lines WHERE template_id = 2 AND Level = 'WARN'"
+                        " AND content = 'say \"hi\",' || char(9) || 'then\\go' || char(13, 10)"
+                        " || 'end' || char(9) || 'a'") == 1);
+    /* unmatched line: header fields NULL; non-UTF-8 content stored as an exact BLOB */
+    CHECK(sql_count(db, "SELECT count(*) FROM lines WHERE line_id = 3 AND Date IS NULL"
+                        " AND typeof(content) = 'blob'"
+                        " AND hex(content) = '72617720FF206C696E6501'") == 1);
+    CHECK(sql_count(db, "SELECT position FROM parameters WHERE line_id = 1 AND value = '10.0.0.1'")
+          == 2);
+    CHECK(sql_count(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+                        " AND name IN ('lines_by_template', 'parameters_by_value')") == 2);
+    CHECK(sql_count(db, "SELECT count(*) FROM structured WHERE template IS NOT NULL") == 1);
+    sqlite3_close(db);
+    free(path_copy);
+}
+
+/* A failed or abandoned run leaves the previous file untouched and no temporary behind. */
+static void test_atomic(logtk_format *fmt)
+{
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/atomic", tmpdir);
+    mkdir(dir, 0700);
+    char target[400];
+    snprintf(target, sizeof target, "%s/good.tsv", dir);
+    FILE *f = fopen(target, "w");
+    fputs("good\n", f);
+    fclose(f);
+    const char *kinds[] = {"tsv", "csv", "jsonl", "sqlite"};
+    for (int k = 0; k < 4; k++) {
+        logtk_record recs[3];
+        logtk_row rows[3];
+        logtk_slice params[3][2];
+        make_rows(recs, rows, params);
+        logtk_sink *s = NULL;
+        CHECK_STATUS(logtk_sink_new(&s, kinds[k], target, fmt), LOGTK_OK);
+        CHECK_STATUS(logtk_sink_write(s, &rows[0]), LOGTK_OK);
+        CHECK(count_dir_entries(dir) == 2); /* target + temporary */
+        logtk_sink_free(s);                /* never closed: abandoned */
+        size_t len = 0;
+        char *got = slurp(target, &len);
+        CHECK(got && len == 5 && memcmp(got, "good\n", 5) == 0);
+        free(got);
+        CHECK(count_dir_entries(dir) == 1);
+    }
+    /* and a successful close does replace it */
+    logtk_sink *s = NULL;
+    CHECK_STATUS(logtk_sink_new(&s, "csv", target, NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_sink_close(s), LOGTK_OK);
+    logtk_sink_free(s);
+    size_t len = 0;
+    char *got = slurp(target, &len);
+    CHECK(got != NULL);
+    if (got)
+        CHECK_BYTES(got, len, "LineId,Content,EventId,EventTemplate\n");
+    free(got);
+    CHECK(count_dir_entries(dir) == 1);
+}
+
+static void test_errors(void)
+{
+    logtk_sink *s = NULL;
+    CHECK_STATUS(logtk_sink_new(&s, "xml", tmp_path("x"), NULL), LOGTK_ERR_NOT_FOUND);
+    CHECK(s != NULL);
+    CHECK(strstr(logtk_sink_errmsg(s), "xml") != NULL);
+    logtk_row row;
+    memset(&row, 0, sizeof row);
+    CHECK(logtk_sink_write(s, &row) < 0);
+    CHECK(logtk_sink_close(s) < 0);
+    logtk_sink_free(s);
+
+    CHECK_STATUS(logtk_sink_new(&s, "sqlite", "-", NULL), LOGTK_ERR_INVALID);
+    CHECK(strstr(logtk_sink_errmsg(s), "standard output") != NULL);
+    logtk_sink_free(s);
+
+    CHECK_STATUS(logtk_sink_new(&s, "tsv", "/nonexistent-dir-logtk/out.tsv", NULL), LOGTK_ERR_IO);
+    CHECK(strstr(logtk_sink_errmsg(s), "/nonexistent-dir-logtk/out.tsv") != NULL);
+    logtk_sink_free(s);
+
+    /* /dev/full: the write error surfaces at close at the latest, naming the file */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_STATUS(logtk_sink_new(&s, "tsv", "/dev/full", NULL), LOGTK_OK);
+        int rc = LOGTK_OK;
+        logtk_record rec;
+        memset(&rec, 0, sizeof rec);
+        rec.content = sl("x");
+        row.record = &rec;
+        row.template_text = sl("x");
+        for (int i = 0; i < 10000 && rc == LOGTK_OK; i++) {
+            row.line_id = (uint64_t)i + 1;
+            rc = logtk_sink_write(s, &row);
+        }
+        if (rc == LOGTK_OK)
+            rc = logtk_sink_close(s);
+        CHECK_STATUS(rc, LOGTK_ERR_IO);
+        CHECK(strstr(logtk_sink_errmsg(s), "/dev/full") != NULL);
+        CHECK(logtk_sink_close(s) == LOGTK_ERR_IO); /* the error is sticky */
+        logtk_sink_free(s);
+    }
+    logtk_sink_free(NULL);
+    CHECK(logtk_sink_kind_name(0) && strcmp(logtk_sink_kind_name(0), "tsv") == 0);
+    CHECK(logtk_sink_kind_name(3) && strcmp(logtk_sink_kind_name(3), "sqlite") == 0);
+    CHECK(logtk_sink_kind_name(4) && strcmp(logtk_sink_kind_name(4), "templates") == 0);
+    CHECK(logtk_sink_kind_name(5) == NULL);
+}
+
+static void test_helpers(void)
+{
+    CHECK(logtk_utf8_valid("", 0));
+    CHECK(logtk_utf8_valid("plain ascii text, longer than eight", 35));
+    CHECK(logtk_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
+    CHECK(!logtk_utf8_valid("\xc0\xaf", 2));         /* overlong '/' */
+    CHECK(!logtk_utf8_valid("\xed\xa0\x80", 3));     /* surrogate U+D800 */
+    CHECK(!logtk_utf8_valid("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
+    CHECK(!logtk_utf8_valid("\xe2\x82", 2));         /* truncated */
+    CHECK(!logtk_utf8_valid("abcdefgh\x80", 9));     /* lone continuation after the fast path */
+    const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    const char *out[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    for (int i = 0; i < 7; i++) {
+        logtk_strbuf b = LOGTK_STRBUF_INIT;
+        CHECK(logtk_base64_append(&b, in[i], strlen(in[i])) == 0);
+        CHECK_BYTES(b.data ? b.data : "", b.len, out[i]);
+        logtk_strbuf_free(&b);
+    }
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_sink.XXXXXX");
+    if (mkdtemp(tmpdir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    logtk_format *fmt = NULL;
+    CHECK_STATUS(logtk_format_new(&fmt), LOGTK_OK);
+    CHECK_STATUS(logtk_format_compile(fmt, "<Date> <Level>: <Content>"), LOGTK_OK);
+    CHECK(logtk_format_field_count(fmt) == 2);
+    test_helpers();
+    test_tsv(fmt);
+    test_templates_kind(fmt);
+    test_csv(fmt);
+    test_jsonl(fmt);
+    test_sqlite(fmt);
+    test_atomic(fmt);
+    test_errors();
+    logtk_format_free(fmt);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return TEST_SUMMARY();
+}
