@@ -1,2 +1,483 @@
-/* mask.c - to be written. */
+/*
+ * mask.c - ordered masking rules with a span map back to the original text.
+ *
+ * Each rule is a PCRE2 pattern compiled once (JIT when available) and run
+ * with a match limit, a depth limit and a private JIT stack, so a hostile
+ * pattern or line fails that line's rule (LOGTK_ERR_LIMIT) instead of hanging
+ * the tool.  Rules apply in order, each over the output of the previous one,
+ * replacing every match as Python's re.sub does (which is what Loghub's
+ * preprocessing and Drain3's masking run): leftmost matches, an empty match
+ * is replaced too and then one byte is copied before searching again.
+ *
+ * The span map.  Parameters must come back as the ORIGINAL text, even where a
+ * mask replaced it, so the masked text is described by a list of segments
+ * that tile it: a verbatim segment maps 1:1 to an original range, a
+ * replacement segment maps as a whole to the original range it hid.  Applying
+ * a rule builds the next text and the next segment list by copying the
+ * unmatched stretches (with their segments clipped) and emitting one
+ * replacement segment per match, whose original range is the mapped range of
+ * the match in the previous text, so rules compose.  Lookups are a binary
+ * search over a handful of segments.
+ *
+ * Cost.  A line no rule matches costs one JIT search per rule and no copy: the
+ * masked text is the input itself and the map is the identity.  Otherwise
+ * the output goes into one of two buffers used alternately, and the segments
+ * into two arrays alike; all four are reused for every line.
+ */
 #include "config.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mask.h"
+#include "strbuf.h"
+
+typedef struct mask_rule {
+    pcre2_code *code;
+    int jit; /* 1 when JIT compiled */
+    /* prefilter, from PCRE2's own analysis: a match needs min_length bytes
+       and starts with first_unit (first_kind 1) or a byte of first_bitmap
+       (first_kind 2); 0 = no such knowledge */
+    size_t min_length;
+    int first_kind;
+    unsigned char first_unit;
+    uint8_t first_bitmap[32];
+    char *pattern;
+    char *replacement;
+    size_t replacement_len;
+} mask_rule;
+
+typedef struct span_segment {
+    size_t mstart; /* start in the masked text */
+    size_t mlen;
+    size_t ostart; /* start in the original text */
+    size_t olen;
+    int verbatim; /* 1: byte-for-byte copy (mlen == olen); 0: a replacement */
+} span_segment;
+
+typedef struct segment_list {
+    span_segment *seg;
+    size_t n;
+    size_t cap;
+} segment_list;
+
+struct logtk_masker {
+    mask_rule *rules;
+    size_t nrules;
+    size_t cap;
+    pcre2_match_data *match_data;
+    pcre2_match_context *match_context;
+    pcre2_jit_stack *jit_stack;
+    logtk_strbuf text[2];
+    segment_list segs[2];
+    int cur;         /* index of the buffer holding the current text; -1: the input */
+    size_t orig_len; /* length of the last input */
+};
+
+int logtk_masker_new(logtk_masker **out)
+{
+    logtk_masker *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return LOGTK_ERR_NOMEM;
+    m->cur = -1;
+    m->match_context = pcre2_match_context_create(NULL);
+    m->jit_stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+    if (m->match_context == NULL || m->jit_stack == NULL) {
+        logtk_masker_free(m);
+        return LOGTK_ERR_NOMEM;
+    }
+    pcre2_set_match_limit(m->match_context, LOGTK_MASK_MATCH_LIMIT);
+    pcre2_set_depth_limit(m->match_context, LOGTK_MASK_DEPTH_LIMIT);
+    pcre2_set_heap_limit(m->match_context, 20 * 1024); /* KiB */
+    pcre2_jit_stack_assign(m->match_context, NULL, m->jit_stack);
+    *out = m;
+    return LOGTK_OK;
+}
+
+void logtk_masker_free(logtk_masker *m)
+{
+    if (m == NULL)
+        return;
+    for (size_t i = 0; i < m->nrules; i++) {
+        pcre2_code_free(m->rules[i].code);
+        free(m->rules[i].pattern);
+        free(m->rules[i].replacement);
+    }
+    free(m->rules);
+    pcre2_match_data_free(m->match_data);
+    pcre2_match_context_free(m->match_context);
+    pcre2_jit_stack_free(m->jit_stack);
+    for (int i = 0; i < 2; i++) {
+        logtk_strbuf_free(&m->text[i]);
+        free(m->segs[i].seg);
+    }
+    free(m);
+}
+
+int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replacement,
+                     logtk_errbuf *err)
+{
+    if (replacement == NULL)
+        replacement = "<*>";
+    int errcode;
+    PCRE2_SIZE erroff;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0, &errcode,
+                                     &erroff, NULL);
+    if (code == NULL) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(errcode, msg, sizeof msg);
+        return logtk_error_set(err, LOGTK_ERR_SYNTAX, "mask \"%s\": %s at offset %zu", pattern,
+                               (const char *)msg, (size_t)erroff);
+    }
+    if (m->nrules == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 4;
+        mask_rule *r = realloc(m->rules, cap * sizeof *r);
+        if (r == NULL) {
+            pcre2_code_free(code);
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        }
+        m->rules = r;
+        m->cap = cap;
+    }
+    mask_rule *r = &m->rules[m->nrules];
+    r->code = code;
+    r->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
+    uint32_t info = 0;
+    r->min_length = 0;
+    r->first_kind = 0;
+    if (pcre2_pattern_info(code, PCRE2_INFO_MINLENGTH, &info) == 0)
+        r->min_length = info;
+    uint32_t ftype = 0, fbits_ok = 0;
+    pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODETYPE, &ftype);
+    if (ftype == 1 && pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODEUNIT, &info) == 0) {
+        uint32_t opts = 0;
+        pcre2_pattern_info(code, PCRE2_INFO_ALLOPTIONS, &opts);
+        if (!(opts & PCRE2_CASELESS) && info < 256) {
+            r->first_kind = 1;
+            r->first_unit = (unsigned char)info;
+        }
+    } else if (ftype == 0) {
+        const uint8_t *bits = NULL;
+        if (pcre2_pattern_info(code, PCRE2_INFO_FIRSTBITMAP, &bits) == 0 && bits != NULL) {
+            memcpy(r->first_bitmap, bits, sizeof r->first_bitmap);
+            r->first_kind = 2;
+            fbits_ok = 1;
+        }
+    }
+    (void)fbits_ok;
+    r->pattern = strdup(pattern);
+    r->replacement = strdup(replacement);
+    r->replacement_len = strlen(replacement);
+    if (r->pattern == NULL || r->replacement == NULL) {
+        pcre2_code_free(code);
+        free(r->pattern);
+        free(r->replacement);
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    /* one match data block big enough for every rule */
+    uint32_t pairs = 0;
+    pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &pairs);
+    pairs += 1;
+    if (m->match_data == NULL || pcre2_get_ovector_count(m->match_data) < pairs) {
+        pcre2_match_data *md = pcre2_match_data_create(pairs, NULL);
+        if (md == NULL) {
+            pcre2_code_free(code);
+            free(r->pattern);
+            free(r->replacement);
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        }
+        pcre2_match_data_free(m->match_data);
+        m->match_data = md;
+    }
+    m->nrules++;
+    return LOGTK_OK;
+}
+
+size_t logtk_masker_count(const logtk_masker *m)
+{
+    return m->nrules;
+}
+
+const char *logtk_masker_pattern(const logtk_masker *m, size_t i)
+{
+    return i < m->nrules ? m->rules[i].pattern : NULL;
+}
+
+const char *logtk_masker_replacement(const logtk_masker *m, size_t i)
+{
+    return i < m->nrules ? m->rules[i].replacement : NULL;
+}
+
+int logtk_masker_changed(const logtk_masker *m)
+{
+    return m->cur >= 0;
+}
+
+/* ------------------------------------------------------------------ the map */
+
+/* Segment containing masked position pos (pos < text length), by binary search. */
+static inline const span_segment *segment_at(const segment_list *l, size_t pos)
+{
+    size_t lo = 0, hi = l->n;
+    if (hi <= 8) { /* short lists: a linear scan is cheaper */
+        while (lo + 1 < hi && l->seg[lo + 1].mstart <= pos)
+            lo++;
+        return &l->seg[lo];
+    }
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (l->seg[mid].mstart <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return &l->seg[lo];
+}
+
+/* Original offset where masked position pos starts something. */
+static inline size_t map_start(const segment_list *l, size_t pos, size_t masked_len, size_t orig_len)
+{
+    if (l->n == 0 || pos >= masked_len)
+        return orig_len;
+    const span_segment *s = segment_at(l, pos);
+    if (pos >= s->mstart + s->mlen) /* in a gap left by an empty replacement */
+        return s->ostart + s->olen;
+    return s->verbatim ? s->ostart + (pos - s->mstart) : s->ostart;
+}
+
+/* Original offset where masked position pos ends something. */
+static inline size_t map_end(const segment_list *l, size_t pos, size_t masked_len, size_t orig_len)
+{
+    if (l->n == 0 || pos == 0)
+        return l->n ? l->seg[0].ostart : 0;
+    if (pos > masked_len)
+        pos = masked_len;
+    const span_segment *s = segment_at(l, pos - 1);
+    if (s->verbatim && pos <= s->mstart + s->mlen)
+        return s->ostart + (pos - s->mstart);
+    (void)orig_len;
+    return s->ostart + s->olen;
+}
+
+void logtk_masker_map(const logtk_masker *m, size_t start, size_t end, size_t *ostart,
+                      size_t *oend)
+{
+    if (m->cur < 0) {
+        *ostart = start;
+        *oend = end;
+        return;
+    }
+    const segment_list *l = &m->segs[m->cur];
+    size_t mlen = m->text[m->cur].len;
+    size_t a = map_start(l, start, mlen, m->orig_len);
+    size_t b = end > start ? map_end(l, end, mlen, m->orig_len) : a;
+    *ostart = a;
+    *oend = b < a ? a : b;
+}
+
+/* ---------------------------------------------------------------- applying */
+
+/* Appends bytes; the common case (room left) stays inline. */
+static inline int put_bytes(logtk_strbuf *b, const char *src, size_t n)
+{
+    if (b->cap - b->len <= n && logtk_strbuf_reserve(b, n) != 0)
+        return -1;
+    memcpy(b->data + b->len, src, n);
+    b->len += n;
+    return 0;
+}
+
+static inline int push_segment(segment_list *l, size_t mstart, size_t mlen, size_t ostart, size_t olen,
+                        int verbatim)
+{
+    if (mlen == 0)
+        return 0;
+    if (l->n > 0) {
+        span_segment *last = &l->seg[l->n - 1];
+        if (verbatim && last->verbatim && last->mstart + last->mlen == mstart &&
+            last->ostart + last->olen == ostart) {
+            last->mlen += mlen;
+            last->olen += olen;
+            return 0;
+        }
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        span_segment *s = realloc(l->seg, cap * sizeof *s);
+        if (s == NULL)
+            return -1;
+        l->seg = s;
+        l->cap = cap;
+    }
+    l->seg[l->n++] = (span_segment){mstart, mlen, ostart, olen, verbatim};
+    return 0;
+}
+
+/*
+ * Copies [a, b) of the current text to the output, with its segments.
+ * `from` is the current segment list (NULL: the current text is the input);
+ * *cursor walks it left to right across calls.
+ */
+static inline int copy_stretch(logtk_strbuf *out, segment_list *dst, const char *cur_text,
+                        const segment_list *from, size_t *cursor, size_t a, size_t b)
+{
+    if (b <= a)
+        return 0;
+    size_t at = out->len;
+    if (put_bytes(out, cur_text + a, b - a) != 0)
+        return -1;
+    if (from == NULL)
+        return push_segment(dst, at, b - a, a, b - a, 1);
+    size_t k = *cursor;
+    while (k < from->n && from->seg[k].mstart + from->seg[k].mlen <= a)
+        k++;
+    for (; k < from->n && from->seg[k].mstart < b; k++) {
+        const span_segment *s = &from->seg[k];
+        size_t lo = s->mstart > a ? s->mstart : a;
+        size_t hi = s->mstart + s->mlen < b ? s->mstart + s->mlen : b;
+        int rc = s->verbatim
+                     ? push_segment(dst, at + (lo - a), hi - lo, s->ostart + (lo - s->mstart),
+                                    hi - lo, 1)
+                     : push_segment(dst, at + (lo - a), hi - lo, s->ostart, s->olen, 0);
+        if (rc != 0)
+            return -1;
+        if (s->mstart + s->mlen > b)
+            break; /* the segment continues past b: revisit it next time */
+    }
+    *cursor = k;
+    return 0;
+}
+
+static int is_limit_error(int rc)
+{
+    return rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+           rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT;
+}
+
+/*
+ * Runs rule r from `start`.  The prefilter skips the call when too few bytes
+ * are left or no byte can start a match, and otherwise starts the search at
+ * the first possible start (look-behind still sees the whole subject): most
+ * lines need no engine call at all for a rule that does not apply.
+ */
+static int run_match(logtk_masker *m, const mask_rule *r, const char *subject, size_t len,
+                     size_t start)
+{
+    if (start > len || len - start < r->min_length)
+        return PCRE2_ERROR_NOMATCH;
+    if (r->first_kind == 1) {
+        const char *hit = memchr(subject + start, r->first_unit, len - start);
+        if (hit == NULL)
+            return PCRE2_ERROR_NOMATCH;
+        start = (size_t)(hit - subject);
+    } else if (r->first_kind == 2) {
+        const unsigned char *u = (const unsigned char *)subject;
+        while (start < len && !(r->first_bitmap[u[start] >> 3] & (1u << (u[start] & 7))))
+            start++;
+        if (start == len)
+            return PCRE2_ERROR_NOMATCH;
+    }
+    if (len - start < r->min_length)
+        return PCRE2_ERROR_NOMATCH;
+    if (r->jit)
+        return pcre2_jit_match(r->code, (PCRE2_SPTR)subject, len, start, 0, m->match_data,
+                               m->match_context);
+    return pcre2_match(r->code, (PCRE2_SPTR)subject, len, start, 0, m->match_data,
+                       m->match_context);
+}
+
+int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char **masked,
+                       size_t *masked_len, logtk_errbuf *err)
+{
+    int status = LOGTK_OK;
+    m->cur = -1;
+    m->orig_len = len;
+    const char *cur_text = len ? text : "";
+    size_t cur_len = len;
+    for (size_t ri = 0; ri < m->nrules; ri++) {
+        const mask_rule *r = &m->rules[ri];
+        int rc = run_match(m, r, cur_text, cur_len, 0);
+        if (rc == PCRE2_ERROR_NOMATCH)
+            continue; /* common case: nothing to copy */
+        if (rc < 0) {
+            if (is_limit_error(rc))
+                status = logtk_error_set(err, LOGTK_ERR_LIMIT,
+                                         "mask \"%s\" hit its match limit; not applied",
+                                         r->pattern);
+            else
+                status = logtk_error_set(err, LOGTK_ERR_LIMIT, "mask \"%s\": match error %d",
+                                         r->pattern, rc);
+            continue;
+        }
+        int next = m->cur == 0 ? 1 : 0;
+        logtk_strbuf *out = &m->text[next];
+        segment_list *dst = &m->segs[next];
+        const segment_list *from = m->cur >= 0 ? &m->segs[m->cur] : NULL;
+        size_t cursor = 0, copied = 0;
+        out->len = 0;
+        if (out->cap <= cur_len + r->replacement_len &&
+            logtk_strbuf_reserve(out, cur_len + r->replacement_len + 64) != 0)
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        dst->n = 0;
+        int failed = 0;
+        for (;;) {
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->match_data);
+            size_t s = ov[0], e = ov[1];
+            if (e < s) /* \K tricks; treat as empty at s */
+                e = s;
+            if (copy_stretch(out, dst, cur_text, from, &cursor, copied, s) != 0)
+                return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+            size_t ostart, oend;
+            if (from == NULL) {
+                ostart = s;
+                oend = e;
+            } else {
+                ostart = map_start(from, s, cur_len, len);
+                oend = e > s ? map_end(from, e, cur_len, len) : ostart;
+                if (oend < ostart)
+                    oend = ostart;
+            }
+            size_t at = out->len;
+            if (put_bytes(out, r->replacement, r->replacement_len) != 0 ||
+                push_segment(dst, at, r->replacement_len, ostart, oend - ostart, 0) != 0)
+                return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+            copied = e;
+            size_t search = e;
+            if (e == s) {
+                /* empty match: copy one byte and search after it */
+                if (s >= cur_len)
+                    break;
+                if (copy_stretch(out, dst, cur_text, from, &cursor, s, s + 1) != 0)
+                    return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+                copied = s + 1;
+                search = s + 1;
+            }
+            if (search > cur_len)
+                break;
+            rc = run_match(m, r, cur_text, cur_len, search);
+            if (rc == PCRE2_ERROR_NOMATCH)
+                break;
+            if (rc < 0) {
+                status = logtk_error_set(err, LOGTK_ERR_LIMIT,
+                                         "mask \"%s\" hit its match limit; not applied",
+                                         r->pattern);
+                failed = 1;
+                break;
+            }
+        }
+        if (failed)
+            continue; /* keep the previous text and map */
+        if (copy_stretch(out, dst, cur_text, from, &cursor, copied, cur_len) != 0)
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        out->data[out->len] = '\0'; /* reserve always leaves room for it */
+        m->cur = next;
+        cur_text = out->data;
+        cur_len = out->len;
+    }
+    *masked = cur_text;
+    *masked_len = cur_len;
+    return status;
+}

@@ -1,1 +1,70 @@
-/* mask.h - to be written. */
+/*
+ * mask.h - ordered masking rules with a map back to the original text (internal).
+ *
+ * A masker holds PCRE2 rules applied in order, each over the result of the
+ * previous one (as Loghub's preprocessing and Drain3's masking do); every
+ * match is replaced by the rule's replacement ("<*>" by default).  Alongside
+ * the masked text it keeps a span map, so any range of the masked text maps
+ * back to the ORIGINAL bytes it came from: a "<*>" that hid "blk_-42" maps
+ * back to "blk_-42".
+ *
+ * The masked text and the map live in buffers owned by the masker and reused
+ * for every line (no malloc per line once the longest line has been seen);
+ * they are valid until the next logtk_masker_apply().
+ */
+#ifndef LOGTK_MASK_H
+#define LOGTK_MASK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errmsg.h"
+
+typedef struct logtk_masker logtk_masker;
+
+/** Match limit (PCRE2 backtracking steps) per rule and line; depth limit alike. */
+#define LOGTK_MASK_MATCH_LIMIT 1000000u
+#define LOGTK_MASK_DEPTH_LIMIT 10000u
+
+/** Creates a masker with no rules.  Returns LOGTK_OK or LOGTK_ERR_NOMEM. */
+int logtk_masker_new(logtk_masker **out);
+
+/** Frees the masker.  NULL is harmless. */
+void logtk_masker_free(logtk_masker *m);
+
+/**
+ * Adds a rule at the end.  `replacement` NULL means "<*>"; it is inserted
+ * literally.  Returns LOGTK_OK, LOGTK_ERR_SYNTAX (message in err quotes the
+ * pattern and the PCRE2 error offset) or LOGTK_ERR_NOMEM.
+ */
+int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replacement,
+                     logtk_errbuf *err);
+
+/** Number of rules. */
+size_t logtk_masker_count(const logtk_masker *m);
+
+/** Pattern / replacement of rule i (NULL when out of range). */
+const char *logtk_masker_pattern(const logtk_masker *m, size_t i);
+const char *logtk_masker_replacement(const logtk_masker *m, size_t i);
+
+/**
+ * Masks text[0..len).  On return *masked / *masked_len give the masked text
+ * (the input itself when no rule matched).  Returns LOGTK_OK, LOGTK_ERR_NOMEM,
+ * or LOGTK_ERR_LIMIT when a rule hit its match limit on this line: that rule
+ * is skipped for the line (the others still apply) and err says which.
+ */
+int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char **masked,
+                       size_t *masked_len, logtk_errbuf *err);
+
+/**
+ * Maps a range [start, end) of the last masked text to the original text
+ * given to logtk_masker_apply(): *ostart / *oend are offsets in the original.
+ * A boundary inside a replacement widens to the whole replaced original.
+ */
+void logtk_masker_map(const logtk_masker *m, size_t start, size_t end, size_t *ostart,
+                      size_t *oend);
+
+/** Nonzero when the last apply changed the text (the map is not the identity). */
+int logtk_masker_changed(const logtk_masker *m);
+
+#endif

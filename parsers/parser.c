@@ -1,2 +1,1303 @@
-/* parser.c - to be written. */
+/*
+ * parser.c - the shared layer of every parsing algorithm, and the public
+ * logtk_parser_* API (see parser_impl.h for the division of labour).
+ *
+ * Why a shared layer: the 16 algorithms differ only in how they group
+ * token sequences.  Masking, tokenizing, the template store, line
+ * assignments, callbacks, parameter extraction and snapshot framing are the
+ * same for all of them, and getting those right once (no malloc per line,
+ * parameters as original text, snapshots that refuse damaged data) is what
+ * makes each algorithm file short.
+ *
+ * Per fed line: mask (mask.c keeps a span map to the original), tokenize
+ * (slices of the masked text), hand the tokens to the algorithm, count the
+ * line for the template it names, record the assignment, then deliver the
+ * created/changed callbacks once per template touched by this line (an
+ * algorithm may change a template several times while handling one line;
+ * the caller sees one event with the final text).
+ *
+ * Parameter extraction aligns the template's tokens with the line's masked
+ * tokens.  Same length: position by position.  Otherwise a small dynamic
+ * programme lets each pure "<*>" token cover one or more line tokens (zero
+ * when nothing else fits), the first fit from the left, i.e. the lazy
+ * matching of logparser's "(.*?)" template regexes, but on token
+ * boundaries.  Inside a token ("blk_<*>", "size=<*>"), literal pieces are
+ * matched leftmost and each "<*>" captures what lies between them.  Every
+ * captured masked range goes back through the mask span map, so a "<*>" that
+ * a mask produced yields the original text it hid.
+ *
+ * Snapshot layout (all integers unsigned LEB128 varints, strings as
+ * varint length + bytes):
+ *     "LTKPSNAP" magic (8 bytes), format version,
+ *     algorithm name, params (count, then name/value pairs in the order set),
+ *     masks (count, then pattern/replacement), lines fed,
+ *     templates (count, then per template: line count, token count, tokens),
+ *     algorithm blob (length + bytes),
+ *     checksum: logtk_hash_bytes() of everything before it, 8 bytes little endian.
+ * Load checks the checksum first, then builds a complete fresh parser from
+ * the snapshot and swaps it in only when everything was valid, so a failed
+ * load leaves the parser as it was.
+ */
 #include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#include "arena.h"
+#include "errmsg.h"
+#include "hashtab.h"
+#include "mask.h"
+#include "parser_impl.h"
+#include "strbuf.h"
+#include "tokenize.h"
+
+/* ------------------------------------------------------------------ registry */
+
+/* One line per algorithm.  The first entry is the default. */
+static const logtk_parser_algo *const algorithm_registry[] = {
+    &logtk_algo_drain,
+    &logtk_algo_spell,
+    &logtk_algo_iplom,
+    &logtk_algo_ael,
+    &logtk_algo_lenma,
+    &logtk_algo_logmine,
+    &logtk_algo_brain,
+    &logtk_algo_fuse,
+};
+#define ALGORITHM_COUNT (sizeof algorithm_registry / sizeof algorithm_registry[0])
+
+#define SNAPSHOT_MAGIC "LTKPSNAP"
+#define SNAPSHOT_MAGIC_LEN 8
+#define SNAPSHOT_VERSION 1
+
+static const char wildcard_text[] = LOGTK_WILDCARD;
+
+/* ------------------------------------------------------------------- types */
+
+typedef struct template_entry {
+    logtk_slice *tokens; /* malloc'd; token bytes live in the parser's arena */
+    uint32_t ntokens;
+    uint32_t cap;
+    uint64_t count;
+    uint64_t created_serial; /* feed serial that created it */
+    uint64_t changed_serial; /* feed serial of the last change */
+    int pending;             /* queued for a callback */
+    int text_dirty;
+    char *text; /* rendered text (malloc'd), valid when !text_dirty */
+    size_t text_len;
+    size_t text_cap;
+    /* positions of tokens holding "<*>", as index << 1 | (1 when embedded in
+       a longer token); rebuilt lazily after a change (wild_dirty) so that
+       extraction visits only the variable positions */
+    uint32_t *wild;
+    uint32_t nwild;
+    uint32_t wild_cap;
+    int wild_dirty;
+} template_entry;
+
+typedef struct param_pair {
+    char *name;
+    char *value;
+} param_pair;
+
+struct logtk_parser {
+    const logtk_parser_algo *algo;
+    void *state;
+    logtk_errbuf err;
+
+    logtk_masker *masker;
+    logtk_tokens tokens;
+
+    template_entry *templates; /* id - 1 */
+    uint32_t ntemplates;
+    size_t templates_cap;
+    logtk_arena token_arena;
+
+    int keep_assignments;
+    uint32_t *assign; /* line index - assign_base -> template id */
+    uint64_t assign_len;
+    uint64_t assign_cap;
+    uint64_t assign_base; /* lines before this one (fed before a load) are not kept */
+    uint64_t lines;
+    int finished;
+
+    logtk_template_callback callback;
+    void *callback_user;
+    uint64_t serial; /* feed counter, starts at 1; finish uses its own */
+    uint32_t *pending; /* templates touched in this feed/finish, for callbacks */
+    size_t npending;
+    size_t pending_cap;
+
+    param_pair *params;
+    size_t nparams;
+
+    logtk_slice *param_out; /* ev->params */
+    size_t param_out_cap;
+    unsigned char *dp; /* extraction alignment table */
+    size_t dp_cap;
+
+    logtk_hashtab dict; /* batch helpers: token dictionary */
+    int dict_ready;
+    uint32_t *stored_tokens;
+    uint64_t stored_len;
+    uint64_t stored_cap;
+    uint64_t *stored_offsets; /* line k occupies [off[k], off[k+1]) */
+    uint64_t stored_lines;
+    uint64_t stored_offsets_cap;
+};
+
+/* ------------------------------------------------------------------ helpers */
+
+int logtk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
+{
+    va_list ap;
+    p->err.code = code;
+    va_start(ap, fmt);
+    vsnprintf(p->err.msg, sizeof p->err.msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int nomem(logtk_parser *p)
+{
+    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+}
+
+/* Grows *arr (elements of size elem) to hold at least need elements. */
+static int grow_array(void **arr, uint64_t *cap, uint64_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    uint64_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    if (n > SIZE_MAX / elem)
+        return -1;
+    void *q = realloc(*arr, (size_t)n * elem);
+    if (q == NULL)
+        return -1;
+    *arr = q;
+    *cap = n;
+    return 0;
+}
+
+static int grow_size(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    uint64_t c = *cap;
+    int rc = grow_array(arr, &c, need, elem);
+    *cap = (size_t)c;
+    return rc;
+}
+
+int logtk_param_double(logtk_parser *p, const char *name, const char *value, double lo,
+                       double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = value ? strtod(value, &end) : 0;
+    if (value == NULL || end == value || *end != '\0' || errno != 0 || !(v >= lo && v <= hi))
+        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+                                  "%s: parameter %s must be a number from %g to %g, not \"%s\"",
+                                  p->algo->name, name, lo, hi, value ? value : "");
+    *out = v;
+    return LOGTK_OK;
+}
+
+int logtk_param_int(logtk_parser *p, const char *name, const char *value, long lo, long hi,
+                    long *out)
+{
+    char *end;
+    errno = 0;
+    long v = value ? strtol(value, &end, 10) : 0;
+    if (value == NULL || end == value || *end != '\0' || errno != 0 || v < lo || v > hi)
+        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+                                  "%s: parameter %s must be an integer from %ld to %ld, not \"%s\"",
+                                  p->algo->name, name, lo, hi, value ? value : "");
+    *out = v;
+    return LOGTK_OK;
+}
+
+int logtk_snap_varint(const uint8_t **pos, const uint8_t *end, uint64_t *v)
+{
+    return logtk_varint_get(pos, end, v);
+}
+
+int logtk_snap_bytes(const uint8_t **pos, const uint8_t *end, const char **ptr, size_t *len)
+{
+    const uint8_t *q = *pos;
+    uint64_t n;
+    if (logtk_varint_get(&q, end, &n) != 0 || n > (uint64_t)(end - q))
+        return -1;
+    *ptr = (const char *)q;
+    *len = (size_t)n;
+    *pos = q + n;
+    return 0;
+}
+
+int logtk_snap_put_bytes(logtk_strbuf *out, const char *ptr, size_t len)
+{
+    if (logtk_strbuf_put_varint(out, len) != 0 || logtk_strbuf_append(out, ptr, len) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- templates */
+
+static template_entry *entry(const logtk_parser *p, uint32_t id)
+{
+    if (id == 0 || id > p->ntemplates)
+        return NULL;
+    return &p->templates[id - 1];
+}
+
+static void mark_pending(logtk_parser *p, uint32_t id, template_entry *t)
+{
+    t->text_dirty = 1;
+    t->wild_dirty = 1;
+    if (t->pending || p->callback == NULL)
+        return;
+    if (grow_size((void **)&p->pending, &p->pending_cap, p->npending + 1, sizeof *p->pending))
+        return; /* out of memory: the callback is lost, the state is intact */
+    p->pending[p->npending++] = id;
+    t->pending = 1;
+}
+
+/* Copies a token's bytes into the arena; "<*>" shares the static text. */
+static int copy_token(logtk_parser *p, logtk_slice *dst, const char *ptr, size_t len)
+{
+    if (logtk_is_wildcard(ptr, len)) {
+        dst->ptr = wildcard_text;
+        dst->len = LOGTK_WILDCARD_LEN;
+        return 0;
+    }
+    char *c = logtk_arena_alloc(&p->token_arena, len ? len : 1);
+    if (c == NULL)
+        return -1;
+    if (len)
+        memcpy(c, ptr, len);
+    dst->ptr = c;
+    dst->len = len;
+    return 0;
+}
+
+uint32_t logtk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
+{
+    if (p->ntemplates == UINT32_MAX - 1 || n > UINT32_MAX) {
+        logtk_parser_error(p, LOGTK_ERR_NOMEM, "too many templates");
+        return 0;
+    }
+    if (grow_size((void **)&p->templates, &p->templates_cap, (size_t)p->ntemplates + 1,
+                  sizeof *p->templates)) {
+        nomem(p);
+        return 0;
+    }
+    template_entry *t = &p->templates[p->ntemplates];
+    memset(t, 0, sizeof *t);
+    t->tokens = malloc((n ? n : 1) * sizeof *t->tokens);
+    if (t->tokens == NULL) {
+        nomem(p);
+        return 0;
+    }
+    t->cap = (uint32_t)(n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+        if (copy_token(p, &t->tokens[i], tokens[i].ptr, tokens[i].len) != 0) {
+            free(t->tokens);
+            nomem(p);
+            return 0;
+        }
+    }
+    t->ntokens = (uint32_t)n;
+    t->created_serial = p->serial;
+    t->changed_serial = p->serial;
+    t->text_dirty = 1;
+    t->wild_dirty = 1;
+    uint32_t id = ++p->ntemplates;
+    mark_pending(p, id, t);
+    return id;
+}
+
+int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size_t n)
+{
+    template_entry *t = entry(p, id);
+    if (t == NULL)
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u", (unsigned)id);
+    int same = n == t->ntokens;
+    for (size_t i = 0; same && i < n; i++)
+        same = tokens[i].len == t->tokens[i].len &&
+               memcmp(tokens[i].ptr, t->tokens[i].ptr, tokens[i].len) == 0;
+    if (same)
+        return LOGTK_OK;
+    logtk_slice *nt = malloc((n ? n : 1) * sizeof *nt);
+    if (nt == NULL)
+        return nomem(p);
+    for (size_t i = 0; i < n; i++) {
+        /* keep the old copy of an unchanged token (tokens may point into it) */
+        if (i < t->ntokens && tokens[i].len == t->tokens[i].len &&
+            memcmp(tokens[i].ptr, t->tokens[i].ptr, tokens[i].len) == 0) {
+            nt[i] = t->tokens[i];
+        } else if (copy_token(p, &nt[i], tokens[i].ptr, tokens[i].len) != 0) {
+            free(nt);
+            return nomem(p);
+        }
+    }
+    free(t->tokens);
+    t->tokens = nt;
+    t->ntokens = (uint32_t)n;
+    t->cap = (uint32_t)(n ? n : 1);
+    t->changed_serial = p->serial;
+    mark_pending(p, id, t);
+    return LOGTK_OK;
+}
+
+int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos)
+{
+    template_entry *t = entry(p, id);
+    if (t == NULL || pos >= t->ntokens)
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u token %zu",
+                                  (unsigned)id, pos);
+    logtk_slice *s = &t->tokens[pos];
+    if (logtk_is_wildcard(s->ptr, s->len))
+        return LOGTK_OK;
+    s->ptr = wildcard_text;
+    s->len = LOGTK_WILDCARD_LEN;
+    t->changed_serial = p->serial;
+    mark_pending(p, id, t);
+    return LOGTK_OK;
+}
+
+const logtk_slice *logtk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t *n)
+{
+    template_entry *t = entry(p, id);
+    if (t == NULL) {
+        *n = 0;
+        return NULL;
+    }
+    *n = t->ntokens;
+    return t->tokens;
+}
+
+uint32_t logtk_tmpl_count(const logtk_parser *p)
+{
+    return p->ntemplates;
+}
+
+uint64_t logtk_tmpl_line_count(const logtk_parser *p, uint32_t id)
+{
+    template_entry *t = entry(p, id);
+    return t ? t->count : 0;
+}
+
+static int render(logtk_parser *p, template_entry *t)
+{
+    if (!t->text_dirty)
+        return LOGTK_OK;
+    size_t need = 1;
+    for (uint32_t i = 0; i < t->ntokens; i++)
+        need += t->tokens[i].len + 1;
+    if (need > t->text_cap) {
+        char *q = realloc(t->text, need);
+        if (q == NULL)
+            return nomem(p);
+        t->text = q;
+        t->text_cap = need;
+    }
+    size_t len = 0;
+    for (uint32_t i = 0; i < t->ntokens; i++) {
+        if (i)
+            t->text[len++] = ' ';
+        memcpy(t->text + len, t->tokens[i].ptr, t->tokens[i].len);
+        len += t->tokens[i].len;
+    }
+    t->text[len] = '\0';
+    t->text_len = len;
+    t->text_dirty = 0;
+    return LOGTK_OK;
+}
+
+/* Delivers the callbacks queued since the last flush. */
+static void flush_callbacks(logtk_parser *p)
+{
+    for (size_t i = 0; i < p->npending; i++) {
+        uint32_t id = p->pending[i];
+        template_entry *t = entry(p, id);
+        t->pending = 0;
+        if (p->callback == NULL || render(p, t) != LOGTK_OK)
+            continue;
+        int kind = t->created_serial == p->serial ? LOGTK_TEMPLATE_CREATED
+                                                  : LOGTK_TEMPLATE_CHANGED;
+        p->callback(p->callback_user, kind, id, t->text, t->text_len);
+    }
+    p->npending = 0;
+}
+
+static int record_assignment(logtk_parser *p, uint64_t index, uint32_t id)
+{
+    if (index < p->assign_base)
+        return LOGTK_OK;
+    uint64_t k = index - p->assign_base;
+    if (k >= p->assign_len) {
+        if (grow_array((void **)&p->assign, &p->assign_cap, k + 1, sizeof *p->assign))
+            return nomem(p);
+        memset(p->assign + p->assign_len, 0, (size_t)(k + 1 - p->assign_len) * sizeof *p->assign);
+        p->assign_len = k + 1;
+    }
+    p->assign[k] = id;
+    return LOGTK_OK;
+}
+
+int logtk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id)
+{
+    template_entry *t = entry(p, id);
+    if (t == NULL || line_index >= p->lines)
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no line %llu or template %u",
+                                  (unsigned long long)line_index, (unsigned)id);
+    if (line_index >= p->assign_base && line_index - p->assign_base < p->assign_len) {
+        template_entry *old = entry(p, p->assign[line_index - p->assign_base]);
+        if (old && old->count)
+            old->count--;
+    }
+    t->count++;
+    return record_assignment(p, line_index, id);
+}
+
+/* ------------------------------------------------------------ batch helpers */
+
+uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len)
+{
+    if (!p->dict_ready) {
+        if (logtk_hashtab_init(&p->dict, 4096) != 0)
+            return UINT32_MAX;
+        p->dict_ready = 1;
+    }
+    int64_t id = logtk_hashtab_intern(&p->dict, ptr, len, NULL);
+    return id < 0 ? UINT32_MAX : (uint32_t)id;
+}
+
+const char *logtk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len)
+{
+    if (!p->dict_ready) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    return logtk_hashtab_key(&p->dict, id, len);
+}
+
+int logtk_parser_store_line(logtk_parser *p, const logtk_parse_line *line)
+{
+    if (grow_array((void **)&p->stored_offsets, &p->stored_offsets_cap, p->stored_lines + 2,
+                   sizeof *p->stored_offsets) ||
+        grow_array((void **)&p->stored_tokens, &p->stored_cap, p->stored_len + line->ntokens,
+                   sizeof *p->stored_tokens))
+        return nomem(p);
+    if (p->stored_lines == 0)
+        p->stored_offsets[0] = 0;
+    for (size_t i = 0; i < line->ntokens; i++) {
+        uint32_t id = logtk_parser_intern_token(p, line->tokens[i].ptr, line->tokens[i].len);
+        if (id == UINT32_MAX)
+            return nomem(p);
+        p->stored_tokens[p->stored_len++] = id;
+    }
+    p->stored_offsets[++p->stored_lines] = p->stored_len;
+    return LOGTK_OK;
+}
+
+uint64_t logtk_parser_stored_count(const logtk_parser *p)
+{
+    return p->stored_lines;
+}
+
+const uint32_t *logtk_parser_stored_line(const logtk_parser *p, uint64_t k, size_t *n)
+{
+    if (k >= p->stored_lines) {
+        *n = 0;
+        return NULL;
+    }
+    *n = (size_t)(p->stored_offsets[k + 1] - p->stored_offsets[k]);
+    return p->stored_tokens + p->stored_offsets[k];
+}
+
+/* --------------------------------------------------------- life cycle, API */
+
+const char *logtk_parser_algorithm_name(size_t i)
+{
+    return i < ALGORITHM_COUNT ? algorithm_registry[i]->name : NULL;
+}
+
+const char *logtk_parser_algorithm_summary(size_t i)
+{
+    return i < ALGORITHM_COUNT ? algorithm_registry[i]->summary : NULL;
+}
+
+static const logtk_parser_algo *find_algorithm(const char *name)
+{
+    if (name == NULL)
+        return algorithm_registry[0];
+    for (size_t i = 0; i < ALGORITHM_COUNT; i++)
+        if (strcmp(algorithm_registry[i]->name, name) == 0)
+            return algorithm_registry[i];
+    return NULL;
+}
+
+static int parser_create(logtk_parser **out, const logtk_parser_algo *algo)
+{
+    logtk_parser *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return LOGTK_ERR_NOMEM;
+    p->algo = algo;
+    p->keep_assignments = 1;
+    p->serial = 1;
+    logtk_arena_init(&p->token_arena, 0);
+    p->state = calloc(1, algo->state_size ? algo->state_size : 1);
+    if (p->state == NULL || logtk_masker_new(&p->masker) != LOGTK_OK) {
+        free(p->state);
+        logtk_masker_free(p->masker);
+        free(p);
+        return LOGTK_ERR_NOMEM;
+    }
+    int rc = algo->init ? algo->init(p, p->state) : LOGTK_OK;
+    if (rc != LOGTK_OK) {
+        p->algo = NULL; /* init failed: do not call destroy on a half state */
+        logtk_parser_free(p);
+        return rc;
+    }
+    *out = p;
+    return LOGTK_OK;
+}
+
+int logtk_parser_new(logtk_parser **out, const char *algorithm)
+{
+    *out = NULL;
+    const logtk_parser_algo *algo = find_algorithm(algorithm);
+    if (algo == NULL)
+        return LOGTK_ERR_NOT_FOUND;
+    return parser_create(out, algo);
+}
+
+const char *logtk_parser_algorithm(const logtk_parser *p)
+{
+    return p->algo->name;
+}
+
+void logtk_parser_free(logtk_parser *p)
+{
+    if (p == NULL)
+        return;
+    if (p->algo && p->algo->destroy)
+        p->algo->destroy(p->state);
+    free(p->state);
+    logtk_masker_free(p->masker);
+    logtk_tokens_free(&p->tokens);
+    for (uint32_t i = 0; i < p->ntemplates; i++) {
+        free(p->templates[i].tokens);
+        free(p->templates[i].text);
+        free(p->templates[i].wild);
+    }
+    free(p->templates);
+    logtk_arena_free(&p->token_arena);
+    free(p->assign);
+    free(p->pending);
+    for (size_t i = 0; i < p->nparams; i++) {
+        free(p->params[i].name);
+        free(p->params[i].value);
+    }
+    free(p->params);
+    free(p->param_out);
+    free(p->dp);
+    if (p->dict_ready)
+        logtk_hashtab_free(&p->dict);
+    free(p->stored_tokens);
+    free(p->stored_offsets);
+    free(p);
+}
+
+const char *logtk_parser_errmsg(const logtk_parser *p)
+{
+    return p ? logtk_error_text(&p->err) : "no parser";
+}
+
+static int record_param(logtk_parser *p, const char *name, const char *value)
+{
+    for (size_t i = 0; i < p->nparams; i++) {
+        if (strcmp(p->params[i].name, name) == 0) {
+            char *v = strdup(value);
+            if (v == NULL)
+                return nomem(p);
+            free(p->params[i].value);
+            p->params[i].value = v;
+            return LOGTK_OK;
+        }
+    }
+    param_pair *q = realloc(p->params, (p->nparams + 1) * sizeof *q);
+    if (q == NULL)
+        return nomem(p);
+    p->params = q;
+    char *n = strdup(name), *v = strdup(value);
+    if (n == NULL || v == NULL) {
+        free(n);
+        free(v);
+        return nomem(p);
+    }
+    p->params[p->nparams].name = n;
+    p->params[p->nparams].value = v;
+    p->nparams++;
+    return LOGTK_OK;
+}
+
+int logtk_parser_set_param(logtk_parser *p, const char *name, const char *value)
+{
+    logtk_error_clear(&p->err);
+    if (name == NULL || value == NULL)
+        return logtk_parser_error(p, LOGTK_ERR_INVALID, "parameter name and value needed");
+    if (p->lines > 0)
+        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+                                  "%s: parameter %s must be set before the first line",
+                                  p->algo->name, name);
+    if (strcmp(name, "keep_assignments") == 0) {
+        long v;
+        int rc = logtk_param_int(p, name, value, 0, 1, &v);
+        if (rc == LOGTK_OK)
+            p->keep_assignments = (int)v;
+        return rc; /* not learned state: not recorded in snapshots */
+    }
+    if (p->algo->set_param == NULL)
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "%s has no parameter \"%s\"",
+                                  p->algo->name, name);
+    int rc = p->algo->set_param(p, p->state, name, value);
+    if (rc == LOGTK_ERR_NOT_FOUND && p->err.msg[0] == '\0')
+        logtk_parser_error(p, rc, "%s has no parameter \"%s\"", p->algo->name, name);
+    if (rc != LOGTK_OK)
+        return rc;
+    return record_param(p, name, value);
+}
+
+int logtk_parser_add_mask(logtk_parser *p, const char *pattern, const char *replacement)
+{
+    logtk_error_clear(&p->err);
+    if (pattern == NULL)
+        return logtk_parser_error(p, LOGTK_ERR_INVALID, "mask pattern needed");
+    if (p->lines > 0)
+        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+                                  "masks must be added before the first line");
+    return logtk_masker_add(p->masker, pattern, replacement, &p->err);
+}
+
+int logtk_parser_set_callback(logtk_parser *p, logtk_template_callback cb, void *user)
+{
+    p->callback = cb;
+    p->callback_user = user;
+    return LOGTK_OK;
+}
+
+uint64_t logtk_parser_line_count(const logtk_parser *p)
+{
+    return p->lines;
+}
+
+uint32_t logtk_parser_template_count(const logtk_parser *p)
+{
+    return p->ntemplates;
+}
+
+int logtk_parser_template(logtk_parser *p, uint32_t template_id, logtk_slice *text,
+                          uint64_t *count)
+{
+    template_entry *t = entry(p, template_id);
+    if (t == NULL)
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u",
+                                  (unsigned)template_id);
+    int rc = render(p, t);
+    if (rc != LOGTK_OK)
+        return rc;
+    if (text) {
+        text->ptr = t->text;
+        text->len = t->text_len;
+    }
+    if (count)
+        *count = t->count;
+    return LOGTK_OK;
+}
+
+int logtk_parser_assignment(logtk_parser *p, uint64_t index, uint32_t *template_id)
+{
+    if (!p->keep_assignments && p->algo->online)
+        return logtk_parser_error(p, LOGTK_ERR_UNSUPPORTED,
+                                  "assignments are not kept (keep_assignments=0)");
+    if (index >= p->lines || index < p->assign_base)
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no assignment for line %llu",
+                                  (unsigned long long)index);
+    uint64_t k = index - p->assign_base;
+    *template_id = k < p->assign_len ? p->assign[k] : 0;
+    return LOGTK_OK;
+}
+
+/* ---------------------------------------------------- parameter extraction */
+
+/* Appends a parameter: masked range [ms, me) mapped to the original content. */
+static int put_param(logtk_parser *p, size_t *np, const char *orig, const char *masked_base,
+                     const char *ms, const char *me)
+{
+    if (grow_size((void **)&p->param_out, &p->param_out_cap, *np + 1, sizeof *p->param_out))
+        return nomem(p);
+    size_t a, b;
+    logtk_masker_map(p->masker, (size_t)(ms - masked_base), (size_t)(me - masked_base), &a, &b);
+    p->param_out[*np].ptr = orig + a;
+    p->param_out[*np].len = b > a ? b - a : 0;
+    (*np)++;
+    return LOGTK_OK;
+}
+
+static int put_empty_param(logtk_parser *p, size_t *np, const char *orig)
+{
+    if (grow_size((void **)&p->param_out, &p->param_out_cap, *np + 1, sizeof *p->param_out))
+        return nomem(p);
+    p->param_out[*np].ptr = orig;
+    p->param_out[*np].len = 0;
+    (*np)++;
+    return LOGTK_OK;
+}
+
+static const char *find_bytes(const char *hay, size_t hlen, const char *needle, size_t nlen)
+{
+    if (nlen == 0)
+        return hay;
+    if (nlen > hlen)
+        return NULL;
+    const char *end = hay + hlen - nlen;
+    for (const char *s = hay; s <= end; s++) {
+        s = memchr(s, needle[0], (size_t)(end - s) + 1);
+        if (s == NULL)
+            return NULL;
+        if (memcmp(s, needle, nlen) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+/* Number of "<*>" occurrences in a template token. */
+static size_t count_wildcards(const logtk_slice *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i + 3 <= t->len; i++)
+        if (t->ptr[i] == '<' && t->ptr[i + 1] == '*' && t->ptr[i + 2] == '>') {
+            n++;
+            i += 2;
+        }
+    return n;
+}
+
+/*
+ * Parameters of one template token against one line token.  A pure "<*>"
+ * takes the whole token; a token with embedded "<*>" is matched piecewise
+ * (literal pieces leftmost); a literal token yields nothing.  When the line
+ * token does not fit, each "<*>" gets the whole token (the first) or nothing.
+ */
+static int token_params(logtk_parser *p, size_t *np, const logtk_slice *tt, const logtk_slice *lt,
+                        const char *orig, const char *mbase)
+{
+    size_t nw = count_wildcards(tt);
+    if (nw == 0)
+        return LOGTK_OK;
+    if (logtk_is_wildcard(tt->ptr, tt->len))
+        return put_param(p, np, orig, mbase, lt->ptr, lt->ptr + lt->len);
+    /* split into literal pieces around "<*>" and match left to right */
+    const char *tp = tt->ptr, *tend = tt->ptr + tt->len;
+    const char *lp = lt->ptr, *lend = lt->ptr + lt->len;
+    size_t start_np = *np;
+    int first = 1, ok = 1;
+    const char *cap_start = NULL;
+    while (tp <= tend) {
+        const char *star = find_bytes(tp, (size_t)(tend - tp), LOGTK_WILDCARD, 3);
+        const char *piece_end = star ? star : tend;
+        size_t plen = (size_t)(piece_end - tp);
+        if (first) {
+            if ((size_t)(lend - lp) < plen || memcmp(lp, tp, plen) != 0) {
+                ok = 0;
+                break;
+            }
+            lp += plen;
+        } else if (star == NULL) {
+            /* last piece: must be a suffix at or after lp */
+            if ((size_t)(lend - lp) < plen || memcmp(lend - plen, tp, plen) != 0) {
+                ok = 0;
+                break;
+            }
+            int rc = put_param(p, np, orig, mbase, cap_start, lend - plen);
+            if (rc)
+                return rc;
+            lp = lend;
+        } else {
+            const char *hit = find_bytes(lp, (size_t)(lend - lp), tp, plen);
+            if (hit == NULL) {
+                ok = 0;
+                break;
+            }
+            int rc = put_param(p, np, orig, mbase, cap_start, hit);
+            if (rc)
+                return rc;
+            lp = hit + plen;
+        }
+        first = 0;
+        if (star == NULL)
+            break;
+        cap_start = lp;
+        tp = star + 3;
+        if (tp == tend) {
+            /* trailing "<*>": takes the rest */
+            int rc = put_param(p, np, orig, mbase, cap_start, lend);
+            if (rc)
+                return rc;
+            break;
+        }
+    }
+    if (!ok) {
+        *np = start_np;
+        for (size_t i = 0; i < nw; i++) {
+            int rc = i == 0 ? put_param(p, np, orig, mbase, lt->ptr, lt->ptr + lt->len)
+                            : put_empty_param(p, np, orig);
+            if (rc)
+                return rc;
+        }
+    }
+    return LOGTK_OK;
+}
+
+static int token_literal_fits(const logtk_slice *tt, const logtk_slice *lt)
+{
+    if (count_wildcards(tt) == 0)
+        return tt->len == lt->len && memcmp(tt->ptr, lt->ptr, lt->len) == 0;
+    return 1; /* tokens with embedded wildcards fit loosely */
+}
+
+/*
+ * Aligns m template tokens with n line tokens when the lengths differ:
+ * fit[i][j] = template tokens i.. can cover line tokens j.., with a pure "<*>"
+ * covering at least min_cover tokens.  Returns 1 when the whole line fits.
+ */
+static int align_tokens(logtk_parser *p, const logtk_slice *tt, size_t m, const logtk_slice *lt,
+                        size_t n, size_t min_cover)
+{
+    size_t w = n + 1;
+    if ((m + 1) > SIZE_MAX / w)
+        return -1;
+    if (grow_size((void **)&p->dp, &p->dp_cap, (m + 1) * w, 1))
+        return -1;
+    unsigned char *fit = p->dp;
+    for (size_t j = 0; j <= n; j++)
+        fit[m * w + j] = j == n;
+    for (size_t ii = m; ii-- > 0;) {
+        int wild = logtk_is_wildcard(tt[ii].ptr, tt[ii].len);
+        for (size_t j = n + 1; j-- > 0;) {
+            unsigned char v = 0;
+            if (wild) {
+                for (size_t k = j + min_cover; k <= n && !v; k++)
+                    v = fit[(ii + 1) * w + k];
+            } else if (j < n && token_literal_fits(&tt[ii], &lt[j])) {
+                v = fit[(ii + 1) * w + j + 1];
+            }
+            fit[ii * w + j] = v;
+        }
+    }
+    return fit[0];
+}
+
+/* Rebuilds t->wild, the positions extraction has to visit. */
+static int index_wildcards(logtk_parser *p, template_entry *t)
+{
+    t->nwild = 0;
+    for (uint32_t i = 0; i < t->ntokens; i++) {
+        const logtk_slice *tok = &t->tokens[i];
+        uint32_t code;
+        if (logtk_is_wildcard(tok->ptr, tok->len))
+            code = i << 1;
+        else if (count_wildcards(tok) > 0)
+            code = i << 1 | 1;
+        else
+            continue;
+        if (t->nwild == t->wild_cap) {
+            size_t cap = t->wild_cap;
+            if (grow_size((void **)&t->wild, &cap, (size_t)t->nwild + 1, sizeof *t->wild))
+                return nomem(p);
+            t->wild_cap = (uint32_t)cap;
+        }
+        t->wild[t->nwild++] = code;
+    }
+    t->wild_dirty = 0;
+    return LOGTK_OK;
+}
+
+static int extract_tokens(logtk_parser *p, uint32_t id, const char *orig, const char *mbase,
+                          const logtk_slice *lt, size_t n, size_t *np_out)
+{
+    size_t m;
+    const logtk_slice *tt = logtk_tmpl_tokens(p, id, &m);
+    size_t np = 0;
+    int rc;
+    if (m == n) {
+        template_entry *t = entry(p, id);
+        if (t->wild_dirty && (rc = index_wildcards(p, t)) != LOGTK_OK)
+            return rc;
+        for (uint32_t k = 0; k < t->nwild; k++) {
+            size_t i = t->wild[k] >> 1;
+            if (t->wild[k] & 1)
+                rc = token_params(p, &np, &tt[i], &lt[i], orig, mbase);
+            else
+                rc = put_param(p, &np, orig, mbase, lt[i].ptr, lt[i].ptr + lt[i].len);
+            if (rc != LOGTK_OK)
+                return rc;
+        }
+        *np_out = np;
+        return LOGTK_OK;
+    }
+    size_t min_cover = 1;
+    int fits = align_tokens(p, tt, m, lt, n, 1);
+    if (fits == 0) {
+        min_cover = 0;
+        fits = align_tokens(p, tt, m, lt, n, 0);
+    }
+    if (fits < 0)
+        return nomem(p);
+    if (fits == 0) {
+        /* the line does not fit the template: every "<*>" is empty */
+        for (size_t i = 0; i < m; i++)
+            for (size_t k = count_wildcards(&tt[i]); k > 0; k--)
+                if ((rc = put_empty_param(p, &np, orig)) != LOGTK_OK)
+                    return rc;
+        *np_out = np;
+        return LOGTK_OK;
+    }
+    size_t w = n + 1, j = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (logtk_is_wildcard(tt[i].ptr, tt[i].len)) {
+            size_t k = j + min_cover;
+            while (k <= n && !p->dp[(i + 1) * w + k])
+                k++;
+            if (k == j)
+                rc = put_empty_param(p, &np, orig);
+            else
+                rc = put_param(p, &np, orig, mbase, lt[j].ptr, lt[k - 1].ptr + lt[k - 1].len);
+            j = k;
+        } else {
+            rc = token_params(p, &np, &tt[i], &lt[j], orig, mbase);
+            j++;
+        }
+        if (rc != LOGTK_OK)
+            return rc;
+    }
+    *np_out = np;
+    return LOGTK_OK;
+}
+
+/* Masks and tokenizes content into p->tokens.  LOGTK_ERR_LIMIT is not fatal. */
+static int prepare(logtk_parser *p, const char *content, size_t len, const char **masked,
+                   size_t *mlen)
+{
+    int mrc = logtk_masker_apply(p->masker, content, len, masked, mlen, &p->err);
+    if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
+        return mrc;
+    if (logtk_tokenize(&p->tokens, *masked, *mlen) != LOGTK_OK)
+        return nomem(p);
+    return mrc;
+}
+
+int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_event *ev)
+{
+    const char *masked;
+    size_t mlen;
+    if (content == NULL && len > 0)
+        return logtk_parser_error(p, LOGTK_ERR_INVALID, "NULL content");
+    if (content == NULL)
+        content = "";
+    int mrc = prepare(p, content, len, &masked, &mlen);
+    if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
+        return mrc;
+    p->serial++;
+    logtk_parse_line line = {p->tokens.tok, p->tokens.n, {masked, mlen}, p->lines};
+    uint32_t id = 0;
+    int rc = p->algo->feed(p, p->state, &line, &id);
+    if (rc != LOGTK_OK) {
+        flush_callbacks(p);
+        return rc;
+    }
+    p->lines++;
+    template_entry *t = entry(p, id);
+    if (t) {
+        t->count++;
+        if (p->keep_assignments && (rc = record_assignment(p, line.index, id)) != LOGTK_OK)
+            return rc;
+    } else if (!p->algo->online) {
+        /* batch: room for the assignment made in finish */
+        if ((rc = record_assignment(p, line.index, 0)) != LOGTK_OK)
+            return rc;
+    }
+    flush_callbacks(p);
+    if (ev) {
+        ev->template_id = t ? id : 0;
+        ev->created = t && t->created_serial == p->serial;
+        ev->changed = t && !ev->created && t->changed_serial == p->serial;
+        ev->nparams = 0;
+        ev->params = p->param_out;
+        if (t) {
+            rc = extract_tokens(p, id, content, masked, p->tokens.tok, p->tokens.n, &ev->nparams);
+            ev->params = p->param_out;
+            if (rc != LOGTK_OK)
+                return rc;
+        }
+    }
+    return mrc;
+}
+
+int logtk_parser_finish(logtk_parser *p)
+{
+    if (p->finished)
+        return LOGTK_OK;
+    p->serial++;
+    int rc = p->algo->finish ? p->algo->finish(p, p->state) : LOGTK_OK;
+    flush_callbacks(p);
+    if (rc == LOGTK_OK)
+        p->finished = 1;
+    return rc;
+}
+
+int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *content, size_t len,
+                         logtk_event *ev)
+{
+    if (entry(p, template_id) == NULL)
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u",
+                                  (unsigned)template_id);
+    if (content == NULL)
+        content = "";
+    const char *masked;
+    size_t mlen;
+    int mrc = prepare(p, content, len, &masked, &mlen);
+    if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
+        return mrc;
+    memset(ev, 0, sizeof *ev);
+    ev->template_id = template_id;
+    int rc = extract_tokens(p, template_id, content, masked, p->tokens.tok, p->tokens.n,
+                            &ev->nparams);
+    ev->params = p->param_out;
+    return rc != LOGTK_OK ? rc : mrc;
+}
+
+/* ---------------------------------------------------------------- snapshots */
+
+int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
+{
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    int ok = logtk_strbuf_append(&b, SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_LEN) == 0 &&
+             logtk_strbuf_put_varint(&b, SNAPSHOT_VERSION) == 0 &&
+             logtk_snap_put_bytes(&b, p->algo->name, strlen(p->algo->name)) == 0 &&
+             logtk_strbuf_put_varint(&b, p->nparams) == 0;
+    for (size_t i = 0; ok && i < p->nparams; i++)
+        ok = logtk_snap_put_bytes(&b, p->params[i].name, strlen(p->params[i].name)) == 0 &&
+             logtk_snap_put_bytes(&b, p->params[i].value, strlen(p->params[i].value)) == 0;
+    size_t nmasks = logtk_masker_count(p->masker);
+    ok = ok && logtk_strbuf_put_varint(&b, nmasks) == 0;
+    for (size_t i = 0; ok && i < nmasks; i++) {
+        const char *pat = logtk_masker_pattern(p->masker, i);
+        const char *rep = logtk_masker_replacement(p->masker, i);
+        ok = logtk_snap_put_bytes(&b, pat, strlen(pat)) == 0 &&
+             logtk_snap_put_bytes(&b, rep, strlen(rep)) == 0;
+    }
+    ok = ok && logtk_strbuf_put_varint(&b, p->lines) == 0 &&
+         logtk_strbuf_put_varint(&b, p->ntemplates) == 0;
+    for (uint32_t i = 0; ok && i < p->ntemplates; i++) {
+        const template_entry *t = &p->templates[i];
+        ok = logtk_strbuf_put_varint(&b, t->count) == 0 &&
+             logtk_strbuf_put_varint(&b, t->ntokens) == 0;
+        for (uint32_t k = 0; ok && k < t->ntokens; k++)
+            ok = logtk_snap_put_bytes(&b, t->tokens[k].ptr, t->tokens[k].len) == 0;
+    }
+    int rc = LOGTK_OK;
+    if (ok) {
+        logtk_strbuf blob = LOGTK_STRBUF_INIT;
+        if (p->algo->save)
+            rc = p->algo->save(p, p->state, &blob);
+        if (rc == LOGTK_OK)
+            ok = logtk_snap_put_bytes(&b, blob.data ? blob.data : "", blob.len) == 0;
+        logtk_strbuf_free(&blob);
+    }
+    if (ok && rc == LOGTK_OK) {
+        uint64_t sum = logtk_hash_bytes(b.data, b.len);
+        unsigned char le[8];
+        for (int i = 0; i < 8; i++)
+            le[i] = (unsigned char)(sum >> (8 * i));
+        ok = logtk_strbuf_append(&b, le, 8) == 0;
+    }
+    if (!ok || rc != LOGTK_OK) {
+        logtk_strbuf_free(&b);
+        return rc != LOGTK_OK ? rc : nomem(p);
+    }
+    *buf = b.data;
+    *len = b.len;
+    return LOGTK_OK;
+}
+
+/* Copies a snapshot string into a NUL-terminated scratch buffer. */
+static const char *snap_cstr(logtk_strbuf *s, const char *ptr, size_t len)
+{
+    logtk_strbuf_clear(s);
+    if (memchr(ptr, '\0', len) != NULL || logtk_strbuf_append(s, ptr, len) != 0)
+        return NULL;
+    return s->data ? s->data : "";
+}
+
+static int load_into(logtk_parser *q, const uint8_t *d, const uint8_t *end, logtk_errbuf *why)
+{
+    const uint8_t *pos = d + SNAPSHOT_MAGIC_LEN;
+    uint64_t v, n;
+    const char *s;
+    size_t slen;
+    logtk_strbuf a = LOGTK_STRBUF_INIT, b = LOGTK_STRBUF_INIT;
+    logtk_slice *toks = NULL;
+    size_t toks_cap = 0;
+    int rc = LOGTK_ERR_STATE;
+#define BAD(msg)                                                        \
+    do {                                                                \
+        logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: %s", msg); \
+        goto done;                                                      \
+    } while (0)
+    if (logtk_varint_get(&pos, end, &v) != 0)
+        BAD("truncated");
+    if (logtk_snap_bytes(&pos, end, &s, &slen) != 0)
+        BAD("truncated");
+    if (logtk_varint_get(&pos, end, &n) != 0)
+        BAD("truncated");
+    for (uint64_t i = 0; i < n; i++) {
+        const char *vs;
+        size_t vlen;
+        if (logtk_snap_bytes(&pos, end, &s, &slen) != 0 ||
+            logtk_snap_bytes(&pos, end, &vs, &vlen) != 0)
+            BAD("truncated parameters");
+        const char *name = snap_cstr(&a, s, slen), *value = snap_cstr(&b, vs, vlen);
+        if (name == NULL || value == NULL)
+            BAD("bad parameter");
+        if (logtk_parser_set_param(q, name, value) != LOGTK_OK) {
+            logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: parameter %s: %s", name,
+                            logtk_parser_errmsg(q));
+            goto done;
+        }
+    }
+    if (logtk_varint_get(&pos, end, &n) != 0)
+        BAD("truncated masks");
+    for (uint64_t i = 0; i < n; i++) {
+        const char *rs;
+        size_t rlen;
+        if (logtk_snap_bytes(&pos, end, &s, &slen) != 0 ||
+            logtk_snap_bytes(&pos, end, &rs, &rlen) != 0)
+            BAD("truncated masks");
+        const char *pat = snap_cstr(&a, s, slen), *rep = snap_cstr(&b, rs, rlen);
+        if (pat == NULL || rep == NULL)
+            BAD("bad mask");
+        if (logtk_parser_add_mask(q, pat, rep) != LOGTK_OK) {
+            logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: mask: %s",
+                            logtk_parser_errmsg(q));
+            goto done;
+        }
+    }
+    uint64_t lines;
+    if (logtk_varint_get(&pos, end, &lines) != 0 || logtk_varint_get(&pos, end, &n) != 0)
+        BAD("truncated templates");
+    if (n > (uint64_t)(end - pos) || n >= UINT32_MAX - 1)
+        BAD("bad template count");
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t count, ntok;
+        if (logtk_varint_get(&pos, end, &count) != 0 || logtk_varint_get(&pos, end, &ntok) != 0)
+            BAD("truncated templates");
+        if (ntok > (uint64_t)(end - pos))
+            BAD("bad token count");
+        if (grow_size((void **)&toks, &toks_cap, (size_t)ntok + 1, sizeof *toks)) {
+            rc = logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        for (uint64_t k = 0; k < ntok; k++) {
+            if (logtk_snap_bytes(&pos, end, &toks[k].ptr, &toks[k].len) != 0)
+                BAD("truncated template");
+        }
+        uint32_t id = logtk_tmpl_create(q, toks, (size_t)ntok);
+        if (id == 0) {
+            rc = logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        q->templates[id - 1].count = count;
+    }
+    if (logtk_snap_bytes(&pos, end, &s, &slen) != 0)
+        BAD("truncated algorithm state");
+    if (pos != end)
+        BAD("trailing bytes");
+    q->lines = lines;
+    q->assign_base = lines;
+    if (q->algo->load) {
+        int lrc = q->algo->load(q, q->state, (const uint8_t *)s, slen);
+        if (lrc != LOGTK_OK) {
+            logtk_error_set(why, lrc == LOGTK_ERR_NOMEM ? lrc : LOGTK_ERR_STATE,
+                            "parser snapshot: %s state: %s", q->algo->name,
+                            logtk_parser_errmsg(q)[0] ? logtk_parser_errmsg(q) : "damaged");
+            rc = why->code;
+            goto done;
+        }
+    } else if (slen != 0) {
+        BAD("unexpected algorithm state");
+    }
+    rc = LOGTK_OK;
+#undef BAD
+done:
+    logtk_strbuf_free(&a);
+    logtk_strbuf_free(&b);
+    free(toks);
+    return rc;
+}
+
+int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
+{
+    logtk_error_clear(&p->err);
+    const uint8_t *d = buf;
+    if (buf == NULL || len < SNAPSHOT_MAGIC_LEN + 8 || memcmp(d, SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_LEN))
+        return logtk_parser_error(p, LOGTK_ERR_STATE, "not a logtk parser snapshot");
+    const uint8_t *end = d + len - 8;
+    uint64_t sum = 0;
+    for (int i = 0; i < 8; i++)
+        sum |= (uint64_t)end[i] << (8 * i);
+    if (sum != logtk_hash_bytes(d, len - 8))
+        return logtk_parser_error(p, LOGTK_ERR_STATE,
+                                  "parser snapshot damaged (checksum mismatch)");
+    const uint8_t *pos = d + SNAPSHOT_MAGIC_LEN;
+    uint64_t version;
+    const char *name;
+    size_t nlen;
+    if (logtk_varint_get(&pos, end, &version) != 0 || logtk_snap_bytes(&pos, end, &name, &nlen))
+        return logtk_parser_error(p, LOGTK_ERR_STATE, "parser snapshot truncated");
+    if (version != SNAPSHOT_VERSION)
+        return logtk_parser_error(p, LOGTK_ERR_STATE,
+                                  "parser snapshot version %llu, this build reads version %d",
+                                  (unsigned long long)version, SNAPSHOT_VERSION);
+    if (nlen != strlen(p->algo->name) || memcmp(name, p->algo->name, nlen) != 0)
+        return logtk_parser_error(p, LOGTK_ERR_STATE,
+                                  "parser snapshot is for \"%.*s\", this parser is \"%s\"",
+                                  (int)(nlen > 64 ? 64 : nlen), name, p->algo->name);
+    logtk_parser *q;
+    int rc = parser_create(&q, p->algo);
+    if (rc != LOGTK_OK)
+        return logtk_parser_error(p, rc, "out of memory");
+    q->keep_assignments = p->keep_assignments;
+    logtk_errbuf why;
+    logtk_error_clear(&why);
+    rc = load_into(q, d, end, &why);
+    if (rc != LOGTK_OK) {
+        logtk_parser_free(q);
+        return logtk_error_copy(&p->err, &why);
+    }
+    /* swap the loaded state in; keep the caller's callback */
+    logtk_parser old = *p;
+    *p = *q;
+    p->callback = old.callback;
+    p->callback_user = old.callback_user;
+    logtk_error_clear(&p->err);
+    *q = old;
+    logtk_parser_free(q);
+    return LOGTK_OK;
+}

@@ -1,1 +1,239 @@
-/* parser_impl.h - to be written. */
+/*
+ * parser_impl.h - the internal interface every parsing algorithm implements
+ * (internal; see include/logtk.h for the public side).
+ *
+ * Division of labour
+ * ------------------
+ * parser.c (the shared layer) owns everything that is the same for every
+ * algorithm:
+ *   - masking (mask.h) and tokenizing (tokenize.h) of each fed line;
+ *   - the template store: ids 1.., token lists, per-template line counts,
+ *     text rendering (tokens joined by one space), the created/changed
+ *     callbacks and the logtk_event flags;
+ *   - per-line assignments (a uint32 per line, unless "keep_assignments" is 0);
+ *   - parameter extraction (original text of each "<*>", including text a
+ *     mask hid), for any template shape (same length or not);
+ *   - parameters common to all algorithms ("keep_assignments") and the record
+ *     of every parameter set, so snapshots can replay them;
+ *   - snapshot framing: magic, version, algorithm, params, masks, templates,
+ *     then the algorithm's own blob, with a checksum.
+ * An algorithm (parsers/parser_NAME.c) owns only its grouping logic and the
+ * state it needs for it.  It is one `logtk_parser_algo` table plus one line in
+ * the registry of parser.c.
+ *
+ * Life cycle of an algorithm's state
+ * ----------------------------------
+ *   init(p, state)           state is zeroed memory of algo->state_size bytes;
+ *                            set defaults here.  Called by logtk_parser_new()
+ *                            and again (on a fresh state) by logtk_parser_load().
+ *   set_param(p, state, name, value)   zero or more times, before any line.
+ *   feed(p, state, line, &id)          once per line, in order.
+ *   finish(p, state)                   once at the end (may be NULL).
+ *   save(p, state, out) / load(p, state, data, len)   snapshot blob.
+ *   destroy(state)                     frees what init/feed allocated (not
+ *                                      the state block itself).
+ *
+ * Receiving a line
+ * ----------------
+ * feed() gets a `logtk_parse_line`: the masked tokens as slices into the
+ * masked content (a token replaced by a mask reads "<*>", or "blk_<*>" for a
+ * partial mask), plus the line's 0-based index.  The slices are valid only
+ * during the call: copy what you keep (into your own arena, or intern tokens
+ * with logtk_parser_intern_token()).
+ *
+ * Online algorithms (Drain, Spell, LenMa, SHISO, ULP) set *template_id to the
+ * line's template during feed(): an existing id, or one made with
+ * logtk_tmpl_create().  The shared layer then counts the line for that
+ * template, records the assignment and extracts the parameters.
+ *
+ * Batch algorithms (IPLoM, AEL, LFA, LogMine, SLCT, LogCluster, LogSig, LKE,
+ * MoLFI, Logram, Brain) keep the line in feed() (logtk_parser_store_line()
+ * stores it as interned token ids, ready for finish) and set *template_id = 0.
+ * In finish() they create the templates and report every line's template
+ * with logtk_parser_assign(p, line_index, id).  Batch parsers need all lines
+ * anyway, so they ignore keep_assignments (assignments are always kept).
+ *
+ * Templates
+ * ---------
+ * logtk_tmpl_create() copies the tokens and returns the new id (dense, from
+ * 1); logtk_tmpl_set() replaces a template's tokens (any length);
+ * logtk_tmpl_set_wildcard() turns one position into "<*>".  Both report
+ * LOGTK_TEMPLATE_CHANGED only when the rendered text really changes.  Token
+ * slices returned by logtk_tmpl_tokens() stay valid until the template is
+ * changed or the parser is freed.  A wildcard is the exact 3-byte token "<*>";
+ * compare with logtk_is_wildcard().
+ *
+ * Parameters
+ * ----------
+ * set_param() receives every name the shared layer does not handle itself and
+ * returns LOGTK_ERR_NOT_FOUND for a name it does not have, LOGTK_ERR_INVALID
+ * (with a message via logtk_parser_error()) for a bad value.  The shared layer
+ * records accepted (name, value) pairs and stores them in snapshots; load
+ * replays them into a fresh state before calling load().  So a parameter set
+ * via text must fully determine the algorithm's configuration.
+ *
+ * Snapshots
+ * ---------
+ * save() appends the algorithm's own state to `out` in any layout it likes
+ * (use logtk_strbuf_put_varint and the logtk_snap_* readers below); template
+ * ids in the blob refer to the shared template store, which is saved and
+ * restored by the shared layer before load() runs.  load() must check every
+ * length and id it reads and return LOGTK_ERR_STATE on anything odd; the
+ * checksum has already been verified, but a blob from a newer build may
+ * still reach it.  After save/load, feeding the same lines must give the
+ * same results as without the round trip.
+ *
+ * Errors: return LOGTK_OK or a negative LOGTK_ERR_*; for a readable message
+ * use logtk_parser_error(p, code, fmt, ...), which returns code.
+ */
+#ifndef LOGTK_PARSER_IMPL_H
+#define LOGTK_PARSER_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logtk.h"
+#include "strbuf.h"
+
+/** The wildcard token. */
+#define LOGTK_WILDCARD "<*>"
+#define LOGTK_WILDCARD_LEN 3
+
+/** Nonzero when the slice is exactly "<*>". */
+static inline int logtk_is_wildcard(const char *ptr, size_t len)
+{
+    return len == 3 && ptr[0] == '<' && ptr[1] == '*' && ptr[2] == '>';
+}
+
+/** One fed line as an algorithm sees it. */
+typedef struct logtk_parse_line {
+    const logtk_slice *tokens; /* masked tokens, in order; valid during feed() only */
+    size_t ntokens;
+    logtk_slice masked;        /* the whole masked content (tokens point into it) */
+    uint64_t index;            /* 0-based line index */
+} logtk_parse_line;
+
+/** The table an algorithm provides. */
+typedef struct logtk_parser_algo {
+    const char *name;    /* "drain": lowercase, used by logtk_parser_new() */
+    const char *summary; /* one line for --list-parsers */
+    int online;          /* 1: feed() assigns templates; 0: batch, finish() assigns */
+    size_t state_size;   /* bytes of the zeroed state block handed to every call */
+
+    int (*init)(logtk_parser *p, void *state);
+    void (*destroy)(void *state);
+    /** NULL when the algorithm has no parameters. */
+    int (*set_param)(logtk_parser *p, void *state, const char *name, const char *value);
+    int (*feed)(logtk_parser *p, void *state, const logtk_parse_line *line,
+                uint32_t *template_id);
+    /** May be NULL (online algorithms with nothing to do at the end). */
+    int (*finish)(logtk_parser *p, void *state);
+    /** May be NULL: the algorithm then has no blob and cannot resume beyond its templates. */
+    int (*save)(logtk_parser *p, void *state, logtk_strbuf *out);
+    int (*load)(logtk_parser *p, void *state, const uint8_t *data, size_t len);
+} logtk_parser_algo;
+
+/* ---------------------------------------------------------------- templates */
+
+/**
+ * Creates a template from n tokens (copied; "<*>" tokens mark variables).
+ * Returns its id (>= 1), or 0 when out of memory (the parser's error is set).
+ * Fires LOGTK_TEMPLATE_CREATED and marks the current line's event as created.
+ */
+uint32_t logtk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n);
+
+/**
+ * Replaces the tokens of template id (copied; any length).  Fires
+ * LOGTK_TEMPLATE_CHANGED when the text differs.  Returns LOGTK_OK,
+ * LOGTK_ERR_NOT_FOUND or LOGTK_ERR_NOMEM.
+ */
+int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size_t n);
+
+/**
+ * Makes token `pos` of template id a "<*>" (no-op when it already is one).
+ * Cheap: no copy.  Fires LOGTK_TEMPLATE_CHANGED when it changed something.
+ */
+int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos);
+
+/** Tokens of template id (NULL, *n = 0 when the id is unknown). */
+const logtk_slice *logtk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t *n);
+
+/** Number of templates (the highest id). */
+uint32_t logtk_tmpl_count(const logtk_parser *p);
+
+/** Lines counted for template id (0 for an unknown id). */
+uint64_t logtk_tmpl_line_count(const logtk_parser *p, uint32_t id);
+
+/**
+ * Batch algorithms, in finish(): the final template of line `line_index`.  A
+ * line may be reassigned; counts follow.  Returns LOGTK_OK,
+ * LOGTK_ERR_NOT_FOUND (index >= lines fed or unknown id) or LOGTK_ERR_NOMEM.
+ */
+int logtk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id);
+
+/* -------------------------------------------------- helpers for batch parsers */
+
+/**
+ * Interns a token in the parser-wide token dictionary; equal bytes give equal
+ * ids (dense, from 0).  Returns the id, or UINT32_MAX when out of memory.
+ */
+uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len);
+
+/** Bytes of interned token id (NUL-terminated); *len gets the length. */
+const char *logtk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len);
+
+/**
+ * Stores the line's tokens as interned ids, for use in finish().  Lines are
+ * stored in order; stored line k is the k-th stored (normally line index k).
+ * Returns LOGTK_OK or LOGTK_ERR_NOMEM.
+ */
+int logtk_parser_store_line(logtk_parser *p, const logtk_parse_line *line);
+
+/** Number of stored lines. */
+uint64_t logtk_parser_stored_count(const logtk_parser *p);
+
+/** Token ids of stored line k (NULL when out of range); *n gets the count. */
+const uint32_t *logtk_parser_stored_line(const logtk_parser *p, uint64_t k, size_t *n);
+
+/* ------------------------------------------------------------- other helpers */
+
+/** Sets the parser's error message and returns code (printf-style). */
+int logtk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/**
+ * Parses a parameter value: a double within [lo, hi] / an integer within
+ * [lo, hi].  Return LOGTK_OK or LOGTK_ERR_INVALID with a message naming the
+ * parameter.
+ */
+int logtk_param_double(logtk_parser *p, const char *name, const char *value, double lo,
+                       double hi, double *out);
+int logtk_param_int(logtk_parser *p, const char *name, const char *value, long lo, long hi,
+                    long *out);
+
+/**
+ * Snapshot readers over [*pos, end): each returns 0 and advances, or -1 on
+ * truncation/overflow without advancing.  logtk_snap_bytes returns a pointer
+ * into the buffer (not NUL-terminated) of a varint-length-prefixed string,
+ * the form logtk_snap_put_bytes() writes.
+ */
+int logtk_snap_varint(const uint8_t **pos, const uint8_t *end, uint64_t *v);
+int logtk_snap_bytes(const uint8_t **pos, const uint8_t *end, const char **ptr, size_t *len);
+int logtk_snap_put_bytes(logtk_strbuf *out, const char *ptr, size_t len);
+
+/* ------------------------------------------------------------------ registry */
+
+/** The algorithms, as listed in parser.c.  Add a line there for a new parser. */
+extern const logtk_parser_algo logtk_algo_drain;
+extern const logtk_parser_algo logtk_algo_spell;
+extern const logtk_parser_algo logtk_algo_iplom;
+extern const logtk_parser_algo logtk_algo_ael;
+extern const logtk_parser_algo logtk_algo_lenma;
+extern const logtk_parser_algo logtk_algo_logmine;
+extern const logtk_parser_algo logtk_algo_brain;
+extern const logtk_parser_algo logtk_algo_fuse;
+
+#endif

@@ -1,0 +1,653 @@
+/*
+ * parser_fuse.c - "fuse", logtk's own online parser: Brain's insight run at
+ * Drain's speed, with templates written the way the corrected ground truths
+ * (Khan et al. ICSE'22, Loghub-2.0 ISSTA'24) write them.
+ *
+ * Three steps per line.
+ *
+ * 1. Whole-token and in-token masks (no regex, one pass over the bytes).
+ *    Each whitespace token is cut into "atoms" at punctuation that separates
+ *    fields in practically every log format (: = , ; ( ) [ ] { } " ' | @ # /
+ *    < >); an atom that holds a digit, or a mask's "<*>", becomes "<*>"
+ *    ("10.0.0.1:50010" -> "<*>:<*>", "size=42" -> "size=<*>",
+ *    "blk_-42" -> "<*>", "(TID 7)." -> "(TID <*>).").  Dots ending an atom
+ *    are sentence punctuation, kept outside it.  A token that is an absolute
+ *    path with two or more slashes is one "<*>" (path-like strings are
+ *    variables in both corrected ground truths).  Why general: numbers,
+ *    ids, addresses, sizes and times carry digits in every system, and the
+ *    corrected ground truths mark exactly such whole atoms; literal words
+ *    almost never contain digits.
+ *
+ * 2. Exact lookup.  The masked token sequence is hashed (a sum of
+ *    position-salted token hashes, so the hash of "the same sequence with
+ *    position p replaced" costs O(1)); a table maps sequence hashes to
+ *    template ids.  This is the fast path taken by nearly every line once
+ *    the templates are known: no allocation, one hash probe.
+ *
+ * 3. Bidirectional sibling groups (Brain, online).  Brain marks a position
+ *    as variable when, among lines that agree on the rest of their pattern,
+ *    that position takes many distinct words.  Online we keep, for every
+ *    sequence seen and every position p, a "sibling group" keyed by the hash
+ *    of the sequence with p replaced by "<*>" (so all lines equal except at
+ *    p meet in it, whatever comes before or after p: both directions at
+ *    once).  A group records up to `threshold` distinct words and the
+ *    templates that hold them; when it reaches `threshold` distinct words,
+ *    p is a variable for the group: its templates get "<*>" at p, and
+ *    templates whose text becomes identical merge (the later id is
+ *    redirected to the first, and its text equals it, so rows group by text
+ *    and by content hash alike).  A new line first takes every promoted
+ *    position of its groups as "<*>", then is registered.  A group only
+ *    forms when at least one other position holds a constant word, so
+ *    one-word messages never collapse into "<*>".
+ *
+ * Memory is bounded by `max_entries` (exact-table and group entries); when
+ * full, new sequences still parse (slow path, nothing more is learned).
+ * Templates are identified by the hash of their text (content hash), which
+ * does not depend on arrival order, so shards that learned the same
+ * templates name them the same way.
+ *
+ * Unlike Brain the decision is made online: a word seen fewer than
+ * `threshold` times in a position stays constant until enough siblings
+ * arrive, and lines already assigned follow because their template's text
+ * changes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashtab.h"
+#include "parser_impl.h"
+#include "strbuf.h"
+
+#define FUSE_NO_ID UINT32_MAX
+
+typedef struct fuse_group {
+    uint64_t values[8];  /* distinct word hashes seen at the free position */
+    uint32_t members[8]; /* template holding each value */
+    uint32_t nvalues;
+    uint32_t position;
+    int promoted;
+} fuse_group;
+
+/* 64-bit key -> 32-bit value, open addressing. */
+typedef struct fuse_map {
+    uint64_t *keys; /* key | 1 never 0; we store key and a used flag array */
+    uint32_t *values;
+    uint8_t *used;
+    size_t nslots;
+    size_t count;
+} fuse_map;
+
+typedef struct fuse_state {
+    long threshold;
+    long max_entries;
+
+    fuse_map exact;  /* sequence hash -> template id */
+    fuse_map groups; /* sibling key -> index into group_list */
+    fuse_group *group_list;
+    size_t ngroups, groups_cap;
+    uint32_t *redirect; /* template id -> earlier id with the same text (itself when none) */
+    size_t redirect_cap;
+    fuse_map by_text;  /* content hash -> template id */
+
+    /* per-line scratch, reused */
+    logtk_strbuf norm;
+    size_t *tok_off, *tok_len;
+    uint64_t *tok_hash;
+    uint8_t *tok_wild;
+    logtk_slice *tok;
+    size_t tok_cap;
+    size_t *wf_prefix;  /* per token: bytes kept by its variable form */
+    uint64_t *wf_hash;  /* per token: hash of its variable form */
+    logtk_strbuf wform; /* variable forms, for template tokens */
+    logtk_slice *edit;  /* template tokens being generalized */
+    size_t edit_cap;
+} fuse_state;
+
+/* ------------------------------------------------------------------ hashing */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Hash of the concatenation a + b (FNV-1a, then mixed). */
+static uint64_t hash_two(const char *a, size_t na, const char *b, size_t nb)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < na; i++)
+        h = (h ^ (unsigned char)a[i]) * 0x100000001b3ULL;
+    for (size_t i = 0; i < nb; i++)
+        h = (h ^ (unsigned char)b[i]) * 0x100000001b3ULL;
+    return mix64(h ^ (na + nb));
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    return hash_two(s, n, NULL, 0);
+}
+
+static uint64_t wildcard_hash(void)
+{
+    return hash_bytes(LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+}
+
+/* Contribution of token hash h at position pos to the sequence hash. */
+static uint64_t salted(uint64_t h, size_t pos)
+{
+    return mix64(h + 0x9e3779b97f4a7c15ULL * (pos + 1));
+}
+
+/* ---------------------------------------------------------------------- map */
+
+static int map_init(fuse_map *m, size_t expected)
+{
+    size_t n = 64;
+    while (n < expected * 2)
+        n <<= 1;
+    m->keys = malloc(n * sizeof *m->keys);
+    m->values = malloc(n * sizeof *m->values);
+    m->used = calloc(n, 1);
+    m->nslots = n;
+    m->count = 0;
+    return m->keys && m->values && m->used ? 0 : -1;
+}
+
+static void map_free(fuse_map *m)
+{
+    free(m->keys);
+    free(m->values);
+    free(m->used);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t map_slot(const fuse_map *m, uint64_t key)
+{
+    size_t mask = m->nslots - 1;
+    size_t i = (size_t)mix64(key) & mask;
+    while (m->used[i] && m->keys[i] != key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static uint32_t map_get(const fuse_map *m, uint64_t key)
+{
+    size_t s = map_slot(m, key);
+    return m->used[s] ? m->values[s] : FUSE_NO_ID;
+}
+
+static int map_put(fuse_map *m, uint64_t key, uint32_t value)
+{
+    if ((m->count + 1) * 2 > m->nslots) {
+        fuse_map bigger;
+        if (map_init(&bigger, m->nslots) != 0) {
+            map_free(&bigger);
+            return -1;
+        }
+        for (size_t i = 0; i < m->nslots; i++)
+            if (m->used[i]) {
+                size_t s = map_slot(&bigger, m->keys[i]);
+                bigger.used[s] = 1;
+                bigger.keys[s] = m->keys[i];
+                bigger.values[s] = m->values[i];
+                bigger.count++;
+            }
+        map_free(m);
+        *m = bigger;
+    }
+    size_t s = map_slot(m, key);
+    if (!m->used[s]) {
+        m->used[s] = 1;
+        m->keys[s] = key;
+        m->count++;
+    }
+    m->values[s] = value;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- masking */
+
+/* Field separators inside a token (see the file comment for why these). */
+static const unsigned char atom_break[256] = {
+    [':'] = 1, ['='] = 1, [','] = 1, [';'] = 1, ['('] = 1, [')'] = 1, ['['] = 1, [']'] = 1,
+    ['{'] = 1, ['}'] = 1, ['"'] = 1, ['\''] = 1, ['|'] = 1, ['@'] = 1, ['#'] = 1, ['/'] = 1,
+    ['<'] = 1, ['>'] = 1,
+};
+
+static int is_wild_at(const char *s, size_t i, size_t n)
+{
+    return i + 3 <= n && s[i] == '<' && s[i + 1] == '*' && s[i + 2] == '>';
+}
+
+/* Absolute path with at least two slashes, ignoring trailing punctuation. */
+static int is_path(const char *s, size_t n)
+{
+    if (n < 3 || s[0] != '/')
+        return 0;
+    size_t slashes = 0;
+    for (size_t i = 0; i < n; i++)
+        slashes += s[i] == '/';
+    return slashes >= 2;
+}
+
+/*
+ * English month and weekday names as whole tokens: parts of timestamps, which
+ * are variables in every ground truth, yet carry no digit.
+ */
+static int is_calendar_word(const char *s, size_t n)
+{
+    static const char names[] = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec "
+                                "Mon Tue Wed Thu Fri Sat Sun ";
+    if (n != 3)
+        return 0;
+    for (const char *q = names; *q; q += 4)
+        if (memcmp(q, s, 3) == 0)
+            return 1;
+    return 0;
+}
+
+/* Appends the masked form of one token to b. */
+static int mask_token(logtk_strbuf *b, const char *s, size_t n)
+{
+    if (is_path(s, n) || is_calendar_word(s, n)) {
+        size_t end = n;
+        while (end > 1 && (s[end - 1] == ',' || s[end - 1] == '.' || s[end - 1] == ':'))
+            end--;
+        if (logtk_strbuf_append(b, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0)
+            return -1;
+        return logtk_strbuf_append(b, s + end, n - end);
+    }
+    size_t i = 0;
+    int last_wild = 0; /* the output ends with a "<*>" (merge adjacent ones) */
+    while (i < n) {
+        if (atom_break[(unsigned char)s[i]] && !is_wild_at(s, i, n)) {
+            if (logtk_strbuf_putc(b, s[i]) != 0)
+                return -1;
+            last_wild = 0;
+            /* "()" and "[]" are a field printed empty: still a variable's place */
+            if (i + 1 < n && ((s[i] == '(' && s[i + 1] == ')') || (s[i] == '[' && s[i + 1] == ']'))) {
+                if (logtk_strbuf_append(b, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0)
+                    return -1;
+                last_wild = 1;
+            }
+            i++;
+            continue;
+        }
+        size_t start = i;
+        int variable = 0;
+        while (i < n) {
+            if (is_wild_at(s, i, n)) {
+                variable = 1;
+                i += 3;
+                continue;
+            }
+            if (atom_break[(unsigned char)s[i]])
+                break;
+            variable |= s[i] >= '0' && s[i] <= '9';
+            i++;
+        }
+        size_t end = i;
+        if (variable)
+            while (end > start + 1 && s[end - 1] == '.')
+                end--;
+        if (variable) {
+            if (!last_wild && logtk_strbuf_append(b, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0)
+                return -1;
+            last_wild = 1;
+            if (end < i) {
+                if (logtk_strbuf_append(b, s + end, i - end) != 0)
+                    return -1;
+                last_wild = 0;
+            }
+        } else {
+            if (logtk_strbuf_append(b, s + start, i - start) != 0)
+                return -1;
+            last_wild = 0;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The variable form of a token: "key=<*>" for "key=value" (the key is part of
+ * the template in every ground truth, only the value varies), else "<*>".
+ * Returns the length of the kept prefix ("key=").
+ */
+static size_t wildform_prefix(const char *s, size_t n)
+{
+    const char *eq = memchr(s, '=', n);
+    if (!eq || eq == s || is_wild_at(s, 0, n))
+        return 0;
+    return (size_t)(eq - s) + 1;
+}
+
+/* ------------------------------------------------------------ life cycle */
+
+static int fuse_init(logtk_parser *p, void *state)
+{
+    fuse_state *st = state;
+    st->threshold = 4; /* measured best of 2..8 as one global value on Loghub-2k */
+    st->max_entries = 4L << 20;
+    if (map_init(&st->exact, 1024) != 0 || map_init(&st->groups, 4096) != 0 ||
+        map_init(&st->by_text, 1024) != 0)
+        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    return LOGTK_OK;
+}
+
+static void fuse_destroy(void *state)
+{
+    fuse_state *st = state;
+    map_free(&st->exact);
+    map_free(&st->groups);
+    map_free(&st->by_text);
+    free(st->group_list);
+    free(st->redirect);
+    logtk_strbuf_free(&st->norm);
+    free(st->tok_off);
+    free(st->tok_len);
+    free(st->tok_hash);
+    free(st->tok_wild);
+    free(st->tok);
+    free(st->wf_prefix);
+    free(st->wf_hash);
+    logtk_strbuf_free(&st->wform);
+    free(st->edit);
+}
+
+static int fuse_set_param(logtk_parser *p, void *state, const char *name, const char *value)
+{
+    fuse_state *st = state;
+    if (strcmp(name, "threshold") == 0)
+        return logtk_param_int(p, name, value, 2, 8, &st->threshold);
+    if (strcmp(name, "max_entries") == 0)
+        return logtk_param_int(p, name, value, 1024, 1L << 30, &st->max_entries);
+    return LOGTK_ERR_NOT_FOUND;
+}
+
+/* ------------------------------------------------------------- templates */
+
+static uint32_t resolve(const fuse_state *st, uint32_t id)
+{
+    while (id < st->redirect_cap && st->redirect[id] != 0 && st->redirect[id] != id)
+        id = st->redirect[id];
+    return id;
+}
+
+static int ensure_redirect(fuse_state *st, uint32_t id)
+{
+    if (id < st->redirect_cap)
+        return 0;
+    size_t cap = st->redirect_cap ? st->redirect_cap : 256;
+    while (cap <= id)
+        cap *= 2;
+    uint32_t *r = realloc(st->redirect, cap * sizeof *r);
+    if (!r)
+        return -1;
+    memset(r + st->redirect_cap, 0, (cap - st->redirect_cap) * sizeof *r);
+    st->redirect = r;
+    st->redirect_cap = cap;
+    return 0;
+}
+
+/* Content hash of a template's tokens. */
+static uint64_t template_hash(const logtk_slice *t, size_t n)
+{
+    uint64_t h = mix64(n + 1);
+    for (size_t i = 0; i < n; i++)
+        h += salted(hash_bytes(t[i].ptr, t[i].len), i);
+    return h;
+}
+
+/* Template id p now has "<*>" at pos; merge it into an earlier template with the same text. */
+static int generalize(logtk_parser *p, fuse_state *st, uint32_t id, size_t pos)
+{
+    id = resolve(st, id);
+    size_t n;
+    const logtk_slice *t = logtk_tmpl_tokens(p, id, &n);
+    if (!t || pos >= n || logtk_is_wildcard(t[pos].ptr, t[pos].len))
+        return LOGTK_OK;
+    int rc;
+    size_t keep = wildform_prefix(t[pos].ptr, t[pos].len);
+    if (keep == 0) {
+        rc = logtk_tmpl_set_wildcard(p, id, pos);
+    } else {
+        if (n > st->edit_cap) {
+            logtk_slice *e = realloc(st->edit, n * sizeof *e);
+            if (!e)
+                return LOGTK_ERR_NOMEM;
+            st->edit = e;
+            st->edit_cap = n;
+        }
+        logtk_strbuf_clear(&st->wform);
+        if (logtk_strbuf_append(&st->wform, t[pos].ptr, keep) != 0 ||
+            logtk_strbuf_append(&st->wform, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0)
+            return LOGTK_ERR_NOMEM;
+        memcpy(st->edit, t, n * sizeof *t);
+        st->edit[pos].ptr = st->wform.data;
+        st->edit[pos].len = st->wform.len;
+        rc = logtk_tmpl_set(p, id, st->edit, n);
+    }
+    if (rc != LOGTK_OK)
+        return rc;
+    t = logtk_tmpl_tokens(p, id, &n);
+    uint64_t h = template_hash(t, n);
+    uint32_t other = map_get(&st->by_text, h);
+    if (other != FUSE_NO_ID && resolve(st, other) != id) {
+        st->redirect[id] = resolve(st, other);
+    } else if (map_put(&st->by_text, h, id) != 0) {
+        return LOGTK_ERR_NOMEM;
+    }
+    return LOGTK_OK;
+}
+
+/* ------------------------------------------------------------------- feed */
+
+static int grow_scratch(fuse_state *st, size_t n)
+{
+    if (n <= st->tok_cap)
+        return 0;
+    size_t cap = st->tok_cap ? st->tok_cap : 64;
+    while (cap < n)
+        cap *= 2;
+    size_t *o = realloc(st->tok_off, cap * sizeof *o);
+    if (o)
+        st->tok_off = o;
+    size_t *l = realloc(st->tok_len, cap * sizeof *l);
+    if (l)
+        st->tok_len = l;
+    uint64_t *h = realloc(st->tok_hash, cap * sizeof *h);
+    if (h)
+        st->tok_hash = h;
+    uint8_t *w = realloc(st->tok_wild, cap);
+    if (w)
+        st->tok_wild = w;
+    logtk_slice *t = realloc(st->tok, cap * sizeof *t);
+    if (t)
+        st->tok = t;
+    size_t *wp = realloc(st->wf_prefix, cap * sizeof *wp);
+    if (wp)
+        st->wf_prefix = wp;
+    uint64_t *wh = realloc(st->wf_hash, cap * sizeof *wh);
+    if (wh)
+        st->wf_hash = wh;
+    if (!o || !l || !h || !w || !t || !wp || !wh)
+        return -1;
+    st->tok_cap = cap;
+    return 0;
+}
+
+/* Key of the sibling group "sequence with position pos free". */
+static uint64_t sibling_key(uint64_t seq, size_t n, const uint64_t *tok_hash,
+                            const uint64_t *wf_hash, size_t pos)
+{
+    return seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) + mix64(n) +
+           0x51ULL * (pos + 1);
+}
+
+static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+                     uint32_t *template_id)
+{
+    fuse_state *st = state;
+    size_t n = line->ntokens;
+    const uint64_t wild_h = wildcard_hash();
+    if (grow_scratch(st, n + 1) != 0)
+        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+
+    /* 1. mask, hash */
+    logtk_strbuf_clear(&st->norm);
+    uint64_t seq = mix64(n + 1);
+    size_t constants = 0;
+    for (size_t i = 0; i < n; i++) {
+        st->tok_off[i] = st->norm.len;
+        if (mask_token(&st->norm, line->tokens[i].ptr, line->tokens[i].len) != 0)
+            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        st->tok_len[i] = st->norm.len - st->tok_off[i];
+        const char *t = st->norm.data + st->tok_off[i];
+        st->tok_wild[i] = logtk_is_wildcard(t, st->tok_len[i]);
+        st->tok_hash[i] = st->tok_wild[i] ? wild_h : hash_bytes(t, st->tok_len[i]);
+        st->wf_prefix[i] = wildform_prefix(t, st->tok_len[i]);
+        st->wf_hash[i] = st->wf_prefix[i] ? hash_two(t, st->wf_prefix[i], LOGTK_WILDCARD,
+                                                     LOGTK_WILDCARD_LEN)
+                                          : wild_h;
+        constants += !st->tok_wild[i];
+        seq += salted(st->tok_hash[i], i);
+    }
+    const uint64_t seq_seen = seq;
+
+    /* 2. fast path */
+    uint32_t id = map_get(&st->exact, seq);
+    if (id != FUSE_NO_ID) {
+        *template_id = resolve(st, id);
+        return LOGTK_OK;
+    }
+
+    /* 3. take promoted positions as variables, then register the line's siblings */
+    int changed = 1;
+    for (int round = 0; changed && round < 64; round++) {
+        changed = 0;
+        for (size_t i = 0; i < n && constants >= 2; i++) {
+            if (st->tok_wild[i])
+                continue;
+            uint32_t g = map_get(&st->groups, sibling_key(seq, n, st->tok_hash, st->wf_hash, i));
+            if (g != FUSE_NO_ID && st->group_list[g].promoted) {
+                seq += salted(st->wf_hash[i], i) - salted(st->tok_hash[i], i);
+                st->tok_hash[i] = st->wf_hash[i];
+                st->tok_wild[i] = 1;
+                constants--;
+                changed = 1;
+            }
+        }
+    }
+    id = map_get(&st->exact, seq);
+    if (id == FUSE_NO_ID) {
+        /* room for every "key=<*>" first, so the buffer does not move under the slices */
+        size_t room = 0;
+        for (size_t i = 0; i < n; i++)
+            if (st->tok_wild[i] && st->wf_prefix[i])
+                room += st->wf_prefix[i] + LOGTK_WILDCARD_LEN;
+        logtk_strbuf_clear(&st->wform);
+        if (logtk_strbuf_reserve(&st->wform, room) != 0)
+            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+            if (st->tok_wild[i] && st->wf_prefix[i]) {
+                /* "key=<*>": the key, then the wildcard */
+                st->tok[i].ptr = st->wform.data + st->wform.len;
+                st->tok[i].len = st->wf_prefix[i] + LOGTK_WILDCARD_LEN;
+                logtk_strbuf_append(&st->wform, st->norm.data + st->tok_off[i], st->wf_prefix[i]);
+                logtk_strbuf_append(&st->wform, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+            } else if (st->tok_wild[i]) {
+                st->tok[i].ptr = LOGTK_WILDCARD;
+                st->tok[i].len = LOGTK_WILDCARD_LEN;
+            } else {
+                st->tok[i].ptr = st->norm.data + st->tok_off[i];
+                st->tok[i].len = st->tok_len[i];
+            }
+        }
+        uint64_t th = template_hash(st->tok, n);
+        id = map_get(&st->by_text, th);
+        if (id == FUSE_NO_ID) {
+            id = logtk_tmpl_create(p, st->tok, n);
+            if (id == 0)
+                return LOGTK_ERR_NOMEM;
+            if (ensure_redirect(st, id) != 0 || map_put(&st->by_text, th, id) != 0)
+                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        }
+        if ((long)st->exact.count < st->max_entries && map_put(&st->exact, seq, id) != 0)
+            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    id = resolve(st, id);
+    if (seq != seq_seen && (long)st->exact.count < st->max_entries &&
+        map_put(&st->exact, seq_seen, id) != 0)
+        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+
+    /* register this line's word at each constant position in its sibling group */
+    for (size_t i = 0; i < n && constants >= 2; i++) {
+        if (st->tok_wild[i])
+            continue;
+        uint64_t key = sibling_key(seq, n, st->tok_hash, st->wf_hash, i);
+        uint32_t g = map_get(&st->groups, key);
+        if (g == FUSE_NO_ID) {
+            if ((long)st->ngroups >= st->max_entries)
+                continue;
+            if (st->ngroups == st->groups_cap) {
+                size_t cap = st->groups_cap ? st->groups_cap * 2 : 1024;
+                fuse_group *q = realloc(st->group_list, cap * sizeof *q);
+                if (!q)
+                    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                st->group_list = q;
+                st->groups_cap = cap;
+            }
+            g = (uint32_t)st->ngroups++;
+            memset(&st->group_list[g], 0, sizeof st->group_list[g]);
+            st->group_list[g].position = (uint32_t)i;
+            if (map_put(&st->groups, key, g) != 0)
+                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        }
+        fuse_group *grp = &st->group_list[g];
+        if (grp->promoted)
+            continue;
+        uint32_t v;
+        for (v = 0; v < grp->nvalues; v++)
+            if (grp->values[v] == st->tok_hash[i])
+                break;
+        if (v < grp->nvalues)
+            continue;
+        grp->values[grp->nvalues] = st->tok_hash[i];
+        grp->members[grp->nvalues] = id;
+        grp->nvalues++;
+        if ((long)grp->nvalues >= st->threshold) {
+            grp->promoted = 1;
+            for (v = 0; v < grp->nvalues; v++) {
+                int rc = generalize(p, st, grp->members[v], i);
+                if (rc != LOGTK_OK)
+                    return rc == LOGTK_ERR_NOMEM
+                               ? logtk_parser_error(p, rc, "out of memory")
+                               : rc;
+            }
+            id = resolve(st, id);
+        }
+    }
+    *template_id = resolve(st, id);
+    return LOGTK_OK;
+}
+
+const logtk_parser_algo logtk_algo_fuse = {
+    .name = "fuse",
+    .summary = "logtk's own online parser: digit/punctuation-aware masks, exact lookup, "
+               "Brain-style sibling groups (default)",
+    .online = 1,
+    .state_size = sizeof(fuse_state),
+    .init = fuse_init,
+    .destroy = fuse_destroy,
+    .set_param = fuse_set_param,
+    .feed = fuse_feed,
+    .finish = NULL,
+    .save = NULL,
+    .load = NULL,
+};

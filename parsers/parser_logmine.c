@@ -1,0 +1,469 @@
+/*
+ * parser_logmine.c - LogMine (Hamooni et al., CIKM 2016), following
+ * logparser's LogMine.py.
+ *
+ * LogMine clusters in levels.  Level 0 is a one-pass "friends of friends"
+ * clustering of the messages: a message joins every cluster whose first
+ * message is within max_dist of it, where the distance is
+ * 1 - sum over aligned positions of k/max(len) for equal tokens; a message
+ * that joins none opens a cluster.  Each higher level multiplies max_dist by
+ * alpha and clusters the previous level's patterns the same way (equal
+ * "<*>" positions count k2, equal words k1), then merges the patterns of
+ * each cluster pairwise, left to right: the two token sequences are aligned
+ * with Smith-Waterman (match 10, mismatch 1, gap 0) and every aligned pair
+ * that differs becomes "<*>".  The last level's patterns are the templates.
+ *
+ * Kept from the reference on purpose (they decide the grouping):
+ *  - the distance is accumulated by repeated subtraction in double
+ *    precision, and a distance of exactly 0 does not count as a match
+ *    (Python's `if dis and dis < max_dist`), so whether two identical
+ *    messages meet depends on rounding, as there;
+ *  - a message (or pattern) joins every cluster within reach, not only the
+ *    first; for the output the last cluster holding a message wins;
+ *  - the alignment starts from the last cell with the highest score and
+ *    stops at the table's edge, so a leading run of one sequence that the
+ *    other lacks is dropped from the merged pattern;
+ *  - preprocessing regexes delete their matches (this file removes the
+ *    "<*>" the masks wrote).
+ * Difference: pairs of patterns whose alignment table would exceed 2^24
+ * cells are merged position by position instead (a guard against
+ * quadratic memory on huge lines).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashtab.h"
+#include "parser_impl.h"
+
+#define LOGMINE_MAX_ALIGN_CELLS ((size_t)1 << 24)
+
+typedef struct logmine_state {
+    double max_dist, k, k1, k2, alpha;
+    long levels;
+    uint32_t wildcard;
+    uint32_t *tokens;
+    size_t ntokens, tokens_cap;
+    size_t *off;
+    size_t nlines, off_cap;
+} logmine_state;
+
+/* A sequence of token ids owned by a cluster. */
+typedef struct logmine_seq {
+    uint32_t *tok;
+    size_t n;
+} logmine_seq;
+
+typedef struct logmine_cluster {
+    logmine_seq pattern;  /* patterns[0] */
+    logmine_seq *patterns; /* patterns to merge at this level (views, not owned) */
+    size_t npatterns, patterns_cap;
+    uint32_t *logs;       /* line numbers, duplicates allowed */
+    size_t nlogs, logs_cap;
+} logmine_cluster;
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*arr, n * elem);
+    if (q == NULL)
+        return -1;
+    *arr = q;
+    *cap = n;
+    return 0;
+}
+
+static int logmine_nomem(logtk_parser *p)
+{
+    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "logmine: out of memory");
+}
+
+static int logmine_init(logtk_parser *p, void *state)
+{
+    logmine_state *s = state;
+    s->max_dist = 0.001;
+    s->k = s->k1 = s->k2 = 1;
+    s->alpha = 100;
+    s->levels = 2;
+    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    return s->wildcard == UINT32_MAX ? logmine_nomem(p) : LOGTK_OK;
+}
+
+static void logmine_destroy(void *state)
+{
+    logmine_state *s = state;
+    free(s->tokens);
+    free(s->off);
+}
+
+static int logmine_set_param(logtk_parser *p, void *state, const char *name, const char *value)
+{
+    logmine_state *s = state;
+    if (strcmp(name, "max_dist") == 0)
+        return logtk_param_double(p, name, value, 0.0, 1e9, &s->max_dist);
+    if (strcmp(name, "k") == 0)
+        return logtk_param_double(p, name, value, 0.0, 1e9, &s->k);
+    if (strcmp(name, "k1") == 0)
+        return logtk_param_double(p, name, value, 0.0, 1e9, &s->k1);
+    if (strcmp(name, "k2") == 0)
+        return logtk_param_double(p, name, value, 0.0, 1e9, &s->k2);
+    if (strcmp(name, "alpha") == 0)
+        return logtk_param_double(p, name, value, 0.0, 1e9, &s->alpha);
+    if (strcmp(name, "levels") == 0)
+        return logtk_param_int(p, name, value, 1, 16, &s->levels);
+    return LOGTK_ERR_NOT_FOUND;
+}
+
+static int logmine_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+                        uint32_t *template_id)
+{
+    logmine_state *s = state;
+    *template_id = 0;
+    if (grow((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off))
+        return logmine_nomem(p);
+    if (s->nlines == 0)
+        s->off[0] = 0;
+    char buf[256];
+    for (size_t t = 0; t < line->ntokens; t++) {
+        const char *ptr = line->tokens[t].ptr;
+        size_t len = line->tokens[t].len, n = 0;
+        char *tmp = len <= sizeof buf ? buf : malloc(len);
+        if (tmp == NULL)
+            return logmine_nomem(p);
+        for (size_t i = 0; i < len;) {
+            if (i + 3 <= len && ptr[i] == '<' && ptr[i + 1] == '*' && ptr[i + 2] == '>') {
+                i += 3;
+                continue;
+            }
+            tmp[n++] = ptr[i++];
+        }
+        uint32_t id = n ? logtk_parser_intern_token(p, tmp, n) : 0;
+        if (tmp != buf)
+            free(tmp);
+        if (n == 0)
+            continue;
+        if (id == UINT32_MAX ||
+            grow((void **)&s->tokens, &s->tokens_cap, s->ntokens + 1, sizeof *s->tokens))
+            return logmine_nomem(p);
+        s->tokens[s->ntokens++] = id;
+    }
+    s->off[++s->nlines] = s->ntokens;
+    return LOGTK_OK;
+}
+
+/* The reference's msgDist (level 0) and patternDist (higher levels). */
+static double distance(const logmine_state *s, const logmine_seq *a, const logmine_seq *b,
+                       int level)
+{
+    size_t maxlen = a->n > b->n ? a->n : b->n, minlen = a->n < b->n ? a->n : b->n;
+    double dis = 1;
+    for (size_t i = 0; i < minlen; i++) {
+        if (a->tok[i] != b->tok[i])
+            continue;
+        double w = level == 0 ? s->k : a->tok[i] == s->wildcard ? s->k2 : s->k1;
+        dis -= w / (double)maxlen;
+    }
+    return dis;
+}
+
+/*
+ * Merges b into a (result in *out, malloc'd): Smith-Waterman alignment as in
+ * the reference's alignment.water(), then "<*>" where the pair differs.
+ */
+static int pair_merge(const logmine_state *s, const logmine_seq *a, const logmine_seq *b,
+                      logmine_seq *out, uint32_t **score_buf, uint8_t **ptr_buf, size_t *cap)
+{
+    size_t m = a->n, n = b->n;
+    uint32_t *res = malloc((m + n + 1) * sizeof *res);
+    if (res == NULL)
+        return -1;
+    size_t len = 0;
+    if (m == 0 || n == 0 || (m + 1) > LOGMINE_MAX_ALIGN_CELLS / (n + 1)) {
+        if (m && n) {
+            size_t k = m < n ? m : n;
+            for (size_t i = 0; i < k; i++)
+                res[len++] = a->tok[i] == b->tok[i] ? a->tok[i] : s->wildcard;
+        }
+        out->tok = res;
+        out->n = len;
+        return 0;
+    }
+    size_t w = n + 1, cells = (m + 1) * w;
+    if (cells > *cap) {
+        uint32_t *sc = realloc(*score_buf, cells * sizeof *sc);
+        if (sc == NULL) {
+            free(res);
+            return -1;
+        }
+        *score_buf = sc;
+        uint8_t *pt = realloc(*ptr_buf, cells);
+        if (pt == NULL) {
+            free(res);
+            return -1;
+        }
+        *ptr_buf = pt;
+        *cap = cells;
+    }
+    uint32_t *score = *score_buf;
+    uint8_t *pointer = *ptr_buf;
+    memset(score, 0, w * sizeof *score);
+    memset(pointer, 0, w);
+    size_t max_i = 0, max_j = 0;
+    uint32_t max_score = 0;
+    for (size_t i = 1; i <= m; i++) {
+        score[i * w] = 0;
+        pointer[i * w] = 0;
+        for (size_t j = 1; j <= n; j++) {
+            uint32_t diag = score[(i - 1) * w + j - 1] + (a->tok[i - 1] == b->tok[j - 1] ? 10 : 1);
+            uint32_t up = score[i * w + j - 1];
+            uint32_t left = score[(i - 1) * w + j];
+            uint32_t v = diag;
+            if (up > v)
+                v = up;
+            if (left > v)
+                v = left;
+            uint8_t ptr = 0;
+            if (v == left)
+                ptr = 1;
+            if (v == up)
+                ptr = 2;
+            if (v == diag)
+                ptr = 3;
+            score[i * w + j] = v;
+            pointer[i * w + j] = ptr;
+            if (v >= max_score) {
+                max_i = i;
+                max_j = j;
+                max_score = v;
+            }
+        }
+    }
+    /* trace back (the result comes out reversed) */
+    size_t i = max_i, j = max_j;
+    while (pointer[i * w + j] != 0) {
+        uint8_t ptr = pointer[i * w + j];
+        if (ptr == 3) {
+            res[len++] = a->tok[i - 1] == b->tok[j - 1] ? a->tok[i - 1] : s->wildcard;
+            i--;
+            j--;
+        } else {
+            res[len++] = s->wildcard; /* a token against a gap */
+            if (ptr == 2)
+                j--;
+            else
+                i--;
+        }
+    }
+    for (size_t x = 0; x < len / 2; x++) {
+        uint32_t t = res[x];
+        res[x] = res[len - 1 - x];
+        res[len - 1 - x] = t;
+    }
+    out->tok = res;
+    out->n = len;
+    return 0;
+}
+
+static void free_clusters(logmine_cluster *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(c[i].pattern.tok);
+        free(c[i].patterns);
+        free(c[i].logs);
+    }
+    free(c);
+}
+
+static int copy_seq(logmine_seq *dst, const uint32_t *tok, size_t n)
+{
+    dst->tok = malloc((n ? n : 1) * sizeof *tok);
+    if (dst->tok == NULL)
+        return -1;
+    if (n)
+        memcpy(dst->tok, tok, n * sizeof *tok);
+    dst->n = n;
+    return 0;
+}
+
+static int add_logs(logmine_cluster *c, const uint32_t *logs, size_t n)
+{
+    if (grow((void **)&c->logs, &c->logs_cap, c->nlogs + n, sizeof *c->logs))
+        return -1;
+    if (n)
+        memcpy(c->logs + c->nlogs, logs, n * sizeof *logs);
+    c->nlogs += n;
+    return 0;
+}
+
+static int add_pattern(logmine_cluster *c, logmine_seq view)
+{
+    if (grow((void **)&c->patterns, &c->patterns_cap, c->npatterns + 1, sizeof *c->patterns))
+        return -1;
+    c->patterns[c->npatterns++] = view;
+    return 0;
+}
+
+static int logmine_finish(logtk_parser *p, void *state)
+{
+    logmine_state *s = state;
+    logmine_cluster *cur = NULL, *next = NULL;
+    size_t ncur = 0, cur_cap = 0, nnext = 0, next_cap = 0;
+    uint32_t *score = NULL, *keys_of_line = NULL, *template_of = NULL;
+    uint8_t *pointer = NULL;
+    size_t align_cap = 0, template_of_cap = 0, slices_cap = 0;
+    logtk_slice *slices = NULL;
+    logtk_hashtab templates;
+    int have_table = logtk_hashtab_init(&templates, 256) == 0;
+    int rc = LOGTK_OK;
+    double max_dist = s->max_dist;
+    if (!have_table)
+        goto oom;
+
+    /* level 0: messages */
+    for (size_t line = 0; line < s->nlines; line++) {
+        logmine_seq msg = {s->tokens + s->off[line], s->off[line + 1] - s->off[line]};
+        int matched = 0;
+        uint32_t l32 = (uint32_t)line;
+        for (size_t c = 0; c < ncur; c++) {
+            double dis = distance(s, &msg, &cur[c].pattern, 0);
+            if (dis != 0 && dis < max_dist) {
+                if (add_logs(&cur[c], &l32, 1) != 0)
+                    goto oom;
+                matched = 1;
+            }
+        }
+        if (!matched) {
+            if (grow((void **)&cur, &cur_cap, ncur + 1, sizeof *cur))
+                goto oom;
+            memset(&cur[ncur], 0, sizeof cur[ncur]);
+            if (copy_seq(&cur[ncur].pattern, msg.tok, msg.n) != 0) {
+                ncur++;
+                goto oom;
+            }
+            ncur++;
+            if (add_logs(&cur[ncur - 1], &l32, 1) != 0)
+                goto oom;
+        }
+    }
+
+    /* higher levels: cluster the patterns, then merge each cluster's patterns */
+    for (long level = 1; level < s->levels; level++) {
+        max_dist *= s->alpha;
+        nnext = 0;
+        for (size_t o = 0; o < ncur; o++) {
+            int matched = 0;
+            for (size_t c = 0; c < nnext; c++) {
+                double dis = distance(s, &cur[o].pattern, &next[c].pattern, 1);
+                if (dis != 0 && dis < max_dist) {
+                    if (add_logs(&next[c], cur[o].logs, cur[o].nlogs) != 0 ||
+                        add_pattern(&next[c], cur[o].pattern) != 0)
+                        goto oom;
+                    matched = 1;
+                }
+            }
+            if (!matched) {
+                if (grow((void **)&next, &next_cap, nnext + 1, sizeof *next))
+                    goto oom;
+                logmine_cluster *c = &next[nnext++];
+                memset(c, 0, sizeof *c);
+                if (copy_seq(&c->pattern, cur[o].pattern.tok, cur[o].pattern.n) != 0 ||
+                    add_logs(c, cur[o].logs, cur[o].nlogs) != 0 ||
+                    add_pattern(c, cur[o].pattern) != 0)
+                    goto oom;
+            }
+        }
+        for (size_t c = 0; c < nnext; c++) {
+            logmine_cluster *cl = &next[c];
+            logmine_seq merged = {NULL, 0};
+            if (copy_seq(&merged, cl->patterns[0].tok, cl->patterns[0].n) != 0)
+                goto oom;
+            for (size_t k = 1; k < cl->npatterns; k++) {
+                logmine_seq out;
+                if (pair_merge(s, &merged, &cl->patterns[k], &out, &score, &pointer,
+                               &align_cap) != 0) {
+                    free(merged.tok);
+                    goto oom;
+                }
+                free(merged.tok);
+                merged = out;
+            }
+            free(cl->pattern.tok);
+            cl->pattern = merged;
+            cl->npatterns = 0;
+        }
+        /* patterns of `next` point into `cur` only until here */
+        free_clusters(cur, ncur);
+        cur = next;
+        ncur = nnext;
+        cur_cap = next_cap;
+        next = NULL;
+        nnext = next_cap = 0;
+    }
+
+    /* templates: the last level's patterns; the last cluster of a line wins */
+    keys_of_line = calloc(s->nlines ? s->nlines : 1, sizeof *keys_of_line);
+    if (keys_of_line == NULL)
+        goto oom;
+    for (size_t c = 0; c < ncur; c++) {
+        const logmine_seq *pat = &cur[c].pattern;
+        int inserted = 0;
+        static const uint32_t no_tokens[1] = {0};
+        int64_t t = logtk_hashtab_intern(&templates, pat->n ? pat->tok : no_tokens,
+                                         pat->n * sizeof *pat->tok,
+                                         &inserted);
+        if (t < 0 || grow((void **)&template_of, &template_of_cap, (size_t)t + 1,
+                          sizeof *template_of) ||
+            grow((void **)&slices, &slices_cap, pat->n + 1, sizeof *slices))
+            goto oom;
+        if (inserted) {
+            for (size_t i = 0; i < pat->n; i++)
+                slices[i].ptr = logtk_parser_token_text(p, pat->tok[i], &slices[i].len);
+            template_of[t] = logtk_tmpl_create(p, slices, pat->n);
+            if (template_of[t] == 0) {
+                rc = LOGTK_ERR_NOMEM;
+                goto done;
+            }
+        }
+        for (size_t i = 0; i < cur[c].nlogs; i++)
+            keys_of_line[cur[c].logs[i]] = template_of[t];
+    }
+    for (size_t line = 0; line < s->nlines; line++) {
+        rc = logtk_parser_assign(p, line, keys_of_line[line]);
+        if (rc != LOGTK_OK)
+            goto done;
+    }
+    goto done;
+oom:
+    rc = logmine_nomem(p);
+done:
+    (void)cur_cap;
+    free_clusters(cur, ncur);
+    free_clusters(next, nnext);
+    free(score);
+    free(pointer);
+    free(keys_of_line);
+    free(template_of);
+    free(slices);
+    if (have_table)
+        logtk_hashtab_free(&templates);
+    return rc;
+}
+
+const logtk_parser_algo logtk_algo_logmine = {
+    .name = "logmine",
+    .summary = "LogMine (CIKM'16): batch, multi-level distance clustering, aligned pattern merge",
+    .online = 0,
+    .state_size = sizeof(logmine_state),
+    .init = logmine_init,
+    .destroy = logmine_destroy,
+    .set_param = logmine_set_param,
+    .feed = logmine_feed,
+    .finish = logmine_finish,
+    .save = NULL,
+    .load = NULL,
+};
