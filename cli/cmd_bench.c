@@ -1,3 +1,741 @@
-/* cmd_bench.c - logtk bench (to be written). */
+/*
+ * cmd_bench.c - `logtk bench`: accuracy and speed of the parsers on Loghub.
+ *
+ * `bench parse` runs each selected parser over each selected Loghub-2k
+ * dataset with the dataset's preset (format, masks, parameters), compares
+ * every line's final template with the ground truth's EventTemplate column
+ * and prints one TSV row per (parser, dataset) plus a `mean` row per parser.
+ * With --input it times a parser on arbitrary (large) files instead, without
+ * ground truth, and reports the peak resident memory.
+ *
+ * What is timed: exactly the path `logtk parse` runs (the shared cli_feed
+ * loop: read, split by format, mask, parse) plus logtk_parser_finish(), from
+ * opening the file to the last template.  Creating and configuring the parser
+ * (compiling masks) and reading the ground truth are outside the clock, so a
+ * 2,000-line dataset measures parsing, not setup.  --repeat N parses the data
+ * N times, each with a fresh parser, and reports N*lines/seconds; the metrics
+ * come from the last run (every run is deterministic).
+ *
+ * Ground truth rows are matched to log lines in order; a different count is a
+ * data error for that dataset (the run goes on with the others and the exit
+ * status is 1).  Template strings are copied out of the parser before
+ * evaluation because slices the parser returns live only until its next call.
+ *
+ * `bench compress` and `bench detect` are dispatched to their own files.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 #include "cli.h"
-int cmd_bench(int argc, char **argv) { (void)argc; (void)argv; return cli_usage_error("bench", "not yet available"); }
+
+#define SUB "bench parse"
+
+enum gt_kind { GT_ORIGINAL, GT_CORRECTED, GT_LOGHUB2 };
+static const char *const gt_names[] = {"original", "corrected", "loghub2"};
+
+/* A growable byte pool; strings are kept as offsets because the pool moves. */
+typedef struct byte_pool {
+    char *data;
+    size_t len, cap;
+} byte_pool;
+
+/* A string in a byte_pool. */
+typedef struct pool_ref {
+    size_t off, len;
+} pool_ref;
+
+/* A growable array of pool_ref. */
+typedef struct ref_list {
+    pool_ref *items;
+    size_t len, cap;
+} ref_list;
+
+static int pool_add(byte_pool *p, const char *s, size_t n, pool_ref *ref)
+{
+    if (p->len + n + 1 > p->cap) {
+        size_t cap = p->cap ? p->cap : 4096;
+        while (p->len + n + 1 > cap)
+            cap *= 2;
+        char *data = realloc(p->data, cap);
+        if (!data)
+            return -1;
+        p->data = data;
+        p->cap = cap;
+    }
+    if (n)
+        memcpy(p->data + p->len, s, n);
+    p->data[p->len + n] = '\0';
+    ref->off = p->len;
+    ref->len = n;
+    p->len += n + 1;
+    return 0;
+}
+
+static int refs_push(ref_list *l, pool_ref ref)
+{
+    if (l->len == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 2048;
+        pool_ref *items = realloc(l->items, cap * sizeof *items);
+        if (!items)
+            return -1;
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->len++] = ref;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- options */
+
+typedef struct bench_options {
+    const char *loghub;
+    const char *loghub2;
+    const char *parser;      /* NULL: library default; "all": every algorithm */
+    enum gt_kind gt;
+    unsigned long repeat;
+    const char *datasets;    /* comma-separated, NULL: all */
+    const char *format;      /* --format (speed mode) */
+    const char **inputs;     /* --input FILE... (speed mode) */
+    size_t ninputs;
+    int quiet;
+} bench_options;
+
+static void bench_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: logtk bench parse [--loghub DIR] [--parser NAME|all]\n"
+            "                         [--gt original|corrected|loghub2] [--loghub2 DIR]\n"
+            "                         [--dataset A,B,...] [--repeat N] [--quiet]\n"
+            "       logtk bench parse --input FILE [--input FILE...] (--dataset NAME | --format FMT)\n"
+            "                         [--parser NAME] [--repeat N] [--quiet]\n"
+            "       logtk bench compress ...   (see logtk bench compress --help)\n"
+            "       logtk bench detect ...     (see logtk bench detect --help)\n"
+            "\n"
+            "Measures parsing accuracy and speed on the Loghub-2k datasets and prints TSV:\n"
+            "  dataset parser gt lines GA PA FGA FTA seconds lines_per_s\n"
+            "with a final 'mean' row per parser (metrics averaged over datasets, lines and\n"
+            "seconds summed).\n"
+            "\n"
+            "  --loghub DIR      Loghub-2k folder (default $LOGTK_LOGHUB)\n"
+            "  --gt KIND         ground truth: original (DIR/D/original/D_2k.log_structured.csv,\n"
+            "                    default), corrected (DIR/D/D_2k.log_structured_corrected.csv)\n"
+            "                    or loghub2 (Loghub-2.0's, 14 datasets, from --loghub2)\n"
+            "  --loghub2 DIR     Loghub-2.0 folder (default $LOGTK_LOGHUB2)\n"
+            "  --parser NAME     parser algorithm, or 'all' for every one (default: the default)\n"
+            "  --dataset LIST    only these datasets, comma-separated, case-insensitive\n"
+            "  --repeat N        parse each dataset N times with fresh state (default 1);\n"
+            "                    lines_per_s = N * lines / seconds\n"
+            "  --input FILE      speed only, no ground truth: parse FILE (repeatable) with the\n"
+            "                    --dataset preset or --format, and print lines, templates,\n"
+            "                    seconds, lines_per_s and peak_rss_kb\n"
+            "  --format FMT      log format for --input (instead of a preset)\n"
+            "  --quiet           no progress or warnings on stderr\n"
+            "  --help            this help\n"
+            "\n"
+            "Metrics (Loghub-2.0): GA, PA, FGA, FTA; see logtk-bench(1).\n"
+            "Exit status: 0 success, 1 bad data (missing file, count mismatch), 2 usage error.\n");
+}
+
+/* Parses a positive integer; returns 0 on success. */
+static int parse_count(const char *s, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || v == 0 || v > 1000000 || s[0] == '-')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Nonzero when dataset `name` is selected by the comma-separated list. */
+static int dataset_selected(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncasecmp(p, name, n) == 0)
+            return 1;
+        p += len + (comma ? 1 : 0);
+    }
+    return 0;
+}
+
+/* Checks that every name in the list is a preset; returns 0 or a usage error. */
+static int check_dataset_list(const char *list)
+{
+    char name[128];
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0 || len >= sizeof name)
+            return cli_usage_error(SUB, "bad --dataset list '%s'", list);
+        memcpy(name, p, len);
+        name[len] = '\0';
+        if (!logtk_dataset_find(name)) {
+            cli_error(SUB, "unknown dataset '%s'; the presets are:", name);
+            for (size_t i = 0; logtk_dataset_at(i); i++)
+                fprintf(stderr, "%s%s", i ? " " : "  ",
+                        logtk_dataset_name(logtk_dataset_at(i)));
+            fputc('\n', stderr);
+            return EXIT_USAGE;
+        }
+        p += len + (comma ? 1 : 0);
+    }
+    return 0;
+}
+
+/* Nonzero when `name` is an available parser algorithm. */
+static int parser_known(const char *name)
+{
+    for (size_t i = 0; logtk_parser_algorithm_name(i); i++)
+        if (strcmp(logtk_parser_algorithm_name(i), name) == 0)
+            return 1;
+    return 0;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* ------------------------------------------------------------ ground truth */
+
+/* The EventTemplate column of a structured CSV, one entry per record. */
+typedef struct ground_truth {
+    byte_pool pool;
+    ref_list rows;
+} ground_truth;
+
+static void ground_truth_free(ground_truth *g)
+{
+    free(g->pool.data);
+    free(g->rows.items);
+    memset(g, 0, sizeof *g);
+}
+
+/* Loads the EventTemplate column of `path`; prints the error and returns -1 on failure. */
+static int ground_truth_load(ground_truth *g, const char *path)
+{
+    logtk_csv *csv = NULL;
+    const logtk_slice *fields;
+    size_t nfields, column = SIZE_MAX;
+    int rc = logtk_csv_new(&csv);
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s", logtk_strerror(rc));
+        return -1;
+    }
+    rc = logtk_csv_open_path(csv, path);
+    if (rc == LOGTK_OK)
+        rc = logtk_csv_next(csv, &fields, &nfields);
+    if (rc == LOGTK_DONE) {
+        cli_error(SUB, "%s: empty file, expected a header row", path);
+        goto fail;
+    }
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s", logtk_csv_errmsg(csv));
+        goto fail;
+    }
+    for (size_t i = 0; i < nfields; i++)
+        if (fields[i].len == 13 && memcmp(fields[i].ptr, "EventTemplate", 13) == 0)
+            column = i;
+    if (column == SIZE_MAX) {
+        cli_error(SUB, "%s:1: no EventTemplate column in the header", path);
+        goto fail;
+    }
+    while ((rc = logtk_csv_next(csv, &fields, &nfields)) == LOGTK_OK) {
+        pool_ref ref;
+        if (column >= nfields) {
+            cli_error(SUB, "%s:%llu: record has %zu fields, EventTemplate is field %zu", path,
+                      (unsigned long long)logtk_csv_line(csv), nfields, column + 1);
+            goto fail;
+        }
+        if (pool_add(&g->pool, fields[column].ptr, fields[column].len, &ref) ||
+            refs_push(&g->rows, ref)) {
+            cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+            goto fail;
+        }
+    }
+    if (rc != LOGTK_DONE) {
+        cli_error(SUB, "%s", logtk_csv_errmsg(csv));
+        goto fail;
+    }
+    logtk_csv_free(csv);
+    return 0;
+fail:
+    logtk_csv_free(csv);
+    return -1;
+}
+
+/* ------------------------------------------------------------ one run */
+
+/* Result of parsing one input (possibly repeated). */
+typedef struct run_result {
+    uint64_t lines;     /* lines of one pass */
+    uint32_t templates; /* of the last pass */
+    double seconds;     /* all passes */
+} run_result;
+
+/*
+ * Parses `paths` `repeat` times, each with a fresh parser configured by the
+ * preset (or without one), and returns the last parser in *last (caller
+ * frees) when `last` is non-NULL.  Returns EXIT_OK or EXIT_DATA (message
+ * printed) or EXIT_USAGE (unknown parser).
+ */
+static int timed_parse(const char *algorithm, const logtk_dataset *preset, logtk_format *format,
+                       char *const *paths, size_t npaths, unsigned long repeat, int quiet,
+                       int streaming, const char *label, run_result *res, logtk_parser **last)
+{
+    memset(res, 0, sizeof *res);
+    if (last)
+        *last = NULL;
+    for (unsigned long r = 0; r < repeat; r++) {
+        logtk_parser *parser = NULL;
+        int rc = logtk_parser_new(&parser, algorithm);
+        if (rc == LOGTK_ERR_NOT_FOUND)
+            return cli_usage_error(SUB, "unknown parser '%s'", algorithm ? algorithm : "");
+        if (rc != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_strerror(rc));
+            return EXIT_DATA;
+        }
+        if (preset && (rc = logtk_dataset_configure(preset, parser)) != LOGTK_OK) {
+            cli_error(SUB, "%s preset: %s", logtk_dataset_name(preset),
+                      logtk_parser_errmsg(parser));
+            logtk_parser_free(parser);
+            return EXIT_DATA;
+        }
+        if (streaming) {
+            rc = logtk_parser_set_param(parser, "keep_assignments", "0");
+            (void)rc; /* a parser without the option keeps them; memory then grows */
+        }
+
+        cli_progress progress;
+        cli_progress_init(&progress, label, quiet);
+        cli_feed feed = {0};
+        feed.subcommand = SUB;
+        feed.format = format;
+        feed.parser = parser;
+        feed.progress = &progress;
+        feed.quiet = quiet;
+
+        double start = cli_now();
+        int ex = cli_feed_run(&feed, paths, npaths);
+        if (ex == EXIT_OK && (rc = logtk_parser_finish(parser)) != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_parser_errmsg(parser));
+            ex = EXIT_DATA;
+        }
+        res->seconds += cli_now() - start;
+        cli_progress_end(&progress);
+        if (ex != EXIT_OK) {
+            logtk_parser_free(parser);
+            return ex;
+        }
+        res->lines = feed.lines;
+        res->templates = logtk_parser_template_count(parser);
+        if (last && r + 1 == repeat)
+            *last = parser;
+        else
+            logtk_parser_free(parser);
+    }
+    return EXIT_OK;
+}
+
+/* ------------------------------------------------------------ accuracy mode */
+
+/* Running sums for the mean row. */
+typedef struct bench_totals {
+    size_t datasets;
+    uint64_t lines, passes_lines;
+    double seconds, ga, pa, fga, fta;
+} bench_totals;
+
+/* Paths of one dataset's log and ground truth for the chosen ground truth. */
+static void dataset_paths(const bench_options *o, const char *name, char *log, char *csv,
+                          size_t size)
+{
+    switch (o->gt) {
+    case GT_ORIGINAL:
+        snprintf(log, size, "%s/%s/original/%s_2k.log", o->loghub, name, name);
+        snprintf(csv, size, "%s/%s/original/%s_2k.log_structured.csv", o->loghub, name, name);
+        break;
+    case GT_CORRECTED:
+        snprintf(log, size, "%s/%s/%s_2k.log", o->loghub, name, name);
+        snprintf(csv, size, "%s/%s/%s_2k.log_structured_corrected.csv", o->loghub, name, name);
+        break;
+    case GT_LOGHUB2:
+        snprintf(log, size, "%s/2k_dataset/%s/%s_2k.log", o->loghub2, name, name);
+        snprintf(csv, size, "%s/2k_dataset/%s/%s_2k.log_structured_corrected.csv", o->loghub2,
+                 name, name);
+        break;
+    }
+}
+
+/* Evaluates the parser's assignments against the ground truth and prints the row. */
+static int evaluate_and_print(const char *dataset, const char *parser_name,
+                              const bench_options *o, logtk_parser *parser,
+                              const ground_truth *gt, const run_result *res,
+                              bench_totals *totals)
+{
+    size_t n = gt->rows.len;
+    int ex = EXIT_DATA;
+    byte_pool pool = {0};
+    pool_ref *templates = NULL;
+    logtk_slice *parsed = malloc(n * sizeof *parsed);
+    logtk_slice *truth = malloc(n * sizeof *truth);
+    uint32_t count = logtk_parser_template_count(parser);
+    templates = calloc((size_t)count + 1, sizeof *templates);
+    if (!parsed || !truth || !templates) {
+        cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+        goto done;
+    }
+    for (uint32_t id = 1; id <= count; id++) {
+        logtk_slice text;
+        uint64_t lines;
+        int rc = logtk_parser_template(parser, id, &text, &lines);
+        if (rc != LOGTK_OK) {
+            cli_error(SUB, "%s: template %u: %s", dataset, id, logtk_parser_errmsg(parser));
+            goto done;
+        }
+        if (pool_add(&pool, text.ptr, text.len, &templates[id])) {
+            cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = 0;
+        int rc = logtk_parser_assignment(parser, i, &id);
+        if (rc != LOGTK_OK || id == 0 || id > count) {
+            cli_error(SUB, "%s: line %zu: no template (%s)", dataset, i + 1,
+                      rc != LOGTK_OK ? logtk_parser_errmsg(parser) : "id out of range");
+            goto done;
+        }
+        parsed[i].ptr = pool.data + templates[id].off;
+        parsed[i].len = templates[id].len;
+        truth[i].ptr = gt->pool.data + gt->rows.items[i].off;
+        truth[i].len = gt->rows.items[i].len;
+    }
+    logtk_parse_metrics m;
+    int rc = logtk_evaluate(n, parsed, truth, &m);
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s: %s", dataset, logtk_strerror(rc));
+        goto done;
+    }
+    uint64_t passes_lines = res->lines * o->repeat;
+    printf("%s\t%s\t%s\t%llu\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.0f\n", dataset, parser_name,
+           gt_names[o->gt], (unsigned long long)res->lines, m.ga, m.pa, m.fga, m.fta,
+           res->seconds, res->seconds > 0 ? (double)passes_lines / res->seconds : 0.0);
+    fflush(stdout);
+    totals->datasets++;
+    totals->lines += res->lines;
+    totals->passes_lines += passes_lines;
+    totals->seconds += res->seconds;
+    totals->ga += m.ga;
+    totals->pa += m.pa;
+    totals->fga += m.fga;
+    totals->fta += m.fta;
+    ex = EXIT_OK;
+done:
+    free(parsed);
+    free(truth);
+    free(templates);
+    free(pool.data);
+    return ex;
+}
+
+/* Runs one parser over one dataset; returns EXIT_OK, EXIT_DATA, EXIT_USAGE or -1 (skipped). */
+static int bench_dataset(const bench_options *o, const char *algorithm,
+                         const logtk_dataset *preset, bench_totals *totals)
+{
+    const char *name = logtk_dataset_name(preset);
+    char log_path[4096], csv_path[4096], label[160];
+    dataset_paths(o, name, log_path, csv_path, sizeof log_path);
+    if (o->gt == GT_LOGHUB2 && !file_exists(log_path) && !file_exists(csv_path)) {
+        if (!o->quiet)
+            fprintf(stderr, "%s %s: note: %s has no Loghub-2.0 ground truth; skipped\n",
+                    cli_progname, SUB, name);
+        return -1;
+    }
+
+    ground_truth gt = {0};
+    logtk_format *format = NULL;
+    logtk_parser *parser = NULL;
+    int ex = EXIT_DATA;
+    if (ground_truth_load(&gt, csv_path) != 0)
+        goto done;
+    int rc = logtk_format_new(&format);
+    if (rc == LOGTK_OK)
+        rc = logtk_format_compile(format, logtk_dataset_format(preset));
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s format: %s", name,
+                  format ? logtk_format_errmsg(format) : logtk_strerror(rc));
+        goto done;
+    }
+
+    run_result res;
+    char *paths[1] = {log_path};
+    snprintf(label, sizeof label, "%s %s", name, algorithm ? algorithm : "");
+    ex = timed_parse(algorithm, preset, format, paths, 1, o->repeat, o->quiet, 0, label, &res,
+                     &parser);
+    if (ex != EXIT_OK)
+        goto done;
+    if (res.lines != gt.rows.len) {
+        cli_error(SUB, "%s: %s has %llu lines but %s has %zu records; cannot match them", name,
+                  log_path, (unsigned long long)res.lines, csv_path, gt.rows.len);
+        ex = EXIT_DATA;
+        goto done;
+    }
+    if (res.lines == 0) {
+        cli_error(SUB, "%s: %s is empty", name, log_path);
+        ex = EXIT_DATA;
+        goto done;
+    }
+    ex = evaluate_and_print(name, logtk_parser_algorithm(parser), o, parser, &gt, &res, totals);
+done:
+    logtk_parser_free(parser);
+    logtk_format_free(format);
+    ground_truth_free(&gt);
+    return ex;
+}
+
+static void print_mean(const char *parser_name, const bench_options *o, const bench_totals *t)
+{
+    if (t->datasets == 0)
+        return;
+    double k = (double)t->datasets;
+    printf("mean\t%s\t%s\t%llu\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.0f\n", parser_name,
+           gt_names[o->gt], (unsigned long long)t->lines, t->ga / k, t->pa / k, t->fga / k,
+           t->fta / k, t->seconds,
+           t->seconds > 0 ? (double)t->passes_lines / t->seconds : 0.0);
+    fflush(stdout);
+}
+
+static int bench_accuracy(const bench_options *o)
+{
+    const char *single[1] = {o->parser};
+    const char **algorithms = single;
+    size_t nalgorithms = 1;
+    const char *all[64];
+    if (o->parser && strcmp(o->parser, "all") == 0) {
+        nalgorithms = 0;
+        while (nalgorithms < 64 && logtk_parser_algorithm_name(nalgorithms)) {
+            all[nalgorithms] = logtk_parser_algorithm_name(nalgorithms);
+            nalgorithms++;
+        }
+        algorithms = all;
+    }
+
+    int status = EXIT_OK;
+    printf("dataset\tparser\tgt\tlines\tGA\tPA\tFGA\tFTA\tseconds\tlines_per_s\n");
+    fflush(stdout);
+    for (size_t a = 0; a < nalgorithms; a++) {
+        bench_totals totals = {0};
+        const char *parser_name = algorithms[a];
+        for (size_t i = 0; logtk_dataset_at(i); i++) {
+            const logtk_dataset *preset = logtk_dataset_at(i);
+            if (!dataset_selected(o->datasets, logtk_dataset_name(preset)))
+                continue;
+            int ex = bench_dataset(o, algorithms[a], preset, &totals);
+            if (ex == EXIT_USAGE)
+                return ex;
+            if (ex == EXIT_DATA)
+                status = EXIT_DATA;
+        }
+        if (!parser_name) {
+            /* The default algorithm: name it as the library does. */
+            logtk_parser *p = NULL;
+            if (logtk_parser_new(&p, NULL) == LOGTK_OK)
+                parser_name = logtk_parser_algorithm(p);
+            print_mean(parser_name ? parser_name : "default", o, &totals);
+            logtk_parser_free(p);
+        } else {
+            print_mean(parser_name, o, &totals);
+        }
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------ speed mode */
+
+static int bench_speed(const bench_options *o)
+{
+    const logtk_dataset *preset = NULL;
+    if (o->datasets) {
+        preset = logtk_dataset_find(o->datasets);
+        if (!preset)
+            return check_dataset_list(o->datasets) ? EXIT_USAGE
+                                                   : cli_usage_error(SUB, "--input takes one --dataset");
+    }
+    logtk_format *format = NULL;
+    int rc = logtk_format_new(&format);
+    const char *spec = o->format ? o->format : preset ? logtk_dataset_format(preset) : NULL;
+    if (rc == LOGTK_OK && spec)
+        rc = logtk_format_compile(format, spec);
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s", format ? logtk_format_errmsg(format) : logtk_strerror(rc));
+        logtk_format_free(format);
+        return o->format ? EXIT_USAGE : EXIT_DATA;
+    }
+
+    run_result res;
+    logtk_parser *parser = NULL;
+    int ex = timed_parse(o->parser, preset, format, (char *const *)o->inputs, o->ninputs,
+                         o->repeat, o->quiet, 1, "bench parse", &res, &parser);
+    if (ex == EXIT_OK) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("dataset\tparser\tlines\ttemplates\tseconds\tlines_per_s\tpeak_rss_kb\n");
+        printf("%s\t%s\t%llu\t%u\t%.4f\t%.0f\t%ld\n",
+               preset ? logtk_dataset_name(preset) : "-", logtk_parser_algorithm(parser),
+               (unsigned long long)res.lines, res.templates, res.seconds,
+               res.seconds > 0 ? (double)(res.lines * o->repeat) / res.seconds : 0.0,
+               (long)ru.ru_maxrss);
+    }
+    logtk_parser_free(parser);
+    logtk_format_free(format);
+    return ex;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+static int cmd_bench_parse(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"loghub", required_argument, NULL, 'l'},
+        {"loghub2", required_argument, NULL, 'L'},
+        {"parser", required_argument, NULL, 'p'},
+        {"gt", required_argument, NULL, 'g'},
+        {"repeat", required_argument, NULL, 'r'},
+        {"dataset", required_argument, NULL, 'd'},
+        {"input", required_argument, NULL, 'i'},
+        {"format", required_argument, NULL, 'f'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bench_options o = {0};
+    o.loghub = getenv("LOGTK_LOGHUB");
+    o.loghub2 = getenv("LOGTK_LOGHUB2");
+    o.gt = GT_ORIGINAL;
+    o.repeat = 1;
+    int ex = EXIT_OK;
+    const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    if (!inputs) {
+        cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+        return EXIT_DATA;
+    }
+    o.inputs = inputs;
+
+    optind = 0; /* glibc: restart scanning */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":q", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'l': o.loghub = optarg; break;
+        case 'L': o.loghub2 = optarg; break;
+        case 'p': o.parser = optarg; break;
+        case 'd': o.datasets = optarg; break;
+        case 'f': o.format = optarg; break;
+        case 'q': o.quiet = 1; break;
+        case 'i': inputs[o.ninputs++] = optarg; break;
+        case 'g':
+            if (strcmp(optarg, "original") == 0)
+                o.gt = GT_ORIGINAL;
+            else if (strcmp(optarg, "corrected") == 0)
+                o.gt = GT_CORRECTED;
+            else if (strcmp(optarg, "loghub2") == 0)
+                o.gt = GT_LOGHUB2;
+            else {
+                ex = cli_usage_error(SUB, "--gt must be original, corrected or loghub2, not '%s'",
+                                     optarg);
+                goto done;
+            }
+            break;
+        case 'r':
+            if (parse_count(optarg, &o.repeat)) {
+                ex = cli_usage_error(SUB, "--repeat needs a count from 1 to 1000000, not '%s'",
+                                     optarg);
+                goto done;
+            }
+            break;
+        case 'h':
+            bench_usage(stdout);
+            goto done;
+        case ':':
+            ex = cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
+            goto done;
+        default:
+            ex = cli_usage_error(SUB, "unknown option '%s'", argv[optind - 1]);
+            goto done;
+        }
+    }
+    if (optind < argc) {
+        ex = cli_usage_error(SUB, "unexpected argument '%s' (inputs are given with --input)",
+                             argv[optind]);
+        goto done;
+    }
+    if (o.parser && strcmp(o.parser, "all") != 0 && !parser_known(o.parser)) {
+        cli_error(SUB, "unknown parser '%s'; available:", o.parser);
+        for (size_t i = 0; logtk_parser_algorithm_name(i); i++)
+            fprintf(stderr, "  %-12s %s\n", logtk_parser_algorithm_name(i),
+                    logtk_parser_algorithm_summary(i) ? logtk_parser_algorithm_summary(i) : "");
+        ex = EXIT_USAGE;
+        goto done;
+    }
+
+    if (o.ninputs) {
+        if (o.parser && strcmp(o.parser, "all") == 0) {
+            ex = cli_usage_error(SUB, "--input times one parser; --parser all needs --loghub");
+            goto done;
+        }
+        if (o.datasets && o.format) {
+            ex = cli_usage_error(SUB, "give --dataset or --format, not both");
+            goto done;
+        }
+        ex = bench_speed(&o);
+        goto done;
+    }
+    if (o.format) {
+        ex = cli_usage_error(SUB, "--format applies to --input only");
+        goto done;
+    }
+    if (o.datasets && (ex = check_dataset_list(o.datasets)) != 0)
+        goto done;
+    if (o.gt == GT_LOGHUB2 ? !o.loghub2 || !*o.loghub2 : !o.loghub || !*o.loghub) {
+        ex = cli_usage_error(SUB, o.gt == GT_LOGHUB2
+                                      ? "--gt loghub2 needs --loghub2 DIR (or $LOGTK_LOGHUB2)"
+                                      : "needs --loghub DIR (or $LOGTK_LOGHUB) or --input FILE");
+        goto done;
+    }
+    ex = bench_accuracy(&o);
+done:
+    free(inputs);
+    return ex;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error("bench", "needs a benchmark: parse, compress or detect");
+    const char *what = argv[1];
+    if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) {
+        bench_usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(what, "parse") == 0)
+        return cmd_bench_parse(argc - 1, argv + 1);
+    if (strcmp(what, "compress") == 0)
+        return cmd_bench_compress(argc - 1, argv + 1);
+    if (strcmp(what, "detect") == 0)
+        return cmd_bench_detect(argc - 1, argv + 1);
+    return cli_usage_error("bench", "unknown benchmark '%s' (parse, compress or detect)", what);
+}
