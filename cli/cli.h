@@ -23,6 +23,10 @@ int cmd_bench(int argc, char **argv);
 int cmd_detect(int argc, char **argv);   /* cmd_detect.c: train, predict, eval, watch */
 int cmd_compress(int argc, char **argv); /* cmd_compress.c; the same file also defines
                                             decompress, info, grep and cat below */
+int cmd_decompress(int argc, char **argv); /* cmd_compress.c */
+int cmd_info(int argc, char **argv);       /* cmd_compress.c */
+int cmd_grep(int argc, char **argv);       /* cmd_compress.c */
+int cmd_cat(int argc, char **argv);        /* cmd_compress.c */
 /* `logtk bench compress` and `logtk bench detect`, dispatched from cmd_bench.c;
    argv[0] is "compress" / "detect". */
 int cmd_bench_compress(int argc, char **argv);
@@ -63,5 +67,66 @@ void cli_progress_end(cli_progress *p);
 
 /** Monotonic time in seconds. */
 double cli_now(void);
+
+
+/* ---- cli_feed.c (owner: bench): the shared "reader -> format -> parser" loop ---- */
+
+/**
+ * Called once per line after it was parsed.  `rec` and `ev` describe this line
+ * (ev->template_id is 0 for batch parsers until finish).  Everything is valid
+ * during the call only.  Return 0 to go on; any other value stops the run and
+ * is returned by cli_feed_run().
+ */
+typedef int (*cli_feed_callback)(void *user, const logtk_line *line, const logtk_record *rec,
+                                 const logtk_event *ev);
+
+/**
+ * One run over a list of inputs.  Set the inputs, zero everything else
+ * (`cli_feed f = {0};`), then call cli_feed_run().  The loop never calls
+ * logtk_parser_finish(): the caller does, since only it knows whether more
+ * input follows.
+ */
+typedef struct cli_feed {
+    /* inputs */
+    const char *subcommand;  /* for messages, e.g. "parse" */
+    logtk_format *format;    /* required: splits lines into fields and content */
+    logtk_parser *parser;    /* required: configured, receives every content */
+    cli_feed_callback on_line; /* optional */
+    void *user;              /* passed to on_line */
+    cli_progress *progress;  /* optional: updated every few thousand lines */
+    size_t max_line;         /* 0 = LOGTK_DEFAULT_MAX_LINE */
+    int allow_binary;        /* 0: a file that looks binary stops the run with an error */
+    int quiet;               /* 1: no warnings on stderr (limits hit); errors still printed */
+    /* results, accumulated over all paths */
+    uint64_t lines;          /* lines fed */
+    uint64_t unmatched;      /* lines the format did not match (kept whole as content) */
+    uint64_t format_limit_hits; /* lines where the format regex hit its match limit */
+    uint64_t mask_limit_hits;   /* lines where a mask hit its match limit */
+    int status;              /* logtk status of the failure, LOGTK_OK otherwise */
+} cli_feed;
+
+/**
+ * Reads every path in order (npaths 0 = stdin; "-" = stdin), splits each line
+ * with f->format and feeds the content to f->parser.  Returns EXIT_OK, or
+ * EXIT_DATA after printing "logtk SUBCOMMAND: FILE:LINE: message" on a reader,
+ * binary-file or parser error (f->status holds the logtk code), or the
+ * callback's nonzero return value.
+ */
+int cli_feed_run(cli_feed *f, char *const *paths, size_t npaths);
+
+/* ---- cli_common.c (owner: cli): whole small files ---- */
+
+/**
+ * Writes len bytes to path atomically (temporary file in the same directory,
+ * renamed into place after fsync).  Returns EXIT_OK, or EXIT_DATA after
+ * printing "logtk SUBCOMMAND: PATH: reason"; the old file is then untouched.
+ */
+int cli_write_file_atomic(const char *subcommand, const char *path, const void *data, size_t len);
+
+/**
+ * Reads a whole file ("-" = stdin) into a malloc'd, NUL-terminated buffer.
+ * Returns EXIT_OK, or EXIT_DATA after printing the error.
+ */
+int cli_read_file(const char *subcommand, const char *path, char **data, size_t *len);
 
 #endif

@@ -1,3 +1,604 @@
-/* cmd_compress.c - to be written. */
+/*
+ * cmd_compress.c - `logtk compress`, `decompress`, `info`, `grep` and `cat`.
+ *
+ * All five are thin loops over the archive API in logtk.h: compress feeds
+ * raw input bytes (read with fread, not the line reader, so binary files and
+ * lines of any length are stored exactly) to an archive writer; the others
+ * walk the archive block by block, so memory stays at one block whatever the
+ * archive size.  A damaged block is reported on stderr with its line range
+ * and the walk goes on with the next intact block; the exit status then
+ * says so.  Files named with -o are written to a temporary file next to the
+ * target and renamed into place at the end (the archive writer does this
+ * itself for compress), so an interrupted run never replaces a good file.
+ *
+ * Exit status: compress, decompress, info, cat: 0 success, 1 bad data
+ * (unreadable input, damaged archive: intact blocks are still delivered),
+ * 2 usage.  grep follows grep(1): 0 lines selected, 1 none, 2 usage error or
+ * damaged/unreadable archive.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli.h"
-int cmd_compress(int argc, char **argv) { (void)argc; (void)argv; return cli_usage_error("compress", "not yet available"); }
+
+/* ------------------------------------------------------------------ output */
+
+/* An output file written to a temporary name and renamed into place on success. */
+typedef struct cli_out {
+    FILE *fp;
+    char *path;
+    char *tmp;
+} cli_out;
+
+static int out_open(cli_out *o, const char *sub, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    if (!path || strcmp(path, "-") == 0) {
+        o->fp = stdout;
+        return 0;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->fp = fopen(path, "wb"); /* /dev/null, a FIFO: write directly */
+        if (!o->fp) {
+            cli_error(sub, "%s: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    size_t n = strlen(path);
+    o->tmp = malloc(n + 16);
+    o->path = strdup(path);
+    if (!o->tmp || !o->path) {
+        cli_error(sub, "out of memory");
+        return -1;
+    }
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    snprintf(o->tmp, n + 16, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0 || !(o->fp = fdopen(fd, "wb"))) {
+        cli_error(sub, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    return 0;
+}
+
+static int out_write(void *user, const void *data, size_t len)
+{
+    cli_out *o = user;
+    return fwrite(data, 1, len, o->fp) == len ? 0 : -1;
+}
+
+/* Commits (ok) or discards the output.  Returns 0 or -1 (message printed). */
+static int out_close(cli_out *o, const char *sub, int ok)
+{
+    int rc = 0;
+    if (!o->fp)
+        return 0;
+    if (o->fp == stdout) {
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            if (errno != EPIPE)
+                cli_error(sub, "standard output: %s", strerror(errno));
+            rc = -1;
+        }
+    } else if (!o->tmp) {
+        if (fclose(o->fp) != 0)
+            rc = -1;
+    } else {
+        int bad = ferror(o->fp) || fflush(o->fp) != 0 || fsync(fileno(o->fp)) != 0;
+        bad |= fclose(o->fp) != 0;
+        if (ok && !bad && rename(o->tmp, o->path) != 0)
+            bad = 1;
+        if (bad && ok)
+            cli_error(sub, "%s: %s", o->path, strerror(errno ? errno : EIO));
+        if (bad || !ok)
+            unlink(o->tmp);
+        rc = bad ? -1 : 0;
+    }
+    free(o->tmp);
+    free(o->path);
+    memset(o, 0, sizeof *o);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- compress */
+
+static void compress_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: logtk compress [--dataset NAME | --format FMT] [-l LEVEL] [-T THREADS]\n"
+            "                      [-o OUT] [FILE...]\n"
+            "\n"
+            "Compress logs into a lossless, searchable archive (see logtk-archive(5)).\n"
+            "The FILEs are stored one after another, byte for byte; no FILE or \"-\"\n"
+            "reads stdin.  Without -o the archive goes to stdout (not to a terminal).\n"
+            "\n"
+            "  -l, --level N       zstd level of the column streams, -7..22 (default %d)\n"
+            "  -T, --threads N     blocks compressed in parallel (default 1; output identical)\n"
+            "  --block-lines N     lines per block (default 65536)\n"
+            "  --block-bytes N     bytes per block (default 8388608)\n"
+            "  --dataset NAME      Loghub preset; checked, the tokenizer needs no format\n"
+            "  --format FMT        log format; checked, the tokenizer needs no format\n"
+            "  -o, --out FILE      write the archive to FILE (temporary file, then rename)\n"
+            "  -q, --quiet         no progress on stderr\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "Exit status: 0 success, 1 bad data (unreadable input), 2 usage error.\n",
+            LOGTK_ARCHIVE_DEFAULT_LEVEL);
+}
+
+int cmd_compress(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"level", required_argument, NULL, 'l'},   {"threads", required_argument, NULL, 'T'},
+        {"out", required_argument, NULL, 'o'},     {"dataset", required_argument, NULL, 'D'},
+        {"format", required_argument, NULL, 'F'},  {"block-lines", required_argument, NULL, 'B'},
+        {"block-bytes", required_argument, NULL, 'b'}, {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    const char *sub = "compress";
+    const char *level = NULL, *threads = NULL, *out = NULL, *dataset = NULL, *format = NULL;
+    const char *block_lines = NULL, *block_bytes = NULL;
+    int quiet = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":l:T:o:qh", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'l': level = optarg; break;
+        case 'T': threads = optarg; break;
+        case 'o': out = optarg; break;
+        case 'D': dataset = optarg; break;
+        case 'F': format = optarg; break;
+        case 'B': block_lines = optarg; break;
+        case 'b': block_bytes = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': compress_usage(stdout); return EXIT_OK;
+        case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (dataset && format)
+        return cli_usage_error(sub, "--dataset and --format exclude each other");
+    if (dataset && !logtk_dataset_find(dataset))
+        return cli_usage_error(sub, "unknown dataset '%s'", dataset);
+    if (format) {
+        logtk_format *f = NULL;
+        int rc = logtk_format_new(&f);
+        if (rc == LOGTK_OK)
+            rc = logtk_format_compile(f, format);
+        if (rc != LOGTK_OK) {
+            int r = cli_usage_error(sub, "%s", f ? logtk_format_errmsg(f) : "out of memory");
+            logtk_format_free(f);
+            return r;
+        }
+        logtk_format_free(f);
+    }
+    if ((!out || strcmp(out, "-") == 0) && isatty(STDOUT_FILENO))
+        return cli_usage_error(sub, "refusing to write an archive to a terminal; use -o FILE");
+
+    logtk_archive_writer *w = NULL;
+    if (logtk_archive_writer_new(&w) != LOGTK_OK) {
+        cli_error(sub, "out of memory");
+        return EXIT_DATA;
+    }
+    const char *names[] = {"level", "threads", "block_lines", "block_bytes"};
+    const char *values[] = {level, threads, block_lines, block_bytes};
+    for (int i = 0; i < 4; i++)
+        if (values[i] && logtk_archive_writer_set_option(w, names[i], values[i]) != LOGTK_OK) {
+            int r = cli_usage_error(sub, "%s", logtk_archive_writer_errmsg(w));
+            logtk_archive_writer_free(w);
+            return r;
+        }
+    if (logtk_archive_writer_open_path(w, out) != LOGTK_OK) {
+        cli_error(sub, "%s", logtk_archive_writer_errmsg(w));
+        logtk_archive_writer_free(w);
+        return EXIT_DATA;
+    }
+    int status = EXIT_OK;
+    size_t bufsize = (size_t)1 << 20;
+    char *buf = malloc(bufsize);
+    cli_progress prog;
+    cli_progress_init(&prog, "compress", quiet);
+    uint64_t done = 0;
+    int nfiles = argc - optind;
+    for (int i = 0; (nfiles == 0 && i == 0) || i < nfiles; i++) {
+        const char *path = nfiles ? argv[optind + i] : "-";
+        FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+        if (!in) {
+            cli_error(sub, "%s: %s", path, strerror(errno));
+            status = EXIT_DATA;
+            break;
+        }
+        size_t got;
+        while (buf && (got = fread(buf, 1, bufsize, in)) > 0) {
+            if (logtk_archive_writer_write(w, buf, got) != LOGTK_OK) {
+                cli_error(sub, "%s", logtk_archive_writer_errmsg(w));
+                status = EXIT_DATA;
+                break;
+            }
+            done += got;
+            cli_progress_update(&prog, 0, done, 0);
+        }
+        if (ferror(in)) {
+            cli_error(sub, "%s: %s", path, strerror(errno));
+            status = EXIT_DATA;
+        }
+        if (in != stdin)
+            fclose(in);
+        if (status != EXIT_OK)
+            break;
+    }
+    cli_progress_end(&prog);
+    if (!buf) {
+        cli_error(sub, "out of memory");
+        status = EXIT_DATA;
+    }
+    free(buf);
+    if (status == EXIT_OK && logtk_archive_writer_close(w) != LOGTK_OK) {
+        cli_error(sub, "%s", logtk_archive_writer_errmsg(w));
+        status = EXIT_DATA;
+    }
+    logtk_archive_writer_free(w); /* removes the temporary file after a failure */
+    return status;
+}
+
+/* ------------------------------------------------- decompress, cat, info */
+
+static int open_archive(const char *sub, const char *path, logtk_archive_reader **r)
+{
+    if (logtk_archive_reader_new(r) != LOGTK_OK) {
+        cli_error(sub, "out of memory");
+        return -1;
+    }
+    if (logtk_archive_reader_open_path(*r, path) != LOGTK_OK) {
+        cli_error(sub, "%s", logtk_archive_reader_errmsg(*r));
+        return -1;
+    }
+    return 0;
+}
+
+/* Parses "A-B", "A-" or "A" (1-based, inclusive). */
+static int parse_range(const char *s, uint64_t *a, uint64_t *b)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (end == s || errno || x == 0 || s[0] == '-')
+        return -1;
+    *a = x;
+    if (*end == '\0') {
+        *b = x;
+        return 0;
+    }
+    if (*end != '-')
+        return -1;
+    s = end + 1;
+    if (*s == '\0') {
+        *b = UINT64_MAX;
+        return 0;
+    }
+    unsigned long long y = strtoull(s, &end, 10);
+    if (end == s || *end || errno || y < x || s[0] == '-')
+        return -1;
+    *b = y;
+    return 0;
+}
+
+/* Writes lines [a, b] (1-based) of a block's text. */
+static int write_range(cli_out *o, const logtk_archive_block *blk, uint64_t a, uint64_t b)
+{
+    const char *p = blk->text.ptr, *end = p + blk->text.len;
+    uint64_t line = blk->first_line;
+    while (p < end && line < a) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+        line++;
+    }
+    const char *start = p;
+    while (p < end && line <= b) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+        line++;
+    }
+    return out_write(o, start, (size_t)(p - start));
+}
+
+static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
+{
+    static const struct option long_options[] = {{"out", required_argument, NULL, 'o'},
+                                                 {"lines", required_argument, NULL, 'L'},
+                                                 {"help", no_argument, NULL, 'h'},
+                                                 {NULL, 0, NULL, 0}};
+    const char *out = NULL, *lines = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'L':
+            if (!is_cat)
+                return cli_usage_error(sub, "unknown option '--lines'");
+            lines = optarg;
+            break;
+        case 'h':
+            if (is_cat)
+                printf("usage: logtk cat ARCHIVE --lines A-B [-o OUT]\n\n"
+                       "Print lines A to B (1-based, inclusive; \"A-\" to the end, \"A\" one line)\n"
+                       "of an archive, decoding only the blocks that hold them.\n\n"
+                       "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
+            else
+                printf("usage: logtk decompress [ARCHIVE] [-o OUT]\n\n"
+                       "Restore the exact bytes stored in an archive (stdin when no ARCHIVE or \"-\").\n"
+                       "Damaged blocks are reported with their line ranges; every intact block\n"
+                       "is still written.\n\n"
+                       "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
+            return EXIT_OK;
+        case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1)
+        return cli_usage_error(sub, "one archive at a time");
+    uint64_t a = 1, b = UINT64_MAX;
+    if (is_cat) {
+        if (!lines)
+            return cli_usage_error(sub, "--lines A-B is required");
+        if (parse_range(lines, &a, &b) != 0)
+            return cli_usage_error(sub, "bad line range '%s' (want A-B, A- or A, from 1)", lines);
+        if (argc - optind != 1)
+            return cli_usage_error(sub, "which archive?");
+    }
+    const char *path = argc > optind ? argv[optind] : "-";
+    logtk_archive_reader *r = NULL;
+    cli_out o;
+    if (open_archive(sub, path, &r) != 0) {
+        logtk_archive_reader_free(r);
+        return EXIT_DATA;
+    }
+    if (is_cat) {
+        int rc = logtk_archive_reader_seek_line(r, a);
+        if (rc == LOGTK_DONE) {
+            logtk_archive_reader_free(r);
+            return EXIT_OK; /* range past the end: nothing to print */
+        }
+        if (rc != LOGTK_OK) {
+            cli_error(sub, "%s", logtk_archive_reader_errmsg(r));
+            logtk_archive_reader_free(r);
+            return EXIT_DATA;
+        }
+    }
+    if (out_open(&o, sub, out) != 0) {
+        logtk_archive_reader_free(r);
+        return EXIT_DATA;
+    }
+    int status = EXIT_OK, fatal = 0;
+    logtk_archive_block blk;
+    for (;;) {
+        int rc = logtk_archive_reader_next(r, &blk);
+        if (rc == LOGTK_DONE)
+            break;
+        if (rc == LOGTK_ERR_ARCHIVE) {
+            cli_error(sub, "%s", logtk_archive_reader_errmsg(r));
+            status = EXIT_DATA;
+            if (is_cat && blk.nlines && blk.first_line + blk.nlines - 1 >= b)
+                break;
+            continue;
+        }
+        if (rc != LOGTK_OK) {
+            cli_error(sub, "%s", logtk_archive_reader_errmsg(r));
+            status = EXIT_DATA;
+            fatal = 1;
+            break;
+        }
+        int wrc = is_cat ? write_range(&o, &blk, a, b) : out_write(&o, blk.text.ptr, blk.text.len);
+        if (wrc != 0) {
+            if (errno != EPIPE)
+                cli_error(sub, "%s: %s", out ? out : "standard output", strerror(errno));
+            status = EXIT_DATA;
+            fatal = 1;
+            break;
+        }
+        if (is_cat && blk.first_line + blk.nlines - 1 >= b)
+            break;
+    }
+    /* intact blocks are delivered even when some were damaged */
+    if (out_close(&o, sub, !fatal) != 0)
+        status = EXIT_DATA;
+    logtk_archive_reader_free(r);
+    return status;
+}
+
+int cmd_decompress(int argc, char **argv)
+{
+    return decompress_like(argc, argv, "decompress", 0);
+}
+
+int cmd_cat(int argc, char **argv)
+{
+    return decompress_like(argc, argv, "cat", 1);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *sub = "info";
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: logtk info ARCHIVE\n\n"
+               "Print an archive's blocks, lines, templates, sizes and the bytes of each\n"
+               "column stream before and after zstd, as TSV (key, value).\n\n"
+               "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
+        return EXIT_OK;
+    }
+    if (argc != 2 || argv[1][0] == '-')
+        return cli_usage_error(sub, argc != 2 ? "give one archive" : "unknown option '%s'", argv[1]);
+    logtk_archive_reader *r = NULL;
+    if (open_archive(sub, argv[1], &r) != 0) {
+        logtk_archive_reader_free(r);
+        return EXIT_DATA;
+    }
+    int status = EXIT_OK;
+    uint64_t blocks = 0, lines = 0, raw = 0, stored = 0, templates = 0, damaged = 0;
+    logtk_archive_block blk;
+    for (;;) {
+        int rc = logtk_archive_reader_next(r, &blk);
+        if (rc == LOGTK_DONE)
+            break;
+        if (rc == LOGTK_ERR_ARCHIVE) {
+            cli_error(sub, "%s", logtk_archive_reader_errmsg(r));
+            status = EXIT_DATA;
+            damaged++;
+            continue;
+        }
+        if (rc != LOGTK_OK) {
+            cli_error(sub, "%s", logtk_archive_reader_errmsg(r));
+            status = EXIT_DATA;
+            break;
+        }
+        blocks++;
+        lines += blk.nlines;
+        raw += blk.raw_bytes;
+        stored += blk.stored_bytes;
+        templates += blk.templates;
+    }
+    struct stat st;
+    uint64_t file_bytes = stat(argv[1], &st) == 0 ? (uint64_t)st.st_size : 0;
+    printf("key\tvalue\n");
+    printf("blocks\t%llu\n", (unsigned long long)blocks);
+    printf("damaged_blocks\t%llu\n", (unsigned long long)damaged);
+    printf("lines\t%llu\n", (unsigned long long)lines);
+    printf("templates\t%llu\n", (unsigned long long)templates);
+    printf("raw_bytes\t%llu\n", (unsigned long long)raw);
+    printf("archive_bytes\t%llu\n", (unsigned long long)file_bytes);
+    printf("block_bytes\t%llu\n", (unsigned long long)stored);
+    printf("ratio\t%.3f\n", file_bytes ? (double)raw / (double)file_bytes : 0.0);
+    for (int i = 0;; i++) {
+        const char *name;
+        uint64_t sraw, sstored;
+        if (logtk_archive_reader_stream_stats(r, i, &name, &sraw, &sstored) != LOGTK_OK)
+            break;
+        printf("column.%s.raw_bytes\t%llu\n", name, (unsigned long long)sraw);
+        printf("column.%s.stored_bytes\t%llu\n", name, (unsigned long long)sstored);
+    }
+    logtk_archive_reader_free(r);
+    return status;
+}
+
+/* -------------------------------------------------------------------- grep */
+
+typedef struct grep_out {
+    const char *prefix; /* "ARCHIVE:" when several archives, else NULL */
+} grep_out;
+
+static int grep_write(void *user, const void *data, size_t len)
+{
+    grep_out *g = user;
+    if (g->prefix && fputs(g->prefix, stdout) == EOF)
+        return -1;
+    return fwrite(data, 1, len, stdout) == len ? 0 : -1;
+}
+
+int cmd_grep(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"fixed-strings", no_argument, NULL, 'F'}, {"extended-regexp", no_argument, NULL, 'E'},
+        {"ignore-case", no_argument, NULL, 'i'},   {"invert-match", no_argument, NULL, 'v'},
+        {"count", no_argument, NULL, 'c'},         {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *sub = "grep";
+    int flags = 0, count_only = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":FEivch", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'F': flags |= LOGTK_GREP_FIXED; break;
+        case 'E': flags &= ~LOGTK_GREP_FIXED; break;
+        case 'i': flags |= LOGTK_GREP_ICASE; break;
+        case 'v': flags |= LOGTK_GREP_INVERT; break;
+        case 'c': count_only = 1; break;
+        case 'h':
+            printf("usage: logtk grep [-F|-E] [-i] [-v] [-c] PATTERN ARCHIVE...\n\n"
+                   "Print the lines of archives that match PATTERN, as `logtk decompress\n"
+                   "ARCHIVE | grep` with the same options would.  -E (default): PCRE2 regular\n"
+                   "expression; -F: fixed string; -i: ignore case; -v: non-matching lines;\n"
+                   "-c: print the count only.  With several archives each line (or count)\n"
+                   "is prefixed with \"ARCHIVE:\".  Fixed strings skip the lines of templates\n"
+                   "that cannot contain them.\n\n"
+                   "Exit status (as grep): 0 lines selected, 1 none selected, 2 usage error,\n"
+                   "bad pattern, or damaged/unreadable archive (intact blocks are still searched).\n");
+            return EXIT_OK;
+        case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind < 2)
+        return cli_usage_error(sub, "need PATTERN and at least one ARCHIVE");
+    const char *pattern = argv[optind++];
+    logtk_grep *g = NULL;
+    if (logtk_grep_new(&g, pattern, flags) != LOGTK_OK) {
+        int r = cli_usage_error(sub, "%s", logtk_grep_errmsg(g));
+        logtk_grep_free(g);
+        return r;
+    }
+    int nfiles = argc - optind, error = 0;
+    uint64_t total = 0;
+    for (int i = optind; i < argc; i++) {
+        logtk_archive_reader *r = NULL;
+        if (open_archive(sub, argv[i], &r) != 0) {
+            logtk_archive_reader_free(r);
+            error = 1;
+            continue;
+        }
+        char *prefix = NULL;
+        if (nfiles > 1) {
+            prefix = malloc(strlen(argv[i]) + 2);
+            if (prefix)
+                sprintf(prefix, "%s:", argv[i]);
+        }
+        grep_out go = {prefix};
+        uint64_t count = 0;
+        logtk_archive_block blk;
+        for (;;) {
+            int rc = logtk_grep_next_block(g, r, &blk, count_only ? NULL : grep_write, &go, &count);
+            if (rc == LOGTK_DONE)
+                break;
+            if (rc == LOGTK_ERR_ARCHIVE) {
+                cli_error(sub, "%s", logtk_grep_errmsg(g));
+                error = 1;
+                continue;
+            }
+            if (rc != LOGTK_OK) {
+                if (!(rc == LOGTK_ERR_IO && errno == EPIPE))
+                    cli_error(sub, "%s", logtk_grep_errmsg(g));
+                error = 1;
+                break;
+            }
+        }
+        if (count_only) {
+            if (prefix)
+                printf("%s%llu\n", prefix, (unsigned long long)count);
+            else
+                printf("%llu\n", (unsigned long long)count);
+        }
+        total += count;
+        free(prefix);
+        logtk_archive_reader_free(r);
+    }
+    logtk_grep_free(g);
+    if (fflush(stdout) != 0)
+        error = 1;
+    if (error)
+        return 2;
+    return total > 0 ? 0 : 1;
+}

@@ -1,3 +1,752 @@
-/* cmd_parse.c - logtk parse (to be written). */
+/*
+ * cmd_parse.c - `logtk parse`: raw logs in, structured rows out.
+ *
+ * Two modes, because users want two different things:
+ *
+ *  - Batch (default) gives every line its FINAL template, as Loghub's
+ *    *_structured.csv files do.  An online parser such as Drain may still
+ *    generalise a template after a line was assigned to it ("user <*> logged
+ *    in" may become "<*> <*> logged in"), so rows cannot be written during the
+ *    first pass.  Pass 1 feeds every line to the parser (cli_feed_run, the
+ *    loop `logtk bench parse` times too); the parser keeps one template id per
+ *    line (4 bytes), nothing else.  Pass 2 re-reads the inputs, matches the
+ *    format again and writes each row with the line's final template and its
+ *    parameters extracted against that template.  Re-reading costs a second
+ *    decompression but keeps memory at 4 bytes per line instead of the whole
+ *    input; stdin cannot be re-read, so pass 1 spools it (decompressed) to a
+ *    temporary file.  Pass 2 checks that each input yields the same number of
+ *    lines as in pass 1, so a file that changed in between is reported rather
+ *    than silently mis-joined.
+ *
+ *  - --stream writes each row as soon as its line is parsed, with the template
+ *    as it is at that moment, and tells the parser not to keep per-line
+ *    assignments ("keep_assignments"=0), so memory depends on the number of
+ *    templates only: `tail -F app.log | logtk parse --stream` runs forever.
+ *    Latency versus throughput: rows are flushed one by one when the output is
+ *    a pipe or terminal (someone is waiting at the other end), and left to
+ *    stdio's buffering when it is a regular file (nobody reads a half-written
+ *    file line by line, and per-line write(2) calls would cost more than the
+ *    parsing).
+ *
+ * Output files (rows, --templates, --save-state) are all written to
+ * temporary files and renamed into place only when the whole run succeeded,
+ * so a failed run never replaces a good file.
+ *
+ * Exit status: 0 success; 1 bad data (unreadable/missing input, damaged
+ * archive, binary file, over-long line, bad state file, output not writable);
+ * 2 usage (unknown option, dataset or parser, invalid format string or regex,
+ * bad parameter).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli.h"
-int cmd_parse(int argc, char **argv) { (void)argc; (void)argv; return cli_usage_error("parse", "not yet available"); }
+
+#define SUB "parse"
+
+static void parse_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: logtk parse [options] [FILE...]\n"
+            "\n"
+            "Parse logs into templates and parameters.  No FILE or \"-\" reads stdin;\n"
+            "compressed files (.gz .bz2 .xz .zst) and .tar/.zip archives are read directly.\n"
+            "\n"
+            "input:\n"
+            "  --dataset NAME        Loghub preset: log format, masks, parser parameters\n"
+            "  --format FMT          log format, e.g. '<Date> <Time> <Level> <Component>: <Content>'\n"
+            "                        (default: the whole line is the content)\n"
+            "  --max-line-length N   longest line accepted, in bytes (default 1048576)\n"
+            "  --binary              parse files that look binary instead of refusing them\n"
+            "parser:\n"
+            "  --parser NAME         algorithm (default drain); --list-parsers shows them\n"
+            "  --param NAME=VALUE    parser parameter, e.g. --param st=0.5 (repeatable)\n"
+            "  --mask RE             replace matches of the PCRE2 regex by <*> (repeatable)\n"
+            "  --mask-file FILE      one regex per line, optionally REGEX<TAB>REPLACEMENT;\n"
+            "                        blank lines and lines starting with # are skipped\n"
+            "  --load-state FILE     start from a saved parser state\n"
+            "  --save-state FILE     save the parser state at the end\n"
+            "output:\n"
+            "  -o, --out FILE        write rows to FILE (default stdout)\n"
+            "  --output KIND         tsv (default), csv (Loghub layout), jsonl, sqlite;\n"
+            "                        default guessed from -o's extension\n"
+            "  --templates FILE      write the template list (EventId, EventTemplate, Occurrences)\n"
+            "  --stream              write each row at once with the template as it is then;\n"
+            "                        memory does not grow with the input\n"
+            "  -q, --quiet           no progress or summary on stderr\n"
+            "  --list-parsers        list the parser algorithms and exit\n"
+            "  -h, --help            show this help\n"
+            "\n"
+            "Exit status: 0 success, 1 bad data, 2 usage error.  See logtk-parse(1).\n");
+}
+
+/* ------------------------------------------------------------- options */
+
+typedef struct parse_options {
+    const char *dataset_name;
+    const char *format_spec;
+    const char *parser_name;
+    const char *out_path;
+    const char *out_kind;
+    const char *templates_path;
+    const char *save_state;
+    const char *load_state;
+    const char **masks;
+    size_t nmasks;
+    const char **mask_files;
+    size_t nmask_files;
+    const char **params;
+    size_t nparams;
+    size_t max_line;
+    int stream, quiet, allow_binary, list_parsers;
+} parse_options;
+
+enum {
+    OPT_DATASET = 256, OPT_FORMAT, OPT_MASK, OPT_MASK_FILE, OPT_PARSER, OPT_PARAM, OPT_OUTPUT,
+    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY
+};
+
+static const struct option long_options[] = {
+    {"dataset", required_argument, NULL, OPT_DATASET},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"mask", required_argument, NULL, OPT_MASK},
+    {"mask-file", required_argument, NULL, OPT_MASK_FILE},
+    {"parser", required_argument, NULL, OPT_PARSER},
+    {"param", required_argument, NULL, OPT_PARAM},
+    {"out", required_argument, NULL, 'o'},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"templates", required_argument, NULL, OPT_TEMPLATES},
+    {"stream", no_argument, NULL, OPT_STREAM},
+    {"save-state", required_argument, NULL, OPT_SAVE},
+    {"load-state", required_argument, NULL, OPT_LOAD},
+    {"max-line-length", required_argument, NULL, OPT_MAX_LINE},
+    {"list-parsers", no_argument, NULL, OPT_LIST},
+    {"binary", no_argument, NULL, OPT_BINARY},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Appends to a growable array of strings; returns 0 or -1. */
+static int push(const char ***list, size_t *n, const char *value)
+{
+    const char **bigger = realloc(*list, (*n + 1) * sizeof **list);
+    if (bigger == NULL)
+        return -1;
+    bigger[(*n)++] = value;
+    *list = bigger;
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The output kind implied by -o's file name, or "tsv". */
+static const char *kind_from_path(const char *path)
+{
+    if (path == NULL || strcmp(path, "-") == 0)
+        return "tsv";
+    if (ends_with(path, ".csv"))
+        return "csv";
+    if (ends_with(path, ".jsonl") || ends_with(path, ".json") || ends_with(path, ".ndjson"))
+        return "jsonl";
+    if (ends_with(path, ".db") || ends_with(path, ".sqlite") || ends_with(path, ".sqlite3"))
+        return "sqlite";
+    return "tsv";
+}
+
+/* Parses argv into *o; returns -1 to go on, or the exit status to return now. */
+static int parse_arguments(int argc, char **argv, parse_options *o, int *first_file)
+{
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
+        int bad_alloc = 0;
+        switch (c) {
+        case OPT_DATASET: o->dataset_name = optarg; break;
+        case OPT_FORMAT: o->format_spec = optarg; break;
+        case OPT_MASK: bad_alloc = push(&o->masks, &o->nmasks, optarg); break;
+        case OPT_MASK_FILE: bad_alloc = push(&o->mask_files, &o->nmask_files, optarg); break;
+        case OPT_PARSER: o->parser_name = optarg; break;
+        case OPT_PARAM:
+            if (strchr(optarg, '=') == NULL || optarg[0] == '=')
+                return cli_usage_error(SUB, "--param needs NAME=VALUE, got '%s'", optarg);
+            bad_alloc = push(&o->params, &o->nparams, optarg);
+            break;
+        case 'o': o->out_path = optarg; break;
+        case OPT_OUTPUT: o->out_kind = optarg; break;
+        case OPT_TEMPLATES: o->templates_path = optarg; break;
+        case OPT_STREAM: o->stream = 1; break;
+        case OPT_SAVE: o->save_state = optarg; break;
+        case OPT_LOAD: o->load_state = optarg; break;
+        case OPT_MAX_LINE: {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
+                return cli_usage_error(SUB, "--max-line-length needs a positive number of bytes, "
+                                            "got '%s'", optarg);
+            o->max_line = (size_t)v;
+            break;
+        }
+        case OPT_LIST: o->list_parsers = 1; break;
+        case OPT_BINARY: o->allow_binary = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'h': parse_usage(stdout); return EXIT_OK;
+        case ':':
+            return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_error(SUB, "unknown option '-%c'", optopt);
+            return cli_usage_error(SUB, "unknown option '%s'", argv[optind - 1]);
+        }
+        if (bad_alloc) {
+            cli_error(SUB, "out of memory");
+            return EXIT_DATA;
+        }
+    }
+    *first_file = optind;
+
+    if (o->out_kind == NULL)
+        o->out_kind = kind_from_path(o->out_path);
+    if (strcmp(o->out_kind, "tsv") && strcmp(o->out_kind, "csv") && strcmp(o->out_kind, "jsonl") &&
+        strcmp(o->out_kind, "sqlite"))
+        return cli_usage_error(SUB, "unknown output kind '%s' (tsv, csv, jsonl or sqlite)",
+                               o->out_kind);
+    int out_is_stdout = o->out_path == NULL || strcmp(o->out_path, "-") == 0;
+    if (strcmp(o->out_kind, "sqlite") == 0 && out_is_stdout)
+        return cli_usage_error(SUB, "--output sqlite needs a file: add -o FILE.db");
+    if (o->templates_path && strcmp(o->templates_path, "-") == 0 && out_is_stdout)
+        return cli_usage_error(SUB, "--templates - and the rows cannot both go to stdout; "
+                                    "use -o FILE for the rows");
+    if (o->load_state && (o->nmasks || o->nmask_files || o->nparams))
+        return cli_usage_error(SUB, "--load-state restores the parser's masks and parameters; "
+                                    "it cannot be combined with --mask, --mask-file or --param");
+    int stdin_count = 0;
+    for (int i = *first_file; i < argc; i++)
+        stdin_count += strcmp(argv[i], "-") == 0;
+    if (stdin_count > 1)
+        return cli_usage_error(SUB, "standard input ('-') can be read only once");
+    return -1;
+}
+
+static void list_parsers(void)
+{
+    for (size_t i = 0; logtk_parser_algorithm_name(i); i++) {
+        const char *summary = logtk_parser_algorithm_summary(i);
+        printf("%s\t%s\n", logtk_parser_algorithm_name(i), summary ? summary : "");
+    }
+}
+
+/* ------------------------------------------------------------ set-up */
+
+/* Adds the masks of one --mask-file.  Returns -1 to go on or an exit status. */
+static int add_mask_file(logtk_parser *p, const char *path)
+{
+    char *text;
+    size_t len;
+    if (cli_read_file(SUB, path, &text, &len) != EXIT_OK)
+        return EXIT_DATA;
+    int result = -1;
+    size_t lineno = 0;
+    char *line = text, *end = text + len;
+    while (line < end && result < 0) {
+        char *nl = memchr(line, '\n', (size_t)(end - line));
+        char *stop = nl ? nl : end;
+        lineno++;
+        if (stop > line && stop[-1] == '\r')
+            stop--;
+        *stop = '\0';
+        if (line[0] != '\0' && line[0] != '#') {
+            char *tab = strchr(line, '\t');
+            const char *replacement = NULL;
+            if (tab) {
+                *tab = '\0';
+                replacement = tab + 1;
+            }
+            if (logtk_parser_add_mask(p, line, replacement) != LOGTK_OK) {
+                cli_error(SUB, "%s:%zu: %s", path, lineno, logtk_parser_errmsg(p));
+                result = EXIT_USAGE;
+            }
+        }
+        line = nl ? nl + 1 : end;
+    }
+    free(text);
+    return result;
+}
+
+/* Creates and configures the format and parser.  Returns -1 to go on or an exit status. */
+static int set_up(const parse_options *o, logtk_format **format, logtk_parser **parser)
+{
+    const logtk_dataset *dataset = NULL;
+    if (o->dataset_name) {
+        dataset = logtk_dataset_find(o->dataset_name);
+        if (dataset == NULL) {
+            cli_error(SUB, "unknown dataset '%s'; known datasets:", o->dataset_name);
+            for (size_t i = 0; logtk_dataset_at(i); i++)
+                fprintf(stderr, "%s%s", i ? " " : "  ", logtk_dataset_name(logtk_dataset_at(i)));
+            fputc('\n', stderr);
+            return EXIT_USAGE;
+        }
+    }
+
+    int rc = logtk_format_new(format);
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s", logtk_strerror(rc));
+        return EXIT_DATA;
+    }
+    const char *spec = o->format_spec ? o->format_spec
+                                      : dataset ? logtk_dataset_format(dataset) : NULL;
+    if (spec && (rc = logtk_format_compile(*format, spec)) != LOGTK_OK) {
+        cli_error(SUB, "invalid log format: %s", logtk_format_errmsg(*format));
+        return EXIT_USAGE;
+    }
+
+    rc = logtk_parser_new(parser, o->parser_name);
+    if (rc == LOGTK_ERR_NOT_FOUND) {
+        cli_error(SUB, "unknown parser '%s'; 'logtk parse --list-parsers' shows them",
+                  o->parser_name);
+        return EXIT_USAGE;
+    }
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s", logtk_strerror(rc));
+        return EXIT_DATA;
+    }
+    if (o->stream) {
+        rc = logtk_parser_set_param(*parser, "keep_assignments", "0");
+        if (rc != LOGTK_OK) {
+            cli_error(SUB, "--stream: %s", logtk_parser_errmsg(*parser));
+            return EXIT_USAGE;
+        }
+    }
+
+    if (o->load_state) {
+        char *buf;
+        size_t len;
+        if (cli_read_file(SUB, o->load_state, &buf, &len) != EXIT_OK)
+            return EXIT_DATA;
+        rc = logtk_parser_load(*parser, buf, len);
+        free(buf);
+        if (rc != LOGTK_OK) {
+            cli_error(SUB, "%s: %s", o->load_state, logtk_parser_errmsg(*parser));
+            return EXIT_DATA;
+        }
+        return -1; /* the snapshot holds masks and parameters */
+    }
+
+    if (dataset && (rc = logtk_dataset_configure(dataset, *parser)) != LOGTK_OK) {
+        cli_error(SUB, "dataset %s: %s", logtk_dataset_name(dataset),
+                  logtk_parser_errmsg(*parser));
+        return EXIT_DATA;
+    }
+    for (size_t i = 0; i < o->nparams; i++) {
+        char name[128];
+        const char *eq = strchr(o->params[i], '=');
+        size_t n = (size_t)(eq - o->params[i]);
+        if (n >= sizeof name)
+            n = sizeof name - 1;
+        memcpy(name, o->params[i], n);
+        name[n] = '\0';
+        if (logtk_parser_set_param(*parser, name, eq + 1) != LOGTK_OK) {
+            cli_error(SUB, "--param %s: %s", o->params[i], logtk_parser_errmsg(*parser));
+            return EXIT_USAGE;
+        }
+    }
+    for (size_t i = 0; i < o->nmasks; i++) {
+        if (logtk_parser_add_mask(*parser, o->masks[i], NULL) != LOGTK_OK) {
+            cli_error(SUB, "--mask: %s", logtk_parser_errmsg(*parser));
+            return EXIT_USAGE;
+        }
+    }
+    for (size_t i = 0; i < o->nmask_files; i++) {
+        int st = add_mask_file(*parser, o->mask_files[i]);
+        if (st >= 0)
+            return st;
+    }
+    return -1;
+}
+
+/* -------------------------------------------------------------- the run */
+
+typedef struct parse_run {
+    const parse_options *opt;
+    logtk_format *format;
+    logtk_parser *parser;
+    logtk_sink *sink;
+    logtk_sink *templates;
+    cli_progress progress;
+    uint64_t rows;              /* rows written = the last LineId */
+    logtk_slice *params;        /* stream mode: a copy of the event's parameter slices */
+    size_t params_cap;
+    FILE *spool;                /* batch mode: stdin copied here during pass 1 */
+    char spool_path[4096];
+    logtk_slice *template_text; /* batch mode: final text of each template, index = id */
+    char *template_bytes;
+    uint32_t ntemplates;
+} parse_run;
+
+static int sink_failed(logtk_sink *s)
+{
+    cli_error(SUB, "%s", logtk_sink_errmsg(s));
+    return EXIT_DATA;
+}
+
+/* --stream: one row per line, right away. */
+static int on_line_stream(void *user, const logtk_line *line, const logtk_record *rec,
+                          const logtk_event *ev)
+{
+    parse_run *run = user;
+    /* Keep our own copy of the parameter slices: the event's array belongs to
+     * the parser and the template lookup below is another call on it. */
+    if (ev->nparams > run->params_cap) {
+        size_t cap = ev->nparams * 2;
+        logtk_slice *bigger = realloc(run->params, cap * sizeof *bigger);
+        if (bigger == NULL) {
+            cli_error(SUB, "out of memory");
+            return EXIT_DATA;
+        }
+        run->params = bigger;
+        run->params_cap = cap;
+    }
+    if (ev->nparams)
+        memcpy(run->params, ev->params, ev->nparams * sizeof *run->params);
+    logtk_row row;
+    row.line_id = ++run->rows;
+    row.record = rec;
+    row.template_id = ev->template_id;
+    row.nparams = ev->nparams;
+    row.params = run->params;
+    uint64_t count;
+    if (logtk_parser_template(run->parser, ev->template_id, &row.template_text, &count) !=
+        LOGTK_OK) {
+        row.template_text.ptr = "";
+        row.template_text.len = 0;
+    }
+    if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
+        return sink_failed(run->sink);
+    return 0;
+}
+
+/* Batch mode, reading stdin in pass 1: copy each line to the spool file.  A
+ * line without a terminator (end of an archive member) gets "\n" so that the
+ * spool yields the same lines in pass 2. */
+static int on_line_spool(void *user, const logtk_line *line, const logtk_record *rec,
+                         const logtk_event *ev)
+{
+    parse_run *run = user;
+    size_t n = line->len + line->eol_len;
+    if ((n && fwrite(line->data, 1, n, run->spool) != n) ||
+        (line->eol_len == 0 && fputc('\n', run->spool) == EOF)) {
+        cli_error(SUB, "%s: cannot spool standard input: %s", run->spool_path, strerror(errno));
+        return EXIT_DATA;
+    }
+    return 0;
+}
+
+static int open_spool(parse_run *run)
+{
+    const char *dir = getenv("TMPDIR");
+    if (dir == NULL || dir[0] == '\0')
+        dir = "/tmp";
+    snprintf(run->spool_path, sizeof run->spool_path, "%s/logtk-stdin.XXXXXX", dir);
+    int fd = mkstemp(run->spool_path);
+    if (fd < 0 || (run->spool = fdopen(fd, "w+")) == NULL) {
+        cli_error(SUB, "cannot create a temporary file in %s to hold standard input: %s", dir,
+                  strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(run->spool_path);
+        }
+        run->spool_path[0] = '\0';
+        return EXIT_DATA;
+    }
+    return EXIT_OK;
+}
+
+/* Copies the final text of every template, so pass 2 needs one parser call per line. */
+static int cache_templates(parse_run *run)
+{
+    uint32_t n = logtk_parser_template_count(run->parser);
+    size_t total = 0;
+    for (uint32_t id = 1; id <= n; id++) {
+        logtk_slice t;
+        uint64_t count;
+        if (logtk_parser_template(run->parser, id, &t, &count) == LOGTK_OK)
+            total += t.len;
+    }
+    run->template_text = calloc((size_t)n + 1, sizeof *run->template_text);
+    run->template_bytes = malloc(total + 1);
+    if (run->template_text == NULL || run->template_bytes == NULL) {
+        cli_error(SUB, "out of memory");
+        return EXIT_DATA;
+    }
+    size_t off = 0;
+    for (uint32_t id = 1; id <= n; id++) {
+        logtk_slice t;
+        uint64_t count;
+        if (logtk_parser_template(run->parser, id, &t, &count) != LOGTK_OK || off + t.len > total)
+            continue;
+        memcpy(run->template_bytes + off, t.ptr, t.len);
+        run->template_text[id].ptr = run->template_bytes + off;
+        run->template_text[id].len = t.len;
+        off += t.len;
+    }
+    run->ntemplates = n;
+    return EXIT_OK;
+}
+
+/*
+ * Pass 2 over one input: the same lines again, now written with their final
+ * templates.  `first_index` is the parser's index of the input's first line,
+ * `expected` the number of lines pass 1 saw in it.
+ */
+static int write_input(parse_run *run, logtk_reader *reader, const char *path, const char *shown,
+                       uint64_t first_index, uint64_t expected)
+{
+    int rc = logtk_reader_open_path(reader, path);
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s", logtk_reader_errmsg(reader));
+        return EXIT_DATA;
+    }
+    logtk_line line;
+    logtk_record rec;
+    logtk_event ev;
+    uint64_t seen = 0;
+    for (;;) {
+        rc = logtk_reader_next(reader, &line);
+        if (rc == LOGTK_DONE)
+            break;
+        if (rc != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_reader_errmsg(reader));
+            return EXIT_DATA;
+        }
+        if (seen == expected)
+            break; /* grew since pass 1: report below */
+        logtk_format_match(run->format, line.data, line.len, &rec); /* LIMIT: kept unmatched */
+        uint32_t id = 0;
+        logtk_parser_assignment(run->parser, first_index + seen, &id);
+        seen++;
+        logtk_row row;
+        row.line_id = ++run->rows;
+        row.record = &rec;
+        row.template_id = id;
+        row.nparams = 0;
+        row.params = NULL;
+        if (id >= 1 && id <= run->ntemplates) {
+            row.template_text = run->template_text[id];
+            rc = logtk_parser_extract(run->parser, id, rec.content.ptr, rec.content.len, &ev);
+            if (rc == LOGTK_OK || rc == LOGTK_ERR_LIMIT) {
+                row.nparams = ev.nparams;
+                row.params = ev.params;
+            }
+        } else {
+            row.template_text.ptr = "";
+            row.template_text.len = 0;
+        }
+        if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
+            return sink_failed(run->sink);
+        if ((run->rows & 8191) == 0)
+            cli_progress_update(&run->progress, run->rows, logtk_reader_bytes_read(reader),
+                                logtk_reader_source_size(reader));
+    }
+    logtk_reader_close(reader);
+    if (seen != expected) {
+        cli_error(SUB, "%s: changed while being parsed (%llu lines on the first pass, %s on the "
+                       "second); nothing written",
+                  shown, (unsigned long long)expected, seen < expected ? "fewer" : "more");
+        return EXIT_DATA;
+    }
+    return EXIT_OK;
+}
+
+/* Opens the row sink (and the --templates sink).  Returns EXIT_OK or EXIT_DATA. */
+static int open_outputs(parse_run *run)
+{
+    const parse_options *o = run->opt;
+    if (logtk_sink_new(&run->sink, o->out_kind, o->out_path, run->format) != LOGTK_OK)
+        return sink_failed(run->sink);
+    if (o->stream) {
+        /* flush per row unless the rows go to a regular file (see the top comment) */
+        struct stat st;
+        int regular = o->out_path && strcmp(o->out_path, "-") != 0
+                          ? stat(o->out_path, &st) != 0 || S_ISREG(st.st_mode)
+                          : fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+        logtk_sink_set_flush(run->sink, !regular);
+    }
+    if (o->templates_path &&
+        logtk_sink_new(&run->templates, "templates", o->templates_path, NULL) != LOGTK_OK)
+        return sink_failed(run->templates);
+    return EXIT_OK;
+}
+
+/* Writes the template list to the sqlite sink and --templates; commits both. */
+static int finish_outputs(parse_run *run)
+{
+    uint32_t n = logtk_parser_template_count(run->parser);
+    for (uint32_t id = 1; id <= n; id++) {
+        logtk_slice t;
+        uint64_t count;
+        if (logtk_parser_template(run->parser, id, &t, &count) != LOGTK_OK)
+            continue;
+        if (logtk_sink_write_template(run->sink, id, t, count) != LOGTK_OK)
+            return sink_failed(run->sink);
+        if (run->templates && logtk_sink_write_template(run->templates, id, t, count) != LOGTK_OK)
+            return sink_failed(run->templates);
+    }
+    if (logtk_sink_close(run->sink) != LOGTK_OK)
+        return sink_failed(run->sink);
+    if (run->templates && logtk_sink_close(run->templates) != LOGTK_OK)
+        return sink_failed(run->templates);
+    return EXIT_OK;
+}
+
+static int run_parse(parse_run *run, char **paths, size_t npaths)
+{
+    const parse_options *o = run->opt;
+    static char *stdin_only[] = {"-"};
+    if (npaths == 0) {
+        paths = stdin_only;
+        npaths = 1;
+    }
+    int to_stdout = o->out_path == NULL || strcmp(o->out_path, "-") == 0;
+    int status;
+    /* Batch output to stdout starts only after pass 1 succeeded, so a bad input
+     * prints nothing; a file output is opened first to catch an unwritable
+     * path before a long parse (its temporary file is removed on failure). */
+    if ((o->stream || !to_stdout) && (status = open_outputs(run)) != EXIT_OK)
+        return status;
+
+    uint64_t *counts = calloc(npaths, sizeof *counts);
+    if (counts == NULL) {
+        cli_error(SUB, "out of memory");
+        return EXIT_DATA;
+    }
+    uint64_t first_index = logtk_parser_line_count(run->parser); /* > 0 after --load-state */
+    cli_feed feed;
+    memset(&feed, 0, sizeof feed);
+    feed.subcommand = SUB;
+    feed.format = run->format;
+    feed.parser = run->parser;
+    feed.user = run;
+    feed.progress = &run->progress;
+    feed.max_line = o->max_line;
+    feed.allow_binary = o->allow_binary;
+    feed.quiet = o->quiet;
+    cli_progress_init(&run->progress, o->stream ? "parse" : "parse (pass 1 of 2)", o->quiet);
+    status = EXIT_OK;
+    for (size_t i = 0; i < npaths && status == EXIT_OK; i++) {
+        int is_stdin = strcmp(paths[i], "-") == 0;
+        feed.on_line = NULL;
+        if (o->stream) {
+            feed.on_line = on_line_stream;
+        } else if (is_stdin) {
+            if ((status = open_spool(run)) != EXIT_OK)
+                break;
+            feed.on_line = on_line_spool;
+        }
+        uint64_t before = feed.lines;
+        status = cli_feed_run(&feed, &paths[i], 1);
+        counts[i] = feed.lines - before;
+        if (status != EXIT_OK && feed.status == LOGTK_ERR_DATA && !o->allow_binary)
+            cli_error(SUB, "(use --binary to parse a file that looks binary anyway)");
+        if (status == EXIT_OK && is_stdin && run->spool && fflush(run->spool) != 0) {
+            cli_error(SUB, "%s: cannot spool standard input: %s", run->spool_path,
+                      strerror(errno));
+            status = EXIT_DATA;
+        }
+    }
+    cli_progress_end(&run->progress);
+    if (status == EXIT_OK && logtk_parser_finish(run->parser) != LOGTK_OK) {
+        cli_error(SUB, "%s", logtk_parser_errmsg(run->parser));
+        status = EXIT_DATA;
+    }
+
+    if (status == EXIT_OK && !o->stream) {
+        logtk_reader *reader = NULL;
+        if (to_stdout)
+            status = open_outputs(run);
+        if (status == EXIT_OK)
+            status = cache_templates(run);
+        if (status == EXIT_OK && logtk_reader_new(&reader) != LOGTK_OK) {
+            cli_error(SUB, "out of memory");
+            status = EXIT_DATA;
+        }
+        if (status == EXIT_OK && o->max_line)
+            logtk_reader_set_max_line(reader, o->max_line);
+        cli_progress_init(&run->progress, "parse (pass 2 of 2)", o->quiet);
+        uint64_t index = first_index;
+        for (size_t i = 0; i < npaths && status == EXIT_OK; i++) {
+            int is_stdin = strcmp(paths[i], "-") == 0;
+            status = write_input(run, reader, is_stdin ? run->spool_path : paths[i],
+                                 is_stdin ? "standard input" : paths[i], index, counts[i]);
+            index += counts[i];
+        }
+        cli_progress_end(&run->progress);
+        logtk_reader_free(reader);
+    }
+    free(counts);
+
+    if (status == EXIT_OK)
+        status = finish_outputs(run);
+    if (status == EXIT_OK && o->save_state) {
+        void *snap = NULL;
+        size_t len = 0;
+        if (logtk_parser_save(run->parser, &snap, &len) != LOGTK_OK) {
+            cli_error(SUB, "--save-state: %s", logtk_parser_errmsg(run->parser));
+            status = EXIT_DATA;
+        } else {
+            status = cli_write_file_atomic(SUB, o->save_state, snap, len);
+        }
+        logtk_free(snap);
+    }
+    if (status == EXIT_OK && !o->quiet && isatty(STDERR_FILENO))
+        fprintf(stderr, "logtk parse: %llu lines, %lu templates, %llu lines did not match the "
+                        "format\n",
+                (unsigned long long)feed.lines,
+                (unsigned long)logtk_parser_template_count(run->parser),
+                (unsigned long long)feed.unmatched);
+    return status;
+}
+
+int cmd_parse(int argc, char **argv)
+{
+    parse_options opt;
+    memset(&opt, 0, sizeof opt);
+    int first_file = argc;
+    int status = parse_arguments(argc, argv, &opt, &first_file);
+    if (status < 0 && opt.list_parsers) {
+        list_parsers();
+        status = EXIT_OK;
+    }
+    parse_run run;
+    memset(&run, 0, sizeof run);
+    run.opt = &opt;
+    if (status < 0)
+        status = set_up(&opt, &run.format, &run.parser);
+    if (status < 0)
+        status = run_parse(&run, argv + first_file, (size_t)(argc - first_file));
+
+    logtk_sink_free(run.sink); /* an uncommitted output's temporary file goes away */
+    logtk_sink_free(run.templates);
+    if (run.spool)
+        fclose(run.spool);
+    if (run.spool_path[0])
+        unlink(run.spool_path);
+    free(run.params);
+    free(run.template_text);
+    free(run.template_bytes);
+    logtk_parser_free(run.parser);
+    logtk_format_free(run.format);
+    free(opt.masks);
+    free(opt.mask_files);
+    free(opt.params);
+    return status;
+}

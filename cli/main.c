@@ -16,6 +16,10 @@ static const subcommand subcommands[] = {
     {"parse", cmd_parse, "parse logs into templates and parameters"},
     {"detect", cmd_detect, "train, apply and evaluate anomaly detectors"},
     {"compress", cmd_compress, "compress logs into a searchable lossless archive"},
+    {"decompress", cmd_decompress, "restore the exact bytes of an archive"},
+    {"info", cmd_info, "show an archive's blocks, lines and column sizes"},
+    {"grep", cmd_grep, "search an archive without decompressing it all"},
+    {"cat", cmd_cat, "print a line range of an archive"},
     {"bench", cmd_bench, "measure accuracy and speed on the Loghub datasets"},
 };
 

@@ -360,8 +360,13 @@ const char *logtk_dataset_name(const logtk_dataset *d);
 const char *logtk_dataset_format(const logtk_dataset *d);
 
 /**
- * Applies the dataset's masks and the parameters it sets for p's algorithm
- * (Drain: st, depth).  Returns LOGTK_OK or the parser's error.
+ * Applies the dataset's masks and the parameters it sets for p's algorithm,
+ * by logtk_parser_set_param() name: drain: st, depth; spell: tau; iplom: ct,
+ * lower_bound; ael: min_event_count, merge_percent; lenma: threshold; brain:
+ * threshold, delimiter; logram: double_threshold, tri_threshold.  A name the
+ * algorithm does not have (LOGTK_ERR_NOT_FOUND) is skipped.  Some algorithms
+ * get their own benchmark script's mask list (e.g. brain on HPC: none).
+ * Returns LOGTK_OK or the parser's error (a mask that does not compile).
  */
 int logtk_dataset_configure(const logtk_dataset *d, logtk_parser *p);
 
@@ -381,6 +386,9 @@ int logtk_csv_new(logtk_csv **out);
 
 /** Opens a file (through the reader, so compressed files work too); "-" is stdin. */
 int logtk_csv_open_path(logtk_csv *c, const char *path);
+
+/** Opens a caller-owned buffer (kept by reference until the next open or free); `name` is used in messages. */
+int logtk_csv_open_memory(logtk_csv *c, const void *buf, size_t len, const char *name);
 
 /**
  * Reads the next record.  *fields points to *nfields slices with quotes removed
@@ -427,14 +435,29 @@ int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth
 
 /*
  * A sink writes parsed lines as rows.  Kinds:
- *   "tsv"    header row, then LineId, header fields, Content, EventId,
- *            EventTemplate, ParameterList; tabs, newlines and backslashes in
- *            values escaped as \t \n \r \\.
+ *   "tsv"    header row, then LineId, header fields, Content, EventId ("E" and
+ *            the template id), EventTemplate, ParameterList (a JSON array of
+ *            strings); tab, LF, CR and backslash in any value are written as
+ *            \t \n \r \\.  Other bytes pass unchanged.
  *   "csv"    Loghub's *_structured.csv layout exactly:
- *            LineId,<format fields>,Content,EventId,EventTemplate (RFC 4180).
- *   "jsonl"  one JSON object per line; bytes that are not valid UTF-8 are
- *            written as \u00XX escapes of the bytes... see logtk-parse(1).
- *   "sqlite" tables lines, templates, parameters with indexes.
+ *            LineId,<format fields>,Content,EventId,EventTemplate; RFC 4180
+ *            quoting (fields holding a comma, quote, CR or LF are quoted, quotes
+ *            doubled); LF line ends, as in the Loghub files.
+ *   "jsonl"  one JSON object per line with the TSV columns as members
+ *            (LineId a number, ParameterList an array).  Output is always valid
+ *            UTF-8 JSON and lossless: a value whose bytes are not valid UTF-8 is
+ *            written with U+FFFD in place of each bad byte and an extra member
+ *            "<Name>_base64" holds its exact bytes (for ParameterList an array
+ *            "ParameterList_base64" with every parameter in base64).
+ *   "sqlite" tables lines(line_id, one TEXT column per header field, content,
+ *            template_id), templates(template_id, template, count) and
+ *            parameters(line_id, position, value) (position 1-based), indexes
+ *            on lines(template_id) and parameters(value), a view "structured"
+ *            joining lines and templates.  Values that are not valid UTF-8 are
+ *            stored as BLOBs; header fields of lines that did not match the
+ *            format are NULL.  Needs a file path (not stdout).
+ *   "templates" only the template list: a header row, then EventId,
+ *            EventTemplate (TSV-escaped), Occurrences; rows are ignored.
  * A sink given a path writes a temporary file next to it and renames it into
  * place on logtk_sink_close(); freeing an unclosed sink removes the temporary
  * file, so a half-written output never replaces a good file.
@@ -460,10 +483,23 @@ typedef struct logtk_row {
 int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
                    const logtk_format *format);
 
-/** Writes one row. */
+/** The name of the i-th sink kind (0-based: "tsv", "csv", "jsonl", "sqlite", "templates"), or NULL past the end. */
+const char *logtk_sink_kind_name(size_t i);
+
+/**
+ * Makes the sink flush its output after every row (1) or only when its buffer
+ * fills and at close (0, the default).  Flushing per row gives the lowest
+ * latency for a reader at the end of a pipe; it costs throughput.
+ */
+int logtk_sink_set_flush(logtk_sink *s, int every_row);
+
+/**
+ * Writes one row.  After a failed write the sink is unusable: every later
+ * call returns the same error and close does not replace the target file.
+ */
 int logtk_sink_write(logtk_sink *s, const logtk_row *row);
 
-/** Writes the template list (sqlite: the templates table; others: ignored). */
+/** Writes one template of the list (sqlite: the templates table; templates: a row; others: ignored). */
 int logtk_sink_write_template(logtk_sink *s, uint32_t template_id, logtk_slice text,
                               uint64_t count);
 
@@ -475,6 +511,347 @@ const char *logtk_sink_errmsg(const logtk_sink *s);
 
 /** Frees the sink; an unclosed sink's temporary file is removed.  NULL is harmless. */
 void logtk_sink_free(logtk_sink *s);
+
+/* ------------------------------------------------------------------------ */
+/* Anomaly detection: sessions, windows, detectors (owner: detect/)          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A session set holds sequences of event names (template ids as text, such as
+ * Drain's "bbb51b95" or logtk's "17"), one sequence per session or window, each
+ * with an id and a label (LOGTK_LABEL_NORMAL, LOGTK_LABEL_ANOMALY or
+ * LOGTK_LABEL_UNKNOWN).  Detectors turn a sequence into an event-count vector
+ * over the events seen in training (loglizer's FeatureExtractor), optionally
+ * tf-idf weighted and zero-mean centred, and score it.
+ */
+typedef struct logtk_sessions logtk_sessions;
+
+#define LOGTK_LABEL_UNKNOWN (-1)
+#define LOGTK_LABEL_NORMAL 0
+#define LOGTK_LABEL_ANOMALY 1
+
+/** Creates an empty session set.  Returns LOGTK_OK or LOGTK_ERR_NOMEM. */
+int logtk_sessions_new(logtk_sessions **out);
+
+/**
+ * Appends the sessions of a CSV file with a header row naming an id column
+ * (the first column), an optional "Label" column ("Normal"/"Anomaly", "0"/"1",
+ * "-" = normal) and an "EventSequence" column of space-separated event names,
+ * as ../shared/anomaly/hdfs100k/HDFS_100k_sessions.csv.  Returns LOGTK_OK,
+ * LOGTK_ERR_IO, or LOGTK_ERR_DATA naming the file and line (missing column,
+ * unknown label, duplicate id); on error the set is unchanged.
+ */
+int logtk_sessions_load(logtk_sessions *s, const char *path);
+
+/**
+ * Appends one event to the session with this id, creating the session (label
+ * unknown) when the id is new.  Sessions keep the order in which their ids
+ * first appeared.
+ */
+int logtk_sessions_append(logtk_sessions *s, const char *id, size_t id_len, const char *event,
+                          size_t event_len);
+
+/** Sets the label of the session with this id.  LOGTK_ERR_NOT_FOUND when absent. */
+int logtk_sessions_set_label(logtk_sessions *s, const char *id, size_t id_len, int label);
+
+/**
+ * Reads labels from an "Id,Label" CSV (anomaly_label.csv layout) and applies
+ * them to the sessions with those ids.  Rows naming ids that are not in the set
+ * are skipped and counted in *unknown_ids (may be NULL); sessions the file does
+ * not name keep their label.  Returns LOGTK_OK, LOGTK_ERR_IO or LOGTK_ERR_DATA
+ * (bad label value, naming file and line).
+ */
+int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *unknown_ids);
+
+/** Number of sessions. */
+size_t logtk_sessions_count(const logtk_sessions *s);
+
+/** The id of session i (valid while the set lives); empty slice when out of range. */
+logtk_slice logtk_sessions_id(const logtk_sessions *s, size_t i);
+
+/** The label of session i (LOGTK_LABEL_*); LOGTK_LABEL_UNKNOWN when out of range. */
+int logtk_sessions_label(const logtk_sessions *s, size_t i);
+
+/** Number of events in session i (0 when out of range). */
+size_t logtk_sessions_length(const logtk_sessions *s, size_t i);
+
+/**
+ * Splits sessions 0..count-1 into training and test rows (indices), as
+ * loglizer does:
+ *   "uniform"     each class is split in order: the first train_fraction of
+ *                 the anomalies and of the normal sessions train (needs labels);
+ *   "sequential"  the first train_fraction of all sessions train
+ *                 ("chronological" is the same with, by convention, 0.8).
+ * The training rows are then shuffled with a fixed seed (loglizer shuffles
+ * them too; order matters to LogClustering and Isolation Forest only); test
+ * rows keep their order.  *train and *test are released with logtk_free().
+ */
+int logtk_sessions_split(const logtk_sessions *s, const char *kind, double train_fraction,
+                         uint64_t seed, size_t **train, size_t *ntrain, size_t **test,
+                         size_t *ntest);
+
+/** The last error. */
+const char *logtk_sessions_errmsg(const logtk_sessions *s);
+
+/** Frees the set.  NULL is harmless. */
+void logtk_sessions_free(logtk_sessions *s);
+
+/*
+ * A detector is one model: "pca", "invariants", "logclustering", "iforest",
+ * "ocsvm" (unsupervised) or "lr", "dtree", "svm" (supervised, need labels).
+ * Training takes rows of a session set (indices may repeat, so a sample can be
+ * replicated); scoring gives each row a score (higher = more anomalous) and a
+ * verdict (score > the model's threshold).  A trained detector saves to and
+ * loads from a versioned, checksummed model file (see logtk-model(5)).
+ */
+typedef struct logtk_detector logtk_detector;
+
+/** The name of the i-th model (0-based), or NULL past the end. */
+const char *logtk_detector_model_name(size_t i);
+
+/** A one-line description of the i-th model, or NULL past the end. */
+const char *logtk_detector_model_summary(size_t i);
+
+/**
+ * Creates an untrained detector for model `model` (NULL: "pca").  Returns
+ * LOGTK_OK, LOGTK_ERR_NOMEM or LOGTK_ERR_NOT_FOUND (unknown model; *out NULL).
+ */
+int logtk_detector_new(logtk_detector **out, const char *model);
+
+/** The model name of this detector. */
+const char *logtk_detector_model(const logtk_detector *d);
+
+/** 1 when the model needs labels to train (lr, dtree, svm), else 0. */
+int logtk_detector_supervised(const logtk_detector *d);
+
+/**
+ * Sets a parameter by name from its text form, before training.  Every model
+ * has "tfidf" and "zero_mean" (0/1); the others are listed in logtk-detect(1)
+ * and by logtk_detector_param_name().  Returns LOGTK_ERR_NOT_FOUND for an
+ * unknown name and LOGTK_ERR_INVALID for a bad value.
+ */
+int logtk_detector_set_param(logtk_detector *d, const char *name, const char *value);
+
+/** The name of the detector's i-th parameter, or NULL past the end; *value gets its value. */
+const char *logtk_detector_param_name(const logtk_detector *d, size_t i, double *value);
+
+/**
+ * Trains on rows[0..nrows) of s (NULL rows: every session).  Supervised models
+ * need every row labeled (LOGTK_ERR_DATA otherwise); unsupervised ones ignore
+ * labels except where the model says (logclustering trains on normal rows when
+ * labels are known).  Returns LOGTK_OK, LOGTK_ERR_INVALID (no rows, no events),
+ * LOGTK_ERR_DATA or LOGTK_ERR_NOMEM.
+ */
+int logtk_detector_train(logtk_detector *d, const logtk_sessions *s, const size_t *rows,
+                         size_t nrows);
+
+/**
+ * Scores rows[0..nrows) of s (NULL rows: every session): scores[i] (may be
+ * NULL) and anomalous[i] (1/0, may be NULL).  Events not seen in training are
+ * ignored, as loglizer does.  Returns LOGTK_OK, LOGTK_ERR_STATE (untrained) or
+ * LOGTK_ERR_NOMEM.
+ */
+int logtk_detector_score(logtk_detector *d, const logtk_sessions *s, const size_t *rows,
+                         size_t nrows, double *scores, uint8_t *anomalous);
+
+/** The decision threshold: a row is anomalous when its score is above it. */
+double logtk_detector_threshold(const logtk_detector *d);
+
+/** Number of distinct events (features) learned in training. */
+size_t logtk_detector_feature_count(const logtk_detector *d);
+
+/** Saves the trained model as a model file image; *buf is released with logtk_free(). */
+int logtk_detector_save(logtk_detector *d, void **buf, size_t *len);
+
+/**
+ * Replaces d's model (whatever its kind) with one saved by
+ * logtk_detector_save().  Returns LOGTK_ERR_STATE for a damaged, truncated,
+ * foreign or newer image; d is then unchanged.
+ */
+int logtk_detector_load(logtk_detector *d, const void *buf, size_t len);
+
+/** Writes the model file atomically (temporary file, then rename). */
+int logtk_detector_save_file(logtk_detector *d, const char *path);
+
+/** Reads a model file; errors name the file. */
+int logtk_detector_load_file(logtk_detector *d, const char *path);
+
+/** The last error. */
+const char *logtk_detector_errmsg(const logtk_detector *d);
+
+/** Frees the detector.  NULL is harmless. */
+void logtk_detector_free(logtk_detector *d);
+
+/** Precision, recall and F1 of verdicts against labels (anomaly = positive). */
+typedef struct logtk_detect_metrics {
+    uint64_t tp, fp, fn, tn;
+    uint64_t unlabeled; /* rows without a label, not counted */
+    double precision, recall, f1;
+} logtk_detect_metrics;
+
+/** Computes metrics of anomalous[i] against the labels of rows[i] (NULL rows: all sessions). */
+int logtk_detect_evaluate(const logtk_sessions *s, const size_t *rows, size_t nrows,
+                          const uint8_t *anomalous, logtk_detect_metrics *out);
+
+/* ------------------------------------------------------------------------ */
+/* Compressed archives: lossless, columnar, searchable (see logtk-archive(5)) */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An archive stores any byte stream exactly: it is cut into independent
+ * blocks of whole lines, each split into templates and typed variable
+ * columns compressed with zstd, checksummed, and listed in a footer index.
+ * decompress(compress(x)) == x for every x (CRLF, missing final newline, NUL,
+ * invalid UTF-8, binary data).  A damaged block loses only its own lines.
+ */
+
+/** Default compression level of the writer (zstd level of each column stream). */
+#define LOGTK_ARCHIVE_DEFAULT_LEVEL 3
+
+/** Output callback: write len bytes; return 0 on success, nonzero on failure. */
+typedef int (*logtk_write_callback)(void *user, const void *data, size_t len);
+
+typedef struct logtk_archive_writer logtk_archive_writer;
+
+/** Creates an archive writer.  Returns LOGTK_OK or LOGTK_ERR_NOMEM (*out NULL). */
+int logtk_archive_writer_new(logtk_archive_writer **out);
+
+/**
+ * Sets an option before opening: "level" (-7..22, default
+ * LOGTK_ARCHIVE_DEFAULT_LEVEL), "threads" (1..64 blocks encoded in parallel;
+ * the archive is identical for any value), "block_lines" (default 65536) and
+ * "block_bytes" (default 8 MiB): a block ends at whichever limit comes first.
+ * Returns LOGTK_OK, LOGTK_ERR_INVALID (bad value) or LOGTK_ERR_NOT_FOUND.
+ */
+int logtk_archive_writer_set_option(logtk_archive_writer *w, const char *name, const char *value);
+
+/**
+ * Opens the output: a path (written to a temporary file renamed into place
+ * by logtk_archive_writer_close(), so a failed run never replaces a good
+ * file), or NULL / "-" for standard output.  Returns LOGTK_OK or LOGTK_ERR_IO.
+ */
+int logtk_archive_writer_open_path(logtk_archive_writer *w, const char *path);
+
+/** Opens the output as a callback receiving the archive bytes in order. */
+int logtk_archive_writer_open_callback(logtk_archive_writer *w, logtk_write_callback cb, void *user);
+
+/** Appends input bytes (any chunking; lines may span calls).  Returns LOGTK_OK or an error. */
+int logtk_archive_writer_write(logtk_archive_writer *w, const void *data, size_t len);
+
+/**
+ * Encodes what is left, writes the index and commits the output.  Returns
+ * LOGTK_OK or an error (the temporary file is then removed).
+ */
+int logtk_archive_writer_close(logtk_archive_writer *w);
+
+/** Archive bytes written so far. */
+uint64_t logtk_archive_writer_bytes_written(const logtk_archive_writer *w);
+
+/** The last error. */
+const char *logtk_archive_writer_errmsg(const logtk_archive_writer *w);
+
+/** Frees the writer; an unclosed output's temporary file is removed.  NULL is harmless. */
+void logtk_archive_writer_free(logtk_archive_writer *w);
+
+typedef struct logtk_archive_reader logtk_archive_reader;
+
+/** One block as the reader delivers it. */
+typedef struct logtk_archive_block {
+    uint64_t index;        /* 0-based block number in the archive */
+    uint64_t first_line;   /* 1-based number of its first line */
+    uint64_t nlines;       /* lines in the block (0 when unknown for a damaged region) */
+    uint64_t raw_bytes;    /* bytes of text */
+    uint64_t stored_bytes; /* bytes in the archive, header included */
+    uint32_t templates;    /* templates in the block */
+    int damaged;           /* 1: the block could not be decoded; text is empty */
+    logtk_slice text;      /* the exact bytes of its lines; valid until the next call */
+} logtk_archive_block;
+
+/** Creates a reader.  Returns LOGTK_OK or LOGTK_ERR_NOMEM. */
+int logtk_archive_reader_new(logtk_archive_reader **out);
+
+/**
+ * Opens an archive by path (NULL or "-": standard input).  Returns LOGTK_OK,
+ * LOGTK_ERR_IO, or LOGTK_ERR_ARCHIVE when it is not a logtk archive or of a
+ * newer version.
+ */
+int logtk_archive_reader_open_path(logtk_archive_reader *r, const char *path);
+
+/** Opens an archive held in memory (kept by reference).  `name` is used in messages. */
+int logtk_archive_reader_open_memory(logtk_archive_reader *r, const void *buf, size_t len,
+                                     const char *name);
+
+/**
+ * Reads and decodes the next block.  Returns LOGTK_OK (block filled),
+ * LOGTK_DONE at the end, or LOGTK_ERR_ARCHIVE for a damaged block or region:
+ * *b then has damaged = 1 and the lost line range (when known), the message
+ * names it, and the next call continues with the next intact block.  Other
+ * errors (LOGTK_ERR_IO, LOGTK_ERR_NOMEM) end the reading.
+ */
+int logtk_archive_reader_next(logtk_archive_reader *r, logtk_archive_block *b);
+
+/**
+ * Positions the reader so that the next logtk_archive_reader_next() returns
+ * the block holding 1-based line `line`, using the footer index.  Returns
+ * LOGTK_OK, LOGTK_DONE (line past the end), LOGTK_ERR_UNSUPPORTED (source not
+ * seekable) or LOGTK_ERR_ARCHIVE (index missing or damaged).
+ */
+int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line);
+
+/**
+ * Totals from the footer index: lines, blocks and raw bytes.  Returns
+ * LOGTK_OK or LOGTK_ERR_ARCHIVE / LOGTK_ERR_UNSUPPORTED as seek_line.
+ */
+int logtk_archive_reader_totals(logtk_archive_reader *r, uint64_t *lines, uint64_t *blocks,
+                                uint64_t *raw_bytes);
+
+/**
+ * Per-stream byte counts summed over the blocks decoded so far: stream i
+ * (0-based; LOGTK_DONE past the last) has a name ("templates", "numbers",
+ * ...), its size before and after zstd.
+ */
+int logtk_archive_reader_stream_stats(const logtk_archive_reader *r, int i, const char **name,
+                                      uint64_t *raw, uint64_t *stored);
+
+/** The last error. */
+const char *logtk_archive_reader_errmsg(const logtk_archive_reader *r);
+
+/** Frees the reader.  NULL is harmless. */
+void logtk_archive_reader_free(logtk_archive_reader *r);
+
+/* Search flags for logtk_grep_new(). */
+#define LOGTK_GREP_FIXED 1  /* pattern is a fixed string (grep -F) */
+#define LOGTK_GREP_ICASE 2  /* ignore case (grep -i) */
+#define LOGTK_GREP_INVERT 4 /* select non-matching lines (grep -v) */
+
+typedef struct logtk_grep logtk_grep;
+
+/**
+ * Compiles a search: a fixed string or a PCRE2 pattern (JIT, match limits).
+ * Returns LOGTK_OK, LOGTK_ERR_SYNTAX (message quotes the pattern and offset)
+ * or LOGTK_ERR_NOMEM.  *out is set even on error, so the message can be read.
+ */
+int logtk_grep_new(logtk_grep **out, const char *pattern, int flags);
+
+/**
+ * Searches the next block of r: each selected line (with its terminator, as
+ * `decompress | grep` prints it) is passed to cb when cb is non-NULL, and
+ * *count is increased by the number of selected lines.  Lines are rebuilt
+ * only for templates that may match, so rare matches are found without
+ * decompressing the whole block.  Returns as logtk_archive_reader_next()
+ * (b describes the block), or LOGTK_ERR_LIMIT when the regex hit its limit.
+ */
+int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_block *b,
+                          logtk_write_callback cb, void *user, uint64_t *count);
+
+/** Nonzero when one line (without terminator) is selected (for tests). */
+int logtk_grep_line(logtk_grep *g, const char *line, size_t len);
+
+/** The last error. */
+const char *logtk_grep_errmsg(const logtk_grep *g);
+
+/** Frees the search.  NULL is harmless. */
+void logtk_grep_free(logtk_grep *g);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,187 @@
+/*
+ * archive_format.h - the logtk archive container and block codec (internal).
+ *
+ * Layout (documented for users in logtk-archive(5)):
+ *
+ *   file   := file_header block* footer?
+ *   file_header (8 bytes) := "LTKA" version(u8 = 1) flags(u8) reserved(u16 = 0)
+ *   block  := block_header (32 bytes) payload
+ *   block_header := "LTKB" first_line(u64) nlines(u32) raw_bytes(u32)
+ *                   payload_len(u32) payload_hash(u32) header_hash(u32)
+ *   footer := "LTKI" nblocks(varint) {offset first_line nlines raw_bytes}(varint each)...
+ *             footer_hash(u32) footer_len(u32) "LTKE"   (hash and len cover "LTKI"...)
+ *
+ * All fixed-width integers are little-endian.  Hashes are the low 32 bits of
+ * logtk_hash_bytes().  A block holds whole lines and decodes on its own, so a
+ * damaged block loses only its own lines; its range is known from the index
+ * (or from its header when the header is intact).
+ */
+#ifndef LOGTK_ARCHIVE_FORMAT_H
+#define LOGTK_ARCHIVE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errmsg.h"
+#include "strbuf.h"
+
+#define LTKA_FILE_MAGIC "LTKA"
+#define LTKA_BLOCK_MAGIC "LTKB"
+#define LTKA_INDEX_MAGIC "LTKI"
+#define LTKA_END_MAGIC "LTKE"
+#define LTKA_VERSION 1
+#define LTKA_FILE_HEADER_LEN 8
+#define LTKA_BLOCK_HEADER_LEN 32
+#define LTKA_FOOTER_TRAILER_LEN 12
+
+/* Default block size: lines and bytes, whichever is reached first.  Chosen by
+ * measurement (see logtk-archive(5)): larger blocks gain little ratio past
+ * this point and cost memory and parallelism. */
+#define LTKA_DEFAULT_BLOCK_LINES 65536
+#define LTKA_DEFAULT_BLOCK_BYTES ((size_t)8 << 20)
+/* Hard limit on one block's raw text: raw_bytes is a u32. */
+#define LTKA_MAX_BLOCK_BYTES ((size_t)0xF0000000u)
+
+/* Most header parts (leading tokens stored as parts of their own) per line. */
+#define LTKA_MAX_HEADER_PARTS 8
+
+/* Streams of a block payload, in payload order. */
+enum {
+    LTKA_S_TEMPLATES = 0, /* template count, then len + bytes of each template */
+    LTKA_S_TIDS,          /* per line: template index (varint) */
+    LTKA_S_EOLS,          /* per line: 0 "\n", 1 "\r\n", 2 none (last line only) */
+    LTKA_S_NUMMETA,       /* per numeric column: coding byte and width info */
+    LTKA_S_NUMS,          /* numeric values, column-major (varints) */
+    LTKA_S_PADS,          /* explicit leading-zero counts for columns that need them */
+    LTKA_S_STRS,          /* string variables, column-major: len + bytes */
+    LTKA_NSTREAMS
+};
+
+/* Template bytes: markers for variables; any literal byte in 1..5 is escaped. */
+#define LTKA_M_UNUM 0x01 /* unsigned decimal digit run */
+#define LTKA_M_SNUM 0x02 /* optional '-' then a digit run */
+#define LTKA_M_STR 0x03  /* a string variable */
+#define LTKA_M_ESC 0x05  /* next byte is literal */
+
+/** Name of stream i, for `logtk info`. */
+const char *ltka_stream_name(int i);
+
+/* ---- little-endian helpers ---- */
+static inline void ltka_put_u32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline uint32_t ltka_get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void ltka_put_u64(uint8_t *p, uint64_t v)
+{
+    ltka_put_u32(p, (uint32_t)v);
+    ltka_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint64_t ltka_get_u64(const uint8_t *p)
+{
+    return (uint64_t)ltka_get_u32(p) | (uint64_t)ltka_get_u32(p + 4) << 32;
+}
+
+/** 32-bit checksum of bytes. */
+uint32_t ltka_checksum(const void *data, size_t len);
+
+/** A parsed block header. */
+typedef struct ltka_block_header {
+    uint64_t first_line; /* 0-based index of the block's first line in the archive */
+    uint32_t nlines;
+    uint32_t raw_bytes;
+    uint32_t payload_len;
+    uint32_t payload_hash;
+} ltka_block_header;
+
+/** Writes the 32-byte header for h into out. */
+void ltka_block_header_write(uint8_t out[LTKA_BLOCK_HEADER_LEN], const ltka_block_header *h);
+
+/** Parses a 32-byte header; returns 0, or -1 when magic or header hash is wrong. */
+int ltka_block_header_read(const uint8_t in[LTKA_BLOCK_HEADER_LEN], ltka_block_header *h);
+
+/* ------------------------------------------------------------------------ */
+/* Block codec                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Per-stream sizes of an encoded block, for `logtk info`. */
+typedef struct ltka_stream_sizes {
+    uint64_t raw[LTKA_NSTREAMS];
+    uint64_t stored[LTKA_NSTREAMS];
+} ltka_stream_sizes;
+
+typedef struct ltka_encoder ltka_encoder;
+typedef struct ltka_decoder ltka_decoder;
+
+/** Creates an encoder (reusable across blocks, one thread at a time); NULL on no memory. */
+ltka_encoder *ltka_encoder_new(int level);
+void ltka_encoder_free(ltka_encoder *e);
+
+/**
+ * Encodes raw text (whole lines; only the last may lack "\n") into a payload,
+ * appended to out.  *nlines receives the line count.  Returns LOGTK_OK or
+ * LOGTK_ERR_NOMEM.
+ */
+int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbuf *out,
+                      uint32_t *nlines);
+
+ltka_decoder *ltka_decoder_new(void);
+void ltka_decoder_free(ltka_decoder *d);
+
+/**
+ * Decodes a payload; on success the block's text is in text[0..len).
+ * expect_lines/expect_bytes come from the header and are checked.  Returns
+ * LOGTK_OK or LOGTK_ERR_ARCHIVE (message in err); never reads outside the payload.
+ */
+int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint32_t expect_lines,
+                      uint32_t expect_bytes, logtk_strbuf *text, ltka_stream_sizes *sizes,
+                      logtk_errbuf *err);
+
+/*
+ * Decodes the payload into columns without rebuilding the text, so search can
+ * look at templates first and rebuild only the lines that may match.
+ */
+int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
+                        uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err);
+/** Number of templates of the decoded block and the bytes of template t. */
+uint32_t ltka_decoder_template_count(const ltka_decoder *d);
+const uint8_t *ltka_decoder_template(const ltka_decoder *d, uint32_t t, size_t *len);
+/** Parts per line (header parts + the rest). */
+uint32_t ltka_decoder_part_count(const ltka_decoder *d);
+/** Template index of part p of line i. */
+uint32_t ltka_decoder_line_template(const ltka_decoder *d, uint32_t i, uint32_t p);
+/** Line end code of line i: 0 "\n", 1 "\r\n", 2 none. */
+int ltka_decoder_line_eol(const ltka_decoder *d, uint32_t i);
+/** Lines of the decoded block. */
+uint32_t ltka_decoder_line_count(const ltka_decoder *d);
+/** Appends line i (with its terminator when with_eol) to out. */
+int ltka_decoder_line(ltka_decoder *d, uint32_t i, int with_eol, logtk_strbuf *out);
+
+/* ------------------------------------------------------------------------ */
+/* Line splitting                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* One variable of a line. */
+typedef struct ltka_var {
+    uint8_t kind;     /* LTKA_M_UNUM, LTKA_M_SNUM or LTKA_M_STR */
+    uint8_t pad;      /* numbers: leading zeros beyond the value's own digits */
+    uint32_t str_off; /* strings: offset in the line */
+    uint32_t str_len;
+    uint64_t value;   /* numbers: value (SNUM: two's complement int64) */
+} ltka_var;
+
+/**
+ * Splits one line (no terminator) into a template, appended to tmpl, and
+ * variables, appended to vars (grown as needed; *nvars updated, *cap its
+ * capacity).  Returns 0 or -1 (out of memory).
+ */
+int ltka_split_line(const char *line, size_t len, logtk_strbuf *tmpl, ltka_var **vars,
+                    size_t *nvars, size_t *cap);
+
+/** Nonzero when byte c can occur in a variable of the given kind (for search pruning). */
+int ltka_var_may_contain(int kind, unsigned char c);
+
+#endif

@@ -1,0 +1,467 @@
+/*
+ * archive_reader.c - reads archives block by block, streaming or by index.
+ *
+ * The reader walks the file front to back through its own buffer (so it
+ * works on pipes and keeps memory to one block): file header, then block
+ * headers and payloads until the "LTKI" footer.  Damage is contained:
+ *  - payload checksum wrong or payload undecodable: the header still gives
+ *    the line range; report it and skip payload_len bytes;
+ *  - header damaged or garbage between blocks: scan forward for the next
+ *    "LTKB" whose header checksum holds (or a valid footer); the lost lines
+ *    are those between the last good block and the next one;
+ *  - file cut short: report the lines from the last good block on (the
+ *    footer index, when readable, says how many).
+ * Random access (logtk cat --lines) reads the footer from the end of a
+ * seekable file and jumps to the block holding the wanted line.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive_format.h"
+#include "archive_index.h"
+#include "archive_reader_impl.h"
+
+#define FOOTER_MAX ((size_t)1 << 28)
+
+int logtk_archive_reader_new(logtk_archive_reader **out)
+{
+    logtk_archive_reader *r = calloc(1, sizeof *r);
+    *out = r;
+    if (!r)
+        return LOGTK_ERR_NOMEM;
+    r->dec = ltka_decoder_new();
+    if (!r->dec) {
+        free(r);
+        *out = NULL;
+        return LOGTK_ERR_NOMEM;
+    }
+    return LOGTK_OK;
+}
+
+static void close_source(logtk_archive_reader *r)
+{
+    if (r->fp && r->own_fp)
+        fclose(r->fp);
+    r->fp = NULL;
+    r->mem = NULL;
+    r->mem_len = 0;
+    r->buf_pos = r->buf_len = 0;
+    r->eof = 0;
+    r->at_end = 0;
+    r->index_state = 0;
+    ltka_index_clear(&r->index);
+    memset(&r->sizes, 0, sizeof r->sizes);
+}
+
+/* Makes at least n bytes available at r->buf + r->buf_pos; returns how many are. */
+size_t ltka_reader_fill(logtk_archive_reader *r, size_t n)
+{
+    if (r->mem) {
+        size_t avail = r->mem_len - r->buf_pos;
+        return avail;
+    }
+    size_t avail = r->buf_len - r->buf_pos;
+    if (avail >= n || r->eof)
+        return avail;
+    if (r->buf_pos > 0) {
+        memmove(r->buf, r->buf + r->buf_pos, avail);
+        r->base += r->buf_pos;
+        r->buf_len = avail;
+        r->buf_pos = 0;
+    }
+    if (n > r->buf_cap) {
+        size_t cap = r->buf_cap ? r->buf_cap : 1 << 16;
+        while (cap < n)
+            cap *= 2;
+        uint8_t *nb = realloc(r->buf, cap);
+        if (!nb)
+            return avail;
+        r->buf = nb;
+        r->buf_cap = cap;
+    }
+    while (r->buf_len < n && !r->eof) {
+        size_t got = fread(r->buf + r->buf_len, 1, r->buf_cap - r->buf_len, r->fp);
+        if (got == 0) {
+            if (ferror(r->fp))
+                r->io_error = errno ? errno : EIO;
+            r->eof = 1;
+        }
+        r->buf_len += got;
+    }
+    return r->buf_len - r->buf_pos;
+}
+
+const uint8_t *ltka_reader_ptr(const logtk_archive_reader *r)
+{
+    return r->mem ? r->mem + r->buf_pos : r->buf + r->buf_pos;
+}
+
+static int check_file_header(logtk_archive_reader *r)
+{
+    if (ltka_reader_fill(r, LTKA_FILE_HEADER_LEN) < LTKA_FILE_HEADER_LEN ||
+        memcmp(ltka_reader_ptr(r), LTKA_FILE_MAGIC, 4) != 0)
+        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: not a logtk archive", r->name);
+    if (ltka_reader_ptr(r)[4] != LTKA_VERSION)
+        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE,
+                               "%s: archive format version %u, this logtk reads version %u",
+                               r->name, ltka_reader_ptr(r)[4], LTKA_VERSION);
+    r->buf_pos += LTKA_FILE_HEADER_LEN;
+    return LOGTK_OK;
+}
+
+static void set_name(logtk_archive_reader *r, const char *name)
+{
+    snprintf(r->name, sizeof r->name, "%s", name);
+}
+
+int logtk_archive_reader_open_path(logtk_archive_reader *r, const char *path)
+{
+    close_source(r);
+    logtk_error_clear(&r->err);
+    if (!path || strcmp(path, "-") == 0) {
+        r->fp = stdin;
+        r->own_fp = 0;
+        set_name(r, "-");
+    } else {
+        r->fp = fopen(path, "rb");
+        if (!r->fp)
+            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
+        r->own_fp = 1;
+        set_name(r, path);
+    }
+    r->base = 0;
+    r->next_line = 0;
+    r->block_no = 0;
+    return check_file_header(r);
+}
+
+int logtk_archive_reader_open_memory(logtk_archive_reader *r, const void *buf, size_t len,
+                                     const char *name)
+{
+    close_source(r);
+    logtk_error_clear(&r->err);
+    r->mem = buf ? buf : (const uint8_t *)"";
+    r->mem_len = buf ? len : 0;
+    r->base = 0;
+    r->next_line = 0;
+    r->block_no = 0;
+    set_name(r, name ? name : "(memory)");
+    return check_file_header(r);
+}
+
+/* Tries to read a footer at the current position: the rest of the input. */
+static int try_footer(logtk_archive_reader *r, size_t *len_out)
+{
+    size_t avail = ltka_reader_fill(r, FOOTER_MAX);
+    if (avail < 4 + LTKA_FOOTER_TRAILER_LEN || avail >= FOOTER_MAX)
+        return -1;
+    const uint8_t *p = ltka_reader_ptr(r);
+    const uint8_t *t = p + avail - LTKA_FOOTER_TRAILER_LEN;
+    if (memcmp(t + 8, LTKA_END_MAGIC, 4) != 0 || ltka_get_u32(t + 4) != avail - LTKA_FOOTER_TRAILER_LEN ||
+        ltka_get_u32(t) != ltka_checksum(p, avail - LTKA_FOOTER_TRAILER_LEN))
+        return -1;
+    ltka_index ix = {0};
+    int ok = ltka_index_parse(&ix, p, avail - LTKA_FOOTER_TRAILER_LEN);
+    if (ok == 0 && r->index_state != 1) {
+        ltka_index_free(&r->index);
+        r->index = ix;
+        r->index_state = 1;
+    } else {
+        ltka_index_free(&ix);
+    }
+    *len_out = avail;
+    return ok;
+}
+
+static uint64_t index_total_lines(const logtk_archive_reader *r)
+{
+    if (r->index_state != 1 || r->index.count == 0)
+        return 0;
+    const ltka_index_entry *e = &r->index.entries[r->index.count - 1];
+    return e->first_line + e->nlines;
+}
+
+/* Fills b for a damaged region of lines [first, end) (0-based); end 0 = unknown. */
+static int damaged(logtk_archive_reader *r, logtk_archive_block *b, uint64_t first, uint64_t end,
+                   const char *why)
+{
+    memset(b, 0, sizeof *b);
+    b->index = r->block_no;
+    b->first_line = first + 1;
+    b->damaged = 1;
+    if (end > first) {
+        b->nlines = end - first;
+        logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
+                        r->name, (unsigned long long)r->block_no + 1, (unsigned long long)first + 1,
+                        (unsigned long long)end, why);
+    } else {
+        logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: lines from %llu on lost: %s", r->name,
+                        (unsigned long long)first + 1, why);
+    }
+    return LOGTK_ERR_ARCHIVE;
+}
+
+/*
+ * Scans forward for the next valid block header or footer; the bytes skipped
+ * and the lines they held are reported as one damaged region.
+ */
+static int resync(logtk_archive_reader *r, logtk_archive_block *b, const char *why)
+{
+    uint64_t first = r->next_line;
+    r->buf_pos++;
+    for (;;) {
+        size_t avail = ltka_reader_fill(r, LTKA_BLOCK_HEADER_LEN);
+        if (avail < 4) {
+            r->at_end = 1;
+            return damaged(r, b, first, index_total_lines(r), why);
+        }
+        const uint8_t *p = ltka_reader_ptr(r);
+        ltka_block_header h;
+        if (avail >= LTKA_BLOCK_HEADER_LEN && memcmp(p, LTKA_BLOCK_MAGIC, 4) == 0 &&
+            ltka_block_header_read(p, &h) == 0 && h.first_line >= first) {
+            r->next_line = h.first_line;
+            int rc = damaged(r, b, first, h.first_line, why);
+            r->block_no++;
+            return rc;
+        }
+        size_t flen;
+        if (memcmp(p, LTKA_INDEX_MAGIC, 4) == 0 && try_footer(r, &flen) == 0) {
+            r->buf_pos += flen;
+            r->at_end = 1;
+            return damaged(r, b, first, index_total_lines(r), why);
+        }
+        r->buf_pos++;
+    }
+}
+
+int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_raw_block *raw)
+{
+    if (r->at_end)
+        return LOGTK_DONE;
+    size_t avail = ltka_reader_fill(r, LTKA_BLOCK_HEADER_LEN);
+    if (r->io_error)
+        return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", r->name, strerror(r->io_error));
+    if (avail == 0) {
+        r->at_end = 1;
+        return damaged(r, b, r->next_line, 0, "archive ends without its index (truncated?)");
+    }
+    const uint8_t *p = ltka_reader_ptr(r);
+    if (avail >= 4 && memcmp(p, LTKA_INDEX_MAGIC, 4) == 0) {
+        size_t flen;
+        if (try_footer(r, &flen) == 0) {
+            r->buf_pos += flen;
+            r->at_end = 1;
+            uint64_t total = index_total_lines(r);
+            if (total > r->next_line)
+                return damaged(r, b, r->next_line, total, "blocks missing before the index");
+            return LOGTK_DONE;
+        }
+        return resync(r, b, "damaged index");
+    }
+    ltka_block_header h;
+    if (avail < LTKA_BLOCK_HEADER_LEN || ltka_block_header_read(p, &h) != 0)
+        return resync(r, b, avail < LTKA_BLOCK_HEADER_LEN ? "truncated block header" : "bad block header");
+    if (h.first_line != r->next_line) {
+        /* a region was lost before this block (or the header lies) */
+        if (h.first_line > r->next_line) {
+            uint64_t first = r->next_line;
+            r->next_line = h.first_line;
+            return damaged(r, b, first, h.first_line, "blocks missing");
+        }
+        return resync(r, b, "block out of order");
+    }
+    uint64_t limit = (uint64_t)h.raw_bytes * 3 + (uint64_t)h.nlines * 32 + 4096;
+    if (h.payload_len > limit)
+        return resync(r, b, "implausible block size");
+    r->buf_pos += LTKA_BLOCK_HEADER_LEN;
+    avail = ltka_reader_fill(r, h.payload_len);
+    memset(b, 0, sizeof *b);
+    b->index = r->block_no;
+    b->first_line = h.first_line + 1;
+    b->nlines = h.nlines;
+    b->raw_bytes = h.raw_bytes;
+    b->stored_bytes = (uint64_t)h.payload_len + LTKA_BLOCK_HEADER_LEN;
+    if (avail < h.payload_len) {
+        r->buf_pos += avail;
+        r->at_end = 1;
+        return damaged(r, b, h.first_line, h.first_line + h.nlines, "truncated block");
+    }
+    raw->payload = ltka_reader_ptr(r);
+    raw->len = h.payload_len;
+    raw->nlines = h.nlines;
+    raw->raw_bytes = h.raw_bytes;
+    r->buf_pos += h.payload_len;
+    r->next_line = h.first_line + h.nlines;
+    r->block_no++;
+    if (ltka_checksum(raw->payload, raw->len) != h.payload_hash) {
+        r->block_no--;
+        int rc = damaged(r, b, h.first_line, h.first_line + h.nlines, "checksum mismatch");
+        r->block_no++;
+        return rc;
+    }
+    return LOGTK_OK;
+}
+
+int logtk_archive_reader_next(logtk_archive_reader *r, logtk_archive_block *b)
+{
+    ltka_raw_block raw;
+    int rc = ltka_reader_next_raw(r, b, &raw);
+    if (rc != LOGTK_OK)
+        return rc;
+    logtk_errbuf derr = {0};
+    rc = ltka_decode_block(r->dec, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &r->text,
+                           &r->sizes, &derr);
+    if (rc != LOGTK_OK) {
+        uint64_t first = b->first_line - 1;
+        r->block_no--;
+        rc = damaged(r, b, first, first + raw.nlines, logtk_error_text(&derr));
+        r->block_no++;
+        return rc;
+    }
+    b->templates = ltka_decoder_template_count(r->dec);
+    b->text.ptr = r->text.data ? r->text.data : "";
+    b->text.len = r->text.len;
+    return LOGTK_OK;
+}
+
+/* Loads the footer index from the end of a seekable source. */
+static int load_index(logtk_archive_reader *r)
+{
+    if (r->index_state == 1)
+        return LOGTK_OK;
+    const uint8_t *all = NULL;
+    uint64_t size;
+    uint8_t *tmp = NULL;
+    if (r->mem) {
+        size = r->mem_len;
+        all = r->mem;
+    } else {
+        if (fseeko(r->fp, 0, SEEK_END) != 0)
+            return logtk_error_set(&r->err, LOGTK_ERR_UNSUPPORTED, "%s: not seekable", r->name);
+        off_t end = ftello(r->fp);
+        size = end < 0 ? 0 : (uint64_t)end;
+    }
+    uint8_t trailer[LTKA_FOOTER_TRAILER_LEN];
+    if (size < LTKA_FILE_HEADER_LEN + LTKA_FOOTER_TRAILER_LEN)
+        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: no index", r->name);
+    if (all) {
+        memcpy(trailer, all + size - LTKA_FOOTER_TRAILER_LEN, LTKA_FOOTER_TRAILER_LEN);
+    } else if (fseeko(r->fp, (off_t)(size - LTKA_FOOTER_TRAILER_LEN), SEEK_SET) != 0 ||
+               fread(trailer, 1, sizeof trailer, r->fp) != sizeof trailer) {
+        return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: cannot read the index", r->name);
+    }
+    uint32_t body = ltka_get_u32(trailer + 4);
+    if (memcmp(trailer + 8, LTKA_END_MAGIC, 4) != 0 ||
+        body > size - LTKA_FILE_HEADER_LEN - LTKA_FOOTER_TRAILER_LEN || body > FOOTER_MAX)
+        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index missing or damaged", r->name);
+    uint64_t start = size - LTKA_FOOTER_TRAILER_LEN - body;
+    const uint8_t *p;
+    if (all) {
+        p = all + start;
+    } else {
+        tmp = malloc(body ? body : 1);
+        if (!tmp)
+            return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
+        if (fseeko(r->fp, (off_t)start, SEEK_SET) != 0 || fread(tmp, 1, body, r->fp) != body) {
+            free(tmp);
+            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: cannot read the index", r->name);
+        }
+        p = tmp;
+    }
+    int ok = ltka_get_u32(trailer) == ltka_checksum(p, body) && ltka_index_parse(&r->index, p, body) == 0;
+    free(tmp);
+    if (!ok) {
+        ltka_index_clear(&r->index);
+        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index damaged", r->name);
+    }
+    r->index_state = 1;
+    /* the position is unknown now: go back to the first block */
+    if (!r->mem && fseeko(r->fp, LTKA_FILE_HEADER_LEN, SEEK_SET) != 0)
+        return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: seek failed", r->name);
+    r->base = LTKA_FILE_HEADER_LEN;
+    r->buf_pos = r->mem ? LTKA_FILE_HEADER_LEN : 0;
+    r->buf_len = 0;
+    r->eof = 0;
+    r->at_end = 0;
+    r->next_line = 0;
+    r->block_no = 0;
+    return LOGTK_OK;
+}
+
+int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
+{
+    int rc = load_index(r);
+    if (rc != LOGTK_OK)
+        return rc;
+    if (line == 0)
+        line = 1;
+    long i = ltka_index_find_line(&r->index, line - 1);
+    if (i < 0)
+        return LOGTK_DONE;
+    const ltka_index_entry *e = &r->index.entries[i];
+    if (r->mem) {
+        if (e->offset >= r->mem_len)
+            return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index points past the end", r->name);
+        r->buf_pos = (size_t)e->offset;
+    } else {
+        if (fseeko(r->fp, (off_t)e->offset, SEEK_SET) != 0)
+            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: seek failed", r->name);
+        r->base = e->offset;
+        r->buf_pos = r->buf_len = 0;
+        r->eof = 0;
+    }
+    r->at_end = 0;
+    r->next_line = e->first_line;
+    r->block_no = (uint64_t)i;
+    return LOGTK_OK;
+}
+
+int logtk_archive_reader_totals(logtk_archive_reader *r, uint64_t *lines, uint64_t *blocks,
+                                uint64_t *raw_bytes)
+{
+    int rc = load_index(r);
+    if (rc != LOGTK_OK)
+        return rc;
+    uint64_t rb = 0;
+    for (size_t i = 0; i < r->index.count; i++)
+        rb += r->index.entries[i].raw_bytes;
+    if (lines)
+        *lines = index_total_lines(r);
+    if (blocks)
+        *blocks = r->index.count;
+    if (raw_bytes)
+        *raw_bytes = rb;
+    return LOGTK_OK;
+}
+
+int logtk_archive_reader_stream_stats(const logtk_archive_reader *r, int i, const char **name,
+                                      uint64_t *raw, uint64_t *stored)
+{
+    if (i < 0 || i >= LTKA_NSTREAMS)
+        return LOGTK_DONE;
+    *name = ltka_stream_name(i);
+    *raw = r->sizes.raw[i];
+    *stored = r->sizes.stored[i];
+    return LOGTK_OK;
+}
+
+const char *logtk_archive_reader_errmsg(const logtk_archive_reader *r)
+{
+    return r ? logtk_error_text(&r->err) : "out of memory";
+}
+
+void logtk_archive_reader_free(logtk_archive_reader *r)
+{
+    if (!r)
+        return;
+    close_source(r);
+    ltka_index_free(&r->index);
+    ltka_decoder_free(r->dec);
+    logtk_strbuf_free(&r->text);
+    free(r->buf);
+    free(r);
+}

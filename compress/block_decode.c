@@ -1,0 +1,501 @@
+/*
+ * block_decode.c - payload -> columns -> lines (the inverse of block_encode.c).
+ *
+ * Decoding runs in two steps so that search can stop in between:
+ *  1. ltka_decode_columns(): decompress the seven streams, parse the template
+ *     dictionary into "ops" (literal spans with escapes removed, and variable
+ *     slots), and expand every numeric column (delta, leading zeros) and
+ *     string column into flat arrays indexed by (template, position, rank of
+ *     the line among the lines of its template).
+ *  2. ltka_decoder_line(): rebuild one line by walking its template's ops.
+ * Every count, length and index read from the payload is checked against the
+ * header's line and byte counts before use, so arbitrary bytes can only give
+ * LOGTK_ERR_ARCHIVE, never a read outside the payload or unbounded memory.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "archive_format.h"
+
+typedef struct tmpl_op {
+    uint8_t kind;  /* 0 literal, else a marker */
+    uint32_t slot; /* variables: index among numbers or among strings */
+    uint32_t off;  /* literal: offset in d->lits */
+    uint32_t len;
+} tmpl_op;
+
+typedef struct tmpl_info {
+    const uint8_t *bytes; /* escaped template bytes, inside the templates stream */
+    uint32_t len;
+    uint32_t first_op, nops;
+    uint32_t nnum, nstr;
+    uint32_t count;     /* lines of this template */
+    size_t num_base;    /* first value of its first numeric column */
+    size_t str_base;
+} tmpl_info;
+
+struct ltka_decoder {
+    ZSTD_DCtx *dctx;
+    logtk_strbuf streams[LTKA_NSTREAMS];
+    uint64_t stored[LTKA_NSTREAMS];
+    uint32_t nlines, ntemplates;
+    uint32_t nparts; /* units per line: header parts + the rest */
+    uint32_t expect_bytes;
+    tmpl_info *tmpls;
+    size_t tmpls_cap;
+    tmpl_op *ops;
+    size_t ops_cap, nops;
+    logtk_strbuf lits;
+    uint32_t *line_tid, *line_rank; /* per unit: line * nparts + part */
+    uint8_t *line_eol;
+    size_t lines_cap;
+    uint64_t *nums;
+    uint8_t *pads;
+    size_t nums_cap;
+    const uint8_t **strp;
+    uint32_t *strl;
+    size_t strs_cap;
+};
+
+ltka_decoder *ltka_decoder_new(void)
+{
+    ltka_decoder *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->dctx = ZSTD_createDCtx();
+    if (!d->dctx) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void ltka_decoder_free(ltka_decoder *d)
+{
+    if (!d)
+        return;
+    ZSTD_freeDCtx(d->dctx);
+    for (int i = 0; i < LTKA_NSTREAMS; i++)
+        logtk_strbuf_free(&d->streams[i]);
+    logtk_strbuf_free(&d->lits);
+    free(d->tmpls);
+    free(d->ops);
+    free(d->line_tid);
+    free(d->line_rank);
+    free(d->line_eol);
+    free(d->nums);
+    free(d->pads);
+    free(d->strp);
+    free(d->strl);
+    free(d);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 256;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+#define BAD(...) logtk_error_set(err, LOGTK_ERR_ARCHIVE, __VA_ARGS__)
+
+static int read_streams(ltka_decoder *d, const uint8_t *p, const uint8_t *end, logtk_errbuf *err)
+{
+    /* No stream is larger than this for a block of expect_bytes raw bytes. */
+    uint64_t limit = (uint64_t)d->expect_bytes * 2 + (uint64_t)d->nlines * 16 + 64;
+    for (int i = 0; i < LTKA_NSTREAMS; i++) {
+        uint64_t raw_len, stored_len;
+        if (logtk_varint_get(&p, end, &raw_len) != 0 || logtk_varint_get(&p, end, &stored_len) != 0)
+            return BAD("truncated stream header");
+        if (raw_len > limit || stored_len > (uint64_t)(end - p))
+            return BAD("stream %s: bad length", ltka_stream_name(i));
+        logtk_strbuf *st = &d->streams[i];
+        logtk_strbuf_clear(st);
+        if (logtk_strbuf_reserve(st, (size_t)raw_len) != 0)
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        if (stored_len == raw_len) {
+            memcpy(st->data, p, (size_t)raw_len);
+        } else {
+            size_t r = ZSTD_decompressDCtx(d->dctx, st->data, (size_t)raw_len, p, (size_t)stored_len);
+            if (ZSTD_isError(r) || r != raw_len)
+                return BAD("stream %s: zstd: %s", ltka_stream_name(i),
+                           ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
+        }
+        st->len = (size_t)raw_len;
+        st->data[st->len] = '\0';
+        d->stored[i] = stored_len;
+        p += stored_len;
+    }
+    if (p != end)
+        return BAD("trailing bytes after the last stream");
+    return LOGTK_OK;
+}
+
+static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
+{
+    const uint8_t *p = (const uint8_t *)d->streams[LTKA_S_TEMPLATES].data;
+    const uint8_t *end = p + d->streams[LTKA_S_TEMPLATES].len;
+    uint64_t n;
+    if (logtk_varint_get(&p, end, &n) != 0 || n > (uint64_t)d->nlines * d->nparts)
+        return BAD("bad template count");
+    d->ntemplates = (uint32_t)n;
+    if (grow((void **)&d->tmpls, &d->tmpls_cap, n + 1, sizeof *d->tmpls) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    d->nops = 0;
+    logtk_strbuf_clear(&d->lits);
+    for (uint32_t t = 0; t < n; t++) {
+        uint64_t len;
+        if (logtk_varint_get(&p, end, &len) != 0 || len > (uint64_t)(end - p))
+            return BAD("template %u: bad length", t);
+        tmpl_info *ti = &d->tmpls[t];
+        memset(ti, 0, sizeof *ti);
+        ti->bytes = p;
+        ti->len = (uint32_t)len;
+        ti->first_op = (uint32_t)d->nops;
+        const uint8_t *q = p, *qe = p + len;
+        p += len;
+        int in_lit = 0;
+        while (q < qe) {
+            uint8_t c = *q++;
+            if (c == LTKA_M_UNUM || c == LTKA_M_SNUM || c == LTKA_M_STR) {
+                if (grow((void **)&d->ops, &d->ops_cap, d->nops + 1, sizeof *d->ops) != 0)
+                    return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+                tmpl_op *op = &d->ops[d->nops++];
+                op->kind = c;
+                op->slot = c == LTKA_M_STR ? ti->nstr++ : ti->nnum++;
+                op->off = op->len = 0;
+                in_lit = 0;
+                continue;
+            }
+            if (c == 4 || c == 1 || c == 2 || c == 3)
+                return BAD("template %u: bad marker", t);
+            if (c == LTKA_M_ESC) {
+                if (q == qe || *q < 1 || *q > 5)
+                    return BAD("template %u: bad escape", t);
+                c = *q++;
+            }
+            if (!in_lit) {
+                if (grow((void **)&d->ops, &d->ops_cap, d->nops + 1, sizeof *d->ops) != 0)
+                    return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+                tmpl_op *op = &d->ops[d->nops++];
+                op->kind = 0;
+                op->slot = 0;
+                op->off = (uint32_t)d->lits.len;
+                op->len = 0;
+                in_lit = 1;
+            }
+            if (logtk_strbuf_putc(&d->lits, (char)c) != 0)
+                return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+            d->ops[d->nops - 1].len++;
+        }
+        ti->nops = (uint32_t)d->nops - ti->first_op;
+    }
+    if (p != end)
+        return BAD("trailing bytes after the templates");
+    return LOGTK_OK;
+}
+
+static int parse_lines(ltka_decoder *d, logtk_errbuf *err)
+{
+    size_t nunits = (size_t)d->nlines * d->nparts;
+    if (grow((void **)&d->line_tid, &d->lines_cap, nunits + 1, sizeof *d->line_tid) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    uint32_t *r = realloc(d->line_rank, d->lines_cap * sizeof *r);
+    uint8_t *e = r ? realloc(d->line_eol, d->lines_cap) : NULL;
+    if (r)
+        d->line_rank = r;
+    if (e)
+        d->line_eol = e;
+    if (!r || !e)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    const uint8_t *p = (const uint8_t *)d->streams[LTKA_S_TIDS].data;
+    const uint8_t *end = p + d->streams[LTKA_S_TIDS].len;
+    const uint8_t *eol = (const uint8_t *)d->streams[LTKA_S_EOLS].data;
+    if (d->streams[LTKA_S_EOLS].len != d->nlines)
+        return BAD("line-end column has %zu entries for %u lines", d->streams[LTKA_S_EOLS].len,
+                   d->nlines);
+    for (uint32_t i = 0; i < d->nlines; i++) {
+        if (eol[i] > 2 || (eol[i] == 2 && i + 1 != d->nlines))
+            return BAD("line %u: bad line end", i);
+        d->line_eol[i] = eol[i];
+    }
+    /* part-major, as the encoder wrote them; ranks count units in that order */
+    for (uint32_t part = 0; part < d->nparts; part++)
+        for (uint32_t i = 0; i < d->nlines; i++) {
+            uint64_t t;
+            if (logtk_varint_get(&p, end, &t) != 0 || t >= d->ntemplates)
+                return BAD("line %u: bad template index", i);
+            size_t u = (size_t)i * d->nparts + part;
+            d->line_tid[u] = (uint32_t)t;
+            d->line_rank[u] = d->tmpls[t].count++;
+        }
+    if (p != end)
+        return BAD("trailing bytes after the template column");
+    return LOGTK_OK;
+}
+
+static int parse_columns(ltka_decoder *d, logtk_errbuf *err)
+{
+    size_t nnum = 0, nstr = 0;
+    for (uint32_t t = 0; t < d->ntemplates; t++) {
+        tmpl_info *ti = &d->tmpls[t];
+        ti->num_base = nnum;
+        ti->str_base = nstr;
+        nnum += (size_t)ti->nnum * ti->count;
+        nstr += (size_t)ti->nstr * ti->count;
+        if (nnum > d->streams[LTKA_S_NUMS].len || nstr > d->streams[LTKA_S_STRS].len)
+            return BAD("more variables than stored values");
+    }
+    if (grow((void **)&d->nums, &d->nums_cap, nnum + 1, sizeof *d->nums) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    uint8_t *pd = realloc(d->pads, d->nums_cap);
+    if (!pd)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    d->pads = pd;
+    if (grow((void **)&d->strp, &d->strs_cap, nstr + 1, sizeof *d->strp) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    uint32_t *sl = realloc(d->strl, d->strs_cap * sizeof *sl);
+    if (!sl)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    d->strl = sl;
+
+    const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
+    const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
+    const uint8_t *np = (const uint8_t *)d->streams[LTKA_S_NUMS].data;
+    const uint8_t *ne = np + d->streams[LTKA_S_NUMS].len;
+    const uint8_t *pp = (const uint8_t *)d->streams[LTKA_S_PADS].data;
+    const uint8_t *pe = pp + d->streams[LTKA_S_PADS].len;
+    const uint8_t *sp = (const uint8_t *)d->streams[LTKA_S_STRS].data;
+    const uint8_t *se = sp + d->streams[LTKA_S_STRS].len;
+    for (uint32_t t = 0; t < d->ntemplates; t++) {
+        tmpl_info *ti = &d->tmpls[t];
+        uint32_t n = ti->count;
+        for (uint32_t o = 0; o < ti->nops; o++) {
+            const tmpl_op *op = &d->ops[ti->first_op + o];
+            if (op->kind == 0)
+                continue;
+            if (op->kind == LTKA_M_STR) {
+                size_t base = ti->str_base + (size_t)op->slot * n;
+                for (uint32_t k = 0; k < n; k++) {
+                    uint64_t l;
+                    if (logtk_varint_get(&sp, se, &l) != 0 || l > (uint64_t)(se - sp))
+                        return BAD("template %u: bad string variable", t);
+                    d->strp[base + k] = sp;
+                    d->strl[base + k] = (uint32_t)l;
+                    sp += l;
+                }
+                continue;
+            }
+            if (mp >= me)
+                return BAD("template %u: missing column coding", t);
+            uint8_t meta = *mp++;
+            int delta = meta & 1, pad_mode = meta >> 1;
+            uint64_t arg = 0;
+            if (pad_mode > 2 || (pad_mode < 2 && logtk_varint_get(&mp, me, &arg) != 0))
+                return BAD("template %u: bad column coding", t);
+            size_t base = ti->num_base + (size_t)op->slot * n;
+            uint64_t prev = 0;
+            for (uint32_t k = 0; k < n; k++) {
+                uint64_t v;
+                if (logtk_varint_get(&np, ne, &v) != 0)
+                    return BAD("template %u: truncated numeric column", t);
+                if (delta) {
+                    v = prev + ((v >> 1) ^ (uint64_t)(-(int64_t)(v & 1)));
+                    prev = v;
+                }
+                d->nums[base + k] = v;
+            }
+            for (uint32_t k = 0; k < n; k++) {
+                uint64_t pad;
+                if (pad_mode == 0) {
+                    pad = arg;
+                } else if (pad_mode == 1) {
+                    uint64_t width = arg >> 1, nd = 1, v = d->nums[base + k];
+                    while (v >= 10) {
+                        v /= 10;
+                        nd++;
+                    }
+                    if (width < nd)
+                        return BAD("template %u: value wider than its column", t);
+                    pad = (width - nd) << (op->kind == LTKA_M_SNUM) | (op->kind == LTKA_M_SNUM ? (arg & 1) : 0);
+                } else {
+                    if (pp >= pe)
+                        return BAD("template %u: truncated zero-padding column", t);
+                    pad = *pp++;
+                }
+                uint64_t zeros = op->kind == LTKA_M_SNUM ? pad >> 1 : pad;
+                if (zeros > 19)
+                    return BAD("template %u: bad zero padding", t);
+                d->pads[base + k] = (uint8_t)pad;
+            }
+        }
+    }
+    if (mp != me || np != ne || pp != pe || sp != se)
+        return BAD("column streams have unused bytes");
+    return LOGTK_OK;
+}
+
+int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
+                        uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err)
+{
+    const uint8_t *p = payload, *end = payload + len;
+    uint64_t nlines;
+    d->nlines = 0;
+    d->ntemplates = 0;
+    uint64_t nparts;
+    if (logtk_varint_get(&p, end, &nlines) != 0 || nlines != expect_lines)
+        return BAD("line count does not match the block header");
+    if (logtk_varint_get(&p, end, &nparts) != 0 || nparts < 1 || nparts > LTKA_MAX_HEADER_PARTS + 1)
+        return BAD("bad part count");
+    d->nparts = (uint32_t)nparts;
+    if (nlines > (uint64_t)expect_bytes + 1)
+        return BAD("more lines than bytes");
+    d->nlines = (uint32_t)nlines;
+    d->expect_bytes = expect_bytes;
+    int rc = read_streams(d, p, end, err);
+    if (rc == LOGTK_OK)
+        rc = parse_templates(d, err);
+    if (rc == LOGTK_OK)
+        rc = parse_lines(d, err);
+    if (rc == LOGTK_OK)
+        rc = parse_columns(d, err);
+    if (rc != LOGTK_OK) {
+        d->nlines = 0;
+        d->ntemplates = 0;
+    }
+    return rc;
+}
+
+uint32_t ltka_decoder_template_count(const ltka_decoder *d)
+{
+    return d->ntemplates;
+}
+
+const uint8_t *ltka_decoder_template(const ltka_decoder *d, uint32_t t, size_t *len)
+{
+    *len = d->tmpls[t].len;
+    return d->tmpls[t].bytes;
+}
+
+uint32_t ltka_decoder_part_count(const ltka_decoder *d)
+{
+    return d->nparts;
+}
+
+uint32_t ltka_decoder_line_template(const ltka_decoder *d, uint32_t i, uint32_t p)
+{
+    return d->line_tid[(size_t)i * d->nparts + p];
+}
+
+int ltka_decoder_line_eol(const ltka_decoder *d, uint32_t i)
+{
+    return d->line_eol[i];
+}
+
+uint32_t ltka_decoder_line_count(const ltka_decoder *d)
+{
+    return d->nlines;
+}
+
+/* Writes v in decimal with `zeros` leading zeros at dst; returns bytes written. */
+static size_t put_decimal(char *dst, uint64_t v, unsigned zeros)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    size_t w = 0;
+    while (zeros--)
+        dst[w++] = '0';
+    while (n)
+        dst[w++] = tmp[--n];
+    return w;
+}
+
+/* Appends unit u (one part of a line) to out. */
+static int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
+{
+    const tmpl_info *ti = &d->tmpls[d->line_tid[u]];
+    uint32_t k = d->line_rank[u], n = ti->count;
+    const tmpl_op *op = d->ops + ti->first_op, *ope = op + ti->nops;
+    for (; op < ope; op++) {
+        if (op->kind == 0) {
+            if (logtk_strbuf_append(out, d->lits.data + op->off, op->len) != 0)
+                return LOGTK_ERR_NOMEM;
+        } else if (op->kind == LTKA_M_STR) {
+            size_t x = ti->str_base + (size_t)op->slot * n + k;
+            if (logtk_strbuf_append(out, d->strp[x], d->strl[x]) != 0)
+                return LOGTK_ERR_NOMEM;
+        } else {
+            size_t x = ti->num_base + (size_t)op->slot * n + k;
+            if (logtk_strbuf_reserve(out, 48) != 0)
+                return LOGTK_ERR_NOMEM;
+            unsigned pad = d->pads[x];
+            char *dst = out->data + out->len;
+            if (op->kind == LTKA_M_SNUM) {
+                if (pad & 1)
+                    *dst++ = '-';
+                pad >>= 1;
+            }
+            dst += put_decimal(dst, d->nums[x], pad);
+            out->len = (size_t)(dst - out->data);
+        }
+    }
+    return LOGTK_OK;
+}
+
+int ltka_decoder_line(ltka_decoder *d, uint32_t i, int with_eol, logtk_strbuf *out)
+{
+    for (uint32_t p = 0; p < d->nparts; p++)
+        if (put_unit(d, (size_t)i * d->nparts + p, out) != LOGTK_OK)
+            return LOGTK_ERR_NOMEM;
+    if (with_eol && d->line_eol[i] != 2) {
+        if (logtk_strbuf_reserve(out, 2) != 0)
+            return LOGTK_ERR_NOMEM;
+        if (d->line_eol[i] == 1)
+            out->data[out->len++] = '\r';
+        out->data[out->len++] = '\n';
+    }
+    if (out->cap)
+        out->data[out->len] = '\0';
+    return LOGTK_OK;
+}
+
+int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint32_t expect_lines,
+                      uint32_t expect_bytes, logtk_strbuf *text, ltka_stream_sizes *sizes,
+                      logtk_errbuf *err)
+{
+    int rc = ltka_decode_columns(d, payload, len, expect_lines, expect_bytes, err);
+    if (rc != LOGTK_OK)
+        return rc;
+    if (sizes)
+        for (int i = 0; i < LTKA_NSTREAMS; i++) {
+            sizes->raw[i] += d->streams[i].len;
+            sizes->stored[i] += d->stored[i];
+        }
+    logtk_strbuf_clear(text);
+    if (logtk_strbuf_reserve(text, expect_bytes) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < d->nlines; i++) {
+        if (ltka_decoder_line(d, i, 1, text) != LOGTK_OK)
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        if (text->len > expect_bytes)
+            return BAD("block decodes to more bytes than its header says");
+    }
+    if (text->len != expect_bytes)
+        return BAD("block decodes to %zu bytes, header says %u", text->len, expect_bytes);
+    return LOGTK_OK;
+}

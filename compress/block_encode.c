@@ -1,0 +1,442 @@
+/*
+ * block_encode.c - a block of raw lines -> columnar, zstd-compressed payload.
+ *
+ * Algorithm (logzip / CLP style): every line is split by line_split.c into a
+ * template and typed variables.  The block stores its own template dictionary
+ * (so the block decodes alone), one template index per line, one line-end
+ * code per line, and then the variables column by column: for each template,
+ * for each variable position, the values of all lines of that template.  A
+ * column of one position of one template holds values of one meaning (a
+ * block id, the seconds of a timestamp, a port), so
+ *   - numeric columns are stored as varints, either raw or as zigzag deltas
+ *     from the previous value of the same column, whichever is smaller;
+ *   - the leading-zero counts of a numeric column are usually constant, or
+ *     the column has a fixed width ("081109", "0042"); both cost one varint
+ *     per column instead of one byte per value;
+ *   - string variables are length-prefixed; zstd finds their repeats.
+ * Streams of the same kind (all numbers, all strings, ...) are concatenated
+ * and each compressed as one zstd frame, so the entropy coder sees
+ * homogeneous data and the block pays the frame overhead only seven times.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "archive_format.h"
+#include "hashtab.h"
+
+struct ltka_encoder {
+    int level;
+    ZSTD_CCtx *cctx;
+    logtk_strbuf tmpl;
+    ltka_var *vars;
+    size_t nvars, vars_cap;
+    /* per line */
+    /* per unit (a line has nparts units: header tokens, then the rest) */
+    uint32_t *line_tid;
+    size_t *line_var;
+    uint32_t *order; /* unit indices grouped by template */
+    size_t lines_cap;
+    uint64_t *sample_hash;
+    /* per template */
+    uint32_t *tcount, *tstart;
+    size_t tcap;
+    logtk_strbuf streams[LTKA_NSTREAMS];
+    uint64_t *colbuf;
+    size_t colbuf_cap;
+};
+
+ltka_encoder *ltka_encoder_new(int level)
+{
+    ltka_encoder *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->level = level;
+    e->cctx = ZSTD_createCCtx();
+    if (!e->cctx) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void ltka_encoder_free(ltka_encoder *e)
+{
+    if (!e)
+        return;
+    ZSTD_freeCCtx(e->cctx);
+    logtk_strbuf_free(&e->tmpl);
+    free(e->vars);
+    free(e->line_tid);
+    free(e->line_var);
+    free(e->order);
+    free(e->sample_hash);
+    free(e->tcount);
+    free(e->tstart);
+    free(e->colbuf);
+    for (int i = 0; i < LTKA_NSTREAMS; i++)
+        logtk_strbuf_free(&e->streams[i]);
+    free(e);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 1024;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static int varint_len(uint64_t v)
+{
+    int n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline uint64_t zigzag(uint64_t d)
+{
+    return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static int ndigits(uint64_t v)
+{
+    int n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+/* Writes one numeric column (values of template t, variable s). */
+static int put_numeric_column(ltka_encoder *e, uint32_t t, size_t s, int kind)
+{
+    uint32_t n = e->tcount[t];
+    const uint32_t *lines = e->order + e->tstart[t];
+    if (grow((void **)&e->colbuf, &e->colbuf_cap, n, sizeof *e->colbuf) != 0)
+        return -1;
+    uint64_t raw_size = 0, delta_size = 0, prev = 0;
+    int pad_same = 1, width_same = 1;
+    const ltka_var *first = &e->vars[e->line_var[lines[0]] + s];
+    int width0 = ndigits(first->value) + (kind == LTKA_M_SNUM ? first->pad >> 1 : first->pad);
+    int sign0 = kind == LTKA_M_SNUM ? first->pad & 1 : 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const ltka_var *v = &e->vars[e->line_var[lines[k]] + s];
+        e->colbuf[k] = v->value;
+        raw_size += (uint64_t)varint_len(v->value);
+        delta_size += (uint64_t)varint_len(zigzag(v->value - prev));
+        prev = v->value;
+        if (v->pad != first->pad)
+            pad_same = 0;
+        int zeros = kind == LTKA_M_SNUM ? v->pad >> 1 : v->pad;
+        int sign = kind == LTKA_M_SNUM ? v->pad & 1 : 0;
+        if (sign != sign0 || ndigits(v->value) + zeros != width0 ||
+            (zeros > 0 && ndigits(v->value) + zeros > width0))
+            width_same = 0;
+    }
+    int delta = delta_size < raw_size;
+    /* meta byte: bit 0 delta; bits 1-2 pad mode (0 constant, 1 fixed width, 2 explicit) */
+    int pad_mode = pad_same ? 0 : width_same ? 1 : 2;
+    logtk_strbuf *meta = &e->streams[LTKA_S_NUMMETA];
+    if (logtk_strbuf_putc(meta, (char)(delta | pad_mode << 1)) != 0)
+        return -1;
+    if (pad_mode == 0 && logtk_strbuf_put_varint(meta, first->pad) != 0)
+        return -1;
+    if (pad_mode == 1 && logtk_strbuf_put_varint(meta, (uint64_t)width0 << 1 | (uint64_t)sign0) != 0)
+        return -1;
+    logtk_strbuf *nums = &e->streams[LTKA_S_NUMS];
+    prev = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t v = e->colbuf[k];
+        if (logtk_strbuf_put_varint(nums, delta ? zigzag(v - prev) : v) != 0)
+            return -1;
+        prev = v;
+    }
+    if (pad_mode == 2) {
+        logtk_strbuf *pads = &e->streams[LTKA_S_PADS];
+        if (logtk_strbuf_reserve(pads, n) != 0)
+            return -1;
+        for (uint32_t k = 0; k < n; k++)
+            pads->data[pads->len++] = (char)e->vars[e->line_var[lines[k]] + s].pad;
+        pads->data[pads->len] = '\0';
+    }
+    return 0;
+}
+
+static int put_string_column(ltka_encoder *e, const char *text, uint32_t t, size_t s)
+{
+    uint32_t n = e->tcount[t];
+    const uint32_t *lines = e->order + e->tstart[t];
+    logtk_strbuf *strs = &e->streams[LTKA_S_STRS];
+    for (uint32_t k = 0; k < n; k++) {
+        const ltka_var *v = &e->vars[e->line_var[lines[k]] + s];
+        if (logtk_strbuf_put_varint(strs, v->str_len) != 0 ||
+            logtk_strbuf_append(strs, text + v->str_off, v->str_len) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* End of the part starting at a: blanks, then one token. */
+static size_t part_end(const char *text, size_t a, size_t lend)
+{
+    while (a < lend && is_blank(text[a]))
+        a++;
+    while (a < lend && !is_blank(text[a]))
+        a++;
+    return a;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/*
+ * How many leading tokens of each line to store as header parts of their
+ * own.  Log lines start with fields (date, time, host, pid) whose shape is
+ * the same on every line while their numbers change; as separate parts their
+ * numbers form columns across all lines (timestamps become tiny deltas) and
+ * the rest of the line gets fewer templates.  Looking at the first lines of
+ * the block: leading token positions with few distinct shapes are header;
+ * the header ends after the last such position that usually holds a number.
+ */
+static size_t choose_header_parts(ltka_encoder *e, const char *text, size_t len)
+{
+    enum { MAXH = LTKA_MAX_HEADER_PARTS, SAMPLE = 1024 };
+    if (!e->sample_hash && !(e->sample_hash = malloc(sizeof(uint64_t) * MAXH * SAMPLE)))
+        return 0;
+    size_t with_var[MAXH] = {0};
+    size_t n = 0, pos = 0;
+    while (pos < len && n < SAMPLE) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t lend = nl ? (size_t)(nl - text) : len;
+        size_t a = pos;
+        for (int p = 0; p < MAXH; p++) {
+            size_t b = part_end(text, a, lend);
+            logtk_strbuf_clear(&e->tmpl);
+            e->nvars = 0;
+            if (ltka_split_line(text + a, b - a, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
+                return 0;
+            e->sample_hash[p * SAMPLE + n] = logtk_hash_bytes(e->tmpl.data ? e->tmpl.data : "", e->tmpl.len);
+            if (e->nvars > 0)
+                with_var[p]++;
+            a = b;
+        }
+        n++;
+        pos = nl ? lend + 1 : len;
+    }
+    e->nvars = 0;
+    if (n == 0)
+        return 0;
+    size_t limit = n / 32 > 2 ? n / 32 : 2, h = 0;
+    for (int p = 0; p < MAXH; p++) {
+        uint64_t *hs = e->sample_hash + p * SAMPLE;
+        qsort(hs, n, sizeof *hs, cmp_u64);
+        size_t distinct = 1;
+        for (size_t i = 1; i < n; i++)
+            distinct += hs[i] != hs[i - 1];
+        if (distinct > limit)
+            break;
+        if (with_var[p] * 2 >= n)
+            h = (size_t)p + 1;
+    }
+    return h;
+}
+
+int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbuf *out,
+                      uint32_t *nlines_out)
+{
+    int rc = LOGTK_ERR_NOMEM;
+    logtk_hashtab templates;
+    if (logtk_hashtab_init(&templates, 1024) != 0)
+        return LOGTK_ERR_NOMEM;
+    for (int i = 0; i < LTKA_NSTREAMS; i++)
+        logtk_strbuf_clear(&e->streams[i]);
+    e->nvars = 0;
+
+    /* 1. split lines into units (header parts + rest), each into template + variables */
+    size_t nparts = 1 + choose_header_parts(e, text, len);
+    size_t nlines = 0, pos = 0;
+    logtk_strbuf *eols = &e->streams[LTKA_S_EOLS];
+    logtk_strbuf *tids = &e->streams[LTKA_S_TIDS];
+    while (pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        size_t dlen = end - pos;
+        int eol = 2;
+        if (nl) {
+            eol = 0;
+            if (dlen > 0 && text[end - 1] == '\r') {
+                eol = 1;
+                dlen--;
+            }
+        }
+        size_t need = (nlines + 1) * nparts;
+        if (grow((void **)&e->line_tid, &e->lines_cap, need, sizeof *e->line_tid) != 0)
+            goto done;
+        /* the other per-unit arrays follow lines_cap */
+        size_t *lv = realloc(e->line_var, e->lines_cap * sizeof *lv);
+        if (!lv)
+            goto done;
+        e->line_var = lv;
+        uint32_t *ord = realloc(e->order, e->lines_cap * sizeof *ord);
+        if (!ord)
+            goto done;
+        e->order = ord;
+        size_t a = pos, lend = pos + dlen;
+        for (size_t p = 0; p < nparts; p++) {
+            size_t b = p + 1 < nparts ? part_end(text, a, lend) : lend;
+            size_t u = nlines * nparts + p, v0 = e->nvars;
+            e->line_var[u] = v0;
+            logtk_strbuf_clear(&e->tmpl);
+            if (ltka_split_line(text + a, b - a, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
+                goto done;
+            for (size_t k = v0; k < e->nvars; k++)
+                e->vars[k].str_off += (uint32_t)a;
+            int inserted = 0;
+            int64_t id = logtk_hashtab_intern(&templates, e->tmpl.data ? e->tmpl.data : "",
+                                              e->tmpl.len, &inserted);
+            if (id < 0)
+                goto done;
+            e->line_tid[u] = (uint32_t)id;
+            a = b;
+        }
+        if (logtk_strbuf_putc(eols, (char)eol) != 0)
+            goto done;
+        nlines++;
+        pos = nl ? end + 1 : len;
+    }
+    /* template ids part by part: each part's ids form one run for zstd */
+    for (size_t p = 0; p < nparts; p++)
+        for (size_t i = 0; i < nlines; i++)
+            if (logtk_strbuf_put_varint(tids, e->line_tid[i * nparts + p]) != 0)
+                goto done;
+
+    /* 2. template dictionary */
+    uint32_t ntemplates = (uint32_t)templates.count;
+    logtk_strbuf *ts = &e->streams[LTKA_S_TEMPLATES];
+    if (logtk_strbuf_put_varint(ts, ntemplates) != 0)
+        goto done;
+    for (uint32_t t = 0; t < ntemplates; t++) {
+        size_t tl;
+        const char *tk = logtk_hashtab_key(&templates, t, &tl);
+        if (logtk_strbuf_put_varint(ts, tl) != 0 || logtk_strbuf_append(ts, tk, tl) != 0)
+            goto done;
+    }
+
+    /* 3. group lines by template (counting sort keeps line order within a template) */
+    if (grow((void **)&e->tcount, &e->tcap, ntemplates + 1, sizeof *e->tcount) != 0)
+        goto done;
+    {
+        uint32_t *tst = realloc(e->tstart, e->tcap * sizeof *tst);
+        if (!tst)
+            goto done;
+        e->tstart = tst;
+    }
+    memset(e->tcount, 0, (ntemplates + 1) * sizeof *e->tcount);
+    size_t nunits = nlines * nparts;
+    for (size_t i = 0; i < nunits; i++)
+        e->tcount[e->line_tid[i]]++;
+    {
+        uint32_t acc = 0;
+        for (uint32_t t = 0; t < ntemplates; t++) {
+            e->tstart[t] = acc;
+            acc += e->tcount[t];
+        }
+        memset(e->tcount, 0, (ntemplates + 1) * sizeof *e->tcount);
+        /* units in part-major order, lines in order within a part */
+        for (size_t p = 0; p < nparts; p++)
+            for (size_t i = 0; i < nlines; i++) {
+                size_t u = i * nparts + p;
+                uint32_t t = e->line_tid[u];
+                e->order[e->tstart[t] + e->tcount[t]++] = (uint32_t)u;
+            }
+    }
+
+    /* 4. columns */
+    for (uint32_t t = 0; t < ntemplates; t++) {
+        size_t tl;
+        const char *tk = logtk_hashtab_key(&templates, t, &tl);
+        size_t s = 0;
+        for (size_t j = 0; j < tl; j++) {
+            unsigned char c = (unsigned char)tk[j];
+            if (c == LTKA_M_ESC) {
+                j++;
+            } else if (c == LTKA_M_UNUM || c == LTKA_M_SNUM) {
+                if (put_numeric_column(e, t, s, c) != 0)
+                    goto done;
+                s++;
+            } else if (c == LTKA_M_STR) {
+                if (put_string_column(e, text, t, s) != 0)
+                    goto done;
+                s++;
+            }
+        }
+    }
+
+    /* 5. payload: nlines, then each stream (raw_len, stored_len, bytes) */
+    if (logtk_strbuf_put_varint(out, nlines) != 0 || logtk_strbuf_put_varint(out, nparts) != 0)
+        goto done;
+    for (int i = 0; i < LTKA_NSTREAMS; i++) {
+        logtk_strbuf *st = &e->streams[i];
+        size_t bound = ZSTD_compressBound(st->len);
+        if (logtk_strbuf_put_varint(out, st->len) != 0 || logtk_strbuf_reserve(out, bound + 20) != 0)
+            goto done;
+        size_t clen = 0;
+        if (st->len > 0) {
+            ZSTD_CCtx_reset(e->cctx, ZSTD_reset_session_and_parameters);
+            ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_compressionLevel, e->level);
+            ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_contentSizeFlag, 0);
+            ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_dictIDFlag, 0);
+            /* reserve room for the length varint in front of the data */
+            char *dst = out->data + out->len + 10;
+            clen = ZSTD_compress2(e->cctx, dst, bound, st->data, st->len);
+            if (ZSTD_isError(clen) || clen >= st->len)
+                clen = 0;
+        }
+        if (clen > 0) {
+            /* move compressed bytes into place after the varint */
+            char tmp[10];
+            size_t vl = 0;
+            uint64_t v = clen;
+            do {
+                tmp[vl++] = (char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+                v >>= 7;
+            } while (v);
+            memmove(out->data + out->len + vl, out->data + out->len + 10, clen);
+            memcpy(out->data + out->len, tmp, vl);
+            out->len += vl + clen;
+            out->data[out->len] = '\0';
+        } else {
+            /* stored: stored_len == raw_len means "not compressed" */
+            if (logtk_strbuf_put_varint(out, st->len) != 0 ||
+                logtk_strbuf_append(out, st->data, st->len) != 0)
+                goto done;
+        }
+    }
+    *nlines_out = (uint32_t)nlines;
+    rc = LOGTK_OK;
+done:
+    logtk_hashtab_free(&templates);
+    return rc;
+}

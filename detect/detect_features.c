@@ -1,0 +1,351 @@
+/*
+ * detect_features.c - event-count vectors, de-duplication, tf-idf, centring,
+ * and the little-endian serialization helpers of the model file.
+ *
+ * Feature space (loglizer's FeatureExtractor): one column per distinct event
+ * seen in the training rows, in order of first appearance; a row's vector
+ * counts its events; events not seen in training are dropped.  Options:
+ *   tf-idf     x_j *= log(N / df_j), N = training rows, df_j = rows with j;
+ *   zero-mean  x_j -= mean_j over the training rows (after tf-idf).
+ *
+ * Training matrices are de-duplicated: log sessions repeat a handful of
+ * shapes (the 7,940 HDFS sessions of the sample have 17 distinct count
+ * vectors), and replicating a sample to 575,000 rows must not multiply the
+ * cost of models that only need each vector's multiplicity.  Rows are keyed
+ * by their raw count vector in a hash table.
+ */
+#include "config.h"
+#include "detect_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void detect_features_init(detect_features *f)
+{
+    memset(f, 0, sizeof *f);
+}
+
+void detect_features_free(detect_features *f)
+{
+    if (f->vocab.slots || f->vocab.keys)
+        logtk_hashtab_free(&f->vocab);
+    free(f->idf);
+    free(f->mean);
+    memset(f, 0, sizeof *f);
+}
+
+int32_t *detect_features_column_map(const detect_features *f, const logtk_sessions *s)
+{
+    size_t ne = s->events.count;
+    int32_t *map = malloc((ne ? ne : 1) * sizeof *map);
+    if (!map)
+        return NULL;
+    for (size_t e = 0; e < ne; e++) {
+        size_t len;
+        const char *key = logtk_hashtab_key(&s->events, (uint32_t)e, &len);
+        int64_t col = logtk_hashtab_find(&f->vocab, key, len);
+        map[e] = col < 0 ? -1 : (int32_t)col;
+    }
+    return map;
+}
+
+int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *rows, size_t nrows,
+                        int tfidf, int zero_mean)
+{
+    detect_features_free(f);
+    if (detect_sessions_flatten(s) != 0 || logtk_hashtab_init(&f->vocab, 256) != 0)
+        return -1;
+    f->tfidf = tfidf;
+    f->zero_mean = zero_mean;
+    /* vocabulary in order of first appearance */
+    for (size_t k = 0; k < nrows; k++) {
+        size_t n;
+        const uint32_t *ev = detect_session_events(s, rows ? rows[k] : k, &n);
+        for (size_t t = 0; t < n; t++) {
+            size_t len;
+            const char *key = logtk_hashtab_key(&s->events, ev[t], &len);
+            if (logtk_hashtab_intern(&f->vocab, key, len, NULL) < 0)
+                return -1;
+        }
+    }
+    f->ncols = f->vocab.count;
+    if (!tfidf && !zero_mean)
+        return 0;
+    size_t m = f->ncols ? f->ncols : 1;
+    int32_t *map = detect_features_column_map(f, s);
+    double *df = calloc(m, sizeof *df), *sum = calloc(m, sizeof *sum);
+    double *x = calloc(m, sizeof *x);
+    if (!map || !df || !sum || !x) {
+        free(map);
+        free(df);
+        free(sum);
+        free(x);
+        return -1;
+    }
+    /* df: rows containing the event */
+    for (size_t k = 0; k < nrows; k++) {
+        size_t n;
+        const uint32_t *ev = detect_session_events(s, rows ? rows[k] : k, &n);
+        for (size_t t = 0; t < n; t++)
+            x[map[ev[t]]] += 1;
+        for (size_t t = 0; t < n; t++) {
+            int32_t j = map[ev[t]];
+            if (x[j] != 0) {
+                df[j] += 1;
+                sum[j] += x[j]; /* raw count total, weighted below */
+                x[j] = 0;
+            }
+        }
+    }
+    int rc = 0;
+    if (tfidf) {
+        f->idf = malloc(m * sizeof *f->idf);
+        if (!f->idf)
+            rc = -1;
+        else
+            for (size_t j = 0; j < f->ncols; j++)
+                f->idf[j] = log((double)nrows / (df[j] + 1e-8));
+    }
+    if (rc == 0 && zero_mean) {
+        f->mean = malloc(m * sizeof *f->mean);
+        if (!f->mean)
+            rc = -1;
+        else
+            for (size_t j = 0; j < f->ncols; j++)
+                f->mean[j] = (f->idf ? f->idf[j] : 1.0) * sum[j] / (double)(nrows ? nrows : 1);
+    }
+    free(map);
+    free(df);
+    free(sum);
+    free(x);
+    return rc;
+}
+
+void detect_matrix_free(detect_matrix *m)
+{
+    free(m->x);
+    free(m->w_normal);
+    free(m->w_anomaly);
+    free(m->w_unknown);
+    free(m->row_of);
+    memset(m, 0, sizeof *m);
+}
+
+int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessions *s,
+                        const size_t *rows, size_t nrows)
+{
+    memset(m, 0, sizeof *m);
+    if (detect_sessions_flatten(s) != 0)
+        return -1;
+    size_t ncols = f->ncols;
+    m->ncols = ncols;
+    m->ninput = nrows;
+    int32_t *map = detect_features_column_map(f, s);
+    uint32_t *counts = calloc(ncols ? ncols : 1, sizeof *counts);
+    uint32_t *touched = malloc((ncols ? ncols : 1) * sizeof *touched);
+    m->row_of = malloc((nrows ? nrows : 1) * sizeof *m->row_of);
+    logtk_hashtab seen;
+    int ok = map && counts && touched && m->row_of && logtk_hashtab_init(&seen, 1024) == 0;
+    if (!ok) {
+        free(map);
+        free(counts);
+        free(touched);
+        detect_matrix_free(m);
+        return -1;
+    }
+    /* Pass 1: key every row by its raw count vector; distinct rows get ids. */
+    size_t cap = 0;
+    for (size_t k = 0; k < nrows && ok; k++) {
+        size_t i = rows ? rows[k] : k, n, ntouched = 0;
+        const uint32_t *ev = detect_session_events(s, i, &n);
+        for (size_t t = 0; t < n; t++) {
+            int32_t j = map[ev[t]];
+            if (j >= 0 && counts[j]++ == 0)
+                touched[ntouched++] = (uint32_t)j;
+        }
+        int inserted = 0;
+        int64_t id = logtk_hashtab_intern(&seen, counts, ncols * sizeof *counts, &inserted);
+        for (size_t t = 0; t < ntouched; t++)
+            counts[touched[t]] = 0;
+        if (id < 0) {
+            ok = 0;
+            break;
+        }
+        if (inserted) {
+            if ((size_t)id >= cap) {
+                size_t ncap = cap ? cap * 2 : 256;
+                double *wn = realloc(m->w_normal, ncap * sizeof *wn);
+                if (wn)
+                    m->w_normal = wn;
+                double *wa = realloc(m->w_anomaly, ncap * sizeof *wa);
+                if (wa)
+                    m->w_anomaly = wa;
+                double *wu = realloc(m->w_unknown, ncap * sizeof *wu);
+                if (wu)
+                    m->w_unknown = wu;
+                if (!wn || !wa || !wu) {
+                    ok = 0;
+                    break;
+                }
+                cap = ncap;
+            }
+            m->w_normal[id] = m->w_anomaly[id] = m->w_unknown[id] = 0;
+        }
+        int label = s->labels[i];
+        if (label == LOGTK_LABEL_ANOMALY)
+            m->w_anomaly[id] += 1;
+        else if (label == LOGTK_LABEL_NORMAL)
+            m->w_normal[id] += 1;
+        else
+            m->w_unknown[id] += 1;
+        m->row_of[k] = (uint32_t)id;
+    }
+    m->nrows = seen.count;
+    if (ok) {
+        m->x = malloc((m->nrows * ncols > 0 ? m->nrows * ncols : 1) * sizeof *m->x);
+        ok = m->x != NULL;
+    }
+    if (ok) {
+        for (size_t r = 0; r < m->nrows; r++) {
+            const uint32_t *c = (const uint32_t *)(const void *)logtk_hashtab_key(
+                &seen, (uint32_t)r, NULL);
+            double *x = m->x + r * ncols;
+            for (size_t j = 0; j < ncols; j++) {
+                uint32_t v;
+                memcpy(&v, (const char *)c + j * sizeof v, sizeof v);
+                x[j] = (double)v;
+            }
+            detect_features_transform(f, x);
+        }
+    }
+    logtk_hashtab_free(&seen);
+    free(map);
+    free(counts);
+    free(touched);
+    if (!ok) {
+        detect_matrix_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- serialization */
+
+int detect_put_u32(logtk_strbuf *b, uint32_t v)
+{
+    unsigned char t[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    return logtk_strbuf_append(b, t, 4);
+}
+
+int detect_put_f64(logtk_strbuf *b, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    unsigned char t[8];
+    for (int i = 0; i < 8; i++)
+        t[i] = (unsigned char)(u >> (8 * i));
+    return logtk_strbuf_append(b, t, 8);
+}
+
+int detect_put_f64s(logtk_strbuf *b, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (detect_put_f64(b, v[i]) != 0)
+            return -1;
+    return 0;
+}
+
+int detect_put_str(logtk_strbuf *b, const char *s, size_t n)
+{
+    if (logtk_strbuf_put_varint(b, n) != 0)
+        return -1;
+    return logtk_strbuf_append(b, s, n);
+}
+
+uint32_t detect_get_u32(detect_cursor *c)
+{
+    if (c->bad || c->end - c->p < 4) {
+        c->bad = 1;
+        return 0;
+    }
+    uint32_t v = (uint32_t)c->p[0] | (uint32_t)c->p[1] << 8 | (uint32_t)c->p[2] << 16 |
+                 (uint32_t)c->p[3] << 24;
+    c->p += 4;
+    return v;
+}
+
+double detect_get_f64(detect_cursor *c)
+{
+    if (c->bad || c->end - c->p < 8) {
+        c->bad = 1;
+        return 0;
+    }
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++)
+        u |= (uint64_t)c->p[i] << (8 * i);
+    c->p += 8;
+    double v;
+    memcpy(&v, &u, 8);
+    if (isnan(v)) /* no model stores NaN; a NaN means damage */
+        c->bad = 1;
+    return v;
+}
+
+size_t detect_get_count(detect_cursor *c, size_t limit)
+{
+    uint64_t v = 0;
+    if (c->bad || logtk_varint_get(&c->p, c->end, &v) != 0 || v > limit) {
+        c->bad = 1;
+        return 0;
+    }
+    return (size_t)v;
+}
+
+double *detect_get_f64s(detect_cursor *c, size_t n)
+{
+    if (c->bad || (size_t)(c->end - c->p) / 8 < n) {
+        c->bad = 1;
+        return NULL;
+    }
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) {
+        c->bad = 1;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = detect_get_f64(c);
+    if (c->bad) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+const char *detect_get_str(detect_cursor *c, size_t *n)
+{
+    size_t len = detect_get_count(c, (size_t)(c->end - c->p));
+    if (c->bad) {
+        *n = 0;
+        return NULL;
+    }
+    const char *s = (const char *)c->p;
+    c->p += len;
+    *n = len;
+    return s;
+}
+
+uint32_t detect_crc32(const void *data, size_t len)
+{
+    /* Bitwise CRC-32 (IEEE): model files are kilobytes, and a table built on
+       first use would be shared mutable state across threads. */
+    const unsigned char *p = data;
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return crc ^ 0xFFFFFFFFu;
+}

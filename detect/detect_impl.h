@@ -1,0 +1,221 @@
+/*
+ * detect_impl.h - internals shared by the files of detect/ (internal).
+ *
+ * Layout:
+ *   detect_sessions.c   session sets, CSV loading, labels, splits, metrics
+ *   detect_features.c   vocabulary, event-count matrix with de-duplication,
+ *                       tf-idf / zero-mean transform
+ *   detect_model.c      the logtk_detector handle, model registry, parameters,
+ *                       model file (save/load, checksum)
+ *   detect_linalg.c     small dense linear algebra (symmetric eigen, Cholesky)
+ *   detect_<model>.c    one file per model, each exporting a detect_model_ops
+ */
+#ifndef LOGTK_DETECT_IMPL_H
+#define LOGTK_DETECT_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "errmsg.h"
+#include "hashtab.h"
+#include "logtk.h"
+#include "strbuf.h"
+
+/* ---------------------------------------------------------------- sessions */
+
+struct logtk_sessions {
+    logtk_hashtab ids;     /* session id -> session index */
+    logtk_hashtab events;  /* event name -> event index (set-local) */
+    /* per session: its events as a linked list of chunks while being built,
+       flattened on demand into seq/offsets (see detect_sessions_flatten). */
+    int8_t *labels;
+    size_t count, cap;
+    /* flat storage: events of session i are seq[offsets[i] .. offsets[i+1]) */
+    uint32_t *seq;
+    size_t seq_len, seq_cap;
+    size_t *offsets; /* count + 1 entries, valid when flat */
+    int flat;
+    /* build storage for logtk_sessions_append: per-event next pointers */
+    uint32_t *pending_event; /* event index of pending item k */
+    uint32_t *pending_session;
+    size_t npending, pending_cap;
+    logtk_errbuf err;
+};
+
+/** Makes seq/offsets current (merges events appended one by one).  0 or -1 (no memory). */
+int detect_sessions_flatten(logtk_sessions *s);
+
+/** Events of session i (after flatten). */
+static inline const uint32_t *detect_session_events(const logtk_sessions *s, size_t i, size_t *n)
+{
+    *n = s->offsets[i + 1] - s->offsets[i];
+    return s->seq + s->offsets[i];
+}
+
+/** Parses "Normal"/"Anomaly"/"0"/"1"/"-"/... into a label; -2 when unknown text. */
+int detect_parse_label(const char *p, size_t n);
+
+/* ---------------------------------------------------------------- features */
+
+/* The feature space learned in training: event names, idf weights, means. */
+typedef struct detect_features {
+    logtk_hashtab vocab; /* event name -> column */
+    size_t ncols;
+    int tfidf, zero_mean;
+    double *idf;  /* ncols, or NULL when !tfidf */
+    double *mean; /* ncols, or NULL when !zero_mean */
+} detect_features;
+
+/*
+ * A training matrix: the distinct count vectors of the rows (after the
+ * transform), each with its number of normal, anomalous and unlabeled rows.
+ * Every model here is either exactly invariant to duplicate rows given their
+ * multiplicity (PCA, LR, decision tree, invariants) or handled below, so
+ * 575,000 replicated sessions cost little more than their distinct vectors.
+ * row_of[k] gives the distinct row of the k-th input row, for the models whose
+ * result depends on input order (LogClustering's online pass, Isolation
+ * Forest's sampling).
+ */
+typedef struct detect_matrix {
+    size_t nrows, ncols; /* distinct rows */
+    double *x;           /* nrows * ncols, row-major, transformed */
+    double *w_normal, *w_anomaly, *w_unknown; /* multiplicities */
+    size_t ninput;       /* input rows */
+    uint32_t *row_of;    /* ninput */
+} detect_matrix;
+
+void detect_features_init(detect_features *f);
+void detect_features_free(detect_features *f);
+
+/** Learns the vocabulary and the idf/mean vectors from rows of s. */
+int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *rows, size_t nrows,
+                        int tfidf, int zero_mean);
+
+/** Maps s's set-local event indices to columns (-1 when unseen).  Caller frees. */
+int32_t *detect_features_column_map(const detect_features *f, const logtk_sessions *s);
+
+/** Builds the de-duplicated, transformed matrix of rows of s.  0 or -1 (no memory). */
+int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessions *s,
+                        const size_t *rows, size_t nrows);
+void detect_matrix_free(detect_matrix *m);
+
+/** Transforms raw counts in place (tf-idf, then centring). */
+static inline void detect_features_transform(const detect_features *f, double *x)
+{
+    if (f->idf)
+        for (size_t j = 0; j < f->ncols; j++)
+            x[j] *= f->idf[j];
+    if (f->mean)
+        for (size_t j = 0; j < f->ncols; j++)
+            x[j] -= f->mean[j];
+}
+
+/* ---------------------------------------------------------------- serialization */
+
+/* Model file payload helpers: little-endian fixed-width numbers, varint-length strings. */
+int detect_put_u32(logtk_strbuf *b, uint32_t v);
+int detect_put_f64(logtk_strbuf *b, double v);
+int detect_put_f64s(logtk_strbuf *b, const double *v, size_t n);
+int detect_put_str(logtk_strbuf *b, const char *s, size_t n);
+
+typedef struct detect_cursor {
+    const uint8_t *p, *end;
+    int bad; /* set on any read past the end or bad value */
+} detect_cursor;
+
+uint32_t detect_get_u32(detect_cursor *c);
+double detect_get_f64(detect_cursor *c);
+/** Reads n doubles into a fresh malloc'd array (NULL on error, c->bad set). */
+double *detect_get_f64s(detect_cursor *c, size_t n);
+/** Reads a string; returns a pointer into the buffer and its length. */
+const char *detect_get_str(detect_cursor *c, size_t *n);
+/** A count that must not exceed `limit` (guards allocations on damaged input). */
+size_t detect_get_count(detect_cursor *c, size_t limit);
+
+uint32_t detect_crc32(const void *data, size_t len);
+
+/* ---------------------------------------------------------------- models */
+
+#define DETECT_MAX_PARAMS 12
+
+typedef struct detect_param_def {
+    const char *name;
+    double def;
+    double min, max;
+    const char *const *choices; /* NULL, or names of the values 0, 1, ... */
+    const char *help;
+} detect_param_def;
+
+typedef struct detect_model_ops detect_model_ops;
+
+struct logtk_detector {
+    const detect_model_ops *ops;
+    double params[DETECT_MAX_PARAMS + 2]; /* [0] tfidf, [1] zero_mean, then the model's */
+    int trained;
+    detect_features features;
+    double threshold;
+    void *state; /* model-specific */
+    /* scoring scratch, reused across calls */
+    double *xbuf;
+    size_t xbuf_cap;
+    logtk_errbuf err;
+};
+
+/* A model's parameter k (0-based among the model's own). */
+#define DETECT_PARAM(d, k) ((d)->params[2 + (k)])
+
+struct detect_model_ops {
+    const char *name;
+    const char *summary;
+    int supervised;
+    int default_tfidf, default_zero_mean;
+    int train_normal_only; /* 1: train on normal rows when labels are known */
+    const detect_param_def *params; /* terminated by a NULL name */
+    /** Trains from m; sets d->threshold and d->state. */
+    int (*train)(logtk_detector *d, const detect_matrix *m);
+    /** Scores one transformed vector (d->features.ncols values; may scribble on x). */
+    double (*score)(const logtk_detector *d, double *x);
+    int (*save)(const logtk_detector *d, logtk_strbuf *b);
+    int (*load)(logtk_detector *d, detect_cursor *c);
+    void (*free_state)(void *state);
+};
+
+extern const detect_model_ops detect_pca_ops, detect_invariants_ops, detect_logclustering_ops,
+    detect_iforest_ops, detect_ocsvm_ops, detect_lr_ops, detect_dtree_ops, detect_svm_ops;
+
+/* ---------------------------------------------------------------- linear algebra */
+
+/**
+ * Eigen-decomposition of a symmetric n x n matrix a (row-major, destroyed):
+ * eigenvalues in descending order into w, eigenvectors as columns of v
+ * (row-major n x n).  Cyclic Jacobi: exact to rounding, fine for the few
+ * hundred events of log data.  Returns 0 or -1 (no memory).
+ */
+int detect_symmetric_eigen(double *a, size_t n, double *w, double *v);
+
+/** Solves a x = b for symmetric positive definite a (destroyed); x overwrites b.  0 or -1. */
+int detect_cholesky_solve(double *a, double *b, size_t n);
+
+/** Deterministic xorshift-style PRNG (splitmix64). */
+static inline uint64_t detect_rand_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/** Uniform integer in [0, n). */
+static inline uint64_t detect_rand_below(uint64_t *state, uint64_t n)
+{
+    return n ? detect_rand_next(state) % n : 0;
+}
+
+/** Uniform double in [0, 1). */
+static inline double detect_rand_unit(uint64_t *state)
+{
+    return (double)(detect_rand_next(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+#endif

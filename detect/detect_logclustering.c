@@ -1,0 +1,280 @@
+/*
+ * detect_logclustering.c - LogClustering (Lin et al., ICSE 2016), as
+ * loglizer: tf-idf vectors, cosine distance, max_dist 0.3, anomaly
+ * threshold 0.3, "online" mode with 1,000 bootstrap rows.
+ *
+ * Training (on normal rows when labels are known): complete-linkage
+ * agglomerative clustering of the first `bootstrap` rows, cut at max_dist;
+ * each cluster is represented by its mean.  The remaining rows are then
+ * assigned online, in input order: join the nearest representative when
+ * within max_dist (moving its mean), else found a new cluster.  A row is
+ * anomalous when its distance to the nearest representative exceeds the
+ * anomaly threshold.  Distance = 1 - cos(x, y) (0 below 1e-8).
+ *
+ * Identical vectors are at distance 0 and complete linkage merges them
+ * first without changing any other distance, so the bootstrap clustering
+ * runs over distinct vectors with counts; the online pass walks the rows in
+ * order (its cost is rows x clusters x columns, no per-row allocation).
+ */
+#include "config.h"
+#include "detect_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const detect_param_def lc_params[] = {
+    {"max_dist", 0.3, 0, 2, NULL, "largest distance inside a cluster"},
+    {"anomaly_threshold", 0.3, 0, 2, NULL, "distance to the nearest cluster above which a row is anomalous"},
+    {"bootstrap", 1000, 1, 1e9, NULL, "rows clustered offline before the online pass"},
+    {NULL, 0, 0, 0, NULL, NULL},
+};
+
+typedef struct lc_state {
+    size_t m, count, cap;
+    double *reps;  /* count x m */
+    double *norms; /* count */
+    double *sizes; /* count */
+} lc_state;
+
+static void lc_free(void *p)
+{
+    lc_state *st = p;
+    if (st) {
+        free(st->reps);
+        free(st->norms);
+        free(st->sizes);
+        free(st);
+    }
+}
+
+static double norm2(const double *x, size_t m)
+{
+    double s = 0;
+    for (size_t j = 0; j < m; j++)
+        s += x[j] * x[j];
+    return sqrt(s);
+}
+
+static double cos_dist(const double *a, double na, const double *b, double nb, size_t m)
+{
+    double dot = 0;
+    for (size_t j = 0; j < m; j++)
+        dot += a[j] * b[j];
+    double dist = 1 - dot / (na * nb + 1e-8);
+    return dist < 1e-8 ? 0 : dist;
+}
+
+static int lc_add(lc_state *st, const double *x, double size)
+{
+    if (st->count == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 64;
+        double *r = realloc(st->reps, cap * st->m * sizeof *r);
+        if (r)
+            st->reps = r;
+        double *n = realloc(st->norms, cap * sizeof *n);
+        if (n)
+            st->norms = n;
+        double *s = realloc(st->sizes, cap * sizeof *s);
+        if (s)
+            st->sizes = s;
+        if (!r || !n || !s)
+            return -1;
+        st->cap = cap;
+    }
+    memcpy(st->reps + st->count * st->m, x, st->m * sizeof *x);
+    st->norms[st->count] = norm2(x, st->m);
+    st->sizes[st->count] = size;
+    st->count++;
+    return 0;
+}
+
+static size_t nearest(const lc_state *st, const double *x, double nx, double *dist)
+{
+    size_t best = 0;
+    double bd = INFINITY;
+    for (size_t c = 0; c < st->count; c++) {
+        double dd = cos_dist(st->reps + c * st->m, st->norms[c], x, nx, st->m);
+        if (dd < bd) {
+            bd = dd;
+            best = c;
+        }
+    }
+    *dist = bd;
+    return best;
+}
+
+static int lc_train(logtk_detector *d, const detect_matrix *mx)
+{
+    size_t m = mx->ncols, N = mx->ninput;
+    double max_dist = DETECT_PARAM(d, 0);
+    size_t boot = (size_t)DETECT_PARAM(d, 2);
+    if (boot > N)
+        boot = N;
+    lc_state *st = calloc(1, sizeof *st);
+    double *cnt = calloc(mx->nrows, sizeof *cnt);
+    uint32_t *ids = malloc(mx->nrows * sizeof *ids);
+    double *norms = malloc(mx->nrows * sizeof *norms);
+    int rc = LOGTK_ERR_NOMEM;
+    double *dm = NULL, *sizes = NULL, *sums = NULL;
+    int32_t *cluster = NULL;
+    if (!st || !cnt || !ids || !norms)
+        goto done;
+    st->m = m;
+    for (size_t r = 0; r < mx->nrows; r++)
+        norms[r] = norm2(mx->x + r * m, m);
+    /* distinct vectors of the bootstrap rows, in first-appearance order */
+    size_t n = 0;
+    for (size_t k = 0; k < boot; k++) {
+        uint32_t r = mx->row_of[k];
+        if (cnt[r]++ == 0)
+            ids[n++] = r;
+    }
+    dm = malloc((n * n > 0 ? n * n : 1) * sizeof *dm);
+    sizes = malloc((n ? n : 1) * sizeof *sizes);
+    cluster = malloc((n ? n : 1) * sizeof *cluster);
+    sums = calloc((n ? n : 1) * m, sizeof *sums);
+    if (!dm || !sizes || !cluster || !sums)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        cluster[i] = (int32_t)i;
+        sizes[i] = cnt[ids[i]];
+        for (size_t j = 0; j < n; j++)
+            dm[i * n + j] = cos_dist(mx->x + ids[i] * m, norms[ids[i]], mx->x + ids[j] * m,
+                                     norms[ids[j]], m);
+    }
+    /* complete linkage: repeatedly merge the closest active pair while
+       its distance is within max_dist; the merged distance is the max */
+    uint8_t *active = malloc(n ? n : 1);
+    if (!active)
+        goto done;
+    memset(active, 1, n);
+    for (;;) {
+        double bd = INFINITY;
+        size_t bi = 0, bj = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!active[i])
+                continue;
+            for (size_t j = i + 1; j < n; j++)
+                if (active[j] && dm[i * n + j] < bd) {
+                    bd = dm[i * n + j];
+                    bi = i;
+                    bj = j;
+                }
+        }
+        if (!(bd <= max_dist))
+            break;
+        active[bj] = 0;
+        for (size_t k = 0; k < n; k++) {
+            double v = dm[bi * n + k] > dm[bj * n + k] ? dm[bi * n + k] : dm[bj * n + k];
+            dm[bi * n + k] = dm[k * n + bi] = v;
+        }
+        for (size_t k = 0; k < n; k++)
+            if (cluster[k] == (int32_t)bj)
+                cluster[k] = (int32_t)bi;
+    }
+    free(active);
+    /* representatives: means over the clusters' rows, clusters in order of
+       their first member */
+    for (size_t i = 0; i < n; i++) {
+        size_t c = (size_t)cluster[i];
+        const double *x = mx->x + ids[i] * m;
+        for (size_t j = 0; j < m; j++)
+            sums[c * m + j] += cnt[ids[i]] * x[j];
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (cluster[i] != (int32_t)i)
+            continue;
+        double total = 0;
+        for (size_t k = 0; k < n; k++)
+            if (cluster[k] == (int32_t)i)
+                total += cnt[ids[k]];
+        for (size_t j = 0; j < m; j++)
+            sums[i * m + j] /= total;
+        if (lc_add(st, sums + i * m, total) != 0)
+            goto done;
+    }
+    /* online pass over the rest, in input order */
+    double *tmp = malloc(m * sizeof *tmp);
+    if (!tmp)
+        goto done;
+    for (size_t k = boot; k < N; k++) {
+        uint32_t r = mx->row_of[k];
+        const double *x = mx->x + r * m;
+        double dist = INFINITY;
+        size_t c = st->count ? nearest(st, x, norms[r], &dist) : 0;
+        if (st->count && dist <= max_dist) {
+            double *rep = st->reps + c * m;
+            st->sizes[c] += 1;
+            for (size_t j = 0; j < m; j++)
+                rep[j] += (x[j] - rep[j]) / st->sizes[c];
+            st->norms[c] = norm2(rep, m);
+        } else if (lc_add(st, x, 1) != 0) {
+            free(tmp);
+            goto done;
+        }
+    }
+    free(tmp);
+    d->state = st;
+    d->threshold = DETECT_PARAM(d, 1);
+    st = NULL;
+    rc = LOGTK_OK;
+done:
+    lc_free(st);
+    free(cnt);
+    free(ids);
+    free(norms);
+    free(dm);
+    free(sizes);
+    free(cluster);
+    free(sums);
+    return rc;
+}
+
+static double lc_score(const logtk_detector *d, double *x)
+{
+    const lc_state *st = d->state;
+    double dist;
+    nearest(st, x, norm2(x, st->m), &dist);
+    return dist;
+}
+
+static int lc_save(const logtk_detector *d, logtk_strbuf *b)
+{
+    const lc_state *st = d->state;
+    int bad = logtk_strbuf_put_varint(b, st->count);
+    for (size_t c = 0; c < st->count; c++) {
+        bad |= detect_put_f64(b, st->sizes[c]);
+        bad |= detect_put_f64s(b, st->reps + c * st->m, st->m);
+    }
+    return bad ? -1 : 0;
+}
+
+static int lc_load(logtk_detector *d, detect_cursor *c)
+{
+    size_t m = d->features.ncols;
+    size_t count = detect_get_count(c, (size_t)(c->end - c->p) / (8 * (m + 1)));
+    if (c->bad || count == 0)
+        return LOGTK_ERR_STATE;
+    lc_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return LOGTK_ERR_NOMEM;
+    d->state = st;
+    st->m = m;
+    for (size_t k = 0; k < count && !c->bad; k++) {
+        double size = detect_get_f64(c);
+        double *rep = detect_get_f64s(c, m);
+        if (!rep)
+            return LOGTK_ERR_STATE;
+        int bad = lc_add(st, rep, size);
+        free(rep);
+        if (bad)
+            return LOGTK_ERR_NOMEM;
+    }
+    return c->bad ? LOGTK_ERR_STATE : LOGTK_OK;
+}
+
+const detect_model_ops detect_logclustering_ops = {
+    "logclustering", "LogClustering: cosine distance to clusters of normal sessions",
+    0, 1, 0, 1, lc_params, lc_train, lc_score, lc_save, lc_load, lc_free,
+};

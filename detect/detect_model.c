@@ -1,0 +1,530 @@
+/*
+ * detect_model.c - the detector handle: model registry, parameters, training
+ * and scoring around the per-model files, and the model file.
+ *
+ * Training: fit the feature space on all training rows (vocabulary, idf,
+ * mean: loglizer fits its FeatureExtractor on x_train), build the
+ * de-duplicated matrix of the rows the model learns from (normal rows only
+ * for models that want it), then hand it to the model.
+ *
+ * Scoring: each row's events are mapped to columns through a table built
+ * once per call (set-local event index -> column), counted into a reused
+ * dense buffer, transformed and scored.  No allocation per row.
+ *
+ * Model file (documented in logtk-model(5)):
+ *   "LOGTKDET"  8-byte magic
+ *   u32         format version (1)
+ *   u32         payload length L
+ *   L bytes     payload: model name, parameters (name, value), threshold,
+ *               feature space (event names, tf-idf / mean vectors), then
+ *               the model's own state
+ *   u32         CRC-32 of everything before it
+ * Numbers are little-endian; strings are a LEB128 length and bytes.  The CRC
+ * catches damage, the magic foreign files, the version newer files; every
+ * count read is bounded by the bytes left, so a hostile file cannot make the
+ * loader allocate more than the file's size allows.
+ */
+#include "config.h"
+#include "detect_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MODEL_MAGIC "LOGTKDET"
+#define MODEL_VERSION 1u
+
+static const detect_model_ops *const models[] = {
+    &detect_pca_ops, &detect_invariants_ops, &detect_logclustering_ops, &detect_iforest_ops,
+    &detect_ocsvm_ops, &detect_lr_ops, &detect_dtree_ops, &detect_svm_ops,
+};
+#define NMODELS (sizeof models / sizeof models[0])
+
+const char *logtk_detector_model_name(size_t i)
+{
+    return i < NMODELS ? models[i]->name : NULL;
+}
+
+const char *logtk_detector_model_summary(size_t i)
+{
+    return i < NMODELS ? models[i]->summary : NULL;
+}
+
+static const detect_model_ops *find_model(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NMODELS; i++)
+        if (strlen(models[i]->name) == len && memcmp(models[i]->name, name, len) == 0)
+            return models[i];
+    return NULL;
+}
+
+static size_t model_param_count(const detect_model_ops *ops)
+{
+    size_t n = 0;
+    while (ops->params[n].name)
+        n++;
+    return n;
+}
+
+static void reset_model(logtk_detector *d)
+{
+    if (d->state && d->ops)
+        d->ops->free_state(d->state);
+    d->state = NULL;
+    d->trained = 0;
+    d->threshold = 0;
+    detect_features_free(&d->features);
+}
+
+static void set_defaults(logtk_detector *d, const detect_model_ops *ops)
+{
+    d->ops = ops;
+    d->params[0] = ops->default_tfidf;
+    d->params[1] = ops->default_zero_mean;
+    for (size_t k = 0; ops->params[k].name; k++)
+        DETECT_PARAM(d, k) = ops->params[k].def;
+}
+
+int logtk_detector_new(logtk_detector **out, const char *model)
+{
+    *out = NULL;
+    const detect_model_ops *ops = find_model(model ? model : "pca", strlen(model ? model : "pca"));
+    if (!ops)
+        return LOGTK_ERR_NOT_FOUND;
+    logtk_detector *d = calloc(1, sizeof *d);
+    if (!d)
+        return LOGTK_ERR_NOMEM;
+    set_defaults(d, ops);
+    detect_features_init(&d->features);
+    *out = d;
+    return LOGTK_OK;
+}
+
+void logtk_detector_free(logtk_detector *d)
+{
+    if (!d)
+        return;
+    reset_model(d);
+    free(d->xbuf);
+    free(d);
+}
+
+const char *logtk_detector_model(const logtk_detector *d)
+{
+    return d->ops->name;
+}
+
+int logtk_detector_supervised(const logtk_detector *d)
+{
+    return d->ops->supervised;
+}
+
+double logtk_detector_threshold(const logtk_detector *d)
+{
+    return d->threshold;
+}
+
+size_t logtk_detector_feature_count(const logtk_detector *d)
+{
+    return d->trained ? d->features.ncols : 0;
+}
+
+const char *logtk_detector_errmsg(const logtk_detector *d)
+{
+    return d ? logtk_error_text(&d->err) : "no detector";
+}
+
+static const detect_param_def common_params[2] = {
+    {"tfidf", 0, 0, 1, NULL, "weight counts by inverse document frequency (0/1)"},
+    {"zero_mean", 0, 0, 1, NULL, "centre every column on its training mean (0/1)"},
+};
+
+const char *logtk_detector_param_name(const logtk_detector *d, size_t i, double *value)
+{
+    size_t n = model_param_count(d->ops);
+    if (i >= n + 2)
+        return NULL;
+    if (value)
+        *value = d->params[i];
+    return i < 2 ? common_params[i].name : d->ops->params[i - 2].name;
+}
+
+int logtk_detector_set_param(logtk_detector *d, const char *name, const char *value)
+{
+    const detect_param_def *def = NULL;
+    size_t slot = 0;
+    for (size_t i = 0; i < 2; i++)
+        if (strcmp(name, common_params[i].name) == 0) {
+            def = &common_params[i];
+            slot = i;
+        }
+    for (size_t k = 0; !def && d->ops->params[k].name; k++)
+        if (strcmp(name, d->ops->params[k].name) == 0) {
+            def = &d->ops->params[k];
+            slot = 2 + k;
+        }
+    if (!def)
+        return logtk_error_set(&d->err, LOGTK_ERR_NOT_FOUND, "model %s has no parameter '%s'",
+                               d->ops->name, name);
+    double v;
+    int found = 0;
+    if (def->choices) {
+        for (size_t c = 0; def->choices[c]; c++)
+            if (strcmp(value, def->choices[c]) == 0) {
+                v = (double)c;
+                found = 1;
+            }
+    }
+    if (!found) {
+        char *end;
+        errno = 0;
+        v = strtod(value, &end);
+        if (end == value || *end != '\0' || errno != 0 || !(v >= def->min && v <= def->max))
+            return logtk_error_set(&d->err, LOGTK_ERR_INVALID,
+                                   "%s: bad value '%s' for %s (%g .. %g)", d->ops->name, value,
+                                   name, def->min, def->max);
+    }
+    d->params[slot] = v;
+    return LOGTK_OK;
+}
+
+int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size_t *rows,
+                         size_t nrows)
+{
+    logtk_sessions *s = (logtk_sessions *)cs;
+    if (!rows)
+        nrows = s->count;
+    if (nrows == 0)
+        return logtk_error_set(&d->err, LOGTK_ERR_INVALID, "%s: no training rows", d->ops->name);
+    if (detect_sessions_flatten(s) != 0)
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    size_t nanom = 0, nnorm = 0;
+    for (size_t k = 0; k < nrows; k++) {
+        size_t i = rows ? rows[k] : k;
+        if (i >= s->count)
+            return logtk_error_set(&d->err, LOGTK_ERR_INVALID, "row %zu out of range", i);
+        int label = s->labels[i];
+        if (label == LOGTK_LABEL_UNKNOWN && d->ops->supervised)
+            return logtk_error_set(&d->err, LOGTK_ERR_DATA,
+                                   "%s needs labels; session '%s' has none (use --labels)",
+                                   d->ops->name, logtk_hashtab_key(&s->ids, (uint32_t)i, NULL));
+        nanom += label == LOGTK_LABEL_ANOMALY;
+        nnorm += label == LOGTK_LABEL_NORMAL;
+    }
+    reset_model(d);
+    if (detect_features_fit(&d->features, s, rows, nrows, d->params[0] != 0,
+                            d->params[1] != 0) != 0)
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (d->features.ncols == 0)
+        return logtk_error_set(&d->err, LOGTK_ERR_INVALID,
+                               "%s: the training rows have no events", d->ops->name);
+    /* Rows the model learns from. */
+    size_t *use = NULL, nuse = nrows;
+    if (d->ops->train_normal_only && nnorm > 0) {
+        use = malloc(nnorm * sizeof *use);
+        if (!use)
+            return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        nuse = 0;
+        for (size_t k = 0; k < nrows; k++) {
+            size_t i = rows ? rows[k] : k;
+            if (s->labels[i] == LOGTK_LABEL_NORMAL)
+                use[nuse++] = i;
+        }
+    }
+    detect_matrix m;
+    int rc = detect_matrix_build(&m, &d->features, s, use ? use : rows, nuse);
+    free(use);
+    if (rc != 0)
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (d->ops->supervised && (nanom == 0 || nnorm == 0)) {
+        detect_matrix_free(&m);
+        return logtk_error_set(&d->err, LOGTK_ERR_DATA,
+                               "%s needs both classes in training (%zu anomalous, %zu normal)",
+                               d->ops->name, nanom, nnorm);
+    }
+    rc = d->ops->train(d, &m);
+    detect_matrix_free(&m);
+    if (rc != LOGTK_OK) {
+        reset_model(d);
+        if (d->err.code == LOGTK_OK)
+            logtk_error_set(&d->err, rc, "%s: training failed", d->ops->name);
+        return rc;
+    }
+    d->trained = 1;
+    return LOGTK_OK;
+}
+
+int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size_t *rows,
+                         size_t nrows, double *scores, uint8_t *anomalous)
+{
+    logtk_sessions *s = (logtk_sessions *)cs;
+    if (!d->trained)
+        return logtk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
+    if (!rows)
+        nrows = s->count;
+    if (detect_sessions_flatten(s) != 0)
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    size_t m = d->features.ncols;
+    if (d->xbuf_cap < m) {
+        double *x = realloc(d->xbuf, m * sizeof *x);
+        if (!x)
+            return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        d->xbuf = x;
+        d->xbuf_cap = m;
+    }
+    int32_t *map = detect_features_column_map(&d->features, s);
+    if (!map)
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    double *x = d->xbuf;
+    for (size_t k = 0; k < nrows; k++) {
+        size_t i = rows ? rows[k] : k;
+        memset(x, 0, m * sizeof *x);
+        if (i < s->count) {
+            size_t n;
+            const uint32_t *ev = detect_session_events(s, i, &n);
+            for (size_t t = 0; t < n; t++) {
+                int32_t j = map[ev[t]];
+                if (j >= 0)
+                    x[j] += 1;
+            }
+        }
+        detect_features_transform(&d->features, x);
+        double score = d->ops->score(d, x);
+        if (scores)
+            scores[k] = score;
+        if (anomalous)
+            anomalous[k] = score > d->threshold;
+    }
+    free(map);
+    return LOGTK_OK;
+}
+
+/* ---------------------------------------------------------------- model file */
+
+int logtk_detector_save(logtk_detector *d, void **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    if (!d->trained)
+        return logtk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    int bad = 0;
+    bad |= logtk_strbuf_append(&b, MODEL_MAGIC, 8);
+    bad |= detect_put_u32(&b, MODEL_VERSION);
+    bad |= detect_put_u32(&b, 0); /* payload length, patched below */
+    size_t start = b.len;
+    bad |= detect_put_str(&b, d->ops->name, strlen(d->ops->name));
+    size_t np = model_param_count(d->ops) + 2;
+    bad |= logtk_strbuf_put_varint(&b, np);
+    for (size_t i = 0; i < np; i++) {
+        double v;
+        const char *name = logtk_detector_param_name(d, i, &v);
+        bad |= detect_put_str(&b, name, strlen(name));
+        bad |= detect_put_f64(&b, v);
+    }
+    bad |= detect_put_f64(&b, d->threshold);
+    const detect_features *f = &d->features;
+    bad |= logtk_strbuf_put_varint(&b, f->ncols);
+    for (size_t j = 0; j < f->ncols; j++) {
+        size_t n;
+        const char *key = logtk_hashtab_key(&f->vocab, (uint32_t)j, &n);
+        bad |= detect_put_str(&b, key, n);
+    }
+    bad |= detect_put_u32(&b, (f->idf ? 1u : 0u) | (f->mean ? 2u : 0u));
+    if (f->idf)
+        bad |= detect_put_f64s(&b, f->idf, f->ncols);
+    if (f->mean)
+        bad |= detect_put_f64s(&b, f->mean, f->ncols);
+    bad |= d->ops->save(d, &b);
+    if (bad || b.len - start > UINT32_MAX) {
+        logtk_strbuf_free(&b);
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    uint32_t plen = (uint32_t)(b.len - start);
+    for (int i = 0; i < 4; i++)
+        b.data[12 + i] = (char)(plen >> (8 * i));
+    uint32_t crc = detect_crc32(b.data, b.len);
+    if (detect_put_u32(&b, crc) != 0) {
+        logtk_strbuf_free(&b);
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    *buf = b.data;
+    *len = b.len;
+    return LOGTK_OK;
+}
+
+static int load_error(logtk_detector *d, const char *what)
+{
+    return logtk_error_set(&d->err, LOGTK_ERR_STATE, "model file %s", what);
+}
+
+int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    if (len < 20 || memcmp(p, MODEL_MAGIC, 8) != 0)
+        return load_error(d, "is not a logtk model (bad magic)");
+    detect_cursor c = {p + 8, p + len, 0};
+    uint32_t version = detect_get_u32(&c);
+    uint32_t plen = detect_get_u32(&c);
+    if (version != MODEL_VERSION)
+        return logtk_error_set(&d->err, LOGTK_ERR_STATE,
+                               "model file has format version %u; this logtk reads version %u",
+                               version, MODEL_VERSION);
+    if ((size_t)plen != len - 20)
+        return load_error(d, "is truncated or has trailing bytes");
+    uint32_t crc = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 |
+                   (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
+    if (crc != detect_crc32(p, len - 4))
+        return load_error(d, "is damaged (checksum mismatch)");
+    c.end = p + len - 4;
+
+    size_t nlen;
+    const char *name = detect_get_str(&c, &nlen);
+    const detect_model_ops *ops = c.bad ? NULL : find_model(name, nlen);
+    if (!ops)
+        return load_error(d, "names an unknown model");
+    logtk_detector tmp;
+    memset(&tmp, 0, sizeof tmp);
+    set_defaults(&tmp, ops);
+    detect_features_init(&tmp.features);
+    size_t np = detect_get_count(&c, DETECT_MAX_PARAMS + 2);
+    for (size_t i = 0; i < np && !c.bad; i++) {
+        size_t n;
+        const char *pname = detect_get_str(&c, &n);
+        double v = detect_get_f64(&c);
+        if (c.bad)
+            break;
+        int matched = 0;
+        for (size_t k = 0; k < model_param_count(ops) + 2; k++) {
+            const char *kn = k < 2 ? common_params[k].name : ops->params[k - 2].name;
+            if (strlen(kn) == n && memcmp(kn, pname, n) == 0) {
+                tmp.params[k] = v;
+                matched = 1;
+            }
+        }
+        if (!matched)
+            c.bad = 1;
+    }
+    tmp.threshold = detect_get_f64(&c);
+    size_t ncols = detect_get_count(&c, (size_t)(c.end - c.p));
+    int rc = LOGTK_OK;
+    if (!c.bad && logtk_hashtab_init(&tmp.features.vocab, ncols + 16) != 0)
+        rc = LOGTK_ERR_NOMEM;
+    for (size_t j = 0; j < ncols && !c.bad && rc == LOGTK_OK; j++) {
+        size_t n;
+        const char *key = detect_get_str(&c, &n);
+        int inserted = 0;
+        if (!c.bad && (logtk_hashtab_intern(&tmp.features.vocab, key, n, &inserted) < 0))
+            rc = LOGTK_ERR_NOMEM;
+        else if (!inserted)
+            c.bad = 1; /* duplicate event name */
+    }
+    tmp.features.ncols = ncols;
+    uint32_t flags = detect_get_u32(&c);
+    if (flags > 3)
+        c.bad = 1;
+    if ((flags & 1) && !c.bad)
+        tmp.features.idf = detect_get_f64s(&c, ncols);
+    if ((flags & 2) && !c.bad)
+        tmp.features.mean = detect_get_f64s(&c, ncols);
+    tmp.features.tfidf = (flags & 1) != 0;
+    tmp.features.zero_mean = (flags & 2) != 0;
+    if (!c.bad && rc == LOGTK_OK && ncols == 0)
+        c.bad = 1;
+    if (!c.bad && rc == LOGTK_OK)
+        rc = ops->load(&tmp, &c);
+    if (rc == LOGTK_OK && (c.bad || c.p != c.end))
+        rc = LOGTK_ERR_STATE;
+    if (rc != LOGTK_OK) {
+        if (tmp.state)
+            ops->free_state(tmp.state);
+        detect_features_free(&tmp.features);
+        if (rc == LOGTK_ERR_NOMEM)
+            return logtk_error_set(&d->err, rc, "out of memory");
+        return load_error(d, "is damaged (inconsistent contents)");
+    }
+    reset_model(d);
+    d->ops = ops;
+    memcpy(d->params, tmp.params, sizeof d->params);
+    d->threshold = tmp.threshold;
+    d->features = tmp.features;
+    d->state = tmp.state;
+    d->trained = 1;
+    logtk_error_clear(&d->err);
+    return LOGTK_OK;
+}
+
+int logtk_detector_save_file(logtk_detector *d, const char *path)
+{
+    void *buf;
+    size_t len;
+    int rc = logtk_detector_save(d, &buf, &len);
+    if (rc != LOGTK_OK)
+        return rc;
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 32);
+    if (!tmp) {
+        free(buf);
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(buf, 1, len, f) == len;
+    int e = errno;
+    if (f && fclose(f) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        if (f)
+            remove(tmp);
+        rc = logtk_error_set(&d->err, LOGTK_ERR_IO, "%s: %s", path, strerror(e));
+    }
+    free(tmp);
+    free(buf);
+    return rc;
+}
+
+int logtk_detector_load_file(logtk_detector *d, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return logtk_error_set(&d->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!buf)
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "%s: out of memory", path);
+    if (err) {
+        free(buf);
+        return logtk_error_set(&d->err, LOGTK_ERR_IO, "%s: read error", path);
+    }
+    int rc = logtk_detector_load(d, buf, n);
+    free(buf);
+    if (rc != LOGTK_OK) {
+        char msg[LOGTK_ERRMSG_MAX];
+        snprintf(msg, sizeof msg, "%s", logtk_error_text(&d->err));
+        logtk_error_set(&d->err, rc, "%s: %s", path, msg);
+    }
+    return rc;
+}

@@ -1,0 +1,665 @@
+/*
+ * detect_sessions.c - session sets: loading, labels, splits and metrics.
+ *
+ * A session set stores every event of every session as a set-local event
+ * index (uint32) in one flat array with per-session offsets, so that building
+ * count vectors for hundreds of thousands of rows touches contiguous memory
+ * and never hashes a string.  Event names are interned once.
+ *
+ * Sessions can be built two ways: loaded whole from a sessions CSV (append
+ * in order, flat at once), or event by event from a log where sessions
+ * interleave (HDFS blocks).  The second way records (session, event) pairs
+ * and a stable counting sort by session flattens them when the set is next
+ * read, which keeps each session's events in log order at O(n) cost.
+ *
+ * The CSV reading here is a small RFC 4180 record splitter over a file read
+ * whole: session files are a few MB, and detect/ must not depend on the
+ * streaming CSV reader's internals.
+ */
+#include "config.h"
+#include "detect_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int logtk_sessions_new(logtk_sessions **out)
+{
+    *out = NULL;
+    logtk_sessions *s = calloc(1, sizeof *s);
+    if (!s)
+        return LOGTK_ERR_NOMEM;
+    if (logtk_hashtab_init(&s->ids, 1024) != 0 || logtk_hashtab_init(&s->events, 256) != 0) {
+        logtk_sessions_free(s);
+        return LOGTK_ERR_NOMEM;
+    }
+    s->offsets = calloc(1, sizeof *s->offsets);
+    if (!s->offsets) {
+        logtk_sessions_free(s);
+        return LOGTK_ERR_NOMEM;
+    }
+    s->flat = 1;
+    *out = s;
+    return LOGTK_OK;
+}
+
+void logtk_sessions_free(logtk_sessions *s)
+{
+    if (!s)
+        return;
+    logtk_hashtab_free(&s->ids);
+    logtk_hashtab_free(&s->events);
+    free(s->labels);
+    free(s->seq);
+    free(s->offsets);
+    free(s->pending_event);
+    free(s->pending_session);
+    free(s);
+}
+
+const char *logtk_sessions_errmsg(const logtk_sessions *s)
+{
+    return s ? logtk_error_text(&s->err) : "no session set";
+}
+
+size_t logtk_sessions_count(const logtk_sessions *s)
+{
+    return s ? s->count : 0;
+}
+
+logtk_slice logtk_sessions_id(const logtk_sessions *s, size_t i)
+{
+    logtk_slice sl = {"", 0};
+    if (s && i < s->count) {
+        sl.ptr = logtk_hashtab_key(&s->ids, (uint32_t)i, &sl.len);
+    }
+    return sl;
+}
+
+int logtk_sessions_label(const logtk_sessions *s, size_t i)
+{
+    return s && i < s->count ? s->labels[i] : LOGTK_LABEL_UNKNOWN;
+}
+
+size_t logtk_sessions_length(const logtk_sessions *s, size_t i)
+{
+    if (!s || i >= s->count)
+        return 0;
+    if (detect_sessions_flatten((logtk_sessions *)s) != 0)
+        return 0;
+    return s->offsets[i + 1] - s->offsets[i];
+}
+
+int detect_parse_label(const char *p, size_t n)
+{
+    static const struct {
+        const char *text;
+        int label;
+    } names[] = {{"Normal", 0}, {"Anomaly", 1}, {"0", 0},          {"1", 1},
+                 {"-", 0},      {"normal", 0},  {"anomalous", 1}, {"abnormal", 1}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i].text) == n && strncasecmp(names[i].text, p, n) == 0)
+            return names[i].label;
+    return -2;
+}
+
+/* Adds a session; returns its index, or -1 (no memory), -2 (duplicate id). */
+static int64_t add_session(logtk_sessions *s, const char *id, size_t id_len, int allow_existing)
+{
+    int inserted = 0;
+    int64_t k = logtk_hashtab_intern(&s->ids, id, id_len, &inserted);
+    if (k < 0)
+        return -1;
+    if (!inserted)
+        return allow_existing ? k : -2;
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        int8_t *labels = realloc(s->labels, cap);
+        size_t *offsets = realloc(s->offsets, (cap + 1) * sizeof *offsets);
+        if (labels)
+            s->labels = labels;
+        if (offsets)
+            s->offsets = offsets;
+        if (!labels || !offsets)
+            return -1;
+        s->cap = cap;
+    }
+    s->labels[s->count] = LOGTK_LABEL_UNKNOWN;
+    s->offsets[s->count + 1] = s->offsets[s->count];
+    s->count++;
+    return k;
+}
+
+static int seq_reserve(logtk_sessions *s, size_t extra)
+{
+    if (s->seq_len + extra <= s->seq_cap)
+        return 0;
+    size_t cap = s->seq_cap ? s->seq_cap : 4096;
+    while (cap < s->seq_len + extra)
+        cap *= 2;
+    uint32_t *seq = realloc(s->seq, cap * sizeof *seq);
+    if (!seq)
+        return -1;
+    s->seq = seq;
+    s->seq_cap = cap;
+    return 0;
+}
+
+int logtk_sessions_append(logtk_sessions *s, const char *id, size_t id_len, const char *event,
+                          size_t event_len)
+{
+    int64_t k = add_session(s, id, id_len, 1);
+    int64_t e = k < 0 ? -1 : logtk_hashtab_intern(&s->events, event, event_len, NULL);
+    if (k < 0 || e < 0)
+        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (s->npending == s->pending_cap) {
+        size_t cap = s->pending_cap ? s->pending_cap * 2 : 4096;
+        uint32_t *pe = realloc(s->pending_event, cap * sizeof *pe);
+        if (pe)
+            s->pending_event = pe;
+        uint32_t *ps = realloc(s->pending_session, cap * sizeof *ps);
+        if (ps)
+            s->pending_session = ps;
+        if (!pe || !ps)
+            return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+        s->pending_cap = cap;
+    }
+    s->pending_event[s->npending] = (uint32_t)e;
+    s->pending_session[s->npending] = (uint32_t)k;
+    s->npending++;
+    s->flat = 0;
+    return LOGTK_OK;
+}
+
+int detect_sessions_flatten(logtk_sessions *s)
+{
+    if (s->flat || s->npending == 0) {
+        s->flat = 1;
+        return 0;
+    }
+    /* Sessions may have been created after the last flatten with no flat
+       events: their offsets equal the end.  New layout: old events, then the
+       pending ones, per session. */
+    size_t n = s->count;
+    size_t *newoff = malloc((n + 1) * sizeof *newoff);
+    uint32_t *newseq = malloc((s->seq_len + s->npending + 1) * sizeof *newseq);
+    if (!newoff || !newseq) {
+        free(newoff);
+        free(newseq);
+        return -1;
+    }
+    memset(newoff, 0, (n + 1) * sizeof *newoff);
+    for (size_t i = 0; i < n; i++)
+        newoff[i + 1] = s->offsets[i + 1] - s->offsets[i];
+    for (size_t k = 0; k < s->npending; k++)
+        newoff[s->pending_session[k] + 1]++;
+    for (size_t i = 0; i < n; i++)
+        newoff[i + 1] += newoff[i];
+    size_t *fill = malloc((n ? n : 1) * sizeof *fill);
+    if (!fill) {
+        free(newoff);
+        free(newseq);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t old = s->offsets[i + 1] - s->offsets[i];
+        if (old)
+            memcpy(newseq + newoff[i], s->seq + s->offsets[i], old * sizeof *newseq);
+        fill[i] = newoff[i] + old;
+    }
+    for (size_t k = 0; k < s->npending; k++)
+        newseq[fill[s->pending_session[k]]++] = s->pending_event[k];
+    free(fill);
+    free(s->seq);
+    free(s->offsets);
+    s->seq = newseq;
+    s->seq_len = s->seq_cap = newoff[n];
+    s->offsets = newoff;
+    s->cap = n; /* offsets has exactly n + 1 entries now */
+    if (n == 0) {
+        /* keep labels consistent with cap */
+    }
+    {
+        int8_t *labels = realloc(s->labels, n ? n : 1);
+        if (labels)
+            s->labels = labels;
+    }
+    s->npending = 0;
+    s->flat = 1;
+    return 0;
+}
+
+int logtk_sessions_set_label(logtk_sessions *s, const char *id, size_t id_len, int label)
+{
+    if (label < LOGTK_LABEL_UNKNOWN || label > LOGTK_LABEL_ANOMALY)
+        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "bad label %d", label);
+    int64_t k = logtk_hashtab_find(&s->ids, id, id_len);
+    if (k < 0)
+        return logtk_error_set(&s->err, LOGTK_ERR_NOT_FOUND, "no session '%.*s'", (int)id_len,
+                               id);
+    s->labels[k] = (int8_t)label;
+    return LOGTK_OK;
+}
+
+/* ---------------------------------------------------------------- CSV */
+
+typedef struct csv_file {
+    char *buf;
+    size_t len, pos;
+    uint64_t line;      /* physical line of the next record */
+    uint64_t rec_line;  /* line where the last record started */
+    logtk_slice fields[64];
+    size_t nfields;
+    char *unq; /* scratch for unquoted fields */
+    size_t unq_cap;
+} csv_file;
+
+static int read_whole_file(const char *path, char **buf, size_t *len, logtk_errbuf *err)
+{
+    FILE *f = (!path || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");
+    if (!f)
+        return logtk_error_set(err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    for (;;) {
+        if (!b) {
+            if (f != stdin)
+                fclose(f);
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path);
+        }
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+        if (n == cap) {
+            char *nb = realloc(b, cap * 2);
+            if (!nb)
+                free(b);
+            b = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (bad) {
+        free(b);
+        return logtk_error_set(err, LOGTK_ERR_IO, "%s: read error", path);
+    }
+    *buf = b;
+    *len = n;
+    return LOGTK_OK;
+}
+
+/* Splits the next record.  1 = got one, 0 = end, -1 = malformed, -2 = no memory. */
+static int csv_next(csv_file *c)
+{
+    if (c->pos >= c->len)
+        return 0;
+    c->rec_line = c->line;
+    c->nfields = 0;
+    size_t unq_len = 0;
+    /* quoted fields are unescaped into c->unq; make sure it can hold the rest */
+    for (;;) {
+        if (c->nfields == sizeof c->fields / sizeof c->fields[0])
+            return -1;
+        logtk_slice *f = &c->fields[c->nfields++];
+        if (c->pos < c->len && c->buf[c->pos] == '"') {
+            if (!c->unq || c->unq_cap < c->len) {
+                char *u = realloc(c->unq, c->len + 1);
+                if (!u)
+                    return -2;
+                c->unq = u;
+                c->unq_cap = c->len + 1;
+            }
+            size_t start = unq_len;
+            c->pos++;
+            for (;;) {
+                if (c->pos >= c->len)
+                    return -1; /* unterminated quote */
+                char ch = c->buf[c->pos++];
+                if (ch == '"') {
+                    if (c->pos < c->len && c->buf[c->pos] == '"') {
+                        c->unq[unq_len++] = '"';
+                        c->pos++;
+                        continue;
+                    }
+                    break;
+                }
+                if (ch == '\n')
+                    c->line++;
+                c->unq[unq_len++] = ch;
+            }
+            f->ptr = c->unq + start;
+            f->len = unq_len - start;
+            if (c->pos < c->len && c->buf[c->pos] != ',' && c->buf[c->pos] != '\n' &&
+                c->buf[c->pos] != '\r')
+                return -1;
+        } else {
+            size_t start = c->pos;
+            while (c->pos < c->len && c->buf[c->pos] != ',' && c->buf[c->pos] != '\n')
+                c->pos++;
+            size_t end = c->pos;
+            if (end > start && c->buf[end - 1] == '\r' && (end == c->len || c->buf[end] == '\n'))
+                end--;
+            f->ptr = c->buf + start;
+            f->len = end - start;
+        }
+        if (c->pos < c->len && c->buf[c->pos] == '\r')
+            c->pos++;
+        if (c->pos >= c->len) {
+            c->line++;
+            return 1;
+        }
+        if (c->buf[c->pos] == '\n') {
+            c->pos++;
+            c->line++;
+            return 1;
+        }
+        c->pos++; /* the comma */
+    }
+}
+
+static int find_column(const csv_file *c, const char *name)
+{
+    for (size_t i = 0; i < c->nfields; i++)
+        if (c->fields[i].len == strlen(name) &&
+            strncasecmp(c->fields[i].ptr, name, c->fields[i].len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int csv_open(csv_file *c, const char *path, logtk_errbuf *err)
+{
+    memset(c, 0, sizeof *c);
+    c->line = 1;
+    int rc = read_whole_file(path, &c->buf, &c->len, err);
+    if (rc != LOGTK_OK)
+        return rc;
+    if (c->len >= 3 && memcmp(c->buf, "\xEF\xBB\xBF", 3) == 0)
+        c->pos = 3; /* UTF-8 byte order mark */
+    return LOGTK_OK;
+}
+
+static void csv_close(csv_file *c)
+{
+    free(c->buf);
+    free(c->unq);
+}
+
+static int csv_error(logtk_errbuf *err, const char *path, csv_file *c, int rc)
+{
+    if (rc == -2)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path);
+    return logtk_error_set(err, LOGTK_ERR_DATA, "%s:%llu: malformed CSV record", path,
+                           (unsigned long long)c->rec_line);
+}
+
+int logtk_sessions_load(logtk_sessions *s, const char *path)
+{
+    if (detect_sessions_flatten(s) != 0)
+        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+    csv_file c;
+    int rc = csv_open(&c, path, &s->err);
+    if (rc != LOGTK_OK)
+        return rc;
+    int got = csv_next(&c);
+    if (got <= 0) {
+        rc = got == 0 ? logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s: empty file", path)
+                      : csv_error(&s->err, path, &c, got);
+        csv_close(&c);
+        return rc;
+    }
+    int col_label = find_column(&c, "Label");
+    int col_seq = find_column(&c, "EventSequence");
+    size_t ncols = c.nfields;
+    if (col_seq < 0) {
+        csv_close(&c);
+        return logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                               "%s:1: no EventSequence column in the header", path);
+    }
+    /* Remember the state so that a bad file leaves the set unchanged. */
+    size_t count0 = s->count, seq0 = s->seq_len;
+    rc = LOGTK_OK;
+    while ((got = csv_next(&c)) == 1) {
+        if (c.nfields == 1 && c.fields[0].len == 0)
+            continue; /* blank line */
+        if (c.nfields != ncols) {
+            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: %zu fields, header has %zu",
+                                 path, (unsigned long long)c.rec_line, c.nfields, ncols);
+            break;
+        }
+        int label = LOGTK_LABEL_UNKNOWN;
+        if (col_label >= 0) {
+            label = detect_parse_label(c.fields[col_label].ptr, c.fields[col_label].len);
+            if (label == -2) {
+                rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: unknown label '%.*s'",
+                                     path, (unsigned long long)c.rec_line,
+                                     (int)c.fields[col_label].len, c.fields[col_label].ptr);
+                break;
+            }
+        }
+        int64_t k = add_session(s, c.fields[0].ptr, c.fields[0].len, 0);
+        if (k == -2) {
+            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: duplicate session id '%.*s'",
+                                 path, (unsigned long long)c.rec_line, (int)c.fields[0].len,
+                                 c.fields[0].ptr);
+            break;
+        }
+        if (k < 0) {
+            rc = logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+            break;
+        }
+        s->labels[k] = (int8_t)label;
+        const char *p = c.fields[col_seq].ptr, *end = p + c.fields[col_seq].len;
+        while (p < end) {
+            while (p < end && (*p == ' ' || *p == '[' || *p == ']' || *p == '\'' || *p == ','))
+                p++;
+            const char *q = p;
+            while (q < end && *q != ' ' && *q != ']' && *q != '\'' && *q != ',')
+                q++;
+            if (q > p) {
+                int64_t e = logtk_hashtab_intern(&s->events, p, (size_t)(q - p), NULL);
+                if (e < 0 || seq_reserve(s, 1) != 0) {
+                    rc = logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                s->seq[s->seq_len++] = (uint32_t)e;
+            }
+            p = q;
+        }
+        if (rc != LOGTK_OK)
+            break;
+        s->offsets[k + 1] = s->seq_len;
+    }
+    if (rc == LOGTK_OK && got < 0)
+        rc = csv_error(&s->err, path, &c, got);
+    csv_close(&c);
+    if (rc != LOGTK_OK) {
+        /* Undo: the interned ids of the failed rows stay in the table but
+           point past count, which is harmless for lookups of loaded sessions
+           only if we drop them; rebuild the id table to be exact. */
+        logtk_hashtab ids;
+        if (logtk_hashtab_init(&ids, count0 + 16) == 0) {
+            for (size_t i = 0; i < count0; i++) {
+                size_t n;
+                const char *key = logtk_hashtab_key(&s->ids, (uint32_t)i, &n);
+                logtk_hashtab_intern(&ids, key, n, NULL);
+            }
+            logtk_hashtab_free(&s->ids);
+            s->ids = ids;
+        }
+        s->count = count0;
+        s->seq_len = seq0;
+    }
+    return rc;
+}
+
+int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *unknown_ids)
+{
+    if (unknown_ids)
+        *unknown_ids = 0;
+    csv_file c;
+    int rc = csv_open(&c, path, &s->err);
+    if (rc != LOGTK_OK)
+        return rc;
+    int got = csv_next(&c);
+    int col_label = got == 1 ? find_column(&c, "Label") : -1;
+    if (got != 1 || col_label < 0 || c.nfields < 2) {
+        csv_close(&c);
+        if (got < 0)
+            return csv_error(&s->err, path, &c, got);
+        return logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                               "%s:1: expected a header with an id column and a Label column",
+                               path);
+    }
+    int8_t *saved = malloc(s->count ? s->count : 1);
+    if (!saved) {
+        csv_close(&c);
+        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    memcpy(saved, s->labels, s->count);
+    int id_col = col_label == 0 ? 1 : 0;
+    uint64_t unknown = 0;
+    while ((got = csv_next(&c)) == 1) {
+        if (c.nfields == 1 && c.fields[0].len == 0)
+            continue;
+        if ((int)c.nfields <= col_label || (int)c.nfields <= id_col) {
+            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: missing field", path,
+                                 (unsigned long long)c.rec_line);
+            break;
+        }
+        int label = detect_parse_label(c.fields[col_label].ptr, c.fields[col_label].len);
+        if (label == -2) {
+            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: unknown label '%.*s'", path,
+                                 (unsigned long long)c.rec_line, (int)c.fields[col_label].len,
+                                 c.fields[col_label].ptr);
+            break;
+        }
+        int64_t k = logtk_hashtab_find(&s->ids, c.fields[id_col].ptr, c.fields[id_col].len);
+        if (k < 0 || (size_t)k >= s->count) {
+            unknown++;
+            continue;
+        }
+        s->labels[k] = (int8_t)label;
+    }
+    if (rc == LOGTK_OK && got < 0)
+        rc = csv_error(&s->err, path, &c, got);
+    if (rc != LOGTK_OK)
+        memcpy(s->labels, saved, s->count);
+    free(saved);
+    csv_close(&c);
+    if (unknown_ids)
+        *unknown_ids = unknown;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- splits */
+
+int logtk_sessions_split(const logtk_sessions *cs, const char *kind, double train_fraction,
+                         uint64_t seed, size_t **train, size_t *ntrain, size_t **test,
+                         size_t *ntest)
+{
+    logtk_sessions *s = (logtk_sessions *)cs;
+    *train = *test = NULL;
+    *ntrain = *ntest = 0;
+    if (!(train_fraction >= 0.0 && train_fraction <= 1.0))
+        return logtk_error_set(&s->err, LOGTK_ERR_INVALID,
+                               "train fraction %g is not between 0 and 1", train_fraction);
+    int uniform = strcmp(kind, "uniform") == 0;
+    if (!uniform && strcmp(kind, "sequential") != 0 && strcmp(kind, "chronological") != 0)
+        return logtk_error_set(&s->err, LOGTK_ERR_NOT_FOUND,
+                               "unknown split '%s' (uniform, sequential, chronological)", kind);
+    size_t n = s->count;
+    size_t *tr = malloc((n + 1) * sizeof *tr), *te = malloc((n + 1) * sizeof *te);
+    if (!tr || !te) {
+        free(tr);
+        free(te);
+        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    size_t a = 0, b = 0;
+    if (uniform) {
+        size_t npos = 0, nneg = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (s->labels[i] == LOGTK_LABEL_UNKNOWN) {
+                free(tr);
+                free(te);
+                return logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                                       "uniform split needs labels; session '%s' has none",
+                                       logtk_hashtab_key(&s->ids, (uint32_t)i, NULL));
+            }
+            if (s->labels[i] == LOGTK_LABEL_ANOMALY)
+                npos++;
+            else
+                nneg++;
+        }
+        /* loglizer: int(ratio * count) of each class, anomalies first */
+        size_t train_pos = (size_t)(train_fraction * (double)npos);
+        size_t train_neg = (size_t)(train_fraction * (double)nneg);
+        size_t seen_pos = 0, seen_neg = 0;
+        for (size_t i = 0; i < n; i++)
+            if (s->labels[i] == LOGTK_LABEL_ANOMALY && seen_pos++ < train_pos)
+                tr[a++] = i;
+        for (size_t i = 0; i < n; i++)
+            if (s->labels[i] != LOGTK_LABEL_ANOMALY && seen_neg++ < train_neg)
+                tr[a++] = i;
+        seen_pos = seen_neg = 0;
+        for (size_t i = 0; i < n; i++)
+            if (s->labels[i] == LOGTK_LABEL_ANOMALY && seen_pos++ >= train_pos)
+                te[b++] = i;
+        for (size_t i = 0; i < n; i++)
+            if (s->labels[i] != LOGTK_LABEL_ANOMALY && seen_neg++ >= train_neg)
+                te[b++] = i;
+    } else {
+        size_t ntr = (size_t)(train_fraction * (double)n);
+        for (size_t i = 0; i < n; i++) {
+            if (i < ntr)
+                tr[a++] = i;
+            else
+                te[b++] = i;
+        }
+    }
+    /* Fisher-Yates shuffle of the training rows with a fixed seed. */
+    uint64_t state = seed;
+    for (size_t i = a; i > 1; i--) {
+        size_t j = (size_t)detect_rand_below(&state, i);
+        size_t t = tr[i - 1];
+        tr[i - 1] = tr[j];
+        tr[j] = t;
+    }
+    *train = tr;
+    *ntrain = a;
+    *test = te;
+    *ntest = b;
+    return LOGTK_OK;
+}
+
+/* ---------------------------------------------------------------- metrics */
+
+int logtk_detect_evaluate(const logtk_sessions *s, const size_t *rows, size_t nrows,
+                          const uint8_t *anomalous, logtk_detect_metrics *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!rows)
+        nrows = s->count;
+    for (size_t k = 0; k < nrows; k++) {
+        size_t i = rows ? rows[k] : k;
+        int label = i < s->count ? s->labels[i] : LOGTK_LABEL_UNKNOWN;
+        if (label == LOGTK_LABEL_UNKNOWN) {
+            out->unlabeled++;
+            continue;
+        }
+        if (anomalous[k])
+            label ? out->tp++ : out->fp++;
+        else
+            label ? out->fn++ : out->tn++;
+    }
+    out->precision = out->tp + out->fp ? (double)out->tp / (double)(out->tp + out->fp) : 0.0;
+    out->recall = out->tp + out->fn ? (double)out->tp / (double)(out->tp + out->fn) : 0.0;
+    out->f1 = out->precision + out->recall > 0
+                  ? 2 * out->precision * out->recall / (out->precision + out->recall)
+                  : 0.0;
+    return LOGTK_OK;
+}

@@ -1,0 +1,34 @@
+/*
+ * detect_svm.h - libsvm glue shared by the C-SVC and one-class SVM models
+ * (internal).  No libsvm type appears here: the trained model is reduced to
+ * plain arrays (see detect_svm.c).
+ */
+#ifndef LOGTK_DETECT_SVM_H
+#define LOGTK_DETECT_SVM_H
+
+#include "detect_impl.h"
+
+#define DETECT_KERNEL_LINEAR 0
+#define DETECT_KERNEL_RBF 1
+
+typedef struct detect_svm_state {
+    size_t m, nsv;
+    int kernel;
+    double gamma, rho; /* decision = sum coef_i K(sv_i, x) - rho, positive = anomalous */
+    double *sv;        /* nsv x m; linear: the single weight vector */
+    double *coef;      /* nsv */
+} detect_svm_state;
+
+/** Trains with libsvm on the rows of mx (one_class: all rows as one class); see detect_svm.c. */
+int detect_svm_fit(detect_svm_state **out, const detect_matrix *mx, int one_class, int kernel,
+                   double gamma, double C, double nu, double weight_anomaly,
+                   double weight_normal, double max_rows);
+
+/** The oriented decision value (positive = anomalous). */
+double detect_svm_decision(const detect_svm_state *st, const double *x);
+
+int detect_svm_save(const detect_svm_state *st, logtk_strbuf *b);
+int detect_svm_load(detect_svm_state **out, size_t m, detect_cursor *c);
+void detect_svm_free(void *p);
+
+#endif

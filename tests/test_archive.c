@@ -1,0 +1,430 @@
+/*
+ * test_archive.c - lossless archives: exact round trips, damage, search, random access.
+ *
+ * Round trips run over generated hostile inputs (CRLF/LF mix, no final
+ * newline, NUL, invalid UTF-8, marker bytes 0x01-0x05, very long lines,
+ * random binary, numbers at the 64-bit edge, "-0", leading zeros) with
+ * several block sizes and thread counts, and over all 16 Loghub-2k
+ * original/ files when LOGTK_LOGHUB is set.  Damage tests flip bytes in
+ * one block and check that every other block still comes back and that the
+ * damaged range is reported.  Search tests compare logtk_grep with a plain
+ * per-line search over the original text.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logtk.h"
+#include "test_harness.h"
+
+typedef struct membuf {
+    char *data;
+    size_t len, cap;
+} membuf;
+
+static int mem_write(void *user, const void *data, size_t len)
+{
+    membuf *m = user;
+    if (m->len + len + 1 > m->cap) {
+        size_t cap = m->cap ? m->cap : 4096;
+        while (cap < m->len + len + 1)
+            cap *= 2;
+        char *p = realloc(m->data, cap);
+        if (!p)
+            return -1;
+        m->data = p;
+        m->cap = cap;
+    }
+    memcpy(m->data + m->len, data, len);
+    m->len += len;
+    return 0;
+}
+
+/* Compresses in chunks of `chunk` bytes. */
+static int compress_mem(const char *in, size_t len, size_t chunk, const char *block_lines,
+                        const char *threads, const char *level, membuf *out)
+{
+    logtk_archive_writer *w = NULL;
+    int rc = logtk_archive_writer_new(&w);
+    if (rc == LOGTK_OK && block_lines)
+        rc = logtk_archive_writer_set_option(w, "block_lines", block_lines);
+    if (rc == LOGTK_OK && threads)
+        rc = logtk_archive_writer_set_option(w, "threads", threads);
+    if (rc == LOGTK_OK && level)
+        rc = logtk_archive_writer_set_option(w, "level", level);
+    if (rc == LOGTK_OK)
+        rc = logtk_archive_writer_open_callback(w, mem_write, out);
+    for (size_t off = 0; rc == LOGTK_OK && off < len; off += chunk) {
+        size_t n = len - off < chunk ? len - off : chunk;
+        rc = logtk_archive_writer_write(w, in + off, n);
+    }
+    if (rc == LOGTK_OK)
+        rc = logtk_archive_writer_close(w);
+    if (rc != LOGTK_OK)
+        fprintf(stderr, "compress: %s\n", logtk_archive_writer_errmsg(w));
+    logtk_archive_writer_free(w);
+    return rc;
+}
+
+/* Decompresses; returns the number of damaged blocks or -1 on a fatal error. */
+static int decompress_mem(const char *arc, size_t len, membuf *out)
+{
+    logtk_archive_reader *r = NULL;
+    int damaged = 0;
+    if (logtk_archive_reader_new(&r) != LOGTK_OK ||
+        logtk_archive_reader_open_memory(r, arc, len, "mem") != LOGTK_OK) {
+        logtk_archive_reader_free(r);
+        return -1;
+    }
+    logtk_archive_block b;
+    for (;;) {
+        int rc = logtk_archive_reader_next(r, &b);
+        if (rc == LOGTK_DONE)
+            break;
+        if (rc == LOGTK_ERR_ARCHIVE) {
+            damaged++;
+            continue;
+        }
+        if (rc != LOGTK_OK) {
+            damaged = -1;
+            break;
+        }
+        mem_write(out, b.text.ptr, b.text.len);
+    }
+    logtk_archive_reader_free(r);
+    return damaged;
+}
+
+static int roundtrip(const char *in, size_t len, size_t chunk, const char *block_lines,
+                     const char *threads)
+{
+    membuf arc = {0}, back = {0};
+    int ok = compress_mem(in, len, chunk, block_lines, threads, NULL, &arc) == LOGTK_OK &&
+             decompress_mem(arc.data, arc.len, &back) == 0 && back.len == len &&
+             (len == 0 || memcmp(back.data, in, len) == 0);
+    free(arc.data);
+    free(back.data);
+    return ok;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static void test_hostile(void)
+{
+    static const char *const cases[] = {
+        "",
+        "\n",
+        "\r\n",
+        "no newline at the end",
+        "a\nb\r\nc\rd\n\r\n\n",
+        "081109 203615 148 INFO blk_-0 blk_0 blk_-00 blk_007 x-1 a--5 -0 00 0\n",
+        "18446744073709551615 9999999999999999999 99999999999999999999 123456789012345678901234\n",
+        "-9223372036854775808 -9999999999999999999 0x 0x0 0xFFff 0xg1 deadbeef12 12-ab-cd-34-ef56\n",
+        "\x01\x02\x03\x04\x05 marker bytes \x05\x05 7\x01 8\n",
+        "tab\there  two  spaces   three\t\t\n\n\n",
+        "uuid 38101a0b-2096-447d-96ea-a692162415ae req-38101a0b-2096-447d-96ea-a692162415ae-\n",
+        "ends with cr\r",
+        "1.2.3.4:5 10.0.0.255 ::1 fe80::1%eth0 2015-10-18T18:01:47.978Z\n",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = strlen(cases[i]);
+        CHECK(roundtrip(cases[i], n, 1, NULL, NULL));
+        CHECK(roundtrip(cases[i], n, 7, "1", "2"));
+        CHECK(roundtrip(cases[i], n, 4096, "2", "3"));
+    }
+    /* NUL bytes and invalid UTF-8 */
+    const char nul[] = "a\0b\0\0c 12\0 34\n\xff\xfe\xc3\x28 \xe2\x82 99\n\0";
+    CHECK(roundtrip(nul, sizeof nul - 1, 3, NULL, NULL));
+    CHECK(roundtrip(nul, sizeof nul - 1, 3, "1", "2"));
+
+    /* random binary, several sizes and chunkings */
+    for (int round = 0; round < 20; round++) {
+        size_t n = (size_t)(rnd() % 20000);
+        char *b = malloc(n + 1);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = rnd();
+            /* mostly printable with digits, some newlines and binary */
+            b[i] = (x % 7 == 0) ? '\n' : (x % 5 == 0) ? (char)('0' + x % 10) : (char)(x >> 8);
+        }
+        CHECK(roundtrip(b, n, 1 + rnd() % 5000, round % 2 ? "3" : NULL, round % 3 ? "2" : "1"));
+        free(b);
+    }
+
+    /* a very long line (3 MiB) between short ones, and a block byte limit */
+    size_t big = (size_t)3 << 20;
+    char *b = malloc(big + 64);
+    memcpy(b, "start 1\n", 8);
+    for (size_t i = 8; i < big; i++)
+        b[i] = (char)('a' + i % 26);
+    memcpy(b + big, "\nend 2\n", 7);
+    CHECK(roundtrip(b, big + 7, 65536, NULL, "2"));
+    free(b);
+}
+
+/* The damaged block is reported with its range; every other block comes back. */
+static void test_damage(void)
+{
+    membuf text = {0}, arc = {0};
+    char line[128];
+    for (int i = 0; i < 1000; i++) {
+        int n = snprintf(line, sizeof line, "2024-01-01 12:00:%02d host%d service[%d]: event %d ok\n",
+                         i % 60, i % 7, 1000 + i, i * 37);
+        mem_write(&text, line, (size_t)n);
+    }
+    CHECK(compress_mem(text.data, text.len, 1 << 20, "100", NULL, NULL, &arc) == LOGTK_OK);
+
+    /* find block 4 (lines 401-500) and flip a byte in its payload */
+    logtk_archive_reader *r = NULL;
+    CHECK(logtk_archive_reader_new(&r) == LOGTK_OK);
+    CHECK(logtk_archive_reader_open_memory(r, arc.data, arc.len, "mem") == LOGTK_OK);
+    uint64_t lines, blocks, raw;
+    CHECK(logtk_archive_reader_totals(r, &lines, &blocks, &raw) == LOGTK_OK);
+    CHECK(lines == 1000);
+    CHECK(blocks == 10);
+    CHECK(raw == text.len);
+    logtk_archive_reader_free(r);
+
+    size_t pos = 0;
+    int found = 0;
+    for (size_t i = 0; i + 4 <= arc.len; i++)
+        if (memcmp(arc.data + i, "LTKB", 4) == 0 && found++ == 4) {
+            pos = i;
+            break;
+        }
+    CHECK(pos > 0);
+    for (int variant = 0; variant < 3; variant++) {
+        membuf bad = {0}, back = {0};
+        mem_write(&bad, arc.data, arc.len);
+        if (variant == 0)
+            bad.data[pos + 40] ^= 0x55; /* payload */
+        else if (variant == 1)
+            bad.data[pos + 5] ^= 0x55; /* header */
+        else
+            memset(bad.data + pos, 0, 40); /* both */
+        CHECK(logtk_archive_reader_new(&r) == LOGTK_OK);
+        CHECK(logtk_archive_reader_open_memory(r, bad.data, bad.len, "mem") == LOGTK_OK);
+        logtk_archive_block blk;
+        int ndamaged = 0;
+        uint64_t dfirst = 0, dn = 0;
+        int rc;
+        while ((rc = logtk_archive_reader_next(r, &blk)) != LOGTK_DONE) {
+            if (rc == LOGTK_ERR_ARCHIVE) {
+                ndamaged++;
+                dfirst = blk.first_line;
+                dn = blk.nlines;
+                CHECK(strstr(logtk_archive_reader_errmsg(r), "lines 401-500") != NULL);
+                continue;
+            }
+            CHECK(rc == LOGTK_OK);
+            if (rc != LOGTK_OK)
+                break;
+            mem_write(&back, blk.text.ptr, blk.text.len);
+        }
+        CHECK(ndamaged == 1);
+        CHECK(dfirst == 401 && dn == 100);
+        /* everything but lines 401-500 */
+        const char *p = text.data;
+        size_t cut1 = 0, cut2 = 0;
+        int ln = 0;
+        for (size_t i = 0; i < text.len; i++)
+            if (p[i] == '\n') {
+                ln++;
+                if (ln == 400)
+                    cut1 = i + 1;
+                if (ln == 500)
+                    cut2 = i + 1;
+            }
+        CHECK(back.len == text.len - (cut2 - cut1));
+        CHECK(back.len >= cut1 && memcmp(back.data, p, cut1) == 0);
+        CHECK(back.len == text.len - (cut2 - cut1) &&
+              memcmp(back.data + cut1, p + cut2, text.len - cut2) == 0);
+        logtk_archive_reader_free(r);
+        free(bad.data);
+        free(back.data);
+    }
+
+    /* truncated archive: blocks before the cut come back, the rest is reported */
+    {
+        membuf back = {0};
+        int d = decompress_mem(arc.data, pos + 10, &back);
+        CHECK(d >= 1);
+        CHECK(back.len > 0 && memcmp(back.data, text.data, back.len) == 0);
+        free(back.data);
+    }
+    /* not an archive */
+    CHECK(logtk_archive_reader_new(&r) == LOGTK_OK);
+    CHECK_STATUS(logtk_archive_reader_open_memory(r, "hello world\n", 12, "x"), LOGTK_ERR_ARCHIVE);
+    logtk_archive_reader_free(r);
+
+    /* random access */
+    CHECK(logtk_archive_reader_new(&r) == LOGTK_OK);
+    CHECK(logtk_archive_reader_open_memory(r, arc.data, arc.len, "mem") == LOGTK_OK);
+    CHECK(logtk_archive_reader_seek_line(r, 777) == LOGTK_OK);
+    logtk_archive_block blk;
+    CHECK(logtk_archive_reader_next(r, &blk) == LOGTK_OK);
+    CHECK(blk.first_line == 701 && blk.nlines == 100);
+    CHECK(blk.text.len > 0 && strstr(text.data, "event 0 ok") != NULL);
+    CHECK(logtk_archive_reader_seek_line(r, 1001) == LOGTK_DONE);
+    logtk_archive_reader_free(r);
+    free(text.data);
+    free(arc.data);
+}
+
+/* Reference: per-line search over the original text. */
+static uint64_t reference_grep(const char *text, size_t len, logtk_grep *g, membuf *out)
+{
+    uint64_t n = 0;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl + 1 : end;
+        if (logtk_grep_line(g, p, (size_t)((nl ? nl : end) - p)) == 1) {
+            n++;
+            mem_write(out, p, (size_t)(le - p));
+        }
+        p = le;
+    }
+    return n;
+}
+
+static void check_grep(const char *text, size_t len, const membuf *arc, const char *pat, int flags)
+{
+    logtk_grep *g = NULL;
+    CHECK(logtk_grep_new(&g, pat, flags) == LOGTK_OK);
+    membuf want = {0}, got = {0};
+    uint64_t nwant = reference_grep(text, len, g, &want), ngot = 0;
+    logtk_archive_reader *r = NULL;
+    CHECK(logtk_archive_reader_new(&r) == LOGTK_OK);
+    CHECK(logtk_archive_reader_open_memory(r, arc->data, arc->len, "mem") == LOGTK_OK);
+    logtk_archive_block b;
+    int rc;
+    while ((rc = logtk_grep_next_block(g, r, &b, mem_write, &got, &ngot)) == LOGTK_OK)
+        ;
+    CHECK(rc == LOGTK_DONE);
+    CHECK(ngot == nwant);
+    CHECK(got.len == want.len && (want.len == 0 || memcmp(got.data, want.data, want.len) == 0));
+    if (ngot != nwant)
+        fprintf(stderr, "  pattern '%s' flags %d: %llu vs %llu\n", pat, flags,
+                (unsigned long long)ngot, (unsigned long long)nwant);
+    logtk_archive_reader_free(r);
+    logtk_grep_free(g);
+    free(want.data);
+    free(got.data);
+}
+
+static void test_grep(const char *text, size_t len)
+{
+    membuf arc = {0};
+    CHECK(compress_mem(text, len, 1 << 16, "500", NULL, NULL, &arc) == LOGTK_OK);
+    static const char *const pats[] = {"blk_-1", "ERROR", "error", "0.0.1", "1:5", "-", "", " 2",
+                                       "12:0", "x-1", "a--5", "3f2", "Exception", "\r"};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        check_grep(text, len, &arc, pats[i], LOGTK_GREP_FIXED);
+        check_grep(text, len, &arc, pats[i], LOGTK_GREP_FIXED | LOGTK_GREP_ICASE);
+        check_grep(text, len, &arc, pats[i], LOGTK_GREP_FIXED | LOGTK_GREP_INVERT);
+    }
+    check_grep(text, len, &arc, "blk_-?[0-9]{3}\\b", 0);
+    check_grep(text, len, &arc, "^[0-9]+ ", LOGTK_GREP_INVERT);
+    check_grep(text, len, &arc, "info|warn", LOGTK_GREP_ICASE);
+    logtk_grep *g = NULL;
+    CHECK_STATUS(logtk_grep_new(&g, "a(b", 0), LOGTK_ERR_SYNTAX);
+    CHECK(strstr(logtk_grep_errmsg(g), "a(b") != NULL);
+    logtk_grep_free(g);
+    free(arc.data);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static void test_loghub(void)
+{
+    const char *dir = getenv("LOGTK_LOGHUB");
+    if (!dir) {
+        printf("skipped: LOGTK_LOGHUB not set (Loghub round trips)\n");
+        return;
+    }
+    static const char *const names[] = {"Android", "Apache", "BGL", "HDFS", "HPC", "Hadoop",
+                                        "HealthApp", "Linux", "Mac", "OpenSSH", "OpenStack",
+                                        "Proxifier", "Spark", "Thunderbird", "Windows", "Zookeeper"};
+    for (size_t i = 0; i < 16; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s/original/%s_2k.log", dir, names[i], names[i]);
+        size_t len;
+        char *text = read_file(path, &len);
+        CHECK(text != NULL);
+        if (!text)
+            continue;
+        CHECK(roundtrip(text, len, 65536, NULL, NULL));
+        CHECK(roundtrip(text, len, 1000, "300", "2"));
+        membuf arc = {0};
+        CHECK(compress_mem(text, len, 1 << 20, NULL, NULL, "19", &arc) == LOGTK_OK);
+        /* the archive must be smaller than a tenth of... at least 4x smaller than the text */
+        CHECK(arc.len * 4 < len);
+        free(arc.data);
+        if (i == 3 || i == 8 || i == 13)
+            test_grep(text, len);
+        free(text);
+    }
+}
+
+static void test_writer_options(void)
+{
+    logtk_archive_writer *w = NULL;
+    CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "level", "99"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "threads", "0"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "nope", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_archive_writer_write(w, "x", 1), LOGTK_ERR_INVALID);
+    logtk_archive_writer_free(w);
+    logtk_archive_writer_free(NULL);
+    logtk_archive_reader_free(NULL);
+    logtk_grep_free(NULL);
+
+    /* thread count does not change the archive */
+    membuf a = {0}, b = {0};
+    membuf text = {0};
+    char line[64];
+    for (int i = 0; i < 5000; i++) {
+        int n = snprintf(line, sizeof line, "line %d value %d\n", i, i * i);
+        mem_write(&text, line, (size_t)n);
+    }
+    CHECK(compress_mem(text.data, text.len, 999, "700", "1", NULL, &a) == LOGTK_OK);
+    CHECK(compress_mem(text.data, text.len, 999, "700", "3", NULL, &b) == LOGTK_OK);
+    CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    test_grep(text.data, text.len);
+    free(a.data);
+    free(b.data);
+    free(text.data);
+}
+
+int main(void)
+{
+    test_hostile();
+    test_damage();
+    test_writer_options();
+    test_loghub();
+    return TEST_SUMMARY();
+}
