@@ -67,6 +67,7 @@ struct logtk_reader {
     struct archive *ar;
     int ar_multi;         /* tar/zip: members are named ARCHIVE:MEMBER */
     int ar_in_member;     /* a member header has been read and its data not exhausted */
+    int ar_retries;       /* consecutive warnings without data, so a stuck stream ends */
     char *raw;            /* pipe callbacks: block handed to libarchive */
     size_t raw_prefetch;  /* bytes of the detection block still to hand out */
     size_t raw_prefetch_off;
@@ -123,7 +124,7 @@ int logtk_reader_close(logtk_reader *r)
     r->kind = SOURCE_NONE;
     r->mem = NULL;
     r->mem_len = 0;
-    r->ar_multi = r->ar_in_member = 0;
+    r->ar_multi = r->ar_in_member = r->ar_retries = 0;
     r->raw_prefetch = r->raw_prefetch_off = 0;
     r->plain_bytes = r->source_size = 0;
     r->win = r->buf;
@@ -497,6 +498,8 @@ static int fill(logtk_reader *r)
         return LOGTK_OK;
     }
     la_ssize_t n = archive_read_data(r->ar, r->buf + r->end, room);
+    if (n >= 0)
+        r->ar_retries = 0;
     if (n > 0) {
         judge_binary(r, r->buf + r->end, (size_t)n);
         r->end += (size_t)n;
@@ -506,7 +509,7 @@ static int fill(logtk_reader *r)
         r->eof = 1;
         return LOGTK_OK;
     }
-    if (n == ARCHIVE_WARN || n == ARCHIVE_RETRY)
+    if ((n == ARCHIVE_WARN || n == ARCHIVE_RETRY) && ++r->ar_retries < 100)
         return LOGTK_OK; /* nothing delivered yet; the next call continues */
     return archive_failed(r, "damaged compressed data");
 }
