@@ -23,10 +23,10 @@
  *    assignments ("keep_assignments"=0), so memory depends on the number of
  *    templates only: `tail -F app.log | logtk parse --stream` runs forever.
  *    Latency versus throughput: rows are flushed one by one when the output is
- *    a pipe or terminal (someone is waiting at the other end), and left to
- *    stdio's buffering when it is a regular file (nobody reads a half-written
- *    file line by line, and per-line write(2) calls would cost more than the
- *    parsing).
+ *    a pipe, socket or terminal (someone may be waiting at the other end), and
+ *    left to stdio's buffering otherwise (a regular file, /dev/null: nobody
+ *    reads those line by line, and a write(2) per line would cost more than
+ *    the parsing).
  *
  * Output files (rows, --templates, --save-state) are all written to
  * temporary files and renamed into place only when the whole run succeeded,
@@ -574,12 +574,16 @@ static int open_outputs(parse_run *run)
     if (logtk_sink_new(&run->sink, o->out_kind, o->out_path, run->format) != LOGTK_OK)
         return sink_failed(run->sink);
     if (o->stream) {
-        /* flush per row unless the rows go to a regular file (see the top comment) */
+        /* flush per row when someone may be waiting at the other end: a pipe,
+         * a socket or a terminal (see the top comment) */
         struct stat st;
-        int regular = o->out_path && strcmp(o->out_path, "-") != 0
-                          ? stat(o->out_path, &st) != 0 || S_ISREG(st.st_mode)
-                          : fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);
-        logtk_sink_set_flush(run->sink, !regular);
+        int waiting;
+        if (o->out_path && strcmp(o->out_path, "-") != 0)
+            waiting = stat(o->out_path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+        else
+            waiting = isatty(STDOUT_FILENO) ||
+                      (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+        logtk_sink_set_flush(run->sink, waiting);
     }
     if (o->templates_path &&
         logtk_sink_new(&run->templates, "templates", o->templates_path, NULL) != LOGTK_OK)

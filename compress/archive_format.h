@@ -146,6 +146,15 @@ int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint3
  */
 int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
                         uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err);
+/**
+ * The same in two steps: prepare decompresses the streams and reads templates
+ * and template ids; values then expands the columns of the templates with
+ * want[t] set (all when want is NULL).  Lines of other templates must not be
+ * rebuilt.
+ */
+int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
+                        uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err);
+int ltka_decode_values(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err);
 /** Number of templates of the decoded block and the bytes of template t. */
 uint32_t ltka_decoder_template_count(const ltka_decoder *d);
 const uint8_t *ltka_decoder_template(const ltka_decoder *d, uint32_t t, size_t *len);

@@ -30,14 +30,18 @@ struct logtk_grep {
     int flags;
     char *pattern;
     size_t plen;
-    char *lower; /* lower-cased pattern for the template check */
+    char *lower; /* lower-cased longest run of the pattern without ' ', '\t', '\r' */
+    size_t prune_len; /* its length; 0: no template check */
     pcre2_code *code;
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     int jit;
     logtk_strbuf line;
     uint8_t *maybe; /* per template: 1 when its lines may match */
+    uint8_t *want;  /* per template: 1 when a line to rebuild uses it */
     size_t maybe_cap;
+    uint8_t *line_maybe; /* per line: 1 when it may match */
+    size_t line_cap;
     uint8_t *nfa;
     size_t nfa_cap;
 };
@@ -54,8 +58,27 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
     g->lower = strdup(pattern);
     if (!g->pattern || !g->lower)
         return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < g->plen; i++)
-        g->lower[i] = (char)tolower((unsigned char)g->lower[i]);
+    /*
+     * Templates are checked against the longest piece of the pattern without
+     * blanks or CR: such a piece lies inside one part of a line (parts start
+     * at blanks; the CR of a CRLF line is not in any template), and any line
+     * that holds the pattern holds the piece.
+     */
+    size_t best = 0, best_len = 0, run = 0;
+    for (size_t i = 0; i <= g->plen; i++) {
+        char ch = i < g->plen ? g->pattern[i] : ' ';
+        if (ch == ' ' || ch == '\t' || ch == '\r') {
+            if (i - run > best_len) {
+                best = run;
+                best_len = i - run;
+            }
+            run = i + 1;
+        }
+    }
+    for (size_t i = 0; i < best_len; i++)
+        g->lower[i] = (char)tolower((unsigned char)g->pattern[best + i]);
+    g->lower[best_len] = '\0';
+    g->prune_len = best_len;
     if ((flags & LOGTK_GREP_FIXED) && !(flags & LOGTK_GREP_ICASE))
         return LOGTK_OK; /* memmem */
     uint32_t opts = 0;
@@ -146,7 +169,7 @@ static int template_may_match(logtk_grep *g, const uint8_t *t, size_t tlen)
     fresh[n] = 0;
     for (size_t j = 0; j < n; j++)
         in[j] = kind[j] != 0;
-    for (size_t k = 0; k < g->plen; k++) {
+    for (size_t k = 0; k < g->prune_len; k++) {
         uint8_t c = (uint8_t)g->lower[k];
         int any = 0;
         /* closure: a variable with bytes may end */
@@ -215,7 +238,7 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
     }
     logtk_errbuf derr = {0};
     ltka_decoder *d = r->dec;
-    rc = ltka_decode_columns(d, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &derr);
+    rc = ltka_decode_prepare(d, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &derr);
     if (rc != LOGTK_OK) {
         logtk_error_set(&g->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
                         r->name, (unsigned long long)b->index + 1, (unsigned long long)b->first_line,
@@ -226,31 +249,56 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
     }
     uint32_t nt = ltka_decoder_template_count(d);
     b->templates = nt;
+    uint32_t nparts = ltka_decoder_part_count(d);
+    uint32_t n = ltka_decoder_line_count(d);
     if (nt > g->maybe_cap) {
         uint8_t *m = realloc(g->maybe, nt);
-        if (!m)
+        if (m)
+            g->maybe = m;
+        uint8_t *w = m ? realloc(g->want, nt) : NULL;
+        if (!w)
             return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
-        g->maybe = m;
+        g->want = w;
         g->maybe_cap = nt;
     }
-    /* a '\r' may be the end of a CRLF line, which templates do not show */
-    int fixed = (g->flags & LOGTK_GREP_FIXED) != 0 && !memchr(g->pattern, '\r', g->plen);
+    if (n > g->line_cap) {
+        uint8_t *m = realloc(g->line_maybe, n);
+        if (!m)
+            return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
+        g->line_maybe = m;
+        g->line_cap = n;
+    }
+    int prune = (g->flags & LOGTK_GREP_FIXED) && g->prune_len > 0;
     for (uint32_t t = 0; t < nt; t++) {
         size_t tl;
         const uint8_t *tb = ltka_decoder_template(d, t, &tl);
-        g->maybe[t] = fixed ? (uint8_t)template_may_match(g, tb, tl) : 1;
+        g->maybe[t] = prune ? (uint8_t)template_may_match(g, tb, tl) : 1;
     }
-    uint32_t nparts = ltka_decoder_part_count(d);
-    int prune = fixed && (nparts == 1 || (!memchr(g->pattern, ' ', g->plen) &&
-                                          !memchr(g->pattern, '\t', g->plen)));
-    int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
-    uint32_t n = ltka_decoder_line_count(d);
-    uint64_t total_bytes = 0;
+    /* a line may match when one of its parts may; its other parts are needed too */
+    memset(g->want, 0, nt);
     for (uint32_t i = 0; i < n; i++) {
-        /* a pattern without blanks lies inside one part (parts start at blanks) */
-        int maybe = !prune;
+        int maybe = 0;
         for (uint32_t p = 0; p < nparts && !maybe; p++)
             maybe = g->maybe[ltka_decoder_line_template(d, i, p)];
+        g->line_maybe[i] = (uint8_t)maybe;
+        if (maybe)
+            for (uint32_t p = 0; p < nparts; p++)
+                g->want[ltka_decoder_line_template(d, i, p)] = 1;
+    }
+    int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
+    /* non-matching lines are output with -v, so then every column is needed */
+    rc = ltka_decode_values(d, invert ? NULL : g->want, &derr);
+    if (rc != LOGTK_OK) {
+        logtk_error_set(&g->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
+                        r->name, (unsigned long long)b->index + 1, (unsigned long long)b->first_line,
+                        (unsigned long long)(b->first_line + raw.nlines - 1), logtk_error_text(&derr));
+        logtk_error_copy(&r->err, &g->err);
+        b->damaged = 1;
+        return LOGTK_ERR_ARCHIVE;
+    }
+    uint64_t total_bytes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int maybe = g->line_maybe[i];
         int built = 0, m = 0;
         if (maybe) {
             if (build_line(g, d, i) != 0)
@@ -295,6 +343,8 @@ void logtk_grep_free(logtk_grep *g)
     pcre2_match_context_free(g->mctx);
     logtk_strbuf_free(&g->line);
     free(g->maybe);
+    free(g->want);
+    free(g->line_maybe);
     free(g->nfa);
     free(g);
 }

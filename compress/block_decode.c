@@ -33,6 +33,7 @@ typedef struct tmpl_info {
     uint32_t first_op, nops;
     uint32_t nnum, nstr;
     uint32_t count;     /* lines of this template */
+    uint32_t max_fixed; /* longest text of its literals and numbers */
     size_t num_base;    /* first value of its first numeric column */
     size_t str_base;
 } tmpl_info;
@@ -106,6 +107,18 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
     *p = q;
     *cap = n;
     return 0;
+}
+
+/* LEB128 varint, inlined for the column loops; -1 on truncation or overflow. */
+static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) {
+        *v = *p;
+        *pp = p + 1;
+        return 0;
+    }
+    return logtk_varint_get(pp, end, v);
 }
 
 #define BAD(...) logtk_error_set(err, LOGTK_ERR_ARCHIVE, __VA_ARGS__)
@@ -200,6 +213,12 @@ static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
             d->ops[d->nops - 1].len++;
         }
         ti->nops = (uint32_t)d->nops - ti->first_op;
+        uint64_t mf = 0;
+        for (uint32_t o = ti->first_op; o < d->nops; o++)
+            mf += d->ops[o].kind == 0 ? d->ops[o].len : d->ops[o].kind == LTKA_M_STR ? 0 : 41;
+        if (mf > UINT32_MAX - 64)
+            return BAD("template %u: too long", t);
+        ti->max_fixed = (uint32_t)mf;
     }
     if (p != end)
         return BAD("trailing bytes after the templates");
@@ -234,7 +253,7 @@ static int parse_lines(ltka_decoder *d, logtk_errbuf *err)
     for (uint32_t part = 0; part < d->nparts; part++)
         for (uint32_t i = 0; i < d->nlines; i++) {
             uint64_t t;
-            if (logtk_varint_get(&p, end, &t) != 0 || t >= d->ntemplates)
+            if (get_varint(&p, end, &t) != 0 || t >= d->ntemplates)
                 return BAD("line %u: bad template index", i);
             size_t u = (size_t)i * d->nparts + part;
             d->line_tid[u] = (uint32_t)t;
@@ -245,7 +264,40 @@ static int parse_lines(ltka_decoder *d, logtk_errbuf *err)
     return LOGTK_OK;
 }
 
-static int parse_columns(ltka_decoder *d, logtk_errbuf *err)
+static inline uint64_t ndigits(uint64_t v)
+{
+    static const uint64_t pow10[19] = {10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                       10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                       100000000000ull, 1000000000000ull, 10000000000000ull,
+                                       100000000000000ull, 1000000000000000ull,
+                                       10000000000000000ull, 100000000000000000ull,
+                                       1000000000000000000ull, 10000000000000000000ull};
+    uint64_t n = 1;
+    while (n <= 19 && v >= pow10[n - 1])
+        n++;
+    return n;
+}
+
+/* Skips n varints; -1 when the stream ends first. */
+static int skip_varints(const uint8_t **pp, const uint8_t *end, uint64_t n)
+{
+    const uint8_t *p = *pp;
+    while (n > 0) {
+        if (p >= end)
+            return -1;
+        n -= (*p++ & 0x80) == 0;
+    }
+    *pp = p;
+    return 0;
+}
+
+/*
+ * Expands the numeric and string columns.  With want non-NULL, only the
+ * columns of templates t with want[t] set are expanded; the others are
+ * skipped over (search uses this to avoid the work for lines it will not
+ * rebuild).
+ */
+static int parse_columns(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err)
 {
     size_t nnum = 0, nstr = 0;
     for (uint32_t t = 0; t < d->ntemplates; t++) {
@@ -281,15 +333,25 @@ static int parse_columns(ltka_decoder *d, logtk_errbuf *err)
     for (uint32_t t = 0; t < d->ntemplates; t++) {
         tmpl_info *ti = &d->tmpls[t];
         uint32_t n = ti->count;
+        int skip = want && !want[t];
         for (uint32_t o = 0; o < ti->nops; o++) {
             const tmpl_op *op = &d->ops[ti->first_op + o];
             if (op->kind == 0)
                 continue;
+            if (op->kind == LTKA_M_STR && skip) {
+                for (uint32_t k = 0; k < n; k++) {
+                    uint64_t l;
+                    if (get_varint(&sp, se, &l) != 0 || l > (uint64_t)(se - sp))
+                        return BAD("template %u: bad string variable", t);
+                    sp += l;
+                }
+                continue;
+            }
             if (op->kind == LTKA_M_STR) {
                 size_t base = ti->str_base + (size_t)op->slot * n;
                 for (uint32_t k = 0; k < n; k++) {
                     uint64_t l;
-                    if (logtk_varint_get(&sp, se, &l) != 0 || l > (uint64_t)(se - sp))
+                    if (get_varint(&sp, se, &l) != 0 || l > (uint64_t)(se - sp))
                         return BAD("template %u: bad string variable", t);
                     d->strp[base + k] = sp;
                     d->strl[base + k] = (uint32_t)l;
@@ -304,11 +366,21 @@ static int parse_columns(ltka_decoder *d, logtk_errbuf *err)
             uint64_t arg = 0;
             if (pad_mode > 2 || (pad_mode < 2 && logtk_varint_get(&mp, me, &arg) != 0))
                 return BAD("template %u: bad column coding", t);
+            if (skip) {
+                if (skip_varints(&np, ne, n) != 0)
+                    return BAD("template %u: truncated numeric column", t);
+                if (pad_mode == 2) {
+                    if ((size_t)(pe - pp) < n)
+                        return BAD("template %u: truncated zero-padding column", t);
+                    pp += n;
+                }
+                continue;
+            }
             size_t base = ti->num_base + (size_t)op->slot * n;
             uint64_t prev = 0;
             for (uint32_t k = 0; k < n; k++) {
                 uint64_t v;
-                if (logtk_varint_get(&np, ne, &v) != 0)
+                if (get_varint(&np, ne, &v) != 0)
                     return BAD("template %u: truncated numeric column", t);
                 if (delta) {
                     v = prev + ((v >> 1) ^ (uint64_t)(-(int64_t)(v & 1)));
@@ -321,11 +393,7 @@ static int parse_columns(ltka_decoder *d, logtk_errbuf *err)
                 if (pad_mode == 0) {
                     pad = arg;
                 } else if (pad_mode == 1) {
-                    uint64_t width = arg >> 1, nd = 1, v = d->nums[base + k];
-                    while (v >= 10) {
-                        v /= 10;
-                        nd++;
-                    }
+                    uint64_t width = arg >> 1, nd = ndigits(d->nums[base + k]);
                     if (width < nd)
                         return BAD("template %u: value wider than its column", t);
                     pad = (width - nd) << (op->kind == LTKA_M_SNUM) | (op->kind == LTKA_M_SNUM ? (arg & 1) : 0);
@@ -346,7 +414,7 @@ static int parse_columns(ltka_decoder *d, logtk_errbuf *err)
     return LOGTK_OK;
 }
 
-int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
+int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
                         uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err)
 {
     const uint8_t *p = payload, *end = payload + len;
@@ -368,13 +436,28 @@ int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
         rc = parse_templates(d, err);
     if (rc == LOGTK_OK)
         rc = parse_lines(d, err);
-    if (rc == LOGTK_OK)
-        rc = parse_columns(d, err);
     if (rc != LOGTK_OK) {
         d->nlines = 0;
         d->ntemplates = 0;
     }
     return rc;
+}
+
+int ltka_decode_values(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err)
+{
+    int rc = parse_columns(d, want, err);
+    if (rc != LOGTK_OK) {
+        d->nlines = 0;
+        d->ntemplates = 0;
+    }
+    return rc;
+}
+
+int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
+                        uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err)
+{
+    int rc = ltka_decode_prepare(d, payload, len, expect_lines, expect_bytes, err);
+    return rc == LOGTK_OK ? ltka_decode_values(d, NULL, err) : rc;
 }
 
 uint32_t ltka_decoder_template_count(const ltka_decoder *d)
@@ -408,52 +491,74 @@ uint32_t ltka_decoder_line_count(const ltka_decoder *d)
     return d->nlines;
 }
 
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* Writes v in decimal with `zeros` leading zeros at dst; returns bytes written. */
-static size_t put_decimal(char *dst, uint64_t v, unsigned zeros)
+static inline size_t put_decimal(char *dst, uint64_t v, unsigned zeros)
 {
     char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    size_t w = 0;
-    while (zeros--)
-        dst[w++] = '0';
-    while (n)
-        dst[w++] = tmp[--n];
-    return w;
+    char *e = tmp + sizeof tmp, *p = e;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    size_t n = (size_t)(e - p), w = zeros;
+    memset(dst, '0', zeros);
+    memcpy(dst + w, p, n);
+    return w + n;
 }
 
-/* Appends unit u (one part of a line) to out. */
+/*
+ * Appends unit u (one part of a line) to out.  Room for the literals and the
+ * numbers is reserved once per unit; only string variables check again.
+ */
 static int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
 {
     const tmpl_info *ti = &d->tmpls[d->line_tid[u]];
     uint32_t k = d->line_rank[u], n = ti->count;
     const tmpl_op *op = d->ops + ti->first_op, *ope = op + ti->nops;
+    if (out->cap - out->len < (size_t)ti->max_fixed + 9 &&
+        logtk_strbuf_reserve(out, (size_t)ti->max_fixed + 8) != 0)
+        return LOGTK_ERR_NOMEM;
+    char *dst = out->data + out->len;
+    const char *lits = d->lits.data;
     for (; op < ope; op++) {
         if (op->kind == 0) {
-            if (logtk_strbuf_append(out, d->lits.data + op->off, op->len) != 0)
-                return LOGTK_ERR_NOMEM;
+            memcpy(dst, lits + op->off, op->len);
+            dst += op->len;
         } else if (op->kind == LTKA_M_STR) {
             size_t x = ti->str_base + (size_t)op->slot * n + k;
-            if (logtk_strbuf_append(out, d->strp[x], d->strl[x]) != 0)
+            size_t sl = d->strl[x];
+            out->len = (size_t)(dst - out->data);
+            /* room for this string and everything fixed that may follow */
+            if (logtk_strbuf_reserve(out, sl + (size_t)ti->max_fixed + 8) != 0)
                 return LOGTK_ERR_NOMEM;
+            dst = out->data + out->len;
+            memcpy(dst, d->strp[x], sl);
+            dst += sl;
         } else {
             size_t x = ti->num_base + (size_t)op->slot * n + k;
-            if (logtk_strbuf_reserve(out, 48) != 0)
-                return LOGTK_ERR_NOMEM;
             unsigned pad = d->pads[x];
-            char *dst = out->data + out->len;
             if (op->kind == LTKA_M_SNUM) {
                 if (pad & 1)
                     *dst++ = '-';
                 pad >>= 1;
             }
             dst += put_decimal(dst, d->nums[x], pad);
-            out->len = (size_t)(dst - out->data);
         }
     }
+    out->len = (size_t)(dst - out->data);
     return LOGTK_OK;
 }
 
@@ -487,7 +592,7 @@ int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint3
             sizes->stored[i] += d->stored[i];
         }
     logtk_strbuf_clear(text);
-    if (logtk_strbuf_reserve(text, expect_bytes) != 0)
+    if (logtk_strbuf_reserve(text, (size_t)expect_bytes + 4096) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < d->nlines; i++) {
         if (ltka_decoder_line(d, i, 1, text) != LOGTK_OK)

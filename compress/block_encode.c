@@ -96,14 +96,9 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-static int varint_len(uint64_t v)
+static inline int varint_len(uint64_t v)
 {
-    int n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
+    return (64 - __builtin_clzll(v | 1) + 6) / 7;
 }
 
 static inline uint64_t zigzag(uint64_t d)
@@ -111,13 +106,17 @@ static inline uint64_t zigzag(uint64_t d)
     return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
 }
 
-static int ndigits(uint64_t v)
+static inline int ndigits(uint64_t v)
 {
+    static const uint64_t pow10[19] = {10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                       10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                       100000000000ull, 1000000000000ull, 10000000000000ull,
+                                       100000000000000ull, 1000000000000000ull,
+                                       10000000000000000ull, 100000000000000000ull,
+                                       1000000000000000000ull, 10000000000000000000ull};
     int n = 1;
-    while (v >= 10) {
-        v /= 10;
+    while (n <= 19 && v >= pow10[n - 1])
         n++;
-    }
     return n;
 }
 
@@ -143,8 +142,7 @@ static int put_numeric_column(ltka_encoder *e, uint32_t t, size_t s, int kind)
             pad_same = 0;
         int zeros = kind == LTKA_M_SNUM ? v->pad >> 1 : v->pad;
         int sign = kind == LTKA_M_SNUM ? v->pad & 1 : 0;
-        if (sign != sign0 || ndigits(v->value) + zeros != width0 ||
-            (zeros > 0 && ndigits(v->value) + zeros > width0))
+        if (width_same && (sign != sign0 || ndigits(v->value) + zeros != width0))
             width_same = 0;
     }
     int delta = delta_size < raw_size;

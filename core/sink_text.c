@@ -56,30 +56,6 @@ static uint64_t load_word(const char *p)
     return w;
 }
 
-/* Index of the first byte in [i, n) that may need TSV escaping (TAB, LF, CR: all < 14; '\\'). */
-static size_t tsv_skip(const char *p, size_t i, size_t n)
-{
-    while (i + 8 <= n) {
-        uint64_t w = load_word(p + i);
-        if (HAS_LESS(w, 14) | HAS_BYTE(w, '\\'))
-            break;
-        i += 8;
-    }
-    return i;
-}
-
-/* Index of the first byte in [i, n) that may need JSON care (< 0x20, '"', '\\', >= 0x80). */
-static size_t json_skip(const char *p, size_t i, size_t n)
-{
-    while (i + 8 <= n) {
-        uint64_t w = load_word(p + i);
-        if (HAS_LESS(w, 0x20) | HAS_BYTE(w, '"') | HAS_BYTE(w, '\\') | (w & HIGHS))
-            break;
-        i += 8;
-    }
-    return i;
-}
-
 /* Index of the first byte in [i, n) that may need CSV quoting (',', '"', CR, LF). */
 static size_t csv_skip(const char *p, size_t i, size_t n)
 {
@@ -123,23 +99,36 @@ static logtk_slice content_value(const logtk_row *row)
 /* Appends bytes with TAB, LF, CR and backslash escaped. */
 static int tsv_escape(logtk_strbuf *b, const char *p, size_t n)
 {
-    size_t run = 0;
-    for (size_t i = tsv_skip(p, 0, n); i < n; i++) {
-        char c = p[i], esc;
-        switch (c) {
-        case '\t': esc = 't'; break;
-        case '\n': esc = 'n'; break;
-        case '\r': esc = 'r'; break;
-        case '\\': esc = '\\'; break;
-        default: continue;
+    /* Worst case every byte doubles: reserve once, then write in place. */
+    if (n > SIZE_MAX / 2 - 1 || logtk_strbuf_reserve(b, 2 * n) != 0)
+        return -1;
+    char *o = b->data + b->len;
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) {
+            uint64_t w = load_word(p + i);
+            if (!(HAS_LESS(w, 14) | HAS_BYTE(w, '\\'))) { /* eight clean bytes */
+                memcpy(o, &w, 8);
+                o += 8;
+                i += 8;
+                continue;
+            }
         }
-        char pair[2] = {'\\', esc};
-        if (logtk_strbuf_append(b, p + run, i - run) != 0 || logtk_strbuf_append(b, pair, 2) != 0)
-            return -1;
-        run = i + 1;
-        i = tsv_skip(p, i + 1, n) - 1;
+        size_t stop = n - i > 8 ? i + 8 : n; /* a word with a special byte, or the tail */
+        for (; i < stop; i++) {
+            char c = p[i];
+            char esc = c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\\' ? '\\' : 0;
+            if (esc) {
+                *o++ = '\\';
+                *o++ = esc;
+            } else {
+                *o++ = c;
+            }
+        }
     }
-    return logtk_strbuf_append(b, p + run, n - run);
+    b->len = (size_t)(o - b->data);
+    b->data[b->len] = '\0';
+    return 0;
 }
 
 /*
@@ -151,60 +140,67 @@ static int tsv_escape(logtk_strbuf *b, const char *p, size_t n)
 static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int *lossy)
 {
     static const char hex[] = "0123456789abcdef";
-    const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    if (logtk_strbuf_putc(b, '"') != 0)
+    /* Worst case a byte becomes six ("\u00XX"): reserve once, write in place. */
+    if (n > (SIZE_MAX - 8) / 6 || logtk_strbuf_reserve(b, 6 * n + 2) != 0)
         return -1;
-    const unsigned char *run = p;
-    while (p < end) {
-        p = (const unsigned char *)s + json_skip(s, (size_t)(p - (const unsigned char *)s), n);
-        if (p >= end)
-            break;
-        unsigned c = *p;
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-            p++;
-            continue;
-        }
-        if (c >= 0x80) {
-            size_t k = logtk_utf8_sequence_length(p, end);
-            if (k != 0 || !strict) {
-                p += k ? k : 1;
+    const unsigned char *p = (const unsigned char *)s;
+    char *o = b->data + b->len;
+    *o++ = '"';
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) {
+            uint64_t w = load_word(s + i);
+            if (!(HAS_LESS(w, 0x20) | HAS_BYTE(w, '"') | HAS_BYTE(w, '\\') | (w & HIGHS))) {
+                memcpy(o, &w, 8);
+                o += 8;
+                i += 8;
                 continue;
             }
         }
-        if (logtk_strbuf_append(b, run, (size_t)(p - run)) != 0)
-            return -1;
-        char esc[8];
-        size_t elen = 2;
-        esc[0] = '\\';
-        switch (c) {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        default:
-            if (c < 0x20) {
-                memcpy(esc, "\\u00", 4);
-                esc[4] = hex[c >> 4];
-                esc[5] = hex[c & 15];
-                elen = 6;
-            } else { /* a byte that does not start a valid UTF-8 sequence */
-                memcpy(esc, "\xEF\xBF\xBD", 3);
-                elen = 3;
-                if (lossy)
-                    *lossy = 1;
-            }
+        unsigned c = p[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            *o++ = (char)c;
+            i++;
+            continue;
         }
-        if (logtk_strbuf_append(b, esc, elen) != 0)
-            return -1;
-        p++;
-        run = p;
+        if (c >= 0x80) {
+            size_t k = logtk_utf8_sequence_length(p + i, p + n);
+            if (k == 0 && !strict)
+                k = 1; /* raw byte kept as is */
+            if (k != 0) {
+                memcpy(o, p + i, k);
+                o += k;
+                i += k;
+                continue;
+            }
+            memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD for a byte that starts no valid sequence */
+            o += 3;
+            i++;
+            if (lossy)
+                *lossy = 1;
+            continue;
+        }
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        default:
+            memcpy(o, "u00", 3);
+            o[3] = hex[c >> 4];
+            o[4] = hex[c & 15];
+            o += 5;
+        }
+        i++;
     }
-    if (logtk_strbuf_append(b, run, (size_t)(p - run)) != 0)
-        return -1;
-    return logtk_strbuf_putc(b, '"');
+    *o++ = '"';
+    b->len = (size_t)(o - b->data);
+    b->data[b->len] = '\0';
+    return 0;
 }
 
 static int put_tab(logtk_strbuf *b) { return logtk_strbuf_putc(b, '\t'); }
@@ -329,13 +325,20 @@ typedef struct jsonl_lossy {
     logtk_slice values[LOGTK_MAX_FIELDS + 2];
 } jsonl_lossy;
 
-static int jsonl_member(logtk_sink *s, jsonl_lossy *lossy, const char *name, logtk_slice v)
+/*
+ * The member prefixes ",\"<name>\":" of the header fields, encoded once in
+ * begin (s->impl points to them, in the sink's arena) so rows only copy them.
+ */
+typedef struct jsonl_state {
+    logtk_slice *prefix; /* nfields */
+} jsonl_state;
+
+static int jsonl_member(logtk_sink *s, jsonl_lossy *lossy, const char *name, logtk_slice prefix,
+                        logtk_slice v)
 {
     logtk_strbuf *b = &s->row;
     int bad = 0;
-    TRY(logtk_strbuf_putc(b, ','));
-    TRY(json_string(b, name, strlen(name), 1, NULL));
-    TRY(logtk_strbuf_putc(b, ':'));
+    TRY(logtk_strbuf_append(b, prefix.ptr, prefix.len));
     TRY(json_string(b, v.ptr, v.len, 1, &bad));
     if (bad && lossy->count < sizeof lossy->names / sizeof lossy->names[0]) {
         lossy->names[lossy->count] = name;
@@ -347,7 +350,37 @@ static int jsonl_member(logtk_sink *s, jsonl_lossy *lossy, const char *name, log
 
 static int jsonl_begin(logtk_sink *s)
 {
-    return LOGTK_OK; /* JSON Lines has no header */
+    /* JSON Lines has no header row; encode the field names once. */
+    jsonl_state *st = logtk_arena_alloc(&s->arena, sizeof *st);
+    if (st == NULL)
+        return logtk_sink_nomem(s);
+    st->prefix = logtk_arena_alloc(&s->arena, (s->nfields ? s->nfields : 1) * sizeof *st->prefix);
+    if (st->prefix == NULL)
+        return logtk_sink_nomem(s);
+    for (size_t i = 0; i < s->nfields; i++) {
+        logtk_strbuf *t = &s->scratch;
+        logtk_strbuf_clear(t);
+        TRY(logtk_strbuf_putc(t, ','));
+        TRY(json_string(t, s->field_names[i], strlen(s->field_names[i]), 1, NULL));
+        TRY(logtk_strbuf_putc(t, ':'));
+        st->prefix[i].ptr = logtk_arena_strndup(&s->arena, t->data, t->len);
+        st->prefix[i].len = t->len;
+        if (st->prefix[i].ptr == NULL)
+            return logtk_sink_nomem(s);
+    }
+    s->impl = st;
+    return LOGTK_OK;
+}
+
+static void jsonl_release(logtk_sink *s)
+{
+    s->impl = NULL; /* the prefixes live in the sink's arena */
+}
+
+static logtk_slice lit(const char *text)
+{
+    logtk_slice x = {text, strlen(text)};
+    return x;
 }
 
 static int jsonl_write_row(logtk_sink *s, const logtk_row *row)
@@ -357,15 +390,16 @@ static int jsonl_write_row(logtk_sink *s, const logtk_row *row)
     lossy.count = 0;
     TRY(logtk_strbuf_puts(b, "{\"LineId\":"));
     TRY(append_u64(b, row->line_id));
+    const jsonl_state *st = s->impl;
     for (size_t i = 0; i < s->nfields; i++)
-        if (jsonl_member(s, &lossy, s->field_names[i], field_value(s, row, i)) != 0)
+        if (jsonl_member(s, &lossy, s->field_names[i], st->prefix[i], field_value(s, row, i)) != 0)
             return LOGTK_ERR_NOMEM;
-    if (jsonl_member(s, &lossy, "Content", content_value(row)) != 0)
+    if (jsonl_member(s, &lossy, "Content", lit(",\"Content\":"), content_value(row)) != 0)
         return LOGTK_ERR_NOMEM;
     TRY(logtk_strbuf_puts(b, ",\"EventId\":\"E"));
     TRY(append_u64(b, row->template_id));
     TRY(logtk_strbuf_putc(b, '"'));
-    if (jsonl_member(s, &lossy, "EventTemplate", row->template_text) != 0)
+    if (jsonl_member(s, &lossy, "EventTemplate", lit(",\"EventTemplate\":"), row->template_text) != 0)
         return LOGTK_ERR_NOMEM;
     TRY(logtk_strbuf_puts(b, ",\"ParameterList\":["));
     int params_bad = 0;
@@ -399,7 +433,7 @@ static int jsonl_write_row(logtk_sink *s, const logtk_row *row)
 }
 
 const logtk_sink_ops logtk_sink_jsonl_ops = {
-    "jsonl", 0, jsonl_begin, jsonl_write_row, NULL, NULL, NULL,
+    "jsonl", 0, jsonl_begin, jsonl_write_row, NULL, NULL, jsonl_release,
 };
 
 /* ------------------------------------------------------------- templates */

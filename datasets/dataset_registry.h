@@ -40,6 +40,14 @@ struct logtk_dataset {
     const char *brain_threshold, *brain_delimiter;
     const char *brain_split; /* Brain's word separators (its reference hard-codes them per dataset) */
     const char *logram_double_threshold, *logram_tri_threshold;
+    /* from logparser's per-parser benchmark.py scripts (not in settings.tsv) */
+    const char *logmine_max_dist, *logmine_k;
+    const char *shiso_max_child_num, *shiso_merge_threshold;
+    const char *shiso_format_lookup_threshold, *shiso_super_format_threshold;
+    const char *logcluster_rsupport;
+    const char *slct_support;
+    const char *logsig_group_num;
+    const char *lke_split_threshold;
 };
 
 /** Number of presets (16). */

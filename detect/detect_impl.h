@@ -174,7 +174,8 @@ struct detect_model_ops {
     const detect_param_def *params; /* terminated by a NULL name */
     /** Trains from m; sets d->threshold and d->state. */
     int (*train)(logtk_detector *d, const detect_matrix *m);
-    /** Scores one transformed vector (d->features.ncols values; may scribble on x). */
+    /** Scores one transformed vector (d->features.ncols values, then the row's count of
+        events unseen in training at x[ncols]; may scribble on x). */
     double (*score)(const logtk_detector *d, double *x);
     int (*save)(const logtk_detector *d, logtk_strbuf *b);
     int (*load)(logtk_detector *d, detect_cursor *c);
@@ -182,7 +183,7 @@ struct detect_model_ops {
 };
 
 extern const detect_model_ops detect_pca_ops, detect_invariants_ops, detect_logclustering_ops,
-    detect_iforest_ops, detect_ocsvm_ops, detect_lr_ops, detect_dtree_ops, detect_svm_ops;
+    detect_iforest_ops, detect_ocsvm_ops, detect_novelty_ops, detect_lr_ops, detect_dtree_ops, detect_svm_ops;
 
 /* ---------------------------------------------------------------- linear algebra */
 

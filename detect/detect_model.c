@@ -38,7 +38,7 @@
 
 static const detect_model_ops *const models[] = {
     &detect_pca_ops, &detect_invariants_ops, &detect_logclustering_ops, &detect_iforest_ops,
-    &detect_ocsvm_ops, &detect_lr_ops, &detect_dtree_ops, &detect_svm_ops,
+    &detect_ocsvm_ops, &detect_novelty_ops, &detect_lr_ops, &detect_dtree_ops, &detect_svm_ops,
 };
 #define NMODELS (sizeof models / sizeof models[0])
 
@@ -267,12 +267,14 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
     if (detect_sessions_flatten(s) != 0)
         return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     size_t m = d->features.ncols;
-    if (d->xbuf_cap < m) {
-        double *x = realloc(d->xbuf, m * sizeof *x);
+    /* x[m], after the features, counts the row's events unseen in training
+       (ignored by every model but novelty). */
+    if (d->xbuf_cap < m + 1) {
+        double *x = realloc(d->xbuf, (m + 1) * sizeof *x);
         if (!x)
             return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
         d->xbuf = x;
-        d->xbuf_cap = m;
+        d->xbuf_cap = m + 1;
     }
     int32_t *map = detect_features_column_map(&d->features, s);
     if (!map)
@@ -280,7 +282,8 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
     double *x = d->xbuf;
     for (size_t k = 0; k < nrows; k++) {
         size_t i = rows ? rows[k] : k;
-        memset(x, 0, m * sizeof *x);
+        memset(x, 0, (m + 1) * sizeof *x);
+        double unseen = 0;
         if (i < s->count) {
             size_t n;
             const uint32_t *ev = detect_session_events(s, i, &n);
@@ -288,9 +291,12 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
                 int32_t j = map[ev[t]];
                 if (j >= 0)
                     x[j] += 1;
+                else
+                    unseen += 1;
             }
         }
         detect_features_transform(&d->features, x);
+        x[m] = unseen;
         double score = d->ops->score(d, x);
         if (scores)
             scores[k] = score;

@@ -12,9 +12,9 @@
  * and a stable counting sort by session flattens them when the set is next
  * read, which keeps each session's events in log order at O(n) cost.
  *
- * The CSV reading here is a small RFC 4180 record splitter over a file read
- * whole: session files are a few MB, and detect/ must not depend on the
- * streaming CSV reader's internals.
+ * Session and label files are read with the public streaming CSV reader
+ * (logtk_csv), so they may be compressed or come from stdin, and malformed
+ * records are reported with the file and line it names.
  */
 #include "config.h"
 #include "detect_impl.h"
@@ -245,207 +245,85 @@ int logtk_sessions_set_label(logtk_sessions *s, const char *id, size_t id_len, i
 
 /* ---------------------------------------------------------------- CSV */
 
-typedef struct csv_file {
-    char *buf;
-    size_t len, pos;
-    uint64_t line;      /* physical line of the next record */
-    uint64_t rec_line;  /* line where the last record started */
-    logtk_slice fields[64];
-    size_t nfields;
-    char *unq; /* scratch for unquoted fields */
-    size_t unq_cap;
-} csv_file;
-
-static int read_whole_file(const char *path, char **buf, size_t *len, logtk_errbuf *err)
+static int find_column(const logtk_slice *fields, size_t nfields, const char *name)
 {
-    FILE *f = (!path || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");
-    if (!f)
-        return logtk_error_set(err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    for (;;) {
-        if (!b) {
-            if (f != stdin)
-                fclose(f);
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path);
-        }
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-        if (n == cap) {
-            char *nb = realloc(b, cap * 2);
-            if (!nb)
-                free(b);
-            b = nb;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (bad) {
-        free(b);
-        return logtk_error_set(err, LOGTK_ERR_IO, "%s: read error", path);
-    }
-    *buf = b;
-    *len = n;
-    return LOGTK_OK;
-}
-
-/* Splits the next record.  1 = got one, 0 = end, -1 = malformed, -2 = no memory. */
-static int csv_next(csv_file *c)
-{
-    if (c->pos >= c->len)
-        return 0;
-    c->rec_line = c->line;
-    c->nfields = 0;
-    size_t unq_len = 0;
-    /* quoted fields are unescaped into c->unq; make sure it can hold the rest */
-    for (;;) {
-        if (c->nfields == sizeof c->fields / sizeof c->fields[0])
-            return -1;
-        logtk_slice *f = &c->fields[c->nfields++];
-        if (c->pos < c->len && c->buf[c->pos] == '"') {
-            if (!c->unq || c->unq_cap < c->len) {
-                char *u = realloc(c->unq, c->len + 1);
-                if (!u)
-                    return -2;
-                c->unq = u;
-                c->unq_cap = c->len + 1;
-            }
-            size_t start = unq_len;
-            c->pos++;
-            for (;;) {
-                if (c->pos >= c->len)
-                    return -1; /* unterminated quote */
-                char ch = c->buf[c->pos++];
-                if (ch == '"') {
-                    if (c->pos < c->len && c->buf[c->pos] == '"') {
-                        c->unq[unq_len++] = '"';
-                        c->pos++;
-                        continue;
-                    }
-                    break;
-                }
-                if (ch == '\n')
-                    c->line++;
-                c->unq[unq_len++] = ch;
-            }
-            f->ptr = c->unq + start;
-            f->len = unq_len - start;
-            if (c->pos < c->len && c->buf[c->pos] != ',' && c->buf[c->pos] != '\n' &&
-                c->buf[c->pos] != '\r')
-                return -1;
-        } else {
-            size_t start = c->pos;
-            while (c->pos < c->len && c->buf[c->pos] != ',' && c->buf[c->pos] != '\n')
-                c->pos++;
-            size_t end = c->pos;
-            if (end > start && c->buf[end - 1] == '\r' && (end == c->len || c->buf[end] == '\n'))
-                end--;
-            f->ptr = c->buf + start;
-            f->len = end - start;
-        }
-        if (c->pos < c->len && c->buf[c->pos] == '\r')
-            c->pos++;
-        if (c->pos >= c->len) {
-            c->line++;
-            return 1;
-        }
-        if (c->buf[c->pos] == '\n') {
-            c->pos++;
-            c->line++;
-            return 1;
-        }
-        c->pos++; /* the comma */
-    }
-}
-
-static int find_column(const csv_file *c, const char *name)
-{
-    for (size_t i = 0; i < c->nfields; i++)
-        if (c->fields[i].len == strlen(name) &&
-            strncasecmp(c->fields[i].ptr, name, c->fields[i].len) == 0)
+    for (size_t i = 0; i < nfields; i++)
+        if (fields[i].len == strlen(name) && strncasecmp(fields[i].ptr, name, fields[i].len) == 0)
             return (int)i;
     return -1;
 }
 
-static int csv_open(csv_file *c, const char *path, logtk_errbuf *err)
+/* Opens path with the public CSV reader (compressed files and stdin work). */
+static int csv_open(logtk_csv **out, const char *path, logtk_errbuf *err)
 {
-    memset(c, 0, sizeof *c);
-    c->line = 1;
-    int rc = read_whole_file(path, &c->buf, &c->len, err);
-    if (rc != LOGTK_OK)
-        return rc;
-    if (c->len >= 3 && memcmp(c->buf, "\xEF\xBB\xBF", 3) == 0)
-        c->pos = 3; /* UTF-8 byte order mark */
-    return LOGTK_OK;
+    if (logtk_csv_new(out) != LOGTK_OK)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    int rc = logtk_csv_open_path(*out, path);
+    if (rc != LOGTK_OK) {
+        logtk_error_set(err, rc, "%s", logtk_csv_errmsg(*out));
+        logtk_csv_free(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
-static void csv_close(csv_file *c)
+static int csv_error(logtk_errbuf *err, const logtk_csv *c, int rc)
 {
-    free(c->buf);
-    free(c->unq);
-}
-
-static int csv_error(logtk_errbuf *err, const char *path, csv_file *c, int rc)
-{
-    if (rc == -2)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path);
-    return logtk_error_set(err, LOGTK_ERR_DATA, "%s:%llu: malformed CSV record", path,
-                           (unsigned long long)c->rec_line);
+    return logtk_error_set(err, rc, "%s", logtk_csv_errmsg(c));
 }
 
 int logtk_sessions_load(logtk_sessions *s, const char *path)
 {
     if (detect_sessions_flatten(s) != 0)
         return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
-    csv_file c;
+    logtk_csv *c;
     int rc = csv_open(&c, path, &s->err);
     if (rc != LOGTK_OK)
         return rc;
-    int got = csv_next(&c);
-    if (got <= 0) {
-        rc = got == 0 ? logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s: empty file", path)
-                      : csv_error(&s->err, path, &c, got);
-        csv_close(&c);
+    const logtk_slice *fields;
+    size_t nfields;
+    int got = logtk_csv_next(c, &fields, &nfields);
+    if (got != LOGTK_OK) {
+        rc = got == LOGTK_DONE ? logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s: empty file", path)
+                               : csv_error(&s->err, c, got);
+        logtk_csv_free(c);
         return rc;
     }
-    int col_label = find_column(&c, "Label");
-    int col_seq = find_column(&c, "EventSequence");
-    size_t ncols = c.nfields;
+    int col_label = find_column(fields, nfields, "Label");
+    int col_seq = find_column(fields, nfields, "EventSequence");
+    size_t ncols = nfields;
     if (col_seq < 0) {
-        csv_close(&c);
+        logtk_csv_free(c);
         return logtk_error_set(&s->err, LOGTK_ERR_DATA,
                                "%s:1: no EventSequence column in the header", path);
     }
     /* Remember the state so that a bad file leaves the set unchanged. */
     size_t count0 = s->count, seq0 = s->seq_len;
     rc = LOGTK_OK;
-    while ((got = csv_next(&c)) == 1) {
-        if (c.nfields == 1 && c.fields[0].len == 0)
+    while ((got = logtk_csv_next(c, &fields, &nfields)) == LOGTK_OK) {
+        unsigned long long line = (unsigned long long)logtk_csv_line(c);
+        if (nfields == 1 && fields[0].len == 0)
             continue; /* blank line */
-        if (c.nfields != ncols) {
+        if (nfields != ncols) {
             rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: %zu fields, header has %zu",
-                                 path, (unsigned long long)c.rec_line, c.nfields, ncols);
+                                 path, line, nfields, ncols);
             break;
         }
         int label = LOGTK_LABEL_UNKNOWN;
         if (col_label >= 0) {
-            label = detect_parse_label(c.fields[col_label].ptr, c.fields[col_label].len);
+            label = detect_parse_label(fields[col_label].ptr, fields[col_label].len);
             if (label == -2) {
                 rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: unknown label '%.*s'",
-                                     path, (unsigned long long)c.rec_line,
-                                     (int)c.fields[col_label].len, c.fields[col_label].ptr);
+                                     path, line,
+                                     (int)fields[col_label].len, fields[col_label].ptr);
                 break;
             }
         }
-        int64_t k = add_session(s, c.fields[0].ptr, c.fields[0].len, 0);
+        int64_t k = add_session(s, fields[0].ptr, fields[0].len, 0);
         if (k == -2) {
             rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: duplicate session id '%.*s'",
-                                 path, (unsigned long long)c.rec_line, (int)c.fields[0].len,
-                                 c.fields[0].ptr);
+                                 path, line, (int)fields[0].len,
+                                 fields[0].ptr);
             break;
         }
         if (k < 0) {
@@ -453,7 +331,7 @@ int logtk_sessions_load(logtk_sessions *s, const char *path)
             break;
         }
         s->labels[k] = (int8_t)label;
-        const char *p = c.fields[col_seq].ptr, *end = p + c.fields[col_seq].len;
+        const char *p = fields[col_seq].ptr, *end = p + fields[col_seq].len;
         while (p < end) {
             while (p < end && (*p == ' ' || *p == '[' || *p == ']' || *p == '\'' || *p == ','))
                 p++;
@@ -475,8 +353,8 @@ int logtk_sessions_load(logtk_sessions *s, const char *path)
         s->offsets[k + 1] = s->seq_len;
     }
     if (rc == LOGTK_OK && got < 0)
-        rc = csv_error(&s->err, path, &c, got);
-    csv_close(&c);
+        rc = csv_error(&s->err, c, got);
+    logtk_csv_free(c);
     if (rc != LOGTK_OK) {
         /* Undo: the interned ids of the failed rows stay in the table but
            point past count, which is harmless for lookups of loaded sessions
@@ -501,44 +379,49 @@ int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *un
 {
     if (unknown_ids)
         *unknown_ids = 0;
-    csv_file c;
+    logtk_csv *c;
     int rc = csv_open(&c, path, &s->err);
     if (rc != LOGTK_OK)
         return rc;
-    int got = csv_next(&c);
-    int col_label = got == 1 ? find_column(&c, "Label") : -1;
-    if (got != 1 || col_label < 0 || c.nfields < 2) {
-        csv_close(&c);
+    const logtk_slice *fields;
+    size_t nfields = 0;
+    int got = logtk_csv_next(c, &fields, &nfields);
+    int col_label = got == LOGTK_OK ? find_column(fields, nfields, "Label") : -1;
+    if (got != LOGTK_OK || col_label < 0 || nfields < 2) {
         if (got < 0)
-            return csv_error(&s->err, path, &c, got);
+            rc = csv_error(&s->err, c, got);
+        logtk_csv_free(c);
+        if (got < 0)
+            return rc;
         return logtk_error_set(&s->err, LOGTK_ERR_DATA,
                                "%s:1: expected a header with an id column and a Label column",
                                path);
     }
     int8_t *saved = malloc(s->count ? s->count : 1);
     if (!saved) {
-        csv_close(&c);
+        logtk_csv_free(c);
         return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     memcpy(saved, s->labels, s->count);
     int id_col = col_label == 0 ? 1 : 0;
     uint64_t unknown = 0;
-    while ((got = csv_next(&c)) == 1) {
-        if (c.nfields == 1 && c.fields[0].len == 0)
+    while ((got = logtk_csv_next(c, &fields, &nfields)) == LOGTK_OK) {
+        unsigned long long line = (unsigned long long)logtk_csv_line(c);
+        if (nfields == 1 && fields[0].len == 0)
             continue;
-        if ((int)c.nfields <= col_label || (int)c.nfields <= id_col) {
+        if ((int)nfields <= col_label || (int)nfields <= id_col) {
             rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: missing field", path,
-                                 (unsigned long long)c.rec_line);
+                                 line);
             break;
         }
-        int label = detect_parse_label(c.fields[col_label].ptr, c.fields[col_label].len);
+        int label = detect_parse_label(fields[col_label].ptr, fields[col_label].len);
         if (label == -2) {
             rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: unknown label '%.*s'", path,
-                                 (unsigned long long)c.rec_line, (int)c.fields[col_label].len,
-                                 c.fields[col_label].ptr);
+                                 line, (int)fields[col_label].len,
+                                 fields[col_label].ptr);
             break;
         }
-        int64_t k = logtk_hashtab_find(&s->ids, c.fields[id_col].ptr, c.fields[id_col].len);
+        int64_t k = logtk_hashtab_find(&s->ids, fields[id_col].ptr, fields[id_col].len);
         if (k < 0 || (size_t)k >= s->count) {
             unknown++;
             continue;
@@ -546,11 +429,11 @@ int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *un
         s->labels[k] = (int8_t)label;
     }
     if (rc == LOGTK_OK && got < 0)
-        rc = csv_error(&s->err, path, &c, got);
+        rc = csv_error(&s->err, c, got);
     if (rc != LOGTK_OK)
         memcpy(s->labels, saved, s->count);
     free(saved);
-    csv_close(&c);
+    logtk_csv_free(c);
     if (unknown_ids)
         *unknown_ids = unknown;
     return rc;
@@ -661,5 +544,45 @@ int logtk_detect_evaluate(const logtk_sessions *s, const size_t *rows, size_t nr
     out->f1 = out->precision + out->recall > 0
                   ? 2 * out->precision * out->recall / (out->precision + out->recall)
                   : 0.0;
+    return LOGTK_OK;
+}
+
+/* ---------------------------------------------------------------- windows */
+
+int logtk_sessions_add_window(logtk_sessions *s, const logtk_window *win,
+                              const logtk_slice *names, size_t nnames)
+{
+    if (detect_sessions_flatten(s) != 0)
+        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+    char id[512];
+    size_t id_len = win->id.len < 400 ? win->id.len : 400;
+    memcpy(id, win->id.ptr, id_len);
+    int64_t k = add_session(s, id, id_len, 0);
+    for (unsigned copy = 2; k == -2; copy++) { /* a session id seen before: "id#2" */
+        int n = snprintf(id + id_len, sizeof id - id_len, "#%u", copy);
+        k = add_session(s, id, id_len + (size_t)n, 0);
+    }
+    if (k < 0 || seq_reserve(s, win->nevents) != 0)
+        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+    s->labels[k] = (int8_t)win->label;
+    char num[16];
+    for (size_t i = 0; i < win->nevents; i++) {
+        uint32_t e = win->events[i];
+        const char *name;
+        size_t len;
+        if (names && e < nnames) {
+            name = names[e].ptr;
+            len = names[e].len;
+        } else {
+            int n = snprintf(num, sizeof num, "%u", e);
+            name = num;
+            len = (size_t)n;
+        }
+        int64_t ev = logtk_hashtab_intern(&s->events, name, len, NULL);
+        if (ev < 0)
+            return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+        s->seq[s->seq_len++] = (uint32_t)ev;
+    }
+    s->offsets[k + 1] = s->seq_len;
     return LOGTK_OK;
 }

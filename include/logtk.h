@@ -693,6 +693,109 @@ typedef struct logtk_detect_metrics {
 int logtk_detect_evaluate(const logtk_sessions *s, const size_t *rows, size_t nrows,
                           const uint8_t *anomalous, logtk_detect_metrics *out);
 
+/*
+ * Windows turn a stream of parsed lines into sessions (see logtk-detect(1)):
+ *   "session"  lines grouped by an id found in the line by a regex (HDFS:
+ *              blk_-?\d+); a line naming several ids joins each of their
+ *              sessions; a line naming none is skipped and counted.  Sessions
+ *              complete at logtk_windows_finish(), or, when "idle" is set,
+ *              after that many lines without their id (for streaming).
+ *   "time"     windows of "size" seconds starting every "step" seconds
+ *              (step = size: fixed; step < size: sliding), from the first
+ *              timestamp on, as loglizer; timestamps come from the header
+ *              fields named by "time_fields" read with "time_format".  A line
+ *              whose timestamp does not parse is skipped and counted; windows
+ *              with no lines are skipped and counted.
+ *   "count"    windows of "size" lines starting every "step" lines; at
+ *              finish, lines not yet in a window form a last, shorter one.
+ * A window's label is anomalous when any of its lines is, normal when all
+ * its lines are labeled, else unknown.  Completed windows are pulled with
+ * logtk_windows_next() in completion order.
+ */
+typedef struct logtk_windows logtk_windows;
+
+/** One completed window; pointers are valid until the next call on the handle. */
+typedef struct logtk_window {
+    logtk_slice id;          /* session id, "lines A-B" or the UTC start time */
+    size_t nevents;
+    const uint32_t *events;  /* event ids as given to logtk_windows_add, in line order */
+    const uint64_t *lines;   /* the global line number of each event */
+    int label;               /* LOGTK_LABEL_* */
+    double start, end;       /* time windows: [start, end) in seconds since 1970; else 0 */
+} logtk_window;
+
+/** Window statistics: lines skipped and why. */
+typedef struct logtk_window_stats {
+    uint64_t lines;            /* lines given to logtk_windows_add */
+    uint64_t no_id;            /* session: lines naming no id */
+    uint64_t bad_time;         /* time: lines whose timestamp did not parse */
+    uint64_t first_bad_time_line; /* the first of those (0 = none) */
+    uint64_t late;             /* time: lines older than the current window (kept in it) */
+    uint64_t empty_windows;    /* time: windows without lines, skipped */
+    uint64_t windows;          /* windows completed */
+} logtk_window_stats;
+
+/** Creates a windower of kind "session", "time" or "count" (LOGTK_ERR_NOT_FOUND otherwise). */
+int logtk_windows_new(logtk_windows **out, const char *kind);
+
+/**
+ * Sets an option before the first line: "id_regex" (session; default
+ * blk_-?\d+), "idle" (session; lines, 0 = complete only at finish), "size"
+ * and "step" (time: seconds, default 3600 and size; count: lines, default 100
+ * and size), "time_fields" (names of header fields, space-separated, whose
+ * values joined by one space form the timestamp), "time_format" (strptime-like:
+ * %Y %y %m %d %H %M %S %f (fraction of a second) %b (month name) %s (seconds
+ * since 1970, with optional fraction) %% and literal characters; times are
+ * UTC).  Returns LOGTK_OK, LOGTK_ERR_NOT_FOUND (unknown name), LOGTK_ERR_INVALID
+ * or LOGTK_ERR_SYNTAX (id_regex does not compile).
+ */
+int logtk_windows_set_option(logtk_windows *w, const char *name, const char *value);
+
+/** Binds header field names (time_fields) to the fields of format f (needed by "time"). */
+int logtk_windows_set_format(logtk_windows *w, const logtk_format *f);
+
+/** Binds time_fields to named columns (structured input): names[0..n). */
+int logtk_windows_set_columns(logtk_windows *w, const char *const *names, size_t n);
+
+/**
+ * Adds one line: its text (searched for ids), its header fields (in the order
+ * bound by set_format / set_columns; may be NULL when not needed), its global
+ * line number, its event id and its label (LOGTK_LABEL_*).  Returns LOGTK_OK,
+ * LOGTK_ERR_NOMEM or LOGTK_ERR_LIMIT (id regex hit its match limit: the line
+ * is skipped and counted as naming no id).
+ */
+int logtk_windows_add(logtk_windows *w, const char *text, size_t len, const logtk_slice *fields,
+                      size_t nfields, uint64_t line_no, uint32_t event, int label);
+
+/** Completes every open window (end of input). */
+int logtk_windows_finish(logtk_windows *w);
+
+/** Pulls the next completed window: LOGTK_OK (filled) or LOGTK_DONE (none ready). */
+int logtk_windows_next(logtk_windows *w, logtk_window *out);
+
+/** Counts so far. */
+void logtk_windows_stats(const logtk_windows *w, logtk_window_stats *out);
+
+/**
+ * Parses a timestamp with a time_format (see logtk_windows_set_option) into
+ * seconds since 1970 UTC.  Returns LOGTK_OK or LOGTK_ERR_DATA.
+ */
+int logtk_parse_time(const char *format, const char *text, size_t len, double *out);
+
+/** The last error. */
+const char *logtk_windows_errmsg(const logtk_windows *w);
+
+/** Frees the windower.  NULL is harmless. */
+void logtk_windows_free(logtk_windows *w);
+
+/**
+ * Appends a window to a session set as one session (events named by the
+ * caller: names[event id] for each event, NULL names: the id in decimal).
+ * The window's id becomes the session id (a repeated id gets "#2", "#3"...).
+ */
+int logtk_sessions_add_window(logtk_sessions *s, const logtk_window *win,
+                              const logtk_slice *names, size_t nnames);
+
 /* ------------------------------------------------------------------------ */
 /* Compressed archives: lossless, columnar, searchable (see logtk-archive(5)) */
 /* ------------------------------------------------------------------------ */

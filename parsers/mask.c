@@ -39,12 +39,10 @@ typedef struct mask_rule {
     pcre2_code *code;
     int jit; /* 1 when JIT compiled */
     /* prefilter, from PCRE2's own analysis: a match needs min_length bytes
-       and starts with first_unit (first_kind 1) or a byte of first_bitmap
-       (first_kind 2); 0 = no such knowledge */
+       and, when first_kind is 1, starts with first_unit */
     size_t min_length;
     int first_kind;
     unsigned char first_unit;
-    uint8_t first_bitmap[32];
     char *pattern;
     char *replacement;
     size_t replacement_len;
@@ -75,6 +73,7 @@ struct logtk_masker {
     segment_list segs[2];
     int cur;         /* index of the buffer holding the current text; -1: the input */
     size_t orig_len; /* length of the last input */
+    size_t map_hint; /* segment of the last map lookup */
 };
 
 int logtk_masker_new(logtk_masker **out)
@@ -150,7 +149,7 @@ int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replaceme
     r->first_kind = 0;
     if (pcre2_pattern_info(code, PCRE2_INFO_MINLENGTH, &info) == 0)
         r->min_length = info;
-    uint32_t ftype = 0, fbits_ok = 0;
+    uint32_t ftype = 0;
     pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODETYPE, &ftype);
     if (ftype == 1 && pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODEUNIT, &info) == 0) {
         uint32_t opts = 0;
@@ -159,15 +158,7 @@ int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replaceme
             r->first_kind = 1;
             r->first_unit = (unsigned char)info;
         }
-    } else if (ftype == 0) {
-        const uint8_t *bits = NULL;
-        if (pcre2_pattern_info(code, PCRE2_INFO_FIRSTBITMAP, &bits) == 0 && bits != NULL) {
-            memcpy(r->first_bitmap, bits, sizeof r->first_bitmap);
-            r->first_kind = 2;
-            fbits_ok = 1;
-        }
     }
-    (void)fbits_ok;
     r->pattern = strdup(pattern);
     r->replacement = strdup(replacement);
     r->replacement_len = strlen(replacement);
@@ -218,7 +209,7 @@ int logtk_masker_changed(const logtk_masker *m)
 
 /* ------------------------------------------------------------------ the map */
 
-/* Segment containing masked position pos (pos < text length), by binary search. */
+/* Segment containing masked position pos (pos < text length). */
 static inline const span_segment *segment_at(const segment_list *l, size_t pos)
 {
     size_t lo = 0, hi = l->n;
@@ -227,6 +218,7 @@ static inline const span_segment *segment_at(const segment_list *l, size_t pos)
             lo++;
         return &l->seg[lo];
     }
+    /* binary search */
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
         if (l->seg[mid].mstart <= pos)
@@ -262,8 +254,22 @@ static inline size_t map_end(const segment_list *l, size_t pos, size_t masked_le
     return s->ostart + s->olen;
 }
 
-void logtk_masker_map(const logtk_masker *m, size_t start, size_t end, size_t *ostart,
-                      size_t *oend)
+/* Index of the last segment starting at or before pos, scanning forward from
+   the previous answer when it still applies (parameters come in order). */
+static inline size_t segment_index(logtk_masker *m, const segment_list *l, size_t pos)
+{
+    size_t k = m->map_hint;
+    if (k >= l->n || l->seg[k].mstart > pos) {
+        if (l->n > 8)
+            return m->map_hint = (size_t)(segment_at(l, pos) - l->seg);
+        k = 0;
+    }
+    while (k + 1 < l->n && l->seg[k + 1].mstart <= pos)
+        k++;
+    return m->map_hint = k;
+}
+
+void logtk_masker_map(logtk_masker *m, size_t start, size_t end, size_t *ostart, size_t *oend)
 {
     if (m->cur < 0) {
         *ostart = start;
@@ -272,8 +278,27 @@ void logtk_masker_map(const logtk_masker *m, size_t start, size_t end, size_t *o
     }
     const segment_list *l = &m->segs[m->cur];
     size_t mlen = m->text[m->cur].len;
-    size_t a = map_start(l, start, mlen, m->orig_len);
-    size_t b = end > start ? map_end(l, end, mlen, m->orig_len) : a;
+    size_t a, b;
+    if (l->n == 0 || start >= mlen) {
+        a = m->orig_len;
+    } else {
+        const span_segment *sg = &l->seg[segment_index(m, l, start)];
+        if (start >= sg->mstart + sg->mlen)
+            a = sg->ostart + sg->olen;
+        else
+            a = sg->verbatim ? sg->ostart + (start - sg->mstart) : sg->ostart;
+    }
+    if (end <= start || l->n == 0) {
+        b = a;
+    } else {
+        if (end > mlen)
+            end = mlen;
+        const span_segment *sg = &l->seg[segment_index(m, l, end - 1)];
+        if (sg->verbatim && end <= sg->mstart + sg->mlen)
+            b = sg->ostart + (end - sg->mstart);
+        else
+            b = sg->ostart + sg->olen;
+    }
     *ostart = a;
     *oend = b < a ? a : b;
 }
@@ -358,10 +383,11 @@ static int is_limit_error(int rc)
 }
 
 /*
- * Runs rule r from `start`.  The prefilter skips the call when too few bytes
- * are left or no byte can start a match, and otherwise starts the search at
- * the first possible start (look-behind still sees the whole subject): most
- * lines need no engine call at all for a rule that does not apply.
+ * Runs rule r from `start`.  The prefilter skips the engine call (about 100
+ * instructions of set-up each) when too few bytes are left or the literal
+ * every match starts with does not occur (memchr), and otherwise starts the
+ * search there (look-behind still sees the whole subject).  A start-byte set
+ * such as \d is left to the JIT, whose own scan is faster than a table loop.
  */
 static int run_match(logtk_masker *m, const mask_rule *r, const char *subject, size_t len,
                      size_t start)
@@ -373,12 +399,6 @@ static int run_match(logtk_masker *m, const mask_rule *r, const char *subject, s
         if (hit == NULL)
             return PCRE2_ERROR_NOMATCH;
         start = (size_t)(hit - subject);
-    } else if (r->first_kind == 2) {
-        const unsigned char *u = (const unsigned char *)subject;
-        while (start < len && !(r->first_bitmap[u[start] >> 3] & (1u << (u[start] & 7))))
-            start++;
-        if (start == len)
-            return PCRE2_ERROR_NOMATCH;
     }
     if (len - start < r->min_length)
         return PCRE2_ERROR_NOMATCH;
@@ -394,6 +414,7 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
 {
     int status = LOGTK_OK;
     m->cur = -1;
+    m->map_hint = 0;
     m->orig_len = len;
     const char *cur_text = len ? text : "";
     size_t cur_len = len;

@@ -60,9 +60,10 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
  * Maps a range [start, end) of the last masked text to the original text
  * given to logtk_masker_apply(): *ostart / *oend are offsets in the original.
  * A boundary inside a replacement widens to the whole replaced original.
+ * Lookups in increasing order are cheapest (the masker remembers the last
+ * segment it found).
  */
-void logtk_masker_map(const logtk_masker *m, size_t start, size_t end, size_t *ostart,
-                      size_t *oend);
+void logtk_masker_map(logtk_masker *m, size_t start, size_t end, size_t *ostart, size_t *oend);
 
 /** Nonzero when the last apply changed the text (the map is not the identity). */
 int logtk_masker_changed(const logtk_masker *m);

@@ -66,6 +66,10 @@ static const logtk_parser_algo *const algorithm_registry[] = {
     &logtk_algo_logmine,
     &logtk_algo_brain,
     &logtk_algo_fuse,
+    &logtk_algo_ulp,
+    &logtk_algo_shiso,
+    &logtk_algo_logcluster,
+    &logtk_algo_slct,
 };
 #define ALGORITHM_COUNT (sizeof algorithm_registry / sizeof algorithm_registry[0])
 
@@ -737,10 +741,11 @@ int logtk_parser_assignment(logtk_parser *p, uint64_t index, uint32_t *template_
 /* ---------------------------------------------------- parameter extraction */
 
 /* Appends a parameter: masked range [ms, me) mapped to the original content. */
-static int put_param(logtk_parser *p, size_t *np, const char *orig, const char *masked_base,
-                     const char *ms, const char *me)
+static inline int put_param(logtk_parser *p, size_t *np, const char *orig,
+                            const char *masked_base, const char *ms, const char *me)
 {
-    if (grow_size((void **)&p->param_out, &p->param_out_cap, *np + 1, sizeof *p->param_out))
+    if (*np >= p->param_out_cap &&
+        grow_size((void **)&p->param_out, &p->param_out_cap, *np + 1, sizeof *p->param_out))
         return nomem(p);
     size_t a, b;
     logtk_masker_map(p->masker, (size_t)(ms - masked_base), (size_t)(me - masked_base), &a, &b);

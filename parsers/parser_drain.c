@@ -320,6 +320,20 @@ static int short_message(logtk_parser *p, drain_state *d, const logtk_parse_line
     return LOGTK_OK;
 }
 
+/* Nonzero when the message's tokens are exactly the template's tokens. */
+static int same_as_template(const logtk_parser *p, uint32_t id, const logtk_parse_line *line)
+{
+    size_t m;
+    const logtk_slice *tt = logtk_tmpl_tokens(p, id, &m);
+    if (m != line->ntokens)
+        return 0;
+    for (size_t i = 0; i < m; i++)
+        if (tt[i].len != line->tokens[i].len ||
+            memcmp(tt[i].ptr, line->tokens[i].ptr, tt[i].len) != 0)
+            return 0;
+    return 1;
+}
+
 static int drain_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                       uint32_t *template_id)
 {
@@ -369,6 +383,17 @@ static int drain_feed(logtk_parser *p, void *state, const logtk_parse_line *line
                     return rc;
             }
         }
+        *template_id = best;
+        return LOGTK_OK;
+    }
+    if (best && (size_t)(best_sim + best_params) == n && same_as_template(p, best, line)) {
+        /* A message whose tokens are mostly masks ("BLOCK* ask <*> to delete <*> <*> ...")
+           scores below st even against a template with exactly its text, so the
+           reference would add a duplicate cluster for every such message and the
+           tree would grow with the input.  A duplicate's text equals the existing
+           template's and on a full tie the earlier cluster wins the search, so
+           joining the existing one changes grouping only where the reference's
+           twins would later diverge (GA on the 16 Loghub-2k datasets is unchanged). */
         *template_id = best;
         return LOGTK_OK;
     }

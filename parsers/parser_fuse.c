@@ -68,6 +68,8 @@ typedef struct fuse_group {
     uint32_t nvalues;
     uint32_t position;
     int promoted;
+    int varform_seen; /* some line showed the slot's variable form */
+    int value_like;   /* some word seen there looks like a value (looks_like_value) */
 } fuse_group;
 
 /* 64-bit key -> 32-bit value, open addressing. */
@@ -98,7 +100,8 @@ typedef struct fuse_state {
     uint8_t *tok_wild;
     logtk_slice *tok;
     size_t tok_cap;
-    size_t *wf_prefix;  /* per token: bytes kept by its variable form */
+    size_t *wf_prefix;  /* per token: bytes kept by its variable form before "<*>" */
+    size_t *wf_suffix;  /* per token: bytes kept after "<*>" */
     uint64_t *wf_hash;  /* per token: hash of its variable form */
     logtk_strbuf wform; /* variable forms, for template tokens */
     logtk_slice *edit;  /* template tokens being generalized */
@@ -220,14 +223,24 @@ static const unsigned char atom_break[256] = {
     ['<'] = 1, ['>'] = 1,
 };
 
+static int is_alnum_byte(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 static int is_wild_at(const char *s, size_t i, size_t n)
 {
     return i + 3 <= n && s[i] == '<' && s[i + 1] == '*' && s[i + 2] == '>';
 }
 
-/* Absolute path with at least two slashes, ignoring trailing punctuation. */
+/*
+ * Absolute path with at least two slashes, or a relative one spelled
+ * "./name" or "../name" (the shell's way of naming a file, never a word).
+ */
 static int is_path(const char *s, size_t n)
 {
+    if ((n >= 3 && s[0] == '.' && s[1] == '/') || (n >= 4 && memcmp(s, "../", 3) == 0))
+        return 1;
     if (n < 3 || s[0] != '/')
         return 0;
     size_t slashes = 0;
@@ -327,6 +340,34 @@ static size_t wildform_prefix(const char *s, size_t n)
     return (size_t)(eq - s) + 1;
 }
 
+/*
+ * Sentence punctuation ending a token (",", ".", ";", ":") stays outside the
+ * variable: "to 10.0.0.1," and "to LOCAL(0)," both read "to <*>,", as the
+ * corrected ground truths write them.  Returns its length (0 when the token
+ * is nothing else).
+ */
+static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
+{
+    size_t end = n;
+    while (end > prefix && (s[end - 1] == ',' || s[end - 1] == '.' || s[end - 1] == ';' ||
+                            s[end - 1] == ':'))
+        end--;
+    return end > prefix ? n - end : 0;
+}
+
+/* Hash of the variable form prefix + "<*>" + suffix (equal to hash_bytes of those bytes). */
+static uint64_t wildform_hash(const char *s, size_t n, size_t prefix, size_t suffix)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < prefix; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    for (size_t i = 0; i < LOGTK_WILDCARD_LEN; i++)
+        h = (h ^ (unsigned char)LOGTK_WILDCARD[i]) * 0x100000001b3ULL;
+    for (size_t i = n - suffix; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    return mix64(h ^ (prefix + LOGTK_WILDCARD_LEN + suffix));
+}
+
 /* ------------------------------------------------------------ life cycle */
 
 static int fuse_init(logtk_parser *p, void *state)
@@ -355,6 +396,7 @@ static void fuse_destroy(void *state)
     free(st->tok_wild);
     free(st->tok);
     free(st->wf_prefix);
+    free(st->wf_suffix);
     free(st->wf_hash);
     logtk_strbuf_free(&st->wform);
     free(st->edit);
@@ -414,7 +456,8 @@ static int generalize(logtk_parser *p, fuse_state *st, uint32_t id, size_t pos)
         return LOGTK_OK;
     int rc;
     size_t keep = wildform_prefix(t[pos].ptr, t[pos].len);
-    if (keep == 0) {
+    size_t tail = wildform_suffix(t[pos].ptr, t[pos].len, keep);
+    if (keep == 0 && tail == 0) {
         rc = logtk_tmpl_set_wildcard(p, id, pos);
     } else {
         if (n > st->edit_cap) {
@@ -426,7 +469,8 @@ static int generalize(logtk_parser *p, fuse_state *st, uint32_t id, size_t pos)
         }
         logtk_strbuf_clear(&st->wform);
         if (logtk_strbuf_append(&st->wform, t[pos].ptr, keep) != 0 ||
-            logtk_strbuf_append(&st->wform, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0)
+            logtk_strbuf_append(&st->wform, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0 ||
+            logtk_strbuf_append(&st->wform, t[pos].ptr + t[pos].len - tail, tail) != 0)
             return LOGTK_ERR_NOMEM;
         memcpy(st->edit, t, n * sizeof *t);
         st->edit[pos].ptr = st->wform.data;
@@ -473,13 +517,48 @@ static int grow_scratch(fuse_state *st, size_t n)
     size_t *wp = realloc(st->wf_prefix, cap * sizeof *wp);
     if (wp)
         st->wf_prefix = wp;
+    size_t *ws = realloc(st->wf_suffix, cap * sizeof *ws);
+    if (ws)
+        st->wf_suffix = ws;
     uint64_t *wh = realloc(st->wf_hash, cap * sizeof *wh);
     if (wh)
         st->wf_hash = wh;
-    if (!o || !l || !h || !w || !t || !wp || !wh)
+    if (!o || !l || !h || !w || !t || !wp || !ws || !wh)
         return -1;
     st->tok_cap = cap;
     return 0;
+}
+
+/*
+ * A word that reads as a value rather than as a message word: it holds a
+ * masked part ("LOCAL(<*>)") or a dot between letters or digits (host
+ * names, class and file names: "host.example.org", "a.b.C").  Message words
+ * are not written like that in any of the logs we know.
+ */
+static int looks_like_value(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (is_wild_at(s, i, n))
+            return 1;
+        if (s[i] == '.' && i > 0 && i + 1 < n && is_alnum_byte(s[i - 1]) && is_alnum_byte(s[i + 1]))
+            return 1;
+    }
+    return 0;
+}
+
+/* The token is variables and punctuation only ("<*>,", "<*>:<*>", "(<*>)"). */
+static int only_variables(const char *s, size_t n)
+{
+    int wild = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (is_wild_at(s, i, n)) {
+            wild = 1;
+            i += 2;
+        } else if (is_alnum_byte(s[i])) {
+            return 0;
+        }
+    }
+    return wild;
 }
 
 /* Key of the sibling group "sequence with position pos free". */
@@ -512,9 +591,10 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         st->tok_wild[i] = logtk_is_wildcard(t, st->tok_len[i]);
         st->tok_hash[i] = st->tok_wild[i] ? wild_h : hash_bytes(t, st->tok_len[i]);
         st->wf_prefix[i] = wildform_prefix(t, st->tok_len[i]);
-        st->wf_hash[i] = st->wf_prefix[i] ? hash_two(t, st->wf_prefix[i], LOGTK_WILDCARD,
-                                                     LOGTK_WILDCARD_LEN)
-                                          : wild_h;
+        st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, st->tok_len[i], st->wf_prefix[i]);
+        st->wf_hash[i] = st->wf_prefix[i] || st->wf_suffix[i]
+                             ? wildform_hash(t, st->tok_len[i], st->wf_prefix[i], st->wf_suffix[i])
+                             : wild_h;
         constants += !st->tok_wild[i];
         seq += salted(st->tok_hash[i], i);
     }
@@ -549,18 +629,21 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         /* room for every "key=<*>" first, so the buffer does not move under the slices */
         size_t room = 0;
         for (size_t i = 0; i < n; i++)
-            if (st->tok_wild[i] && st->wf_prefix[i])
-                room += st->wf_prefix[i] + LOGTK_WILDCARD_LEN;
+            if (st->tok_wild[i])
+                room += st->wf_prefix[i] + LOGTK_WILDCARD_LEN + st->wf_suffix[i];
         logtk_strbuf_clear(&st->wform);
         if (logtk_strbuf_reserve(&st->wform, room) != 0)
             return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         for (size_t i = 0; i < n; i++) {
-            if (st->tok_wild[i] && st->wf_prefix[i]) {
-                /* "key=<*>": the key, then the wildcard */
+            if (st->tok_wild[i] && (st->wf_prefix[i] || st->wf_suffix[i])) {
+                /* "key=<*>,": the key, the wildcard, the punctuation */
+                const char *t = st->norm.data + st->tok_off[i];
                 st->tok[i].ptr = st->wform.data + st->wform.len;
-                st->tok[i].len = st->wf_prefix[i] + LOGTK_WILDCARD_LEN;
-                logtk_strbuf_append(&st->wform, st->norm.data + st->tok_off[i], st->wf_prefix[i]);
+                st->tok[i].len = st->wf_prefix[i] + LOGTK_WILDCARD_LEN + st->wf_suffix[i];
+                logtk_strbuf_append(&st->wform, t, st->wf_prefix[i]);
                 logtk_strbuf_append(&st->wform, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+                logtk_strbuf_append(&st->wform, t + st->tok_len[i] - st->wf_suffix[i],
+                                    st->wf_suffix[i]);
             } else if (st->tok_wild[i]) {
                 st->tok[i].ptr = LOGTK_WILDCARD;
                 st->tok[i].len = LOGTK_WILDCARD_LEN;
@@ -586,10 +669,13 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         map_put(&st->exact, seq_seen, id) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
-    /* register this line's word at each constant position in its sibling group */
-    for (size_t i = 0; i < n && constants >= 2; i++) {
-        if (st->tok_wild[i])
-            continue;
+    /* register this line's word at each position in its sibling group */
+    for (size_t i = 0; i < n; i++) {
+        /* the line shows the slot's variable form ("<*>", "key=<*>") */
+        int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
+                      only_variables(st->norm.data + st->tok_off[i], st->tok_len[i]);
+        if (constants - !st->tok_wild[i] < 1)
+            continue; /* no other constant: nothing anchors the group */
         uint64_t key = sibling_key(seq, n, st->tok_hash, st->wf_hash, i);
         uint32_t g = map_get(&st->groups, key);
         if (g == FUSE_NO_ID) {
@@ -613,15 +699,32 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         if (grp->promoted)
             continue;
         uint32_t v;
-        for (v = 0; v < grp->nvalues; v++)
-            if (grp->values[v] == st->tok_hash[i])
-                break;
-        if (v < grp->nvalues)
-            continue;
-        grp->values[grp->nvalues] = st->tok_hash[i];
-        grp->members[grp->nvalues] = id;
-        grp->nvalues++;
-        if ((long)grp->nvalues >= st->threshold) {
+        /* the slot's own variable form ("<*>", "key=<*>", "<*>,") marks a variable field */
+        if (varform && st->tok_hash[i] == st->wf_hash[i]) {
+            grp->varform_seen = 1;
+        } else {
+            /* any other word, including another shape of a variable ("<*>:<*>"), is a value */
+            for (v = 0; v < grp->nvalues; v++)
+                if (grp->values[v] == st->tok_hash[i])
+                    break;
+            if (v < grp->nvalues)
+                continue;
+            grp->values[grp->nvalues] = st->tok_hash[i];
+            grp->members[grp->nvalues] = id;
+            grp->nvalues++;
+            grp->value_like |= looks_like_value(st->norm.data + st->tok_off[i], st->tok_len[i]);
+        }
+        /*
+         * Promote at `threshold` distinct words, or as soon as a slot that
+         * some line showed in its variable form (a masked value, "key=<*>")
+         * holds another word that looks like a value (see looks_like_value):
+         * a field is a variable field whatever value it prints, so
+         * "rhost=<*>" (an address) and "rhost=host.example.org" are one
+         * template; likewise "to <*>," and "to LOCAL(<*>),".  Plain words
+         * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
+         */
+        if ((long)grp->nvalues >= st->threshold ||
+            (grp->varform_seen && grp->value_like)) {
             grp->promoted = 1;
             for (v = 0; v < grp->nvalues; v++) {
                 int rc = generalize(p, st, grp->members[v], i);
@@ -637,6 +740,144 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     return LOGTK_OK;
 }
 
+/* --------------------------------------------------------------- snapshot */
+
+/*
+ * Blob layout (all varints): the three maps as (count, then key/value
+ * pairs), the sibling groups (count, then position, promoted, nvalues and
+ * the value/member pairs) and the redirects (count, then id/target pairs).
+ * Keys are hashes of token text, so they are stable across builds of the
+ * same version; template ids refer to the shared template store.
+ */
+static int save_map(logtk_strbuf *out, const fuse_map *m)
+{
+    if (logtk_strbuf_put_varint(out, m->count) != 0)
+        return -1;
+    for (size_t i = 0; i < m->nslots; i++)
+        if (m->used[i] && (logtk_strbuf_put_varint(out, m->keys[i]) != 0 ||
+                           logtk_strbuf_put_varint(out, m->values[i]) != 0))
+            return -1;
+    return 0;
+}
+
+static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
+{
+    fuse_state *st = state;
+    int ok = save_map(out, &st->exact) == 0 && save_map(out, &st->groups) == 0 &&
+             save_map(out, &st->by_text) == 0 &&
+             logtk_strbuf_put_varint(out, st->ngroups) == 0;
+    for (size_t g = 0; ok && g < st->ngroups; g++) {
+        const fuse_group *grp = &st->group_list[g];
+        ok = logtk_strbuf_put_varint(out, grp->position) == 0 &&
+             logtk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
+                                                    grp->value_like << 2)) == 0 &&
+             logtk_strbuf_put_varint(out, grp->nvalues) == 0;
+        for (uint32_t v = 0; ok && v < grp->nvalues; v++)
+            ok = logtk_strbuf_put_varint(out, grp->values[v]) == 0 &&
+                 logtk_strbuf_put_varint(out, grp->members[v]) == 0;
+    }
+    size_t nredirect = 0;
+    for (size_t i = 0; i < st->redirect_cap; i++)
+        nredirect += st->redirect[i] != 0 && st->redirect[i] != i;
+    ok = ok && logtk_strbuf_put_varint(out, nredirect) == 0;
+    for (size_t i = 0; ok && i < st->redirect_cap; i++)
+        if (st->redirect[i] != 0 && st->redirect[i] != i)
+            ok = logtk_strbuf_put_varint(out, i) == 0 &&
+                 logtk_strbuf_put_varint(out, st->redirect[i]) == 0;
+    return ok ? LOGTK_OK : logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+}
+
+#define FUSE_BAD(what) logtk_parser_error(p, LOGTK_ERR_STATE, "fuse state: %s", what)
+
+/* Reads one map whose values must be below `limit`; 1 on bad data, -1 on no memory. */
+static int load_map(const uint8_t **pos, const uint8_t *end, fuse_map *m, uint64_t limit)
+{
+    uint64_t count, key, value;
+    if (logtk_snap_varint(pos, end, &count) != 0 || count > (uint64_t)(end - *pos) / 2)
+        return 1;
+    for (uint64_t i = 0; i < count; i++) {
+        if (logtk_snap_varint(pos, end, &key) != 0 || logtk_snap_varint(pos, end, &value) != 0 ||
+            value >= limit || map_get(m, key) != FUSE_NO_ID)
+            return 1;
+        if (map_put(m, key, (uint32_t)value) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
+{
+    fuse_state *st = state;
+    const uint8_t *pos = data, *end = data + len;
+    uint64_t ntemplates = (uint64_t)logtk_tmpl_count(p) + 1, v, k;
+    if (ntemplates > 1 && ensure_redirect(st, (uint32_t)(ntemplates - 1)) != 0)
+        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    int rc = load_map(&pos, end, &st->exact, ntemplates);
+    if (rc == 0)
+        rc = load_map(&pos, end, &st->groups, UINT32_MAX);
+    if (rc == 0)
+        rc = load_map(&pos, end, &st->by_text, ntemplates);
+    if (rc < 0)
+        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    if (rc > 0)
+        return FUSE_BAD("bad map");
+    if (logtk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3)
+        return FUSE_BAD("bad group count");
+    if (v > 0) {
+        fuse_group *q = calloc((size_t)v, sizeof *q);
+        if (!q)
+            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        free(st->group_list);
+        st->group_list = q;
+        st->groups_cap = (size_t)v;
+    }
+    st->ngroups = (size_t)v;
+    for (size_t g = 0; g < st->ngroups; g++) {
+        fuse_group *grp = &st->group_list[g];
+        uint64_t position, promoted, nvalues;
+        if (logtk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
+            logtk_snap_varint(&pos, end, &promoted) != 0 || promoted > 7 ||
+            logtk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
+            return FUSE_BAD("bad group");
+        grp->position = (uint32_t)position;
+        grp->promoted = (int)(promoted & 1);
+        grp->varform_seen = (int)(promoted >> 1 & 1);
+        grp->value_like = (int)(promoted >> 2);
+        grp->nvalues = (uint32_t)nvalues;
+        for (uint32_t i = 0; i < grp->nvalues; i++) {
+            if (logtk_snap_varint(&pos, end, &grp->values[i]) != 0 ||
+                logtk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates)
+                return FUSE_BAD("bad group member");
+            grp->members[i] = (uint32_t)k;
+        }
+    }
+    for (size_t i = 0; i < st->groups.nslots; i++)
+        if (st->groups.used[i] && st->groups.values[i] >= st->ngroups)
+            return FUSE_BAD("bad group index");
+    uint64_t nredirect;
+    if (logtk_snap_varint(&pos, end, &nredirect) != 0 || nredirect > (uint64_t)(end - pos) / 2)
+        return FUSE_BAD("bad redirect count");
+    for (uint64_t i = 0; i < nredirect; i++) {
+        if (logtk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates ||
+            logtk_snap_varint(&pos, end, &v) != 0 || v == 0 || v >= ntemplates || v == k)
+            return FUSE_BAD("bad redirect");
+        st->redirect[k] = (uint32_t)v;
+    }
+    if (pos != end)
+        return FUSE_BAD("trailing bytes");
+    /* a redirect chain must end: at most one step per template */
+    for (uint32_t id = 1; id < ntemplates; id++) {
+        uint32_t r = id;
+        for (uint64_t steps = 0; r < st->redirect_cap && st->redirect[r] != 0 && st->redirect[r] != r;
+             steps++) {
+            if (steps >= ntemplates)
+                return FUSE_BAD("redirect cycle");
+            r = st->redirect[r];
+        }
+    }
+    return LOGTK_OK;
+}
+
 const logtk_parser_algo logtk_algo_fuse = {
     .name = "fuse",
     .summary = "logtk's own online parser: digit/punctuation-aware masks, exact lookup, "
@@ -648,6 +889,6 @@ const logtk_parser_algo logtk_algo_fuse = {
     .set_param = fuse_set_param,
     .feed = fuse_feed,
     .finish = NULL,
-    .save = NULL,
-    .load = NULL,
+    .save = fuse_save,
+    .load = fuse_load,
 };

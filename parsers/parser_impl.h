@@ -32,6 +32,9 @@
  *   save(p, state, out) / load(p, state, data, len)   snapshot blob.
  *   destroy(state)                     frees what init/feed allocated (not
  *                                      the state block itself).
+ * The state must not keep the logtk_parser pointer: every call receives it,
+ * and logtk_parser_load() builds a fresh parser and moves it into place.
+ * Everything the state allocates must be reachable from the state block.
  *
  * Receiving a line
  * ----------------
@@ -235,5 +238,9 @@ extern const logtk_parser_algo logtk_algo_lenma;
 extern const logtk_parser_algo logtk_algo_logmine;
 extern const logtk_parser_algo logtk_algo_brain;
 extern const logtk_parser_algo logtk_algo_fuse;
+extern const logtk_parser_algo logtk_algo_ulp;
+extern const logtk_parser_algo logtk_algo_shiso;
+extern const logtk_parser_algo logtk_algo_logcluster;
+extern const logtk_parser_algo logtk_algo_slct;
 
 #endif

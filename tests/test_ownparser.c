@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "logtk.h"
@@ -171,10 +173,142 @@ static void test_fuse_siblings(void)
     logtk_parser_free(NULL);
 }
 
+/* A small varied corpus: templates with numeric fields, words that become
+   variables only after enough siblings, and key=value pairs. */
+static void corpus_line(char *buf, size_t cap, int i)
+{
+    static const char *const users[] = {"alice", "bob", "carol", "dave", "erin", "frank"};
+    static const char *const verbs[] = {"Started", "Stopped"};
+    switch (i % 4) {
+    case 0:
+        snprintf(buf, cap, "Accepted password for %s from 10.0.%d.%d port %d", users[i % 6],
+                 i % 7, i % 250, 1000 + i);
+        break;
+    case 1:
+        snprintf(buf, cap, "VM %s instance-%d", verbs[(i / 4) % 2], i);
+        break;
+    case 2:
+        snprintf(buf, cap, "login ok user=%s tries=%d", users[(i * 5) % 6], i % 3);
+        break;
+    default:
+        snprintf(buf, cap, "disk %s full on node", users[(i / 4) % 6]);
+        break;
+    }
+}
+
+static void test_fuse_snapshot(void)
+{
+    logtk_parser *whole = NULL, *first = NULL, *resumed = NULL;
+    CHECK_STATUS(logtk_parser_new(&whole, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(&first, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(&resumed, "fuse"), LOGTK_OK);
+    char line[256];
+    /* the first part shows only some siblings: learning continues after the reload */
+    for (int i = 0; i < 14; i++) {
+        corpus_line(line, sizeof line, i);
+        CHECK_STATUS(logtk_parser_feed(whole, line, strlen(line), NULL), LOGTK_OK);
+        CHECK_STATUS(logtk_parser_feed(first, line, strlen(line), NULL), LOGTK_OK);
+    }
+    void *snap = NULL;
+    size_t len = 0;
+    CHECK_STATUS(logtk_parser_save(first, &snap, &len), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_load(resumed, snap, len), LOGTK_OK);
+    CHECK(logtk_parser_template_count(resumed) == logtk_parser_template_count(first));
+    int same = 1;
+    for (int i = 14; i < 200; i++) {
+        corpus_line(line, sizeof line, i);
+        logtk_event a, b;
+        CHECK_STATUS(logtk_parser_feed(whole, line, strlen(line), &a), LOGTK_OK);
+        CHECK_STATUS(logtk_parser_feed(resumed, line, strlen(line), &b), LOGTK_OK);
+        logtk_slice ta, tb;
+        uint64_t ca, cb;
+        logtk_parser_template(whole, a.template_id, &ta, &ca);
+        logtk_parser_template(resumed, b.template_id, &tb, &cb);
+        if (a.template_id != b.template_id || ta.len != tb.len || memcmp(ta.ptr, tb.ptr, ta.len))
+            same = 0;
+    }
+    CHECK(same);
+    CHECK(logtk_parser_template_count(whole) == logtk_parser_template_count(resumed));
+    /* the resumed parser learned the same variables as the uninterrupted one */
+    corpus_line(line, sizeof line, 199);
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_feed(resumed, line, strlen(line), &ev), LOGTK_OK);
+    logtk_slice t;
+    uint64_t c;
+    logtk_parser_template(resumed, ev.template_id, &t, &c);
+    CHECK_BYTES(t.ptr, t.len, "disk <*> full on node");
+
+    /* damaged or truncated snapshots are refused and leave the parser usable */
+    uint32_t before = logtk_parser_template_count(resumed);
+    unsigned char *bad = malloc(len);
+    int refused = 1;
+    for (size_t i = 0; bad && i < len; i++) {
+        memcpy(bad, snap, len);
+        bad[i] ^= 0x41;
+        if (logtk_parser_load(resumed, bad, len) != LOGTK_ERR_STATE)
+            refused = 0;
+    }
+    for (size_t cut = 0; cut < len; cut += 5)
+        if (logtk_parser_load(resumed, snap, cut) != LOGTK_ERR_STATE)
+            refused = 0;
+    CHECK(refused);
+    CHECK(logtk_parser_template_count(resumed) == before);
+    free(bad);
+    logtk_free(snap);
+    logtk_parser_free(whole);
+    logtk_parser_free(first);
+    logtk_parser_free(resumed);
+}
+
+static void test_fuse_variable_slots(void)
+{
+    /* a slot seen holding a masked value takes other value-like words at once,
+       and sentence punctuation stays outside the variable */
+    static const char *const ntp[] = {"synchronized to 10.0.0.1, stratum 3",
+                                      "synchronized to LOCAL(0), stratum 10"};
+    logtk_parser *p = run("fuse", ntp, 2, NULL, NULL);
+    logtk_slice t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "synchronized to <*>, stratum <*>");
+    CHECK(same_text(p, 0, 1));
+    logtk_parser_free(p);
+
+    static const char *const hosts[] = {"auth failure rhost=10.0.0.1 user=root",
+                                        "auth failure rhost=host.example.org user=root"};
+    p = run("fuse", hosts, 2, NULL, NULL);
+    t = text_of(p, 1);
+    CHECK_BYTES(t.ptr, t.len, "auth failure rhost=<*> user=root");
+    CHECK(same_text(p, 0, 1));
+    logtk_parser_free(p);
+
+    /* a plain word beside a masked one waits for the threshold */
+    static const char *const proto[] = {"open through proxy HTTPS now",
+                                        "open through proxy SOCKS5 now"};
+    p = run("fuse", proto, 2, NULL, NULL);
+    CHECK(!same_text(p, 0, 1));
+    t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "open through proxy HTTPS now");
+    logtk_parser_free(p);
+
+    /* another shape of a variable in a variable slot ("<*>:<*>" beside "<*>") */
+    static const char *const shapes[] = {"chrome.exe 10.0.0.1 open", "chrome.exe 10.0.0.2:443 open"};
+    p = run("fuse", shapes, 2, NULL, NULL);
+    CHECK(same_text(p, 0, 1));
+    logtk_parser_free(p);
+
+    /* relative paths are variables */
+    static const char *const paths[] = {"Error loading ./runtime_malloc: failed"};
+    p = run("fuse", paths, 1, NULL, NULL);
+    t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "Error loading <*>: failed");
+    logtk_parser_free(p);
+}
+
 int main(void)
 {
     test_brain();
     test_fuse_masks();
     test_fuse_siblings();
+    test_fuse_snapshot();
+    test_fuse_variable_slots();
     return TEST_SUMMARY();
 }
