@@ -39,6 +39,16 @@
  *    position of its groups as "<*>", then is registered.  A group only
  *    forms when at least one other position holds a constant word, so
  *    one-word messages never collapse into "<*>".
+ *    A slot some line printed in its variable form ("<*>", "key=<*>",
+ *    "<*>,") is promoted as soon as it also shows a value-like word (one
+ *    holding a masked part or a dotted name): a field that printed a
+ *    masked value is a variable field, so "rhost=<*>" and
+ *    "rhost=host.example.org", or "to <*>," and "to LOCAL(<*>),", are one
+ *    template without waiting for `threshold` siblings.  The variable
+ *    form keeps the key ("key=") and sentence punctuation after the value.
+ *
+ * Snapshots save the exact table, the sibling groups and the merges, so a
+ * parser resumed from one continues exactly as the uninterrupted parser.
  *
  * Memory is bounded by `max_entries` (exact-table and group entries); when
  * full, new sequences still parse (slow path, nothing more is learned).

@@ -132,8 +132,13 @@ static double word_distance(logtk_parser *p, shiso_state *s, uint32_t a, uint32_
         return 0.0;
     if (a == b)
         return 0.0;
-    const double *va = word_vector(p, s, a), *vb = word_vector(p, s, b);
-    if (va == NULL || vb == NULL)
+    /* copy a's vector: computing b's may move the cache */
+    const double *pa = word_vector(p, s, a);
+    if (pa == NULL)
+        return 1.0;
+    double va[4] = {pa[0], pa[1], pa[2], pa[3]};
+    const double *vb = word_vector(p, s, b);
+    if (vb == NULL)
         return 1.0;
     double d = 0;
     for (int k = 0; k < 4; k++)
