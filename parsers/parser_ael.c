@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "hashtab.h"
+#include "growarray.h"
 #include "parser_impl.h"
 
 typedef struct ael_state {
@@ -36,21 +37,6 @@ typedef struct ael_state {
     double merge_percent;
     uint32_t wildcard;
 } ael_state;
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*arr, n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
 
 static int ael_init(logtk_parser *p, void *state)
 {
@@ -143,8 +129,8 @@ static int ael_finish(logtk_parser *p, void *state)
             key[1] += t[i] == s->wildcard;
         int new_bin = 0;
         int64_t b = logtk_hashtab_intern(&bins_by_key, key, sizeof key, &new_bin);
-        if (b < 0 || grow((void **)&events, &events_cap, (size_t)e + 1, sizeof *events) ||
-            grow((void **)&bins, &bins_cap, (size_t)b + 1, sizeof *bins))
+        if (b < 0 || logtk_array_reserve((void **)&events, &events_cap, (size_t)e + 1, sizeof *events) ||
+            logtk_array_reserve((void **)&bins, &bins_cap, (size_t)b + 1, sizeof *bins))
             goto oom;
         if (new_bin)
             memset(&bins[b], 0, sizeof bins[b]);
@@ -169,8 +155,8 @@ static int ael_finish(logtk_parser *p, void *state)
         uint32_t first = bins[b].first;
         size_t n = events[first - 1].ntokens;
         int merge = (long)bins[b].nevents > s->min_event_count && n > 0;
-        if (grow((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl) ||
-            grow((void **)&slices, &slices_cap, n + 1, sizeof *slices))
+        if (logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl) ||
+            logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
             goto oom;
         /* taken: group != self or self-headed after visit; use template_id as mark */
         for (uint32_t e1 = first; e1; e1 = events[e1 - 1].next_in_bin) {
@@ -196,7 +182,7 @@ static int ael_finish(logtk_parser *p, void *state)
             int inserted = 0;
             int64_t t = logtk_hashtab_intern(&templates_by_tokens, tmpl, n * sizeof *tmpl,
                                              &inserted);
-            if (t < 0 || grow((void **)&template_of, &template_of_cap, (size_t)t + 1,
+            if (t < 0 || logtk_array_reserve((void **)&template_of, &template_of_cap, (size_t)t + 1,
                               sizeof *template_of))
                 goto oom;
             if (inserted) {

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "hashtab.h"
+#include "growarray.h"
 #include "parser_impl.h"
 
 typedef struct iplom_partition {
@@ -82,21 +83,6 @@ typedef struct iplom_state {
     logtk_slice *slices;
     size_t slices_cap;
 } iplom_state;
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*arr, n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
 
 static int iplom_nomem(logtk_parser *p)
 {
@@ -173,7 +159,7 @@ static int add_subtoken(logtk_parser *p, iplom_state *s, const char *ptr, size_t
     if (n > 0) {
         uint32_t id = logtk_parser_intern_token(p, tmp, n);
         if (id == UINT32_MAX ||
-            grow((void **)&s->tokens, &s->tokens_cap, s->ntokens + 1, sizeof *s->tokens))
+            logtk_array_reserve((void **)&s->tokens, &s->tokens_cap, s->ntokens + 1, sizeof *s->tokens))
             rc = iplom_nomem(p);
         else
             s->tokens[s->ntokens++] = id;
@@ -188,8 +174,8 @@ static int iplom_feed(logtk_parser *p, void *state, const logtk_parse_line *line
 {
     iplom_state *s = state;
     *template_id = 0;
-    if (grow((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off) ||
-        grow((void **)&s->line_index, &s->line_index_cap, s->nlines + 1, sizeof *s->line_index))
+    if (logtk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off) ||
+        logtk_array_reserve((void **)&s->line_index, &s->line_index_cap, s->nlines + 1, sizeof *s->line_index))
         return iplom_nomem(p);
     if (s->nlines == 0)
         s->off[0] = 0;
@@ -223,7 +209,7 @@ static const uint32_t *line_tokens(const iplom_state *s, uint32_t k)
 
 static iplom_partition *new_partition(iplom_state *s, uint32_t length, int step)
 {
-    if (grow((void **)&s->parts, &s->parts_cap, s->nparts + 1, sizeof *s->parts))
+    if (logtk_array_reserve((void **)&s->parts, &s->parts_cap, s->nparts + 1, sizeof *s->parts))
         return NULL;
     iplom_partition *q = &s->parts[s->nparts++];
     memset(q, 0, sizeof *q);
@@ -235,7 +221,7 @@ static iplom_partition *new_partition(iplom_state *s, uint32_t length, int step)
 
 static int partition_add(iplom_partition *q, uint32_t line)
 {
-    if (grow((void **)&q->lines, &q->cap, q->nlines + 1, sizeof *q->lines))
+    if (logtk_array_reserve((void **)&q->lines, &q->cap, q->nlines + 1, sizeof *q->lines))
         return -1;
     q->lines[q->nlines++] = line;
     return 0;
@@ -254,7 +240,7 @@ static uint32_t next_stamp(iplom_state *s)
 /* Distinct tokens per column of partition q into s->distinct. */
 static int count_distinct(iplom_state *s, const iplom_partition *q)
 {
-    if (grow((void **)&s->distinct, &s->distinct_cap, (size_t)q->length + 1,
+    if (logtk_array_reserve((void **)&s->distinct, &s->distinct_cap, (size_t)q->length + 1,
              sizeof *s->distinct))
         return -1;
     for (uint32_t c = 0; c < q->length; c++) {
@@ -327,7 +313,7 @@ static int step2(iplom_state *s, uint32_t **keys, size_t *keys_cap)
             }
         if (min_count == 1)
             continue;
-        if (grow((void **)keys, keys_cap, q->nlines, sizeof **keys))
+        if (logtk_array_reserve((void **)keys, keys_cap, q->nlines, sizeof **keys))
             return -1;
         for (size_t i = 0; i < q->nlines; i++)
             (*keys)[i] = line_tokens(s, q->lines[i])[min_col];
@@ -468,8 +454,8 @@ static int step3_partition(iplom_state *s, size_t qi, uint32_t **keys, size_t *k
         return rc < 0 ? -1 : 0;
     const iplom_partition *q = &s->parts[qi];
     size_t n = q->nlines;
-    if (grow((void **)&s->pairs, &s->pairs_cap, n, sizeof *s->pairs) ||
-        grow((void **)keys, keys_cap, n, sizeof **keys))
+    if (logtk_array_reserve((void **)&s->pairs, &s->pairs_cap, n, sizeof *s->pairs) ||
+        logtk_array_reserve((void **)keys, keys_cap, n, sizeof **keys))
         return -1;
     for (size_t i = 0; i < n; i++) {
         const uint32_t *t = line_tokens(s, q->lines[i]);
@@ -688,8 +674,8 @@ static int iplom_finish(logtk_parser *p, void *state)
         if (!q->valid || q->nlines == 0)
             continue;
         if (count_distinct(s, q) != 0 ||
-            grow((void **)&keys, &keys_cap, (size_t)q->length + 1, sizeof *keys) ||
-            grow((void **)&s->slices, &s->slices_cap, (size_t)q->length + 1, sizeof *s->slices))
+            logtk_array_reserve((void **)&keys, &keys_cap, (size_t)q->length + 1, sizeof *keys) ||
+            logtk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)q->length + 1, sizeof *s->slices))
             goto oom;
         const uint32_t *first = line_tokens(s, q->lines[0]);
         for (uint32_t c = 0; c < q->length; c++)
@@ -697,7 +683,7 @@ static int iplom_finish(logtk_parser *p, void *state)
         int inserted = 0;
         int64_t tid = logtk_hashtab_intern(&seen_templates, keys, q->length * sizeof *keys,
                                            &inserted);
-        if (tid < 0 || grow((void **)&template_of, &template_of_cap, (size_t)tid + 1,
+        if (tid < 0 || logtk_array_reserve((void **)&template_of, &template_of_cap, (size_t)tid + 1,
                             sizeof *template_of))
             goto oom;
         if (inserted) {

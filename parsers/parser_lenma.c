@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "growarray.h"
 #include "parser_impl.h"
 
 #define LENMA_VARIABLE UINT32_MAX
@@ -52,21 +53,6 @@ typedef struct lenma_state {
     uint32_t *ids; /* per line: token ids */
     size_t ids_cap;
 } lenma_state;
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*arr, n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
 
 static int lenma_nomem(logtk_parser *p)
 {
@@ -138,7 +124,7 @@ static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line
 {
     lenma_state *s = state;
     size_t n = line->ntokens;
-    if (grow((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids))
+    if (logtk_array_reserve((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids))
         return lenma_nomem(p);
     for (size_t i = 0; i < n; i++) {
         s->ids[i] = logtk_parser_intern_token(p, line->tokens[i].ptr, line->tokens[i].len);
@@ -147,7 +133,7 @@ static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line
     }
     if (n >= s->nbuckets) {
         size_t cap = s->nbuckets;
-        if (grow((void **)&s->buckets, &cap, n + 1, sizeof *s->buckets))
+        if (logtk_array_reserve((void **)&s->buckets, &cap, n + 1, sizeof *s->buckets))
             return lenma_nomem(p);
         memset(s->buckets + s->nbuckets, 0, (cap - s->nbuckets) * sizeof *s->buckets);
         s->nbuckets = cap;
@@ -179,9 +165,9 @@ static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         return LOGTK_OK;
     }
     /* a new template: the message itself */
-    if (grow((void **)&s->templates, &s->templates_cap, s->ntemplates + 1,
+    if (logtk_array_reserve((void **)&s->templates, &s->templates_cap, s->ntemplates + 1,
              sizeof *s->templates) ||
-        grow((void **)&b->items, &b->cap, b->n + 1, sizeof *b->items))
+        logtk_array_reserve((void **)&b->items, &b->cap, b->n + 1, sizeof *b->items))
         return lenma_nomem(p);
     lenma_template *t = &s->templates[s->ntemplates];
     t->words = malloc((n ? n : 1) * sizeof *t->words);

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "hashtab.h"
+#include "growarray.h"
 #include "parser_impl.h"
 
 typedef struct logcluster_candidate {
@@ -64,21 +65,6 @@ typedef struct logcluster_state {
     size_t nlines, off_cap;
 } logcluster_state;
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*arr, n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
-
 static int lc_nomem(logtk_parser *p)
 {
     return logtk_parser_error(p, LOGTK_ERR_NOMEM, "logcluster: out of memory");
@@ -90,7 +76,7 @@ static int logcluster_init(logtk_parser *p, void *state)
     s->rsupport = 10;
     s->support = -1;
     s->empty = logtk_parser_intern_token(p, "", 0);
-    if (s->empty == UINT32_MAX || grow((void **)&s->off, &s->off_cap, 1024, sizeof *s->off))
+    if (s->empty == UINT32_MAX || logtk_array_reserve((void **)&s->off, &s->off_cap, 1024, sizeof *s->off))
         return lc_nomem(p);
     s->off[0] = 0;
     return LOGTK_OK;
@@ -149,8 +135,8 @@ static int logcluster_feed(logtk_parser *p, void *state, const logtk_parse_line 
     char small[256];
     char *buf = maxlen <= sizeof small ? small : malloc(maxlen);
     if (buf == NULL ||
-        grow((void **)&s->words, &s->words_cap, s->nwords + line->ntokens + 1, sizeof *s->words) ||
-        grow((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off)) {
+        logtk_array_reserve((void **)&s->words, &s->words_cap, s->nwords + line->ntokens + 1, sizeof *s->words) ||
+        logtk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off)) {
         if (buf != small)
             free(buf);
         return lc_nomem(p);
@@ -267,7 +253,7 @@ static int logcluster_finish(logtk_parser *p, void *state)
         if (id < 0)
             goto done;
         if (inserted) {
-            if (grow((void **)&cands, &cands_cap, ncands + 1, sizeof *cands))
+            if (logtk_array_reserve((void **)&cands, &cands_cap, ncands + 1, sizeof *cands))
                 goto done;
             logcluster_candidate *c = &cands[ncands++];
             memset(c, 0, sizeof *c);
@@ -292,7 +278,7 @@ static int logcluster_finish(logtk_parser *p, void *state)
         cands[id].count++;
         cand_of_line[k] = (uint32_t)id;
     }
-    if (grow((void **)&slices, &slices_cap, 2 * max_line + 2, sizeof *slices))
+    if (logtk_array_reserve((void **)&slices, &slices_cap, 2 * max_line + 2, sizeof *slices))
         goto done;
     /* clusters, then outliers by their own tokens */
     for (uint64_t k = 0; k < nlines; k++) {
@@ -314,9 +300,9 @@ static int logcluster_finish(logtk_parser *p, void *state)
             if (o < 0)
                 goto done;
             if (inserted) {
-                if (grow((void **)&outlier_ids, &outlier_cap, noutlier_ids + 1,
+                if (logtk_array_reserve((void **)&outlier_ids, &outlier_cap, noutlier_ids + 1,
                          sizeof *outlier_ids) ||
-                    grow((void **)&slices, &slices_cap, n + 1, sizeof *slices))
+                    logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
                     goto done;
                 for (size_t i = 0; i < n; i++)
                     slices[i].ptr = logtk_parser_token_text(p, toks[i], &slices[i].len);

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "hashtab.h"
+#include "growarray.h"
 #include "parser_impl.h"
 
 #define LOGMINE_MAX_ALIGN_CELLS ((size_t)1 << 24)
@@ -62,21 +63,6 @@ typedef struct logmine_cluster {
     uint32_t *logs;       /* line numbers, duplicates allowed */
     size_t nlogs, logs_cap;
 } logmine_cluster;
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*arr, n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
 
 static int logmine_nomem(logtk_parser *p)
 {
@@ -124,7 +110,7 @@ static int logmine_feed(logtk_parser *p, void *state, const logtk_parse_line *li
 {
     logmine_state *s = state;
     *template_id = 0;
-    if (grow((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off))
+    if (logtk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off))
         return logmine_nomem(p);
     if (s->nlines == 0)
         s->off[0] = 0;
@@ -148,7 +134,7 @@ static int logmine_feed(logtk_parser *p, void *state, const logtk_parse_line *li
         if (n == 0)
             continue;
         if (id == UINT32_MAX ||
-            grow((void **)&s->tokens, &s->tokens_cap, s->ntokens + 1, sizeof *s->tokens))
+            logtk_array_reserve((void **)&s->tokens, &s->tokens_cap, s->ntokens + 1, sizeof *s->tokens))
             return logmine_nomem(p);
         s->tokens[s->ntokens++] = id;
     }
@@ -292,7 +278,7 @@ static int copy_seq(logmine_seq *dst, const uint32_t *tok, size_t n)
 
 static int add_logs(logmine_cluster *c, const uint32_t *logs, size_t n)
 {
-    if (grow((void **)&c->logs, &c->logs_cap, c->nlogs + n, sizeof *c->logs))
+    if (logtk_array_reserve((void **)&c->logs, &c->logs_cap, c->nlogs + n, sizeof *c->logs))
         return -1;
     if (n)
         memcpy(c->logs + c->nlogs, logs, n * sizeof *logs);
@@ -302,7 +288,7 @@ static int add_logs(logmine_cluster *c, const uint32_t *logs, size_t n)
 
 static int add_pattern(logmine_cluster *c, logmine_seq view)
 {
-    if (grow((void **)&c->patterns, &c->patterns_cap, c->npatterns + 1, sizeof *c->patterns))
+    if (logtk_array_reserve((void **)&c->patterns, &c->patterns_cap, c->npatterns + 1, sizeof *c->patterns))
         return -1;
     c->patterns[c->npatterns++] = view;
     return 0;
@@ -338,7 +324,7 @@ static int logmine_finish(logtk_parser *p, void *state)
             }
         }
         if (!matched) {
-            if (grow((void **)&cur, &cur_cap, ncur + 1, sizeof *cur))
+            if (logtk_array_reserve((void **)&cur, &cur_cap, ncur + 1, sizeof *cur))
                 goto oom;
             memset(&cur[ncur], 0, sizeof cur[ncur]);
             if (copy_seq(&cur[ncur].pattern, msg.tok, msg.n) != 0) {
@@ -367,7 +353,7 @@ static int logmine_finish(logtk_parser *p, void *state)
                 }
             }
             if (!matched) {
-                if (grow((void **)&next, &next_cap, nnext + 1, sizeof *next))
+                if (logtk_array_reserve((void **)&next, &next_cap, nnext + 1, sizeof *next))
                     goto oom;
                 logmine_cluster *c = &next[nnext++];
                 memset(c, 0, sizeof *c);
@@ -416,9 +402,9 @@ static int logmine_finish(logtk_parser *p, void *state)
         int64_t t = logtk_hashtab_intern(&templates, pat->n ? pat->tok : no_tokens,
                                          pat->n * sizeof *pat->tok,
                                          &inserted);
-        if (t < 0 || grow((void **)&template_of, &template_of_cap, (size_t)t + 1,
+        if (t < 0 || logtk_array_reserve((void **)&template_of, &template_of_cap, (size_t)t + 1,
                           sizeof *template_of) ||
-            grow((void **)&slices, &slices_cap, pat->n + 1, sizeof *slices))
+            logtk_array_reserve((void **)&slices, &slices_cap, pat->n + 1, sizeof *slices))
             goto oom;
         if (inserted) {
             for (size_t i = 0; i < pat->n; i++)

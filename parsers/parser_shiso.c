@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "growarray.h"
 #include "parser_impl.h"
 
 typedef struct shiso_node {
@@ -72,21 +73,6 @@ typedef struct shiso_state {
     size_t slices_cap;
 } shiso_state;
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*arr, n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
-
 static int shiso_nomem(logtk_parser *p)
 {
     return logtk_parser_error(p, LOGTK_ERR_NOMEM, "shiso: out of memory");
@@ -97,8 +83,8 @@ static const double *word_vector(logtk_parser *p, shiso_state *s, uint32_t id)
 {
     if (id >= s->vec_cap) {
         size_t old = s->vec_cap, cap = old, cap2 = old;
-        if (grow((void **)&s->vec, &cap, (size_t)id + 1, sizeof *s->vec) ||
-            grow((void **)&s->vec_ready, &cap2, (size_t)id + 1, 1))
+        if (logtk_array_reserve((void **)&s->vec, &cap, (size_t)id + 1, sizeof *s->vec) ||
+            logtk_array_reserve((void **)&s->vec_ready, &cap2, (size_t)id + 1, 1))
             return NULL;
         memset(s->vec_ready + old, 0, cap - old);
         s->vec_cap = cap;
@@ -181,7 +167,7 @@ static double similarity(logtk_parser *p, shiso_state *s, const uint32_t *a, siz
 
 static int render(logtk_parser *p, shiso_state *s, const shiso_node *n)
 {
-    if (grow((void **)&s->slices, &s->slices_cap, (size_t)n->nformat + 1, sizeof *s->slices))
+    if (logtk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)n->nformat + 1, sizeof *s->slices))
         return -1;
     for (uint32_t i = 0; i < n->nformat; i++) {
         if (n->format[i] == s->star) {
@@ -197,7 +183,7 @@ static int render(logtk_parser *p, shiso_state *s, const shiso_node *n)
 static int add_child(logtk_parser *p, shiso_state *s, uint32_t parent, size_t ntokens,
                      uint32_t *template_id)
 {
-    if (grow((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
+    if (logtk_array_reserve((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
         return shiso_nomem(p);
     shiso_node *n = &s->nodes[s->nnodes];
     memset(n, 0, sizeof *n);
@@ -210,7 +196,7 @@ static int add_child(logtk_parser *p, shiso_state *s, uint32_t parent, size_t nt
     uint32_t id = (uint32_t)s->nnodes++;
     shiso_node *par = &s->nodes[parent];
     size_t cap = par->children_cap;
-    if (grow((void **)&par->children, &cap, (size_t)par->nchildren + 1, sizeof *par->children))
+    if (logtk_array_reserve((void **)&par->children, &cap, (size_t)par->nchildren + 1, sizeof *par->children))
         return shiso_nomem(p);
     par->children_cap = (uint32_t)cap;
     par->children[par->nchildren++] = id;
@@ -228,7 +214,7 @@ static int shiso_feed(logtk_parser *p, void *state, const logtk_parse_line *line
 {
     shiso_state *s = state;
     size_t n = line->ntokens;
-    if (grow((void **)&s->msg, &s->msg_cap, n + 1, sizeof *s->msg))
+    if (logtk_array_reserve((void **)&s->msg, &s->msg_cap, n + 1, sizeof *s->msg))
         return shiso_nomem(p);
     for (size_t i = 0; i < n; i++) {
         uint32_t id = logtk_parser_intern_token(p, line->tokens[i].ptr, line->tokens[i].len);
@@ -289,7 +275,7 @@ static int shiso_init(logtk_parser *p, void *state)
     s->super_format_threshold = 0.85;
     s->star = logtk_parser_intern_token(p, "*", 1);
     if (s->star == UINT32_MAX ||
-        grow((void **)&s->nodes, &s->nodes_cap, 64, sizeof *s->nodes))
+        logtk_array_reserve((void **)&s->nodes, &s->nodes_cap, 64, sizeof *s->nodes))
         return shiso_nomem(p);
     memset(&s->nodes[0], 0, sizeof s->nodes[0]);
     s->nnodes = 1;

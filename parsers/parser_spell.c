@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "growarray.h"
 #include "parser_impl.h"
 
 /* Largest LCS table (cells) computed for one message/template pair; beyond
@@ -103,21 +104,6 @@ typedef struct spell_state {
     logtk_slice *slices;
     size_t slices_cap;
 } spell_state;
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*arr, n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
 
 static int spell_nomem(logtk_parser *p)
 {
@@ -221,7 +207,7 @@ static void edge_delete(spell_state *s, uint32_t parent, uint32_t token)
 
 static int new_node(spell_state *s, uint32_t *id)
 {
-    if (grow((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
+    if (logtk_array_reserve((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
         return -1;
     s->nodes[s->nnodes].cluster = 0;
     s->nodes[s->nnodes].template_no = 0;
@@ -300,10 +286,10 @@ static int ensure_seen(spell_state *s, uint32_t max_id)
         return 0;
     size_t old = s->seen_cap;
     size_t cap = old;
-    if (grow((void **)&s->seen, &cap, (size_t)max_id + 1, sizeof *s->seen))
+    if (logtk_array_reserve((void **)&s->seen, &cap, (size_t)max_id + 1, sizeof *s->seen))
         return -1;
     size_t cap2 = old;
-    if (grow((void **)&s->seen2, &cap2, (size_t)max_id + 1, sizeof *s->seen2))
+    if (logtk_array_reserve((void **)&s->seen2, &cap2, (size_t)max_id + 1, sizeof *s->seen2))
         return -1;
     memset(s->seen + old, 0, (cap - old) * sizeof *s->seen);
     memset(s->seen2 + old, 0, (cap - old) * sizeof *s->seen2);
@@ -366,7 +352,7 @@ static int lcs_full(spell_state *s, const uint32_t *a, size_t n, const uint32_t 
                     size_t *out_len)
 {
     size_t w = m + 1;
-    if (grow((void **)&s->row, &s->row_cap, (n + 1) * w, sizeof *s->row))
+    if (logtk_array_reserve((void **)&s->row, &s->row_cap, (n + 1) * w, sizeof *s->row))
         return -1;
     uint32_t *t = s->row;
     memset(t, 0, w * sizeof *t);
@@ -381,7 +367,7 @@ static int lcs_full(spell_state *s, const uint32_t *a, size_t n, const uint32_t 
         }
     }
     size_t len = t[n * w + m];
-    if (grow((void **)&s->lcs, &s->lcs_cap, len + 1, sizeof *s->lcs))
+    if (logtk_array_reserve((void **)&s->lcs, &s->lcs_cap, len + 1, sizeof *s->lcs))
         return -1;
     size_t i = n, j = m, k = len;
     while (i != 0 && j != 0) {
@@ -431,7 +417,7 @@ static long lcs_match(spell_state *s)
         size_t m = cl->ntokens;
         if ((n + 1) > SPELL_MAX_LCS_CELLS / (m + 1))
             continue;
-        if (grow((void **)&s->row, &s->row_cap, 2 * (m + 1), sizeof *s->row))
+        if (logtk_array_reserve((void **)&s->row, &s->row_cap, 2 * (m + 1), sizeof *s->row))
             return -1;
         size_t len = lcs_length(s, s->seq, n, cl->tokens, m);
         if (best < 0 || len > best_len ||
@@ -452,7 +438,7 @@ static int cluster_set_tokens(spell_cluster *c, const uint32_t *tokens, size_t n
 {
     if (n > c->cap) {
         size_t cap = c->cap;
-        if (grow((void **)&c->tokens, &cap, n, sizeof *c->tokens))
+        if (logtk_array_reserve((void **)&c->tokens, &cap, n, sizeof *c->tokens))
             return -1;
         c->cap = (uint32_t)cap;
     }
@@ -468,7 +454,7 @@ static int cluster_set_tokens(spell_cluster *c, const uint32_t *tokens, size_t n
 /* Fills s->slices with the texts of token ids. */
 static int to_slices(logtk_parser *p, spell_state *s, const uint32_t *ids, size_t n)
 {
-    if (grow((void **)&s->slices, &s->slices_cap, n + 1, sizeof *s->slices))
+    if (logtk_array_reserve((void **)&s->slices, &s->slices_cap, n + 1, sizeof *s->slices))
         return -1;
     for (size_t i = 0; i < n; i++)
         s->slices[i].ptr = logtk_parser_token_text(p, ids[i], &s->slices[i].len);
@@ -559,8 +545,8 @@ static int split_line(logtk_parser *p, spell_state *s, const logtk_parse_line *l
                 continue;
             uint32_t id = logtk_parser_intern_token(p, ptr + start, i - start);
             if (id == UINT32_MAX ||
-                grow((void **)&s->seq, &s->seq_cap, s->nseq + 1, sizeof *s->seq) ||
-                grow((void **)&s->cseq, &s->cseq_cap, s->ncseq + 1, sizeof *s->cseq) ||
+                logtk_array_reserve((void **)&s->seq, &s->seq_cap, s->nseq + 1, sizeof *s->seq) ||
+                logtk_array_reserve((void **)&s->cseq, &s->cseq_cap, s->ncseq + 1, sizeof *s->cseq) ||
                 ensure_seen(s, id))
                 return spell_nomem(p);
             s->seq[s->nseq++] = id;
@@ -589,7 +575,7 @@ static int spell_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         match = (uint32_t)m;
         if (match == 0) {
             /* a new cluster with the message as its template */
-            if (grow((void **)&s->clusters, &s->clusters_cap, s->nclusters + 1,
+            if (logtk_array_reserve((void **)&s->clusters, &s->clusters_cap, s->nclusters + 1,
                      sizeof *s->clusters))
                 return spell_nomem(p);
             spell_cluster *c = &s->clusters[s->nclusters];
@@ -610,7 +596,7 @@ static int spell_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         spell_cluster *c = &s->clusters[match - 1];
         size_t lcs_len;
         if (lcs_full(s, s->seq, s->nseq, c->tokens, c->ntokens, &lcs_len) != 0 ||
-            grow((void **)&s->tmp, &s->tmp_cap, (size_t)c->ntokens + 1, sizeof *s->tmp))
+            logtk_array_reserve((void **)&s->tmp, &s->tmp_cap, (size_t)c->ntokens + 1, sizeof *s->tmp))
             return spell_nomem(p);
         size_t n = merge_template(s, c, lcs_len);
         int same = n == c->ntokens && (n == 0 || memcmp(s->tmp, c->tokens, n * sizeof *s->tmp) == 0);

@@ -52,6 +52,7 @@
 
 #include "hashtab.h"
 #include "mask.h"
+#include "growarray.h"
 #include "parser_impl.h"
 #include "strbuf.h"
 
@@ -105,21 +106,6 @@ typedef struct ulp_state {
     size_t *offs;
     size_t offs_cap;
 } ulp_state;
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*arr, n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
 
 static int ulp_nomem(logtk_parser *p)
 {
@@ -258,7 +244,7 @@ static int count_words(logtk_parser *p, ulp_group *g, const uint32_t *toks, size
                 k++;
             if (k == g->ncounts) {
                 size_t cap = g->counts_cap;
-                if (grow((void **)&g->counts, &cap, (size_t)g->ncounts + 1, sizeof *g->counts))
+                if (logtk_array_reserve((void **)&g->counts, &cap, (size_t)g->ncounts + 1, sizeof *g->counts))
                     return -1;
                 g->counts_cap = (uint32_t)cap;
                 g->counts[g->ncounts].word = w;
@@ -304,8 +290,8 @@ static int render_template(logtk_parser *p, ulp_state *s, ulp_group *g)
         if (g->counts[k].count > max)
             max = g->counts[k].count;
     logtk_strbuf_clear(&s->tmpl);
-    if (grow((void **)&s->offs, &s->offs_cap, (size_t)g->nfirst + 1, sizeof *s->offs) ||
-        grow((void **)&s->slices, &s->slices_cap, (size_t)g->nfirst + 1, sizeof *s->slices))
+    if (logtk_array_reserve((void **)&s->offs, &s->offs_cap, (size_t)g->nfirst + 1, sizeof *s->offs) ||
+        logtk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)g->nfirst + 1, sizeof *s->slices))
         return -1;
     for (uint32_t t = 0; t < g->nfirst; t++) {
         size_t len;
@@ -357,7 +343,7 @@ static int render_template(logtk_parser *p, ulp_state *s, ulp_group *g)
 /* The message's tokens with ULP's regex matches replaced by "<*>", interned into s->ids. */
 static int template_tokens(logtk_parser *p, ulp_state *s, const logtk_parse_line *line)
 {
-    if (grow((void **)&s->ids, &s->ids_cap, line->ntokens + 1, sizeof *s->ids))
+    if (logtk_array_reserve((void **)&s->ids, &s->ids_cap, line->ntokens + 1, sizeof *s->ids))
         return -1;
     for (size_t t = 0; t < line->ntokens; t++) {
         const char *m;
@@ -394,7 +380,7 @@ static int ulp_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         return ulp_nomem(p);
     ulp_group *g;
     if (inserted) {
-        if (grow((void **)&s->groups, &s->groups_cap, s->ngroups + 1, sizeof *s->groups))
+        if (logtk_array_reserve((void **)&s->groups, &s->groups_cap, s->ngroups + 1, sizeof *s->groups))
             return ulp_nomem(p);
         g = &s->groups[s->ngroups++];
         memset(g, 0, sizeof *g);
