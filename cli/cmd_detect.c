@@ -11,24 +11,29 @@
  *            recall and F1 on its test rows, with the split stated.
  * Exit status: 0 success, 1 bad data, 2 usage error.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: logtk detect train --model NAME [--param K=V]... [--labels FILE] -o MODEL INPUT...\n"
-            "       logtk detect predict [--format tsv|jsonl] [--labels FILE] MODEL INPUT...\n"
-            "       logtk detect eval --model NAME [--param K=V]... [--labels FILE]\n"
+            "usage: logtk detect train --model NAME [--param K=V]... [INPUT OPTIONS] -o MODEL INPUT...\n"
+            "       logtk detect predict [--format tsv|jsonl] [INPUT OPTIONS] MODEL INPUT...\n"
+            "       logtk detect eval --model NAME [--param K=V]... [INPUT OPTIONS]\n"
             "                         [--split uniform|sequential|chronological]\n"
             "                         [--train-fraction F] INPUT...\n"
+            "       logtk detect sessions [INPUT OPTIONS] [-o FILE] INPUT...\n"
+            "       logtk detect watch [INPUT OPTIONS] [WATCH OPTIONS] MODEL [LOG...]\n"
             "\n"
-            "Anomaly detection over sessions.  INPUT is a session CSV with a header naming\n"
-            "an id column (first), EventSequence (space-separated event ids) and optionally\n"
-            "Label (Normal/Anomaly); --labels adds labels from an Id,Label CSV.\n"
+            "Anomaly detection over sessions and windows.  An INPUT is a session CSV\n"
+            "(id column first, EventSequence, optional Label), a structured CSV/TSV with an\n"
+            "EventId column (Loghub's *_structured.csv, logtk parse output) or a raw log,\n"
+            "parsed on the fly; the kind is recognised from the first line.\n"
             "\n"
             "  --model NAME        one of:");
     for (size_t i = 0; logtk_detector_model_name(i); i++)
@@ -37,11 +42,35 @@ static void usage(FILE *out)
             "\n"
             "  --param K=V         model parameter (see logtk-detect(1)); tfidf=0/1, zero_mean=0/1\n"
             "  --labels FILE       Id,Label CSV; ids not among the sessions are counted and skipped\n"
-            "  -o, --output MODEL  model file to write (train)\n"
-            "  --format FMT        tsv (default) or jsonl (predict)\n"
+            "  -o, --output FILE   model file (train) or session CSV (sessions)\n"
+            "  --format FMT        tsv (default) or jsonl (predict, watch)\n"
             "  --split KIND        uniform (default), sequential or chronological (eval)\n"
             "  --train-fraction F  training share (default 0.5; chronological 0.8)\n"
             "  --quiet             no notes on stderr\n"
+            "\n"
+            "Input options (structured and raw logs):\n"
+            "  --input KIND        sessions, structured or raw (default: recognised)\n"
+            "  --dataset NAME      Loghub preset: log format, masks, parser parameters and\n"
+            "                      window defaults (HDFS: sessions by block; BGL: Label field)\n"
+            "  --log-format FMT    log format, e.g. '<Date> <Time> <Level>: <Content>'\n"
+            "  --parser NAME       parsing algorithm for raw logs (default drain)\n"
+            "  --window KIND       session (by --id-regex), time or count\n"
+            "  --id-regex RE       session id regex (default blk_-?\\d+)\n"
+            "  --size N --step N   window size and step: seconds (time) or lines (count)\n"
+            "  --idle N            complete a session after N lines without its id (watch)\n"
+            "  --time-fields F     header fields forming the timestamp, e.g. 'Date Time'\n"
+            "  --time-format F     strptime-like: %%Y %%y %%m %%d %%H %%M %%S %%f %%b %%s\n"
+            "  Lines are labeled by a Label field or column when there is one ('-' = normal).\n"
+            "\n"
+            "Watch options (streaming detectors; MODEL is optional when one is on):\n"
+            "  --alert-new         alert on a template never seen before\n"
+            "  --rare-count N      alert on a template seen fewer than N times before\n"
+            "  --bucket S          rate change per template in buckets of S seconds (lines\n"
+            "                      when the log has no timestamps); --rate-factor F (10)\n"
+            "  --ngram N           next-event prediction from the last N-1 events; an event\n"
+            "                      outside the --top-k K (9) most frequent followers alerts\n"
+            "  --warmup N          learn without alerting for N lines (default 1000)\n"
+            "  --keep N            lines kept to show with window anomalies (10000)\n"
             "\n"
             "Exit status: 0 success, 1 bad data, 2 usage error.  See logtk-detect(1).\n");
 }
@@ -54,6 +83,12 @@ typedef struct detect_opts {
     const char *inputs[256];
     size_t ninputs;
     int quiet;
+    /* input options */
+    const char *input_kind, *dataset, *log_format, *parser, *window;
+    const char *id_regex, *size, *step, *idle, *time_fields, *time_format;
+    /* watch options */
+    int alert_new;
+    const char *rare_count, *bucket, *rate_factor, *ngram, *top_k, *warmup, *keep;
 } detect_opts;
 
 static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
@@ -65,15 +100,52 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
+        const char **str_opt = NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return -1;
-        } else if (strcmp(a, "--model") == 0 && has) {
-            o->model = argv[++i];
-        } else if (strcmp(a, "--labels") == 0 && has) {
-            o->labels = argv[++i];
-        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && has) {
-            o->output = argv[++i];
+        } else if (strcmp(a, "--model") == 0) {
+            str_opt = &o->model;
+        } else if (strcmp(a, "--labels") == 0) {
+            str_opt = &o->labels;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            str_opt = &o->output;
+        } else if (strcmp(a, "--input") == 0) {
+            str_opt = &o->input_kind;
+        } else if (strcmp(a, "--dataset") == 0) {
+            str_opt = &o->dataset;
+        } else if (strcmp(a, "--log-format") == 0) {
+            str_opt = &o->log_format;
+        } else if (strcmp(a, "--parser") == 0) {
+            str_opt = &o->parser;
+        } else if (strcmp(a, "--window") == 0) {
+            str_opt = &o->window;
+        } else if (strcmp(a, "--id-regex") == 0) {
+            str_opt = &o->id_regex;
+        } else if (strcmp(a, "--size") == 0) {
+            str_opt = &o->size;
+        } else if (strcmp(a, "--step") == 0) {
+            str_opt = &o->step;
+        } else if (strcmp(a, "--idle") == 0) {
+            str_opt = &o->idle;
+        } else if (strcmp(a, "--time-fields") == 0) {
+            str_opt = &o->time_fields;
+        } else if (strcmp(a, "--time-format") == 0) {
+            str_opt = &o->time_format;
+        } else if (strcmp(a, "--rare-count") == 0) {
+            str_opt = &o->rare_count;
+        } else if (strcmp(a, "--bucket") == 0) {
+            str_opt = &o->bucket;
+        } else if (strcmp(a, "--rate-factor") == 0) {
+            str_opt = &o->rate_factor;
+        } else if (strcmp(a, "--ngram") == 0) {
+            str_opt = &o->ngram;
+        } else if (strcmp(a, "--top-k") == 0) {
+            str_opt = &o->top_k;
+        } else if (strcmp(a, "--warmup") == 0) {
+            str_opt = &o->warmup;
+        } else if (strcmp(a, "--keep") == 0) {
+            str_opt = &o->keep;
         } else if (strcmp(a, "--format") == 0 && has) {
             o->format = argv[++i];
             if (strcmp(o->format, "tsv") != 0 && strcmp(o->format, "jsonl") != 0)
@@ -83,8 +155,10 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
         } else if (strcmp(a, "--train-fraction") == 0 && has) {
             char *end;
             o->fraction = strtod(argv[++i], &end);
-            if (*end || !(o->fraction > 0 && o->fraction < 1))
+            if (*end || argv[i][0] == '\0' || !(o->fraction > 0 && o->fraction < 1))
                 return cli_usage_error(sub, "bad --train-fraction '%s'", argv[i]);
+        } else if (strcmp(a, "--alert-new") == 0) {
+            o->alert_new = 1;
         } else if (strcmp(a, "--param") == 0 && has) {
             if (o->nparams == sizeof o->params / sizeof o->params[0])
                 return cli_usage_error(sub, "too many --param options");
@@ -92,14 +166,592 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             o->quiet = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
+            if (!has && a[1] == '-')
+                return cli_usage_error(sub, "option '%s' needs a value or is unknown", a);
             return cli_usage_error(sub, "unknown option '%s'", a);
         } else {
             if (o->ninputs == sizeof o->inputs / sizeof o->inputs[0])
                 return cli_usage_error(sub, "too many inputs");
             o->inputs[o->ninputs++] = a;
         }
+        if (str_opt) {
+            if (!has)
+                return cli_usage_error(sub, "option '%s' needs a value", a);
+            *str_opt = argv[++i];
+        }
+    }
+    if (o->input_kind && strcmp(o->input_kind, "sessions") != 0 &&
+        strcmp(o->input_kind, "structured") != 0 && strcmp(o->input_kind, "raw") != 0)
+        return cli_usage_error(sub, "unknown --input '%s' (sessions, structured, raw)",
+                               o->input_kind);
+    if (o->window && strcmp(o->window, "session") != 0 && strcmp(o->window, "time") != 0 &&
+        strcmp(o->window, "count") != 0)
+        return cli_usage_error(sub, "unknown --window '%s' (session, time, count)", o->window);
+    if (o->dataset && !logtk_dataset_find(o->dataset))
+        return cli_usage_error(sub, "unknown dataset '%s'", o->dataset);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+/*
+ * Event names of parsed templates: the first 8 hex digits of the MD5 of the
+ * template text, Drain's and Loghub's EventId scheme, so a template equal to
+ * Loghub's gets Loghub's EventId (session files and models from loglizer's
+ * data apply to logs parsed here), and names have no spaces.  MD5 after
+ * RFC 1321, written for this one use (not for security).
+ */
+static uint32_t md5_rotl(uint32_t x, int c)
+{
+    return (x << c) | (x >> (32 - c));
+}
+
+static void md5_block(uint32_t h[4], const unsigned char *p)
+{
+    static const uint32_t k[64] = {
+        0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613,
+        0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193,
+        0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d,
+        0x02441453, 0xd8a1e681, 0xe7d3fbc8, 0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed,
+        0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122,
+        0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
+        0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665, 0xf4292244,
+        0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+        0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb,
+        0xeb86d391};
+    static const int r[64] = {7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
+                              5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20,
+                              4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
+                              6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21};
+    uint32_t m[16];
+    for (int i = 0; i < 16; i++)
+        m[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 |
+               (uint32_t)p[4 * i + 3] << 24;
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3];
+    for (int i = 0; i < 64; i++) {
+        uint32_t f;
+        int g;
+        if (i < 16) {
+            f = (b & c) | (~b & d);
+            g = i;
+        } else if (i < 32) {
+            f = (d & b) | (~d & c);
+            g = (5 * i + 1) % 16;
+        } else if (i < 48) {
+            f = b ^ c ^ d;
+            g = (3 * i + 5) % 16;
+        } else {
+            f = c ^ (b | ~d);
+            g = (7 * i) % 16;
+        }
+        uint32_t t = d;
+        d = c;
+        c = b;
+        b = b + md5_rotl(a + f + k[i] + m[g], r[i]);
+        a = t;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+}
+
+static void template_event_name(const char *text, size_t len, char out[9])
+{
+    uint32_t h[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
+    size_t full = len / 64 * 64;
+    for (size_t i = 0; i < full; i += 64)
+        md5_block(h, (const unsigned char *)text + i);
+    unsigned char tail[128];
+    size_t rest = len - full;
+    memcpy(tail, text + full, rest);
+    tail[rest] = 0x80;
+    size_t padded = rest + 1 + 8 <= 64 ? 64 : 128;
+    memset(tail + rest + 1, 0, padded - rest - 1);
+    uint64_t bits = (uint64_t)len * 8;
+    for (int i = 0; i < 8; i++)
+        tail[padded - 8 + i] = (unsigned char)(bits >> (8 * i));
+    md5_block(h, tail);
+    if (padded == 128)
+        md5_block(h, tail + 64);
+    for (int i = 0; i < 4; i++)
+        snprintf(out + 2 * i, 3, "%02x", (unsigned)(h[0] >> (8 * i)) & 0xff);
+}
+
+/* What the first line of a file says it is. */
+static const char *sniff_input(const char *path)
+{
+    logtk_reader *r;
+    if (logtk_reader_new(&r) != LOGTK_OK)
+        return "raw";
+    logtk_line line;
+    const char *kind = "raw";
+    if (logtk_reader_open_path(r, path) == LOGTK_OK && logtk_reader_next(r, &line) == LOGTK_OK) {
+        char head[4096];
+        size_t n = line.len < sizeof head - 1 ? line.len : sizeof head - 1;
+        memcpy(head, line.data, n);
+        head[n] = '\0';
+        if (strstr(head, "EventSequence"))
+            kind = "sessions";
+        else if (strstr(head, "EventId") && (strstr(head, "LineId") || strstr(head, "Content")))
+            kind = "structured";
+    }
+    logtk_reader_free(r);
+    return kind;
+}
+
+/* Window and parsing set-up shared by raw and structured inputs. */
+typedef struct window_input {
+    const char *sub;
+    const detect_opts *o;
+    logtk_windows *win;
+    int label_field;   /* field index of "Label", -1 none */
+    int content_field; /* structured: column of the text searched for ids */
+    uint64_t line_no;  /* global line number */
+    /* raw */
+    logtk_parser *parser;
+    logtk_format *format;
+    int event_is_line; /* events are parser line indices, resolved after finish */
+    char first_bad_time[512]; /* "FILE:LINE" of the first timestamp that did not parse */
+} window_input;
+
+static const char *dataset_name(const detect_opts *o)
+{
+    return o->dataset ? logtk_dataset_name(logtk_dataset_find(o->dataset)) : "";
+}
+
+/* Creates the windower from the options and the dataset's defaults. */
+static int make_windows(const char *sub, const detect_opts *o, logtk_windows **out)
+{
+    const char *kind = o->window;
+    const char *ds = dataset_name(o);
+    const char *time_fields = o->time_fields, *time_format = o->time_format;
+    if (strcmp(ds, "HDFS") == 0) {
+        time_fields = time_fields ? time_fields : "Date Time";
+        time_format = time_format ? time_format : "%y%m%d %H%M%S";
+    } else if (strcmp(ds, "BGL") == 0 || strcmp(ds, "Thunderbird") == 0) {
+        time_fields = time_fields ? time_fields : "Timestamp";
+        time_format = time_format ? time_format : "%s";
+    }
+    if (!kind)
+        kind = o->id_regex || strcmp(ds, "HDFS") == 0 ? "session"
+               : o->time_fields || o->time_format    ? "time"
+                                                     : "count";
+    logtk_windows *w;
+    if (logtk_windows_new(&w, kind) != LOGTK_OK) {
+        cli_error(sub, "out of memory");
+        return EXIT_DATA;
+    }
+    const char *names[] = {"id_regex", "size", "step", "idle", "time_fields", "time_format"};
+    const char *values[] = {o->id_regex, o->size, o->step, o->idle, time_fields, time_format};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        if (!values[k])
+            continue;
+        if (strcmp(kind, "time") != 0 && names[k][0] == 't' && !o->time_fields && !o->time_format)
+            continue; /* dataset time defaults only matter to time windows */
+        int rc = logtk_windows_set_option(w, names[k], values[k]);
+        if (rc != LOGTK_OK) {
+            rc = cli_usage_error(sub, "%s", logtk_windows_errmsg(w));
+            logtk_windows_free(w);
+            return rc;
+        }
+    }
+    *out = w;
+    return EXIT_OK;
+}
+
+static int label_of(logtk_slice v)
+{
+    if (v.len == 0)
+        return LOGTK_LABEL_UNKNOWN;
+    return v.len == 1 && v.ptr[0] == '-' ? LOGTK_LABEL_NORMAL : LOGTK_LABEL_ANOMALY;
+}
+
+static int on_raw_line(void *user, const logtk_line *line, const logtk_record *rec,
+                       const logtk_event *ev)
+{
+    window_input *in = user;
+    in->line_no++;
+    int label = LOGTK_LABEL_UNKNOWN;
+    if (in->label_field >= 0 && rec->matched)
+        label = label_of(rec->fields[in->label_field]);
+    uint32_t event = in->event_is_line ? (uint32_t)(logtk_parser_line_count(in->parser) - 1)
+                                       : ev->template_id;
+    int rc = logtk_windows_add(in->win, line->data, line->len, rec->fields, rec->nfields,
+                               in->line_no, event, label);
+    if (!in->first_bad_time[0]) {
+        logtk_window_stats st;
+        logtk_windows_stats(in->win, &st);
+        if (st.bad_time)
+            snprintf(in->first_bad_time, sizeof in->first_bad_time, "%s:%llu", line->source,
+                     (unsigned long long)line->number);
+    }
+    if (rc == LOGTK_ERR_LIMIT)
+        return 0; /* counted as a line naming no id */
+    if (rc != LOGTK_OK) {
+        cli_error(in->sub, "%s:%llu: %s", line->source, (unsigned long long)line->number,
+                  logtk_windows_errmsg(in->win));
+        return EXIT_DATA;
     }
     return 0;
+}
+
+/* Sets up format and parser for raw logs. */
+static int open_raw(window_input *in)
+{
+    const detect_opts *o = in->o;
+    const logtk_dataset *ds = o->dataset ? logtk_dataset_find(o->dataset) : NULL;
+    const char *fmt = o->log_format ? o->log_format : ds ? logtk_dataset_format(ds) : NULL;
+    if (logtk_format_new(&in->format) != LOGTK_OK) {
+        cli_error(in->sub, "out of memory");
+        return EXIT_DATA;
+    }
+    if (fmt && logtk_format_compile(in->format, fmt) != LOGTK_OK)
+        return cli_usage_error(in->sub, "%s", logtk_format_errmsg(in->format));
+    int rc = logtk_parser_new(&in->parser, o->parser ? o->parser : "drain");
+    if (rc == LOGTK_ERR_NOT_FOUND)
+        return cli_usage_error(in->sub, "unknown parser '%s'", o->parser);
+    if (rc != LOGTK_OK) {
+        cli_error(in->sub, "out of memory");
+        return EXIT_DATA;
+    }
+    if (ds && logtk_dataset_configure(ds, in->parser) != LOGTK_OK) {
+        cli_error(in->sub, "%s", logtk_parser_errmsg(in->parser));
+        return EXIT_DATA;
+    }
+    in->label_field = -1;
+    for (size_t i = 0; i < logtk_format_field_count(in->format); i++)
+        if (strcmp(logtk_format_field_name(in->format, i), "Label") == 0)
+            in->label_field = (int)i;
+    if (logtk_windows_set_format(in->win, in->format) != LOGTK_OK) {
+        /* only time windows need fields; the error says which is missing */
+        if (o->window && strcmp(o->window, "time") == 0)
+            return cli_usage_error(in->sub, "%s", logtk_windows_errmsg(in->win));
+    }
+    return EXIT_OK;
+}
+
+/* Prints the window statistics (skips with counts) on stderr; where names
+   the first line whose timestamp did not parse (NULL: its global number). */
+static void report_window_stats(const char *sub, const detect_opts *o, logtk_windows *w,
+                                const char *where)
+{
+    logtk_window_stats st;
+    logtk_windows_stats(w, &st);
+    if (o->quiet)
+        return;
+    if (st.no_id)
+        fprintf(stderr, "logtk %s: skipped %llu lines naming no session id\n", sub,
+                (unsigned long long)st.no_id);
+    if (st.bad_time && where && *where)
+        fprintf(stderr, "logtk %s: skipped %llu lines whose timestamp did not parse (first: %s)\n",
+                sub, (unsigned long long)st.bad_time, where);
+    else if (st.bad_time)
+        fprintf(stderr,
+                "logtk %s: skipped %llu lines whose timestamp did not parse (first: line %llu)\n",
+                sub, (unsigned long long)st.bad_time, (unsigned long long)st.first_bad_time_line);
+    if (st.empty_windows)
+        fprintf(stderr, "logtk %s: skipped %llu time windows with no lines\n", sub,
+                (unsigned long long)st.empty_windows);
+    if (st.late)
+        fprintf(stderr, "logtk %s: %llu lines were older than their window (kept in it)\n", sub,
+                (unsigned long long)st.late);
+}
+
+/* Moves every completed window into s, naming events through names[]. */
+static int drain_windows(const char *sub, window_input *in, logtk_sessions *s,
+                         const logtk_slice *names, size_t nnames)
+{
+    logtk_window win;
+    uint32_t *ids = NULL;
+    size_t cap = 0;
+    int rc = EXIT_OK;
+    while (rc == EXIT_OK && logtk_windows_next(in->win, &win) == LOGTK_OK) {
+        if (in->event_is_line) { /* line index -> final template id */
+            if (win.nevents > cap) {
+                cap = win.nevents * 2;
+                uint32_t *grown = realloc(ids, cap * sizeof *ids);
+                if (!grown) {
+                    cli_error(sub, "out of memory");
+                    rc = EXIT_DATA;
+                    break;
+                }
+                ids = grown;
+            }
+            for (size_t i = 0; i < win.nevents; i++)
+                if (logtk_parser_assignment(in->parser, win.events[i], &ids[i]) != LOGTK_OK)
+                    ids[i] = 0;
+            win.events = ids;
+        }
+        if (logtk_sessions_add_window(s, &win, names, nnames) != LOGTK_OK) {
+            cli_error(sub, "%s", logtk_sessions_errmsg(s));
+            rc = EXIT_DATA;
+        }
+    }
+    free(ids);
+    return rc;
+}
+
+/* Template names of a parser after finish: names[id] for ids 1..count. */
+static int template_names(logtk_parser *p, logtk_slice **names, size_t *n, char **store)
+{
+    uint32_t count = logtk_parser_template_count(p);
+    *names = calloc((size_t)count + 1, sizeof **names);
+    *store = malloc(((size_t)count + 1) * 9);
+    if (!*names || !*store)
+        return -1;
+    for (uint32_t id = 1; id <= count; id++) {
+        logtk_slice text;
+        uint64_t occurrences;
+        if (logtk_parser_template(p, id, &text, &occurrences) != LOGTK_OK)
+            text.ptr = "", text.len = 0;
+        template_event_name(text.ptr, text.len, *store + (size_t)id * 9);
+        (*names)[id].ptr = *store + (size_t)id * 9;
+        (*names)[id].len = 8;
+    }
+    *n = (size_t)count + 1;
+    return 0;
+}
+
+static int load_raw(const char *sub, const detect_opts *o, size_t first, logtk_sessions *s)
+{
+    window_input in;
+    memset(&in, 0, sizeof in);
+    in.sub = sub;
+    in.o = o;
+    int rc = make_windows(sub, o, &in.win);
+    if (rc != EXIT_OK)
+        return rc;
+    if ((rc = open_raw(&in)) == EXIT_OK) {
+        in.event_is_line = 1;
+        cli_progress progress;
+        cli_progress_init(&progress, "detect", o->quiet);
+        cli_feed f;
+        memset(&f, 0, sizeof f);
+        f.subcommand = sub;
+        f.format = in.format;
+        f.parser = in.parser;
+        f.on_line = on_raw_line;
+        f.user = &in;
+        f.progress = &progress;
+        f.quiet = o->quiet;
+        rc = cli_feed_run(&f, (char *const *)(o->inputs + first), o->ninputs - first);
+        cli_progress_end(&progress);
+        if (rc == EXIT_OK && (logtk_parser_finish(in.parser) != LOGTK_OK ||
+                              logtk_windows_finish(in.win) != LOGTK_OK)) {
+            cli_error(sub, "%s", logtk_windows_errmsg(in.win));
+            rc = EXIT_DATA;
+        }
+        logtk_slice *names = NULL;
+        char *store = NULL;
+        size_t nnames = 0;
+        if (rc == EXIT_OK && template_names(in.parser, &names, &nnames, &store) != 0) {
+            cli_error(sub, "out of memory");
+            rc = EXIT_DATA;
+        }
+        if (rc == EXIT_OK)
+            rc = drain_windows(sub, &in, s, names, nnames);
+        if (rc == EXIT_OK) {
+            report_window_stats(sub, o, in.win, in.first_bad_time);
+            if (!o->quiet)
+                fprintf(stderr, "logtk %s: %llu lines, %u templates, %zu windows\n", sub,
+                        (unsigned long long)f.lines, logtk_parser_template_count(in.parser),
+                        logtk_sessions_count(s));
+        }
+        free(names);
+        free(store);
+    }
+    logtk_windows_free(in.win);
+    logtk_parser_free(in.parser);
+    logtk_format_free(in.format);
+    return rc;
+}
+
+static size_t name_hash(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* Structured rows: Loghub's *_structured.csv or logtk parse's CSV output
+   (header row with an EventId column). */
+static int load_structured(const char *sub, const detect_opts *o, size_t first, logtk_sessions *s)
+{
+    window_input in;
+    memset(&in, 0, sizeof in);
+    in.sub = sub;
+    in.o = o;
+    int rc = make_windows(sub, o, &in.win);
+    if (rc != EXIT_OK)
+        return rc;
+    /* event names interned here: names[k] for event k */
+    char **names = NULL;
+    size_t nnames = 0, names_cap = 0;
+    uint32_t *table = NULL;
+    size_t table_size = 0;
+    char *header_store[LOGTK_MAX_FIELDS + 8];
+    size_t nheader = 0;
+    for (size_t k = first; k < o->ninputs && rc == EXIT_OK; k++) {
+        const char *path = o->inputs[k];
+        logtk_csv *c = NULL;
+        if (logtk_csv_new(&c) != LOGTK_OK || logtk_csv_open_path(c, path) != LOGTK_OK) {
+            cli_error(sub, "%s", c ? logtk_csv_errmsg(c) : "out of memory");
+            logtk_csv_free(c);
+            rc = EXIT_DATA;
+            break;
+        }
+        const logtk_slice *fields;
+        size_t nfields;
+        int st = logtk_csv_next(c, &fields, &nfields);
+        int col_event = -1;
+        in.label_field = -1;
+        in.content_field = -1;
+        if (st == LOGTK_OK) {
+            for (size_t i = 0; i < nheader; i++)
+                free(header_store[i]);
+            nheader = 0;
+            for (size_t i = 0; i < nfields && i < LOGTK_MAX_FIELDS + 8; i++) {
+                header_store[nheader] = strndup(fields[i].ptr, fields[i].len);
+                if (!header_store[nheader])
+                    break;
+                nheader++;
+                if (fields[i].len == 7 && memcmp(fields[i].ptr, "EventId", 7) == 0)
+                    col_event = (int)i;
+                else if (fields[i].len == 5 && memcmp(fields[i].ptr, "Label", 5) == 0)
+                    in.label_field = (int)i;
+                else if (fields[i].len == 7 && memcmp(fields[i].ptr, "Content", 7) == 0)
+                    in.content_field = (int)i;
+            }
+        }
+        if (st != LOGTK_OK || col_event < 0) {
+            cli_error(sub, "%s", st < 0 ? logtk_csv_errmsg(c)
+                                        : "structured input needs a header with EventId");
+            if (st >= 0)
+                fprintf(stderr, "  (in %s)\n", path);
+            logtk_csv_free(c);
+            rc = EXIT_DATA;
+            break;
+        }
+        if (k == first && logtk_windows_set_columns(in.win, (const char *const *)header_store,
+                                                    nheader) != LOGTK_OK &&
+            o->window && strcmp(o->window, "time") == 0) {
+            rc = cli_usage_error(sub, "%s", logtk_windows_errmsg(in.win));
+            logtk_csv_free(c);
+            break;
+        }
+        while ((st = logtk_csv_next(c, &fields, &nfields)) == LOGTK_OK) {
+            if (nfields == 1 && fields[0].len == 0)
+                continue;
+            if (nfields <= (size_t)col_event) {
+                cli_error(sub, "%s:%llu: missing EventId field", path,
+                          (unsigned long long)logtk_csv_line(c));
+                rc = EXIT_DATA;
+                break;
+            }
+            logtk_slice ev = fields[col_event];
+            /* event name -> index through an open-addressing table of
+               index + 1 (0 empty), doubled when half full */
+            if (nnames * 2 >= table_size) {
+                size_t size = table_size ? table_size * 2 : 1024;
+                uint32_t *grown = calloc(size, sizeof *grown);
+                if (!grown) {
+                    rc = EXIT_DATA;
+                    break;
+                }
+                for (size_t i = 0; i < nnames; i++) {
+                    size_t h = name_hash(names[i], strlen(names[i])) & (size - 1);
+                    while (grown[h])
+                        h = (h + 1) & (size - 1);
+                    grown[h] = (uint32_t)i + 1;
+                }
+                free(table);
+                table = grown;
+                table_size = size;
+            }
+            size_t h = name_hash(ev.ptr, ev.len) & (table_size - 1);
+            size_t e = nnames;
+            for (; table[h]; h = (h + 1) & (table_size - 1)) {
+                const char *cand = names[table[h] - 1];
+                if (strlen(cand) == ev.len && memcmp(cand, ev.ptr, ev.len) == 0) {
+                    e = table[h] - 1;
+                    break;
+                }
+            }
+            if (e == nnames) {
+                table[h] = (uint32_t)nnames + 1;
+                if (nnames == names_cap) {
+                    names_cap = names_cap ? names_cap * 2 : 256;
+                    char **grown = realloc(names, names_cap * sizeof *names);
+                    if (!grown) {
+                        rc = EXIT_DATA;
+                        break;
+                    }
+                    names = grown;
+                }
+                names[nnames] = strndup(ev.ptr, ev.len);
+                if (!names[nnames]) {
+                    rc = EXIT_DATA;
+                    break;
+                }
+                nnames++;
+            }
+            int label = in.label_field >= 0 && (size_t)in.label_field < nfields
+                            ? label_of(fields[in.label_field])
+                            : LOGTK_LABEL_UNKNOWN;
+            logtk_slice text = in.content_field >= 0 && (size_t)in.content_field < nfields
+                                   ? fields[in.content_field]
+                                   : fields[0];
+            in.line_no++;
+            int wr = logtk_windows_add(in.win, text.ptr, text.len, fields, nfields, in.line_no,
+                                       (uint32_t)e, label);
+            if (!in.first_bad_time[0]) {
+                logtk_window_stats wst;
+                logtk_windows_stats(in.win, &wst);
+                if (wst.bad_time)
+                    snprintf(in.first_bad_time, sizeof in.first_bad_time, "%s:%llu", path,
+                             (unsigned long long)logtk_csv_line(c));
+            }
+            if (wr != LOGTK_OK && wr != LOGTK_ERR_LIMIT) {
+                cli_error(sub, "%s:%llu: %s", path, (unsigned long long)logtk_csv_line(c),
+                          logtk_windows_errmsg(in.win));
+                rc = EXIT_DATA;
+                break;
+            }
+        }
+        if (st < 0 && rc == EXIT_OK) {
+            cli_error(sub, "%s", logtk_csv_errmsg(c));
+            rc = EXIT_DATA;
+        }
+        logtk_csv_free(c);
+    }
+    if (rc == EXIT_OK && logtk_windows_finish(in.win) != LOGTK_OK) {
+        cli_error(sub, "%s", logtk_windows_errmsg(in.win));
+        rc = EXIT_DATA;
+    }
+    logtk_slice *slices = nnames ? calloc(nnames, sizeof *slices) : NULL;
+    if (rc == EXIT_OK && nnames && !slices) {
+        cli_error(sub, "out of memory");
+        rc = EXIT_DATA;
+    }
+    for (size_t i = 0; slices && i < nnames; i++) {
+        slices[i].ptr = names[i];
+        slices[i].len = strlen(names[i]);
+    }
+    if (rc == EXIT_OK)
+        rc = drain_windows(sub, &in, s, slices, nnames);
+    if (rc == EXIT_OK)
+        report_window_stats(sub, o, in.win, in.first_bad_time);
+    free(slices);
+    for (size_t i = 0; i < nnames; i++)
+        free(names[i]);
+    free(names);
+    free(table);
+    for (size_t i = 0; i < nheader; i++)
+        free(header_store[i]);
+    logtk_windows_free(in.win);
+    return rc;
 }
 
 static int load_inputs(const char *sub, const detect_opts *o, size_t first, logtk_sessions **out)
@@ -109,12 +761,27 @@ static int load_inputs(const char *sub, const detect_opts *o, size_t first, logt
         cli_error(sub, "out of memory");
         return EXIT_DATA;
     }
-    for (size_t k = first; k < o->ninputs; k++)
-        if (logtk_sessions_load(s, o->inputs[k]) != LOGTK_OK) {
-            cli_error(sub, "%s", logtk_sessions_errmsg(s));
-            logtk_sessions_free(s);
-            return EXIT_DATA;
-        }
+    const char *kind = o->input_kind;
+    if (!kind)
+        kind = first < o->ninputs ? sniff_input(o->inputs[first]) : "raw";
+    if (o->window && strcmp(kind, "sessions") == 0 && !o->input_kind)
+        kind = "raw"; /* --window asks for windows over lines */
+    int rc = EXIT_OK;
+    if (strcmp(kind, "sessions") == 0) {
+        for (size_t k = first; k < o->ninputs && rc == EXIT_OK; k++)
+            if (logtk_sessions_load(s, o->inputs[k]) != LOGTK_OK) {
+                cli_error(sub, "%s", logtk_sessions_errmsg(s));
+                rc = EXIT_DATA;
+            }
+    } else if (strcmp(kind, "structured") == 0) {
+        rc = load_structured(sub, o, first, s);
+    } else {
+        rc = load_raw(sub, o, first, s);
+    }
+    if (rc != EXIT_OK) {
+        logtk_sessions_free(s);
+        return rc;
+    }
     if (o->labels) {
         uint64_t unknown = 0;
         if (logtk_sessions_load_labels(s, o->labels, &unknown) != LOGTK_OK) {
@@ -312,6 +979,459 @@ static int cmd_eval(int argc, char **argv)
     return rc;
 }
 
+/* ---------------------------------------------------------------- watch */
+
+/* The last lines seen, kept to show the lines behind an anomaly. */
+typedef struct kept_line {
+    char *text;
+    size_t len, cap;
+    uint64_t number;
+} kept_line;
+
+typedef struct watch_state {
+    const char *sub;
+    const detect_opts *o;
+    int json;
+    logtk_detector *detector; /* NULL: streaming detectors only */
+    logtk_windows *win;
+    logtk_stream *stream;
+    logtk_parser *parser;
+    logtk_format *format;
+    int time_fields[8];
+    size_t ntime_fields;
+    const char *time_format;
+    uint64_t line_no;
+    uint64_t anomalies, alerts, windows;
+    kept_line *kept;
+    size_t nkept;
+} watch_state;
+
+static int keep_line(watch_state *w, const char *text, size_t len)
+{
+    kept_line *k = &w->kept[w->line_no % w->nkept];
+    if (k->cap < len + 1) {
+        char *grown = realloc(k->text, len + 1);
+        if (!grown)
+            return -1;
+        k->text = grown;
+        k->cap = len + 1;
+    }
+    memcpy(k->text, text, len);
+    k->len = len;
+    k->number = w->line_no;
+    return 0;
+}
+
+static const kept_line *find_kept(const watch_state *w, uint64_t number)
+{
+    const kept_line *k = &w->kept[number % w->nkept];
+    return k->number == number && k->text ? k : NULL;
+}
+
+static void print_tsv_text(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c == '\t')
+            fputs("\\t", stdout);
+        else if (c == '\n')
+            fputs("\\n", stdout);
+        else if (c == '\r')
+            fputs("\\r", stdout);
+        else if (c == '\\')
+            fputs("\\\\", stdout);
+        else
+            putchar(c);
+    }
+}
+
+static void print_json_string(const char *p, size_t n);
+
+/* One output row: kind, id, score, line number and its text (if kept). */
+static void print_alert_line(watch_state *w, const char *kind, const char *id, size_t id_len,
+                             double score, uint64_t number, int first, int last)
+{
+    const kept_line *k = find_kept(w, number);
+    if (w->json) {
+        if (first) {
+            printf("{\"kind\":\"%s\",\"id\":", kind);
+            print_json_string(id, id_len);
+            printf(",\"score\":%.17g,\"lines\":[", score);
+        } else {
+            putchar(',');
+        }
+        printf("{\"line\":%llu,\"text\":", (unsigned long long)number);
+        if (k)
+            print_json_string(k->text, k->len);
+        else
+            printf("null");
+        putchar('}');
+        if (last)
+            printf("]}\n");
+        return;
+    }
+    printf("%s\t", kind);
+    print_tsv_text(id, id_len);
+    printf("\t%.17g\t%llu\t", score, (unsigned long long)number);
+    if (k)
+        print_tsv_text(k->text, k->len);
+    else
+        fputs("(line no longer kept)", stdout);
+    putchar('\n');
+}
+
+static int score_window(watch_state *w, const logtk_window *win)
+{
+    w->windows++;
+    logtk_sessions *s;
+    if (logtk_sessions_new(&s) != LOGTK_OK)
+        return -1;
+    logtk_slice *names = NULL;
+    char *store = NULL;
+    size_t nnames = 0;
+    int rc = template_names(w->parser, &names, &nnames, &store);
+    if (rc == 0 && logtk_sessions_add_window(s, win, names, nnames) != LOGTK_OK)
+        rc = -1;
+    double score = 0;
+    uint8_t verdict = 0;
+    if (rc == 0 && logtk_detector_score(w->detector, s, NULL, 0, &score, &verdict) != LOGTK_OK)
+        rc = -1;
+    if (rc == 0 && verdict) {
+        w->anomalies++;
+        for (size_t i = 0; i < win->nevents; i++)
+            print_alert_line(w, "anomaly", win->id.ptr, win->id.len, score, win->lines[i], i == 0,
+                             i + 1 == win->nevents);
+        fflush(stdout);
+    }
+    free(names);
+    free(store);
+    logtk_sessions_free(s);
+    return rc;
+}
+
+static int report_stream_alerts(watch_state *w, const logtk_stream_alert *alerts, size_t n,
+                                uint64_t number)
+{
+    for (size_t i = 0; i < n; i++) {
+        const logtk_stream_alert *a = &alerts[i];
+        logtk_slice text = {"", 0};
+        uint64_t occurrences;
+        logtk_parser_template(w->parser, a->event, &text, &occurrences);
+        char id[9];
+        template_event_name(text.ptr, text.len, id);
+        int len = 8;
+        w->alerts++;
+        /* a rate change concerns a bucket, not this line */
+        uint64_t line = a->kind == LOGTK_ALERT_RATE_CHANGE ? 0 : number;
+        if (w->json) {
+            printf("{\"kind\":\"%s\",\"id\":\"%s\",\"template\":", logtk_stream_alert_name(a->kind),
+                   id);
+            print_json_string(text.ptr, text.len);
+            printf(",\"score\":%.17g,\"expected\":%.17g", a->value, a->expected);
+            if (line) {
+                const kept_line *k = find_kept(w, line);
+                printf(",\"lines\":[{\"line\":%llu,\"text\":", (unsigned long long)line);
+                if (k)
+                    print_json_string(k->text, k->len);
+                else
+                    printf("null");
+                printf("}]");
+            } else {
+                printf(",\"bucket_start\":%.17g", a->time);
+            }
+            printf("}\n");
+        } else {
+            printf("%s\t%.*s\t%.17g\t%llu\t", logtk_stream_alert_name(a->kind), len, id, a->value,
+                   (unsigned long long)line);
+            const kept_line *k = line ? find_kept(w, line) : NULL;
+            if (k)
+                print_tsv_text(k->text, k->len);
+            else
+                print_tsv_text(text.ptr, text.len);
+            putchar('\n');
+        }
+    }
+    if (n)
+        fflush(stdout);
+    return 0;
+}
+
+static int drain_watch_windows(watch_state *w)
+{
+    logtk_window win;
+    while (logtk_windows_next(w->win, &win) == LOGTK_OK)
+        if (score_window(w, &win) != 0) {
+            cli_error(w->sub, "%s", logtk_detector_errmsg(w->detector));
+            return EXIT_DATA;
+        }
+    return EXIT_OK;
+}
+
+static int on_watch_line(void *user, const logtk_line *line, const logtk_record *rec,
+                         const logtk_event *ev)
+{
+    watch_state *w = user;
+    w->line_no++;
+    if (ev->template_id == 0) {
+        cli_error(w->sub, "watch needs an online parser (such as drain)");
+        return EXIT_USAGE;
+    }
+    if (keep_line(w, line->data, line->len) != 0) {
+        cli_error(w->sub, "out of memory");
+        return EXIT_DATA;
+    }
+    if (w->stream) {
+        double t = (double)w->line_no;
+        if (w->ntime_fields && rec->matched) {
+            char buf[256];
+            size_t n = 0;
+            for (size_t i = 0; i < w->ntime_fields; i++) {
+                logtk_slice f = rec->fields[w->time_fields[i]];
+                if (n + f.len + 1 >= sizeof buf)
+                    break;
+                if (i)
+                    buf[n++] = ' ';
+                memcpy(buf + n, f.ptr, f.len);
+                n += f.len;
+            }
+            double parsed;
+            if (logtk_parse_time(w->time_format, buf, n, &parsed) == LOGTK_OK)
+                t = parsed;
+        }
+        const logtk_stream_alert *alerts;
+        size_t nalerts;
+        if (logtk_stream_observe(w->stream, ev->template_id, t, &alerts, &nalerts) != LOGTK_OK) {
+            cli_error(w->sub, "%s", logtk_stream_errmsg(w->stream));
+            return EXIT_DATA;
+        }
+        report_stream_alerts(w, alerts, nalerts, w->line_no);
+    }
+    if (w->win) {
+        int rc = logtk_windows_add(w->win, line->data, line->len, rec->fields, rec->nfields,
+                                   w->line_no, ev->template_id, LOGTK_LABEL_UNKNOWN);
+        if (rc != LOGTK_OK && rc != LOGTK_ERR_LIMIT) {
+            cli_error(w->sub, "%s:%llu: %s", line->source, (unsigned long long)line->number,
+                      logtk_windows_errmsg(w->win));
+            return EXIT_DATA;
+        }
+        return drain_watch_windows(w);
+    }
+    return 0;
+}
+
+static int is_model_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char magic[8];
+    int yes = fread(magic, 1, 8, f) == 8 && memcmp(magic, "LOGTKDET", 8) == 0;
+    fclose(f);
+    return yes;
+}
+
+static int cmd_watch(int argc, char **argv)
+{
+    const char *sub = "detect watch";
+    detect_opts o;
+    int rc = parse_opts(sub, argc, argv, &o);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    watch_state w;
+    memset(&w, 0, sizeof w);
+    w.sub = sub;
+    w.o = &o;
+    w.json = strcmp(o.format, "jsonl") == 0;
+    size_t first = 0;
+    if (o.ninputs > 0 && is_model_file(o.inputs[0])) {
+        first = 1;
+        logtk_detector_new(&w.detector, NULL);
+        if (!w.detector || logtk_detector_load_file(w.detector, o.inputs[0]) != LOGTK_OK) {
+            cli_error(sub, "%s", w.detector ? logtk_detector_errmsg(w.detector) : "out of memory");
+            logtk_detector_free(w.detector);
+            return EXIT_DATA;
+        }
+    }
+    int streaming = o.alert_new || o.rare_count || o.bucket || o.ngram;
+    if (!w.detector && !streaming) {
+        if (o.ninputs > 0 && access(o.inputs[0], R_OK) == 0)
+            cli_error(sub, "%s is not a model file; give a MODEL or a streaming detector",
+                      o.inputs[0]);
+        return cli_usage_error(sub, "nothing to watch: give a MODEL or --alert-new, "
+                                    "--rare-count, --bucket or --ngram");
+    }
+    char keep_default[] = "10000";
+    const char *keep = o.keep ? o.keep : keep_default;
+    char *end;
+    double nkeep = strtod(keep, &end);
+    if (*end || !(nkeep >= 1 && nkeep <= 1e8))
+        return cli_usage_error(sub, "bad --keep '%s'", keep);
+    w.nkept = (size_t)nkeep;
+    w.kept = calloc(w.nkept, sizeof *w.kept);
+    window_input in;
+    memset(&in, 0, sizeof in);
+    in.sub = sub;
+    in.o = &o;
+    detect_opts wo = o;
+    if (!wo.idle)
+        wo.idle = "10000";
+    rc = w.kept ? make_windows(sub, &wo, &in.win) : EXIT_DATA;
+    if (rc == EXIT_OK)
+        rc = open_raw(&in);
+    w.parser = in.parser;
+    w.format = in.format;
+    if (w.detector)
+        w.win = in.win;
+    if (rc == EXIT_OK && streaming) {
+        if (logtk_stream_new(&w.stream) != LOGTK_OK) {
+            cli_error(sub, "out of memory");
+            rc = EXIT_DATA;
+        }
+        const char *names[] = {"new_template", "rare_count", "bucket", "rate_factor",
+                               "ngram",        "top_k",      "warmup"};
+        const char *values[] = {o.alert_new ? "1" : "0", o.rare_count, o.bucket, o.rate_factor,
+                                o.ngram, o.top_k, o.warmup};
+        for (size_t k = 0; rc == EXIT_OK && k < sizeof names / sizeof names[0]; k++)
+            if (values[k] && logtk_stream_set_option(w.stream, names[k], values[k]) != LOGTK_OK)
+                rc = cli_usage_error(sub, "%s", logtk_stream_errmsg(w.stream));
+        /* timestamps for buckets: the time fields of the log format, if any */
+        const char *ds = dataset_name(&o);
+        const char *tf = o.time_fields ? o.time_fields
+                         : strcmp(ds, "HDFS") == 0 ? "Date Time"
+                         : strcmp(ds, "BGL") == 0 || strcmp(ds, "Thunderbird") == 0 ? "Timestamp"
+                                                                                   : NULL;
+        w.time_format = o.time_format ? o.time_format
+                        : strcmp(ds, "HDFS") == 0 ? "%y%m%d %H%M%S"
+                                                  : "%s";
+        while (rc == EXIT_OK && tf && *tf && w.ntime_fields < 8) {
+            while (*tf == ' ')
+                tf++;
+            size_t len = strcspn(tf, " ");
+            for (size_t i = 0; len && i < logtk_format_field_count(w.format); i++)
+                if (strlen(logtk_format_field_name(w.format, i)) == len &&
+                    memcmp(logtk_format_field_name(w.format, i), tf, len) == 0)
+                    w.time_fields[w.ntime_fields++] = (int)i;
+            tf += len;
+        }
+    }
+    if (rc == EXIT_OK) {
+        cli_feed f;
+        memset(&f, 0, sizeof f);
+        f.subcommand = sub;
+        f.format = w.format;
+        f.parser = w.parser;
+        f.on_line = on_watch_line;
+        f.user = &w;
+        f.quiet = o.quiet;
+        if (!w.json) {
+            printf("kind\tid\tscore\tline\ttext\n");
+            fflush(stdout);
+        }
+        rc = cli_feed_run(&f, (char *const *)(o.inputs + first), o.ninputs - first);
+        if (rc == EXIT_OK && w.win) {
+            if (logtk_windows_finish(w.win) != LOGTK_OK) {
+                cli_error(sub, "%s", logtk_windows_errmsg(w.win));
+                rc = EXIT_DATA;
+            } else {
+                rc = drain_watch_windows(&w);
+            }
+        }
+        if (rc == EXIT_OK && w.stream) {
+            const logtk_stream_alert *alerts;
+            size_t nalerts;
+            logtk_stream_finish(w.stream, &alerts, &nalerts);
+            report_stream_alerts(&w, alerts, nalerts, 0);
+        }
+        if (rc == EXIT_OK && w.win)
+            report_window_stats(sub, &o, w.win, NULL);
+        if (!o.quiet)
+            fprintf(stderr, "logtk %s: %llu lines, %llu windows scored, %llu anomalies, %llu alerts\n",
+                    sub, (unsigned long long)w.line_no, (unsigned long long)w.windows,
+                    (unsigned long long)w.anomalies, (unsigned long long)w.alerts);
+    }
+    for (size_t i = 0; w.kept && i < w.nkept; i++)
+        free(w.kept[i].text);
+    free(w.kept);
+    logtk_stream_free(w.stream);
+    logtk_windows_free(in.win);
+    logtk_parser_free(in.parser);
+    logtk_format_free(in.format);
+    logtk_detector_free(w.detector);
+    return rc;
+}
+
+/* Writes a CSV field, quoted when it must be (RFC 4180). */
+static void put_csv_field(FILE *f, const char *p, size_t n)
+{
+    if (!memchr(p, ',', n) && !memchr(p, '"', n) && !memchr(p, '\n', n) && !memchr(p, '\r', n)) {
+        fwrite(p, 1, n, f);
+        return;
+    }
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '"')
+            fputc('"', f);
+        fputc(p[i], f);
+    }
+    fputc('"', f);
+}
+
+/* `detect sessions`: the windows of the inputs as a session CSV. */
+static int cmd_sessions(int argc, char **argv)
+{
+    const char *sub = "detect sessions";
+    detect_opts o;
+    int rc = parse_opts(sub, argc, argv, &o);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    logtk_sessions *s;
+    if ((rc = load_inputs(sub, &o, 0, &s)) != EXIT_OK)
+        return rc;
+    char tmp[4096];
+    FILE *f = stdout;
+    if (o.output && strcmp(o.output, "-") != 0) {
+        snprintf(tmp, sizeof tmp, "%s.tmp%ld", o.output, (long)getpid());
+        f = fopen(tmp, "w");
+        if (!f) {
+            cli_error(sub, "%s: %s", o.output, strerror(errno));
+            logtk_sessions_free(s);
+            return EXIT_DATA;
+        }
+    }
+    fprintf(f, "SessionId,Label,EventSequence\n");
+    for (size_t i = 0; i < logtk_sessions_count(s); i++) {
+        logtk_slice id = logtk_sessions_id(s, i);
+        put_csv_field(f, id.ptr, id.len);
+        int label = logtk_sessions_label(s, i);
+        fprintf(f, ",%s,", label == LOGTK_LABEL_ANOMALY  ? "Anomaly"
+                           : label == LOGTK_LABEL_NORMAL ? "Normal"
+                                                         : "-");
+        for (size_t k = 0; k < logtk_sessions_length(s, i); k++) {
+            logtk_slice ev = logtk_sessions_event(s, i, k);
+            if (k)
+                fputc(' ', f);
+            put_csv_field(f, ev.ptr, ev.len);
+        }
+        fputc('\n', f);
+    }
+    int bad = ferror(f) != 0;
+    if (f != stdout) {
+        bad |= fclose(f) != 0;
+        if (!bad && rename(tmp, o.output) != 0)
+            bad = 1;
+        if (bad)
+            remove(tmp);
+    } else {
+        bad |= fflush(f) != 0;
+    }
+    if (bad) {
+        cli_error(sub, "%s: write error", o.output ? o.output : "standard output");
+        rc = EXIT_DATA;
+    }
+    logtk_sessions_free(s);
+    return rc;
+}
+
 int cmd_detect(int argc, char **argv)
 {
     if (argc < 2) {
@@ -329,7 +1449,10 @@ int cmd_detect(int argc, char **argv)
         return cmd_predict(argc - 1, argv + 1);
     if (strcmp(verb, "eval") == 0)
         return cmd_eval(argc - 1, argv + 1);
+    if (strcmp(verb, "sessions") == 0)
+        return cmd_sessions(argc - 1, argv + 1);
     if (strcmp(verb, "watch") == 0)
-        return cli_usage_error("detect", "'watch' (streaming from raw logs) is not available yet");
-    return cli_usage_error("detect", "unknown action '%s' (train, predict, eval)", verb);
+        return cmd_watch(argc - 1, argv + 1);
+    return cli_usage_error("detect", "unknown action '%s' (train, predict, eval, sessions, watch)",
+                           verb);
 }

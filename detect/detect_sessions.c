@@ -92,6 +92,17 @@ size_t logtk_sessions_length(const logtk_sessions *s, size_t i)
     return s->offsets[i + 1] - s->offsets[i];
 }
 
+logtk_slice logtk_sessions_event(const logtk_sessions *s, size_t i, size_t k)
+{
+    logtk_slice sl = {"", 0};
+    if (!s || i >= s->count || detect_sessions_flatten((logtk_sessions *)s) != 0)
+        return sl;
+    if (k >= s->offsets[i + 1] - s->offsets[i])
+        return sl;
+    sl.ptr = logtk_hashtab_key(&s->events, s->seq[s->offsets[i] + k], &sl.len);
+    return sl;
+}
+
 int detect_parse_label(const char *p, size_t n)
 {
     static const struct {

@@ -363,7 +363,10 @@ const char *logtk_dataset_format(const logtk_dataset *d);
  * Applies the dataset's masks and the parameters it sets for p's algorithm,
  * by logtk_parser_set_param() name: drain: st, depth; spell: tau; iplom: ct,
  * lower_bound; ael: min_event_count, merge_percent; lenma: threshold; brain:
- * threshold, delimiter; logram: double_threshold, tri_threshold.  A name the
+ * threshold, delimiter; logram: double_threshold, tri_threshold; logmine:
+ * max_dist, k; shiso: max_child_num, merge_threshold, format_lookup_threshold,
+ * super_format_threshold; logcluster: rsupport; slct: support; logsig:
+ * group_num; lke: split_threshold.  A name the
  * algorithm does not have (LOGTK_ERR_NOT_FOUND) is skipped.  Some algorithms
  * get their own benchmark script's mask list (e.g. brain on HPC: none).
  * Returns LOGTK_OK or the parser's error (a mask that does not compile).
@@ -574,6 +577,9 @@ int logtk_sessions_label(const logtk_sessions *s, size_t i);
 
 /** Number of events in session i (0 when out of range). */
 size_t logtk_sessions_length(const logtk_sessions *s, size_t i);
+
+/** The name of event k of session i; an empty slice when out of range. */
+logtk_slice logtk_sessions_event(const logtk_sessions *s, size_t i, size_t k);
 
 /**
  * Splits sessions 0..count-1 into training and test rows (indices), as
@@ -787,6 +793,71 @@ const char *logtk_windows_errmsg(const logtk_windows *w);
 
 /** Frees the windower.  NULL is harmless. */
 void logtk_windows_free(logtk_windows *w);
+
+/*
+ * Streaming detectors for live pipelines: they look at one event at a time
+ * (a template id from an online parser, with its time) and raise alerts:
+ *   new template   an event id never seen before;
+ *   rare template  an event seen fewer than "rare_count" times before;
+ *   rate change    at the end of each time bucket of "bucket" seconds, an
+ *                  event whose count in the bucket is above "rate_factor"
+ *                  times its usual count per bucket (moving average, after
+ *                  3 buckets of history), or that stopped (usual count at
+ *                  least rate_factor, now 0);
+ *   unexpected     next-event prediction from n-gram statistics, as DeepLog
+ *                  does with a network: the last ngram-1 events predict the
+ *                  next; an event outside the "top_k" most frequent
+ *                  followers of that context is flagged.
+ * Nothing is flagged during the first "warmup" events (learning only).
+ * Memory grows with distinct events and contexts, not with the input.
+ */
+typedef struct logtk_stream logtk_stream;
+
+#define LOGTK_ALERT_NEW_TEMPLATE 1
+#define LOGTK_ALERT_RARE_TEMPLATE 2
+#define LOGTK_ALERT_RATE_CHANGE 3
+#define LOGTK_ALERT_UNEXPECTED 4
+
+/** One alert. */
+typedef struct logtk_stream_alert {
+    int kind;        /* LOGTK_ALERT_* */
+    uint32_t event;  /* the event concerned */
+    double value;    /* rare: times seen before; rate: count in the bucket; unexpected: its rank */
+    double expected; /* rate: usual count per bucket; unexpected: top_k */
+    double time;     /* rate: start of the bucket; else the event's time */
+} logtk_stream_alert;
+
+/** Creates streaming detectors with defaults (new template on, others off, warmup 1000). */
+int logtk_stream_new(logtk_stream **out);
+
+/**
+ * Sets an option: "new_template" (0/1), "rare_count" (0 = off), "bucket"
+ * (seconds, 0 = off), "rate_factor" (default 10), "ngram" (n >= 2, 0 = off),
+ * "top_k" (default 9), "warmup" (events).  LOGTK_ERR_NOT_FOUND or
+ * LOGTK_ERR_INVALID on a bad name or value.
+ */
+int logtk_stream_set_option(logtk_stream *s, const char *name, const char *value);
+
+/**
+ * Observes one event at time t (seconds; any monotone clock, such as the
+ * line number, when the log has no timestamps).  *alerts points to *nalerts
+ * alerts raised by this event (bucket ends included), valid until the next
+ * call.  Returns LOGTK_OK or LOGTK_ERR_NOMEM.
+ */
+int logtk_stream_observe(logtk_stream *s, uint32_t event, double t,
+                         const logtk_stream_alert **alerts, size_t *nalerts);
+
+/** Ends the input: closes the current bucket (rate alerts). */
+int logtk_stream_finish(logtk_stream *s, const logtk_stream_alert **alerts, size_t *nalerts);
+
+/** The name of an alert kind ("new-template", ...). */
+const char *logtk_stream_alert_name(int kind);
+
+/** The last error. */
+const char *logtk_stream_errmsg(const logtk_stream *s);
+
+/** Frees the detectors.  NULL is harmless. */
+void logtk_stream_free(logtk_stream *s);
 
 /**
  * Appends a window to a session set as one session (events named by the

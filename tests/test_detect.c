@@ -359,8 +359,365 @@ static void test_novelty(void)
     logtk_sessions_free(s);
 }
 
+/* Pulls every ready window into arrays for checks. */
+typedef struct pulled {
+    char ids[32][64];
+    size_t n[32];
+    uint32_t ev[32][16];
+    uint64_t ln[32][16];
+    int label[32];
+    size_t count;
+} pulled;
+
+static void pull_all(logtk_windows *w, pulled *p)
+{
+    logtk_window win;
+    while (logtk_windows_next(w, &win) == LOGTK_OK) {
+        if (p->count == 32)
+            continue;
+        snprintf(p->ids[p->count], 64, "%.*s", (int)win.id.len, win.id.ptr);
+        p->n[p->count] = win.nevents;
+        for (size_t i = 0; i < win.nevents && i < 16; i++) {
+            p->ev[p->count][i] = win.events[i];
+            p->ln[p->count][i] = win.lines[i];
+        }
+        p->label[p->count] = win.label;
+        p->count++;
+    }
+}
+
+static void test_parse_time(void)
+{
+    double t = -1;
+    CHECK_STATUS(logtk_parse_time("%s", "1117838570", 10, &t), LOGTK_OK);
+    CHECK(t == 1117838570.0);
+    CHECK_STATUS(logtk_parse_time("%y%m%d %H%M%S", "081109 203518", 13, &t), LOGTK_OK);
+    CHECK(t == 1226262918.0); /* 2008-11-09T20:35:18Z */
+    const char *bgl = "2005-06-03-15.42.50.675872";
+    CHECK_STATUS(logtk_parse_time("%Y-%m-%d-%H.%M.%S.%f", bgl, strlen(bgl), &t), LOGTK_OK);
+    CHECK(t > 1117813370.67 && t < 1117813370.68);
+    CHECK_STATUS(logtk_parse_time("%b %d %H:%M:%S", "Jun  3 15:42:50", 15, &t), LOGTK_OK);
+    CHECK(t == 86400.0 * (31 + 28 + 31 + 30 + 31 + 2) + 15 * 3600 + 42 * 60 + 50);
+    CHECK_STATUS(logtk_parse_time("%Y-%m-%d", "2000-02-29", 10, &t), LOGTK_OK);
+    CHECK(t == 951782400.0);
+    CHECK_STATUS(logtk_parse_time("%s", "12x", 3, &t), LOGTK_ERR_DATA);
+    CHECK_STATUS(logtk_parse_time("%Y-%m-%d", "2000-13-01", 10, &t), LOGTK_ERR_DATA);
+    CHECK_STATUS(logtk_parse_time("%H:%M", "10:", 3, &t), LOGTK_ERR_DATA);
+    CHECK_STATUS(logtk_parse_time("%s", "", 0, &t), LOGTK_ERR_DATA);
+}
+
+static void test_windows_session(void)
+{
+    logtk_windows *w;
+    CHECK_STATUS(logtk_windows_new(&w, "nosuch"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_windows_new(&w, "session"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "id_regex", "blk_(-?"), LOGTK_ERR_SYNTAX);
+    CHECK_STATUS(logtk_windows_set_option(w, "nosuch", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_windows_set_option(w, "id_regex", "blk_-?\\d+"), LOGTK_OK);
+    static const char *const lines[] = {
+        "open blk_1",         "open blk_-2",  "no id here", "copy blk_1 to blk_-2 and blk_1",
+        "close blk_-2",       "close blk_1",
+    };
+    static const int labels[] = {0, 0, 0, 0, 1, 0};
+    for (size_t i = 0; i < 6; i++)
+        CHECK_STATUS(logtk_windows_add(w, lines[i], strlen(lines[i]), NULL, 0, i + 1,
+                                       (uint32_t)(10 + i), labels[i]),
+                     LOGTK_OK);
+    pulled p;
+    memset(&p, 0, sizeof p);
+    pull_all(w, &p);
+    CHECK(p.count == 0); /* sessions complete at finish */
+    CHECK_STATUS(logtk_windows_finish(w), LOGTK_OK);
+    pull_all(w, &p);
+    CHECK(p.count == 2);
+    CHECK(strcmp(p.ids[0], "blk_1") == 0 && strcmp(p.ids[1], "blk_-2") == 0);
+    /* the line naming blk_1 twice joins it once; it joins blk_-2 too */
+    CHECK(p.n[0] == 3 && p.ev[0][0] == 10 && p.ev[0][1] == 13 && p.ev[0][2] == 15);
+    CHECK(p.n[1] == 3 && p.ln[1][0] == 2 && p.ln[1][1] == 4 && p.ln[1][2] == 5);
+    CHECK(p.label[0] == LOGTK_LABEL_NORMAL && p.label[1] == LOGTK_LABEL_ANOMALY);
+    logtk_window_stats st;
+    logtk_windows_stats(w, &st);
+    CHECK(st.lines == 6 && st.no_id == 1 && st.windows == 2);
+    logtk_windows_free(w);
+
+    /* idle: a session completes after 2 lines without its id */
+    CHECK_STATUS(logtk_windows_new(&w, "session"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "idle", "2"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "id_regex", "id=\\w+"), LOGTK_OK);
+    static const char *const stream[] = {"id=a", "id=b", "id=b", "id=b", "id=a"};
+    memset(&p, 0, sizeof p);
+    for (size_t i = 0; i < 5; i++) {
+        logtk_windows_add(w, stream[i], 4, NULL, 0, i + 1, 1, LOGTK_LABEL_UNKNOWN);
+        pull_all(w, &p);
+        if (i == 1)
+            CHECK(p.count == 0);
+    }
+    CHECK(p.count == 1 && strcmp(p.ids[0], "id=a") == 0 && p.n[0] == 1);
+    CHECK_STATUS(logtk_windows_finish(w), LOGTK_OK);
+    pull_all(w, &p);
+    CHECK(p.count == 3 && strcmp(p.ids[1], "id=b") == 0 && p.n[1] == 3 &&
+          strcmp(p.ids[2], "id=a") == 0 && p.n[2] == 1);
+    CHECK(p.label[0] == LOGTK_LABEL_UNKNOWN);
+    logtk_windows_free(w);
+}
+
+static void test_windows_count_time(void)
+{
+    logtk_windows *w;
+    pulled p;
+    /* count: size 4, step 2 over 9 lines: [1-4] [3-6] [5-8], then [7-9] at finish */
+    CHECK_STATUS(logtk_windows_new(&w, "count"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "size", "4"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "step", "2"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "size", "1.5"), LOGTK_ERR_INVALID);
+    memset(&p, 0, sizeof p);
+    for (uint64_t i = 1; i <= 9; i++)
+        logtk_windows_add(w, "x", 1, NULL, 0, i, (uint32_t)i, i == 5 ? 1 : 0);
+    CHECK_STATUS(logtk_windows_finish(w), LOGTK_OK);
+    pull_all(w, &p);
+    CHECK(p.count == 4);
+    CHECK(strcmp(p.ids[0], "lines 1-4") == 0 && strcmp(p.ids[1], "lines 3-6") == 0 &&
+          strcmp(p.ids[2], "lines 5-8") == 0 && strcmp(p.ids[3], "lines 7-9") == 0);
+    CHECK(p.n[0] == 4 && p.ev[1][0] == 3 && p.n[3] == 3);
+    CHECK(p.label[0] == 0 && p.label[1] == 1 && p.label[2] == 1 && p.label[3] == 0);
+    logtk_windows_free(w);
+
+    /* count with step > size: lines between windows belong to none */
+    CHECK_STATUS(logtk_windows_new(&w, "count"), LOGTK_OK);
+    logtk_windows_set_option(w, "size", "2");
+    logtk_windows_set_option(w, "step", "3");
+    memset(&p, 0, sizeof p);
+    for (uint64_t i = 1; i <= 7; i++)
+        logtk_windows_add(w, "x", 1, NULL, 0, i, (uint32_t)i, 0);
+    logtk_windows_finish(w);
+    pull_all(w, &p);
+    CHECK(p.count == 3 && strcmp(p.ids[1], "lines 4-5") == 0 && strcmp(p.ids[2], "lines 7-7") == 0);
+    logtk_windows_free(w);
+
+    /* time: 1 h fixed windows from the first timestamp; a gap skips empty
+       windows; a bad timestamp is skipped and counted */
+    CHECK_STATUS(logtk_windows_new(&w, "time"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "time_format", "%q"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_windows_set_option(w, "time_format", "%s"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "time_fields", "Stamp"), LOGTK_OK);
+    const char *cols[] = {"Label", "Stamp"};
+    CHECK_STATUS(logtk_windows_set_columns(w, cols, 1), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_windows_set_columns(w, cols, 2), LOGTK_OK);
+    static const char *const stamps[] = {"0", "100", "3599", "3600", "oops", "20000", "20001"};
+    memset(&p, 0, sizeof p);
+    for (size_t i = 0; i < 7; i++) {
+        logtk_slice f[2] = {{"-", 1}, {stamps[i], strlen(stamps[i])}};
+        CHECK_STATUS(logtk_windows_add(w, "x", 1, f, 2, i + 1, (uint32_t)i, 0), LOGTK_OK);
+    }
+    logtk_windows_finish(w);
+    pull_all(w, &p);
+    CHECK(p.count == 3);
+    CHECK(p.n[0] == 3 && p.n[1] == 1 && p.n[2] == 2);
+    CHECK(strcmp(p.ids[0], "1970-01-01T00:00:00Z") == 0 &&
+          strcmp(p.ids[2], "1970-01-01T05:00:00Z") == 0);
+    logtk_window_stats st;
+    logtk_windows_stats(w, &st);
+    CHECK(st.bad_time == 1 && st.first_bad_time_line == 5 && st.empty_windows == 3);
+    logtk_windows_free(w);
+
+    /* sliding: 3 h windows every 1 h; a line sits in up to 3 windows */
+    CHECK_STATUS(logtk_windows_new(&w, "time"), LOGTK_OK);
+    logtk_windows_set_option(w, "size", "10800");
+    logtk_windows_set_option(w, "step", "3600");
+    logtk_windows_set_option(w, "time_format", "%s");
+    logtk_windows_set_option(w, "time_fields", "Stamp");
+    logtk_windows_set_columns(w, cols, 2);
+    static const char *const slide[] = {"0", "4000", "8000", "11000"};
+    memset(&p, 0, sizeof p);
+    for (size_t i = 0; i < 4; i++) {
+        logtk_slice f[2] = {{"-", 1}, {slide[i], strlen(slide[i])}};
+        logtk_windows_add(w, "x", 1, f, 2, i + 1, (uint32_t)i, i == 0 ? 1 : 0);
+    }
+    logtk_windows_finish(w);
+    pull_all(w, &p);
+    /* [0,3h): 0 4000 8000; [1h,4h): 4000 8000 11000; [2h,5h): 8000 11000; [3h,6h): 11000 */
+    CHECK(p.count == 4);
+    CHECK(p.n[0] == 3 && p.n[1] == 3 && p.n[2] == 2 && p.n[3] == 1);
+    CHECK(p.label[0] == 1 && p.label[1] == 0);
+    logtk_windows_free(w);
+}
+
+/* Windows become sessions; a repeated id gets a suffix. */
+static void test_sessions_from_windows(void)
+{
+    logtk_sessions *s;
+    logtk_sessions_new(&s);
+    uint32_t ev[] = {1, 2, 1};
+    uint64_t ln[] = {1, 2, 3};
+    logtk_window win = {{"w", 1}, 3, ev, ln, LOGTK_LABEL_ANOMALY, 0, 0};
+    logtk_slice names[] = {{"", 0}, {"open", 4}, {"close", 5}};
+    CHECK_STATUS(logtk_sessions_add_window(s, &win, names, 3), LOGTK_OK);
+    CHECK_STATUS(logtk_sessions_add_window(s, &win, NULL, 0), LOGTK_OK);
+    CHECK(logtk_sessions_count(s) == 2);
+    logtk_slice id = logtk_sessions_id(s, 1);
+    CHECK(id.len == 3 && memcmp(id.ptr, "w#2", 3) == 0);
+    logtk_slice e = logtk_sessions_event(s, 0, 1);
+    CHECK(e.len == 5 && memcmp(e.ptr, "close", 5) == 0);
+    e = logtk_sessions_event(s, 1, 0);
+    CHECK(e.len == 1 && e.ptr[0] == '1');
+    CHECK(logtk_sessions_event(s, 0, 3).len == 0);
+    CHECK(logtk_sessions_label(s, 0) == LOGTK_LABEL_ANOMALY && logtk_sessions_length(s, 1) == 3);
+    logtk_sessions_free(s);
+}
+
+/* End to end: 20,000 raw HDFS lines parsed by Drain, grouped by block, give
+   the sessions of the provided sequences (each ours a prefix of the 100k
+   sample's, under one mapping of our templates to its EventIds). */
+static void test_hdfs_end_to_end(void)
+{
+    const char *dir = getenv("LOGTK_ANOMALY");
+    if (!dir) {
+        printf("skipped: LOGTK_ANOMALY not set\n");
+        return;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/logai/HDFS_20000.log", dir);
+    const logtk_dataset *ds = logtk_dataset_find("HDFS");
+    logtk_format *fmt;
+    logtk_parser *parser;
+    logtk_reader *r;
+    logtk_windows *w;
+    logtk_format_new(&fmt);
+    CHECK_STATUS(logtk_format_compile(fmt, logtk_dataset_format(ds)), LOGTK_OK);
+    logtk_parser_new(&parser, "drain");
+    CHECK_STATUS(logtk_dataset_configure(ds, parser), LOGTK_OK);
+    logtk_reader_new(&r);
+    logtk_windows_new(&w, "session");
+    CHECK_STATUS(logtk_reader_open_path(r, path), LOGTK_OK);
+    logtk_line line;
+    logtk_record rec;
+    logtk_event ev;
+    uint64_t n = 0;
+    while (logtk_reader_next(r, &line) == LOGTK_OK) {
+        logtk_format_match(fmt, line.data, line.len, &rec);
+        logtk_parser_feed(parser, rec.content.ptr, rec.content.len, &ev);
+        CHECK(ev.template_id > 0 || n == 0);
+        logtk_windows_add(w, line.data, line.len, rec.fields, rec.nfields, ++n, ev.template_id,
+                          LOGTK_LABEL_UNKNOWN);
+    }
+    CHECK(n == 20000);
+    logtk_windows_finish(w);
+    logtk_sessions *ours, *ref;
+    logtk_sessions_new(&ours);
+    logtk_sessions_new(&ref);
+    logtk_window win;
+    while (logtk_windows_next(w, &win) == LOGTK_OK)
+        logtk_sessions_add_window(ours, &win, NULL, 0);
+    CHECK(logtk_sessions_count(ours) == 1782);
+    snprintf(path, sizeof path, "%s/hdfs100k/HDFS_100k_sessions.csv", dir);
+    CHECK_STATUS(logtk_sessions_load(ref, path), LOGTK_OK);
+    /* template id -> reference event name, fixed by first co-occurrence */
+    logtk_slice map[256];
+    memset(map, 0, sizeof map);
+    size_t same = 0, events = 0;
+    for (size_t i = 0; i < logtk_sessions_count(ours) && i < logtk_sessions_count(ref); i++) {
+        logtk_slice a = logtk_sessions_id(ours, i), b = logtk_sessions_id(ref, i);
+        CHECK(a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0); /* same block order */
+        size_t len = logtk_sessions_length(ours, i);
+        int ok = len <= logtk_sessions_length(ref, i);
+        for (size_t k = 0; ok && k < len; k++) {
+            logtk_slice e = logtk_sessions_event(ours, i, k);
+            unsigned id = (unsigned)strtoul(e.ptr, NULL, 10);
+            logtk_slice t = logtk_sessions_event(ref, i, k);
+            if (id >= 256)
+                ok = 0;
+            else if (!map[id].len)
+                map[id] = t;
+            else
+                ok = map[id].len == t.len && memcmp(map[id].ptr, t.ptr, t.len) == 0;
+        }
+        same += ok;
+        events += len;
+    }
+    printf("HDFS_20000 by Drain: %zu of %zu blocks are prefixes of the provided sequences "
+           "under one template mapping (%zu events, %u templates)\n",
+           same, logtk_sessions_count(ours), events, logtk_parser_template_count(parser));
+    CHECK(events == 20000);
+    CHECK(same == logtk_sessions_count(ours));
+    logtk_sessions_free(ours);
+    logtk_sessions_free(ref);
+    logtk_windows_free(w);
+    logtk_reader_free(r);
+    logtk_parser_free(parser);
+    logtk_format_free(fmt);
+}
+
+static void test_stream(void)
+{
+    logtk_stream *st;
+    CHECK_STATUS(logtk_stream_new(&st), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "nosuch", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_stream_set_option(st, "ngram", "1"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_stream_set_option(st, "top_k", "x"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_stream_set_option(st, "warmup", "6"), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "ngram", "2"), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "top_k", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "rare_count", "3"), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "bucket", "10"), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "rate_factor", "3"), LOGTK_OK);
+    const logtk_stream_alert *a;
+    size_t n, total = 0;
+    /* warmup: 1 2 1 2 1 2 (no alerts), then the flow 1 -> 2 holds */
+    for (int i = 0; i < 6; i++) {
+        CHECK_STATUS(logtk_stream_observe(st, 1 + (uint32_t)(i % 2), i, &a, &n), LOGTK_OK);
+        total += n;
+    }
+    CHECK(total == 0);
+    logtk_stream_observe(st, 1, 6, &a, &n);
+    CHECK(n == 0);
+    /* 1 -> 1 never followed 1: unexpected (rank past top 1) */
+    logtk_stream_observe(st, 1, 7, &a, &n);
+    CHECK(n == 1 && a[0].kind == LOGTK_ALERT_UNEXPECTED && a[0].event == 1);
+    /* a new template: new + unexpected */
+    logtk_stream_observe(st, 7, 8, &a, &n);
+    CHECK(n == 2 && a[0].kind == LOGTK_ALERT_NEW_TEMPLATE && a[0].event == 7 &&
+          a[1].kind == LOGTK_ALERT_UNEXPECTED);
+    /* seen once before: rare (fewer than 3); the context 7 is new: no prediction */
+    logtk_stream_observe(st, 7, 9, &a, &n);
+    CHECK(n == 1 && a[0].kind == LOGTK_ALERT_RARE_TEMPLATE && a[0].value == 1);
+    CHECK(strcmp(logtk_stream_alert_name(LOGTK_ALERT_RATE_CHANGE), "rate-change") == 0);
+    logtk_stream_free(st);
+
+    /* rate change: 2 per bucket for 4 buckets, then 20 in one */
+    CHECK_STATUS(logtk_stream_new(&st), LOGTK_OK);
+    logtk_stream_set_option(st, "warmup", "0");
+    logtk_stream_set_option(st, "new_template", "0");
+    logtk_stream_set_option(st, "bucket", "10");
+    logtk_stream_set_option(st, "rate_factor", "5");
+    size_t rate = 0;
+    double t = 0;
+    for (int b = 0; b < 4; b++)
+        for (int i = 0; i < 2; i++) {
+            logtk_stream_observe(st, 3, b * 10 + i, &a, &n);
+            rate += n;
+        }
+    CHECK(rate == 0);
+    for (int i = 0; i < 20; i++) {
+        t = 40 + i * 0.1;
+        logtk_stream_observe(st, 3, t, &a, &n);
+        rate += n;
+    }
+    CHECK(rate == 0);
+    CHECK_STATUS(logtk_stream_finish(st, &a, &n), LOGTK_OK);
+    CHECK(n == 1 && a[0].kind == LOGTK_ALERT_RATE_CHANGE && a[0].value == 20 &&
+          a[0].expected > 1.5 && a[0].expected < 2.5 && a[0].time == 40);
+    logtk_stream_free(st);
+    logtk_stream_free(NULL);
+}
+
 int main(void)
 {
+    test_stream();
+    test_parse_time();
+    test_windows_session();
+    test_windows_count_time();
+    test_sessions_from_windows();
+    test_hdfs_end_to_end();
     test_novelty();
     test_sessions();
     test_splits();
