@@ -32,6 +32,15 @@
  * temporary files and renamed into place only when the whole run succeeded,
  * so a failed run never replaces a good file.
  *
+ * A damaged compressed input or archive (truncated download, disk full while
+ * rotating) is the one error that does not discard the run: the reader
+ * delivers every complete line before the damage, so those lines are parsed
+ * and written in full -- in batch mode with their final templates, pass 2
+ * stopping where pass 1 stopped -- and the outputs are committed, because
+ * they are the complete result for the data that exists.  Inputs after the
+ * damaged one are not read, the reader's message (file and last line read)
+ * is printed, and the exit status is still 1.
+ *
  * Exit status: 0 success; 1 bad data (unreadable/missing input, damaged
  * archive, binary file, over-long line, bad state file, output not writable);
  * 2 usage (unknown option, dataset or parser, invalid format string or regex,
@@ -506,12 +515,16 @@ static int cache_templates(parse_run *run)
 /*
  * Pass 2 over one input: the same lines again, now written with their final
  * templates.  `first_index` is the parser's index of the input's first line,
- * `expected` the number of lines pass 1 saw in it.
+ * `expected` the number of lines pass 1 saw in it.  `damaged`: pass 1 ended
+ * in this input with LOGTK_ERR_ARCHIVE, so the same error after exactly
+ * `expected` lines is the known damage, already reported, not a change.
  */
 static int write_input(parse_run *run, logtk_reader *reader, const char *path, const char *shown,
-                       uint64_t first_index, uint64_t expected)
+                       uint64_t first_index, uint64_t expected, int damaged)
 {
     int rc = logtk_reader_open_path(reader, path);
+    if (rc == LOGTK_ERR_ARCHIVE && damaged && expected == 0)
+        return EXIT_OK;
     if (rc != LOGTK_OK) {
         cli_error(SUB, "%s", logtk_reader_errmsg(reader));
         return EXIT_DATA;
@@ -523,6 +536,8 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
     for (;;) {
         rc = logtk_reader_next(reader, &line);
         if (rc == LOGTK_DONE)
+            break;
+        if (rc == LOGTK_ERR_ARCHIVE && damaged && seen == expected)
             break;
         if (rc != LOGTK_OK) {
             cli_error(SUB, "%s", logtk_reader_errmsg(reader));
@@ -622,9 +637,11 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     }
     int to_stdout = o->out_path == NULL || strcmp(o->out_path, "-") == 0;
     int status;
-    /* Batch output to stdout starts only after pass 1 succeeded, so a bad input
-     * prints nothing; a file output is opened first to catch an unwritable
-     * path before a long parse (its temporary file is removed on failure). */
+    int damaged = 0; /* pass 1 stopped at a damaged compressed input: keep what came before */
+    /* Batch output to stdout starts only after pass 1 succeeded (or stopped at
+     * damage, see the top comment), so another bad input prints nothing; a
+     * file output is opened first to catch an unwritable path before a long
+     * parse (its temporary file is removed on failure). */
     if ((o->stream || !to_stdout) && (status = open_outputs(run)) != EXIT_OK)
         return status;
 
@@ -659,6 +676,12 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
         uint64_t before = feed.lines;
         status = cli_feed_run(&feed, &paths[i], 1);
         counts[i] = feed.lines - before;
+        if (status != EXIT_OK && feed.status == LOGTK_ERR_ARCHIVE) {
+            /* cli_feed printed the message; the lines before the damage were fed */
+            damaged = 1;
+            npaths = i + 1; /* pass 2 stops here too */
+            status = EXIT_OK;
+        }
         if (status != EXIT_OK && feed.status == LOGTK_ERR_DATA && !o->allow_binary)
             cli_error(SUB, "(use --binary to parse a file that looks binary anyway)");
         if (status == EXIT_OK && is_stdin && run->spool && fflush(run->spool) != 0) {
@@ -666,6 +689,8 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
                       strerror(errno));
             status = EXIT_DATA;
         }
+        if (damaged)
+            break;
     }
     cli_progress_end(&run->progress);
     if (status == EXIT_OK && logtk_parser_finish(run->parser) != LOGTK_OK) {
@@ -690,7 +715,8 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
         for (size_t i = 0; i < npaths && status == EXIT_OK; i++) {
             int is_stdin = strcmp(paths[i], "-") == 0;
             status = write_input(run, reader, is_stdin ? run->spool_path : paths[i],
-                                 is_stdin ? "standard input" : paths[i], index, counts[i]);
+                                 is_stdin ? "standard input" : paths[i], index, counts[i],
+                                 damaged && i + 1 == npaths && !is_stdin);
             index += counts[i];
         }
         cli_progress_end(&run->progress);
@@ -713,10 +739,12 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     }
     if (status == EXIT_OK && !o->quiet && isatty(STDERR_FILENO))
         fprintf(stderr, "logtk parse: %llu lines, %lu templates, %llu lines did not match the "
-                        "format\n",
+                        "format%s\n",
                 (unsigned long long)feed.lines,
                 (unsigned long)logtk_parser_template_count(run->parser),
-                (unsigned long long)feed.unmatched);
+                (unsigned long long)feed.unmatched, damaged ? " (input damaged, see above)" : "");
+    if (status == EXIT_OK && damaged)
+        status = EXIT_DATA;
     return status;
 }
 
