@@ -70,6 +70,10 @@ static const logtk_parser_algo *const algorithm_registry[] = {
     &logtk_algo_shiso,
     &logtk_algo_logcluster,
     &logtk_algo_slct,
+    &logtk_algo_lfa,
+    &logtk_algo_logram,
+    &logtk_algo_logsig,
+    &logtk_algo_lke,
 };
 #define ALGORITHM_COUNT (sizeof algorithm_registry / sizeof algorithm_registry[0])
 

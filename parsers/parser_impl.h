@@ -242,5 +242,9 @@ extern const logtk_parser_algo logtk_algo_ulp;
 extern const logtk_parser_algo logtk_algo_shiso;
 extern const logtk_parser_algo logtk_algo_logcluster;
 extern const logtk_parser_algo logtk_algo_slct;
+extern const logtk_parser_algo logtk_algo_lfa;
+extern const logtk_parser_algo logtk_algo_logram;
+extern const logtk_parser_algo logtk_algo_logsig;
+extern const logtk_parser_algo logtk_algo_lke;
 
 #endif

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "hashtab.h"
+#include "growarray.h"
 #include "parser_impl.h"
 
 typedef struct slct_state {
@@ -49,21 +50,6 @@ typedef struct slct_cluster {
     uint32_t template_id;
     size_t text_len; /* length of the printed pattern */
 } slct_cluster;
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*arr, n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
 
 static int slct_init(logtk_parser *p, void *state)
 {
@@ -132,7 +118,7 @@ static int slct_finish(logtk_parser *p, void *state)
             uint64_t key64 = pair_key((uint32_t)i, t[i]);
             int ins;
             int64_t id = logtk_hashtab_intern(&pairs, &key64, sizeof key64, &ins);
-            if (id < 0 || grow((void **)&pair_count, &pair_cap, (size_t)id + 1, sizeof *pair_count))
+            if (id < 0 || logtk_array_reserve((void **)&pair_count, &pair_cap, (size_t)id + 1, sizeof *pair_count))
                 goto done;
             if (ins)
                 pair_count[id] = 0;
@@ -143,7 +129,7 @@ static int slct_finish(logtk_parser *p, void *state)
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
         const uint32_t *t = logtk_parser_stored_line(p, k, &n);
-        if (grow((void **)&key, &key_cap, n + 1, sizeof *key))
+        if (logtk_array_reserve((void **)&key, &key_cap, n + 1, sizeof *key))
             goto done;
         uint32_t nk = 0, last = 0;
         for (size_t i = 0; i < n; i++) {
@@ -163,7 +149,7 @@ static int slct_finish(logtk_parser *p, void *state)
         if (c < 0)
             goto done;
         if (ins) {
-            if (grow((void **)&cl, &cl_cap, ncl + 1, sizeof *cl))
+            if (logtk_array_reserve((void **)&cl, &cl_cap, ncl + 1, sizeof *cl))
                 goto done;
             slct_cluster *x = &cl[ncl++];
             memset(x, 0, sizeof *x);
@@ -224,7 +210,7 @@ static int slct_finish(logtk_parser *p, void *state)
         if (c < UINT32_MAX - 1) {
             slct_cluster *x = &cl[c];
             if (x->template_id == 0) {
-                if (grow((void **)&slices, &slices_cap, (size_t)x->last + 2, sizeof *slices))
+                if (logtk_array_reserve((void **)&slices, &slices_cap, (size_t)x->last + 2, sizeof *slices))
                     goto done;
                 for (uint32_t i = 0; i < x->last; i++) {
                     slices[i].ptr = LOGTK_WILDCARD;
@@ -252,8 +238,8 @@ static int slct_finish(logtk_parser *p, void *state)
             if (o < 0)
                 goto done;
             if (ins) {
-                if (grow((void **)&outlier_ids, &out_cap, nout + 1, sizeof *outlier_ids) ||
-                    grow((void **)&slices, &slices_cap, n + 1, sizeof *slices))
+                if (logtk_array_reserve((void **)&outlier_ids, &out_cap, nout + 1, sizeof *outlier_ids) ||
+                    logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
                     goto done;
                 for (size_t i = 0; i < n; i++)
                     slices[i].ptr = logtk_parser_token_text(p, t[i], &slices[i].len);

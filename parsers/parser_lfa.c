@@ -1,0 +1,189 @@
+/*
+ * parser_lfa.c - LFA: Log File Abstraction (Nagappan and Vouk, MSR 2010),
+ * following logparser's LFA.py.
+ *
+ * LFA's insight: within a message, the words of the event type occur far
+ * more often than its parameters, so the frequencies of a message's words
+ * fall into two groups separated by the largest gap.  Two passes:
+ *   1. count every (position, word) pair over all messages;
+ *   2. per message, sort the counts of its words (masked "<*>" words left
+ *      out), find the largest gap between neighbours (the first one when
+ *      several gaps tie, as Python's max() does) and call its lower end the
+ *      split value; every word whose count is above the split value is
+ *      constant, every other word becomes "<*>".  A message with fewer than
+ *      two unmasked words, or whose words all have the same count, stays
+ *      as it is.
+ * Messages with the same resulting token sequence share a template.
+ *
+ * Why counts per position: a word's role depends on where it stands; the
+ * paper counts word frequencies per position in the message too.
+ *
+ * Differences from the reference: the reference keys templates by the
+ * space-joined text, here by the token sequence, which is the same thing
+ * for tokens that contain no whitespace.  The paper clusters the frequency
+ * values (picking the gap among the sorted distinct frequencies); the
+ * reference uses all counts including repeats, and so does this file.
+ *
+ * Cost: one hash lookup per token in each pass, no allocation per line.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashtab.h"
+#include "growarray.h"
+#include "parser_impl.h"
+
+typedef struct lfa_state {
+    uint32_t wildcard; /* interned id of "<*>" */
+} lfa_state;
+
+static int lfa_init(logtk_parser *p, void *state)
+{
+    lfa_state *s = state;
+    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    if (s->wildcard == UINT32_MAX)
+        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "lfa: out of memory");
+    return LOGTK_OK;
+}
+
+static int lfa_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+                    uint32_t *template_id)
+{
+    (void)state;
+    *template_id = 0;
+    return logtk_parser_store_line(p, line);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int lfa_finish(logtk_parser *p, void *state)
+{
+    lfa_state *s = state;
+    uint64_t nlines = logtk_parser_stored_count(p);
+    logtk_hashtab pairs, templates;
+    uint64_t *pair_count = NULL; /* (position, token) pair id -> occurrences */
+    uint32_t *pair_of_token = NULL; /* pair id of each stored token, line by line */
+    uint64_t *line_counts = NULL, *sorted = NULL;
+    uint32_t *tmpl = NULL, *template_of = NULL;
+    logtk_slice *slices = NULL;
+    size_t pair_cap = 0, pot_cap = 0, lc_cap = 0, sorted_cap = 0, tmpl_cap = 0;
+    size_t template_of_cap = 0, slices_cap = 0;
+    int rc = LOGTK_OK;
+    int ok_p = logtk_hashtab_init(&pairs, 4096) == 0;
+    int ok_t = logtk_hashtab_init(&templates, 256) == 0;
+    if (!ok_p || !ok_t)
+        goto oom;
+
+    /* pass 1: count (position, word) pairs; remember each token's pair id */
+    size_t ntok_total = 0;
+    for (uint64_t k = 0; k < nlines; k++) {
+        size_t n;
+        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
+        if (logtk_array_reserve((void **)&pair_of_token, &pot_cap, ntok_total + n + 1, sizeof *pair_of_token))
+            goto oom;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t key[2] = {(uint32_t)i, t[i]};
+            int inserted = 0;
+            int64_t id = logtk_hashtab_intern(&pairs, key, sizeof key, &inserted);
+            if (id < 0 || logtk_array_reserve((void **)&pair_count, &pair_cap, (size_t)id + 1,
+                               sizeof *pair_count))
+                goto oom;
+            if (inserted)
+                pair_count[id] = 0;
+            pair_count[id]++;
+            pair_of_token[ntok_total + i] = (uint32_t)id;
+        }
+        ntok_total += n;
+    }
+
+    /* pass 2: split each message's counts at the largest gap */
+    size_t off = 0;
+    for (uint64_t k = 0; k < nlines; k++) {
+        size_t n;
+        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
+        if (logtk_array_reserve((void **)&line_counts, &lc_cap, n + 1, sizeof *line_counts) ||
+            logtk_array_reserve((void **)&sorted, &sorted_cap, n + 1, sizeof *sorted) ||
+            logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl) ||
+            logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
+            goto oom;
+        size_t nwords = 0;
+        for (size_t i = 0; i < n; i++) {
+            line_counts[i] = pair_count[pair_of_token[off + i]];
+            tmpl[i] = t[i];
+            if (t[i] != s->wildcard)
+                sorted[nwords++] = line_counts[i];
+        }
+        off += n;
+        if (nwords > 1) {
+            qsort(sorted, nwords, sizeof *sorted, compare_u64);
+            if (sorted[0] != sorted[nwords - 1]) {
+                uint64_t best_gap = 0, split_value = sorted[0];
+                for (size_t i = 0; i + 1 < nwords; i++) {
+                    uint64_t gap = sorted[i + 1] - sorted[i];
+                    if (gap > best_gap) { /* strict: the first of equal gaps wins */
+                        best_gap = gap;
+                        split_value = sorted[i];
+                    }
+                }
+                for (size_t i = 0; i < n; i++)
+                    if (line_counts[i] <= split_value)
+                        tmpl[i] = s->wildcard;
+            }
+        }
+        static const uint32_t no_tokens[1] = {0};
+        int inserted = 0;
+        int64_t tid = logtk_hashtab_intern(&templates, n ? tmpl : no_tokens, n * sizeof *tmpl,
+                                           &inserted);
+        if (tid < 0 || logtk_array_reserve((void **)&template_of, &template_of_cap, (size_t)tid + 1,
+                            sizeof *template_of))
+            goto oom;
+        if (inserted) {
+            for (size_t i = 0; i < n; i++)
+                slices[i].ptr = logtk_parser_token_text(p, tmpl[i], &slices[i].len);
+            template_of[tid] = logtk_tmpl_create(p, slices, n);
+            if (template_of[tid] == 0) {
+                rc = LOGTK_ERR_NOMEM;
+                goto done;
+            }
+        }
+        rc = logtk_parser_assign(p, k, template_of[tid]);
+        if (rc != LOGTK_OK)
+            goto done;
+    }
+    goto done;
+oom:
+    rc = logtk_parser_error(p, LOGTK_ERR_NOMEM, "lfa: out of memory");
+done:
+    if (ok_p)
+        logtk_hashtab_free(&pairs);
+    if (ok_t)
+        logtk_hashtab_free(&templates);
+    free(pair_count);
+    free(pair_of_token);
+    free(line_counts);
+    free(sorted);
+    free(tmpl);
+    free(template_of);
+    free(slices);
+    return rc;
+}
+
+const logtk_parser_algo logtk_algo_lfa = {
+    .name = "lfa",
+    .summary = "LFA (MSR'10): batch, splits each message's word frequencies at the largest gap",
+    .online = 0,
+    .state_size = sizeof(lfa_state),
+    .init = lfa_init,
+    .destroy = NULL,
+    .set_param = NULL,
+    .feed = lfa_feed,
+    .finish = lfa_finish,
+    .save = NULL,
+    .load = NULL,
+};
