@@ -155,6 +155,14 @@ int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
 int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
                         uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err);
 int ltka_decode_values(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err);
+/**
+ * prepare in two steps: templates checks the payload's layout and reads the
+ * template dictionary only (so search can skip a block whose templates
+ * cannot match without decompressing anything else); lines reads the rest.
+ */
+int ltka_decode_templates(ltka_decoder *d, const uint8_t *payload, size_t len,
+                          uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err);
+int ltka_decode_lines(ltka_decoder *d, logtk_errbuf *err);
 /** Number of templates of the decoded block and the bytes of template t. */
 uint32_t ltka_decoder_template_count(const ltka_decoder *d);
 const uint8_t *ltka_decoder_template(const ltka_decoder *d, uint32_t t, size_t *len);

@@ -238,7 +238,7 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
     }
     logtk_errbuf derr = {0};
     ltka_decoder *d = r->dec;
-    rc = ltka_decode_prepare(d, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &derr);
+    rc = ltka_decode_templates(d, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &derr);
     if (rc != LOGTK_OK) {
         logtk_error_set(&g->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
                         r->name, (unsigned long long)b->index + 1, (unsigned long long)b->first_line,
@@ -249,8 +249,6 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
     }
     uint32_t nt = ltka_decoder_template_count(d);
     b->templates = nt;
-    uint32_t nparts = ltka_decoder_part_count(d);
-    uint32_t n = ltka_decoder_line_count(d);
     if (nt > g->maybe_cap) {
         uint8_t *m = realloc(g->maybe, nt);
         if (m)
@@ -261,6 +259,26 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
         g->want = w;
         g->maybe_cap = nt;
     }
+    int prune = (g->flags & LOGTK_GREP_FIXED) && g->prune_len > 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        size_t tl;
+        const uint8_t *tb = ltka_decoder_template(d, t, &tl);
+        g->maybe[t] = prune ? (uint8_t)template_may_match(g, tb, tl) : 1;
+    }
+    int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
+    if (!invert && nt > 0 && memchr(g->maybe, 1, nt) == NULL)
+        return LOGTK_OK; /* no template of this block can hold the pattern */
+    rc = ltka_decode_lines(d, &derr);
+    if (rc != LOGTK_OK) {
+        logtk_error_set(&g->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
+                        r->name, (unsigned long long)b->index + 1, (unsigned long long)b->first_line,
+                        (unsigned long long)(b->first_line + raw.nlines - 1), logtk_error_text(&derr));
+        logtk_error_copy(&r->err, &g->err);
+        b->damaged = 1;
+        return LOGTK_ERR_ARCHIVE;
+    }
+    uint32_t nparts = ltka_decoder_part_count(d);
+    uint32_t n = ltka_decoder_line_count(d);
     if (n > g->line_cap) {
         uint8_t *m = realloc(g->line_maybe, n);
         if (!m)
@@ -268,14 +286,9 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
         g->line_maybe = m;
         g->line_cap = n;
     }
-    int prune = (g->flags & LOGTK_GREP_FIXED) && g->prune_len > 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        size_t tl;
-        const uint8_t *tb = ltka_decoder_template(d, t, &tl);
-        g->maybe[t] = prune ? (uint8_t)template_may_match(g, tb, tl) : 1;
-    }
     /* a line may match when one of its parts may; its other parts are needed too */
-    memset(g->want, 0, nt);
+    if (nt > 0)
+        memset(g->want, 0, nt);
     for (uint32_t i = 0; i < n; i++) {
         int maybe = 0;
         for (uint32_t p = 0; p < nparts && !maybe; p++)
@@ -285,7 +298,6 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
             for (uint32_t p = 0; p < nparts; p++)
                 g->want[ltka_decoder_line_template(d, i, p)] = 1;
     }
-    int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
     /* non-matching lines are output with -v, so then every column is needed */
     rc = ltka_decode_values(d, invert ? NULL : g->want, &derr);
     if (rc != LOGTK_OK) {

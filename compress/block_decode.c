@@ -42,6 +42,8 @@ struct ltka_decoder {
     ZSTD_DCtx *dctx;
     logtk_strbuf streams[LTKA_NSTREAMS];
     uint64_t stored[LTKA_NSTREAMS];
+    uint64_t raw_len[LTKA_NSTREAMS];
+    const uint8_t *src[LTKA_NSTREAMS]; /* stream bytes inside the payload */
     uint32_t nlines, ntemplates;
     uint32_t nparts; /* units per line: header parts + the rest */
     uint32_t expect_bytes;
@@ -123,7 +125,9 @@ static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v
 
 #define BAD(...) logtk_error_set(err, LOGTK_ERR_ARCHIVE, __VA_ARGS__)
 
-static int read_streams(ltka_decoder *d, const uint8_t *p, const uint8_t *end, logtk_errbuf *err)
+/* Reads and checks the stream headers; streams are decompressed on demand. */
+static int read_stream_headers(ltka_decoder *d, const uint8_t *p, const uint8_t *end,
+                               logtk_errbuf *err)
 {
     /* No stream is larger than this for a block of expect_bytes raw bytes. */
     uint64_t limit = (uint64_t)d->expect_bytes * 2 + (uint64_t)d->nlines * 16 + 64;
@@ -133,25 +137,34 @@ static int read_streams(ltka_decoder *d, const uint8_t *p, const uint8_t *end, l
             return BAD("truncated stream header");
         if (raw_len > limit || stored_len > (uint64_t)(end - p))
             return BAD("stream %s: bad length", ltka_stream_name(i));
-        logtk_strbuf *st = &d->streams[i];
-        logtk_strbuf_clear(st);
-        if (logtk_strbuf_reserve(st, (size_t)raw_len) != 0)
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-        if (stored_len == raw_len) {
-            memcpy(st->data, p, (size_t)raw_len);
-        } else {
-            size_t r = ZSTD_decompressDCtx(d->dctx, st->data, (size_t)raw_len, p, (size_t)stored_len);
-            if (ZSTD_isError(r) || r != raw_len)
-                return BAD("stream %s: zstd: %s", ltka_stream_name(i),
-                           ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
-        }
-        st->len = (size_t)raw_len;
-        st->data[st->len] = '\0';
+        d->src[i] = p;
         d->stored[i] = stored_len;
+        d->raw_len[i] = raw_len;
+        logtk_strbuf_clear(&d->streams[i]);
         p += stored_len;
     }
     if (p != end)
         return BAD("trailing bytes after the last stream");
+    return LOGTK_OK;
+}
+
+static int read_stream(ltka_decoder *d, int i, logtk_errbuf *err)
+{
+    logtk_strbuf *st = &d->streams[i];
+    size_t raw_len = (size_t)d->raw_len[i], stored_len = (size_t)d->stored[i];
+    logtk_strbuf_clear(st);
+    if (logtk_strbuf_reserve(st, raw_len) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (stored_len == raw_len) {
+        memcpy(st->data, d->src[i], raw_len);
+    } else {
+        size_t r = ZSTD_decompressDCtx(d->dctx, st->data, raw_len, d->src[i], stored_len);
+        if (ZSTD_isError(r) || r != raw_len)
+            return BAD("stream %s: zstd: %s", ltka_stream_name(i),
+                       ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
+    }
+    st->len = raw_len;
+    st->data[st->len] = '\0';
     return LOGTK_OK;
 }
 
@@ -414,8 +427,8 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err
     return LOGTK_OK;
 }
 
-int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
-                        uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err)
+int ltka_decode_templates(ltka_decoder *d, const uint8_t *payload, size_t len,
+                          uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err)
 {
     const uint8_t *p = payload, *end = payload + len;
     uint64_t nlines;
@@ -431,9 +444,23 @@ int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
         return BAD("more lines than bytes");
     d->nlines = (uint32_t)nlines;
     d->expect_bytes = expect_bytes;
-    int rc = read_streams(d, p, end, err);
+    int rc = read_stream_headers(d, p, end, err);
+    if (rc == LOGTK_OK)
+        rc = read_stream(d, LTKA_S_TEMPLATES, err);
     if (rc == LOGTK_OK)
         rc = parse_templates(d, err);
+    if (rc != LOGTK_OK) {
+        d->nlines = 0;
+        d->ntemplates = 0;
+    }
+    return rc;
+}
+
+int ltka_decode_lines(ltka_decoder *d, logtk_errbuf *err)
+{
+    int rc = LOGTK_OK;
+    for (int i = LTKA_S_TEMPLATES + 1; i < LTKA_NSTREAMS && rc == LOGTK_OK; i++)
+        rc = read_stream(d, i, err);
     if (rc == LOGTK_OK)
         rc = parse_lines(d, err);
     if (rc != LOGTK_OK) {
@@ -441,6 +468,13 @@ int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
         d->ntemplates = 0;
     }
     return rc;
+}
+
+int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
+                        uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err)
+{
+    int rc = ltka_decode_templates(d, payload, len, expect_lines, expect_bytes, err);
+    return rc == LOGTK_OK ? ltka_decode_lines(d, err) : rc;
 }
 
 int ltka_decode_values(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err)
@@ -526,6 +560,8 @@ static inline size_t put_decimal(char *dst, uint64_t v, unsigned zeros)
 static int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
 {
     const tmpl_info *ti = &d->tmpls[d->line_tid[u]];
+    if (ti->nops == 0)
+        return LOGTK_OK; /* empty part (d->ops may still be NULL) */
     uint32_t k = d->line_rank[u], n = ti->count;
     const tmpl_op *op = d->ops + ti->first_op, *ope = op + ti->nops;
     if (out->cap - out->len < (size_t)ti->max_fixed + 9 &&

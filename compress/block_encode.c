@@ -14,6 +14,10 @@
  *     the column has a fixed width ("081109", "0042"); both cost one varint
  *     per column instead of one byte per value;
  *   - string variables are length-prefixed; zstd finds their repeats.
+ * Before that, each line is cut into units: up to LTKA_MAX_HEADER_PARTS
+ * leading "header" tokens (chosen per block, see choose_header_parts) and the
+ * rest, each with its own template, so the numbers of the header fields form
+ * columns across all lines instead of one column per message template.
  * Streams of the same kind (all numbers, all strings, ...) are concatenated
  * and each compressed as one zstd frame, so the entropy coder sees
  * homogeneous data and the block pays the frame overhead only seven times.
@@ -261,8 +265,9 @@ static size_t choose_header_parts(ltka_encoder *e, const char *text, size_t len)
     return h;
 }
 
-int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbuf *out,
-                      uint32_t *nlines_out)
+/* Encodes with a given number of parts per line and zstd level. */
+static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t nparts, int level,
+                        logtk_strbuf *out, uint32_t *nlines_out)
 {
     int rc = LOGTK_ERR_NOMEM;
     logtk_hashtab templates;
@@ -273,7 +278,6 @@ int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbu
     e->nvars = 0;
 
     /* 1. split lines into units (header parts + rest), each into template + variables */
-    size_t nparts = 1 + choose_header_parts(e, text, len);
     size_t nlines = 0, pos = 0;
     logtk_strbuf *eols = &e->streams[LTKA_S_EOLS];
     logtk_strbuf *tids = &e->streams[LTKA_S_TIDS];
@@ -403,7 +407,7 @@ int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbu
         size_t clen = 0;
         if (st->len > 0) {
             ZSTD_CCtx_reset(e->cctx, ZSTD_reset_session_and_parameters);
-            ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_compressionLevel, e->level);
+            ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_compressionLevel, level);
             ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_contentSizeFlag, 0);
             ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_dictIDFlag, 0);
             /* reserve room for the length varint in front of the data */
@@ -437,4 +441,35 @@ int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbu
 done:
     logtk_hashtab_free(&templates);
     return rc;
+}
+
+/* Levels from which the header length is chosen by trial instead of by the heuristic alone. */
+#define THOROUGH_LEVEL 12
+
+int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbuf *out,
+                      uint32_t *nlines_out)
+{
+    size_t h = choose_header_parts(e, text, len);
+    if (e->level >= THOROUGH_LEVEL && h > 0) {
+        /*
+         * The heuristic's header length is an upper bound; at high levels try
+         * every shorter one with a quick zstd level and keep the smallest
+         * (which header fields pay off depends on the log).
+         */
+        logtk_strbuf trial = LOGTK_STRBUF_INIT;
+        size_t best_h = h, best_size = SIZE_MAX;
+        for (size_t k = 0; k <= h; k++) {
+            uint32_t nl;
+            logtk_strbuf_clear(&trial);
+            if (encode_parts(e, text, len, k + 1, 3, &trial, &nl) != LOGTK_OK)
+                break;
+            if (trial.len < best_size) {
+                best_size = trial.len;
+                best_h = k;
+            }
+        }
+        logtk_strbuf_free(&trial);
+        h = best_h;
+    }
+    return encode_parts(e, text, len, h + 1, e->level, out, nlines_out);
 }

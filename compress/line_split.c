@@ -66,34 +66,33 @@ int ltka_var_may_contain(int kind, unsigned char c)
     }
 }
 
-static ltka_var *push_var(ltka_var **vars, size_t *nvars, size_t *cap)
+/*
+ * ltka_split_line() reserves room for the worst case up front (a template
+ * is at most twice the line: every byte escaped; variables are at most half
+ * the line plus one: two variables are always separated by a literal byte),
+ * so the helpers below append without checks.
+ */
+static inline ltka_var *push_var(ltka_var **vars, size_t *nvars)
 {
-    if (*nvars == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 64;
-        ltka_var *nv = realloc(*vars, ncap * sizeof **vars);
-        if (!nv)
-            return NULL;
-        *vars = nv;
-        *cap = ncap;
-    }
     return &(*vars)[(*nvars)++];
 }
 
-/* Appends literal bytes to the template, escaping marker bytes. */
-static int put_literal(logtk_strbuf *t, const char *s, size_t n)
+static inline void put_byte(logtk_strbuf *t, char c)
 {
-    if (logtk_strbuf_reserve(t, 2 * n) != 0)
-        return -1;
+    t->data[t->len++] = c;
+}
+
+/* Appends literal bytes to the template, escaping marker bytes. */
+static inline void put_literal(logtk_strbuf *t, const char *s, size_t n)
+{
     char *d = t->data + t->len;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 1 && c <= 5)
+        if ((unsigned char)(c - 1) < 5)
             *d++ = LTKA_M_ESC;
         *d++ = (char)c;
     }
     t->len = (size_t)(d - t->data);
-    t->data[t->len] = '\0';
-    return 0;
 }
 
 /* Splits [ts, te) at its digit runs (no hex-like parts inside). */
@@ -121,15 +120,13 @@ static int split_digits(const char *line, size_t tok_start, size_t ts, size_t te
         if (neg || rs == tok_start || line[rs - 1] == '_')
             sign_ok = 1;
         size_t lit_end = neg ? rs - 1 : rs;
-        if (lit_end > lit && put_literal(tmpl, line + lit, lit_end - lit) != 0)
-            return -1;
-        ltka_var *v = push_var(vars, nvars, cap);
-        if (!v)
-            return -1;
+        if (lit_end > lit)
+            put_literal(tmpl, line + lit, lit_end - lit);
+        ltka_var *v = push_var(vars, nvars);
         if (rlen > 19) {
             /* too long for 64 bits: a string variable (the sign stays literal) */
-            if (neg && put_literal(tmpl, "-", 1) != 0)
-                return -1;
+            if (neg)
+                put_literal(tmpl, "-", 1);
             v->kind = LTKA_M_STR;
             v->pad = 0;
             v->value = 0;
@@ -148,12 +145,11 @@ static int split_digits(const char *line, size_t tok_start, size_t ts, size_t te
             v->str_off = 0;
             v->str_len = 0;
         }
-        if (logtk_strbuf_putc(tmpl, (char)v->kind) != 0)
-            return -1;
+        put_byte(tmpl, (char)v->kind);
         lit = i;
     }
-    if (te > lit && put_literal(tmpl, line + lit, te - lit) != 0)
-        return -1;
+    if (te > lit)
+        put_literal(tmpl, line + lit, te - lit);
     return 0;
 }
 
@@ -200,9 +196,8 @@ static int split_token(const char *line, size_t ts, size_t te, logtk_strbuf *tmp
         if (word_start && word_end && letter && ((digit && he - hs >= 8) || after_0x)) {
             if (hs > done && split_digits(line, ts, done, hs, tmpl, vars, nvars, cap) != 0)
                 return -1;
-            ltka_var *v = push_var(vars, nvars, cap);
-            if (!v || logtk_strbuf_putc(tmpl, LTKA_M_STR) != 0)
-                return -1;
+            ltka_var *v = push_var(vars, nvars);
+            put_byte(tmpl, LTKA_M_STR);
             v->kind = LTKA_M_STR;
             v->pad = 0;
             v->value = 0;
@@ -221,6 +216,19 @@ int ltka_split_line(const char *line, size_t len, logtk_strbuf *tmpl, ltka_var *
                     size_t *nvars, size_t *cap)
 {
     pthread_once(&classes_once, init_classes);
+    if (logtk_strbuf_reserve(tmpl, 2 * len + 2) != 0)
+        return -1;
+    size_t need = *nvars + len / 2 + 2;
+    if (need > *cap) {
+        size_t ncap = *cap ? *cap : 64;
+        while (ncap < need)
+            ncap *= 2;
+        ltka_var *nv = realloc(*vars, ncap * sizeof **vars);
+        if (!nv)
+            return -1;
+        *vars = nv;
+        *cap = ncap;
+    }
     size_t i = 0;
     size_t lit = 0; /* start of pending literal bytes (delimiters, digit-free tokens) */
     while (i < len) {
@@ -237,13 +245,14 @@ int ltka_split_line(const char *line, size_t len, logtk_strbuf *tmpl, ltka_var *
         }
         if (!digits)
             continue;
-        if (ts > lit && put_literal(tmpl, line + lit, ts - lit) != 0)
-            return -1;
+        if (ts > lit)
+            put_literal(tmpl, line + lit, ts - lit);
         if (split_token(line, ts, i, tmpl, vars, nvars, cap) != 0)
             return -1;
         lit = i;
     }
-    if (len > lit && put_literal(tmpl, line + lit, len - lit) != 0)
-        return -1;
+    if (len > lit)
+        put_literal(tmpl, line + lit, len - lit);
+    tmpl->data[tmpl->len] = '\0';
     return 0;
 }

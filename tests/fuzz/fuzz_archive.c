@@ -6,13 +6,17 @@
  *     lines a per-line search selects;
  *  2. decoding: the input, behind a valid file header, is read as an archive;
  *     every block must either decode or be reported damaged with a message,
- *     and nothing may read outside its buffers (AddressSanitizer).
+ *     and nothing may read outside its buffers (AddressSanitizer);
+ *  3. the block decoder behind valid checksums: bytes of the round-trip
+ *     archive's first payload are changed and the checksums recomputed, so
+ *     the column decoder itself meets corrupt streams.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive_format.h"
 #include "logtk.h"
 
 typedef struct membuf {
@@ -118,6 +122,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 logtk_archive_reader_free(r);
             }
             logtk_grep_free(g);
+        }
+    }
+    /* 3. corrupt the first payload, keep its checksums valid */
+    if (arc.len > LTKA_FILE_HEADER_LEN + LTKA_BLOCK_HEADER_LEN + 1 && size > 4) {
+        uint8_t *hdr = arc.data + LTKA_FILE_HEADER_LEN;
+        ltka_block_header h;
+        if (ltka_block_header_read(hdr, &h) == 0 && h.payload_len > 0) {
+            uint8_t *payload = hdr + LTKA_BLOCK_HEADER_LEN;
+            for (size_t i = 1; i + 1 < size && i < 16; i += 2)
+                payload[data[i] % h.payload_len] ^= data[i + 1] | 1;
+            h.payload_hash = ltka_checksum(payload, h.payload_len);
+            ltka_block_header_write(hdr, &h);
+            decode_all(arc.data, arc.len, NULL);
         }
     }
     free(arc.data);
