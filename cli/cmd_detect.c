@@ -23,7 +23,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: logtk detect train --model NAME [--param K=V]... [INPUT OPTIONS] -o MODEL INPUT...\n"
-            "       logtk detect predict [--format tsv|jsonl] [INPUT OPTIONS] MODEL INPUT...\n"
+            "       logtk detect predict [--output tsv|jsonl] [INPUT OPTIONS] MODEL INPUT...\n"
             "       logtk detect eval --model NAME [--param K=V]... [INPUT OPTIONS]\n"
             "                         [--split uniform|sequential|chronological]\n"
             "                         [--train-fraction F] INPUT...\n"
@@ -42,8 +42,8 @@ static void usage(FILE *out)
             "\n"
             "  --param K=V         model parameter (see logtk-detect(1)); tfidf=0/1, zero_mean=0/1\n"
             "  --labels FILE       Id,Label CSV; ids not among the sessions are counted and skipped\n"
-            "  -o, --output FILE   model file (train) or session CSV (sessions)\n"
-            "  --format FMT        tsv (default) or jsonl (predict, watch)\n"
+            "  -o FILE             model file (train) or session CSV (sessions)\n"
+            "  --output KIND       tsv (default) or jsonl (predict, watch)\n"
             "  --split KIND        uniform (default), sequential or chronological (eval)\n"
             "  --train-fraction F  training share (default 0.5; chronological 0.8)\n"
             "  --quiet             no notes on stderr\n"
@@ -52,7 +52,7 @@ static void usage(FILE *out)
             "  --input KIND        sessions, structured or raw (default: recognised)\n"
             "  --dataset NAME      Loghub preset: log format, masks, parser parameters and\n"
             "                      window defaults (HDFS: sessions by block; BGL: Label field)\n"
-            "  --log-format FMT    log format, e.g. '<Date> <Time> <Level>: <Content>'\n"
+            "  --format FMT        log format, e.g. '<Date> <Time> <Level>: <Content>'\n"
             "  --parser NAME       parsing algorithm for raw logs (default drain)\n"
             "  --window KIND       session (by --id-regex), time or count\n"
             "  --id-regex RE       session id regex (default blk_-?\\d+)\n"
@@ -108,13 +108,14 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
             str_opt = &o->model;
         } else if (strcmp(a, "--labels") == 0) {
             str_opt = &o->labels;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+        } else if (strcmp(a, "-o") == 0) {
             str_opt = &o->output;
         } else if (strcmp(a, "--input") == 0) {
             str_opt = &o->input_kind;
         } else if (strcmp(a, "--dataset") == 0) {
             str_opt = &o->dataset;
-        } else if (strcmp(a, "--log-format") == 0) {
+        } else if (strcmp(a, "--format") == 0 || strcmp(a, "--log-format") == 0) {
+            /* --format is the log format, as in parse, compress and bench */
             str_opt = &o->log_format;
         } else if (strcmp(a, "--parser") == 0) {
             str_opt = &o->parser;
@@ -146,10 +147,11 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
             str_opt = &o->warmup;
         } else if (strcmp(a, "--keep") == 0) {
             str_opt = &o->keep;
-        } else if (strcmp(a, "--format") == 0 && has) {
+        } else if (strcmp(a, "--output") == 0 && has) {
+            /* the output layout, as `logtk parse --output` */
             o->format = argv[++i];
             if (strcmp(o->format, "tsv") != 0 && strcmp(o->format, "jsonl") != 0)
-                return cli_usage_error(sub, "unknown format '%s' (tsv, jsonl)", o->format);
+                return cli_usage_error(sub, "unknown output layout '%s' (tsv, jsonl)", o->format);
         } else if (strcmp(a, "--split") == 0 && has) {
             o->split = argv[++i];
         } else if (strcmp(a, "--train-fraction") == 0 && has) {
