@@ -22,7 +22,16 @@
  *    position-salted token hashes, so the hash of "the same sequence with
  *    position p replaced" costs O(1)); a table maps sequence hashes to
  *    template ids.  This is the fast path taken by nearly every line once
- *    the templates are known: no allocation, one hash probe.
+ *    the templates are known: no allocation, one hash probe.  Most tokens
+ *    are letters, digits and ". - _" only; their masked form follows from
+ *    that alone (themselves, or "<*>" when they hold a digit), so their
+ *    hash is computed eight bytes at a time straight from the line (SWAR
+ *    class test + word hash) without writing masked bytes; only the other
+ *    tokens go through the byte-wise mask, and the masked text of a whole
+ *    line is built only on a miss.  (Runs of whole-token variables are
+ *    kept token by token: one "<*>" for a run would group value lists of
+ *    any length, but the shared layer then aligns every such line with a
+ *    dynamic program, which costs more than the whole parse.)
  *
  * 3. Bidirectional sibling groups (Brain, online).  Brain marks a position
  *    as variable when, among lines that agree on the rest of their pattern,
@@ -38,7 +47,12 @@
  *    and by content hash alike).  A new line first takes every promoted
  *    position of its groups as "<*>", then is registered.  A group only
  *    forms when at least one other position holds a constant word, so
- *    one-word messages never collapse into "<*>".
+ *    one-word messages never collapse into "<*>".  The first word is not
+ *    promoted by the word count alone, only when one of its words looks
+ *    like a value (a dotted name such as "chrome.exe"): a message's first
+ *    word is usually its event, a verb or the acting component ("boot
+ *    (command 7)", "cupsd startup succeeded"), which is why Drain's tree,
+ *    too, splits on the leading tokens before anything else.
  *    A slot some line printed in its variable form ("<*>", "key=<*>",
  *    "<*>,") is promoted as soon as it also shows a value-like word (one
  *    holding a masked part or a dotted name): a field that printed a
@@ -49,6 +63,8 @@
  *
  * Snapshots save the exact table, the sibling groups and the merges, so a
  * parser resumed from one continues exactly as the uninterrupted parser.
+ * Table entries are written in key order, so the bytes do not depend on
+ * the tables' slot layout.
  *
  * Memory is bounded by `max_entries` (exact-table and group entries); when
  * full, new sequences still parse (slow path, nothing more is learned).
@@ -63,6 +79,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +88,13 @@
 #include "strbuf.h"
 
 #define FUSE_NO_ID UINT32_MAX
+
+/* For the few small helpers of the per-byte and per-token loops. */
+#if defined(__GNUC__)
+#define FUSE_INLINE static inline __attribute__((always_inline))
+#else
+#define FUSE_INLINE static inline
+#endif
 
 typedef struct fuse_group {
     uint64_t values[8];  /* distinct word hashes seen at the free position */
@@ -91,6 +115,9 @@ typedef struct fuse_map {
     size_t count;
 } fuse_map;
 
+/* Hashes of "<*>", "<*>.", "<*>.." and "<*>...": a whole-token number with sentence dots. */
+#define FUSE_WILD_DOTS 4
+
 typedef struct fuse_state {
     long threshold;
     long max_entries;
@@ -103,6 +130,8 @@ typedef struct fuse_state {
     size_t redirect_cap;
     fuse_map by_text;  /* content hash -> template id */
 
+    uint64_t wild_dots[FUSE_WILD_DOTS]; /* hashes of "<*>", "<*>.", ... (quick_token_hash) */
+
     /* per-line scratch, reused */
     logtk_strbuf norm;
     size_t *tok_off, *tok_len;
@@ -114,13 +143,14 @@ typedef struct fuse_state {
     size_t *wf_suffix;  /* per token: bytes kept after "<*>" */
     uint64_t *wf_hash;  /* per token: hash of its variable form */
     logtk_strbuf wform; /* variable forms, for template tokens */
+    logtk_strbuf wfscratch; /* one variable form being hashed */
     logtk_slice *edit;  /* template tokens being generalized */
     size_t edit_cap;
 } fuse_state;
 
 /* ------------------------------------------------------------------ hashing */
 
-static uint64_t mix64(uint64_t x)
+FUSE_INLINE uint64_t mix64(uint64_t x)
 {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdULL;
@@ -130,29 +160,69 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
-/* Hash of the concatenation a + b (FNV-1a, then mixed). */
-static uint64_t hash_two(const char *a, size_t na, const char *b, size_t nb)
+/*
+ * Hash of a byte string, eight bytes per step (a multiply-xorshift round per
+ * word, the length folded in; not finalized, since every use mixes it
+ * again: salted() in a sequence hash, map_slot() as a key).  Every token
+ * hash of the parser
+ * goes through this one function, so a token hashed straight from the
+ * masking buffer (hash_padded) and the same bytes hashed elsewhere (a
+ * template token, a variable form) agree.
+ */
+#define FUSE_HASH_MUL 0xbf58476d1ce4e5b9ULL
+
+FUSE_INLINE uint64_t hash_round(uint64_t h, uint64_t w)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < na; i++)
-        h = (h ^ (unsigned char)a[i]) * 0x100000001b3ULL;
-    for (size_t i = 0; i < nb; i++)
-        h = (h ^ (unsigned char)b[i]) * 0x100000001b3ULL;
-    return mix64(h ^ (na + nb));
+    h = (h ^ w) * FUSE_HASH_MUL;
+    return h ^ (h >> 31);
 }
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    return hash_two(s, n, NULL, 0);
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w = 0;
+        for (size_t k = 0; k < 8; k++)
+            w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+        h = hash_round(h, w);
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        for (size_t k = 0; i + k < n; k++)
+            w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+        h = hash_round(h, w);
+    }
+    return h;
 }
 
-static uint64_t wildcard_hash(void)
+/*
+ * hash_bytes() for bytes followed by at least 8 readable bytes (the masking
+ * buffer keeps that slack): whole-word loads, the tail word masked, no
+ * per-byte loop.  Little-endian only; elsewhere it is hash_bytes().
+ */
+static uint64_t hash_padded(const char *s, size_t n)
 {
-    return hash_bytes(LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    size_t i = 0;
+    uint64_t w;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        h = hash_round(h, w);
+    }
+    if (i < n) {
+        memcpy(&w, s + i, 8);
+        h = hash_round(h, w & (~0ULL >> (8 * (8 - (n - i)))));
+    }
+    return h;
+#else
+    return hash_bytes(s, n);
+#endif
 }
 
 /* Contribution of token hash h at position pos to the sequence hash. */
-static uint64_t salted(uint64_t h, size_t pos)
+FUSE_INLINE uint64_t salted(uint64_t h, size_t pos)
 {
     return mix64(h + 0x9e3779b97f4a7c15ULL * (pos + 1));
 }
@@ -226,13 +296,6 @@ static int map_put(fuse_map *m, uint64_t key, uint32_t value)
 
 /* ---------------------------------------------------------------- masking */
 
-/* Field separators inside a token (see the file comment for why these). */
-static const unsigned char atom_break[256] = {
-    [':'] = 1, ['='] = 1, [','] = 1, [';'] = 1, ['('] = 1, [')'] = 1, ['['] = 1, [']'] = 1,
-    ['{'] = 1, ['}'] = 1, ['"'] = 1, ['\''] = 1, ['|'] = 1, ['@'] = 1, ['#'] = 1, ['/'] = 1,
-    ['<'] = 1, ['>'] = 1,
-};
-
 static int is_alnum_byte(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -267,7 +330,7 @@ static int is_calendar_word(const char *s, size_t n)
 {
     static const char names[] = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec "
                                 "Mon Tue Wed Thu Fri Sat Sun ";
-    if (n != 3)
+    if (n != 3 || s[0] < 'A' || s[0] > 'Z' || s[1] < 'a' || s[1] > 'z')
         return 0;
     for (const char *q = names; *q; q += 4)
         if (memcmp(q, s, 3) == 0)
@@ -275,66 +338,225 @@ static int is_calendar_word(const char *s, size_t n)
     return 0;
 }
 
-/* Appends the masked form of one token to b. */
-static int mask_token(logtk_strbuf *b, const char *s, size_t n)
+/* Byte classes for the masking scan: an atom's own bytes, its digits, the breaks. */
+enum { CLS_WORD = 0, CLS_DIGIT = 1, CLS_BREAK = 2 };
+
+static const unsigned char byte_class[256] = {
+    ['0'] = CLS_DIGIT, ['1'] = CLS_DIGIT, ['2'] = CLS_DIGIT, ['3'] = CLS_DIGIT,
+    ['4'] = CLS_DIGIT, ['5'] = CLS_DIGIT, ['6'] = CLS_DIGIT, ['7'] = CLS_DIGIT,
+    ['8'] = CLS_DIGIT, ['9'] = CLS_DIGIT,
+    [':'] = CLS_BREAK, ['='] = CLS_BREAK, [','] = CLS_BREAK, [';'] = CLS_BREAK,
+    ['('] = CLS_BREAK, [')'] = CLS_BREAK, ['['] = CLS_BREAK, [']'] = CLS_BREAK,
+    ['{'] = CLS_BREAK, ['}'] = CLS_BREAK, ['"'] = CLS_BREAK, ['\''] = CLS_BREAK,
+    ['|'] = CLS_BREAK, ['@'] = CLS_BREAK, ['#'] = CLS_BREAK, ['/'] = CLS_BREAK,
+    ['<'] = CLS_BREAK, ['>'] = CLS_BREAK,
+};
+
+/*
+ * Eight bytes at once (SWAR): the high bit of each byte of the result is set
+ * when that byte of w is a letter, a digit, '.', '-' or '_' (the bytes most
+ * words and numbers are made of; none is a break); *digits gets the high
+ * bits of the digits.  A per-byte range test done on the whole word: once
+ * bytes >= 0x80 are excluded, adding a constant below 0x80 to a byte never
+ * carries into its neighbour.
+ */
+FUSE_INLINE uint64_t simple_bytes(uint64_t w, uint64_t *digits)
 {
-    if (is_path(s, n) || is_calendar_word(s, n)) {
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    uint64_t ascii = ~w & high;
+    w &= 0x7f * ones;
+    uint64_t folded = w | (0x20 * ones);
+    uint64_t letter = (folded + 0x1f * ones) & ~(folded + 0x05 * ones); /* a-z, A-Z */
+    uint64_t digit = (w + 0x50 * ones) & ~(w + 0x46 * ones);           /* 0-9 */
+    uint64_t dash_dot = (w + 0x53 * ones) & ~(w + 0x51 * ones);        /* - . */
+    uint64_t x = w ^ (0x5f * ones);
+    uint64_t underscore = ~(((x & (0x7f * ones)) + 0x7f * ones) | x);  /* _ */
+    *digits = digit & ascii;
+    return (letter | digit | dash_dot | underscore) & ascii;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FUSE_SWAR 1
+#else
+#define FUSE_SWAR 0
+#endif
+
+/*
+ * Nonzero when all of s[0..8) are simple bytes (see simple_bytes), with
+ * *word set to them and *digit |= 1 when one is a digit.
+ */
+FUSE_INLINE int simple_word(const unsigned char *s, uint64_t *word, unsigned *digit)
+{
+#if FUSE_SWAR
+    uint64_t w, digits;
+    memcpy(&w, s, 8);
+    if (simple_bytes(w, &digits) != 0x8080808080808080ULL)
+        return 0;
+    *digit |= digits != 0;
+    *word = w;
+    return 1;
+#else
+    (void)s, (void)word, (void)digit;
+    return 0;
+#endif
+}
+
+/* Longest masked form of a token of n bytes ("1:2" -> "<*>:<*>", "()" -> "(<*>)"). */
+#define MASKED_MAX(n) (3 * (n) + 3)
+
+static char *put_wildcard(char *o)
+{
+    o[0] = '<';
+    o[1] = '*';
+    o[2] = '>';
+    return o + 3;
+}
+
+/*
+ * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
+ * and returns its length.  One pass, one table lookup per byte: the bytes of
+ * an atom are copied as they are scanned, and an atom that turns out to hold
+ * a digit is rewound and replaced by "<*>".
+ */
+static size_t mask_token(const char *s, size_t n, char *out)
+{
+    char *o = out;
+    if (n == 0)
+        return 0;
+    if (((s[0] == '/' || s[0] == '.') && is_path(s, n)) || is_calendar_word(s, n)) {
         size_t end = n;
         while (end > 1 && (s[end - 1] == ',' || s[end - 1] == '.' || s[end - 1] == ':'))
             end--;
-        if (logtk_strbuf_append(b, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0)
-            return -1;
-        return logtk_strbuf_append(b, s + end, n - end);
+        o = put_wildcard(o);
+        memcpy(o, s + end, n - end);
+        return (size_t)(o - out) + (n - end);
     }
+    const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     int last_wild = 0; /* the output ends with a "<*>" (merge adjacent ones) */
     while (i < n) {
-        if (atom_break[(unsigned char)s[i]] && !is_wild_at(s, i, n)) {
-            if (logtk_strbuf_putc(b, s[i]) != 0)
-                return -1;
+        if (byte_class[u[i]] == CLS_BREAK && !is_wild_at(s, i, n)) {
+            *o++ = s[i];
             last_wild = 0;
             /* "()" and "[]" are a field printed empty: still a variable's place */
             if (i + 1 < n && ((s[i] == '(' && s[i + 1] == ')') || (s[i] == '[' && s[i + 1] == ']'))) {
-                if (logtk_strbuf_append(b, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0)
-                    return -1;
+                o = put_wildcard(o);
                 last_wild = 1;
             }
             i++;
             continue;
         }
-        size_t start = i;
-        int variable = 0;
-        while (i < n) {
-            if (is_wild_at(s, i, n)) {
+        char *atom = o;
+        unsigned variable = 0;
+        for (;;) {
+            const unsigned char *q = u + i, *end = u + n;
+            while (q < end) {
+                uint64_t word;
+                if (end - q >= 8 && simple_word(q, &word, &variable)) {
+                    memcpy(o, &word, 8); /* MASKED_MAX leaves room */
+                    o += 8;
+                    q += 8;
+                    continue;
+                }
+                const unsigned char *stop = end - q > 8 ? q + 8 : end;
+                while (q < stop) {
+                    unsigned c = *q, cls = byte_class[c];
+                    if (cls == CLS_BREAK)
+                        goto atom_end;
+                    variable |= cls;
+                    *o++ = (char)c;
+                    q++;
+                }
+            }
+        atom_end:
+            i = (size_t)(q - u);
+            if (i < n && is_wild_at(s, i, n)) {
                 variable = 1;
+                o = put_wildcard(o);
                 i += 3;
                 continue;
             }
-            if (atom_break[(unsigned char)s[i]])
-                break;
-            variable |= s[i] >= '0' && s[i] <= '9';
-            i++;
+            break;
         }
-        size_t end = i;
-        if (variable)
-            while (end > start + 1 && s[end - 1] == '.')
-                end--;
-        if (variable) {
-            if (!last_wild && logtk_strbuf_append(b, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0)
-                return -1;
-            last_wild = 1;
-            if (end < i) {
-                if (logtk_strbuf_append(b, s + end, i - end) != 0)
-                    return -1;
-                last_wild = 0;
-            }
-        } else {
-            if (logtk_strbuf_append(b, s + start, i - start) != 0)
-                return -1;
+        if (!variable) {
+            last_wild = 0;
+            continue;
+        }
+        /* dots ending the atom are sentence punctuation, kept outside the variable */
+        size_t dots = 0;
+        while (o - dots > atom + 1 && o[-1 - (ptrdiff_t)dots] == '.')
+            dots++;
+        o = atom;
+        if (!last_wild)
+            o = put_wildcard(o);
+        last_wild = 1;
+        if (dots) {
+            memset(o, '.', dots);
+            o += dots;
             last_wild = 0;
         }
     }
+    return (size_t)(o - out);
+}
+
+/*
+ * The hash of the masked form of a token made only of simple bytes (see
+ * simple_bytes), straight from its bytes: no copy, no per-byte loop.  Such a
+ * token is one atom, so its masked form is the token itself (no digit; a
+ * month or weekday name is "<*>") or "<*>" plus its trailing dots (a digit).
+ * `limit` ends the readable memory after s: a token shorter than 8 bytes is
+ * loaded as a whole word only when that stays below it.  Returns 0 when the
+ * token needs mask_token() (other bytes, too long, too close to the end);
+ * otherwise 1 with *hash equal to hash_bytes() of the masked form.
+ */
+static int quick_token_hash(const char *s, size_t n, const char *limit,
+                            const uint64_t *wild_dots, uint64_t *hash)
+{
+#if FUSE_SWAR
+    const uint64_t high = 0x8080808080808080ULL;
+    if (n == 0 || n > 64)
+        return 0;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w, digits, any_digit = 0;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        memcpy(&w, s + i, 8);
+        if (simple_bytes(w, &digits) != high)
+            return 0;
+        any_digit |= digits;
+        h = hash_round(h, w);
+    }
+    if (i < n) {
+        size_t rest = n - i;
+        if (limit - (s + i) >= 8) {
+            memcpy(&w, s + i, 8);
+            w &= ~0ULL >> (8 * (8 - rest));
+        } else if (n >= 8) {
+            memcpy(&w, s + n - 8, 8); /* overlaps bytes already checked */
+            w >>= 8 * (8 - rest);
+        } else {
+            return 0;
+        }
+        uint64_t keep = high >> (8 * (8 - rest));
+        if ((simple_bytes(w, &digits) & keep) != keep)
+            return 0;
+        any_digit |= digits & keep;
+        h = hash_round(h, w);
+    }
+    if (!any_digit) {
+        *hash = n == 3 && is_calendar_word(s, n) ? wild_dots[0] : h;
+        return 1;
+    }
+    size_t dots = 0;
+    while (dots + 1 < n && s[n - 1 - dots] == '.')
+        dots++;
+    if (dots >= FUSE_WILD_DOTS)
+        return 0;
+    *hash = wild_dots[dots];
+    return 1;
+#else
+    (void)s, (void)n, (void)limit, (void)wild_dots, (void)hash;
     return 0;
+#endif
 }
 
 /*
@@ -365,17 +587,20 @@ static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
     return end > prefix ? n - end : 0;
 }
 
-/* Hash of the variable form prefix + "<*>" + suffix (equal to hash_bytes of those bytes). */
-static uint64_t wildform_hash(const char *s, size_t n, size_t prefix, size_t suffix)
+/*
+ * Hash of the variable form prefix + "<*>" + suffix, equal to hash_bytes()
+ * of those bytes; `scratch` holds them (slow path only).
+ */
+static int wildform_hash(logtk_strbuf *scratch, const char *s, size_t n, size_t prefix,
+                         size_t suffix, uint64_t *out)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < prefix; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-    for (size_t i = 0; i < LOGTK_WILDCARD_LEN; i++)
-        h = (h ^ (unsigned char)LOGTK_WILDCARD[i]) * 0x100000001b3ULL;
-    for (size_t i = n - suffix; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-    return mix64(h ^ (prefix + LOGTK_WILDCARD_LEN + suffix));
+    logtk_strbuf_clear(scratch);
+    if (logtk_strbuf_append(scratch, s, prefix) != 0 ||
+        logtk_strbuf_append(scratch, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0 ||
+        logtk_strbuf_append(scratch, s + n - suffix, suffix) != 0)
+        return -1;
+    *out = hash_bytes(scratch->data, scratch->len);
+    return 0;
 }
 
 /* ------------------------------------------------------------ life cycle */
@@ -385,6 +610,9 @@ static int fuse_init(logtk_parser *p, void *state)
     fuse_state *st = state;
     st->threshold = 4; /* measured best of 2..8 as one global value on Loghub-2k */
     st->max_entries = 4L << 20;
+    static const char wild_dots[] = "<*>...";
+    for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
+        st->wild_dots[d] = hash_bytes(wild_dots, LOGTK_WILDCARD_LEN + d);
     if (map_init(&st->exact, 1024) != 0 || map_init(&st->groups, 4096) != 0 ||
         map_init(&st->by_text, 1024) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
@@ -409,6 +637,7 @@ static void fuse_destroy(void *state)
     free(st->wf_suffix);
     free(st->wf_hash);
     logtk_strbuf_free(&st->wform);
+    logtk_strbuf_free(&st->wfscratch);
     free(st->edit);
 }
 
@@ -584,37 +813,75 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
 {
     fuse_state *st = state;
     size_t n = line->ntokens;
-    const uint64_t wild_h = wildcard_hash();
     if (grow_scratch(st, n + 1) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
-    /* 1. mask, hash */
-    logtk_strbuf_clear(&st->norm);
+    /* 1. hash every token's masked form, most straight from their bytes */
+    const char *limit = line->masked.ptr + line->masked.len;
+    const uint64_t wild_h = st->wild_dots[0];
     uint64_t seq = mix64(n + 1);
-    size_t constants = 0;
     for (size_t i = 0; i < n; i++) {
-        st->tok_off[i] = st->norm.len;
-        if (mask_token(&st->norm, line->tokens[i].ptr, line->tokens[i].len) != 0)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        st->tok_len[i] = st->norm.len - st->tok_off[i];
-        const char *t = st->norm.data + st->tok_off[i];
-        st->tok_wild[i] = logtk_is_wildcard(t, st->tok_len[i]);
-        st->tok_hash[i] = st->tok_wild[i] ? wild_h : hash_bytes(t, st->tok_len[i]);
-        st->wf_prefix[i] = wildform_prefix(t, st->tok_len[i]);
-        st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, st->tok_len[i], st->wf_prefix[i]);
-        st->wf_hash[i] = st->wf_prefix[i] || st->wf_suffix[i]
-                             ? wildform_hash(t, st->tok_len[i], st->wf_prefix[i], st->wf_suffix[i])
-                             : wild_h;
-        constants += !st->tok_wild[i];
-        seq += salted(st->tok_hash[i], i);
+        const logtk_slice *t = &line->tokens[i];
+        uint64_t h;
+        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h)) {
+            /* the masked bytes, with 8 bytes of slack for hash_padded */
+            if (t->len + 8 > st->norm.cap / 4 &&
+                logtk_strbuf_reserve(&st->norm, MASKED_MAX(t->len) + 8) != 0)
+                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            h = hash_padded(st->norm.data, mask_token(t->ptr, t->len, st->norm.data));
+        }
+        seq += salted(h, i);
     }
-    const uint64_t seq_seen = seq;
 
-    /* 2. fast path */
+    /* 2. fast path: a sequence seen before */
+    const uint64_t fast_seq = seq;
     uint32_t id = map_get(&st->exact, seq);
     if (id != FUSE_NO_ID) {
         *template_id = resolve(st, id);
         return LOGTK_OK;
+    }
+
+    /* the masked elements themselves, into the reused buffer (8 bytes of slack for hash_padded) */
+    size_t room = 16;
+    for (size_t i = 0; i < n; i++)
+        room += MASKED_MAX(line->tokens[i].len);
+    logtk_strbuf_clear(&st->norm);
+    if (logtk_strbuf_reserve(&st->norm, room) != 0)
+        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    char *base = st->norm.data, *o = base;
+    seq = mix64(n + 1);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = mask_token(line->tokens[i].ptr, line->tokens[i].len, o);
+        st->tok_off[i] = (size_t)(o - base);
+        st->tok_len[i] = len;
+        st->tok_hash[i] = hash_padded(o, len);
+        seq += salted(st->tok_hash[i], i);
+        o += len;
+    }
+    st->norm.len = (size_t)(o - base);
+    /* the quick hashes are the hashes of these very bytes, or nothing would ever hit */
+    assert(fast_seq == seq);
+    (void)fast_seq;
+    const uint64_t seq_seen = seq;
+    id = map_get(&st->exact, seq);
+    if (id != FUSE_NO_ID) {
+        *template_id = resolve(st, id);
+        return LOGTK_OK;
+    }
+
+    /* slow path: the variable form of every token */
+    size_t constants = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = base + st->tok_off[i];
+        st->tok_wild[i] = logtk_is_wildcard(t, st->tok_len[i]);
+        st->wf_prefix[i] = wildform_prefix(t, st->tok_len[i]);
+        st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, st->tok_len[i], st->wf_prefix[i]);
+        st->wf_hash[i] = wild_h;
+        if ((st->wf_prefix[i] || st->wf_suffix[i]) &&
+            wildform_hash(&st->wfscratch, t, st->tok_len[i], st->wf_prefix[i], st->wf_suffix[i],
+                          &st->wf_hash[i]) != 0)
+            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        constants += !st->tok_wild[i];
     }
 
     /* 3. take promoted positions as variables, then register the line's siblings */
@@ -637,12 +904,12 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     id = map_get(&st->exact, seq);
     if (id == FUSE_NO_ID) {
         /* room for every "key=<*>" first, so the buffer does not move under the slices */
-        size_t room = 0;
+        size_t forms = 0;
         for (size_t i = 0; i < n; i++)
             if (st->tok_wild[i])
-                room += st->wf_prefix[i] + LOGTK_WILDCARD_LEN + st->wf_suffix[i];
+                forms += st->wf_prefix[i] + LOGTK_WILDCARD_LEN + st->wf_suffix[i];
         logtk_strbuf_clear(&st->wform);
-        if (logtk_strbuf_reserve(&st->wform, room) != 0)
+        if (logtk_strbuf_reserve(&st->wform, forms) != 0)
             return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         for (size_t i = 0; i < n; i++) {
             if (st->tok_wild[i] && (st->wf_prefix[i] || st->wf_suffix[i])) {
@@ -733,7 +1000,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
          * template; likewise "to <*>," and "to LOCAL(<*>),".  Plain words
          * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
          */
-        if ((long)grp->nvalues >= st->threshold ||
+        if (((long)grp->nvalues >= st->threshold && (i > 0 || grp->value_like)) ||
             (grp->varform_seen && grp->value_like)) {
             grp->promoted = 1;
             for (v = 0; v < grp->nvalues; v++) {
@@ -759,15 +1026,42 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
  * Keys are hashes of token text, so they are stable across builds of the
  * same version; template ids refer to the shared template store.
  */
+typedef struct fuse_pair {
+    uint64_t key;
+    uint32_t value;
+} fuse_pair;
+
+static int pair_order(const void *a, const void *b)
+{
+    uint64_t x = ((const fuse_pair *)a)->key, y = ((const fuse_pair *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Entries in key order, not slot order: the slot layout depends on the
+ * table's growth history, and equal content must give equal bytes.
+ */
 static int save_map(logtk_strbuf *out, const fuse_map *m)
 {
-    if (logtk_strbuf_put_varint(out, m->count) != 0)
+    fuse_pair *pairs = malloc((m->count ? m->count : 1) * sizeof *pairs);
+    if (!pairs)
         return -1;
+    size_t k = 0;
     for (size_t i = 0; i < m->nslots; i++)
-        if (m->used[i] && (logtk_strbuf_put_varint(out, m->keys[i]) != 0 ||
-                           logtk_strbuf_put_varint(out, m->values[i]) != 0))
-            return -1;
-    return 0;
+        if (m->used[i]) {
+            pairs[k].key = m->keys[i];
+            pairs[k].value = m->values[i];
+            k++;
+        }
+    qsort(pairs, k, sizeof *pairs, pair_order);
+    int rc = logtk_strbuf_put_varint(out, k);
+    for (size_t i = 0; rc == 0 && i < k; i++)
+        rc = logtk_strbuf_put_varint(out, pairs[i].key) != 0 ||
+                     logtk_strbuf_put_varint(out, pairs[i].value) != 0
+                 ? -1
+                 : 0;
+    free(pairs);
+    return rc;
 }
 
 static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)

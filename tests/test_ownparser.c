@@ -303,6 +303,110 @@ static void test_fuse_variable_slots(void)
     logtk_parser_free(p);
 }
 
+
+static void test_fuse_first_word(void)
+{
+    /* the first word is the event: many first words are still many templates */
+    static const char *const verbs[] = {"boot (command 1)", "wait (command 2)",
+                                        "halt (command 3)", "reboot (command 4)",
+                                        "boot (command 5)"};
+    logtk_parser *p = run("fuse", verbs, 5, "threshold", "3");
+    CHECK(logtk_parser_template_count(p) == 4);
+    CHECK(!same_text(p, 0, 1));
+    CHECK(same_text(p, 0, 4));
+    logtk_slice t = text_of(p, 1);
+    CHECK_BYTES(t.ptr, t.len, "wait (command <*>)");
+    logtk_parser_free(p);
+
+    /* ... unless the first words look like values (program names) */
+    static const char *const progs[] = {"chrome.exe open through proxy", "git.exe open through proxy",
+                                        "ssh.exe open through proxy", "curl.exe open through proxy"};
+    p = run("fuse", progs, 4, "threshold", "3");
+    CHECK(same_text(p, 0, 3));
+    t = text_of(p, 3);
+    CHECK_BYTES(t.ptr, t.len, "<*> open through proxy");
+    logtk_parser_free(p);
+
+    /* a later position still becomes a variable by the word count */
+    static const char *const users[] = {"session opened for cyrus", "session opened for news",
+                                        "session opened for test"};
+    p = run("fuse", users, 3, "threshold", "3");
+    CHECK(same_text(p, 0, 2));
+    logtk_parser_free(p);
+}
+
+static void test_fuse_quick_hash(void)
+{
+    /* A line seen again takes the fast path; its quick token hashes (short
+       tokens at the end of the line, long tokens, non-ASCII bytes, tokens
+       only the byte-wise mask handles) must equal those of the full masking,
+       or the line would make a new template (and the slow path asserts). */
+    static const char *const lines[] = {
+        "a", "ab 1", "x 12345678", "word abcdefghijklmnop 1.2.3.",
+        "tail token is short: ok", "mixed blk_-42 id=7 user@host (TID 3).",
+        "utf8 caf\xc3\xa9 na\xc3\xafve 9", "Jan Feb Mar report 2024",
+        "pathy /var/log/x ./run ../up", "dots 1... 22.... end",
+        "long 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz_zz",
+        "under_score-dash.dot Under_Score 12ab_cd",
+    };
+    size_t n = sizeof lines / sizeof lines[0];
+    logtk_parser *p = NULL;
+    CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
+    uint32_t first[16];
+    for (size_t i = 0; i < n; i++) {
+        logtk_event ev;
+        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), &ev), LOGTK_OK);
+        first[i] = ev.template_id;
+    }
+    uint32_t count = logtk_parser_template_count(p);
+    int same = 1;
+    for (size_t i = 0; i < n; i++) {
+        /* the same bytes as a copy without anything after them (the end of the buffer) */
+        size_t len = strlen(lines[i]);
+        char *copy = malloc(len ? len : 1);
+        if (!copy)
+            continue;
+        memcpy(copy, lines[i], len);
+        logtk_event ev;
+        CHECK_STATUS(logtk_parser_feed(p, copy, len, &ev), LOGTK_OK);
+        same &= ev.template_id == first[i] && !ev.created;
+        free(copy);
+    }
+    CHECK(same);
+    CHECK(logtk_parser_template_count(p) == count);
+    logtk_slice t;
+    uint64_t c;
+    logtk_parser_template(p, first[3], &t, &c);
+    CHECK_BYTES(t.ptr, t.len, "word abcdefghijklmnop <*>.");
+    logtk_parser_template(p, first[7], &t, &c);
+    CHECK_BYTES(t.ptr, t.len, "<*> <*> <*> report <*>");
+    logtk_parser_free(p);
+}
+
+static void test_fuse_snapshot_bytes(void)
+{
+    /* the snapshot of a reloaded parser is byte for byte the one it came from,
+       although the reload filled its tables in another order */
+    logtk_parser *a = NULL, *b = NULL;
+    CHECK_STATUS(logtk_parser_new(&a, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(&b, "fuse"), LOGTK_OK);
+    char line[256];
+    for (int i = 0; i < 300; i++) {
+        corpus_line(line, sizeof line, i);
+        CHECK_STATUS(logtk_parser_feed(a, line, strlen(line), NULL), LOGTK_OK);
+    }
+    void *s1 = NULL, *s2 = NULL;
+    size_t l1 = 0, l2 = 0;
+    CHECK_STATUS(logtk_parser_save(a, &s1, &l1), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_load(b, s1, l1), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_save(b, &s2, &l2), LOGTK_OK);
+    CHECK(l1 == l2 && s1 && s2 && memcmp(s1, s2, l1) == 0);
+    logtk_free(s1);
+    logtk_free(s2);
+    logtk_parser_free(a);
+    logtk_parser_free(b);
+}
+
 int main(void)
 {
     test_brain();
@@ -310,5 +414,8 @@ int main(void)
     test_fuse_siblings();
     test_fuse_snapshot();
     test_fuse_variable_slots();
+    test_fuse_first_word();
+    test_fuse_quick_hash();
+    test_fuse_snapshot_bytes();
     return TEST_SUMMARY();
 }

@@ -18,40 +18,7 @@
 #include "dataset_registry.h"
 #include "logtk.h"
 #include "test_harness.h"
-
-static logtk_parser *new_parser(const char *algo)
-{
-    logtk_parser *p = NULL;
-    CHECK_STATUS(logtk_parser_new(&p, algo), LOGTK_OK);
-    return p;
-}
-
-static void feed_all(logtk_parser *p, const char *const *lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), NULL), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
-}
-
-static uint32_t tid(logtk_parser *p, uint64_t line)
-{
-    uint32_t id = 0;
-    CHECK_STATUS(logtk_parser_assignment(p, line, &id), LOGTK_OK);
-    return id;
-}
-
-static int template_is(logtk_parser *p, uint32_t id, const char *want)
-{
-    logtk_slice t;
-    if (logtk_parser_template(p, id, &t, NULL) != LOGTK_OK)
-        return 0;
-    if (t.len != strlen(want) || memcmp(t.ptr, want, t.len) != 0) {
-        fprintf(stderr, "%s: template %u is \"%.*s\", expected \"%s\"\n",
-                logtk_parser_algorithm(p), (unsigned)id, (int)t.len, t.ptr, want);
-        return 0;
-    }
-    return 1;
-}
+#include "parser_test_util.h"
 
 /* -------------------------------------------------------------------- LFA */
 
