@@ -74,6 +74,7 @@ static const logtk_parser_algo *const algorithm_registry[] = {
     &logtk_algo_logram,
     &logtk_algo_logsig,
     &logtk_algo_lke,
+    &logtk_algo_molfi,
 };
 #define ALGORITHM_COUNT (sizeof algorithm_registry / sizeof algorithm_registry[0])
 

@@ -246,5 +246,6 @@ extern const logtk_parser_algo logtk_algo_lfa;
 extern const logtk_parser_algo logtk_algo_logram;
 extern const logtk_parser_algo logtk_algo_logsig;
 extern const logtk_parser_algo logtk_algo_lke;
+extern const logtk_parser_algo logtk_algo_molfi;
 
 #endif
