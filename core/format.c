@@ -55,6 +55,15 @@ typedef struct literal {
     size_t n;
 } literal;
 
+/* One element of an optional-group plan (see compile_plan). */
+enum plan_kind { PLAN_LIT, PLAN_TAG, PLAN_OPT_BEGIN, PLAN_OPT_END };
+typedef struct plan_element {
+    enum plan_kind kind;
+    literal lit;    /* PLAN_LIT */
+    size_t tag;     /* PLAN_TAG: tag index */
+    size_t skip_to; /* PLAN_OPT_BEGIN: index of the element after the group */
+} plan_element;
+
 struct logtk_format {
     logtk_errbuf err;
     logtk_arena arena; /* names and literals; reset on recompile */
@@ -73,6 +82,10 @@ struct logtk_format {
     int jit;
 
     int simple;           /* only tags and literal text: the fast matcher applies */
+    /* formats with optional groups ("<Component>(\\[<PID>\\])?: <Content>"):
+       the element plan of the fast optional matcher, NULL when it does not apply */
+    struct plan_element *plan;
+    size_t plan_len;
     int fast_enabled;     /* cleared by tests to force PCRE2 */
     literal lits[MAX_TAGS + 1]; /* lits[i] precedes tag i; lits[ntags] ends the line */
 };
@@ -183,6 +196,86 @@ static int parse_simple_literal(logtk_format *f, const char *s, size_t n, litera
     return 1;
 }
 
+/*
+ * The optional-group plan.  Loghub's syslog-style formats wrap a field in an
+ * optional group, "<Component>(\[<PID>\])?: <Content>", which
+ * parse_simple_literal rejects, so every line of Linux, Thunderbird and Mac
+ * went through the backtracking regex (about 4,000 instructions a line).  The
+ * plan extends the fast matcher to that shape: literals, tags and non-nested
+ * greedy optional groups "(...)?" that start and end with a literal and are
+ * followed by a literal.  Returns 1 with f->plan set, 0 when the spec does not
+ * have that shape, -1 when out of memory.
+ */
+static int compile_plan(logtk_format *f, const char *spec)
+{
+    size_t cap = 4 * MAX_TAGS + 8, n = 0, open_at = SIZE_MAX, ntags = 0, a = 0, i = 0;
+    plan_element *pl = logtk_arena_alloc(&f->arena, cap * sizeof *pl);
+    if (!pl)
+        return -1;
+    for (;;) {
+        char c = spec[i];
+        if (c == '\\' && spec[i + 1] != '\0') {
+            i += 2;
+            continue;
+        }
+        if (c != '\0' && c != '<' && c != '(' && c != ')') {
+            i++;
+            continue;
+        }
+        if (n + 2 > cap)
+            return 0;
+        if (i > a) {
+            pl[n].kind = PLAN_LIT;
+            int ok = parse_simple_literal(f, spec + a, i - a, &pl[n].lit);
+            if (ok <= 0)
+                return ok;
+            n++;
+        }
+        if (c == '\0')
+            break;
+        if (c == '<') {
+            const char *close = strchr(spec + i, '>');
+            if (!close)
+                return 0;
+            pl[n].kind = PLAN_TAG;
+            pl[n++].tag = ntags++;
+            i = (size_t)(close - spec) + 1;
+        } else if (c == '(') {
+            if (open_at != SIZE_MAX)
+                return 0; /* nested */
+            open_at = n;
+            pl[n++].kind = PLAN_OPT_BEGIN;
+            i++;
+        } else {
+            if (open_at == SIZE_MAX || spec[i + 1] != '?' || spec[i + 2] == '?' ||
+                spec[i + 2] == '+')
+                return 0; /* only greedy "(...)?" */
+            pl[n++].kind = PLAN_OPT_END;
+            pl[open_at].skip_to = n;
+            open_at = SIZE_MAX;
+            i += 2;
+        }
+        a = i;
+    }
+    if (open_at != SIZE_MAX || ntags != f->ntags)
+        return 0;
+    int groups = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (pl[k].kind != PLAN_OPT_BEGIN)
+            continue;
+        size_t after = pl[k].skip_to;
+        if (pl[k + 1].kind != PLAN_LIT || pl[after - 2].kind != PLAN_LIT || after >= n ||
+            pl[after].kind != PLAN_LIT)
+            return 0;
+        groups++;
+    }
+    if (groups == 0)
+        return 0;
+    f->plan = pl;
+    f->plan_len = n;
+    return 1;
+}
+
 int logtk_format_compile(logtk_format *f, const char *spec)
 {
     logtk_error_clear(&f->err);
@@ -191,6 +284,8 @@ int logtk_format_compile(logtk_format *f, const char *spec)
     f->compiled = 0;
     f->ntags = f->nfields = 0;
     f->simple = 0;
+    f->plan = NULL;
+    f->plan_len = 0;
     if (!spec)
         return logtk_error_set(&f->err, LOGTK_ERR_INVALID, "log format is NULL");
 
@@ -363,6 +458,10 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         simple = s;
     }
     f->simple = simple && nfrag == f->ntags + 1;
+    if (!f->simple && compile_plan(f, spec) < 0) {
+        rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     f->compiled = 1;
 
 done:
@@ -373,6 +472,7 @@ done:
         release_regex(f);
         f->ntags = f->nfields = 0;
         f->simple = 0;
+        f->plan = NULL;
     }
     return rc;
 }
@@ -483,6 +583,83 @@ static int fast_match(const logtk_format *f, const char *s, const char *end, log
     return p == end; /* no tags at all cannot happen: Content is required */
 }
 
+/*
+ * The regex's first path through an optional-group plan, or 0 when PCRE2
+ * must decide.  As in fast_match, a lazy field stops at the earliest position
+ * where what follows it can take its first step; before an optional group
+ * that is "the group's first literal or, skipping the group, the literal
+ * after it".  A greedy group is entered when its first literal matches there
+ * and skipped otherwise (its fields are then unset: empty at the line start,
+ * as the PCRE2 path reports them).  Any later failure would make the regex
+ * backtrack into earlier choices, so it ends the fast attempt instead.
+ */
+static int plan_match(const logtk_format *f, const char *s, const char *end, logtk_slice *tags)
+{
+    const plan_element *pl = f->plan;
+    size_t n = f->plan_len;
+    const char *p = s;
+    for (size_t k = 0; k < n; k++) {
+        const plan_element *e = &pl[k];
+        if (e->kind == PLAN_LIT) {
+            p = literal_at(&e->lit, p, end);
+            if (!p)
+                return 0;
+        } else if (e->kind == PLAN_OPT_BEGIN) {
+            if (!literal_at(&pl[k + 1].lit, p, end)) {
+                for (size_t j = k + 1; j < e->skip_to; j++)
+                    if (pl[j].kind == PLAN_TAG) {
+                        tags[pl[j].tag].ptr = s;
+                        tags[pl[j].tag].len = 0;
+                    }
+                k = e->skip_to - 1;
+            }
+        } else if (e->kind == PLAN_TAG) {
+            logtk_slice *tag = &tags[e->tag];
+            const plan_element *next = k + 1 < n ? &pl[k + 1] : NULL;
+            tag->ptr = p;
+            if (next == NULL) { /* ".*?$" on a line without '\n' */
+                tag->len = (size_t)(end - p);
+                p = end;
+            } else if (next->kind == PLAN_TAG || next->kind == PLAN_OPT_END) {
+                tag->len = 0;
+            } else if (next->kind == PLAN_LIT && k + 2 == n) {
+                /* the last field: the final literal must reach the end; the
+                   field is the newest choice, so extending it is exact */
+                const char *from = p, *after, *at;
+                for (;;) {
+                    at = literal_find(&next->lit, from, end, &after);
+                    if (!at)
+                        return 0;
+                    if (after == end)
+                        break;
+                    from = at + 1;
+                }
+                tag->len = (size_t)(at - p);
+                p = end;
+                k++;
+            } else if (next->kind == PLAN_LIT) {
+                const char *after;
+                const char *at = literal_find(&next->lit, p, end, &after);
+                if (!at)
+                    return 0;
+                tag->len = (size_t)(at - p);
+                p = after;
+                k++;
+            } else { /* an optional group follows */
+                const literal *inside = &pl[k + 2].lit, *beyond = &pl[next->skip_to].lit;
+                const char *q = p;
+                while (q < end && !literal_at(inside, q, end) && !literal_at(beyond, q, end))
+                    q++;
+                if (q >= end)
+                    return 0;
+                tag->len = (size_t)(q - p);
+                p = q;
+            }
+        }
+    }
+    return p == end;
+}
+
 static void fill_unmatched(const logtk_format *f, const char *line, size_t len, logtk_record *rec)
 {
     rec->matched = 0;
@@ -524,8 +701,8 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
         end--;
 
     logtk_slice tags[MAX_TAGS];
-    if (f->simple && f->fast_enabled && memchr(s, '\n', (size_t)(end - s)) == NULL &&
-        fast_match(f, s, end, tags)) {
+    if ((f->simple || f->plan) && f->fast_enabled && memchr(s, '\n', (size_t)(end - s)) == NULL &&
+        (f->simple ? fast_match(f, s, end, tags) : plan_match(f, s, end, tags))) {
         fill_matched(f, tags, rec);
         return LOGTK_OK;
     }

@@ -268,12 +268,67 @@ static void test_loghub(const char *root)
     logtk_csv_free(csv);
 }
 
+/* Formats with optional groups take the fast matcher too: on lines built to
+ * confuse it (missing, empty, repeated and unbalanced optional parts), it must
+ * give exactly the record PCRE2 gives. */
+static void test_optional_fast_path_agrees(void)
+{
+    static const char *const formats[] = {
+        "<Month> <Date> <Time> <Level> <Component>(\\[<PID>\\])?: <Content>",
+        "<Month>  <Date> <Time> <User> <Component>\\[<PID>\\]( \\(<Address>\\))?: <Content>",
+        "<A> <B>(\\[<C>\\])?(\\{<D>\\})?: <Content>",
+    };
+    static const char *const lines[] = {
+        "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: check pass; user unknown",
+        "Jun 14 15:16:01 combo sshd: check pass",
+        "Jun 14 15:16:01 combo sshd[]: empty pid",
+        "Jun 14 15:16:01 combo sshd[1][2]: two pids",
+        "Jun 14 15:16:01 combo sshd[12: unbalanced",
+        "Jun 14 15:16:01 combo sshd]: stray",
+        "Jul  1 09:00:01 calvisitor-10-105-160-95 kernel[0]: ARPT: 620651.021475: wl0",
+        "Jul  1 09:00:01 host com.apple.cts[258] (com.apple.x): service only",
+        "Jul  1 09:00:01 host com.apple.cts[258] (: half open",
+        "a b[c]{d}: both",
+        "a b{d}: second only",
+        "a b{d}[c]: wrong order",
+        "a b: none",
+        "a b[c]: [x]: colon inside",
+        "",
+        ":",
+        "no match here",
+    };
+    for (size_t fi = 0; fi < sizeof formats / sizeof formats[0]; fi++) {
+        logtk_format *f;
+        CHECK_STATUS(logtk_format_new(&f), LOGTK_OK);
+        CHECK_STATUS(logtk_format_compile(f, formats[fi]), LOGTK_OK);
+        for (size_t li = 0; li < sizeof lines / sizeof lines[0]; li++) {
+            logtk_record a, b;
+            size_t n = strlen(lines[li]);
+            logtk_format_set_fast_path(f, 1);
+            logtk_format_match(f, lines[li], n, &a);
+            logtk_format_set_fast_path(f, 0);
+            logtk_format_match(f, lines[li], n, &b);
+            int same = a.matched == b.matched && a.nfields == b.nfields &&
+                       a.content.ptr == b.content.ptr && a.content.len == b.content.len;
+            for (size_t i = 0; same && i < a.nfields; i++)
+                same = a.fields[i].len == b.fields[i].len &&
+                       (a.fields[i].len == 0 || a.fields[i].ptr == b.fields[i].ptr);
+            if (!same)
+                fprintf(stderr, "format %zu, line \"%s\": fast path and PCRE2 disagree\n", fi,
+                        lines[li]);
+            CHECK(same);
+        }
+        logtk_format_free(f);
+    }
+}
+
 int main(void)
 {
     test_basic();
     test_optional_and_literals();
     test_errors();
     test_hostile();
+    test_optional_fast_path_agrees();
     const char *root = getenv("LOGTK_LOGHUB");
     if (root)
         test_loghub(root);
