@@ -44,10 +44,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <assert.h>
 #include <errno.h>
 
 #include "arena.h"
 #include "errmsg.h"
+#include "growarray.h"
 #include "hashtab.h"
 #include "mask.h"
 #include "parser_impl.h"
@@ -156,6 +158,13 @@ struct logtk_parser {
     uint64_t *stored_offsets; /* line k occupies [off[k], off[k+1]) */
     uint64_t stored_lines;
     uint64_t stored_offsets_cap;
+
+    logtk_hashtab tmpl_by_ids; /* logtk_tmpl_from_token_ids: token-id sequence -> */
+    int tmpl_by_ids_ready;
+    uint32_t *tmpl_of_ids;     /* ... index -> template id */
+    size_t tmpl_of_ids_cap;
+    logtk_slice *ids_slices;   /* scratch: the sequence as slices */
+    size_t ids_slices_cap;
 };
 
 /* ------------------------------------------------------------------ helpers */
@@ -176,21 +185,15 @@ static int nomem(logtk_parser *p)
 }
 
 /* Grows *arr (elements of size elem) to hold at least need elements. */
+/* logtk_array_reserve() for the 64-bit counts of stored lines. */
 static int grow_array(void **arr, uint64_t *cap, uint64_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    uint64_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    if (n > SIZE_MAX / elem)
+    if (need > SIZE_MAX)
         return -1;
-    void *q = realloc(*arr, (size_t)n * elem);
-    if (q == NULL)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
+    size_t c = (size_t)*cap;
+    int rc = logtk_array_reserve(arr, &c, (size_t)need, elem);
+    *cap = c;
+    return rc;
 }
 
 static int grow_size(void **arr, size_t *cap, size_t need, size_t elem)
@@ -485,6 +488,35 @@ uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len)
     return id < 0 ? UINT32_MAX : (uint32_t)id;
 }
 
+uint32_t logtk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n)
+{
+    static const uint32_t no_ids[1] = {0};
+    if (!p->tmpl_by_ids_ready) {
+        if (logtk_hashtab_init(&p->tmpl_by_ids, 256) != 0)
+            goto oom;
+        p->tmpl_by_ids_ready = 1;
+    }
+    int inserted = 0;
+    int64_t k = logtk_hashtab_intern(&p->tmpl_by_ids, n ? ids : no_ids, n * sizeof *ids, &inserted);
+    if (k < 0 || logtk_array_reserve((void **)&p->tmpl_of_ids, &p->tmpl_of_ids_cap, (size_t)k + 1,
+                                     sizeof *p->tmpl_of_ids) != 0)
+        goto oom;
+    if (!inserted)
+        return p->tmpl_of_ids[k];
+    if (logtk_array_reserve((void **)&p->ids_slices, &p->ids_slices_cap, n + 1,
+                            sizeof *p->ids_slices) != 0)
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        p->ids_slices[i].ptr = logtk_parser_token_text(p, ids[i], &p->ids_slices[i].len);
+        assert(p->ids_slices[i].ptr != NULL); /* ids come from logtk_parser_intern_token */
+    }
+    p->tmpl_of_ids[k] = logtk_tmpl_create(p, p->ids_slices, n);
+    return p->tmpl_of_ids[k];
+oom:
+    logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    return 0;
+}
+
 const char *logtk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len)
 {
     if (!p->dict_ready) {
@@ -620,6 +652,10 @@ void logtk_parser_free(logtk_parser *p)
         logtk_hashtab_free(&p->dict);
     free(p->stored_tokens);
     free(p->stored_offsets);
+    if (p->tmpl_by_ids_ready)
+        logtk_hashtab_free(&p->tmpl_by_ids);
+    free(p->tmpl_of_ids);
+    free(p->ids_slices);
     free(p);
 }
 

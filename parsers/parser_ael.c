@@ -96,18 +96,16 @@ static int ael_finish(logtk_parser *p, void *state)
 {
     ael_state *s = state;
     uint64_t nlines = logtk_parser_stored_count(p);
-    logtk_hashtab events_by_tokens, bins_by_key, templates_by_tokens;
+    logtk_hashtab events_by_tokens, bins_by_key;
     ael_event *events = NULL;
     ael_bin *bins = NULL;
-    uint32_t *event_of_line = NULL, *tmpl = NULL, *template_of = NULL;
-    logtk_slice *slices = NULL;
-    size_t events_cap = 0, bins_cap = 0, tmpl_cap = 0, slices_cap = 0, template_of_cap = 0;
+    uint32_t *event_of_line = NULL, *tmpl = NULL;
+    size_t events_cap = 0, bins_cap = 0, tmpl_cap = 0;
     int rc = LOGTK_OK;
     int ok_e = logtk_hashtab_init(&events_by_tokens, 1024) == 0;
     int ok_b = logtk_hashtab_init(&bins_by_key, 256) == 0;
-    int ok_t = logtk_hashtab_init(&templates_by_tokens, 256) == 0;
     event_of_line = malloc((nlines ? nlines : 1) * sizeof *event_of_line);
-    if (!ok_e || !ok_b || !ok_t || event_of_line == NULL)
+    if (!ok_e || !ok_b || event_of_line == NULL)
         goto oom;
 
     /* categorize */
@@ -155,8 +153,7 @@ static int ael_finish(logtk_parser *p, void *state)
         uint32_t first = bins[b].first;
         size_t n = events[first - 1].ntokens;
         int merge = (long)bins[b].nevents > s->min_event_count && n > 0;
-        if (logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl) ||
-            logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
+        if (logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl))
             goto oom;
         /* taken: group != self or self-headed after visit; use template_id as mark */
         for (uint32_t e1 = first; e1; e1 = events[e1 - 1].next_in_bin) {
@@ -179,22 +176,11 @@ static int ael_finish(logtk_parser *p, void *state)
                             tmpl[i] = s->wildcard;
                 }
             }
-            int inserted = 0;
-            int64_t t = logtk_hashtab_intern(&templates_by_tokens, tmpl, n * sizeof *tmpl,
-                                             &inserted);
-            if (t < 0 || logtk_array_reserve((void **)&template_of, &template_of_cap, (size_t)t + 1,
-                              sizeof *template_of))
-                goto oom;
-            if (inserted) {
-                for (size_t i = 0; i < n; i++)
-                    slices[i].ptr = logtk_parser_token_text(p, tmpl[i], &slices[i].len);
-                template_of[t] = logtk_tmpl_create(p, slices, n);
-                if (template_of[t] == 0) {
-                    rc = LOGTK_ERR_NOMEM;
-                    goto done;
-                }
+            a->template_id = logtk_tmpl_from_token_ids(p, tmpl, n);
+            if (a->template_id == 0) {
+                rc = LOGTK_ERR_NOMEM;
+                goto done;
             }
-            a->template_id = template_of[t];
         }
     }
     for (uint64_t k = 0; k < nlines; k++) {
@@ -211,14 +197,10 @@ done:
         logtk_hashtab_free(&events_by_tokens);
     if (ok_b)
         logtk_hashtab_free(&bins_by_key);
-    if (ok_t)
-        logtk_hashtab_free(&templates_by_tokens);
     free(events);
     free(bins);
     free(event_of_line);
     free(tmpl);
-    free(template_of);
-    free(slices);
     return rc;
 }
 

@@ -63,18 +63,11 @@
 #include "mask.h"
 #include "parser_impl.h"
 #include "strbuf.h"
+#include "u64map.h"
 #include "tokenize.h"
 
 #define BRAIN_MAX_SEPARATORS 16
 #define BRAIN_MAX_SEPARATOR_LEN 8
-
-/* Map from a 64-bit key to a 32-bit value (open addressing, linear probing). */
-typedef struct u64_map {
-    uint64_t *keys; /* key + 1; 0 = empty */
-    uint32_t *values;
-    size_t nslots; /* power of two */
-    size_t count;
-} u64_map;
 
 typedef struct brain_state {
     long threshold;
@@ -93,83 +86,11 @@ typedef struct brain_state {
 
 /* ---------------------------------------------------------------- u64 map */
 
-static uint64_t mix64(uint64_t x)
+/* A key's count, 0 when absent. */
+static uint32_t count_of(const logtk_u64map *m, uint64_t key)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
-static int map_init(u64_map *m, size_t expected)
-{
-    size_t n = 64;
-    while (n < expected * 2)
-        n <<= 1;
-    m->keys = calloc(n, sizeof *m->keys);
-    m->values = calloc(n, sizeof *m->values);
-    m->nslots = n;
-    m->count = 0;
-    return m->keys && m->values ? 0 : -1;
-}
-
-static void map_free(u64_map *m)
-{
-    free(m->keys);
-    free(m->values);
-    memset(m, 0, sizeof *m);
-}
-
-/* Slot of key (existing or where it would go). */
-static size_t map_slot(const u64_map *m, uint64_t key)
-{
-    size_t mask = m->nslots - 1;
-    size_t i = (size_t)mix64(key) & mask;
-    while (m->keys[i] != 0 && m->keys[i] != key + 1)
-        i = (i + 1) & mask;
-    return i;
-}
-
-static int map_grow(u64_map *m)
-{
-    u64_map bigger;
-    if (map_init(&bigger, m->nslots) != 0) {
-        map_free(&bigger);
-        return -1;
-    }
-    for (size_t i = 0; i < m->nslots; i++)
-        if (m->keys[i]) {
-            size_t s = map_slot(&bigger, m->keys[i] - 1);
-            bigger.keys[s] = m->keys[i];
-            bigger.values[s] = m->values[i];
-            bigger.count++;
-        }
-    map_free(m);
-    *m = bigger;
-    return 0;
-}
-
-/* Adds one to key's value. */
-static int map_increment(u64_map *m, uint64_t key)
-{
-    if ((m->count + 1) * 2 > m->nslots && map_grow(m) != 0)
-        return -1;
-    size_t s = map_slot(m, key);
-    if (m->keys[s] == 0) {
-        m->keys[s] = key + 1;
-        m->values[s] = 0;
-        m->count++;
-    }
-    m->values[s]++;
-    return 0;
-}
-
-static uint32_t map_get(const u64_map *m, uint64_t key)
-{
-    size_t s = map_slot(m, key);
-    return m->keys[s] ? m->values[s] : 0;
+    const uint32_t *v = logtk_u64map_find(m, key);
+    return v ? *v : 0;
 }
 
 /* ------------------------------------------------------------- parameters */
@@ -373,7 +294,7 @@ typedef struct brain_work {
     logtk_slice *tmpl;       /* rendering buffer: the template's tokens */
     size_t *tmpl_off;        /* their offsets in `text` while it may still grow */
     logtk_strbuf text;       /* rendering buffer for template dedup */
-    u64_map counts;
+    logtk_u64map counts;
 } brain_work;
 
 static void work_free(brain_work *w)
@@ -389,20 +310,20 @@ static void work_free(brain_work *w)
     free(w->tmpl);
     free(w->tmpl_off);
     logtk_strbuf_free(&w->text);
-    map_free(&w->counts);
+    logtk_u64map_free(&w->counts);
 }
 
 /* Root of a line: the frequency value shared by the most words, first in the line on ties. */
-static uint32_t line_root(const uint32_t *freq, size_t n, u64_map *scratch, uint32_t *width)
+static uint32_t line_root(const uint32_t *freq, size_t n, logtk_u64map *scratch, uint32_t *width)
 {
     /* lines are short: a quadratic count beats hashing for typical n < 64 */
     uint32_t best = 0, best_count = 0;
     if (n > 256) {
         /* long lines: count with the scratch map (cleared by the caller) */
         for (size_t i = 0; i < n; i++)
-            map_increment(scratch, freq[i]);
+            logtk_u64map_increment(scratch, freq[i]);
         for (size_t i = 0; i < n; i++) {
-            uint32_t c = map_get(scratch, freq[i]);
+            uint32_t c = count_of(scratch, freq[i]);
             if (c > best_count) {
                 best_count = c;
                 best = freq[i];
@@ -468,11 +389,11 @@ static int brain_finish(logtk_parser *p, void *state)
             ntok = st->words[i] + 1;
 
     /* 1. (position, word) frequencies over all lines */
-    if (map_init(&w.counts, nwords / 4 + 64) != 0)
+    if (logtk_u64map_init(&w.counts, nwords / 4 + 64) != 0)
         goto out;
     for (size_t k = 0; k < nlines; k++)
         for (uint64_t i = st->line_start[k]; i < st->line_start[k + 1]; i++)
-            if (map_increment(&w.counts, POS_KEY(i - st->line_start[k], st->words[i])) != 0)
+            if (logtk_u64map_increment(&w.counts, POS_KEY(i - st->line_start[k], st->words[i])) != 0)
                 goto out;
     w.freq = malloc((nwords ? nwords : 1) * sizeof *w.freq);
     w.group = malloc(nlines * sizeof *w.group);
@@ -480,19 +401,19 @@ static int brain_finish(logtk_parser *p, void *state)
         goto out;
     for (size_t k = 0; k < nlines; k++)
         for (uint64_t i = st->line_start[k]; i < st->line_start[k + 1]; i++)
-            w.freq[i] = map_get(&w.counts, POS_KEY(i - st->line_start[k], st->words[i]));
+            w.freq[i] = count_of(&w.counts, POS_KEY(i - st->line_start[k], st->words[i]));
 
     /* 2. initial groups: (length, root frequency, root width) */
     logtk_hashtab groups;
     if (logtk_hashtab_init(&groups, 1024) != 0)
         goto out;
-    u64_map scratch = {0};
+    logtk_u64map scratch = {0};
     for (size_t k = 0; k < nlines; k++) {
         size_t n = (size_t)(st->line_start[k + 1] - st->line_start[k]);
         uint32_t width = 0, root = 0;
         if (n > 256) {
-            map_free(&scratch);
-            if (map_init(&scratch, n) != 0) {
+            logtk_u64map_free(&scratch);
+            if (logtk_u64map_init(&scratch, n) != 0) {
                 logtk_hashtab_free(&groups);
                 goto out;
             }
@@ -501,13 +422,13 @@ static int brain_finish(logtk_parser *p, void *state)
         uint32_t key[GROUP_KEY_LEN] = {(uint32_t)n, root, width};
         int64_t g = logtk_hashtab_intern(&groups, key, sizeof key, NULL);
         if (g < 0) {
-            map_free(&scratch);
+            logtk_u64map_free(&scratch);
             logtk_hashtab_free(&groups);
             goto out;
         }
         w.group[k] = (uint32_t)g;
     }
-    map_free(&scratch);
+    logtk_u64map_free(&scratch);
     size_t ngroups = groups.count;
     w.group_root = malloc(ngroups * sizeof *w.group_root);
     if (!w.group_root) {

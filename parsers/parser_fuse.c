@@ -86,6 +86,7 @@
 #include "hashtab.h"
 #include "parser_impl.h"
 #include "strbuf.h"
+#include "u64map.h"
 
 #define FUSE_NO_ID UINT32_MAX
 
@@ -106,15 +107,6 @@ typedef struct fuse_group {
     int value_like;   /* some word seen there looks like a value (looks_like_value) */
 } fuse_group;
 
-/* 64-bit key -> 32-bit value, open addressing. */
-typedef struct fuse_map {
-    uint64_t *keys; /* key | 1 never 0; we store key and a used flag array */
-    uint32_t *values;
-    uint8_t *used;
-    size_t nslots;
-    size_t count;
-} fuse_map;
-
 /* Hashes of "<*>", "<*>.", "<*>.." and "<*>...": a whole-token number with sentence dots. */
 #define FUSE_WILD_DOTS 4
 
@@ -122,13 +114,13 @@ typedef struct fuse_state {
     long threshold;
     long max_entries;
 
-    fuse_map exact;  /* sequence hash -> template id */
-    fuse_map groups; /* sibling key -> index into group_list */
+    logtk_u64map exact;  /* sequence hash -> template id */
+    logtk_u64map groups; /* sibling key -> index into group_list */
     fuse_group *group_list;
     size_t ngroups, groups_cap;
     uint32_t *redirect; /* template id -> earlier id with the same text (itself when none) */
     size_t redirect_cap;
-    fuse_map by_text;  /* content hash -> template id */
+    logtk_u64map by_text;  /* content hash -> template id */
 
     uint64_t wild_dots[FUSE_WILD_DOTS]; /* hashes of "<*>", "<*>.", ... (quick_token_hash) */
 
@@ -150,20 +142,10 @@ typedef struct fuse_state {
 
 /* ------------------------------------------------------------------ hashing */
 
-FUSE_INLINE uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 /*
  * Hash of a byte string, eight bytes per step (a multiply-xorshift round per
  * word, the length folded in; not finalized, since every use mixes it
- * again: salted() in a sequence hash, map_slot() as a key).  Every token
+ * again: salted() in a sequence hash, logtk_u64map as a key).  Every token
  * hash of the parser
  * goes through this one function, so a token hashed straight from the
  * masking buffer (hash_padded) and the same bytes hashed elsewhere (a
@@ -224,74 +206,16 @@ static uint64_t hash_padded(const char *s, size_t n)
 /* Contribution of token hash h at position pos to the sequence hash. */
 FUSE_INLINE uint64_t salted(uint64_t h, size_t pos)
 {
-    return mix64(h + 0x9e3779b97f4a7c15ULL * (pos + 1));
+    return logtk_mix64(h + 0x9e3779b97f4a7c15ULL * (pos + 1));
 }
 
 /* ---------------------------------------------------------------------- map */
 
-static int map_init(fuse_map *m, size_t expected)
+/* A key's value, FUSE_NO_ID when absent. */
+static uint32_t map_get(const logtk_u64map *m, uint64_t key)
 {
-    size_t n = 64;
-    while (n < expected * 2)
-        n <<= 1;
-    m->keys = malloc(n * sizeof *m->keys);
-    m->values = malloc(n * sizeof *m->values);
-    m->used = calloc(n, 1);
-    m->nslots = n;
-    m->count = 0;
-    return m->keys && m->values && m->used ? 0 : -1;
-}
-
-static void map_free(fuse_map *m)
-{
-    free(m->keys);
-    free(m->values);
-    free(m->used);
-    memset(m, 0, sizeof *m);
-}
-
-static size_t map_slot(const fuse_map *m, uint64_t key)
-{
-    size_t mask = m->nslots - 1;
-    size_t i = (size_t)mix64(key) & mask;
-    while (m->used[i] && m->keys[i] != key)
-        i = (i + 1) & mask;
-    return i;
-}
-
-static uint32_t map_get(const fuse_map *m, uint64_t key)
-{
-    size_t s = map_slot(m, key);
-    return m->used[s] ? m->values[s] : FUSE_NO_ID;
-}
-
-static int map_put(fuse_map *m, uint64_t key, uint32_t value)
-{
-    if ((m->count + 1) * 2 > m->nslots) {
-        fuse_map bigger;
-        if (map_init(&bigger, m->nslots) != 0) {
-            map_free(&bigger);
-            return -1;
-        }
-        for (size_t i = 0; i < m->nslots; i++)
-            if (m->used[i]) {
-                size_t s = map_slot(&bigger, m->keys[i]);
-                bigger.used[s] = 1;
-                bigger.keys[s] = m->keys[i];
-                bigger.values[s] = m->values[i];
-                bigger.count++;
-            }
-        map_free(m);
-        *m = bigger;
-    }
-    size_t s = map_slot(m, key);
-    if (!m->used[s]) {
-        m->used[s] = 1;
-        m->keys[s] = key;
-        m->count++;
-    }
-    m->values[s] = value;
-    return 0;
+    const uint32_t *v = logtk_u64map_find(m, key);
+    return v ? *v : FUSE_NO_ID;
 }
 
 /* ---------------------------------------------------------------- masking */
@@ -613,8 +537,8 @@ static int fuse_init(logtk_parser *p, void *state)
     static const char wild_dots[] = "<*>...";
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LOGTK_WILDCARD_LEN + d);
-    if (map_init(&st->exact, 1024) != 0 || map_init(&st->groups, 4096) != 0 ||
-        map_init(&st->by_text, 1024) != 0)
+    if (logtk_u64map_init(&st->exact, 1024) != 0 || logtk_u64map_init(&st->groups, 4096) != 0 ||
+        logtk_u64map_init(&st->by_text, 1024) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
@@ -622,9 +546,9 @@ static int fuse_init(logtk_parser *p, void *state)
 static void fuse_destroy(void *state)
 {
     fuse_state *st = state;
-    map_free(&st->exact);
-    map_free(&st->groups);
-    map_free(&st->by_text);
+    logtk_u64map_free(&st->exact);
+    logtk_u64map_free(&st->groups);
+    logtk_u64map_free(&st->by_text);
     free(st->group_list);
     free(st->redirect);
     logtk_strbuf_free(&st->norm);
@@ -679,7 +603,7 @@ static int ensure_redirect(fuse_state *st, uint32_t id)
 /* Content hash of a template's tokens. */
 static uint64_t template_hash(const logtk_slice *t, size_t n)
 {
-    uint64_t h = mix64(n + 1);
+    uint64_t h = logtk_mix64(n + 1);
     for (size_t i = 0; i < n; i++)
         h += salted(hash_bytes(t[i].ptr, t[i].len), i);
     return h;
@@ -723,7 +647,7 @@ static int generalize(logtk_parser *p, fuse_state *st, uint32_t id, size_t pos)
     uint32_t other = map_get(&st->by_text, h);
     if (other != FUSE_NO_ID && resolve(st, other) != id) {
         st->redirect[id] = resolve(st, other);
-    } else if (map_put(&st->by_text, h, id) != 0) {
+    } else if (logtk_u64map_put(&st->by_text, h, id) != 0) {
         return LOGTK_ERR_NOMEM;
     }
     return LOGTK_OK;
@@ -804,7 +728,7 @@ static int only_variables(const char *s, size_t n)
 static uint64_t sibling_key(uint64_t seq, size_t n, const uint64_t *tok_hash,
                             const uint64_t *wf_hash, size_t pos)
 {
-    return seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) + mix64(n) +
+    return seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) + logtk_mix64(n) +
            0x51ULL * (pos + 1);
 }
 
@@ -819,7 +743,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     /* 1. hash every token's masked form, most straight from their bytes */
     const char *limit = line->masked.ptr + line->masked.len;
     const uint64_t wild_h = st->wild_dots[0];
-    uint64_t seq = mix64(n + 1);
+    uint64_t seq = logtk_mix64(n + 1);
     for (size_t i = 0; i < n; i++) {
         const logtk_slice *t = &line->tokens[i];
         uint64_t h;
@@ -849,7 +773,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     if (logtk_strbuf_reserve(&st->norm, room) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     char *base = st->norm.data, *o = base;
-    seq = mix64(n + 1);
+    seq = logtk_mix64(n + 1);
     for (size_t i = 0; i < n; i++) {
         size_t len = mask_token(line->tokens[i].ptr, line->tokens[i].len, o);
         st->tok_off[i] = (size_t)(o - base);
@@ -935,15 +859,15 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             id = logtk_tmpl_create(p, st->tok, n);
             if (id == 0)
                 return LOGTK_ERR_NOMEM;
-            if (ensure_redirect(st, id) != 0 || map_put(&st->by_text, th, id) != 0)
+            if (ensure_redirect(st, id) != 0 || logtk_u64map_put(&st->by_text, th, id) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
-        if ((long)st->exact.count < st->max_entries && map_put(&st->exact, seq, id) != 0)
+        if ((long)st->exact.count < st->max_entries && logtk_u64map_put(&st->exact, seq, id) != 0)
             return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     }
     id = resolve(st, id);
     if (seq != seq_seen && (long)st->exact.count < st->max_entries &&
-        map_put(&st->exact, seq_seen, id) != 0)
+        logtk_u64map_put(&st->exact, seq_seen, id) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
     /* register this line's word at each position in its sibling group */
@@ -969,7 +893,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             g = (uint32_t)st->ngroups++;
             memset(&st->group_list[g], 0, sizeof st->group_list[g]);
             st->group_list[g].position = (uint32_t)i;
-            if (map_put(&st->groups, key, g) != 0)
+            if (logtk_u64map_put(&st->groups, key, g) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
         fuse_group *grp = &st->group_list[g];
@@ -1041,7 +965,7 @@ static int pair_order(const void *a, const void *b)
  * Entries in key order, not slot order: the slot layout depends on the
  * table's growth history, and equal content must give equal bytes.
  */
-static int save_map(logtk_strbuf *out, const fuse_map *m)
+static int save_map(logtk_strbuf *out, const logtk_u64map *m)
 {
     fuse_pair *pairs = malloc((m->count ? m->count : 1) * sizeof *pairs);
     if (!pairs)
@@ -1094,7 +1018,7 @@ static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
 #define FUSE_BAD(what) logtk_parser_error(p, LOGTK_ERR_STATE, "fuse state: %s", what)
 
 /* Reads one map whose values must be below `limit`; 1 on bad data, -1 on no memory. */
-static int load_map(const uint8_t **pos, const uint8_t *end, fuse_map *m, uint64_t limit)
+static int load_map(const uint8_t **pos, const uint8_t *end, logtk_u64map *m, uint64_t limit)
 {
     uint64_t count, key, value;
     if (logtk_snap_varint(pos, end, &count) != 0 || count > (uint64_t)(end - *pos) / 2)
@@ -1103,7 +1027,7 @@ static int load_map(const uint8_t **pos, const uint8_t *end, fuse_map *m, uint64
         if (logtk_snap_varint(pos, end, &key) != 0 || logtk_snap_varint(pos, end, &value) != 0 ||
             value >= limit || map_get(m, key) != FUSE_NO_ID)
             return 1;
-        if (map_put(m, key, (uint32_t)value) != 0)
+        if (logtk_u64map_put(m, key, (uint32_t)value) != 0)
             return -1;
     }
     return 0;

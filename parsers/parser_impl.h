@@ -182,6 +182,15 @@ int logtk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id);
  */
 uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len);
 
+/**
+ * The template whose tokens are exactly the interned tokens ids[0..n), made
+ * with logtk_tmpl_create() the first time this sequence is asked for; for
+ * batch parsers that build their final templates as token-id sequences and
+ * do not change them afterwards.  Returns the template id, or 0 when out of
+ * memory (the parser's error is set).
+ */
+uint32_t logtk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n);
+
 /** Bytes of interned token id (NUL-terminated); *len gets the length. */
 const char *logtk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len);
 

@@ -66,18 +66,15 @@ static int lfa_finish(logtk_parser *p, void *state)
 {
     lfa_state *s = state;
     uint64_t nlines = logtk_parser_stored_count(p);
-    logtk_hashtab pairs, templates;
+    logtk_hashtab pairs;
     uint64_t *pair_count = NULL; /* (position, token) pair id -> occurrences */
     uint32_t *pair_of_token = NULL; /* pair id of each stored token, line by line */
     uint64_t *line_counts = NULL, *sorted = NULL;
-    uint32_t *tmpl = NULL, *template_of = NULL;
-    logtk_slice *slices = NULL;
+    uint32_t *tmpl = NULL;
     size_t pair_cap = 0, pot_cap = 0, lc_cap = 0, sorted_cap = 0, tmpl_cap = 0;
-    size_t template_of_cap = 0, slices_cap = 0;
     int rc = LOGTK_OK;
     int ok_p = logtk_hashtab_init(&pairs, 4096) == 0;
-    int ok_t = logtk_hashtab_init(&templates, 256) == 0;
-    if (!ok_p || !ok_t)
+    if (!ok_p)
         goto oom;
 
     /* pass 1: count (position, word) pairs; remember each token's pair id */
@@ -109,8 +106,7 @@ static int lfa_finish(logtk_parser *p, void *state)
         const uint32_t *t = logtk_parser_stored_line(p, k, &n);
         if (logtk_array_reserve((void **)&line_counts, &lc_cap, n + 1, sizeof *line_counts) ||
             logtk_array_reserve((void **)&sorted, &sorted_cap, n + 1, sizeof *sorted) ||
-            logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl) ||
-            logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
+            logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl))
             goto oom;
         size_t nwords = 0;
         for (size_t i = 0; i < n; i++) {
@@ -136,23 +132,12 @@ static int lfa_finish(logtk_parser *p, void *state)
                         tmpl[i] = s->wildcard;
             }
         }
-        static const uint32_t no_tokens[1] = {0};
-        int inserted = 0;
-        int64_t tid = logtk_hashtab_intern(&templates, n ? tmpl : no_tokens, n * sizeof *tmpl,
-                                           &inserted);
-        if (tid < 0 || logtk_array_reserve((void **)&template_of, &template_of_cap, (size_t)tid + 1,
-                            sizeof *template_of))
-            goto oom;
-        if (inserted) {
-            for (size_t i = 0; i < n; i++)
-                slices[i].ptr = logtk_parser_token_text(p, tmpl[i], &slices[i].len);
-            template_of[tid] = logtk_tmpl_create(p, slices, n);
-            if (template_of[tid] == 0) {
-                rc = LOGTK_ERR_NOMEM;
-                goto done;
-            }
+        uint32_t id = logtk_tmpl_from_token_ids(p, tmpl, n);
+        if (id == 0) {
+            rc = LOGTK_ERR_NOMEM;
+            goto done;
         }
-        rc = logtk_parser_assign(p, k, template_of[tid]);
+        rc = logtk_parser_assign(p, k, id);
         if (rc != LOGTK_OK)
             goto done;
     }
@@ -162,15 +147,11 @@ oom:
 done:
     if (ok_p)
         logtk_hashtab_free(&pairs);
-    if (ok_t)
-        logtk_hashtab_free(&templates);
     free(pair_count);
     free(pair_of_token);
     free(line_counts);
     free(sorted);
     free(tmpl);
-    free(template_of);
-    free(slices);
     return rc;
 }
 

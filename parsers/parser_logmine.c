@@ -299,16 +299,11 @@ static int logmine_finish(logtk_parser *p, void *state)
     logmine_state *s = state;
     logmine_cluster *cur = NULL, *next = NULL;
     size_t ncur = 0, cur_cap = 0, nnext = 0, next_cap = 0;
-    uint32_t *score = NULL, *keys_of_line = NULL, *template_of = NULL;
+    uint32_t *score = NULL, *keys_of_line = NULL;
     uint8_t *pointer = NULL;
-    size_t align_cap = 0, template_of_cap = 0, slices_cap = 0;
-    logtk_slice *slices = NULL;
-    logtk_hashtab templates;
-    int have_table = logtk_hashtab_init(&templates, 256) == 0;
+    size_t align_cap = 0;
     int rc = LOGTK_OK;
     double max_dist = s->max_dist;
-    if (!have_table)
-        goto oom;
 
     /* level 0: messages */
     for (size_t line = 0; line < s->nlines; line++) {
@@ -397,26 +392,13 @@ static int logmine_finish(logtk_parser *p, void *state)
         goto oom;
     for (size_t c = 0; c < ncur; c++) {
         const logmine_seq *pat = &cur[c].pattern;
-        int inserted = 0;
-        static const uint32_t no_tokens[1] = {0};
-        int64_t t = logtk_hashtab_intern(&templates, pat->n ? pat->tok : no_tokens,
-                                         pat->n * sizeof *pat->tok,
-                                         &inserted);
-        if (t < 0 || logtk_array_reserve((void **)&template_of, &template_of_cap, (size_t)t + 1,
-                          sizeof *template_of) ||
-            logtk_array_reserve((void **)&slices, &slices_cap, pat->n + 1, sizeof *slices))
-            goto oom;
-        if (inserted) {
-            for (size_t i = 0; i < pat->n; i++)
-                slices[i].ptr = logtk_parser_token_text(p, pat->tok[i], &slices[i].len);
-            template_of[t] = logtk_tmpl_create(p, slices, pat->n);
-            if (template_of[t] == 0) {
-                rc = LOGTK_ERR_NOMEM;
-                goto done;
-            }
+        uint32_t id = logtk_tmpl_from_token_ids(p, pat->tok, pat->n);
+        if (id == 0) {
+            rc = LOGTK_ERR_NOMEM;
+            goto done;
         }
         for (size_t i = 0; i < cur[c].nlogs; i++)
-            keys_of_line[cur[c].logs[i]] = template_of[t];
+            keys_of_line[cur[c].logs[i]] = id;
     }
     for (size_t line = 0; line < s->nlines; line++) {
         rc = logtk_parser_assign(p, line, keys_of_line[line]);
@@ -433,10 +415,6 @@ done:
     free(score);
     free(pointer);
     free(keys_of_line);
-    free(template_of);
-    free(slices);
-    if (have_table)
-        logtk_hashtab_free(&templates);
     return rc;
 }
 

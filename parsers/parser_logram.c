@@ -136,17 +136,14 @@ static int logram_finish(logtk_parser *p, void *state)
     logram_state *s = state;
     uint64_t nlines = logtk_parser_stored_count(p);
     gram_table doubles = {0}, triples = {0};
-    logtk_hashtab templates;
-    uint32_t *tmpl = NULL, *template_of = NULL;
+    uint32_t *tmpl = NULL;
     unsigned char *dynamic = NULL;
-    logtk_slice *slices = NULL;
     char *buf = NULL;
-    size_t tmpl_cap = 0, template_of_cap = 0, dynamic_cap = 0, slices_cap = 0, buf_cap = 0;
+    size_t tmpl_cap = 0, dynamic_cap = 0, buf_cap = 0;
     int rc = LOGTK_OK;
     int ok_d = logtk_hashtab_init(&doubles.index, 4096) == 0;
     int ok_r = logtk_hashtab_init(&triples.index, 4096) == 0;
-    int ok_t = logtk_hashtab_init(&templates, 256) == 0;
-    if (!ok_d || !ok_r || !ok_t)
+    if (!ok_d || !ok_r)
         goto oom;
 
     /* the two dictionaries */
@@ -168,8 +165,7 @@ static int logram_finish(logtk_parser *p, void *state)
         size_t n;
         const uint32_t *t = logtk_parser_stored_line(p, k, &n);
         if (logtk_array_reserve((void **)&dynamic, &dynamic_cap, n + 1, 1) ||
-            logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl) ||
-            logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
+            logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl))
             goto oom;
         memset(dynamic, 0, n + 1);
         /* 1: tokens of rare 3-grams are candidates */
@@ -200,23 +196,12 @@ static int logram_finish(logtk_parser *p, void *state)
             else if (put_comma_free(p, t[i], tmpl, &m, &buf, &buf_cap))
                 goto oom;
         }
-        static const uint32_t no_tokens[1] = {0};
-        int inserted = 0;
-        int64_t tid = logtk_hashtab_intern(&templates, m ? tmpl : no_tokens, m * sizeof *tmpl,
-                                           &inserted);
-        if (tid < 0 || logtk_array_reserve((void **)&template_of, &template_of_cap, (size_t)tid + 1,
-                            sizeof *template_of))
-            goto oom;
-        if (inserted) {
-            for (size_t i = 0; i < m; i++)
-                slices[i].ptr = logtk_parser_token_text(p, tmpl[i], &slices[i].len);
-            template_of[tid] = logtk_tmpl_create(p, slices, m);
-            if (template_of[tid] == 0) {
-                rc = LOGTK_ERR_NOMEM;
-                goto done;
-            }
+        uint32_t id = logtk_tmpl_from_token_ids(p, tmpl, m);
+        if (id == 0) {
+            rc = LOGTK_ERR_NOMEM;
+            goto done;
         }
-        rc = logtk_parser_assign(p, k, template_of[tid]);
+        rc = logtk_parser_assign(p, k, id);
         if (rc != LOGTK_OK)
             goto done;
     }
@@ -228,14 +213,10 @@ done:
         logtk_hashtab_free(&doubles.index);
     if (ok_r)
         logtk_hashtab_free(&triples.index);
-    if (ok_t)
-        logtk_hashtab_free(&templates);
     free(doubles.count);
     free(triples.count);
     free(tmpl);
-    free(template_of);
     free(dynamic);
-    free(slices);
     free(buf);
     return rc;
 }

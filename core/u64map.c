@@ -1,0 +1,98 @@
+/* u64map.c - 64-bit key -> 32-bit value map.  See u64map.h. */
+#include "config.h"
+#include "u64map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int logtk_u64map_init(logtk_u64map *m, size_t expected)
+{
+    size_t n = 64;
+    while (n < expected * 2)
+        n <<= 1;
+    m->keys = malloc(n * sizeof *m->keys);
+    m->values = malloc(n * sizeof *m->values);
+    m->used = calloc(n, 1);
+    m->nslots = n;
+    m->count = 0;
+    return m->keys && m->values && m->used ? 0 : -1;
+}
+
+void logtk_u64map_free(logtk_u64map *m)
+{
+    free(m->keys);
+    free(m->values);
+    free(m->used);
+    memset(m, 0, sizeof *m);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t slot_of(const logtk_u64map *m, uint64_t key)
+{
+    size_t mask = m->nslots - 1;
+    size_t i = (size_t)logtk_mix64(key) & mask;
+    while (m->used[i] && m->keys[i] != key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+uint32_t *logtk_u64map_find(const logtk_u64map *m, uint64_t key)
+{
+    if (m->nslots == 0)
+        return NULL;
+    size_t s = slot_of(m, key);
+    return m->used[s] ? &m->values[s] : NULL;
+}
+
+static int grow(logtk_u64map *m)
+{
+    logtk_u64map bigger;
+    if (logtk_u64map_init(&bigger, m->nslots) != 0) {
+        logtk_u64map_free(&bigger);
+        return -1;
+    }
+    for (size_t i = 0; i < m->nslots; i++)
+        if (m->used[i]) {
+            size_t s = slot_of(&bigger, m->keys[i]);
+            bigger.used[s] = 1;
+            bigger.keys[s] = m->keys[i];
+            bigger.values[s] = m->values[i];
+            bigger.count++;
+        }
+    logtk_u64map_free(m);
+    *m = bigger;
+    return 0;
+}
+
+/* Slot of key, inserted with value 0 when absent; (size_t)-1 when out of memory. */
+static size_t insert(logtk_u64map *m, uint64_t key)
+{
+    if ((m->count + 1) * 2 > m->nslots && grow(m) != 0)
+        return (size_t)-1;
+    size_t s = slot_of(m, key);
+    if (!m->used[s]) {
+        m->used[s] = 1;
+        m->keys[s] = key;
+        m->values[s] = 0;
+        m->count++;
+    }
+    return s;
+}
+
+int logtk_u64map_put(logtk_u64map *m, uint64_t key, uint32_t value)
+{
+    size_t s = insert(m, key);
+    if (s == (size_t)-1)
+        return -1;
+    m->values[s] = value;
+    return 0;
+}
+
+int logtk_u64map_increment(logtk_u64map *m, uint64_t key)
+{
+    size_t s = insert(m, key);
+    if (s == (size_t)-1)
+        return -1;
+    m->values[s]++;
+    return 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * u64map.h - open-addressing map from 64-bit keys to 32-bit values (internal).
+ *
+ * Parsers key their tables by 64-bit hashes (token sequences, (token,
+ * position) pairs); this is the one table they share.  Every key is allowed
+ * (a separate `used` byte marks occupied slots, so 0 and UINT64_MAX need no
+ * sentinel); linear probing over a power-of-two table kept at most half full.
+ * The fields are readable so callers can iterate (slot order is not key
+ * order: sort when the order must not depend on the table's layout).
+ */
+#ifndef LOGTK_U64MAP_H
+#define LOGTK_U64MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct logtk_u64map {
+    uint64_t *keys;
+    uint32_t *values;
+    uint8_t *used;  /* 1 where the slot holds a key */
+    size_t nslots;  /* power of two */
+    size_t count;
+} logtk_u64map;
+
+/** The finaliser of a 64-bit mix (murmur3's fmix64): spreads every input bit. */
+static inline uint64_t logtk_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/** Initialises an empty map sized for about `expected` keys.  Returns 0 or -1. */
+int logtk_u64map_init(logtk_u64map *m, size_t expected);
+
+/** Frees the map; it is empty and must be initialised again before use. */
+void logtk_u64map_free(logtk_u64map *m);
+
+/** Pointer to key's value, or NULL when the key is absent. */
+uint32_t *logtk_u64map_find(const logtk_u64map *m, uint64_t key);
+
+/** Sets key's value (inserting the key).  Returns 0 or -1 (out of memory). */
+int logtk_u64map_put(logtk_u64map *m, uint64_t key, uint32_t value);
+
+/** Adds one to key's value (a new key starts at 0).  Returns 0 or -1. */
+int logtk_u64map_increment(logtk_u64map *m, uint64_t key);
+
+#endif
