@@ -167,7 +167,8 @@ static void test_slct(void)
     CHECK(tid(p, 1) == tid(p, 3) && tid(p, 1) == tid(p, 7));
     CHECK(tid(p, 0) != tid(p, 1));
     CHECK(tid(p, 8) != tid(p, 9));
-    CHECK(template_is(p, tid(p, 0), "Connection from <*> closed"));
+    /* slct -r keeps the common prefix of a variable word (see test_suite5.c) */
+    CHECK(template_is(p, tid(p, 0), "Connection from 10.0.0.<*> closed"));
     CHECK(template_is(p, tid(p, 1), "User <*> logged in"));
     CHECK(template_is(p, tid(p, 9), "rare event twice"));
     logtk_parser_free(p);
@@ -183,7 +184,7 @@ static void test_slct(void)
     CHECK(tid(p, 0) == tid(p, 1));
     CHECK(tid(p, 2) == tid(p, 3));
     CHECK(tid(p, 0) != tid(p, 2));
-    CHECK(template_is(p, tid(p, 0), "alpha beta <*>"));
+    CHECK(template_is(p, tid(p, 0), "alpha beta <*>a")); /* common suffix "a" (slct -r) */
     CHECK(template_is(p, tid(p, 2), "<*> alpha beta"));
     logtk_parser_free(p);
 }
