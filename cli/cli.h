@@ -124,6 +124,27 @@ int cli_feed_run(cli_feed *f, char *const *paths, size_t npaths);
 int cli_write_file_atomic(const char *subcommand, const char *path, const void *data, size_t len);
 
 /**
+ * An output file written through stdio and committed atomically: a temporary
+ * file next to the target, renamed into place by cli_output_close().  NULL or
+ * "-" is stdout; an existing device or FIFO (/dev/null) is written directly,
+ * never replaced; a symlink is followed so the link survives.
+ */
+typedef struct cli_output {
+    FILE *fp;          /* write here */
+    logtk_output *out; /* the library's atomic output */
+} cli_output;
+
+/** Opens o for path.  Returns EXIT_OK, or EXIT_DATA after printing "PATH: reason". */
+int cli_output_open(const char *subcommand, const char *path, cli_output *o);
+
+/**
+ * Flushes and closes o; when `keep` and nothing failed, renames the temporary
+ * file into place, otherwise removes it.  Returns EXIT_OK, or EXIT_DATA after
+ * printing "PATH: reason" (the old target is then untouched).
+ */
+int cli_output_close(const char *subcommand, const char *path, cli_output *o, int keep);
+
+/**
  * Reads a whole file ("-" = stdin) into a malloc'd, NUL-terminated buffer.
  * Returns EXIT_OK, or EXIT_DATA after printing the error.
  */

@@ -70,62 +70,49 @@ void cli_progress_end(cli_progress *p)
 
 /* ---------------------------------------------------------------- files */
 
-/*
- * Whole small files (parser state snapshots, mask lists).  Writing goes to a
- * temporary file in the target's directory that is renamed into place only
- * when everything was written and flushed, so a failed run never replaces a
- * good state file; the library's outfile layer does the same for sinks, but
- * cli/ sees only the public header.
- */
+/* Output files: logtk_output (include/logtk.h) does the temporary file and the
+ * rename; these wrappers only print its errors the CLI's way. */
+int cli_output_open(const char *subcommand, const char *path, cli_output *o)
+{
+    o->out = NULL;
+    o->fp = NULL;
+    if (logtk_output_open(&o->out, path) != LOGTK_OK) {
+        cli_error(subcommand, "%s", logtk_output_errmsg(o->out));
+        logtk_output_free(o->out);
+        o->out = NULL;
+        return EXIT_DATA;
+    }
+    o->fp = logtk_output_stream(o->out);
+    return EXIT_OK;
+}
+
+int cli_output_close(const char *subcommand, const char *path, cli_output *o, int keep)
+{
+    (void)path;
+    int rc = EXIT_OK;
+    if (o->out && keep && logtk_output_commit(o->out) != LOGTK_OK) {
+        cli_error(subcommand, "%s", logtk_output_errmsg(o->out));
+        rc = EXIT_DATA;
+    }
+    logtk_output_free(o->out); /* not kept: the temporary file is removed */
+    o->out = NULL;
+    o->fp = NULL;
+    return rc;
+}
+
+/* Whole small files (parser state snapshots, mask lists). */
 int cli_write_file_atomic(const char *subcommand, const char *path, const void *data, size_t len)
 {
-    size_t n = strlen(path);
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    char *tmp = malloc(n + 16);
-    if (tmp == NULL) {
-        cli_error(subcommand, "%s: out of memory", path);
-        return EXIT_DATA;
-    }
-    memcpy(tmp, path, dirlen);
-    snprintf(tmp + dirlen, n + 16 - dirlen, ".%s.XXXXXX", path + dirlen);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
+    cli_output out;
+    int rc = cli_output_open(subcommand, path, &out);
+    if (rc != EXIT_OK)
+        return rc;
+    if (len && fwrite(data, 1, len, out.fp) != len) {
         cli_error(subcommand, "%s: %s", path, strerror(errno));
-        free(tmp);
+        cli_output_close(subcommand, path, &out, 0);
         return EXIT_DATA;
     }
-    mode_t mask = umask(022);
-    umask(mask);
-    int ok = fchmod(fd, 0666 & ~mask) == 0;
-    const char *p = data;
-    size_t left = len;
-    while (ok && left) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            ok = 0;
-            break;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    int saved = errno;
-    if (ok && fsync(fd) != 0 && errno != EINVAL)
-        ok = 0, saved = errno;
-    if (close(fd) != 0 && ok)
-        ok = 0, saved = errno;
-    if (ok && rename(tmp, path) != 0)
-        ok = 0, saved = errno;
-    if (!ok) {
-        unlink(tmp);
-        cli_error(subcommand, "%s: %s", path, strerror(saved ? saved : EIO));
-        free(tmp);
-        return EXIT_DATA;
-    }
-    free(tmp);
-    return EXIT_OK;
+    return cli_output_close(subcommand, path, &out, 1);
 }
 
 int cli_read_file(const char *subcommand, const char *path, char **data, size_t *len)

@@ -1389,17 +1389,12 @@ static int cmd_sessions(int argc, char **argv)
     logtk_sessions *s;
     if ((rc = load_inputs(sub, &o, 0, &s)) != EXIT_OK)
         return rc;
-    char tmp[4096];
-    FILE *f = stdout;
-    if (o.output && strcmp(o.output, "-") != 0) {
-        snprintf(tmp, sizeof tmp, "%s.tmp%ld", o.output, (long)getpid());
-        f = fopen(tmp, "w");
-        if (!f) {
-            cli_error(sub, "%s: %s", o.output, strerror(errno));
-            logtk_sessions_free(s);
-            return EXIT_DATA;
-        }
+    cli_output out;
+    if ((rc = cli_output_open(sub, o.output, &out)) != EXIT_OK) {
+        logtk_sessions_free(s);
+        return rc;
     }
+    FILE *f = out.fp;
     fprintf(f, "SessionId,Label,EventSequence\n");
     for (size_t i = 0; i < logtk_sessions_count(s); i++) {
         logtk_slice id = logtk_sessions_id(s, i);
@@ -1416,20 +1411,7 @@ static int cmd_sessions(int argc, char **argv)
         }
         fputc('\n', f);
     }
-    int bad = ferror(f) != 0;
-    if (f != stdout) {
-        bad |= fclose(f) != 0;
-        if (!bad && rename(tmp, o.output) != 0)
-            bad = 1;
-        if (bad)
-            remove(tmp);
-    } else {
-        bad |= fflush(f) != 0;
-    }
-    if (bad) {
-        cli_error(sub, "%s: write error", o.output ? o.output : "standard output");
-        rc = EXIT_DATA;
-    }
+    rc = cli_output_close(sub, o.output, &out, 1);
     logtk_sessions_free(s);
     return rc;
 }

@@ -1,4 +1,5 @@
 /* main.c - the logtk program: dispatches to one subcommand per file. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,7 +41,25 @@ static void usage(FILE *out)
             "Exit status: 0 success, 1 bad data or failed check, 2 usage error.\n");
 }
 
-int main(int argc, char **argv)
+/*
+ * A full disk or a closed pipe on standard output must not end with status 0:
+ * output the subcommand did not check itself (help, lists, version) is
+ * flushed here and a failure turns a success into EXIT_DATA.
+ */
+static int finish_stdout(int status)
+{
+    int failed = fflush(stdout) != 0;
+    int e = errno;
+    if (!failed && ferror(stdout))
+        failed = 1, e = EIO;
+    if (failed && status == EXIT_OK) {
+        fprintf(stderr, "%s: write error on standard output: %s\n", cli_progname, strerror(e));
+        return EXIT_DATA;
+    }
+    return status;
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -61,4 +80,9 @@ int main(int argc, char **argv)
     fprintf(stderr, "logtk: unknown subcommand '%s'\n", argv[1]);
     fprintf(stderr, "Run 'logtk --help' for the list of subcommands.\n");
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    return finish_stdout(run(argc, argv));
 }

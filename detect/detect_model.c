@@ -26,6 +26,7 @@
  */
 #include "config.h"
 #include "detect_impl.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -469,30 +470,18 @@ int logtk_detector_save_file(logtk_detector *d, const char *path)
     int rc = logtk_detector_save(d, &buf, &len);
     if (rc != LOGTK_OK)
         return rc;
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 32);
-    if (!tmp) {
-        free(buf);
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    /* The outfile layer writes a temporary file and renames it into place, and
+       writes a device or FIFO directly and follows a symlink instead of
+       replacing them (renaming over /dev/null would destroy it). */
+    logtk_outfile out = LOGTK_OUTFILE_INIT;
+    rc = logtk_outfile_open(&out, path, &d->err);
+    if (rc == LOGTK_OK) {
+        rc = logtk_outfile_write(&out, buf, len, &d->err);
+        if (rc == LOGTK_OK)
+            rc = logtk_outfile_commit(&out, &d->err);
+        else
+            logtk_outfile_abort(&out);
     }
-    snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int ok = f && fwrite(buf, 1, len, f) == len;
-    int e = errno;
-    if (f && fclose(f) != 0 && ok) {
-        ok = 0;
-        e = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        e = errno;
-    }
-    if (!ok) {
-        if (f)
-            remove(tmp);
-        rc = logtk_error_set(&d->err, LOGTK_ERR_IO, "%s: %s", path, strerror(e));
-    }
-    free(tmp);
     free(buf);
     return rc;
 }

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -431,6 +432,43 @@ typedef struct logtk_parse_metrics {
  */
 int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth,
                    logtk_parse_metrics *out);
+
+/* ------------------------------------------------------------------------ */
+/* Output files written atomically                                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An output file that never replaces a good file with a half-written one:
+ * writing goes to a temporary file next to the target, renamed into place by
+ * logtk_output_commit() only when everything was written and flushed.  NULL
+ * or "-" is standard output; an existing device or FIFO (/dev/null) is written
+ * directly, never replaced; a symlink is followed so the link survives.  The
+ * sinks and the archive writer use the same mechanism.
+ */
+typedef struct logtk_output logtk_output;
+
+/**
+ * Opens an output for `path`.  Returns LOGTK_OK, LOGTK_ERR_IO (the message
+ * names the path and the system error) or LOGTK_ERR_NOMEM.  *out is set even
+ * on LOGTK_ERR_IO so the message can be read; free it with logtk_output_free().
+ */
+int logtk_output_open(logtk_output **out, const char *path);
+
+/** The stream to write to (stdio), or NULL when the output is not open. */
+FILE *logtk_output_stream(logtk_output *o);
+
+/**
+ * Flushes, syncs and closes the output and renames it into place.  On any
+ * failure (an earlier write error, a full disk, a failed rename) the target is
+ * left as it was and LOGTK_ERR_IO names it.
+ */
+int logtk_output_commit(logtk_output *o);
+
+/** The last error. */
+const char *logtk_output_errmsg(const logtk_output *o);
+
+/** Frees the output; an uncommitted temporary file is removed.  NULL is harmless. */
+void logtk_output_free(logtk_output *o);
 
 /* ------------------------------------------------------------------------ */
 /* Sinks: structured output                                                  */
