@@ -33,25 +33,8 @@ static int ocsvm_train(logtk_detector *d, const detect_matrix *mx)
     return LOGTK_OK;
 }
 
-static double ocsvm_score(const logtk_detector *d, double *x)
-{
-    return detect_svm_decision(d->state, x);
-}
-
-static int ocsvm_save(const logtk_detector *d, logtk_strbuf *b)
-{
-    return detect_svm_save(d->state, b);
-}
-
-static int ocsvm_load(logtk_detector *d, detect_cursor *c)
-{
-    detect_svm_state *st;
-    int rc = detect_svm_load(&st, d->features.ncols, c);
-    d->state = st;
-    return rc;
-}
-
 const detect_model_ops detect_ocsvm_ops = {
     "ocsvm", "one-class SVM (libsvm, RBF): outside the boundary of normal sessions",
-    0, 1, 0, 1, ocsvm_params, ocsvm_train, ocsvm_score, ocsvm_save, ocsvm_load, detect_svm_free,
+    0, 1, 0, 1, ocsvm_params, ocsvm_train, detect_svm_score_op, detect_svm_save_op, detect_svm_load_op,
+    detect_svm_free,
 };

@@ -277,17 +277,17 @@ static int svm_train_model(logtk_detector *d, const detect_matrix *mx)
     return LOGTK_OK;
 }
 
-static double svm_score(const logtk_detector *d, double *x)
+double detect_svm_score_op(const logtk_detector *d, double *x)
 {
     return detect_svm_decision(d->state, x);
 }
 
-static int svm_save_model_state(const logtk_detector *d, logtk_strbuf *b)
+int detect_svm_save_op(const logtk_detector *d, logtk_strbuf *b)
 {
     return detect_svm_save(d->state, b);
 }
 
-static int svm_load_model_state(logtk_detector *d, detect_cursor *c)
+int detect_svm_load_op(logtk_detector *d, detect_cursor *c)
 {
     detect_svm_state *st;
     int rc = detect_svm_load(&st, d->features.ncols, c);
@@ -297,6 +297,6 @@ static int svm_load_model_state(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_svm_ops = {
     "svm", "support vector machine (libsvm C-SVC, linear or RBF), supervised",
-    1, 1, 0, 0, svm_params, svm_train_model, svm_score, svm_save_model_state,
-    svm_load_model_state, detect_svm_free,
+    1, 1, 0, 0, svm_params, svm_train_model, detect_svm_score_op, detect_svm_save_op,
+    detect_svm_load_op, detect_svm_free,
 };

@@ -31,4 +31,10 @@ int detect_svm_save(const detect_svm_state *st, logtk_strbuf *b);
 int detect_svm_load(detect_svm_state **out, size_t m, detect_cursor *c);
 void detect_svm_free(void *p);
 
+/* The model operations both libsvm models (svm, ocsvm) share: score is the
+ * decision value, the state is libsvm's model. */
+double detect_svm_score_op(const logtk_detector *d, double *x);
+int detect_svm_save_op(const logtk_detector *d, logtk_strbuf *b);
+int detect_svm_load_op(logtk_detector *d, detect_cursor *c);
+
 #endif
