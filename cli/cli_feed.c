@@ -33,6 +33,24 @@ static int feed_fail(cli_feed *f, int status, const char *msg)
     return EXIT_DATA;
 }
 
+/* A regex that hit its match limit is not fatal; say so once per file. */
+static void warn_limit(cli_feed *f, int *warned, const logtk_line *line, const char *what)
+{
+    if (*warned || f->quiet)
+        return;
+    cli_error(f->subcommand ? f->subcommand : "feed", "warning: %s:%llu: %s", line->source,
+              (unsigned long long)line->number, what);
+    *warned = 1;
+}
+
+/* A library error on one line stops the run, naming the file and line. */
+static int line_fail(cli_feed *f, int rc, const logtk_line *line, const char *why)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s:%llu: %s", line->source, (unsigned long long)line->number, why);
+    return feed_fail(f, rc, msg);
+}
+
 /* Feeds one opened source; returns EXIT_OK, EXIT_DATA or the callback's value. */
 static int feed_source(cli_feed *f, logtk_reader *reader, const char *path)
 {
@@ -60,17 +78,10 @@ static int feed_source(cli_feed *f, logtk_reader *reader, const char *path)
         rc = logtk_format_match(f->format, line.data, line.len, &rec);
         if (rc == LOGTK_ERR_LIMIT) {
             f->format_limit_hits++;
-            if (!warned_format && !f->quiet) {
-                cli_error(f->subcommand ? f->subcommand : "feed",
-                          "warning: %s:%llu: log format hit the regex match limit; "
-                          "line kept whole as content",
-                          line.source, (unsigned long long)line.number);
-                warned_format = 1;
-            }
+            warn_limit(f, &warned_format, &line,
+                       "log format hit the regex match limit; line kept whole as content");
         } else if (rc != LOGTK_OK) {
-            snprintf(msg, sizeof msg, "%s:%llu: %s", line.source,
-                     (unsigned long long)line.number, logtk_format_errmsg(f->format));
-            return feed_fail(f, rc, msg);
+            return line_fail(f, rc, &line, logtk_format_errmsg(f->format));
         }
         if (!rec.matched)
             f->unmatched++;
@@ -78,17 +89,9 @@ static int feed_source(cli_feed *f, logtk_reader *reader, const char *path)
         rc = logtk_parser_feed(f->parser, rec.content.ptr, rec.content.len, &ev);
         if (rc == LOGTK_ERR_LIMIT) {
             f->mask_limit_hits++;
-            if (!warned_mask && !f->quiet) {
-                cli_error(f->subcommand ? f->subcommand : "feed",
-                          "warning: %s:%llu: a mask hit the regex match limit; "
-                          "line parsed without it",
-                          line.source, (unsigned long long)line.number);
-                warned_mask = 1;
-            }
+            warn_limit(f, &warned_mask, &line, "a mask hit the regex match limit; line parsed without it");
         } else if (rc != LOGTK_OK) {
-            snprintf(msg, sizeof msg, "%s:%llu: %s", line.source,
-                     (unsigned long long)line.number, logtk_parser_errmsg(f->parser));
-            return feed_fail(f, rc, msg);
+            return line_fail(f, rc, &line, logtk_parser_errmsg(f->parser));
         }
         f->lines++;
 
