@@ -407,6 +407,42 @@ static void test_fuse_snapshot_bytes(void)
     logtk_parser_free(b);
 }
 
+/*
+ * A parenthesised quantity ("(18.4 KB)") is an optional restatement of the
+ * value before it: lines with and without it share a template, whose text
+ * leaves it out.  Other parenthesised text is part of the message.
+ */
+static void test_fuse_quantity_aside(void)
+{
+    static const char *const lines[] = {
+        "conn close, 0 bytes sent, lifetime 1s",
+        "conn close, 18846 bytes (18.4 KB) sent, lifetime 2s",
+        "conn close, 9 bytes (2 ms), sent, lifetime 3s",
+        "worker (54, powerd) exited",
+        "worker exited",
+        "job (TID 7) done",
+        "job done",
+        "(1 KB) first",
+        "first",
+    };
+    logtk_parser *p = run("fuse", lines, 9, NULL, NULL);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    logtk_slice t = text_of(p, 1);
+    CHECK_BYTES(t.ptr, t.len, "conn close, <*> bytes sent, lifetime <*>");
+    CHECK(same_text(p, 0, 1));
+    CHECK(same_text(p, 0, 2));
+    CHECK(!same_text(p, 3, 4));
+    t = text_of(p, 3);
+    CHECK_BYTES(t.ptr, t.len, "worker (<*>, powerd) exited");
+    CHECK(!same_text(p, 5, 6));
+    CHECK(!same_text(p, 7, 8)); /* an aside follows a value; it never opens the message */
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_extract(p, 1, lines[1], strlen(lines[1]), &ev), LOGTK_OK);
+    logtk_parser_free(p);
+}
+
 int main(void)
 {
     test_brain();
@@ -417,5 +453,6 @@ int main(void)
     test_fuse_first_word();
     test_fuse_quick_hash();
     test_fuse_snapshot_bytes();
+    test_fuse_quantity_aside();
     return TEST_SUMMARY();
 }
