@@ -514,27 +514,39 @@ int cmd_grep(int argc, char **argv)
     static const struct option long_options[] = {
         {"fixed-strings", no_argument, NULL, 'F'}, {"extended-regexp", no_argument, NULL, 'E'},
         {"ignore-case", no_argument, NULL, 'i'},   {"invert-match", no_argument, NULL, 'v'},
-        {"count", no_argument, NULL, 'c'},         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"count", no_argument, NULL, 'c'},         {"threads", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
     const char *sub = "grep";
     int flags = 0, count_only = 0, c;
+    /* default: the online CPUs, at most 4 (output is the same with any count) */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = ncpu < 1 ? 1 : ncpu > 4 ? 4 : (int)ncpu;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":FEivch", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":FEivcT:h", long_options, NULL)) != -1) {
         switch (c) {
         case 'F': flags |= LOGTK_GREP_FIXED; break;
         case 'E': flags &= ~LOGTK_GREP_FIXED; break;
         case 'i': flags |= LOGTK_GREP_ICASE; break;
         case 'v': flags |= LOGTK_GREP_INVERT; break;
         case 'c': count_only = 1; break;
+        case 'T': {
+            char *end;
+            long t = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end != '\0' || t < 1 || t > 16)
+                return cli_usage_error(sub, "-T wants a thread count from 1 to 16, not '%s'", optarg);
+            threads = (int)t;
+            break;
+        }
         case 'h':
-            printf("usage: logtk grep [-F|-E] [-i] [-v] [-c] PATTERN ARCHIVE...\n\n"
+            printf("usage: logtk grep [-F|-E] [-i] [-v] [-c] [-T THREADS] PATTERN ARCHIVE...\n\n"
                    "Print the lines of archives that match PATTERN, as `logtk decompress\n"
                    "ARCHIVE | grep` with the same options would.  -E (default): PCRE2 regular\n"
                    "expression; -F: fixed string; -i: ignore case; -v: non-matching lines;\n"
                    "-c: print the count only.  With several archives each line (or count)\n"
-                   "is prefixed with \"ARCHIVE:\".  Fixed strings skip the lines of templates\n"
-                   "that cannot contain them.\n\n"
+                   "is prefixed with \"ARCHIVE:\".  Lines of templates that cannot hold the\n"
+                   "fixed string (or the literal text an -E match needs) are skipped.\n"
+                   "-T: blocks searched in parallel (default: online CPUs, at most 4).\n\n"
                    "Exit status (as grep): 0 lines selected, 1 none selected, 2 usage error,\n"
                    "bad pattern, or damaged/unreadable archive (intact blocks are still searched).\n");
             return EXIT_OK;
@@ -551,6 +563,7 @@ int cmd_grep(int argc, char **argv)
         logtk_grep_free(g);
         return r;
     }
+    logtk_grep_set_threads(g, threads);
     int nfiles = argc - optind, error = 0;
     uint64_t total = 0;
     for (int i = optind; i < argc; i++) {

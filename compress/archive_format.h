@@ -4,17 +4,18 @@
  * Layout (documented for users in logtk-archive(5)):
  *
  *   file   := file_header block* footer?
- *   file_header (8 bytes) := "LTKA" version(u8 = 1) flags(u8) reserved(u16 = 0)
+ *   file_header (8 bytes) := "LTKA" version(u8 = 2) flags(u8) reserved(u16 = 0)
  *   block  := block_header (32 bytes) payload
  *   block_header := "LTKB" first_line(u64) nlines(u32) raw_bytes(u32)
  *                   payload_len(u32) payload_hash(u32) header_hash(u32)
  *   footer := "LTKI" nblocks(varint) {offset first_line nlines raw_bytes}(varint each)...
  *             footer_hash(u32) footer_len(u32) "LTKE"   (hash and len cover "LTKI"...)
  *
- * All fixed-width integers are little-endian.  Hashes are the low 32 bits of
- * logtk_hash_bytes().  A block holds whole lines and decodes on its own, so a
- * damaged block loses only its own lines; its range is known from the index
- * (or from its header when the header is intact).
+ * All fixed-width integers are little-endian.  Hashes are ltka_checksum()
+ * (version 2 changed it from logtk_hash_bytes(), which is slower).  A block
+ * holds whole lines and decodes on its own, so a damaged block loses only its
+ * own lines; its range is known from the index (or from its header when the
+ * header is intact).
  */
 #ifndef LOGTK_ARCHIVE_FORMAT_H
 #define LOGTK_ARCHIVE_FORMAT_H
@@ -29,7 +30,7 @@
 #define LTKA_BLOCK_MAGIC "LTKB"
 #define LTKA_INDEX_MAGIC "LTKI"
 #define LTKA_END_MAGIC "LTKE"
-#define LTKA_VERSION 1
+#define LTKA_VERSION 2
 #define LTKA_FILE_HEADER_LEN 8
 #define LTKA_BLOCK_HEADER_LEN 32
 #define LTKA_FOOTER_TRAILER_LEN 12
@@ -48,14 +49,25 @@
 /* Streams of a block payload, in payload order. */
 enum {
     LTKA_S_TEMPLATES = 0, /* template count, then len + bytes of each template */
-    LTKA_S_TIDS,          /* per line: template index (varint) */
+    LTKA_S_TIDS,          /* per part: width byte, then per line a template index of that width */
     LTKA_S_EOLS,          /* per line: 0 "\n", 1 "\r\n", 2 none (last line only) */
     LTKA_S_NUMMETA,       /* per numeric column: coding byte and width info */
-    LTKA_S_NUMS,          /* numeric values, column-major (varints) */
+    LTKA_S_NUMS,          /* numeric values, column-major (varints), in chunks (below) */
     LTKA_S_PADS,          /* explicit leading-zero counts for columns that need them */
     LTKA_S_STRS,          /* string variables, column-major: len + bytes */
     LTKA_NSTREAMS
 };
+
+/*
+ * The numbers stream is stored (raw_len == stored_len) as chunks that
+ * decompress on their own:  nchunks(varint), then per chunk
+ * first_template(varint, delta from the previous chunk's; 0 for the first)
+ * raw_len(varint) stored_len(varint; == raw_len: not compressed), then the
+ * chunks' bytes in order.  A chunk holds the numeric columns of whole
+ * templates; a new chunk starts at the first template after the current one
+ * reached LTKA_NUM_CHUNK_BYTES.
+ */
+#define LTKA_NUM_CHUNK_BYTES ((size_t)64 << 10)
 
 /* Template bytes: markers for variables; any literal byte in 1..5 is escaped. */
 #define LTKA_M_UNUM 0x01 /* unsigned decimal digit run */
@@ -156,6 +168,12 @@ int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
                         uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err);
 int ltka_decode_values(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err);
 /**
+ * Like ltka_decode_values but expands only the values that lines[0..nsel)
+ * (ascending) need; only those lines may then be rebuilt.
+ */
+int ltka_decode_values_for_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
+                                 logtk_errbuf *err);
+/**
  * prepare in two steps: templates checks the payload's layout and reads the
  * template dictionary only (so search can skip a block whose templates
  * cannot match without decompressing anything else); lines reads the rest.
@@ -163,6 +181,13 @@ int ltka_decode_values(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err);
 int ltka_decode_templates(ltka_decoder *d, const uint8_t *payload, size_t len,
                           uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err);
 int ltka_decode_lines(ltka_decoder *d, logtk_errbuf *err);
+/**
+ * ltka_decode_lines that also ORs tmask[t] into line_mask[i] for the
+ * template t of every part of line i (line_mask: one byte per line, zeroed
+ * by the caller).
+ */
+int ltka_decode_lines_masked(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
+                             logtk_errbuf *err);
 /** Number of templates of the decoded block and the bytes of template t. */
 uint32_t ltka_decoder_template_count(const ltka_decoder *d);
 const uint8_t *ltka_decoder_template(const ltka_decoder *d, uint32_t t, size_t *len);
@@ -170,6 +195,8 @@ const uint8_t *ltka_decoder_template(const ltka_decoder *d, uint32_t t, size_t *
 uint32_t ltka_decoder_part_count(const ltka_decoder *d);
 /** Template index of part p of line i. */
 uint32_t ltka_decoder_line_template(const ltka_decoder *d, uint32_t i, uint32_t p);
+/** Template indices of all units after ltka_decode_lines: entry p * lines + i is part p of line i. */
+const uint32_t *ltka_decoder_unit_templates(const ltka_decoder *d);
 /** Line end code of line i: 0 "\n", 1 "\r\n", 2 none. */
 int ltka_decoder_line_eol(const ltka_decoder *d, uint32_t i);
 /** Lines of the decoded block. */

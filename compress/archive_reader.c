@@ -113,6 +113,13 @@ static int check_file_header(logtk_archive_reader *r)
     return LOGTK_OK;
 }
 
+/* A number no other open of any reader in this process got. */
+static uint64_t next_serial(void)
+{
+    static uint64_t counter;
+    return __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+}
+
 static void set_name(logtk_archive_reader *r, const char *name)
 {
     snprintf(r->name, sizeof r->name, "%s", name);
@@ -136,6 +143,7 @@ int logtk_archive_reader_open_path(logtk_archive_reader *r, const char *path)
     r->base = 0;
     r->next_line = 0;
     r->block_no = 0;
+    r->serial = next_serial();
     return check_file_header(r);
 }
 
@@ -149,6 +157,7 @@ int logtk_archive_reader_open_memory(logtk_archive_reader *r, const void *buf, s
     r->base = 0;
     r->next_line = 0;
     r->block_no = 0;
+    r->serial = next_serial();
     set_name(r, name ? name : "(memory)");
     return check_file_header(r);
 }

@@ -22,6 +22,7 @@ struct logtk_archive_reader {
     size_t buf_cap, buf_pos, buf_len;
     uint64_t base; /* file offset of buf[0] */
     int eof, io_error, at_end;
+    uint64_t serial;    /* distinct for every open, so search can tell readers apart */
     uint64_t next_line; /* 0-based line expected next */
     uint64_t block_no;
     ltka_index index;

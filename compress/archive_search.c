@@ -1,50 +1,320 @@
 /*
  * archive_search.c - grep inside an archive without rebuilding every line.
  *
- * A block is decoded to columns only (ltka_decode_columns), which is cheap:
- * the expensive part of decompression is printing every number and copying
- * every literal back into text.  For a fixed-string search the template
- * dictionary then decides, per template, whether a line of that template can
- * contain the string at all: the template is read as a sequence of literal
- * bytes and variable slots, each slot standing for one or more bytes of its
- * class (digits; digits and '-'; hex digits, 'x' and '-'), and a small NFA
- * checks whether the string can occur in some expansion of it.  Lines of
- * templates that cannot match are never rebuilt; the others are rebuilt and
- * matched exactly, so the output is the same as `decompress | grep`.  Regular
- * expressions (PCRE2, JIT, match limits) are matched on every rebuilt line.
+ * The pattern gives "pieces": texts every matching line must hold (the
+ * fixed string, or the literal runs a regular expression requires), cut at
+ * blanks so that each lies inside one part of a line.  Per block, only the
+ * template dictionary is decompressed first; each template is read as a
+ * sequence of literal bytes and variable slots (a slot stands for one or more
+ * bytes of its class: digits; digits and '-'; hex digits, 'x' and '-'), and a
+ * bit-parallel NFA (shift-and) tells which pieces can occur in some expansion
+ * of it.  Answers are cached per distinct template, since blocks repeat their
+ * templates.  A block whose templates cannot hold every piece is skipped
+ * whole; otherwise the template ids mark candidate lines (their parts'
+ * templates together may hold every piece), and only the values those lines
+ * need are expanded, from only the number chunks they live in.  Candidates
+ * are rebuilt and matched exactly (memmem, or PCRE2 with JIT and match
+ * limits), so the output is the same as `decompress | grep`.
+ *
+ * Why: a rare string costs the template check plus the template-id column;
+ * the numbers, which are most of an archive, stay compressed except where a
+ * candidate line needs them.  With several threads, the caller's thread reads
+ * blocks ahead into a ring of jobs, workers search them with their own
+ * decoders, and results are handed back in block order.
  */
 #include "config.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
+#include <stdint.h>
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "archive_format.h"
 #include "archive_reader_impl.h"
 #include "errmsg.h"
+#include "hashtab.h"
+
+/*
+ * Pieces of text every matching line holds (lower-cased, no blanks or CR),
+ * the longest MAX_PIECES of them.
+ */
+#define MAX_PIECES 8
+typedef struct piece_set {
+    int n;
+    char *text[MAX_PIECES];
+    size_t len[MAX_PIECES];
+} piece_set;
+
+/*
+ * Per-thread search state: the decoder, scratch arrays and the template
+ * cache.  The serial path uses g->main (with the reader's decoder); each
+ * worker of the parallel path has its own.
+ */
+typedef struct search_ctx {
+    logtk_errbuf err;
+    struct logtk_grep *g;
+    ltka_decoder *dec; /* owned by workers; the reader's in the serial path */
+    int own_dec;
+    pcre2_match_data *md;
+    logtk_strbuf line;
+    uint8_t *maybe; /* per template: mask of the pieces its lines may hold */
+    size_t maybe_cap;
+    uint32_t *cand; /* lines of the block that may match (all lines with -v) */
+    uint8_t *line_mask; /* per line: the pieces its parts' templates may hold */
+    size_t line_cap;
+    uint8_t *nfa;
+    size_t nfa_cap;
+    logtk_hashtab cache; /* distinct templates seen so far ... */
+    int cache_ready;
+    uint8_t *cache_val; /* ... and the mask of each */
+    size_t cache_cap;
+} search_ctx;
+
+/* A block handed to a worker, and what the worker found. */
+typedef struct grep_job {
+    int state; /* JOB_QUEUED, JOB_RUNNING, JOB_DONE */
+    logtk_strbuf payload;
+    uint32_t nlines, raw_bytes;
+    logtk_archive_block b;
+    int rc;
+    logtk_errbuf err;
+    int want_lines;     /* collect selected lines (the caller has a callback) */
+    logtk_strbuf out;   /* selected lines, back to back ... */
+    uint32_t *lens;     /* ... and their lengths */
+    size_t nlens, lens_cap;
+    uint64_t count;
+} grep_job;
+
+enum { JOB_QUEUED = 1, JOB_RUNNING, JOB_DONE };
+#define GREP_MAX_THREADS 16
+
+/*
+ * Parallel search: the caller's thread reads raw blocks into a ring of jobs
+ * (reading is sequential anyway and cheap next to decoding), workers search
+ * them, and the caller hands the results back in block order, so output is
+ * identical to the serial path.
+ */
+typedef struct grep_pool {
+    int nthreads, started;
+    pthread_t th[GREP_MAX_THREADS];
+    search_ctx ctx[GREP_MAX_THREADS];
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv, done_cv;
+    grep_job *jobs;
+    size_t njobs;      /* ring size */
+    uint64_t head, tail; /* oldest undelivered job, next job to fill */
+    int stop;
+    uint64_t reader_serial; /* the reader the ring belongs to ... */
+    char name[256];         /* ... and its name, for messages */
+    int eof;
+} grep_pool;
+
+/*
+ * A piece of at most 64 bytes as bit masks (bit i: piece byte i): which
+ * positions hold each (lower-cased) byte, and which positions a variable of
+ * each kind can produce.
+ */
+typedef struct piece_masks {
+    uint64_t byte[256];
+    uint64_t var[4]; /* indexed by marker: LTKA_M_UNUM, LTKA_M_SNUM, LTKA_M_STR */
+    uint64_t last;   /* the bit of the piece's last byte */
+} piece_masks;
 
 struct logtk_grep {
     logtk_errbuf err;
     int flags;
     char *pattern;
     size_t plen;
-    char *lower; /* lower-cased longest run of the pattern without ' ', '\t', '\r' */
-    size_t prune_len; /* its length; 0: no template check */
+    piece_set pieces; /* required texts of a match; none: no template check */
+    piece_masks *masks; /* per piece, for the bit-parallel template check */
     pcre2_code *code;
-    pcre2_match_data *md;
     pcre2_match_context *mctx;
     int jit;
-    logtk_strbuf line;
-    uint8_t *maybe; /* per template: 1 when its lines may match */
-    uint8_t *want;  /* per template: 1 when a line to rebuild uses it */
-    size_t maybe_cap;
-    uint8_t *line_maybe; /* per line: 1 when it may match */
-    size_t line_cap;
-    uint8_t *nfa;
-    size_t nfa_cap;
+    search_ctx main;
+    int threads;
+    grep_pool *pool;
 };
+
+
+/* Adds s[0..n) lower-cased to the set, replacing its shortest piece when full. */
+static void add_piece(piece_set *ps, const char *s, size_t n)
+{
+    int slot = ps->n;
+    if (slot == MAX_PIECES) {
+        slot = 0;
+        for (int k = 1; k < MAX_PIECES; k++)
+            if (ps->len[k] < ps->len[slot])
+                slot = k;
+        if (ps->len[slot] >= n)
+            return;
+    }
+    char *t = malloc(n + 1);
+    if (!t)
+        return; /* fewer pieces: less pruning, same output */
+    for (size_t k = 0; k < n; k++)
+        t[k] = (char)tolower((unsigned char)s[k]);
+    t[n] = '\0';
+    if (slot < ps->n)
+        free(ps->text[slot]);
+    else
+        ps->n++;
+    ps->text[slot] = t;
+    ps->len[slot] = n;
+}
+
+/* Adds the pieces of run[0..n) between blanks and CRs to the set. */
+static void add_run(piece_set *ps, const char *run, size_t n)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        char ch = i < n ? run[i] : ' ';
+        if (ch != ' ' && ch != '\t' && ch != '\r')
+            continue;
+        if (i > start)
+            add_piece(ps, run + start, i - start);
+        start = i + 1;
+    }
+}
+
+static void clear_pieces(piece_set *ps)
+{
+    for (int k = 0; k < ps->n; k++)
+        free(ps->text[k]);
+    ps->n = 0;
+}
+
+/* Index just past the class that starts at pat[j] == '[', or SIZE_MAX when it does not close. */
+static size_t skip_class(const char *pat, size_t len, size_t j)
+{
+    j++;
+    if (j < len && pat[j] == '^')
+        j++;
+    if (j < len && pat[j] == ']')
+        j++; /* a ']' first is a member */
+    while (j < len && pat[j] != ']') {
+        if (pat[j] == '\\') {
+            j += 2;
+        } else if (pat[j] == '[' && j + 1 < len && (pat[j + 1] == ':' || pat[j + 1] == '.' || pat[j + 1] == '=')) {
+            char delim = pat[j + 1]; /* [:alpha:], [.x.], [=x=] */
+            size_t k = j + 2;
+            while (k + 1 < len && !(pat[k] == delim && pat[k + 1] == ']'))
+                k++;
+            if (k + 1 >= len)
+                return SIZE_MAX;
+            j = k + 2;
+        } else {
+            j++;
+        }
+    }
+    return j < len ? j + 1 : SIZE_MAX;
+}
+
+/* Index just past the group that starts at pat[j] == '(', or SIZE_MAX when it does not close. */
+static size_t skip_group(const char *pat, size_t len, size_t j)
+{
+    int depth = 0;
+    while (j < len) {
+        char ch = pat[j];
+        if (ch == '\\') {
+            j += 2;
+            continue;
+        }
+        if (ch == '[') {
+            j = skip_class(pat, len, j);
+            if (j == SIZE_MAX)
+                return SIZE_MAX;
+            continue;
+        }
+        if (ch == '(')
+            depth++;
+        else if (ch == ')' && --depth == 0)
+            return j + 1;
+        j++;
+    }
+    return SIZE_MAX;
+}
+
+/*
+ * The pieces of a regular expression: literal texts every match must
+ * contain.  The pattern is read as a sequence of atoms; runs of plain
+ * characters (and escaped punctuation) outside groups and classes are
+ * required, except a character made optional by a following '*' or '?'.
+ * Anything this reading does not understand for sure (alternation, option
+ * settings, counted repeats, escapes such as \x or \Q) gives no piece, so
+ * every line is then matched: pruning only ever skips lines that cannot
+ * match.
+ */
+static void regex_pieces(piece_set *ps, const char *pat, size_t len)
+{
+    if (memchr(pat, '|', len) || memchr(pat, '{', len))
+        return;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (pat[i] == '(' && pat[i + 1] == '?')
+            return;
+    char *run = malloc(len + 1);
+    if (!run)
+        return;
+    size_t rn = 0, i = 0;
+    int last_literal = 0; /* the previous atom is the last byte of run */
+    while (i < len) {
+        unsigned char c = (unsigned char)pat[i];
+        if (c == '\\') {
+            if (i + 1 >= len)
+                goto give_up;
+            unsigned char e = (unsigned char)pat[i + 1];
+            i += 2;
+            if (isalnum(e) || e >= 0x80) {
+                if (!strchr("dDwWsSbBhHvVRXAzZGK", e))
+                    goto give_up; /* \x41, \1, \p{..}, \Q...: not read here */
+                add_run(ps, run, rn);
+                rn = 0;
+                last_literal = 0;
+                continue;
+            }
+            run[rn++] = (char)e;
+            last_literal = 1;
+            continue;
+        }
+        if (c == '*' || c == '?' || c == '+') {
+            if (last_literal && c != '+')
+                rn--; /* the character may be absent */
+            add_run(ps, run, rn);
+            rn = 0;
+            last_literal = 0;
+            i++;
+            continue;
+        }
+        if (c == '.' || c == '^' || c == '$' || c == ')') {
+            add_run(ps, run, rn);
+            rn = 0;
+            last_literal = 0;
+            i++;
+            continue;
+        }
+        if (c == '[' || c == '(') {
+            /* skip a class or a whole group: its text may be optional or varied */
+            add_run(ps, run, rn);
+            rn = 0;
+            last_literal = 0;
+            i = c == '[' ? skip_class(pat, len, i) : skip_group(pat, len, i);
+            if (i == SIZE_MAX)
+                goto give_up;
+            continue;
+        }
+        run[rn++] = (char)c;
+        last_literal = 1;
+        i++;
+    }
+    add_run(ps, run, rn);
+    free(run);
+    return;
+give_up:
+    free(run);
+    clear_pieces(ps);
+}
 
 int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
 {
@@ -55,30 +325,35 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
     g->flags = flags;
     g->plen = strlen(pattern);
     g->pattern = strdup(pattern);
-    g->lower = strdup(pattern);
-    if (!g->pattern || !g->lower)
+    if (!g->pattern)
         return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
     /*
-     * Templates are checked against the longest piece of the pattern without
-     * blanks or CR: such a piece lies inside one part of a line (parts start
-     * at blanks; the CR of a CRLF line is not in any template), and any line
-     * that holds the pattern holds the piece.
+     * Templates are checked against pieces of the pattern's required text
+     * without blanks or CR: such a piece lies inside one part of a line
+     * (parts start at blanks; the CR of a CRLF line is not in any template),
+     * and any line that holds a match holds every piece.
      */
-    size_t best = 0, best_len = 0, run = 0;
-    for (size_t i = 0; i <= g->plen; i++) {
-        char ch = i < g->plen ? g->pattern[i] : ' ';
-        if (ch == ' ' || ch == '\t' || ch == '\r') {
-            if (i - run > best_len) {
-                best = run;
-                best_len = i - run;
+    if (flags & LOGTK_GREP_FIXED)
+        add_run(&g->pieces, g->pattern, g->plen);
+    else
+        regex_pieces(&g->pieces, g->pattern, g->plen);
+    if (g->pieces.n > 0) {
+        g->masks = calloc((size_t)g->pieces.n, sizeof *g->masks);
+        if (!g->masks)
+            return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < g->pieces.n; k++) {
+            piece_masks *pm = &g->masks[k];
+            size_t n = g->pieces.len[k] < 64 ? g->pieces.len[k] : 64;
+            for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)g->pieces.text[k][i];
+                pm->byte[c] |= 1ull << i;
+                for (int kind = LTKA_M_UNUM; kind <= LTKA_M_STR; kind++)
+                    if (ltka_var_may_contain(kind, c) || ltka_var_may_contain(kind, (unsigned char)toupper(c)))
+                        pm->var[kind] |= 1ull << i;
             }
-            run = i + 1;
+            pm->last = n ? 1ull << (n - 1) : 0;
         }
     }
-    for (size_t i = 0; i < best_len; i++)
-        g->lower[i] = (char)tolower((unsigned char)g->pattern[best + i]);
-    g->lower[best_len] = '\0';
-    g->prune_len = best_len;
     if ((flags & LOGTK_GREP_FIXED) && !(flags & LOGTK_GREP_ICASE))
         return LOGTK_OK; /* memmem */
     uint32_t opts = 0;
@@ -96,49 +371,83 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
                                (char *)msg, (size_t)erroff);
     }
     g->jit = pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE) == 0;
-    g->md = pcre2_match_data_create_from_pattern(g->code, NULL);
+    g->main.md = pcre2_match_data_create_from_pattern(g->code, NULL);
     g->mctx = pcre2_match_context_create(NULL);
-    if (!g->md || !g->mctx)
+    if (!g->main.md || !g->mctx)
         return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
     pcre2_set_match_limit(g->mctx, 1000000);
     pcre2_set_depth_limit(g->mctx, 10000);
     return LOGTK_OK;
 }
 
-/* 1 match, 0 no match, <0 error. */
-static int match_line(logtk_grep *g, const char *s, size_t n)
+/* 1 match, 0 no match, <0 error (message in err). */
+static int match_line(const logtk_grep *g, pcre2_match_data *md, logtk_errbuf *err, const char *s,
+                      size_t n)
 {
     if (!g->code) {
         if (g->plen == 0)
             return 1;
         return memmem(s, n, g->pattern, g->plen) != NULL;
     }
-    int rc = g->jit ? pcre2_jit_match(g->code, (PCRE2_SPTR)s, n, 0, 0, g->md, g->mctx)
-                    : pcre2_match(g->code, (PCRE2_SPTR)s, n, 0, 0, g->md, g->mctx);
+    int rc = g->jit ? pcre2_jit_match(g->code, (PCRE2_SPTR)s, n, 0, 0, md, g->mctx)
+                    : pcre2_match(g->code, (PCRE2_SPTR)s, n, 0, 0, md, g->mctx);
     if (rc >= 0)
         return 1;
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
     if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
-        return logtk_error_set(&g->err, LOGTK_ERR_LIMIT, "pattern '%s': match limit reached", g->pattern);
-    return logtk_error_set(&g->err, LOGTK_ERR_DATA, "pattern '%s': match error %d", g->pattern, rc);
+        return logtk_error_set(err, LOGTK_ERR_LIMIT, "pattern '%s': match limit reached", g->pattern);
+    return logtk_error_set(err, LOGTK_ERR_DATA, "pattern '%s': match error %d", g->pattern, rc);
 }
 
 int logtk_grep_line(logtk_grep *g, const char *line, size_t len)
 {
-    int m = match_line(g, line, len);
+    int m = match_line(g, g->main.md, &g->err, line, len);
     if (m < 0)
         return m;
     return (g->flags & LOGTK_GREP_INVERT) ? !m : m;
 }
 
 /*
- * Can the (lower-cased, fixed) pattern occur in a line of this template?
+ * Can the (lower-cased) piece occur in a line of this template?
  * Elements are literal bytes or variable slots (one or more bytes of a class).
  * State j "fresh": the next pattern byte must come from element j; state j
  * "in": the pattern is inside variable j, which may take more bytes or end.
  */
-static int template_may_match(logtk_grep *g, const uint8_t *t, size_t tlen)
+/*
+ * The same question answered bit-parallel (shift-and) for pieces of at most
+ * 64 bytes: bit i of the state is set when the piece's first i + 1 bytes can
+ * end right here.  A literal byte extends states by one position; a variable
+ * takes one or more bytes of its class, so its states extend along runs of
+ * positions its class allows.  A new match may start at every element.
+ */
+static int template_may_match_bits(const piece_masks *pm, const uint8_t *t, size_t tlen)
+{
+    uint64_t state = 0;
+    for (size_t i = 0; i < tlen; i++) {
+        uint8_t c = t[i];
+        if (c == LTKA_M_UNUM || c == LTKA_M_SNUM || c == LTKA_M_STR) {
+            uint64_t cls = pm->var[c];
+            uint64_t x = ((state << 1) | 1) & cls, prev;
+            do {
+                prev = x;
+                x |= (x << 1) & cls;
+            } while (x != prev);
+            state = x;
+        } else {
+            if (c == LTKA_M_ESC && i + 1 < tlen)
+                c = t[++i];
+            c = (uint8_t)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+            state = ((state << 1) | 1) & pm->byte[c];
+        }
+        if (state & pm->last)
+            return 1;
+    }
+    return 0;
+}
+
+static int template_may_match(search_ctx *g, const char *piece, size_t plen, const uint8_t *t,
+                              size_t tlen)
 {
     size_t n = 0;
     /* elements: store as (kind, byte) pairs in g->nfa scratch after the state arrays */
@@ -169,8 +478,8 @@ static int template_may_match(logtk_grep *g, const uint8_t *t, size_t tlen)
     fresh[n] = 0;
     for (size_t j = 0; j < n; j++)
         in[j] = kind[j] != 0;
-    for (size_t k = 0; k < g->prune_len; k++) {
-        uint8_t c = (uint8_t)g->lower[k];
+    for (size_t k = 0; k < plen; k++) {
+        uint8_t c = (uint8_t)piece[k];
         int any = 0;
         /* closure: a variable with bytes may end */
         for (size_t j = 0; j < n; j++)
@@ -201,33 +510,221 @@ static int template_may_match(logtk_grep *g, const uint8_t *t, size_t tlen)
     return 1;
 }
 
+/* Nonzero when no variable of any kind can produce byte c (either case). */
+static int literal_only(unsigned char c)
+{
+    return !ltka_var_may_contain(LTKA_M_STR, c) && !ltka_var_may_contain(LTKA_M_STR, (unsigned char)toupper(c));
+}
+
+/*
+ * Bit k set: piece k may occur in a line of this template.  A quick test
+ * first: every byte of the piece that no variable can produce must be among
+ * the template's literal bytes; most templates fail it, and the NFA runs only
+ * for the rest.
+ */
+static uint8_t template_piece_mask(const logtk_grep *g, search_ctx *x, const uint8_t *t, size_t tlen)
+{
+    uint64_t present[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < tlen; i++) {
+        unsigned char c = t[i];
+        if (c == LTKA_M_ESC && i + 1 < tlen)
+            c = t[++i];
+        c = (unsigned char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        present[c >> 6] |= 1ull << (c & 63);
+    }
+    uint8_t mask = 0;
+    for (int k = 0; k < g->pieces.n; k++) {
+        const unsigned char *pc = (const unsigned char *)g->pieces.text[k];
+        int possible = 1;
+        for (size_t i = 0; i < g->pieces.len[k] && possible; i++)
+            if (literal_only(pc[i]) && !(present[pc[i] >> 6] >> (pc[i] & 63) & 1))
+                possible = 0;
+        if (!possible)
+            continue;
+        if (g->pieces.len[k] <= 64 ? template_may_match_bits(&g->masks[k], t, tlen)
+                                   : template_may_match(x, g->pieces.text[k], g->pieces.len[k], t, tlen))
+            mask |= (uint8_t)(1u << k);
+    }
+    return mask;
+}
+
+/*
+ * Blocks repeat most templates of the blocks before them, so the answer of
+ * template_piece_mask is kept per distinct template (bounded: the cache starts
+ * over when it grows large).
+ */
+static uint8_t cached_piece_mask(const logtk_grep *g, search_ctx *x, const uint8_t *t, size_t tlen)
+{
+    enum { CACHE_MAX = 1 << 20 };
+    if (!x->cache_ready || x->cache.count >= CACHE_MAX) {
+        if (x->cache_ready)
+            logtk_hashtab_free(&x->cache);
+        x->cache_ready = logtk_hashtab_init(&x->cache, 4096) == 0;
+        if (!x->cache_ready)
+            return template_piece_mask(g, x, t, tlen);
+    }
+    int inserted = 0;
+    int64_t id = logtk_hashtab_intern(&x->cache, tlen ? (const char *)t : "", tlen, &inserted);
+    if (id < 0)
+        return template_piece_mask(g, x, t, tlen);
+    if ((size_t)id >= x->cache_cap) {
+        size_t cap = x->cache_cap ? x->cache_cap * 2 : 4096;
+        while (cap <= (size_t)id)
+            cap *= 2;
+        uint8_t *c = realloc(x->cache_val, cap);
+        if (!c)
+            return template_piece_mask(g, x, t, tlen);
+        x->cache_val = c;
+        x->cache_cap = cap;
+    }
+    if (inserted)
+        x->cache_val[id] = template_piece_mask(g, x, t, tlen);
+    return x->cache_val[id];
+}
+
+static void ctx_free(search_ctx *x)
+{
+    if (x->own_dec)
+        ltka_decoder_free(x->dec);
+    pcre2_match_data_free(x->md);
+    logtk_strbuf_free(&x->line);
+    free(x->maybe);
+    free(x->cand);
+    free(x->line_mask);
+    free(x->nfa);
+    if (x->cache_ready)
+        logtk_hashtab_free(&x->cache);
+    free(x->cache_val);
+    memset(x, 0, sizeof *x);
+}
+
 /*
  * Rebuilds line i as grep sees it after decompression: the bytes before the
  * '\n', so a CRLF line keeps its '\r' (a pattern may match it).
  */
-static int build_line(logtk_grep *g, ltka_decoder *d, uint32_t i)
+static int build_line(search_ctx *x, uint32_t i)
 {
-    logtk_strbuf_clear(&g->line);
-    if (ltka_decoder_line(d, i, 0, &g->line) != LOGTK_OK)
+    logtk_strbuf_clear(&x->line);
+    if (ltka_decoder_line(x->dec, i, 0, &x->line) != LOGTK_OK)
         return -1;
-    if (ltka_decoder_line_eol(d, i) == 1 && logtk_strbuf_putc(&g->line, '\r') != 0)
+    if (ltka_decoder_line_eol(x->dec, i) == 1 && logtk_strbuf_putc(&x->line, '\r') != 0)
         return -1;
     return 0;
 }
 
-static int emit_line(logtk_grep *g, ltka_decoder *d, uint32_t i, logtk_write_callback cb, void *user)
+/* What a search_block reports a damaged block with. */
+typedef struct block_place {
+    const char *name;
+    uint64_t index;      /* 0-based */
+    uint64_t first_line; /* 1-based */
+} block_place;
+
+static int block_damaged(search_ctx *x, const block_place *bp, uint32_t nlines, const char *why)
 {
-    /* the line already ends with its '\r' when it had one (see build_line) */
-    int eol = ltka_decoder_line_eol(d, i);
-    if (eol != 2 && logtk_strbuf_putc(&g->line, '\n') != 0)
-        return LOGTK_ERR_NOMEM;
-    if (cb(user, g->line.data, g->line.len) != 0)
-        return logtk_error_set(&g->err, LOGTK_ERR_IO, "write failed");
+    return logtk_error_set(&x->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
+                           bp->name, (unsigned long long)bp->index + 1,
+                           (unsigned long long)bp->first_line,
+                           (unsigned long long)(bp->first_line + nlines - 1), why);
+}
+
+/*
+ * Searches one checked payload with context x: each selected line goes to cb
+ * (when non-NULL), *count counts them, *ntemplates gets the block's template
+ * count.  Returns LOGTK_OK, LOGTK_ERR_ARCHIVE (damaged; message in x->err) or
+ * another error.
+ */
+static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *payload, size_t len,
+                        uint32_t nlines, uint32_t raw_bytes, const block_place *bp,
+                        logtk_write_callback cb, void *user, uint64_t *count, uint32_t *ntemplates)
+{
+    logtk_errbuf derr = {0};
+    ltka_decoder *d = x->dec;
+    int rc = ltka_decode_templates(d, payload, len, nlines, raw_bytes, &derr);
+    if (rc != LOGTK_OK)
+        return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+    uint32_t nt = ltka_decoder_template_count(d);
+    *ntemplates = nt;
+    if (nt > x->maybe_cap) {
+        uint8_t *m = realloc(x->maybe, nt);
+        if (!m)
+            return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+        x->maybe = m;
+        x->maybe_cap = nt;
+    }
+    /* a line may match when its parts' templates together may hold every piece */
+    uint8_t all = (uint8_t)((1u << g->pieces.n) - 1);
+    uint8_t any_mask = g->pieces.n ? 0 : 0xff;
+    for (uint32_t t = 0; t < nt; t++) {
+        size_t tl;
+        const uint8_t *tb = ltka_decoder_template(d, t, &tl);
+        x->maybe[t] = g->pieces.n ? cached_piece_mask(g, x, tb, tl) : 0;
+        any_mask |= x->maybe[t];
+    }
+    int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
+    if (!invert && nt > 0 && (any_mask & all) != all)
+        return LOGTK_OK; /* no line of this block can hold the pattern */
+    /* lines of this block: at most its bytes + 1 (the decoder checks the same) */
+    if ((size_t)nlines > x->line_cap) {
+        uint32_t *m = realloc(x->cand, (size_t)nlines * sizeof *m);
+        if (m)
+            x->cand = m;
+        uint8_t *lm = m ? realloc(x->line_mask, nlines) : NULL;
+        if (!lm)
+            return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+        x->line_mask = lm;
+        x->line_cap = nlines;
+    }
+    uint8_t *line_mask = x->line_mask;
+    memset(line_mask, 0, nlines);
+    /* candidate lines: the pieces their parts' templates may hold, marked while decoding */
+    rc = ltka_decode_lines_masked(d, x->maybe, line_mask, &derr);
+    if (rc != LOGTK_OK)
+        return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+    uint32_t n = ltka_decoder_line_count(d);
+    uint32_t ncand = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if ((line_mask[i] & all) == all || invert)
+            x->cand[ncand++] = i;
+    /* only the values of candidate lines are expanded (all with -v) */
+    rc = invert ? ltka_decode_values(d, NULL, &derr) : ltka_decode_values_for_lines(d, x->cand, ncand, &derr);
+    if (rc != LOGTK_OK)
+        return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+    uint64_t total_bytes = 0;
+    for (uint32_t c = 0; c < ncand; c++) {
+        uint32_t i = x->cand[c];
+        int maybe = (line_mask[i] & all) == all, m = 0;
+        if (!maybe && !cb) {
+            (*count)++; /* -v -c: a line that cannot match is counted unseen */
+            continue;
+        }
+        if (build_line(x, i) != 0)
+            return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+        total_bytes += x->line.len;
+        if (total_bytes > raw_bytes)
+            return block_damaged(x, bp, nlines, "too long");
+        if (maybe) {
+            m = match_line(g, x->md, &x->err, x->line.data ? x->line.data : "", x->line.len);
+            if (m < 0)
+                return m;
+        }
+        if (m ^ invert) {
+            (*count)++;
+            if (cb) {
+                /* the line already ends with its '\r' when it had one (see build_line) */
+                if (ltka_decoder_line_eol(d, i) != 2 && logtk_strbuf_putc(&x->line, '\n') != 0)
+                    return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+                if (cb(user, x->line.data, x->line.len) != 0)
+                    return logtk_error_set(&x->err, LOGTK_ERR_IO, "write failed");
+            }
+        }
+    }
     return LOGTK_OK;
 }
 
-int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_block *b,
-                          logtk_write_callback cb, void *user, uint64_t *count)
+/* ---- serial path ---- */
+
+static int next_block_serial(logtk_grep *g, logtk_archive_reader *r, logtk_archive_block *b,
+                             logtk_write_callback cb, void *user, uint64_t *count)
 {
     ltka_raw_block raw;
     int rc = ltka_reader_next_raw(r, b, &raw);
@@ -236,107 +733,256 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
             logtk_error_copy(&g->err, &r->err);
         return rc;
     }
-    logtk_errbuf derr = {0};
-    ltka_decoder *d = r->dec;
-    rc = ltka_decode_templates(d, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &derr);
+    search_ctx *x = &g->main;
+    x->dec = r->dec;
+    x->own_dec = 0;
+    block_place bp = {r->name, b->index, b->first_line};
+    rc = search_block(g, x, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &bp, cb, user, count,
+                      &b->templates);
     if (rc != LOGTK_OK) {
-        logtk_error_set(&g->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
-                        r->name, (unsigned long long)b->index + 1, (unsigned long long)b->first_line,
-                        (unsigned long long)(b->first_line + raw.nlines - 1), logtk_error_text(&derr));
-        logtk_error_copy(&r->err, &g->err);
-        b->damaged = 1;
-        return LOGTK_ERR_ARCHIVE;
-    }
-    uint32_t nt = ltka_decoder_template_count(d);
-    b->templates = nt;
-    if (nt > g->maybe_cap) {
-        uint8_t *m = realloc(g->maybe, nt);
-        if (m)
-            g->maybe = m;
-        uint8_t *w = m ? realloc(g->want, nt) : NULL;
-        if (!w)
-            return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
-        g->want = w;
-        g->maybe_cap = nt;
-    }
-    int prune = (g->flags & LOGTK_GREP_FIXED) && g->prune_len > 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        size_t tl;
-        const uint8_t *tb = ltka_decoder_template(d, t, &tl);
-        g->maybe[t] = prune ? (uint8_t)template_may_match(g, tb, tl) : 1;
-    }
-    int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
-    if (!invert && nt > 0 && memchr(g->maybe, 1, nt) == NULL)
-        return LOGTK_OK; /* no template of this block can hold the pattern */
-    rc = ltka_decode_lines(d, &derr);
-    if (rc != LOGTK_OK) {
-        logtk_error_set(&g->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
-                        r->name, (unsigned long long)b->index + 1, (unsigned long long)b->first_line,
-                        (unsigned long long)(b->first_line + raw.nlines - 1), logtk_error_text(&derr));
-        logtk_error_copy(&r->err, &g->err);
-        b->damaged = 1;
-        return LOGTK_ERR_ARCHIVE;
-    }
-    uint32_t nparts = ltka_decoder_part_count(d);
-    uint32_t n = ltka_decoder_line_count(d);
-    if (n > g->line_cap) {
-        uint8_t *m = realloc(g->line_maybe, n);
-        if (!m)
-            return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
-        g->line_maybe = m;
-        g->line_cap = n;
-    }
-    /* a line may match when one of its parts may; its other parts are needed too */
-    if (nt > 0)
-        memset(g->want, 0, nt);
-    for (uint32_t i = 0; i < n; i++) {
-        int maybe = 0;
-        for (uint32_t p = 0; p < nparts && !maybe; p++)
-            maybe = g->maybe[ltka_decoder_line_template(d, i, p)];
-        g->line_maybe[i] = (uint8_t)maybe;
-        if (maybe)
-            for (uint32_t p = 0; p < nparts; p++)
-                g->want[ltka_decoder_line_template(d, i, p)] = 1;
-    }
-    /* non-matching lines are output with -v, so then every column is needed */
-    rc = ltka_decode_values(d, invert ? NULL : g->want, &derr);
-    if (rc != LOGTK_OK) {
-        logtk_error_set(&g->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
-                        r->name, (unsigned long long)b->index + 1, (unsigned long long)b->first_line,
-                        (unsigned long long)(b->first_line + raw.nlines - 1), logtk_error_text(&derr));
-        logtk_error_copy(&r->err, &g->err);
-        b->damaged = 1;
-        return LOGTK_ERR_ARCHIVE;
-    }
-    uint64_t total_bytes = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        int maybe = g->line_maybe[i];
-        int built = 0, m = 0;
-        if (maybe) {
-            if (build_line(g, d, i) != 0)
-                return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
-            built = 1;
-            total_bytes += g->line.len;
-            if (total_bytes > raw.raw_bytes) {
-                b->damaged = 1;
-                return logtk_error_set(&g->err, LOGTK_ERR_ARCHIVE, "%s: block %llu damaged: too long",
-                                       r->name, (unsigned long long)b->index + 1);
-            }
-            m = match_line(g, g->line.data ? g->line.data : "", g->line.len);
-            if (m < 0)
-                return m;
-        }
-        if (m ^ invert) {
-            (*count)++;
-            if (cb) {
-                if (!built && build_line(g, d, i) != 0)
-                    return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
-                if ((rc = emit_line(g, d, i, cb, user)) != LOGTK_OK)
-                    return rc;
-            }
+        logtk_error_copy(&g->err, &x->err);
+        if (rc == LOGTK_ERR_ARCHIVE) {
+            logtk_error_copy(&r->err, &g->err);
+            b->damaged = 1;
         }
     }
+    return rc;
+}
+
+/* ---- parallel path ---- */
+
+static int job_collect(void *user, const void *data, size_t len)
+{
+    grep_job *j = user;
+    if (j->nlens == j->lens_cap) {
+        size_t cap = j->lens_cap ? j->lens_cap * 2 : 256;
+        uint32_t *l = realloc(j->lens, cap * sizeof *l);
+        if (!l)
+            return -1;
+        j->lens = l;
+        j->lens_cap = cap;
+    }
+    if (len > UINT32_MAX || logtk_strbuf_append(&j->out, data, len) != 0)
+        return -1;
+    j->lens[j->nlens++] = (uint32_t)len;
+    return 0;
+}
+
+static void *grep_worker(void *arg)
+{
+    search_ctx *x = arg;
+    logtk_grep *g = x->g;
+    grep_pool *p = g->pool;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        grep_job *j = NULL;
+        while (!p->stop) {
+            for (uint64_t k = p->head; k < p->tail && !j; k++)
+                if (p->jobs[k % p->njobs].state == JOB_QUEUED)
+                    j = &p->jobs[k % p->njobs];
+            if (j)
+                break;
+            pthread_cond_wait(&p->work_cv, &p->mu);
+        }
+        if (p->stop)
+            break;
+        j->state = JOB_RUNNING;
+        block_place bp = {p->name, j->b.index, j->b.first_line};
+        pthread_mutex_unlock(&p->mu);
+
+        logtk_strbuf_clear(&j->out);
+        j->nlens = 0;
+        j->count = 0;
+        logtk_error_clear(&x->err);
+        uint32_t nt = 0;
+        int rc = search_block(g, x, (const uint8_t *)j->payload.data, j->payload.len, j->nlines,
+                              j->raw_bytes, &bp, j->want_lines ? job_collect : NULL, j, &j->count, &nt);
+        j->b.templates = nt;
+        if (rc != LOGTK_OK) {
+            logtk_error_copy(&j->err, &x->err);
+            if (rc == LOGTK_ERR_ARCHIVE)
+                j->b.damaged = 1;
+        }
+        j->rc = rc;
+
+        pthread_mutex_lock(&p->mu);
+        j->state = JOB_DONE;
+        pthread_cond_broadcast(&p->done_cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static void pool_free(grep_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->started; i++)
+        pthread_join(p->th[i], NULL);
+    for (int i = 0; i < p->nthreads; i++)
+        ctx_free(&p->ctx[i]);
+    for (size_t k = 0; k < p->njobs; k++) {
+        logtk_strbuf_free(&p->jobs[k].payload);
+        logtk_strbuf_free(&p->jobs[k].out);
+        free(p->jobs[k].lens);
+    }
+    free(p->jobs);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->work_cv);
+    pthread_cond_destroy(&p->done_cv);
+    free(p);
+}
+
+/* Starts the workers; 0 or -1 (then the caller searches serially). */
+static int pool_start(logtk_grep *g)
+{
+    grep_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    p->nthreads = g->threads;
+    p->njobs = (size_t)g->threads * 2 + 1;
+    p->jobs = calloc(p->njobs, sizeof *p->jobs);
+    if (!p->jobs) {
+        free(p);
+        return -1;
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work_cv, NULL);
+    pthread_cond_init(&p->done_cv, NULL);
+    g->pool = p;
+    for (int i = 0; i < p->nthreads; i++) {
+        search_ctx *x = &p->ctx[i];
+        x->g = g;
+        x->dec = ltka_decoder_new();
+        x->own_dec = 1;
+        x->md = g->code ? pcre2_match_data_create_from_pattern(g->code, NULL) : NULL;
+        if (!x->dec || (g->code && !x->md))
+            goto fail;
+    }
+    for (int i = 0; i < p->nthreads; i++) {
+        if (pthread_create(&p->th[i], NULL, grep_worker, &p->ctx[i]) != 0)
+            goto fail;
+        p->started++;
+    }
+    return 0;
+fail:
+    pool_free(p);
+    g->pool = NULL;
+    return -1;
+}
+
+/* Drops the jobs of an earlier reader: queued ones unsearched, running ones when done. */
+static void pool_reset(grep_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    for (uint64_t k = p->head; k < p->tail; k++)
+        if (p->jobs[k % p->njobs].state == JOB_QUEUED)
+            p->jobs[k % p->njobs].state = JOB_DONE;
+    for (uint64_t k = p->head; k < p->tail; k++)
+        while (p->jobs[k % p->njobs].state != JOB_DONE)
+            pthread_cond_wait(&p->done_cv, &p->mu);
+    p->head = p->tail = 0;
+    p->eof = 0;
+    pthread_mutex_unlock(&p->mu);
+}
+
+static int next_block_parallel(logtk_grep *g, logtk_archive_reader *r, logtk_archive_block *b,
+                               logtk_write_callback cb, void *user, uint64_t *count)
+{
+    grep_pool *p = g->pool;
+    if (p->reader_serial != r->serial) {
+        pool_reset(p);
+        p->reader_serial = r->serial;
+        snprintf(p->name, sizeof p->name, "%s", r->name);
+    }
+    /* keep the ring full: read ahead while workers search */
+    while (!p->eof && p->tail - p->head < p->njobs) {
+        grep_job *j = &p->jobs[p->tail % p->njobs];
+        ltka_raw_block raw;
+        int rc = ltka_reader_next_raw(r, &j->b, &raw);
+        if (rc == LOGTK_DONE) {
+            p->eof = 1;
+            break;
+        }
+        j->want_lines = cb != NULL;
+        logtk_error_clear(&j->err);
+        if (rc == LOGTK_OK) {
+            logtk_strbuf_clear(&j->payload);
+            if (logtk_strbuf_append(&j->payload, raw.payload, raw.len) == 0) {
+                j->nlines = raw.nlines;
+                j->raw_bytes = raw.raw_bytes;
+                j->rc = LOGTK_OK;
+                pthread_mutex_lock(&p->mu);
+                j->state = JOB_QUEUED;
+                p->tail++;
+                pthread_cond_signal(&p->work_cv);
+                pthread_mutex_unlock(&p->mu);
+                continue;
+            }
+            rc = logtk_error_set(&j->err, LOGTK_ERR_NOMEM, "out of memory");
+        } else {
+            logtk_error_copy(&j->err, &r->err);
+        }
+        /* the reader's verdict on this block, delivered in its turn */
+        j->rc = rc;
+        if (rc != LOGTK_ERR_ARCHIVE)
+            p->eof = 1; /* I/O or memory errors end the reading */
+        pthread_mutex_lock(&p->mu);
+        j->state = JOB_DONE;
+        p->tail++;
+        pthread_mutex_unlock(&p->mu);
+    }
+    if (p->head == p->tail)
+        return LOGTK_DONE;
+    grep_job *j = &p->jobs[p->head % p->njobs];
+    pthread_mutex_lock(&p->mu);
+    while (j->state != JOB_DONE)
+        pthread_cond_wait(&p->done_cv, &p->mu);
+    p->head++; /* workers read head; j stays intact until the next fill, after this call */
+    pthread_mutex_unlock(&p->mu);
+    *b = j->b;
+    if (j->rc != LOGTK_OK) {
+        logtk_error_copy(&g->err, &j->err);
+        if (j->rc == LOGTK_ERR_ARCHIVE)
+            logtk_error_copy(&r->err, &j->err);
+        return j->rc;
+    }
+    if (cb) {
+        const char *s = j->out.data;
+        for (size_t k = 0; k < j->nlens; k++) {
+            if (cb(user, s, j->lens[k]) != 0)
+                return logtk_error_set(&g->err, LOGTK_ERR_IO, "write failed");
+            s += j->lens[k];
+        }
+    }
+    *count += j->count;
     return LOGTK_OK;
+}
+
+int logtk_grep_set_threads(logtk_grep *g, int threads)
+{
+    if (threads < 1)
+        threads = 1;
+    if (threads > GREP_MAX_THREADS)
+        threads = GREP_MAX_THREADS;
+    if (g->pool && g->pool->nthreads != threads) {
+        pool_free(g->pool);
+        g->pool = NULL;
+    }
+    g->threads = threads;
+    return LOGTK_OK;
+}
+
+int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_block *b,
+                          logtk_write_callback cb, void *user, uint64_t *count)
+{
+    if (g->threads > 1 && (g->pool || pool_start(g) == 0))
+        return next_block_parallel(g, r, b, cb, user, count);
+    return next_block_serial(g, r, b, cb, user, count);
 }
 
 const char *logtk_grep_errmsg(const logtk_grep *g)
@@ -348,15 +994,12 @@ void logtk_grep_free(logtk_grep *g)
 {
     if (!g)
         return;
+    pool_free(g->pool);
     free(g->pattern);
-    free(g->lower);
+    clear_pieces(&g->pieces);
+    free(g->masks);
     pcre2_code_free(g->code);
-    pcre2_match_data_free(g->md);
     pcre2_match_context_free(g->mctx);
-    logtk_strbuf_free(&g->line);
-    free(g->maybe);
-    free(g->want);
-    free(g->line_maybe);
-    free(g->nfa);
+    ctx_free(&g->main);
     free(g);
 }

@@ -8,6 +8,12 @@
  *     string column into flat arrays indexed by (template, position, rank of
  *     the line among the lines of its template).
  *  2. ltka_decoder_line(): rebuild one line by walking its template's ops.
+ * Search stops in between (see archive_search.c): templates first, then the
+ * template ids, then only the values of candidate lines
+ * (ltka_decode_values_for_lines), decompressing only the number chunks that
+ * hold them; a plain column is then skipped eight bytes at a time.  Zero
+ * padding of constant and fixed-width columns is applied when a line is
+ * printed, not stored per value.
  * Every count, length and index read from the payload is checked against the
  * header's line and byte counts before use, so arbitrary bytes can only give
  * LOGTK_ERR_ARCHIVE, never a read outside the payload or unbounded memory.
@@ -21,11 +27,23 @@
 #include "archive_format.h"
 
 typedef struct tmpl_op {
-    uint8_t kind;  /* 0 literal, else a marker */
-    uint32_t slot; /* variables: index among numbers or among strings */
+    uint8_t kind;     /* 0 literal, else a marker */
+    uint8_t pad_mode; /* numbers: 0 constant pad, 1 fixed width, 2 per value (d->pads) */
+    uint8_t pad_arg;  /* numbers: the constant pad (mode 0) or the width and sign (mode 1) */
+    uint32_t slot;    /* variables: index among numbers or among strings */
     uint32_t off;  /* literal: offset in d->lits */
     uint32_t len;
 } tmpl_op;
+
+/* One chunk of the numbers stream. */
+typedef struct ltka_chunk {
+    uint32_t first_template;
+    int ready;         /* decompressed into the stream buffer */
+    size_t raw_off;    /* in the stream buffer */
+    size_t raw_len;
+    const uint8_t *src; /* stored bytes inside the payload */
+    size_t stored_off, stored_len;
+} ltka_chunk;
 
 typedef struct tmpl_info {
     const uint8_t *bytes; /* escaped template bytes, inside the templates stream */
@@ -52,9 +70,18 @@ struct ltka_decoder {
     tmpl_op *ops;
     size_t ops_cap, nops;
     logtk_strbuf lits;
-    uint32_t *line_tid, *line_rank; /* per unit: line * nparts + part */
+    uint32_t *line_tid, *line_rank; /* per unit, part-major: part * nlines + line */
     uint8_t *line_eol;
     size_t lines_cap;
+    ltka_chunk *chunks; /* of the numbers stream */
+    size_t chunks_cap;
+    uint32_t nchunks;
+    uint8_t *chunk_need;
+    size_t chunk_need_cap;
+    uint64_t *sel; /* template << 32 | rank of the units to rebuild (sparse decoding) */
+    size_t sel_cap;
+    uint32_t *tcount; /* per template: lines counted so far (parse_lines) */
+    size_t tcount_cap;
     uint64_t *nums;
     uint8_t *pads;
     size_t nums_cap;
@@ -89,6 +116,10 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d->line_tid);
     free(d->line_rank);
     free(d->line_eol);
+    free(d->tcount);
+    free(d->sel);
+    free(d->chunks);
+    free(d->chunk_need);
     free(d->nums);
     free(d->pads);
     free(d->strp);
@@ -118,6 +149,16 @@ static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v
     if (p < end && *p < 0x80) {
         *v = *p;
         *pp = p + 1;
+        return 0;
+    }
+    if (end - p >= 2 && p[1] < 0x80) {
+        *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        *pp = p + 2;
+        return 0;
+    }
+    if (end - p >= 3 && p[2] < 0x80) {
+        *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+        *pp = p + 3;
         return 0;
     }
     return logtk_varint_get(pp, end, v);
@@ -168,6 +209,78 @@ static int read_stream(ltka_decoder *d, int i, logtk_errbuf *err)
     return LOGTK_OK;
 }
 
+/*
+ * Reads the directory of the chunked numbers stream (see LTKA_S_NUMS) and
+ * sizes the stream buffer; chunks are decompressed by load_chunks() only
+ * when a column in them is needed.
+ */
+static int read_chunk_directory(ltka_decoder *d, logtk_errbuf *err)
+{
+    const uint8_t *p = d->src[LTKA_S_NUMS], *end = p + d->stored[LTKA_S_NUMS];
+    if (d->stored[LTKA_S_NUMS] != d->raw_len[LTKA_S_NUMS])
+        return BAD("stream numbers: not a chunk directory");
+    uint64_t n;
+    if (logtk_varint_get(&p, end, &n) != 0 || n > (uint64_t)(end - p) / 3 || n > d->ntemplates)
+        return BAD("stream numbers: bad chunk count");
+    if (grow((void **)&d->chunks, &d->chunks_cap, n + 1, sizeof *d->chunks) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    uint64_t limit = (uint64_t)d->expect_bytes * 2 + (uint64_t)d->nlines * 16 + 64;
+    uint64_t raw_total = 0, stored_total = 0, first = 0;
+    for (uint64_t c = 0; c < n; c++) {
+        uint64_t delta, raw, stored;
+        if (logtk_varint_get(&p, end, &delta) != 0 || logtk_varint_get(&p, end, &raw) != 0 ||
+            logtk_varint_get(&p, end, &stored) != 0)
+            return BAD("stream numbers: truncated chunk directory");
+        if ((c == 0) != (delta == 0) || delta > d->ntemplates - first || (c > 0 && first + delta >= d->ntemplates))
+            return BAD("stream numbers: chunk %llu: bad first template", (unsigned long long)c + 1);
+        first += delta;
+        if (raw > limit - raw_total || stored > raw)
+            return BAD("stream numbers: chunk %llu: bad size", (unsigned long long)c + 1);
+        ltka_chunk *ch = &d->chunks[c];
+        ch->first_template = (uint32_t)first;
+        ch->raw_off = (size_t)raw_total;
+        ch->raw_len = (size_t)raw;
+        ch->stored_off = (size_t)stored_total;
+        ch->stored_len = (size_t)stored;
+        ch->ready = 0;
+        raw_total += raw;
+        stored_total += stored;
+    }
+    if (stored_total != (uint64_t)(end - p))
+        return BAD("stream numbers: chunk sizes do not add up");
+    for (uint64_t c = 0; c < n; c++)
+        d->chunks[c].src = p + d->chunks[c].stored_off;
+    d->nchunks = (uint32_t)n;
+    logtk_strbuf *st = &d->streams[LTKA_S_NUMS];
+    logtk_strbuf_clear(st);
+    if (logtk_strbuf_reserve(st, (size_t)raw_total) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    st->len = (size_t)raw_total;
+    st->data[st->len] = '\0';
+    return LOGTK_OK;
+}
+
+/* Decompresses the chunks with need[c] set (all when need is NULL). */
+static int load_chunks(ltka_decoder *d, const uint8_t *need, logtk_errbuf *err)
+{
+    for (uint32_t c = 0; c < d->nchunks; c++) {
+        ltka_chunk *ch = &d->chunks[c];
+        if (ch->ready || (need && !need[c]))
+            continue;
+        char *dst = d->streams[LTKA_S_NUMS].data + ch->raw_off;
+        if (ch->stored_len == ch->raw_len) {
+            memcpy(dst, ch->src, ch->raw_len);
+        } else {
+            size_t r = ZSTD_decompressDCtx(d->dctx, dst, ch->raw_len, ch->src, ch->stored_len);
+            if (ZSTD_isError(r) || r != ch->raw_len)
+                return BAD("stream numbers: chunk %u: zstd: %s", c + 1,
+                           ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
+        }
+        ch->ready = 1;
+    }
+    return LOGTK_OK;
+}
+
 static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
 {
     const uint8_t *p = (const uint8_t *)d->streams[LTKA_S_TEMPLATES].data;
@@ -180,6 +293,13 @@ static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->nops = 0;
     logtk_strbuf_clear(&d->lits);
+    /* a template has at most one op per byte and at most its bytes of literals */
+    size_t tbytes = (size_t)(end - p);
+    if (grow((void **)&d->ops, &d->ops_cap, tbytes + 1, sizeof *d->ops) != 0 ||
+        logtk_strbuf_reserve(&d->lits, tbytes + 1) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    char *lits = d->lits.data;
+    size_t nlits = 0;
     for (uint32_t t = 0; t < n; t++) {
         uint64_t len;
         if (logtk_varint_get(&p, end, &len) != 0 || len > (uint64_t)(end - p))
@@ -191,54 +311,99 @@ static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
         ti->first_op = (uint32_t)d->nops;
         const uint8_t *q = p, *qe = p + len;
         p += len;
-        int in_lit = 0;
+        uint64_t mf = 0;
         while (q < qe) {
-            uint8_t c = *q++;
+            uint8_t c = *q;
             if (c == LTKA_M_UNUM || c == LTKA_M_SNUM || c == LTKA_M_STR) {
-                if (grow((void **)&d->ops, &d->ops_cap, d->nops + 1, sizeof *d->ops) != 0)
-                    return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
                 tmpl_op *op = &d->ops[d->nops++];
                 op->kind = c;
+                op->pad_mode = op->pad_arg = 0;
                 op->slot = c == LTKA_M_STR ? ti->nstr++ : ti->nnum++;
                 op->off = op->len = 0;
-                in_lit = 0;
+                mf += c == LTKA_M_STR ? 0 : 41;
+                q++;
                 continue;
             }
-            if (c == 4 || c == 1 || c == 2 || c == 3)
-                return BAD("template %u: bad marker", t);
-            if (c == LTKA_M_ESC) {
-                if (q == qe || *q < 1 || *q > 5)
+            /* a literal run: bytes above the markers copy in bulk, escapes one by one */
+            tmpl_op *op = &d->ops[d->nops++];
+            op->kind = 0;
+            op->pad_mode = op->pad_arg = 0;
+            op->slot = 0;
+            op->off = (uint32_t)nlits;
+            while (q < qe) {
+                const uint8_t *r = q;
+                while (r < qe && *r > LTKA_M_ESC)
+                    r++;
+                memcpy(lits + nlits, q, (size_t)(r - q));
+                nlits += (size_t)(r - q);
+                q = r;
+                if (q == qe || *q == LTKA_M_UNUM || *q == LTKA_M_SNUM || *q == LTKA_M_STR)
+                    break;
+                if (*q == 0) {
+                    lits[nlits++] = 0;
+                    q++;
+                    continue;
+                }
+                if (*q != LTKA_M_ESC)
+                    return BAD("template %u: bad marker", t);
+                if (q + 1 == qe || q[1] < 1 || q[1] > 5)
                     return BAD("template %u: bad escape", t);
-                c = *q++;
+                lits[nlits++] = (char)q[1];
+                q += 2;
             }
-            if (!in_lit) {
-                if (grow((void **)&d->ops, &d->ops_cap, d->nops + 1, sizeof *d->ops) != 0)
-                    return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-                tmpl_op *op = &d->ops[d->nops++];
-                op->kind = 0;
-                op->slot = 0;
-                op->off = (uint32_t)d->lits.len;
-                op->len = 0;
-                in_lit = 1;
-            }
-            if (logtk_strbuf_putc(&d->lits, (char)c) != 0)
-                return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-            d->ops[d->nops - 1].len++;
+            op->len = (uint32_t)(nlits - op->off);
+            mf += op->len;
         }
         ti->nops = (uint32_t)d->nops - ti->first_op;
-        uint64_t mf = 0;
-        for (uint32_t o = ti->first_op; o < d->nops; o++)
-            mf += d->ops[o].kind == 0 ? d->ops[o].len : d->ops[o].kind == LTKA_M_STR ? 0 : 41;
         if (mf > UINT32_MAX - 64)
             return BAD("template %u: too long", t);
         ti->max_fixed = (uint32_t)mf;
     }
+    d->lits.len = nlits;
+    lits[nlits] = '\0';
     if (p != end)
         return BAD("trailing bytes after the templates");
     return LOGTK_OK;
 }
 
-static int parse_lines(ltka_decoder *d, logtk_errbuf *err)
+/*
+ * Reads the nl template ids of one part (fixed width, little-endian) into
+ * tid and their ranks into rank: one pass, rank = count[t]++ with the count
+ * of a run of one template kept in a register (header parts repeat one
+ * template for most lines, and a load waiting on the previous line's store
+ * would cost several cycles per line).  Returns nonzero when an id is out of
+ * range (stored as 0).  With tmask, line_mask[i] |= tmask[t] as well (search
+ * marks candidate lines in the same pass).  Inlined with a constant width,
+ * so each width gets its own loop.
+ */
+static inline __attribute__((always_inline)) uint32_t
+read_tids(const uint8_t *p, unsigned width, uint32_t nl, uint32_t nt, uint32_t *tid,
+          uint32_t *rank, uint32_t *count, const uint8_t *tmask, uint8_t *line_mask)
+{
+    uint32_t bad = 0, run_t = 0, run_c = count[0];
+    for (uint32_t i = 0; i < nl; i++) {
+        uint32_t t = width == 1   ? p[i]
+                     : width == 2 ? (uint32_t)p[2 * i] | (uint32_t)p[2 * i + 1] << 8
+                                  : ltka_get_u32(p + 4 * (size_t)i);
+        if (t >= nt) {
+            bad = 1;
+            t = 0;
+        }
+        tid[i] = t;
+        if (tmask)
+            line_mask[i] |= tmask[t];
+        if (t != run_t) {
+            count[run_t] = run_c;
+            run_t = t;
+            run_c = count[t];
+        }
+        rank[i] = run_c++;
+    }
+    count[run_t] = run_c;
+    return bad;
+}
+
+static int parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask, logtk_errbuf *err)
 {
     size_t nunits = (size_t)d->nlines * d->nparts;
     if (grow((void **)&d->line_tid, &d->lines_cap, nunits + 1, sizeof *d->line_tid) != 0)
@@ -262,39 +427,68 @@ static int parse_lines(ltka_decoder *d, logtk_errbuf *err)
             return BAD("line %u: bad line end", i);
         d->line_eol[i] = eol[i];
     }
-    /* part-major, as the encoder wrote them; ranks count units in that order */
-    for (uint32_t part = 0; part < d->nparts; part++)
-        for (uint32_t i = 0; i < d->nlines; i++) {
-            uint64_t t;
-            if (get_varint(&p, end, &t) != 0 || t >= d->ntemplates)
-                return BAD("line %u: bad template index", i);
-            size_t u = (size_t)i * d->nparts + part;
-            d->line_tid[u] = (uint32_t)t;
-            d->line_rank[u] = d->tmpls[t].count++;
-        }
+    /* counts per template in a dense array (tmpl_info is large; this loop is hot) */
+    if (grow((void **)&d->tcount, &d->tcount_cap, (size_t)d->ntemplates + 1, sizeof *d->tcount) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    uint32_t *count = d->tcount, nt = d->ntemplates, np = d->nparts;
+    memset(count, 0, ((size_t)nt + 1) * sizeof *count);
+    /*
+     * Part-major, as the encoder wrote them: per part a width byte (1, 2 or
+     * 4), then one little-endian id per line.  Ranks count units in that
+     * order.
+     */
+    uint32_t nl = d->nlines;
+    for (uint32_t part = 0; part < np; part++) {
+        uint32_t *tid = d->line_tid + (size_t)part * nl;
+        uint32_t *rank = d->line_rank + (size_t)part * nl;
+        if (p >= end)
+            return BAD("part %u: template column missing", part);
+        unsigned width = *p++;
+        if ((width != 1 && width != 2 && width != 4) || (size_t)(end - p) / width < nl)
+            return BAD("part %u: bad template column", part);
+        uint32_t bad;
+        if (tmask)
+            bad = width == 1   ? read_tids(p, 1, nl, nt, tid, rank, count, tmask, line_mask)
+                  : width == 2 ? read_tids(p, 2, nl, nt, tid, rank, count, tmask, line_mask)
+                               : read_tids(p, 4, nl, nt, tid, rank, count, tmask, line_mask);
+        else
+            bad = width == 1   ? read_tids(p, 1, nl, nt, tid, rank, count, NULL, NULL)
+                  : width == 2 ? read_tids(p, 2, nl, nt, tid, rank, count, NULL, NULL)
+                               : read_tids(p, 4, nl, nt, tid, rank, count, NULL, NULL);
+        p += (size_t)nl * width;
+        if (bad)
+            return BAD("part %u: bad template index", part);
+    }
     if (p != end)
         return BAD("trailing bytes after the template column");
+    for (uint32_t t = 0; t < nt; t++)
+        d->tmpls[t].count = count[t];
     return LOGTK_OK;
 }
 
-static inline uint64_t ndigits(uint64_t v)
-{
-    static const uint64_t pow10[19] = {10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
-                                       10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
-                                       100000000000ull, 1000000000000ull, 10000000000000ull,
-                                       100000000000000ull, 1000000000000000ull,
-                                       10000000000000000ull, 100000000000000000ull,
-                                       1000000000000000000ull, 10000000000000000000ull};
-    uint64_t n = 1;
-    while (n <= 19 && v >= pow10[n - 1])
-        n++;
-    return n;
-}
+/* pow10_table[w] = 10^w: a value of a column of width w is below 10^w. */
+static const uint64_t pow10_table[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull, 10000000000000000000ull};
 
 /* Skips n varints; -1 when the stream ends first. */
 static int skip_varints(const uint8_t **pp, const uint8_t *end, uint64_t n)
 {
     const uint8_t *p = *pp;
+    /* eight bytes at a time while they hold fewer ends than still wanted */
+    while (n > 8 && end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        /* bytes without the continuation bit end a varint; sum their flags */
+        uint64_t flags = (~w & 0x8080808080808080ull) >> 7;
+        unsigned ends = (unsigned)((flags * 0x0101010101010101ull) >> 56);
+        if (ends >= n)
+            break;
+        n -= ends;
+        p += 8;
+    }
     while (n > 0) {
         if (p >= end)
             return -1;
@@ -310,7 +504,8 @@ static int skip_varints(const uint8_t **pp, const uint8_t *end, uint64_t n)
  * skipped over (search uses this to avoid the work for lines it will not
  * rebuild).
  */
-static int parse_columns(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err)
+static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *sel, size_t nsel,
+                         logtk_errbuf *err)
 {
     size_t nnum = 0, nstr = 0;
     for (uint32_t t = 0; t < d->ntemplates; t++) {
@@ -337,18 +532,67 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err
 
     const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
     const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
-    const uint8_t *np = (const uint8_t *)d->streams[LTKA_S_NUMS].data;
-    const uint8_t *ne = np + d->streams[LTKA_S_NUMS].len;
+    /* the chunks of the numbers stream that hold wanted columns */
+    if (grow((void **)&d->chunk_need, &d->chunk_need_cap, (size_t)d->nchunks + 1, 1) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    memset(d->chunk_need, 0, (size_t)d->nchunks + 1);
+    {
+        uint32_t c = 0;
+        size_t sc2 = 0;
+        for (uint32_t t = 0; t < d->ntemplates; t++) {
+            while (c + 1 < d->nchunks && d->chunks[c + 1].first_template <= t)
+                c++;
+            int wanted = 1;
+            if (want)
+                wanted = want[t];
+            else if (sel) {
+                while (sc2 < nsel && (sel[sc2] >> 32) < t)
+                    sc2++;
+                wanted = sc2 < nsel && (sel[sc2] >> 32) == t;
+            }
+            if (wanted && d->tmpls[t].nnum > 0 && c < d->nchunks)
+                d->chunk_need[c] = 1;
+        }
+    }
+    int rc = load_chunks(d, d->chunk_need, err);
+    if (rc != LOGTK_OK)
+        return rc;
+    const uint8_t *nbase = (const uint8_t *)d->streams[LTKA_S_NUMS].data;
+    uint32_t chunk = 0;
+    const uint8_t *np = nbase, *ne = nbase;
+    int chunk_ready = d->nchunks == 0; /* no chunks: an empty stream, nothing to skip */
+    if (d->nchunks > 0) {
+        np = nbase + d->chunks[0].raw_off;
+        ne = np + d->chunks[0].raw_len;
+        chunk_ready = d->chunks[0].ready;
+    }
     const uint8_t *pp = (const uint8_t *)d->streams[LTKA_S_PADS].data;
     const uint8_t *pe = pp + d->streams[LTKA_S_PADS].len;
     const uint8_t *sp = (const uint8_t *)d->streams[LTKA_S_STRS].data;
     const uint8_t *se = sp + d->streams[LTKA_S_STRS].len;
+    size_t sc = 0; /* cursor in sel */
     for (uint32_t t = 0; t < d->ntemplates; t++) {
         tmpl_info *ti = &d->tmpls[t];
         uint32_t n = ti->count;
         int skip = want && !want[t];
+        while (chunk + 1 < d->nchunks && d->chunks[chunk + 1].first_template <= t) {
+            /* a chunk ends: a decompressed one must be used up exactly */
+            if (chunk_ready && np != ne)
+                return BAD("numbers chunk %u has unused bytes", chunk + 1);
+            chunk++;
+            np = nbase + d->chunks[chunk].raw_off;
+            ne = np + d->chunks[chunk].raw_len;
+            chunk_ready = d->chunks[chunk].ready;
+        }
+        /* sparse: only the ranks sel[s0..s1) of this template are wanted */
+        size_t s0 = sc;
+        while (sc < nsel && (sel[sc] >> 32) == t)
+            sc++;
+        size_t s1 = sc;
+        if (sel && s0 == s1)
+            skip = 1;
         for (uint32_t o = 0; o < ti->nops; o++) {
-            const tmpl_op *op = &d->ops[ti->first_op + o];
+            tmpl_op *op = &d->ops[ti->first_op + o];
             if (op->kind == 0)
                 continue;
             if (op->kind == LTKA_M_STR && skip) {
@@ -379,8 +623,9 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err
             uint64_t arg = 0;
             if (pad_mode > 2 || (pad_mode < 2 && logtk_varint_get(&mp, me, &arg) != 0))
                 return BAD("template %u: bad column coding", t);
-            if (skip) {
-                if (skip_varints(&np, ne, n) != 0)
+            if (skip || !chunk_ready) {
+                /* a chunk that was not decompressed holds no wanted column */
+                if (chunk_ready && skip_varints(&np, ne, n) != 0)
                     return BAD("template %u: truncated numeric column", t);
                 if (pad_mode == 2) {
                     if ((size_t)(pe - pp) < n)
@@ -389,8 +634,66 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err
                 }
                 continue;
             }
+            int snum = op->kind == LTKA_M_SNUM;
+            uint64_t limit = UINT64_MAX; /* fixed width: values stay below 10^width */
+            if (pad_mode == 0 && (snum ? arg >> 1 : arg) > 19)
+                return BAD("template %u: bad zero padding", t);
+            if (pad_mode == 1) {
+                uint64_t width = arg >> 1;
+                if (width < 1 || width > 20 || (!snum && (arg & 1)))
+                    return BAD("template %u: bad column width", t);
+                limit = width < 20 ? pow10_table[width] : UINT64_MAX;
+            }
+            /* the pad of modes 0 and 1 is applied when a line is rebuilt */
+            op->pad_mode = (uint8_t)pad_mode;
+            op->pad_arg = (uint8_t)arg;
             size_t base = ti->num_base + (size_t)op->slot * n;
+            uint64_t *vals = d->nums + base;
             uint64_t prev = 0;
+            if (sel) {
+                /*
+                 * Sparse: a delta column is summed up to the last wanted
+                 * rank; a plain one skips from wanted rank to wanted rank.
+                 */
+                uint32_t pos = 0;
+                if (delta) {
+                    uint32_t last = (uint32_t)sel[s1 - 1];
+                    for (uint32_t k = 0; k <= last; k++) {
+                        uint64_t v;
+                        if (get_varint(&np, ne, &v) != 0)
+                            return BAD("template %u: truncated numeric column", t);
+                        prev += (v >> 1) ^ (uint64_t)(-(int64_t)(v & 1));
+                        vals[k] = prev;
+                    }
+                    pos = last + 1;
+                } else {
+                    for (size_t c = s0; c < s1; c++) {
+                        uint32_t r = (uint32_t)sel[c];
+                        uint64_t v;
+                        if (skip_varints(&np, ne, r - pos) != 0 || get_varint(&np, ne, &v) != 0)
+                            return BAD("template %u: truncated numeric column", t);
+                        vals[r] = v;
+                        pos = r + 1;
+                    }
+                }
+                if (skip_varints(&np, ne, n - pos) != 0)
+                    return BAD("template %u: truncated numeric column", t);
+                if (pad_mode == 2 && (size_t)(pe - pp) < n)
+                    return BAD("template %u: truncated zero-padding column", t);
+                for (size_t c = s0; c < s1; c++) {
+                    uint32_t r = (uint32_t)sel[c];
+                    if (vals[r] >= limit)
+                        return BAD("template %u: value wider than its column", t);
+                    if (pad_mode == 2) {
+                        if ((snum ? pp[r] >> 1 : pp[r]) > 19)
+                            return BAD("template %u: bad zero padding", t);
+                        d->pads[base + r] = pp[r];
+                    }
+                }
+                if (pad_mode == 2)
+                    pp += n;
+                continue;
+            }
             for (uint32_t k = 0; k < n; k++) {
                 uint64_t v;
                 if (get_varint(&np, ne, &v) != 0)
@@ -399,30 +702,26 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err
                     v = prev + ((v >> 1) ^ (uint64_t)(-(int64_t)(v & 1)));
                     prev = v;
                 }
-                d->nums[base + k] = v;
+                vals[k] = v;
             }
-            for (uint32_t k = 0; k < n; k++) {
-                uint64_t pad;
-                if (pad_mode == 0) {
-                    pad = arg;
-                } else if (pad_mode == 1) {
-                    uint64_t width = arg >> 1, nd = ndigits(d->nums[base + k]);
-                    if (width < nd)
+            if (pad_mode == 1 && limit != UINT64_MAX) {
+                for (uint32_t k = 0; k < n; k++)
+                    if (vals[k] >= limit)
                         return BAD("template %u: value wider than its column", t);
-                    pad = (width - nd) << (op->kind == LTKA_M_SNUM) | (op->kind == LTKA_M_SNUM ? (arg & 1) : 0);
-                } else {
-                    if (pp >= pe)
-                        return BAD("template %u: truncated zero-padding column", t);
-                    pad = *pp++;
+            } else if (pad_mode == 2) {
+                if ((size_t)(pe - pp) < n)
+                    return BAD("template %u: truncated zero-padding column", t);
+                for (uint32_t k = 0; k < n; k++) {
+                    uint8_t pad = pp[k];
+                    if ((snum ? pad >> 1 : pad) > 19)
+                        return BAD("template %u: bad zero padding", t);
+                    d->pads[base + k] = pad;
                 }
-                uint64_t zeros = op->kind == LTKA_M_SNUM ? pad >> 1 : pad;
-                if (zeros > 19)
-                    return BAD("template %u: bad zero padding", t);
-                d->pads[base + k] = (uint8_t)pad;
+                pp += n;
             }
         }
     }
-    if (mp != me || np != ne || pp != pe || sp != se)
+    if (mp != me || (chunk_ready && np != ne) || chunk + 1 < d->nchunks || pp != pe || sp != se)
         return BAD("column streams have unused bytes");
     return LOGTK_OK;
 }
@@ -458,11 +757,17 @@ int ltka_decode_templates(ltka_decoder *d, const uint8_t *payload, size_t len,
 
 int ltka_decode_lines(ltka_decoder *d, logtk_errbuf *err)
 {
+    return ltka_decode_lines_masked(d, NULL, NULL, err);
+}
+
+int ltka_decode_lines_masked(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
+                             logtk_errbuf *err)
+{
     int rc = LOGTK_OK;
     for (int i = LTKA_S_TEMPLATES + 1; i < LTKA_NSTREAMS && rc == LOGTK_OK; i++)
-        rc = read_stream(d, i, err);
+        rc = i == LTKA_S_NUMS ? read_chunk_directory(d, err) : read_stream(d, i, err);
     if (rc == LOGTK_OK)
-        rc = parse_lines(d, err);
+        rc = parse_lines(d, tmask, line_mask, err);
     if (rc != LOGTK_OK) {
         d->nlines = 0;
         d->ntemplates = 0;
@@ -479,7 +784,41 @@ int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
 
 int ltka_decode_values(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err)
 {
-    int rc = parse_columns(d, want, err);
+    int rc = parse_columns(d, want, NULL, 0, err);
+    if (rc != LOGTK_OK) {
+        d->nlines = 0;
+        d->ntemplates = 0;
+    }
+    return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int ltka_decode_values_for_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
+                                 logtk_errbuf *err)
+{
+    /* many lines: expanding every column is cheaper than picking */
+    if ((uint64_t)nsel * 16 > d->nlines)
+        return ltka_decode_values(d, NULL, err);
+    size_t np = d->nparts, n = (size_t)nsel * np;
+    if (grow((void **)&d->sel, &d->sel_cap, n + 1, sizeof *d->sel) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    for (uint32_t c = 0; c < nsel; c++)
+        for (size_t p = 0; p < np; p++) {
+            size_t u = p * d->nlines + lines[c];
+            d->sel[c * np + p] = (uint64_t)d->line_tid[u] << 32 | d->line_rank[u];
+        }
+    qsort(d->sel, n, sizeof *d->sel, cmp_u64);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || d->sel[i] != d->sel[m - 1])
+            d->sel[m++] = d->sel[i];
+    /* sel non-NULL even when empty: then nothing is expanded */
+    int rc = parse_columns(d, NULL, d->sel, m, err);
     if (rc != LOGTK_OK) {
         d->nlines = 0;
         d->ntemplates = 0;
@@ -510,9 +849,14 @@ uint32_t ltka_decoder_part_count(const ltka_decoder *d)
     return d->nparts;
 }
 
+const uint32_t *ltka_decoder_unit_templates(const ltka_decoder *d)
+{
+    return d->line_tid;
+}
+
 uint32_t ltka_decoder_line_template(const ltka_decoder *d, uint32_t i, uint32_t p)
 {
-    return d->line_tid[(size_t)i * d->nparts + p];
+    return d->line_tid[(size_t)p * d->nlines + i];
 }
 
 int ltka_decoder_line_eol(const ltka_decoder *d, uint32_t i)
@@ -530,8 +874,12 @@ static const char digit_pairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* Writes v in decimal with `zeros` leading zeros at dst; returns bytes written. */
-static inline size_t put_decimal(char *dst, uint64_t v, unsigned zeros)
+/*
+ * Writes a number of column op at dst: sign, leading zeros, digits; returns
+ * the bytes written.  pad is the value's own pad byte (pad mode 2 only).
+ * The bounds on zeros were checked when the column was decoded.
+ */
+static inline size_t put_number(char *dst, const tmpl_op *op, uint64_t v, unsigned pad)
 {
     char tmp[24];
     char *e = tmp + sizeof tmp, *p = e;
@@ -547,10 +895,26 @@ static inline size_t put_decimal(char *dst, uint64_t v, unsigned zeros)
     } else {
         *--p = (char)('0' + v);
     }
-    size_t n = (size_t)(e - p), w = zeros;
+    size_t n = (size_t)(e - p);
+    int snum = op->kind == LTKA_M_SNUM;
+    unsigned zeros, neg;
+    if (op->pad_mode == 1) {
+        /* fixed width: arg is width << 1 | sign; the value fits (checked) */
+        zeros = (unsigned)(op->pad_arg >> 1) - (unsigned)n;
+        neg = snum & op->pad_arg;
+    } else {
+        if (op->pad_mode == 0)
+            pad = op->pad_arg;
+        zeros = snum ? pad >> 1 : pad;
+        neg = snum & pad;
+    }
+    char *d0 = dst;
+    if (neg)
+        *dst++ = '-';
     memset(dst, '0', zeros);
-    memcpy(dst + w, p, n);
-    return w + n;
+    dst += zeros;
+    memcpy(dst, p, n);
+    return (size_t)(dst + n - d0);
 }
 
 /*
@@ -585,13 +949,7 @@ static int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
             dst += sl;
         } else {
             size_t x = ti->num_base + (size_t)op->slot * n + k;
-            unsigned pad = d->pads[x];
-            if (op->kind == LTKA_M_SNUM) {
-                if (pad & 1)
-                    *dst++ = '-';
-                pad >>= 1;
-            }
-            dst += put_decimal(dst, d->nums[x], pad);
+            dst += put_number(dst, op, d->nums[x], op->pad_mode == 2 ? d->pads[x] : 0);
         }
     }
     out->len = (size_t)(dst - out->data);
@@ -601,7 +959,7 @@ static int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
 int ltka_decoder_line(ltka_decoder *d, uint32_t i, int with_eol, logtk_strbuf *out)
 {
     for (uint32_t p = 0; p < d->nparts; p++)
-        if (put_unit(d, (size_t)i * d->nparts + p, out) != LOGTK_OK)
+        if (put_unit(d, (size_t)p * d->nlines + i, out) != LOGTK_OK)
             return LOGTK_ERR_NOMEM;
     if (with_eol && d->line_eol[i] != 2) {
         if (logtk_strbuf_reserve(out, 2) != 0)

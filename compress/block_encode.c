@@ -50,6 +50,11 @@ struct ltka_encoder {
     logtk_strbuf streams[LTKA_NSTREAMS];
     uint64_t *colbuf;
     size_t colbuf_cap;
+    /* chunks of the numbers stream: first template and offset of each */
+    uint32_t *chunk_tmpl;
+    size_t *chunk_off;
+    size_t chunk_cap;
+    logtk_strbuf chunk_box, chunk_data;
 };
 
 ltka_encoder *ltka_encoder_new(int level)
@@ -80,6 +85,10 @@ void ltka_encoder_free(ltka_encoder *e)
     free(e->tcount);
     free(e->tstart);
     free(e->colbuf);
+    free(e->chunk_tmpl);
+    free(e->chunk_off);
+    logtk_strbuf_free(&e->chunk_box);
+    logtk_strbuf_free(&e->chunk_data);
     for (int i = 0; i < LTKA_NSTREAMS; i++)
         logtk_strbuf_free(&e->streams[i]);
     free(e);
@@ -265,6 +274,56 @@ static size_t choose_header_parts(ltka_encoder *e, const char *text, size_t len)
     return h;
 }
 
+/*
+ * Writes the numbers stream as chunks compressed on their own (see
+ * LTKA_S_NUMS): search then decompresses only the chunks holding the
+ * templates of candidate lines.  The stream entry is stored (raw_len ==
+ * stored_len) and holds the chunk directory and the chunks.
+ */
+static int put_chunked_numbers(ltka_encoder *e, size_t nchunks, int level, logtk_strbuf *out)
+{
+    logtk_strbuf *st = &e->streams[LTKA_S_NUMS];
+    logtk_strbuf *box = &e->chunk_box;
+    logtk_strbuf_clear(box);
+    logtk_strbuf_clear(&e->chunk_data);
+    if (logtk_strbuf_put_varint(box, nchunks) != 0)
+        return -1;
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t off = e->chunk_off[c];
+        size_t raw = (c + 1 < nchunks ? e->chunk_off[c + 1] : st->len) - off;
+        size_t bound = ZSTD_compressBound(raw);
+        if (logtk_strbuf_reserve(&e->chunk_data, bound + 1) != 0)
+            return -1;
+        size_t clen = 0;
+        if (raw > 0) {
+            ZSTD_CCtx_reset(e->cctx, ZSTD_reset_session_and_parameters);
+            ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_compressionLevel, level);
+            ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_contentSizeFlag, 0);
+            ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_dictIDFlag, 0);
+            clen = ZSTD_compress2(e->cctx, e->chunk_data.data + e->chunk_data.len, bound,
+                                  st->data + off, raw);
+            if (ZSTD_isError(clen) || clen >= raw)
+                clen = 0;
+        }
+        if (clen == 0) {
+            if (raw > 0)
+                memcpy(e->chunk_data.data + e->chunk_data.len, st->data + off, raw);
+            clen = raw; /* stored */
+        }
+        e->chunk_data.len += clen;
+        uint32_t first = e->chunk_tmpl[c] - (c > 0 ? e->chunk_tmpl[c - 1] : 0);
+        if (logtk_strbuf_put_varint(box, first) != 0 || logtk_strbuf_put_varint(box, raw) != 0 ||
+            logtk_strbuf_put_varint(box, clen) != 0)
+            return -1;
+    }
+    if (logtk_strbuf_append(box, e->chunk_data.data, e->chunk_data.len) != 0)
+        return -1;
+    if (logtk_strbuf_put_varint(out, box->len) != 0 || logtk_strbuf_put_varint(out, box->len) != 0 ||
+        logtk_strbuf_append(out, box->data, box->len) != 0)
+        return -1;
+    return 0;
+}
+
 /* Encodes with a given number of parts per line and zstd level. */
 static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t nparts, int level,
                         logtk_strbuf *out, uint32_t *nlines_out)
@@ -328,11 +387,28 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
         nlines++;
         pos = nl ? end + 1 : len;
     }
-    /* template ids part by part: each part's ids form one run for zstd */
-    for (size_t p = 0; p < nparts; p++)
+    /*
+     * Template ids part by part, each part's ids as one run of fixed-width
+     * little-endian integers (1, 2 or 4 bytes, the width byte first): zstd
+     * packs them as well as varints, and the decoder reads them without
+     * branches.
+     */
+    for (size_t p = 0; p < nparts; p++) {
+        uint32_t max = 0;
         for (size_t i = 0; i < nlines; i++)
-            if (logtk_strbuf_put_varint(tids, e->line_tid[i * nparts + p]) != 0)
-                goto done;
+            if (e->line_tid[i * nparts + p] > max)
+                max = e->line_tid[i * nparts + p];
+        unsigned width = max < 0x100 ? 1 : max < 0x10000 ? 2 : 4;
+        if (logtk_strbuf_reserve(tids, 1 + nlines * width) != 0)
+            goto done;
+        tids->data[tids->len++] = (char)width;
+        for (size_t i = 0; i < nlines; i++) {
+            uint32_t t = e->line_tid[i * nparts + p];
+            for (unsigned k = 0; k < width; k++)
+                tids->data[tids->len++] = (char)(t >> (8 * k));
+        }
+        tids->data[tids->len] = '\0';
+    }
 
     /* 2. template dictionary */
     uint32_t ntemplates = (uint32_t)templates.count;
@@ -375,11 +451,24 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
             }
     }
 
-    /* 4. columns */
+    /* 4. columns; the numbers are cut into chunks at template boundaries */
+    size_t nchunks = 0, chunk_start = 0;
     for (uint32_t t = 0; t < ntemplates; t++) {
         size_t tl;
         const char *tk = logtk_hashtab_key(&templates, t, &tl);
         size_t s = 0;
+        size_t nums_len = e->streams[LTKA_S_NUMS].len;
+        if (t == 0 || nums_len - chunk_start >= LTKA_NUM_CHUNK_BYTES) {
+            if (grow((void **)&e->chunk_tmpl, &e->chunk_cap, nchunks + 1, sizeof *e->chunk_tmpl) != 0)
+                goto done;
+            size_t *co = realloc(e->chunk_off, e->chunk_cap * sizeof *co);
+            if (!co)
+                goto done;
+            e->chunk_off = co;
+            e->chunk_tmpl[nchunks] = t;
+            e->chunk_off[nchunks++] = nums_len;
+            chunk_start = nums_len;
+        }
         for (size_t j = 0; j < tl; j++) {
             unsigned char c = (unsigned char)tk[j];
             if (c == LTKA_M_ESC) {
@@ -401,6 +490,11 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
         goto done;
     for (int i = 0; i < LTKA_NSTREAMS; i++) {
         logtk_strbuf *st = &e->streams[i];
+        if (i == LTKA_S_NUMS) {
+            if (put_chunked_numbers(e, nchunks, level, out) != 0)
+                goto done;
+            continue;
+        }
         size_t bound = ZSTD_compressBound(st->len);
         if (logtk_strbuf_put_varint(out, st->len) != 0 || logtk_strbuf_reserve(out, bound + 20) != 0)
             goto done;

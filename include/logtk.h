@@ -1056,6 +1056,14 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags);
 int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_block *b,
                           logtk_write_callback cb, void *user, uint64_t *count);
 
+/**
+ * Searches with `threads` worker threads (default 1: in the caller's thread).
+ * Blocks are then read ahead and searched in parallel; lines, counts and
+ * errors still come back block by block in archive order, so the output is
+ * the same.  Returns LOGTK_OK.
+ */
+int logtk_grep_set_threads(logtk_grep *g, int threads);
+
 /** Nonzero when one line (without terminator) is selected (for tests). */
 int logtk_grep_line(logtk_grep *g, const char *line, size_t len);
 

@@ -38,6 +38,7 @@ static int mem_write(void *user, const void *data, size_t len)
     }
     memcpy(m->data + m->len, data, len);
     m->len += len;
+    m->data[m->len] = '\0'; /* room reserved above; callers use strstr */
     return 0;
 }
 
@@ -247,6 +248,33 @@ static void test_damage(void)
         CHECK(back.len == text.len - (cut2 - cut1) &&
               memcmp(back.data + cut1, p + cut2, text.len - cut2) == 0);
         logtk_archive_reader_free(r);
+        /* grep, serial and threaded: the intact blocks' lines, the damage reported once */
+        for (int threads = 1; threads <= 3; threads += 2) {
+            logtk_grep *g = NULL;
+            CHECK(logtk_grep_new(&g, "ok", LOGTK_GREP_FIXED) == LOGTK_OK);
+            logtk_grep_set_threads(g, threads);
+            CHECK(logtk_archive_reader_new(&r) == LOGTK_OK);
+            CHECK(logtk_archive_reader_open_memory(r, bad.data, bad.len, "mem") == LOGTK_OK);
+            membuf hits = {0};
+            uint64_t count = 0;
+            int gdamaged = 0;
+            while ((rc = logtk_grep_next_block(g, r, &blk, mem_write, &hits, &count)) != LOGTK_DONE) {
+                if (rc == LOGTK_ERR_ARCHIVE) {
+                    gdamaged++;
+                    CHECK(strstr(logtk_grep_errmsg(g), "lines 401-500") != NULL);
+                    continue;
+                }
+                CHECK(rc == LOGTK_OK);
+                if (rc != LOGTK_OK)
+                    break;
+            }
+            CHECK(gdamaged == 1);
+            CHECK(count == 900);
+            CHECK(hits.len == back.len && memcmp(hits.data, back.data, back.len) == 0);
+            logtk_archive_reader_free(r);
+            logtk_grep_free(g);
+            free(hits.data);
+        }
         free(bad.data);
         free(back.data);
     }
@@ -258,6 +286,17 @@ static void test_damage(void)
         CHECK(d >= 1);
         CHECK(back.len > 0 && memcmp(back.data, text.data, back.len) == 0);
         free(back.data);
+    }
+    /* an archive of another format version is refused by name */
+    {
+        membuf old = {0};
+        mem_write(&old, arc.data, arc.len);
+        old.data[4] = 1;
+        CHECK(logtk_archive_reader_new(&r) == LOGTK_OK);
+        CHECK_STATUS(logtk_archive_reader_open_memory(r, old.data, old.len, "old"), LOGTK_ERR_ARCHIVE);
+        CHECK(strstr(logtk_archive_reader_errmsg(r), "version 1") != NULL);
+        logtk_archive_reader_free(r);
+        free(old.data);
     }
     /* not an archive */
     CHECK(logtk_archive_reader_new(&r) == LOGTK_OK);
@@ -295,10 +334,12 @@ static uint64_t reference_grep(const char *text, size_t len, logtk_grep *g, memb
     return n;
 }
 
-static void check_grep(const char *text, size_t len, const membuf *arc, const char *pat, int flags)
+static void check_grep_threads(const char *text, size_t len, const membuf *arc, const char *pat,
+                               int flags, int threads)
 {
     logtk_grep *g = NULL;
     CHECK(logtk_grep_new(&g, pat, flags) == LOGTK_OK);
+    CHECK(logtk_grep_set_threads(g, threads) == LOGTK_OK);
     membuf want = {0}, got = {0};
     uint64_t nwant = reference_grep(text, len, g, &want), ngot = 0;
     logtk_archive_reader *r = NULL;
@@ -312,12 +353,19 @@ static void check_grep(const char *text, size_t len, const membuf *arc, const ch
     CHECK(ngot == nwant);
     CHECK(got.len == want.len && (want.len == 0 || memcmp(got.data, want.data, want.len) == 0));
     if (ngot != nwant)
-        fprintf(stderr, "  pattern '%s' flags %d: %llu vs %llu\n", pat, flags,
+        fprintf(stderr, "  pattern '%s' flags %d threads %d: %llu vs %llu\n", pat, flags, threads,
                 (unsigned long long)ngot, (unsigned long long)nwant);
     logtk_archive_reader_free(r);
     logtk_grep_free(g);
     free(want.data);
     free(got.data);
+}
+
+/* Serial and with worker threads: both must equal the line-by-line reference. */
+static void check_grep(const char *text, size_t len, const membuf *arc, const char *pat, int flags)
+{
+    check_grep_threads(text, len, arc, pat, flags, 1);
+    check_grep_threads(text, len, arc, pat, flags, 3);
 }
 
 static void test_grep(const char *text, size_t len)
@@ -334,6 +382,20 @@ static void test_grep(const char *text, size_t len)
     check_grep(text, len, &arc, "blk_-?[0-9]{3}\\b", 0);
     check_grep(text, len, &arc, "^[0-9]+ ", LOGTK_GREP_INVERT);
     check_grep(text, len, &arc, "info|warn", LOGTK_GREP_ICASE);
+    /*
+     * Regular expressions whose required text prunes templates: optional
+     * characters, groups, classes and escapes must not end up in a piece.
+     */
+    static const char *const regexes[] = {
+        "blk_-?1",          "block ?[0-9]+ ",  "ab?c",           "colou?r",      "Receiv(ing|ed) ",
+        "[Ee]rror: ",       "\\.java",       "x*yz",           "a+b",          "[]a]bc",
+        "(?i)INFO",         "\\d+\\.\\d+", "foo.*bar",       "^[0-9]+ [0-9]+", "1:5",
+        "0\\.0\\.1",    "e{2}",            "[[:digit:]]+ms", "\\Qa.b\\E", "s$"};
+    for (size_t i = 0; i < sizeof regexes / sizeof regexes[0]; i++) {
+        check_grep(text, len, &arc, regexes[i], 0);
+        check_grep(text, len, &arc, regexes[i], LOGTK_GREP_ICASE);
+        check_grep(text, len, &arc, regexes[i], LOGTK_GREP_INVERT);
+    }
     logtk_grep *g = NULL;
     CHECK_STATUS(logtk_grep_new(&g, "a(b", 0), LOGTK_ERR_SYNTAX);
     CHECK(strstr(logtk_grep_errmsg(g), "a(b") != NULL);

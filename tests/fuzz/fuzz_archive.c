@@ -9,7 +9,11 @@
  *     and nothing may read outside its buffers (AddressSanitizer);
  *  3. the block decoder behind valid checksums: bytes of the round-trip
  *     archive's first payload are changed and the checksums recomputed, so
- *     the column decoder itself meets corrupt streams.
+ *     the column decoder itself meets corrupt streams, both decoding whole
+ *     blocks and as grep decodes them (templates first, then only the
+ *     columns and number chunks of candidate lines).
+ * Grep runs serially and with worker threads, for fixed strings and as
+ * regular expressions, and must select what a per-line search selects.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +73,34 @@ static void decode_all(const uint8_t *data, size_t size, membuf *out)
     logtk_archive_reader_free(r);
 }
 
+/* Greps a (possibly damaged) archive to the end; returns the selected-line count. */
+static uint64_t grep_all(const uint8_t *arc, size_t len, const char *pat, int flags, int threads)
+{
+    uint64_t got = 0;
+    logtk_grep *g = NULL;
+    logtk_archive_reader *r = NULL;
+    if (logtk_grep_new(&g, pat, flags) == LOGTK_OK && logtk_archive_reader_new(&r) == LOGTK_OK &&
+        logtk_archive_reader_open_memory(r, arc, len, "fuzz") == LOGTK_OK) {
+        logtk_grep_set_threads(g, threads);
+        logtk_archive_block b;
+        membuf out = {0};
+        int rc;
+        while ((rc = logtk_grep_next_block(g, r, &b, mem_write, &out, &got)) != LOGTK_DONE) {
+            if (rc == LOGTK_ERR_ARCHIVE) {
+                if (logtk_grep_errmsg(g)[0] == '\0')
+                    abort();
+                continue;
+            }
+            if (rc != LOGTK_OK)
+                break;
+        }
+        free(out.data);
+    }
+    logtk_archive_reader_free(r);
+    logtk_grep_free(g);
+    return got;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -120,6 +152,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         abort();
                 }
                 logtk_archive_reader_free(r);
+                /* the same with worker threads, and as a regex (pruned by its literal text) */
+                if (grep_all(arc.data, arc.len, pat, LOGTK_GREP_FIXED, 2) != want)
+                    abort();
+                if (pat[0] != '\\' && pat[1] != '\\') {
+                    logtk_grep *re = NULL;
+                    if (logtk_grep_new(&re, pat, 0) == LOGTK_OK) {
+                        uint64_t rwant = 0;
+                        p = data + 1;
+                        while (p < end) {
+                            const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+                            const uint8_t *le = nl ? nl : end;
+                            rwant += logtk_grep_line(re, (const char *)p, (size_t)(le - p)) == 1;
+                            p = nl ? nl + 1 : end;
+                        }
+                        if (grep_all(arc.data, arc.len, pat, 0, 1 + (data[0] >> 5 & 1)) != rwant)
+                            abort();
+                    }
+                    logtk_grep_free(re);
+                }
             }
             logtk_grep_free(g);
         }
@@ -135,6 +186,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             h.payload_hash = ltka_checksum(payload, h.payload_len);
             ltka_block_header_write(hdr, &h);
             decode_all(arc.data, arc.len, NULL);
+            /* search decodes sparsely: only some columns and chunks */
+            char pat[3] = {(char)(data[1] | 1), (char)(data[2] | 1), 0};
+            (void)grep_all(arc.data, arc.len, pat, LOGTK_GREP_FIXED, 1);
+            (void)grep_all(arc.data, arc.len, pat, LOGTK_GREP_FIXED | LOGTK_GREP_INVERT, 2);
         }
     }
     free(arc.data);
@@ -144,7 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *fake = malloc(size + 8);
     if (!fake)
         return 0;
-    memcpy(fake, "LTKA\x01\0\0\0", 8);
+    memcpy(fake, "LTKA\0\0\0\0", 8);
+    fake[4] = LTKA_VERSION;
     memcpy(fake + 8, data, size);
     decode_all(fake, size + 8, NULL);
     free(fake);
