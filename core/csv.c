@@ -33,6 +33,7 @@ struct logtk_csv {
     int at_start;           /* no record read yet: skip a BOM */
     uint64_t record_line;   /* physical line where the last record began */
     logtk_strbuf bytes;     /* field bytes of the current record */
+    logtk_strbuf open_source; /* source of a line whose quoted field goes on */
     size_t *ends;           /* end offset of each field in bytes */
     logtk_slice *fields;
     size_t cap;             /* capacity of ends and fields */
@@ -58,6 +59,7 @@ void logtk_csv_free(logtk_csv *c)
         return;
     logtk_reader_free(c->reader);
     logtk_strbuf_free(&c->bytes);
+    logtk_strbuf_free(&c->open_source);
     free(c->ends);
     free(c->fields);
     free(c);
@@ -146,15 +148,24 @@ int logtk_csv_next(logtk_csv *c, const logtk_slice **fields, size_t *nfields)
                     if (logtk_strbuf_append(&c->bytes, p, (size_t)(end - p)) != 0 ||
                         logtk_strbuf_append(&c->bytes, end, line.eol_len) != 0)
                         return logtk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+                    /* The reader reuses its source name for the next archive
+                       member: keep this one for the message. */
+                    logtk_strbuf_clear(&c->open_source);
+                    if (logtk_strbuf_puts(&c->open_source, line.source) != 0)
+                        return logtk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+                    uint64_t previous = line.number;
                     if (line.eol_len == 0) /* the reader's final line had no terminator */
                         rc = LOGTK_DONE;
                     else
                         rc = logtk_reader_next(c->reader, &line);
+                    if (rc == LOGTK_OK && line.number != previous + 1)
+                        rc = LOGTK_DONE; /* the next member of an archive began */
                     if (rc == LOGTK_DONE)
                         return logtk_error_set(&c->err, LOGTK_ERR_DATA,
                                                "%s:%llu: quoted field not closed before the end of "
                                                "the file",
-                                               line.source, (unsigned long long)c->record_line);
+                                               c->open_source.data,
+                                               (unsigned long long)c->record_line);
                     if (rc != LOGTK_OK)
                         return logtk_error_set(&c->err, rc, "%s",
                                                logtk_reader_errmsg(c->reader));

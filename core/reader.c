@@ -308,12 +308,25 @@ static int set_name(logtk_reader *r, const char *name)
     return LOGTK_OK;
 }
 
+/* bzip2's "BZh" is plain ASCII, so a text log may start with it: require the
+ * block size digit and the magic of the first block (or of the end of an
+ * empty stream) as well, ten bytes no text begins with.  An input shorter
+ * than that (a truncated download) needs only its bytes to agree. */
+static int is_bzip2_start(const unsigned char *p, size_t n)
+{
+    if (n < 4 || p[0] != 'B' || p[1] != 'Z' || p[2] != 'h' || p[3] < '1' || p[3] > '9')
+        return 0;
+    size_t k = n - 4 < 6 ? n - 4 : 6;
+    return memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", k) == 0 ||
+           memcmp(p + 4, "\x17\x72\x45\x38\x50\x90", k) == 0;
+}
+
 /* Magic numbers of the compressed and archive formats we hand to libarchive. */
 static int looks_compressed_or_archive(const unsigned char *p, size_t n)
 {
     if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
         return 1; /* gzip */
-    if (n >= 3 && p[0] == 'B' && p[1] == 'Z' && p[2] == 'h')
+    if (is_bzip2_start(p, n))
         return 1; /* bzip2 */
     if (n >= 6 && memcmp(p, "\xfd" "7zXZ\0", 6) == 0)
         return 1; /* xz */
@@ -327,12 +340,37 @@ static int looks_compressed_or_archive(const unsigned char *p, size_t n)
     return 0;
 }
 
+/*
+ * Whether more bytes could still change the format decision on p[0 .. n):
+ * its first bytes may begin a magic number, or it holds no line break yet (a
+ * tar header's first 257 bytes are a name and numeric fields, never a text
+ * line).  The detection read stops as soon as this is false, so a pipe that
+ * has delivered one short line (tail -F | logtk parse --stream) gives that
+ * line now instead of waiting for DETECT_BYTES.
+ */
+static int detection_needs_more(const unsigned char *p, size_t n)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+    } magics[] = {{"\x1f\x8b", 2},         {"BZh", 3},          {"\xfd" "7zXZ\0", 6},
+                  {"\x28\xb5\x2f\xfd", 4}, {"PK\x03\x04", 4}, {"PK\x05\x06", 4}};
+    if (n == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof magics / sizeof magics[0]; i++) {
+        size_t k = n < magics[i].len ? n : magics[i].len;
+        if (memcmp(p, magics[i].bytes, k) == 0)
+            return 1;
+    }
+    return memchr(p, '\n', n) == NULL;
+}
+
 /* The codec whose magic number starts p, or CODEC_NONE. */
 static enum codec codec_of(const unsigned char *p, size_t n)
 {
     if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
         return CODEC_GZIP;
-    if (n >= 3 && p[0] == 'B' && p[1] == 'Z' && p[2] == 'h')
+    if (is_bzip2_start(p, n))
         return CODEC_BZIP2;
     if (n >= 6 && memcmp(p, "\xfd" "7zXZ\0", 6) == 0)
         return CODEC_XZ;
@@ -811,7 +849,7 @@ int logtk_reader_open_path(logtk_reader *r, const char *path)
     r->win = r->buf;
     /* Read enough to recognise the format; a pipe may deliver it in pieces. */
     size_t have = 0;
-    while (have < DETECT_BYTES) {
+    while (have < DETECT_BYTES && detection_needs_more((const unsigned char *)r->buf, have)) {
         ssize_t n = read(r->fd, r->buf + have, READ_BLOCK - have);
         if (n < 0 && errno == EINTR)
             continue;

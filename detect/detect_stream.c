@@ -314,6 +314,7 @@ int logtk_stream_observe(logtk_stream *s, uint32_t event, double t,
             s->have_bucket = 1;
         }
         while (t >= s->bucket_start + s->bucket) {
+            double previous_start = s->bucket_start;
             rc = close_bucket(s, alerting);
             if (rc != LOGTK_OK)
                 return rc;
@@ -326,6 +327,13 @@ int logtk_stream_observe(logtk_stream *s, uint32_t event, double t,
                     return rc;
                 double skip = floor((t - s->bucket_start) / s->bucket);
                 s->bucket_start += skip * s->bucket;
+            }
+            if (!(s->bucket_start > previous_start)) {
+                /* times so large (or infinite) that adding the bucket width
+                   changes nothing: the bucket starts at t, and the loop
+                   must end rather than close empty buckets forever */
+                s->bucket_start = t;
+                break;
             }
         }
         s->in_bucket[event]++;

@@ -777,12 +777,22 @@ static int count_add(logtk_windows *w, uint64_t line_no, uint32_t event, int lab
     return LOGTK_OK;
 }
 
+/* a + b, or the next double above a when b is below a's precision: window
+   bounds must move forward even at times such as 1e18 s (an 18-digit "%s"
+   stamp), where doubles are 128 apart and a + 10 == a. */
+static double time_after(double a, double b)
+{
+    double r = a + b;
+    return r > a ? r : nextafter(a, INFINITY);
+}
+
 /* Advances the time window until t falls in it, emitting or counting the
    windows passed.  `flush` emits every remaining window (finish). */
 static int time_advance(logtk_windows *w, double t, int flush)
 {
-    while (w->have_start && (flush ? w->bhead < w->blen : t >= w->win_start + w->size)) {
-        double end = w->win_start + w->size;
+    while (w->have_start &&
+           (flush ? w->bhead < w->blen : t >= time_after(w->win_start, w->size))) {
+        double end = time_after(w->win_start, w->size);
         /* lines of this window: those buffered with time < end (late lines
            included); all of them, since newer lines start a new window */
         size_t to = w->bhead;
@@ -795,7 +805,7 @@ static int time_advance(logtk_windows *w, double t, int flush)
         } else {
             w->stats.empty_windows++;
         }
-        w->win_start += w->step;
+        w->win_start = time_after(w->win_start, w->step);
         while (w->bhead < w->blen && w->btime[w->bhead] < w->win_start)
             w->bhead++;
         if (w->bhead == w->blen && !flush && t >= w->win_start + w->size) {
@@ -826,8 +836,10 @@ static int time_add(logtk_windows *w, const logtk_slice *fields, size_t nfields,
             return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     double t = 0;
-    if (bad || logtk_parse_time(w->time_format, w->scratch.data ? w->scratch.data : "",
-                                w->scratch.len, &t) != LOGTK_OK) {
+    if (bad ||
+        logtk_parse_time(w->time_format, w->scratch.data ? w->scratch.data : "", w->scratch.len,
+                         &t) != LOGTK_OK ||
+        !isfinite(t)) {
         if (!w->stats.bad_time++)
             w->stats.first_bad_time_line = line_no;
         return LOGTK_OK;

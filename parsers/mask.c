@@ -7,7 +7,8 @@
  * the tool.  Rules apply in order, each over the output of the previous one,
  * replacing every match as Python's re.sub does (which is what Loghub's
  * preprocessing and Drain3's masking run): leftmost matches, an empty match
- * is replaced too and then one byte is copied before searching again.
+ * is replaced too and then the search resumes at the same place but may not
+ * end there empty (PCRE2_NOTEMPTY_ATSTART), as Python 3.7+ does.
  *
  * The span map.  Parameters must come back as the ORIGINAL text, even where a
  * mask replaced it, so the masked text is described by a list of segments
@@ -43,6 +44,7 @@ typedef struct mask_rule {
     size_t min_length;
     int first_kind;
     unsigned char first_unit;
+    unsigned char first_other_case; /* first_unit's other ASCII case, or first_unit */
     char *pattern;
     char *replacement;
     size_t replacement_len;
@@ -116,6 +118,20 @@ void logtk_masker_free(logtk_masker *m)
     free(m);
 }
 
+/* Whether the pattern may switch caseless matching on inline ("(?i)",
+ * "(?mi:"): PCRE2_INFO_ALLOPTIONS does not show that, yet the first code unit
+ * PCRE2 reports is then matched in either case.  Erring towards yes only
+ * costs a second memchr in the prefilter. */
+static int may_turn_caseless(const char *pattern)
+{
+    for (const char *p = strstr(pattern, "(?"); p != NULL; p = strstr(p + 2, "(?"))
+        for (const char *q = p + 2;
+             (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '^' || *q == '-'; q++)
+            if (*q == 'i')
+                return 1;
+    return 0;
+}
+
 int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replacement,
                      logtk_errbuf *err)
 {
@@ -155,8 +171,18 @@ int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replaceme
         uint32_t opts = 0;
         pcre2_pattern_info(code, PCRE2_INFO_ALLOPTIONS, &opts);
         if (!(opts & PCRE2_CASELESS) && info < 256) {
+            /* An inline (?i) does not show in ALLOPTIONS, yet makes the first
+               unit caseless ("(?i)error" must find "ERROR"): for a letter the
+               prefilter then looks for both cases. */
             r->first_kind = 1;
             r->first_unit = (unsigned char)info;
+            r->first_other_case = r->first_unit;
+            if (may_turn_caseless(pattern)) {
+                if (info >= 'a' && info <= 'z')
+                    r->first_other_case = (unsigned char)(info - 'a' + 'A');
+                else if (info >= 'A' && info <= 'Z')
+                    r->first_other_case = (unsigned char)(info - 'A' + 'a');
+            }
         }
     }
     r->pattern = strdup(pattern);
@@ -390,12 +416,19 @@ static int is_limit_error(int rc)
  * such as \d is left to the JIT, whose own scan is faster than a table loop.
  */
 static int run_match(logtk_masker *m, const mask_rule *r, const char *subject, size_t len,
-                     size_t start)
+                     size_t start, uint32_t options)
 {
     if (start > len || len - start < r->min_length)
         return PCRE2_ERROR_NOMATCH;
     if (r->first_kind == 1) {
         const char *hit = memchr(subject + start, r->first_unit, len - start);
+        if (r->first_other_case != r->first_unit) {
+            const char *stop = hit ? hit : subject + len;
+            const char *other = memchr(subject + start, r->first_other_case,
+                                       (size_t)(stop - (subject + start)));
+            if (other)
+                hit = other;
+        }
         if (hit == NULL)
             return PCRE2_ERROR_NOMATCH;
         start = (size_t)(hit - subject);
@@ -403,9 +436,9 @@ static int run_match(logtk_masker *m, const mask_rule *r, const char *subject, s
     if (len - start < r->min_length)
         return PCRE2_ERROR_NOMATCH;
     if (r->jit)
-        return pcre2_jit_match(r->code, (PCRE2_SPTR)subject, len, start, 0, m->match_data,
+        return pcre2_jit_match(r->code, (PCRE2_SPTR)subject, len, start, options, m->match_data,
                                m->match_context);
-    return pcre2_match(r->code, (PCRE2_SPTR)subject, len, start, 0, m->match_data,
+    return pcre2_match(r->code, (PCRE2_SPTR)subject, len, start, options, m->match_data,
                        m->match_context);
 }
 
@@ -420,7 +453,7 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
     size_t cur_len = len;
     for (size_t ri = 0; ri < m->nrules; ri++) {
         const mask_rule *r = &m->rules[ri];
-        int rc = run_match(m, r, cur_text, cur_len, 0);
+        int rc = run_match(m, r, cur_text, cur_len, 0, 0);
         if (rc == PCRE2_ERROR_NOMATCH)
             continue; /* common case: nothing to copy */
         if (rc < 0) {
@@ -466,19 +499,18 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
                 push_segment(dst, at, r->replacement_len, ostart, oend - ostart, 0) != 0)
                 return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
             copied = e;
-            size_t search = e;
+            uint32_t options = 0;
             if (e == s) {
-                /* empty match: copy one byte and search after it */
+                /* empty match: as Python does, search again from the same
+                   place for a match that is not empty there (re.sub('(?=b)|b',
+                   '-', 'ab') is 'a--'); progress is guaranteed */
                 if (s >= cur_len)
                     break;
-                if (copy_stretch(out, dst, cur_text, from, &cursor, s, s + 1) != 0)
-                    return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-                copied = s + 1;
-                search = s + 1;
+                options = PCRE2_NOTEMPTY_ATSTART;
             }
-            if (search > cur_len)
+            if (e > cur_len)
                 break;
-            rc = run_match(m, r, cur_text, cur_len, search);
+            rc = run_match(m, r, cur_text, cur_len, e, options);
             if (rc == PCRE2_ERROR_NOMATCH)
                 break;
             if (rc < 0) {

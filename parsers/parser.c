@@ -936,11 +936,16 @@ static int align_tokens(logtk_parser *p, const logtk_slice *tt, size_t m, const 
         fit[m * w + j] = j == n;
     for (size_t ii = m; ii-- > 0;) {
         int wild = logtk_is_wildcard(tt[ii].ptr, tt[ii].len);
+        /* for "<*>": fit[ii][j] = OR of fit[ii+1][k] for k >= j + min_cover,
+           kept as a running suffix OR so the table costs O(m * n), not
+           O(m * n * n) on a long line */
+        unsigned char later = 0;
         for (size_t j = n + 1; j-- > 0;) {
             unsigned char v = 0;
             if (wild) {
-                for (size_t k = j + min_cover; k <= n && !v; k++)
-                    v = fit[(ii + 1) * w + k];
+                if (j + min_cover <= n)
+                    later |= fit[(ii + 1) * w + j + min_cover];
+                v = later;
             } else if (j < n && token_literal_fits(&tt[ii], &lt[j])) {
                 v = fit[(ii + 1) * w + j + 1];
             }

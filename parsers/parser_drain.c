@@ -472,14 +472,20 @@ static int drain_save(logtk_parser *p, void *state, logtk_strbuf *out)
     return ok ? LOGTK_OK : logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
 
-static int drain_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
+/*
+ * node_tokens[id] is the token count of node id's length node plus one (0: a
+ * node under the root placeholder, which no search reaches): a cluster must
+ * hold templates of exactly that many tokens, because feed compares a line's
+ * tokens with the template's position by position.
+ */
+static int drain_load_tree(logtk_parser *p, drain_state *d, const uint8_t *data, size_t len,
+                           uint32_t *node_tokens)
 {
-    drain_state *d = state;
     const uint8_t *pos = data, *end = data + len;
     uint64_t nnodes, v, k;
     uint32_t ntemplates = logtk_tmpl_count(p);
 #define DRAIN_BAD(what) return logtk_parser_error(p, LOGTK_ERR_STATE, "drain state: %s", what)
-    if (logtk_snap_varint(&pos, end, &nnodes) != 0 || nnodes == 0 || nnodes > len + 1)
+    if (logtk_snap_varint(&pos, end, &nnodes) != 0 || nnodes == 0 || nnodes > len / 2 + 1)
         DRAIN_BAD("bad node count");
     for (uint64_t i = 1; i < nnodes; i++) {
         uint32_t id;
@@ -491,6 +497,8 @@ static int drain_load(logtk_parser *p, void *state, const uint8_t *data, size_t 
             if (k < d->length_cap && d->length_nodes[k] != 0)
                 DRAIN_BAD("duplicate length node");
             id = add_length_node(d, (size_t)k);
+            if (id != 0)
+                node_tokens[id] = (uint32_t)k + 1;
         } else {
             const char *key;
             size_t klen;
@@ -499,14 +507,20 @@ static int drain_load(logtk_parser *p, void *state, const uint8_t *data, size_t 
             if (find_child(d, (uint32_t)(v - 1), key, klen) != 0)
                 DRAIN_BAD("duplicate child");
             id = add_child(d, (uint32_t)(v - 1), key, klen);
+            if (id != 0)
+                node_tokens[id] = node_tokens[v - 1];
         }
         if (id == 0)
             return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         if (logtk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos))
             DRAIN_BAD("bad cluster count");
         for (uint64_t c = 0; c < v; c++) {
+            size_t m;
             if (logtk_snap_varint(&pos, end, &k) != 0 || k == 0 || k > ntemplates)
                 DRAIN_BAD("bad cluster");
+            logtk_tmpl_tokens(p, (uint32_t)k, &m);
+            if (node_tokens[id] == 0 || m != (size_t)node_tokens[id] - 1)
+                DRAIN_BAD("cluster template length differs from its tree branch");
             if (add_cluster(d, id, (uint32_t)k) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
@@ -549,6 +563,18 @@ static int drain_load(logtk_parser *p, void *state, const uint8_t *data, size_t 
         DRAIN_BAD("trailing bytes");
 #undef DRAIN_BAD
     return LOGTK_OK;
+}
+
+static int drain_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
+{
+    drain_state *d = state;
+    /* a node takes at least three bytes, so node ids stay below len / 2 + 1 */
+    uint32_t *node_tokens = calloc(len / 2 + 2, sizeof *node_tokens);
+    if (node_tokens == NULL)
+        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    int rc = drain_load_tree(p, d, data, len, node_tokens);
+    free(node_tokens);
+    return rc;
 }
 
 const logtk_parser_algo logtk_algo_drain = {

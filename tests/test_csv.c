@@ -132,6 +132,52 @@ static void test_compressed(void)
     logtk_csv_free(c);
 }
 
+/* A tar of two CSV files: a quoted field left open at the end of the first
+ * member must not swallow the second member's lines. */
+static void test_quote_open_at_member_end(void)
+{
+    static const char a_text[] = "k,v\n1,\"open\n";
+    static const char b_text[] = "rest\",y\n2,z\n";
+    const struct {
+        const char *name, *text;
+        size_t len;
+    } members[] = {{"a.csv", a_text, sizeof a_text - 1}, {"b.csv", b_text, sizeof b_text - 1}};
+    static char buf[16384];
+    size_t used = 0;
+    struct archive *a = archive_write_new();
+    archive_write_set_format_pax_restricted(a);
+    archive_write_open_memory(a, buf, sizeof buf, &used);
+    for (size_t i = 0; i < 2; i++) {
+        struct archive_entry *e = archive_entry_new();
+        archive_entry_set_pathname(e, members[i].name);
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        archive_entry_set_size(e, (la_int64_t)members[i].len);
+        archive_write_header(a, e);
+        archive_write_data(a, members[i].text, members[i].len);
+        archive_entry_free(e);
+    }
+    archive_write_close(a);
+    archive_write_free(a);
+    CHECK(used > 512);
+
+    logtk_csv *c;
+    logtk_csv_new(&c);
+    CHECK_STATUS(logtk_csv_open_memory(c, buf, used, "t.tar"), LOGTK_OK);
+    const logtk_slice *f;
+    size_t n;
+    CHECK_STATUS(next(c, &f, &n), LOGTK_OK); /* the header of a.csv */
+    CHECK_STATUS(next(c, &f, &n), LOGTK_ERR_DATA);
+    if (!strstr(logtk_csv_errmsg(c), "t.tar:a.csv:2: quoted field not closed")) {
+        fprintf(stderr, "message \"%s\" lacks \"t.tar:a.csv:2: quoted field not closed\"\n",
+                logtk_csv_errmsg(c));
+        test_failed_count++;
+    } else {
+        test_passed_count++;
+    }
+    logtk_csv_free(c);
+}
+
 /* Every structured CSV: 2000 records after the header, all as wide as the header. */
 static int check_tree(const char *pattern, int loghub2k_lf)
 {
@@ -178,6 +224,7 @@ int main(void)
     test_records();
     test_malformed();
     test_compressed();
+    test_quote_open_at_member_end();
     char pattern[1024];
     const char *hub = getenv("LOGTK_LOGHUB");
     if (hub && strlen(hub) < 900) {

@@ -542,6 +542,37 @@ static void test_windows_count_time(void)
     logtk_windows_free(w);
 }
 
+/* Time windows at times where adding the window size changes nothing
+ * (18-digit "%s" stamps: doubles there are 128 apart) must not loop
+ * forever; every line still lands in a window.  alarm() turns a hang into a
+ * failure. */
+static void test_time_windows_huge_times(void)
+{
+    logtk_windows *w;
+    CHECK_STATUS(logtk_windows_new(&w, "time"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "size", "10"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "step", "10"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "time_format", "%s"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "time_fields", "Stamp"), LOGTK_OK);
+    const char *cols[] = {"Label", "Stamp"};
+    CHECK_STATUS(logtk_windows_set_columns(w, cols, 2), LOGTK_OK);
+    static const char *const stamps[] = {"999999999999999000", "999999999999999000",
+                                         "999999999999999999"};
+    alarm(20);
+    for (size_t i = 0; i < 3; i++) {
+        logtk_slice f[2] = {{"-", 1}, {stamps[i], strlen(stamps[i])}};
+        CHECK_STATUS(logtk_windows_add(w, "x", 1, f, 2, i + 1, (uint32_t)i, 0), LOGTK_OK);
+    }
+    CHECK_STATUS(logtk_windows_finish(w), LOGTK_OK);
+    alarm(0);
+    logtk_window win;
+    size_t lines = 0;
+    while (logtk_windows_next(w, &win) == LOGTK_OK)
+        lines += win.nevents;
+    CHECK(lines == 3);
+    logtk_windows_free(w);
+}
+
 /* Windows become sessions; a repeated id gets a suffix. */
 static void test_sessions_from_windows(void)
 {
@@ -647,6 +678,27 @@ static void test_hdfs_end_to_end(void)
     logtk_format_free(fmt);
 }
 
+/* Times so large that adding the bucket width does not change them (1e18
+ * seconds: a "%s" timestamp of 18 digits; the spacing of doubles there is
+ * 128) must not stall the bucket loop.  alarm() turns a hang into a failure. */
+static void test_stream_huge_times(void)
+{
+    logtk_stream *st;
+    CHECK_STATUS(logtk_stream_new(&st), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "bucket", "60"), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "warmup", "0"), LOGTK_OK);
+    const logtk_stream_alert *a;
+    size_t n;
+    alarm(20);
+    CHECK_STATUS(logtk_stream_observe(st, 1, 1e18, &a, &n), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_observe(st, 1, 1e18 + 1024, &a, &n), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_observe(st, 2, 1e18 + 4096, &a, &n), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_observe(st, 2, 1.0 / 0.0, &a, &n), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_finish(st, &a, &n), LOGTK_OK);
+    alarm(0);
+    logtk_stream_free(st);
+}
+
 static void test_stream(void)
 {
     logtk_stream *st;
@@ -713,6 +765,8 @@ static void test_stream(void)
 int main(void)
 {
     test_stream();
+    test_stream_huge_times();
+    test_time_windows_huge_times();
     test_parse_time();
     test_windows_session();
     test_windows_count_time();

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "hashtab.h"
@@ -223,6 +225,105 @@ static void test_params(void)
     logtk_parser_free(p);
 }
 
+/* A snapshot whose tree puts a template under the length node of another
+ * token count must be refused: feeding would compare the template's tokens
+ * with line tokens that do not exist (a read past the line's token array). */
+static void test_snapshot_length_mismatch(void)
+{
+    static const unsigned char blob[] = {
+        3,                /* nodes: root placeholder + 2 */
+        0, 3, 0,          /* node 1: length node for 3 tokens, no clusters */
+        2, 1, 'a', 1, 1,  /* node 2: child "a" of node 1, cluster: template 1 */
+        0,                /* no short templates */
+    };
+    unsigned char snap[256];
+    size_t n = 0;
+    memcpy(snap, "LTKPSNAP", 8);
+    n = 8;
+    snap[n++] = 1; /* version */
+    snap[n++] = 5;
+    memcpy(snap + n, "drain", 5);
+    n += 5;
+    snap[n++] = 0; /* params */
+    snap[n++] = 0; /* masks */
+    snap[n++] = 1; /* lines */
+    snap[n++] = 1; /* templates */
+    snap[n++] = 1; /* line count */
+    snap[n++] = 8; /* tokens: a template of 8 tokens under the length-3 node */
+    for (int i = 0; i < 8; i++) {
+        snap[n++] = 1;
+        snap[n++] = (unsigned char)('a' + i);
+    }
+    snap[n++] = sizeof blob;
+    memcpy(snap + n, blob, sizeof blob);
+    n += sizeof blob;
+    uint64_t sum = logtk_hash_bytes(snap, n);
+    for (int i = 0; i < 8; i++)
+        snap[n++] = (unsigned char)(sum >> (8 * i));
+    logtk_parser *p;
+    CHECK_STATUS(logtk_parser_new(&p, "drain"), LOGTK_OK);
+    int rc = logtk_parser_load(p, snap, n);
+    CHECK_STATUS(rc, LOGTK_ERR_STATE);
+    if (rc == LOGTK_OK) {
+        logtk_event ev;
+        logtk_parser_feed(p, "a b c", 5, &ev);
+    }
+    /* the same tree with a 3-token template loads */
+    size_t ntok_at = 8 + 1 + 6 + 5; /* magic, version, name, 4 counts, line count */
+    snap[ntok_at] = 3;
+    n = ntok_at + 1 + 3 * 2;
+    snap[n++] = sizeof blob;
+    memcpy(snap + n, blob, sizeof blob);
+    n += sizeof blob;
+    sum = logtk_hash_bytes(snap, n);
+    for (int i = 0; i < 8; i++)
+        snap[n++] = (unsigned char)(sum >> (8 * i));
+    CHECK_STATUS(logtk_parser_load(p, snap, n), LOGTK_OK);
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_feed(p, "a b c", 5, &ev), LOGTK_OK);
+    CHECK(ev.template_id == 1);
+    logtk_parser_free(p);
+}
+
+/* Extraction against a template of another length must stay linear in the
+ * line's token count: a long hostile line used to cost m * n * n steps. */
+static void test_extract_long_line(void)
+{
+    logtk_parser *p = new_drain("0.5", "4");
+    CHECK_STATUS(logtk_parser_add_mask(p, "t\\d+", NULL), LOGTK_OK);
+    logtk_event ev;
+    feed(p, "t1 t2 t3 t4 t5 t6 t7 t8 end", &ev);
+    CHECK(template_is(p, ev.template_id, "<*> <*> <*> <*> <*> <*> <*> <*> end"));
+    enum { NTOK = 100000 };
+    char *line = malloc(NTOK * 3 + 8);
+    CHECK(line != NULL);
+    if (line == NULL) {
+        logtk_parser_free(p);
+        return;
+    }
+    for (size_t i = 0; i < NTOK; i++)
+        memcpy(line + 3 * i, "t1 ", 3);
+    size_t len = NTOK * 3 - 1; /* no "end": the line does not fit */
+    clock_t t0 = clock();
+    CHECK_STATUS(logtk_parser_extract(p, ev.template_id, line, len, &ev), LOGTK_OK);
+    CHECK(ev.nparams == 8);
+    for (size_t i = 0; i < ev.nparams; i++)
+        CHECK(ev.params[i].len == 0);
+    memcpy(line + len, " end", 4); /* now it fits: the last "<*>" takes the rest */
+    len += 4;
+    CHECK_STATUS(logtk_parser_extract(p, 1, line, len, &ev), LOGTK_OK);
+    CHECK(ev.nparams == 8);
+    if (ev.nparams == 8) {
+        CHECK_BYTES(ev.params[0].ptr, ev.params[0].len, "t1");
+        CHECK(ev.params[7].ptr == line + 21);
+        CHECK(ev.params[7].len == len - 4 - 21);
+    }
+    double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    CHECK(seconds < 5.0); /* linear: milliseconds; quadratic: minutes */
+    free(line);
+    logtk_parser_free(p);
+}
+
 typedef struct callback_log {
     int created, changed;
     char last[256];
@@ -426,6 +527,8 @@ int main(void)
     test_tie_breaks_and_short_messages();
     test_max_children();
     test_params();
+    test_extract_long_line();
+    test_snapshot_length_mismatch();
     test_callbacks_and_streaming();
     test_snapshot();
     test_hdfs_sample();

@@ -118,6 +118,43 @@ static void test_empty_matches(void)
     logtk_masker_free(m);
 }
 
+/* Inline (?i) is invisible in PCRE2_INFO_ALLOPTIONS, yet the first code unit
+ * PCRE2 reports is then caseless: the memchr prefilter must not skip "ERROR". */
+static void test_inline_caseless(void)
+{
+    logtk_masker *m;
+    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(logtk_masker_add(m, "(?i)error", "<E>", &err), LOGTK_OK);
+    /* Python: re.sub('(?i)error', '<E>', ...) */
+    CHECK(strcmp(apply(m, "ERROR here, Error there", NULL), "<E> here, <E> there") == 0);
+    CHECK(strcmp(apply(m, "only ERROR", NULL), "only <E>") == 0);
+    logtk_masker_free(m);
+    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(logtk_masker_add(m, "(?mi:warn)", "<W>", &err), LOGTK_OK);
+    CHECK(strcmp(apply(m, "a WARN b", NULL), "a <W> b") == 0);
+    logtk_masker_free(m);
+    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(logtk_masker_add(m, "a(?i:b)", "-", &err), LOGTK_OK);
+    CHECK(strcmp(apply(m, "AB aB ab", NULL), "AB - -") == 0);
+    logtk_masker_free(m);
+}
+
+/* After an empty match Python searches again at the same position for a
+ * non-empty match: re.sub('(?=b)|b', '-', 'ab') == 'a--',
+ * re.sub(r'\b|:', '-', 'a:b') == '-a---b-'. */
+static void test_empty_then_nonempty(void)
+{
+    logtk_masker *m;
+    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(logtk_masker_add(m, "(?=b)|b", "-", &err), LOGTK_OK);
+    CHECK(strcmp(apply(m, "ab", NULL), "a--") == 0);
+    logtk_masker_free(m);
+    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(logtk_masker_add(m, "\\b|:", "-", &err), LOGTK_OK);
+    CHECK(strcmp(apply(m, "a:b", NULL), "-a---b-") == 0);
+    logtk_masker_free(m);
+}
+
 static void test_errors_and_limits(void)
 {
     logtk_masker *m;
@@ -195,6 +232,8 @@ int main(void)
     test_composition();
     test_lookaround_and_replacement();
     test_empty_matches();
+    test_inline_caseless();
+    test_empty_then_nonempty();
     test_errors_and_limits();
     test_binary_bytes();
     test_tokenize();

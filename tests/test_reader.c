@@ -725,6 +725,55 @@ static void test_outfile(void)
     CHECK(o.fp == NULL);
 }
 
+/* Plain text that merely starts like a magic number ("BZh" is ASCII) is
+ * text: every line comes back, from memory and from a file. */
+static void test_text_starting_like_magic(void)
+{
+    logtk_reader *r;
+    logtk_reader_new(&r);
+    logtk_line l;
+    static const char text[] = "BZh9 started worker\nsecond line\n";
+    CHECK_STATUS(logtk_reader_open_memory(r, text, sizeof text - 1, "bzh.log"), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_BYTES(l.data, l.len, "BZh9 started worker");
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_BYTES(l.data, l.len, "second line");
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_DONE);
+    const char *path = tmp_path("bzh.log");
+    write_file(path, text, sizeof text - 1);
+    CHECK_STATUS(logtk_reader_open_path(r, path), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_BYTES(l.data, l.len, "BZh9 started worker");
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_DONE);
+    logtk_reader_free(r);
+}
+
+/* `tail -F app.log | logtk parse --stream`: a pipe that has delivered one
+ * short line and stays open must yield that line now, not after 512 bytes
+ * have arrived for format detection.  alarm() turns a hang into a failure. */
+static void test_slow_pipe(void)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    static const char first[] = "first line\n";
+    CHECK(write(fds[1], first, sizeof first - 1) == (ssize_t)(sizeof first - 1));
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    logtk_reader *r;
+    logtk_reader_new(&r);
+    logtk_line l;
+    alarm(10);
+    CHECK_STATUS(logtk_reader_open_path(r, path), LOGTK_OK);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_OK);
+    CHECK_BYTES(l.data, l.len, "first line");
+    alarm(0);
+    close(fds[1]);
+    CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_DONE);
+    logtk_reader_free(r);
+    close(fds[0]);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/logtk-test-reader-XXXXXX",
@@ -739,6 +788,8 @@ int main(void)
     test_truncated_streams();
     test_truncated_tar_gz();
     test_concatenated_streams();
+    test_text_starting_like_magic();
+    test_slow_pipe();
     test_outfile();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
