@@ -25,6 +25,7 @@
 #include <zstd.h>
 
 #include "archive_format.h"
+#include "growarray.h"
 
 typedef struct tmpl_op {
     uint8_t kind;     /* 0 literal, else a marker */
@@ -127,21 +128,6 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 256;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* LEB128 varint, inlined for the column loops; -1 on truncation or overflow. */
 static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 {
@@ -222,7 +208,7 @@ static int read_chunk_directory(ltka_decoder *d, logtk_errbuf *err)
     uint64_t n;
     if (logtk_varint_get(&p, end, &n) != 0 || n > (uint64_t)(end - p) / 3 || n > d->ntemplates)
         return BAD("stream numbers: bad chunk count");
-    if (grow((void **)&d->chunks, &d->chunks_cap, n + 1, sizeof *d->chunks) != 0)
+    if (logtk_array_reserve((void **)&d->chunks, &d->chunks_cap, n + 1, sizeof *d->chunks) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint64_t limit = (uint64_t)d->expect_bytes * 2 + (uint64_t)d->nlines * 16 + 64;
     uint64_t raw_total = 0, stored_total = 0, first = 0;
@@ -289,13 +275,13 @@ static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
     if (logtk_varint_get(&p, end, &n) != 0 || n > (uint64_t)d->nlines * d->nparts)
         return BAD("bad template count");
     d->ntemplates = (uint32_t)n;
-    if (grow((void **)&d->tmpls, &d->tmpls_cap, n + 1, sizeof *d->tmpls) != 0)
+    if (logtk_array_reserve((void **)&d->tmpls, &d->tmpls_cap, n + 1, sizeof *d->tmpls) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->nops = 0;
     logtk_strbuf_clear(&d->lits);
     /* a template has at most one op per byte and at most its bytes of literals */
     size_t tbytes = (size_t)(end - p);
-    if (grow((void **)&d->ops, &d->ops_cap, tbytes + 1, sizeof *d->ops) != 0 ||
+    if (logtk_array_reserve((void **)&d->ops, &d->ops_cap, tbytes + 1, sizeof *d->ops) != 0 ||
         logtk_strbuf_reserve(&d->lits, tbytes + 1) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     char *lits = d->lits.data;
@@ -406,7 +392,7 @@ read_tids(const uint8_t *p, unsigned width, uint32_t nl, uint32_t nt, uint32_t *
 static int parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask, logtk_errbuf *err)
 {
     size_t nunits = (size_t)d->nlines * d->nparts;
-    if (grow((void **)&d->line_tid, &d->lines_cap, nunits + 1, sizeof *d->line_tid) != 0)
+    if (logtk_array_reserve((void **)&d->line_tid, &d->lines_cap, nunits + 1, sizeof *d->line_tid) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint32_t *r = realloc(d->line_rank, d->lines_cap * sizeof *r);
     uint8_t *e = r ? realloc(d->line_eol, d->lines_cap) : NULL;
@@ -428,7 +414,7 @@ static int parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask
         d->line_eol[i] = eol[i];
     }
     /* counts per template in a dense array (tmpl_info is large; this loop is hot) */
-    if (grow((void **)&d->tcount, &d->tcount_cap, (size_t)d->ntemplates + 1, sizeof *d->tcount) != 0)
+    if (logtk_array_reserve((void **)&d->tcount, &d->tcount_cap, (size_t)d->ntemplates + 1, sizeof *d->tcount) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint32_t *count = d->tcount, nt = d->ntemplates, np = d->nparts;
     memset(count, 0, ((size_t)nt + 1) * sizeof *count);
@@ -517,13 +503,13 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
         if (nnum > d->streams[LTKA_S_NUMS].len || nstr > d->streams[LTKA_S_STRS].len)
             return BAD("more variables than stored values");
     }
-    if (grow((void **)&d->nums, &d->nums_cap, nnum + 1, sizeof *d->nums) != 0)
+    if (logtk_array_reserve((void **)&d->nums, &d->nums_cap, nnum + 1, sizeof *d->nums) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint8_t *pd = realloc(d->pads, d->nums_cap);
     if (!pd)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->pads = pd;
-    if (grow((void **)&d->strp, &d->strs_cap, nstr + 1, sizeof *d->strp) != 0)
+    if (logtk_array_reserve((void **)&d->strp, &d->strs_cap, nstr + 1, sizeof *d->strp) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint32_t *sl = realloc(d->strl, d->strs_cap * sizeof *sl);
     if (!sl)
@@ -533,7 +519,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
     const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
     const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
     /* the chunks of the numbers stream that hold wanted columns */
-    if (grow((void **)&d->chunk_need, &d->chunk_need_cap, (size_t)d->nchunks + 1, 1) != 0)
+    if (logtk_array_reserve((void **)&d->chunk_need, &d->chunk_need_cap, (size_t)d->nchunks + 1, 1) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     memset(d->chunk_need, 0, (size_t)d->nchunks + 1);
     {
@@ -805,7 +791,7 @@ int ltka_decode_values_for_lines(ltka_decoder *d, const uint32_t *lines, uint32_
     if ((uint64_t)nsel * 16 > d->nlines)
         return ltka_decode_values(d, NULL, err);
     size_t np = d->nparts, n = (size_t)nsel * np;
-    if (grow((void **)&d->sel, &d->sel_cap, n + 1, sizeof *d->sel) != 0)
+    if (logtk_array_reserve((void **)&d->sel, &d->sel_cap, n + 1, sizeof *d->sel) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     for (uint32_t c = 0; c < nsel; c++)
         for (size_t p = 0; p < np; p++) {

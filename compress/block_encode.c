@@ -29,6 +29,7 @@
 #include <zstd.h>
 
 #include "archive_format.h"
+#include "growarray.h"
 #include "hashtab.h"
 
 struct ltka_encoder {
@@ -94,21 +95,6 @@ void ltka_encoder_free(ltka_encoder *e)
     free(e);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 1024;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 static inline int varint_len(uint64_t v)
 {
     return (64 - __builtin_clzll(v | 1) + 6) / 7;
@@ -138,7 +124,7 @@ static int put_numeric_column(ltka_encoder *e, uint32_t t, size_t s, int kind)
 {
     uint32_t n = e->tcount[t];
     const uint32_t *lines = e->order + e->tstart[t];
-    if (grow((void **)&e->colbuf, &e->colbuf_cap, n, sizeof *e->colbuf) != 0)
+    if (logtk_array_reserve((void **)&e->colbuf, &e->colbuf_cap, n, sizeof *e->colbuf) != 0)
         return -1;
     uint64_t raw_size = 0, delta_size = 0, prev = 0;
     int pad_same = 1, width_same = 1;
@@ -353,7 +339,7 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
             }
         }
         size_t need = (nlines + 1) * nparts;
-        if (grow((void **)&e->line_tid, &e->lines_cap, need, sizeof *e->line_tid) != 0)
+        if (logtk_array_reserve((void **)&e->line_tid, &e->lines_cap, need, sizeof *e->line_tid) != 0)
             goto done;
         /* the other per-unit arrays follow lines_cap */
         size_t *lv = realloc(e->line_var, e->lines_cap * sizeof *lv);
@@ -423,7 +409,7 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
     }
 
     /* 3. group lines by template (counting sort keeps line order within a template) */
-    if (grow((void **)&e->tcount, &e->tcap, ntemplates + 1, sizeof *e->tcount) != 0)
+    if (logtk_array_reserve((void **)&e->tcount, &e->tcap, ntemplates + 1, sizeof *e->tcount) != 0)
         goto done;
     {
         uint32_t *tst = realloc(e->tstart, e->tcap * sizeof *tst);
@@ -459,7 +445,7 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
         size_t s = 0;
         size_t nums_len = e->streams[LTKA_S_NUMS].len;
         if (t == 0 || nums_len - chunk_start >= LTKA_NUM_CHUNK_BYTES) {
-            if (grow((void **)&e->chunk_tmpl, &e->chunk_cap, nchunks + 1, sizeof *e->chunk_tmpl) != 0)
+            if (logtk_array_reserve((void **)&e->chunk_tmpl, &e->chunk_cap, nchunks + 1, sizeof *e->chunk_tmpl) != 0)
                 goto done;
             size_t *co = realloc(e->chunk_off, e->chunk_cap * sizeof *co);
             if (!co)
