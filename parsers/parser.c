@@ -517,6 +517,13 @@ oom:
     return 0;
 }
 
+int logtk_parser_assign_token_ids(logtk_parser *p, uint64_t line_index, const uint32_t *ids,
+                                  size_t n)
+{
+    uint32_t id = logtk_tmpl_from_token_ids(p, ids, n);
+    return id ? logtk_parser_assign(p, line_index, id) : LOGTK_ERR_NOMEM;
+}
+
 const char *logtk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len)
 {
     if (!p->dict_ready) {

@@ -191,6 +191,14 @@ uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len)
  */
 uint32_t logtk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n);
 
+/**
+ * Batch algorithms, in finish(): line `line_index` gets the template of the
+ * token ids ids[0..n) (logtk_tmpl_from_token_ids() then logtk_parser_assign()).
+ * Returns LOGTK_OK, LOGTK_ERR_NOMEM or LOGTK_ERR_NOT_FOUND.
+ */
+int logtk_parser_assign_token_ids(logtk_parser *p, uint64_t line_index, const uint32_t *ids,
+                                  size_t n);
+
 /** Bytes of interned token id (NUL-terminated); *len gets the length. */
 const char *logtk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len);
 

@@ -132,12 +132,7 @@ static int lfa_finish(logtk_parser *p, void *state)
                         tmpl[i] = s->wildcard;
             }
         }
-        uint32_t id = logtk_tmpl_from_token_ids(p, tmpl, n);
-        if (id == 0) {
-            rc = LOGTK_ERR_NOMEM;
-            goto done;
-        }
-        rc = logtk_parser_assign(p, k, id);
+        rc = logtk_parser_assign_token_ids(p, k, tmpl, n);
         if (rc != LOGTK_OK)
             goto done;
     }

@@ -196,12 +196,7 @@ static int logram_finish(logtk_parser *p, void *state)
             else if (put_comma_free(p, t[i], tmpl, &m, &buf, &buf_cap))
                 goto oom;
         }
-        uint32_t id = logtk_tmpl_from_token_ids(p, tmpl, m);
-        if (id == 0) {
-            rc = LOGTK_ERR_NOMEM;
-            goto done;
-        }
-        rc = logtk_parser_assign(p, k, id);
+        rc = logtk_parser_assign_token_ids(p, k, tmpl, m);
         if (rc != LOGTK_OK)
             goto done;
     }
