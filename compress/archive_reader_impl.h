@@ -43,6 +43,22 @@ typedef struct ltka_raw_block {
 /** Like logtk_archive_reader_next() but stops before decoding. */
 int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_raw_block *raw);
 
+/**
+ * Search's split of ltka_decode_lines_masked (defined in block_decode.c):
+ * ltka_decode_lines_mark reads the line streams, checks their layout and
+ * ORs tmask[t] (tmask: one byte per template) into line_mask[i] for the
+ * template t of every part of line i, without building the per-unit
+ * template and rank arrays; ids out of range are left to the next step.
+ * ltka_decode_index_lines then checks every id, counts the lines of each
+ * template, and fills the template and rank of lines[0..nsel) (ascending)
+ * only: after it, ltka_decode_values_for_lines and ltka_decoder_line may be
+ * used for those lines only.
+ */
+int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
+                           logtk_errbuf *err);
+int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
+                            logtk_errbuf *err);
+
 size_t ltka_reader_fill(logtk_archive_reader *r, size_t n);
 const uint8_t *ltka_reader_ptr(const logtk_archive_reader *r);
 

@@ -11,7 +11,12 @@
  * Search stops in between (see archive_search.c): templates first, then the
  * template ids, then only the values of candidate lines
  * (ltka_decode_values_for_lines), decompressing only the number chunks that
- * hold them; a plain column is then skipped eight bytes at a time.  Zero
+ * hold them; a plain column is then skipped eight bytes at a time.  For a
+ * rare pattern search does not even build every unit's template and rank:
+ * ltka_decode_lines_mark counts each part's ids (runs of one id a word at a
+ * time, keeping the counts every CHECKPOINT_LINES lines) and marks only the
+ * parts that hold a marking template, and ltka_decode_index_lines derives
+ * the rank of each candidate unit from those counts.  Zero
  * padding of constant and fixed-width columns is applied when a line is
  * printed, not stored per value.
  * Every count, length and index read from the payload is checked against the
@@ -25,6 +30,7 @@
 #include <zstd.h>
 
 #include "archive_format.h"
+#include "archive_reader_impl.h"
 #include "growarray.h"
 
 typedef struct tmpl_op {
@@ -74,6 +80,12 @@ struct ltka_decoder {
     uint32_t *line_tid, *line_rank; /* per unit, part-major: part * nlines + line */
     uint8_t *line_eol;
     size_t lines_cap;
+    const uint8_t *part_col[LTKA_MAX_HEADER_PARTS + 1]; /* template-id column of each part ... */
+    uint8_t part_width[LTKA_MAX_HEADER_PARTS + 1];      /* ... and its id width */
+    uint32_t *part_count; /* search: lines per (part, template), part * (ntemplates + 1) + t */
+    size_t part_count_cap;
+    uint32_t *part_snap; /* search: the same counts before every CHECKPOINT_LINES lines of a part */
+    size_t part_snap_cap;
     ltka_chunk *chunks; /* of the numbers stream */
     size_t chunks_cap;
     uint32_t nchunks;
@@ -118,6 +130,8 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d->line_rank);
     free(d->line_eol);
     free(d->tcount);
+    free(d->part_count);
+    free(d->part_snap);
     free(d->sel);
     free(d->chunks);
     free(d->chunk_need);
@@ -389,7 +403,13 @@ read_tids(const uint8_t *p, unsigned width, uint32_t nl, uint32_t nt, uint32_t *
     return bad;
 }
 
-static int parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask, logtk_errbuf *err)
+/*
+ * Sizes the per-unit arrays, copies and checks the line ends, and finds the
+ * template-id column of each part (part-major, as the encoder wrote them:
+ * per part a width byte (1, 2 or 4), then one little-endian id per line).
+ * The ids themselves are checked by whoever reads them.
+ */
+static int locate_line_columns(ltka_decoder *d, logtk_errbuf *err)
 {
     size_t nunits = (size_t)d->nlines * d->nparts;
     if (logtk_array_reserve((void **)&d->line_tid, &d->lines_cap, nunits + 1, sizeof *d->line_tid) != 0)
@@ -413,25 +433,39 @@ static int parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask
             return BAD("line %u: bad line end", i);
         d->line_eol[i] = eol[i];
     }
-    /* counts per template in a dense array (tmpl_info is large; this loop is hot) */
+    /* counts per template in a dense array (tmpl_info is large; the id loops are hot) */
     if (logtk_array_reserve((void **)&d->tcount, &d->tcount_cap, (size_t)d->ntemplates + 1, sizeof *d->tcount) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-    uint32_t *count = d->tcount, nt = d->ntemplates, np = d->nparts;
-    memset(count, 0, ((size_t)nt + 1) * sizeof *count);
-    /*
-     * Part-major, as the encoder wrote them: per part a width byte (1, 2 or
-     * 4), then one little-endian id per line.  Ranks count units in that
-     * order.
-     */
     uint32_t nl = d->nlines;
-    for (uint32_t part = 0; part < np; part++) {
-        uint32_t *tid = d->line_tid + (size_t)part * nl;
-        uint32_t *rank = d->line_rank + (size_t)part * nl;
+    for (uint32_t part = 0; part < d->nparts; part++) {
         if (p >= end)
             return BAD("part %u: template column missing", part);
         unsigned width = *p++;
         if ((width != 1 && width != 2 && width != 4) || (size_t)(end - p) / width < nl)
             return BAD("part %u: bad template column", part);
+        d->part_col[part] = p;
+        d->part_width[part] = (uint8_t)width;
+        p += (size_t)nl * width;
+    }
+    if (p != end)
+        return BAD("trailing bytes after the template column");
+    return LOGTK_OK;
+}
+
+static int parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask, logtk_errbuf *err)
+{
+    int rc = locate_line_columns(d, err);
+    if (rc != LOGTK_OK)
+        return rc;
+    uint32_t *count = d->tcount, nt = d->ntemplates, np = d->nparts;
+    memset(count, 0, ((size_t)nt + 1) * sizeof *count);
+    /* ranks count units part-major, as the encoder wrote them */
+    uint32_t nl = d->nlines;
+    for (uint32_t part = 0; part < np; part++) {
+        uint32_t *tid = d->line_tid + (size_t)part * nl;
+        uint32_t *rank = d->line_rank + (size_t)part * nl;
+        const uint8_t *p = d->part_col[part];
+        unsigned width = d->part_width[part];
         uint32_t bad;
         if (tmask)
             bad = width == 1   ? read_tids(p, 1, nl, nt, tid, rank, count, tmask, line_mask)
@@ -441,14 +475,277 @@ static int parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask
             bad = width == 1   ? read_tids(p, 1, nl, nt, tid, rank, count, NULL, NULL)
                   : width == 2 ? read_tids(p, 2, nl, nt, tid, rank, count, NULL, NULL)
                                : read_tids(p, 4, nl, nt, tid, rank, count, NULL, NULL);
-        p += (size_t)nl * width;
         if (bad)
             return BAD("part %u: bad template index", part);
     }
-    if (p != end)
-        return BAD("trailing bytes after the template column");
     for (uint32_t t = 0; t < nt; t++)
         d->tmpls[t].count = count[t];
+    return LOGTK_OK;
+}
+
+/* The template id of unit i of a column of the given width. */
+static inline __attribute__((always_inline)) uint32_t tid_at(const uint8_t *p, unsigned width, uint32_t i)
+{
+    return width == 1   ? p[i]
+           : width == 2 ? (uint32_t)p[2 * (size_t)i] | (uint32_t)p[2 * (size_t)i + 1] << 8
+                        : ltka_get_u32(p + 4 * (size_t)i);
+}
+
+/*
+ * Marks candidate lines of one part: line_mask[i] |= tmask[t], stopping
+ * once the part's `expect` units of marking templates are found (search
+ * knows the count from the part's histogram; rare templates end early).
+ */
+static inline __attribute__((always_inline)) void
+mark_part(const uint8_t *p, unsigned width, uint32_t nl, uint32_t nt, const uint8_t *tmask,
+          uint64_t expect, uint8_t *line_mask)
+{
+    for (uint32_t i = 0; i < nl && expect > 0; i++) {
+        uint32_t t = tid_at(p, width, i);
+        if (t < nt && tmask[t]) {
+            line_mask[i] |= tmask[t];
+            expect--;
+        }
+    }
+}
+
+/*
+ * Adds the ids p[from..to) to count[], checking each against nt.  Runs of
+ * one id (header parts often repeat one template) are compared a machine
+ * word at a time and counted in a register.  Returns nonzero when an id is
+ * out of range.
+ */
+static inline __attribute__((always_inline)) uint32_t
+count_tids(const uint8_t *p, unsigned width, uint32_t from, uint32_t to, uint32_t nt, uint32_t *count)
+{
+    if (from >= to)
+        return 0;
+    if (nt == 0)
+        return 1;
+    const uint64_t spread = width == 1 ? 0x0101010101010101ull : width == 2 ? 0x0001000100010001ull : 0x0000000100000001ull;
+    const uint32_t per_word = 8 / width;
+    uint32_t bad = 0, run_t = 0, run_c = count[0];
+    uint32_t i = from;
+    while (i < to) {
+        if (to - i >= per_word) {
+            uint64_t w;
+            memcpy(&w, p + (size_t)i * width, 8);
+            /* a word of run_t on a little-endian host; elsewhere never equal, still correct */
+            if (w == (uint64_t)run_t * spread) {
+                run_c += per_word;
+                i += per_word;
+                continue;
+            }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* the word's ids, taken from the register */
+            const uint64_t lane = width == 4 ? 0xffffffffull : (1ull << (8 * width)) - 1;
+            for (uint32_t k = 0; k < per_word; k++) {
+                uint32_t t = (uint32_t)(w >> (8 * width * k) & lane);
+                if (t >= nt) {
+                    bad = 1;
+                    t = 0;
+                }
+                if (t != run_t) {
+                    count[run_t] = run_c;
+                    run_t = t;
+                    run_c = count[t];
+                }
+                run_c++;
+            }
+            i += per_word;
+            continue;
+#endif
+        }
+        uint32_t stop = to - i > per_word ? i + per_word : to;
+        for (; i < stop; i++) {
+            uint32_t t = tid_at(p, width, i);
+            if (t >= nt) {
+                bad = 1;
+                t = 0;
+            }
+            if (t != run_t) {
+                count[run_t] = run_c;
+                run_t = t;
+                run_c = count[t];
+            }
+            run_c++;
+        }
+    }
+    count[run_t] = run_c;
+    return bad;
+}
+
+/*
+ * How many ids of p[from..to) equal t: a machine word at a time, with the
+ * exact zero-lane count of (word ^ t in every lane).  The lane pattern is
+ * built from t's stored bytes, so this holds on any host byte order.
+ */
+static inline __attribute__((always_inline)) uint32_t
+count_equal(const uint8_t *p, unsigned width, uint32_t from, uint32_t to, uint32_t t)
+{
+    uint8_t lane[8];
+    for (unsigned k = 0; k < 8; k++)
+        lane[k] = (uint8_t)(t >> (8 * (k % width)));
+    uint64_t pattern, low;
+    memcpy(&pattern, lane, 8);
+    for (unsigned k = 0; k < 8; k++)
+        lane[k] = k % width == width - 1 ? 0x7f : 0xff;
+    memcpy(&low, lane, 8); /* every bit of a lane but its top one (in memory order) */
+    const uint64_t top = ~low;
+    const uint32_t per_word = 8 / width;
+    uint32_t n = 0, i = from;
+    for (; to - i >= per_word && i < to; i += per_word) {
+        uint64_t w;
+        memcpy(&w, p + (size_t)i * width, 8);
+        uint64_t x = w ^ pattern;
+        /* a lane's top bit ends up set exactly when the whole lane is zero */
+        uint64_t zero = ~(((x & low) + low) | x) & top;
+        /* lane tops sit at bits 7 mod 8: move them to bytes' low bits and add the bytes */
+        n += (uint32_t)(((zero >> 7) * 0x0101010101010101ull) >> 56);
+    }
+    for (; i < to; i++)
+        n += tid_at(p, width, i) == t;
+    return n;
+}
+
+/*
+ * The histogram pass keeps a copy of a part's counts every CHECKPOINT_LINES
+ * lines, so the rank of a selected unit needs counting from the checkpoint
+ * before it only (at most this many ids) instead of from the part's start.
+ */
+#define CHECKPOINT_LINES 2048u
+
+int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
+                           logtk_errbuf *err)
+{
+    int rc = LOGTK_OK;
+    for (int i = LTKA_S_TEMPLATES + 1; i < LTKA_NSTREAMS && rc == LOGTK_OK; i++)
+        rc = i == LTKA_S_NUMS ? read_chunk_directory(d, err) : read_stream(d, i, err);
+    if (rc == LOGTK_OK)
+        rc = locate_line_columns(d, err);
+    size_t stride = (size_t)d->ntemplates + 1;
+    size_t nseg = ((size_t)d->nlines + CHECKPOINT_LINES - 1) / CHECKPOINT_LINES;
+    if (rc == LOGTK_OK && (logtk_array_reserve((void **)&d->part_count, &d->part_count_cap,
+                                               stride * d->nparts, sizeof *d->part_count) != 0 ||
+                           logtk_array_reserve((void **)&d->part_snap, &d->part_snap_cap,
+                                               stride * d->nparts * nseg + 1, sizeof *d->part_snap) != 0))
+        rc = logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (rc != LOGTK_OK) {
+        d->nlines = 0;
+        d->ntemplates = 0;
+        return rc;
+    }
+    uint32_t nt = d->ntemplates, nl = d->nlines;
+    /* one histogram per part: checks every id, counts templates, tells where marks are */
+    memset(d->tcount, 0, stride * sizeof *d->tcount);
+    for (uint32_t part = 0; part < d->nparts; part++) {
+        uint32_t *row = d->part_count + part * stride;
+        const uint8_t *p = d->part_col[part];
+        memset(row, 0, stride * sizeof *row);
+        uint32_t bad = 0;
+        for (size_t seg = 0; seg < nseg; seg++) {
+            memcpy(d->part_snap + (part * nseg + seg) * stride, row, stride * sizeof *row);
+            uint32_t from = (uint32_t)(seg * CHECKPOINT_LINES);
+            uint32_t to = nl - from > CHECKPOINT_LINES ? from + CHECKPOINT_LINES : nl;
+            bad |= d->part_width[part] == 1   ? count_tids(p, 1, from, to, nt, row)
+                   : d->part_width[part] == 2 ? count_tids(p, 2, from, to, nt, row)
+                                              : count_tids(p, 4, from, to, nt, row);
+        }
+        if (bad) {
+            d->nlines = 0;
+            d->ntemplates = 0;
+            return BAD("part %u: bad template index", part);
+        }
+        uint64_t expect = 0;
+        for (uint32_t t = 0; t < nt; t++) {
+            d->tcount[t] += row[t];
+            if (tmask[t])
+                expect += row[t];
+        }
+        if (expect == 0)
+            continue; /* no line gets a mark from this part */
+        if (d->part_width[part] == 1)
+            mark_part(p, 1, nl, nt, tmask, expect, line_mask);
+        else if (d->part_width[part] == 2)
+            mark_part(p, 2, nl, nt, tmask, expect, line_mask);
+        else
+            mark_part(p, 4, nl, nt, tmask, expect, line_mask);
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        d->tmpls[t].count = d->tcount[t];
+    return LOGTK_OK;
+}
+
+int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
+                            logtk_errbuf *err)
+{
+    uint32_t nt = d->ntemplates, nl = d->nlines;
+    size_t stride = (size_t)nt + 1;
+    size_t nseg = ((size_t)nl + CHECKPOINT_LINES - 1) / CHECKPOINT_LINES;
+    /*
+     * rank of a unit = its template's units in the parts before (from the
+     * histograms) + those before it in its own part: the count at the
+     * checkpoint before it plus the ids from there on, counted a word at a
+     * time, or from the last selected unit of the same template when that is
+     * nearer (a few cursors per part: dense candidates then cost one sweep
+     * per template, not one per candidate).  A template that fills the part
+     * needs no counting at all.
+     */
+    enum { NCURSORS = 16 };
+    if ((uint64_t)nsel * 64 > nl) {
+        /* many lines: one pass over every unit costs less than counting per line */
+        int rc = parse_lines(d, NULL, NULL, err);
+        if (rc != LOGTK_OK) {
+            d->nlines = 0;
+            d->ntemplates = 0;
+        }
+        return rc;
+    }
+    for (uint32_t part = 0; part < d->nparts; part++) {
+        const uint8_t *p = d->part_col[part];
+        unsigned width = d->part_width[part];
+        const uint32_t *row = d->part_count + part * stride;
+        uint32_t *tid = d->line_tid + (size_t)part * nl;
+        uint32_t *rank = d->line_rank + (size_t)part * nl;
+        uint32_t cur_t[NCURSORS], cur_pos[NCURSORS], cur_n[NCURSORS], ncur = 0, next_slot = 0;
+        uint32_t from = 0;
+        for (uint32_t k = 0; k < nsel; k++) {
+            uint32_t i = lines[k];
+            if (i >= nl || i < from)
+                return logtk_error_set(err, LOGTK_ERR_INVALID, "selected lines not ascending");
+            from = i + 1;
+            uint32_t t = tid_at(p, width, i); /* checked by ltka_decode_lines_mark */
+            uint32_t before = 0;
+            for (uint32_t q = 0; q < part; q++)
+                before += d->part_count[q * stride + t];
+            uint32_t within = i;
+            if (row[t] != nl) {
+                size_t seg = i / CHECKPOINT_LINES;
+                uint32_t start = (uint32_t)(seg * CHECKPOINT_LINES);
+                uint32_t base = d->part_snap[(part * nseg + seg) * stride + t];
+                uint32_t c = 0;
+                while (c < ncur && cur_t[c] != t)
+                    c++;
+                if (c < ncur && cur_pos[c] > start) {
+                    start = cur_pos[c]; /* nearer: ids before it are counted */
+                    base = cur_n[c];
+                } else if (c == ncur) {
+                    if (ncur < NCURSORS)
+                        ncur++;
+                    else
+                        c = next_slot++ % NCURSORS;
+                    cur_t[c] = t;
+                }
+                within = base + (width == 1   ? count_equal(p, 1, start, i, t)
+                                 : width == 2 ? count_equal(p, 2, start, i, t)
+                                              : count_equal(p, 4, start, i, t));
+                cur_pos[c] = i + 1;
+                cur_n[c] = within + 1;
+            }
+            tid[i] = t;
+            rank[i] = before + within;
+        }
+    }
     return LOGTK_OK;
 }
 

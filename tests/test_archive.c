@@ -482,8 +482,57 @@ static void test_writer_options(void)
     free(text.data);
 }
 
+/*
+ * Rare lines in big blocks: search finds the templates and ranks of its
+ * candidate lines without reading every unit's (histograms with checkpoints
+ * every 2048 lines, counted from there).  Lines here have headers of several
+ * templates, more than 256 templates per block (two-byte ids), numbers whose
+ * values depend on the right ranks, and rare lines before, at and after
+ * checkpoint boundaries; every search must equal the plain one.
+ */
+static void test_grep_rare_lines(void)
+{
+    membuf text = {0};
+    char line[160];
+    static const char *const levels[] = {"INFO", "WARN", "DEBUG"};
+    for (int i = 0; i < 12000; i++) {
+        int n;
+        const char *lvl = levels[(i / 7) % 3];
+        if (i == 0 || i == 2047 || i == 2048 || i == 4100 || i == 8191 || i == 11999 || i % 2999 == 5)
+            n = snprintf(line, sizeof line, "2024-01-%02d %02d:%02d:%02d %s raremark disk %d failed at %d\n",
+                         1 + i % 28, i % 24, i % 60, (i * 7) % 60, lvl, i % 13, i * 3);
+        else if (i % 3 == 0)
+            n = snprintf(line, sizeof line, "24/01/%02d %d %s kind%c%c event %d value %d\n", 1 + i % 28,
+                         i, lvl, 'a' + i % 20, 'a' + i / 20 % 20, i % 97, i * i % 100003);
+        else
+            n = snprintf(line, sizeof line, "2024-01-%02d %02d:%02d:%02d %s kind%c%c job %d took %dms\n",
+                         1 + i % 28, i % 24, i % 60, i % 60, lvl, 'a' + i % 19, 'a' + i / 19 % 19, i, (i * 31) % 1000);
+        mem_write(&text, line, (size_t)n);
+    }
+    membuf arc = {0};
+    CHECK(compress_mem(text.data, text.len, 1 << 16, "20000", NULL, NULL, &arc) == LOGTK_OK);
+    static const char *const pats[] = {"raremark", "raremark disk 7", "failed at 24", "kindbc job",
+                                       "kindtt event", "01-05 ", "WARN raremark"};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        check_grep(text.data, text.len, &arc, pats[i], LOGTK_GREP_FIXED);
+        check_grep(text.data, text.len, &arc, pats[i], LOGTK_GREP_FIXED | LOGTK_GREP_ICASE);
+    }
+    check_grep(text.data, text.len, &arc, "raremark disk [0-9]+ failed at 6", 0);
+    check_grep(text.data, text.len, &arc, "raremark", LOGTK_GREP_FIXED | LOGTK_GREP_INVERT);
+    /* the plain search finds what it must: the 6 listed lines + 4 of i % 2999 == 5 */
+    membuf want = {0};
+    logtk_grep *g = NULL;
+    CHECK(logtk_grep_new(&g, "raremark", LOGTK_GREP_FIXED) == LOGTK_OK);
+    CHECK(reference_grep(text.data, text.len, g, &want) == 10);
+    logtk_grep_free(g);
+    free(want.data);
+    free(arc.data);
+    free(text.data);
+}
+
 int main(void)
 {
+    test_grep_rare_lines();
     test_hostile();
     test_damage();
     test_writer_options();
