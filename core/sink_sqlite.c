@@ -86,8 +86,10 @@ static int column_names(logtk_sink *s, char ***out)
     static const char *const fixed[] = {"line_id", "content", "template_id"};
     for (size_t i = 0; i < s->nfields; i++) {
         logtk_strbuf name = LOGTK_STRBUF_INIT;
-        if (logtk_strbuf_puts(&name, s->field_names[i][0] ? s->field_names[i] : "field") != 0)
+        if (logtk_strbuf_puts(&name, s->field_names[i][0] ? s->field_names[i] : "field") != 0) {
+            logtk_strbuf_free(&name);
             return -1;
+        }
         for (;;) {
             int clash = 0;
             for (size_t k = 0; k < 3 && !clash; k++)
