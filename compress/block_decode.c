@@ -607,6 +607,17 @@ count_equal(const uint8_t *p, unsigned width, uint32_t from, uint32_t to, uint32
         n += tid_at(p, width, i) == t;
     return n;
 }
+/* A failed decode leaves the decoder empty, so no caller can read a half-decoded
+   block; passes rc through. */
+static int decode_result(ltka_decoder *d, int rc)
+{
+    if (rc != LOGTK_OK) {
+        d->nlines = 0;
+        d->ntemplates = 0;
+    }
+    return rc;
+}
+
 
 /*
  * The histogram pass keeps a copy of a part's counts every CHECKPOINT_LINES
@@ -630,11 +641,8 @@ int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_
                            logtk_array_reserve((void **)&d->part_snap, &d->part_snap_cap,
                                                stride * d->nparts * nseg + 1, sizeof *d->part_snap) != 0))
         rc = logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-    if (rc != LOGTK_OK) {
-        d->nlines = 0;
-        d->ntemplates = 0;
-        return rc;
-    }
+    if (rc != LOGTK_OK)
+        return decode_result(d, rc);
     uint32_t nt = d->ntemplates, nl = d->nlines;
     /* one histogram per part: checks every id, counts templates, tells where marks are */
     memset(d->tcount, 0, stride * sizeof *d->tcount);
@@ -651,11 +659,8 @@ int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_
                    : d->part_width[part] == 2 ? count_tids(p, 2, from, to, nt, row)
                                               : count_tids(p, 4, from, to, nt, row);
         }
-        if (bad) {
-            d->nlines = 0;
-            d->ntemplates = 0;
-            return BAD("part %u: bad template index", part);
-        }
+        if (bad)
+            return decode_result(d, BAD("part %u: bad template index", part));
         uint64_t expect = 0;
         for (uint32_t t = 0; t < nt; t++) {
             d->tcount[t] += row[t];
@@ -695,11 +700,7 @@ int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nse
     if ((uint64_t)nsel * 64 > nl) {
         /* many lines: one pass over every unit costs less than counting per line */
         int rc = parse_lines(d, NULL, NULL, err);
-        if (rc != LOGTK_OK) {
-            d->nlines = 0;
-            d->ntemplates = 0;
-        }
-        return rc;
+        return decode_result(d, rc);
     }
     for (uint32_t part = 0; part < d->nparts; part++) {
         const uint8_t *p = d->part_col[part];
@@ -1031,11 +1032,7 @@ int ltka_decode_templates(ltka_decoder *d, const uint8_t *payload, size_t len,
         rc = read_stream(d, LTKA_S_TEMPLATES, err);
     if (rc == LOGTK_OK)
         rc = parse_templates(d, err);
-    if (rc != LOGTK_OK) {
-        d->nlines = 0;
-        d->ntemplates = 0;
-    }
-    return rc;
+    return decode_result(d, rc);
 }
 
 int ltka_decode_lines(ltka_decoder *d, logtk_errbuf *err)
@@ -1051,11 +1048,7 @@ int ltka_decode_lines_masked(ltka_decoder *d, const uint8_t *tmask, uint8_t *lin
         rc = i == LTKA_S_NUMS ? read_chunk_directory(d, err) : read_stream(d, i, err);
     if (rc == LOGTK_OK)
         rc = parse_lines(d, tmask, line_mask, err);
-    if (rc != LOGTK_OK) {
-        d->nlines = 0;
-        d->ntemplates = 0;
-    }
-    return rc;
+    return decode_result(d, rc);
 }
 
 int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
@@ -1068,11 +1061,7 @@ int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
 int ltka_decode_values(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err)
 {
     int rc = parse_columns(d, want, NULL, 0, err);
-    if (rc != LOGTK_OK) {
-        d->nlines = 0;
-        d->ntemplates = 0;
-    }
-    return rc;
+    return decode_result(d, rc);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -1102,11 +1091,7 @@ int ltka_decode_values_for_lines(ltka_decoder *d, const uint32_t *lines, uint32_
             d->sel[m++] = d->sel[i];
     /* sel non-NULL even when empty: then nothing is expanded */
     int rc = parse_columns(d, NULL, d->sel, m, err);
-    if (rc != LOGTK_OK) {
-        d->nlines = 0;
-        d->ntemplates = 0;
-    }
-    return rc;
+    return decode_result(d, rc);
 }
 
 int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
