@@ -19,6 +19,7 @@
 
 /* Subcommands: each gets argv with argv[0] = the subcommand's name. */
 int cmd_parse(int argc, char **argv);
+int cmd_merge(int argc, char **argv);   /* cmd_merge.c: merge saved parser states */
 int cmd_bench(int argc, char **argv);
 int cmd_detect(int argc, char **argv);   /* cmd_detect.c: train, predict, eval, watch */
 int cmd_compress(int argc, char **argv); /* cmd_compress.c; the same file also defines
@@ -113,6 +114,36 @@ typedef struct cli_feed {
  * callback's nonzero return value.
  */
 int cli_feed_run(cli_feed *f, char *const *paths, size_t npaths);
+
+/* ---- cmd_merge.c: the template list of `parse --templates` and `merge --templates` ---- */
+
+/**
+ * A parser's templates as output names them.  Ids whose texts are equal (an
+ * online parser such as fuse merged them; both ids stay valid) are one
+ * template, named by the lowest of them: canonical[id].  Arrays are indexed
+ * by template id (1..n); text points into bytes.
+ */
+typedef struct cli_template_set {
+    uint32_t n;             /* logtk_parser_template_count() */
+    logtk_slice *text;      /* [id] the template's text */
+    uint64_t *key;          /* [id] logtk_parser_template_key() */
+    uint64_t *count;        /* [id] lines of every id with this text at the canonical id, else 0 */
+    uint32_t *canonical;    /* [id] the lowest id with the same text */
+    char *bytes;
+} cli_template_set;
+
+/** Builds the set from p's current templates.  Returns 0, or -1 when out of memory. */
+int cli_template_set_build(cli_template_set *s, logtk_parser *p);
+
+/** Frees the arrays (the struct itself is the caller's). */
+void cli_template_set_free(cli_template_set *s);
+
+/**
+ * Writes the set as TSV: a header row, then per canonical template EventId
+ * ("E" and the id), EventTemplate (TSV-escaped), Occurrences and EventKey
+ * (the content-hash key, 16 hex digits).  Returns 0, or -1 on a write error.
+ */
+int cli_templates_write(FILE *fp, const cli_template_set *s);
 
 /* ---- cli_common.c (owner: cli): whole small files ---- */
 

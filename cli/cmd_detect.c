@@ -53,7 +53,7 @@ static void usage(FILE *out)
             "  --dataset NAME      Loghub preset: log format, masks, parser parameters and\n"
             "                      window defaults (HDFS: sessions by block; BGL: Label field)\n"
             "  --format FMT        log format, e.g. '<Date> <Time> <Level>: <Content>'\n"
-            "  --parser NAME       parsing algorithm for raw logs (default drain)\n"
+            "  --parser NAME       parsing algorithm for raw logs (default fuse)\n"
             "  --window KIND       session (by --id-regex), time or count\n"
             "  --id-regex RE       session id regex (default blk_-?\\d+)\n"
             "  --size N --step N   window size and step: seconds (time) or lines (count)\n"
@@ -410,7 +410,7 @@ static int open_raw(window_input *in)
     }
     if (fmt && logtk_format_compile(in->format, fmt) != LOGTK_OK)
         return cli_usage_error(in->sub, "%s", logtk_format_errmsg(in->format));
-    int rc = logtk_parser_new(&in->parser, o->parser ? o->parser : "drain");
+    int rc = logtk_parser_new(&in->parser, o->parser); /* NULL: the default, fuse */
     if (rc == LOGTK_ERR_NOT_FOUND)
         return cli_usage_error(in->sub, "unknown parser '%s'", o->parser);
     if (rc != LOGTK_OK) {

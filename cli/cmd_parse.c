@@ -28,6 +28,14 @@
  *    reads those line by line, and a write(2) per line would cost more than
  *    the parsing).
  *
+ * The default parser is the library's (fuse).  An online parser may merge
+ * two templates by making their texts equal, keeping both ids; batch rows
+ * and the template lists name such a template by its lowest id, so rows of
+ * one template share one EventId (cli_template_set in cmd_merge.c).  The
+ * --templates list adds an EventKey column, the template's content hash,
+ * which names it the same way in every run and shard (see `logtk merge`).
+ * --load-state without --parser continues with the state's own parser.
+ *
  * Output files (rows, --templates, --save-state) are all written to
  * temporary files and renamed into place only when the whole run succeeded,
  * so a failed run never replaces a good file.
@@ -72,18 +80,20 @@ static void parse_usage(FILE *out)
             "  --max-line-length N   longest line accepted, in bytes (default 1048576)\n"
             "  --binary              parse files that look binary instead of refusing them\n"
             "parser:\n"
-            "  --parser NAME         algorithm (default drain); --list-parsers shows them\n"
+            "  --parser NAME         algorithm (default fuse); --list-parsers shows them\n"
             "  --param NAME=VALUE    parser parameter, e.g. --param st=0.5 (repeatable)\n"
             "  --mask RE             replace matches of the PCRE2 regex by <*> (repeatable)\n"
             "  --mask-file FILE      one regex per line, optionally REGEX<TAB>REPLACEMENT;\n"
             "                        blank lines and lines starting with # are skipped\n"
-            "  --load-state FILE     start from a saved parser state\n"
+            "  --load-state FILE     start from a saved parser state (its parser unless --parser);\n"
+            "                        'logtk merge' merges the states of several shards\n"
             "  --save-state FILE     save the parser state at the end\n"
             "output:\n"
             "  -o, --out FILE        write rows to FILE (default stdout)\n"
             "  --output KIND         tsv (default), csv (Loghub layout), jsonl, sqlite;\n"
             "                        default guessed from -o's extension\n"
-            "  --templates FILE      write the template list (EventId, EventTemplate, Occurrences)\n"
+            "  --templates FILE      write the template list (EventId, EventTemplate, Occurrences,\n"
+            "                        EventKey: a content hash of the template, 16 hex digits)\n"
             "  --stream              write each row at once with the template as it is then;\n"
             "                        memory does not grow with the input\n"
             "  -q, --quiet           no progress or summary on stderr\n"
@@ -247,12 +257,23 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
     return -1;
 }
 
+/* One line per algorithm: name, summary; the default's summary ends in "(default)". */
 static void list_parsers(void)
 {
+    logtk_parser *p = NULL;
+    const char *default_name = logtk_parser_new(&p, NULL) == LOGTK_OK ? logtk_parser_algorithm(p)
+                                                                      : "";
     for (size_t i = 0; logtk_parser_algorithm_name(i); i++) {
+        const char *name = logtk_parser_algorithm_name(i);
         const char *summary = logtk_parser_algorithm_summary(i);
-        printf("%s\t%s\n", logtk_parser_algorithm_name(i), summary ? summary : "");
+        if (summary == NULL)
+            summary = "";
+        size_t n = strlen(summary);
+        int marked = n >= 9 && strcmp(summary + n - 9, "(default)") == 0;
+        printf("%s\t%s%s\n", name, summary,
+               strcmp(name, default_name) == 0 && !marked ? " (default)" : "");
     }
+    logtk_parser_free(p);
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -319,7 +340,21 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
         return EXIT_USAGE;
     }
 
-    rc = logtk_parser_new(parser, o->parser_name);
+    /* --load-state without --parser continues with the state's own parser */
+    char *state = NULL;
+    size_t state_len = 0;
+    const char *parser_name = o->parser_name;
+    if (o->load_state) {
+        if (cli_read_file(SUB, o->load_state, &state, &state_len) != EXIT_OK)
+            return EXIT_DATA;
+        const char *saved_by = NULL;
+        if (parser_name == NULL &&
+            logtk_parser_snapshot_algorithm(state, state_len, &saved_by) == LOGTK_OK)
+            parser_name = saved_by; /* otherwise the load below reports the problem */
+    }
+    rc = logtk_parser_new(parser, parser_name);
+    if (rc != LOGTK_OK)
+        free(state);
     if (rc == LOGTK_ERR_NOT_FOUND) {
         cli_error(SUB, "unknown parser '%s'; 'logtk parse --list-parsers' shows them",
                   o->parser_name);
@@ -332,18 +367,15 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
     if (o->stream) {
         rc = logtk_parser_set_param(*parser, "keep_assignments", "0");
         if (rc != LOGTK_OK) {
+            free(state);
             cli_error(SUB, "--stream: %s", logtk_parser_errmsg(*parser));
             return EXIT_USAGE;
         }
     }
 
     if (o->load_state) {
-        char *buf;
-        size_t len;
-        if (cli_read_file(SUB, o->load_state, &buf, &len) != EXIT_OK)
-            return EXIT_DATA;
-        rc = logtk_parser_load(*parser, buf, len);
-        free(buf);
+        rc = logtk_parser_load(*parser, state, state_len);
+        free(state);
         if (rc != LOGTK_OK) {
             cli_error(SUB, "%s: %s", o->load_state, logtk_parser_errmsg(*parser));
             return EXIT_DATA;
@@ -390,16 +422,15 @@ typedef struct parse_run {
     logtk_format *format;
     logtk_parser *parser;
     logtk_sink *sink;
-    logtk_sink *templates;
+    cli_output templates;       /* --templates (cli_templates_write) */
     cli_progress progress;
     uint64_t rows;              /* rows written = the last LineId */
     logtk_slice *params;        /* stream mode: a copy of the event's parameter slices */
     size_t params_cap;
     FILE *spool;                /* batch mode: stdin copied here during pass 1 */
     char spool_path[4096];
-    logtk_slice *template_text; /* batch mode: final text of each template, index = id */
-    char *template_bytes;
-    uint32_t ntemplates;
+    cli_template_set set;       /* final templates (batch: pass 2; both: the lists) */
+    int templates_ready;
 } parse_run;
 
 static int sink_failed(logtk_sink *s)
@@ -480,35 +511,17 @@ static int open_spool(parse_run *run)
     return EXIT_OK;
 }
 
-/* Copies the final text of every template, so pass 2 needs one parser call per line. */
+/* The final templates as output names them (cli_template_set: merged ids
+ * share the lowest id), cached so pass 2 needs one parser call per line. */
 static int cache_templates(parse_run *run)
 {
-    uint32_t n = logtk_parser_template_count(run->parser);
-    size_t total = 0;
-    for (uint32_t id = 1; id <= n; id++) {
-        logtk_slice t;
-        uint64_t count;
-        if (logtk_parser_template(run->parser, id, &t, &count) == LOGTK_OK)
-            total += t.len;
-    }
-    run->template_text = calloc((size_t)n + 1, sizeof *run->template_text);
-    run->template_bytes = malloc(total + 1);
-    if (run->template_text == NULL || run->template_bytes == NULL) {
+    if (run->templates_ready)
+        return EXIT_OK;
+    if (cli_template_set_build(&run->set, run->parser) != 0) {
         cli_error(SUB, "out of memory");
         return EXIT_DATA;
     }
-    size_t off = 0;
-    for (uint32_t id = 1; id <= n; id++) {
-        logtk_slice t;
-        uint64_t count;
-        if (logtk_parser_template(run->parser, id, &t, &count) != LOGTK_OK || off + t.len > total)
-            continue;
-        memcpy(run->template_bytes + off, t.ptr, t.len);
-        run->template_text[id].ptr = run->template_bytes + off;
-        run->template_text[id].len = t.len;
-        off += t.len;
-    }
-    run->ntemplates = n;
+    run->templates_ready = 1;
     return EXIT_OK;
 }
 
@@ -555,8 +568,9 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
         row.template_id = id;
         row.nparams = 0;
         row.params = NULL;
-        if (id >= 1 && id <= run->ntemplates) {
-            row.template_text = run->template_text[id];
+        if (id >= 1 && id <= run->set.n) {
+            id = row.template_id = run->set.canonical[id];
+            row.template_text = run->set.text[id];
             rc = logtk_parser_extract(run->parser, id, rec.content.ptr, rec.content.len, &ev);
             if (rc == LOGTK_OK || rc == LOGTK_ERR_LIMIT) {
                 row.nparams = ev.nparams;
@@ -601,29 +615,35 @@ static int open_outputs(parse_run *run)
         logtk_sink_set_flush(run->sink, waiting);
     }
     if (o->templates_path &&
-        logtk_sink_new(&run->templates, "templates", o->templates_path, NULL) != LOGTK_OK)
-        return sink_failed(run->templates);
+        cli_output_open(SUB, o->templates_path, &run->templates) != EXIT_OK)
+        return EXIT_DATA;
     return EXIT_OK;
 }
 
 /* Writes the template list to the sqlite sink and --templates; commits both. */
 static int finish_outputs(parse_run *run)
 {
-    uint32_t n = logtk_parser_template_count(run->parser);
-    for (uint32_t id = 1; id <= n; id++) {
-        logtk_slice t;
-        uint64_t count;
-        if (logtk_parser_template(run->parser, id, &t, &count) != LOGTK_OK)
+    int status = cache_templates(run);
+    if (status != EXIT_OK)
+        return status;
+    for (uint32_t id = 1; id <= run->set.n; id++) {
+        if (run->set.canonical[id] != id)
             continue;
-        if (logtk_sink_write_template(run->sink, id, t, count) != LOGTK_OK)
+        if (logtk_sink_write_template(run->sink, id, run->set.text[id], run->set.count[id]) !=
+            LOGTK_OK)
             return sink_failed(run->sink);
-        if (run->templates && logtk_sink_write_template(run->templates, id, t, count) != LOGTK_OK)
-            return sink_failed(run->templates);
     }
     if (logtk_sink_close(run->sink) != LOGTK_OK)
         return sink_failed(run->sink);
-    if (run->templates && logtk_sink_close(run->templates) != LOGTK_OK)
-        return sink_failed(run->templates);
+    if (run->templates.fp) {
+        const char *path = run->opt->templates_path;
+        if (cli_templates_write(run->templates.fp, &run->set) != 0) {
+            cli_error(SUB, "%s: write error", strcmp(path, "-") ? path : "standard output");
+            return EXIT_DATA;
+        }
+        if (cli_output_close(SUB, path, &run->templates, 1) != EXIT_OK)
+            return EXIT_DATA;
+    }
     return EXIT_OK;
 }
 
@@ -767,14 +787,14 @@ int cmd_parse(int argc, char **argv)
         status = run_parse(&run, argv + first_file, (size_t)(argc - first_file));
 
     logtk_sink_free(run.sink); /* an uncommitted output's temporary file goes away */
-    logtk_sink_free(run.templates);
+    if (run.templates.out) /* not committed: the temporary file goes away */
+        cli_output_close(SUB, opt.templates_path, &run.templates, 0);
     if (run.spool)
         fclose(run.spool);
     if (run.spool_path[0])
         unlink(run.spool_path);
     free(run.params);
-    free(run.template_text);
-    free(run.template_bytes);
+    cli_template_set_free(&run.set);
     logtk_parser_free(run.parser);
     logtk_format_free(run.format);
     free(opt.masks);

@@ -15,6 +15,7 @@ typedef struct subcommand {
 
 static const subcommand subcommands[] = {
     {"parse", cmd_parse, "parse logs into templates and parameters"},
+    {"merge", cmd_merge, "merge parser states saved on shards of a log"},
     {"detect", cmd_detect, "train, apply and evaluate anomaly detectors"},
     {"compress", cmd_compress, "compress logs into a searchable lossless archive"},
     {"decompress", cmd_decompress, "restore the exact bytes of an archive"},

@@ -245,7 +245,8 @@ typedef struct logtk_event {
 
 /**
  * Creates a parser.  `algorithm` is a name from logtk_parser_algorithm_name()
- * ("drain", ...); NULL picks the default.  Returns LOGTK_OK, LOGTK_ERR_NOMEM or
+ * ("drain", ...); NULL picks the default, "fuse" (logtk's own online parser;
+ * logtk_parser_algorithm() of such a parser names it).  Returns LOGTK_OK, LOGTK_ERR_NOMEM or
  * LOGTK_ERR_NOT_FOUND (unknown algorithm; *out is NULL).
  */
 int logtk_parser_new(logtk_parser **out, const char *algorithm);
@@ -331,6 +332,47 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len);
  * a damaged, truncated, foreign or newer snapshot.
  */
 int logtk_parser_load(logtk_parser *p, const void *buf, size_t len);
+
+/**
+ * The algorithm a snapshot was saved by, so a caller can create the right
+ * parser before logtk_parser_load(): *name is a static string such as
+ * "fuse".  Returns LOGTK_OK, LOGTK_ERR_STATE (not a snapshot, damaged or of
+ * another version) or LOGTK_ERR_NOT_FOUND (an algorithm this build lacks);
+ * *name is NULL on error.
+ */
+int logtk_parser_snapshot_algorithm(const void *buf, size_t len, const char **name);
+
+/**
+ * The content-hash key of a template: FNV-1a 64 of its text exactly as
+ * logtk_parser_template() gives it (offset basis 0xcbf29ce484222325, prime
+ * 0x100000001b3).  It depends on the text only, never on the template's id,
+ * the order of arrival, the run or the machine, so shards that learned the
+ * same template name it the same way; `logtk parse --templates` prints it as
+ * 16 hex digits (EventKey).  Returns LOGTK_OK or LOGTK_ERR_NOT_FOUND.
+ */
+int logtk_parser_template_key(logtk_parser *p, uint32_t template_id, uint64_t *key);
+
+/**
+ * Merges the saved states of n shards (snapshots of logtk_parser_save(), of
+ * the same algorithm, parameters -- in any order -- and masks -- in the same
+ * order) into one new parser, *out, as if logtk_parser_load() had loaded the
+ * merged snapshot: parsing continues from it, and its line count is the sum
+ * of the shards'.  Templates are united by content (their text; ids do not
+ * matter), line counts summed, then folded: the distinct texts, sorted by
+ * (content key, text), are fed through a fresh parser of the same setup, and
+ * each source's lines count for the template its text lands in, so templates
+ * the algorithm would group become one.  The result does not depend on the
+ * order of the snapshots (merging A B and B A saves byte-identical states).
+ * Algorithm-internal statistics restart from the templates (each text is fed
+ * once).  names[i] (may be NULL, or names NULL) names snapshot i in messages.
+ * Returns LOGTK_OK, LOGTK_ERR_STATE (a snapshot damaged, foreign, or made
+ * with another algorithm, parameter or mask: the message names it),
+ * LOGTK_ERR_INVALID (n == 0) or LOGTK_ERR_NOMEM.  On error *out is still a
+ * parser (unless out of memory) so logtk_parser_errmsg(*out) can be read;
+ * free it in every case.
+ */
+int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshots,
+                       const size_t *lens, const char *const *names);
 
 /** The last error. */
 const char *logtk_parser_errmsg(const logtk_parser *p);

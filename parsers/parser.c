@@ -37,6 +37,11 @@
  * Load checks the checksum first, then builds a complete fresh parser from
  * the snapshot and swaps it in only when everything was valid, so a failed
  * load leaves the parser as it was.
+ *
+ * Templates also have a content key (FNV-1a 64 of the text), the name that
+ * is the same in every shard and run; merging shard snapshots unites
+ * templates by content and folds them through a fresh parser of the same
+ * setup (see "merging" near the end, and logtk_parser_merge() in logtk.h).
  */
 #include "config.h"
 
@@ -58,7 +63,10 @@
 
 /* ------------------------------------------------------------------ registry */
 
-/* One line per algorithm.  The first entry is the default. */
+/* One line per algorithm, in the order of --list-parsers and `bench parse
+ * --parser all`.  The default (logtk_parser_new(..., NULL)) is DEFAULT_ALGORITHM:
+ * fuse, our own parser, the most accurate of the suite and online, so its
+ * states merge across shards (logtk_parser_merge). */
 static const logtk_parser_algo *const algorithm_registry[] = {
     &logtk_algo_drain,
     &logtk_algo_spell,
@@ -79,6 +87,7 @@ static const logtk_parser_algo *const algorithm_registry[] = {
     &logtk_algo_molfi,
 };
 #define ALGORITHM_COUNT (sizeof algorithm_registry / sizeof algorithm_registry[0])
+#define DEFAULT_ALGORITHM (&logtk_algo_fuse)
 
 #define SNAPSHOT_MAGIC "LTKPSNAP"
 #define SNAPSHOT_MAGIC_LEN 8
@@ -583,7 +592,7 @@ const char *logtk_parser_algorithm_summary(size_t i)
 static const logtk_parser_algo *find_algorithm(const char *name)
 {
     if (name == NULL)
-        return algorithm_registry[0];
+        return DEFAULT_ALGORITHM;
     for (size_t i = 0; i < ALGORITHM_COUNT; i++)
         if (strcmp(algorithm_registry[i]->name, name) == 0)
             return algorithm_registry[i];
@@ -1310,29 +1319,44 @@ done:
     return rc;
 }
 
-int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
+/*
+ * Checks a snapshot's frame: magic, checksum, version; gives the algorithm
+ * name it was saved by and the end of the checksummed part.  Returns
+ * LOGTK_OK or LOGTK_ERR_STATE with the reason in *why.
+ */
+static int check_snapshot_frame(const void *buf, size_t len, const char **name, size_t *nlen,
+                                const uint8_t **body_end, logtk_errbuf *why)
 {
-    logtk_error_clear(&p->err);
     const uint8_t *d = buf;
     if (buf == NULL || len < SNAPSHOT_MAGIC_LEN + 8 || memcmp(d, SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_LEN))
-        return logtk_parser_error(p, LOGTK_ERR_STATE, "not a logtk parser snapshot");
+        return logtk_error_set(why, LOGTK_ERR_STATE, "not a logtk parser snapshot");
     const uint8_t *end = d + len - 8;
     uint64_t sum = 0;
     for (int i = 0; i < 8; i++)
         sum |= (uint64_t)end[i] << (8 * i);
     if (sum != logtk_hash_bytes(d, len - 8))
-        return logtk_parser_error(p, LOGTK_ERR_STATE,
-                                  "parser snapshot damaged (checksum mismatch)");
+        return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot damaged (checksum mismatch)");
     const uint8_t *pos = d + SNAPSHOT_MAGIC_LEN;
     uint64_t version;
+    if (logtk_varint_get(&pos, end, &version) != 0 || logtk_snap_bytes(&pos, end, name, nlen))
+        return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
+    if (version != SNAPSHOT_VERSION)
+        return logtk_error_set(why, LOGTK_ERR_STATE,
+                               "parser snapshot version %llu, this build reads version %d",
+                               (unsigned long long)version, SNAPSHOT_VERSION);
+    *body_end = end;
+    return LOGTK_OK;
+}
+
+int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
+{
+    logtk_error_clear(&p->err);
+    const uint8_t *d = buf;
+    const uint8_t *end;
     const char *name;
     size_t nlen;
-    if (logtk_varint_get(&pos, end, &version) != 0 || logtk_snap_bytes(&pos, end, &name, &nlen))
-        return logtk_parser_error(p, LOGTK_ERR_STATE, "parser snapshot truncated");
-    if (version != SNAPSHOT_VERSION)
-        return logtk_parser_error(p, LOGTK_ERR_STATE,
-                                  "parser snapshot version %llu, this build reads version %d",
-                                  (unsigned long long)version, SNAPSHOT_VERSION);
+    if (check_snapshot_frame(buf, len, &name, &nlen, &end, &p->err) != LOGTK_OK)
+        return p->err.code;
     if (nlen != strlen(p->algo->name) || memcmp(name, p->algo->name, nlen) != 0)
         return logtk_parser_error(p, LOGTK_ERR_STATE,
                                   "parser snapshot is for \"%.*s\", this parser is \"%s\"",
@@ -1358,4 +1382,361 @@ int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
     *q = old;
     logtk_parser_free(q);
     return LOGTK_OK;
+}
+
+/* The registered algorithm of this name (not NUL-terminated), or NULL. */
+static const logtk_parser_algo *algorithm_by_name(const char *name, size_t len)
+{
+    for (size_t i = 0; i < ALGORITHM_COUNT; i++)
+        if (strlen(algorithm_registry[i]->name) == len &&
+            memcmp(algorithm_registry[i]->name, name, len) == 0)
+            return algorithm_registry[i];
+    return NULL;
+}
+
+int logtk_parser_snapshot_algorithm(const void *buf, size_t len, const char **name)
+{
+    logtk_errbuf why;
+    const char *aname;
+    size_t alen;
+    const uint8_t *end;
+    *name = NULL;
+    if (check_snapshot_frame(buf, len, &aname, &alen, &end, &why) != LOGTK_OK)
+        return LOGTK_ERR_STATE;
+    const logtk_parser_algo *algo = algorithm_by_name(aname, alen);
+    if (algo == NULL)
+        return LOGTK_ERR_NOT_FOUND;
+    *name = algo->name;
+    return LOGTK_OK;
+}
+
+/* ------------------------------------------------------ content hash keys */
+
+/*
+ * FNV-1a, 64 bits, over the rendered text.  Chosen for being defined by a
+ * published constant pair rather than by this code base: the key is written
+ * into template lists and compared across machines and releases, so it must
+ * never change when logtk_hash_bytes() is tuned for speed.
+ */
+static uint64_t content_key(const char *text, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)text[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+int logtk_parser_template_key(logtk_parser *p, uint32_t template_id, uint64_t *key)
+{
+    logtk_slice text;
+    int rc = logtk_parser_template(p, template_id, &text, NULL);
+    if (rc == LOGTK_OK && key)
+        *key = content_key(text.ptr, text.len);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ merging */
+
+/*
+ * Merging shard states (see logtk_parser_merge() in logtk.h).
+ *
+ * Every snapshot is loaded into its own parser (so it gets the full
+ * validation of logtk_parser_load()), and all must agree on the algorithm,
+ * the parameters (as a set: the order they were set in does not matter) and
+ * the masks (as a sequence: masks run in order).  The union of their
+ * templates is keyed by content, (key, text), with line counts summed; two
+ * ids of one shard with the same text (an online parser that merged them)
+ * become one entry.  Sorting by (key, text) gives an order that depends only
+ * on the set of texts, never on the order of the shards or of their ids.
+ *
+ * The fold: the texts, in that order, are fed as messages to a fresh parser
+ * of the same algorithm, parameters and masks, then finished.  Templates the
+ * algorithm would group land in one template (a "<*>" in a text is a
+ * variable to every algorithm, so "user 7 logged in" from one shard and
+ * "user <*> logged in" from another meet); each source text's line count
+ * goes to the template it landed in.  The fold sees each text once, so
+ * algorithm state that counts lines (for example how often a word was seen
+ * in a position) restarts from the templates alone; the template store, its
+ * counts and the total of lines fed are exact.
+ *
+ * The result is saved and loaded once more, so the handle returned is
+ * exactly what logtk_parser_load() of the merged snapshot gives: parsing
+ * continues from it with line index = total lines of the shards.
+ */
+
+typedef struct merge_item {
+    uint64_t key;
+    const char *text; /* rendered text, owned by a shard parser */
+    size_t len;
+    uint64_t count;
+} merge_item;
+
+static int merge_item_cmp(const void *a, const void *b)
+{
+    const merge_item *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = n ? memcmp(x->text, y->text, n) : 0;
+    if (c != 0)
+        return c;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int param_pair_cmp(const void *a, const void *b)
+{
+    return strcmp(((const param_pair *)a)->name, ((const param_pair *)b)->name);
+}
+
+/* A parser with an error set, for the caller to read; NULL when even that fails. */
+static logtk_parser *error_parser(const logtk_parser_algo *algo, const logtk_errbuf *why)
+{
+    logtk_parser *p = NULL;
+    if (parser_create(&p, algo ? algo : DEFAULT_ALGORITHM) != LOGTK_OK)
+        return NULL;
+    logtk_error_copy(&p->err, why);
+    return p;
+}
+
+static const char *shard_name(const char *const *names, size_t i, char *buf, size_t cap)
+{
+    if (names && names[i])
+        return names[i];
+    snprintf(buf, cap, "snapshot %zu", i + 1);
+    return buf;
+}
+
+/* Loads snapshot i into a new parser of its own algorithm. */
+static int load_shard(logtk_parser **out, const void *buf, size_t len, const char *name,
+                      logtk_errbuf *why)
+{
+    const char *aname;
+    size_t alen;
+    const uint8_t *end;
+    *out = NULL;
+    logtk_errbuf frame;
+    logtk_error_clear(&frame);
+    if (check_snapshot_frame(buf, len, &aname, &alen, &end, &frame) != LOGTK_OK)
+        return logtk_error_set(why, LOGTK_ERR_STATE, "%s: %s", name, logtk_error_text(&frame));
+    const logtk_parser_algo *algo = algorithm_by_name(aname, alen);
+    if (algo == NULL)
+        return logtk_error_set(why, LOGTK_ERR_STATE,
+                               "%s: parser snapshot of an unknown algorithm \"%.*s\"", name,
+                               (int)(alen > 64 ? 64 : alen), aname);
+    logtk_parser *p;
+    if (parser_create(&p, algo) != LOGTK_OK)
+        return logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+    if (logtk_parser_load(p, buf, len) != LOGTK_OK) {
+        logtk_error_set(why, p->err.code, "%s: %s", name, logtk_parser_errmsg(p));
+        logtk_parser_free(p);
+        return why->code;
+    }
+    *out = p;
+    return LOGTK_OK;
+}
+
+/* Sorted copy of p's parameters (pointers into p). */
+static param_pair *sorted_params(const logtk_parser *p)
+{
+    param_pair *s = malloc((p->nparams ? p->nparams : 1) * sizeof *s);
+    if (s == NULL)
+        return NULL;
+    if (p->nparams)
+        memcpy(s, p->params, p->nparams * sizeof *s);
+    qsort(s, p->nparams, sizeof *s, param_pair_cmp);
+    return s;
+}
+
+/* LOGTK_OK when shard b was made with a's algorithm, parameters and masks. */
+static int check_same_setup(const logtk_parser *a, const char *aname, const param_pair *asorted,
+                            const logtk_parser *b, const char *bname, logtk_errbuf *why)
+{
+    if (a->algo != b->algo)
+        return logtk_error_set(why, LOGTK_ERR_STATE,
+                               "%s: state of parser \"%s\", but %s is of parser \"%s\"", bname,
+                               b->algo->name, aname, a->algo->name);
+    param_pair *bs = sorted_params(b);
+    if (bs == NULL)
+        return logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+    int rc = LOGTK_OK;
+    size_t i = 0, j = 0;
+    while (rc == LOGTK_OK && (i < a->nparams || j < b->nparams)) {
+        int c = i == a->nparams ? 1 : j == b->nparams ? -1 : strcmp(asorted[i].name, bs[j].name);
+        if (c < 0)
+            rc = logtk_error_set(why, LOGTK_ERR_STATE,
+                                 "%s: parameter %s=%s of %s is not set in this state", bname,
+                                 asorted[i].name, asorted[i].value, aname);
+        else if (c > 0)
+            rc = logtk_error_set(why, LOGTK_ERR_STATE,
+                                 "%s: parameter %s=%s is not set in %s", bname, bs[j].name,
+                                 bs[j].value, aname);
+        else if (strcmp(asorted[i].value, bs[j].value) != 0)
+            rc = logtk_error_set(why, LOGTK_ERR_STATE, "%s: parameter %s=%s, but %s has %s=%s",
+                                 bname, bs[j].name, bs[j].value, aname, asorted[i].name,
+                                 asorted[i].value);
+        i++, j++;
+    }
+    free(bs);
+    if (rc != LOGTK_OK)
+        return rc;
+    size_t na = logtk_masker_count(a->masker), nb = logtk_masker_count(b->masker);
+    for (size_t k = 0; k < na || k < nb; k++) {
+        if (k >= na || k >= nb)
+            return logtk_error_set(why, LOGTK_ERR_STATE, "%s: %zu masks, but %s has %zu", bname,
+                                   nb, aname, na);
+        if (strcmp(logtk_masker_pattern(a->masker, k), logtk_masker_pattern(b->masker, k)) ||
+            strcmp(logtk_masker_replacement(a->masker, k),
+                   logtk_masker_replacement(b->masker, k)))
+            return logtk_error_set(why, LOGTK_ERR_STATE,
+                                   "%s: mask %zu is \"%s\", but %s has \"%s\"", bname, k + 1,
+                                   logtk_masker_pattern(b->masker, k), aname,
+                                   logtk_masker_pattern(a->masker, k));
+    }
+    return LOGTK_OK;
+}
+
+/* Folds the sorted, distinct items into a fresh parser configured like `model`. */
+static int fold_templates(logtk_parser **out, const logtk_parser *model, const param_pair *params,
+                          const merge_item *items, size_t nitems, uint64_t total_lines,
+                          logtk_errbuf *why)
+{
+    logtk_parser *f = NULL, *r = NULL;
+    void *snap = NULL;
+    size_t snap_len = 0;
+    int rc = parser_create(&f, model->algo);
+    if (rc != LOGTK_OK)
+        return logtk_error_set(why, rc, "out of memory");
+    for (size_t i = 0; rc == LOGTK_OK && i < model->nparams; i++)
+        rc = logtk_parser_set_param(f, params[i].name, params[i].value);
+    for (size_t k = 0; rc == LOGTK_OK && k < logtk_masker_count(model->masker); k++)
+        rc = logtk_parser_add_mask(f, logtk_masker_pattern(model->masker, k),
+                                   logtk_masker_replacement(model->masker, k));
+    for (size_t i = 0; rc == LOGTK_OK && i < nitems; i++) {
+        rc = logtk_parser_feed(f, items[i].text, items[i].len, NULL);
+        if (rc == LOGTK_ERR_LIMIT)
+            rc = LOGTK_OK; /* parsed without that mask, as when parsing */
+    }
+    if (rc == LOGTK_OK)
+        rc = logtk_parser_finish(f);
+    if (rc != LOGTK_OK) {
+        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
+        goto done;
+    }
+    /* counts follow the sources; then the merged parser has fed total_lines */
+    for (uint32_t id = 1; id <= f->ntemplates; id++)
+        f->templates[id - 1].count = 0;
+    for (size_t i = 0; i < nitems; i++) {
+        uint32_t id = 0;
+        if (logtk_parser_assignment(f, i, &id) != LOGTK_OK || entry(f, id) == NULL) {
+            rc = logtk_error_set(why, LOGTK_ERR_STATE,
+                                 "merging: %s gave template \"%.*s\" no template",
+                                 f->algo->name, (int)(items[i].len > 200 ? 200 : items[i].len),
+                                 items[i].text);
+            goto done;
+        }
+        f->templates[id - 1].count += items[i].count;
+    }
+    f->lines = total_lines;
+    if ((rc = logtk_parser_save(f, &snap, &snap_len)) != LOGTK_OK) {
+        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
+        goto done;
+    }
+    if ((rc = parser_create(&r, model->algo)) != LOGTK_OK) {
+        logtk_error_set(why, rc, "out of memory");
+        goto done;
+    }
+    if ((rc = logtk_parser_load(r, snap, snap_len)) != LOGTK_OK) {
+        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(r));
+        logtk_parser_free(r);
+        r = NULL;
+        goto done;
+    }
+    *out = r;
+done:
+    free(snap);
+    logtk_parser_free(f);
+    return rc;
+}
+
+int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshots,
+                       const size_t *lens, const char *const *names)
+{
+    logtk_errbuf why;
+    logtk_error_clear(&why);
+    logtk_parser **shards = NULL;
+    param_pair *params0 = NULL;
+    merge_item *items = NULL;
+    size_t nitems = 0;
+    uint64_t total_lines = 0;
+    char name0[32], namei[32];
+    int rc = LOGTK_OK;
+    *out = NULL;
+    if (n == 0 || snapshots == NULL || lens == NULL) {
+        rc = logtk_error_set(&why, LOGTK_ERR_INVALID, "no parser snapshots to merge");
+        goto done;
+    }
+    shards = calloc(n, sizeof *shards);
+    if (shards == NULL) {
+        rc = logtk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    size_t total_templates = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *ni = shard_name(names, i, namei, sizeof namei);
+        if ((rc = load_shard(&shards[i], snapshots[i], lens[i], ni, &why)) != LOGTK_OK)
+            goto done;
+        if (i == 0 && (params0 = sorted_params(shards[0])) == NULL) {
+            rc = logtk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        if (i > 0 && (rc = check_same_setup(shards[0], shard_name(names, 0, name0, sizeof name0),
+                                            params0, shards[i], ni, &why)) != LOGTK_OK) {
+            goto done;
+        }
+        if (shards[i]->lines > UINT64_MAX - total_lines) {
+            rc = logtk_error_set(&why, LOGTK_ERR_STATE, "%s: line count overflows", ni);
+            goto done;
+        }
+        total_lines += shards[i]->lines;
+        total_templates += shards[i]->ntemplates;
+    }
+    items = malloc((total_templates ? total_templates : 1) * sizeof *items);
+    if (items == NULL) {
+        rc = logtk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (uint32_t id = 1; id <= shards[i]->ntemplates; id++) {
+            template_entry *t = entry(shards[i], id);
+            if ((rc = render(shards[i], t)) != LOGTK_OK) {
+                logtk_error_set(&why, rc, "out of memory");
+                goto done;
+            }
+            merge_item *it = &items[nitems++];
+            it->text = t->text;
+            it->len = t->text_len;
+            it->key = content_key(t->text, t->text_len);
+            it->count = t->count;
+        }
+    }
+    qsort(items, nitems, sizeof *items, merge_item_cmp);
+    size_t distinct = 0;
+    for (size_t i = 0; i < nitems; i++) {
+        if (distinct > 0 && merge_item_cmp(&items[distinct - 1], &items[i]) == 0)
+            items[distinct - 1].count += items[i].count;
+        else
+            items[distinct++] = items[i];
+    }
+    rc = fold_templates(out, shards[0], params0, items, distinct, total_lines, &why);
+done:
+    if (rc != LOGTK_OK)
+        *out = error_parser(shards && shards[0] ? shards[0]->algo : NULL, &why);
+    for (size_t i = 0; shards && i < n; i++)
+        logtk_parser_free(shards[i]);
+    free(shards);
+    free(params0);
+    free(items);
+    return rc;
 }
