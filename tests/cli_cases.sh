@@ -19,6 +19,8 @@
 # Scripts see $LOGTK, $LOGTK_SRCDIR and $SAMPLE (tests/data/sample.log).
 #
 # Usage: LOGTK=./logtk LOGTK_SRCDIR=. sh tests/cli_cases.sh [NAME...]
+# LOGTK_CASES_UPDATE=1 writes the actual output into `expected` of every case
+# whose output differs (for intended changes; review the diff before committing).
 # Prints one line per failure with a diff, then "N passed, N failed" (and
 # skipped), and exits 0 when nothing failed, 1 otherwise.
 
@@ -84,7 +86,13 @@ for name in $names; do
         problems="exit status $rc, expected $want_status"
     fi
     if ! cmp -s "$out" "$case_dir/expected"; then
-        problems="$problems${problems:+; }stdout differs"
+        if [ -n "$LOGTK_CASES_UPDATE" ]; then
+            # accepting an intended change: review `git diff tests/cases` afterwards
+            cp "$out" "$case_dir/expected"
+            echo "UPDATED: $name"
+        else
+            problems="$problems${problems:+; }stdout differs"
+        fi
     fi
     if [ -f "$case_dir/stderr_contains" ]; then
         while IFS= read -r needle || [ -n "$needle" ]; do
