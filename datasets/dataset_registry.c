@@ -290,6 +290,12 @@ static const logtk_dataset presets[] = {
         .name = "Android",
         .format = "<Date> <Time>  <Pid>  <Tid> <Level> <Component>: <Content>",
         .masks = {"(/[\\w-]+)+", "([\\w-]+\\.){2,}[\\w-]+", "\\b(\\-?\\+?\\d+)\\b|\\b0[Xx][a-fA-F\\d]+\\b|\\b[a-fA-F\\d]{4,}\\b", NULL},
+        .variants = {
+            /* fuse masks for itself elsewhere, but not yet well enough here (see self_masking) */
+            {"fuse",
+             {"(/[\\w-]+)+", "([\\w-]+\\.){2,}[\\w-]+",
+              "\\b(\\-?\\+?\\d+)\\b|\\b0[Xx][a-fA-F\\d]+\\b|\\b[a-fA-F\\d]{4,}\\b", NULL}},
+        },
         .drain_st = "0.2",
         .drain_depth = "6",
         .spell_tau = "0.95",
@@ -549,12 +555,30 @@ const char *logtk_dataset_format(const logtk_dataset *d)
     return d ? d->format : NULL;
 }
 
+/*
+ * Parsers whose own masking writes variables the way the corrected ground
+ * truths do: they take no preset regexes for any dataset.  The presets'
+ * regexes hide text those ground truths write out (an address and its port
+ * as one "<*>" where they want "<*>:<*>"; "core.N" as "<*>"; OpenStack's
+ * "/.+?\s" swallowing the space after a path), and a parser that needs
+ * no regex parses a new system's logs as well as a benchmark's.  A
+ * preset's explicit variant for such a parser still wins (Android: fuse
+ * does not yet tell its bare hex words and dotted package names from
+ * message words, which the preset's regexes mask).
+ */
+static const char *const self_masking[] = {"fuse", NULL};
+static const char *const no_masks[] = {NULL};
+
 const char *const *dataset_masks_for(const logtk_dataset *d, const char *algorithm)
 {
-    if (algorithm)
-        for (size_t v = 0; v < DATASET_MAX_VARIANTS && d->variants[v].algorithm; v++)
-            if (strcasecmp(d->variants[v].algorithm, algorithm) == 0)
-                return d->variants[v].masks;
+    if (!algorithm)
+        return d->masks;
+    for (size_t v = 0; v < DATASET_MAX_VARIANTS && d->variants[v].algorithm; v++)
+        if (strcasecmp(d->variants[v].algorithm, algorithm) == 0)
+            return d->variants[v].masks;
+    for (size_t i = 0; self_masking[i]; i++)
+        if (strcasecmp(self_masking[i], algorithm) == 0)
+            return no_masks;
     return d->masks;
 }
 

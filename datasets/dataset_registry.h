@@ -55,7 +55,8 @@ size_t dataset_count(void);
 
 /**
  * The masks a parser of `algorithm` gets for this preset: the variant's list
- * when the benchmark script of that parser uses its own, else the preset's.
+ * when the benchmark script of that parser uses its own, else the preset's;
+ * an empty list for parsers that mask for themselves ("fuse").
  * NULL-terminated; never NULL itself.
  */
 const char *const *dataset_masks_for(const logtk_dataset *d, const char *algorithm);

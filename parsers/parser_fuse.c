@@ -30,7 +30,16 @@
  *    over two tokens ("(1.16 KB)", "(35 ms)") after a value is left out of
  *    the sequence altogether: loggers print such a restatement in human
  *    units only sometimes, so one event comes with and without it (see
- *    is_quantity_aside).  Why general: numbers,
+ *    is_quantity_aside).  A dotted name spelled like a DNS host right
+ *    before ":port" is an address ("proxy.example.org:80" -> "<*>:<*>",
+ *    as a numeric address and port are; "sweep.c:1831" and
+ *    "Class.method:42" are not hosts: underscore, capitals, one-letter
+ *    suffix).  A number with a bound sign and its unit ("<1 sec") is one
+ *    value taking one place in the sequence: loggers print a bound where
+ *    the exact value is too small to print, in the slot of that value.
+ *    With these rules fuse needs none of the presets' regexes (see
+ *    dataset_registry.c), so it parses a new system's logs the way it
+ *    parses the benchmark's.  Why general: numbers,
  *    ids, addresses, sizes and times carry digits in every system, and the
  *    corrected ground truths mark exactly such whole atoms; literal words
  *    almost never contain digits.
@@ -79,7 +88,14 @@
  *    form keeps the key ("key=") and sentence punctuation after the value.
  *    A slot's variable form also counts as one of its distinct words
  *    toward `threshold`: "user cyrus", "user news", "user test" and
- *    "user <*>" (root, masked) are four users, not three.
+ *    "user <*>" (root, masked) are four users, not three.  A slot that
+ *    shows a variables-only shape ("<*>:<*>") and another value-like word
+ *    ("<*>:<*>:<*>", "wpad:<*>") is promoted at once: values of two shapes
+ *    in one field.  A slot whose words are two or more units of data size
+ *    ("93.0 B" beside "5.2 KB") is promoted too: the unit is chosen by the
+ *    magnitude, so it belongs to the value, while a unit that never
+ *    changes ("capacity <*> GB") stays a word, as the ground truths
+ *    write both.
  *
  * Snapshots save the exact table, the sibling groups and the merges, so a
  * parser resumed from one continues exactly as the uninterrupted parser.
@@ -125,6 +141,8 @@ typedef struct fuse_group {
     int promoted;
     int varform_seen; /* some line showed the slot's variable form */
     int value_like;   /* some word seen there looks like a value (looks_like_value) */
+    int shape_seen;   /* some word seen there is variables only ("<*>:<*>") */
+    int non_unit;     /* some word seen there is not a unit of size (is_size_unit) */
 } fuse_group;
 
 /* Hashes of "<*>", "<*>.", "<*>.." and "<*>...": a whole-token number with sentence dots. */
@@ -485,6 +503,43 @@ static size_t merge_hash_joined(char *out, size_t len)
 }
 
 /*
+ * Spelled like a DNS host name: lowercase letters, digits and '-' in two or
+ * more dot-separated labels, the last one (the top-level domain) letters
+ * only and at least two of them ("proxy.example.org").  Source files
+ * ("sweep.c", "ib_sm.c") and code names ("Animator.destroySurface") fail
+ * on the one-letter suffix, the underscore or the capitals.
+ */
+static int is_host_name(const char *s, size_t n)
+{
+    size_t dots = 0, label = 0, letters_only = 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (label == 0)
+                return 0;
+            dots++;
+            label = 0;
+            letters_only = 1;
+        } else if ((c >= 'a' && c <= 'z') || c == '-' || (c >= '0' && c <= '9')) {
+            label++;
+            letters_only &= c >= 'a' && c <= 'z';
+        } else {
+            return 0;
+        }
+    }
+    return dots > 0 && label >= 2 && letters_only;
+}
+
+/* Length of a bound sign ("<", ">", "<=", ">=") opening s right before a digit, else 0. */
+static size_t bound_sign(const char *s, size_t n)
+{
+    if (n < 2 || (s[0] != '<' && s[0] != '>'))
+        return 0;
+    size_t k = s[1] == '=' ? 2 : 1;
+    return k < n && s[k] >= '0' && s[k] <= '9' ? k : 0;
+}
+
+/*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
  * an atom are copied as they are scanned, and an atom that turns out to hold
@@ -540,7 +595,12 @@ static size_t mask_token(const char *s, size_t n, char *out)
             i = e;
             continue;
         }
-        if (byte_class[u[i]] == CLS_BREAK && !is_wild_at(s, i, n)) {
+        /*
+         * "<1" and ">=5": a number printed with a bound is still a number;
+         * the sign is part of the value ("lifetime <1 sec" is a lifetime).
+         */
+        size_t sign = i == 0 ? bound_sign(s, n) : 0;
+        if (byte_class[u[i]] == CLS_BREAK && !is_wild_at(s, i, n) && !sign) {
             *o++ = s[i];
             last_wild = 0;
             /*
@@ -560,6 +620,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
         }
         char *atom = o;
         unsigned variable = 0;
+        memcpy(o, s, sign);
+        o += sign;
+        i += sign;
         for (;;) {
             const unsigned char *q = u + i, *end = u + n;
             while (q < end) {
@@ -591,6 +654,16 @@ static size_t mask_token(const char *s, size_t n, char *out)
             break;
         }
         size_t atom_len = (size_t)(o - atom);
+        /*
+         * A dotted name right before ":port" is a host ("proxy.example.org:8080"):
+         * an address like the numeric one it stands for, "<*>:<*>" in the
+         * ground truths.  Without the port a dotted name may as well be a
+         * class or a file ("java.io.IOException", "chrome.exe"), left to the
+         * sibling groups.
+         */
+        if (!variable && i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
+            is_host_name(atom, atom_len))
+            variable = 1;
         if (!variable && !is_value_word(atom, atom_len)) {
             last_wild = 0;
             continue;
@@ -976,6 +1049,62 @@ static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
     return 1;
 }
 
+/*
+ * A bounded quantity over two tokens: a number with a bound sign, then its
+ * unit ("<1 sec", ">=5 min,").  A logger prints a bound where the exact
+ * value is too small or too large to print ("lifetime <1 sec" beside
+ * "lifetime 00:17"), so the pair is the value of the field and takes its
+ * place as one variable; the unit word is part of it.
+ */
+static int is_bound_quantity(const logtk_slice *number, const logtk_slice *unit)
+{
+    const char *s = number->ptr;
+    size_t n = number->len, i = bound_sign(s, n);
+    if (i == 0)
+        return 0;
+    for (; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
+            return 0;
+    const char *u = unit->ptr;
+    size_t m = unit->len;
+    while (m > 0 && (u[m - 1] == ',' || u[m - 1] == '.' || u[m - 1] == ';' || u[m - 1] == ':' ||
+                     u[m - 1] == ')'))
+        m--;
+    if (m == 0 || m > 8 || unit->ptr < s + n || unit->ptr - (s + n) > 8)
+        return 0; /* a short unit word, a few blanks after the number */
+    for (size_t k = 0; k < m; k++)
+        if (!is_letter(u[k]))
+            return 0;
+    return 1;
+}
+
+/* The two tokens of a bounded quantity as one slice (they lie in one buffer). */
+static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
+{
+    logtk_slice j = {a->ptr, (size_t)(b->ptr + b->len - a->ptr)};
+    return j;
+}
+
+/*
+ * A unit of data size ("B", "KB", "MiB", ...), maybe with sentence
+ * punctuation or a closing parenthesis after it.  A slot that holds two
+ * different units is the unit half of one quantity whose magnitude picks
+ * the unit ("93.0 B", "5.2 KB"): a variable, although words.
+ */
+static int is_size_unit(const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':' ||
+                     s[n - 1] == ')'))
+        n--;
+    if (n == 0 || n > 3 || s[n - 1] != 'B')
+        return 0;
+    if (n == 1)
+        return 1;
+    if (!memchr("KMGTPE", s[0], 6))
+        return 0;
+    return n == 2 || s[1] == 'i';
+}
+
 /* Key of the sibling group "sequence with position pos free". */
 static uint64_t sibling_key(uint64_t seq, size_t n, const uint64_t *tok_hash,
                             const uint64_t *wf_hash, size_t pos)
@@ -996,7 +1125,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     const char *limit = line->masked.ptr + line->masked.len;
     const uint64_t wild_h = st->wild_dots[0];
     uint64_t seq = 0;
-    size_t kept = 0, asides = 0; /* tokens hashed; quantity asides left out */
+    size_t kept = 0, asides = 0; /* tokens hashed; quantity asides left out, bounds joined */
     for (size_t i = 0; i < n; i++) {
         const logtk_slice *t = &line->tokens[i];
         uint64_t h;
@@ -1006,11 +1135,17 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 asides++;
                 continue;
             }
+            logtk_slice one = *t;
+            if (t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
+                one = joined(t, &t[1]); /* "<1 sec": one value */
+                i++;
+                asides++;
+            }
             /* the masked bytes, with 8 bytes of slack for hash_padded */
-            if (t->len + 8 > st->norm.cap / 4 &&
-                logtk_strbuf_reserve(&st->norm, MASKED_MAX(t->len) + 8) != 0)
+            if (one.len + 8 > st->norm.cap / 4 &&
+                logtk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            h = hash_padded(st->norm.data, mask_token(t->ptr, t->len, st->norm.data));
+            h = hash_padded(st->norm.data, mask_token(one.ptr, one.len, st->norm.data));
         }
         seq += salted(h, kept++);
     }
@@ -1024,17 +1159,23 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         return LOGTK_OK;
     }
 
-    /* the line's tokens without its quantity asides (rare: most lines have none) */
+    /* the line's tokens without its quantity asides, bounds joined (rare: most lines have none) */
     const logtk_slice *toks = line->tokens;
     if (asides) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
-            if (line->tokens[i].len > 1 && line->tokens[i].ptr[0] == '(' && i > 0 && i + 1 < n &&
-                is_quantity_aside(&line->tokens[i], &line->tokens[i + 1])) {
+            const logtk_slice *t = &line->tokens[i];
+            if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
+                is_quantity_aside(t, &t[1])) {
                 i++;
                 continue;
             }
-            st->kept[k++] = line->tokens[i];
+            if (t->len > 1 && t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
+                st->kept[k++] = joined(t, &t[1]);
+                i++;
+                continue;
+            }
+            st->kept[k++] = *t;
         }
         n = k;
         toks = st->kept;
@@ -1175,6 +1316,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         if (grp->promoted)
             continue;
         uint32_t v;
+        int shapes_differ = 0;
         /* the slot's own variable form ("<*>", "key=<*>", "<*>,") marks a variable field */
         if (varform && st->tok_hash[i] == st->wf_hash[i]) {
             grp->varform_seen = 1;
@@ -1185,10 +1327,18 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                     break;
             if (v < grp->nvalues)
                 continue;
+            const char *word = st->norm.data + st->tok_off[i];
+            size_t word_len = st->tok_len[i];
+            int like = looks_like_value(word, word_len), shape = only_variables(word, word_len);
             grp->values[grp->nvalues] = st->tok_hash[i];
             grp->members[grp->nvalues] = id;
             grp->nvalues++;
-            grp->value_like |= looks_like_value(st->norm.data + st->tok_off[i], st->tok_len[i]);
+            /* a variables-only shape ("<*>:<*>") beside another value-like word */
+            if (like && ((shape && grp->value_like) || grp->shape_seen))
+                shapes_differ = 1;
+            grp->value_like |= like;
+            grp->shape_seen |= shape;
+            grp->non_unit |= !is_size_unit(word, word_len);
         }
         /*
          * Promote at `threshold` distinct words, or as soon as a slot that
@@ -1200,7 +1350,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
          * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
          */
         if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i > 0 || grp->value_like)) ||
-            (grp->varform_seen && grp->value_like)) {
+            (grp->varform_seen && grp->value_like) || shapes_differ ||
+            (grp->nvalues >= 2 && !grp->non_unit)) {
             grp->promoted = 1;
             for (v = 0; v < grp->nvalues; v++) {
                 int rc = generalize(p, st, grp->members[v], i);
@@ -1273,7 +1424,8 @@ static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
         const fuse_group *grp = &st->group_list[g];
         ok = logtk_strbuf_put_varint(out, grp->position) == 0 &&
              logtk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
-                                                    grp->value_like << 2)) == 0 &&
+                                                    grp->value_like << 2 | grp->shape_seen << 3 |
+                                                    grp->non_unit << 4)) == 0 &&
              logtk_strbuf_put_varint(out, grp->nvalues) == 0;
         for (uint32_t v = 0; ok && v < grp->nvalues; v++)
             ok = logtk_strbuf_put_varint(out, grp->values[v]) == 0 &&
@@ -1339,13 +1491,15 @@ static int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t l
         fuse_group *grp = &st->group_list[g];
         uint64_t position, promoted, nvalues;
         if (logtk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
-            logtk_snap_varint(&pos, end, &promoted) != 0 || promoted > 7 ||
+            logtk_snap_varint(&pos, end, &promoted) != 0 || promoted > 31 ||
             logtk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
             return FUSE_BAD("bad group");
         grp->position = (uint32_t)position;
         grp->promoted = (int)(promoted & 1);
         grp->varform_seen = (int)(promoted >> 1 & 1);
-        grp->value_like = (int)(promoted >> 2);
+        grp->value_like = (int)(promoted >> 2 & 1);
+        grp->shape_seen = (int)(promoted >> 3 & 1);
+        grp->non_unit = (int)(promoted >> 4);
         grp->nvalues = (uint32_t)nvalues;
         for (uint32_t i = 0; i < grp->nvalues; i++) {
             if (logtk_snap_varint(&pos, end, &grp->values[i]) != 0 ||
