@@ -5,7 +5,10 @@
  * checks), and with the magic and checksum patched to be valid, so the
  * fuzzer reaches the parsing of params, masks, templates and Drain's tree
  * blob.  A snapshot that loads must leave a parser that can feed, extract
- * and save again.
+ * and save again.  The parser is of the algorithm the snapshot names
+ * (logtk_parser_snapshot_algorithm), so every algorithm's blob loader is
+ * reached, and the patched snapshot is also merged with itself
+ * (logtk_parser_merge), which must succeed or fail cleanly like a load.
  */
 #include "config.h"
 
@@ -55,11 +58,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t sum = logtk_hash_bytes(fixed, len - 8);
     for (int i = 0; i < 8; i++)
         fixed[len - 8 + i] = (uint8_t)(sum >> (8 * i));
-    if (logtk_parser_new(&p, "drain") == LOGTK_OK) {
+    const char *algorithm = NULL;
+    if (logtk_parser_snapshot_algorithm(fixed, len, &algorithm) != LOGTK_OK)
+        algorithm = "drain";
+    if (logtk_parser_new(&p, algorithm) == LOGTK_OK) {
         if (logtk_parser_load(p, fixed, len) == LOGTK_OK)
             exercise(p);
         logtk_parser_free(p);
     }
+    const void *both[2] = {fixed, fixed};
+    const size_t lens[2] = {len, len};
+    logtk_parser *merged = NULL;
+    if (logtk_parser_merge(&merged, 2, both, lens, NULL) == LOGTK_OK)
+        exercise(merged);
+    logtk_parser_free(merged);
     free(fixed);
     return 0;
 }
