@@ -21,12 +21,26 @@
  * Streams of the same kind (all numbers, all strings, ...) are concatenated
  * and each compressed as one zstd frame, so the entropy coder sees
  * homogeneous data and the block pays the frame overhead only seven times.
+ *
+ * Speed (zstd takes only about a tenth of the time at low levels; the rest
+ * is here and in line_split.c): each line is split once and its template cut
+ * into the parts' templates; a part is first compared with the template the
+ * same part had on the line before (for the header parts all at once), so
+ * most parts are never hashed; a template's variable count is kept with it;
+ * the variables of a template are gathered line by line into column arrays
+ * before the columns are written (a block's variables are tens of MB, and
+ * reading them column by column missed the cache once per column); varints
+ * go straight into room reserved per column.  The payload is the same, byte
+ * for byte, as with the straightforward loops.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "archive_format.h"
 #include "growarray.h"
@@ -36,6 +50,7 @@ struct ltka_encoder {
     int level;
     ZSTD_CCtx *cctx;
     logtk_strbuf tmpl;
+    logtk_strbuf prev_tmpl; /* the previous line's template (the two buffers swap per line) */
     ltka_var *vars;
     size_t nvars, vars_cap;
     /* per line */
@@ -44,13 +59,18 @@ struct ltka_encoder {
     size_t *line_var;
     uint32_t *order; /* unit indices grouped by template */
     size_t lines_cap;
+    size_t units_cap; /* capacity of line_var and order (they follow lines_cap) */
     uint64_t *sample_hash;
     /* per template */
     uint32_t *tcount, *tstart;
     size_t tcap;
+    uint32_t *tvars; /* variables of each template of the block being encoded */
+    size_t tvars_cap;
     logtk_strbuf streams[LTKA_NSTREAMS];
-    uint64_t *colbuf;
+    uint64_t *colbuf; /* values of the column being written */
     size_t colbuf_cap;
+    uint8_t *padbuf; /* and their leading-zero counts */
+    size_t padbuf_cap;
     /* chunks of the numbers stream: first template and offset of each */
     uint32_t *chunk_tmpl;
     size_t *chunk_off;
@@ -78,6 +98,7 @@ void ltka_encoder_free(ltka_encoder *e)
         return;
     ZSTD_freeCCtx(e->cctx);
     logtk_strbuf_free(&e->tmpl);
+    logtk_strbuf_free(&e->prev_tmpl);
     free(e->vars);
     free(e->line_tid);
     free(e->line_var);
@@ -85,7 +106,9 @@ void ltka_encoder_free(ltka_encoder *e)
     free(e->sample_hash);
     free(e->tcount);
     free(e->tstart);
+    free(e->tvars);
     free(e->colbuf);
+    free(e->padbuf);
     free(e->chunk_tmpl);
     free(e->chunk_off);
     logtk_strbuf_free(&e->chunk_box);
@@ -95,9 +118,10 @@ void ltka_encoder_free(ltka_encoder *e)
     free(e);
 }
 
+/* Bytes of the LEB128 varint of v: ceil(bits / 7), as (index of top bit * 9 + 73) / 64. */
 static inline int varint_len(uint64_t v)
 {
-    return (64 - __builtin_clzll(v | 1) + 6) / 7;
+    return ((63 - __builtin_clzll(v | 1)) * 9 + 73) >> 6;
 }
 
 static inline uint64_t zigzag(uint64_t d)
@@ -107,42 +131,58 @@ static inline uint64_t zigzag(uint64_t d)
 
 static inline int ndigits(uint64_t v)
 {
-    static const uint64_t pow10[19] = {10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+    static const uint64_t pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
                                        10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
                                        100000000000ull, 1000000000000ull, 10000000000000ull,
                                        100000000000000ull, 1000000000000000ull,
                                        10000000000000000ull, 100000000000000000ull,
                                        1000000000000000000ull, 10000000000000000000ull};
-    int n = 1;
-    while (n <= 19 && v >= pow10[n - 1])
-        n++;
-    return n;
+    /* log10 estimated from the bit length (1233 / 4096 ~ log10(2)), then corrected by one compare */
+    uint64_t x = v | 1;
+    int t = ((64 - __builtin_clzll(x)) * 1233) >> 12;
+    return t - (x < pow10[t]) + 1;
 }
 
-/* Writes one numeric column (values of template t, variable s). */
-static int put_numeric_column(ltka_encoder *e, uint32_t t, size_t s, int kind)
+/* Writes v as an unsigned LEB128 varint at d (room for 10 bytes); returns the end. */
+static inline char *put_varint_at(char *d, uint64_t v)
 {
-    uint32_t n = e->tcount[t];
-    const uint32_t *lines = e->order + e->tstart[t];
-    if (logtk_array_reserve((void **)&e->colbuf, &e->colbuf_cap, n, sizeof *e->colbuf) != 0)
-        return -1;
+    while (v >= 0x80) {
+        *d++ = (char)(v | 0x80);
+        v >>= 7;
+    }
+    *d++ = (char)v;
+    return d;
+}
+
+/*
+ * Writes one numeric column of kind LTKA_M_UNUM or LTKA_M_SNUM: n values and
+ * their pad bytes (see ltka_var).  The first pass picks raw or delta coding
+ * by their sizes; the digit width is only looked at when the leading-zero
+ * counts differ, and the varints go straight into room reserved for them.
+ */
+static int put_numeric_column(ltka_encoder *e, const uint64_t *values, const uint8_t *pads_in,
+                              uint32_t n, int kind)
+{
     uint64_t raw_size = 0, delta_size = 0, prev = 0;
+    uint8_t pad0 = pads_in[0];
     int pad_same = 1, width_same = 1;
-    const ltka_var *first = &e->vars[e->line_var[lines[0]] + s];
-    int width0 = ndigits(first->value) + (kind == LTKA_M_SNUM ? first->pad >> 1 : first->pad);
-    int sign0 = kind == LTKA_M_SNUM ? first->pad & 1 : 0;
     for (uint32_t k = 0; k < n; k++) {
-        const ltka_var *v = &e->vars[e->line_var[lines[k]] + s];
-        e->colbuf[k] = v->value;
-        raw_size += (uint64_t)varint_len(v->value);
-        delta_size += (uint64_t)varint_len(zigzag(v->value - prev));
-        prev = v->value;
-        if (v->pad != first->pad)
-            pad_same = 0;
-        int zeros = kind == LTKA_M_SNUM ? v->pad >> 1 : v->pad;
-        int sign = kind == LTKA_M_SNUM ? v->pad & 1 : 0;
-        if (width_same && (sign != sign0 || ndigits(v->value) + zeros != width0))
-            width_same = 0;
+        uint64_t value = values[k];
+        raw_size += (uint64_t)varint_len(value);
+        delta_size += (uint64_t)varint_len(zigzag(value - prev));
+        prev = value;
+        pad_same &= pads_in[k] == pad0;
+    }
+    int width0 = ndigits(values[0]) + (kind == LTKA_M_SNUM ? pad0 >> 1 : pad0);
+    int sign0 = kind == LTKA_M_SNUM ? pad0 & 1 : 0;
+    if (!pad_same) {
+        for (uint32_t k = 0; k < n && width_same; k++) {
+            int pad = pads_in[k];
+            int zeros = kind == LTKA_M_SNUM ? pad >> 1 : pad;
+            int sign = kind == LTKA_M_SNUM ? pad & 1 : 0;
+            if (sign != sign0 || ndigits(values[k]) + zeros != width0)
+                width_same = 0;
+        }
     }
     int delta = delta_size < raw_size;
     /* meta byte: bit 0 delta; bits 1-2 pad mode (0 constant, 1 fixed width, 2 explicit) */
@@ -150,56 +190,115 @@ static int put_numeric_column(ltka_encoder *e, uint32_t t, size_t s, int kind)
     logtk_strbuf *meta = &e->streams[LTKA_S_NUMMETA];
     if (logtk_strbuf_putc(meta, (char)(delta | pad_mode << 1)) != 0)
         return -1;
-    if (pad_mode == 0 && logtk_strbuf_put_varint(meta, first->pad) != 0)
+    if (pad_mode == 0 && logtk_strbuf_put_varint(meta, pad0) != 0)
         return -1;
     if (pad_mode == 1 && logtk_strbuf_put_varint(meta, (uint64_t)width0 << 1 | (uint64_t)sign0) != 0)
         return -1;
     logtk_strbuf *nums = &e->streams[LTKA_S_NUMS];
-    prev = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint64_t v = e->colbuf[k];
-        if (logtk_strbuf_put_varint(nums, delta ? zigzag(v - prev) : v) != 0)
-            return -1;
-        prev = v;
+    size_t bytes = delta ? delta_size : raw_size;
+    if (logtk_strbuf_reserve(nums, bytes) != 0)
+        return -1;
+    char *d = nums->data + nums->len;
+    if (delta) {
+        prev = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t v = values[k];
+            d = put_varint_at(d, zigzag(v - prev));
+            prev = v;
+        }
+    } else {
+        for (uint32_t k = 0; k < n; k++)
+            d = put_varint_at(d, values[k]);
     }
+    nums->len = (size_t)(d - nums->data);
+    nums->data[nums->len] = '\0';
     if (pad_mode == 2) {
         logtk_strbuf *pads = &e->streams[LTKA_S_PADS];
-        if (logtk_strbuf_reserve(pads, n) != 0)
+        if (logtk_strbuf_append(pads, pads_in, n) != 0)
             return -1;
-        for (uint32_t k = 0; k < n; k++)
-            pads->data[pads->len++] = (char)e->vars[e->line_var[lines[k]] + s].pad;
-        pads->data[pads->len] = '\0';
     }
     return 0;
 }
 
-static int put_string_column(ltka_encoder *e, const char *text, uint32_t t, size_t s)
+/* Writes one string column (offset << 32 | length of each value): length (varint) and bytes. */
+static int put_string_column(ltka_encoder *e, const char *text, const uint64_t *spans, uint32_t n)
 {
-    uint32_t n = e->tcount[t];
-    const uint32_t *lines = e->order + e->tstart[t];
     logtk_strbuf *strs = &e->streams[LTKA_S_STRS];
+    size_t bytes = 0;
     for (uint32_t k = 0; k < n; k++) {
-        const ltka_var *v = &e->vars[e->line_var[lines[k]] + s];
-        if (logtk_strbuf_put_varint(strs, v->str_len) != 0 ||
-            logtk_strbuf_append(strs, text + v->str_off, v->str_len) != 0)
-            return -1;
+        uint32_t slen = (uint32_t)spans[k];
+        bytes += (size_t)varint_len(slen) + slen;
     }
+    if (logtk_strbuf_reserve(strs, bytes) != 0)
+        return -1;
+    char *d = strs->data + strs->len;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t slen = (uint32_t)spans[k];
+        d = put_varint_at(d, slen);
+        memcpy(d, text + (spans[k] >> 32), slen);
+        d += slen;
+    }
+    strs->len = (size_t)(d - strs->data);
+    strs->data[strs->len] = '\0';
     return 0;
 }
 
-static int is_blank(char c)
+static inline int is_blank(char c)
 {
     return c == ' ' || c == '\t';
 }
 
-/* End of the part starting at a: blanks, then one token. */
-static size_t part_end(const char *text, size_t a, size_t lend)
+/*
+ * End of the part starting at a: blanks, then one token (up to lend).  The
+ * token's end is searched 16 bytes at a time with SSE2 where the block text
+ * (len bytes) has them; a hit past lend is cut back to lend.
+ */
+static inline size_t part_end(const char *text, size_t a, size_t lend, size_t len)
 {
     while (a < lend && is_blank(text[a]))
         a++;
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+    while (a < lend && a + 16 <= len) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(text + a));
+        unsigned mask = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(b, space), _mm_cmpeq_epi8(b, tab)));
+        if (mask) {
+            a += (size_t)__builtin_ctz(mask);
+            return a < lend ? a : lend;
+        }
+        a += 16;
+    }
+    if (a > lend)
+        return lend;
+#endif
     while (a < lend && !is_blank(text[a]))
         a++;
     return a;
+}
+
+/* part_end() on a template: end of the part starting at a (blanks, then one run of non-blanks). */
+static inline size_t template_part_end(const char *t, size_t a, size_t tlen)
+{
+    while (a < tlen && is_blank(t[a]))
+        a++;
+    while (a < tlen && !is_blank(t[a]))
+        a += (unsigned char)t[a] == LTKA_M_ESC ? 2 : 1; /* an escaped byte is never a blank */
+    return a;
+}
+
+/* Number of variable markers in template t[0..len). */
+static uint32_t template_var_count(const char *t, size_t len)
+{
+    uint32_t n = 0;
+    for (size_t a = 0; a < len; a++) {
+        unsigned char c = (unsigned char)t[a];
+        if (c == LTKA_M_ESC)
+            a++;
+        else if (c >= LTKA_M_UNUM && c <= LTKA_M_STR)
+            n++;
+    }
+    return n;
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -229,7 +328,7 @@ static size_t choose_header_parts(ltka_encoder *e, const char *text, size_t len)
         size_t lend = nl ? (size_t)(nl - text) : len;
         size_t a = pos;
         for (int p = 0; p < MAXH; p++) {
-            size_t b = part_end(text, a, lend);
+            size_t b = part_end(text, a, lend, len);
             logtk_strbuf_clear(&e->tmpl);
             e->nvars = 0;
             if (ltka_split_line(text + a, b - a, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
@@ -324,6 +423,7 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
 
     /* 1. split lines into units (header parts + rest), each into template + variables */
     size_t nlines = 0, pos = 0;
+    size_t header_len = 0; /* template bytes of the header parts of the previous line */
     logtk_strbuf *eols = &e->streams[LTKA_S_EOLS];
     logtk_strbuf *tids = &e->streams[LTKA_S_TIDS];
     while (pos < len) {
@@ -341,32 +441,100 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
         size_t need = (nlines + 1) * nparts;
         if (logtk_array_reserve((void **)&e->line_tid, &e->lines_cap, need, sizeof *e->line_tid) != 0)
             goto done;
-        /* the other per-unit arrays follow lines_cap */
-        size_t *lv = realloc(e->line_var, e->lines_cap * sizeof *lv);
-        if (!lv)
-            goto done;
-        e->line_var = lv;
-        uint32_t *ord = realloc(e->order, e->lines_cap * sizeof *ord);
-        if (!ord)
-            goto done;
-        e->order = ord;
-        size_t a = pos, lend = pos + dlen;
-        for (size_t p = 0; p < nparts; p++) {
-            size_t b = p + 1 < nparts ? part_end(text, a, lend) : lend;
-            size_t u = nlines * nparts + p, v0 = e->nvars;
-            e->line_var[u] = v0;
-            logtk_strbuf_clear(&e->tmpl);
-            if (ltka_split_line(text + a, b - a, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
+        if (e->units_cap != e->lines_cap) {
+            /* the other per-unit arrays follow lines_cap */
+            size_t *lv = realloc(e->line_var, e->lines_cap * sizeof *lv);
+            if (!lv)
                 goto done;
-            for (size_t k = v0; k < e->nvars; k++)
-                e->vars[k].str_off += (uint32_t)a;
-            int inserted = 0;
-            int64_t id = logtk_hashtab_intern(&templates, e->tmpl.data ? e->tmpl.data : "",
-                                              e->tmpl.len, &inserted);
-            if (id < 0)
+            e->line_var = lv;
+            uint32_t *ord = realloc(e->order, e->lines_cap * sizeof *ord);
+            if (!ord)
                 goto done;
-            e->line_tid[u] = (uint32_t)id;
-            a = b;
+            e->order = ord;
+            e->units_cap = e->lines_cap;
+        }
+        /*
+         * The line is split once; its template is then cut into the parts'
+         * templates.  Blanks are literal template bytes and every token
+         * leaves at least one byte, so the template has the same runs of
+         * blanks and non-blanks as the line, and cutting it after the same
+         * number of runs gives exactly the templates of the line's parts.
+         */
+        size_t v0 = e->nvars;
+        logtk_strbuf swap = e->prev_tmpl;
+        e->prev_tmpl = e->tmpl;
+        e->tmpl = swap;
+        e->tmpl.len = 0;
+        if (ltka_split_line(text + pos, dlen, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
+            goto done;
+        for (size_t k = v0; k < e->nvars; k++)
+            e->vars[k].str_off += (uint32_t)pos;
+        const char *tt = e->tmpl.data;
+        size_t tlen = e->tmpl.len, ta = 0, var_at = v0;
+        size_t p = 0;
+        /*
+         * Most lines have all the header parts of the line before.  They do
+         * when the template starts with the previous line's header bytes and
+         * the last header cut falls at the same place: both templates end
+         * there, or both go on with a blank (the previous one did, as its
+         * cut was the end of a run of non-blanks).
+         */
+        size_t prev_tlen = e->prev_tmpl.len;
+        if (nlines > 0 && nparts > 1 && header_len <= tlen &&
+            (header_len == tlen ? prev_tlen == header_len
+                                : prev_tlen > header_len && is_blank(tt[header_len])) &&
+            memcmp(e->prev_tmpl.data, tt, header_len) == 0) {
+            for (; p + 1 < nparts; p++) {
+                size_t u = nlines * nparts + p;
+                uint32_t id = e->line_tid[u - nparts];
+                e->line_tid[u] = id;
+                e->line_var[u] = var_at;
+                var_at += e->tvars[id];
+            }
+            ta = header_len;
+        }
+        for (; p < nparts; p++) {
+            size_t u = nlines * nparts + p, tb;
+            e->line_var[u] = var_at;
+            /*
+             * A part usually has the template it had on the line before
+             * (header fields always, messages in runs).  A header part is
+             * that template when the template continues with its bytes
+             * followed by a blank or the end (it is itself blanks and one
+             * non-empty run of non-blanks); the rest of the line when it
+             * is equal.  Only otherwise is the part scanned and hashed.
+             */
+            uint32_t id = nlines > 0 ? e->line_tid[u - nparts] : 0;
+            size_t klen = nlines > 0 ? templates.key_lens[id] : SIZE_MAX;
+            int same;
+            if (p + 1 < nparts) {
+                tb = ta + klen;
+                same = klen <= tlen - ta &&
+                       (tb == tlen || (klen > 0 && is_blank(tt[tb]) && !is_blank(tt[tb - 1]))) &&
+                       memcmp(templates.keys[id], tt + ta, klen) == 0;
+                if (!same)
+                    tb = template_part_end(tt, ta, tlen);
+            } else {
+                tb = tlen;
+                same = klen == tlen - ta && memcmp(templates.keys[id], tt + ta, klen) == 0;
+            }
+            if (!same) {
+                int inserted = 0;
+                int64_t got = logtk_hashtab_intern(&templates, tt + ta, tb - ta, &inserted);
+                if (got < 0)
+                    goto done;
+                id = (uint32_t)got;
+                if (inserted) {
+                    if (logtk_array_reserve((void **)&e->tvars, &e->tvars_cap, id + 1, sizeof *e->tvars) != 0)
+                        goto done;
+                    e->tvars[id] = template_var_count(tt + ta, tb - ta);
+                }
+            }
+            e->line_tid[u] = id;
+            var_at += e->tvars[id];
+            ta = tb;
+            if (p + 2 == nparts)
+                header_len = ta;
         }
         if (logtk_strbuf_putc(eols, (char)eol) != 0)
             goto done;
@@ -388,11 +556,19 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
         if (logtk_strbuf_reserve(tids, 1 + nlines * width) != 0)
             goto done;
         tids->data[tids->len++] = (char)width;
-        for (size_t i = 0; i < nlines; i++) {
-            uint32_t t = e->line_tid[i * nparts + p];
-            for (unsigned k = 0; k < width; k++)
-                tids->data[tids->len++] = (char)(t >> (8 * k));
+        unsigned char *d = (unsigned char *)tids->data + tids->len;
+        const uint32_t *tid = e->line_tid + p;
+        if (width == 1) {
+            for (size_t i = 0; i < nlines; i++)
+                d[i] = (unsigned char)tid[i * nparts];
+        } else {
+            for (size_t i = 0; i < nlines; i++) {
+                uint32_t t = tid[i * nparts];
+                for (unsigned k = 0; k < width; k++)
+                    d[i * width + k] = (unsigned char)(t >> (8 * k));
+            }
         }
+        tids->len += nlines * width;
         tids->data[tids->len] = '\0';
     }
 
@@ -455,16 +631,37 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
             e->chunk_off[nchunks++] = nums_len;
             chunk_start = nums_len;
         }
+        /*
+         * Gather the template's variables column by column first: a line's
+         * variables lie side by side, so each line is visited once instead
+         * of once per column, and the columns are read sequentially.
+         */
+        uint32_t n = e->tcount[t], nv = e->tvars[t];
+        if (nv == 0)
+            continue;
+        size_t cells = (size_t)n * nv;
+        if (logtk_array_reserve((void **)&e->colbuf, &e->colbuf_cap, cells, sizeof *e->colbuf) != 0 ||
+            logtk_array_reserve((void **)&e->padbuf, &e->padbuf_cap, cells, sizeof *e->padbuf) != 0)
+            goto done;
+        const uint32_t *units = e->order + e->tstart[t];
+        for (uint32_t k = 0; k < n; k++) {
+            const ltka_var *v = &e->vars[e->line_var[units[k]]];
+            for (uint32_t c = 0; c < nv; c++) {
+                e->colbuf[(size_t)c * n + k] =
+                    v[c].kind == LTKA_M_STR ? (uint64_t)v[c].str_off << 32 | v[c].str_len : v[c].value;
+                e->padbuf[(size_t)c * n + k] = v[c].pad;
+            }
+        }
         for (size_t j = 0; j < tl; j++) {
             unsigned char c = (unsigned char)tk[j];
             if (c == LTKA_M_ESC) {
                 j++;
             } else if (c == LTKA_M_UNUM || c == LTKA_M_SNUM) {
-                if (put_numeric_column(e, t, s, c) != 0)
+                if (put_numeric_column(e, e->colbuf + s * n, e->padbuf + s * n, n, c) != 0)
                     goto done;
                 s++;
             } else if (c == LTKA_M_STR) {
-                if (put_string_column(e, text, t, s) != 0)
+                if (put_string_column(e, text, e->colbuf + s * n, n) != 0)
                     goto done;
                 s++;
             }

@@ -22,35 +22,49 @@
  * needs no training, runs at memory speed, and its templates already separate
  * what changes (numbers, ids) from what repeats, which is what the column
  * encoders and zstd need.  Literal bytes 0x01..0x05 are escaped in templates.
+ *
+ * Speed: most bytes of a log line are literal (words, spaces, punctuation),
+ * and only two kinds of byte change the output: digits (a token with digits
+ * becomes variables) and the marker bytes 0x01..0x05 (escaped).  So instead
+ * of classifying every byte, the scan jumps from one such byte to the next,
+ * 16 bytes per step with SSE2 (one class-table lookup per byte without it,
+ * and for the last bytes of a line), and copies the literal stretch in
+ * between at once.  At a digit it reads the digit run, computing its value
+ * on the way; a run that is a whole token (the most common token) becomes a
+ * number right there.  Otherwise it walks back to the start of the token
+ * (never past the copied literal, which ends at a delimiter) and on to its
+ * end, and only that token is examined byte by byte, skipping the hex-like
+ * search when the token has no letter a-f.  The output is exactly that of
+ * the byte-by-byte tokenizer described above (tests/test_line_split.c checks
+ * it against one); on the scale-up log this is about 45% fewer instructions.
  */
 #include "config.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "archive_format.h"
 
 /* Byte classes. */
-enum { C_DELIM = 0, C_WORD = 1, C_DIGIT = 2, C_HEXLETTER = 4 };
+enum { C_DELIM = 0, C_WORD = 1, C_DIGIT = 2, C_HEXLETTER = 4, C_MARKER = 8 };
 
-static unsigned char byte_class[256];
-static pthread_once_t classes_once = PTHREAD_ONCE_INIT;
+/* The class of byte c, as a constant expression so the table below is built at compile time. */
+#define CLASS_OF(c)                                                                              \
+    ((c) >= '0' && (c) <= '9'                       ? C_WORD | C_DIGIT                           \
+     : ((c) >= 'a' && (c) <= 'f') || ((c) >= 'A' && (c) <= 'F') ? C_WORD | C_HEXLETTER          \
+     : ((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || (c) == '_' || (c) == '-' ||   \
+             (c) == '.' || (c) >= 0x80                                                          \
+         ? C_WORD                                                                                \
+     : (c) >= 1 && (c) <= 5 ? C_MARKER                                                           \
+                            : C_DELIM)
+#define CLASS4(c) CLASS_OF(c), CLASS_OF((c) + 1), CLASS_OF((c) + 2), CLASS_OF((c) + 3)
+#define CLASS16(c) CLASS4(c), CLASS4((c) + 4), CLASS4((c) + 8), CLASS4((c) + 12)
+#define CLASS64(c) CLASS16(c), CLASS16((c) + 16), CLASS16((c) + 32), CLASS16((c) + 48)
 
-static void init_classes(void)
-{
-    for (int c = 0; c < 256; c++) {
-        unsigned char k = C_DELIM;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-' || c == '.' ||
-            c >= 0x80)
-            k = C_WORD;
-        if (c >= '0' && c <= '9')
-            k = C_WORD | C_DIGIT;
-        if ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))
-            k |= C_HEXLETTER;
-        byte_class[c] = k;
-    }
-}
+static const unsigned char byte_class[256] = {CLASS64(0), CLASS64(64), CLASS64(128), CLASS64(192)};
 
 int ltka_var_may_contain(int kind, unsigned char c)
 {
@@ -64,6 +78,28 @@ int ltka_var_may_contain(int kind, unsigned char c)
         return digit || c == '-' || c == 'x' || c == 'X' || (c >= 'a' && c <= 'f') ||
                (c >= 'A' && c <= 'F');
     }
+}
+
+/* Index of the first digit or marker byte in s[i..len), or len. */
+static inline size_t next_special(const unsigned char *s, size_t i, size_t len)
+{
+#if defined(__SSE2__)
+    /* digit: (b + 0x50) as signed < -118; marker 1..5: (b + 0x7f) as signed < -123 */
+    const __m128i digit_bias = _mm_set1_epi8((char)0x50), digit_limit = _mm_set1_epi8(-118);
+    const __m128i marker_bias = _mm_set1_epi8((char)0x7f), marker_limit = _mm_set1_epi8(-123);
+    while (i + 16 <= len) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i d = _mm_cmplt_epi8(_mm_add_epi8(b, digit_bias), digit_limit);
+        __m128i m = _mm_cmplt_epi8(_mm_add_epi8(b, marker_bias), marker_limit);
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(d, m));
+        if (mask)
+            return i + (size_t)__builtin_ctz(mask);
+        i += 16;
+    }
+#endif
+    while (i < len && !(byte_class[s[i]] & (C_DIGIT | C_MARKER)))
+        i++;
+    return i;
 }
 
 /*
@@ -82,22 +118,81 @@ static inline void put_byte(logtk_strbuf *t, char c)
     t->data[t->len++] = c;
 }
 
-/* Appends literal bytes to the template, escaping marker bytes. */
-static inline void put_literal(logtk_strbuf *t, const char *s, size_t n)
+/*
+ * Appends n bytes known to hold no marker byte (token text, scanned
+ * literals); avail bytes from s on belong to the line.  Most runs are a few
+ * bytes long, so where the line has 8 or 16 bytes from s on they are moved
+ * at once (the bytes past n are overwritten next or lie past the template's
+ * end: ltka_split_line reserved 2 * len + 3 bytes, and the template holds at
+ * most twice the bytes of the line before s).  Otherwise two overlapping
+ * fixed-size moves; nothing outside the line is read.
+ */
+static inline void put_plain(logtk_strbuf *t, const char *s, size_t n, size_t avail)
 {
     char *d = t->data + t->len;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((unsigned char)(c - 1) < 5)
-            *d++ = LTKA_M_ESC;
-        *d++ = (char)c;
+    if (n <= 8 && avail >= 8) {
+        memcpy(d, s, 8);
+    } else if (n <= 16 && avail >= 16) {
+        memcpy(d, s, 16);
+    } else if (n >= 8) {
+        if (n <= 16) {
+            memcpy(d, s, 8);
+            memcpy(d + n - 8, s + n - 8, 8);
+        } else {
+            memcpy(d, s, n);
+        }
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n > 0) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
     }
-    t->len = (size_t)(d - t->data);
+    t->len += n;
+}
+
+/*
+ * End of the digit run starting at i (before end); *value receives its
+ * value, computed on the way (it wraps for runs of 20+ digits, which are
+ * stored as strings instead).
+ */
+static inline size_t scan_digit_run(const char *line, size_t i, size_t end, uint64_t *value)
+{
+    uint64_t val = 0;
+    unsigned d;
+    while (i < end && (d = (unsigned)(unsigned char)line[i] - '0') < 10) {
+        val = val * 10 + d;
+        i++;
+    }
+    *value = val;
+    return i;
+}
+
+/* Stores digit run [rs, rs + rlen) (at most 19 digits, value val) as a number variable. */
+static inline void put_number(logtk_strbuf *tmpl, ltka_var *v, const char *line, size_t rs,
+                              size_t rlen, uint64_t val, int sign_ok, int neg)
+{
+    size_t zeros = 0;
+    if (line[rs] == '0')
+        while (zeros + 1 < rlen && line[rs + zeros] == '0')
+            zeros++;
+    v->kind = sign_ok ? LTKA_M_SNUM : LTKA_M_UNUM;
+    v->value = val;
+    v->pad = (uint8_t)(sign_ok ? (zeros << 1 | (size_t)neg) : zeros);
+    v->str_off = 0;
+    v->str_len = 0;
+    put_byte(tmpl, (char)v->kind);
+}
+
+static inline int is_alnum(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 /* Splits [ts, te) at its digit runs (no hex-like parts inside). */
-static int split_digits(const char *line, size_t tok_start, size_t ts, size_t te,
-                        logtk_strbuf *tmpl, ltka_var **vars, size_t *nvars, size_t *cap)
+static void split_digits(const char *line, size_t len, size_t tok_start, size_t ts, size_t te,
+                         logtk_strbuf *tmpl, ltka_var **vars, size_t *nvars)
 {
     size_t lit = ts; /* start of pending literal text */
     size_t i = ts;
@@ -107,55 +202,37 @@ static int split_digits(const char *line, size_t tok_start, size_t ts, size_t te
             continue;
         }
         size_t rs = i;
-        while (i < te && (byte_class[(unsigned char)line[i]] & C_DIGIT))
-            i++;
+        uint64_t val;
+        i = scan_digit_run(line, i, te, &val);
         size_t rlen = i - rs;
         /* sign: '-' right before the run, itself at token start or after a non-alnum */
         int neg = 0, sign_ok = 0;
         if (rs > ts && line[rs - 1] == '-' &&
-            (rs - 1 == tok_start || !((line[rs - 2] >= '0' && line[rs - 2] <= '9') ||
-                                      (line[rs - 2] >= 'a' && line[rs - 2] <= 'z') ||
-                                      (line[rs - 2] >= 'A' && line[rs - 2] <= 'Z'))))
+            (rs - 1 == tok_start || !is_alnum((unsigned char)line[rs - 2])))
             neg = 1;
         if (neg || rs == tok_start || line[rs - 1] == '_')
             sign_ok = 1;
         size_t lit_end = neg ? rs - 1 : rs;
         if (lit_end > lit)
-            put_literal(tmpl, line + lit, lit_end - lit);
+            put_plain(tmpl, line + lit, lit_end - lit, len - lit);
         ltka_var *v = push_var(vars, nvars);
         if (rlen > 19) {
             /* too long for 64 bits: a string variable (the sign stays literal) */
             if (neg)
-                put_literal(tmpl, "-", 1);
+                put_byte(tmpl, '-');
             v->kind = LTKA_M_STR;
             v->pad = 0;
             v->value = 0;
             v->str_off = (uint32_t)rs;
             v->str_len = (uint32_t)rlen;
+            put_byte(tmpl, LTKA_M_STR);
         } else {
-            uint64_t val = 0;
-            size_t zeros = 0;
-            while (zeros + 1 < rlen && line[rs + zeros] == '0')
-                zeros++;
-            for (size_t k = rs; k < i; k++)
-                val = val * 10 + (uint64_t)(line[k] - '0');
-            v->kind = sign_ok ? LTKA_M_SNUM : LTKA_M_UNUM;
-            v->value = val;
-            v->pad = (uint8_t)(sign_ok ? (zeros << 1 | (size_t)neg) : zeros);
-            v->str_off = 0;
-            v->str_len = 0;
+            put_number(tmpl, v, line, rs, rlen, val, sign_ok, neg);
         }
-        put_byte(tmpl, (char)v->kind);
         lit = i;
     }
     if (te > lit)
-        put_literal(tmpl, line + lit, te - lit);
-    return 0;
-}
-
-static int is_alnum(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        put_plain(tmpl, line + lit, te - lit, len - lit);
 }
 
 /*
@@ -164,8 +241,8 @@ static int is_alnum(unsigned char c)
  * any hex run with a letter right after "0x") become string variables; the
  * rest is split at digit runs.
  */
-static int split_token(const char *line, size_t ts, size_t te, logtk_strbuf *tmpl,
-                       ltka_var **vars, size_t *nvars, size_t *cap)
+static void split_token(const char *line, size_t len, size_t ts, size_t te, logtk_strbuf *tmpl,
+                        ltka_var **vars, size_t *nvars)
 {
     size_t done = ts, i = ts;
     while (i < te) {
@@ -194,8 +271,8 @@ static int split_token(const char *line, size_t ts, size_t te, logtk_strbuf *tmp
         }
         int word_end = he == te || !is_alnum((unsigned char)line[he]);
         if (word_start && word_end && letter && ((digit && he - hs >= 8) || after_0x)) {
-            if (hs > done && split_digits(line, ts, done, hs, tmpl, vars, nvars, cap) != 0)
-                return -1;
+            if (hs > done)
+                split_digits(line, len, ts, done, hs, tmpl, vars, nvars);
             ltka_var *v = push_var(vars, nvars);
             put_byte(tmpl, LTKA_M_STR);
             v->kind = LTKA_M_STR;
@@ -207,16 +284,14 @@ static int split_token(const char *line, size_t ts, size_t te, logtk_strbuf *tmp
         }
         i = he > hs ? he : hs + 1;
     }
-    if (te > done && split_digits(line, ts, done, te, tmpl, vars, nvars, cap) != 0)
-        return -1;
-    return 0;
+    if (te > done)
+        split_digits(line, len, ts, done, te, tmpl, vars, nvars);
 }
 
 int ltka_split_line(const char *line, size_t len, logtk_strbuf *tmpl, ltka_var **vars,
                     size_t *nvars, size_t *cap)
 {
-    pthread_once(&classes_once, init_classes);
-    if (logtk_strbuf_reserve(tmpl, 2 * len + 2) != 0)
+    if (tmpl->len + 2 * len + 3 > tmpl->cap && logtk_strbuf_reserve(tmpl, 2 * len + 2) != 0)
         return -1;
     size_t need = *nvars + len / 2 + 2;
     if (need > *cap) {
@@ -229,30 +304,59 @@ int ltka_split_line(const char *line, size_t len, logtk_strbuf *tmpl, ltka_var *
         *vars = nv;
         *cap = ncap;
     }
-    size_t i = 0;
-    size_t lit = 0; /* start of pending literal bytes (delimiters, digit-free tokens) */
-    while (i < len) {
-        unsigned char k = byte_class[(unsigned char)line[i]];
-        if (!(k & C_WORD)) {
-            i++;
+    const unsigned char *s = (const unsigned char *)line;
+    /*
+     * lit: start of the literal bytes not yet copied; [lit, i) holds no
+     * digit and no marker, and lit is at the line start or right after a
+     * delimiter, so a token found at i never starts before lit.
+     */
+    size_t lit = 0, i = 0;
+    for (;;) {
+        i = next_special(s, i, len);
+        if (i >= len)
+            break;
+        if (byte_class[s[i]] & C_MARKER) {
+            put_plain(tmpl, line + lit, i - lit, len - lit);
+            put_byte(tmpl, LTKA_M_ESC);
+            put_byte(tmpl, (char)s[i]);
+            lit = ++i;
             continue;
         }
         size_t ts = i;
-        int digits = 0;
-        while (i < len && ((k = byte_class[(unsigned char)line[i]]) & C_WORD)) {
-            digits |= k & C_DIGIT;
-            i++;
-        }
-        if (!digits)
+        uint64_t val;
+        size_t te = scan_digit_run(line, i, len, &val);
+        if ((ts == lit || !(byte_class[s[ts - 1]] & C_WORD)) &&
+            (te == len || !(byte_class[s[te]] & C_WORD)) && te - ts <= 19) {
+            /* the most common token: only digits */
+            put_plain(tmpl, line + lit, ts - lit, len - lit);
+            put_number(tmpl, push_var(vars, nvars), line, ts, te - ts, val, 1, 0);
+            lit = i = te;
             continue;
-        if (ts > lit)
-            put_literal(tmpl, line + lit, ts - lit);
-        if (split_token(line, ts, i, tmpl, vars, nvars, cap) != 0)
-            return -1;
-        lit = i;
+        }
+        unsigned char seen = 0; /* classes of the token's bytes other than digits */
+        while (ts > lit) {
+            unsigned char k = byte_class[s[ts - 1]];
+            if (!(k & C_WORD))
+                break;
+            seen |= k;
+            ts--;
+        }
+        while (te < len) {
+            unsigned char k = byte_class[s[te]];
+            if (!(k & C_WORD))
+                break;
+            if (!(k & C_DIGIT))
+                seen |= k;
+            te++;
+        }
+        put_plain(tmpl, line + lit, ts - lit, len - lit);
+        if (!(seen & C_HEXLETTER))
+            split_digits(line, len, ts, ts, te, tmpl, vars, nvars); /* no hex-like part possible */
+        else
+            split_token(line, len, ts, te, tmpl, vars, nvars);
+        lit = i = te;
     }
-    if (len > lit)
-        put_literal(tmpl, line + lit, len - lit);
+    put_plain(tmpl, line + lit, len - lit, len - lit);
     tmpl->data[tmpl->len] = '\0';
     return 0;
 }
