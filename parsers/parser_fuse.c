@@ -21,7 +21,13 @@
  *    a numbered name keeps its name ("node-224" -> "node-<*>", "core.12"
  *    -> "core.<*>") unless a later piece is a plain word (a host name);
  *    an identifier with one or two digits inside it ("jk2_init",
- *    "Slf4jLogger") is a name, not a value; variables joined only by '#'
+ *    "Slf4jLogger") is a name, not a value, and so is a device or unit
+ *    name, lowercase letters and one final digit ("eth0", "sda1": systems
+ *    number interfaces, disks and terminals with one digit, and the
+ *    ground truths keep them as words); a label with leader dots before
+ *    its value ("instruction......0" -> "instruction......<*>": two or
+ *    more dots line values up in a column, so they end the label);
+ *    variables joined only by '#'
  *    are one list value; and "null", "root" and "admin" are values (field
  *    values printed by code, "<*>" in every corrected ground truth;
  *    booleans are not on the list because the original ground truth splits
@@ -48,7 +54,11 @@
  *    position-salted token hashes, so the hash of "the same sequence with
  *    position p replaced" costs O(1)); a table maps sequence hashes to
  *    template ids.  This is the fast path taken by nearly every line once
- *    the templates are known: no allocation, one hash probe.  Most tokens
+ *    the templates are known: no allocation, one hash probe.  Five or
+ *    more whole-token variables closing the line are one printed list, one
+ *    "<*>" whatever its length ("delete blk_1 ... blk_9"); up to four are
+ *    fixed fields, one "<*>" each, as the ground truths write them
+ *    ("REPORT : <*> <*> <*> <*>").  Most tokens
  *    are letters, digits and ". - _" only; their masked form follows from
  *    that alone (themselves, or "<*>" when they hold a digit), so their
  *    hash is computed eight bytes at a time straight from the line (SWAR
@@ -74,11 +84,18 @@
  *    position of its groups as "<*>", then is registered.  A group only
  *    forms when at least one other position holds a constant word, so
  *    one-word messages never collapse into "<*>".  The first word is not
- *    promoted by the word count alone, only when one of its words looks
- *    like a value (a dotted name such as "chrome.exe"): a message's first
+ *    promoted by the word count alone, only when every one of its words
+ *    looks like a value (dotted names such as "chrome.exe"; one plain word
+ *    among them, "tickTime set to" beside "autopurge.purgeInterval set
+ *    to", means the words name settings or programs of the message's own
+ *    vocabulary, which the ground truths keep apart): a message's first
  *    word is usually its event, a verb or the acting component ("boot
  *    (command 7)", "cupsd startup succeeded"), which is why Drain's tree,
- *    too, splits on the leading tokens before anything else.
+ *    too, splits on the leading tokens before anything else.  Nor is a
+ *    slot promoted by the count when all its words are past participles
+ *    ("VM Started", "VM Paused", "VM Resumed", "VM Stopped"): a verb in
+ *    that form says what happened, the event itself, and loggers print a
+ *    state change as a few fixed messages (the ground truths keep each).
  *    A slot some line printed in its variable form ("<*>", "key=<*>",
  *    "<*>,") is promoted as soon as it also shows a value-like word (one
  *    holding a masked part or a dotted name): a field that printed a
@@ -143,7 +160,17 @@ typedef struct fuse_group {
     int value_like;   /* some word seen there looks like a value (looks_like_value) */
     int shape_seen;   /* some word seen there is variables only ("<*>:<*>") */
     int non_unit;     /* some word seen there is not a unit of size (is_size_unit) */
+    int plain_word;   /* some word seen there does not look like a value */
+    int non_participle; /* some word seen there is not a past participle (is_participle) */
 } fuse_group;
+
+/*
+ * Whole-token variables closing a line are a printed list, one "<*>", when
+ * there are at least this many: messages print at most four fixed fields in
+ * a row ("REPORT : <*> <*> <*> <*>", written so by the ground truths),
+ * while a list ("delete blk_1 blk_2 ... blk_100") has any length.
+ */
+#define FUSE_LIST_MIN 5
 
 /* Hashes of "<*>", "<*>.", "<*>.." and "<*>...": a whole-token number with sentence dots. */
 #define FUSE_WILD_DOTS 4
@@ -376,6 +403,31 @@ static int is_inner_digit_name(const char *s, size_t n)
 }
 
 /*
+ * A device or unit name: two or more lowercase letters and one final digit
+ * ("eth0", "en0", "sda1", "tty2").  Systems number their interfaces, disks
+ * and terminals with one digit, and a message names the one it is about
+ * the way it names a component; a value has more digits ("host129",
+ * "tc19060").  Both ground truths keep such names as words (interfaces in
+ * every network log); when the name does vary for one event, its sibling
+ * group still makes it a variable.
+ */
+static int is_unit_name(const char *s, size_t n)
+{
+    if (n < 3 || s[n - 1] < '0' || s[n - 1] > '9')
+        return 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (s[i] < 'a' || s[i] > 'z')
+            return 0;
+    return 1;
+}
+
+/* A name that holds digits yet is a word of the message (see the two rules above). */
+static int is_digit_name(const char *s, size_t n)
+{
+    return is_inner_digit_name(s, n) || is_unit_name(s, n);
+}
+
+/*
  * The length of a kept name prefix of a variable atom: "node-" of
  * "node-224", "core." of "core.1234", "UTF-" of "UTF-8".  The atom starts
  * with a word of letters, then '-' or '.', and every piece after it holds a
@@ -403,6 +455,26 @@ static size_t name_prefix(const char *s, size_t n)
         }
     }
     return prefix;
+}
+
+/*
+ * The length of a label and its leader dots before a value
+ * ("instruction......" of "instruction......0"): a word, then two or more
+ * dots, then more.  Such a run of dots is how a report lines its values up
+ * in a column, so it separates a constant label from the value after it,
+ * as the ground truths write it ("illegal instruction......<*>"); a
+ * single dot would join the pieces of a name or a number.
+ */
+static size_t leader_prefix(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (is_letter(s[i]) || s[i] == '_' || s[i] == '-'))
+        i++;
+    if (i < 2 || i + 2 >= n || s[i] != '.' || s[i + 1] != '.')
+        return 0;
+    while (i < n && s[i] == '.')
+        i++;
+    return i < n ? i : 0;
 }
 
 /* Byte classes for the masking scan: an atom's own bytes, its digits, the breaks. */
@@ -672,11 +744,13 @@ static size_t mask_token(const char *s, size_t n, char *out)
         size_t dots = 0;
         while (o - dots > atom + 1 && o[-1 - (ptrdiff_t)dots] == '.')
             dots++;
-        if (variable && !memchr(atom, '*', atom_len) && is_inner_digit_name(atom, atom_len - dots)) {
+        if (variable && !memchr(atom, '*', atom_len) && is_digit_name(atom, atom_len - dots)) {
             last_wild = 0;
             continue;
         }
         size_t keep = name_prefix(atom, atom_len - dots);
+        if (keep == 0)
+            keep = leader_prefix(atom, atom_len - dots);
         o = atom + keep;
         if (!last_wild || keep)
             o = put_wildcard(o);
@@ -751,8 +825,8 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
             lead++;
         if (lead < n && (s[lead] == '-' || s[lead] == '.'))
             return 0; /* "node-7", "core.12": maybe a kept name prefix */
-        if (is_inner_digit_name(s, n - dots)) {
-            *hash = h; /* "jk2_init": a name, itself */
+        if (is_digit_name(s, n - dots)) {
+            *hash = h; /* "jk2_init", "eth0": a name, itself */
             return 1;
         }
     }
@@ -1025,14 +1099,15 @@ static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
     size_t n = open->len, i = 1;
     if (n < 2 || s[0] != '(')
         return 0;
-    if (is_wild_at(s, 1, n)) {
-        i = 4;
-    } else {
-        if (s[1] < '0' || s[1] > '9')
-            return 0;
-        while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
-            i++;
-    }
+    /*
+     * A digit, not a "<*>": a template's own text ("Mounted <*> (<*>
+     * filesystem).") must parse back to itself, and a "<*>" there stands
+     * for a word that was no number ("ext3").
+     */
+    if (s[1] < '0' || s[1] > '9')
+        return 0;
+    while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
+        i++;
     if (i != n)
         return 0;
     const char *u = close->ptr;
@@ -1105,6 +1180,19 @@ static int is_size_unit(const char *s, size_t n)
     return n == 2 || s[1] == 'i';
 }
 
+/* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
+static int is_participle(const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
+        n--;
+    if (n < 4 || (s[n - 1] | 0x20) != 'd' || (s[n - 2] | 0x20) != 'e')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!is_letter(s[i]))
+            return 0;
+    return 1;
+}
+
 /* Key of the sibling group "sequence with position pos free". */
 static uint64_t sibling_key(uint64_t seq, size_t n, const uint64_t *tok_hash,
                             const uint64_t *wf_hash, size_t pos)
@@ -1124,8 +1212,9 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     /* 1. hash every token's masked form, most straight from their bytes */
     const char *limit = line->masked.ptr + line->masked.len;
     const uint64_t wild_h = st->wild_dots[0];
-    uint64_t seq = 0;
+    uint64_t seq = 0, seq_before_run = 0;
     size_t kept = 0, asides = 0; /* tokens hashed; quantity asides left out, bounds joined */
+    size_t run_from = SIZE_MAX;  /* first of the trailing whole-token variables */
     for (size_t i = 0; i < n; i++) {
         const logtk_slice *t = &line->tokens[i];
         uint64_t h;
@@ -1147,7 +1236,17 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             h = hash_padded(st->norm.data, mask_token(one.ptr, one.len, st->norm.data));
         }
+        if (h != wild_h) {
+            run_from = SIZE_MAX;
+        } else if (run_from == SIZE_MAX) {
+            run_from = kept;
+            seq_before_run = seq;
+        }
         seq += salted(h, kept++);
+    }
+    if (run_from != SIZE_MAX && run_from > 0 && kept - run_from >= FUSE_LIST_MIN) {
+        seq = seq_before_run + salted(wild_h, run_from); /* a trailing list: one "<*>" */
+        kept = run_from + 1;
     }
     seq += logtk_mix64(kept + 1);
 
@@ -1189,16 +1288,23 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     if (logtk_strbuf_reserve(&st->norm, room) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     char *base = st->norm.data, *o = base;
-    seq = logtk_mix64(n + 1);
     for (size_t i = 0; i < n; i++) {
         size_t len = mask_token(toks[i].ptr, toks[i].len, o);
         st->tok_off[i] = (size_t)(o - base);
         st->tok_len[i] = len;
         st->tok_hash[i] = hash_padded(o, len);
-        seq += salted(st->tok_hash[i], i);
         o += len;
     }
     st->norm.len = (size_t)(o - base);
+    /* a list of values closing the line is one "<*>", whatever its length */
+    size_t list_from = n;
+    while (list_from > 0 && st->tok_hash[list_from - 1] == wild_h)
+        list_from--;
+    if (list_from > 0 && n - list_from >= FUSE_LIST_MIN)
+        n = list_from + 1;
+    seq = logtk_mix64(n + 1);
+    for (size_t i = 0; i < n; i++)
+        seq += salted(st->tok_hash[i], i);
     /* the quick hashes are the hashes of these very bytes, or nothing would ever hit */
     assert(fast_seq == seq);
     (void)fast_seq;
@@ -1327,6 +1433,12 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                     break;
             if (v < grp->nvalues)
                 continue;
+            /*
+             * Full: a slot kept constant past `threshold` words (a first
+             * word, participles) stops learning; memory stays bounded.
+             */
+            if (grp->nvalues == sizeof grp->values / sizeof grp->values[0])
+                continue;
             const char *word = st->norm.data + st->tok_off[i];
             size_t word_len = st->tok_len[i];
             int like = looks_like_value(word, word_len), shape = only_variables(word, word_len);
@@ -1339,6 +1451,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             grp->value_like |= like;
             grp->shape_seen |= shape;
             grp->non_unit |= !is_size_unit(word, word_len);
+            grp->plain_word |= !like;
+            grp->non_participle |= !is_participle(word, word_len);
         }
         /*
          * Promote at `threshold` distinct words, or as soon as a slot that
@@ -1349,7 +1463,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
          * template; likewise "to <*>," and "to LOCAL(<*>),".  Plain words
          * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
          */
-        if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i > 0 || grp->value_like)) ||
+        if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i > 0 || !grp->plain_word) && grp->non_participle) ||
             (grp->varform_seen && grp->value_like) || shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit)) {
             grp->promoted = 1;
@@ -1425,7 +1539,8 @@ static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
         ok = logtk_strbuf_put_varint(out, grp->position) == 0 &&
              logtk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
                                                     grp->value_like << 2 | grp->shape_seen << 3 |
-                                                    grp->non_unit << 4)) == 0 &&
+                                                    grp->non_unit << 4 |
+                                                    grp->plain_word << 5)) == 0 &&
              logtk_strbuf_put_varint(out, grp->nvalues) == 0;
         for (uint32_t v = 0; ok && v < grp->nvalues; v++)
             ok = logtk_strbuf_put_varint(out, grp->values[v]) == 0 &&
@@ -1491,7 +1606,7 @@ static int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t l
         fuse_group *grp = &st->group_list[g];
         uint64_t position, promoted, nvalues;
         if (logtk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
-            logtk_snap_varint(&pos, end, &promoted) != 0 || promoted > 31 ||
+            logtk_snap_varint(&pos, end, &promoted) != 0 || promoted > 63 ||
             logtk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
             return FUSE_BAD("bad group");
         grp->position = (uint32_t)position;
@@ -1499,7 +1614,8 @@ static int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t l
         grp->varform_seen = (int)(promoted >> 1 & 1);
         grp->value_like = (int)(promoted >> 2 & 1);
         grp->shape_seen = (int)(promoted >> 3 & 1);
-        grp->non_unit = (int)(promoted >> 4);
+        grp->non_unit = (int)(promoted >> 4 & 1);
+        grp->plain_word = (int)(promoted >> 5);
         grp->nvalues = (uint32_t)nvalues;
         for (uint32_t i = 0; i < grp->nvalues; i++) {
             if (logtk_snap_varint(&pos, end, &grp->values[i]) != 0 ||

@@ -603,6 +603,106 @@ static void test_fuse_own_masks(void)
     CHECK(android && dataset_masks_for(android, "fuse")[0] != NULL);
 }
 
+/* The rules of round 3: which words stay words, lists, leader dots, fixed points. */
+static void test_fuse_round3(void)
+{
+    /* a first word becomes a variable only when all its words look like values */
+    static const char *const settings[] = {"tickTime set to 1", "maxSessionTimeout set to 2",
+                                           "autopurge.purgeInterval set to 3",
+                                           "minSessionTimeout set to 4"};
+    logtk_parser *p = run("fuse", settings, 4, "threshold", "3");
+    CHECK(logtk_parser_template_count(p) == 4);
+    CHECK(!same_text(p, 0, 1));
+    logtk_slice t = text_of(p, 1);
+    CHECK_BYTES(t.ptr, t.len, "maxSessionTimeout set to <*>");
+    logtk_parser_free(p);
+
+    /* "eth0" is a device name, kept; four of them in one slot are a variable */
+    static const char *const links[] = {"Link Up on en0", "Link Up on en0",
+                                        "allocating buffer for eth0", "allocating buffer for eth1",
+                                        "allocating buffer for eth2", "allocating buffer for eth3",
+                                        "login from host129 ok"};
+    p = run("fuse", links, 7, "threshold", "4");
+    t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "Link Up on en0");
+    t = text_of(p, 2);
+    CHECK_BYTES(t.ptr, t.len, "allocating buffer for <*>");
+    CHECK(same_text(p, 2, 5));
+    t = text_of(p, 6);
+    CHECK_BYTES(t.ptr, t.len, "login from <*> ok"); /* more digits: a value */
+    logtk_parser_free(p);
+
+    /* past participles are the event, not a value: "VM Started" and "VM Paused" stay apart */
+    static const char *const states[] = {"VM Started (Lifecycle Event)", "VM Paused (Lifecycle Event)",
+                                         "VM Resumed (Lifecycle Event)", "VM Stopped (Lifecycle Event)",
+                                         "VM crashed (Lifecycle Event)"};
+    p = run("fuse", states, 5, "threshold", "3");
+    CHECK(logtk_parser_template_count(p) == 5);
+    t = text_of(p, 1);
+    CHECK_BYTES(t.ptr, t.len, "VM Paused (Lifecycle Event)");
+    logtk_parser_free(p);
+    /* ... while other words in that slot still count */
+    static const char *const kinds[] = {"VM alpha (Lifecycle Event)", "VM beta (Lifecycle Event)",
+                                        "VM Started (Lifecycle Event)"};
+    p = run("fuse", kinds, 3, "threshold", "3");
+    CHECK(same_text(p, 0, 2));
+    logtk_parser_free(p);
+
+    /* leader dots separate a label from its value */
+    static const char *const leaders[] = {"program interrupt: illegal instruction......0",
+                                          "program interrupt: illegal instruction......1",
+                                          "machine check: i-fetch......................0"};
+    p = run("fuse", leaders, 3, NULL, NULL);
+    t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "program interrupt: illegal instruction......<*>");
+    CHECK(same_text(p, 0, 1));
+    t = text_of(p, 2);
+    CHECK_BYTES(t.ptr, t.len, "machine check: i-fetch......................<*>");
+    logtk_parser_free(p);
+
+    /* five or more values closing a line are one list; four are four fields */
+    static const char *const lists[] = {
+        "ask 10.0.0.1:50010 to delete blk_1",
+        "ask 10.0.0.2:50010 to delete blk_1 blk_2 blk_3 blk_4 blk_5",
+        "ask 10.0.0.3:50010 to delete blk_1 blk_2 blk_3 blk_4 blk_5 blk_6 blk_7 blk_8",
+        "REPORT : 7 5 1 2",
+        "REPORT : 7 5 1 2 9",
+    };
+    p = run("fuse", lists, 5, NULL, NULL);
+    t = text_of(p, 1);
+    CHECK_BYTES(t.ptr, t.len, "ask <*>:<*> to delete <*>");
+    CHECK(same_text(p, 0, 1));
+    CHECK(same_text(p, 1, 2));
+    t = text_of(p, 3);
+    CHECK_BYTES(t.ptr, t.len, "REPORT : <*> <*> <*> <*>");
+    CHECK(!same_text(p, 3, 4));
+    logtk_event ev;
+    uint32_t list_id = 0;
+    CHECK_STATUS(logtk_parser_assignment(p, 2, &list_id), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_extract(p, list_id, lists[2], strlen(lists[2]), &ev), LOGTK_OK);
+    CHECK(ev.nparams == 3);
+    if (ev.nparams == 3)
+        CHECK_BYTES(ev.params[2].ptr, ev.params[2].len,
+                    "blk_1 blk_2 blk_3 blk_4 blk_5 blk_6 blk_7 blk_8");
+    /* the list line seen again takes the same template (fast path = slow path) */
+    uint32_t before = logtk_parser_template_count(p);
+    CHECK_STATUS(logtk_parser_feed(p, lists[2], strlen(lists[2]), &ev), LOGTK_OK);
+    CHECK(!ev.created && logtk_parser_template_count(p) == before);
+    logtk_parser_free(p);
+
+    /* a template's own text parses back to itself (logtk merge re-feeds them) */
+    static const char *const texts[] = {"Mounted <*> (<*> filesystem).",
+                                        "conn close, <*> bytes sent, lifetime <*>",
+                                        "ask <*>:<*> to delete <*>",
+                                        "program interrupt: illegal instruction......<*>"};
+    p = run("fuse", texts, 4, NULL, NULL);
+    for (size_t i = 0; i < 4; i++) {
+        t = text_of(p, i);
+        CHECK_BYTES(t.ptr, t.len, texts[i]);
+    }
+    logtk_parser_free(p);
+}
+
 int main(void)
 {
     test_brain();
@@ -616,5 +716,6 @@ int main(void)
     test_fuse_quantity_aside();
     test_fuse_rendering();
     test_fuse_own_masks();
+    test_fuse_round3();
     return TEST_SUMMARY();
 }
