@@ -5,31 +5,49 @@
  * binary files and a missing final newline need no special case).  The
  * writer cuts the stream into blocks of whole lines at the block limits
  * (lines or bytes, whichever comes first; a single line longer than the byte
- * limit makes a block of its own), so memory is bounded by the block size
- * times the thread count, not by the input.  With T threads, T blocks are
- * collected and encoded in parallel, then written in input order, so the
- * archive is byte-identical whatever T is.  Every block gets a header with
- * its line range and checksums; close() appends the block index (footer) and
- * commits the output (temporary file renamed into place via core/outfile.h).
+ * limit makes a block of its own).  Where a block ends depends only on the
+ * bytes, never on how they were chunked or on the thread count, and blocks
+ * encode independently, so the archive is byte-identical for any T.
+ *
+ * Pipeline (T > 1): the caller's thread only finds block cuts (one memchr
+ * per line to count lines; the bytes are copied in one memcpy per chunk),
+ * hands each full block to a persistent pool of T encoder threads
+ * (block_pool.c), and writes finished blocks in input order while the
+ * workers encode the next ones.  At most 2T blocks are in the pool plus the
+ * one being filled, so memory is bounded by (2T + 1) x block size whatever
+ * the input length; when the pool is full the caller waits for the oldest
+ * block, writes it and reuses its buffers.  (The pool takes the next block only when it has
+ * room, so the block being filled is never one the workers hold.)  With T = 1 (or when no thread
+ * can be started) blocks are encoded in the caller's thread: same bytes.
+ *
+ * Every block gets a header with its line range and checksums; close()
+ * appends the block index (footer) and commits the output (temporary file
+ * renamed into place via core/outfile.h).  Errors are sticky: after a failed
+ * block (named by its line range) every call fails and close() removes the
+ * temporary file, so a half-written archive never replaces a good one.
  */
 #include "config.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "archive_format.h"
 #include "archive_index.h"
+#include "archive_writer_impl.h"
+#include "block_pool.h"
 #include "outfile.h"
 
 #define MAX_THREADS 64
 
+/* One block on its way through the pipeline. */
 typedef struct block_job {
-    logtk_strbuf text;
-    logtk_strbuf payload;
-    uint32_t nlines;
-    int rc;
-    ltka_encoder *enc;
+    logtk_strbuf text;    /* the block's raw lines */
+    logtk_strbuf payload; /* encoded by a worker */
+    uint64_t first_line;  /* 0-based number of its first line */
+    uint64_t line_count;  /* lines as counted by the cutter (for messages) */
+    uint32_t nlines;      /* lines as counted by the encoder */
+    int rc;               /* the encoder's status */
+    int injected_rc;      /* test hook: fail with this instead of encoding */
 } block_job;
 
 struct logtk_archive_writer {
@@ -39,15 +57,22 @@ struct logtk_archive_writer {
     size_t block_lines;
     size_t block_bytes;
     int open;
+    int failed; /* sticky error status of the open output, LOGTK_OK when none */
     logtk_outfile out;
     logtk_write_callback cb;
     void *cb_user;
     uint64_t offset;     /* bytes written so far */
     uint64_t lines_done; /* lines in blocks written */
-    block_job jobs[MAX_THREADS];
-    int njobs;          /* filled jobs waiting for encoding */
-    size_t cur_lines;   /* complete lines in jobs[njobs].text */
-    size_t cur_scan;    /* bytes of jobs[njobs].text already scanned for newlines */
+    uint64_t lines_cut;  /* lines in blocks handed over for encoding */
+    ltka_encoder *encoders[MAX_THREADS]; /* encoder i belongs to worker i (0: inline) */
+    block_job *jobs;     /* ring: njobs = 1 inline, 2T + 1 with a pool */
+    int njobs;
+    int fill;            /* the job being filled */
+    size_t cur_lines;    /* complete lines in jobs[fill].text */
+    ltka_pool *pool;     /* NULL: encode inline */
+    uint64_t blocks_cut; /* blocks handed over */
+    uint64_t fail_block; /* test hook: this block fails with fail_rc */
+    int fail_rc;
     ltka_index index;
 };
 
@@ -84,6 +109,13 @@ int logtk_archive_writer_set_option(logtk_archive_writer *w, const char *name, c
         long l = strtol(value, &end, 10);
         if (end == value || *end || l < -7 || l > 22)
             return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "level: '%s' is not in -7..22", value);
+        if (l != w->level) {
+            /* encoders carry their level: make new ones */
+            for (int i = 0; i < MAX_THREADS; i++) {
+                ltka_encoder_free(w->encoders[i]);
+                w->encoders[i] = NULL;
+            }
+        }
         w->level = (int)l;
         return LOGTK_OK;
     }
@@ -109,6 +141,14 @@ int logtk_archive_writer_set_option(logtk_archive_writer *w, const char *name, c
     return logtk_error_set(&w->err, LOGTK_ERR_NOT_FOUND, "unknown archive option '%s'", name);
 }
 
+/* Records the first error of an open output; later calls return it. */
+static int fail(logtk_archive_writer *w, int rc)
+{
+    if (w->failed == LOGTK_OK)
+        w->failed = rc;
+    return rc;
+}
+
 static int emit(logtk_archive_writer *w, const void *data, size_t len)
 {
     if (len == 0)
@@ -125,24 +165,54 @@ static int emit(logtk_archive_writer *w, const void *data, size_t len)
     return LOGTK_OK;
 }
 
+/* Pool work function: state is the worker's encoder. */
+static void encode_job(void *state, void *arg)
+{
+    block_job *j = arg;
+    logtk_strbuf_clear(&j->payload);
+    if (j->injected_rc != LOGTK_OK) {
+        j->rc = j->injected_rc;
+        return;
+    }
+    j->rc = ltka_encode_block(state, j->text.data, j->text.len, &j->payload, &j->nlines);
+}
+
+static void stop_pool(logtk_archive_writer *w)
+{
+    ltka_pool_free(w->pool); /* waits for running jobs */
+    w->pool = NULL;
+}
+
 static int start(logtk_archive_writer *w)
 {
     uint8_t hdr[LTKA_FILE_HEADER_LEN] = {'L', 'T', 'K', 'A', LTKA_VERSION, 0, 0, 0};
     w->open = 1;
+    w->failed = LOGTK_OK;
     w->offset = 0;
     w->lines_done = 0;
-    w->njobs = 0;
+    w->lines_cut = 0;
+    w->blocks_cut = 0;
     w->cur_lines = 0;
-    w->cur_scan = 0;
+    w->fill = 0;
     ltka_index_clear(&w->index);
-    for (int i = 0; i < w->threads; i++) {
-        if (!w->jobs[i].enc) {
-            w->jobs[i].enc = ltka_encoder_new(w->level);
-            if (!w->jobs[i].enc)
-                return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-        }
-        logtk_strbuf_clear(&w->jobs[i].text);
+    int want_jobs = w->threads > 1 ? 2 * w->threads + 1 : 1;
+    if (w->njobs < want_jobs) {
+        block_job *jobs = realloc(w->jobs, (size_t)want_jobs * sizeof *jobs);
+        if (!jobs)
+            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+        memset(jobs + w->njobs, 0, (size_t)(want_jobs - w->njobs) * sizeof *jobs);
+        w->jobs = jobs;
+        w->njobs = want_jobs;
     }
+    for (int i = 0; i < w->njobs; i++)
+        logtk_strbuf_clear(&w->jobs[i].text);
+    for (int i = 0; i < w->threads; i++) {
+        if (!w->encoders[i] && !(w->encoders[i] = ltka_encoder_new(w->level)))
+            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    if (w->threads > 1)
+        w->pool = ltka_pool_new(w->threads, w->njobs - 1, encode_job, (void *const *)w->encoders);
+    /* no pool (no threads available): the ring degenerates to one job, encoded inline */
     return emit(w, hdr, sizeof hdr);
 }
 
@@ -157,6 +227,7 @@ int logtk_archive_writer_open_path(logtk_archive_writer *w, const char *path)
         return rc;
     rc = start(w);
     if (rc != LOGTK_OK) {
+        stop_pool(w);
         logtk_outfile_abort(&w->out);
         w->open = 0;
     }
@@ -173,90 +244,70 @@ int logtk_archive_writer_open_callback(logtk_archive_writer *w, logtk_write_call
     w->cb = cb;
     w->cb_user = user;
     int rc = start(w);
-    if (rc != LOGTK_OK)
+    if (rc != LOGTK_OK) {
+        stop_pool(w);
         w->open = 0;
+    }
     return rc;
 }
 
-static void *encode_job(void *arg)
+/* Writes an encoded block (the next one in input order) and frees its buffers for reuse. */
+static int write_job(logtk_archive_writer *w, block_job *j)
 {
-    block_job *j = arg;
-    logtk_strbuf_clear(&j->payload);
-    j->rc = ltka_encode_block(j->enc, j->text.data, j->text.len, &j->payload, &j->nlines);
-    return NULL;
-}
-
-/* Encodes the filled jobs (in parallel when there are several) and writes them in order. */
-static int flush_jobs(logtk_archive_writer *w)
-{
-    int n = w->njobs;
-    if (n == 0)
-        return LOGTK_OK;
-    pthread_t tids[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    for (int i = 1; i < n; i++)
-        started[i] = pthread_create(&tids[i], NULL, encode_job, &w->jobs[i]) == 0;
-    encode_job(&w->jobs[0]);
-    for (int i = 1; i < n; i++) {
-        if (started[i])
-            pthread_join(tids[i], NULL);
-        else
-            encode_job(&w->jobs[i]);
-    }
-    int rc = LOGTK_OK;
-    for (int i = 0; i < n && rc == LOGTK_OK; i++) {
-        block_job *j = &w->jobs[i];
-        if (j->rc != LOGTK_OK) {
-            rc = logtk_error_set(&w->err, j->rc, "encoding block %zu: %s", w->index.count,
-                                 logtk_strerror(j->rc));
-            break;
-        }
-        ltka_block_header h = {w->lines_done, j->nlines, (uint32_t)j->text.len,
-                               (uint32_t)j->payload.len,
-                               ltka_checksum(j->payload.data, j->payload.len)};
-        uint8_t hdr[LTKA_BLOCK_HEADER_LEN];
-        ltka_block_header_write(hdr, &h);
-        if (ltka_index_add(&w->index, w->offset, w->lines_done, j->nlines, j->text.len) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-        rc = emit(w, hdr, sizeof hdr);
-        if (rc == LOGTK_OK)
-            rc = emit(w, j->payload.data, j->payload.len);
-        w->lines_done += j->nlines;
-        logtk_strbuf_clear(&j->text);
-    }
-    w->njobs = 0;
+    if (j->rc != LOGTK_OK)
+        return logtk_error_set(&w->err, j->rc, "encoding block %zu (lines %llu-%llu): %s",
+                               w->index.count + 1, (unsigned long long)j->first_line + 1,
+                               (unsigned long long)(j->first_line + j->line_count),
+                               logtk_strerror(j->rc));
+    ltka_block_header h = {w->lines_done, j->nlines, (uint32_t)j->text.len, (uint32_t)j->payload.len,
+                           ltka_checksum(j->payload.data, j->payload.len)};
+    uint8_t hdr[LTKA_BLOCK_HEADER_LEN];
+    ltka_block_header_write(hdr, &h);
+    if (ltka_index_add(&w->index, w->offset, w->lines_done, j->nlines, j->text.len) != 0)
+        return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+    int rc = emit(w, hdr, sizeof hdr);
+    if (rc == LOGTK_OK)
+        rc = emit(w, j->payload.data, j->payload.len);
+    w->lines_done += j->nlines;
+    logtk_strbuf_clear(&j->text);
     return rc;
 }
 
-/* The current job holds a complete block: hand it over (and keep any partial line). */
-static int cut_block(logtk_archive_writer *w, size_t cut)
+/* Writes finished blocks in order; with wait, until none is pending. */
+static int drain(logtk_archive_writer *w, int wait)
 {
-    block_job *j = &w->jobs[w->njobs];
-    block_job *next_hold = NULL;
-    int rc = LOGTK_OK;
-    size_t rest = j->text.len - cut;
-    /* carry the bytes after the cut into the next job's buffer */
-    w->njobs++;
-    if (w->njobs == w->threads) {
-        /* flushing clears texts; keep the tail first */
-        logtk_strbuf tail = LOGTK_STRBUF_INIT;
-        if (rest && logtk_strbuf_append(&tail, j->text.data + cut, rest) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-        j->text.len = cut;
-        rc = flush_jobs(w);
-        next_hold = &w->jobs[0];
-        if (rc == LOGTK_OK && rest && logtk_strbuf_append(&next_hold->text, tail.data, rest) != 0)
-            rc = logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-        logtk_strbuf_free(&tail);
-    } else {
-        next_hold = &w->jobs[w->njobs];
-        logtk_strbuf_clear(&next_hold->text);
-        if (rest && logtk_strbuf_append(&next_hold->text, j->text.data + cut, rest) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-        j->text.len = cut;
+    block_job *j;
+    while ((j = ltka_pool_collect(w->pool, wait)) != NULL) {
+        int rc = write_job(w, j);
+        if (rc != LOGTK_OK)
+            return rc;
     }
+    return LOGTK_OK;
+}
+
+/* jobs[fill] holds a complete block: encode it (inline or in the pool) and move on. */
+static int hand_over(logtk_archive_writer *w, uint64_t line_count)
+{
+    block_job *j = &w->jobs[w->fill];
+    j->first_line = w->lines_cut;
+    j->line_count = line_count;
+    j->injected_rc = w->fail_rc != LOGTK_OK && w->blocks_cut == w->fail_block ? w->fail_rc : LOGTK_OK;
+    w->blocks_cut++;
+    w->lines_cut += line_count;
     w->cur_lines = 0;
-    w->cur_scan = 0;
+    if (!w->pool) {
+        encode_job(w->encoders[0], j);
+        return write_job(w, j);
+    }
+    /* write what is finished; when the pool is full, wait for the oldest block first */
+    int rc = drain(w, 0);
+    while (rc == LOGTK_OK && !ltka_pool_has_room(w->pool))
+        rc = write_job(w, ltka_pool_collect(w->pool, 1));
+    if (rc != LOGTK_OK)
+        return rc;
+    /* the pool holds at most njobs - 1 jobs, the last ones submitted: never jobs[fill + 1] */
+    ltka_pool_submit(w->pool, j);
+    w->fill = (w->fill + 1) % w->njobs;
     return rc;
 }
 
@@ -264,28 +315,42 @@ int logtk_archive_writer_write(logtk_archive_writer *w, const void *data, size_t
 {
     if (!w->open)
         return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer not open");
-    const char *p = data;
-    while (len > 0) {
-        block_job *j = &w->jobs[w->njobs];
-        /* take input up to the next newline, or all of it */
-        const char *nl = memchr(p, '\n', len);
-        size_t take = nl ? (size_t)(nl - p) + 1 : len;
-        if (j->text.len + take > LTKA_MAX_BLOCK_BYTES)
-            return logtk_error_set(&w->err, LOGTK_ERR_LINE_TOO_LONG,
-                                   "line %llu longer than %zu bytes",
-                                   (unsigned long long)(w->lines_done + w->cur_lines + 1),
-                                   (size_t)LTKA_MAX_BLOCK_BYTES / 2);
-        if (logtk_strbuf_append(&j->text, p, take) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-        p += take;
-        len -= take;
-        if (nl) {
+    if (w->failed != LOGTK_OK)
+        return w->failed;
+    const char *p = data, *end = p + len;
+    while (p < end) {
+        block_job *j = &w->jobs[w->fill];
+        /* find the cut: the newline that completes block_lines lines or reaches block_bytes */
+        size_t have = j->text.len;
+        const char *scan = p, *cut = NULL;
+        while (scan < end) {
+            const char *nl = memchr(scan, '\n', (size_t)(end - scan));
+            if (!nl)
+                break;
+            scan = nl + 1;
             w->cur_lines++;
-            if (w->cur_lines >= w->block_lines || j->text.len >= w->block_bytes) {
-                int rc = cut_block(w, j->text.len);
-                if (rc != LOGTK_OK)
-                    return rc;
+            if (w->cur_lines >= w->block_lines || have + (size_t)(scan - p) >= w->block_bytes) {
+                cut = scan;
+                break;
             }
+        }
+        size_t take = cut ? (size_t)(cut - p) : (size_t)(end - p);
+        if (have + take > LTKA_MAX_BLOCK_BYTES)
+            return fail(w, logtk_error_set(&w->err, LOGTK_ERR_LINE_TOO_LONG,
+                                           "line %llu longer than %zu bytes",
+                                           (unsigned long long)(w->lines_cut + w->cur_lines + !cut),
+                                           (size_t)LTKA_MAX_BLOCK_BYTES / 2));
+        /* room for a whole block up front: no regrowth while the block fills */
+        size_t want = (w->block_bytes < ((size_t)64 << 20) ? w->block_bytes : ((size_t)64 << 20)) + 4096;
+        if (j->text.cap < want && logtk_strbuf_reserve(&j->text, want - j->text.len) != 0)
+            return fail(w, logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory"));
+        if (logtk_strbuf_append(&j->text, p, take) != 0)
+            return fail(w, logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory"));
+        p += take;
+        if (cut) {
+            int rc = hand_over(w, w->cur_lines);
+            if (rc != LOGTK_OK)
+                return fail(w, rc);
         }
     }
     return LOGTK_OK;
@@ -295,10 +360,15 @@ int logtk_archive_writer_close(logtk_archive_writer *w)
 {
     if (!w->open)
         return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer not open");
-    int rc = LOGTK_OK;
-    if (w->jobs[w->njobs].text.len > 0)
-        w->njobs++;
-    rc = flush_jobs(w);
+    int rc = w->failed;
+    block_job *last = &w->jobs[w->fill];
+    if (rc == LOGTK_OK && last->text.len > 0) {
+        int partial = last->text.data[last->text.len - 1] != '\n';
+        rc = hand_over(w, w->cur_lines + (size_t)partial);
+    }
+    if (rc == LOGTK_OK && w->pool)
+        rc = drain(w, 1);
+    stop_pool(w);
     if (rc == LOGTK_OK) {
         logtk_strbuf footer = LOGTK_STRBUF_INIT;
         if (ltka_index_serialize(&w->index, &footer) != 0)
@@ -317,6 +387,12 @@ int logtk_archive_writer_close(logtk_archive_writer *w)
     return rc;
 }
 
+void ltka_writer_fail_block(logtk_archive_writer *w, uint64_t block, int rc)
+{
+    w->fail_block = block;
+    w->fail_rc = rc;
+}
+
 uint64_t logtk_archive_writer_bytes_written(const logtk_archive_writer *w)
 {
     return w->offset;
@@ -331,13 +407,16 @@ void logtk_archive_writer_free(logtk_archive_writer *w)
 {
     if (!w)
         return;
+    stop_pool(w);
     if (w->open && !w->cb)
         logtk_outfile_abort(&w->out);
-    for (int i = 0; i < MAX_THREADS; i++) {
+    for (int i = 0; i < w->njobs; i++) {
         logtk_strbuf_free(&w->jobs[i].text);
         logtk_strbuf_free(&w->jobs[i].payload);
-        ltka_encoder_free(w->jobs[i].enc);
     }
+    free(w->jobs);
+    for (int i = 0; i < MAX_THREADS; i++)
+        ltka_encoder_free(w->encoders[i]);
     ltka_index_free(&w->index);
     free(w);
 }

@@ -1073,6 +1073,31 @@ const char *logtk_archive_reader_errmsg(const logtk_archive_reader *r);
 /** Frees the reader.  NULL is harmless. */
 void logtk_archive_reader_free(logtk_archive_reader *r);
 
+/*
+ * Parallel decompression: an unpacker returns a reader's blocks exactly as
+ * logtk_archive_reader_next() would (same order, texts, damage reports and
+ * end), while `threads` worker threads decode up to 2 x threads blocks
+ * ahead.  One unpacker per thread; it reads ahead from the reader it is
+ * given, so use the reader only through it until LOGTK_DONE (handing it
+ * another reader, or the same one reopened, starts afresh).  Reader
+ * statistics (logtk_archive_reader_stream_stats) are not collected.
+ */
+typedef struct logtk_archive_unpacker logtk_archive_unpacker;
+
+/** Creates an unpacker with 1..64 threads (1: decode in the caller's thread).
+ *  Returns LOGTK_OK, LOGTK_ERR_INVALID or LOGTK_ERR_NOMEM (*out NULL). */
+int logtk_archive_unpacker_new(logtk_archive_unpacker **out, int threads);
+
+/** The next block of r; returns as logtk_archive_reader_next(), b->text valid until the next call. */
+int logtk_archive_unpacker_next(logtk_archive_unpacker *u, logtk_archive_reader *r,
+                                logtk_archive_block *b);
+
+/** The last error (the message of the block or failure last returned). */
+const char *logtk_archive_unpacker_errmsg(const logtk_archive_unpacker *u);
+
+/** Stops the workers and frees the unpacker.  NULL is harmless. */
+void logtk_archive_unpacker_free(logtk_archive_unpacker *u);
+
 /* Search flags for logtk_grep_new(). */
 #define LOGTK_GREP_FIXED 1  /* pattern is a fixed string (grep -F) */
 #define LOGTK_GREP_ICASE 2  /* ignore case (grep -i) */

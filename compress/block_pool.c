@@ -1,0 +1,163 @@
+/*
+ * block_pool.c - ordered worker pool for block encoding and decoding.
+ *
+ * The jobs live in a ring indexed by sequence number: `collected` (oldest
+ * job the caller has not taken back) <= `started` (next job a worker will
+ * take) <= `submitted`.  Workers take jobs in submission order and mark
+ * them done; the caller collects them strictly in order, so results come
+ * back in input order whatever the thread count and timing.  Threads are
+ * created once per pool, not per batch: blocks are a few MB, so a thread
+ * per block would cost little, but a per-batch barrier (collect T blocks,
+ * encode, write, repeat) leaves cores idle while the slowest block of each
+ * batch finishes and while the caller reads and writes; the ring keeps
+ * every worker busy as long as the caller keeps it filled.
+ *
+ * One mutex guards the ring; two condition variables: workers wait for
+ * work, the caller waits for the oldest job.  Blocks take milliseconds to
+ * encode, so the lock is taken a few times per block and never contended
+ * in a way that shows up in profiles.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "block_pool.h"
+
+#define POOL_MAX_THREADS 64
+
+typedef struct pool_slot {
+    void *job;
+    int done;
+} pool_slot;
+
+typedef struct pool_worker {
+    ltka_pool *pool;
+    void *state;
+} pool_worker;
+
+struct ltka_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv; /* workers: a job was queued, or stop */
+    pthread_cond_t done_cv; /* caller: a job was finished */
+    ltka_pool_work work;
+    pool_slot *ring;
+    int capacity;
+    uint64_t submitted, started, collected;
+    int stop;
+    int nthreads;
+    pthread_t threads[POOL_MAX_THREADS];
+    pool_worker workers[POOL_MAX_THREADS];
+};
+
+static void *worker_main(void *arg)
+{
+    pool_worker *wk = arg;
+    ltka_pool *p = wk->pool;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && p->started == p->submitted)
+            pthread_cond_wait(&p->work_cv, &p->mu);
+        if (p->stop)
+            break;
+        pool_slot *s = &p->ring[p->started % (uint64_t)p->capacity];
+        p->started++;
+        pthread_mutex_unlock(&p->mu);
+        p->work(wk->state, s->job);
+        pthread_mutex_lock(&p->mu);
+        s->done = 1;
+        pthread_cond_signal(&p->done_cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+ltka_pool *ltka_pool_new(int nthreads, int capacity, ltka_pool_work work, void *const *states)
+{
+    if (nthreads < 1 || capacity < 1)
+        return NULL;
+    if (nthreads > POOL_MAX_THREADS)
+        nthreads = POOL_MAX_THREADS;
+    ltka_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->ring = calloc((size_t)capacity, sizeof *p->ring);
+    if (!p->ring) {
+        free(p);
+        return NULL;
+    }
+    p->capacity = capacity;
+    p->work = work;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work_cv, NULL);
+    pthread_cond_init(&p->done_cv, NULL);
+    for (int i = 0; i < nthreads; i++) {
+        p->workers[p->nthreads].pool = p;
+        p->workers[p->nthreads].state = states[i];
+        if (pthread_create(&p->threads[p->nthreads], NULL, worker_main, &p->workers[p->nthreads]) != 0)
+            break; /* fewer workers: slower, same output */
+        p->nthreads++;
+    }
+    if (p->nthreads == 0) {
+        ltka_pool_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+int ltka_pool_pending(const ltka_pool *p)
+{
+    /* submitted and collected change only in the caller's thread */
+    return (int)(p->submitted - p->collected);
+}
+
+int ltka_pool_has_room(const ltka_pool *p)
+{
+    return ltka_pool_pending(p) < p->capacity;
+}
+
+void ltka_pool_submit(ltka_pool *p, void *job)
+{
+    pthread_mutex_lock(&p->mu);
+    pool_slot *s = &p->ring[p->submitted % (uint64_t)p->capacity];
+    s->job = job;
+    s->done = 0;
+    p->submitted++;
+    pthread_cond_signal(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void *ltka_pool_collect(ltka_pool *p, int wait)
+{
+    if (p->collected == p->submitted)
+        return NULL;
+    pool_slot *s = &p->ring[p->collected % (uint64_t)p->capacity];
+    void *job = NULL;
+    pthread_mutex_lock(&p->mu);
+    while (wait && !s->done)
+        pthread_cond_wait(&p->done_cv, &p->mu);
+    if (s->done) {
+        job = s->job;
+        p->collected++;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return job;
+}
+
+void ltka_pool_free(ltka_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->threads[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->work_cv);
+    pthread_cond_destroy(&p->done_cv);
+    free(p->ring);
+    free(p);
+}

@@ -1,0 +1,500 @@
+/*
+ * test_archive_threads.c - the compress/decompress pipeline gives the same bytes for any thread count.
+ *
+ * The writer cuts blocks on the caller's thread and encodes them in a pool
+ * of worker threads; the unpacker decodes blocks ahead in the same pool.
+ * These tests check what must not depend on the thread count or on how the
+ * input is chunked: the archive bytes (T = 1, 2, 3, 8 over hostile inputs,
+ * tiny blocks so the job ring wraps many times, and a Loghub log when
+ * LOGTK_LOGHUB is set), the decompressed bytes, and the order and wording of
+ * damage reports.  A block whose encoder fails in a worker must surface with
+ * its line range, and the failed run must leave the old output untouched.
+ */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "archive_writer_impl.h"
+#include "logtk.h"
+#include "test_harness.h"
+
+typedef struct membuf {
+    char *data;
+    size_t len, cap;
+} membuf;
+
+static int mem_write(void *user, const void *data, size_t len)
+{
+    membuf *m = user;
+    if (m->len + len + 1 > m->cap) {
+        size_t cap = m->cap ? m->cap : 4096;
+        while (cap < m->len + len + 1)
+            cap *= 2;
+        char *p = realloc(m->data, cap);
+        if (!p)
+            return -1;
+        m->data = p;
+        m->cap = cap;
+    }
+    if (len)
+        memcpy(m->data + m->len, data, len);
+    m->len += len;
+    m->data[m->len] = '\0';
+    return 0;
+}
+
+/* Writer settings of one run. */
+typedef struct run_opts {
+    int threads;
+    size_t chunk; /* input handed over in chunks of this many bytes (0: all at once) */
+    const char *block_lines, *block_bytes;
+} run_opts;
+
+static int compress_run(const char *in, size_t len, const run_opts *o, membuf *out)
+{
+    logtk_archive_writer *w = NULL;
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", o->threads);
+    int rc = logtk_archive_writer_new(&w);
+    if (rc == LOGTK_OK)
+        rc = logtk_archive_writer_set_option(w, "threads", threads);
+    if (rc == LOGTK_OK && o->block_lines)
+        rc = logtk_archive_writer_set_option(w, "block_lines", o->block_lines);
+    if (rc == LOGTK_OK && o->block_bytes)
+        rc = logtk_archive_writer_set_option(w, "block_bytes", o->block_bytes);
+    if (rc == LOGTK_OK)
+        rc = logtk_archive_writer_open_callback(w, mem_write, out);
+    size_t step = o->chunk ? o->chunk : (len ? len : 1);
+    for (size_t off = 0; rc == LOGTK_OK && off < len; off += step)
+        rc = logtk_archive_writer_write(w, in + off, len - off < step ? len - off : step);
+    if (rc == LOGTK_OK)
+        rc = logtk_archive_writer_close(w);
+    if (rc != LOGTK_OK)
+        fprintf(stderr, "compress: %s\n", logtk_archive_writer_errmsg(w));
+    logtk_archive_writer_free(w);
+    return rc;
+}
+
+/* One block as delivered, for comparing serial and parallel decoding. */
+typedef struct block_seen {
+    int rc;
+    logtk_archive_block b;
+    char *text;
+    char *msg;
+} block_seen;
+
+typedef struct walk {
+    block_seen *blocks;
+    size_t n;
+    membuf all; /* texts of the intact blocks, concatenated */
+} walk;
+
+static void walk_free(walk *wk)
+{
+    for (size_t i = 0; i < wk->n; i++) {
+        free(wk->blocks[i].text);
+        free(wk->blocks[i].msg);
+    }
+    free(wk->blocks);
+    free(wk->all.data);
+    memset(wk, 0, sizeof *wk);
+}
+
+/* Walks an archive in memory with an unpacker of `threads` threads until DONE or a fatal error. */
+static int unpack_all(const membuf *arc, int threads, walk *wk)
+{
+    logtk_archive_reader *r = NULL;
+    logtk_archive_unpacker *u = NULL;
+    memset(wk, 0, sizeof *wk);
+    if (logtk_archive_reader_new(&r) != LOGTK_OK || logtk_archive_unpacker_new(&u, threads) != LOGTK_OK)
+        return -1;
+    int rc = logtk_archive_reader_open_memory(r, arc->data, arc->len, "arc");
+    while (rc == LOGTK_OK || rc == LOGTK_ERR_ARCHIVE) {
+        logtk_archive_block b;
+        rc = logtk_archive_unpacker_next(u, r, &b);
+        if (rc == LOGTK_DONE)
+            break;
+        block_seen *nb = realloc(wk->blocks, (wk->n + 1) * sizeof *nb);
+        if (!nb)
+            break;
+        wk->blocks = nb;
+        block_seen *s = &wk->blocks[wk->n++];
+        s->rc = rc;
+        s->b = b;
+        s->text = NULL;
+        s->msg = strdup(rc == LOGTK_OK ? "" : logtk_archive_unpacker_errmsg(u));
+        if (rc == LOGTK_OK) {
+            s->text = malloc(b.text.len + 1);
+            memcpy(s->text, b.text.ptr, b.text.len);
+            mem_write(&wk->all, b.text.ptr, b.text.len);
+        }
+    }
+    logtk_archive_unpacker_free(u);
+    logtk_archive_reader_free(r);
+    return rc == LOGTK_DONE ? 0 : rc;
+}
+
+/* Two walks saw the same blocks, texts, statuses and messages. */
+static int walks_equal(const walk *a, const walk *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const block_seen *x = &a->blocks[i], *y = &b->blocks[i];
+        if (x->rc != y->rc || x->b.index != y->b.index || x->b.first_line != y->b.first_line ||
+            x->b.nlines != y->b.nlines || x->b.damaged != y->b.damaged ||
+            x->b.raw_bytes != y->b.raw_bytes || x->b.stored_bytes != y->b.stored_bytes ||
+            x->b.templates != y->b.templates || x->b.text.len != y->b.text.len ||
+            strcmp(x->msg, y->msg) != 0)
+            return 0;
+        if (x->text && memcmp(x->text, y->text, x->b.text.len) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * Compresses text with T = 1, 2, 3, 8 and several chunkings: every archive
+ * must equal the T = 1 one, decode to text, and unpack to the same block
+ * sequence with 1, 2 and 3 threads.
+ */
+static void check_any_threads(const char *name, const char *text, size_t len, const char *block_lines,
+                              const char *block_bytes)
+{
+    membuf ref = {0};
+    run_opts o = {1, 0, block_lines, block_bytes};
+    CHECK_STATUS(compress_run(text, len, &o, &ref), LOGTK_OK);
+    static const int thread_counts[] = {2, 3, 8};
+    static const size_t chunks[] = {0, 1, 7, 4096};
+    for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+            if (chunks[c] == 1 && len > 200000)
+                continue; /* byte by byte: slow on big inputs, nothing new */
+            membuf arc = {0};
+            run_opts ot = {thread_counts[t], chunks[c], block_lines, block_bytes};
+            CHECK_STATUS(compress_run(text, len, &ot, &arc), LOGTK_OK);
+            int same = arc.len == ref.len && memcmp(arc.data, ref.data, ref.len) == 0;
+            CHECK(same);
+            if (!same)
+                fprintf(stderr, "  %s: T=%d chunk=%zu: %zu vs %zu bytes\n", name, thread_counts[t],
+                        chunks[c], arc.len, ref.len);
+            free(arc.data);
+        }
+    }
+    walk serial, par;
+    CHECK(unpack_all(&ref, 1, &serial) == 0);
+    CHECK(serial.all.len == len && (len == 0 || memcmp(serial.all.data, text, len) == 0));
+    for (int threads = 2; threads <= 3; threads++) {
+        CHECK(unpack_all(&ref, threads, &par) == 0);
+        int same = walks_equal(&serial, &par);
+        CHECK(same);
+        if (!same)
+            fprintf(stderr, "  %s: unpack with %d threads differs\n", name, threads);
+        walk_free(&par);
+    }
+    walk_free(&serial);
+    free(ref.data);
+}
+
+static uint32_t rng_state = 12345;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+
+static void test_hostile_inputs(void)
+{
+    membuf m = {0};
+    char line[256];
+    /* CRLF and LF mixed, NUL, invalid UTF-8, marker bytes, no final newline */
+    for (int i = 0; i < 3000; i++) {
+        int n = snprintf(line, sizeof line, "2024-02-%02d 10:%02d:%02d node%d value=%d id=0x%x%s", 1 + i % 28,
+                         i % 60, (i * 7) % 60, i % 17, i * 31 - 5000, i * 977, i % 3 ? "\n" : "\r\n");
+        mem_write(&m, line, (size_t)n);
+        static const char odd[] = "nul\0byte \xff\xfe bad utf8 \x01\x02\x05 markers\n";
+        if (i % 101 == 0)
+            mem_write(&m, odd, sizeof odd - 1);
+    }
+    mem_write(&m, "last line without newline", 25);
+    check_any_threads("mixed", m.data, m.len, "37", NULL);
+    check_any_threads("mixed-bytes", m.data, m.len, NULL, "1000");
+    check_any_threads("mixed-default", m.data, m.len, NULL, NULL);
+
+    /* random binary with few newlines */
+    m.len = 0;
+    for (int i = 0; i < 60000; i++) {
+        char c = (char)(rnd() & 0xff);
+        mem_write(&m, &c, 1);
+    }
+    check_any_threads("binary", m.data, m.len, "5", "512");
+
+    /* very long lines (longer than a block) between short ones */
+    m.len = 0;
+    for (int k = 0; k < 4; k++) {
+        mem_write(&m, "short\n", 6);
+        for (int i = 0; i < 30000; i++)
+            mem_write(&m, i % 1000 == 999 ? "\r" : "x", 1);
+        mem_write(&m, "\n", 1);
+    }
+    check_any_threads("long-lines", m.data, m.len, NULL, "4096");
+
+    /* only newlines; one line per block */
+    m.len = 0;
+    for (int i = 0; i < 500; i++)
+        mem_write(&m, "\n", 1);
+    check_any_threads("newlines", m.data, m.len, "1", NULL);
+
+    check_any_threads("empty", "", 0, NULL, NULL);
+    check_any_threads("one-newline", "\n", 1, NULL, NULL);
+    check_any_threads("no-newline", "abc", 3, "1", NULL);
+    free(m.data);
+}
+
+static void test_loghub(void)
+{
+    const char *dir = getenv("LOGTK_LOGHUB");
+    if (!dir) {
+        printf("skipped: LOGTK_LOGHUB not set (Loghub part of the thread tests)\n");
+        return;
+    }
+    static const char *const logs[] = {"HDFS", "Windows", "Mac"};
+    for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s/original/%s_2k.log", dir, logs[i], logs[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f) {
+            snprintf(path, sizeof path, "%s/%s/%s_2k.log", dir, logs[i], logs[i]);
+            f = fopen(path, "rb");
+        }
+        CHECK(f != NULL);
+        if (!f)
+            continue;
+        membuf m = {0};
+        char buf[65536];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+            mem_write(&m, buf, got);
+        fclose(f);
+        CHECK(m.len > 100000);
+        check_any_threads(logs[i], m.data, m.len, "150", NULL);
+        check_any_threads(logs[i], m.data, m.len, NULL, NULL);
+        free(m.data);
+    }
+}
+
+/* Number of entries in dir whose names start with prefix. */
+static int count_files(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    if (!d)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* A block that fails in a worker: named by its lines, sticky, and the old output survives. */
+static void test_worker_failure(void)
+{
+    membuf text = {0};
+    char line[64];
+    for (int i = 1; i <= 1000; i++) {
+        int n = snprintf(line, sizeof line, "event %d at %d\n", i, i * 3);
+        mem_write(&text, line, (size_t)n);
+    }
+    char dir[] = "/tmp/logtk-threads-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.ltk", dir);
+    for (int threads = 1; threads <= 3; threads++) {
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fputs("good\n", f) >= 0 && fclose(f) == 0);
+        logtk_archive_writer *w = NULL;
+        char tn[8];
+        snprintf(tn, sizeof tn, "%d", threads);
+        CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
+        CHECK(logtk_archive_writer_set_option(w, "threads", tn) == LOGTK_OK);
+        CHECK(logtk_archive_writer_set_option(w, "block_lines", "100") == LOGTK_OK);
+        ltka_writer_fail_block(w, 3, LOGTK_ERR_NOMEM); /* lines 301-400 */
+        CHECK(logtk_archive_writer_open_path(w, path) == LOGTK_OK);
+        int rc = LOGTK_OK;
+        for (size_t off = 0; rc == LOGTK_OK && off < text.len; off += 1000)
+            rc = logtk_archive_writer_write(w, text.data + off, text.len - off < 1000 ? text.len - off : 1000);
+        int close_rc = logtk_archive_writer_close(w);
+        CHECK(rc == LOGTK_ERR_NOMEM || close_rc == LOGTK_ERR_NOMEM);
+        const char *msg = logtk_archive_writer_errmsg(w);
+        CHECK(strstr(msg, "block 4 (lines 301-400)") != NULL);
+        if (!strstr(msg, "lines 301-400"))
+            fprintf(stderr, "  T=%d: message '%s'\n", threads, msg);
+        /* sticky: writing more fails as well */
+        CHECK(logtk_archive_writer_write(w, "x\n", 2) != LOGTK_OK);
+        logtk_archive_writer_free(w);
+        f = fopen(path, "rb");
+        char got[16] = {0};
+        CHECK(f && fread(got, 1, sizeof got - 1, f) == 5 && strcmp(got, "good\n") == 0);
+        if (f)
+            fclose(f);
+        CHECK(count_files(dir, ".out.ltk") == 0); /* no temporary file left */
+    }
+    /* the same writer works again once the hook is off, with its pool restarted */
+    logtk_archive_writer *w = NULL;
+    CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
+    CHECK(logtk_archive_writer_set_option(w, "threads", "2") == LOGTK_OK);
+    CHECK(logtk_archive_writer_set_option(w, "block_lines", "100") == LOGTK_OK);
+    ltka_writer_fail_block(w, 0, LOGTK_ERR_NOMEM);
+    membuf a = {0}, b = {0};
+    CHECK(logtk_archive_writer_open_callback(w, mem_write, &a) == LOGTK_OK);
+    logtk_archive_writer_write(w, text.data, text.len);
+    CHECK(logtk_archive_writer_close(w) == LOGTK_ERR_NOMEM);
+    CHECK(strstr(logtk_archive_writer_errmsg(w), "block 1 (lines 1-100)") != NULL);
+    ltka_writer_fail_block(w, 0, LOGTK_OK);
+    a.len = 0;
+    for (int k = 0; k < 2; k++) {
+        membuf *out = k ? &b : &a;
+        CHECK(logtk_archive_writer_open_callback(w, mem_write, out) == LOGTK_OK);
+        CHECK(logtk_archive_writer_write(w, text.data, text.len) == LOGTK_OK);
+        CHECK(logtk_archive_writer_close(w) == LOGTK_OK);
+    }
+    CHECK(a.len > 0 && a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    logtk_archive_writer_free(w);
+    remove(path);
+    rmdir(dir);
+    free(a.data);
+    free(b.data);
+    free(text.data);
+}
+
+/* Damaged archives: the parallel unpacker reports the same blocks, in the same order, as the reader. */
+static void test_unpack_damage(void)
+{
+    membuf text = {0};
+    char line[96];
+    for (int i = 1; i <= 2000; i++) {
+        int n = snprintf(line, sizeof line, "%05d kernel: task %d moved to cpu %d\n", i, i * 7, i % 8);
+        mem_write(&text, line, (size_t)n);
+    }
+    membuf arc = {0};
+    run_opts o = {2, 0, "100", NULL};
+    CHECK_STATUS(compress_run(text.data, text.len, &o, &arc), LOGTK_OK);
+    /* three kinds of damage: a payload byte (block 3), a header byte (block 8), a cut tail */
+    for (int kind = 0; kind < 4; kind++) {
+        membuf bad = {malloc(arc.len + 1), arc.len, arc.len + 1};
+        memcpy(bad.data, arc.data, arc.len);
+        size_t pos = 8; /* walk block headers: 32 bytes, payload_len at 20 */
+        size_t starts[32] = {0};
+        int nb = 0;
+        while (pos + 32 <= bad.len && memcmp(bad.data + pos, "LTKB", 4) == 0 && nb < 32) {
+            starts[nb++] = pos;
+            uint32_t plen = (uint32_t)(uint8_t)bad.data[pos + 20] | (uint32_t)(uint8_t)bad.data[pos + 21] << 8 |
+                            (uint32_t)(uint8_t)bad.data[pos + 22] << 16 | (uint32_t)(uint8_t)bad.data[pos + 23] << 24;
+            pos += 32 + plen;
+        }
+        CHECK(nb == 20);
+        if (nb != 20) {
+            free(bad.data);
+            continue;
+        }
+        if (kind == 0)
+            bad.data[starts[2] + 40] ^= 0x55;
+        else if (kind == 1)
+            bad.data[starts[7] + 5] ^= 0x55;
+        else if (kind == 2)
+            bad.len = starts[15] + 50;
+        else
+            bad.data[starts[19] + 40] ^= 0x55; /* the last block, before the index */
+        walk serial, par;
+        int rs = unpack_all(&bad, 1, &serial);
+        int damaged = 0;
+        for (size_t i = 0; i < serial.n; i++)
+            damaged += serial.blocks[i].b.damaged;
+        CHECK(damaged >= 1);
+        CHECK(serial.n >= 16);
+        for (int threads = 2; threads <= 4; threads++) {
+            int rp = unpack_all(&bad, threads, &par);
+            CHECK(rp == rs);
+            int same = walks_equal(&serial, &par);
+            CHECK(same);
+            if (!same)
+                fprintf(stderr, "  damage kind %d: %d threads differ (%zu vs %zu blocks)\n", kind, threads,
+                        par.n, serial.n);
+            walk_free(&par);
+        }
+        walk_free(&serial);
+        free(bad.data);
+    }
+    free(arc.data);
+    free(text.data);
+}
+
+/* An unpacker handed another reader (or the same one reopened) starts afresh. */
+static void test_unpack_switch(void)
+{
+    membuf t1 = {0}, t2 = {0}, a1 = {0}, a2 = {0};
+    char line[64];
+    for (int i = 0; i < 3000; i++) {
+        int n = snprintf(line, sizeof line, "first archive line %d\n", i);
+        mem_write(&t1, line, (size_t)n);
+        n = snprintf(line, sizeof line, "second %d archive\n", i * 3);
+        mem_write(&t2, line, (size_t)n);
+    }
+    run_opts o = {1, 0, "64", NULL};
+    CHECK_STATUS(compress_run(t1.data, t1.len, &o, &a1), LOGTK_OK);
+    CHECK_STATUS(compress_run(t2.data, t2.len, &o, &a2), LOGTK_OK);
+    logtk_archive_reader *r1 = NULL, *r2 = NULL;
+    logtk_archive_unpacker *u = NULL;
+    CHECK(logtk_archive_reader_new(&r1) == LOGTK_OK && logtk_archive_reader_new(&r2) == LOGTK_OK);
+    logtk_archive_unpacker *bad = (logtk_archive_unpacker *)&u;
+    CHECK_STATUS(logtk_archive_unpacker_new(&bad, 0), LOGTK_ERR_INVALID);
+    CHECK(bad == NULL);
+    CHECK_STATUS(logtk_archive_unpacker_new(&bad, 65), LOGTK_ERR_INVALID);
+    CHECK(logtk_archive_unpacker_new(&u, 3) == LOGTK_OK);
+    logtk_archive_block b;
+    CHECK(logtk_archive_reader_open_memory(r1, a1.data, a1.len, "a1") == LOGTK_OK);
+    CHECK(logtk_archive_unpacker_next(u, r1, &b) == LOGTK_OK);
+    CHECK(b.first_line == 1 && b.nlines == 64 && memcmp(b.text.ptr, t1.data, b.text.len) == 0);
+    /* another reader: all of its blocks, in order */
+    CHECK(logtk_archive_reader_open_memory(r2, a2.data, a2.len, "a2") == LOGTK_OK);
+    membuf got = {0};
+    int rc;
+    while ((rc = logtk_archive_unpacker_next(u, r2, &b)) == LOGTK_OK)
+        mem_write(&got, b.text.ptr, b.text.len);
+    CHECK(rc == LOGTK_DONE);
+    CHECK(got.len == t2.len && memcmp(got.data, t2.data, t2.len) == 0);
+    CHECK(logtk_archive_unpacker_next(u, r2, &b) == LOGTK_DONE);
+    /* the first reader reopened: from its start again */
+    CHECK(logtk_archive_reader_open_memory(r1, a1.data, a1.len, "a1") == LOGTK_OK);
+    got.len = 0;
+    while ((rc = logtk_archive_unpacker_next(u, r1, &b)) == LOGTK_OK)
+        mem_write(&got, b.text.ptr, b.text.len);
+    CHECK(rc == LOGTK_DONE);
+    CHECK(got.len == t1.len && memcmp(got.data, t1.data, t1.len) == 0);
+    logtk_archive_unpacker_free(u);
+    logtk_archive_unpacker_free(NULL);
+    logtk_archive_reader_free(r1);
+    logtk_archive_reader_free(r2);
+    free(t1.data);
+    free(t2.data);
+    free(a1.data);
+    free(a2.data);
+    free(got.data);
+}
+
+int main(void)
+{
+    test_hostile_inputs();
+    test_loghub();
+    test_worker_failure();
+    test_unpack_damage();
+    test_unpack_switch();
+    return TEST_SUMMARY();
+}
