@@ -22,9 +22,10 @@
  *    -> "core.<*>") unless a later piece is a plain word (a host name);
  *    an identifier with one or two digits inside it ("jk2_init",
  *    "Slf4jLogger") is a name, not a value, and so is a device or unit
- *    name, lowercase letters and one final digit ("eth0", "sda1": systems
- *    number interfaces, disks and terminals with one digit, and the
- *    ground truths keep them as words); a label with leader dots before
+ *    name, letters of one case and one final digit ("eth0", "sda1",
+ *    "IPV6": systems number interfaces, disks, terminals and protocol
+ *    versions with one digit, and the ground truths keep them as words;
+ *    when such names vary in a slot, see the numbered-name rule in 3); a label with leader dots before
  *    its value ("instruction......0" -> "instruction......<*>": two or
  *    more dots line values up in a column, so they end the label);
  *    variables joined only by '#'
@@ -114,8 +115,34 @@
  *    changes ("capacity <*> GB") stays a word, as the ground truths
  *    write both.
  *
- * Snapshots save the exact table, the sibling groups and the merges, so a
- * parser resumed from one continues exactly as the uninterrupted parser.
+ *    Prefix pools.  A group one word short of `threshold` is promoted when
+ *    its slot has seen `threshold` distinct words (its variable form
+ *    counting as one) across all groups whose lines have the same words
+ *    before the slot and the same length, whatever follows it: "session
+ *    opened for user cyrus|news|test by (uid=0)" and "session opened for
+ *    user root by LOGIN(uid=0)" are four users of one slot, though no one
+ *    group saw four.  Why: a sibling group needs every other word equal,
+ *    so a second field that differs (here the way the uid is printed)
+ *    splits the evidence for the first; the words before a slot are what
+ *    names it (Drain's tree keys on them too), so lines that agree on them
+ *    show what the slot holds.  The group itself must already vary
+ *    (threshold - 1 words), so a slot of a few fixed words ("opened",
+ *    "closed") beside a varied pool stays apart; the length is part of the
+ *    key because the same leading words often open different messages.
+ *    The first word has no pool (it is the event).  When a pool reaches
+ *    `threshold` its chain of groups is walked once; later groups check
+ *    themselves as they learn, so the cost stays on the slow path.
+ *
+ *    Numbered names.  A slot whose words are all one name numbered
+ *    differently ("IRQ0", "IRQ2", "IRQ9": same letters, one digit; see
+ *    is_unit_name) is promoted one word before `threshold`, in any
+ *    position: these are instances of one kind, and the digit is the
+ *    value.  Two such words ("IPV4", "IPV6") may as well be two fixed
+ *    kinds, the way the ground truths keep them, and wait.
+ *
+ * Snapshots save the exact table, the sibling groups, the prefix pools and
+ * the merges, so a parser resumed from one continues exactly as the
+ * uninterrupted parser.
  * Table entries are written in key order, so the bytes do not depend on
  * the tables' slot layout.
  *
@@ -162,7 +189,24 @@ typedef struct fuse_group {
     int non_unit;     /* some word seen there is not a unit of size (is_size_unit) */
     int plain_word;   /* some word seen there does not look like a value */
     int non_participle; /* some word seen there is not a past participle (is_participle) */
+    int non_numbered;   /* some word seen there is not a numbered name of one stem (numbered_stem) */
+    uint64_t stem;      /* hash of the letters of the first word seen there, when a numbered name */
+    uint32_t pool;         /* prefix pool of the slot (fuse_pool), FUSE_NO_ID when none */
+    uint32_t next_in_pool; /* next group of the same pool, FUSE_NO_ID at the end */
 } fuse_group;
+
+/*
+ * The evidence of one slot pooled over every sibling group whose line
+ * shares the words before the slot ("session opened for user _", whatever
+ * follows): the distinct words seen there in any of them, and the chain of
+ * those groups.
+ */
+typedef struct fuse_pool {
+    uint64_t values[8]; /* distinct word hashes seen at the slot, over all its groups */
+    uint32_t nvalues;
+    int varform_seen;     /* some line of some group showed the slot's variable form */
+    uint32_t first_group; /* chain of member groups (fuse_group.next_in_pool) */
+} fuse_pool;
 
 /*
  * Whole-token variables closing a line are a printed list, one "<*>", when
@@ -183,6 +227,9 @@ typedef struct fuse_state {
     logtk_u64map groups; /* sibling key -> index into group_list */
     fuse_group *group_list;
     size_t ngroups, groups_cap;
+    logtk_u64map pools; /* prefix key (pool_key) -> index into pool_list */
+    fuse_pool *pool_list;
+    size_t npools, pools_cap;
     uint32_t *redirect; /* template id -> earlier id with the same text (itself when none) */
     size_t redirect_cap;
     logtk_u64map by_text;  /* content hash -> template id */
@@ -415,8 +462,9 @@ static int is_unit_name(const char *s, size_t n)
 {
     if (n < 3 || s[n - 1] < '0' || s[n - 1] > '9')
         return 0;
+    char low = s[0] >= 'a' && s[0] <= 'z' ? 'a' : 'A', high = (char)(low + 25);
     for (size_t i = 0; i + 1 < n; i++)
-        if (s[i] < 'a' || s[i] > 'z')
+        if (s[i] < low || s[i] > high)
             return 0;
     return 1;
 }
@@ -893,7 +941,7 @@ static int fuse_init(logtk_parser *p, void *state)
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LOGTK_WILDCARD_LEN + d);
     if (logtk_u64map_init(&st->exact, 1024) != 0 || logtk_u64map_init(&st->groups, 4096) != 0 ||
-        logtk_u64map_init(&st->by_text, 1024) != 0)
+        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 1024) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
@@ -905,6 +953,8 @@ static void fuse_destroy(void *state)
     logtk_u64map_free(&st->groups);
     logtk_u64map_free(&st->by_text);
     free(st->group_list);
+    logtk_u64map_free(&st->pools);
+    free(st->pool_list);
     free(st->redirect);
     logtk_strbuf_free(&st->norm);
     free(st->tok_off);
@@ -1193,12 +1243,136 @@ static int is_participle(const char *s, size_t n)
     return 1;
 }
 
+/*
+ * The hash of the letters of a numbered name ("IRQ" of "IRQ9", "eth" of
+ * "eth1,"; see is_unit_name), else 0.  A slot whose words are one name
+ * numbered differently ("IRQ0", "IRQ2", "IRQ9") names instances of one
+ * kind, a variable one word before `threshold`, in any position: the name
+ * keeps its stem and the number is the value.  Two of them ("IPV4",
+ * "IPV6") may as well be two fixed kinds and wait.
+ */
+static uint64_t numbered_stem(const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
+        n--;
+    if (!is_unit_name(s, n))
+        return 0;
+    return hash_bytes(s, n - 1) | 1;
+}
+
 /* Key of the sibling group "sequence with position pos free". */
 static uint64_t sibling_key(uint64_t seq, size_t n, const uint64_t *tok_hash,
                             const uint64_t *wf_hash, size_t pos)
 {
     return seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) + logtk_mix64(n) +
            0x51ULL * (pos + 1);
+}
+
+/*
+ * Key of the prefix pool of position pos, given `prefix`, the sum of the
+ * salted hashes of the line's words before pos (see join_pool).
+ */
+static uint64_t pool_key(uint64_t prefix, size_t pos, size_t n)
+{
+    return logtk_mix64(prefix + 0xd6e8feb86659fd93ULL * (pos + 1) + logtk_mix64(n + 7));
+}
+
+/*
+ * Links new group g (its position set) to the pool of the words before its
+ * slot, creating the pool.  The first word has no pool: it is the event,
+ * and every line shares its empty prefix.  0, or -1 on no memory.
+ */
+static int join_pool(fuse_state *st, uint32_t g, uint64_t prefix, size_t n)
+{
+    fuse_group *grp = &st->group_list[g];
+    if (grp->position == 0)
+        return 0;
+    uint64_t key = pool_key(prefix, grp->position, n);
+    uint32_t k = map_get(&st->pools, key);
+    if (k == FUSE_NO_ID) {
+        if (st->npools == st->pools_cap) {
+            size_t cap = st->pools_cap ? st->pools_cap * 2 : 256;
+            fuse_pool *q = realloc(st->pool_list, cap * sizeof *q);
+            if (!q)
+                return -1;
+            st->pool_list = q;
+            st->pools_cap = cap;
+        }
+        k = (uint32_t)st->npools;
+        memset(&st->pool_list[k], 0, sizeof st->pool_list[k]);
+        st->pool_list[k].first_group = FUSE_NO_ID;
+        if (logtk_u64map_put(&st->pools, key, k) != 0)
+            return -1;
+        st->npools++;
+    }
+    grp->pool = k;
+    grp->next_in_pool = st->pool_list[k].first_group;
+    st->pool_list[k].first_group = g;
+    return 0;
+}
+
+/* Marks group g's slot variable and generalizes the templates that hold its words. */
+static int promote(logtk_parser *p, fuse_state *st, uint32_t g)
+{
+    fuse_group *grp = &st->group_list[g];
+    grp->promoted = 1;
+    for (uint32_t v = 0; v < grp->nvalues; v++) {
+        int rc = generalize(p, st, grp->members[v], grp->position);
+        if (rc != LOGTK_OK)
+            return rc == LOGTK_ERR_NOMEM ? logtk_parser_error(p, rc, "out of memory") : rc;
+    }
+    return LOGTK_OK;
+}
+
+/*
+ * A group one word short of `threshold` whose prefix pool holds
+ * `threshold` words: its slot varies on its own, and the same slot after
+ * the same words varies still more across the other endings of the
+ * message (see the top comment).  Not for participles, as in the group
+ * rule.
+ */
+static int pool_settles(const fuse_state *st, const fuse_group *grp)
+{
+    return !grp->promoted && grp->non_participle &&
+           (long)grp->nvalues + grp->varform_seen + 1 >= st->threshold;
+}
+
+/*
+ * Adds what group g's line showed at its slot (word hash `word`, or the
+ * variable form when `varform`) to g's pool.  When the pool reaches
+ * `threshold` distinct words, every group of its chain that pool_settles()
+ * is promoted (once per pool: later groups check themselves); past it,
+ * only g is checked.
+ */
+static int pool_add(logtk_parser *p, fuse_state *st, uint32_t g, uint64_t word, int varform)
+{
+    fuse_pool *pool = &st->pool_list[st->group_list[g].pool];
+    int grew = 0;
+    if (varform) {
+        grew = !pool->varform_seen;
+        pool->varform_seen = 1;
+    } else {
+        uint32_t v = 0;
+        while (v < pool->nvalues && pool->values[v] != word)
+            v++;
+        if (v == pool->nvalues && v < sizeof pool->values / sizeof pool->values[0]) {
+            pool->values[pool->nvalues++] = word;
+            grew = 1;
+        }
+    }
+    long count = (long)pool->nvalues + pool->varform_seen;
+    if (count < st->threshold)
+        return LOGTK_OK;
+    if (grew && count == st->threshold) {
+        for (uint32_t m = pool->first_group; m != FUSE_NO_ID; m = st->group_list[m].next_in_pool)
+            if (pool_settles(st, &st->group_list[m])) {
+                int rc = promote(p, st, m);
+                if (rc != LOGTK_OK)
+                    return rc;
+            }
+        return LOGTK_OK;
+    }
+    return pool_settles(st, &st->group_list[g]) ? promote(p, st, g) : LOGTK_OK;
 }
 
 static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
@@ -1393,7 +1567,10 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
     /* register this line's word at each position in its sibling group */
+    uint64_t prefix = 0; /* the line's words before position i, for the prefix pools */
     for (size_t i = 0; i < n; i++) {
+        const uint64_t before = prefix;
+        prefix += salted(st->tok_hash[i], i);
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
         int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
                       only_variables(st->norm.data + st->tok_off[i], st->tok_len[i]);
@@ -1415,7 +1592,9 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             g = (uint32_t)st->ngroups++;
             memset(&st->group_list[g], 0, sizeof st->group_list[g]);
             st->group_list[g].position = (uint32_t)i;
-            if (logtk_u64map_put(&st->groups, key, g) != 0)
+            st->group_list[g].pool = FUSE_NO_ID;
+            st->group_list[g].next_in_pool = FUSE_NO_ID;
+            if (logtk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
         fuse_group *grp = &st->group_list[g];
@@ -1423,9 +1602,13 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             continue;
         uint32_t v;
         int shapes_differ = 0;
+        uint64_t pool_word; /* what this line adds to the slot's pool */
+        int pool_varform = 0;
         /* the slot's own variable form ("<*>", "key=<*>", "<*>,") marks a variable field */
         if (varform && st->tok_hash[i] == st->wf_hash[i]) {
             grp->varform_seen = 1;
+            pool_word = 0;
+            pool_varform = 1;
         } else {
             /* any other word, including another shape of a variable ("<*>:<*>"), is a value */
             for (v = 0; v < grp->nvalues; v++)
@@ -1445,6 +1628,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             grp->values[grp->nvalues] = st->tok_hash[i];
             grp->members[grp->nvalues] = id;
             grp->nvalues++;
+            pool_word = st->tok_hash[i];
             /* a variables-only shape ("<*>:<*>") beside another value-like word */
             if (like && ((shape && grp->value_like) || grp->shape_seen))
                 shapes_differ = 1;
@@ -1453,6 +1637,10 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             grp->non_unit |= !is_size_unit(word, word_len);
             grp->plain_word |= !like;
             grp->non_participle |= !is_participle(word, word_len);
+            uint64_t stem = numbered_stem(word, word_len);
+            if (grp->nvalues == 1)
+                grp->stem = stem;
+            grp->non_numbered |= stem == 0 || stem != grp->stem;
         }
         /*
          * Promote at `threshold` distinct words, or as soon as a slot that
@@ -1463,19 +1651,18 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
          * template; likewise "to <*>," and "to LOCAL(<*>),".  Plain words
          * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
          */
+        int rc = LOGTK_OK;
         if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i > 0 || !grp->plain_word) && grp->non_participle) ||
             (grp->varform_seen && grp->value_like) || shapes_differ ||
-            (grp->nvalues >= 2 && !grp->non_unit)) {
-            grp->promoted = 1;
-            for (v = 0; v < grp->nvalues; v++) {
-                int rc = generalize(p, st, grp->members[v], i);
-                if (rc != LOGTK_OK)
-                    return rc == LOGTK_ERR_NOMEM
-                               ? logtk_parser_error(p, rc, "out of memory")
-                               : rc;
-            }
-            id = resolve(st, id);
-        }
+            (grp->nvalues >= 2 && !grp->non_unit) ||
+            ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
+            rc = promote(p, st, g);
+        /* the word joins the slot's prefix pool, which may settle groups one word short */
+        if (rc == LOGTK_OK && grp->pool != FUSE_NO_ID)
+            rc = pool_add(p, st, g, pool_word, pool_varform);
+        if (rc != LOGTK_OK)
+            return rc;
+        id = resolve(st, id);
     }
     *template_id = resolve(st, id);
     return LOGTK_OK;
@@ -1485,8 +1672,10 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
 
 /*
  * Blob layout (all varints): the three maps as (count, then key/value
- * pairs), the sibling groups (count, then position, promoted, nvalues and
- * the value/member pairs) and the redirects (count, then id/target pairs).
+ * pairs), the sibling groups (count, then position, flags, stem, pool + 1,
+ * next group of the pool + 1, nvalues and the value/member pairs), the
+ * redirects (count, then id/target pairs), the pool map and the prefix
+ * pools (count, then first group + 1, varform flag, nvalues, values).
  * Keys are hashes of token text, so they are stable across builds of the
  * same version; template ids refer to the shared template store.
  */
@@ -1539,8 +1728,12 @@ static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
         ok = logtk_strbuf_put_varint(out, grp->position) == 0 &&
              logtk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
                                                     grp->value_like << 2 | grp->shape_seen << 3 |
-                                                    grp->non_unit << 4 |
-                                                    grp->plain_word << 5)) == 0 &&
+                                                    grp->non_unit << 4 | grp->plain_word << 5 |
+                                                    grp->non_participle << 6 |
+                                                    grp->non_numbered << 7)) == 0 &&
+             logtk_strbuf_put_varint(out, grp->stem) == 0 &&
+             logtk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
+             logtk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
              logtk_strbuf_put_varint(out, grp->nvalues) == 0;
         for (uint32_t v = 0; ok && v < grp->nvalues; v++)
             ok = logtk_strbuf_put_varint(out, grp->values[v]) == 0 &&
@@ -1554,6 +1747,15 @@ static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
         if (st->redirect[i] != 0 && st->redirect[i] != i)
             ok = logtk_strbuf_put_varint(out, i) == 0 &&
                  logtk_strbuf_put_varint(out, st->redirect[i]) == 0;
+    ok = ok && save_map(out, &st->pools) == 0 && logtk_strbuf_put_varint(out, st->npools) == 0;
+    for (size_t k = 0; ok && k < st->npools; k++) {
+        const fuse_pool *pool = &st->pool_list[k];
+        ok = logtk_strbuf_put_varint(out, (uint32_t)(pool->first_group + 1u)) == 0 &&
+             logtk_strbuf_put_varint(out, (uint64_t)pool->varform_seen) == 0 &&
+             logtk_strbuf_put_varint(out, pool->nvalues) == 0;
+        for (uint32_t v = 0; ok && v < pool->nvalues; v++)
+            ok = logtk_strbuf_put_varint(out, pool->values[v]) == 0;
+    }
     return ok ? LOGTK_OK : logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
 
@@ -1604,18 +1806,26 @@ static int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t l
     st->ngroups = (size_t)v;
     for (size_t g = 0; g < st->ngroups; g++) {
         fuse_group *grp = &st->group_list[g];
-        uint64_t position, promoted, nvalues;
+        uint64_t position, promoted, nvalues, stem, pool, next;
         if (logtk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
-            logtk_snap_varint(&pos, end, &promoted) != 0 || promoted > 63 ||
+            logtk_snap_varint(&pos, end, &promoted) != 0 || promoted > 255 ||
+            logtk_snap_varint(&pos, end, &stem) != 0 ||
+            logtk_snap_varint(&pos, end, &pool) != 0 || pool > UINT32_MAX ||
+            logtk_snap_varint(&pos, end, &next) != 0 || next > st->ngroups ||
             logtk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
             return FUSE_BAD("bad group");
+        grp->stem = stem;
+        grp->pool = (uint32_t)(pool - 1); /* FUSE_NO_ID when 0; checked against the pools below */
+        grp->next_in_pool = (uint32_t)(next - 1);
+        grp->non_participle = (int)(promoted >> 6 & 1);
+        grp->non_numbered = (int)(promoted >> 7 & 1);
         grp->position = (uint32_t)position;
         grp->promoted = (int)(promoted & 1);
         grp->varform_seen = (int)(promoted >> 1 & 1);
         grp->value_like = (int)(promoted >> 2 & 1);
         grp->shape_seen = (int)(promoted >> 3 & 1);
         grp->non_unit = (int)(promoted >> 4 & 1);
-        grp->plain_word = (int)(promoted >> 5);
+        grp->plain_word = (int)(promoted >> 5 & 1);
         grp->nvalues = (uint32_t)nvalues;
         for (uint32_t i = 0; i < grp->nvalues; i++) {
             if (logtk_snap_varint(&pos, end, &grp->values[i]) != 0 ||
@@ -1636,8 +1846,55 @@ static int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t l
             return FUSE_BAD("bad redirect");
         st->redirect[k] = (uint32_t)v;
     }
+    rc = load_map(&pos, end, &st->pools, UINT32_MAX);
+    if (rc < 0)
+        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    if (rc > 0 || logtk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3 ||
+        v > st->ngroups)
+        return FUSE_BAD("bad pool count");
+    if (v > 0) {
+        fuse_pool *q = calloc((size_t)v, sizeof *q);
+        if (!q)
+            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        free(st->pool_list);
+        st->pool_list = q;
+        st->pools_cap = (size_t)v;
+    }
+    st->npools = (size_t)v;
+    for (size_t pk = 0; pk < st->npools; pk++) {
+        fuse_pool *pool = &st->pool_list[pk];
+        uint64_t first, varform, nvalues;
+        if (logtk_snap_varint(&pos, end, &first) != 0 || first > st->ngroups ||
+            logtk_snap_varint(&pos, end, &varform) != 0 || varform > 1 ||
+            logtk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
+            return FUSE_BAD("bad pool");
+        pool->first_group = (uint32_t)(first - 1);
+        pool->varform_seen = (int)varform;
+        pool->nvalues = (uint32_t)nvalues;
+        for (uint32_t i = 0; i < pool->nvalues; i++)
+            if (logtk_snap_varint(&pos, end, &pool->values[i]) != 0)
+                return FUSE_BAD("bad pool value");
+    }
     if (pos != end)
         return FUSE_BAD("trailing bytes");
+    for (size_t i = 0; i < st->pools.nslots; i++)
+        if (st->pools.used[i] && st->pools.values[i] >= st->npools)
+            return FUSE_BAD("bad pool index");
+    /* every group of a pool is on that pool's chain, once: chains end */
+    size_t chained = 0;
+    for (size_t pk = 0; pk < st->npools; pk++)
+        for (uint32_t g = st->pool_list[pk].first_group; g != FUSE_NO_ID;
+             g = st->group_list[g].next_in_pool) {
+            if (st->group_list[g].pool != pk || ++chained > st->ngroups)
+                return FUSE_BAD("bad pool chain");
+        }
+    for (size_t g = 0; g < st->ngroups; g++)
+        if (st->group_list[g].pool != FUSE_NO_ID && st->group_list[g].pool >= st->npools)
+            return FUSE_BAD("bad group pool");
+        else if (st->group_list[g].pool != FUSE_NO_ID)
+            chained--;
+    if (chained != 0)
+        return FUSE_BAD("bad pool chain");
     /* a redirect chain must end: at most one step per template */
     for (uint32_t id = 1; id < ntemplates; id++) {
         uint32_t r = id;

@@ -703,6 +703,83 @@ static void test_fuse_round3(void)
     logtk_parser_free(p);
 }
 
+/* The rules of round 4: prefix pools, numbered names, and both kept across a snapshot. */
+static const char *const pool_lines[] = {
+    "session opened for user cyrus by (uid=0)", "session closed for user cyrus",
+    "session opened for user news by (uid=0)",  "session closed for user news",
+    "session opened for user test by (uid=509)", "session closed for user test",
+    "session opened for user root by LOGIN(uid=0)",
+};
+
+static void test_fuse_round4(void)
+{
+    /* three users in one group stay words: one short of the threshold */
+    logtk_parser *p = run("fuse", pool_lines, 6, NULL, NULL);
+    CHECK(!same_text(p, 0, 2));
+    CHECK(!same_text(p, 1, 3));
+    logtk_slice t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "session opened for user cyrus by (uid=<*>)");
+    logtk_parser_free(p);
+
+    /* a fourth user after the same words, with another ending, settles the slot */
+    p = run("fuse", pool_lines, 7, NULL, NULL);
+    t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "session opened for user <*> by (uid=<*>)");
+    CHECK(same_text(p, 0, 2) && same_text(p, 2, 4));
+    t = text_of(p, 6);
+    CHECK_BYTES(t.ptr, t.len, "session opened for user <*> by LOGIN(uid=<*>)");
+    /* the pool is per prefix: the closing lines (another prefix) still wait */
+    CHECK(!same_text(p, 1, 3));
+    logtk_parser_free(p);
+
+    /* the pool needs the same prefix and length: other words before the slot do not count */
+    static const char *const apart[] = {
+        "lock held by alpha at (line=1)", "lock held by beta at (line=2)",
+        "lock held by gamma at (line=3)", "lock freed by delta at LINE(line=4)",
+        "lock held by omega at LINE(line=5) now"};
+    p = run("fuse", apart, 5, NULL, NULL);
+    CHECK(!same_text(p, 0, 1));
+    CHECK(!same_text(p, 1, 2));
+    logtk_parser_free(p);
+
+    /* one name numbered differently is a variable one word early; two may be two kinds */
+    static const char *const numbered[] = {"IRQ0 used by override.", "IRQ2 used by override.",
+                                           "IRQ9 used by override.", "MDNS: IPV4 Addr: 10.0.0.1",
+                                           "MDNS: IPV6 Addr: fe80::1"};
+    p = run("fuse", numbered, 5, NULL, NULL);
+    CHECK(same_text(p, 0, 1) && same_text(p, 1, 2));
+    t = text_of(p, 3);
+    CHECK_BYTES(t.ptr, t.len, "MDNS: IPV4 Addr: <*>"); /* capitals and one digit: a name */
+    CHECK(!same_text(p, 3, 4));
+    logtk_parser_free(p);
+    /* different stems are different names: they wait for the threshold */
+    static const char *const stems[] = {"probe IRQ0 done", "probe LNK1 done", "probe PCI2 done"};
+    p = run("fuse", stems, 3, NULL, NULL);
+    CHECK(logtk_parser_template_count(p) == 3);
+    logtk_parser_free(p);
+
+    /* a pool half learned before a snapshot completes after the reload */
+    logtk_parser *first = NULL, *resumed = NULL;
+    CHECK_STATUS(logtk_parser_new(&first, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(&resumed, "fuse"), LOGTK_OK);
+    for (size_t i = 0; i < 6; i++)
+        CHECK_STATUS(logtk_parser_feed(first, pool_lines[i], strlen(pool_lines[i]), NULL),
+                     LOGTK_OK);
+    void *snap = NULL;
+    size_t len = 0;
+    CHECK_STATUS(logtk_parser_save(first, &snap, &len), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_load(resumed, snap, len), LOGTK_OK);
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_feed(resumed, pool_lines[6], strlen(pool_lines[6]), &ev), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_feed(resumed, pool_lines[0], strlen(pool_lines[0]), &ev), LOGTK_OK);
+    uint64_t c;
+    logtk_parser_template(resumed, ev.template_id, &t, &c);
+    CHECK_BYTES(t.ptr, t.len, "session opened for user <*> by (uid=<*>)");
+    logtk_free(snap);
+    logtk_parser_free(first);
+    logtk_parser_free(resumed);
+}
+
 int main(void)
 {
     test_brain();
@@ -717,5 +794,6 @@ int main(void)
     test_fuse_rendering();
     test_fuse_own_masks();
     test_fuse_round3();
+    test_fuse_round4();
     return TEST_SUMMARY();
 }
