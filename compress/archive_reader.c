@@ -13,6 +13,11 @@
  *    footer index, when readable, says how many).
  * Random access (logtk cat --lines) reads the footer from the end of a
  * seekable file and jumps to the block holding the wanted line.
+ * A regular file is mapped into memory when the system allows, and then
+ * read like a memory source: payloads are used where they lie, with no copy
+ * through the read buffer (search touches a small part of most payloads, so
+ * the copy would cost as much as the search).  Pipes and anything that
+ * cannot be mapped go through the buffer.
  */
 #include "config.h"
 
@@ -20,6 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
+#if defined(_POSIX_MAPPED_FILES) && _POSIX_MAPPED_FILES > 0
+#define LTKA_USE_MMAP 1
+#include <sys/mman.h>
+#endif
 
 #include "archive_format.h"
 #include "archive_index.h"
@@ -44,6 +57,11 @@ int logtk_archive_reader_new(logtk_archive_reader **out)
 
 static void close_source(logtk_archive_reader *r)
 {
+#ifdef LTKA_USE_MMAP
+    /* a file source with a memory view: the view is a mapping of the file */
+    if (r->fp && r->mem)
+        munmap((void *)r->mem, r->mem_len);
+#endif
     if (r->fp && r->own_fp)
         fclose(r->fp);
     r->fp = NULL;
@@ -120,6 +138,24 @@ static uint64_t next_serial(void)
     return __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
 }
 
+/* Maps a regular, non-empty file as the memory source; on any failure the file is read through the buffer. */
+static void map_file(logtk_archive_reader *r)
+{
+#ifdef LTKA_USE_MMAP
+    struct stat st;
+    if (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > (uint64_t)SIZE_MAX)
+        return;
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(r->fp), 0);
+    if (m == MAP_FAILED)
+        return;
+    r->mem = m;
+    r->mem_len = (size_t)st.st_size;
+#else
+    (void)r;
+#endif
+}
+
 static void set_name(logtk_archive_reader *r, const char *name)
 {
     snprintf(r->name, sizeof r->name, "%s", name);
@@ -139,6 +175,7 @@ int logtk_archive_reader_open_path(logtk_archive_reader *r, const char *path)
             return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
         r->own_fp = 1;
         set_name(r, path);
+        map_file(r);
     }
     r->base = 0;
     r->next_line = 0;

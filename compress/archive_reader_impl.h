@@ -59,6 +59,24 @@ int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_
 int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
                             logtk_errbuf *err);
 
+/**
+ * Search's first look at candidate lines: expands only the values of the
+ * units (part p of line i, for lines[0..nsel) ascending) whose template t
+ * has tmask[t] set, after which ltka_decoder_unit may rebuild those units
+ * (and ltka_decode_values_for_lines may still follow for whole lines).
+ */
+int ltka_decode_values_for_units(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
+                                 const uint8_t *tmask, logtk_errbuf *err);
+/** Appends the text of part p of line i (no line end) to out. */
+int ltka_decoder_unit(ltka_decoder *d, uint32_t i, uint32_t p, logtk_strbuf *out);
+/**
+ * Nonzero when a numeric variable of part p of line i has the value v and
+ * is written (zero padding included, sign left out) as digits[0..n).  For
+ * units whose values ltka_decode_values_for_units expanded.
+ */
+int ltka_decoder_unit_has_number(ltka_decoder *d, uint32_t i, uint32_t p, uint64_t v, const char *digits,
+                                 size_t n);
+
 size_t ltka_reader_fill(logtk_archive_reader *r, size_t n);
 const uint8_t *ltka_reader_ptr(const logtk_archive_reader *r);
 

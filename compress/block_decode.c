@@ -2,26 +2,39 @@
  * block_decode.c - payload -> columns -> lines (the inverse of block_encode.c).
  *
  * Decoding runs in two steps so that search can stop in between:
- *  1. ltka_decode_columns(): decompress the seven streams, parse the template
- *     dictionary into "ops" (literal spans with escapes removed, and variable
- *     slots), and expand every numeric column (delta, leading zeros) and
- *     string column into flat arrays indexed by (template, position, rank of
- *     the line among the lines of its template).
+ *  1. ltka_decode_columns(): decompress the seven streams, check the
+ *     template dictionary (and turn templates into "ops": literal spans with
+ *     escapes removed, and variable slots), and expand every numeric column
+ *     (delta, leading zeros) and string column into flat arrays indexed by
+ *     (template, position, rank of the line among the lines of its template).
  *  2. ltka_decoder_line(): rebuild one line by walking its template's ops.
  * Search stops in between (see archive_search.c): templates first, then the
  * template ids, then only the values of candidate lines
- * (ltka_decode_values_for_lines), decompressing only the number chunks that
- * hold them; a plain column is then skipped eight bytes at a time.  For a
- * rare pattern search does not even build every unit's template and rank:
- * ltka_decode_lines_mark counts each part's ids (runs of one id a word at a
- * time, keeping the counts every CHECKPOINT_LINES lines) and marks only the
- * parts that hold a marking template, and ltka_decode_index_lines derives
- * the rank of each candidate unit from those counts.  Zero
- * padding of constant and fixed-width columns is applied when a line is
+ * (ltka_decode_values_for_lines).  Search pays only for what those lines
+ * need, because most of a block is numbers and header columns:
+ *  - ops are made only for templates whose lines are rebuilt (build_ops);
+ *    the others are only checked and their variables counted;
+ *  - only the number chunks holding wanted columns are decompressed, and
+ *    parsed no further than their last wanted template; a plain column is
+ *    skipped eight bytes at a time, a delta column summed without storing;
+ *  - the zero-padding stream is streamed only as far as the wanted columns
+ *    reach (zprefix_get), the strings stream only read when a wanted
+ *    template has strings;
+ *  - for a rare pattern not every unit's template and rank is built:
+ *    ltka_decode_lines_mark counts each part's ids (a machine word of one
+ *    repeated id at a time, the rest clamped without branches, keeping the
+ *    counts every CHECKPOINT_LINES lines) and marks only the parts that hold
+ *    a marking template (a word at a time when few templates mark), and
+ *    ltka_decode_index_lines derives the rank of each candidate unit from
+ *    those counts.
+ * Zero padding of constant and fixed-width columns is applied when a line is
  * printed, not stored per value.
  * Every count, length and index read from the payload is checked against the
  * header's line and byte counts before use, so arbitrary bytes can only give
  * LOGTK_ERR_ARCHIVE, never a read outside the payload or unbounded memory.
+ * Streams search does not read are not checked beyond their sizes: a block
+ * damaged only there (behind a valid checksum) may still give matches that
+ * a full decode would refuse.
  */
 #include "config.h"
 
@@ -42,10 +55,21 @@ typedef struct tmpl_op {
     uint32_t len;
 } tmpl_op;
 
+/*
+ * A stream being decompressed in pieces (search needs only a prefix of
+ * most): the streaming context and how far into the compressed bytes it is;
+ * key names the stream it is in the middle of (NULL: none).
+ */
+typedef struct zprefix {
+    ZSTD_DStream *zs;
+    const void *key;
+    size_t in_pos;
+} zprefix;
+
 /* One chunk of the numbers stream. */
 typedef struct ltka_chunk {
     uint32_t first_template;
-    int ready;         /* decompressed into the stream buffer */
+    size_t avail;      /* bytes of it decompressed into the stream buffer so far */
     size_t raw_off;    /* in the stream buffer */
     size_t raw_len;
     const uint8_t *src; /* stored bytes inside the payload */
@@ -59,6 +83,7 @@ typedef struct tmpl_info {
     uint32_t nnum, nstr;
     uint32_t count;     /* lines of this template */
     uint32_t max_fixed; /* longest text of its literals and numbers */
+    uint8_t built;      /* ops made (build_ops) */
     size_t num_base;    /* first value of its first numeric column */
     size_t str_base;
 } tmpl_info;
@@ -69,6 +94,7 @@ struct ltka_decoder {
     uint64_t stored[LTKA_NSTREAMS];
     uint64_t raw_len[LTKA_NSTREAMS];
     const uint8_t *src[LTKA_NSTREAMS]; /* stream bytes inside the payload */
+    uint8_t loaded[LTKA_NSTREAMS];     /* decompressed into streams[i] for this block */
     uint32_t nlines, ntemplates;
     uint32_t nparts; /* units per line: header parts + the rest */
     uint32_t expect_bytes;
@@ -78,7 +104,7 @@ struct ltka_decoder {
     size_t ops_cap, nops;
     logtk_strbuf lits;
     uint32_t *line_tid, *line_rank; /* per unit, part-major: part * nlines + line */
-    uint8_t *line_eol;
+    const uint8_t *line_eol; /* per line, inside streams[LTKA_S_EOLS] */
     size_t lines_cap;
     const uint8_t *part_col[LTKA_MAX_HEADER_PARTS + 1]; /* template-id column of each part ... */
     uint8_t part_width[LTKA_MAX_HEADER_PARTS + 1];      /* ... and its id width */
@@ -91,6 +117,11 @@ struct ltka_decoder {
     uint32_t nchunks;
     uint8_t *chunk_need;
     size_t chunk_need_cap;
+    uint32_t *chunk_last; /* per chunk: the last template whose columns are wanted */
+    size_t chunk_last_cap;
+    zprefix zchunk;  /* partial decompression of one numbers chunk ... */
+    zprefix zpads;   /* ... and of the zero-padding stream */
+    size_t pads_avail; /* bytes of the zero-padding stream decompressed so far */
     uint64_t *sel; /* template << 32 | rank of the units to rebuild (sparse decoding) */
     size_t sel_cap;
     uint32_t *tcount; /* per template: lines counted so far (parse_lines) */
@@ -128,13 +159,15 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d->ops);
     free(d->line_tid);
     free(d->line_rank);
-    free(d->line_eol);
     free(d->tcount);
     free(d->part_count);
     free(d->part_snap);
     free(d->sel);
     free(d->chunks);
     free(d->chunk_need);
+    free(d->chunk_last);
+    ZSTD_freeDStream(d->zchunk.zs);
+    ZSTD_freeDStream(d->zpads.zs);
     free(d->nums);
     free(d->pads);
     free(d->strp);
@@ -142,8 +175,13 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d);
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline __attribute__((always_inline)) int get_varint_word(const uint8_t **pp, uint64_t *v);
+#endif
+
 /* LEB128 varint, inlined for the column loops; -1 on truncation or overflow. */
-static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+static inline __attribute__((always_inline)) int get_varint(const uint8_t **pp, const uint8_t *end,
+                                                            uint64_t *v)
 {
     const uint8_t *p = *pp;
     if (p < end && *p < 0x80) {
@@ -161,8 +199,52 @@ static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v
         *pp = p + 3;
         return 0;
     }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (end - p >= 10)
+        return get_varint_word(pp, v);
+#endif
     return logtk_varint_get(pp, end, v);
 }
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * A long varint (random ids, deltas of unrelated values) with at least ten
+ * bytes readable: the length from the first byte without the continuation
+ * bit in a word, then the 7-bit groups packed together in three shift
+ * steps.  Accepts exactly what logtk_varint_get accepts.  (Used for all
+ * lengths it was slower: the length branches of get_varint predict well.)
+ */
+static inline __attribute__((always_inline)) int get_varint_word(const uint8_t **pp, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t stops = ~w & 0x8080808080808080ull;
+        /* the bytes up to the first stop (all eight without one), and their count */
+        unsigned len = ((unsigned)__builtin_ctzll(stops | 0x8000000000000000ull) >> 3) + 1;
+        uint64_t x = w & (stops ^ (stops - 1)) & 0x7f7f7f7f7f7f7f7full;
+        x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
+        x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
+        x = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
+        if (!stops) {
+            /* bytes 9 and 10: the tenth may only hold bit 63 */
+            if (p[8] < 0x80) {
+                x |= (uint64_t)p[8] << 56;
+                len = 9;
+            } else {
+                if (p[9] & 0xfe)
+                    return -1;
+                x |= (uint64_t)(p[8] & 0x7f) << 56 | (uint64_t)p[9] << 63;
+                len = 10;
+            }
+        }
+        *v = x;
+        *pp = p + len;
+        return 0;
+    }
+}
+#endif
 
 #define BAD(...) logtk_error_set(err, LOGTK_ERR_ARCHIVE, __VA_ARGS__)
 
@@ -181,7 +263,9 @@ static int read_stream_headers(ltka_decoder *d, const uint8_t *p, const uint8_t 
         d->src[i] = p;
         d->stored[i] = stored_len;
         d->raw_len[i] = raw_len;
+        d->loaded[i] = 0;
         logtk_strbuf_clear(&d->streams[i]);
+        d->zchunk.key = d->zpads.key = NULL; /* a new payload: nothing is half-read */
         p += stored_len;
     }
     if (p != end)
@@ -206,7 +290,106 @@ static int read_stream(ltka_decoder *d, int i, logtk_errbuf *err)
     }
     st->len = raw_len;
     st->data[st->len] = '\0';
+    d->loaded[i] = 1;
     return LOGTK_OK;
+}
+
+/*
+ * Makes at least want bytes (at most dst_len) of a stream available in dst,
+ * *avail counting those already there.  A stream stored raw is copied; a
+ * compressed one wanted (nearly) whole is decompressed in one call, and
+ * otherwise streamed only as far as needed, so that search, which needs the
+ * values of a few lines, does not pay for the bytes after them.  Whenever
+ * the stream is complete its size is checked as ZSTD_decompressDCtx would.
+ */
+static int zprefix_get(ltka_decoder *d, zprefix *z, const void *key, const uint8_t *src,
+                       size_t src_len, uint8_t *dst, size_t dst_len, size_t *avail, size_t want,
+                       int stream, uint32_t chunk_no, logtk_errbuf *err)
+{
+#define ZBAD(why)                                                                                  \
+    (chunk_no ? BAD("stream %s: chunk %u: zstd: %s", ltka_stream_name(stream), chunk_no, why)      \
+              : BAD("stream %s: zstd: %s", ltka_stream_name(stream), why))
+    if (want > dst_len)
+        want = dst_len;
+    if (*avail >= want)
+        return LOGTK_OK;
+    if (src_len == dst_len) {
+        memcpy(dst + *avail, src + *avail, dst_len - *avail);
+        *avail = dst_len;
+        return LOGTK_OK;
+    }
+    if (z->key != key && want >= dst_len - dst_len / 4) {
+        size_t r = ZSTD_decompressDCtx(d->dctx, dst, dst_len, src, src_len);
+        if (ZSTD_isError(r) || r != dst_len)
+            return ZBAD(ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
+        *avail = dst_len;
+        return LOGTK_OK;
+    }
+    if (z->key != key) {
+        /* (re)start this stream from its first byte */
+        if (!z->zs && !(z->zs = ZSTD_createDStream()))
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        if (ZSTD_isError(ZSTD_DCtx_reset(z->zs, ZSTD_reset_session_only)))
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "zstd: cannot reset a stream");
+        z->key = key;
+        z->in_pos = 0;
+        *avail = 0;
+    }
+    /* ask for a little more than wanted: each call has a fixed cost */
+    size_t goal = want - *avail < ((size_t)16 << 10) ? *avail + ((size_t)16 << 10) : want;
+    if (goal > dst_len)
+        goal = dst_len;
+    for (;;) {
+        ZSTD_outBuffer out = {dst, goal, *avail};
+        ZSTD_inBuffer in = {src, src_len, z->in_pos};
+        size_t r = ZSTD_decompressStream(z->zs, &out, &in);
+        int stuck = out.pos == *avail && in.pos == z->in_pos;
+        *avail = out.pos;
+        z->in_pos = in.pos;
+        if (ZSTD_isError(r) || (r == 0 && in.pos == src_len && out.pos < dst_len) ||
+            (stuck && out.pos < goal)) {
+            z->key = NULL;
+            return ZBAD(ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
+        }
+        if (out.pos == dst_len) {
+            /* complete: the frames must end here too (one more call reads a frame's epilogue) */
+            if (r != 0) {
+                ZSTD_outBuffer full = {dst, dst_len, dst_len};
+                r = ZSTD_decompressStream(z->zs, &full, &in);
+                z->in_pos = in.pos;
+            }
+            z->key = NULL;
+            if (r != 0 || in.pos != src_len)
+                return ZBAD(ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
+            return LOGTK_OK;
+        }
+        if (out.pos >= want)
+            return LOGTK_OK;
+    }
+#undef ZBAD
+}
+
+/* read_stream once per block: search loads the padding and string streams only when it needs them. */
+static int ensure_stream(ltka_decoder *d, int i, logtk_errbuf *err)
+{
+    return d->loaded[i] ? LOGTK_OK : read_stream(d, i, err);
+}
+
+static int read_chunk_directory(ltka_decoder *d, logtk_errbuf *err);
+
+/*
+ * The streams every line needs: template ids, line ends, column codings and
+ * the numbers' chunk directory.  Zero padding and strings are decompressed
+ * by parse_columns, and only when a column it expands needs them.
+ */
+static int read_line_streams(ltka_decoder *d, logtk_errbuf *err)
+{
+    int rc = read_stream(d, LTKA_S_TIDS, err);
+    if (rc == LOGTK_OK)
+        rc = read_stream(d, LTKA_S_EOLS, err);
+    if (rc == LOGTK_OK)
+        rc = read_stream(d, LTKA_S_NUMMETA, err);
+    return rc == LOGTK_OK ? read_chunk_directory(d, err) : rc;
 }
 
 /*
@@ -242,7 +425,7 @@ static int read_chunk_directory(ltka_decoder *d, logtk_errbuf *err)
         ch->raw_len = (size_t)raw;
         ch->stored_off = (size_t)stored_total;
         ch->stored_len = (size_t)stored;
-        ch->ready = 0;
+        ch->avail = 0;
         raw_total += raw;
         stored_total += stored;
     }
@@ -260,27 +443,38 @@ static int read_chunk_directory(ltka_decoder *d, logtk_errbuf *err)
     return LOGTK_OK;
 }
 
-/* Decompresses the chunks with need[c] set (all when need is NULL). */
-static int load_chunks(ltka_decoder *d, const uint8_t *need, logtk_errbuf *err)
+/* Makes at least want bytes of the zero-padding stream available (see zprefix_get). */
+static int pads_prefix(ltka_decoder *d, size_t want, logtk_errbuf *err)
 {
-    for (uint32_t c = 0; c < d->nchunks; c++) {
-        ltka_chunk *ch = &d->chunks[c];
-        if (ch->ready || (need && !need[c]))
-            continue;
-        char *dst = d->streams[LTKA_S_NUMS].data + ch->raw_off;
-        if (ch->stored_len == ch->raw_len) {
-            memcpy(dst, ch->src, ch->raw_len);
-        } else {
-            size_t r = ZSTD_decompressDCtx(d->dctx, dst, ch->raw_len, ch->src, ch->stored_len);
-            if (ZSTD_isError(r) || r != ch->raw_len)
-                return BAD("stream numbers: chunk %u: zstd: %s", c + 1,
-                           ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
-        }
-        ch->ready = 1;
+    logtk_strbuf *st = &d->streams[LTKA_S_PADS];
+    size_t raw_len = (size_t)d->raw_len[LTKA_S_PADS];
+    if (!d->loaded[LTKA_S_PADS]) {
+        logtk_strbuf_clear(st);
+        if (logtk_strbuf_reserve(st, raw_len) != 0)
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        st->len = raw_len;
+        st->data[raw_len] = '\0';
+        d->pads_avail = 0;
+        d->loaded[LTKA_S_PADS] = 1;
     }
-    return LOGTK_OK;
+    return zprefix_get(d, &d->zpads, st, d->src[LTKA_S_PADS], (size_t)d->stored[LTKA_S_PADS],
+                       (uint8_t *)st->data, raw_len, &d->pads_avail, want, LTKA_S_PADS, 0, err);
 }
 
+/* Makes at least want bytes of numbers chunk c available (see zprefix_get). */
+static int chunk_prefix(ltka_decoder *d, uint32_t c, size_t want, logtk_errbuf *err)
+{
+    ltka_chunk *ch = &d->chunks[c];
+    uint8_t *dst = (uint8_t *)d->streams[LTKA_S_NUMS].data + ch->raw_off;
+    return zprefix_get(d, &d->zchunk, ch, ch->src, ch->stored_len, dst, ch->raw_len, &ch->avail, want,
+                       LTKA_S_NUMS, c + 1, err);
+}
+
+/*
+ * Checks every template and counts its variables; the ops that rebuild
+ * lines are made by build_ops() for the templates whose lines are rebuilt
+ * (search rebuilds a few lines of a few templates).
+ */
 static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
 {
     const uint8_t *p = (const uint8_t *)d->streams[LTKA_S_TEMPLATES].data;
@@ -295,11 +489,11 @@ static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
     logtk_strbuf_clear(&d->lits);
     /* a template has at most one op per byte and at most its bytes of literals */
     size_t tbytes = (size_t)(end - p);
+    /* literals get 16 bytes of slack: put_unit copies short ones 16 bytes at a time */
     if (logtk_array_reserve((void **)&d->ops, &d->ops_cap, tbytes + 1, sizeof *d->ops) != 0 ||
-        logtk_strbuf_reserve(&d->lits, tbytes + 1) != 0)
+        logtk_strbuf_reserve(&d->lits, tbytes + 17) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-    char *lits = d->lits.data;
-    size_t nlits = 0;
+    d->lits.data[0] = '\0';
     for (uint32_t t = 0; t < n; t++) {
         uint64_t len;
         if (logtk_varint_get(&p, end, &len) != 0 || len > (uint64_t)(end - p))
@@ -308,62 +502,108 @@ static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
         memset(ti, 0, sizeof *ti);
         ti->bytes = p;
         ti->len = (uint32_t)len;
-        ti->first_op = (uint32_t)d->nops;
         const uint8_t *q = p, *qe = p + len;
         p += len;
-        uint64_t mf = 0;
+        uint64_t markers = 0, escapes = 0;
         while (q < qe) {
+            /* bytes above the markers, eight at a time while no byte of a word is below 6 */
+            while (qe - q >= 8) {
+                uint64_t w;
+                memcpy(&w, q, 8);
+                if ((w - 0x0606060606060606ull) & ~w & 0x8080808080808080ull)
+                    break;
+                q += 8;
+            }
+            while (q < qe && *q > LTKA_M_ESC)
+                q++;
+            if (q == qe)
+                break;
             uint8_t c = *q;
             if (c == LTKA_M_UNUM || c == LTKA_M_SNUM || c == LTKA_M_STR) {
-                tmpl_op *op = &d->ops[d->nops++];
-                op->kind = c;
-                op->pad_mode = op->pad_arg = 0;
-                op->slot = c == LTKA_M_STR ? ti->nstr++ : ti->nnum++;
-                op->off = op->len = 0;
-                mf += c == LTKA_M_STR ? 0 : 41;
+                if (c == LTKA_M_STR)
+                    ti->nstr++;
+                else
+                    ti->nnum++;
+                markers++;
                 q++;
                 continue;
             }
-            /* a literal run: bytes above the markers copy in bulk, escapes one by one */
-            tmpl_op *op = &d->ops[d->nops++];
-            op->kind = 0;
-            op->pad_mode = op->pad_arg = 0;
-            op->slot = 0;
-            op->off = (uint32_t)nlits;
-            while (q < qe) {
-                const uint8_t *r = q;
-                while (r < qe && *r > LTKA_M_ESC)
-                    r++;
-                memcpy(lits + nlits, q, (size_t)(r - q));
-                nlits += (size_t)(r - q);
-                q = r;
-                if (q == qe || *q == LTKA_M_UNUM || *q == LTKA_M_SNUM || *q == LTKA_M_STR)
-                    break;
-                if (*q == 0) {
-                    lits[nlits++] = 0;
-                    q++;
-                    continue;
-                }
-                if (*q != LTKA_M_ESC)
-                    return BAD("template %u: bad marker", t);
-                if (q + 1 == qe || q[1] < 1 || q[1] > 5)
-                    return BAD("template %u: bad escape", t);
-                lits[nlits++] = (char)q[1];
-                q += 2;
+            if (c == 0) { /* a literal NUL */
+                q++;
+                continue;
             }
-            op->len = (uint32_t)(nlits - op->off);
-            mf += op->len;
+            if (c != LTKA_M_ESC)
+                return BAD("template %u: bad marker", t);
+            if (q + 1 == qe || q[1] < 1 || q[1] > 5)
+                return BAD("template %u: bad escape", t);
+            escapes++;
+            q += 2;
         }
-        ti->nops = (uint32_t)d->nops - ti->first_op;
+        /* longest text: the literal bytes, and up to 41 bytes a number */
+        uint64_t mf = len - markers - escapes + (uint64_t)ti->nnum * 41;
         if (mf > UINT32_MAX - 64)
             return BAD("template %u: too long", t);
         ti->max_fixed = (uint32_t)mf;
     }
-    d->lits.len = nlits;
-    lits[nlits] = '\0';
     if (p != end)
         return BAD("trailing bytes after the templates");
     return LOGTK_OK;
+}
+
+/*
+ * Makes the ops of template t (once per block): literal runs with escapes
+ * removed, and variable slots.  The template was checked by
+ * parse_templates, and room for the ops and literals of every template was
+ * reserved there.
+ */
+static void build_ops(ltka_decoder *d, uint32_t t)
+{
+    tmpl_info *ti = &d->tmpls[t];
+    if (ti->built)
+        return;
+    ti->built = 1;
+    ti->first_op = (uint32_t)d->nops;
+    char *lits = d->lits.data;
+    size_t nlits = d->lits.len;
+    uint32_t nnum = 0, nstr = 0;
+    const uint8_t *q = ti->bytes, *qe = q + ti->len;
+    while (q < qe) {
+        uint8_t c = *q;
+        tmpl_op *op = &d->ops[d->nops++];
+        op->pad_mode = op->pad_arg = 0;
+        if (c == LTKA_M_UNUM || c == LTKA_M_SNUM || c == LTKA_M_STR) {
+            op->kind = c;
+            op->slot = c == LTKA_M_STR ? nstr++ : nnum++;
+            op->off = op->len = 0;
+            q++;
+            continue;
+        }
+        /* a literal run: bytes above the markers copy in bulk, escapes one by one */
+        op->kind = 0;
+        op->slot = 0;
+        op->off = (uint32_t)nlits;
+        while (q < qe) {
+            const uint8_t *r = q;
+            while (r < qe && *r > LTKA_M_ESC)
+                r++;
+            memcpy(lits + nlits, q, (size_t)(r - q));
+            nlits += (size_t)(r - q);
+            q = r;
+            if (q == qe || *q == LTKA_M_UNUM || *q == LTKA_M_SNUM || *q == LTKA_M_STR)
+                break;
+            if (*q == 0) {
+                lits[nlits++] = 0;
+                q++;
+                continue;
+            }
+            lits[nlits++] = (char)q[1]; /* an escape (checked) */
+            q += 2;
+        }
+        op->len = (uint32_t)(nlits - op->off);
+    }
+    ti->nops = (uint32_t)d->nops - ti->first_op;
+    d->lits.len = nlits;
+    lits[nlits] = '\0';
 }
 
 /*
@@ -415,24 +655,24 @@ static int locate_line_columns(ltka_decoder *d, logtk_errbuf *err)
     if (logtk_array_reserve((void **)&d->line_tid, &d->lines_cap, nunits + 1, sizeof *d->line_tid) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint32_t *r = realloc(d->line_rank, d->lines_cap * sizeof *r);
-    uint8_t *e = r ? realloc(d->line_eol, d->lines_cap) : NULL;
-    if (r)
-        d->line_rank = r;
-    if (e)
-        d->line_eol = e;
-    if (!r || !e)
+    if (!r)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    d->line_rank = r;
     const uint8_t *p = (const uint8_t *)d->streams[LTKA_S_TIDS].data;
     const uint8_t *end = p + d->streams[LTKA_S_TIDS].len;
     const uint8_t *eol = (const uint8_t *)d->streams[LTKA_S_EOLS].data;
     if (d->streams[LTKA_S_EOLS].len != d->nlines)
         return BAD("line-end column has %zu entries for %u lines", d->streams[LTKA_S_EOLS].len,
                    d->nlines);
-    for (uint32_t i = 0; i < d->nlines; i++) {
-        if (eol[i] > 2 || (eol[i] == 2 && i + 1 != d->nlines))
-            return BAD("line %u: bad line end", i);
-        d->line_eol[i] = eol[i];
-    }
+    /* codes 0 and 1 OR together to at most 1; the last line may also have 2 */
+    uint8_t any = 0;
+    for (uint32_t i = 0; i + 1 < d->nlines; i++)
+        any |= eol[i];
+    if (any > 1 || (d->nlines > 0 && eol[d->nlines - 1] > 2))
+        for (uint32_t i = 0; i < d->nlines; i++)
+            if (eol[i] > 2 || (eol[i] == 2 && i + 1 != d->nlines))
+                return BAD("line %u: bad line end", i);
+    d->line_eol = eol;
     /* counts per template in a dense array (tmpl_info is large; the id loops are hot) */
     if (logtk_array_reserve((void **)&d->tcount, &d->tcount_cap, (size_t)d->ntemplates + 1, sizeof *d->tcount) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
@@ -510,69 +750,59 @@ mark_part(const uint8_t *p, unsigned width, uint32_t nl, uint32_t nt, const uint
 }
 
 /*
- * Adds the ids p[from..to) to count[], checking each against nt.  Runs of
- * one id (header parts often repeat one template) are compared a machine
- * word at a time and counted in a register.  Returns nonzero when an id is
- * out of range.
+ * Adds the ids p[from..to) to count[]; an id out of range counts as nt, so
+ * the caller tells a bad column by count[nt] != 0.  A machine word of one
+ * id repeated (header parts often repeat one template) is added in one
+ * step; the ids of other words one by one, clamped without a branch.
  */
-static inline __attribute__((always_inline)) uint32_t
+static inline __attribute__((always_inline)) void
 count_tids(const uint8_t *p, unsigned width, uint32_t from, uint32_t to, uint32_t nt, uint32_t *count)
 {
-    if (from >= to)
-        return 0;
-    if (nt == 0)
-        return 1;
-    const uint64_t spread = width == 1 ? 0x0101010101010101ull : width == 2 ? 0x0001000100010001ull : 0x0000000100000001ull;
-    const uint32_t per_word = 8 / width;
-    uint32_t bad = 0, run_t = 0, run_c = count[0];
     uint32_t i = from;
-    while (i < to) {
-        if (to - i >= per_word) {
-            uint64_t w;
-            memcpy(&w, p + (size_t)i * width, 8);
-            /* a word of run_t on a little-endian host; elsewhere never equal, still correct */
-            if (w == (uint64_t)run_t * spread) {
-                run_c += per_word;
-                i += per_word;
-                continue;
-            }
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            /* the word's ids, taken from the register */
-            const uint64_t lane = width == 4 ? 0xffffffffull : (1ull << (8 * width)) - 1;
-            for (uint32_t k = 0; k < per_word; k++) {
-                uint32_t t = (uint32_t)(w >> (8 * width * k) & lane);
-                if (t >= nt) {
-                    bad = 1;
-                    t = 0;
-                }
-                if (t != run_t) {
-                    count[run_t] = run_c;
-                    run_t = t;
-                    run_c = count[t];
-                }
-                run_c++;
-            }
-            i += per_word;
+    const uint64_t spread = width == 1 ? 0x0101010101010101ull : width == 2 ? 0x0001000100010001ull : 0x0000000100000001ull;
+    const uint64_t lane = width == 4 ? 0xffffffffull : (1ull << (8 * width)) - 1;
+    const uint32_t per_word = 8 / width;
+    uint64_t run_word = 0;
+    uint32_t run_t = 0;
+    int have_run = 0;
+    for (; to - i >= per_word; i += per_word) {
+        uint64_t w;
+        memcpy(&w, p + (size_t)i * width, 8);
+        if (have_run && w == run_word) {
+            count[run_t] += per_word;
             continue;
-#endif
         }
-        uint32_t stop = to - i > per_word ? i + per_word : to;
-        for (; i < stop; i++) {
-            uint32_t t = tid_at(p, width, i);
-            if (t >= nt) {
-                bad = 1;
-                t = 0;
-            }
-            if (t != run_t) {
-                count[run_t] = run_c;
-                run_t = t;
-                run_c = count[t];
-            }
-            run_c++;
+        /* the lanes of the word, unrolled by hand (per_word is 8, 4 or 2) */
+#define COUNT_LANE(k)                                                                              \
+    do {                                                                                           \
+        uint32_t t = (uint32_t)(w >> (8 * width * (k)) & lane);                                    \
+        count[t < nt ? t : nt]++;                                                                  \
+    } while (0)
+        COUNT_LANE(0);
+        COUNT_LANE(1);
+        if (per_word > 2) {
+            COUNT_LANE(2);
+            COUNT_LANE(3);
+        }
+        if (per_word > 4) {
+            COUNT_LANE(4);
+            COUNT_LANE(5);
+            COUNT_LANE(6);
+            COUNT_LANE(7);
+        }
+#undef COUNT_LANE
+        if (w == (w & lane) * spread) {
+            run_word = w;
+            run_t = (uint32_t)(w & lane) < nt ? (uint32_t)(w & lane) : nt;
+            have_run = 1;
         }
     }
-    count[run_t] = run_c;
-    return bad;
+#endif
+    for (; i < to; i++) {
+        uint32_t t = tid_at(p, width, i);
+        count[t < nt ? t : nt]++;
+    }
 }
 
 /*
@@ -607,6 +837,54 @@ count_equal(const uint8_t *p, unsigned width, uint32_t from, uint32_t to, uint32
         n += tid_at(p, width, i) == t;
     return n;
 }
+/*
+ * mark_part for a part where at most MARK_FEW templates mark (the usual
+ * case of a rare pattern): words holding none of them are passed over with
+ * the zero-lane test of count_equal, one test per marking template.
+ */
+#define MARK_FEW 4
+static inline __attribute__((always_inline)) void
+mark_part_few(const uint8_t *p, unsigned width, uint32_t nl, const uint32_t *ts, uint32_t nts,
+              const uint8_t *tmask, uint64_t expect, uint8_t *line_mask)
+{
+    uint64_t pattern[MARK_FEW], low;
+    uint8_t lane[8];
+    for (uint32_t j = 0; j < nts; j++) {
+        for (unsigned k = 0; k < 8; k++)
+            lane[k] = (uint8_t)(ts[j] >> (8 * (k % width)));
+        memcpy(&pattern[j], lane, 8);
+    }
+    for (unsigned k = 0; k < 8; k++)
+        lane[k] = k % width == width - 1 ? 0x7f : 0xff;
+    memcpy(&low, lane, 8);
+    const uint64_t top = ~low;
+    const uint32_t per_word = 8 / width;
+    uint32_t i = 0;
+    for (; nl - i >= per_word && expect > 0; i += per_word) {
+        uint64_t w, hit = 0;
+        memcpy(&w, p + (size_t)i * width, 8);
+        for (uint32_t j = 0; j < nts; j++) {
+            uint64_t x = w ^ pattern[j];
+            hit |= ~(((x & low) + low) | x) & top;
+        }
+        if (hit)
+            for (uint32_t k = 0; k < per_word; k++) {
+                uint8_t m = tmask[tid_at(p, width, i + k)]; /* ids checked by the histogram */
+                if (m) {
+                    line_mask[i + k] |= m;
+                    expect--;
+                }
+            }
+    }
+    for (; i < nl && expect > 0; i++) {
+        uint8_t m = tmask[tid_at(p, width, i)];
+        if (m) {
+            line_mask[i] |= m;
+            expect--;
+        }
+    }
+}
+
 /* A failed decode leaves the decoder empty, so no caller can read a half-decoded
    block; passes rc through. */
 static int decode_result(ltka_decoder *d, int rc)
@@ -629,9 +907,7 @@ static int decode_result(ltka_decoder *d, int rc)
 int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
                            logtk_errbuf *err)
 {
-    int rc = LOGTK_OK;
-    for (int i = LTKA_S_TEMPLATES + 1; i < LTKA_NSTREAMS && rc == LOGTK_OK; i++)
-        rc = i == LTKA_S_NUMS ? read_chunk_directory(d, err) : read_stream(d, i, err);
+    int rc = read_line_streams(d, err);
     if (rc == LOGTK_OK)
         rc = locate_line_columns(d, err);
     size_t stride = (size_t)d->ntemplates + 1;
@@ -650,26 +926,40 @@ int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_
         uint32_t *row = d->part_count + part * stride;
         const uint8_t *p = d->part_col[part];
         memset(row, 0, stride * sizeof *row);
-        uint32_t bad = 0;
         for (size_t seg = 0; seg < nseg; seg++) {
             memcpy(d->part_snap + (part * nseg + seg) * stride, row, stride * sizeof *row);
             uint32_t from = (uint32_t)(seg * CHECKPOINT_LINES);
             uint32_t to = nl - from > CHECKPOINT_LINES ? from + CHECKPOINT_LINES : nl;
-            bad |= d->part_width[part] == 1   ? count_tids(p, 1, from, to, nt, row)
-                   : d->part_width[part] == 2 ? count_tids(p, 2, from, to, nt, row)
-                                              : count_tids(p, 4, from, to, nt, row);
+            if (d->part_width[part] == 1)
+                count_tids(p, 1, from, to, nt, row);
+            else if (d->part_width[part] == 2)
+                count_tids(p, 2, from, to, nt, row);
+            else
+                count_tids(p, 4, from, to, nt, row);
         }
-        if (bad)
+        if (row[nt] != 0)
             return decode_result(d, BAD("part %u: bad template index", part));
         uint64_t expect = 0;
+        uint32_t nmarking = 0, marking[MARK_FEW];
         for (uint32_t t = 0; t < nt; t++) {
             d->tcount[t] += row[t];
-            if (tmask[t])
+            if (tmask[t] && row[t]) {
                 expect += row[t];
+                if (nmarking < MARK_FEW)
+                    marking[nmarking] = t;
+                nmarking++;
+            }
         }
         if (expect == 0)
             continue; /* no line gets a mark from this part */
-        if (d->part_width[part] == 1)
+        if (nmarking <= MARK_FEW) {
+            if (d->part_width[part] == 1)
+                mark_part_few(p, 1, nl, marking, nmarking, tmask, expect, line_mask);
+            else if (d->part_width[part] == 2)
+                mark_part_few(p, 2, nl, marking, nmarking, tmask, expect, line_mask);
+            else
+                mark_part_few(p, 4, nl, marking, nmarking, tmask, expect, line_mask);
+        } else if (d->part_width[part] == 1)
             mark_part(p, 1, nl, nt, tmask, expect, line_mask);
         else if (d->part_width[part] == 2)
             mark_part(p, 2, nl, nt, tmask, expect, line_mask);
@@ -798,7 +1088,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
         ti->str_base = nstr;
         nnum += (size_t)ti->nnum * ti->count;
         nstr += (size_t)ti->nstr * ti->count;
-        if (nnum > d->streams[LTKA_S_NUMS].len || nstr > d->streams[LTKA_S_STRS].len)
+        if (nnum > d->streams[LTKA_S_NUMS].len || nstr > d->raw_len[LTKA_S_STRS])
             return BAD("more variables than stored values");
     }
     if (logtk_array_reserve((void **)&d->nums, &d->nums_cap, nnum + 1, sizeof *d->nums) != 0)
@@ -816,16 +1106,24 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
 
     const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
     const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
-    /* the chunks of the numbers stream that hold wanted columns */
-    if (logtk_array_reserve((void **)&d->chunk_need, &d->chunk_need_cap, (size_t)d->nchunks + 1, 1) != 0)
+    /* the chunks of the numbers stream that hold wanted columns, and their last wanted template */
+    if (logtk_array_reserve((void **)&d->chunk_need, &d->chunk_need_cap, (size_t)d->nchunks + 1, 1) != 0 ||
+        logtk_array_reserve((void **)&d->chunk_last, &d->chunk_last_cap, (size_t)d->nchunks + 1,
+                            sizeof *d->chunk_last) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     memset(d->chunk_need, 0, (size_t)d->nchunks + 1);
     {
-        uint32_t c = 0;
+        /* chunk_need[c]: 1 parse up to its last wanted template, 2 that is its last template with numbers */
+        uint32_t c = 0, last_num = 0;
         size_t sc2 = 0;
         for (uint32_t t = 0; t < d->ntemplates; t++) {
-            while (c + 1 < d->nchunks && d->chunks[c + 1].first_template <= t)
+            while (c + 1 < d->nchunks && d->chunks[c + 1].first_template <= t) {
+                if (d->chunk_need[c] && d->chunk_last[c] == last_num)
+                    d->chunk_need[c] = 2;
                 c++;
+            }
+            if (d->tmpls[t].nnum > 0)
+                last_num = t;
             int wanted = 1;
             if (want)
                 wanted = want[t];
@@ -834,39 +1132,65 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                     sc2++;
                 wanted = sc2 < nsel && (sel[sc2] >> 32) == t;
             }
-            if (wanted && d->tmpls[t].nnum > 0 && c < d->nchunks)
+            if (wanted && d->tmpls[t].nnum > 0 && c < d->nchunks) {
                 d->chunk_need[c] = 1;
+                d->chunk_last[c] = t;
+            }
         }
+        if (c < d->nchunks && d->chunk_need[c] && d->chunk_last[c] == last_num)
+            d->chunk_need[c] = 2;
     }
-    int rc = load_chunks(d, d->chunk_need, err);
-    if (rc != LOGTK_OK)
-        return rc;
+    /*
+     * A needed chunk is decompressed whole (a chunk is about one zstd block,
+     * so a prefix would cost as much) and parsed from its start to the end
+     * of its last wanted template; one parsed to its end must be used up
+     * exactly.  (No chunks: an empty stream.)
+     */
+    int full = !want && !sel, rc;
     const uint8_t *nbase = (const uint8_t *)d->streams[LTKA_S_NUMS].data;
     uint32_t chunk = 0;
-    const uint8_t *np = nbase, *ne = nbase;
-    int chunk_ready = d->nchunks == 0; /* no chunks: an empty stream, nothing to skip */
+    const uint8_t *np = nbase, *ne = nbase, *chunk_end = nbase;
+    int chunk_parse = d->nchunks == 0; /* parse the numeric columns of the current template */
     if (d->nchunks > 0) {
-        np = nbase + d->chunks[0].raw_off;
-        ne = np + d->chunks[0].raw_len;
-        chunk_ready = d->chunks[0].ready;
+        np = ne = nbase + d->chunks[0].raw_off;
+        chunk_end = np + d->chunks[0].raw_len;
     }
-    const uint8_t *pp = (const uint8_t *)d->streams[LTKA_S_PADS].data;
-    const uint8_t *pe = pp + d->streams[LTKA_S_PADS].len;
-    const uint8_t *sp = (const uint8_t *)d->streams[LTKA_S_STRS].data;
-    const uint8_t *se = sp + d->streams[LTKA_S_STRS].len;
+    /*
+     * Zero padding is read by offset and decompressed only as far as the
+     * expanded columns reach.  Strings are walked from the start of their
+     * stream, so it is decompressed up front when some expanded template
+     * has a string column, and not at all otherwise (sparse search of lines
+     * without strings).
+     */
+    size_t poff = 0, plen = (size_t)d->raw_len[LTKA_S_PADS];
+    int need_strs = sel == NULL;
+    for (size_t c = 0; c < nsel && !need_strs; c++)
+        need_strs = d->tmpls[sel[c] >> 32].nstr > 0;
+    if (need_strs && (rc = ensure_stream(d, LTKA_S_STRS, err)) != LOGTK_OK)
+        return rc;
+    const uint8_t *sp = need_strs ? (const uint8_t *)d->streams[LTKA_S_STRS].data : NULL;
+    const uint8_t *se = need_strs ? sp + d->streams[LTKA_S_STRS].len : NULL;
     size_t sc = 0; /* cursor in sel */
     for (uint32_t t = 0; t < d->ntemplates; t++) {
         tmpl_info *ti = &d->tmpls[t];
         uint32_t n = ti->count;
         int skip = want && !want[t];
         while (chunk + 1 < d->nchunks && d->chunks[chunk + 1].first_template <= t) {
-            /* a chunk ends: a decompressed one must be used up exactly */
-            if (chunk_ready && np != ne)
+            /* a chunk ends: one parsed to its last template must be used up exactly */
+            if ((d->chunk_need[chunk] == 2 || (full && !d->chunk_need[chunk])) && np != chunk_end)
                 return BAD("numbers chunk %u has unused bytes", chunk + 1);
             chunk++;
-            np = nbase + d->chunks[chunk].raw_off;
-            ne = np + d->chunks[chunk].raw_len;
-            chunk_ready = d->chunks[chunk].ready;
+            np = ne = nbase + d->chunks[chunk].raw_off;
+            chunk_end = np + d->chunks[chunk].raw_len;
+        }
+        if (d->nchunks > 0) {
+            chunk_parse = d->chunk_need[chunk] && t <= d->chunk_last[chunk];
+            if (chunk_parse && ne != chunk_end) {
+                ltka_chunk *ch = &d->chunks[chunk];
+                if ((rc = chunk_prefix(d, chunk, ch->raw_len, err)) != LOGTK_OK)
+                    return rc;
+                ne = chunk_end;
+            }
         }
         /* sparse: only the ranks sel[s0..s1) of this template are wanted */
         size_t s0 = sc;
@@ -875,11 +1199,40 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
         size_t s1 = sc;
         if (sel && s0 == s1)
             skip = 1;
+        if (skip) {
+            /* columns of a template not wanted: skipped by count, strings and numbers in their own streams */
+            if (need_strs)
+                for (size_t k = (size_t)ti->nstr * n; k > 0; k--) {
+                    uint64_t l;
+                    if (get_varint(&sp, se, &l) != 0 || l > (uint64_t)(se - sp))
+                        return BAD("template %u: bad string variable", t);
+                    sp += l;
+                }
+            for (uint32_t k = 0; k < ti->nnum; k++) {
+                if (mp >= me)
+                    return BAD("template %u: missing column coding", t);
+                int pad_mode = *mp++ >> 1;
+                uint64_t arg;
+                if (pad_mode > 2 || (pad_mode < 2 && logtk_varint_get(&mp, me, &arg) != 0))
+                    return BAD("template %u: bad column coding", t);
+                if (chunk_parse && skip_varints(&np, ne, n) != 0)
+                    return BAD("template %u: truncated numeric column", t);
+                if (pad_mode == 2) {
+                    if (plen - poff < n)
+                        return BAD("template %u: truncated zero-padding column", t);
+                    poff += n;
+                }
+            }
+            continue;
+        }
+        build_ops(d, t);
         for (uint32_t o = 0; o < ti->nops; o++) {
             tmpl_op *op = &d->ops[ti->first_op + o];
             if (op->kind == 0)
                 continue;
             if (op->kind == LTKA_M_STR && skip) {
+                if (!need_strs)
+                    continue;
                 for (uint32_t k = 0; k < n; k++) {
                     uint64_t l;
                     if (get_varint(&sp, se, &l) != 0 || l > (uint64_t)(se - sp))
@@ -907,14 +1260,14 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
             uint64_t arg = 0;
             if (pad_mode > 2 || (pad_mode < 2 && logtk_varint_get(&mp, me, &arg) != 0))
                 return BAD("template %u: bad column coding", t);
-            if (skip || !chunk_ready) {
-                /* a chunk that was not decompressed holds no wanted column */
-                if (chunk_ready && skip_varints(&np, ne, n) != 0)
+            if (skip || !chunk_parse) {
+                /* a chunk not parsed this far holds no wanted column here */
+                if (chunk_parse && skip_varints(&np, ne, n) != 0)
                     return BAD("template %u: truncated numeric column", t);
                 if (pad_mode == 2) {
-                    if ((size_t)(pe - pp) < n)
+                    if (plen - poff < n)
                         return BAD("template %u: truncated zero-padding column", t);
-                    pp += n;
+                    poff += n;
                 }
                 continue;
             }
@@ -941,15 +1294,17 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                  */
                 uint32_t pos = 0;
                 if (delta) {
-                    uint32_t last = (uint32_t)sel[s1 - 1];
-                    for (uint32_t k = 0; k <= last; k++) {
-                        uint64_t v;
-                        if (get_varint(&np, ne, &v) != 0)
-                            return BAD("template %u: truncated numeric column", t);
-                        prev += (v >> 1) ^ (uint64_t)(-(int64_t)(v & 1));
-                        vals[k] = prev;
+                    /* every value is summed, only the wanted ones stored */
+                    for (size_t c = s0; c < s1; c++) {
+                        uint32_t r = (uint32_t)sel[c];
+                        for (; pos <= r; pos++) {
+                            uint64_t v;
+                            if (get_varint(&np, ne, &v) != 0)
+                                return BAD("template %u: truncated numeric column", t);
+                            prev += (v >> 1) ^ (uint64_t)(-(int64_t)(v & 1));
+                        }
+                        vals[r] = prev;
                     }
-                    pos = last + 1;
                 } else {
                     for (size_t c = s0; c < s1; c++) {
                         uint32_t r = (uint32_t)sel[c];
@@ -962,8 +1317,13 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 }
                 if (skip_varints(&np, ne, n - pos) != 0)
                     return BAD("template %u: truncated numeric column", t);
-                if (pad_mode == 2 && (size_t)(pe - pp) < n)
-                    return BAD("template %u: truncated zero-padding column", t);
+                if (pad_mode == 2) {
+                    if (plen - poff < n)
+                        return BAD("template %u: truncated zero-padding column", t);
+                    if ((rc = pads_prefix(d, poff + (uint32_t)sel[s1 - 1] + 1, err)) != LOGTK_OK)
+                        return rc;
+                }
+                const uint8_t *pp = pad_mode == 2 ? (const uint8_t *)d->streams[LTKA_S_PADS].data + poff : NULL;
                 for (size_t c = s0; c < s1; c++) {
                     uint32_t r = (uint32_t)sel[c];
                     if (vals[r] >= limit)
@@ -975,7 +1335,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                     }
                 }
                 if (pad_mode == 2)
-                    pp += n;
+                    poff += n;
                 continue;
             }
             for (uint32_t k = 0; k < n; k++) {
@@ -993,19 +1353,24 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                     if (vals[k] >= limit)
                         return BAD("template %u: value wider than its column", t);
             } else if (pad_mode == 2) {
-                if ((size_t)(pe - pp) < n)
+                if (plen - poff < n)
                     return BAD("template %u: truncated zero-padding column", t);
+                if ((rc = pads_prefix(d, full ? plen : poff + n, err)) != LOGTK_OK)
+                    return rc;
+                const uint8_t *pp = (const uint8_t *)d->streams[LTKA_S_PADS].data + poff;
                 for (uint32_t k = 0; k < n; k++) {
                     uint8_t pad = pp[k];
                     if ((snum ? pad >> 1 : pad) > 19)
                         return BAD("template %u: bad zero padding", t);
                     d->pads[base + k] = pad;
                 }
-                pp += n;
+                poff += n;
             }
         }
     }
-    if (mp != me || (chunk_ready && np != ne) || chunk + 1 < d->nchunks || pp != pe || sp != se)
+    int last_parsed = d->nchunks == 0 || d->chunk_need[chunk] == 2 || (full && !d->chunk_need[chunk]);
+    if (mp != me || (last_parsed && np != chunk_end) || chunk + 1 < d->nchunks || poff != plen ||
+        (need_strs && sp != se))
         return BAD("column streams have unused bytes");
     return LOGTK_OK;
 }
@@ -1043,9 +1408,7 @@ int ltka_decode_lines(ltka_decoder *d, logtk_errbuf *err)
 int ltka_decode_lines_masked(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
                              logtk_errbuf *err)
 {
-    int rc = LOGTK_OK;
-    for (int i = LTKA_S_TEMPLATES + 1; i < LTKA_NSTREAMS && rc == LOGTK_OK; i++)
-        rc = i == LTKA_S_NUMS ? read_chunk_directory(d, err) : read_stream(d, i, err);
+    int rc = read_line_streams(d, err);
     if (rc == LOGTK_OK)
         rc = parse_lines(d, tmask, line_mask, err);
     return decode_result(d, rc);
@@ -1092,6 +1455,29 @@ int ltka_decode_values_for_lines(ltka_decoder *d, const uint32_t *lines, uint32_
     /* sel non-NULL even when empty: then nothing is expanded */
     int rc = parse_columns(d, NULL, d->sel, m, err);
     return decode_result(d, rc);
+}
+
+int ltka_decode_values_for_units(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
+                                 const uint8_t *tmask, logtk_errbuf *err)
+{
+    /* many lines: expanding the marked templates' columns whole is cheaper than picking */
+    if ((uint64_t)nsel * 16 > d->nlines)
+        return decode_result(d, parse_columns(d, tmask, NULL, 0, err));
+    size_t np = d->nparts, n = 0;
+    if (logtk_array_reserve((void **)&d->sel, &d->sel_cap, (size_t)nsel * np + 1, sizeof *d->sel) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    for (uint32_t c = 0; c < nsel; c++)
+        for (size_t p = 0; p < np; p++) {
+            size_t u = p * d->nlines + lines[c];
+            if (tmask[d->line_tid[u]])
+                d->sel[n++] = (uint64_t)d->line_tid[u] << 32 | d->line_rank[u];
+        }
+    qsort(d->sel, n, sizeof *d->sel, cmp_u64);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || d->sel[i] != d->sel[m - 1])
+            d->sel[m++] = d->sel[i];
+    return decode_result(d, parse_columns(d, NULL, d->sel, m, err));
 }
 
 int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
@@ -1187,30 +1573,36 @@ static inline size_t put_number(char *dst, const tmpl_op *op, uint64_t v, unsign
 
 /*
  * Appends unit u (one part of a line) to out.  Room for the literals and the
- * numbers is reserved once per unit; only string variables check again.
+ * numbers (and 16 bytes of slack: a literal of up to 16 bytes is copied as
+ * 16, which the next op overwrites) is reserved once per unit; only string
+ * variables check again.
  */
 static int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
 {
+    build_ops(d, d->line_tid[u]);
     const tmpl_info *ti = &d->tmpls[d->line_tid[u]];
     if (ti->nops == 0)
         return LOGTK_OK; /* empty part (d->ops may still be NULL) */
     uint32_t k = d->line_rank[u], n = ti->count;
     const tmpl_op *op = d->ops + ti->first_op, *ope = op + ti->nops;
-    if (out->cap - out->len < (size_t)ti->max_fixed + 9 &&
-        logtk_strbuf_reserve(out, (size_t)ti->max_fixed + 8) != 0)
+    if (out->cap - out->len < (size_t)ti->max_fixed + 25 &&
+        logtk_strbuf_reserve(out, (size_t)ti->max_fixed + 24) != 0)
         return LOGTK_ERR_NOMEM;
     char *dst = out->data + out->len;
     const char *lits = d->lits.data;
     for (; op < ope; op++) {
         if (op->kind == 0) {
-            memcpy(dst, lits + op->off, op->len);
+            if (op->len <= 16)
+                memcpy(dst, lits + op->off, 16);
+            else
+                memcpy(dst, lits + op->off, op->len);
             dst += op->len;
         } else if (op->kind == LTKA_M_STR) {
             size_t x = ti->str_base + (size_t)op->slot * n + k;
             size_t sl = d->strl[x];
             out->len = (size_t)(dst - out->data);
             /* room for this string and everything fixed that may follow */
-            if (logtk_strbuf_reserve(out, sl + (size_t)ti->max_fixed + 8) != 0)
+            if (logtk_strbuf_reserve(out, sl + (size_t)ti->max_fixed + 24) != 0)
                 return LOGTK_ERR_NOMEM;
             dst = out->data + out->len;
             memcpy(dst, d->strp[x], sl);
@@ -1222,6 +1614,43 @@ static int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
     }
     out->len = (size_t)(dst - out->data);
     return LOGTK_OK;
+}
+
+int ltka_decoder_unit(ltka_decoder *d, uint32_t i, uint32_t p, logtk_strbuf *out)
+{
+    if (put_unit(d, (size_t)p * d->nlines + i, out) != LOGTK_OK)
+        return LOGTK_ERR_NOMEM;
+    if (out->cap)
+        out->data[out->len] = '\0';
+    return LOGTK_OK;
+}
+
+int ltka_decoder_unit_has_number(ltka_decoder *d, uint32_t i, uint32_t p, uint64_t v, const char *digits,
+                                 size_t n)
+{
+    size_t u = (size_t)p * d->nlines + i;
+    build_ops(d, d->line_tid[u]);
+    const tmpl_info *ti = &d->tmpls[d->line_tid[u]];
+    uint32_t k = d->line_rank[u];
+    const tmpl_op *op = d->ops + ti->first_op, *ope = op + ti->nops;
+    for (; op < ope; op++) {
+        if (op->kind == 0 || op->kind == LTKA_M_STR)
+            continue;
+        size_t x = ti->num_base + (size_t)op->slot * ti->count + k;
+        if (d->nums[x] != v)
+            continue;
+        /* the value matches: its text (leading zeros and all, without a sign) must too */
+        char tmp[48];
+        size_t len = put_number(tmp, op, v, op->pad_mode == 2 ? d->pads[x] : 0);
+        const char *t = tmp;
+        if (len > 0 && t[0] == '-') {
+            t++;
+            len--;
+        }
+        if (len == n && memcmp(t, digits, n) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 int ltka_decoder_line(ltka_decoder *d, uint32_t i, int with_eol, logtk_strbuf *out)

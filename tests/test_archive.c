@@ -355,6 +355,16 @@ static void check_grep_threads(const char *text, size_t len, const membuf *arc, 
     if (ngot != nwant)
         fprintf(stderr, "  pattern '%s' flags %d threads %d: %llu vs %llu\n", pat, flags, threads,
                 (unsigned long long)ngot, (unsigned long long)nwant);
+    /* counting only (grep -c) counts some lines without rebuilding them: the same count */
+    uint64_t ncount = 0;
+    CHECK(logtk_archive_reader_open_memory(r, arc->data, arc->len, "mem") == LOGTK_OK);
+    while ((rc = logtk_grep_next_block(g, r, &b, NULL, NULL, &ncount)) == LOGTK_OK)
+        ;
+    CHECK(rc == LOGTK_DONE);
+    CHECK(ncount == nwant);
+    if (ncount != nwant)
+        fprintf(stderr, "  pattern '%s' flags %d threads %d, count only: %llu vs %llu\n", pat, flags,
+                threads, (unsigned long long)ncount, (unsigned long long)nwant);
     logtk_archive_reader_free(r);
     logtk_grep_free(g);
     free(want.data);
@@ -530,8 +540,78 @@ static void test_grep_rare_lines(void)
     free(text.data);
 }
 
+/*
+ * One big block whose search decodes a little of everything: numbers with
+ * leading zeros of their own (a zero-padding stream longer than one zstd
+ * block, read only as far as needed), long varints (random 64-bit ids, large
+ * delta-coded counters), string variables, and rare lines of a few templates
+ * in upper and lower case (a case-sensitive search must not take the other
+ * case's lines; grep -c counts lines whose template holds the pattern
+ * without rebuilding them).  Every search must equal the plain one.
+ */
+static void test_grep_sparse_columns(void)
+{
+    membuf text = {0};
+    char line[256];
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 70000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        unsigned zeros = (unsigned)(x >> 60) % 3, zeros2 = (unsigned)(x >> 56) % 3;
+        int n;
+        if (i % 2311 == 17)
+            n = snprintf(line, sizeof line, "- %llu %0*u tbird-admin%u Vendor: MegaRAID Model: LD %u RAID%u %uG\n",
+                         1131566461000000000ull + (unsigned long long)i * 977, (int)(zeros + 2),
+                         (unsigned)(x % 97), i % 7, (unsigned)(x >> 8) % 9, i % 3, (unsigned)(x >> 20) % 500);
+        else if (i % 2311 == 1000)
+            n = snprintf(line, sizeof line, "- %llu %0*u tbird-admin%u megaraid cmm: %u-rh%u (Release Date: %x)\n",
+                         1131566461000000000ull + (unsigned long long)i * 977, (int)(zeros + 2),
+                         (unsigned)(x % 97), i % 7, (unsigned)(x >> 9) % 9, i % 4, (unsigned)(x >> 30));
+        else if (i % 5 == 0)
+            n = snprintf(line, sizeof line, "%0*u %06u %u INFO dfs.DataNode: Received block blk_%lld of size %llu from /10.%u.%u.%u\n",
+                         (int)(zeros + 4), (unsigned)(x % 10000), (unsigned)(x >> 12) % 1000000,
+                         (unsigned)(x >> 40) % 999, (long long)x, (unsigned long long)(x >> 17),
+                         (unsigned)(x >> 24) % 256, (unsigned)(x >> 32) % 256, (unsigned)(x >> 48) % 256);
+        else
+            n = snprintf(line, sizeof line, "%0*u %06u %u INFO dfs.FSNamesystem: BLOCK* addStoredBlock: %0*u.%u.%u.%u:%u is added to blk_%lld size %llu\n",
+                         (int)(zeros + 4), (unsigned)(x % 10000), (unsigned)(x >> 12) % 1000000,
+                         (unsigned)(x >> 40) % 999, (int)(zeros2 + 2), (unsigned)(x >> 3) % 100,
+                         (unsigned)(x >> 24) % 256, (unsigned)(x >> 32) % 256, (unsigned)(x >> 48) % 256,
+                         (unsigned)(x >> 5) % 65536, (long long)(x * 2654435761u), (unsigned long long)(x >> 29));
+        mem_write(&text, line, (size_t)n);
+    }
+    membuf arc = {0};
+    CHECK(compress_mem(text.data, text.len, 1 << 20, "70000", NULL, NULL, &arc) == LOGTK_OK);
+    /* and digits between non-digits (".25."): a unit needs a variable written as exactly those */
+    static const char *const pats[] = {"MegaRAID", "megaraid", "Vendor: MegaRAID Model", "RAID2 1",
+                                       "tbird-admin3 Vendor", "Release Date: a", "cmm: 7-rh3",
+                                       ".25.", "/10.1", "0.7.", "/10.25.", " 042 ", ".00.", "size 7 "};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        check_grep(text.data, text.len, &arc, pats[i], LOGTK_GREP_FIXED);
+        check_grep(text.data, text.len, &arc, pats[i], LOGTK_GREP_FIXED | LOGTK_GREP_ICASE);
+    }
+    check_grep(text.data, text.len, &arc, "MegaRAID Model: LD [0-4] ", 0);
+    check_grep(text.data, text.len, &arc, "megaraid", LOGTK_GREP_ICASE);
+    check_grep(text.data, text.len, &arc, "^- 11315664610[0-9]+ 00", 0);
+    /* the upper-case template's lines only, and both with -i */
+    membuf want = {0};
+    logtk_grep *g = NULL;
+    CHECK(logtk_grep_new(&g, "MegaRAID", LOGTK_GREP_FIXED) == LOGTK_OK);
+    CHECK(reference_grep(text.data, text.len, g, &want) == 31);
+    logtk_grep_free(g);
+    want.len = 0;
+    CHECK(logtk_grep_new(&g, "megaraid", LOGTK_GREP_FIXED | LOGTK_GREP_ICASE) == LOGTK_OK);
+    CHECK(reference_grep(text.data, text.len, g, &want) == 61);
+    logtk_grep_free(g);
+    free(want.data);
+    free(arc.data);
+    free(text.data);
+}
+
 int main(void)
 {
+    test_grep_sparse_columns();
     test_grep_rare_lines();
     test_hostile();
     test_damage();
