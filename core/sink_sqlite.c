@@ -4,7 +4,8 @@
  * Schema (documented for users in logtk-parse(1)):
  *     lines(line_id INTEGER PRIMARY KEY, "<field>" TEXT ..., content TEXT,
  *           template_id INTEGER)
- *     templates(template_id INTEGER PRIMARY KEY, template TEXT, count INTEGER)
+ *     templates(template_id INTEGER PRIMARY KEY, template TEXT, count INTEGER,
+ *               key TEXT)
  *     parameters(line_id INTEGER, position INTEGER, value TEXT,
  *                PRIMARY KEY (line_id, position)) WITHOUT ROWID
  *     index lines_by_template ON lines(template_id)
@@ -19,6 +20,15 @@
  * journal and fsyncs would buy nothing; journal_mode=OFF and synchronous=OFF
  * make the load several times faster.
  *
+ * templates.key is the template's content key (content_key.h: FNV-1a 64 of
+ * the text, 16 lowercase hex digits), hashed here from the text alone so it
+ * equals logtk_parser_template_key() and the EventKey of `logtk parse
+ * --templates`; databases of different shards can be joined on it.  TEXT
+ * rather than INTEGER because SQLite integers are signed (half the keys would
+ * print negative) and the hex form is what every other output shows.  It is
+ * the last column, so queries written for the older three-column table (and
+ * INSERTs naming their columns) keep working.
+ *
  * Lossless bytes: SQLite stores TEXT as given but many functions assume
  * UTF-8, so a value that is not valid UTF-8 is bound as a BLOB with its exact
  * bytes.  Header fields of a line that did not match the format are NULL,
@@ -31,6 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "content_key.h"
 
 typedef struct sqlite_sink {
     sqlite3 *db;
@@ -141,7 +153,8 @@ static int sqlite_begin(logtk_sink *s)
     logtk_strbuf_clear(b);
     int bad = logtk_strbuf_puts(b, "BEGIN;"
                                    "CREATE TABLE templates(template_id INTEGER PRIMARY KEY,"
-                                   " template TEXT NOT NULL, count INTEGER NOT NULL);"
+                                   " template TEXT NOT NULL, count INTEGER NOT NULL,"
+                                   " \"key\" TEXT NOT NULL);"
                                    "CREATE TABLE lines(line_id INTEGER PRIMARY KEY");
     for (size_t i = 0; i < s->nfields; i++) {
         bad |= logtk_strbuf_puts(b, ", ");
@@ -171,7 +184,7 @@ static int sqlite_begin(logtk_sink *s)
     if ((rc = prepare(s, b->data, &q->insert_line)) != LOGTK_OK ||
         (rc = prepare(s, "INSERT INTO parameters VALUES (?,?,?)", &q->insert_param)) !=
             LOGTK_OK ||
-        (rc = prepare(s, "INSERT OR REPLACE INTO templates VALUES (?,?,?)",
+        (rc = prepare(s, "INSERT OR REPLACE INTO templates VALUES (?,?,?,?)",
                       &q->insert_template)) != LOGTK_OK)
         return rc;
     return LOGTK_OK;
@@ -244,6 +257,9 @@ static int sqlite_write_template(logtk_sink *s, uint32_t template_id, logtk_slic
     int rc = sqlite3_bind_int64(st, 1, (sqlite3_int64)template_id);
     rc |= bind_bytes(st, 2, text.ptr, text.len);
     rc |= sqlite3_bind_int64(st, 3, (sqlite3_int64)count);
+    char key[LOGTK_CONTENT_KEY_HEX_LEN + 1];
+    logtk_content_key_hex(logtk_content_key(text.ptr, text.len), key);
+    rc |= sqlite3_bind_text(st, 4, key, LOGTK_CONTENT_KEY_HEX_LEN, SQLITE_TRANSIENT);
     if (rc != SQLITE_OK)
         return db_error(s, q->db, "bind");
     return step_and_reset(s, st, "insert template");

@@ -16,8 +16,14 @@
  *    EventTemplate", with RFC 4180 minimal quoting as pandas writes it (quote
  *    a field holding a comma, quote, CR or LF; double the quotes), LF line
  *    ends as in the Loghub 2k files, so Loghub's evaluators read it unchanged.
- *  - templates: only the template list, "EventId\tEventTemplate\tOccurrences"
- *    with TSV escaping; rows are ignored.  This is `logtk parse --templates`.
+ *  - templates: only the template list, "EventId\tEventTemplate\tOccurrences
+ *    \tEventKey" with TSV escaping; rows are ignored.  The same layout as
+ *    `logtk parse --templates`.  EventKey is the template's content key
+ *    (content_key.h: FNV-1a 64 of the text as given, 16 lowercase hex digits),
+ *    computed here from the text alone, so it equals
+ *    logtk_parser_template_key() without the sink needing the parser.  It is
+ *    the last column so readers that take the first three by position still
+ *    work.
  *  - JSON Lines: one object per row, the TSV columns as members.  JSON must be
  *    UTF-8, yet log lines may hold any bytes.  We keep the output valid JSON
  *    *and* lossless: a bad byte becomes U+FFFD in the string, and the member
@@ -30,6 +36,8 @@
 #include "sink_impl.h"
 
 #include <string.h>
+
+#include "content_key.h"
 
 #define TRY(expr)                       \
     do {                                \
@@ -440,12 +448,14 @@ const logtk_sink_ops logtk_sink_jsonl_ops = {
 
 static int templates_begin(logtk_sink *s)
 {
-    TRY(logtk_strbuf_puts(&s->row, "EventId\tEventTemplate\tOccurrences\n"));
+    TRY(logtk_strbuf_puts(&s->row, "EventId\tEventTemplate\tOccurrences\tEventKey\n"));
     return logtk_sink_emit_row(s);
 }
 
 static int templates_write_row(logtk_sink *s, const logtk_row *row)
 {
+    (void)s;
+    (void)row;
     return LOGTK_OK; /* the template list has no per-line rows */
 }
 
@@ -453,9 +463,17 @@ static int templates_write_template(logtk_sink *s, uint32_t template_id, logtk_s
                                     uint64_t count)
 {
     logtk_strbuf *b = &s->row;
-    TRY(logtk_strbuf_printf(b, "E%lu\t", (unsigned long)template_id));
+    char key[LOGTK_CONTENT_KEY_HEX_LEN + 1];
+    logtk_content_key_hex(logtk_content_key(text.ptr, text.len), key);
+    TRY(logtk_strbuf_putc(b, 'E'));
+    TRY(append_u64(b, template_id));
+    TRY(put_tab(b));
     TRY(tsv_escape(b, text.ptr, text.len));
-    TRY(logtk_strbuf_printf(b, "\t%llu\n", (unsigned long long)count));
+    TRY(put_tab(b));
+    TRY(append_u64(b, count));
+    TRY(put_tab(b));
+    TRY(logtk_strbuf_append(b, key, LOGTK_CONTENT_KEY_HEX_LEN));
+    TRY(logtk_strbuf_putc(b, '\n'));
     return logtk_sink_emit_row(s);
 }
 

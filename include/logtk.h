@@ -533,14 +533,17 @@ void logtk_output_free(logtk_output *o);
  *            "<Name>_base64" holds its exact bytes (for ParameterList an array
  *            "ParameterList_base64" with every parameter in base64).
  *   "sqlite" tables lines(line_id, one TEXT column per header field, content,
- *            template_id), templates(template_id, template, count) and
+ *            template_id), templates(template_id, template, count, key) and
  *            parameters(line_id, position, value) (position 1-based), indexes
  *            on lines(template_id) and parameters(value), a view "structured"
  *            joining lines and templates.  Values that are not valid UTF-8 are
  *            stored as BLOBs; header fields of lines that did not match the
  *            format are NULL.  Needs a file path (not stdout).
  *   "templates" only the template list: a header row, then EventId,
- *            EventTemplate (TSV-escaped), Occurrences; rows are ignored.
+ *            EventTemplate (TSV-escaped), Occurrences, EventKey; rows are
+ *            ignored.  EventKey and templates.key are the content-hash key
+ *            (see logtk_parser_template_key()) as 16 lowercase hex digits,
+ *            computed by the sink from the text it is given.
  * A sink given a path writes a temporary file next to it and renames it into
  * place on logtk_sink_close(); freeing an unclosed sink removes the temporary
  * file, so a half-written output never replaces a good file.

@@ -53,6 +53,7 @@
 #include <errno.h>
 
 #include "arena.h"
+#include "content_key.h"
 #include "errmsg.h"
 #include "growarray.h"
 #include "hashtab.h"
@@ -1412,28 +1413,13 @@ int logtk_parser_snapshot_algorithm(const void *buf, size_t len, const char **na
 
 /* ------------------------------------------------------ content hash keys */
 
-/*
- * FNV-1a, 64 bits, over the rendered text.  Chosen for being defined by a
- * published constant pair rather than by this code base: the key is written
- * into template lists and compared across machines and releases, so it must
- * never change when logtk_hash_bytes() is tuned for speed.
- */
-static uint64_t content_key(const char *text, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)text[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
+/* The key is logtk_content_key() (core/content_key.h): FNV-1a 64 of the text. */
 int logtk_parser_template_key(logtk_parser *p, uint32_t template_id, uint64_t *key)
 {
     logtk_slice text;
     int rc = logtk_parser_template(p, template_id, &text, NULL);
     if (rc == LOGTK_OK && key)
-        *key = content_key(text.ptr, text.len);
+        *key = logtk_content_key(text.ptr, text.len);
     return rc;
 }
 
@@ -1717,7 +1703,7 @@ int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshot
             merge_item *it = &items[nitems++];
             it->text = t->text;
             it->len = t->text_len;
-            it->key = content_key(t->text, t->text_len);
+            it->key = logtk_content_key(t->text, t->text_len);
             it->count = t->count;
         }
     }
