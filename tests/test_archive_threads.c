@@ -20,32 +20,8 @@
 
 #include "archive_writer_impl.h"
 #include "logtk.h"
+#include "membuf.h"
 #include "test_harness.h"
-
-typedef struct membuf {
-    char *data;
-    size_t len, cap;
-} membuf;
-
-static int mem_write(void *user, const void *data, size_t len)
-{
-    membuf *m = user;
-    if (m->len + len + 1 > m->cap) {
-        size_t cap = m->cap ? m->cap : 4096;
-        while (cap < m->len + len + 1)
-            cap *= 2;
-        char *p = realloc(m->data, cap);
-        if (!p)
-            return -1;
-        m->data = p;
-        m->cap = cap;
-    }
-    if (len)
-        memcpy(m->data + m->len, data, len);
-    m->len += len;
-    m->data[m->len] = '\0';
-    return 0;
-}
 
 /* Writer settings of one run. */
 typedef struct run_opts {
@@ -388,7 +364,7 @@ static void test_unpack_damage(void)
     CHECK_STATUS(compress_run(text.data, text.len, &o, &arc), LOGTK_OK);
     /* three kinds of damage: a payload byte (block 3), a header byte (block 8), a cut tail */
     for (int kind = 0; kind < 4; kind++) {
-        membuf bad = {malloc(arc.len + 1), arc.len, arc.len + 1};
+        membuf bad = {.data = malloc(arc.len + 1), .len = arc.len, .cap = arc.len + 1};
         memcpy(bad.data, arc.data, arc.len);
         size_t pos = 8; /* walk block headers: 32 bytes, payload_len at 20 */
         size_t starts[32] = {0};

@@ -22,29 +22,7 @@
 
 #include "archive_format.h"
 #include "logtk.h"
-
-typedef struct membuf {
-    uint8_t *data;
-    size_t len, cap;
-} membuf;
-
-static int mem_write(void *user, const void *data, size_t len)
-{
-    membuf *m = user;
-    if (m->len + len > m->cap) {
-        size_t cap = m->cap ? m->cap : 1024;
-        while (cap < m->len + len)
-            cap *= 2;
-        uint8_t *p = realloc(m->data, cap);
-        if (!p)
-            return -1;
-        m->data = p;
-        m->cap = cap;
-    }
-    memcpy(m->data + m->len, data, len);
-    m->len += len;
-    return 0;
-}
+#include "membuf.h"
 
 static void decode_all(const uint8_t *data, size_t size, membuf *out)
 {
@@ -94,7 +72,7 @@ static uint64_t grep_all(const uint8_t *arc, size_t len, const char *pat, int fl
             if (rc != LOGTK_OK)
                 break;
         }
-        free(out.data);
+        free(out.bytes);
     }
     logtk_archive_reader_free(r);
     logtk_grep_free(g);
@@ -125,8 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     logtk_archive_writer_free(w);
     if (rc != LOGTK_OK)
         abort();
-    decode_all(arc.data, arc.len, &back);
-    if (back.len != size - 1 || (back.len && memcmp(back.data, data + 1, back.len) != 0))
+    decode_all(arc.bytes, arc.len, &back);
+    if (back.len != size - 1 || (back.len && memcmp(back.bytes, data + 1, back.len) != 0))
         abort();
     /* grep for a fixed string taken from the input agrees with a per-line search */
     if (size > 3) {
@@ -144,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
                 logtk_archive_reader *r = NULL;
                 if (logtk_archive_reader_new(&r) == LOGTK_OK &&
-                    logtk_archive_reader_open_memory(r, arc.data, arc.len, "fuzz") == LOGTK_OK) {
+                    logtk_archive_reader_open_memory(r, arc.bytes, arc.len, "fuzz") == LOGTK_OK) {
                     logtk_archive_block b;
                     while (logtk_grep_next_block(g, r, &b, NULL, NULL, &got) == LOGTK_OK)
                         ;
@@ -153,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
                 logtk_archive_reader_free(r);
                 /* the same with worker threads, and as a regex (pruned by its literal text) */
-                if (grep_all(arc.data, arc.len, pat, LOGTK_GREP_FIXED, 2) != want)
+                if (grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 2) != want)
                     abort();
                 if (pat[0] != '\\' && pat[1] != '\\') {
                     logtk_grep *re = NULL;
@@ -166,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                             rwant += logtk_grep_line(re, (const char *)p, (size_t)(le - p)) == 1;
                             p = nl ? nl + 1 : end;
                         }
-                        if (grep_all(arc.data, arc.len, pat, 0, 1 + (data[0] >> 5 & 1)) != rwant)
+                        if (grep_all(arc.bytes, arc.len, pat, 0, 1 + (data[0] >> 5 & 1)) != rwant)
                             abort();
                     }
                     logtk_grep_free(re);
@@ -177,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* 3. corrupt the first payload, keep its checksums valid */
     if (arc.len > LTKA_FILE_HEADER_LEN + LTKA_BLOCK_HEADER_LEN + 1 && size > 4) {
-        uint8_t *hdr = arc.data + LTKA_FILE_HEADER_LEN;
+        uint8_t *hdr = arc.bytes + LTKA_FILE_HEADER_LEN;
         ltka_block_header h;
         if (ltka_block_header_read(hdr, &h) == 0 && h.payload_len > 0) {
             uint8_t *payload = hdr + LTKA_BLOCK_HEADER_LEN;
@@ -185,15 +163,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 payload[data[i] % h.payload_len] ^= data[i + 1] | 1;
             h.payload_hash = ltka_checksum(payload, h.payload_len);
             ltka_block_header_write(hdr, &h);
-            decode_all(arc.data, arc.len, NULL);
+            decode_all(arc.bytes, arc.len, NULL);
             /* search decodes sparsely: only some columns and chunks */
             char pat[3] = {(char)(data[1] | 1), (char)(data[2] | 1), 0};
-            (void)grep_all(arc.data, arc.len, pat, LOGTK_GREP_FIXED, 1);
-            (void)grep_all(arc.data, arc.len, pat, LOGTK_GREP_FIXED | LOGTK_GREP_INVERT, 2);
+            (void)grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 1);
+            (void)grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED | LOGTK_GREP_INVERT, 2);
         }
     }
-    free(arc.data);
-    free(back.data);
+    free(arc.bytes);
+    free(back.bytes);
 
     /* 2. arbitrary bytes behind a valid file header */
     uint8_t *fake = malloc(size + 8);

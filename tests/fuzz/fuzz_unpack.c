@@ -15,31 +15,9 @@
 #include <string.h>
 
 #include "logtk.h"
+#include "membuf.h"
 
 #define MAX_BLOCKS 4096
-
-typedef struct membuf {
-    uint8_t *data;
-    size_t len, cap;
-} membuf;
-
-static int mem_write(void *user, const void *data, size_t len)
-{
-    membuf *m = user;
-    if (m->len + len > m->cap) {
-        size_t cap = m->cap ? m->cap : 4096;
-        while (cap < m->len + len)
-            cap *= 2;
-        uint8_t *p = realloc(m->data, cap);
-        if (!p)
-            return -1;
-        m->data = p;
-        m->cap = cap;
-    }
-    memcpy(m->data + m->len, data, len);
-    m->len += len;
-    return 0;
-}
 
 /* Compresses text into arc with small blocks; 0 or -1. */
 static int make_archive(const uint8_t *text, size_t len, int block_lines, membuf *arc)
@@ -75,10 +53,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (make_archive(data + 5, size - 5, 1 + (data[0] >> 2) % 8, &built) != 0)
             abort();
         if (built.len > 0 && flip != 0)
-            built.data[pos % built.len] ^= flip; /* one damaged byte */
+            built.bytes[pos % built.len] ^= flip; /* one damaged byte */
         else if (built.len > 0)
             built.len = pos % built.len; /* cut short */
-        arc = built.data;
+        arc = built.bytes;
         len = built.len;
     }
     logtk_archive_reader *r1 = NULL, *r2 = NULL;
@@ -126,6 +104,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     logtk_archive_unpacker_free(u);
     logtk_archive_reader_free(r1);
     logtk_archive_reader_free(r2);
-    free(built.data);
+    free(built.bytes);
     return 0;
 }
