@@ -77,6 +77,37 @@ int ltka_decoder_unit(ltka_decoder *d, uint32_t i, uint32_t p, logtk_strbuf *out
 int ltka_decoder_unit_has_number(ltka_decoder *d, uint32_t i, uint32_t p, uint64_t v, const char *digits,
                                  size_t n);
 
+/*
+ * A necessary condition on the values of one numeric column, which search
+ * derives from where a piece of the pattern can lie in a template: the
+ * variable's digits must be exactly value (EXACT), end with the len digits
+ * of value (SUFFIX: value mod 10^len), or start with them (PREFIX).  Units
+ * (ranks of template tmpl) whose value fails get bit cleared in alive[rank].
+ */
+enum { LTKA_TEST_EXACT = 1, LTKA_TEST_SUFFIX, LTKA_TEST_PREFIX };
+typedef struct ltka_num_test {
+    uint32_t tmpl;   /* template */
+    uint32_t slot;   /* numeric variable of the template, 0-based in template order */
+    uint8_t kind;    /* LTKA_TEST_* */
+    uint8_t len;     /* digits of value the test looks at (1..19) */
+    uint8_t bit;     /* cleared in alive[rank] when the value fails */
+    uint64_t value;
+    uint8_t *alive;  /* one byte per line of the template (its count) */
+} ltka_num_test;
+
+/**
+ * Runs tests[0..n) (sorted by template, then slot) over the numeric columns
+ * they name, straight from the numbers stream: only the chunks holding a
+ * tested column are decompressed, values are not stored.  After
+ * ltka_decode_lines_mark/_masked (template counts known).  LOGTK_OK or
+ * LOGTK_ERR_ARCHIVE / LOGTK_ERR_NOMEM (message in err).
+ */
+int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t n, logtk_errbuf *err);
+/** Lines of template t (after ltka_decode_lines_mark/_masked). */
+uint32_t ltka_decoder_template_lines(const ltka_decoder *d, uint32_t t);
+/** Ranks of all units, like ltka_decoder_unit_templates (filled where those are). */
+const uint32_t *ltka_decoder_unit_ranks(const ltka_decoder *d);
+
 size_t ltka_reader_fill(logtk_archive_reader *r, size_t n);
 const uint8_t *ltka_reader_ptr(const logtk_archive_reader *r);
 

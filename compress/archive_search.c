@@ -23,6 +23,13 @@
  * with digits between non-digits ("10.251.43.115": 251) cannot lie in a unit
  * none of whose numbers is written so, when all its digits come from its
  * numbers: such units are not even rebuilt.
+ * Before any unit is rebuilt, number tests go further: where a piece can
+ * lie in a template ("alignments": its bytes laid over the template's text
+ * and variables) says what each numeric variable it covers must be written
+ * as - exactly some digits, ending or starting with them - and those
+ * columns are checked value by value straight from the numbers stream
+ * (ltka_decode_number_tests), so an IP or block id leaves only the units
+ * whose numbers fit (10.251.43.115: 38,000 candidates of a block -> 8).
  * Without -i the template check keeps case (a rare "MegaRAID" then does not
  * make candidates of the many "megaraid" lines).  grep -c with a fixed
  * string counts a candidate whose template's literal text holds the whole
@@ -105,6 +112,18 @@ typedef struct search_ctx {
     size_t look_cap;
     uint8_t *dclean; /* per template: every digit of its lines comes from a numeric variable of its own */
     size_t dclean_cap;
+    ltka_num_test *tests; /* number tests of the block (see number_filter) ... */
+    size_t ntests, tests_cap;
+    uint8_t *alive;       /* ... the alignments still possible per (template, piece) unit ... */
+    size_t alive_cap;
+    size_t *alive_off;    /* ... where each (template, piece) has its bytes, SIZE_MAX: not tested */
+    size_t alive_off_cap;
+    uint8_t *tested;      /* per template: the pieces it has number tests for */
+    size_t tested_cap;
+    uint8_t *elem_kind;   /* a template as elements: 0 literal byte, else its marker ... */
+    uint8_t *elem_byte;   /* ... the literal byte ... */
+    uint32_t *elem_slot;  /* ... or the numeric variable's index */
+    size_t elem_cap;
 } search_ctx;
 
 /* A block handed to a worker, and what the worker found. */
@@ -777,6 +796,276 @@ static uint8_t template_sure_pieces(const logtk_grep *g, const uint8_t *t, size_
 }
 
 /*
+ * Number tests.  Where a piece can lie in a template is a list of
+ * "alignments": the piece's bytes laid over the template's literal bytes
+ * and variables (a variable taking one or more bytes of its class).  In an
+ * alignment, a numeric variable covered by the piece from its first to its
+ * last byte must be written as exactly those digits; one the piece starts
+ * inside must end with them, one it ends inside must start with them.  A
+ * unit can hold the piece only when some alignment's tests all pass, so
+ * with few alignments, each with a test, the numeric columns alone rule out
+ * most units of a template that a parameter value (an IP, a block id) made
+ * candidates - before a single unit is rebuilt.
+ */
+#define MAX_ALIGNS 4       /* more alignments: no test for that template and piece */
+#define MAX_ALIGN_TESTS 8  /* tests kept per alignment (dropping some only tests less) */
+#define ALIGN_BUDGET 20000 /* steps of the alignment walk per template and piece */
+
+typedef struct align_walk {
+    const uint8_t *kind, *byte;
+    const uint32_t *slot;
+    size_t nelem;
+    const char *piece;
+    size_t plen;
+    int fold;
+    long budget;
+    int naligns, give_up;
+    int ntests[MAX_ALIGNS];
+    ltka_num_test tests[MAX_ALIGNS][MAX_ALIGN_TESTS];
+    ltka_num_test cur[MAX_ALIGN_TESTS];
+} align_walk;
+
+/*
+ * The test a numeric variable of the given kind gets from the piece bytes
+ * s[0..n) it covers (starts/ends: the piece starts/ends inside it).
+ * Returns 1 with *t filled, 0 when there is nothing to test, -1 when the
+ * variable cannot be written so.
+ */
+static int number_test_for(int kind, const char *s, size_t n, int starts, int ends, ltka_num_test *t)
+{
+    int minus = n > 0 && s[0] == '-';
+    if (minus) {
+        if (kind != LTKA_M_SNUM)
+            return -1;
+        s++;
+        n--;
+        starts = 0; /* a sign is a number's first byte */
+    }
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+    if (n == 0 || n > 19 || (starts && ends))
+        return 0;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    if (starts)
+        t->kind = LTKA_TEST_SUFFIX;
+    else if (ends) {
+        if (s[0] == '0')
+            return 0; /* the number may have leading zeros: its value's digits tell nothing */
+        t->kind = LTKA_TEST_PREFIX;
+    } else
+        t->kind = LTKA_TEST_EXACT;
+    t->len = (uint8_t)n;
+    t->value = v;
+    return 1;
+}
+
+/* Lays piece[i..) over elements e.. (ncur tests so far); records complete alignments. */
+static void align_from(align_walk *w, size_t e, size_t i, int ncur)
+{
+    if (w->give_up || --w->budget < 0) {
+        w->give_up = 1;
+        return;
+    }
+    if (i == w->plen) {
+        if (w->naligns == MAX_ALIGNS || ncur == 0) {
+            w->give_up = 1; /* too many ways, or one that needs no number: no test */
+            return;
+        }
+        memcpy(w->tests[w->naligns], w->cur, (size_t)ncur * sizeof w->cur[0]);
+        w->ntests[w->naligns++] = ncur;
+        return;
+    }
+    if (e == w->nelem)
+        return;
+    uint8_t k = w->kind[e];
+    if (k == 0) {
+        unsigned char b = w->byte[e];
+        if (w->fold && b >= 'A' && b <= 'Z')
+            b = (unsigned char)(b + 32);
+        if ((unsigned char)w->piece[i] == b)
+            align_from(w, e + 1, i + 1, ncur);
+        return;
+    }
+    for (size_t j = i; j < w->plen; j++) {
+        unsigned char c = (unsigned char)w->piece[j];
+        if (!ltka_var_may_contain(k, c) && !(w->fold && ltka_var_may_contain(k, (unsigned char)toupper(c))))
+            break;
+        int nc = ncur;
+        if (k != LTKA_M_STR) {
+            ltka_num_test t;
+            int r = number_test_for(k, w->piece + i, j + 1 - i, i == 0, j + 1 == w->plen, &t);
+            if (r < 0)
+                continue;
+            if (r > 0 && nc < MAX_ALIGN_TESTS) {
+                t.slot = w->slot[e];
+                w->cur[nc++] = t;
+            }
+        }
+        align_from(w, e + 1, j + 1, nc);
+        if (w->give_up)
+            return;
+    }
+}
+
+/* Splits template bytes into the ctx's element arrays; returns their count, or SIZE_MAX on no memory. */
+static size_t template_elements(search_ctx *x, const uint8_t *t, size_t tlen)
+{
+    if (tlen + 1 > x->elem_cap) {
+        size_t cap = tlen + 64;
+        uint8_t *k = realloc(x->elem_kind, cap);
+        if (k)
+            x->elem_kind = k;
+        uint8_t *b = k ? realloc(x->elem_byte, cap) : NULL;
+        if (b)
+            x->elem_byte = b;
+        uint32_t *sl = b ? realloc(x->elem_slot, cap * sizeof *sl) : NULL;
+        if (!sl)
+            return SIZE_MAX;
+        x->elem_slot = sl;
+        x->elem_cap = cap;
+    }
+    size_t n = 0;
+    uint32_t nnum = 0;
+    for (size_t i = 0; i < tlen; i++) {
+        uint8_t c = t[i];
+        if (c == LTKA_M_UNUM || c == LTKA_M_SNUM || c == LTKA_M_STR) {
+            x->elem_kind[n] = c;
+            x->elem_byte[n] = 0;
+            x->elem_slot[n++] = c == LTKA_M_STR ? 0 : nnum++;
+            continue;
+        }
+        if (c == LTKA_M_ESC && i + 1 < tlen)
+            c = t[++i];
+        x->elem_kind[n] = 0;
+        x->elem_byte[n] = c;
+        x->elem_slot[n++] = 0;
+    }
+    return n;
+}
+
+static int cmp_num_test(const void *a, const void *b)
+{
+    const ltka_num_test *x = a, *y = b;
+    if (x->tmpl != y->tmpl)
+        return x->tmpl < y->tmpl ? -1 : 1;
+    return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/*
+ * Builds and runs the number tests of every template that may (but does
+ * not surely) hold a piece; afterwards x->alive_off[t * MAX_PIECES + k]
+ * (SIZE_MAX: untested) locates one byte per line of template t, zero when
+ * no alignment of piece k can hold in that unit.  Returns the number of
+ * tested (template, piece) pairs, or a negative error (message in derr).
+ */
+static int number_filter(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logtk_errbuf *derr)
+{
+    uint32_t nt = ltka_decoder_template_count(d);
+    size_t need = (size_t)nt * MAX_PIECES;
+    if (need > x->alive_off_cap) {
+        size_t *m = realloc(x->alive_off, need * sizeof *m);
+        if (!m)
+            return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+        x->alive_off = m;
+        x->alive_off_cap = need;
+    }
+    for (size_t q = 0; q < need; q++)
+        x->alive_off[q] = SIZE_MAX;
+    if (nt > x->tested_cap) {
+        uint8_t *m = realloc(x->tested, nt);
+        if (!m)
+            return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+        x->tested = m;
+        x->tested_cap = nt;
+    }
+    memset(x->tested, 0, nt);
+    x->ntests = 0;
+    size_t nalive = 0;
+    int pairs = 0;
+    align_walk *w = malloc(sizeof *w);
+    if (!w)
+        return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+    for (uint32_t t = 0; t < nt; t++) {
+        uint8_t m = x->maybe[t] & (uint8_t)~x->psure[t];
+        if (!m)
+            continue;
+        size_t tl;
+        const uint8_t *tb = ltka_decoder_template(d, t, &tl);
+        size_t ne = template_elements(x, tb, tl);
+        if (ne == SIZE_MAX) {
+            free(w);
+            return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+        }
+        uint32_t count = ltka_decoder_template_lines(d, t);
+        for (int k = 0; k < g->pieces.n; k++) {
+            if (!(m >> k & 1))
+                continue;
+            w->kind = x->elem_kind;
+            w->byte = x->elem_byte;
+            w->slot = x->elem_slot;
+            w->nelem = ne;
+            w->piece = g->pieces.text[k];
+            w->plen = g->pieces.len[k];
+            w->fold = g->pieces.fold;
+            w->budget = ALIGN_BUDGET;
+            w->naligns = 0;
+            w->give_up = 0;
+            for (size_t e = 0; e < ne && !w->give_up; e++)
+                align_from(w, e, 0, 0);
+            if (w->give_up || w->naligns == 0)
+                continue; /* naligns 0: the marking was loose; the rebuild decides */
+            size_t add = 0;
+            for (int a = 0; a < w->naligns; a++)
+                add += (size_t)w->ntests[a];
+            if (x->ntests + add > x->tests_cap) {
+                size_t cap = (x->ntests + add) * 2 + 16;
+                ltka_num_test *nt2 = realloc(x->tests, cap * sizeof *nt2);
+                if (!nt2) {
+                    free(w);
+                    return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+                }
+                x->tests = nt2;
+                x->tests_cap = cap;
+            }
+            if (nalive + count > x->alive_cap) {
+                size_t cap = (nalive + count) * 2 + 4096;
+                uint8_t *al = realloc(x->alive, cap);
+                if (!al) {
+                    free(w);
+                    return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+                }
+                x->alive = al;
+                x->alive_cap = cap;
+            }
+            memset(x->alive + nalive, (1 << w->naligns) - 1, count);
+            x->alive_off[(size_t)t * MAX_PIECES + (size_t)k] = nalive;
+            x->tested[t] |= (uint8_t)(1u << k);
+            for (int a = 0; a < w->naligns; a++)
+                for (int q = 0; q < w->ntests[a]; q++) {
+                    ltka_num_test *tt = &x->tests[x->ntests++];
+                    *tt = w->tests[a][q];
+                    tt->tmpl = t;
+                    tt->bit = (uint8_t)(1u << a);
+                    tt->alive = (uint8_t *)(uintptr_t)nalive; /* an offset until alive stops moving */
+                }
+            nalive += count;
+            pairs++;
+        }
+    }
+    free(w);
+    if (x->ntests == 0)
+        return 0;
+    for (size_t q = 0; q < x->ntests; q++)
+        x->tests[q].alive = x->alive + (size_t)(uintptr_t)x->tests[q].alive;
+    qsort(x->tests, x->ntests, sizeof *x->tests, cmp_num_test);
+    int rc = ltka_decode_number_tests(d, x->tests, x->ntests, derr);
+    return rc != LOGTK_OK ? rc : pairs;
+}
+
+/*
  * Drops candidates that do not hold every piece, looking only at their
  * units that may hold one (each piece lies inside one unit): those units'
  * values are expanded and the units rebuilt, while the other parts (header
@@ -829,6 +1118,38 @@ static int prune_candidates(const logtk_grep *g, search_ctx *x, ltka_decoder *d,
     }
     if (nlook == 0)
         return LOGTK_OK;
+    /* number tests first: lines none of whose units can hold some piece go without a rebuild */
+    int pairs = number_filter(g, x, d, derr);
+    if (pairs < 0)
+        return pairs;
+    if (pairs > 0) {
+        const uint32_t *ranks = ltka_decoder_unit_ranks(d);
+        uint32_t keep = 0, j = 0, nlook2 = 0;
+        for (uint32_t c = 0; c < *ncand; c++) {
+            uint32_t i = x->cand[c];
+            if (j < nlook && x->look[j] == i) {
+                j++;
+                uint8_t possible = 0;
+                for (uint32_t p = 0; p < parts; p++) {
+                    size_t u = (size_t)p * nl + i;
+                    uint32_t t = tids[u];
+                    uint8_t m = x->maybe[t], tested = x->tested[t];
+                    for (int k = 0; tested; k++, tested >>= 1)
+                        if ((tested & 1) && x->alive[x->alive_off[(size_t)t * MAX_PIECES + (size_t)k] + ranks[u]] == 0)
+                            m &= (uint8_t)~(1u << k);
+                    possible |= m;
+                }
+                if ((possible & all) != all)
+                    continue; /* some piece fits no unit of this line */
+                x->look[nlook2++] = i;
+            }
+            x->cand[keep++] = i;
+        }
+        *ncand = keep;
+        nlook = nlook2;
+        if (nlook == 0)
+            return LOGTK_OK;
+    }
     int rc = ltka_decode_values_for_units(d, x->look, nlook, x->maybe, derr);
     if (rc != LOGTK_OK)
         return rc;
@@ -882,6 +1203,13 @@ static void ctx_free(search_ctx *x)
     free(x->psure);
     free(x->look);
     free(x->dclean);
+    free(x->tests);
+    free(x->alive);
+    free(x->alive_off);
+    free(x->tested);
+    free(x->elem_kind);
+    free(x->elem_byte);
+    free(x->elem_slot);
     if (x->cache_ready)
         logtk_hashtab_free(&x->cache);
     free(x->cache_val);

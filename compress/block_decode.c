@@ -27,6 +27,8 @@
  *    a marking template (a word at a time when few templates mark), and
  *    ltka_decode_index_lines derives the rank of each candidate unit from
  *    those counts.
+ *  - search's number tests (ltka_decode_number_tests) check the values of a
+ *    few columns against digits of the pattern without storing them.
  * Zero padding of constant and fixed-width columns is applied when a line is
  * printed, not stored per value.
  * Every count, length and index read from the payload is checked against the
@@ -1373,6 +1375,110 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
         (need_strs && sp != se))
         return BAD("column streams have unused bytes");
     return LOGTK_OK;
+}
+
+/* Nonzero when v passes test t (see ltka_num_test). */
+static inline int number_test_passes(const ltka_num_test *t, uint64_t v)
+{
+    if (t->kind == LTKA_TEST_EXACT)
+        return v == t->value;
+    if (t->kind == LTKA_TEST_SUFFIX)
+        return v % pow10_table[t->len] == t->value;
+    /* PREFIX: v's own digits (no zero padding: the prefix starts with 1-9) start with value's */
+    unsigned nd = 1;
+    while (nd < 20 && v >= pow10_table[nd])
+        nd++;
+    return nd >= t->len && v / pow10_table[nd - t->len] == t->value;
+}
+
+/*
+ * Walks the column codings and the numbers chunks the way parse_columns
+ * does, but only as far as the last tested template, decompressing only the
+ * chunks that hold tested columns and skipping every untested column by
+ * count; a tested column is summed (delta) or read value by value and each
+ * value checked on the spot.  Search runs this before expanding anything,
+ * so a parameter value (an IP, a block id) costs one pass over its
+ * column instead of rebuilding every line of its template.
+ */
+int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t ntests, logtk_errbuf *err)
+{
+    if (ntests == 0 || d->nchunks == 0)
+        return LOGTK_OK; /* no numbers stored: nothing to test (parse_columns judges the block) */
+    uint32_t last_t = tests[ntests - 1].tmpl;
+    if (last_t >= d->ntemplates)
+        return logtk_error_set(err, LOGTK_ERR_INVALID, "number test of a template out of range");
+    const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
+    const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
+    const uint8_t *nbase = (const uint8_t *)d->streams[LTKA_S_NUMS].data;
+    const uint8_t *np = NULL, *ne = NULL;
+    uint32_t chunk = 0;
+    int chunk_open = 0; /* np..ne is the current chunk, decompressed */
+    size_t ti_next = 0; /* next test */
+    for (uint32_t t = 0; t <= last_t; t++) {
+        const tmpl_info *ti = &d->tmpls[t];
+        while (chunk + 1 < d->nchunks && d->chunks[chunk + 1].first_template <= t) {
+            chunk++;
+            chunk_open = 0;
+        }
+        /* does this chunk hold a tested template from t on? */
+        if (!chunk_open && ti_next < ntests && tests[ti_next].tmpl >= t &&
+            (chunk + 1 >= d->nchunks || tests[ti_next].tmpl < d->chunks[chunk + 1].first_template)) {
+            ltka_chunk *ch = &d->chunks[chunk];
+            int rc = chunk_prefix(d, chunk, ch->raw_len, err);
+            if (rc != LOGTK_OK)
+                return rc;
+            np = nbase + ch->raw_off;
+            ne = np + ch->raw_len;
+            chunk_open = 1;
+        }
+        uint32_t n = ti->count;
+        for (uint32_t k = 0; k < ti->nnum; k++) {
+            if (mp >= me)
+                return BAD("template %u: missing column coding", t);
+            uint8_t meta = *mp++;
+            int delta = meta & 1, pad_mode = meta >> 1;
+            uint64_t arg;
+            if (pad_mode > 2 || (pad_mode < 2 && logtk_varint_get(&mp, me, &arg) != 0))
+                return BAD("template %u: bad column coding", t);
+            if (!chunk_open)
+                continue;
+            size_t t0 = ti_next;
+            while (ti_next < ntests && tests[ti_next].tmpl == t && tests[ti_next].slot == k)
+                ti_next++;
+            if (t0 == ti_next) {
+                if (skip_varints(&np, ne, n) != 0)
+                    return BAD("template %u: truncated numeric column", t);
+                continue;
+            }
+            uint64_t prev = 0;
+            for (uint32_t r = 0; r < n; r++) {
+                uint64_t v;
+                if (get_varint(&np, ne, &v) != 0)
+                    return BAD("template %u: truncated numeric column", t);
+                if (delta) {
+                    prev += (v >> 1) ^ (uint64_t)(-(int64_t)(v & 1));
+                    v = prev;
+                }
+                for (size_t q = t0; q < ti_next; q++)
+                    if (!number_test_passes(&tests[q], v))
+                        tests[q].alive[r] &= (uint8_t)~tests[q].bit;
+            }
+        }
+        /* tests of slots the template does not have (or out of order) are dropped */
+        while (ti_next < ntests && tests[ti_next].tmpl == t)
+            ti_next++;
+    }
+    return LOGTK_OK;
+}
+
+uint32_t ltka_decoder_template_lines(const ltka_decoder *d, uint32_t t)
+{
+    return d->tmpls[t].count;
+}
+
+const uint32_t *ltka_decoder_unit_ranks(const ltka_decoder *d)
+{
+    return d->line_rank;
 }
 
 int ltka_decode_templates(ltka_decoder *d, const uint8_t *payload, size_t len,

@@ -609,8 +609,85 @@ static void test_grep_sparse_columns(void)
     free(text.data);
 }
 
+/*
+ * Number tests (archive_search.c): a piece laid over a template's text and
+ * numeric variables tests the variables' columns straight from the numbers
+ * stream (exact, ends with, starts with) before any unit is rebuilt.  Lines
+ * with two addresses (two alignments), numbers with leading zeros of their
+ * own, negative numbers (a sign inside the piece), hex ids (string
+ * variables: no test), a delta-coded counter, and pieces that span template
+ * text and a variable, or lie inside one number.  Every search must equal
+ * the plain one, and the planted lines must be found.
+ */
+static void test_grep_number_tests(void)
+{
+    membuf text = {0};
+    char line[256];
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (int i = 0; i < 60000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        unsigned a = (unsigned)(x >> 8) % 256, b = (unsigned)(x >> 16) % 256, c = (unsigned)(x >> 24) % 256;
+        unsigned port = (unsigned)(x >> 32) % 65536;
+        long long id = (long long)(x >> 1) * ((x & 1) ? -1 : 1);
+        int n;
+        if (i % 4999 == 7) {
+            /* the planted values */
+            a = 251;
+            b = 43;
+            c = 115;
+            id = -4066411678297073316ll;
+            port = 50010;
+        }
+        if (i % 3 == 0)
+            n = snprintf(line, sizeof line, "081109 %06d %d INFO dfs.DataNode$DataXceiver: Receiving block blk_%lld src: /10.%u.%u.%u:%u dest: /10.%u.%u.%u:50010\n",
+                         (i * 7) % 240000, 13 + i % 40, id, a, b, c, port, b, a, c);
+        else if (i % 3 == 1)
+            n = snprintf(line, sizeof line, "081109 %06d %d WARN node-%03u.%02u counter=%d hex=%llx seq=%d/%05u\n",
+                         (i * 7) % 240000, 13 + i % 40, a, b % 20, 1000000 + i * 3, (unsigned long long)x,
+                         -(int)(c % 50), port % 1000);
+        else
+            n = snprintf(line, sizeof line, "081109 %06d %d INFO addr %u.%u.%u.%u:%u size %lld\n",
+                         (i * 7) % 240000, 13 + i % 40, 10u + a % 3, a, b, c, port, id);
+        mem_write(&text, line, (size_t)n);
+    }
+    membuf arc = {0};
+    CHECK(compress_mem(text.data, text.len, 1 << 20, "30000", NULL, NULL, &arc) == LOGTK_OK);
+    static const char *const pats[] = {
+        "10.251.43.115", "/10.251.43.115:", "251.43.11", "0.251.43", "blk_-4066411678297073316",
+        "-4066411678297073316 src", "blk_-40664116782970", "blk_4066411678297073316", "4066411678297073316",
+        "43.251.115:50010", ":50010 dest", "node-007.", "node-07.", "-00", "counter=1000003 ",
+        "counter=100000", "=1000", "seq=-4", "seq=-0", "/00", "/0042", "hex=ff", "hex=0",
+        ".115:5001", "size -4066", "size 4066", "11.251.", "12.251.43.115:50010 size",
+        "-1 ", "INFO addr 1", "13 INFO", "0.0"};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        check_grep(text.data, text.len, &arc, pats[i], LOGTK_GREP_FIXED);
+        check_grep(text.data, text.len, &arc, pats[i], LOGTK_GREP_FIXED | LOGTK_GREP_ICASE);
+    }
+    check_grep(text.data, text.len, &arc, "src: /10\\.251\\.43\\.115:[0-9]+ dest", 0);
+    check_grep(text.data, text.len, &arc, "blk_-4066411678297073316 ", 0);
+    check_grep(text.data, text.len, &arc, "node-00[0-9]\\.0", 0);
+    /* the planted lines are there to be found */
+    static const struct {
+        const char *pat;
+        uint64_t at_least;
+    } found[] = {{"10.251.43.115", 4}, {"blk_-4066411678297073316", 4}, {"43.251.115:50010", 4}, {"12.251.43.115:50010 size", 4}};
+    for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
+        membuf want = {0};
+        logtk_grep *g = NULL;
+        CHECK(logtk_grep_new(&g, found[i].pat, LOGTK_GREP_FIXED) == LOGTK_OK);
+        CHECK(reference_grep(text.data, text.len, g, &want) >= found[i].at_least);
+        logtk_grep_free(g);
+        free(want.data);
+    }
+    free(arc.data);
+    free(text.data);
+}
+
 int main(void)
 {
+    test_grep_number_tests();
     test_grep_sparse_columns();
     test_grep_rare_lines();
     test_hostile();
