@@ -38,6 +38,9 @@
 
 enum gt_kind { GT_ORIGINAL, GT_CORRECTED, GT_LOGHUB2 };
 static const char *const gt_names[] = {"original", "corrected", "loghub2"};
+/* The gt column with --no-preset, which marks that no preset helped. */
+static const char *const gt_names_no_preset[] = {"original/no-preset", "corrected/no-preset",
+                                                 "loghub2/no-preset"};
 
 /* A growable byte pool; strings are kept as offsets because the pool moves. */
 typedef struct byte_pool {
@@ -104,6 +107,7 @@ typedef struct bench_options {
     const char **inputs;     /* --input FILE... (speed mode) */
     size_t ninputs;
     int quiet;
+    int no_preset;           /* --no-preset: whole raw lines, no format, masks or parameters */
 } bench_options;
 
 static void bench_usage(FILE *out)
@@ -111,7 +115,7 @@ static void bench_usage(FILE *out)
     fprintf(out,
             "usage: logtk bench parse [--loghub DIR] [--parser NAME|all]\n"
             "                         [--gt original|corrected|loghub2] [--loghub2 DIR]\n"
-            "                         [--dataset A,B,...] [--repeat N] [--quiet]\n"
+            "                         [--dataset A,B,...] [--no-preset] [--repeat N] [--quiet]\n"
             "       logtk bench parse --input FILE [--input FILE...] (--dataset NAME | --format FMT)\n"
             "                         [--parser NAME] [--repeat N] [--quiet]\n"
             "       logtk bench compress ...   (see logtk bench compress --help)\n"
@@ -129,6 +133,9 @@ static void bench_usage(FILE *out)
             "  --loghub2 DIR     Loghub-2.0 folder (default $LOGTK_LOGHUB2)\n"
             "  --parser NAME     parser algorithm, or 'all' for every one (default: the default)\n"
             "  --dataset LIST    only these datasets, comma-separated, case-insensitive\n"
+            "  --no-preset       parse each whole raw line as content: no log format, masks or\n"
+            "                    parameters of the dataset (how a parser does on an unknown log);\n"
+            "                    the gt column then reads e.g. original/no-preset\n"
             "  --repeat N        parse each dataset N times with fresh state (default 1);\n"
             "                    lines_per_s = N * lines / seconds\n"
             "  --input FILE      speed only, no ground truth: parse FILE (repeatable) with the\n"
@@ -432,7 +439,7 @@ static int evaluate_and_print(const char *dataset, const char *parser_name,
     }
     uint64_t passes_lines = res->lines * o->repeat;
     printf("%s\t%s\t%s\t%llu\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.0f\n", dataset, parser_name,
-           gt_names[o->gt], (unsigned long long)res->lines, m.ga, m.pa, m.fga, m.fta,
+           (o->no_preset ? gt_names_no_preset : gt_names)[o->gt], (unsigned long long)res->lines, m.ga, m.pa, m.fga, m.fta,
            res->seconds, res->seconds > 0 ? (double)passes_lines / res->seconds : 0.0);
     fflush(stdout);
     totals->datasets++;
@@ -474,7 +481,7 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
         goto done;
     int rc = logtk_format_new(&format);
     if (rc == LOGTK_OK)
-        rc = logtk_format_compile(format, logtk_dataset_format(preset));
+        rc = logtk_format_compile(format, o->no_preset ? "<Content>" : logtk_dataset_format(preset));
     if (rc != LOGTK_OK) {
         cli_error(SUB, "%s format: %s", name,
                   format ? logtk_format_errmsg(format) : logtk_strerror(rc));
@@ -484,8 +491,8 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
     run_result res;
     char *paths[1] = {log_path};
     snprintf(label, sizeof label, "%s %s", name, algorithm ? algorithm : "");
-    ex = timed_parse(algorithm, preset, format, paths, 1, o->repeat, o->quiet, 0, label, &res,
-                     &parser);
+    ex = timed_parse(algorithm, o->no_preset ? NULL : preset, format, paths, 1, o->repeat, o->quiet,
+                     0, label, &res, &parser);
     if (ex != EXIT_OK)
         goto done;
     if (res.lines != gt.rows.len) {
@@ -513,7 +520,7 @@ static void print_mean(const char *parser_name, const bench_options *o, const be
         return;
     double k = (double)t->datasets;
     printf("mean\t%s\t%s\t%llu\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.0f\n", parser_name,
-           gt_names[o->gt], (unsigned long long)t->lines, t->ga / k, t->pa / k, t->fga / k,
+           (o->no_preset ? gt_names_no_preset : gt_names)[o->gt], (unsigned long long)t->lines, t->ga / k, t->pa / k, t->fga / k,
            t->fta / k, t->seconds,
            t->seconds > 0 ? (double)t->passes_lines / t->seconds : 0.0);
     fflush(stdout);
@@ -619,6 +626,7 @@ static int cmd_bench_parse(int argc, char **argv)
         {"input", required_argument, NULL, 'i'},
         {"format", required_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
+        {"no-preset", no_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -646,6 +654,7 @@ static int cmd_bench_parse(int argc, char **argv)
         case 'd': o.datasets = optarg; break;
         case 'f': o.format = optarg; break;
         case 'q': o.quiet = 1; break;
+        case 'N': o.no_preset = 1; break;
         case 'i': inputs[o.ninputs++] = optarg; break;
         case 'g':
             if (strcmp(optarg, "original") == 0)
@@ -699,6 +708,10 @@ static int cmd_bench_parse(int argc, char **argv)
         }
         if (o.datasets && o.format) {
             ex = cli_usage_error(SUB, "give --dataset or --format, not both");
+            goto done;
+        }
+        if (o.no_preset) {
+            ex = cli_usage_error(SUB, "--no-preset applies to the accuracy runs, not --input");
             goto done;
         }
         ex = bench_speed(&o);
