@@ -21,6 +21,13 @@
  * Streams of the same kind (all numbers, all strings, ...) are concatenated
  * and each compressed as one zstd frame, so the entropy coder sees
  * homogeneous data and the block pays the frame overhead only seven times.
+ * The numbers stream is the exception: it is cut into chunks of whole
+ * templates compressed alone, so that search decompresses only the chunks
+ * of candidate lines; a template with more than TEMPLATE_GROUP_UNITS lines
+ * is written as groups of lines (repeated templates), and a large template
+ * or group has a chunk of its own, so a rare line's header values come from
+ * a small chunk.  (scale2m: archive 0.46% smaller, logtk grep -T 1 -F
+ * MegaRAID 11% fewer instructions, an IP 9% fewer.)
  *
  * Speed (zstd takes only about a tenth of the time at low levels; the rest
  * is here and in line_split.c): each line is split once and its template cut
@@ -66,6 +73,8 @@ struct ltka_encoder {
     size_t tcap;
     uint32_t *tvars; /* variables of each template of the block being encoded */
     size_t tvars_cap;
+    uint32_t *group_key; /* per template written: the interned template it is a group of */
+    size_t group_key_cap;
     logtk_strbuf streams[LTKA_NSTREAMS];
     uint64_t *colbuf; /* values of the column being written */
     size_t colbuf_cap;
@@ -107,6 +116,7 @@ void ltka_encoder_free(ltka_encoder *e)
     free(e->tcount);
     free(e->tstart);
     free(e->tvars);
+    free(e->group_key);
     free(e->colbuf);
     free(e->padbuf);
     free(e->chunk_tmpl);
@@ -360,6 +370,28 @@ static size_t choose_header_parts(ltka_encoder *e, const char *text, size_t len)
 }
 
 /*
+ * A template with at least this many bytes of numbers gets a numbers chunk
+ * of its own (see encode_parts, step 4).
+ */
+#ifndef LARGE_TEMPLATE_NUM_BYTES
+#define LARGE_TEMPLATE_NUM_BYTES ((size_t)16 << 10)
+#endif
+
+/* Starts numbers chunk *nchunks at template t and stream offset off. */
+static int add_number_chunk(ltka_encoder *e, size_t *nchunks, uint32_t t, size_t off)
+{
+    if (logtk_array_reserve((void **)&e->chunk_tmpl, &e->chunk_cap, *nchunks + 1, sizeof *e->chunk_tmpl) != 0)
+        return -1;
+    size_t *co = realloc(e->chunk_off, e->chunk_cap * sizeof *co);
+    if (!co)
+        return -1;
+    e->chunk_off = co;
+    e->chunk_tmpl[*nchunks] = t;
+    e->chunk_off[(*nchunks)++] = off;
+    return 0;
+}
+
+/*
  * Writes the numbers stream as chunks compressed on their own (see
  * LTKA_S_NUMS): search then decompresses only the chunks holding the
  * templates of candidate lines.  The stream entry is stored (raw_len ==
@@ -407,6 +439,68 @@ static int put_chunked_numbers(ltka_encoder *e, size_t nchunks, int level, logtk
         logtk_strbuf_append(out, box->data, box->len) != 0)
         return -1;
     return 0;
+}
+
+/*
+ * A template with variables and more than this many units is written as
+ * groups of this many units (see split_large_templates).
+ */
+#ifndef TEMPLATE_GROUP_UNITS
+#define TEMPLATE_GROUP_UNITS 16384u
+#endif
+
+/*
+ * Splits every template with variables and more than TEMPLATE_GROUP_UNITS
+ * units into groups of that many units (in the order its columns are
+ * written: part by part, lines in order), each written as a template of its
+ * own with the same text.  Why: each group's numbers then make a chunk of
+ * their own (see step 4 of encode_parts), so rebuilding a few lines of a
+ * large template - the header part of rare lines - decompresses only their
+ * groups' numbers instead of all of the block's header values.  The
+ * decoder needs nothing new: a dictionary may repeat a template.  Ids are
+ * renumbered so that a template's groups follow each other; e->group_key
+ * gives each new id's interned template and e->tvars is rewritten for the
+ * new ids.  Returns the number of templates to write, 0 when out of memory.
+ */
+static uint32_t split_large_templates(ltka_encoder *e, size_t nlines, size_t nparts, uint32_t ninterned)
+{
+    if (logtk_array_reserve((void **)&e->tcount, &e->tcap, (size_t)ninterned + 1, sizeof *e->tcount) != 0)
+        return 0;
+    uint32_t *tst = realloc(e->tstart, e->tcap * sizeof *tst);
+    if (!tst)
+        return 0;
+    e->tstart = tst;
+    memset(e->tcount, 0, ((size_t)ninterned + 1) * sizeof *e->tcount);
+    size_t nunits = nlines * nparts;
+    for (size_t u = 0; u < nunits; u++)
+        e->tcount[e->line_tid[u]]++;
+    uint32_t total = 0; /* templates to write; tstart[t]: the first id of t's groups */
+    for (uint32_t t = 0; t < ninterned; t++) {
+        e->tstart[t] = total;
+        uint32_t n = e->tcount[t];
+        total += e->tvars[t] > 0 && n > TEMPLATE_GROUP_UNITS ? (n + TEMPLATE_GROUP_UNITS - 1) / TEMPLATE_GROUP_UNITS : 1;
+    }
+    e->tstart[ninterned] = total;
+    if (logtk_array_reserve((void **)&e->group_key, &e->group_key_cap, total, sizeof *e->group_key) != 0 ||
+        logtk_array_reserve((void **)&e->tvars, &e->tvars_cap, total, sizeof *e->tvars) != 0)
+        return 0;
+    /* new ids only grow (tstart[t] >= t): fill from the last template down */
+    for (uint32_t t = ninterned; t-- > 0;)
+        for (uint32_t id = e->tstart[t + 1]; id-- > e->tstart[t];) {
+            e->group_key[id] = t;
+            e->tvars[id] = e->tvars[t];
+        }
+    if (total == ninterned)
+        return total;
+    memset(e->tcount, 0, ((size_t)ninterned + 1) * sizeof *e->tcount);
+    for (size_t p = 0; p < nparts; p++)
+        for (size_t i = 0; i < nlines; i++) {
+            uint32_t *tid = &e->line_tid[i * nparts + p];
+            uint32_t t = *tid;
+            int split = e->tstart[t + 1] - e->tstart[t] > 1;
+            *tid = e->tstart[t] + (split ? e->tcount[t]++ / TEMPLATE_GROUP_UNITS : 0);
+        }
+    return total;
 }
 
 /* Encodes with a given number of parts per line and zstd level. */
@@ -541,6 +635,9 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
         nlines++;
         pos = nl ? end + 1 : len;
     }
+    uint32_t ntemplates = split_large_templates(e, nlines, nparts, (uint32_t)templates.count);
+    if (ntemplates == 0 && templates.count > 0)
+        goto done;
     /*
      * Template ids part by part, each part's ids as one run of fixed-width
      * little-endian integers (1, 2 or 4 bytes, the width byte first): zstd
@@ -573,13 +670,12 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
     }
 
     /* 2. template dictionary */
-    uint32_t ntemplates = (uint32_t)templates.count;
     logtk_strbuf *ts = &e->streams[LTKA_S_TEMPLATES];
     if (logtk_strbuf_put_varint(ts, ntemplates) != 0)
         goto done;
     for (uint32_t t = 0; t < ntemplates; t++) {
         size_t tl;
-        const char *tk = logtk_hashtab_key(&templates, t, &tl);
+        const char *tk = logtk_hashtab_key(&templates, e->group_key[t], &tl);
         if (logtk_strbuf_put_varint(ts, tl) != 0 || logtk_strbuf_append(ts, tk, tl) != 0)
             goto done;
     }
@@ -613,24 +709,26 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
             }
     }
 
-    /* 4. columns; the numbers are cut into chunks at template boundaries */
+    /*
+     * 4. columns; the numbers are cut into chunks at template boundaries:
+     * a new chunk starts once the current one reached LTKA_NUM_CHUNK_BYTES,
+     * and a large template (LARGE_TEMPLATE_NUM_BYTES of numbers or more)
+     * gets a chunk of its own, so that a search for a rare template's lines
+     * does not decompress a large neighbour's numbers with them.
+     */
     size_t nchunks = 0, chunk_start = 0;
+    int after_large = 0; /* the previous template had a chunk of its own */
     for (uint32_t t = 0; t < ntemplates; t++) {
         size_t tl;
-        const char *tk = logtk_hashtab_key(&templates, t, &tl);
+        const char *tk = logtk_hashtab_key(&templates, e->group_key[t], &tl);
         size_t s = 0;
         size_t nums_len = e->streams[LTKA_S_NUMS].len;
-        if (t == 0 || nums_len - chunk_start >= LTKA_NUM_CHUNK_BYTES) {
-            if (logtk_array_reserve((void **)&e->chunk_tmpl, &e->chunk_cap, nchunks + 1, sizeof *e->chunk_tmpl) != 0)
+        if (t == 0 || after_large || nums_len - chunk_start >= LTKA_NUM_CHUNK_BYTES) {
+            if (add_number_chunk(e, &nchunks, t, nums_len) != 0)
                 goto done;
-            size_t *co = realloc(e->chunk_off, e->chunk_cap * sizeof *co);
-            if (!co)
-                goto done;
-            e->chunk_off = co;
-            e->chunk_tmpl[nchunks] = t;
-            e->chunk_off[nchunks++] = nums_len;
             chunk_start = nums_len;
         }
+        after_large = 0;
         /*
          * Gather the template's variables column by column first: a line's
          * variables lie side by side, so each line is visited once instead
@@ -665,6 +763,15 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
                     goto done;
                 s++;
             }
+        }
+        if (e->streams[LTKA_S_NUMS].len - nums_len >= LARGE_TEMPLATE_NUM_BYTES) {
+            /* a chunk of its own: cut in front of it unless it starts one */
+            if (chunk_start < nums_len) {
+                if (add_number_chunk(e, &nchunks, t, nums_len) != 0)
+                    goto done;
+                chunk_start = nums_len;
+            }
+            after_large = 1;
         }
     }
 

@@ -500,6 +500,61 @@ static void test_writer_options(void)
  * values depend on the right ranks, and rare lines before, at and after
  * checkpoint boundaries; every search must equal the plain one.
  */
+/* Templates of the first block of an archive in memory (0 on error). */
+static uint32_t first_block_templates(const membuf *arc)
+{
+    logtk_archive_reader *r = NULL;
+    logtk_archive_block b;
+    uint32_t n = 0;
+    if (logtk_archive_reader_new(&r) == LOGTK_OK &&
+        logtk_archive_reader_open_memory(r, arc->data, arc->len, "mem") == LOGTK_OK &&
+        logtk_archive_reader_next(r, &b) == LOGTK_OK)
+        n = b.templates;
+    logtk_archive_reader_free(r);
+    return n;
+}
+
+/*
+ * A template with more than 16384 lines in a block is written as groups of
+ * its lines, each a template (and numbers chunk) of its own, so that a rare
+ * line's values come from a small chunk.  The same lines, 40000 instead of
+ * 16000 of them, must give at least two more templates in the block, round
+ * trip exactly, and search (rare lines in every group, numbers of the big
+ * template) must equal the plain search.
+ */
+static void test_grep_template_groups(void)
+{
+    membuf small = {0}, big = {0};
+    char line[160];
+    for (int i = 0; i < 40000; i++) {
+        int n;
+        if (i % 9001 == 17)
+            n = snprintf(line, sizeof line, "%d raremark disk %d failed at %d\n", 1000 + i, i % 13, i * 3);
+        else
+            n = snprintf(line, sizeof line, "%d job %d took %dms from 10.%d.%d.%d\n", 1000 + i, i,
+                         (i * 31) % 1000, i % 256, (i / 7) % 256, (i * 13) % 256);
+        mem_write(&big, line, (size_t)n);
+        if (i < 16000)
+            mem_write(&small, line, (size_t)n);
+    }
+    membuf arc_small = {0}, arc_big = {0};
+    CHECK(compress_mem(small.data, small.len, 1 << 16, "50000", NULL, NULL, &arc_small) == LOGTK_OK);
+    CHECK(compress_mem(big.data, big.len, 1 << 16, "50000", NULL, NULL, &arc_big) == LOGTK_OK);
+    uint32_t t_small = first_block_templates(&arc_small), t_big = first_block_templates(&arc_big);
+    CHECK(t_small > 0 && t_big >= t_small + 2);
+    CHECK(roundtrip(big.data, big.len, 1 << 16, "50000", NULL));
+    CHECK(roundtrip(big.data, big.len, 1 << 16, "50000", "2"));
+    static const char *const pats[] = {"raremark", "failed at 108", "job 39999 ", "10.3.2", "took 5ms",
+                                       "37018 raremark"};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++)
+        check_grep(big.data, big.len, &arc_big, pats[i], LOGTK_GREP_FIXED);
+    check_grep(big.data, big.len, &arc_big, "job 2[0-9]{4} took", 0);
+    free(arc_small.data);
+    free(arc_big.data);
+    free(small.data);
+    free(big.data);
+}
+
 static void test_grep_rare_lines(void)
 {
     membuf text = {0};
@@ -690,6 +745,7 @@ int main(void)
     test_grep_number_tests();
     test_grep_sparse_columns();
     test_grep_rare_lines();
+    test_grep_template_groups();
     test_hostile();
     test_damage();
     test_writer_options();
