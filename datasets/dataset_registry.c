@@ -499,6 +499,17 @@ typedef struct param_binding {
     size_t offset;    /* offsetof the const char * field in logtk_dataset */
 } param_binding;
 
+/*
+ * Parameters a preset sets for every dataset with a log format: the format
+ * already cuts the header off, so fuse's own header detection (parser_fuse.c,
+ * "header=auto", for raw lines) would only risk cutting message words.
+ */
+static const struct {
+    const char *algorithm, *name, *value;
+} format_cut_params[] = {
+    {"fuse", "header", "none"},
+};
+
 static const param_binding bindings[] = {
     {"drain", "st", offsetof(logtk_dataset, drain_st)},
     {"drain", "depth", offsetof(logtk_dataset, drain_depth)},
@@ -596,6 +607,15 @@ int dataset_param_at(const logtk_dataset *d, const char *algorithm, size_t i, co
         if (i-- == 0) {
             *name = bindings[b].name;
             *value = v;
+            return 1;
+        }
+    }
+    for (size_t f = 0; f < sizeof format_cut_params / sizeof format_cut_params[0]; f++) {
+        if (strcasecmp(format_cut_params[f].algorithm, algorithm) != 0 || !d->format)
+            continue;
+        if (i-- == 0) {
+            *name = format_cut_params[f].name;
+            *value = format_cut_params[f].value;
             return 1;
         }
     }

@@ -222,6 +222,7 @@ typedef struct fuse_pool {
 typedef struct fuse_state {
     long threshold;
     long max_entries;
+    int header_auto; /* "header=auto": find and wildcard the line's header (header_length) */
 
     logtk_u64map exact;  /* sequence hash -> template id */
     logtk_u64map groups; /* sibling key -> index into group_list */
@@ -930,6 +931,291 @@ static int wildform_hash(logtk_strbuf *scratch, const char *s, size_t n, size_t 
     return 0;
 }
 
+/* ------------------------------------------------------------ line header */
+
+/*
+ * Level words of every common logger, in any case ("INFO", "Info",
+ * "notice", "WARNING"), and the one-letter levels of Android's logcat
+ * ("D", "I", "W", "E", "V", "F"), upper case only: a lone lower-case letter
+ * is a word.  A level in brackets ("[notice]") counts too.
+ */
+static int is_level_word(const char *s, size_t n)
+{
+    if (n >= 3 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '<' && s[n - 1] == '>'))) {
+        s++;
+        n -= 2;
+    }
+    if (n == 1)
+        return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
+               s[0] == 'F';
+    static const char *const levels[] = {"trace", "debug", "info",  "notice", "warn",
+                                         "warning", "error", "fatal", "critical", "severe",
+                                         "crit", "err", "emerg", "alert", NULL};
+    if (n < 3 || n > 8)
+        return 0;
+    char lower[8];
+    for (size_t i = 0; i < n; i++) {
+        if (!is_letter(s[i]))
+            return 0;
+        lower[i] = (char)(s[i] | 0x20);
+    }
+    for (size_t w = 0; levels[w]; w++)
+        if (strlen(levels[w]) == n && memcmp(levels[w], lower, n) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * A date or a time, by the lengths of its digit groups: "hh:mm[:ss]" with
+ * an optional fraction ("16:49:06", "18:01:47,978", "09:00:55.123"), a
+ * date of a 2- or 4-digit group then one or two 1-2 digit groups joined by
+ * '-' or '/' ("2015-10-18", "03-17", "17/06/09"), whatever time follows
+ * ("2005-06-03-15.42.50.675872"), or a four-digit year with dots
+ * ("2005.11.09"); one trailing ',' allowed.  Addresses ("10.0.0.1:80"),
+ * versions ("1.2.3") and ratios ("1/2") do not have these shapes.  Every
+ * header this rule looks for holds one, and a message practically never
+ * starts with one, so it is what makes a prefix a header.
+ */
+static int is_date_or_time(const char *s, size_t n)
+{
+    if (n && s[n - 1] == ',')
+        n--;
+    size_t len[4], ngroups = 0, i = 0;
+    char sep[4];
+    while (ngroups < 4) {
+        size_t start = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == start)
+            return 0;
+        len[ngroups] = i - start;
+        sep[ngroups] = i < n ? s[i] : 0;
+        ngroups++;
+        if (i == n || ngroups == 4)
+            break;
+        i++; /* the separator */
+    }
+    if (ngroups < 2)
+        return 0;
+    if (sep[0] == ':') { /* a time: every group after the first two digits, a fraction last */
+        if (len[0] > 2 || len[1] != 2)
+            return 0;
+        for (size_t g = 1; g + 1 < ngroups; g++)
+            if (sep[g] != ':' && sep[g] != '.' && sep[g] != ',')
+                return 0;
+        return i == n || sep[ngroups - 1] == 0;
+    }
+    if (sep[0] == '-' || sep[0] == '/') /* a date; a time may follow */
+        return (len[0] == 2 || len[0] == 4) && len[1] <= 2 &&
+               (ngroups == 2 ? i == n : (sep[1] == sep[0] && len[2] <= 2));
+    if (sep[0] == '.') /* a year with dots */
+        return len[0] == 4 && ngroups >= 3 && len[1] == 2 && sep[1] == '.' && len[2] == 2;
+    return 0;
+}
+
+/* A month or weekday name, any case ("Jul", "SUN"). */
+static int is_calendar_any_case(const char *s, size_t n)
+{
+    if (n != 3 || !is_letter(s[0]))
+        return 0;
+    char w[3] = {(char)(s[0] & ~0x20), (char)(s[1] | 0x20), (char)(s[2] | 0x20)};
+    return is_calendar_word(w, 3);
+}
+
+/* Letters, digits and ". - _ / @" only (a host, a node, a file name). */
+static int is_name_chars(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_alnum_byte(s[i]) && s[i] != '.' && s[i] != '-' && s[i] != '_' && s[i] != '/' &&
+            s[i] != '@')
+            return 0;
+    return n > 0;
+}
+
+/*
+ * The component closing a header: a name and a colon, the name optionally
+ * followed by bracketed parts ("sshd:", "kernel[0]:", "sshd(pam_unix)[42]:",
+ * "org.apache.Foo$Bar:", "com.apple.CDScheduler[43]:").  It starts with a
+ * letter; "::" and "name:value" are not components.
+ */
+static int is_component(const char *s, size_t n)
+{
+    if (n < 2 || s[n - 1] != ':' || s[n - 2] == ':' || !is_letter(s[0]))
+        return 0;
+    n--;
+    size_t i = 0;
+    while (i < n && (is_alnum_byte(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_' ||
+                     s[i] == '$' || s[i] == '/'))
+        i++;
+    while (i < n && (s[i] == '(' || s[i] == '[')) {
+        char close = s[i] == '(' ? ')' : ']';
+        i++;
+        while (i < n && s[i] != close && s[i] != ' ')
+            i++;
+        if (i == n)
+            return 0;
+        i++;
+    }
+    return i == n;
+}
+
+/*
+ * A dotted component name without a colon ("nova.osapi_compute.wsgi.server"):
+ * letters, digits and '_' in three or more dot-separated parts, a letter
+ * first.  Only taken right after a level word.
+ */
+static int is_dotted_component(const char *s, size_t n)
+{
+    if (!n || !is_letter(s[0]) || s[n - 1] == '.')
+        return 0;
+    size_t dots = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '.') {
+            if (s[i - 1] == '.')
+                return 0;
+            dots++;
+        } else if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '$') {
+            return 0;
+        }
+    }
+    return dots >= 2;
+}
+
+/* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
+static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
+{
+    if (t[from].ptr[0] != '[')
+        return 0;
+    *dated = 0;
+    for (size_t k = from; k < n && k < from + 8; k++) {
+        const char *s = t[k].ptr;
+        size_t len = t[k].len;
+        if (k == from)
+            s++, len--;
+        int closes = len > 0 && s[len - 1] == ']';
+        if (closes)
+            len--;
+        if (is_date_or_time(s, len))
+            *dated = 1;
+        if (closes)
+            return k - from + 1;
+    }
+    return 0;
+}
+
+/*
+ * The number of leading tokens that are the line's header rather than its
+ * message, 0 when there is none (see the top comment, "Line header").
+ * A header is a run of header words - dates and times, numbers and ids
+ * (tokens with a digit), month and day names, a lone "-", bracketed spans
+ * with a date in them, and at most one plain word (the host) - holding at
+ * least one date or time, and ending
+ *   - in a component "name:" ("Jun 14 15:16:01 combo sshd[42]:"), or
+ *   - in a level word, itself followed by what loggers print after a
+ *     level: bracketed spans ("[main]", "[req-1 - - -]"), a component
+ *     ("name:" or a dotted name) and a "-" ("INFO [main] org.Foo: ..."), or
+ *   - in a "-" after the date, unless a level follows it ("12:01:02 - msg"), or
+ *   - in a date or a bracketed date span followed by anything else: the
+ *     last header word, or the "-" one or two words later that separates
+ *     a program name from the message ("[10.30 16:49:06] chrome.exe - ...").
+ */
+static size_t header_length(const logtk_slice *t, size_t n)
+{
+    size_t i = 0, end = 0, limit = n < 24 ? n : 24;
+    int dated = 0, hosts = 0;
+    if (n < 2)
+        return 0;
+    while (i < limit) {
+        const char *s = t[i].ptr;
+        size_t len = t[i].len;
+        int span_dated = 0;
+        size_t span;
+        if (is_level_word(s, len)) {
+            if (!dated)
+                return 0;
+            i++;
+            end = i;
+            /* what follows a level: spans, a component, a "-" */
+            int component = 0;
+            while (i < limit) {
+                s = t[i].ptr;
+                len = t[i].len;
+                if ((span = bracket_span(t, i, limit, &span_dated)) != 0) {
+                    i += span;
+                    end = i;
+                } else if (!component && (is_component(s, len) || is_dotted_component(s, len))) {
+                    component = 1;
+                    i++;
+                    end = i;
+                } else if (len == 1 && s[0] == '-') {
+                    i++;
+                    end = i;
+                    break;
+                } else {
+                    break;
+                }
+            }
+            return end < n ? end : 0;
+        }
+        if (is_component(s, len)) {
+            if (!dated)
+                return 0;
+            i++;
+            if (i < n && t[i].len == 1 && t[i].ptr[0] == '-')
+                i++;
+            return i < n ? i : 0;
+        }
+        if ((span = bracket_span(t, i, limit, &span_dated)) != 0 && span_dated) {
+            dated = 1;
+            i += span;
+            end = i;
+            continue;
+        }
+        if (is_date_or_time(s, len)) {
+            dated = 1;
+            end = ++i;
+            continue;
+        }
+        if (len == 1 && s[0] == '-') {
+            end = ++i;
+            /* after the date a "-" separates the header from what follows, unless a level does */
+            if (dated && !(i < limit && is_level_word(t[i].ptr, t[i].len)))
+                return end < n ? end : 0;
+            continue;
+        }
+        if (is_calendar_any_case(s, len)) {
+            end = ++i;
+            continue;
+        }
+        int digit = 0, value_chars = 1;
+        for (size_t k = 0; k < len; k++) {
+            digit |= s[k] >= '0' && s[k] <= '9';
+            value_chars &= is_alnum_byte(s[k]) || s[k] == '.' || s[k] == '-' || s[k] == '_' ||
+                           s[k] == '/' || s[k] == '@' || s[k] == ':' || s[k] == ',' || s[k] == '+';
+        }
+        if (digit && value_chars) {
+            end = ++i; /* a number, an id, a node or file name with a number */
+            continue;
+        }
+        /* a host: header only when a component or a level follows it */
+        if (!hosts && is_name_chars(s, len) && i + 1 < limit &&
+            (is_component(t[i + 1].ptr, t[i + 1].len) ||
+             is_level_word(t[i + 1].ptr, t[i + 1].len))) {
+            hosts = 1;
+            i++;
+            continue;
+        }
+        break;
+    }
+    if (!dated)
+        return 0;
+    /* a lone "-" one or two words on separates a program name from the message */
+    for (size_t k = end; k < end + 3 && k + 1 < n; k++)
+        if (t[k].len == 1 && t[k].ptr[0] == '-')
+            return k + 1;
+    return end < n ? end : 0;
+}
+
 /* ------------------------------------------------------------ life cycle */
 
 static int fuse_init(logtk_parser *p, void *state)
@@ -937,6 +1223,7 @@ static int fuse_init(logtk_parser *p, void *state)
     fuse_state *st = state;
     st->threshold = 4; /* measured best of 2..8 as one global value on Loghub-2k */
     st->max_entries = 4L << 20;
+    st->header_auto = 1;
     static const char wild_dots[] = "<*>...";
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LOGTK_WILDCARD_LEN + d);
@@ -978,6 +1265,13 @@ static int fuse_set_param(logtk_parser *p, void *state, const char *name, const 
         return logtk_param_int(p, name, value, 2, 8, &st->threshold);
     if (strcmp(name, "max_entries") == 0)
         return logtk_param_int(p, name, value, 1024, 1L << 30, &st->max_entries);
+    if (strcmp(name, "header") == 0) {
+        if (strcmp(value, "auto") != 0 && strcmp(value, "none") != 0)
+            return logtk_parser_error(p, LOGTK_ERR_INVALID,
+                                      "header: expected auto or none, got '%s'", value);
+        st->header_auto = strcmp(value, "auto") == 0;
+        return LOGTK_OK;
+    }
     return LOGTK_ERR_NOT_FOUND;
 }
 
@@ -1279,13 +1573,13 @@ static uint64_t pool_key(uint64_t prefix, size_t pos, size_t n)
 
 /*
  * Links new group g (its position set) to the pool of the words before its
- * slot, creating the pool.  The first word has no pool: it is the event,
- * and every line shares its empty prefix.  0, or -1 on no memory.
+ * slot, creating the pool.  The first word (after the header) has no pool:
+ * it is the event, and every line shares its empty prefix.  0, or -1 on no memory.
  */
-static int join_pool(fuse_state *st, uint32_t g, uint64_t prefix, size_t n)
+static int join_pool(fuse_state *st, uint32_t g, uint64_t prefix, size_t n, size_t first_word)
 {
     fuse_group *grp = &st->group_list[g];
-    if (grp->position == 0)
+    if (grp->position <= first_word)
         return 0;
     uint64_t key = pool_key(prefix, grp->position, n);
     uint32_t k = map_get(&st->pools, key);
@@ -1383,14 +1677,31 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     if (grow_scratch(st, n + 1) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
+    /*
+     * 0. the line's header (header_length) is one "<*>", however many tokens
+     * it spans: the line is seen from its last header token on, and that
+     * token (position 0, hdr = 1) is never read, only hashed as "<*>".
+     */
+    const logtk_slice *in = line->tokens;
+    size_t hdr = st->header_auto ? header_length(in, n) : 0;
+    if (hdr) {
+        in += hdr - 1;
+        n -= hdr - 1;
+        hdr = 1;
+    }
+
     /* 1. hash every token's masked form, most straight from their bytes */
     const char *limit = line->masked.ptr + line->masked.len;
     const uint64_t wild_h = st->wild_dots[0];
     uint64_t seq = 0, seq_before_run = 0;
     size_t kept = 0, asides = 0; /* tokens hashed; quantity asides left out, bounds joined */
     size_t run_from = SIZE_MAX;  /* first of the trailing whole-token variables */
-    for (size_t i = 0; i < n; i++) {
-        const logtk_slice *t = &line->tokens[i];
+    for (size_t i = 0; i < hdr; i++)
+        seq += salted(wild_h, kept++);
+    if (hdr)
+        run_from = 0;
+    for (size_t i = hdr; i < n; i++) {
+        const logtk_slice *t = &in[i];
         uint64_t h;
         if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h)) {
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
@@ -1433,11 +1744,15 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     }
 
     /* the line's tokens without its quantity asides, bounds joined (rare: most lines have none) */
-    const logtk_slice *toks = line->tokens;
+    const logtk_slice *toks = in;
     if (asides) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
-            const logtk_slice *t = &line->tokens[i];
+            if (i < hdr) {
+                st->kept[k++] = in[i];
+                continue;
+            }
+            const logtk_slice *t = &in[i];
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
                 is_quantity_aside(t, &t[1])) {
                 i++;
@@ -1463,7 +1778,11 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     char *base = st->norm.data, *o = base;
     for (size_t i = 0; i < n; i++) {
-        size_t len = mask_token(toks[i].ptr, toks[i].len, o);
+        size_t len = LOGTK_WILDCARD_LEN;
+        if (i < hdr)
+            memcpy(o, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+        else
+            len = mask_token(toks[i].ptr, toks[i].len, o);
         st->tok_off[i] = (size_t)(o - base);
         st->tok_len[i] = len;
         st->tok_hash[i] = hash_padded(o, len);
@@ -1574,8 +1893,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
         int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
                       only_variables(st->norm.data + st->tok_off[i], st->tok_len[i]);
-        if (constants - !st->tok_wild[i] < 1)
-            continue; /* no other constant: nothing anchors the group */
+        if (i < hdr || constants - !st->tok_wild[i] < 1)
+            continue; /* the header, or no other constant: nothing anchors the group */
         uint64_t key = sibling_key(seq, n, st->tok_hash, st->wf_hash, i);
         uint32_t g = map_get(&st->groups, key);
         if (g == FUSE_NO_ID) {
@@ -1594,7 +1913,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             st->group_list[g].position = (uint32_t)i;
             st->group_list[g].pool = FUSE_NO_ID;
             st->group_list[g].next_in_pool = FUSE_NO_ID;
-            if (logtk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n) != 0)
+            if (logtk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n, hdr) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
         fuse_group *grp = &st->group_list[g];
@@ -1652,7 +1971,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
          * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
          */
         int rc = LOGTK_OK;
-        if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i > 0 || !grp->plain_word) && grp->non_participle) ||
+        if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_participle) ||
             (grp->varform_seen && grp->value_like) || shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
             ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))

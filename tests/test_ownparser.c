@@ -780,6 +780,87 @@ static void test_fuse_round4(void)
     logtk_parser_free(resumed);
 }
 
+/* A line's header (time, level, host, component) is one "<*>" when no format cut it off. */
+static void test_fuse_header(void)
+{
+    /* the weekday, the level and the host vary; the message decides the template */
+    static const char *const apache[] = {
+        "[Sun Dec 04 04:47:44 2005] [notice] workerEnv.init() ok /etc/httpd/conf/w.properties",
+        "[Mon Dec 05 07:57:02 2005] [error] workerEnv.init() ok /etc/httpd/conf/w.properties",
+        "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: check pass; user unknown",
+        "Jul  1 09:00:55 calvisitor-10-105 su(pam_unix)[1]: check pass; user unknown",
+        "2015-10-18 18:01:47,978 INFO [main] org.apache.Foo: Created MRAppMaster",
+        "2015-10-18 18:01:48,963 WARN [IPC Server handler 14] org.apache.Foo: Created MRAppMaster",
+        "[10.30 16:49:06] chrome.exe - proxy.example.org:5070 close",
+        "[07.26 13:30:34] chrome.exe *64 - www.example.com:80 close",
+        "2015-07-29 17:41:44,747 - INFO  [QuorumPeer[myid=1]/0:2181:Leader@774] - Notification time out",
+        "03-17 16:13:38.811  1702  2395 D WindowManager: Notification time out",
+    };
+    logtk_parser *p = run("fuse", apache, 10, NULL, NULL);
+    logtk_slice t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "<*> workerEnv.init() ok <*>");
+    CHECK(same_text(p, 0, 1));
+    t = text_of(p, 2);
+    CHECK_BYTES(t.ptr, t.len, "<*> check pass; user unknown");
+    CHECK(same_text(p, 2, 3));
+    /* spans of any number of tokens are one header */
+    t = text_of(p, 4);
+    CHECK_BYTES(t.ptr, t.len, "<*> Created MRAppMaster");
+    CHECK(same_text(p, 4, 5));
+    /* a "-" after the date closes the header: the program name is part of it */
+    t = text_of(p, 6);
+    CHECK_BYTES(t.ptr, t.len, "<*> <*>:<*> close");
+    CHECK(same_text(p, 6, 7));
+    /* "- LEVEL [thread] -" and logcat's "pid tid D Tag:" */
+    t = text_of(p, 8);
+    CHECK_BYTES(t.ptr, t.len, "<*> Notification time out");
+    CHECK(same_text(p, 8, 9));
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_feed(p, apache[5], strlen(apache[5]), &ev), LOGTK_OK);
+    CHECK(ev.nparams >= 1);
+    if (ev.nparams >= 1)
+        CHECK_BYTES(ev.params[0].ptr, ev.params[0].len,
+                    "2015-10-18 18:01:48,963 WARN [IPC Server handler 14] org.apache.Foo:");
+    logtk_parser_free(p);
+
+    /* header=none: the whole line is the message, the weekday a first word */
+    p = run("fuse", apache, 2, "header", "none");
+    CHECK(!same_text(p, 0, 1));
+    logtk_parser_free(p);
+    p = NULL;
+    CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_param(p, "header", "sometimes"), LOGTK_ERR_INVALID);
+    logtk_parser_free(p);
+
+    /* messages are not cut: no date or time, or an address rather than a time */
+    static const char *const messages[] = {
+        "Received block blk_1 of size 67108864 from /10.0.0.1",
+        "182.254.114.110:80 open through proxy proxy.example.org:5070 HTTPS",
+        "Starting MDS: done",
+        "1.2.3 INFO version: loaded",
+        "10.30 16 rows read",
+    };
+    p = run("fuse", messages, 5, NULL, NULL);
+    t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "Received block <*> of size <*> from <*>");
+    t = text_of(p, 1);
+    CHECK_BYTES(t.ptr, t.len, "<*>:<*> open through proxy <*>:<*> HTTPS");
+    t = text_of(p, 2);
+    CHECK_BYTES(t.ptr, t.len, "Starting MDS: done");
+    t = text_of(p, 3);
+    CHECK_BYTES(t.ptr, t.len, "<*> INFO version: loaded");
+    t = text_of(p, 4);
+    CHECK_BYTES(t.ptr, t.len, "<*> <*> rows read");
+    logtk_parser_free(p);
+
+    /* a header alone, nothing after it, is a message */
+    static const char *const bare[] = {"2015-10-18 18:01:47,978 INFO"};
+    p = run("fuse", bare, 1, NULL, NULL);
+    t = text_of(p, 0);
+    CHECK_BYTES(t.ptr, t.len, "<*> <*>:<*>:<*>,<*> INFO");
+    logtk_parser_free(p);
+}
+
 int main(void)
 {
     test_brain();
@@ -795,5 +876,6 @@ int main(void)
     test_fuse_own_masks();
     test_fuse_round3();
     test_fuse_round4();
+    test_fuse_header();
     return TEST_SUMMARY();
 }
