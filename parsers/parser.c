@@ -928,45 +928,63 @@ static int token_params(logtk_parser *p, size_t *np, const logtk_slice *tt, cons
     return LOGTK_OK;
 }
 
-static int token_literal_fits(const logtk_slice *tt, const logtk_slice *lt)
-{
-    if (count_wildcards(tt) == 0)
-        return tt->len == lt->len && memcmp(tt->ptr, lt->ptr, lt->len) == 0;
-    return 1; /* tokens with embedded wildcards fit loosely */
-}
+/* Template token kinds for the alignment: a literal, a pure "<*>", or a token with "<*>" inside. */
+enum { TOKEN_LITERAL, TOKEN_WILD, TOKEN_EMBEDDED };
 
 /*
  * Aligns m template tokens with n line tokens when the lengths differ:
  * fit[i][j] = template tokens i.. can cover line tokens j.., with a pure "<*>"
  * covering at least min_cover tokens.  Returns 1 when the whole line fits.
+ *
+ * Cost: the kinds of the template tokens are found once per call (not per
+ * cell).  With min_cover 1 every template token covers at least one line
+ * token, so a reachable cell has 0 <= j - i <= n - m: only that band is
+ * computed, O(m * (n - m + 1)) instead of O(m * n).  That matters for
+ * parsers that write a run of tokens as one "<*>" (fuse's header): the line
+ * is then a few tokens longer than its template, on every line.
  */
 static int align_tokens(logtk_parser *p, const logtk_slice *tt, size_t m, const logtk_slice *lt,
                         size_t n, size_t min_cover)
 {
     size_t w = n + 1;
-    if ((m + 1) > SIZE_MAX / w)
+    if (min_cover > 0 && n < m)
+        return 0; /* m tokens cannot each cover one of fewer line tokens */
+    if ((m + 1) > (SIZE_MAX - m) / w)
         return -1;
-    if (grow_size((void **)&p->dp, &p->dp_cap, (m + 1) * w, 1))
+    if (grow_size((void **)&p->dp, &p->dp_cap, (m + 1) * w + m, 1))
         return -1;
     unsigned char *fit = p->dp;
-    for (size_t j = 0; j <= n; j++)
-        fit[m * w + j] = j == n;
+    unsigned char *kind = p->dp + (m + 1) * w;
+    for (size_t i = 0; i < m; i++)
+        kind[i] = logtk_is_wildcard(tt[i].ptr, tt[i].len) ? TOKEN_WILD
+                  : count_wildcards(&tt[i]) > 0          ? TOKEN_EMBEDDED
+                                                          : TOKEN_LITERAL;
+    /* cells outside the band stay 0: the extraction walk reads them */
+    memset(fit, 0, (m + 1) * w);
+    size_t slack = min_cover > 0 ? n - m : n; /* the band: ii <= j <= ii + slack */
+    fit[m * w + n] = 1;
     for (size_t ii = m; ii-- > 0;) {
-        int wild = logtk_is_wildcard(tt[ii].ptr, tt[ii].len);
+        size_t lo = min_cover > 0 ? ii : 0;
+        size_t hi = ii + slack < n ? ii + slack : n;
         /* for "<*>": fit[ii][j] = OR of fit[ii+1][k] for k >= j + min_cover,
-           kept as a running suffix OR so the table costs O(m * n), not
-           O(m * n * n) on a long line */
+           kept as a running suffix OR; beyond hi the next row is 0 in the band
+           case, and the full table is walked from n otherwise */
         unsigned char later = 0;
-        for (size_t j = n + 1; j-- > 0;) {
+        size_t start = min_cover > 0 ? hi : n;
+        for (size_t j = start + 1; j-- > lo;) {
             unsigned char v = 0;
-            if (wild) {
+            if (kind[ii] == TOKEN_WILD) {
                 if (j + min_cover <= n)
                     later |= fit[(ii + 1) * w + j + min_cover];
                 v = later;
-            } else if (j < n && token_literal_fits(&tt[ii], &lt[j])) {
+            } else if (j < n && (kind[ii] == TOKEN_EMBEDDED ||
+                                 (tt[ii].len == lt[j].len &&
+                                  memcmp(tt[ii].ptr, lt[j].ptr, lt[j].len) == 0))) {
+                /* tokens with embedded wildcards fit loosely */
                 v = fit[(ii + 1) * w + j + 1];
             }
-            fit[ii * w + j] = v;
+            if (j <= hi)
+                fit[ii * w + j] = v;
         }
     }
     return fit[0];
