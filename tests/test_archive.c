@@ -674,6 +674,99 @@ static void test_grep_sparse_columns(void)
  * text and a variable, or lie inside one number.  Every search must equal
  * the plain one, and the planted lines must be found.
  */
+/*
+ * Patterns with blanks ("phrases"): templates that hold both words but not
+ * the phrase are dropped before anything is decoded, so every way a phrase
+ * can lie in a line must still be found - across header parts (the first
+ * tokens are units of their own), with a variable right before or after a
+ * blank, with two blanks or a tab in a row, with leading and trailing
+ * blanks in the pattern, ignoring case, and inside regular expressions.
+ */
+static void test_grep_phrases(void)
+{
+    membuf text = {0};
+    char line[200];
+    for (int i = 0; i < 30000; i++) {
+        int n;
+        unsigned ts = 1117838570u + (unsigned)i;
+        switch (i % 7) {
+        case 0: /* the words of "ciod: failed", far apart (the decoy) */
+            n = snprintf(line, sizeof line, "- %u R%02d-M1 RAS KERNEL INFO ciod: LOGIN chdir(/p/%d) failed: No such file\n",
+                         ts, i % 64, i % 1000);
+            break;
+        case 1: /* the phrase, rare */
+            if (i % 991 == 1)
+                n = snprintf(line, sizeof line, "- %u R%02d-M1 RAS KERNEL INFO ciod: failed to read message prefix %d.%d.%d.%d:%d\n",
+                             ts, i % 64, 172, 16, i % 256, 7, 30000 + i % 1000);
+            else
+                n = snprintf(line, sizeof line, "- %u R%02d-M1 RAS KERNEL INFO ciod: generated %d core files\n",
+                             ts, i % 64, i % 50);
+            break;
+        case 2: /* numbers next to blanks, two blanks and a tab */
+            n = snprintf(line, sizeof line, "%u  node-%d port %d  closed\tafter %dms\n", ts, i % 9, 50000 + i % 20,
+                         i % 300);
+            break;
+        case 3: /* the words in the other order, and mixed case */
+            n = snprintf(line, sizeof line, "- %u R%02d-M1 RAS KERNEL %s failed ciod: retry %d\n", ts, i % 64,
+                         (i / 7) % 2 ? "INFO" : "info", i % 5);
+            break;
+        case 4: /* the phrase spans the header parts: "KERNEL FATAL" */
+            n = snprintf(line, sizeof line, "- %u R%02d-M1 RAS KERNEL %s data TLB error interrupt\n", ts, i % 64,
+                         i % 700 == 4 ? "FATAL" : "INFO");
+            break;
+        case 5:
+            n = snprintf(line, sizeof line, "- %u R%02d-M1 RAS APP FATAL ciod:Failed  to  start %d\n", ts, i % 64, i);
+            break;
+        default:
+            n = snprintf(line, sizeof line, "%u\tINFO\t job %d done\n", ts, i);
+            break;
+        }
+        mem_write(&text, line, (size_t)n);
+    }
+    membuf arc = {0};
+    CHECK(compress_mem(text.data, text.len, 1 << 16, "10000", NULL, NULL, &arc) == LOGTK_OK);
+    static const char *const pats[] = {
+        "ciod: failed", "ciod: failed to", "INFO ciod: failed", "KERNEL FATAL", "KERNEL FATAL data",
+        "RAS KERNEL INFO ciod:", "M1 RAS", "0 R1", "70 R", " ciod: failed", "ciod: failed ", " ciod: ",
+        "port 50010  closed", "port 50010 closed", "0  closed", "closed\tafter 1", "10  c", "node-3 port",
+        "  node-", "ciod:Failed  to", "ciod:Failed to", "failed  to", "INFO\t job 6", "\tINFO\t",
+        "failed ciod: retry 3", "info failed", "- 1117838571 R", "prefix 172.16.", "16.9.7:3", "a b"};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        check_grep(text.data, text.len, &arc, pats[i], LOGTK_GREP_FIXED);
+        check_grep(text.data, text.len, &arc, pats[i], LOGTK_GREP_FIXED | LOGTK_GREP_ICASE);
+    }
+    check_grep(text.data, text.len, &arc, "ciod: failed", LOGTK_GREP_FIXED | LOGTK_GREP_INVERT);
+    static const char *const regexes[] = {"ciod: failed to [a-z]+", "KERNEL FATAL\\b", "port [0-9]+  closed",
+                                          "ciod: f?ailed", "^- [0-9]+ R0", "ciod: failed\r?$"};
+    for (size_t i = 0; i < sizeof regexes / sizeof regexes[0]; i++) {
+        check_grep(text.data, text.len, &arc, regexes[i], 0);
+        check_grep(text.data, text.len, &arc, regexes[i], LOGTK_GREP_ICASE);
+    }
+    /* the phrases are there to be found, and their words alone are on many more lines */
+    static const struct {
+        const char *pat;
+        int flags;
+        uint64_t lo, hi;
+    } found[] = {{"ciod: failed", LOGTK_GREP_FIXED, 4, 10},
+                 {"ciod:", LOGTK_GREP_FIXED, 15000, 30000},
+                 {"KERNEL FATAL", LOGTK_GREP_FIXED, 30, 50},
+                 {"ciod: failed", LOGTK_GREP_FIXED | LOGTK_GREP_ICASE, 4, 10},
+                 {"0  closed", LOGTK_GREP_FIXED, 100, 5000}};
+    for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
+        membuf want = {0};
+        logtk_grep *g = NULL;
+        CHECK(logtk_grep_new(&g, found[i].pat, found[i].flags) == LOGTK_OK);
+        uint64_t n = reference_grep(text.data, text.len, g, &want);
+        CHECK(n >= found[i].lo && n <= found[i].hi);
+        if (n < found[i].lo || n > found[i].hi)
+            fprintf(stderr, "  '%s': %llu lines\n", found[i].pat, (unsigned long long)n);
+        logtk_grep_free(g);
+        free(want.data);
+    }
+    free(arc.data);
+    free(text.data);
+}
+
 static void test_grep_number_tests(void)
 {
     membuf text = {0};
@@ -742,6 +835,7 @@ static void test_grep_number_tests(void)
 
 int main(void)
 {
+    test_grep_phrases();
     test_grep_number_tests();
     test_grep_sparse_columns();
     test_grep_rare_lines();
