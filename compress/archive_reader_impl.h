@@ -58,6 +58,22 @@ int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_
                            logtk_errbuf *err);
 int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
                             logtk_errbuf *err);
+/**
+ * ltka_decode_lines_mark in two steps, so that search can run its number
+ * tests between them: ltka_decode_lines_count reads the line streams, checks
+ * every id and counts the lines of each template (per part, with
+ * checkpoints); ltka_decode_lines_mark_counted then ORs tmask[t] into
+ * line_mask[i] for every part of line i whose template is t.
+ */
+int ltka_decode_lines_count(ltka_decoder *d, logtk_errbuf *err);
+void ltka_decode_lines_mark_counted(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask);
+/**
+ * After ltka_decode_lines_count: ORs bit into line_mask[i] for the line i of
+ * every unit of template t whose rank r has alive[r] != 0 (alive: one byte
+ * per line of t, as the number tests leave it).
+ */
+void ltka_decode_mark_units(ltka_decoder *d, uint32_t t, const uint8_t *alive, uint8_t bit,
+                            uint8_t *line_mask);
 
 /**
  * Search's first look at candidate lines: expands only the values of the

@@ -28,7 +28,10 @@
  *    ltka_decode_index_lines derives the rank of each candidate unit from
  *    those counts.
  *  - search's number tests (ltka_decode_number_tests) check the values of a
- *    few columns against digits of the pattern without storing them.
+ *    few columns against digits of the pattern without storing them; a
+ *    plain column whose units earlier columns already failed is read only
+ *    at the live units (sparse_column_tests), and ltka_decode_mark_units
+ *    finds the lines of the units that pass from the id histograms.
  * Zero padding of constant and fixed-width columns is applied when a line is
  * printed, not stored per value.
  * Every count, length and index read from the payload is checked against the
@@ -906,8 +909,7 @@ static int decode_result(ltka_decoder *d, int rc)
  */
 #define CHECKPOINT_LINES 2048u
 
-int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
-                           logtk_errbuf *err)
+int ltka_decode_lines_count(ltka_decoder *d, logtk_errbuf *err)
 {
     int rc = read_line_streams(d, err);
     if (rc == LOGTK_OK)
@@ -941,10 +943,24 @@ int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_
         }
         if (row[nt] != 0)
             return decode_result(d, BAD("part %u: bad template index", part));
+        for (uint32_t t = 0; t < nt; t++)
+            d->tcount[t] += row[t];
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        d->tmpls[t].count = d->tcount[t];
+    return LOGTK_OK;
+}
+
+void ltka_decode_lines_mark_counted(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask)
+{
+    uint32_t nt = d->ntemplates, nl = d->nlines;
+    size_t stride = (size_t)nt + 1;
+    for (uint32_t part = 0; part < d->nparts; part++) {
+        const uint32_t *row = d->part_count + part * stride;
+        const uint8_t *p = d->part_col[part];
         uint64_t expect = 0;
         uint32_t nmarking = 0, marking[MARK_FEW];
         for (uint32_t t = 0; t < nt; t++) {
-            d->tcount[t] += row[t];
             if (tmask[t] && row[t]) {
                 expect += row[t];
                 if (nmarking < MARK_FEW)
@@ -968,9 +984,68 @@ int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_
         else
             mark_part(p, 4, nl, nt, tmask, expect, line_mask);
     }
-    for (uint32_t t = 0; t < nt; t++)
-        d->tmpls[t].count = d->tcount[t];
-    return LOGTK_OK;
+}
+
+int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
+                           logtk_errbuf *err)
+{
+    int rc = ltka_decode_lines_count(d, err);
+    if (rc == LOGTK_OK)
+        ltka_decode_lines_mark_counted(d, tmask, line_mask);
+    return rc;
+}
+
+/*
+ * Finds the line of each wanted unit of template t (rank r, alive[r] != 0)
+ * from the histograms: the part holding rank r is the one whose count of t
+ * reaches past it, the checkpoint before it the last one whose count of t
+ * is at most r's rank within the part, and from there the ids are read one
+ * by one.  Ranks ascend, so a cursor per part carries on where the previous
+ * unit was found: one template costs at most one pass over a part's ids,
+ * and a few units only the stretches from their checkpoints.
+ */
+void ltka_decode_mark_units(ltka_decoder *d, uint32_t t, const uint8_t *alive, uint8_t bit,
+                            uint8_t *line_mask)
+{
+    uint32_t nt = d->ntemplates, nl = d->nlines;
+    if (t >= nt)
+        return;
+    size_t stride = (size_t)nt + 1;
+    size_t nseg = ((size_t)nl + CHECKPOINT_LINES - 1) / CHECKPOINT_LINES;
+    uint32_t before = 0, count = d->tmpls[t].count;
+    uint32_t r = 0;
+    for (uint32_t part = 0; part < d->nparts && r < count; part++) {
+        uint32_t in_part = d->part_count[part * stride + t];
+        uint32_t end = before + in_part;
+        const uint8_t *p = d->part_col[part];
+        unsigned width = d->part_width[part];
+        const uint32_t *snap = d->part_snap + part * nseg * stride + t; /* snap[seg * stride] */
+        size_t seg = 0;
+        uint32_t pos = 0, seen = 0; /* ids before pos hold seen units of t */
+        for (; r < end; r++) {
+            if (!alive[r])
+                continue;
+            uint32_t within = r - before;
+            if (in_part == nl) {
+                line_mask[within] |= bit;
+                continue;
+            }
+            while (seg + 1 < nseg && snap[(seg + 1) * stride] <= within)
+                seg++;
+            if ((size_t)pos < seg * CHECKPOINT_LINES) {
+                pos = (uint32_t)(seg * CHECKPOINT_LINES);
+                seen = snap[seg * stride];
+            }
+            for (; pos < nl; pos++)
+                if (tid_at(p, width, pos) == t && seen++ == within)
+                    break;
+            if (pos < nl) {
+                line_mask[pos] |= bit;
+                pos++;
+            }
+        }
+        before = end;
+    }
 }
 
 int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
@@ -1392,6 +1467,53 @@ static inline int number_test_passes(const ltka_num_test *t, uint64_t v)
 }
 
 /*
+ * Tests of one plain (not delta) column whose units are mostly dead already
+ * (an earlier column of the same alignment failed them: "10.251.43.115"
+ * leaves few units alive after 251): only the values of the live units are
+ * read, the others skipped eight bytes at a time.  Returns 0 with *pp past
+ * the column, 1 when the column is not sparse enough (nothing read), or -1
+ * with *bad set on a truncated column.
+ */
+static int sparse_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, const ltka_num_test *tests,
+                               size_t ntests, int *bad)
+{
+    uint8_t bits = 0;
+    const uint8_t *alive = tests[0].alive;
+    for (size_t q = 0; q < ntests; q++) {
+        if (tests[q].alive != alive)
+            return 1;
+        bits |= tests[q].bit;
+    }
+    uint32_t live = 0;
+    for (uint32_t r = 0; r < n; r++)
+        live += (alive[r] & bits) != 0;
+    if ((uint64_t)live * 8 >= n)
+        return 1;
+    const uint8_t *p = *pp;
+    uint32_t at = 0; /* rank of the value at p */
+    for (uint32_t r = 0; r < n && live > 0; r++) {
+        if (!(alive[r] & bits))
+            continue;
+        uint64_t v;
+        if (skip_varints(&p, end, r - at) != 0 || get_varint(&p, end, &v) != 0) {
+            *bad = 1;
+            return -1;
+        }
+        at = r + 1;
+        live--;
+        for (size_t q = 0; q < ntests; q++)
+            if (!number_test_passes(&tests[q], v))
+                tests[q].alive[r] &= (uint8_t)~tests[q].bit;
+    }
+    if (skip_varints(&p, end, n - at) != 0) {
+        *bad = 1;
+        return -1;
+    }
+    *pp = p;
+    return 0;
+}
+
+/*
  * Walks the column codings and the numbers chunks the way parse_columns
  * does, but only as far as the last tested template, decompressing only the
  * chunks that hold tested columns and skipping every untested column by
@@ -1443,6 +1565,7 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
             if (!chunk_open)
                 continue;
             size_t t0 = ti_next;
+            int bad = 0;
             while (ti_next < ntests && tests[ti_next].tmpl == t && tests[ti_next].slot == k)
                 ti_next++;
             if (t0 == ti_next) {
@@ -1450,6 +1573,10 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
                     return BAD("template %u: truncated numeric column", t);
                 continue;
             }
+            if (!delta && sparse_column_tests(&np, ne, n, tests + t0, ti_next - t0, &bad) == 0)
+                continue; /* few units still alive: only their values were read */
+            if (bad)
+                return BAD("template %u: truncated numeric column", t);
             uint64_t prev = 0;
             for (uint32_t r = 0; r < n; r++) {
                 uint64_t v;

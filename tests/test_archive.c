@@ -833,10 +833,68 @@ static void test_grep_number_tests(void)
     free(text.data);
 }
 
+/*
+ * Number tests before marking: a template whose numbers fit the pattern in
+ * a few units marks only those units' lines (found through the id
+ * histograms, across checkpoints and blocks), one where most fit marks all
+ * its lines, and an IP's later octet columns are read only where the
+ * earlier ones fit.  The planted lines sit at block starts and ends, next
+ * to each other, and far apart.
+ */
+static void test_grep_number_marking(void)
+{
+    membuf text = {0};
+    char line[256];
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    const int nlines = 24000;
+    for (int i = 0; i < nlines; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        unsigned a = (unsigned)(x >> 8) % 256, b = (unsigned)(x >> 16) % 256, c = (unsigned)(x >> 24) % 256;
+        int planted = i == 0 || i == 5000 || i == 5001 || i == 9999 || i == 10000 || i == 17777 ||
+                      i == nlines - 1;
+        if (planted) {
+            a = 251;
+            b = 43;
+            c = 115;
+        }
+        int n;
+        if (i % 4 == 0)
+            n = snprintf(line, sizeof line, "t%d from 10.%u.%u.%u:%u to 10.%u.%u.%u\n", i % 50, a, b, c,
+                         1000 + i % 7, (a + 1) % 256, b, c);
+        else if (i % 4 == 1)
+            n = snprintf(line, sizeof line, "t%d peer 10.%u.%u.%u ok %d\n", i % 50, b, a, c, i);
+        else if (i % 4 == 2) /* most lines of this template hold 10.9.9.9 */
+            n = snprintf(line, sizeof line, "t%d via 10.9.9.%u hop %d\n", i % 50, i % 7 ? 9u : c, i % 13);
+        else
+            n = snprintf(line, sizeof line, "t%d at 10.%u.%u.%u:%u\n", i % 50, a, b, c, 2000 + i % 3);
+        mem_write(&text, line, (size_t)n);
+    }
+    membuf arc = {0};
+    CHECK(compress_mem(text.data, text.len, 1 << 20, "10000", NULL, NULL, &arc) == LOGTK_OK);
+    static const char *const pats[] = {"10.251.43.115", "10.43.251.115", "10.252.43.115", "10.9.9.9",
+                                       "10.9.9.9 hop 1", "251.43.115:100", "0.251.43.11", ".43.115"};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++)
+        check_grep(text.data, text.len, &arc, pats[i], LOGTK_GREP_FIXED);
+    check_grep(text.data, text.len, &arc, "10\\.251\\.43\\.115:[0-9]+ to", 0);
+    check_grep(text.data, text.len, &arc, "t1 from 10.251.43.115", LOGTK_GREP_FIXED | LOGTK_GREP_INVERT);
+    /* the planted values are there: at least the planted lines match */
+    logtk_grep *g = NULL;
+    membuf want = {0};
+    CHECK(logtk_grep_new(&g, "10.251.43.115", LOGTK_GREP_FIXED) == LOGTK_OK);
+    CHECK(reference_grep(text.data, text.len, g, &want) >= 4);
+    logtk_grep_free(g);
+    free(want.data);
+    free(arc.data);
+    free(text.data);
+}
+
 int main(void)
 {
     test_grep_phrases();
     test_grep_number_tests();
+    test_grep_number_marking();
     test_grep_sparse_columns();
     test_grep_rare_lines();
     test_grep_template_groups();
