@@ -31,7 +31,11 @@
  *    few columns against digits of the pattern without storing them; a
  *    plain column whose units earlier columns already failed is read only
  *    at the live units (sparse_column_tests), and ltka_decode_mark_units
- *    finds the lines of the units that pass from the id histograms.
+ *    finds the lines of the units that pass from the id histograms.  The
+ *    tested columns of a template run in order of how many of their first
+ *    values fail (column_selectivity), not in column order: in HDFS the
+ *    251 of 10.251.43.115 is in most addresses, the 43 is not; a column is
+ *    read no further than its last unit still alive.
  * Zero padding of constant and fixed-width columns is applied when a line is
  * printed, not stored per value.
  * Every count, length and index read from the payload is checked against the
@@ -1514,6 +1518,96 @@ static int sparse_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t 
 }
 
 /*
+ * How strongly a column's tests are expected to thin out its units,
+ * higher: more.  Mainly how many of its first SAMPLE_VALUES values fail
+ * every test (a sample of the block's own data: in HDFS logs nearly every
+ * address is 10.251.x.x or 10.250.x.x, so the exact 251 of "10.251.43.115"
+ * passes most units while the 43 does not); on a tie a test of more digits
+ * passes fewer values, and an exact value fewer than a prefix or suffix of
+ * as many digits.  The weakest test of the column counts there.  -1 when
+ * the sample runs past the chunk (the full read reports it).
+ */
+#define SAMPLE_VALUES 64
+static int column_selectivity(const uint8_t *p, const uint8_t *end, uint32_t n, int delta,
+                              const ltka_num_test *tests, size_t ntests)
+{
+    int digits = 64;
+    for (size_t q = 0; q < ntests; q++) {
+        int s = 2 * tests[q].len + (tests[q].kind == LTKA_TEST_EXACT);
+        if (s < digits)
+            digits = s;
+    }
+    uint32_t m = n < SAMPLE_VALUES ? n : SAMPLE_VALUES, fail = 0;
+    uint64_t prev = 0;
+    for (uint32_t r = 0; r < m; r++) {
+        uint64_t v;
+        if (get_varint(&p, end, &v) != 0)
+            return -1;
+        if (delta) {
+            prev += (v >> 1) ^ (uint64_t)(-(int64_t)(v & 1));
+            v = prev;
+        }
+        int pass = 0;
+        for (size_t q = 0; q < ntests && !pass; q++)
+            pass = number_test_passes(&tests[q], v);
+        fail += !pass;
+    }
+    /* failures scaled to the sample size first, the digits second */
+    return (int)((uint64_t)fail * 1024 / (m ? m : 1)) * 64 + digits;
+}
+
+/* A tested column of one template: where its values start and its tests. */
+typedef struct tested_column {
+    const uint8_t *start;
+    size_t t0, t1; /* its tests[t0..t1) */
+    uint8_t delta;
+    int score; /* column_selectivity */
+} tested_column;
+#define MAX_TESTED_COLUMNS 32 /* more per template: the rest run in column order */
+
+/*
+ * Runs tests[0..ntests) of one column of n values at *pp (moved past it):
+ * sparsely when few units are still alive and the column is plain, else
+ * value by value, testing only units the test's alignment still allows.
+ * 0, or -1 on a truncated column.
+ */
+static int column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, int delta, const ltka_num_test *tests,
+                        size_t ntests)
+{
+    int bad = 0;
+    if (!delta && sparse_column_tests(pp, end, n, tests, ntests, &bad) == 0)
+        return 0; /* few units still alive: only their values were read */
+    if (bad)
+        return -1;
+    /* values past the last unit an alignment still allows need no test (none alive: only skipping) */
+    uint32_t upto = 0;
+    for (uint32_t r = n; r > 0 && upto == 0; r--)
+        for (size_t q = 0; q < ntests; q++)
+            if (tests[q].alive[r - 1] & tests[q].bit) {
+                upto = r;
+                break;
+            }
+    const uint8_t *np = *pp;
+    uint64_t prev = 0;
+    for (uint32_t r = 0; r < upto; r++) {
+        uint64_t v;
+        if (get_varint(&np, end, &v) != 0)
+            return -1;
+        if (delta) {
+            prev += (v >> 1) ^ (uint64_t)(-(int64_t)(v & 1));
+            v = prev;
+        }
+        for (size_t q = 0; q < ntests; q++)
+            if ((tests[q].alive[r] & tests[q].bit) && !number_test_passes(&tests[q], v))
+                tests[q].alive[r] &= (uint8_t)~tests[q].bit;
+    }
+    if (skip_varints(&np, end, n - upto) != 0)
+        return -1;
+    *pp = np;
+    return 0;
+}
+
+/*
  * Walks the column codings and the numbers chunks the way parse_columns
  * does, but only as far as the last tested template, decompressing only the
  * chunks that hold tested columns and skipping every untested column by
@@ -1554,6 +1648,8 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
             chunk_open = 1;
         }
         uint32_t n = ti->count;
+        tested_column cols[MAX_TESTED_COLUMNS];
+        unsigned ncols = 0;
         for (uint32_t k = 0; k < ti->nnum; k++) {
             if (mp >= me)
                 return BAD("template %u: missing column coding", t);
@@ -1565,31 +1661,37 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
             if (!chunk_open)
                 continue;
             size_t t0 = ti_next;
-            int bad = 0;
             while (ti_next < ntests && tests[ti_next].tmpl == t && tests[ti_next].slot == k)
                 ti_next++;
+            if (t0 != ti_next && ncols < MAX_TESTED_COLUMNS) {
+                /* remembered, run below in order of selectivity; skipped over for now */
+                tested_column *c = &cols[ncols++];
+                c->start = np;
+                c->t0 = t0;
+                c->t1 = ti_next;
+                c->delta = (uint8_t)delta;
+                c->score = column_selectivity(np, ne, n, delta, tests + t0, ti_next - t0);
+                t0 = ti_next;
+            }
             if (t0 == ti_next) {
                 if (skip_varints(&np, ne, n) != 0)
                     return BAD("template %u: truncated numeric column", t);
                 continue;
             }
-            if (!delta && sparse_column_tests(&np, ne, n, tests + t0, ti_next - t0, &bad) == 0)
-                continue; /* few units still alive: only their values were read */
-            if (bad)
+            if (column_tests(&np, ne, n, delta, tests + t0, ti_next - t0) != 0)
                 return BAD("template %u: truncated numeric column", t);
-            uint64_t prev = 0;
-            for (uint32_t r = 0; r < n; r++) {
-                uint64_t v;
-                if (get_varint(&np, ne, &v) != 0)
-                    return BAD("template %u: truncated numeric column", t);
-                if (delta) {
-                    prev += (v >> 1) ^ (uint64_t)(-(int64_t)(v & 1));
-                    v = prev;
-                }
-                for (size_t q = t0; q < ti_next; q++)
-                    if (!number_test_passes(&tests[q], v))
-                        tests[q].alive[r] &= (uint8_t)~tests[q].bit;
+        }
+        /* most selective column first, so that the others are read only at its survivors */
+        for (unsigned i = 1; i < ncols; i++)
+            for (unsigned j = i; j > 0 && cols[j].score > cols[j - 1].score; j--) {
+                tested_column tmp = cols[j];
+                cols[j] = cols[j - 1];
+                cols[j - 1] = tmp;
             }
+        for (unsigned i = 0; i < ncols; i++) {
+            const uint8_t *p = cols[i].start;
+            if (column_tests(&p, ne, n, cols[i].delta, tests + cols[i].t0, cols[i].t1 - cols[i].t0) != 0)
+                return BAD("template %u: truncated numeric column", t);
         }
         /* tests of slots the template does not have (or out of order) are dropped */
         while (ti_next < ntests && tests[ti_next].tmpl == t)
