@@ -16,31 +16,8 @@
 #include <string.h>
 
 #include "logtk.h"
+#include "membuf.h"
 #include "test_harness.h"
-
-typedef struct membuf {
-    char *data;
-    size_t len, cap;
-} membuf;
-
-static int mem_write(void *user, const void *data, size_t len)
-{
-    membuf *m = user;
-    if (m->len + len + 1 > m->cap) {
-        size_t cap = m->cap ? m->cap : 4096;
-        while (cap < m->len + len + 1)
-            cap *= 2;
-        char *p = realloc(m->data, cap);
-        if (!p)
-            return -1;
-        m->data = p;
-        m->cap = cap;
-    }
-    memcpy(m->data + m->len, data, len);
-    m->len += len;
-    m->data[m->len] = '\0'; /* room reserved above; callers use strstr */
-    return 0;
-}
 
 /* Compresses in chunks of `chunk` bytes. */
 static int compress_mem(const char *in, size_t len, size_t chunk, const char *block_lines,
