@@ -1153,6 +1153,39 @@ static int skip_varints(const uint8_t **pp, const uint8_t *end, uint64_t n)
     return 0;
 }
 
+/* Skips `count` length-prefixed strings; -1 when a length is bad or the stream ends first. */
+static int skip_strings(const uint8_t **sp, const uint8_t *se, size_t count)
+{
+    const uint8_t *p = *sp;
+    for (; count > 0; count--) {
+        uint64_t l;
+        if (get_varint(&p, se, &l) != 0 || l > (uint64_t)(se - p))
+            return -1;
+        p += l;
+    }
+    *sp = p;
+    return 0;
+}
+
+/*
+ * Skips one numeric column of n values that is not wanted: its values in the
+ * numbers chunk (only when that chunk is being parsed) and its zero-padding
+ * bytes (pad_mode 2).  Returns NULL, or the message of what is damaged.
+ */
+static const char *skip_number_column(const uint8_t **np, const uint8_t *ne, int chunk_parse,
+                                      int pad_mode, size_t *poff, size_t plen, uint32_t n)
+{
+    if (chunk_parse && skip_varints(np, ne, n) != 0)
+        return "truncated numeric column";
+    if (pad_mode == 2) {
+        if (plen - *poff < n)
+            return "truncated zero-padding column";
+        *poff += n;
+    }
+    return NULL;
+}
+
+
 /*
  * Expands the numeric and string columns.  With want non-NULL, only the
  * columns of templates t with want[t] set are expanded; the others are
@@ -1282,13 +1315,8 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
             skip = 1;
         if (skip) {
             /* columns of a template not wanted: skipped by count, strings and numbers in their own streams */
-            if (need_strs)
-                for (size_t k = (size_t)ti->nstr * n; k > 0; k--) {
-                    uint64_t l;
-                    if (get_varint(&sp, se, &l) != 0 || l > (uint64_t)(se - sp))
-                        return BAD("template %u: bad string variable", t);
-                    sp += l;
-                }
+            if (need_strs && skip_strings(&sp, se, (size_t)ti->nstr * n) != 0)
+                return BAD("template %u: bad string variable", t);
             for (uint32_t k = 0; k < ti->nnum; k++) {
                 if (mp >= me)
                     return BAD("template %u: missing column coding", t);
@@ -1296,13 +1324,9 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 uint64_t arg;
                 if (pad_mode > 2 || (pad_mode < 2 && logtk_varint_get(&mp, me, &arg) != 0))
                     return BAD("template %u: bad column coding", t);
-                if (chunk_parse && skip_varints(&np, ne, n) != 0)
-                    return BAD("template %u: truncated numeric column", t);
-                if (pad_mode == 2) {
-                    if (plen - poff < n)
-                        return BAD("template %u: truncated zero-padding column", t);
-                    poff += n;
-                }
+                const char *why = skip_number_column(&np, ne, chunk_parse, pad_mode, &poff, plen, n);
+                if (why)
+                    return BAD("template %u: %s", t, why);
             }
             continue;
         }
@@ -1312,14 +1336,8 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
             if (op->kind == 0)
                 continue;
             if (op->kind == LTKA_M_STR && skip) {
-                if (!need_strs)
-                    continue;
-                for (uint32_t k = 0; k < n; k++) {
-                    uint64_t l;
-                    if (get_varint(&sp, se, &l) != 0 || l > (uint64_t)(se - sp))
-                        return BAD("template %u: bad string variable", t);
-                    sp += l;
-                }
+                if (need_strs && skip_strings(&sp, se, n) != 0)
+                    return BAD("template %u: bad string variable", t);
                 continue;
             }
             if (op->kind == LTKA_M_STR) {
@@ -1343,13 +1361,9 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 return BAD("template %u: bad column coding", t);
             if (skip || !chunk_parse) {
                 /* a chunk not parsed this far holds no wanted column here */
-                if (chunk_parse && skip_varints(&np, ne, n) != 0)
-                    return BAD("template %u: truncated numeric column", t);
-                if (pad_mode == 2) {
-                    if (plen - poff < n)
-                        return BAD("template %u: truncated zero-padding column", t);
-                    poff += n;
-                }
+                const char *why = skip_number_column(&np, ne, chunk_parse, pad_mode, &poff, plen, n);
+                if (why)
+                    return BAD("template %u: %s", t, why);
                 continue;
             }
             int snum = op->kind == LTKA_M_SNUM;
