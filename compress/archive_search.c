@@ -673,14 +673,17 @@ int logtk_grep_line(logtk_grep *g, const char *line, size_t len)
  * end right here.  A literal byte extends states by one position; a variable
  * takes one or more bytes of its class, so its states extend along runs of
  * positions its class allows.  A new match may start at every element.
+ * shift_and_scan runs it from `state`: 1 as soon as a state bit in `last` is
+ * set, else 0 with the final state in *end (the phrase check below goes on
+ * from there).
  */
-static int template_may_match_bits(const piece_masks *pm, const uint8_t *t, size_t tlen)
+static int shift_and_scan(const uint64_t *byte, const uint64_t *var, uint64_t last,
+                          uint64_t state, const uint8_t *t, size_t tlen, uint64_t *end)
 {
-    uint64_t state = 0;
     for (size_t i = 0; i < tlen; i++) {
         uint8_t c = t[i];
         if (c == LTKA_M_UNUM || c == LTKA_M_SNUM || c == LTKA_M_STR) {
-            uint64_t cls = pm->var[c];
+            uint64_t cls = var[c];
             uint64_t x = ((state << 1) | 1) & cls, prev;
             do {
                 prev = x;
@@ -690,12 +693,19 @@ static int template_may_match_bits(const piece_masks *pm, const uint8_t *t, size
         } else {
             if (c == LTKA_M_ESC && i + 1 < tlen)
                 c = t[++i];
-            state = ((state << 1) | 1) & pm->byte[c];
+            state = ((state << 1) | 1) & byte[c];
         }
-        if (state & pm->last)
+        if (state & last)
             return 1;
     }
+    *end = state;
     return 0;
+}
+
+static int template_may_match_bits(const piece_masks *pm, const uint8_t *t, size_t tlen)
+{
+    uint64_t end;
+    return shift_and_scan(pm->byte, pm->var, pm->last, 0, t, tlen, &end);
 }
 
 static int template_may_match(search_ctx *g, int fold, const char *piece, size_t plen, const uint8_t *t,
@@ -771,26 +781,10 @@ static int template_may_match(search_ctx *g, int fold, const char *piece, size_t
  */
 static int template_may_hold_phrase(const phrase_masks *hm, const uint8_t *t, size_t tlen)
 {
-    uint64_t state = hm->run_start;
-    for (size_t i = 0; i < tlen; i++) {
-        uint8_t c = t[i];
-        if (c == LTKA_M_UNUM || c == LTKA_M_SNUM || c == LTKA_M_STR) {
-            uint64_t cls = hm->var[c];
-            uint64_t x = ((state << 1) | 1) & cls, prev;
-            do {
-                prev = x;
-                x |= (x << 1) & cls;
-            } while (x != prev);
-            state = x;
-        } else {
-            if (c == LTKA_M_ESC && i + 1 < tlen)
-                c = t[++i];
-            state = ((state << 1) | 1) & hm->byte[c];
-        }
-        if (state & hm->last)
-            return 1;
-    }
-    return (state & hm->run_start) != 0;
+    uint64_t end;
+    if (shift_and_scan(hm->byte, hm->var, hm->last, hm->run_start, t, tlen, &end))
+        return 1;
+    return (end & hm->run_start) != 0;
 }
 
 /* Nonzero when no variable of any kind can produce byte c (either case when folding). */

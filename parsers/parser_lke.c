@@ -424,20 +424,12 @@ static int split_group(lke_run *r, uint32_t *lines, size_t nl)
         }
     }
     free(ndiff);
-    if (posi == SIZE_MAX || posi >= maxruns) {
-        logtk_hashtab_free(&parts);
-        free(run_off);
-        free(run_part);
-        free(part_count);
-        free(part_pos);
-        free(key);
-        return extract(r, lines, nl);
-    }
     /* the distinct runs at posi, in first-seen order (part ids are in that order) */
     size_t nsplit = 0;
-    for (size_t id = 0; id < nparts; id++)
-        nsplit += part_pos[id] == posi;
-    if (nsplit <= 1) {
+    if (posi != SIZE_MAX && posi < maxruns)
+        for (size_t id = 0; id < nparts; id++)
+            nsplit += part_pos[id] == posi;
+    if (nsplit <= 1) { /* no position splits the group: it is one template */
         logtk_hashtab_free(&parts);
         free(run_off);
         free(run_part);

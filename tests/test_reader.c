@@ -189,9 +189,13 @@ static void check_source(logtk_reader *r, int open_rc, const char *expect, size_
     logtk_strbuf_free(&got);
 }
 
-/* Feeds bytes to the reader through a pipe on stdin (non-seekable path). */
-static void check_via_stdin(const char *bytes, size_t len, const char *expect, size_t expect_len,
-                            size_t expect_lines, const char *what)
+/*
+ * Makes standard input a pipe that a child process fills with bytes[0..len)
+ * in writes of at most `chunk` bytes (so the reader sees the non-seekable
+ * path and short reads).  Returns the child; *saved is the old stdin, which
+ * stdin_pipe_end() puts back.
+ */
+static pid_t stdin_pipe_begin(const char *bytes, size_t len, size_t chunk, int *saved)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -202,7 +206,7 @@ static void check_via_stdin(const char *bytes, size_t len, const char *expect, s
         close(fds[0]);
         size_t off = 0;
         while (off < len) {
-            ssize_t n = write(fds[1], bytes + off, len - off < 1000 ? len - off : 1000);
+            ssize_t n = write(fds[1], bytes + off, len - off < chunk ? len - off : chunk);
             if (n <= 0)
                 _exit(1);
             off += (size_t)n;
@@ -210,17 +214,32 @@ static void check_via_stdin(const char *bytes, size_t len, const char *expect, s
         _exit(0);
     }
     close(fds[1]);
-    int saved = dup(STDIN_FILENO);
+    *saved = dup(STDIN_FILENO);
     dup2(fds[0], STDIN_FILENO);
     close(fds[0]);
+    return pid;
+}
+
+/* Restores stdin and reaps the writer of stdin_pipe_begin(). */
+static void stdin_pipe_end(pid_t pid, int saved)
+{
+    dup2(saved, STDIN_FILENO);
+    close(saved);
+    waitpid(pid, NULL, 0);
+}
+
+/* Feeds bytes to the reader through a pipe on stdin (non-seekable path). */
+static void check_via_stdin(const char *bytes, size_t len, const char *expect, size_t expect_len,
+                            size_t expect_lines, const char *what)
+{
+    int saved;
+    pid_t pid = stdin_pipe_begin(bytes, len, 1000, &saved);
     logtk_reader *r;
     logtk_reader_new(&r);
     check_source(r, logtk_reader_open_path(r, "-"), expect, expect_len, expect_lines, "-", what);
     CHECK(logtk_reader_source_size(r) == 0);
     logtk_reader_free(r);
-    dup2(saved, STDIN_FILENO);
-    close(saved);
-    waitpid(pid, NULL, 0);
+    stdin_pipe_end(pid, saved);
 }
 
 static void test_all_source_kinds(void)
@@ -485,33 +504,13 @@ static size_t check_damaged(logtk_reader *r, int open_rc, const logtk_strbuf *te
 static size_t check_damaged_via_stdin(const char *bytes, size_t len, const logtk_strbuf *text,
                                       const char *what)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        exit(99);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        size_t off = 0;
-        while (off < len) {
-            ssize_t n = write(fds[1], bytes + off, len - off < 4000 ? len - off : 4000);
-            if (n <= 0)
-                _exit(1);
-            off += (size_t)n;
-        }
-        _exit(0);
-    }
-    close(fds[1]);
-    int saved = dup(STDIN_FILENO);
-    dup2(fds[0], STDIN_FILENO);
-    close(fds[0]);
+    int saved;
+    pid_t pid = stdin_pipe_begin(bytes, len, 4000, &saved);
     logtk_reader *r;
     logtk_reader_new(&r);
     size_t n = check_damaged(r, logtk_reader_open_path(r, "-"), text, "-", what);
     logtk_reader_free(r);
-    dup2(saved, STDIN_FILENO);
-    close(saved);
-    waitpid(pid, NULL, 0);
+    stdin_pipe_end(pid, saved);
     return n;
 }
 
