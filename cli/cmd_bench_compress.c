@@ -95,7 +95,8 @@ static uint64_t tool_bytes(const char *tool_args, const char *path)
     return n;
 }
 
-static int compress_once(const buf *in, const char *level, const char *threads, buf *out)
+static int compress_once(const buf *in, const char *level, const char *threads, const char *format,
+                         buf *out)
 {
     logtk_archive_writer *w = NULL;
     out->len = 0;
@@ -104,6 +105,8 @@ static int compress_once(const buf *in, const char *level, const char *threads, 
         rc = logtk_archive_writer_set_option(w, "level", level);
     if (rc == LOGTK_OK)
         rc = logtk_archive_writer_set_option(w, "threads", threads);
+    if (rc == LOGTK_OK && format)
+        rc = logtk_archive_writer_set_option(w, "format", format);
     if (rc == LOGTK_OK)
         rc = logtk_archive_writer_open_callback(w, buf_write, out);
     if (rc == LOGTK_OK)
@@ -144,15 +147,15 @@ typedef struct row_result {
 } row_result;
 
 static int bench_one(const char *name, const char *path, const buf *in, const char *level,
-                     const char *threads, double min_time, int have_xz, int have_zstd,
-                     row_result *res)
+                     const char *threads, const char *format, double min_time, int have_xz,
+                     int have_zstd, row_result *res)
 {
     buf arc = {0}, back = {0};
     double t0 = cli_now();
     int reps = 0;
     int rc = LOGTK_OK;
     do {
-        rc = compress_once(in, level, threads, &arc);
+        rc = compress_once(in, level, threads, format, &arc);
         reps++;
     } while (rc == LOGTK_OK && cli_now() - t0 < min_time);
     double ct = (cli_now() - t0) / reps;
@@ -195,11 +198,12 @@ int cmd_bench_compress(int argc, char **argv)
                                                  {"level", required_argument, NULL, 'l'},
                                                  {"threads", required_argument, NULL, 'T'},
                                                  {"min-time", required_argument, NULL, 'm'},
+                                                 {"preset", no_argument, NULL, 'P'},
                                                  {"help", no_argument, NULL, 'h'},
                                                  {NULL, 0, NULL, 0}};
     const char *dir = NULL, *level = "19", *threads = "1";
     double min_time = 0.2;
-    int c;
+    int c, preset = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":l:T:h", long_options, NULL)) != -1) {
@@ -208,14 +212,17 @@ int cmd_bench_compress(int argc, char **argv)
         case 'l': level = optarg; break;
         case 'T': threads = optarg; break;
         case 'm': min_time = atof(optarg); break;
+        case 'P': preset = 1; break;
         case 'h':
-            printf("usage: logtk bench compress --loghub DIR [-l LEVEL] [-T THREADS] [--min-time S]\n\n"
+            printf("usage: logtk bench compress --loghub DIR [-l LEVEL] [-T THREADS] [--min-time S]\n"
+                   "                            [--preset]\n\n"
                    "Compress and decompress each Loghub-2k log (DIR/<D>/original/<D>_2k.log) and\n"
                    "all 16 concatenated; check the round trip; compare with xz -9e and zstd -19\n"
                    "run in the same run.  Prints TSV:\n"
                    "dataset bytes logtk_bytes ratio xz9e_ratio zstd19_ratio compress_MBps\n"
                    "decompress_MBps roundtrip, then a geomean row.  LEVEL defaults to 19;\n"
-                   "each timing repeats for at least S seconds (default 0.2).\n\n"
+                   "each timing repeats for at least S seconds (default 0.2).  --preset\n"
+                   "compresses each log with its dataset's format (as compress --dataset D).\n\n"
                    "Exit status: 0 all round trips exact, 1 a failure, 2 usage error.\n");
             return EXIT_OK;
         case ':': return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
@@ -244,7 +251,8 @@ int cmd_bench_compress(int argc, char **argv)
             continue;
         }
         row_result res = {0};
-        if (bench_one(datasets[i], path, &in, level, threads, min_time, have_xz, have_zstd, &res) != 0)
+        const char *format = preset ? logtk_dataset_format(logtk_dataset_find(datasets[i])) : NULL;
+        if (bench_one(datasets[i], path, &in, level, threads, format, min_time, have_xz, have_zstd, &res) != 0)
             status = EXIT_DATA;
         if (res.ratio > 0) {
             lr += log(res.ratio);
@@ -266,7 +274,7 @@ int cmd_bench_compress(int argc, char **argv)
         else
             close(fd);
         row_result res = {0};
-        if (wok && bench_one("all16", tmpl, &all, level, threads, min_time, have_xz, have_zstd, &res) != 0)
+        if (wok && bench_one("all16", tmpl, &all, level, threads, NULL, min_time, have_xz, have_zstd, &res) != 0)
             status = EXIT_DATA;
         unlink(tmpl);
     }

@@ -130,8 +130,10 @@ static void compress_usage(FILE *out)
             "  -T, --threads N     blocks compressed in parallel (default 1; output identical)\n"
             "  --block-lines N     lines per block (default 65536)\n"
             "  --block-bytes N     bytes per block (default 8388608)\n"
-            "  --dataset NAME      Loghub preset; checked, the tokenizer needs no format\n"
-            "  --format FMT        log format; checked, the tokenizer needs no format\n"
+            "  --dataset NAME      Loghub preset: its log format places the header fields\n"
+            "  --format FMT        log format (Loghub notation): the fields before <Content>\n"
+            "                      are stored as header columns; any line, matching or not,\n"
+            "                      comes back exactly\n"
             "  -o, --out FILE      write the archive to FILE (temporary file, then rename)\n"
             "  -q, --quiet         no progress on stderr\n"
             "  -h, --help          this help\n"
@@ -173,18 +175,8 @@ int cmd_compress(int argc, char **argv)
         return cli_usage_error(sub, "--dataset and --format exclude each other");
     if (dataset && !logtk_dataset_find(dataset))
         return cli_usage_error(sub, "unknown dataset '%s'", dataset);
-    if (format) {
-        logtk_format *f = NULL;
-        int rc = logtk_format_new(&f);
-        if (rc == LOGTK_OK)
-            rc = logtk_format_compile(f, format);
-        if (rc != LOGTK_OK) {
-            int r = cli_usage_error(sub, "%s", f ? logtk_format_errmsg(f) : "out of memory");
-            logtk_format_free(f);
-            return r;
-        }
-        logtk_format_free(f);
-    }
+    if (dataset)
+        format = logtk_dataset_format(logtk_dataset_find(dataset));
     if ((!out || strcmp(out, "-") == 0) && isatty(STDOUT_FILENO))
         return cli_usage_error(sub, "refusing to write an archive to a terminal; use -o FILE");
 
@@ -193,9 +185,9 @@ int cmd_compress(int argc, char **argv)
         cli_error(sub, "out of memory");
         return EXIT_DATA;
     }
-    const char *names[] = {"level", "threads", "block_lines", "block_bytes"};
-    const char *values[] = {level, threads, block_lines, block_bytes};
-    for (int i = 0; i < 4; i++)
+    const char *names[] = {"level", "threads", "block_lines", "block_bytes", "format"};
+    const char *values[] = {level, threads, block_lines, block_bytes, format};
+    for (int i = 0; i < 5; i++)
         if (values[i] && logtk_archive_writer_set_option(w, names[i], values[i]) != LOGTK_OK) {
             int r = cli_usage_error(sub, "%s", logtk_archive_writer_errmsg(w));
             logtk_archive_writer_free(w);

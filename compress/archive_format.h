@@ -133,6 +133,21 @@ ltka_encoder *ltka_encoder_new(int level);
 void ltka_encoder_free(ltka_encoder *e);
 
 /**
+ * Gives the encoder a log format (Loghub notation; NULL: none): each block's
+ * header parts are then the tokens the format puts before <Content> (see
+ * header_fields.c).  Returns LOGTK_OK, LOGTK_ERR_SYNTAX (bad format) or
+ * LOGTK_ERR_NOMEM.
+ */
+int ltka_encoder_set_format(ltka_encoder *e, const char *spec);
+
+/**
+ * The number of whole tokens (at most max_parts) in front of <Content> on
+ * most of the first lines of text[0..len) that match f, or -1 when fewer than
+ * half of them match.
+ */
+int ltka_format_header_parts(logtk_format *f, const char *text, size_t len, size_t max_parts);
+
+/**
  * Encodes raw text (whole lines; only the last may lack "\n") into a payload,
  * appended to out.  *nlines receives the line count.  Returns LOGTK_OK or
  * LOGTK_ERR_NOMEM.

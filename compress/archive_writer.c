@@ -71,6 +71,7 @@ struct logtk_archive_writer {
     size_t cur_lines;    /* complete lines in jobs[fill].text */
     ltka_pool *pool;     /* NULL: encode inline */
     uint64_t blocks_cut; /* blocks handed over */
+    char *format;        /* the log's format (option "format"), NULL: none */
     uint64_t fail_block; /* test hook: this block fails with fail_rc */
     int fail_rc;
     ltka_index index;
@@ -130,6 +131,30 @@ int logtk_archive_writer_set_option(logtk_archive_writer *w, const char *name, c
         if (parse_size(value, 1, 0xFFFFFFF0u, &v) != 0)
             return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "block_lines: bad value '%s'", value);
         w->block_lines = v;
+        return LOGTK_OK;
+    }
+    if (strcmp(name, "format") == 0) {
+        /* compiled here once to report a bad format now; each encoder compiles its own copy */
+        logtk_format *f = NULL;
+        int rc = logtk_format_new(&f);
+        if (rc == LOGTK_OK && value)
+            rc = logtk_format_compile(f, value);
+        if (rc != LOGTK_OK) {
+            logtk_error_set(&w->err, rc, "format: %s", f ? logtk_format_errmsg(f) : "out of memory");
+            logtk_format_free(f);
+            return rc;
+        }
+        logtk_format_free(f);
+        char *copy = value ? strdup(value) : NULL;
+        if (value && !copy)
+            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+        free(w->format);
+        w->format = copy;
+        /* encoders carry their format: make new ones */
+        for (int i = 0; i < MAX_THREADS; i++) {
+            ltka_encoder_free(w->encoders[i]);
+            w->encoders[i] = NULL;
+        }
         return LOGTK_OK;
     }
     if (strcmp(name, "block_bytes") == 0) {
@@ -207,8 +232,13 @@ static int start(logtk_archive_writer *w)
     for (int i = 0; i < w->njobs; i++)
         logtk_strbuf_clear(&w->jobs[i].text);
     for (int i = 0; i < w->threads; i++) {
-        if (!w->encoders[i] && !(w->encoders[i] = ltka_encoder_new(w->level)))
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+        if (!w->encoders[i]) {
+            if (!(w->encoders[i] = ltka_encoder_new(w->level)))
+                return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            int rc = ltka_encoder_set_format(w->encoders[i], w->format);
+            if (rc != LOGTK_OK)
+                return logtk_error_set(&w->err, rc, "format: cannot compile '%s'", w->format);
+        }
     }
     if (w->threads > 1)
         w->pool = ltka_pool_new(w->threads, w->njobs - 1, encode_job, (void *const *)w->encoders);
@@ -418,5 +448,6 @@ void logtk_archive_writer_free(logtk_archive_writer *w)
     for (int i = 0; i < MAX_THREADS; i++)
         ltka_encoder_free(w->encoders[i]);
     ltka_index_free(&w->index);
+    free(w->format);
     free(w);
 }

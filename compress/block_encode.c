@@ -85,6 +85,7 @@ struct ltka_encoder {
     size_t *chunk_off;
     size_t chunk_cap;
     logtk_strbuf chunk_box, chunk_data;
+    logtk_format *format; /* the log's format, when the user gave one (header_fields.c) */
 };
 
 ltka_encoder *ltka_encoder_new(int level)
@@ -123,6 +124,7 @@ void ltka_encoder_free(ltka_encoder *e)
     free(e->chunk_off);
     logtk_strbuf_free(&e->chunk_box);
     logtk_strbuf_free(&e->chunk_data);
+    logtk_format_free(e->format);
     for (int i = 0; i < LTKA_NSTREAMS; i++)
         logtk_strbuf_free(&e->streams[i]);
     free(e);
@@ -830,13 +832,42 @@ done:
 /* Levels from which the header length is chosen by trial instead of by the heuristic alone. */
 #define THOROUGH_LEVEL 12
 
+int ltka_encoder_set_format(ltka_encoder *e, const char *spec)
+{
+    logtk_format_free(e->format);
+    e->format = NULL;
+    if (!spec)
+        return LOGTK_OK;
+    int rc = logtk_format_new(&e->format);
+    if (rc == LOGTK_OK)
+        rc = logtk_format_compile(e->format, spec);
+    if (rc != LOGTK_OK) {
+        logtk_format_free(e->format);
+        e->format = NULL;
+    }
+    return rc;
+}
+
 int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbuf *out,
                       uint32_t *nlines_out)
 {
-    size_t h = choose_header_parts(e, text, len);
-    if (e->level >= THOROUGH_LEVEL && h > 0) {
+    size_t h = choose_header_parts(e, text, len), bound = h;
+    if (e->format) {
         /*
-         * The heuristic's header length is an upper bound; at high levels try
+         * The format marks where the header ends (when most lines match
+         * it): a guess that runs into the message is cut back to it; the
+         * thorough levels also try the format's longer header.
+         */
+        int k = ltka_format_header_parts(e->format, text, len, LTKA_MAX_HEADER_PARTS);
+        if (k >= 0 && (size_t)k < h)
+            h = (size_t)k;
+        if (k >= 0 && (size_t)k > bound)
+            bound = (size_t)k;
+    }
+    if (e->level >= THOROUGH_LEVEL && bound > 0) {
+        h = bound;
+        /*
+         * The header length found is an upper bound; at high levels try
          * every shorter one with a quick zstd level and keep the smallest
          * (which header fields pay off depends on the log).
          */

@@ -977,8 +977,12 @@ int logtk_archive_writer_new(logtk_archive_writer **out);
  * Sets an option before opening: "level" (-7..22, default
  * LOGTK_ARCHIVE_DEFAULT_LEVEL), "threads" (1..64 blocks encoded in parallel;
  * the archive is identical for any value), "block_lines" (default 65536) and
- * "block_bytes" (default 8 MiB): a block ends at whichever limit comes first.
- * Returns LOGTK_OK, LOGTK_ERR_INVALID (bad value) or LOGTK_ERR_NOT_FOUND.
+ * "block_bytes" (default 8 MiB): a block ends at whichever limit comes first,
+ * and "format" (a log format as for logtk_format_compile(), e.g. a preset's
+ * logtk_dataset_format(); NULL: none): the fields in front of <Content> are
+ * then stored as header columns of their own (any line still comes back
+ * exactly, matching or not).  Returns LOGTK_OK, LOGTK_ERR_INVALID (bad
+ * value), LOGTK_ERR_SYNTAX (bad format) or LOGTK_ERR_NOT_FOUND.
  */
 int logtk_archive_writer_set_option(logtk_archive_writer *w, const char *name, const char *value);
 
