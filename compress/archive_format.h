@@ -4,7 +4,7 @@
  * Layout (documented for users in logtk-archive(5)):
  *
  *   file   := file_header block* footer?
- *   file_header (8 bytes) := "LTKA" version(u8 = 2) flags(u8) reserved(u16 = 0)
+ *   file_header (8 bytes) := "LTKA" version(u8 = 3) flags(u8) reserved(u16 = 0)
  *   block  := block_header (32 bytes) payload
  *   block_header := "LTKB" first_line(u64) nlines(u32) raw_bytes(u32)
  *                   payload_len(u32) payload_hash(u32) header_hash(u32)
@@ -12,7 +12,9 @@
  *             footer_hash(u32) footer_len(u32) "LTKE"   (hash and len cover "LTKI"...)
  *
  * All fixed-width integers are little-endian.  Hashes are ltka_checksum()
- * (version 2 changed it from logtk_hash_bytes(), which is slower).  A block
+ * (version 2 changed it from logtk_hash_bytes(), which is slower; version 3
+ * added the IP and hex variables and escapes template bytes 1..7, and this
+ * logtk refuses archives of other versions by number).  A block
  * holds whole lines and decodes on its own, so a damaged block loses only its
  * own lines; its range is known from the index (or from its header when the
  * header is intact).
@@ -30,7 +32,7 @@
 #define LTKA_BLOCK_MAGIC "LTKB"
 #define LTKA_INDEX_MAGIC "LTKI"
 #define LTKA_END_MAGIC "LTKE"
-#define LTKA_VERSION 2
+#define LTKA_VERSION 3
 #define LTKA_FILE_HEADER_LEN 8
 #define LTKA_BLOCK_HEADER_LEN 32
 #define LTKA_FOOTER_TRAILER_LEN 12
@@ -69,11 +71,105 @@ enum {
  */
 #define LTKA_NUM_CHUNK_BYTES ((size_t)64 << 10)
 
-/* Template bytes: markers for variables; any literal byte in 1..5 is escaped. */
+/*
+ * Template bytes: markers for variables; any literal byte in 1..LTKA_M_LAST
+ * is escaped.  All kinds but LTKA_M_STR are numeric: one value per line in
+ * the numbers stream (a numeric column), zero padding as for decimals.
+ */
 #define LTKA_M_UNUM 0x01 /* unsigned decimal digit run */
 #define LTKA_M_SNUM 0x02 /* optional '-' then a digit run */
 #define LTKA_M_STR 0x03  /* a string variable */
+#define LTKA_M_IP 0x04   /* dotted quad "a.b.c.d" of 1-3 digit parts (value: see LTKA_IP_PACKED_FLAG) */
 #define LTKA_M_ESC 0x05  /* next byte is literal */
+#define LTKA_M_HEXL 0x06 /* hex digits 0-9a-f (value; pad: leading zeros) */
+#define LTKA_M_HEXU 0x07 /* hex digits 0-9A-F */
+#define LTKA_M_LAST 0x07 /* highest marker: bytes 1..7 are escaped in templates */
+
+/*
+ * Value of an LTKA_M_IP variable: a canonical IPv4 address (parts 0-255
+ * without leading zeros) is the 32-bit address a << 24 | b << 16 | c << 8 | d;
+ * any other quad is LTKA_IP_PACKED_FLAG | p0 << 36 | p1 << 24 | p2 << 12 | p3
+ * with each part p = (digits - 1) << 10 | value ("10.957.43.015":
+ * 1 << 10 | 10, 2 << 10 | 957, 1 << 10 | 43, 2 << 10 | 15).  A packed value
+ * that is not of that form (stray bits, 4 digits, a value of more digits
+ * than it says) or that describes a canonical address is damage.
+ */
+#define LTKA_IP_PACKED_FLAG ((uint64_t)1 << 48)
+
+/** Nonzero when v is a valid LTKA_M_IP value (an address, or a packed non-canonical quad). */
+static inline int ltka_ip_value_ok(uint64_t v)
+{
+    if (v < ((uint64_t)1 << 32))
+        return 1;
+    if ((v >> 48) != 1)
+        return 0;
+    int canonical = 1;
+    for (int shift = 36; shift >= 0; shift -= 12) {
+        unsigned part = (unsigned)(v >> shift) & 0xfff, digits = (part >> 10) + 1, value = part & 1023;
+        if (digits > 3 || value >= (digits == 1 ? 10u : digits == 2 ? 100u : 1000u))
+            return 0;
+        canonical &= value <= 255 && (digits == 1 || value >= (digits == 2 ? 10u : 100u));
+    }
+    return !canonical;
+}
+
+/*
+ * Hex numbers (line_split.c): without "0x", words of at least
+ * LTKA_HEX_MIN_DIGITS hex digits (with a decimal digit and a letter); with
+ * or without, at most LTKA_HEX_MAX_DIGITS.  Measured on the 16 Loghub-2k
+ * logs at level 19 (geometric mean of the ratios): minimum 1: 22.96,
+ * 2: 22.98, 4: 22.97 (16 digits max) and 22.99 (12 max), 8: 22.96, no hex
+ * without 0x: 22.95; maximum 8: 22.98, 10, 12, 14: 22.99, 16: 22.97 (longer
+ * ids such as ZooKeeper's 0x14ed93111f20005 share long prefixes that zstd
+ * finds in their text but not in a varint of their value).
+ */
+#ifndef LTKA_HEX_MIN_DIGITS
+#define LTKA_HEX_MIN_DIGITS 4
+#endif
+#ifndef LTKA_HEX_MAX_DIGITS
+#define LTKA_HEX_MAX_DIGITS 12
+#endif
+
+/*
+ * Coding byte of a numeric column (LTKA_S_NUMMETA): bit 0 delta (zigzag
+ * varints of differences) else raw varints; bits 1-2 zero padding: 0 a
+ * constant count (varint follows), 1 a fixed width (varint width << 1 |
+ * sign follows), 2 a count per value in LTKA_S_PADS.  Bit 3 (IP columns
+ * only, with bits 0-2 clear and a constant pad of 0): octet planes, the
+ * values written as 4n bytes, first octet of every value, then the second,
+ * ... (zstd packs a plane of one repeated octet to nothing).
+ */
+#define LTKA_COL_DELTA 1
+#define LTKA_COL_PLANES 8
+
+/*
+ * A number-test kind (ltka_num_test in archive_reader_impl.h, next to
+ * LTKA_TEST_EXACT/SUFFIX/PREFIX) for IP columns: the value passes when
+ * (value & mask) == bits, where the test's value holds mask << 32 | bits
+ * (the octets a search piece fixes).
+ */
+#define LTKA_TEST_IP_MASK 4
+
+/*
+ * Its companion for packed (non-canonical) IP values, which every
+ * LTKA_TEST_IP_MASK test passes: an address (below 2^32) passes, a packed
+ * value when the parts the search piece spells out whole are those of the
+ * test's value, flags << 48 | p0 << 36 | ... | p3 (flags bit 3 - k: part k
+ * is fixed; parts as in LTKA_IP_PACKED_FLAG).  A field 0xfff fails every
+ * packed value (the piece is a canonical address).
+ */
+#define LTKA_TEST_IP_PACKED 5
+
+/** Nonzero when template byte c is a variable marker (not a literal, not an escape). */
+static inline int ltka_is_var_marker(unsigned c)
+{
+    return c >= LTKA_M_UNUM && c <= LTKA_M_LAST && c != LTKA_M_ESC;
+}
+/** Nonzero when marker c is a numeric kind (its values are in the numbers stream). */
+static inline int ltka_is_num_marker(unsigned c)
+{
+    return ltka_is_var_marker(c) && c != LTKA_M_STR;
+}
 
 /** Name of stream i, for `logtk info`. */
 const char *ltka_stream_name(int i);
@@ -225,11 +321,11 @@ int ltka_decoder_line(ltka_decoder *d, uint32_t i, int with_eol, logtk_strbuf *o
 
 /* One variable of a line. */
 typedef struct ltka_var {
-    uint8_t kind;     /* LTKA_M_UNUM, LTKA_M_SNUM or LTKA_M_STR */
-    uint8_t pad;      /* numbers: leading zeros beyond the value's own digits */
+    uint8_t kind;     /* an LTKA_M_* variable marker */
+    uint8_t pad;      /* numbers: leading zeros beyond the value's own digits (SNUM: << 1 | sign) */
     uint32_t str_off; /* strings: offset in the line */
     uint32_t str_len;
-    uint64_t value;   /* numbers: value (SNUM: two's complement int64) */
+    uint64_t value;   /* numbers: value (SNUM: its magnitude; IP: the 32-bit address) */
 } ltka_var;
 
 /**

@@ -17,7 +17,12 @@
  * read like a memory source: payloads are used where they lie, with no copy
  * through the read buffer (search touches a small part of most payloads, so
  * the copy would cost as much as the search).  Pipes and anything that
- * cannot be mapped go through the buffer.
+ * cannot be mapped go through the buffer.  The map is reference-counted:
+ * the read-ahead of block_pool.c (parallel decompress and grep) holds it
+ * while its workers use payloads in it, so a reader reopened or freed
+ * meanwhile does not unmap them, and no second map of the file is needed.
+ * Every open and every reposition (seek, index load) gets a new serial
+ * number, by which a read-ahead knows its blocks are stale.
  */
 #include "config.h"
 
@@ -55,13 +60,38 @@ int logtk_archive_reader_new(logtk_archive_reader **out)
     return LOGTK_OK;
 }
 
+struct ltka_file_map {
+    const uint8_t *base;
+    size_t len;
+    int refs;
+};
+
+ltka_file_map *ltka_reader_map_ref(logtk_archive_reader *r)
+{
+    if (r->map)
+        __atomic_add_fetch(&r->map->refs, 1, __ATOMIC_RELAXED);
+    return r->map;
+}
+
+void ltka_file_map_unref(ltka_file_map *m)
+{
+    if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
+#ifdef LTKA_USE_MMAP
+    munmap((void *)m->base, m->len);
+#endif
+    free(m);
+}
+
+int ltka_file_map_holds(const ltka_file_map *m, const uint8_t *p, size_t len)
+{
+    return m && p >= m->base && (size_t)(p - m->base) <= m->len && len <= m->len - (size_t)(p - m->base);
+}
+
 static void close_source(logtk_archive_reader *r)
 {
-#ifdef LTKA_USE_MMAP
-    /* a file source with a memory view: the view is a mapping of the file */
-    if (r->fp && r->mem)
-        munmap((void *)r->mem, r->mem_len);
-#endif
+    ltka_file_map_unref(r->map);
+    r->map = NULL;
     if (r->fp && r->own_fp)
         fclose(r->fp);
     r->fp = NULL;
@@ -146,9 +176,18 @@ static void map_file(logtk_archive_reader *r)
     if (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
         (uint64_t)st.st_size > (uint64_t)SIZE_MAX)
         return;
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(r->fp), 0);
-    if (m == MAP_FAILED)
+    ltka_file_map *fm = malloc(sizeof *fm);
+    if (!fm)
         return;
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(r->fp), 0);
+    if (m == MAP_FAILED) {
+        free(fm);
+        return;
+    }
+    fm->base = m;
+    fm->len = (size_t)st.st_size;
+    fm->refs = 1;
+    r->map = fm;
     r->mem = m;
     r->mem_len = (size_t)st.st_size;
 #else
@@ -435,6 +474,7 @@ static int load_index(logtk_archive_reader *r)
     r->at_end = 0;
     r->next_line = 0;
     r->block_no = 0;
+    r->serial = next_serial(); /* a read-ahead of the old position is stale */
     return LOGTK_OK;
 }
 
@@ -463,6 +503,7 @@ int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
     r->at_end = 0;
     r->next_line = e->first_line;
     r->block_no = (uint64_t)i;
+    r->serial = next_serial();
     return LOGTK_OK;
 }
 

@@ -11,6 +11,23 @@
 #include "errmsg.h"
 #include "strbuf.h"
 
+/*
+ * A file mapped into memory.  The reader holds one reference while the
+ * file is open; a read-ahead pool takes another while its workers use
+ * payloads in it, so reopening or freeing the reader never unmaps bytes a
+ * worker is reading.
+ */
+typedef struct ltka_file_map ltka_file_map;
+
+/** A new reference to the map of r's file, or NULL when r does not read a mapped file. */
+ltka_file_map *ltka_reader_map_ref(logtk_archive_reader *r);
+
+/** Drops a reference; the last one unmaps the file.  NULL is harmless. */
+void ltka_file_map_unref(ltka_file_map *m);
+
+/** Nonzero when p[0..len) lies inside the map (m may be NULL: then 0). */
+int ltka_file_map_holds(const ltka_file_map *m, const uint8_t *p, size_t len);
+
 struct logtk_archive_reader {
     logtk_errbuf err;
     char name[256];
@@ -18,11 +35,12 @@ struct logtk_archive_reader {
     int own_fp;
     const uint8_t *mem; /* memory source (buf_pos then indexes it) */
     size_t mem_len;
+    ltka_file_map *map; /* the file's map when mem is one, else NULL */
     uint8_t *buf; /* read buffer for file sources */
     size_t buf_cap, buf_pos, buf_len;
     uint64_t base; /* file offset of buf[0] */
     int eof, io_error, at_end;
-    uint64_t serial;    /* distinct for every open, so search can tell readers apart */
+    uint64_t serial;    /* distinct for every open and seek, so read-ahead can tell positions apart */
     uint64_t next_line; /* 0-based line expected next */
     uint64_t block_no;
     ltka_index index;

@@ -1,5 +1,6 @@
 /*
- * block_pool.c - ordered worker pool for block encoding and decoding.
+ * block_pool.c - ordered worker pool for block encoding, decoding and
+ * search, and the archive read-ahead that feeds it.
  *
  * The jobs live in a ring indexed by sequence number: `collected` (oldest
  * job the caller has not taken back) <= `started` (next job a worker will
@@ -10,19 +11,34 @@
  * per block would cost little, but a per-batch barrier (collect T blocks,
  * encode, write, repeat) leaves cores idle while the slowest block of each
  * batch finishes and while the caller reads and writes; the ring keeps
- * every worker busy as long as the caller keeps it filled.
+ * every worker busy as long as the caller keeps it filled.  A job submitted
+ * as done (a damage report) keeps its place in the order; a worker passes
+ * over it.
  *
  * One mutex guards the ring; two condition variables: workers wait for
  * work, the caller waits for the oldest job.  Blocks take milliseconds to
  * encode, so the lock is taken a few times per block and never contended
  * in a way that shows up in profiles.
+ *
+ * The read-ahead (used by the unpacker and by grep) reads raw blocks on the
+ * caller's thread: header parsing, checksum and damage detection stay in
+ * the reader (ltka_reader_next_raw), which is sequential anyway.  A payload
+ * of a mapped file is used where it lies: the read-ahead holds a reference
+ * to the reader's map, so a reader reopened (or freed) while workers still
+ * run on its payloads does not unmap them.  Other sources (memory buffers
+ * the caller may free, pipes read through a buffer) are copied.  Reader
+ * reports (damage, fatal errors) travel as jobs submitted done, so they
+ * come back at their place in the order with the reader's message.
  */
 #include "config.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "archive_reader_impl.h"
 #include "block_pool.h"
 
 #define POOL_MAX_THREADS 64
@@ -63,6 +79,8 @@ static void *worker_main(void *arg)
             break;
         pool_slot *s = &p->ring[p->started % (uint64_t)p->capacity];
         p->started++;
+        if (s->done)
+            continue; /* submitted done: nothing to do, it only keeps its place */
         pthread_mutex_unlock(&p->mu);
         p->work(wk->state, s->job);
         pthread_mutex_lock(&p->mu);
@@ -117,15 +135,26 @@ int ltka_pool_has_room(const ltka_pool *p)
     return ltka_pool_pending(p) < p->capacity;
 }
 
-void ltka_pool_submit(ltka_pool *p, void *job)
+static void submit(ltka_pool *p, void *job, int done)
 {
     pthread_mutex_lock(&p->mu);
     pool_slot *s = &p->ring[p->submitted % (uint64_t)p->capacity];
     s->job = job;
-    s->done = 0;
+    s->done = done;
     p->submitted++;
-    pthread_cond_signal(&p->work_cv);
+    if (!done)
+        pthread_cond_signal(&p->work_cv);
     pthread_mutex_unlock(&p->mu);
+}
+
+void ltka_pool_submit(ltka_pool *p, void *job)
+{
+    submit(p, job, 0);
+}
+
+void ltka_pool_submit_done(ltka_pool *p, void *job)
+{
+    submit(p, job, 1);
 }
 
 void *ltka_pool_collect(ltka_pool *p, int wait)
@@ -140,9 +169,27 @@ void *ltka_pool_collect(ltka_pool *p, int wait)
     if (s->done) {
         job = s->job;
         p->collected++;
+        /*
+         * A job submitted done can be collected before any worker passed
+         * its slot; workers must not take it later, when the slot may hold
+         * a new job: they start after it.
+         */
+        if (p->started < p->collected)
+            p->started = p->collected;
     }
     pthread_mutex_unlock(&p->mu);
     return job;
+}
+
+void ltka_pool_drain(ltka_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->submitted = p->started; /* queued jobs: dropped before any worker takes them */
+    for (uint64_t k = p->collected; k < p->started; k++)
+        while (!p->ring[k % (uint64_t)p->capacity].done)
+            pthread_cond_wait(&p->done_cv, &p->mu);
+    p->collected = p->started;
+    pthread_mutex_unlock(&p->mu);
 }
 
 void ltka_pool_free(ltka_pool *p)
@@ -160,4 +207,137 @@ void ltka_pool_free(ltka_pool *p)
     pthread_cond_destroy(&p->done_cv);
     free(p->ring);
     free(p);
+}
+
+/* ---------------------------------------------------------------- read-ahead */
+
+struct ltka_readahead {
+    ltka_pool *pool;
+    unsigned char *jobs; /* njobs slots of job_size bytes, each starting with an ltka_read_job */
+    size_t job_size;
+    int njobs;
+    uint64_t submitted;
+    const logtk_archive_reader *reader; /* the reader being read ahead ... */
+    uint64_t serial;                    /* ... its open ... */
+    char name[256];                     /* ... and its name, for the jobs' messages */
+    ltka_file_map *map;                 /* its file map while jobs may use it, or NULL */
+    int ended;                          /* the reader gave its last answer ... */
+    int end_rc;                         /* ... LOGTK_DONE or a fatal status */
+};
+
+static ltka_read_job *slot(ltka_readahead *ra, uint64_t k)
+{
+    return (ltka_read_job *)(ra->jobs + (size_t)(k % (uint64_t)ra->njobs) * ra->job_size);
+}
+
+ltka_readahead *ltka_readahead_new(int nthreads, int depth, size_t job_size, ltka_pool_work work,
+                                   void *const *states)
+{
+    if (nthreads < 1 || nthreads > POOL_MAX_THREADS || depth < 1 || depth > 16 ||
+        job_size < sizeof(ltka_read_job))
+        return NULL;
+    ltka_readahead *ra = calloc(1, sizeof *ra);
+    if (!ra)
+        return NULL;
+    ra->njobs = depth * nthreads;
+    /* slots at a multiple of the strictest alignment */
+    ra->job_size = (job_size + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t);
+    ra->jobs = calloc((size_t)ra->njobs, ra->job_size);
+    ra->pool = ra->jobs ? ltka_pool_new(nthreads, ra->njobs, work, states) : NULL;
+    if (!ra->pool) {
+        free(ra->jobs);
+        free(ra);
+        return NULL;
+    }
+    ra->end_rc = LOGTK_DONE;
+    return ra;
+}
+
+/* Forgets the jobs of the earlier reader (waiting for running ones) and follows r. */
+static void follow(ltka_readahead *ra, logtk_archive_reader *r)
+{
+    ltka_pool_drain(ra->pool);
+    ltka_file_map_unref(ra->map);
+    ra->map = ltka_reader_map_ref(r);
+    ra->reader = r;
+    ra->serial = r->serial;
+    snprintf(ra->name, sizeof ra->name, "%s", r->name);
+    ra->submitted = 0;
+    ra->ended = 0;
+    ra->end_rc = LOGTK_DONE;
+}
+
+/* Reads one block into the next slot and queues it; 0, or -1 when the reader has nothing more. */
+static int read_one(ltka_readahead *ra, logtk_archive_reader *r, int flags)
+{
+    ltka_read_job *j = slot(ra, ra->submitted);
+    ltka_raw_block raw;
+    logtk_error_clear(&j->err);
+    int rc = ltka_reader_next_raw(r, &j->b, &raw);
+    if (rc == LOGTK_DONE) {
+        ra->ended = 1;
+        return -1;
+    }
+    j->source = ra->name;
+    j->flags = flags;
+    if (rc == LOGTK_OK) {
+        j->len = raw.len;
+        j->nlines = raw.nlines;
+        j->raw_bytes = raw.raw_bytes;
+        if (ltka_file_map_holds(ra->map, raw.payload, raw.len)) {
+            j->payload = raw.payload;
+        } else {
+            logtk_strbuf_clear(&j->copy);
+            if (logtk_strbuf_append(&j->copy, raw.payload, raw.len) == 0)
+                j->payload = (const uint8_t *)j->copy.data;
+            else /* the block is consumed: reading cannot go on */
+                rc = logtk_error_set(&j->err, LOGTK_ERR_NOMEM, "out of memory");
+        }
+    } else {
+        logtk_error_copy(&j->err, &r->err);
+    }
+    j->rc = rc;
+    if (rc != LOGTK_OK && rc != LOGTK_ERR_ARCHIVE) {
+        ra->ended = 1;
+        ra->end_rc = rc;
+    }
+    if (rc == LOGTK_OK)
+        ltka_pool_submit(ra->pool, j);
+    else
+        ltka_pool_submit_done(ra->pool, j); /* damage or a fatal error: delivered in its turn */
+    ra->submitted++;
+    return 0;
+}
+
+ltka_read_job *ltka_readahead_next(ltka_readahead *ra, logtk_archive_reader *r, int flags,
+                                   int *end_rc)
+{
+    if (ra->reader != r || ra->serial != r->serial)
+        follow(ra, r);
+    while (!ra->ended && ltka_pool_has_room(ra->pool) && read_one(ra, r, flags) == 0)
+        ;
+    ltka_read_job *j = ltka_pool_collect(ra->pool, 1);
+    if (!j) {
+        /* everything delivered: the map is no longer needed */
+        ltka_file_map_unref(ra->map);
+        ra->map = NULL;
+        *end_rc = ra->end_rc;
+    }
+    return j;
+}
+
+void ltka_readahead_free(ltka_readahead *ra, void (*free_job)(void *job))
+{
+    if (!ra)
+        return;
+    ltka_pool_free(ra->pool);
+    for (int k = 0; k < ra->njobs; k++) {
+        ltka_read_job *j = slot(ra, (uint64_t)k);
+        if (free_job)
+            free_job(j);
+        logtk_strbuf_free(&j->copy);
+    }
+    ltka_file_map_unref(ra->map);
+    free(ra->jobs);
+    free(ra);
 }

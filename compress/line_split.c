@@ -6,26 +6,44 @@
  * bytes) stays in the template as literal text, so whitespace runs, tabs and
  * odd bytes come back exactly.  A token without digits is literal too.  A
  * token with digits is either
- *   - a hex-like identifier (optional 0x, then only hex digits and '-', with
- *     at least one letter a-f and, without 0x, at least 8 characters): one
- *     string variable, so hashes and UUIDs do not multiply templates, or
+ *   - a hex number: "0x" then 1..LTKA_HEX_MAX_DIGITS (12) hex digits of one
+ *     case (the "0x" stays template text), or, without "0x", a whole word
+ *     of LTKA_HEX_MIN_DIGITS (4) to 12 hex digits with a decimal digit and
+ *     a letter, all letters of one case ("a3f9c2e1", "DEADBEEF1"; words
+ *     such as "dead", "cafe", "be" have no digit and stay text): a number
+ *     variable of kind LTKA_M_HEXL or LTKA_M_HEXU, value + leading-zero
+ *     count like a decimal, so addresses and ids that count up become
+ *     small deltas (the limits are measured: see archive_format.h);
+ *   - a hex-like identifier that is not such a number (optional 0x, then
+ *     only hex digits and '-', with at least one letter a-f and, without 0x,
+ *     at least 8 characters: UUIDs, long ids and hashes, mixed case): one
+ *     string variable, so they do not multiply templates, or
  *   - split at its digit runs: the non-digit skeleton stays in the template
- *     ("blk_-<num>", "<num>.<num>.<num>.<num>", "job_<num>_<num>") and each digit
- *     run becomes a number (value + leading-zero count), so timestamps and
- *     counters become small deltas in their column.  A '-' right before a
- *     digit run that starts a token or follows a non-alphanumeric byte is
- *     taken as a sign, so "blk_-123" and "blk_123" share one template.
- *     Digit runs of 20+ digits are string variables (they do not fit 64 bits).
+ *     ("blk_-<num>", "job_<num>_<num>") and each digit run becomes a number
+ *     (value + leading-zero count), so timestamps and counters become small
+ *     deltas in their column.  A '-' right before a digit run that starts a
+ *     token or follows a non-alphanumeric byte is taken as a sign, so
+ *     "blk_-123" and "blk_123" share one template.  Digit runs of 20+
+ *     digits are string variables (they do not fit 64 bits).  Four digit
+ *     runs "a.b.c.d" of 1 to 3 digits each that are not part of a longer
+ *     dotted number (no "digit." before, no ".digit" after) become one
+ *     LTKA_M_IP variable: one column (and one search test) instead of four.
+ *     A canonical IPv4 address (parts 0-255 without leading zeros) has the
+ *     32-bit address as its value; any other quad ("10.957.43.015", made
+ *     by log generators and version strings) the packed form of
+ *     LTKA_IP_PACKED_FLAG (each part's digit count and value), so that it
+ *     shares the template of the real addresses next to it instead of
+ *     making one of four numbers.
  *
  * Why this instead of a learned parser: it is exact by construction (every
  * byte is either template text or a variable that prints back identically),
  * needs no training, runs at memory speed, and its templates already separate
  * what changes (numbers, ids) from what repeats, which is what the column
- * encoders and zstd need.  Literal bytes 0x01..0x05 are escaped in templates.
+ * encoders and zstd need.  Literal bytes 0x01..0x07 are escaped in templates.
  *
  * Speed: most bytes of a log line are literal (words, spaces, punctuation),
  * and only two kinds of byte change the output: digits (a token with digits
- * becomes variables) and the marker bytes 0x01..0x05 (escaped).  So instead
+ * becomes variables) and the marker bytes 0x01..0x07 (escaped).  So instead
  * of classifying every byte, the scan jumps from one such byte to the next,
  * 16 bytes per step with SSE2 (one class-table lookup per byte without it,
  * and for the last bytes of a line), and copies the literal stretch in
@@ -33,8 +51,8 @@
  * on the way; a run that is a whole token (the most common token) becomes a
  * number right there.  Otherwise it walks back to the start of the token
  * (never past the copied literal, which ends at a delimiter) and on to its
- * end, and only that token is examined byte by byte, skipping the hex-like
- * search when the token has no letter a-f.  The output is exactly that of
+ * end, and only that token is examined byte by byte, skipping the hex
+ * search when the token has no letter a-f and no 'x'.  The output is exactly that of
  * the byte-by-byte tokenizer described above (tests/test_line_split.c checks
  * it against one); on the scale-up log this is about 45% fewer instructions.
  */
@@ -49,17 +67,18 @@
 #include "archive_format.h"
 
 /* Byte classes. */
-enum { C_DELIM = 0, C_WORD = 1, C_DIGIT = 2, C_HEXLETTER = 4, C_MARKER = 8 };
+enum { C_DELIM = 0, C_WORD = 1, C_DIGIT = 2, C_HEXLETTER = 4, C_MARKER = 8, C_X = 16 };
 
 /* The class of byte c, as a constant expression so the table below is built at compile time. */
 #define CLASS_OF(c)                                                                              \
     ((c) >= '0' && (c) <= '9'                       ? C_WORD | C_DIGIT                           \
      : ((c) >= 'a' && (c) <= 'f') || ((c) >= 'A' && (c) <= 'F') ? C_WORD | C_HEXLETTER          \
+     : (c) == 'x' || (c) == 'X'                     ? C_WORD | C_X                               \
      : ((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || (c) == '_' || (c) == '-' ||   \
              (c) == '.' || (c) >= 0x80                                                          \
          ? C_WORD                                                                                \
-     : (c) >= 1 && (c) <= 5 ? C_MARKER                                                           \
-                            : C_DELIM)
+     : (c) >= 1 && (c) <= LTKA_M_LAST ? C_MARKER                                                 \
+                                      : C_DELIM)
 #define CLASS4(c) CLASS_OF(c), CLASS_OF((c) + 1), CLASS_OF((c) + 2), CLASS_OF((c) + 3)
 #define CLASS16(c) CLASS4(c), CLASS4((c) + 4), CLASS4((c) + 8), CLASS4((c) + 12)
 #define CLASS64(c) CLASS16(c), CLASS16((c) + 16), CLASS16((c) + 32), CLASS16((c) + 48)
@@ -74,6 +93,12 @@ int ltka_var_may_contain(int kind, unsigned char c)
         return digit;
     case LTKA_M_SNUM:
         return digit || c == '-';
+    case LTKA_M_IP:
+        return digit || c == '.';
+    case LTKA_M_HEXL:
+        return digit || (c >= 'a' && c <= 'f');
+    case LTKA_M_HEXU:
+        return digit || (c >= 'A' && c <= 'F');
     default:
         return digit || c == '-' || c == 'x' || c == 'X' || (c >= 'a' && c <= 'f') ||
                (c >= 'A' && c <= 'F');
@@ -84,9 +109,9 @@ int ltka_var_may_contain(int kind, unsigned char c)
 static inline size_t next_special(const unsigned char *s, size_t i, size_t len)
 {
 #if defined(__SSE2__)
-    /* digit: (b + 0x50) as signed < -118; marker 1..5: (b + 0x7f) as signed < -123 */
+    /* digit: (b + 0x50) as signed < -118; marker 1..7: (b + 0x7f) as signed < -121 */
     const __m128i digit_bias = _mm_set1_epi8((char)0x50), digit_limit = _mm_set1_epi8(-118);
-    const __m128i marker_bias = _mm_set1_epi8((char)0x7f), marker_limit = _mm_set1_epi8(-123);
+    const __m128i marker_bias = _mm_set1_epi8((char)0x7f), marker_limit = _mm_set1_epi8(-121);
     while (i + 16 <= len) {
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
         __m128i d = _mm_cmplt_epi8(_mm_add_epi8(b, digit_bias), digit_limit);
@@ -190,6 +215,43 @@ static inline int is_alnum(unsigned char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+static inline int is_digit(char c)
+{
+    return (unsigned)(unsigned char)c - '0' < 10;
+}
+
+/*
+ * Nonzero when the digit run [rs, re) of value val, the first of a token's
+ * stretch that ends at te, starts a dotted quad: four runs of 1-3 digits
+ * joined by '.', not followed by ".digit".  *ip gets its value (see
+ * ltka_ip_value), *end the index after it.
+ */
+static int scan_ip(const char *line, size_t rs, size_t re, uint64_t val, size_t te, uint64_t *ip,
+                   size_t *end)
+{
+    uint64_t addr = 0, packed = 0;
+    int canonical = 1;
+    for (int part = 0;; part++) {
+        size_t n = re - rs;
+        if (n > 3)
+            return 0;
+        canonical &= val <= 255 && (n == 1 || line[rs] != '0');
+        addr = addr << 8 | val;
+        packed = packed << 12 | (uint64_t)(n - 1) << 10 | val;
+        if (part == 3)
+            break;
+        if (re + 1 >= te || line[re] != '.' || !is_digit(line[re + 1]))
+            return 0;
+        rs = re + 1;
+        re = scan_digit_run(line, rs, te, &val);
+    }
+    if (re + 1 < te && line[re] == '.' && is_digit(line[re + 1]))
+        return 0; /* "1.2.3.4.5": part of a longer dotted number */
+    *ip = canonical ? addr : LTKA_IP_PACKED_FLAG | packed;
+    *end = re;
+    return 1;
+}
+
 /* Splits [ts, te) at its digit runs (no hex-like parts inside). */
 static void split_digits(const char *line, size_t len, size_t tok_start, size_t ts, size_t te,
                          logtk_strbuf *tmpl, ltka_var **vars, size_t *nvars)
@@ -205,6 +267,23 @@ static void split_digits(const char *line, size_t len, size_t tok_start, size_t 
         uint64_t val;
         i = scan_digit_run(line, i, te, &val);
         size_t rlen = i - rs;
+        uint64_t ip;
+        size_t ip_end;
+        if (i < te && line[i] == '.' && !(rs >= 2 && line[rs - 1] == '.' && is_digit(line[rs - 2])) &&
+            scan_ip(line, rs, i, val, te, &ip, &ip_end)) {
+            /* a dotted quad not preceded by "digit.": one IP variable */
+            if (rs > lit)
+                put_plain(tmpl, line + lit, rs - lit, len - lit);
+            ltka_var *v = push_var(vars, nvars);
+            v->kind = LTKA_M_IP;
+            v->pad = 0;
+            v->value = ip;
+            v->str_off = 0;
+            v->str_len = 0;
+            put_byte(tmpl, LTKA_M_IP);
+            lit = i = ip_end;
+            continue;
+        }
         /* sign: '-' right before the run, itself at token start or after a non-alnum */
         int neg = 0, sign_ok = 0;
         if (rs > ts && line[rs - 1] == '-' &&
@@ -236,10 +315,10 @@ static void split_digits(const char *line, size_t len, size_t tok_start, size_t 
 }
 
 /*
- * One token with digits: hex-like parts (a run of hex digits and inner '-'
- * of 8+ characters with a letter a-f and a digit, such as a UUID or a hash, or
- * any hex run with a letter right after "0x") become string variables; the
- * rest is split at digit runs.
+ * One token with digits or an 'x': hex runs (hex digits and inner '-')
+ * that are whole words (or follow a word-starting "0x") become hex numbers
+ * or string variables (see the top of the file); the rest is split at
+ * digit runs.
  */
 static void split_token(const char *line, size_t len, size_t ts, size_t te, logtk_strbuf *tmpl,
                         ltka_var **vars, size_t *nvars)
@@ -256,30 +335,56 @@ static void split_token(const char *line, size_t len, size_t ts, size_t te, logt
         int after_0x = hs >= ts + 2 && line[hs - 2] == '0' && (line[hs - 1] == 'x' || line[hs - 1] == 'X') &&
                        (hs - 2 == ts || !is_alnum((unsigned char)line[hs - 3]));
         int word_start = hs == ts || !is_alnum((unsigned char)line[hs - 1]) || after_0x;
-        int letter = 0, digit = 0;
+        int letter = 0, digit = 0, dash = 0; /* letter: 1 lower case seen, 2 upper case, 3 both */
         size_t he = hs;
         while (he < te) {
             unsigned char c = (unsigned char)line[he];
             unsigned char kc = byte_class[c];
-            if (kc & C_HEXLETTER)
-                letter = 1;
-            else if (kc & C_DIGIT)
+            if (kc & C_HEXLETTER) {
+                letter |= c >= 'a' ? 1 : 2;
+            } else if (kc & C_DIGIT) {
                 digit = 1;
-            else if (!(c == '-' && he + 1 < te && (byte_class[(unsigned char)line[he + 1]] & (C_DIGIT | C_HEXLETTER))))
+            } else if (c == '-' && he + 1 < te && (byte_class[(unsigned char)line[he + 1]] & (C_DIGIT | C_HEXLETTER))) {
+                dash = 1;
+            } else {
                 break;
+            }
             he++;
         }
         int word_end = he == te || !is_alnum((unsigned char)line[he]);
-        if (word_start && word_end && letter && ((digit && he - hs >= 8) || after_0x)) {
-            if (hs > done)
-                split_digits(line, len, ts, done, hs, tmpl, vars, nvars);
+        size_t hl = he - hs;
+        int hex_number = word_start && word_end && !dash && letter != 3 && hl <= LTKA_HEX_MAX_DIGITS &&
+                         (after_0x || (letter && digit && hl >= LTKA_HEX_MIN_DIGITS));
+        if (hex_number || (word_start && word_end && letter && ((digit && hl >= 8) || after_0x))) {
+            /* "0x" stays template text in front of the variable */
+            size_t lit_end = after_0x ? hs - 2 : hs;
+            if (lit_end > done)
+                split_digits(line, len, ts, done, lit_end, tmpl, vars, nvars);
+            if (after_0x)
+                put_plain(tmpl, line + hs - 2, 2, len - (hs - 2));
             ltka_var *v = push_var(vars, nvars);
-            put_byte(tmpl, LTKA_M_STR);
-            v->kind = LTKA_M_STR;
-            v->pad = 0;
-            v->value = 0;
-            v->str_off = (uint32_t)hs;
-            v->str_len = (uint32_t)(he - hs);
+            if (hex_number) {
+                uint64_t val = 0;
+                size_t zeros = 0;
+                while (zeros + 1 < hl && line[hs + zeros] == '0')
+                    zeros++;
+                for (size_t j = hs; j < he; j++) {
+                    unsigned c = (unsigned char)line[j];
+                    val = val << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+                }
+                v->kind = letter == 2 ? LTKA_M_HEXU : LTKA_M_HEXL;
+                v->pad = (uint8_t)zeros;
+                v->value = val;
+                v->str_off = 0;
+                v->str_len = 0;
+            } else {
+                v->kind = LTKA_M_STR;
+                v->pad = 0;
+                v->value = 0;
+                v->str_off = (uint32_t)hs;
+                v->str_len = (uint32_t)hl;
+            }
+            put_byte(tmpl, (char)v->kind);
             done = he;
         }
         i = he > hs ? he : hs + 1;
@@ -350,8 +455,8 @@ int ltka_split_line(const char *line, size_t len, logtk_strbuf *tmpl, ltka_var *
             te++;
         }
         put_plain(tmpl, line + lit, ts - lit, len - lit);
-        if (!(seen & C_HEXLETTER))
-            split_digits(line, len, ts, ts, te, tmpl, vars, nvars); /* no hex-like part possible */
+        if (!(seen & (C_HEXLETTER | C_X)))
+            split_digits(line, len, ts, ts, te, tmpl, vars, nvars); /* no hex part possible */
         else
             split_token(line, len, ts, te, tmpl, vars, nvars);
         lit = i = te;

@@ -9,8 +9,13 @@
  * LOGTK_LOGHUB is set), the decompressed bytes, and the order and wording of
  * damage reports.  A block whose encoder fails in a worker must surface with
  * its line range, and the failed run must leave the old output untouched.
+ * The pool itself (block_pool.c) is checked directly: order, jobs submitted
+ * done, draining; and the read-ahead that the unpacker and grep share is
+ * checked on mapped files, with the reader reopened or moved (seek) while
+ * workers still hold blocks, and grep with 1-3 threads on damaged archives.
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +24,7 @@
 #include <unistd.h>
 
 #include "archive_writer_impl.h"
+#include "block_pool.h"
 #include "logtk.h"
 #include "membuf.h"
 #include "test_harness.h"
@@ -412,6 +418,16 @@ static void test_unpack_damage(void)
     free(text.data);
 }
 
+/* Appends the texts of the blocks r has left to got; the status that ended them. */
+static int unpack_rest(logtk_archive_unpacker *u, logtk_archive_reader *r, membuf *got)
+{
+    logtk_archive_block b;
+    int rc;
+    while ((rc = logtk_archive_unpacker_next(u, r, &b)) == LOGTK_OK)
+        mem_write(got, b.text.ptr, b.text.len);
+    return rc;
+}
+
 /* An unpacker handed another reader (or the same one reopened) starts afresh. */
 static void test_unpack_switch(void)
 {
@@ -441,18 +457,13 @@ static void test_unpack_switch(void)
     /* another reader: all of its blocks, in order */
     CHECK(logtk_archive_reader_open_memory(r2, a2.data, a2.len, "a2") == LOGTK_OK);
     membuf got = {0};
-    int rc;
-    while ((rc = logtk_archive_unpacker_next(u, r2, &b)) == LOGTK_OK)
-        mem_write(&got, b.text.ptr, b.text.len);
-    CHECK(rc == LOGTK_DONE);
+    CHECK(unpack_rest(u, r2, &got) == LOGTK_DONE);
     CHECK(got.len == t2.len && memcmp(got.data, t2.data, t2.len) == 0);
     CHECK(logtk_archive_unpacker_next(u, r2, &b) == LOGTK_DONE);
     /* the first reader reopened: from its start again */
     CHECK(logtk_archive_reader_open_memory(r1, a1.data, a1.len, "a1") == LOGTK_OK);
     got.len = 0;
-    while ((rc = logtk_archive_unpacker_next(u, r1, &b)) == LOGTK_OK)
-        mem_write(&got, b.text.ptr, b.text.len);
-    CHECK(rc == LOGTK_DONE);
+    CHECK(unpack_rest(u, r1, &got) == LOGTK_DONE);
     CHECK(got.len == t1.len && memcmp(got.data, t1.data, t1.len) == 0);
     logtk_archive_unpacker_free(u);
     logtk_archive_unpacker_free(NULL);
@@ -465,6 +476,356 @@ static void test_unpack_switch(void)
     free(got.data);
 }
 
+/* ---- the pool itself ---- */
+
+typedef struct pool_job {
+    int id;
+    int worked;   /* times a worker processed it */
+    int slow;     /* microseconds the work takes */
+    int gated;    /* the work waits until the gate opens */
+    int running;  /* a worker has started on it */
+    int order;    /* its place among all jobs processed (from 1) */
+} pool_job;
+
+static int jobs_processed;
+static int gate_closed;
+
+static void pool_work(void *state, void *arg)
+{
+    pool_job *j = arg;
+    int *calls = state;
+    __atomic_store_n(&j->running, 1, __ATOMIC_RELEASE);
+    while (j->gated && __atomic_load_n(&gate_closed, __ATOMIC_ACQUIRE))
+        usleep(1000);
+    if (j->slow)
+        usleep((useconds_t)j->slow);
+    __atomic_add_fetch(calls, 1, __ATOMIC_RELAXED);
+    j->order = __atomic_add_fetch(&jobs_processed, 1, __ATOMIC_RELAXED);
+    j->worked++;
+}
+
+static void *open_gate_later(void *arg)
+{
+    (void)arg;
+    usleep(30000);
+    __atomic_store_n(&gate_closed, 0, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Jobs come back in submission order, those submitted done untouched; a drain forgets queued jobs. */
+static void test_pool_order_and_drain(void)
+{
+    int calls[3] = {0, 0, 0};
+    void *states[3] = {&calls[0], &calls[1], &calls[2]};
+    ltka_pool *p = ltka_pool_new(3, 5, pool_work, states);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    enum { NJOBS = 200 };
+    static pool_job jobs[NJOBS];
+    int next = 0, seen = 0, in_order = 1, done_untouched = 1, worked_once = 1;
+    while (seen < NJOBS) {
+        while (next < NJOBS && ltka_pool_has_room(p)) {
+            pool_job *j = &jobs[next];
+            j->id = next;
+            j->worked = 0;
+            j->slow = next % 7 == 0 ? 300 : 0; /* some finish late, after later ones */
+            if (next % 5 == 3)
+                ltka_pool_submit_done(p, j);
+            else
+                ltka_pool_submit(p, j);
+            next++;
+        }
+        pool_job *j = ltka_pool_collect(p, 1);
+        CHECK(j != NULL);
+        if (!j)
+            break;
+        in_order &= j->id == seen;
+        if (j->id % 5 == 3)
+            done_untouched &= j->worked == 0;
+        else
+            worked_once &= j->worked == 1;
+        seen++;
+    }
+    CHECK(in_order);
+    CHECK(done_untouched);
+    CHECK(worked_once);
+    CHECK(ltka_pool_pending(p) == 0);
+    CHECK(ltka_pool_collect(p, 1) == NULL);
+    CHECK(calls[0] + calls[1] + calls[2] == NJOBS - NJOBS / 5);
+
+    /*
+     * drain with 3 jobs running (held at a gate until 30 ms into the drain)
+     * and 2 queued: the running ones finish, the queued ones never run
+     */
+    memset(jobs, 0, 5 * sizeof jobs[0]);
+    gate_closed = 1;
+    for (int k = 0; k < 5; k++) {
+        jobs[k].id = k;
+        jobs[k].gated = 1;
+        ltka_pool_submit(p, &jobs[k]);
+    }
+    CHECK(!ltka_pool_has_room(p));
+    for (int waited = 0; waited < 5000; waited++) { /* up to 5 s for the 3 workers to start */
+        int running = 0;
+        for (int k = 0; k < 5; k++)
+            running += __atomic_load_n(&jobs[k].running, __ATOMIC_ACQUIRE);
+        if (running == 3)
+            break;
+        usleep(1000);
+    }
+    pthread_t opener;
+    CHECK(pthread_create(&opener, NULL, open_gate_later, NULL) == 0);
+    ltka_pool_drain(p);
+    pthread_join(opener, NULL);
+    CHECK(ltka_pool_pending(p) == 0 && ltka_pool_has_room(p));
+    CHECK(ltka_pool_collect(p, 0) == NULL);
+    CHECK(jobs[0].worked == 1 && jobs[1].worked == 1 && jobs[2].worked == 1); /* finished by the drain */
+    usleep(30000);
+    CHECK(jobs[3].running == 0 && jobs[4].running == 0); /* dropped: never run */
+    /* and the pool works on afterwards */
+    for (int k = 0; k < 4; k++) {
+        jobs[10 + k].id = 10 + k;
+        jobs[10 + k].worked = 0;
+        jobs[10 + k].slow = 0;
+        ltka_pool_submit(p, &jobs[10 + k]);
+    }
+    for (int k = 0; k < 4; k++) {
+        pool_job *j = ltka_pool_collect(p, 1);
+        CHECK(j == &jobs[10 + k] && j->worked == 1);
+    }
+    ltka_pool_drain(p); /* empty: harmless */
+    ltka_pool_free(p);
+
+    /*
+     * A job submitted done and collected while the worker sleeps, before it
+     * passed the job's slot: the jobs submitted next (one reusing that slot)
+     * are processed once each and in order, not the one in the slot first.
+     */
+    int calls1 = 0;
+    void *state1[1] = {&calls1};
+    p = ltka_pool_new(1, 3, pool_work, state1);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    memset(jobs, 0, sizeof jobs);
+    int in_turn = 1;
+    for (int round = 0; round < 3; round++) {
+        usleep(20000); /* the worker is asleep, waiting for work */
+        ltka_pool_submit_done(p, &jobs[0]);
+        CHECK(ltka_pool_collect(p, 1) == &jobs[0]);
+        for (int k = 1; k <= 3; k++)
+            ltka_pool_submit(p, &jobs[k]);
+        for (int k = 1; k <= 3; k++)
+            CHECK(ltka_pool_collect(p, 1) == &jobs[k]);
+        in_turn &= jobs[1].order < jobs[2].order && jobs[2].order < jobs[3].order;
+    }
+    CHECK(in_turn);
+    CHECK(jobs[0].worked == 0);
+    CHECK(jobs[1].worked == 3 && jobs[2].worked == 3 && jobs[3].worked == 3);
+    CHECK(calls1 == 9);
+    ltka_pool_free(p);
+    ltka_pool_free(NULL);
+    ltka_readahead_free(NULL, NULL);
+}
+
+/* ---- the read-ahead on mapped files ---- */
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    int ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* Text of n lines of a kind (k), with rare words to grep for. */
+static void make_text(membuf *m, int n, int k)
+{
+    char line[128];
+    for (int i = 1; i <= n; i++) {
+        int len = snprintf(line, sizeof line, "%s %06d node-%d %s value=%d\n", k ? "second" : "first", i,
+                           i % 13, i % 97 == 0 ? "RareWord" : "common", i * 7);
+        mem_write(m, line, (size_t)len);
+    }
+}
+
+/*
+ * The unpacker's read-ahead over a mapped file: the reader reopened on
+ * another file while blocks of the first are in flight, then moved by
+ * seek_line: each time the blocks that follow are those of the new
+ * position, and nothing reads unmapped memory (ASan builds).
+ */
+static void test_unpack_mapped_reopen(const char *dir)
+{
+    membuf t1 = {0}, t2 = {0}, a1 = {0}, a2 = {0};
+    make_text(&t1, 5000, 0);
+    make_text(&t2, 4000, 1);
+    run_opts o = {2, 0, "100", NULL};
+    CHECK_STATUS(compress_run(t1.data, t1.len, &o, &a1), LOGTK_OK);
+    CHECK_STATUS(compress_run(t2.data, t2.len, &o, &a2), LOGTK_OK);
+    char p1[512], p2[512];
+    snprintf(p1, sizeof p1, "%s/one.ltk", dir);
+    snprintf(p2, sizeof p2, "%s/two.ltk", dir);
+    CHECK(write_file(p1, a1.data, a1.len) == 0 && write_file(p2, a2.data, a2.len) == 0);
+    for (int threads = 2; threads <= 4; threads++) {
+        logtk_archive_reader *r = NULL;
+        logtk_archive_unpacker *u = NULL;
+        CHECK(logtk_archive_reader_new(&r) == LOGTK_OK && logtk_archive_unpacker_new(&u, threads) == LOGTK_OK);
+        logtk_archive_block b;
+        CHECK(logtk_archive_reader_open_path(r, p1) == LOGTK_OK);
+        CHECK(logtk_archive_unpacker_next(u, r, &b) == LOGTK_OK);
+        CHECK(b.first_line == 1 && b.nlines == 100 && memcmp(b.text.ptr, t1.data, b.text.len) == 0);
+        /* reopened on the second file while blocks of the first are being decoded */
+        CHECK(logtk_archive_reader_open_path(r, p2) == LOGTK_OK);
+        membuf got = {0};
+        CHECK(unpack_rest(u, r, &got) == LOGTK_DONE);
+        CHECK(got.len == t2.len && memcmp(got.data, t2.data, t2.len) == 0);
+        /* the first file again, then moved to line 2345 after two blocks */
+        CHECK(logtk_archive_reader_open_path(r, p1) == LOGTK_OK);
+        CHECK(logtk_archive_unpacker_next(u, r, &b) == LOGTK_OK && b.first_line == 1);
+        CHECK(logtk_archive_unpacker_next(u, r, &b) == LOGTK_OK && b.first_line == 101);
+        CHECK(logtk_archive_reader_seek_line(r, 2345) == LOGTK_OK);
+        CHECK(logtk_archive_unpacker_next(u, r, &b) == LOGTK_OK);
+        CHECK(b.first_line == 2301 && b.index == 23);
+        got.len = 0;
+        mem_write(&got, b.text.ptr, b.text.len);
+        CHECK(unpack_rest(u, r, &got) == LOGTK_DONE);
+        const char *from = strstr(t1.data, "first 002301 ");
+        CHECK(from && got.len == t1.len - (size_t)(from - t1.data) && memcmp(got.data, from, got.len) == 0);
+        /* the reader freed while the unpacker still has it in its read-ahead */
+        CHECK(logtk_archive_reader_open_path(r, p2) == LOGTK_OK);
+        CHECK(logtk_archive_unpacker_next(u, r, &b) == LOGTK_OK);
+        logtk_archive_reader_free(r);
+        logtk_archive_unpacker_free(u);
+        free(got.data);
+    }
+    free(t1.data);
+    free(t2.data);
+    free(a1.data);
+    free(a2.data);
+}
+
+/* One grep run over archive files: lines (or the count), messages and statuses, joined. */
+static int grep_files(const char *pattern, int flags, int threads, const char *const *paths, int npaths,
+                      int count_only, membuf *out)
+{
+    logtk_grep *g = NULL;
+    logtk_archive_reader *r = NULL;
+    if (logtk_grep_new(&g, pattern, flags) != LOGTK_OK || logtk_archive_reader_new(&r) != LOGTK_OK)
+        return -1;
+    logtk_grep_set_threads(g, threads);
+    int fatal = 0;
+    for (int k = 0; k < npaths && !fatal; k++) {
+        char msg[700];
+        int rc = logtk_archive_reader_open_path(r, paths[k]);
+        if (rc != LOGTK_OK) {
+            fatal = 1;
+            break;
+        }
+        uint64_t count = 0;
+        logtk_archive_block b;
+        while ((rc = logtk_grep_next_block(g, r, &b, count_only ? NULL : mem_write, out, &count)) != LOGTK_DONE) {
+            if (rc == LOGTK_OK)
+                continue;
+            int n = snprintf(msg, sizeof msg, "[%d %llu+%llu %s]\n", rc, (unsigned long long)b.first_line,
+                             (unsigned long long)b.nlines, logtk_grep_errmsg(g));
+            mem_write(out, msg, (size_t)n);
+            if (rc != LOGTK_ERR_ARCHIVE) {
+                fatal = 1;
+                break;
+            }
+        }
+        int n = snprintf(msg, sizeof msg, "count %llu\n", (unsigned long long)count);
+        mem_write(out, msg, (size_t)n);
+    }
+    logtk_archive_reader_free(r);
+    logtk_grep_free(g);
+    return fatal ? -1 : 0;
+}
+
+/*
+ * grep over mapped files with 2 and 3 threads gives what it gives with one,
+ * on intact and damaged archives, for lines and counts, and across files.
+ */
+static void test_grep_threads_files(const char *dir)
+{
+    membuf text = {0}, arc = {0};
+    make_text(&text, 6000, 0);
+    run_opts o = {1, 0, "250", NULL};
+    CHECK_STATUS(compress_run(text.data, text.len, &o, &arc), LOGTK_OK);
+    /* a damaged copy: one payload byte of the 5th block and one header byte of the 12th */
+    membuf bad = {0};
+    mem_write(&bad, arc.data, arc.len);
+    size_t pos = 8;
+    int nb = 0;
+    while (pos + 32 <= bad.len && memcmp(bad.data + pos, "LTKB", 4) == 0) {
+        uint32_t plen = (uint32_t)bad.bytes[pos + 20] | (uint32_t)bad.bytes[pos + 21] << 8 |
+                        (uint32_t)bad.bytes[pos + 22] << 16 | (uint32_t)bad.bytes[pos + 23] << 24;
+        if (nb == 4)
+            bad.bytes[pos + 32 + plen / 2] ^= 0x21;
+        if (nb == 11)
+            bad.bytes[pos + 6] ^= 0x21;
+        nb++;
+        pos += 32 + plen;
+    }
+    CHECK(nb == 24);
+    char good_path[512], bad_path[512];
+    snprintf(good_path, sizeof good_path, "%s/good.ltk", dir);
+    snprintf(bad_path, sizeof bad_path, "%s/bad.ltk", dir);
+    CHECK(write_file(good_path, arc.data, arc.len) == 0 && write_file(bad_path, bad.data, bad.len) == 0);
+    const char *const paths[] = {good_path, bad_path, good_path};
+    static const struct {
+        const char *pattern;
+        int flags;
+    } queries[] = {{"RareWord", LOGTK_GREP_FIXED},
+                   {"node-3 ", LOGTK_GREP_FIXED},
+                   {"value=7[0-9]*5$", 0},
+                   {"common", LOGTK_GREP_FIXED | LOGTK_GREP_INVERT}};
+    for (size_t q = 0; q < sizeof queries / sizeof queries[0]; q++) {
+        for (int count_only = 0; count_only <= 1; count_only++) {
+            membuf ref = {0};
+            CHECK(grep_files(queries[q].pattern, queries[q].flags, 1, paths, 3, count_only, &ref) == 0);
+            CHECK(strstr(ref.data, "block 5 (lines 1001-1250) damaged") != NULL);
+            CHECK(strstr(ref.data, "count 0\n") == NULL);
+            for (int threads = 2; threads <= 3; threads++) {
+                membuf par = {0};
+                CHECK(grep_files(queries[q].pattern, queries[q].flags, threads, paths, 3, count_only, &par) == 0);
+                int same = par.len == ref.len && memcmp(par.data, ref.data, ref.len) == 0;
+                CHECK(same);
+                if (!same)
+                    fprintf(stderr, "  grep '%s' -c=%d: %d threads differ\n", queries[q].pattern, count_only,
+                            threads);
+                free(par.data);
+            }
+            free(ref.data);
+        }
+    }
+    /* a reader reopened mid-search: the next file from its start */
+    logtk_grep *g = NULL;
+    logtk_archive_reader *r = NULL;
+    CHECK(logtk_grep_new(&g, "RareWord", LOGTK_GREP_FIXED) == LOGTK_OK && logtk_archive_reader_new(&r) == LOGTK_OK);
+    logtk_grep_set_threads(g, 3);
+    logtk_archive_block b;
+    uint64_t count = 0;
+    CHECK(logtk_archive_reader_open_path(r, bad_path) == LOGTK_OK);
+    CHECK(logtk_grep_next_block(g, r, &b, NULL, NULL, &count) == LOGTK_OK && count == 2);
+    CHECK(logtk_archive_reader_open_path(r, good_path) == LOGTK_OK);
+    count = 0;
+    int rc;
+    while ((rc = logtk_grep_next_block(g, r, &b, NULL, NULL, &count)) == LOGTK_OK)
+        ;
+    CHECK(rc == LOGTK_DONE && count == 6000 / 97);
+    logtk_grep_free(g);
+    logtk_archive_reader_free(r);
+    remove(good_path);
+    remove(bad_path);
+    free(text.data);
+    free(arc.data);
+    free(bad.data);
+}
+
 int main(void)
 {
     test_hostile_inputs();
@@ -472,5 +833,16 @@ int main(void)
     test_worker_failure();
     test_unpack_damage();
     test_unpack_switch();
+    test_pool_order_and_drain();
+    char dir[] = "/tmp/logtk-readahead-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    test_unpack_mapped_reopen(dir);
+    test_grep_threads_files(dir);
+    char path[600];
+    snprintf(path, sizeof path, "%s/one.ltk", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/two.ltk", dir);
+    remove(path);
+    CHECK(rmdir(dir) == 0);
     return TEST_SUMMARY();
 }

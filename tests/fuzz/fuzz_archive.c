@@ -13,7 +13,10 @@
  *     blocks and as grep decodes them (templates first, then only the
  *     columns and number chunks of candidate lines).
  * Grep runs serially and with worker threads, for fixed strings and as
- * regular expressions, and must select what a per-line search selects.
+ * regular expressions, and must select what a per-line search selects; a
+ * longer fixed string cut from the input itself (so that it lies over
+ * numbers, addresses and hex numbers in part or whole, which search turns
+ * into number tests on their columns) must too.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +52,24 @@ static void decode_all(const uint8_t *data, size_t size, membuf *out)
             (void)logtk_archive_reader_next(r, &b);
     }
     logtk_archive_reader_free(r);
+}
+
+/* Lines of text[0..len) that the per-line search of pat (flags) selects. */
+static uint64_t per_line_count(const uint8_t *text, size_t len, const char *pat, int flags)
+{
+    uint64_t n = 0;
+    logtk_grep *g = NULL;
+    if (logtk_grep_new(&g, pat, flags) == LOGTK_OK) {
+        const uint8_t *p = text, *end = text + len;
+        while (p < end) {
+            const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+            const uint8_t *le = nl ? nl : end;
+            n += logtk_grep_line(g, (const char *)p, (size_t)(le - p)) == 1;
+            p = nl ? nl + 1 : end;
+        }
+    }
+    logtk_grep_free(g);
+    return n;
 }
 
 /* Greps a (possibly damaged) archive to the end; returns the selected-line count. */
@@ -151,6 +172,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
             }
             logtk_grep_free(g);
+        }
+    }
+    /* a fixed string of 3..18 bytes cut from the input (no NUL, no line end) */
+    if (size > 8) {
+        size_t from = 1 + data[1] % (size - 1), n = 3 + data[2] % 16;
+        char pat[20];
+        size_t k = 0;
+        while (k < n && from + k < size && data[from + k] && data[from + k] != '\n')
+            pat[k] = (char)data[from + k], k++;
+        pat[k] = '\0';
+        if (k >= 3) {
+            uint64_t want = per_line_count(data + 1, size - 1, pat, LOGTK_GREP_FIXED);
+            if (grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 1) != want ||
+                grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 2) != want)
+                abort();
+            want = per_line_count(data + 1, size - 1, pat, LOGTK_GREP_FIXED | LOGTK_GREP_ICASE);
+            if (grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED | LOGTK_GREP_ICASE, 1) != want)
+                abort();
         }
     }
     /* 3. corrupt the first payload, keep its checksums valid */
