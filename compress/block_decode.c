@@ -138,6 +138,8 @@ struct ltka_decoder {
     uint32_t nchunks;
     uint8_t *chunk_need;
     size_t chunk_need_cap;
+    uint8_t *test_live; /* ltka_decode_number_tests: tests that still have a unit to look at */
+    size_t test_live_cap;
     uint32_t *chunk_last; /* per chunk: the last template whose columns are wanted */
     size_t chunk_last_cap;
     zprefix zchunk;  /* partial decompression of one numbers chunk ... */
@@ -195,6 +197,7 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d->pads);
     free(d->strp);
     free(d->strl);
+    free(d->test_live);
     free(d->dict_ptr);
     free(d->dict_len);
     free(d);
@@ -1151,8 +1154,11 @@ static int skip_varints(const uint8_t **pp, const uint8_t *end, uint64_t n)
 #if defined(__SSE2__)
     /* sixteen bytes at a time: the bytes without the continuation bit are the ends */
     while (n > 16 && end - p >= 16) {
+        /* 1 in each byte that ends a varint, summed by psadbw (no popcnt in baseline x86-64) */
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
-        unsigned ends = 16u - (unsigned)__builtin_popcount((unsigned)_mm_movemask_epi8(b));
+        __m128i flags = _mm_add_epi8(_mm_cmplt_epi8(b, _mm_setzero_si128()), _mm_set1_epi8(1));
+        __m128i sums = _mm_sad_epu8(flags, _mm_setzero_si128());
+        unsigned ends = (unsigned)_mm_cvtsi128_si32(sums) + (unsigned)_mm_extract_epi16(sums, 4);
         if (ends >= n)
             break;
         n -= ends;
@@ -1759,6 +1765,102 @@ typedef struct tested_column {
 #define MAX_TESTED_COLUMNS 32 /* more per template: the rest run in column order */
 
 /*
+ * When the tests of one column all clear the same alive bit and together
+ * let only one value through (an exact test of a decimal or hex value, or
+ * a whole canonical address: every octet fixed, with the packed test that
+ * no packed quad passes), that value in *x.  0 otherwise.
+ */
+static int exact_value_of(const ltka_num_test *tests, size_t ntests, uint64_t *x)
+{
+    int exact = 0, full_address = 0, no_packed = 0;
+    for (size_t q = 0; q < ntests; q++) {
+        const ltka_num_test *t = &tests[q];
+        if (t->alive != tests[0].alive || t->bit != tests[0].bit)
+            return 0;
+        if (t->kind == LTKA_TEST_EXACT) {
+            exact = 1;
+            *x = t->value;
+        } else if (t->kind == LTKA_TEST_IP_MASK && (t->value >> 32) == 0xffffffffu && !exact) {
+            full_address = 1;
+            *x = t->value & 0xffffffffu;
+        } else if (t->kind == LTKA_TEST_IP_PACKED) {
+            unsigned fixed = (unsigned)(t->value >> 48);
+            for (unsigned k = 0; k < 4; k++)
+                if (fixed & (8u >> k) && ((t->value >> (36 - 12 * k)) & 0xfff) == 0xfff)
+                    no_packed = 1; /* a part no packed quad has (see LTKA_TEST_IP_PACKED) */
+        }
+    }
+    return exact || (full_address && no_packed);
+}
+
+/* Varint ends (bytes without the continuation bit) in p[0..len). */
+static size_t count_varint_ends(const uint8_t *p, size_t len)
+{
+    size_t ends = 0, i = 0;
+#if defined(__SSE2__)
+    for (; i + 16 <= len; i += 16) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i flags = _mm_add_epi8(_mm_cmplt_epi8(b, _mm_setzero_si128()), _mm_set1_epi8(1));
+        __m128i sums = _mm_sad_epu8(flags, _mm_setzero_si128());
+        ends += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_extract_epi16(sums, 4);
+    }
+#endif
+    for (; i < len; i++)
+        ends += (p[i] & 0x80) == 0;
+    return ends;
+}
+
+/*
+ * Tests of a plain varint column that let only the value x through (see
+ * exact_value_of): instead of decoding every value, the column's bytes are
+ * searched for the varint of x (memchr for its first byte, then a compare),
+ * and a hit counts only where a varint starts (at the column's start or
+ * after an end byte); its rank is the number of ends before it.  The
+ * encoder writes every varint in its shortest form, so x has one spelling.
+ * Units whose value is not x lose the tests' bit.  0, or -1 on a truncated
+ * column.
+ */
+static int exact_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, uint64_t x,
+                              const ltka_num_test *tests, size_t ntests)
+{
+    const uint8_t *start = *pp, *col_end = start;
+    if (skip_varints(&col_end, end, n) != 0)
+        return -1;
+    uint8_t pat[10];
+    size_t plen = 0;
+    for (uint64_t v = x; ; v >>= 7) {
+        pat[plen++] = (uint8_t)(v >= 0x80 ? (v & 0x7f) | 0x80 : v);
+        if (v < 0x80)
+            break;
+    }
+    int pass = 1; /* x itself may still fail a test of the group (then nothing survives) */
+    for (size_t q = 0; q < ntests; q++)
+        pass &= number_test_passes(&tests[q], x);
+    uint8_t *alive = tests[0].alive, bit = tests[0].bit;
+    uint32_t next = 0; /* units before it are done */
+    const uint8_t *p = start, *counted = start;
+    size_t rank = 0; /* varint ends in start..counted */
+    while (pass && (size_t)(col_end - p) >= plen) {
+        const uint8_t *hit = memchr(p, pat[0], (size_t)(col_end - p) - plen + 1);
+        if (!hit)
+            break;
+        p = hit + 1;
+        if ((hit > start && (hit[-1] & 0x80)) || memcmp(hit, pat, plen) != 0)
+            continue;
+        rank += count_varint_ends(counted, (size_t)(hit - counted));
+        counted = hit;
+        /* units from next up to this one: all but this one fail */
+        for (; next < rank; next++)
+            alive[next] &= (uint8_t)~bit;
+        next = (uint32_t)rank + 1; /* this one keeps its bit */
+    }
+    for (; next < n; next++)
+        alive[next] &= (uint8_t)~bit;
+    *pp = col_end;
+    return 0;
+}
+
+/*
  * Runs tests[0..ntests) of one column of n values at *pp (moved past it):
  * sparsely when few units are still alive and the column is plain, else
  * value by value, testing only units the test's alignment still allows.
@@ -1793,6 +1895,9 @@ static int column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, int 
         return 0; /* few units still alive: only their values were read */
     if (bad)
         return -1;
+    uint64_t x = 0;
+    if (!delta && exact_value_of(tests, ntests, &x))
+        return exact_column_tests(pp, end, n, x, tests, ntests);
     /* values past the last unit an alignment still allows need no test (none alive: only skipping) */
     uint32_t upto = 0;
     for (uint32_t r = n; r > 0 && upto == 0; r--)
@@ -1822,6 +1927,87 @@ static int column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, int 
 }
 
 /*
+ * Nonzero when a column of fixed width w (every value written with exactly
+ * w digits: pad mode 1) cannot hold what test t asks for: a whole number of
+ * t->len digits needs w == len, a prefix or suffix of len digits w >= len.
+ * (Decimal and hex widths both count digits, as the tests' lengths do.)
+ */
+static int width_rules_out(const ltka_num_test *t, uint64_t w)
+{
+    if (t->kind == LTKA_TEST_EXACT)
+        return w != t->len;
+    if (t->kind == LTKA_TEST_SUFFIX || t->kind == LTKA_TEST_PREFIX)
+        return w < t->len;
+    return 0;
+}
+
+/*
+ * Before any chunk is decompressed: marks in d->test_live the tests that
+ * still have a unit to look at.  A test that its column's coding alone
+ * rules out (width_rules_out) fails every unit of its alignment, without
+ * reading a value: a time's two-digit minutes never hold "251" of
+ * "10.251.43.115", so the chunk of a log's timestamp columns is not
+ * decompressed for that query.  Tests are walked as
+ * ltka_decode_number_tests walks them (by template, then slot; a slot the
+ * template lacks is dropped).  0, or -1 on a bad column coding.
+ */
+static int number_tests_live(ltka_decoder *d, const ltka_num_test *tests, size_t ntests, uint32_t last_t)
+{
+    const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
+    const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
+    uint8_t *live = d->test_live;
+    size_t q = 0;
+    for (uint32_t t = 0; t <= last_t && q < ntests; t++) {
+        const tmpl_info *ti = &d->tmpls[t];
+        size_t first = q; /* the template's tests */
+        /* alignments (alive array and bit) ruled out in this template */
+        enum { MAX_KILLED = 16 };
+        uint8_t *killed_alive[MAX_KILLED];
+        uint8_t killed_bit[MAX_KILLED];
+        unsigned nkilled = 0;
+        for (uint32_t k = 0; k < ti->nnum; k++) {
+            column_coding cc;
+            if (read_column_coding(&mp, me, &cc) != 0)
+                return -1;
+            for (; q < ntests && (tests[q].tmpl < t || (tests[q].tmpl == t && tests[q].slot < k)); q++)
+                live[q] = 0;
+            for (; q < ntests && tests[q].tmpl == t && tests[q].slot == k; q++) {
+                live[q] = 1;
+                if (cc.pad_mode == 1 && width_rules_out(&tests[q], cc.arg >> 1) && nkilled < MAX_KILLED) {
+                    unsigned j = 0;
+                    while (j < nkilled && (killed_alive[j] != tests[q].alive || killed_bit[j] != tests[q].bit))
+                        j++;
+                    if (j == nkilled) {
+                        killed_alive[nkilled] = tests[q].alive;
+                        killed_bit[nkilled++] = tests[q].bit;
+                        for (uint32_t r = 0; r < ti->count; r++)
+                            tests[q].alive[r] &= (uint8_t)~tests[q].bit;
+                    }
+                }
+            }
+        }
+        for (; q < ntests && tests[q].tmpl == t; q++)
+            live[q] = 0; /* slots the template does not have */
+        /* a test whose units all failed already needs no values */
+        for (size_t i = first; i < q; i++) {
+            if (!live[i] || tests[i].tmpl != t)
+                continue;
+            for (unsigned j = 0; j < nkilled && live[i]; j++)
+                live[i] = killed_alive[j] != tests[i].alive || killed_bit[j] != tests[i].bit;
+            if (live[i]) {
+                uint32_t r = 0;
+                while (r < ti->count && !(tests[i].alive[r] & tests[i].bit))
+                    r++;
+                live[i] = r < ti->count;
+            }
+        }
+    }
+    for (; q < ntests; q++)
+        live[q] = 0;
+    return 0;
+}
+
+/*
  * Walks the column codings and the numbers chunks the way parse_columns
  * does, but only as far as the last tested template, decompressing only the
  * chunks that hold tested columns and skipping every untested column by
@@ -1837,6 +2023,12 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
     uint32_t last_t = tests[ntests - 1].tmpl;
     if (last_t >= d->ntemplates)
         return logtk_error_set(err, LOGTK_ERR_INVALID, "number test of a template out of range");
+    if (logtk_array_reserve((void **)&d->test_live, &d->test_live_cap, ntests, 1) != 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (number_tests_live(d, tests, ntests, last_t) != 0)
+        return BAD("bad or missing column coding");
+    const uint8_t *live = d->test_live;
+    size_t live_next = 0; /* the first live test at or after ti_next */
     const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
     const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
     const uint8_t *nbase = (const uint8_t *)d->streams[LTKA_S_NUMS].data;
@@ -1850,9 +2042,13 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
             chunk++;
             chunk_open = 0;
         }
-        /* does this chunk hold a tested template from t on? */
-        if (!chunk_open && ti_next < ntests && tests[ti_next].tmpl >= t &&
-            (chunk + 1 >= d->nchunks || tests[ti_next].tmpl < d->chunks[chunk + 1].first_template)) {
+        /* does this chunk hold a template with a live test from t on? */
+        if (live_next < ti_next)
+            live_next = ti_next;
+        while (live_next < ntests && !live[live_next])
+            live_next++;
+        if (!chunk_open && live_next < ntests && tests[live_next].tmpl >= t &&
+            (chunk + 1 >= d->nchunks || tests[live_next].tmpl < d->chunks[chunk + 1].first_template)) {
             ltka_chunk *ch = &d->chunks[chunk];
             int rc = chunk_prefix(d, chunk, ch->raw_len, err);
             if (rc != LOGTK_OK)
@@ -1872,8 +2068,11 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
             if (!chunk_open)
                 continue;
             size_t t0 = ti_next;
+            int any_live = 0;
             while (ti_next < ntests && tests[ti_next].tmpl == t && tests[ti_next].slot == k)
-                ti_next++;
+                any_live |= live[ti_next++];
+            if (!any_live)
+                t0 = ti_next; /* every unit failed already: no values needed */
             if (t0 != ti_next && ncols < MAX_TESTED_COLUMNS) {
                 /* remembered, run below in order of selectivity; skipped over for now */
                 tested_column *c = &cols[ncols++];
