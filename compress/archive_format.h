@@ -55,7 +55,7 @@ enum {
     LTKA_S_EOLS,          /* per line: 0 "\n", 1 "\r\n", 2 none (last line only) */
     LTKA_S_NUMMETA,       /* per numeric column: coding byte and width info */
     LTKA_S_NUMS,          /* numeric values, column-major (varints), in chunks (below) */
-    LTKA_S_PADS,          /* explicit leading-zero counts for columns that need them */
+    LTKA_S_PADS,          /* empty since version 3: explicit zero padding follows its column in LTKA_S_NUMS */
     LTKA_S_STRS,          /* string variables, column-major: len + bytes */
     LTKA_NSTREAMS
 };
@@ -134,7 +134,8 @@ static inline int ltka_ip_value_ok(uint64_t v)
  * Coding byte of a numeric column (LTKA_S_NUMMETA): bit 0 delta (zigzag
  * varints of differences) else raw varints; bits 1-2 zero padding: 0 a
  * constant count (varint follows), 1 a fixed width (varint width << 1 |
- * sign follows), 2 a count per value in LTKA_S_PADS.  Bit 3 (IP columns
+ * sign follows), 2 a count per value, the n bytes after the column's values
+ * in its numbers chunk.  Bit 3 (IP columns
  * only, with bits 0-2 clear and a constant pad of 0): octet planes, the
  * values written as 4n bytes, first octet of every value, then the second,
  * ... (zstd packs a plane of one repeated octet to nothing).

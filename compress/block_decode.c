@@ -21,10 +21,9 @@
  *    the others are only checked and their variables counted;
  *  - only the number chunks holding wanted columns are decompressed, and
  *    parsed no further than their last wanted template; a plain column is
- *    skipped eight bytes at a time, a delta column summed without storing;
- *  - the zero-padding stream is streamed only as far as the wanted columns
- *    reach (zprefix_get), the strings stream only read when a wanted
- *    template has strings;
+ *    skipped sixteen bytes at a time, a delta column summed without
+ *    storing; explicit zero padding follows its column in the chunk; the
+ *    strings stream is only read when a wanted template has strings;
  *  - for a rare pattern not every unit's template and rank is built:
  *    ltka_decode_lines_mark counts each part's ids (a machine word of one
  *    repeated id at a time, the rest clamped without branches, keeping the
@@ -142,9 +141,7 @@ struct ltka_decoder {
     size_t test_live_cap;
     uint32_t *chunk_last; /* per chunk: the last template whose columns are wanted */
     size_t chunk_last_cap;
-    zprefix zchunk;  /* partial decompression of one numbers chunk ... */
-    zprefix zpads;   /* ... and of the zero-padding stream */
-    size_t pads_avail; /* bytes of the zero-padding stream decompressed so far */
+    zprefix zchunk;  /* partial decompression of one numbers chunk */
     uint64_t *sel; /* template << 32 | rank of the units to rebuild (sparse decoding) */
     size_t sel_cap;
     uint32_t *tcount; /* per template: lines counted so far (parse_lines) */
@@ -192,7 +189,6 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d->chunk_need);
     free(d->chunk_last);
     ZSTD_freeDStream(d->zchunk.zs);
-    ZSTD_freeDStream(d->zpads.zs);
     free(d->nums);
     free(d->pads);
     free(d->strp);
@@ -293,7 +289,7 @@ static int read_stream_headers(ltka_decoder *d, const uint8_t *p, const uint8_t 
         d->raw_len[i] = raw_len;
         d->loaded[i] = 0;
         logtk_strbuf_clear(&d->streams[i]);
-        d->zchunk.key = d->zpads.key = NULL; /* a new payload: nothing is half-read */
+        d->zchunk.key = NULL; /* a new payload: nothing is half-read */
         p += stored_len;
     }
     if (p != end)
@@ -469,24 +465,6 @@ static int read_chunk_directory(ltka_decoder *d, logtk_errbuf *err)
     st->len = (size_t)raw_total;
     st->data[st->len] = '\0';
     return LOGTK_OK;
-}
-
-/* Makes at least want bytes of the zero-padding stream available (see zprefix_get). */
-static int pads_prefix(ltka_decoder *d, size_t want, logtk_errbuf *err)
-{
-    logtk_strbuf *st = &d->streams[LTKA_S_PADS];
-    size_t raw_len = (size_t)d->raw_len[LTKA_S_PADS];
-    if (!d->loaded[LTKA_S_PADS]) {
-        logtk_strbuf_clear(st);
-        if (logtk_strbuf_reserve(st, raw_len) != 0)
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-        st->len = raw_len;
-        st->data[raw_len] = '\0';
-        d->pads_avail = 0;
-        d->loaded[LTKA_S_PADS] = 1;
-    }
-    return zprefix_get(d, &d->zpads, st, d->src[LTKA_S_PADS], (size_t)d->stored[LTKA_S_PADS],
-                       (uint8_t *)st->data, raw_len, &d->pads_avail, want, LTKA_S_PADS, 0, err);
 }
 
 /* Makes at least want bytes of numbers chunk c available (see zprefix_get). */
@@ -1309,20 +1287,22 @@ static int skip_column_values(const uint8_t **np, const uint8_t *ne, int planes,
 }
 
 /*
- * Skips one numeric column of n values that is not wanted: its values in the
- * numbers chunk (only when that chunk is being parsed) and its zero-padding
- * bytes (pad_mode 2).  Returns NULL, or the message of what is damaged.
+ * Skips one numeric column of n values that is not wanted, when its chunk
+ * is being parsed: its values and, for explicit zero padding (pad mode 2),
+ * the n padding bytes after them.  Returns NULL, or the message of what is
+ * damaged.
  */
 static const char *skip_number_column(const uint8_t **np, const uint8_t *ne, int chunk_parse,
-                                      const column_coding *cc, size_t *poff, size_t plen, uint32_t n)
+                                      const column_coding *cc, uint32_t n)
 {
-    int pad_mode = cc->pad_mode;
-    if (chunk_parse && skip_column_values(np, ne, cc->planes, n) != 0)
+    if (!chunk_parse)
+        return NULL;
+    if (skip_column_values(np, ne, cc->planes, n) != 0)
         return "truncated numeric column";
-    if (pad_mode == 2) {
-        if (plen - *poff < n)
+    if (cc->pad_mode == 2) {
+        if ((size_t)(ne - *np) < n)
             return "truncated zero-padding column";
-        *poff += n;
+        *np += n;
     }
     return NULL;
 }
@@ -1418,7 +1398,6 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
      * has a string column, and not at all otherwise (sparse search of lines
      * without strings).
      */
-    size_t poff = 0, plen = (size_t)d->raw_len[LTKA_S_PADS];
     int need_strs = sel == NULL;
     for (size_t c = 0; c < nsel && !need_strs; c++)
         need_strs = d->tmpls[sel[c] >> 32].nstr > 0;
@@ -1463,7 +1442,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 column_coding cc;
                 if (read_column_coding(&mp, me, &cc) != 0)
                     return BAD("template %u: bad or missing column coding", t);
-                const char *why = skip_number_column(&np, ne, chunk_parse, &cc, &poff, plen, n);
+                const char *why = skip_number_column(&np, ne, chunk_parse, &cc, n);
                 if (why)
                     return BAD("template %u: %s", t, why);
             }
@@ -1504,7 +1483,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 return BAD("template %u: bad column coding", t);
             if (skip || !chunk_parse) {
                 /* a chunk not parsed this far holds no wanted column here */
-                const char *why = skip_number_column(&np, ne, chunk_parse, &cc, &poff, plen, n);
+                const char *why = skip_number_column(&np, ne, chunk_parse, &cc, n);
                 if (why)
                     return BAD("template %u: %s", t, why);
                 continue;
@@ -1574,13 +1553,12 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 }
                 if (skip_varints(&np, ne, n - pos) != 0)
                     return BAD("template %u: truncated numeric column", t);
+                const uint8_t *pp = np; /* explicit zero padding follows the values */
                 if (pad_mode == 2) {
-                    if (plen - poff < n)
+                    if ((size_t)(ne - np) < n)
                         return BAD("template %u: truncated zero-padding column", t);
-                    if ((rc = pads_prefix(d, poff + (uint32_t)sel[s1 - 1] + 1, err)) != LOGTK_OK)
-                        return rc;
+                    np += n;
                 }
-                const uint8_t *pp = pad_mode == 2 ? (const uint8_t *)d->streams[LTKA_S_PADS].data + poff : NULL;
                 for (size_t c = s0; c < s1; c++) {
                     uint32_t r = (uint32_t)sel[c];
                     if (vals[r] >= limit || (ip && !ltka_ip_value_ok(vals[r])))
@@ -1591,8 +1569,6 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                         d->pads[base + r] = pp[r];
                     }
                 }
-                if (pad_mode == 2)
-                    poff += n;
                 continue;
             }
             for (uint32_t k = 0; k < n; k++) {
@@ -1605,6 +1581,12 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 }
                 vals[k] = v;
             }
+            const uint8_t *pp = np; /* explicit zero padding follows the values */
+            if (pad_mode == 2) {
+                if ((size_t)(ne - np) < n)
+                    return BAD("template %u: truncated zero-padding column", t);
+                np += n;
+            }
             if (ip) {
                 for (uint32_t k = 0; k < n; k++)
                     if (!ltka_ip_value_ok(vals[k]))
@@ -1614,23 +1596,17 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                     if (vals[k] >= limit)
                         return BAD("template %u: value wider than its column", t);
             } else if (pad_mode == 2) {
-                if (plen - poff < n)
-                    return BAD("template %u: truncated zero-padding column", t);
-                if ((rc = pads_prefix(d, full ? plen : poff + n, err)) != LOGTK_OK)
-                    return rc;
-                const uint8_t *pp = (const uint8_t *)d->streams[LTKA_S_PADS].data + poff;
                 for (uint32_t k = 0; k < n; k++) {
                     uint8_t pad = pp[k];
                     if ((snum ? pad >> 1 : pad) > 19)
                         return BAD("template %u: bad zero padding", t);
                     d->pads[base + k] = pad;
                 }
-                poff += n;
             }
         }
     }
     int last_parsed = d->nchunks == 0 || d->chunk_need[chunk] == 2 || (full && !d->chunk_need[chunk]);
-    if (mp != me || (last_parsed && np != chunk_end) || chunk + 1 < d->nchunks || poff != plen ||
+    if (mp != me || (last_parsed && np != chunk_end) || chunk + 1 < d->nchunks || d->raw_len[LTKA_S_PADS] != 0 ||
         (need_strs && sp != se))
         return BAD("column streams have unused bytes");
     return LOGTK_OK;
@@ -2084,12 +2060,15 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
                 t0 = ti_next;
             }
             if (t0 == ti_next) {
-                if (skip_column_values(&np, ne, cc.planes, n) != 0)
+                if (skip_number_column(&np, ne, 1, &cc, n) != NULL)
                     return BAD("template %u: truncated numeric column", t);
                 continue;
             }
-            if (column_tests(&np, ne, n, delta, tests + t0, ti_next - t0) != 0)
+            if (column_tests(&np, ne, n, delta, tests + t0, ti_next - t0) != 0 ||
+                (cc.pad_mode == 2 && (size_t)(ne - np) < n))
                 return BAD("template %u: truncated numeric column", t);
+            if (cc.pad_mode == 2)
+                np += n; /* its zero padding */
         }
         /* most selective column first, so that the others are read only at its survivors */
         for (unsigned i = 1; i < ncols; i++)

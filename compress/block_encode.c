@@ -251,11 +251,14 @@ static int put_varint_column(ltka_encoder *e, const uint64_t *values, const uint
     }
     nums->len = (size_t)(d - nums->data);
     nums->data[nums->len] = '\0';
-    if (pad_mode == 2) {
-        logtk_strbuf *pads = &e->streams[LTKA_S_PADS];
-        if (logtk_strbuf_append(pads, pads_in, n) != 0)
-            return -1;
-    }
+    /*
+     * Explicit leading-zero counts follow the column's values in its numbers
+     * chunk: a search that rebuilds a few lines then finds them in the chunk
+     * it decompressed for the values, instead of decompressing a separate
+     * stream up to them.
+     */
+    if (pad_mode == 2 && logtk_strbuf_append(nums, pads_in, n) != 0)
+        return -1;
     return 0;
 }
 
