@@ -2376,8 +2376,9 @@ static inline __attribute__((always_inline)) size_t put_number(char *dst, const 
  */
 static int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
 {
-    build_ops(d, d->line_tid[u]);
     const tmpl_info *ti = &d->tmpls[d->line_tid[u]];
+    if (!ti->built) /* checked here: the call costs more than the check, and most units find ops built */
+        build_ops(d, d->line_tid[u]);
     if (ti->nops == 0)
         return LOGTK_OK; /* empty part (d->ops may still be NULL) */
     uint32_t k = d->line_rank[u], n = ti->count;
