@@ -2374,7 +2374,7 @@ static inline __attribute__((always_inline)) size_t put_number(char *dst, const 
  * 16, which the next op overwrites) is reserved once per unit; only string
  * variables check again.
  */
-static int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
+static inline __attribute__((always_inline)) int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
 {
     const tmpl_info *ti = &d->tmpls[d->line_tid[u]];
     if (!ti->built) /* checked here: the call costs more than the check, and most units find ops built */
