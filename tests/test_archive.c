@@ -325,6 +325,23 @@ static uint64_t reference_grep(const char *text, size_t len, logtk_grep *g, memb
     return n;
 }
 
+/*
+ * Lines of text holding the fixed string pat, by the per-line reference: a
+ * test checks its planted lines are there, so the searches it compares are
+ * not vacuous.
+ */
+static uint64_t planted_lines(const char *text, size_t len, const char *pat)
+{
+    logtk_grep *g = NULL;
+    membuf want = {0};
+    uint64_t n = 0;
+    if (logtk_grep_new(&g, pat, LOGTK_GREP_FIXED) == LOGTK_OK)
+        n = reference_grep(text, len, g, &want);
+    logtk_grep_free(g);
+    free(want.data);
+    return n;
+}
+
 static void check_grep_threads(const char *text, size_t len, const membuf *arc, const char *pat,
                                int flags, int threads)
 {
@@ -812,14 +829,8 @@ static void test_grep_number_tests(void)
         const char *pat;
         uint64_t at_least;
     } found[] = {{"10.251.43.115", 4}, {"blk_-4066411678297073316", 4}, {"43.251.115:50010", 4}, {"12.251.43.115:50010 size", 4}};
-    for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
-        membuf want = {0};
-        logtk_grep *g = NULL;
-        CHECK(logtk_grep_new(&g, found[i].pat, LOGTK_GREP_FIXED) == LOGTK_OK);
-        CHECK(reference_grep(text.data, text.len, g, &want) >= found[i].at_least);
-        logtk_grep_free(g);
-        free(want.data);
-    }
+    for (size_t i = 0; i < sizeof found / sizeof found[0]; i++)
+        CHECK(planted_lines(text.data, text.len, found[i].pat) >= found[i].at_least);
     free(arc.data);
     free(text.data);
 }
@@ -871,12 +882,7 @@ static void test_grep_number_marking(void)
     check_grep(text.data, text.len, &arc, "10\\.251\\.43\\.115:[0-9]+ to", 0);
     check_grep(text.data, text.len, &arc, "t1 from 10.251.43.115", LOGTK_GREP_FIXED | LOGTK_GREP_INVERT);
     /* the planted values are there: at least the planted lines match */
-    logtk_grep *g = NULL;
-    membuf want = {0};
-    CHECK(logtk_grep_new(&g, "10.251.43.115", LOGTK_GREP_FIXED) == LOGTK_OK);
-    CHECK(reference_grep(text.data, text.len, g, &want) >= 4);
-    logtk_grep_free(g);
-    free(want.data);
+    CHECK(planted_lines(text.data, text.len, "10.251.43.115") >= 4);
     free(arc.data);
     free(text.data);
 }
@@ -926,12 +932,7 @@ static void test_grep_column_order(void)
     }
     check_grep(text.data, text.len, &arc, "from 10\\.251\\.43\\.115 seq [0-9]+", 0);
     /* the planted lines are there to be found */
-    logtk_grep *g = NULL;
-    membuf want = {0};
-    CHECK(logtk_grep_new(&g, "10.251.43.115", LOGTK_GREP_FIXED) == LOGTK_OK);
-    CHECK(reference_grep(text.data, text.len, g, &want) >= 4);
-    logtk_grep_free(g);
-    free(want.data);
+    CHECK(planted_lines(text.data, text.len, "10.251.43.115") >= 4);
     free(arc.data);
     free(text.data);
 }
@@ -999,12 +1000,7 @@ static void test_grep_typed_vars(void)
     check_grep(text.data, text.len, &arc, "0x[0-9a-f]{4}00", 0);
     check_grep(text.data, text.len, &arc, "key [0-9A-F]+", LOGTK_GREP_INVERT);
     /* the planted address is there to be found */
-    membuf want = {0};
-    logtk_grep *g = NULL;
-    CHECK(logtk_grep_new(&g, "10.251.43.115", LOGTK_GREP_FIXED) == LOGTK_OK);
-    CHECK(reference_grep(text.data, text.len, g, &want) >= 4);
-    logtk_grep_free(g);
-    free(want.data);
+    CHECK(planted_lines(text.data, text.len, "10.251.43.115") >= 4);
     free(arc.data);
     free(text.data);
 }
@@ -1065,15 +1061,8 @@ static void test_grep_noncanonical_quads(void)
     check_grep(text.data, text.len, &arc, "10\\.957\\.43\\.0[0-9]+", 0);
     check_grep(text.data, text.len, &arc, "/0[0-9]*\\.251\\.", 0);
     /* the planted lines are there to be found: the searches above are not vacuous */
-    membuf want = {0};
-    logtk_grep *g = NULL;
-    CHECK(logtk_grep_new(&g, "10.957.43.015", LOGTK_GREP_FIXED) == LOGTK_OK);
-    CHECK(reference_grep(text.data, text.len, g, &want) >= 1);
-    logtk_grep_free(g);
-    CHECK(logtk_grep_new(&g, "010.251.43.115", LOGTK_GREP_FIXED) == LOGTK_OK);
-    CHECK(reference_grep(text.data, text.len, g, &want) >= 1);
-    logtk_grep_free(g);
-    free(want.data);
+    CHECK(planted_lines(text.data, text.len, "10.957.43.015") >= 1);
+    CHECK(planted_lines(text.data, text.len, "010.251.43.115") >= 1);
     free(arc.data);
     free(text.data);
 }
