@@ -1,0 +1,44 @@
+/*
+ * block_roundtrip.h - encode one block and decode it back (tests of the block codec).
+ */
+#ifndef LOGTK_TEST_BLOCK_ROUNDTRIP_H
+#define LOGTK_TEST_BLOCK_ROUNDTRIP_H
+
+#include <string.h>
+
+#include "archive_format.h"
+
+/*
+ * Encodes text[0..len) as one block at `level` with the log format `format`
+ * (NULL: none) and decodes it again.  Returns the decoder holding the block
+ * (the caller frees it; its part count and templates can be looked at),
+ * with the payload's stream sizes in *sizes when sizes is non-NULL, or NULL
+ * when encoding or decoding failed or the bytes did not come back exactly.
+ */
+static inline ltka_decoder *block_roundtrip(const char *text, size_t len, int level, const char *format,
+                                            ltka_stream_sizes *sizes)
+{
+    ltka_encoder *e = ltka_encoder_new(level);
+    ltka_decoder *d = ltka_decoder_new();
+    logtk_strbuf payload = LOGTK_STRBUF_INIT, back = LOGTK_STRBUF_INIT;
+    logtk_errbuf err;
+    logtk_error_clear(&err);
+    if (sizes)
+        memset(sizes, 0, sizeof *sizes);
+    uint32_t nlines = 0;
+    int ok = e && d && ltka_encoder_set_format(e, format) == LOGTK_OK &&
+             ltka_encode_block(e, text, len, &payload, &nlines) == LOGTK_OK &&
+             ltka_decode_block(d, (const uint8_t *)payload.data, payload.len, nlines, (uint32_t)len, &back,
+                               sizes, &err) == LOGTK_OK &&
+             back.len == len && memcmp(back.data, text, len) == 0;
+    logtk_strbuf_free(&payload);
+    logtk_strbuf_free(&back);
+    ltka_encoder_free(e);
+    if (!ok) {
+        ltka_decoder_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+#endif
