@@ -308,6 +308,14 @@ static void test_damage(void)
     free(arc.data);
 }
 
+/* The next state of a xorshift64 generator (Marsaglia's 13, 7, 17): test data that is the same on every run. */
+static void xorshift64(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+}
+
 /* Reference: per-line search over the original text. */
 static uint64_t reference_grep(const char *text, size_t len, logtk_grep *g, membuf *out)
 {
@@ -618,9 +626,7 @@ static void test_grep_sparse_columns(void)
     char line[256];
     uint64_t x = 88172645463325252ull;
     for (int i = 0; i < 70000; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift64(&x);
         unsigned zeros = (unsigned)(x >> 60) % 3, zeros2 = (unsigned)(x >> 56) % 3;
         int n;
         if (i % 2311 == 17)
@@ -781,9 +787,7 @@ static void test_grep_number_tests(void)
     char line[256];
     uint64_t x = 0x2545F4914F6CDD1Dull;
     for (int i = 0; i < 60000; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift64(&x);
         unsigned a = (unsigned)(x >> 8) % 256, b = (unsigned)(x >> 16) % 256, c = (unsigned)(x >> 24) % 256;
         unsigned port = (unsigned)(x >> 32) % 65536;
         long long id = (long long)(x >> 1) * ((x & 1) ? -1 : 1);
@@ -850,9 +854,7 @@ static void test_grep_number_marking(void)
     uint64_t x = 0x9E3779B97F4A7C15ull;
     const int nlines = 24000;
     for (int i = 0; i < nlines; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift64(&x);
         unsigned a = (unsigned)(x >> 8) % 256, b = (unsigned)(x >> 16) % 256, c = (unsigned)(x >> 24) % 256;
         int planted = i == 0 || i == 5000 || i == 5001 || i == 9999 || i == 10000 || i == 17777 ||
                       i == nlines - 1;
@@ -901,9 +903,7 @@ static void test_grep_column_order(void)
     char line[256];
     uint64_t x = 0xD1B54A32D192ED03ull;
     for (int i = 0; i < 12000; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift64(&x);
         unsigned a = (unsigned)(x >> 8) % 256, b = (unsigned)(x >> 16) % 256, c = (unsigned)(x >> 24) % 256;
         unsigned first = 10 + 100 * (unsigned)(x % 3);
         if (i % 2917 == 5) {
@@ -950,9 +950,7 @@ static void test_grep_typed_vars(void)
     char line[256];
     uint64_t x = 0x51A7E5EEDull;
     for (int i = 0; i < 20000; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift64(&x);
         unsigned a = (unsigned)(x >> 8) % 256, b = (unsigned)(x >> 16) % 256, c = (unsigned)(x >> 24) % 256;
         unsigned port = (unsigned)(x >> 32) % 65536;
         int n;
@@ -1019,9 +1017,7 @@ static void test_grep_noncanonical_quads(void)
     char line[256];
     uint64_t x = 0xD077EDull;
     for (int i = 0; i < 12000; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift64(&x);
         char ip[4][8];
         static const unsigned base[4] = {10, 251, 43, 115};
         for (int p = 0; p < 4; p++) {
