@@ -69,7 +69,13 @@ enum {
  * templates; a new chunk starts at the first template after the current one
  * reached LTKA_NUM_CHUNK_BYTES.
  */
-#define LTKA_NUM_CHUNK_BYTES ((size_t)64 << 10)
+/*
+ * (Measured on the 2M-line scale-up: 64 KiB -> 32 KiB made logtk grep -F
+ * 10.251.43.115 2% and -F MegaRAID 3% fewer instructions and the archive
+ * 0.2% smaller; the Loghub-2k geometric mean went from 22.98 to 22.97.
+ * 16 KiB: 3% fewer for the address, 22.81.)
+ */
+#define LTKA_NUM_CHUNK_BYTES ((size_t)32 << 10)
 
 /*
  * Template bytes: markers for variables; any literal byte in 1..LTKA_M_LAST
