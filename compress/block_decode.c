@@ -1740,33 +1740,85 @@ typedef struct tested_column {
 } tested_column;
 #define MAX_TESTED_COLUMNS 32 /* more per template: the rest run in column order */
 
-/*
- * When the tests of one column all clear the same alive bit and together
- * let only one value through (an exact test of a decimal or hex value, or
- * a whole canonical address: every octet fixed, with the packed test that
- * no packed quad passes), that value in *x.  0 otherwise.
- */
-static int exact_value_of(const ltka_num_test *tests, size_t ntests, uint64_t *x)
+/* Byte strings that the varint of every value passing a column's tests starts with. */
+typedef struct varint_prefixes {
+    uint8_t bytes[2][10];
+    uint8_t len[2];
+    unsigned n;
+} varint_prefixes;
+
+/* The first k bytes of the varint of any value v >= 2^(7k) whose low 7k bits are those of low. */
+static void continued_prefix(uint64_t low, unsigned k, uint8_t *out)
 {
-    int exact = 0, full_address = 0, no_packed = 0;
+    for (unsigned i = 0; i < k; i++)
+        out[i] = (uint8_t)(((low >> (7 * i)) & 0x7f) | 0x80);
+}
+
+/*
+ * When the tests of one column all clear the same alive bit, the byte
+ * strings (one or two) that the varint of every value passing all of them
+ * must start with: an exact value's whole varint; for an address test, the
+ * bytes its fixed low octets determine ("251.43.115" of "10.251.43.115",
+ * whose first octet may be 10, 110 or 210, fixes the low 24 bits: three
+ * bytes), and for its packed companion the bytes the parts it fixes from
+ * the last one determine (none when it rules out every packed value).
+ * Returns 0 when there is no such prefix of at least one byte.
+ */
+static int column_prefixes(const ltka_num_test *tests, size_t ntests, varint_prefixes *vp)
+{
+    const ltka_num_test *exact = NULL, *mask = NULL, *packed = NULL;
+    vp->n = 0;
     for (size_t q = 0; q < ntests; q++) {
         const ltka_num_test *t = &tests[q];
         if (t->alive != tests[0].alive || t->bit != tests[0].bit)
             return 0;
-        if (t->kind == LTKA_TEST_EXACT) {
-            exact = 1;
-            *x = t->value;
-        } else if (t->kind == LTKA_TEST_IP_MASK && (t->value >> 32) == 0xffffffffu && !exact) {
-            full_address = 1;
-            *x = t->value & 0xffffffffu;
-        } else if (t->kind == LTKA_TEST_IP_PACKED) {
-            unsigned fixed = (unsigned)(t->value >> 48);
-            for (unsigned k = 0; k < 4; k++)
-                if (fixed & (8u >> k) && ((t->value >> (36 - 12 * k)) & 0xfff) == 0xfff)
-                    no_packed = 1; /* a part no packed quad has (see LTKA_TEST_IP_PACKED) */
-        }
+        if (t->kind == LTKA_TEST_EXACT)
+            exact = t;
+        else if (t->kind == LTKA_TEST_IP_MASK)
+            mask = t;
+        else if (t->kind == LTKA_TEST_IP_PACKED)
+            packed = t;
     }
-    return exact || (full_address && no_packed);
+    if (exact) {
+        uint64_t v = exact->value;
+        unsigned k = 0;
+        for (;; v >>= 7) {
+            vp->bytes[0][k++] = (uint8_t)(v >= 0x80 ? (v & 0x7f) | 0x80 : v);
+            if (v < 0x80)
+                break;
+        }
+        vp->len[0] = (uint8_t)k;
+        vp->n = 1;
+        return 1;
+    }
+    if (!mask || !packed)
+        return 0; /* an address test alone passes every packed value */
+    /* addresses: the low bits the mask fixes, as far as the value surely goes on */
+    uint64_t m = mask->value >> 32, bits = mask->value & 0xffffffffu;
+    unsigned fixed = (unsigned)__builtin_ctzll(~m), k = fixed / 7;
+    while (k > 0 && bits < ((uint64_t)1 << (7 * k)))
+        k--;
+    if (k == 0)
+        return 0;
+    continued_prefix(bits, k, vp->bytes[0]);
+    vp->len[0] = (uint8_t)k;
+    vp->n = 1;
+    /* packed quads: parts fixed from the last one up (a value >= 2^48 goes on for 7 bytes) */
+    unsigned flags = (unsigned)(packed->value >> 48), low = 0;
+    for (unsigned part = 3; part < 4 && (flags & (8u >> part)); part--) {
+        if (((packed->value >> (36 - 12 * part)) & 0xfff) == 0xfff)
+            return 1; /* no packed value passes */
+        low += 12;
+    }
+    for (unsigned part = 0; part < 4; part++)
+        if (flags & (8u >> part) && ((packed->value >> (36 - 12 * part)) & 0xfff) == 0xfff)
+            return 1;
+    if (low < 7)
+        return 0;
+    continued_prefix(packed->value, low / 7, vp->bytes[1]);
+    vp->len[1] = (uint8_t)(low / 7);
+    vp->n = 2;
+    return 1;
 }
 
 /* Varint ends (bytes without the continuation bit) in p[0..len). */
@@ -1787,48 +1839,68 @@ static size_t count_varint_ends(const uint8_t *p, size_t len)
 }
 
 /*
- * Tests of a plain varint column that let only the value x through (see
- * exact_value_of): instead of decoding every value, the column's bytes are
- * searched for the varint of x (memchr for its first byte, then a compare),
- * and a hit counts only where a varint starts (at the column's start or
- * after an end byte); its rank is the number of ends before it.  The
- * encoder writes every varint in its shortest form, so x has one spelling.
- * Units whose value is not x lose the tests' bit.  0, or -1 on a truncated
- * column.
+ * Tests of a plain varint column whose passing values all start with one of
+ * vp's byte strings (see column_prefixes): instead of decoding every value,
+ * the column's bytes are searched for them (memchr for the first byte, then
+ * a compare); a hit counts only where a varint starts (at the column's
+ * start or after an end byte), its value is decoded and tested, and its
+ * rank is the number of ends before it.  The encoder writes every varint in
+ * its shortest form, so a value has one spelling.  Units whose value does
+ * not pass lose the tests' bit.  Returns 0, 1 when too many values pass for
+ * this way (nothing changed: the caller tests value by value), or -1 on a
+ * truncated column.
  */
-static int exact_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, uint64_t x,
-                              const ltka_num_test *tests, size_t ntests)
+#define PREFIX_SURVIVORS 256
+static int prefix_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, const varint_prefixes *vp,
+                               const ltka_num_test *tests, size_t ntests)
 {
     const uint8_t *start = *pp, *col_end = start;
     if (skip_varints(&col_end, end, n) != 0)
         return -1;
-    uint8_t pat[10];
-    size_t plen = 0;
-    for (uint64_t v = x; ; v >>= 7) {
-        pat[plen++] = (uint8_t)(v >= 0x80 ? (v & 0x7f) | 0x80 : v);
-        if (v < 0x80)
-            break;
-    }
-    int pass = 1; /* x itself may still fail a test of the group (then nothing survives) */
-    for (size_t q = 0; q < ntests; q++)
-        pass &= number_test_passes(&tests[q], x);
     uint8_t *alive = tests[0].alive, bit = tests[0].bit;
-    uint32_t next = 0; /* units before it are done */
-    const uint8_t *p = start, *counted = start;
-    size_t rank = 0; /* varint ends in start..counted */
-    while (pass && (size_t)(col_end - p) >= plen) {
-        const uint8_t *hit = memchr(p, pat[0], (size_t)(col_end - p) - plen + 1);
-        if (!hit)
-            break;
-        p = hit + 1;
-        if ((hit > start && (hit[-1] & 0x80)) || memcmp(hit, pat, plen) != 0)
-            continue;
-        rank += count_varint_ends(counted, (size_t)(hit - counted));
-        counted = hit;
-        /* units from next up to this one: all but this one fail */
-        for (; next < rank; next++)
+    uint32_t survivors[PREFIX_SURVIVORS];
+    unsigned nsurv = 0;
+    for (unsigned i = 0; i < vp->n; i++) {
+        const uint8_t *pat = vp->bytes[i];
+        size_t plen = vp->len[i], rank = 0;
+        const uint8_t *p = start, *counted = start;
+        while ((size_t)(col_end - p) >= plen) {
+            const uint8_t *hit = memchr(p, pat[0], (size_t)(col_end - p) - plen + 1);
+            if (!hit)
+                break;
+            p = hit + 1;
+            if ((hit > start && (hit[-1] & 0x80)) || memcmp(hit, pat, plen) != 0)
+                continue;
+            rank += count_varint_ends(counted, (size_t)(hit - counted));
+            counted = hit;
+            const uint8_t *q = hit;
+            uint64_t v;
+            if (rank >= n || get_varint(&q, col_end, &v) != 0)
+                return -1;
+            if (!(alive[rank] & bit))
+                continue;
+            int pass = 1;
+            for (size_t t = 0; t < ntests && pass; t++)
+                pass = number_test_passes(&tests[t], v);
+            if (!pass)
+                continue;
+            if (nsurv == PREFIX_SURVIVORS)
+                return 1;
+            survivors[nsurv++] = (uint32_t)rank;
+        }
+    }
+    /* every unit loses the bit but the survivors (ranks ascending within each string's pass) */
+    for (unsigned i = 1; i < nsurv; i++)
+        for (unsigned j = i; j > 0 && survivors[j] < survivors[j - 1]; j--) {
+            uint32_t tmp = survivors[j];
+            survivors[j] = survivors[j - 1];
+            survivors[j - 1] = tmp;
+        }
+    uint32_t next = 0;
+    for (unsigned i = 0; i < nsurv; i++) {
+        for (; next < survivors[i]; next++)
             alive[next] &= (uint8_t)~bit;
-        next = (uint32_t)rank + 1; /* this one keeps its bit */
+        next = survivors[i] + 1;
     }
     for (; next < n; next++)
         alive[next] &= (uint8_t)~bit;
@@ -1871,9 +1943,12 @@ static int column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, int 
         return 0; /* few units still alive: only their values were read */
     if (bad)
         return -1;
-    uint64_t x = 0;
-    if (!delta && exact_value_of(tests, ntests, &x))
-        return exact_column_tests(pp, end, n, x, tests, ntests);
+    varint_prefixes vp;
+    if (!delta && column_prefixes(tests, ntests, &vp)) {
+        int rc = prefix_column_tests(pp, end, n, &vp, tests, ntests);
+        if (rc <= 0)
+            return rc;
+    }
     /* values past the last unit an alignment still allows need no test (none alive: only skipping) */
     uint32_t upto = 0;
     for (uint32_t r = n; r > 0 && upto == 0; r--)
