@@ -13,18 +13,13 @@
 
 #include "archive_format.h"
 #include "archive_index.h"
+#include "growarray.h"
 
 int ltka_index_add(ltka_index *ix, uint64_t offset, uint64_t first_line, uint64_t nlines,
                    uint64_t raw_bytes)
 {
-    if (ix->count == ix->cap) {
-        size_t n = ix->cap ? ix->cap * 2 : 64;
-        ltka_index_entry *e = realloc(ix->entries, n * sizeof *e);
-        if (!e)
-            return -1;
-        ix->entries = e;
-        ix->cap = n;
-    }
+    if (logtk_array_reserve((void **)&ix->entries, &ix->cap, ix->count + 1, sizeof *ix->entries) != 0)
+        return -1;
     ltka_index_entry *e = &ix->entries[ix->count++];
     e->offset = offset;
     e->first_line = first_line;

@@ -85,6 +85,7 @@
 #include "block_pool.h"
 #include "errmsg.h"
 #include "hashtab.h"
+#include "growarray.h"
 
 /*
  * Pieces of text every matching line holds (no blanks or CR; lower-cased
@@ -823,16 +824,8 @@ static uint8_t cached_piece_mask(const logtk_grep *g, search_ctx *x, const uint8
     int64_t id = logtk_hashtab_intern(&x->cache, tlen ? (const char *)t : "", tlen, &inserted);
     if (id < 0)
         return template_piece_mask(g, x, t, tlen);
-    if ((size_t)id >= x->cache_cap) {
-        size_t cap = x->cache_cap ? x->cache_cap * 2 : 4096;
-        while (cap <= (size_t)id)
-            cap *= 2;
-        uint8_t *c = realloc(x->cache_val, cap);
-        if (!c)
-            return template_piece_mask(g, x, t, tlen);
-        x->cache_val = c;
-        x->cache_cap = cap;
-    }
+    if (logtk_array_reserve((void **)&x->cache_val, &x->cache_cap, (size_t)id + 1, 1) != 0)
+        return template_piece_mask(g, x, t, tlen);
     if (inserted)
         x->cache_val[id] = template_piece_mask(g, x, t, tlen);
     return x->cache_val[id];
@@ -1278,15 +1271,10 @@ static align_memo *align_memo_for(search_ctx *x, const uint8_t *t, size_t tlen, 
         return NULL;
     size_t need = ((size_t)id + 1) * MAX_PIECES;
     if (need > x->memo_cap) {
-        size_t cap = x->memo_cap ? x->memo_cap * 2 : 4096 * MAX_PIECES;
-        while (cap < need)
-            cap *= 2;
-        align_memo *m = realloc(x->memo, cap * sizeof *m);
-        if (!m)
+        size_t old = x->memo_cap;
+        if (logtk_array_reserve((void **)&x->memo, &x->memo_cap, need, sizeof *x->memo) != 0)
             return NULL;
-        memset(m + x->memo_cap, 0, (cap - x->memo_cap) * sizeof *m);
-        x->memo = m;
-        x->memo_cap = cap;
+        memset(x->memo + old, 0, (x->memo_cap - old) * sizeof *x->memo);
     }
     return &x->memo[(size_t)id * MAX_PIECES + (size_t)k];
 }
@@ -1956,14 +1944,8 @@ struct grep_pool {
 static int job_collect(void *user, const void *data, size_t len)
 {
     grep_job *j = user;
-    if (j->nlens == j->lens_cap) {
-        size_t cap = j->lens_cap ? j->lens_cap * 2 : 256;
-        uint32_t *l = realloc(j->lens, cap * sizeof *l);
-        if (!l)
-            return -1;
-        j->lens = l;
-        j->lens_cap = cap;
-    }
+    if (logtk_array_reserve((void **)&j->lens, &j->lens_cap, j->nlens + 1, sizeof *j->lens) != 0)
+        return -1;
     if (len > UINT32_MAX || logtk_strbuf_append(&j->out, data, len) != 0)
         return -1;
     j->lens[j->nlens++] = (uint32_t)len;

@@ -1126,17 +1126,27 @@ static const uint64_t pow10_table[20] = {
     1000000000000000000ull, 10000000000000000000ull};
 
 /* Skips n varints; -1 when the stream ends first. */
+#if defined(__SSE2__)
+/*
+ * Varint ends (bytes without the continuation bit) among the 16 bytes at p:
+ * a 1 in each such byte, summed by psadbw (baseline x86-64 has no popcnt).
+ */
+static inline unsigned varint_ends16(const uint8_t *p)
+{
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i flags = _mm_add_epi8(_mm_cmplt_epi8(b, _mm_setzero_si128()), _mm_set1_epi8(1));
+    __m128i sums = _mm_sad_epu8(flags, _mm_setzero_si128());
+    return (unsigned)_mm_cvtsi128_si32(sums) + (unsigned)_mm_extract_epi16(sums, 4);
+}
+#endif
+
 static int skip_varints(const uint8_t **pp, const uint8_t *end, uint64_t n)
 {
     const uint8_t *p = *pp;
 #if defined(__SSE2__)
     /* sixteen bytes at a time: the bytes without the continuation bit are the ends */
     while (n > 16 && end - p >= 16) {
-        /* 1 in each byte that ends a varint, summed by psadbw (no popcnt in baseline x86-64) */
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i flags = _mm_add_epi8(_mm_cmplt_epi8(b, _mm_setzero_si128()), _mm_set1_epi8(1));
-        __m128i sums = _mm_sad_epu8(flags, _mm_setzero_si128());
-        unsigned ends = (unsigned)_mm_cvtsi128_si32(sums) + (unsigned)_mm_extract_epi16(sums, 4);
+        unsigned ends = varint_ends16(p);
         if (ends >= n)
             break;
         n -= ends;
@@ -1805,14 +1815,11 @@ static int column_prefixes(const ltka_num_test *tests, size_t ntests, varint_pre
     vp->n = 1;
     /* packed quads: parts fixed from the last one up (a value >= 2^48 goes on for 7 bytes) */
     unsigned flags = (unsigned)(packed->value >> 48), low = 0;
-    for (unsigned part = 3; part < 4 && (flags & (8u >> part)); part--) {
-        if (((packed->value >> (36 - 12 * part)) & 0xfff) == 0xfff)
-            return 1; /* no packed value passes */
-        low += 12;
-    }
     for (unsigned part = 0; part < 4; part++)
         if (flags & (8u >> part) && ((packed->value >> (36 - 12 * part)) & 0xfff) == 0xfff)
-            return 1;
+            return 1; /* no packed value passes */
+    for (unsigned part = 3; part < 4 && (flags & (8u >> part)); part--)
+        low += 12;
     if (low < 7)
         return 0;
     continued_prefix(packed->value, low / 7, vp->bytes[1]);
@@ -1826,12 +1833,8 @@ static size_t count_varint_ends(const uint8_t *p, size_t len)
 {
     size_t ends = 0, i = 0;
 #if defined(__SSE2__)
-    for (; i + 16 <= len; i += 16) {
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i flags = _mm_add_epi8(_mm_cmplt_epi8(b, _mm_setzero_si128()), _mm_set1_epi8(1));
-        __m128i sums = _mm_sad_epu8(flags, _mm_setzero_si128());
-        ends += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_extract_epi16(sums, 4);
-    }
+    for (; i + 16 <= len; i += 16)
+        ends += varint_ends16(p + i);
 #endif
     for (; i < len; i++)
         ends += (p[i] & 0x80) == 0;

@@ -167,6 +167,7 @@
 #include "parser_impl.h"
 #include "strbuf.h"
 #include "u64map.h"
+#include "growarray.h"
 
 #define FUSE_NO_ID UINT32_MAX
 
@@ -1584,14 +1585,8 @@ static int join_pool(fuse_state *st, uint32_t g, uint64_t prefix, size_t n, size
     uint64_t key = pool_key(prefix, grp->position, n);
     uint32_t k = map_get(&st->pools, key);
     if (k == FUSE_NO_ID) {
-        if (st->npools == st->pools_cap) {
-            size_t cap = st->pools_cap ? st->pools_cap * 2 : 256;
-            fuse_pool *q = realloc(st->pool_list, cap * sizeof *q);
-            if (!q)
-                return -1;
-            st->pool_list = q;
-            st->pools_cap = cap;
-        }
+        if (logtk_array_reserve((void **)&st->pool_list, &st->pools_cap, st->npools + 1, sizeof *st->pool_list) != 0)
+            return -1;
         k = (uint32_t)st->npools;
         memset(&st->pool_list[k], 0, sizeof st->pool_list[k]);
         st->pool_list[k].first_group = FUSE_NO_ID;
@@ -1900,14 +1895,9 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         if (g == FUSE_NO_ID) {
             if ((long)st->ngroups >= st->max_entries)
                 continue;
-            if (st->ngroups == st->groups_cap) {
-                size_t cap = st->groups_cap ? st->groups_cap * 2 : 1024;
-                fuse_group *q = realloc(st->group_list, cap * sizeof *q);
-                if (!q)
-                    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-                st->group_list = q;
-                st->groups_cap = cap;
-            }
+            if (logtk_array_reserve((void **)&st->group_list, &st->groups_cap, st->ngroups + 1,
+                                    sizeof *st->group_list) != 0)
+                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             g = (uint32_t)st->ngroups++;
             memset(&st->group_list[g], 0, sizeof st->group_list[g]);
             st->group_list[g].position = (uint32_t)i;

@@ -87,11 +87,10 @@ static int roundtrip(const char *in, size_t len, size_t chunk, const char *block
 }
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static void xorshift64(uint64_t *x);
 static uint64_t rnd(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
+    xorshift64(&rng_state);
     return rng_state;
 }
 
