@@ -39,6 +39,13 @@ static logtk_slice text_of(logtk_parser *p, uint64_t i)
     return t;
 }
 
+/* Checks that line i's final template text is want (a macro, so a failure names the caller's line). */
+#define CHECK_TEXT(p, i, want)                                                                     \
+    do {                                                                                           \
+        logtk_slice text_ = text_of(p, i);                                                         \
+        CHECK_BYTES(text_.ptr, text_.len, want);                                                   \
+    } while (0)
+
 static int same_text(logtk_parser *p, uint64_t a, uint64_t b)
 {
     logtk_slice x = text_of(p, a), y = text_of(p, b);
@@ -56,11 +63,9 @@ static void test_brain(void)
     };
     logtk_parser *p = run("brain", lines, 8, "threshold", "3");
     CHECK(p != NULL);
-    logtk_slice t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "session opened for user <*>");
+    CHECK_TEXT(p, 0, "session opened for user <*>");
     CHECK(same_text(p, 0, 5));
-    t = text_of(p, 6);
-    CHECK_BYTES(t.ptr, t.len, "connection closed by peer");
+    CHECK_TEXT(p, 6, "connection closed by peer");
     CHECK(logtk_parser_template_count(p) == 2);
     logtk_parser_free(p);
 
@@ -76,8 +81,7 @@ static void test_brain(void)
     static const char *const kv[] = {"retry count=12 of 30", "retry count=7 of 30",
                                      "retry count=9 of 30"};
     p = run("brain", kv, 3, "split", ", =");
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "retry count=<*> of <*>");
+    CHECK_TEXT(p, 0, "retry count=<*> of <*>");
     CHECK(same_text(p, 0, 2));
     logtk_parser_free(p);
 
@@ -106,15 +110,11 @@ static void test_fuse_masks(void)
     };
     logtk_parser *p = run("fuse", lines, 6, NULL, NULL);
     CHECK(p != NULL);
-    logtk_slice t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "Served block <*> to <*>:<*>"); /* "/10.0.0.1" is a path */
+    CHECK_TEXT(p, 0, "Served block <*> to <*>:<*>"); /* "/10.0.0.1" is a path */
     CHECK(same_text(p, 0, 1));
-    t = text_of(p, 2);
-    CHECK_BYTES(t.ptr, t.len, "Task done (TID <*>).");
-    t = text_of(p, 3);
-    CHECK_BYTES(t.ptr, t.len, "Reading <*>, ok");
-    t = text_of(p, 4);
-    CHECK_BYTES(t.ptr, t.len, "connection from <*> (<*>) at <*>");
+    CHECK_TEXT(p, 2, "Task done (TID <*>).");
+    CHECK_TEXT(p, 3, "Reading <*>, ok");
+    CHECK_TEXT(p, 4, "connection from <*> (<*>) at <*>");
     /* parameters come back as the original text */
     logtk_event ev;
     CHECK_STATUS(logtk_parser_extract(p, 1, lines[1], strlen(lines[1]), &ev), LOGTK_OK);
@@ -135,8 +135,7 @@ static void test_fuse_siblings(void)
     logtk_parser *p = run("fuse", users, 5, "threshold", "3");
     CHECK(same_text(p, 0, 1));
     CHECK(same_text(p, 0, 4));
-    logtk_slice t = text_of(p, 4);
-    CHECK_BYTES(t.ptr, t.len, "Accepted password for <*> from <*>");
+    CHECK_TEXT(p, 4, "Accepted password for <*> from <*>");
     logtk_parser_free(p);
 
     /* fewer distinct words than the threshold: kept apart */
@@ -150,15 +149,13 @@ static void test_fuse_siblings(void)
     static const char *const kv[] = {"login ok user=root", "login ok user=admin",
                                      "login ok user=guest"};
     p = run("fuse", kv, 3, "threshold", "3");
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "login ok user=<*>");
+    CHECK_TEXT(p, 0, "login ok user=<*>");
     logtk_parser_free(p);
 
     /* one-word messages never collapse into "<*>" */
     static const char *const words[] = {"start", "stop", "pause", "resume", "halt"};
     p = run("fuse", words, 5, "threshold", "2");
-    t = text_of(p, 4);
-    CHECK_BYTES(t.ptr, t.len, "halt");
+    CHECK_TEXT(p, 4, "halt");
     CHECK(logtk_parser_template_count(p) == 5);
     logtk_parser_free(p);
 
@@ -268,16 +265,14 @@ static void test_fuse_variable_slots(void)
     static const char *const ntp[] = {"synchronized to 10.0.0.1, stratum 3",
                                       "synchronized to LOCAL(0), stratum 10"};
     logtk_parser *p = run("fuse", ntp, 2, NULL, NULL);
-    logtk_slice t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "synchronized to <*>, stratum <*>");
+    CHECK_TEXT(p, 0, "synchronized to <*>, stratum <*>");
     CHECK(same_text(p, 0, 1));
     logtk_parser_free(p);
 
     static const char *const hosts[] = {"auth failure rhost=10.0.0.1 user=guest",
                                         "auth failure rhost=host.example.org user=guest"};
     p = run("fuse", hosts, 2, NULL, NULL);
-    t = text_of(p, 1);
-    CHECK_BYTES(t.ptr, t.len, "auth failure rhost=<*> user=guest");
+    CHECK_TEXT(p, 1, "auth failure rhost=<*> user=guest");
     CHECK(same_text(p, 0, 1));
     logtk_parser_free(p);
 
@@ -286,8 +281,7 @@ static void test_fuse_variable_slots(void)
                                         "open through proxy SOCKS5 now"};
     p = run("fuse", proto, 2, NULL, NULL);
     CHECK(!same_text(p, 0, 1));
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "open through proxy HTTPS now");
+    CHECK_TEXT(p, 0, "open through proxy HTTPS now");
     logtk_parser_free(p);
 
     /* another shape of a variable in a variable slot ("<*>:<*>" beside "<*>") */
@@ -299,8 +293,7 @@ static void test_fuse_variable_slots(void)
     /* relative paths are variables */
     static const char *const paths[] = {"Error loading ./runtime_malloc: failed"};
     p = run("fuse", paths, 1, NULL, NULL);
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "Error loading <*>: failed");
+    CHECK_TEXT(p, 0, "Error loading <*>: failed");
     logtk_parser_free(p);
 }
 
@@ -315,8 +308,7 @@ static void test_fuse_first_word(void)
     CHECK(logtk_parser_template_count(p) == 4);
     CHECK(!same_text(p, 0, 1));
     CHECK(same_text(p, 0, 4));
-    logtk_slice t = text_of(p, 1);
-    CHECK_BYTES(t.ptr, t.len, "wait (command <*>)");
+    CHECK_TEXT(p, 1, "wait (command <*>)");
     logtk_parser_free(p);
 
     /* ... unless the first words look like values (program names) */
@@ -324,8 +316,7 @@ static void test_fuse_first_word(void)
                                         "ssh.exe open through proxy", "curl.exe open through proxy"};
     p = run("fuse", progs, 4, "threshold", "3");
     CHECK(same_text(p, 0, 3));
-    t = text_of(p, 3);
-    CHECK_BYTES(t.ptr, t.len, "<*> open through proxy");
+    CHECK_TEXT(p, 3, "<*> open through proxy");
     logtk_parser_free(p);
 
     /* a later position still becomes a variable by the word count */
@@ -430,13 +421,11 @@ static void test_fuse_quantity_aside(void)
     CHECK(p != NULL);
     if (!p)
         return;
-    logtk_slice t = text_of(p, 1);
-    CHECK_BYTES(t.ptr, t.len, "conn close, <*> bytes sent, lifetime <*>");
+    CHECK_TEXT(p, 1, "conn close, <*> bytes sent, lifetime <*>");
     CHECK(same_text(p, 0, 1));
     CHECK(same_text(p, 0, 2));
     CHECK(!same_text(p, 3, 4));
-    t = text_of(p, 3);
-    CHECK_BYTES(t.ptr, t.len, "worker (<*>, powerd) exited");
+    CHECK_TEXT(p, 3, "worker (<*>, powerd) exited");
     CHECK(!same_text(p, 5, 6));
     CHECK(!same_text(p, 7, 8)); /* an aside follows a value; it never opens the message */
     logtk_event ev;
@@ -489,8 +478,7 @@ static void test_fuse_rendering(void)
         "Adding to <*>",
     };
     for (size_t i = 0; i < n; i++) {
-        logtk_slice t = text_of(p, i);
-        CHECK_BYTES(t.ptr, t.len, want[i]);
+        CHECK_TEXT(p, i, want[i]);
     }
     /* the original text comes back as the parameters, a path's slash included */
     logtk_event ev;
@@ -522,8 +510,7 @@ static void test_fuse_rendering(void)
                                         "session closed for user test"};
     p = run("fuse", users, 4, NULL, NULL);
     CHECK(same_text(p, 0, 3));
-    logtk_slice t = text_of(p, 1);
-    CHECK_BYTES(t.ptr, t.len, "session closed for user <*>");
+    CHECK_TEXT(p, 1, "session closed for user <*>");
     logtk_parser_free(p);
 }
 
@@ -546,21 +533,15 @@ static void test_fuse_own_masks(void)
     if (!p)
         return;
     /* a host before a port is an address; file:line and class names are not hosts */
-    logtk_slice t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "<*>:<*> open through proxy <*>:<*> HTTPS");
-    t = text_of(p, 1);
-    CHECK_BYTES(t.ptr, t.len, "[ib_sm_sweep.c:<*>]: NEW SWEEP");
-    t = text_of(p, 2);
-    CHECK_BYTES(t.ptr, t.len, "at Animator.destroySurface:<*> done");
-    t = text_of(p, 3);
-    CHECK_BYTES(t.ptr, t.len, "java.io.IOException: gone");
+    CHECK_TEXT(p, 0, "<*>:<*> open through proxy <*>:<*> HTTPS");
+    CHECK_TEXT(p, 1, "[ib_sm_sweep.c:<*>]: NEW SWEEP");
+    CHECK_TEXT(p, 2, "at Animator.destroySurface:<*> done");
+    CHECK_TEXT(p, 3, "java.io.IOException: gone");
     /* a bounded quantity is one value; two variable shapes in one slot make it variable */
-    t = text_of(p, 4);
-    CHECK_BYTES(t.ptr, t.len, "conn close, lifetime <*>");
+    CHECK_TEXT(p, 4, "conn close, lifetime <*>");
     CHECK(same_text(p, 4, 5));
     CHECK(same_text(p, 4, 6));
-    t = text_of(p, 7);
-    CHECK_BYTES(t.ptr, t.len, "wait <*>, then retry");
+    CHECK_TEXT(p, 7, "wait <*>, then retry");
     /* the parameter is the whole bounded quantity */
     uint32_t id = 0;
     logtk_event ev;
@@ -587,10 +568,8 @@ static void test_fuse_own_masks(void)
     };
     p = run("fuse", sizes, 6, NULL, NULL);
     CHECK(same_text(p, 0, 1));
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "stored (size <*> <*>, free <*> KB)");
-    t = text_of(p, 2);
-    CHECK_BYTES(t.ptr, t.len, "capacity <*> GB");
+    CHECK_TEXT(p, 0, "stored (size <*> <*>, free <*> KB)");
+    CHECK_TEXT(p, 2, "capacity <*> GB");
     CHECK(!same_text(p, 4, 5)); /* only units of size */
     logtk_parser_free(p);
 
@@ -613,8 +592,7 @@ static void test_fuse_round3(void)
     logtk_parser *p = run("fuse", settings, 4, "threshold", "3");
     CHECK(logtk_parser_template_count(p) == 4);
     CHECK(!same_text(p, 0, 1));
-    logtk_slice t = text_of(p, 1);
-    CHECK_BYTES(t.ptr, t.len, "maxSessionTimeout set to <*>");
+    CHECK_TEXT(p, 1, "maxSessionTimeout set to <*>");
     logtk_parser_free(p);
 
     /* "eth0" is a device name, kept; four of them in one slot are a variable */
@@ -623,13 +601,10 @@ static void test_fuse_round3(void)
                                         "allocating buffer for eth2", "allocating buffer for eth3",
                                         "login from host129 ok"};
     p = run("fuse", links, 7, "threshold", "4");
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "Link Up on en0");
-    t = text_of(p, 2);
-    CHECK_BYTES(t.ptr, t.len, "allocating buffer for <*>");
+    CHECK_TEXT(p, 0, "Link Up on en0");
+    CHECK_TEXT(p, 2, "allocating buffer for <*>");
     CHECK(same_text(p, 2, 5));
-    t = text_of(p, 6);
-    CHECK_BYTES(t.ptr, t.len, "login from <*> ok"); /* more digits: a value */
+    CHECK_TEXT(p, 6, "login from <*> ok"); /* more digits: a value */
     logtk_parser_free(p);
 
     /* past participles are the event, not a value: "VM Started" and "VM Paused" stay apart */
@@ -638,8 +613,7 @@ static void test_fuse_round3(void)
                                          "VM crashed (Lifecycle Event)"};
     p = run("fuse", states, 5, "threshold", "3");
     CHECK(logtk_parser_template_count(p) == 5);
-    t = text_of(p, 1);
-    CHECK_BYTES(t.ptr, t.len, "VM Paused (Lifecycle Event)");
+    CHECK_TEXT(p, 1, "VM Paused (Lifecycle Event)");
     logtk_parser_free(p);
     /* ... while other words in that slot still count */
     static const char *const kinds[] = {"VM alpha (Lifecycle Event)", "VM beta (Lifecycle Event)",
@@ -653,11 +627,9 @@ static void test_fuse_round3(void)
                                           "program interrupt: illegal instruction......1",
                                           "machine check: i-fetch......................0"};
     p = run("fuse", leaders, 3, NULL, NULL);
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "program interrupt: illegal instruction......<*>");
+    CHECK_TEXT(p, 0, "program interrupt: illegal instruction......<*>");
     CHECK(same_text(p, 0, 1));
-    t = text_of(p, 2);
-    CHECK_BYTES(t.ptr, t.len, "machine check: i-fetch......................<*>");
+    CHECK_TEXT(p, 2, "machine check: i-fetch......................<*>");
     logtk_parser_free(p);
 
     /* five or more values closing a line are one list; four are four fields */
@@ -669,12 +641,10 @@ static void test_fuse_round3(void)
         "REPORT : 7 5 1 2 9",
     };
     p = run("fuse", lists, 5, NULL, NULL);
-    t = text_of(p, 1);
-    CHECK_BYTES(t.ptr, t.len, "ask <*>:<*> to delete <*>");
+    CHECK_TEXT(p, 1, "ask <*>:<*> to delete <*>");
     CHECK(same_text(p, 0, 1));
     CHECK(same_text(p, 1, 2));
-    t = text_of(p, 3);
-    CHECK_BYTES(t.ptr, t.len, "REPORT : <*> <*> <*> <*>");
+    CHECK_TEXT(p, 3, "REPORT : <*> <*> <*> <*>");
     CHECK(!same_text(p, 3, 4));
     logtk_event ev;
     uint32_t list_id = 0;
@@ -697,8 +667,7 @@ static void test_fuse_round3(void)
                                         "program interrupt: illegal instruction......<*>"};
     p = run("fuse", texts, 4, NULL, NULL);
     for (size_t i = 0; i < 4; i++) {
-        t = text_of(p, i);
-        CHECK_BYTES(t.ptr, t.len, texts[i]);
+        CHECK_TEXT(p, i, texts[i]);
     }
     logtk_parser_free(p);
 }
@@ -717,17 +686,14 @@ static void test_fuse_round4(void)
     logtk_parser *p = run("fuse", pool_lines, 6, NULL, NULL);
     CHECK(!same_text(p, 0, 2));
     CHECK(!same_text(p, 1, 3));
-    logtk_slice t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "session opened for user cyrus by (uid=<*>)");
+    CHECK_TEXT(p, 0, "session opened for user cyrus by (uid=<*>)");
     logtk_parser_free(p);
 
     /* a fourth user after the same words, with another ending, settles the slot */
     p = run("fuse", pool_lines, 7, NULL, NULL);
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "session opened for user <*> by (uid=<*>)");
+    CHECK_TEXT(p, 0, "session opened for user <*> by (uid=<*>)");
     CHECK(same_text(p, 0, 2) && same_text(p, 2, 4));
-    t = text_of(p, 6);
-    CHECK_BYTES(t.ptr, t.len, "session opened for user <*> by LOGIN(uid=<*>)");
+    CHECK_TEXT(p, 6, "session opened for user <*> by LOGIN(uid=<*>)");
     /* the pool is per prefix: the closing lines (another prefix) still wait */
     CHECK(!same_text(p, 1, 3));
     logtk_parser_free(p);
@@ -748,8 +714,7 @@ static void test_fuse_round4(void)
                                            "MDNS: IPV6 Addr: fe80::1"};
     p = run("fuse", numbered, 5, NULL, NULL);
     CHECK(same_text(p, 0, 1) && same_text(p, 1, 2));
-    t = text_of(p, 3);
-    CHECK_BYTES(t.ptr, t.len, "MDNS: IPV4 Addr: <*>"); /* capitals and one digit: a name */
+    CHECK_TEXT(p, 3, "MDNS: IPV4 Addr: <*>"); /* capitals and one digit: a name */
     CHECK(!same_text(p, 3, 4));
     logtk_parser_free(p);
     /* different stems are different names: they wait for the threshold */
@@ -773,6 +738,7 @@ static void test_fuse_round4(void)
     CHECK_STATUS(logtk_parser_feed(resumed, pool_lines[6], strlen(pool_lines[6]), &ev), LOGTK_OK);
     CHECK_STATUS(logtk_parser_feed(resumed, pool_lines[0], strlen(pool_lines[0]), &ev), LOGTK_OK);
     uint64_t c;
+    logtk_slice t;
     logtk_parser_template(resumed, ev.template_id, &t, &c);
     CHECK_BYTES(t.ptr, t.len, "session opened for user <*> by (uid=<*>)");
     logtk_free(snap);
@@ -797,23 +763,18 @@ static void test_fuse_header(void)
         "03-17 16:13:38.811  1702  2395 D WindowManager: Notification time out",
     };
     logtk_parser *p = run("fuse", apache, 10, NULL, NULL);
-    logtk_slice t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "<*> workerEnv.init() ok <*>");
+    CHECK_TEXT(p, 0, "<*> workerEnv.init() ok <*>");
     CHECK(same_text(p, 0, 1));
-    t = text_of(p, 2);
-    CHECK_BYTES(t.ptr, t.len, "<*> check pass; user unknown");
+    CHECK_TEXT(p, 2, "<*> check pass; user unknown");
     CHECK(same_text(p, 2, 3));
     /* spans of any number of tokens are one header */
-    t = text_of(p, 4);
-    CHECK_BYTES(t.ptr, t.len, "<*> Created MRAppMaster");
+    CHECK_TEXT(p, 4, "<*> Created MRAppMaster");
     CHECK(same_text(p, 4, 5));
     /* a "-" after the date closes the header: the program name is part of it */
-    t = text_of(p, 6);
-    CHECK_BYTES(t.ptr, t.len, "<*> <*>:<*> close");
+    CHECK_TEXT(p, 6, "<*> <*>:<*> close");
     CHECK(same_text(p, 6, 7));
     /* "- LEVEL [thread] -" and logcat's "pid tid D Tag:" */
-    t = text_of(p, 8);
-    CHECK_BYTES(t.ptr, t.len, "<*> Notification time out");
+    CHECK_TEXT(p, 8, "<*> Notification time out");
     CHECK(same_text(p, 8, 9));
     logtk_event ev;
     CHECK_STATUS(logtk_parser_feed(p, apache[5], strlen(apache[5]), &ev), LOGTK_OK);
@@ -841,23 +802,17 @@ static void test_fuse_header(void)
         "10.30 16 rows read",
     };
     p = run("fuse", messages, 5, NULL, NULL);
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "Received block <*> of size <*> from <*>");
-    t = text_of(p, 1);
-    CHECK_BYTES(t.ptr, t.len, "<*>:<*> open through proxy <*>:<*> HTTPS");
-    t = text_of(p, 2);
-    CHECK_BYTES(t.ptr, t.len, "Starting MDS: done");
-    t = text_of(p, 3);
-    CHECK_BYTES(t.ptr, t.len, "<*> INFO version: loaded");
-    t = text_of(p, 4);
-    CHECK_BYTES(t.ptr, t.len, "<*> <*> rows read");
+    CHECK_TEXT(p, 0, "Received block <*> of size <*> from <*>");
+    CHECK_TEXT(p, 1, "<*>:<*> open through proxy <*>:<*> HTTPS");
+    CHECK_TEXT(p, 2, "Starting MDS: done");
+    CHECK_TEXT(p, 3, "<*> INFO version: loaded");
+    CHECK_TEXT(p, 4, "<*> <*> rows read");
     logtk_parser_free(p);
 
     /* a header alone, nothing after it, is a message */
     static const char *const bare[] = {"2015-10-18 18:01:47,978 INFO"};
     p = run("fuse", bare, 1, NULL, NULL);
-    t = text_of(p, 0);
-    CHECK_BYTES(t.ptr, t.len, "<*> <*>:<*>:<*>,<*> INFO");
+    CHECK_TEXT(p, 0, "<*> <*>:<*>:<*>,<*> INFO");
     logtk_parser_free(p);
 }
 
