@@ -36,11 +36,11 @@
 
 #define SUB "bench parse"
 
-enum gt_kind { GT_ORIGINAL, GT_CORRECTED, GT_LOGHUB2 };
-static const char *const gt_names[] = {"original", "corrected", "loghub2"};
+enum gt_kind { GT_ORIGINAL, GT_CORRECTED, GT_LOGHUB2, GT_FULL };
+static const char *const gt_names[] = {"original", "corrected", "loghub2", "full"};
 /* The gt column with --no-preset, which marks that no preset helped. */
 static const char *const gt_names_no_preset[] = {"original/no-preset", "corrected/no-preset",
-                                                 "loghub2/no-preset"};
+                                                 "loghub2/no-preset", "full/no-preset"};
 
 /* A growable byte pool; strings are kept as offsets because the pool moves. */
 typedef struct byte_pool {
@@ -99,6 +99,7 @@ static int refs_push(ref_list *l, pool_ref ref)
 typedef struct bench_options {
     const char *loghub;
     const char *loghub2;
+    const char *full;        /* --loghub2-full DIR: <D>/<D>_full.log + _structured.csv */
     const char *parser;      /* NULL: library default; "all": every algorithm */
     enum gt_kind gt;
     unsigned long repeat;
@@ -115,6 +116,7 @@ static void bench_usage(FILE *out)
     fprintf(out,
             "usage: logtk bench parse [--loghub DIR] [--parser NAME|all]\n"
             "                         [--gt original|corrected|loghub2] [--loghub2 DIR]\n"
+            "                         [--loghub2-full DIR]\n"
             "                         [--dataset A,B,...] [--no-preset] [--repeat N] [--quiet]\n"
             "       logtk bench parse --input FILE [--input FILE...] (--dataset NAME | --format FMT)\n"
             "                         [--parser NAME] [--repeat N] [--quiet]\n"
@@ -131,6 +133,10 @@ static void bench_usage(FILE *out)
             "                    default), corrected (DIR/D/D_2k.log_structured_corrected.csv)\n"
             "                    or loghub2 (Loghub-2.0's, 14 datasets, from --loghub2)\n"
             "  --loghub2 DIR     Loghub-2.0 folder (default $LOGTK_LOGHUB2)\n"
+            "  --loghub2-full DIR  full-size Loghub-2.0 sets: scores every DIR/D/D_full.log\n"
+            "                    against DIR/D/D_full.log_structured.csv (the sets DIR lacks\n"
+            "                    are skipped) and prints the published rows (Drain, LILAC,\n"
+            "                    UNLEASH) beside ours; the same as --gt full\n"
             "  --parser NAME     parser algorithm, or 'all' for every one (default: the default)\n"
             "  --dataset LIST    only these datasets, comma-separated, case-insensitive\n"
             "  --no-preset       parse each whole raw line as content: no log format, masks or\n"
@@ -384,7 +390,22 @@ static void dataset_paths(const bench_options *o, const char *name, char *log, c
         snprintf(csv, size, "%s/2k_dataset/%s/%s_2k.log_structured_corrected.csv", o->loghub2,
                  name, name);
         break;
+    case GT_FULL:
+        snprintf(log, size, "%s/%s/%s_full.log", o->full, name, name);
+        snprintf(csv, size, "%s/%s/%s_full.log_structured.csv", o->full, name, name);
+        break;
     }
+}
+
+/* The published full-dataset rows of `dataset` ("mean": the means), marked
+ * "published" in the gt column; lines and timing are not theirs to give. */
+static void print_published(const char *dataset)
+{
+    const logtk_published_result *r;
+    for (size_t i = 0; (r = logtk_published_full_result(dataset, i)); i++)
+        printf("%s\t%s\tpublished (%s)\t-\t%.4f\t%.4f\t%.4f\t%.4f\t-\t-\n", dataset, r->parser,
+               r->source, r->ga, r->pa, r->fga, r->fta);
+    fflush(stdout);
 }
 
 /* Evaluates the parser's assignments against the ground truth and prints the row. */
@@ -442,6 +463,8 @@ static int evaluate_and_print(const char *dataset, const char *parser_name,
            (o->no_preset ? gt_names_no_preset : gt_names)[o->gt], (unsigned long long)res->lines, m.ga, m.pa, m.fga, m.fta,
            res->seconds, res->seconds > 0 ? (double)passes_lines / res->seconds : 0.0);
     fflush(stdout);
+    if (o->gt == GT_FULL && !o->no_preset)
+        print_published(dataset);
     totals->datasets++;
     totals->lines += res->lines;
     totals->passes_lines += passes_lines;
@@ -472,6 +495,10 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
                     cli_progname, SUB, name);
         return -1;
     }
+    /* A full-size folder holds whichever sets its user could download: the
+     * missing ones are skipped quietly, and a run that finds none fails. */
+    if (o->gt == GT_FULL && !file_exists(log_path) && !file_exists(csv_path))
+        return -1;
 
     ground_truth gt = {0};
     logtk_format *format = NULL;
@@ -524,6 +551,8 @@ static void print_mean(const char *parser_name, const bench_options *o, const be
            t->fta / k, t->seconds,
            t->seconds > 0 ? (double)t->passes_lines / t->seconds : 0.0);
     fflush(stdout);
+    if (o->gt == GT_FULL && !o->no_preset)
+        print_published("mean");
 }
 
 static int bench_accuracy(const bench_options *o)
@@ -566,6 +595,11 @@ static int bench_accuracy(const bench_options *o)
             logtk_parser_free(p);
         } else {
             print_mean(parser_name, o, &totals);
+        }
+        if (o->gt == GT_FULL && totals.datasets == 0 && status == EXIT_OK) {
+            cli_error(SUB, "%s holds no full-size Loghub-2.0 set (<D>/<D>_full.log and "
+                      "<D>/<D>_full.log_structured.csv)", o->full);
+            return EXIT_DATA;
         }
     }
     return status;
@@ -619,6 +653,7 @@ static int cmd_bench_parse(int argc, char **argv)
     static const struct option long_options[] = {
         {"loghub", required_argument, NULL, 'l'},
         {"loghub2", required_argument, NULL, 'L'},
+        {"loghub2-full", required_argument, NULL, 'F'},
         {"parser", required_argument, NULL, 'p'},
         {"gt", required_argument, NULL, 'g'},
         {"repeat", required_argument, NULL, 'r'},
@@ -650,6 +685,7 @@ static int cmd_bench_parse(int argc, char **argv)
         switch (c) {
         case 'l': o.loghub = optarg; break;
         case 'L': o.loghub2 = optarg; break;
+        case 'F': o.full = optarg; o.gt = GT_FULL; break;
         case 'p': o.parser = optarg; break;
         case 'd': o.datasets = optarg; break;
         case 'f': o.format = optarg; break;
@@ -663,8 +699,10 @@ static int cmd_bench_parse(int argc, char **argv)
                 o.gt = GT_CORRECTED;
             else if (strcmp(optarg, "loghub2") == 0)
                 o.gt = GT_LOGHUB2;
+            else if (strcmp(optarg, "full") == 0)
+                o.gt = GT_FULL;
             else {
-                ex = cli_usage_error(SUB, "--gt must be original, corrected or loghub2, not '%s'",
+                ex = cli_usage_error(SUB, "--gt must be original, corrected, loghub2 or full, not '%s'",
                                      optarg);
                 goto done;
             }
@@ -723,10 +761,11 @@ static int cmd_bench_parse(int argc, char **argv)
     }
     if (o.datasets && (ex = check_dataset_list(o.datasets)) != 0)
         goto done;
-    if (o.gt == GT_LOGHUB2 ? !o.loghub2 || !*o.loghub2 : !o.loghub || !*o.loghub) {
-        ex = cli_usage_error(SUB, o.gt == GT_LOGHUB2
-                                      ? "--gt loghub2 needs --loghub2 DIR (or $LOGTK_LOGHUB2)"
-                                      : "needs --loghub DIR (or $LOGTK_LOGHUB) or --input FILE");
+    const char *root = o.gt == GT_LOGHUB2 ? o.loghub2 : o.gt == GT_FULL ? o.full : o.loghub;
+    if (!root || !*root) {
+        ex = cli_usage_error(SUB, o.gt == GT_LOGHUB2 ? "--gt loghub2 needs --loghub2 DIR (or $LOGTK_LOGHUB2)"
+                                  : o.gt == GT_FULL ? "--gt full needs --loghub2-full DIR"
+                                                    : "needs --loghub DIR (or $LOGTK_LOGHUB) or --input FILE");
         goto done;
     }
     ex = bench_accuracy(&o);

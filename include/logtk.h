@@ -416,6 +416,21 @@ const char *logtk_dataset_format(const logtk_dataset *d);
  */
 int logtk_dataset_configure(const logtk_dataset *d, logtk_parser *p);
 
+/** A published parsing result on a full-size Loghub-2.0 dataset. */
+typedef struct logtk_published_result {
+    const char *parser;  /**< "Drain", "LILAC", "UNLEASH" */
+    const char *source;  /**< where it was published ("ISSTA'24 RQ2") */
+    double ga, pa, fga, fta;
+} logtk_published_result;
+
+/**
+ * The i-th published result (0-based) on the full-size Loghub-2.0 log of the
+ * dataset named `dataset` (case-insensitive; "mean" for the mean over the 14
+ * systems), or NULL past the end.  The figures are the papers' own, for
+ * printing beside a benchmark run; nothing here is measured by logtk.
+ */
+const logtk_published_result *logtk_published_full_result(const char *dataset, size_t i);
+
 /* ------------------------------------------------------------------------ */
 /* CSV reading (RFC 4180)                                                    */
 /* ------------------------------------------------------------------------ */
