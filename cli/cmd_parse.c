@@ -97,6 +97,9 @@ static void parse_usage(FILE *out)
             "  --stream              write each row at once with the template as it is then;\n"
             "                        memory does not grow with the input\n"
             "  -q, --quiet           no progress or summary on stderr\n"
+            "  --check               check every row: its template matches its content and\n"
+            "                        its parameters are the content's text (report the\n"
+            "                        first 10 that do not, and a count; exit 1 if any)\n"
             "  --list-parsers        list the parser algorithms and exit\n"
             "  -h, --help            show this help\n"
             "\n"
@@ -121,12 +124,12 @@ typedef struct parse_options {
     const char **params;
     size_t nparams;
     size_t max_line;
-    int stream, quiet, allow_binary, list_parsers;
+    int stream, quiet, allow_binary, list_parsers, check;
 } parse_options;
 
 enum {
     OPT_DATASET = 256, OPT_FORMAT, OPT_MASK, OPT_MASK_FILE, OPT_PARSER, OPT_PARAM, OPT_OUTPUT,
-    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY
+    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK
 };
 
 static const struct option long_options[] = {
@@ -145,6 +148,7 @@ static const struct option long_options[] = {
     {"max-line-length", required_argument, NULL, OPT_MAX_LINE},
     {"list-parsers", no_argument, NULL, OPT_LIST},
     {"binary", no_argument, NULL, OPT_BINARY},
+    {"check", no_argument, NULL, OPT_CHECK},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -219,6 +223,7 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         case OPT_LIST: o->list_parsers = 1; break;
         case OPT_BINARY: o->allow_binary = 1; break;
         case 'q': o->quiet = 1; break;
+        case OPT_CHECK: o->check = 1; break;
         case 'h': parse_usage(stdout); return EXIT_OK;
         case ':':
             return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
@@ -431,7 +436,46 @@ typedef struct parse_run {
     char spool_path[4096];
     cli_template_set set;       /* final templates (batch: pass 2; both: the lists) */
     int templates_ready;
+    uint64_t checked, violations; /* --check */
+    logtk_slice *check_params;
+    size_t check_params_cap;
 } parse_run;
+
+/*
+ * --check: the row's template must match its content and its parameters
+ * must be the content's own text at the template's "<*>" (logtk.h's promise;
+ * logtk_template_match() finds them independently of the parser).
+ */
+static int check_row(parse_run *run, const logtk_row *row, const char *source, uint64_t number)
+{
+    const logtk_slice *content = &row->record->content;
+    size_t np = 0;
+    int rc = logtk_template_match(row->template_text.ptr, row->template_text.len, content->ptr,
+                                  content->len, NULL, 0, &np);
+    if (rc == LOGTK_OK && np > run->check_params_cap) {
+        logtk_slice *bigger = realloc(run->check_params, np * sizeof *bigger);
+        if (bigger == NULL) {
+            cli_error(SUB, "out of memory");
+            return EXIT_DATA;
+        }
+        run->check_params = bigger;
+        run->check_params_cap = np;
+    }
+    if (rc == LOGTK_OK)
+        rc = logtk_template_match(row->template_text.ptr, row->template_text.len, content->ptr,
+                                  content->len, run->check_params, run->check_params_cap, &np);
+    int ok = rc == LOGTK_OK && np == row->nparams;
+    for (size_t k = 0; ok && k < np; k++)
+        ok = run->check_params[k].len == row->params[k].len &&
+             memcmp(run->check_params[k].ptr, row->params[k].ptr, row->params[k].len) == 0;
+    run->checked++;
+    if (!ok && run->violations++ < 10)
+        cli_error(SUB, "check: %s:%llu: %s \"%.*s\"", source, (unsigned long long)number,
+                  rc != LOGTK_OK ? "the template does not match the line:"
+                                 : "the parameters are not the line's text for the template",
+                  (int)row->template_text.len, row->template_text.ptr);
+    return EXIT_OK;
+}
 
 static int sink_failed(logtk_sink *s)
 {
@@ -472,6 +516,8 @@ static int on_line_stream(void *user, const logtk_line *line, const logtk_record
     }
     if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
         return sink_failed(run->sink);
+    if (run->opt->check)
+        return check_row(run, &row, line->source, line->number);
     return 0;
 }
 
@@ -582,6 +628,8 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
         }
         if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
             return sink_failed(run->sink);
+        if (run->opt->check && (rc = check_row(run, &row, line.source, line.number)) != EXIT_OK)
+            return rc;
         if ((run->rows & 8191) == 0)
             cli_progress_update(&run->progress, run->rows, logtk_reader_bytes_read(reader),
                                 logtk_reader_source_size(reader));
@@ -763,6 +811,14 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
                 (unsigned long long)feed.lines,
                 (unsigned long)logtk_parser_template_count(run->parser),
                 (unsigned long long)feed.unmatched, damaged ? " (input damaged, see above)" : "");
+    if (status == EXIT_OK && o->check) {
+        if (!o->quiet || run->violations)
+            fprintf(stderr, "logtk parse: check: %llu rows, %llu whose template does not match "
+                            "its line or whose parameters are not its text\n",
+                    (unsigned long long)run->checked, (unsigned long long)run->violations);
+        if (run->violations)
+            status = EXIT_DATA;
+    }
     if (status == EXIT_OK && damaged)
         status = EXIT_DATA;
     return status;
@@ -794,6 +850,7 @@ int cmd_parse(int argc, char **argv)
     if (run.spool_path[0])
         unlink(run.spool_path);
     free(run.params);
+    free(run.check_params);
     cli_template_set_free(&run.set);
     logtk_parser_free(run.parser);
     logtk_format_free(run.format);

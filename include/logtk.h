@@ -223,6 +223,15 @@ void logtk_format_free(logtk_format *f);
  *
  * Template ids are 1-based, dense and stable within a run: a template keeps its
  * id when its text changes.
+ *
+ * Every parser keeps one promise about its templates: a template matches each
+ * line assigned to it (logtk_template_match(): "<*>" stands for any text, a
+ * run of blanks for any run of blanks), and a line's parameters are its own
+ * text at those "<*>", in order, so template and parameters rebuild the
+ * content.  Where an algorithm's own template leaves out text its masks or
+ * delimiters removed, the template is widened there ("<*>", or "<*>" glued
+ * to a neighbouring token where a line has nothing in that place); this
+ * changes the text only, never which lines share a template.
  */
 typedef struct logtk_parser logtk_parser;
 
@@ -316,9 +325,25 @@ int logtk_parser_template(logtk_parser *p, uint32_t template_id, logtk_slice *te
  * Parameters of `content` against template `template_id` as it is now: the
  * original text of each "<*>" of the template, in order.  Fills ev->params
  * (valid until the next call on p) and ev->nparams; ev->template_id is set.
+ * Returns LOGTK_ERR_NOT_FOUND (no parameters) when the content does not match
+ * that template, which never happens for the template a line was assigned.
  */
 int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *content, size_t len,
                          logtk_event *ev);
+
+/**
+ * Does template text `tmpl` match `content`?  Each "<*>" stands for any text
+ * (empty, or holding blanks), each run of blanks (space, tab, \v, \f, \r, \n)
+ * for any run of blanks, and blanks at either end are ignored.  Returns
+ * LOGTK_OK on a match, LOGTK_ERR_NOT_FOUND otherwise (LOGTK_ERR_INVALID for a
+ * NULL with a length, LOGTK_ERR_NOMEM).  *nparams (may be NULL) receives the
+ * number of "<*>"; on a match params[0..cap) (may be NULL) receives the text
+ * of each "<*>" as slices of content, each "<*>" taking the shortest text
+ * that lets the rest match, from the left.  Time: linear in the content for
+ * the usual template, O(content * template) at worst.
+ */
+int logtk_template_match(const char *tmpl, size_t tlen, const char *content, size_t clen,
+                         logtk_slice *params, size_t cap, size_t *nparams);
 
 /**
  * Saves the learned state (templates, parameters, masks) as an opaque,

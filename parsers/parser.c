@@ -60,6 +60,7 @@
 #include "mask.h"
 #include "parser_impl.h"
 #include "strbuf.h"
+#include "template_match.h"
 #include "tokenize.h"
 
 /* ------------------------------------------------------------------ registry */
@@ -92,7 +93,9 @@ static const logtk_parser_algo *const algorithm_registry[] = {
 
 #define SNAPSHOT_MAGIC "LTKPSNAP"
 #define SNAPSHOT_MAGIC_LEN 8
-#define SNAPSHOT_VERSION 1
+/* 2: a template may carry an alias and the text it shows (version 1 is still read) */
+#define SNAPSHOT_VERSION 2
+#define SNAPSHOT_VERSION_OLDEST 1
 
 static const char wildcard_text[] = LOGTK_WILDCARD;
 
@@ -107,16 +110,19 @@ typedef struct template_entry {
     uint64_t changed_serial; /* feed serial of the last change */
     int pending;             /* queued for a callback */
     int text_dirty;
-    char *text; /* rendered text (malloc'd), valid when !text_dirty */
+    /* The text shown for the template when it is not its tokens joined: the
+       algorithm's template made to match every line assigned (fit_line);
+       NULL when the tokens already match them all.  Malloc'd, NUL-ended. */
+    char *shown;
+    size_t shown_len;
+    /* Some line has matched what the template shows: its words are facts
+       about lines, not only the algorithm's guess (see fit_line). */
+    int seen_line;
+    char *text; /* rendered text shown (malloc'd), valid when !text_dirty */
     size_t text_len;
     size_t text_cap;
-    /* positions of tokens holding "<*>", as index << 1 | (1 when embedded in
-       a longer token); rebuilt lazily after a change (wild_dirty) so that
-       extraction visits only the variable positions */
-    uint32_t *wild;
-    uint32_t nwild;
-    uint32_t wild_cap;
-    int wild_dirty;
+    size_t nwild; /* "<*>" in text: the parameters of each line */
+    uint32_t alias; /* logtk_tmpl_alias(): the template whose text this one shows; 0: none */
 } template_entry;
 
 typedef struct param_pair {
@@ -157,8 +163,15 @@ struct logtk_parser {
 
     logtk_slice *param_out; /* ev->params */
     size_t param_out_cap;
-    unsigned char *dp; /* extraction alignment table */
-    size_t dp_cap;
+    logtk_tmatch_scratch merge;   /* fit_line, keep_covering */
+    logtk_strbuf scratch_new;     /* keep_covering: the new tokens joined */
+
+    /* batch algorithms: the original content of each line fed, so that the
+       templates made in finish can be fitted to their lines */
+    logtk_strbuf batch_content;
+    uint64_t *batch_offsets; /* line k (from assign_base) is [off[k], off[k+1]) */
+    uint64_t batch_lines;
+    uint64_t batch_offsets_cap;
 
     logtk_hashtab dict; /* batch helpers: token dictionary */
     int dict_ready;
@@ -278,7 +291,6 @@ static template_entry *entry(const logtk_parser *p, uint32_t id)
 static void mark_pending(logtk_parser *p, uint32_t id, template_entry *t)
 {
     t->text_dirty = 1;
-    t->wild_dirty = 1;
     if (t->pending || p->callback == NULL)
         return;
     if (grow_size((void **)&p->pending, &p->pending_cap, p->npending + 1, sizeof *p->pending))
@@ -304,6 +316,9 @@ static int copy_token(logtk_parser *p, logtk_slice *dst, const char *ptr, size_t
     dst->len = len;
     return 0;
 }
+
+static int keep_covering(logtk_parser *p, template_entry *t);
+static int render(logtk_parser *p, template_entry *t);
 
 uint32_t logtk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
 {
@@ -335,7 +350,6 @@ uint32_t logtk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
     t->created_serial = p->serial;
     t->changed_serial = p->serial;
     t->text_dirty = 1;
-    t->wild_dirty = 1;
     uint32_t id = ++p->ntemplates;
     mark_pending(p, id, t);
     return id;
@@ -365,13 +379,16 @@ int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size
             return nomem(p);
         }
     }
+    int rc = render(p, t); /* what was shown, for keep_covering */
     free(t->tokens);
     t->tokens = nt;
     t->ntokens = (uint32_t)n;
     t->cap = (uint32_t)(n ? n : 1);
+    if (rc == LOGTK_OK)
+        rc = keep_covering(p, t);
     t->changed_serial = p->serial;
     mark_pending(p, id, t);
-    return LOGTK_OK;
+    return rc;
 }
 
 int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos)
@@ -383,11 +400,16 @@ int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos)
     logtk_slice *s = &t->tokens[pos];
     if (logtk_is_wildcard(s->ptr, s->len))
         return LOGTK_OK;
+    /* the new tokens match whatever the old ones did; a shown text may
+       still be needed beside them */
+    int rc = t->shown ? render(p, t) : LOGTK_OK;
     s->ptr = wildcard_text;
     s->len = LOGTK_WILDCARD_LEN;
+    if (t->shown && rc == LOGTK_OK)
+        rc = keep_covering(p, t);
     t->changed_serial = p->serial;
     mark_pending(p, id, t);
-    return LOGTK_OK;
+    return rc;
 }
 
 const logtk_slice *logtk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t *n)
@@ -412,13 +434,27 @@ uint64_t logtk_tmpl_line_count(const logtk_parser *p, uint32_t id)
     return t ? t->count : 0;
 }
 
+/* Writes tokens joined by single spaces into out (cleared first). */
+static int join_tokens(logtk_strbuf *out, const logtk_slice *tok, size_t n)
+{
+    logtk_strbuf_clear(out);
+    for (size_t i = 0; i < n; i++)
+        if ((i && logtk_strbuf_append(out, " ", 1) != 0) ||
+            logtk_strbuf_append(out, tok[i].ptr, tok[i].len) != 0)
+            return -1;
+    return logtk_strbuf_append(out, "", 0);
+}
+
 static int render(logtk_parser *p, template_entry *t)
 {
     if (!t->text_dirty)
         return LOGTK_OK;
     size_t need = 1;
-    for (uint32_t i = 0; i < t->ntokens; i++)
-        need += t->tokens[i].len + 1;
+    if (t->shown)
+        need += t->shown_len;
+    else
+        for (uint32_t i = 0; i < t->ntokens; i++)
+            need += t->tokens[i].len + 1;
     if (need > t->text_cap) {
         char *q = realloc(t->text, need);
         if (q == NULL)
@@ -427,15 +463,121 @@ static int render(logtk_parser *p, template_entry *t)
         t->text_cap = need;
     }
     size_t len = 0;
-    for (uint32_t i = 0; i < t->ntokens; i++) {
-        if (i)
-            t->text[len++] = ' ';
-        memcpy(t->text + len, t->tokens[i].ptr, t->tokens[i].len);
-        len += t->tokens[i].len;
+    if (t->shown) {
+        memcpy(t->text, t->shown, t->shown_len);
+        len = t->shown_len;
+    } else {
+        for (uint32_t i = 0; i < t->ntokens; i++) {
+            if (i)
+                t->text[len++] = ' ';
+            memcpy(t->text + len, t->tokens[i].ptr, t->tokens[i].len);
+            len += t->tokens[i].len;
+        }
     }
     t->text[len] = '\0';
     t->text_len = len;
+    t->nwild = logtk_tmatch_count_wildcards(t->text, len);
     t->text_dirty = 0;
+    return LOGTK_OK;
+}
+
+/* Shows text[0..len) for t; NULL: its tokens joined. */
+static int set_shown(logtk_parser *p, template_entry *t, const char *text, size_t len)
+{
+    char *copy = NULL;
+    if (text) {
+        copy = malloc(len + 1);
+        if (copy == NULL)
+            return nomem(p);
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+    }
+    free(t->shown);
+    t->shown = copy;
+    t->shown_len = len;
+    t->text_dirty = 1;
+    return LOGTK_OK;
+}
+
+/*
+ * Shows for t what p->merge made of its text and `other`.  When the result
+ * does not match what it must (never expected: the merge matches both by
+ * construction), "<*>" is shown, which matches everything.
+ */
+static int show_merge(logtk_parser *p, template_entry *t, const char *a, size_t alen,
+                      enum logtk_tmatch_mode mode, const char *other, size_t olen, int other_is_template)
+{
+    if (logtk_tmatch_merge(&p->merge, a, alen, other, olen, other_is_template, mode) != LOGTK_OK)
+        return nomem(p);
+    const logtk_strbuf *out = &p->merge.out;
+    const char *text = out->data ? out->data : "";
+    int ok = other_is_template ? logtk_tmatch_covers(text, out->len, other, olen)
+                               : logtk_tmatch_glob(text, out->len, other, olen, NULL);
+    if (ok && mode == LOGTK_TMATCH_COVER_BOTH)
+        ok = logtk_tmatch_covers(text, out->len, a, alen);
+    assert(ok);
+    if (!ok)
+        return set_shown(p, t, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    return set_shown(p, t, text, out->len);
+}
+
+/*
+ * The algorithm changed t's tokens; t->text still holds what was shown
+ * before.  If a line has matched that, what is shown from now on must match
+ * everything it matched: the new tokens themselves when they cover it, else
+ * the old text with the new tokens' "<*>" applied.
+ */
+static int keep_covering(logtk_parser *p, template_entry *t)
+{
+    if (!t->seen_line)
+        return set_shown(p, t, NULL, 0);
+    if (join_tokens(&p->scratch_new, t->tokens, t->ntokens) != 0)
+        return nomem(p);
+    const char *now = p->scratch_new.data;
+    size_t now_len = p->scratch_new.len;
+    if (logtk_tmatch_covers(now, now_len, t->text, t->text_len))
+        return set_shown(p, t, NULL, 0);
+    return show_merge(p, t, now, now_len, LOGTK_TMATCH_A_IS_GUESS, t->text, t->text_len, 1);
+}
+
+/* The template whose text id shows: id itself, or the one it is an alias of. */
+static uint32_t shown_id(const logtk_parser *p, uint32_t id)
+{
+    template_entry *t;
+    while ((t = entry(p, id)) != NULL && t->alias != 0)
+        id = t->alias;
+    return id;
+}
+
+int logtk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target)
+{
+    id = shown_id(p, id);
+    target = shown_id(p, target);
+    template_entry *t = entry(p, id), *root = entry(p, target);
+    if (t == NULL || root == NULL)
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u or %u", (unsigned)id,
+                                  (unsigned)target);
+    if (id == target)
+        return LOGTK_OK;
+    /* the lines of id must match what target shows from now on */
+    int rc = render(p, root);
+    if (rc == LOGTK_OK)
+        rc = render(p, t);
+    if (rc != LOGTK_OK)
+        return rc;
+    if (t->seen_line && !logtk_tmatch_covers(root->text, root->text_len, t->text, t->text_len)) {
+        enum logtk_tmatch_mode mode =
+            root->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
+        if ((rc = show_merge(p, root, root->text, root->text_len, mode, t->text, t->text_len,
+                             1)) != LOGTK_OK)
+            return rc;
+    }
+    root->seen_line |= t->seen_line;
+    t->alias = target;
+    if (root->text_dirty) {
+        root->changed_serial = p->serial;
+        mark_pending(p, target, root);
+    }
     return LOGTK_OK;
 }
 
@@ -446,11 +588,12 @@ static void flush_callbacks(logtk_parser *p)
         uint32_t id = p->pending[i];
         template_entry *t = entry(p, id);
         t->pending = 0;
-        if (p->callback == NULL || render(p, t) != LOGTK_OK)
+        template_entry *shown = entry(p, shown_id(p, id));
+        if (p->callback == NULL || render(p, shown) != LOGTK_OK)
             continue;
         int kind = t->created_serial == p->serial ? LOGTK_TEMPLATE_CREATED
                                                   : LOGTK_TEMPLATE_CHANGED;
-        p->callback(p->callback_user, kind, id, t->text, t->text_len);
+        p->callback(p->callback_user, kind, id, shown->text, shown->text_len);
     }
     p->npending = 0;
 }
@@ -651,8 +794,8 @@ void logtk_parser_free(logtk_parser *p)
     logtk_tokens_free(&p->tokens);
     for (uint32_t i = 0; i < p->ntemplates; i++) {
         free(p->templates[i].tokens);
+        free(p->templates[i].shown);
         free(p->templates[i].text);
-        free(p->templates[i].wild);
     }
     free(p->templates);
     logtk_arena_free(&p->token_arena);
@@ -664,7 +807,10 @@ void logtk_parser_free(logtk_parser *p)
     }
     free(p->params);
     free(p->param_out);
-    free(p->dp);
+    logtk_tmatch_scratch_free(&p->merge);
+    logtk_strbuf_free(&p->scratch_new);
+    logtk_strbuf_free(&p->batch_content);
+    free(p->batch_offsets);
     if (p->dict_ready)
         logtk_hashtab_free(&p->dict);
     free(p->stored_tokens);
@@ -771,12 +917,13 @@ int logtk_parser_template(logtk_parser *p, uint32_t template_id, logtk_slice *te
     if (t == NULL)
         return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u",
                                   (unsigned)template_id);
-    int rc = render(p, t);
+    template_entry *shown = entry(p, shown_id(p, template_id));
+    int rc = render(p, shown);
     if (rc != LOGTK_OK)
         return rc;
     if (text) {
-        text->ptr = t->text;
-        text->len = t->text_len;
+        text->ptr = shown->text;
+        text->len = shown->text_len;
     }
     if (count)
         *count = t->count;
@@ -796,285 +943,143 @@ int logtk_parser_assignment(logtk_parser *p, uint64_t index, uint32_t *template_
     return LOGTK_OK;
 }
 
-/* ---------------------------------------------------- parameter extraction */
+/* ------------------------------------------- fitting lines, parameters */
 
-/* Appends a parameter: masked range [ms, me) mapped to the original content. */
-static inline int put_param(logtk_parser *p, size_t *np, const char *orig,
-                            const char *masked_base, const char *ms, const char *me)
+/*
+ * Makes template id match `content` (the line assigned to it): when its
+ * text does not, its shown tokens are widened with the line's own tokens.
+ * The algorithm's tokens, and so its grouping, are left alone.
+ */
+static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t len)
 {
-    if (*np >= p->param_out_cap &&
-        grow_size((void **)&p->param_out, &p->param_out_cap, *np + 1, sizeof *p->param_out))
-        return nomem(p);
-    size_t a, b;
-    logtk_masker_map(p->masker, (size_t)(ms - masked_base), (size_t)(me - masked_base), &a, &b);
-    p->param_out[*np].ptr = orig + a;
-    p->param_out[*np].len = b > a ? b - a : 0;
-    (*np)++;
-    return LOGTK_OK;
-}
-
-static int put_empty_param(logtk_parser *p, size_t *np, const char *orig)
-{
-    if (grow_size((void **)&p->param_out, &p->param_out_cap, *np + 1, sizeof *p->param_out))
-        return nomem(p);
-    p->param_out[*np].ptr = orig;
-    p->param_out[*np].len = 0;
-    (*np)++;
-    return LOGTK_OK;
-}
-
-static const char *find_bytes(const char *hay, size_t hlen, const char *needle, size_t nlen)
-{
-    if (nlen == 0)
-        return hay;
-    if (nlen > hlen)
-        return NULL;
-    const char *end = hay + hlen - nlen;
-    for (const char *s = hay; s <= end; s++) {
-        s = memchr(s, needle[0], (size_t)(end - s) + 1);
-        if (s == NULL)
-            return NULL;
-        if (memcmp(s, needle, nlen) == 0)
-            return s;
+    id = shown_id(p, id);
+    template_entry *t = entry(p, id);
+    int rc = render(p, t);
+    if (rc != LOGTK_OK)
+        return rc;
+    if (logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)) {
+        t->seen_line = 1;
+        return LOGTK_OK;
     }
-    return NULL;
+    enum logtk_tmatch_mode mode = t->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
+    if ((rc = show_merge(p, t, t->text, t->text_len, mode, content, len, 0)) != LOGTK_OK ||
+        (rc = render(p, t)) != LOGTK_OK)
+        return rc;
+    t->seen_line = 1;
+    t->changed_serial = p->serial;
+    mark_pending(p, id, t);
+    return LOGTK_OK;
 }
 
-/* Number of "<*>" occurrences in a template token. */
-static size_t count_wildcards(const logtk_slice *t)
+/* The parameters of `content` under template id into p->param_out; 0 when it does not match. */
+static int capture_params(logtk_parser *p, uint32_t id, const char *content, size_t len,
+                          size_t *np)
 {
-    size_t n = 0;
-    for (size_t i = 0; i + 3 <= t->len; i++)
-        if (t->ptr[i] == '<' && t->ptr[i + 1] == '*' && t->ptr[i + 2] == '>') {
-            n++;
-            i += 2;
-        }
-    return n;
+    template_entry *t = entry(p, shown_id(p, id));
+    int rc = render(p, t);
+    *np = 0;
+    if (rc != LOGTK_OK)
+        return rc;
+    if (grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1, sizeof *p->param_out))
+        return nomem(p);
+    if (!logtk_tmatch_glob(t->text, t->text_len, content, len, p->param_out))
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND,
+                                  "the line does not match template %u", (unsigned)id);
+    *np = t->nwild;
+    return LOGTK_OK;
+}
+
+/* Batch algorithms: keeps the original content of a line fed, for finish. */
+static int keep_batch_content(logtk_parser *p, uint64_t index, const char *content, size_t len)
+{
+    if (index < p->assign_base)
+        return LOGTK_OK;
+    if (grow_array((void **)&p->batch_offsets, &p->batch_offsets_cap, p->batch_lines + 2,
+                   sizeof *p->batch_offsets) ||
+        logtk_strbuf_append(&p->batch_content, content, len) != 0)
+        return nomem(p);
+    p->batch_offsets[0] = 0;
+    p->batch_offsets[++p->batch_lines] = p->batch_content.len;
+    return LOGTK_OK;
+}
+
+/* A template's own text (its tokens joined) with its key, for unite_same_text. */
+typedef struct text_key {
+    uint64_t key;
+    uint32_t id;
+} text_key;
+
+static int text_key_cmp(const void *a, const void *b)
+{
+    const text_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int same_tokens(const template_entry *a, const template_entry *b)
+{
+    if (a->ntokens != b->ntokens)
+        return 0;
+    for (uint32_t i = 0; i < a->ntokens; i++)
+        if (a->tokens[i].len != b->tokens[i].len ||
+            memcmp(a->tokens[i].ptr, b->tokens[i].ptr, a->tokens[i].len) != 0)
+            return 0;
+    return 1;
 }
 
 /*
- * Parameters of one template token against one line token.  A pure "<*>"
- * takes the whole token; a token with embedded "<*>" is matched piecewise
- * (literal pieces leftmost); a literal token yields nothing.  When the line
- * token does not fit, each "<*>" gets the whole token (the first) or nothing.
+ * At finish: templates whose own texts are equal show one text (the first
+ * id's, widened for all their lines), so that widening never tells apart
+ * what the algorithm wrote alike; rows group by text as they did before.
  */
-static int token_params(logtk_parser *p, size_t *np, const logtk_slice *tt, const logtk_slice *lt,
-                        const char *orig, const char *mbase)
+static int unite_same_text(logtk_parser *p)
 {
-    size_t nw = count_wildcards(tt);
-    if (nw == 0)
+    if (p->ntemplates < 2)
         return LOGTK_OK;
-    if (logtk_is_wildcard(tt->ptr, tt->len))
-        return put_param(p, np, orig, mbase, lt->ptr, lt->ptr + lt->len);
-    /* split into literal pieces around "<*>" and match left to right */
-    const char *tp = tt->ptr, *tend = tt->ptr + tt->len;
-    const char *lp = lt->ptr, *lend = lt->ptr + lt->len;
-    size_t start_np = *np;
-    int first = 1, ok = 1;
-    const char *cap_start = NULL;
-    while (tp <= tend) {
-        const char *star = find_bytes(tp, (size_t)(tend - tp), LOGTK_WILDCARD, 3);
-        const char *piece_end = star ? star : tend;
-        size_t plen = (size_t)(piece_end - tp);
-        if (first) {
-            if ((size_t)(lend - lp) < plen || memcmp(lp, tp, plen) != 0) {
-                ok = 0;
-                break;
-            }
-            lp += plen;
-        } else if (star == NULL) {
-            /* last piece: must be a suffix at or after lp */
-            if ((size_t)(lend - lp) < plen || memcmp(lend - plen, tp, plen) != 0) {
-                ok = 0;
-                break;
-            }
-            int rc = put_param(p, np, orig, mbase, cap_start, lend - plen);
-            if (rc)
-                return rc;
-            lp = lend;
-        } else {
-            const char *hit = find_bytes(lp, (size_t)(lend - lp), tp, plen);
-            if (hit == NULL) {
-                ok = 0;
-                break;
-            }
-            int rc = put_param(p, np, orig, mbase, cap_start, hit);
-            if (rc)
-                return rc;
-            lp = hit + plen;
-        }
-        first = 0;
-        if (star == NULL)
-            break;
-        cap_start = lp;
-        tp = star + 3;
-        if (tp == tend) {
-            /* trailing "<*>": takes the rest */
-            int rc = put_param(p, np, orig, mbase, cap_start, lend);
-            if (rc)
-                return rc;
-            break;
-        }
-    }
-    if (!ok) {
-        *np = start_np;
-        for (size_t i = 0; i < nw; i++) {
-            int rc = i == 0 ? put_param(p, np, orig, mbase, lt->ptr, lt->ptr + lt->len)
-                            : put_empty_param(p, np, orig);
-            if (rc)
-                return rc;
-        }
-    }
-    return LOGTK_OK;
-}
-
-/* Template token kinds for the alignment: a literal, a pure "<*>", or a token with "<*>" inside. */
-enum { TOKEN_LITERAL, TOKEN_WILD, TOKEN_EMBEDDED };
-
-/*
- * Aligns m template tokens with n line tokens when the lengths differ:
- * fit[i][j] = template tokens i.. can cover line tokens j.., with a pure "<*>"
- * covering at least min_cover tokens.  Returns 1 when the whole line fits.
- *
- * Cost: the kinds of the template tokens are found once per call (not per
- * cell).  With min_cover 1 every template token covers at least one line
- * token, so a reachable cell has 0 <= j - i <= n - m: only that band is
- * computed, O(m * (n - m + 1)) instead of O(m * n).  That matters for
- * parsers that write a run of tokens as one "<*>" (fuse's header): the line
- * is then a few tokens longer than its template, on every line.
- */
-static int align_tokens(logtk_parser *p, const logtk_slice *tt, size_t m, const logtk_slice *lt,
-                        size_t n, size_t min_cover)
-{
-    size_t w = n + 1;
-    if (min_cover > 0 && n < m)
-        return 0; /* m tokens cannot each cover one of fewer line tokens */
-    if ((m + 1) > (SIZE_MAX - m) / w)
-        return -1;
-    if (grow_size((void **)&p->dp, &p->dp_cap, (m + 1) * w + m, 1))
-        return -1;
-    unsigned char *fit = p->dp;
-    unsigned char *kind = p->dp + (m + 1) * w;
-    for (size_t i = 0; i < m; i++)
-        kind[i] = logtk_is_wildcard(tt[i].ptr, tt[i].len) ? TOKEN_WILD
-                  : count_wildcards(&tt[i]) > 0          ? TOKEN_EMBEDDED
-                                                          : TOKEN_LITERAL;
-    /* cells outside the band stay 0: the extraction walk reads them */
-    memset(fit, 0, (m + 1) * w);
-    size_t slack = min_cover > 0 ? n - m : n; /* the band: ii <= j <= ii + slack */
-    fit[m * w + n] = 1;
-    for (size_t ii = m; ii-- > 0;) {
-        size_t lo = min_cover > 0 ? ii : 0;
-        size_t hi = ii + slack < n ? ii + slack : n;
-        /* for "<*>": fit[ii][j] = OR of fit[ii+1][k] for k >= j + min_cover,
-           kept as a running suffix OR; beyond hi the next row is 0 in the band
-           case, and the full table is walked from n otherwise */
-        unsigned char later = 0;
-        size_t start = min_cover > 0 ? hi : n;
-        for (size_t j = start + 1; j-- > lo;) {
-            unsigned char v = 0;
-            if (kind[ii] == TOKEN_WILD) {
-                if (j + min_cover <= n)
-                    later |= fit[(ii + 1) * w + j + min_cover];
-                v = later;
-            } else if (j < n && (kind[ii] == TOKEN_EMBEDDED ||
-                                 (tt[ii].len == lt[j].len &&
-                                  memcmp(tt[ii].ptr, lt[j].ptr, lt[j].len) == 0))) {
-                /* tokens with embedded wildcards fit loosely */
-                v = fit[(ii + 1) * w + j + 1];
-            }
-            if (j <= hi)
-                fit[ii * w + j] = v;
-        }
-    }
-    return fit[0];
-}
-
-/* Rebuilds t->wild, the positions extraction has to visit. */
-static int index_wildcards(logtk_parser *p, template_entry *t)
-{
-    t->nwild = 0;
-    for (uint32_t i = 0; i < t->ntokens; i++) {
-        const logtk_slice *tok = &t->tokens[i];
-        uint32_t code;
-        if (logtk_is_wildcard(tok->ptr, tok->len))
-            code = i << 1;
-        else if (count_wildcards(tok) > 0)
-            code = i << 1 | 1;
-        else
-            continue;
-        if (t->nwild == t->wild_cap) {
-            size_t cap = t->wild_cap;
-            if (grow_size((void **)&t->wild, &cap, (size_t)t->nwild + 1, sizeof *t->wild))
-                return nomem(p);
-            t->wild_cap = (uint32_t)cap;
-        }
-        t->wild[t->nwild++] = code;
-    }
-    t->wild_dirty = 0;
-    return LOGTK_OK;
-}
-
-static int extract_tokens(logtk_parser *p, uint32_t id, const char *orig, const char *mbase,
-                          const logtk_slice *lt, size_t n, size_t *np_out)
-{
-    size_t m;
-    const logtk_slice *tt = logtk_tmpl_tokens(p, id, &m);
-    size_t np = 0;
-    int rc;
-    if (m == n) {
-        template_entry *t = entry(p, id);
-        if (t->wild_dirty && (rc = index_wildcards(p, t)) != LOGTK_OK)
-            return rc;
-        for (uint32_t k = 0; k < t->nwild; k++) {
-            size_t i = t->wild[k] >> 1;
-            if (t->wild[k] & 1)
-                rc = token_params(p, &np, &tt[i], &lt[i], orig, mbase);
-            else
-                rc = put_param(p, &np, orig, mbase, lt[i].ptr, lt[i].ptr + lt[i].len);
-            if (rc != LOGTK_OK)
-                return rc;
-        }
-        *np_out = np;
-        return LOGTK_OK;
-    }
-    size_t min_cover = 1;
-    int fits = align_tokens(p, tt, m, lt, n, 1);
-    if (fits == 0) {
-        min_cover = 0;
-        fits = align_tokens(p, tt, m, lt, n, 0);
-    }
-    if (fits < 0)
+    text_key *keys = malloc(p->ntemplates * sizeof *keys);
+    if (keys == NULL)
         return nomem(p);
-    if (fits == 0) {
-        /* the line does not fit the template: every "<*>" is empty */
-        for (size_t i = 0; i < m; i++)
-            for (size_t k = count_wildcards(&tt[i]); k > 0; k--)
-                if ((rc = put_empty_param(p, &np, orig)) != LOGTK_OK)
-                    return rc;
-        *np_out = np;
-        return LOGTK_OK;
+    for (uint32_t i = 0; i < p->ntemplates; i++) {
+        const template_entry *t = &p->templates[i];
+        uint64_t h = logtk_content_key("", 0);
+        for (uint32_t k = 0; k < t->ntokens; k++)
+            h = logtk_hash_bytes(t->tokens[k].ptr, t->tokens[k].len) ^ (h * 0x100000001b3ULL);
+        keys[i].key = h;
+        keys[i].id = i + 1;
     }
-    size_t w = n + 1, j = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (logtk_is_wildcard(tt[i].ptr, tt[i].len)) {
-            size_t k = j + min_cover;
-            while (k <= n && !p->dp[(i + 1) * w + k])
-                k++;
-            if (k == j)
-                rc = put_empty_param(p, &np, orig);
-            else
-                rc = put_param(p, &np, orig, mbase, lt[j].ptr, lt[k - 1].ptr + lt[k - 1].len);
-            j = k;
-        } else {
-            rc = token_params(p, &np, &tt[i], &lt[j], orig, mbase);
+    qsort(keys, p->ntemplates, sizeof *keys, text_key_cmp);
+    int rc = LOGTK_OK;
+    for (uint32_t i = 0; rc == LOGTK_OK && i < p->ntemplates;) {
+        uint32_t j = i + 1;
+        while (j < p->ntemplates && keys[j].key == keys[i].key)
             j++;
-        }
-        if (rc != LOGTK_OK)
-            return rc;
+        for (uint32_t k = i + 1; rc == LOGTK_OK && k < j; k++)
+            if (same_tokens(entry(p, keys[i].id), entry(p, keys[k].id)))
+                rc = logtk_tmpl_alias(p, keys[k].id, keys[i].id);
+        i = j;
     }
-    *np_out = np;
-    return LOGTK_OK;
+    free(keys);
+    return rc;
+}
+
+/* Batch algorithms, after finish: every template fitted to its lines; the kept content is freed. */
+static int fit_batch_lines(logtk_parser *p)
+{
+    int rc = LOGTK_OK;
+    for (uint64_t k = 0; rc == LOGTK_OK && k < p->batch_lines && k < p->assign_len; k++) {
+        uint32_t id = p->assign[k];
+        if (entry(p, id) == NULL)
+            continue;
+        uint64_t a = p->batch_offsets[k], b = p->batch_offsets[k + 1];
+        rc = fit_line(p, id, p->batch_content.data + a, (size_t)(b - a));
+    }
+    logtk_strbuf_free(&p->batch_content);
+    free(p->batch_offsets);
+    p->batch_offsets = NULL;
+    p->batch_offsets_cap = 0;
+    p->batch_lines = 0;
+    return rc;
 }
 
 /* Masks and tokenizes content into p->tokens.  LOGTK_ERR_LIMIT is not fatal. */
@@ -1112,11 +1117,15 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
     template_entry *t = entry(p, id);
     if (t) {
         t->count++;
-        if (p->keep_assignments && (rc = record_assignment(p, line.index, id)) != LOGTK_OK)
+        if ((p->keep_assignments && (rc = record_assignment(p, line.index, id)) != LOGTK_OK) ||
+            (rc = fit_line(p, id, content, len)) != LOGTK_OK) {
+            flush_callbacks(p);
             return rc;
+        }
     } else if (!p->algo->online) {
-        /* batch: room for the assignment made in finish */
-        if ((rc = record_assignment(p, line.index, 0)) != LOGTK_OK)
+        /* batch: room for the assignment made in finish, and the line to fit it to */
+        if ((rc = record_assignment(p, line.index, 0)) != LOGTK_OK ||
+            (rc = keep_batch_content(p, line.index, content, len)) != LOGTK_OK)
             return rc;
     }
     flush_callbacks(p);
@@ -1127,7 +1136,7 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
         ev->nparams = 0;
         ev->params = p->param_out;
         if (t) {
-            rc = extract_tokens(p, id, content, masked, p->tokens.tok, p->tokens.n, &ev->nparams);
+            rc = capture_params(p, id, content, len, &ev->nparams);
             ev->params = p->param_out;
             if (rc != LOGTK_OK)
                 return rc;
@@ -1142,6 +1151,10 @@ int logtk_parser_finish(logtk_parser *p)
         return LOGTK_OK;
     p->serial++;
     int rc = p->algo->finish ? p->algo->finish(p, p->state) : LOGTK_OK;
+    if (rc == LOGTK_OK)
+        rc = unite_same_text(p);
+    if (rc == LOGTK_OK && !p->algo->online)
+        rc = fit_batch_lines(p);
     flush_callbacks(p);
     if (rc == LOGTK_OK)
         p->finished = 1;
@@ -1156,17 +1169,11 @@ int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *cont
                                   (unsigned)template_id);
     if (content == NULL)
         content = "";
-    const char *masked;
-    size_t mlen;
-    int mrc = prepare(p, content, len, &masked, &mlen);
-    if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
-        return mrc;
     memset(ev, 0, sizeof *ev);
     ev->template_id = template_id;
-    int rc = extract_tokens(p, template_id, content, masked, p->tokens.tok, p->tokens.n,
-                            &ev->nparams);
+    int rc = capture_params(p, template_id, content, len, &ev->nparams);
     ev->params = p->param_out;
-    return rc != LOGTK_OK ? rc : mrc;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- snapshots */
@@ -1197,6 +1204,11 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
              logtk_strbuf_put_varint(&b, t->ntokens) == 0;
         for (uint32_t k = 0; ok && k < t->ntokens; k++)
             ok = logtk_snap_put_bytes(&b, t->tokens[k].ptr, t->tokens[k].len) == 0;
+        /* version 2: the alias, whether a line was seen, the shown text (length + 1; 0: none) */
+        ok = ok && logtk_strbuf_put_varint(&b, t->alias) == 0 &&
+             logtk_strbuf_put_varint(&b, (uint64_t)t->seen_line) == 0 &&
+             logtk_strbuf_put_varint(&b, t->shown ? (uint64_t)t->shown_len + 1 : 0) == 0 &&
+             (!t->shown || logtk_strbuf_append(&b, t->shown, t->shown_len) == 0);
     }
     int rc = LOGTK_OK;
     if (ok) {
@@ -1249,6 +1261,7 @@ static int load_into(logtk_parser *q, const uint8_t *d, const uint8_t *end, logt
     } while (0)
     if (logtk_varint_get(&pos, end, &v) != 0)
         BAD("truncated");
+    uint64_t version = v; /* checked by check_snapshot_frame */
     if (logtk_snap_bytes(&pos, end, &s, &slen) != 0)
         BAD("truncated");
     if (logtk_varint_get(&pos, end, &n) != 0)
@@ -1310,6 +1323,31 @@ static int load_into(logtk_parser *q, const uint8_t *d, const uint8_t *end, logt
             goto done;
         }
         q->templates[id - 1].count = count;
+        if (version < 2)
+            continue;
+        uint64_t alias, seen, shown;
+        if (logtk_varint_get(&pos, end, &alias) != 0 || logtk_varint_get(&pos, end, &seen) != 0 ||
+            logtk_varint_get(&pos, end, &shown) != 0)
+            BAD("truncated template");
+        if (alias > n || alias == id || seen > 1 || shown > (uint64_t)(end - pos) + 1)
+            BAD("bad template alias or shown text");
+        q->templates[id - 1].alias = (uint32_t)alias;
+        q->templates[id - 1].seen_line = (int)seen;
+        if (shown == 0)
+            continue;
+        if (set_shown(q, &q->templates[id - 1], (const char *)pos, (size_t)(shown - 1)) != LOGTK_OK) {
+            rc = logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        pos += shown - 1;
+    }
+    /* an alias names an earlier or later template; no chain may loop */
+    for (uint32_t i = 1; i <= q->ntemplates; i++) {
+        uint32_t r = i;
+        for (uint32_t steps = 0; r != 0 && steps <= q->ntemplates; steps++)
+            r = q->templates[r - 1].alias;
+        if (r != 0)
+            BAD("template aliases loop");
     }
     if (logtk_snap_bytes(&pos, end, &s, &slen) != 0)
         BAD("truncated algorithm state");
@@ -1359,7 +1397,7 @@ static int check_snapshot_frame(const void *buf, size_t len, const char **name, 
     uint64_t version;
     if (logtk_varint_get(&pos, end, &version) != 0 || logtk_snap_bytes(&pos, end, name, nlen))
         return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
-    if (version != SNAPSHOT_VERSION)
+    if (version < SNAPSHOT_VERSION_OLDEST || version > SNAPSHOT_VERSION)
         return logtk_error_set(why, LOGTK_ERR_STATE,
                                "parser snapshot version %llu, this build reads version %d",
                                (unsigned long long)version, SNAPSHOT_VERSION);
@@ -1714,14 +1752,15 @@ int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshot
     for (size_t i = 0; i < n; i++) {
         for (uint32_t id = 1; id <= shards[i]->ntemplates; id++) {
             template_entry *t = entry(shards[i], id);
-            if ((rc = render(shards[i], t)) != LOGTK_OK) {
+            template_entry *shown = entry(shards[i], shown_id(shards[i], id));
+            if ((rc = render(shards[i], shown)) != LOGTK_OK) {
                 logtk_error_set(&why, rc, "out of memory");
                 goto done;
             }
             merge_item *it = &items[nitems++];
-            it->text = t->text;
-            it->len = t->text_len;
-            it->key = logtk_content_key(t->text, t->text_len);
+            it->text = shown->text;
+            it->len = shown->text_len;
+            it->key = logtk_content_key(shown->text, shown->text_len);
             it->count = t->count;
         }
     }

@@ -1348,6 +1348,8 @@ static int generalize(logtk_parser *p, fuse_state *st, uint32_t id, size_t pos)
     uint32_t other = map_get(&st->by_text, h);
     if (other != FUSE_NO_ID && resolve(st, other) != id) {
         st->redirect[id] = resolve(st, other);
+        if ((rc = logtk_tmpl_alias(p, id, st->redirect[id])) != LOGTK_OK)
+            return rc;
     } else if (logtk_u64map_put(&st->by_text, h, id) != 0) {
         return LOGTK_ERR_NOMEM;
     }

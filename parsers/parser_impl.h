@@ -158,6 +158,15 @@ int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size
  */
 int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos);
 
+/**
+ * Online algorithms that merge two templates into one keep both ids (lines
+ * already assigned keep theirs): from now on id shows the text of target,
+ * which is widened where needed so that id's lines match it too.  Rows of
+ * either id then group by text.  Returns LOGTK_OK, LOGTK_ERR_NOT_FOUND or
+ * LOGTK_ERR_NOMEM.
+ */
+int logtk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target);
+
 /** Tokens of template id (NULL, *n = 0 when the id is unknown). */
 const logtk_slice *logtk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t *n);
 

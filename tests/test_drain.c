@@ -303,12 +303,10 @@ static void test_extract_long_line(void)
     }
     for (size_t i = 0; i < NTOK; i++)
         memcpy(line + 3 * i, "t1 ", 3);
-    size_t len = NTOK * 3 - 1; /* no "end": the line does not fit */
+    size_t len = NTOK * 3 - 1; /* no "end": the line does not match */
     clock_t t0 = clock();
-    CHECK_STATUS(logtk_parser_extract(p, ev.template_id, line, len, &ev), LOGTK_OK);
-    CHECK(ev.nparams == 8);
-    for (size_t i = 0; i < ev.nparams; i++)
-        CHECK(ev.params[i].len == 0);
+    CHECK_STATUS(logtk_parser_extract(p, ev.template_id, line, len, &ev), LOGTK_ERR_NOT_FOUND);
+    CHECK(ev.nparams == 0);
     memcpy(line + len, " end", 4); /* now it fits: the last "<*>" takes the rest */
     len += 4;
     CHECK_STATUS(logtk_parser_extract(p, 1, line, len, &ev), LOGTK_OK);
@@ -459,7 +457,7 @@ static void test_snapshot(void)
 
     /* a newer version and another algorithm, with a valid checksum */
     memcpy(bad, snap, len);
-    bad[8] = 2; /* version varint follows the 8-byte magic */
+    bad[8] = 3; /* version varint follows the 8-byte magic */
     uint64_t sum = logtk_hash_bytes(bad, len - 8);
     for (int k = 0; k < 8; k++)
         bad[len - 8 + k] = (unsigned char)(sum >> (8 * k));

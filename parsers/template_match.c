@@ -1,0 +1,397 @@
+/*
+ * template_match.c - does a template match a line, and which template
+ * matches both what a template matched and one more line.
+ *
+ * Matching is a glob match in which "<*>" is the star and a run of blanks
+ * matches any run of blanks.  The classic one-backtrack-point algorithm is
+ * enough: when the text after the last "<*>" fails, that "<*>" takes one more
+ * byte and the rest is tried again; earlier "<*>" never need to change,
+ * because taking the earliest place for each piece of fixed text leaves the
+ * most room for everything after it.  A run of blanks is taken whole (the
+ * text after it starts with something other than a blank), so it does not
+ * break that argument.
+ *
+ * Widening aligns two token sequences with a longest-common-subsequence
+ * table: tokens kept in order are those that one side's token matches; each
+ * stretch in between becomes one "<*>".  A "<*>" standing alone between
+ * blanks always matches at least one non-blank byte, so a stretch that is
+ * empty on one side gets a "<*>" glued to a neighbouring token instead
+ * ("a<*> c" matches both "a c" and "a b c").
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "template_match.h"
+#include "tokenize.h"
+
+static inline int is_star(const char *t, size_t i, size_t len)
+{
+    return i + 3 <= len && t[i] == '<' && t[i + 1] == '*' && t[i + 2] == '>';
+}
+
+static inline int blank(unsigned char c)
+{
+    return logtk_is_split_space(c);
+}
+
+size_t logtk_tmatch_count_wildcards(const char *text, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i + 3 <= len; i++)
+        if (is_star(text, i, len)) {
+            n++;
+            i += 2;
+        }
+    return n;
+}
+
+/*
+ * The glob match; with `opaque`, a "<*>" in s is a value only a "<*>" of t
+ * may cover (s is then itself a template).
+ */
+static int glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps,
+                int opaque)
+{
+    size_t ti = 0, si = 0;
+    while (ti < tlen && blank((unsigned char)t[ti]))
+        ti++;
+    while (tlen > ti && blank((unsigned char)t[tlen - 1]))
+        tlen--;
+    while (si < slen && blank((unsigned char)s[si]))
+        si++;
+    while (slen > si && blank((unsigned char)s[slen - 1]))
+        slen--;
+    size_t star = SIZE_MAX, k = 0, star_ti = 0, star_si = 0, cap_start = 0;
+    for (;;) {
+        if (ti == tlen) {
+            if (si == slen) {
+                if (star != SIZE_MAX && caps) {
+                    caps[star].ptr = s + cap_start;
+                    caps[star].len = star_si - cap_start;
+                }
+                return 1;
+            }
+        } else if (is_star(t, ti, tlen)) {
+            if (star != SIZE_MAX && caps) {
+                caps[star].ptr = s + cap_start;
+                caps[star].len = star_si - cap_start;
+            }
+            star = k++;
+            cap_start = si;
+            ti += 3;
+            star_ti = ti;
+            star_si = si;
+            continue;
+        } else if (blank((unsigned char)t[ti])) {
+            if (si < slen && blank((unsigned char)s[si])) {
+                while (ti < tlen && blank((unsigned char)t[ti]))
+                    ti++;
+                while (si < slen && blank((unsigned char)s[si]))
+                    si++;
+                continue;
+            }
+        } else if (si < slen && t[ti] == s[si] && !(opaque && is_star(s, si, slen))) {
+            ti++;
+            si++;
+            continue;
+        }
+        /* mismatch: the last "<*>" takes one more byte (a whole "<*>" of s when opaque) */
+        if (star == SIZE_MAX || star_si >= slen)
+            return 0;
+        star_si += opaque && is_star(s, star_si, slen) ? 3 : 1;
+        si = star_si;
+        ti = star_ti;
+        k = star + 1;
+    }
+}
+
+int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps)
+{
+    return glob(t, tlen, s, slen, caps, 0);
+}
+
+int logtk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen)
+{
+    return glob(t, tlen, s, slen, NULL, 1);
+}
+
+void logtk_tmatch_scratch_free(logtk_tmatch_scratch *s)
+{
+    if (s == NULL)
+        return;
+    free(s->ua);
+    free(s->ub);
+    free(s->score);
+    free(s->pick);
+    logtk_strbuf_free(&s->out);
+    memset(s, 0, sizeof *s);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elem);
+    if (q == NULL)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+enum { UNIT_WORD, UNIT_CHAR, UNIT_BLANK, UNIT_STAR };
+
+typedef struct tmatch_unit {
+    const char *ptr;
+    size_t len;
+    unsigned char kind;
+    unsigned char letter; /* holds a letter */
+} tmatch_unit;
+
+static inline int wordbyte(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+static inline int letter(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+/* Cuts text into units; "<*>" is a unit only when stars is set.  Returns the count. */
+static size_t cut_units(tmatch_unit *u, const char *t, size_t len, int stars)
+{
+    size_t n = 0, i = 0;
+    while (i < len && blank((unsigned char)t[i]))
+        i++;
+    while (len > i && blank((unsigned char)t[len - 1]))
+        len--;
+    while (i < len) {
+        unsigned char c = (unsigned char)t[i];
+        size_t j = i + 1;
+        tmatch_unit *x = &u[n++];
+        x->ptr = t + i;
+        x->letter = letter(c);
+        if (stars && is_star(t, i, len)) {
+            x->kind = UNIT_STAR;
+            j = i + 3;
+        } else if (blank(c)) {
+            x->kind = UNIT_BLANK;
+            while (j < len && blank((unsigned char)t[j]))
+                j++;
+        } else if (wordbyte(c)) {
+            x->kind = UNIT_WORD;
+            while (j < len && wordbyte((unsigned char)t[j])) {
+                x->letter |= letter((unsigned char)t[j]);
+                j++;
+            }
+        } else {
+            x->kind = UNIT_CHAR;
+        }
+        x->len = j - i;
+        i = j;
+    }
+    return n;
+}
+
+static inline int same_unit(const tmatch_unit *x, const tmatch_unit *y)
+{
+    if (x->kind != y->kind)
+        return 0;
+    return x->kind == UNIT_BLANK || x->kind == UNIT_STAR ||
+           (x->len == y->len && memcmp(x->ptr, y->ptr, x->len) == 0);
+}
+
+/* Choices of the alignment tables. */
+enum {
+    PICK_MATCH = 1, /* a[i] and b[j] are the same unit */
+    PICK_A_ONLY,    /* a[i] has no partner (a "<*>" of a: it takes nothing) */
+    PICK_B_ONLY,    /* b[j] has no partner */
+    PICK_ABSORB,    /* the "<*>" a[i] takes b[j] */
+    PICK_CLOSE,     /* the "<*>" a[i] takes no more */
+    PICK_SOFT       /* a guessed blank stands where b has a character: b's is kept */
+};
+
+#define MERGE_MAX_CELLS ((size_t)1 << 22)
+#define EMPTY_GUESS_STAR (-3) /* a guessed "<*>" that takes nothing: the guess failed there */
+#define NEG_INF (-(1 << 29))
+
+static int put_unit(logtk_strbuf *out, const tmatch_unit *u, int *last_star, int *last_blank)
+{
+    if (u->kind == UNIT_STAR) {
+        if (*last_star)
+            return 0;
+        *last_star = 1;
+        *last_blank = 0;
+        return logtk_strbuf_append(out, "<*>", 3);
+    }
+    if (u->kind == UNIT_BLANK) {
+        if (*last_blank || out->len == 0)
+            return 0;
+        *last_blank = 1;
+        *last_star = 0;
+        return logtk_strbuf_append(out, " ", 1);
+    }
+    *last_star = 0;
+    *last_blank = 0;
+    return logtk_strbuf_append(out, u->ptr, u->len);
+}
+
+int logtk_tmatch_merge(logtk_tmatch_scratch *s, const char *a, size_t alen, const char *b,
+                       size_t blen, int b_is_template, enum logtk_tmatch_mode mode)
+{
+    int guess = mode == LOGTK_TMATCH_A_IS_GUESS;
+    logtk_strbuf_clear(&s->out);
+    if (grow((void **)&s->ua, &s->ua_cap, alen + 1, sizeof *s->ua) ||
+        grow((void **)&s->ub, &s->ub_cap, blen + 1, sizeof *s->ub))
+        return LOGTK_ERR_NOMEM;
+    size_t m = cut_units(s->ua, a, alen, 1), n = cut_units(s->ub, b, blen, b_is_template);
+    const tmatch_unit *ua = s->ua, *ub = s->ub;
+    size_t cols = n + 1;
+    if ((m + 1) > MERGE_MAX_CELLS / cols) {
+        if (!guess)
+            return logtk_strbuf_append(&s->out, "<*>", 3) == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;
+        return logtk_strbuf_append(&s->out, b, blen) == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;
+    }
+    size_t cells = (m + 1) * cols;
+    if (grow((void **)&s->score, &s->cells_cap, 2 * cells, sizeof *s->score)) 
+        return LOGTK_ERR_NOMEM;
+    {
+        size_t cap = s->cells_cap;
+        void *q = realloc(s->pick, 2 * cap);
+        if (q == NULL)
+            return LOGTK_ERR_NOMEM;
+        s->pick = q;
+    }
+    int *out_score = s->score, *in_score = s->score + cells; /* outside / inside a's "<*>" */
+    unsigned char *out_pick = s->pick, *in_pick = s->pick + cells;
+    for (size_t i = m + 1; i-- > 0;)
+        for (size_t j = n + 1; j-- > 0;) {
+            size_t c = i * cols + j;
+            int best = NEG_INF;
+            unsigned char pick = 0;
+            int star = i < m && ua[i].kind == UNIT_STAR;
+            if (star && j < n) {
+                /* inside: take b[j], or close */
+                int take = in_score[c + 1], close = out_score[c + cols];
+                in_score[c] = take >= close ? take : close;
+                in_pick[c] = take >= close ? PICK_ABSORB : PICK_CLOSE;
+            } else if (star) {
+                in_score[c] = out_score[c + cols];
+                in_pick[c] = PICK_CLOSE;
+            }
+            if (i == m && j == n) {
+                out_score[c] = 0;
+                out_pick[c] = 0;
+                continue;
+            }
+            if (i < m && j < n && !star && same_unit(&ua[i], &ub[j])) {
+                best = 2 + out_score[c + cols + 1];
+                pick = PICK_MATCH;
+            } else if (guess && i < m && j < n && ua[i].kind == UNIT_BLANK &&
+                       ub[j].kind == UNIT_CHAR) {
+                /* the guess split a word at this character (user=root -> user <*>) */
+                best = 1 + out_score[c + cols + 1];
+                pick = PICK_SOFT;
+            }
+            if (star && j < n && in_score[c + 1] > best) {
+                best = in_score[c + 1];
+                pick = PICK_ABSORB;
+            }
+            if (j < n) {
+                int v = out_score[c + 1];
+                if (v > best) {
+                    best = v;
+                    pick = PICK_B_ONLY;
+                }
+            }
+            if (i < m) {
+                int v = out_score[c + cols] + (star && guess ? EMPTY_GUESS_STAR : 0);
+                if (v > best) {
+                    best = v;
+                    pick = PICK_A_ONLY;
+                }
+            }
+            out_score[c] = best;
+            out_pick[c] = pick;
+        }
+    static const tmatch_unit star_unit = {"<*>", 3, UNIT_STAR, 0};
+    int last_star = 0, last_blank = 0, rc = 0;
+    size_t i = 0, j = 0;
+    int inside = 0;
+    while (rc == 0 && (i < m || j < n)) {
+        size_t c = i * cols + j;
+        unsigned char pick = inside ? in_pick[c] : out_pick[c];
+        switch (pick) {
+        case PICK_MATCH:
+            rc = put_unit(&s->out, &ua[i], &last_star, &last_blank);
+            i++;
+            j++;
+            break;
+        case PICK_SOFT:
+            rc = put_unit(&s->out, &ub[j], &last_star, &last_blank);
+            i++;
+            j++;
+            break;
+        case PICK_ABSORB:
+            rc = put_unit(&s->out, &star_unit, &last_star, &last_blank);
+            inside = 1;
+            j++;
+            break;
+        case PICK_CLOSE:
+            if (!inside)
+                rc = put_unit(&s->out, &star_unit, &last_star, &last_blank);
+            inside = 0;
+            i++;
+            break;
+        case PICK_B_ONLY:
+            rc = put_unit(&s->out, guess ? &ub[j] : &star_unit, &last_star, &last_blank);
+            j++;
+            break;
+        case PICK_A_ONLY:
+            if (!guess || ua[i].kind == UNIT_STAR)
+                rc = put_unit(&s->out, &star_unit, &last_star, &last_blank);
+            i++;
+            break;
+        default:
+            return LOGTK_ERR_NOMEM; /* not reached: every cell has a choice */
+        }
+    }
+    if (rc == 0 && last_blank)
+        s->out.len--;
+    if (rc == 0)
+        rc = logtk_strbuf_append(&s->out, "", 0);
+    return rc == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;
+}
+
+int logtk_template_match(const char *tmpl, size_t tlen, const char *content, size_t clen,
+                         logtk_slice *params, size_t cap, size_t *nparams)
+{
+    if ((tmpl == NULL && tlen) || (content == NULL && clen))
+        return LOGTK_ERR_INVALID;
+    if (tmpl == NULL)
+        tmpl = "";
+    if (content == NULL)
+        content = "";
+    size_t k = logtk_tmatch_count_wildcards(tmpl, tlen);
+    if (nparams)
+        *nparams = k;
+    logtk_slice *caps = params && cap >= k ? params : NULL;
+    if (params && cap < k && k > 0) {
+        caps = malloc(k * sizeof *caps);
+        if (caps == NULL)
+            return LOGTK_ERR_NOMEM;
+    }
+    int ok = glob(tmpl, tlen, content, clen, caps, 0);
+    if (caps && caps != params) {
+        if (ok && cap)
+            memcpy(params, caps, cap * sizeof *params);
+        free(caps);
+    }
+    return ok ? LOGTK_OK : LOGTK_ERR_NOT_FOUND;
+}

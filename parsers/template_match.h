@@ -1,0 +1,81 @@
+/*
+ * template_match.h - matching a template against a line, and widening a
+ * template so that it matches a line it does not (internal; the public
+ * matcher is logtk_template_match() in include/logtk.h).
+ *
+ * A template is text in which "<*>" stands for any text (empty, or with
+ * blanks in it) and a run of blanks for any run of blanks; blanks at either
+ * end of the line are ignored.  Every template a parser reports must match
+ * each line assigned to it, and the text of its "<*>", in order, are the
+ * line's parameters.  parser.c keeps that true with the widening below.
+ */
+#ifndef LOGTK_TEMPLATE_MATCH_H
+#define LOGTK_TEMPLATE_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logtk.h"
+#include "strbuf.h"
+
+/** Number of "<*>" in text[0..len). */
+size_t logtk_tmatch_count_wildcards(const char *text, size_t len);
+
+/**
+ * Matches template text t[0..tlen) against line s[0..slen).  Returns 1 on a
+ * match and fills caps[0..k) with the text of each "<*>" (k = the number of
+ * "<*>"; caps may be NULL, else it holds at least k slices), 0 otherwise.
+ * Each "<*>" takes the shortest text that lets the rest match, from the
+ * left.  Time O(slen * tlen) at worst, linear for the usual template.
+ */
+int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps);
+
+/**
+ * Does template t match everything template s matches?  As
+ * logtk_tmatch_glob(), with each "<*>" of s a value only a "<*>" of t covers.
+ */
+int logtk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen);
+
+/** How logtk_tmatch_merge() treats template a. */
+enum logtk_tmatch_mode {
+    /* a matched lines: the result matches everything a and b match */
+    LOGTK_TMATCH_COVER_BOTH,
+    /* a is an algorithm's guess that no line has matched yet: only its
+       "<*>" are kept, the rest of the result is b's own text */
+    LOGTK_TMATCH_A_IS_GUESS
+};
+
+/** Scratch space of logtk_tmatch_merge(), reused between calls; zero it before first use. */
+typedef struct logtk_tmatch_scratch {
+    struct tmatch_unit *ua, *ub;
+    size_t ua_cap, ub_cap;
+    int *score;          /* two tables: outside and inside a "<*>" of a */
+    unsigned char *pick;
+    size_t cells_cap;
+    logtk_strbuf out;
+} logtk_tmatch_scratch;
+
+void logtk_tmatch_scratch_free(logtk_tmatch_scratch *s);
+
+/**
+ * A template that matches b (a line's content, or with b_is_template
+ * another template and everything it matches) and, in
+ * LOGTK_TMATCH_COVER_BOTH mode, everything template a matches.
+ *
+ * Both are cut into units: a word (a run of letters, digits and bytes
+ * >= 0x80), one other character, a run of blanks, or "<*>".  An alignment
+ * that keeps the most units in common (a longest common subsequence in
+ * which a "<*>" of a may also take any run of b's units) decides the
+ * result: common units are kept; where the two differ the result has one
+ * "<*>", except that with a guess a's differing units are dropped and b's
+ * written out: a "<*>" of a takes at least one of b's units when it can,
+ * and as many as it can reach; a blank of a where b has a punctuation
+ * character is that character (the guess had split a word there).
+ * The result is in s->out (valid until the next call).  Time and memory
+ * O(units of a * units of b); past 4M table cells the result is "<*>"
+ * (or, with a guess, b itself).  Returns LOGTK_OK or LOGTK_ERR_NOMEM.
+ */
+int logtk_tmatch_merge(logtk_tmatch_scratch *s, const char *a, size_t alen, const char *b,
+                       size_t blen, int b_is_template, enum logtk_tmatch_mode mode);
+
+#endif
