@@ -950,10 +950,50 @@ int logtk_parser_assignment(logtk_parser *p, uint64_t index, uint32_t *template_
  * text does not, its shown tokens are widened with the line's own tokens.
  * The algorithm's tokens, and so its grouping, are left alone.
  */
-static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t len)
+/* One template token against one line token: a "<*>", the same bytes, or a glob match. */
+static inline int token_fits(const logtk_slice *t, const logtk_slice *c)
+{
+    if (logtk_is_wildcard(t->ptr, t->len))
+        return 1;
+    if (t->len == c->len && memcmp(t->ptr, c->ptr, t->len) == 0)
+        return 1;
+    return memchr(t->ptr, '<', t->len) != NULL && logtk_tmatch_glob(t->ptr, t->len, c->ptr, c->len, NULL);
+}
+
+/*
+ * The usual case, cheaply: the template shows its own tokens and the line's
+ * tokens are its content's (no mask changed it).  The tokens pair up from
+ * both ends, and one "<*>" of the template may take the extra tokens of a
+ * longer line (fuse's header).  1 when that shows a match; 0 says nothing.
+ */
+static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n)
+{
+    size_t m = t->ntokens;
+    if (t->shown || n < m || m == 0)
+        return m == 0 && n == 0 && !t->shown;
+    size_t l = 0, r = 0;
+    while (l < m && token_fits(&t->tokens[l], &c[l]))
+        l++;
+    if (l == m && n == m)
+        return 1;
+    while (r < m && token_fits(&t->tokens[m - 1 - r], &c[n - 1 - r]))
+        r++;
+    /* a "<*>" at p with [0, p) fitting from the left and (p, m) from the right */
+    for (size_t q = m - 1 - (r < m ? r : m - 1); q <= l && q < m; q++)
+        if (logtk_is_wildcard(t->tokens[q].ptr, t->tokens[q].len) && m - 1 - q <= r)
+            return 1;
+    return 0;
+}
+
+static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t len,
+                    const logtk_slice *tokens, size_t ntokens)
 {
     id = shown_id(p, id);
     template_entry *t = entry(p, id);
+    if (tokens && tokens_fit(t, tokens, ntokens)) {
+        t->seen_line = 1;
+        return LOGTK_OK;
+    }
     int rc = render(p, t);
     if (rc != LOGTK_OK)
         return rc;
@@ -1072,7 +1112,7 @@ static int fit_batch_lines(logtk_parser *p)
         if (entry(p, id) == NULL)
             continue;
         uint64_t a = p->batch_offsets[k], b = p->batch_offsets[k + 1];
-        rc = fit_line(p, id, p->batch_content.data + a, (size_t)(b - a));
+        rc = fit_line(p, id, p->batch_content.data + a, (size_t)(b - a), NULL, 0);
     }
     logtk_strbuf_free(&p->batch_content);
     free(p->batch_offsets);
@@ -1118,7 +1158,8 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
     if (t) {
         t->count++;
         if ((p->keep_assignments && (rc = record_assignment(p, line.index, id)) != LOGTK_OK) ||
-            (rc = fit_line(p, id, content, len)) != LOGTK_OK) {
+            (rc = fit_line(p, id, content, len, masked == content ? line.tokens : NULL,
+                           line.ntokens)) != LOGTK_OK) {
             flush_callbacks(p);
             return rc;
         }

@@ -24,16 +24,21 @@
 #include <string.h>
 
 #include "template_match.h"
-#include "tokenize.h"
 
 static inline int is_star(const char *t, size_t i, size_t len)
 {
     return i + 3 <= len && t[i] == '<' && t[i + 1] == '*' && t[i + 2] == '>';
 }
 
+/* The tokenizer's blanks (tokenize.c), as a table: glob tests one per byte. */
+static const unsigned char blank_table[256] = {
+    ['\t'] = 1, ['\n'] = 1, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1,
+    [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, [' '] = 1,
+};
+
 static inline int blank(unsigned char c)
 {
-    return logtk_is_split_space(c);
+    return blank_table[c];
 }
 
 size_t logtk_tmatch_count_wildcards(const char *text, size_t len)
@@ -101,15 +106,191 @@ static int glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_sl
         if (star == SIZE_MAX || star_si >= slen)
             return 0;
         star_si += opaque && is_star(s, star_si, slen) ? 3 : 1;
+        /* and on up to the first place where what follows it can start */
+        if (star_ti == tlen) {
+            star_si = slen; /* a closing "<*>" takes the rest */
+        } else if (!opaque && !is_star(t, star_ti, tlen)) {
+            unsigned char next = (unsigned char)t[star_ti];
+            if (blank(next)) {
+                while (star_si < slen && !blank((unsigned char)s[star_si]))
+                    star_si++;
+            } else {
+                const char *hit = memchr(s + star_si, next, slen - star_si);
+                if (hit == NULL)
+                    return 0;
+                star_si = (size_t)(hit - s);
+            }
+        }
         si = star_si;
         ti = star_ti;
         k = star + 1;
     }
 }
 
+/*
+ * Piece by piece, for lines.  The template is cut at its "<*>" into pieces
+ * of fixed text; the first piece must match where the line starts and the
+ * last where it ends (both anchored, so no search), and each piece between
+ * matches at the leftmost place after the previous one, which is what the
+ * one-backtrack-point algorithm finds too, without its byte-by-byte retries.
+ */
+
+/* Matches piece p[0..plen) (no "<*>", blank runs match blank runs) at s[at..);
+   returns the end, or SIZE_MAX. */
+static size_t piece_at(const char *p, size_t plen, const char *s, size_t slen, size_t at)
+{
+    size_t pi = 0, si = at;
+    while (pi < plen) {
+        unsigned char c = (unsigned char)p[pi];
+        if (blank(c)) {
+            if (si >= slen || !blank((unsigned char)s[si]))
+                return SIZE_MAX;
+            while (pi < plen && blank((unsigned char)p[pi]))
+                pi++;
+            while (si < slen && blank((unsigned char)s[si]))
+                si++;
+            continue;
+        }
+        /* a run of fixed bytes up to the next blank compares at once */
+        size_t run = 1;
+        while (pi + run < plen && !blank((unsigned char)p[pi + run]))
+            run++;
+        if (slen - si < run || memcmp(p + pi, s + si, run) != 0)
+            return SIZE_MAX;
+        pi += run;
+        si += run;
+    }
+    return si;
+}
+
+/* Matches piece p backwards so that it ends at s[end); returns its start, or SIZE_MAX. */
+static size_t piece_ending(const char *p, size_t plen, const char *s, size_t end)
+{
+    size_t pi = plen, si = end;
+    while (pi > 0) {
+        unsigned char c = (unsigned char)p[pi - 1];
+        if (blank(c)) {
+            if (si == 0 || !blank((unsigned char)s[si - 1]))
+                return SIZE_MAX;
+            while (pi > 0 && blank((unsigned char)p[pi - 1]))
+                pi--;
+            while (si > 0 && blank((unsigned char)s[si - 1]))
+                si--;
+            continue;
+        }
+        size_t run = 1;
+        while (run < pi && !blank((unsigned char)p[pi - 1 - run]))
+            run++;
+        if (si < run || memcmp(p + pi - run, s + si - run, run) != 0)
+            return SIZE_MAX;
+        pi -= run;
+        si -= run;
+    }
+    return si;
+}
+
+/* Leftmost place in s[from..to) where piece p matches and ends by `to`; sets *end. */
+static size_t piece_find(const char *p, size_t plen, const char *s, size_t from, size_t to,
+                         size_t *end)
+{
+    unsigned char first = (unsigned char)p[0];
+    for (size_t at = from; at < to;) {
+        if (blank(first)) {
+            while (at < to && !blank((unsigned char)s[at]))
+                at++;
+        } else {
+            const char *hit = memchr(s + at, first, to - at);
+            if (hit == NULL)
+                return SIZE_MAX;
+            at = (size_t)(hit - s);
+        }
+        if (at >= to)
+            return SIZE_MAX;
+        size_t e = piece_at(p, plen, s, to, at);
+        if (e != SIZE_MAX) {
+            *end = e;
+            return at;
+        }
+        /* a blank run is tried once, from its start */
+        if (blank(first))
+            while (at < to && blank((unsigned char)s[at]))
+                at++;
+        else
+            at++;
+    }
+    return SIZE_MAX;
+}
+
+/* Next "<*>" in t at or after i, or tlen. */
+static size_t next_star(const char *t, size_t i, size_t tlen)
+{
+    while (i + 3 <= tlen) {
+        const char *lt = memchr(t + i, '<', tlen - i - 2);
+        if (lt == NULL)
+            break;
+        i = (size_t)(lt - t);
+        if (t[i + 1] == '*' && t[i + 2] == '>')
+            return i;
+        i++;
+    }
+    return tlen;
+}
+
 int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps)
 {
-    return glob(t, tlen, s, slen, caps, 0);
+    size_t ti = 0, si = 0;
+    while (ti < tlen && blank((unsigned char)t[ti]))
+        ti++;
+    while (tlen > ti && blank((unsigned char)t[tlen - 1]))
+        tlen--;
+    while (si < slen && blank((unsigned char)s[si]))
+        si++;
+    while (slen > si && blank((unsigned char)s[slen - 1]))
+        slen--;
+    size_t star = next_star(t, ti, tlen);
+    if (star == tlen) /* no "<*>": the whole line is the one piece */
+        return piece_at(t + ti, tlen - ti, s, slen, si) == slen;
+    /* the last piece, anchored at the end */
+    size_t last = star, k;
+    for (k = next_star(t, star + 3, tlen); k < tlen; k = next_star(t, k + 3, tlen))
+        last = k;
+    size_t tail = last + 3;
+    size_t limit = piece_ending(t + tail, tlen - tail, s, slen);
+    if (limit == SIZE_MAX || limit < si)
+        return 0;
+    /* the first piece, anchored at the start */
+    size_t pos = piece_at(t + ti, star - ti, s, limit, si);
+    if (pos == SIZE_MAX)
+        return 0;
+    size_t n = 0;
+    for (;;) {
+        size_t from = star + 3;
+        size_t next = from <= last ? next_star(t, from, tlen) : tlen;
+        if (from > last) {
+            /* the last "<*>" takes what lies between */
+            if (caps) {
+                caps[n].ptr = s + pos;
+                caps[n].len = limit - pos;
+            }
+            return 1;
+        }
+        size_t end = 0, at;
+        if (next == from) {
+            at = pos; /* "<*><*>": the first takes nothing */
+            end = pos;
+        } else {
+            at = piece_find(t + from, next - from, s, pos, limit, &end);
+            if (at == SIZE_MAX)
+                return 0;
+        }
+        if (caps) {
+            caps[n].ptr = s + pos;
+            caps[n].len = at - pos;
+        }
+        n++;
+        pos = end;
+        star = next;
+    }
 }
 
 int logtk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen)
