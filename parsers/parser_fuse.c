@@ -9,12 +9,12 @@
  *    Each whitespace token is cut into "atoms" at punctuation that separates
  *    fields in practically every log format (: = , ; ( ) [ ] { } " ' | @ # /
  *    < >); an atom that holds a digit, or a mask's "<*>", becomes "<*>"
- *    ("10.0.0.1:50010" -> "<*>:<*>", "size=42" -> "size=<*>",
+ *    ("0x1f" -> "<*>", "size=42" -> "size=<*>",
  *    "blk_-42" -> "<*>", "(TID 7)." -> "(TID <*>).").  Dots ending an atom
  *    are sentence punctuation, kept outside it.  Variables are written the
  *    way the Loghub-2.0 ground truth writes them, because PA and FTA compare
  *    the text: a path ('/' opening a piece of the token, up to the next
- *    field delimiter, dots included: "/10.0.0.1:50010" -> "<*>:<*>",
+ *    field delimiter, dots included: "/10.0.0.1" -> "<*>",
  *    "'/udev/vcs2'" -> "'<*>'") is one "<*>"; so is the address after
  *    "scheme://" ("hdfs://<*>"); "()" glued to a name is a call, part of
  *    the message ("init()"), while a free-standing "()" is an empty field;
@@ -28,8 +28,10 @@
  *    when such names vary in a slot, see the numbered-name rule in 3); a label with leader dots before
  *    its value ("instruction......0" -> "instruction......<*>": two or
  *    more dots line values up in a column, so they end the label);
- *    variables joined only by '#'
- *    are one list value; and "null", "root" and "admin" are values (field
+ *    variables joined only by ':', '/' or '#' are one value, an address
+ *    with its port, a time, a date, a list ("10.0.0.1:80", "12:34:56" ->
+ *    "<*>": the full-size Loghub-2.0 ground truth never writes "<*>:<*>");
+ *    and "null", "root" and "admin" are values (field
  *    values printed by code, "<*>" in every corrected ground truth;
  *    booleans are not on the list because the original ground truth splits
  *    templates by them).  Each rule names a shape that means the same thing
@@ -38,7 +40,7 @@
  *    the sequence altogether: loggers print such a restatement in human
  *    units only sometimes, so one event comes with and without it (see
  *    is_quantity_aside).  A dotted name spelled like a DNS host right
- *    before ":port" is an address ("proxy.example.org:80" -> "<*>:<*>",
+ *    before ":port" is an address ("proxy.example.org:80" -> "<*>",
  *    as a numeric address and port are; "sweep.c:1831" and
  *    "Class.method:42" are not hosts: underscore, capitals, one-letter
  *    suffix).  A number with a bound sign and its unit ("<1 sec") is one
@@ -602,17 +604,22 @@ static char *put_wildcard(char *o)
 }
 
 /*
- * Variables joined only by '#' are one value ("20##30##40", "<*>#<*>"):
- * '#' separates the items of a list printed as one field.  Rewrites
+ * Variables joined only by ':', '/' or '#' are one value: an address and its
+ * port ("10.0.0.1:80", "host.example.org:80", "name/10.0.0.1:80"), a time
+ * ("12:34:56"), a date ("2017/07/01"), a list printed as one field
+ * ("20##30##40").  The pieces of such a value are never a message's words,
+ * and the full-size Loghub-2.0 ground truth writes every one of them as one
+ * "<*>" (none of its template lists holds "<*>:<*>" or "<*>/<*>").  Rewrites
  * out[0..len) in place and returns the new length.
  */
-static size_t merge_hash_joined(char *out, size_t len)
+static size_t merge_joined(char *out, size_t len)
 {
     size_t r = 0, w = 0;
     while (r < len) {
-        if (w >= 3 && is_wild_at(out, w - 3, w) && out[r] == '#') {
-            size_t e = r;
-            while (e < len && out[e] == '#')
+        if (w >= 3 && is_wild_at(out, w - 3, w) &&
+            (out[r] == '#' || out[r] == ':' || out[r] == '/')) {
+            size_t e = r + 1;
+            while (e < len && out[e] == '#' && out[r] == '#')
                 e++;
             if (is_wild_at(out, e, len)) {
                 r = e + 3;
@@ -683,6 +690,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     int last_wild = 0; /* the output ends with a "<*>" (merge adjacent ones) */
+    int joins = 0;     /* a ':', '/' or '#' follows a "<*>" (see merge_joined) */
     while (i < n) {
         /*
          * A path: '/' opening a piece of the token, up to the next field
@@ -723,6 +731,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
          */
         size_t sign = i == 0 ? bound_sign(s, n) : 0;
         if (byte_class[u[i]] == CLS_BREAK && !is_wild_at(s, i, n) && !sign) {
+            joins |= last_wild && (s[i] == ':' || s[i] == '/' || s[i] == '#');
             *o++ = s[i];
             last_wild = 0;
             /*
@@ -811,8 +820,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             last_wild = 0;
         }
     }
-    if (memchr(s, '#', n))
-        o = out + merge_hash_joined(out, (size_t)(o - out));
+    if (joins)
+        o = out + merge_joined(out, (size_t)(o - out));
     return (size_t)(o - out);
 }
 
