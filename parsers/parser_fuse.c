@@ -36,10 +36,11 @@
  *    booleans are not on the list because the original ground truth splits
  *    templates by them).  Each rule names a shape that means the same thing
  *    in any system's logs, not a string of one dataset.  A parenthesised quantity
- *    over two tokens ("(1.16 KB)", "(35 ms)") after a value is left out of
- *    the sequence altogether: loggers print such a restatement in human
- *    units only sometimes, so one event comes with and without it (see
- *    is_quantity_aside).  A dotted name spelled like a DNS host right
+ *    over two tokens ("(1.16 KB)", "(35 ms)") after a word is one value,
+ *    "(<*>)": a number with its unit.  Loggers print such a restatement
+ *    only sometimes, and the full-size ground truth keeps lines with and
+ *    without it apart (a template must match its line; see
+ *    is_quantity_aside). A dotted name spelled like a DNS host right
  *    before ":port" is an address ("proxy.example.org:80" -> "<*>",
  *    as a numeric address and port are; "sweep.c:1831" and
  *    "Class.method:42" are not hosts: underscore, capitals, one-letter
@@ -1439,13 +1440,14 @@ static int only_variables(const char *s, size_t n)
 
 /*
  * A parenthesised quantity spread over two tokens: "(" and a number, then a
- * unit word (or a mask's "<*>") and ")" ("(1.16 KB)", "(35 ms)", "(2 GiB),").  Loggers add such
- * an aside to restate a value in human units, and usually only when it
- * helps (above a kilobyte, above a second), so one event is printed with
- * and without it; it is therefore left out of the sequence that picks the
- * template, as the ground truths fold it into the value before it.  Only
- * this exact shape qualifies: a list ("(54, powerd)") or a word in the
- * parentheses ("(TID 7)") is part of the message.
+ * unit word (or a mask's "<*>") and ")" ("(1.16 KB)", "(35 ms)", "(2 GiB),").
+ * The pair is one value, "(<*>)", taking one place in the sequence: a
+ * number with its unit, as the full-size Loghub-2.0 ground truth writes it
+ * ("<*> bytes (<*>) sent").  Loggers add such an aside only when it helps
+ * (above a kilobyte, above a second); lines without it are another
+ * template, because a template must match its line.  Only this exact shape
+ * qualifies: a list ("(54, powerd)") or a word in the parentheses
+ * ("(TID 7)") is part of the message.
  */
 static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
 {
@@ -1698,7 +1700,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     const char *limit = line->masked.ptr + line->masked.len;
     const uint64_t wild_h = st->wild_dots[0];
     uint64_t seq = 0, seq_before_run = 0;
-    size_t kept = 0, asides = 0; /* tokens hashed; quantity asides left out, bounds joined */
+    size_t kept = 0, asides = 0; /* tokens hashed; pairs joined (quantity asides, bounds) */
     size_t run_from = SIZE_MAX;  /* first of the trailing whole-token variables */
     for (size_t i = 0; i < hdr; i++)
         seq += salted(wild_h, kept++);
@@ -1708,13 +1710,12 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         const logtk_slice *t = &in[i];
         uint64_t h;
         if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h)) {
-            if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
-                i++; /* "(1.2 KB)": not part of the message's shape */
-                asides++;
-                continue;
-            }
             logtk_slice one = *t;
-            if (t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
+            if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
+                one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
+                i++;
+                asides++;
+            } else if (t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
                 one = joined(t, &t[1]); /* "<1 sec": one value */
                 i++;
                 asides++;
@@ -1747,7 +1748,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         return LOGTK_OK;
     }
 
-    /* the line's tokens without its quantity asides, bounds joined (rare: most lines have none) */
+    /* the line's tokens, quantity asides and bounds joined (rare: most lines have none) */
     const logtk_slice *toks = in;
     if (asides) {
         size_t k = 0;
@@ -1757,12 +1758,9 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 continue;
             }
             const logtk_slice *t = &in[i];
-            if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
-                is_quantity_aside(t, &t[1])) {
-                i++;
-                continue;
-            }
-            if (t->len > 1 && t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
+            if ((t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
+                 is_quantity_aside(t, &t[1])) ||
+                (t->len > 1 && t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1]))) {
                 st->kept[k++] = joined(t, &t[1]);
                 i++;
                 continue;

@@ -402,9 +402,10 @@ static void test_fuse_snapshot_bytes(void)
 }
 
 /*
- * A parenthesised quantity ("(18.4 KB)") is an optional restatement of the
- * value before it: lines with and without it share a template, whose text
- * leaves it out.  Other parenthesised text is part of the message.
+ * A parenthesised quantity ("(18.4 KB)") is one value, "(<*>)": a number
+ * with its unit.  Loggers print it only sometimes, and the full-size
+ * Loghub-2.0 ground truth keeps lines with and without it apart (a template
+ * must match its line).  Other parenthesised text is part of the message.
  */
 static void test_fuse_quantity_aside(void)
 {
@@ -423,15 +424,24 @@ static void test_fuse_quantity_aside(void)
     CHECK(p != NULL);
     if (!p)
         return;
-    CHECK_TEXT(p, 1, "conn close, <*> bytes sent, lifetime <*>");
-    CHECK(same_text(p, 0, 1));
-    CHECK(same_text(p, 0, 2));
+    CHECK_TEXT(p, 0, "conn close, <*> bytes sent, lifetime <*>");
+    CHECK_TEXT(p, 1, "conn close, <*> bytes (<*>) sent, lifetime <*>");
+    CHECK_TEXT(p, 2, "conn close, <*> bytes (<*>), sent, lifetime <*>");
+    CHECK(!same_text(p, 0, 1));
     CHECK(!same_text(p, 3, 4));
     CHECK_TEXT(p, 3, "worker (<*>, powerd) exited");
     CHECK(!same_text(p, 5, 6));
     CHECK(!same_text(p, 7, 8)); /* an aside follows a value; it never opens the message */
     logtk_event ev;
-    CHECK_STATUS(logtk_parser_extract(p, 1, lines[1], strlen(lines[1]), &ev), LOGTK_OK);
+    uint32_t id = 0;
+    CHECK_STATUS(logtk_parser_assignment(p, 1, &id), LOGTK_OK);
+    /*
+     * Three parameters.  Their text needs the shared alignment (parser.c) to
+     * let "(<*>)" cover the two line tokens "(18.4" "KB)"; today a token with
+     * an embedded "<*>" covers exactly one, so the values come back empty.
+     */
+    CHECK_STATUS(logtk_parser_extract(p, id, lines[1], strlen(lines[1]), &ev), LOGTK_OK);
+    CHECK(ev.nparams == 3);
     logtk_parser_free(p);
 }
 
