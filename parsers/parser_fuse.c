@@ -44,7 +44,9 @@
  *    before ":port" is an address ("proxy.example.org:80" -> "<*>",
  *    as a numeric address and port are; "sweep.c:1831" and
  *    "Class.method:42" are not hosts: underscore, capitals, one-letter
- *    suffix).  A number with a bound sign and its unit ("<1 sec") is one
+ *    suffix); so is a host name of three or more labels ending in a
+ *    top-level domain anywhere ("resolve proxy.example.org" -> "resolve
+ *    <*>"; is_dns_name: package names open with the domain instead).  A number with a bound sign and its unit ("<1 sec") is one
  *    value taking one place in the sequence: loggers print a bound where
  *    the exact value is too small to print, in the slot of that value.
  *    With these rules fuse needs none of the presets' regexes (see
@@ -660,6 +662,76 @@ static int is_host_name(const char *s, size_t n)
     return dots > 0 && label >= 2 && letters_only;
 }
 
+/*
+ * A DNS host name written out: three or more dot-separated labels of
+ * lowercase letters, digits and '-', the last a top-level domain (a generic
+ * one, "com" "net" "org" "edu" "gov" "mil" "int" "info" "biz", or a country
+ * code), the first not a generic one ("proxy.example.org",
+ * "www.example.co.uk";
+ * sentence dots after it are ignored).  A host is a value: the machine a
+ * message is about, "<*>" in every full-size ground truth even when the
+ * line names one host only.  Code names are not hosts: a reverse-DNS
+ * package or bundle id opens with the domain ("org.apache.hadoop.ipc",
+ * "com.example.app"), a module path or a key ends in a word
+ * ("nova.compute.manager", "mapreduce.task.io.sort.mb"), a file in its
+ * type ("chrome.exe", "sweep.c", two labels anyway).  "id" is left out of
+ * the country codes: it is the abbreviation of "identifier" that ends
+ * countless key names ("mapreduce.job.id").
+ */
+static int is_top_domain(const char *s, size_t n)
+{
+    static const char generic[] = "com net org edu gov mil int biz ";
+    static const char country[] =
+        "acadaeafagaialamaoaqarasatauawaxazbabbbdbebfbgbhbibjbmbnbobrbsbtbwbybz"
+        "cacccdcfcgchcickclcmcncocrcucvcwcxcyczdedjdkdmdodzeceeegereseteufifjfk"
+        "fmfofrgagdgegfggghgiglgmgngpgqgrgsgtgugwgyhkhmhnhrhthuieiliminioiqiris"
+        "itjejmjojpkekgkhkikmknkpkrkwkykzlalblclilklrlsltlulvlymamcmdmemgmhmkml"
+        "mmmnmompmqmrmsmtmumvmwmxmymznancnenfngninlnonpnrnunzompapepfpgphpkplpm"
+        "pnprpsptpwpyqarerorsrurwsasbscsdsesgshsiskslsmsnsosrssstsusvsxsysztctd"
+        "tftgthtjtktltmtntotrtttvtwtzuaugukusuyuzvavcvevgvivnvuwfwsyeytzazmzw";
+    if (n == 3) {
+        for (const char *q = generic; *q; q += 4)
+            if (memcmp(q, s, 3) == 0)
+                return 1;
+        return 0;
+    }
+    if (n == 4)
+        return memcmp(s, "info", 4) == 0;
+    if (n != 2)
+        return 0;
+    for (const char *q = country; q[0] && q[1]; q += 2)
+        if (q[0] == s[0] && q[1] == s[1])
+            return 1;
+    return 0;
+}
+
+static int is_dns_name(const char *s, size_t n)
+{
+    while (n > 0 && s[n - 1] == '.')
+        n--;
+    size_t labels = 1, label = 0, start = 0, first_end = 0, letters_only = 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (label == 0)
+                return 0;
+            if (labels == 1)
+                first_end = i;
+            labels++;
+            label = 0;
+            start = i + 1;
+            letters_only = 1;
+        } else if ((c >= 'a' && c <= 'z') || c == '-' || (c >= '0' && c <= '9')) {
+            label++;
+            letters_only &= c >= 'a' && c <= 'z';
+        } else {
+            return 0;
+        }
+    }
+    return labels >= 3 && label >= 2 && letters_only && is_top_domain(s + start, n - start) &&
+           !(first_end == 3 && is_top_domain(s, 3));
+}
+
 /* Length of a bound sign ("<", ">", "<=", ">=") opening s right before a digit, else 0. */
 static size_t bound_sign(const char *s, size_t n)
 {
@@ -793,8 +865,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
          * class or a file ("java.io.IOException", "chrome.exe"), left to the
          * sibling groups.
          */
-        if (!variable && i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
-            is_host_name(atom, atom_len))
+        if (!variable && ((i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
+                           is_host_name(atom, atom_len)) ||
+                          (atom_len >= 7 && is_dns_name(atom, atom_len))))
             variable = 1;
         if (!variable && !is_value_word(atom, atom_len)) {
             last_wild = 0;
@@ -870,6 +943,8 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         h = hash_round(h, w);
     }
     if (!any_digit) {
+        if (n >= 7 && memchr(s, '.', n) && is_dns_name(s, n))
+            return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
         *hash = (n == 3 && is_calendar_word(s, n)) || is_value_word(s, n) ? wild_dots[0] : h;
         return 1;
     }

@@ -828,6 +828,32 @@ static void test_fuse_header(void)
     logtk_parser_free(p);
 }
 
+/* A DNS host name is a value; code names spelled with dots stay words. */
+static void test_fuse_host_names(void)
+{
+    static const char *const lines[] = {
+        "Could not resolve proxy.example.org error 11001",
+        "Could not resolve www.example.co.uk.",
+        "loaded org.apache.hadoop.ipc now",
+        "mapred.tip.id is deprecated. Instead, use mapreduce.task.id",
+        "started nova.compute.manager ok",
+        "spawned chrome.exe ok",
+        "bundle com.example.app ok",
+    };
+    logtk_parser *p = run("fuse", lines, 7, NULL, NULL);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_TEXT(p, 0, "Could not resolve <*> error <*>");
+    CHECK_TEXT(p, 1, "Could not resolve <*>.");
+    CHECK_TEXT(p, 2, "loaded org.apache.hadoop.ipc now");
+    CHECK_TEXT(p, 3, "mapred.tip.id is deprecated. Instead, use mapreduce.task.id");
+    CHECK_TEXT(p, 4, "started nova.compute.manager ok");
+    CHECK_TEXT(p, 5, "spawned chrome.exe ok");
+    CHECK_TEXT(p, 6, "bundle com.example.app ok");
+    logtk_parser_free(p);
+}
+
 int main(void)
 {
     test_brain();
@@ -839,6 +865,7 @@ int main(void)
     test_fuse_quick_hash();
     test_fuse_snapshot_bytes();
     test_fuse_quantity_aside();
+    test_fuse_host_names();
     test_fuse_rendering();
     test_fuse_own_masks();
     test_fuse_round3();
