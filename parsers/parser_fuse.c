@@ -145,6 +145,13 @@
  *    value.  Two such words ("IPV4", "IPV6") may as well be two fixed
  *    kinds, the way the ground truths keep them, and wait.
  *
+ *    Annotated values.  A line that misses the table but, without a
+ *    parenthesised token right after a variable ("host:443 (IPv6) error
+ *    ..."), is a known sequence takes that sequence's template, whose
+ *    "<*>" then covers the value and its annotation (annotated_value):
+ *    the same message with the value printed longer.  An annotation every
+ *    line prints never meets a shorter sequence and stays a word.
+ *
  * Snapshots save the exact table, the sibling groups, the prefix pools and
  * the merges, so a parser resumed from one continues exactly as the
  * uninterrupted parser.
@@ -1750,6 +1757,39 @@ static int pool_add(logtk_parser *p, fuse_state *st, uint32_t g, uint64_t word, 
     return pool_settles(st, &st->group_list[g]) ? promote(p, st, g) : LOGTK_OK;
 }
 
+/*
+ * An annotation printed after a value: a parenthesised token right after a
+ * variable ("host:443 (IPv6) error ...") in a line that, without it, is a
+ * sequence already known.  Such a word qualifies the value before it (its
+ * kind, its protocol, its unit) and the message is the known one, printed
+ * with that value longer; the ground truths put both in one template
+ * ("<*> error ...", the "<*>" covering "host:443 (IPv6)"), and none of them
+ * keeps "X <*> (w) Y" apart from "X <*> Y".  A parenthesised token that every
+ * line of a message prints ("0x1 (n.zxid)") never meets a shorter sequence,
+ * so it stays part of the message.  The known sequence must come first: a
+ * line with the annotation seen before any line without it opens its own
+ * template.  Returns the known sequence's template, else FUSE_NO_ID; rare
+ * (slow path, a '(' token after a variable), O(n) per candidate.
+ */
+static uint32_t annotated_value(const fuse_state *st, uint64_t seq, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const char *t = st->norm.data + st->tok_off[i];
+        size_t len = st->tok_len[i];
+        if (len < 3 || t[0] != '(' || t[len - 1] != ')' || !st->tok_wild[i - 1] ||
+            st->tok_wild[i] || memchr(t + 1, '(', len - 2) || memchr(t + 1, ')', len - 2))
+            continue;
+        /* the sequence without position i: later tokens move one place left */
+        uint64_t h = seq - logtk_mix64(n + 1) + logtk_mix64(n) - salted(st->tok_hash[i], i);
+        for (size_t k = i + 1; k < n; k++)
+            h += salted(st->tok_hash[k], k - 1) - salted(st->tok_hash[k], k);
+        uint32_t id = map_get(&st->exact, h);
+        if (id != FUSE_NO_ID)
+            return id;
+    }
+    return FUSE_NO_ID;
+}
+
 static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                      uint32_t *template_id)
 {
@@ -1918,6 +1958,16 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         }
     }
     id = map_get(&st->exact, seq);
+    if (id == FUSE_NO_ID && (id = annotated_value(st, seq, n)) != FUSE_NO_ID) {
+        /* the known message with one value printed longer: its template, nothing to learn */
+        id = resolve(st, id);
+        if ((long)st->exact.count < st->max_entries &&
+            (logtk_u64map_put(&st->exact, seq, id) != 0 ||
+             logtk_u64map_put(&st->exact, seq_seen, id) != 0))
+            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        *template_id = id;
+        return LOGTK_OK;
+    }
     if (id == FUSE_NO_ID) {
         /* room for every "key=<*>" first, so the buffer does not move under the slices */
         size_t forms = 0;

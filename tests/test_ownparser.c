@@ -854,6 +854,37 @@ static void test_fuse_host_names(void)
     logtk_parser_free(p);
 }
 
+/*
+ * A parenthesised word right after a value, in a line that is a known
+ * message without it, annotates the value: the known template, its "<*>"
+ * covering both.  One every line prints stays part of the message.
+ */
+static void test_fuse_annotated_value(void)
+{
+    static const char *const lines[] = {
+        "a.example.org:443 error : connect failed, status 503",
+        "b.example.org:80 error : connect failed, status 403",
+        "c.example.org:443 (IPv6) error : connect failed, status 503",
+        "vote 1 (n.leader), 0x0 (n.zxid)",
+        "vote 2 (n.leader), 0x1 (n.zxid)",
+    };
+    logtk_parser *p = run("fuse", lines, 5, NULL, NULL);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_TEXT(p, 2, "<*> error : connect failed, status <*>");
+    CHECK(same_text(p, 0, 2));
+    CHECK_TEXT(p, 4, "vote <*> (n.leader), <*> (n.zxid)");
+    logtk_event ev;
+    uint32_t id = 0;
+    CHECK_STATUS(logtk_parser_assignment(p, 2, &id), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_extract(p, id, lines[2], strlen(lines[2]), &ev), LOGTK_OK);
+    CHECK(ev.nparams == 2);
+    if (ev.nparams == 2)
+        CHECK_BYTES(ev.params[0].ptr, ev.params[0].len, "c.example.org:443 (IPv6)");
+    logtk_parser_free(p);
+}
+
 int main(void)
 {
     test_brain();
@@ -866,6 +897,7 @@ int main(void)
     test_fuse_snapshot_bytes();
     test_fuse_quantity_aside();
     test_fuse_host_names();
+    test_fuse_annotated_value();
     test_fuse_rendering();
     test_fuse_own_masks();
     test_fuse_round3();
