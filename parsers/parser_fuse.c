@@ -49,6 +49,8 @@
  *    <*>"; is_dns_name: package names open with the domain instead).  A number with a bound sign and its unit ("<1 sec") is one
  *    value taking one place in the sequence: loggers print a bound where
  *    the exact value is too small to print, in the slot of that value.
+ *    A code symbol with its offset keeps its name ("do_page_fault+0x12f/
+ *    0x446" -> "do_page_fault+<*>": the function is the message type).
  *    With these rules fuse needs none of the presets' regexes (see
  *    dataset_registry.c), so it parses a new system's logs the way it
  *    parses the benchmark's.  Why general: numbers,
@@ -101,7 +103,9 @@
  *    slot promoted by the count when all its words are past participles
  *    ("VM Started", "VM Paused", "VM Resumed", "VM Stopped"): a verb in
  *    that form says what happened, the event itself, and loggers print a
- *    state change as a few fixed messages (the ground truths keep each).
+ *    state change as a few fixed messages (the ground truths keep each);
+ *    nor when all are code symbols ("schedule+<*>", "sys_read+<*>": each
+ *    frame of a stack trace is its own message).
  *    A slot some line printed in its variable form ("<*>", "key=<*>",
  *    "<*>,") is promoted as soon as it also shows a value-like word (one
  *    holding a masked part or a dotted name): a field that printed a
@@ -201,7 +205,7 @@ typedef struct fuse_group {
     int shape_seen;   /* some word seen there is variables only ("<*>:<*>") */
     int non_unit;     /* some word seen there is not a unit of size (is_size_unit) */
     int plain_word;   /* some word seen there does not look like a value */
-    int non_participle; /* some word seen there is not a past participle (is_participle) */
+    int non_event;      /* some word seen there is neither a past participle nor a code symbol */
     int non_numbered;   /* some word seen there is not a numbered name of one stem (numbered_stem) */
     uint64_t stem;      /* hash of the letters of the first word seen there, when a numbered name */
     uint32_t pool;         /* prefix pool of the slot (fuse_pool), FUSE_NO_ID when none */
@@ -517,6 +521,26 @@ static size_t name_prefix(const char *s, size_t n)
         }
     }
     return prefix;
+}
+
+/*
+ * The length of a code symbol before its offset ("do_page_fault+" of
+ * "do_page_fault+0x12f", the "/0x446" after it being the next atom): an
+ * identifier (letters, digits, '_', '.', '$'; it opens with a letter or
+ * '_'), '+', then a number or a mask's "<*>".  Stack traces and profilers
+ * print a code address as symbol+offset: the symbol names the function,
+ * the message's type, and only the offset and length vary.
+ */
+static size_t symbol_prefix(const char *s, size_t n)
+{
+    if (n < 3 || !(is_letter(s[0]) || s[0] == '_'))
+        return 0;
+    size_t i = 1;
+    while (i < n && (is_alnum_byte(s[i]) || s[i] == '_' || s[i] == '.' || s[i] == '$'))
+        i++;
+    if (i + 1 >= n || s[i] != '+' || !((s[i + 1] >= '0' && s[i + 1] <= '9') || is_wild_at(s, i + 1, n)))
+        return 0;
+    return i + 1;
 }
 
 /*
@@ -891,6 +915,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
         size_t keep = name_prefix(atom, atom_len - dots);
         if (keep == 0)
             keep = leader_prefix(atom, atom_len - dots);
+        if (keep == 0)
+            keep = symbol_prefix(atom, atom_len - dots);
         o = atom + keep;
         if (!last_wild || keep)
             o = put_wildcard(o);
@@ -1618,6 +1644,21 @@ static int is_size_unit(const char *s, size_t n)
     return n == 2 || s[1] == 'i';
 }
 
+/*
+ * A masked code symbol with its offset ("do_page_fault+<*>", see
+ * symbol_prefix), maybe with sentence punctuation: the name of a function,
+ * the event a stack frame reports.  A slot of such words is not promoted by
+ * the count (the frames of a trace are different messages), and the "<*>"
+ * in it does not make it read as a value.
+ */
+static int is_code_symbol(const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
+        n--;
+    size_t k = symbol_prefix(s, n);
+    return k > 0 && k + LOGTK_WILDCARD_LEN == n && is_wild_at(s, k, n);
+}
+
 /* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
 static int is_participle(const char *s, size_t n)
 {
@@ -1715,7 +1756,7 @@ static int promote(logtk_parser *p, fuse_state *st, uint32_t g)
  */
 static int pool_settles(const fuse_state *st, const fuse_group *grp)
 {
-    return !grp->promoted && grp->non_participle &&
+    return !grp->promoted && grp->non_event &&
            (long)grp->nvalues + grp->varform_seen + 1 >= st->threshold;
 }
 
@@ -2065,7 +2106,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 continue;
             const char *word = st->norm.data + st->tok_off[i];
             size_t word_len = st->tok_len[i];
-            int like = looks_like_value(word, word_len), shape = only_variables(word, word_len);
+            int like = looks_like_value(word, word_len) && !is_code_symbol(word, word_len);
+            int shape = only_variables(word, word_len);
             grp->values[grp->nvalues] = st->tok_hash[i];
             grp->members[grp->nvalues] = id;
             grp->nvalues++;
@@ -2077,7 +2119,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             grp->shape_seen |= shape;
             grp->non_unit |= !is_size_unit(word, word_len);
             grp->plain_word |= !like;
-            grp->non_participle |= !is_participle(word, word_len);
+            grp->non_event |= !is_participle(word, word_len) && !is_code_symbol(word, word_len);
             uint64_t stem = numbered_stem(word, word_len);
             if (grp->nvalues == 1)
                 grp->stem = stem;
@@ -2093,7 +2135,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
          * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
          */
         int rc = LOGTK_OK;
-        if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_participle) ||
+        if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_event) ||
             (grp->varform_seen && grp->value_like) || shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
             ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
@@ -2170,7 +2212,7 @@ static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
              logtk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
                                                     grp->value_like << 2 | grp->shape_seen << 3 |
                                                     grp->non_unit << 4 | grp->plain_word << 5 |
-                                                    grp->non_participle << 6 |
+                                                    grp->non_event << 6 |
                                                     grp->non_numbered << 7)) == 0 &&
              logtk_strbuf_put_varint(out, grp->stem) == 0 &&
              logtk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
@@ -2258,7 +2300,7 @@ static int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t l
         grp->stem = stem;
         grp->pool = (uint32_t)(pool - 1); /* FUSE_NO_ID when 0; checked against the pools below */
         grp->next_in_pool = (uint32_t)(next - 1);
-        grp->non_participle = (int)(promoted >> 6 & 1);
+        grp->non_event = (int)(promoted >> 6 & 1);
         grp->non_numbered = (int)(promoted >> 7 & 1);
         grp->position = (uint32_t)position;
         grp->promoted = (int)(promoted & 1);

@@ -885,6 +885,30 @@ static void test_fuse_annotated_value(void)
     logtk_parser_free(p);
 }
 
+/*
+ * A kernel stack frame "[<addr>] name+0xOFF/0xLEN": the function name is
+ * the message, the address, offset and length are its values; frames of
+ * different functions stay apart however many there are.
+ */
+static void test_fuse_stack_frames(void)
+{
+    static const char *const lines[] = {
+        "[<02114537>] do_page_fault+0x12f/0x446", "[<0210c3f8>] sys_read+0x3c/0x70",
+        "[<0210c3f9>] sys_write+0x3c/0x70",       "[<0210c3fa>] vfs_read+0x3c/0x70",
+        "[<0210c3fb>] vfs_write+0x1c/0x70",       "[<0210c3fc>] schedule+0x3c/0x90",
+        "[<0210c3fd>] schedule+0x4c/0x94",        "[<0210c3fe>] do_exit+0x3c/0x70",
+    };
+    logtk_parser *p = run("fuse", lines, 8, NULL, NULL);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_TEXT(p, 0, "[<<*>>] do_page_fault+<*>");
+    CHECK_TEXT(p, 7, "[<<*>>] do_exit+<*>");
+    CHECK(same_text(p, 5, 6));
+    CHECK(logtk_parser_template_count(p) == 7);
+    logtk_parser_free(p);
+}
+
 int main(void)
 {
     test_brain();
@@ -898,6 +922,7 @@ int main(void)
     test_fuse_quantity_aside();
     test_fuse_host_names();
     test_fuse_annotated_value();
+    test_fuse_stack_frames();
     test_fuse_rendering();
     test_fuse_own_masks();
     test_fuse_round3();
