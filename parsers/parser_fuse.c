@@ -736,10 +736,12 @@ static int is_top_domain(const char *s, size_t n)
     return 0;
 }
 
-static int is_dns_name(const char *s, size_t n)
+static int is_dns_name_slow(const char *s, size_t n)
 {
     while (n > 0 && s[n - 1] == '.')
         n--;
+    if (n < 7)
+        return 0;
     size_t labels = 1, label = 0, start = 0, first_end = 0, letters_only = 1;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
@@ -761,6 +763,13 @@ static int is_dns_name(const char *s, size_t n)
     }
     return labels >= 3 && label >= 2 && letters_only && is_top_domain(s + start, n - start) &&
            !(first_end == 3 && is_top_domain(s, 3));
+}
+
+/* The top-level domain has 2 to 4 letters: one look rejects almost every word. */
+FUSE_INLINE int is_dns_name(const char *s, size_t n)
+{
+    return n >= 7 && (s[n - 3] == '.' || s[n - 4] == '.' || s[n - 5] == '.' || s[n - 1] == '.') &&
+           is_dns_name_slow(s, n);
 }
 
 /* Length of a bound sign ("<", ">", "<=", ">=") opening s right before a digit, else 0. */
@@ -898,7 +907,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
          */
         if (!variable && ((i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
                            is_host_name(atom, atom_len)) ||
-                          (atom_len >= 7 && is_dns_name(atom, atom_len))))
+                          is_dns_name(atom, atom_len)))
             variable = 1;
         if (!variable && !is_value_word(atom, atom_len)) {
             last_wild = 0;
@@ -915,7 +924,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
         size_t keep = name_prefix(atom, atom_len - dots);
         if (keep == 0)
             keep = leader_prefix(atom, atom_len - dots);
-        if (keep == 0)
+        if (keep == 0 && memchr(atom, '+', atom_len))
             keep = symbol_prefix(atom, atom_len - dots);
         o = atom + keep;
         if (!last_wild || keep)
@@ -976,7 +985,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         h = hash_round(h, w);
     }
     if (!any_digit) {
-        if (n >= 7 && memchr(s, '.', n) && is_dns_name(s, n))
+        if (is_dns_name(s, n))
             return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
         *hash = (n == 3 && is_calendar_word(s, n)) || is_value_word(s, n) ? wild_dots[0] : h;
         return 1;
