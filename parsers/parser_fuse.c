@@ -1,7 +1,8 @@
 /*
  * parser_fuse.c - "fuse", logtk's own online parser: Brain's insight run at
  * Drain's speed, with templates written the way the corrected ground truths
- * (Khan et al. ICSE'22, Loghub-2.0 ISSTA'24) write them.
+ * (Khan et al. ICSE'22, Loghub-2.0 ISSTA'24) write them; where those and
+ * Loghub-2.0's full-size ground truth differ, the full-size one.
  *
  * Three steps per line.
  *
@@ -31,26 +32,27 @@
  *    variables joined only by ':', '/' or '#' are one value, an address
  *    with its port, a time, a date, a list ("10.0.0.1:80", "12:34:56" ->
  *    "<*>": the full-size Loghub-2.0 ground truth never writes "<*>:<*>");
- *    and "null", "root" and "admin" are values (field
- *    values printed by code, "<*>" in every corrected ground truth;
- *    booleans are not on the list because the original ground truth splits
- *    templates by them).  Each rule names a shape that means the same thing
- *    in any system's logs, not a string of one dataset.  A parenthesised quantity
- *    over two tokens ("(1.16 KB)", "(35 ms)") after a word is one value,
- *    "(<*>)": a number with its unit.  Loggers print such a restatement
- *    only sometimes, and the full-size ground truth keeps lines with and
- *    without it apart (a template must match its line; see
- *    is_quantity_aside). A dotted name spelled like a DNS host right
- *    before ":port" is an address ("proxy.example.org:80" -> "<*>",
- *    as a numeric address and port are; "sweep.c:1831" and
- *    "Class.method:42" are not hosts: underscore, capitals, one-letter
- *    suffix); so is a host name of three or more labels ending in a
- *    top-level domain anywhere ("resolve proxy.example.org" -> "resolve
- *    <*>"; is_dns_name: package names open with the domain instead).  A number with a bound sign and its unit ("<1 sec") is one
- *    value taking one place in the sequence: loggers print a bound where
- *    the exact value is too small to print, in the slot of that value.
- *    A code symbol with its offset keeps its name ("do_page_fault+0x12f/
- *    0x446" -> "do_page_fault+<*>": the function is the message type).
+ *    and "null", "root" and "admin" are values (field values printed by
+ *    code, "<*>" in every corrected ground truth; booleans are not on the
+ *    list because the original ground truth splits templates by them).
+ *    Each rule names a shape that means the same thing in any system's
+ *    logs, not a string of one dataset.  A parenthesised quantity over two
+ *    tokens ("(1.16 KB)", "(35 ms)") is one value, "(<*>)": a number with
+ *    its unit.  Loggers print such a restatement only sometimes, and the
+ *    full-size ground truth keeps lines with and without it apart (a
+ *    template must match its line; see is_quantity_aside).  A dotted name
+ *    spelled like a DNS host right before ":port" is an address
+ *    ("proxy.example.org:80" -> "<*>", as a numeric address and port are;
+ *    "sweep.c:1831" and "Class.method:42" are not hosts: underscore,
+ *    capitals, one-letter suffix); so is a host name of three or more
+ *    labels ending in a top-level domain anywhere ("resolve
+ *    proxy.example.org" -> "resolve <*>"; package names open with the
+ *    domain instead, see is_dns_name).  A number with a bound sign and its
+ *    unit ("<1 sec") is one value taking one place in the sequence:
+ *    loggers print a bound where the exact value is too small to print, in
+ *    the slot of that value.  A code symbol with its offset keeps its name
+ *    ("do_page_fault+0x12f/0x446" -> "do_page_fault+<*>": the function is
+ *    the message type).
  *    With these rules fuse needs none of the presets' regexes (see
  *    dataset_registry.c), so it parses a new system's logs the way it
  *    parses the benchmark's.  Why general: numbers,
@@ -116,8 +118,8 @@
  *    A slot's variable form also counts as one of its distinct words
  *    toward `threshold`: "user cyrus", "user news", "user test" and
  *    "user <*>" (root, masked) are four users, not three.  A slot that
- *    shows a variables-only shape ("<*>:<*>") and another value-like word
- *    ("<*>:<*>:<*>", "wpad:<*>") is promoted at once: values of two shapes
+ *    shows a variables-only shape ("<*>,<*>") and another value-like word
+ *    ("<*>,<*>,<*>", "wpad:<*>") is promoted at once: values of two shapes
  *    in one field.  A slot whose words are two or more units of data size
  *    ("93.0 B" beside "5.2 KB") is promoted too: the unit is chosen by the
  *    magnitude, so it belongs to the value, while a unit that never
@@ -202,7 +204,7 @@ typedef struct fuse_group {
     int promoted;
     int varform_seen; /* some line showed the slot's variable form */
     int value_like;   /* some word seen there looks like a value (looks_like_value) */
-    int shape_seen;   /* some word seen there is variables only ("<*>:<*>") */
+    int shape_seen;   /* some word seen there is variables only ("<*>,<*>") */
     int non_unit;     /* some word seen there is not a unit of size (is_size_unit) */
     int plain_word;   /* some word seen there does not look like a value */
     int non_event;      /* some word seen there is neither a past participle nor a code symbol */
@@ -626,7 +628,7 @@ FUSE_INLINE int simple_word(const unsigned char *s, uint64_t *word, unsigned *di
 #endif
 }
 
-/* Longest masked form of a token of n bytes ("1:2" -> "<*>:<*>", "()" -> "(<*>)"). */
+/* Longest masked form of a token of n bytes ("1,2" -> "<*>,<*>", "()" -> "(<*>)"). */
 #define MASKED_MAX(n) (3 * (n) + 3)
 
 static char *put_wildcard(char *o)
@@ -900,10 +902,11 @@ static size_t mask_token(const char *s, size_t n, char *out)
         size_t atom_len = (size_t)(o - atom);
         /*
          * A dotted name right before ":port" is a host ("proxy.example.org:8080"):
-         * an address like the numeric one it stands for, "<*>:<*>" in the
-         * ground truths.  Without the port a dotted name may as well be a
-         * class or a file ("java.io.IOException", "chrome.exe"), left to the
-         * sibling groups.
+         * an address like the numeric one it stands for, one "<*>" with its
+         * port (merge_joined).  Without the port a dotted name may as well be
+         * a class or a file ("java.io.IOException", "chrome.exe"), left to
+         * the sibling groups, unless it is spelled as a full DNS name
+         * (is_dns_name).
          */
         if (!variable && ((i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
                            is_host_name(atom, atom_len)) ||
@@ -1540,7 +1543,7 @@ static int looks_like_value(const char *s, size_t n)
     return 0;
 }
 
-/* The token is variables and punctuation only ("<*>,", "<*>:<*>", "(<*>)"). */
+/* The token is variables and punctuation only ("<*>,", "<*>,<*>", "(<*>)"). */
 static int only_variables(const char *s, size_t n)
 {
     int wild = 0;
@@ -2101,7 +2104,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             pool_word = 0;
             pool_varform = 1;
         } else {
-            /* any other word, including another shape of a variable ("<*>:<*>"), is a value */
+            /* any other word, including another shape of a variable ("<*>,<*>"), is a value */
             for (v = 0; v < grp->nvalues; v++)
                 if (grp->values[v] == st->tok_hash[i])
                     break;
@@ -2121,7 +2124,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             grp->members[grp->nvalues] = id;
             grp->nvalues++;
             pool_word = st->tok_hash[i];
-            /* a variables-only shape ("<*>:<*>") beside another value-like word */
+            /* a variables-only shape ("<*>,<*>") beside another value-like word */
             if (like && ((shape && grp->value_like) || grp->shape_seen))
                 shapes_differ = 1;
             grp->value_like |= like;
