@@ -704,12 +704,12 @@ static int is_host_name(const char *s, size_t n)
  * sentence dots after it are ignored).  A host is a value: the machine a
  * message is about, "<*>" in every full-size ground truth even when the
  * line names one host only.  Code names are not hosts: a reverse-DNS
- * package or bundle id opens with the domain ("org.apache.hadoop.ipc",
+ * package or bundle id opens with the domain ("org.example.rpc.server",
  * "com.example.app"), a module path or a key ends in a word
- * ("nova.compute.manager", "mapreduce.task.io.sort.mb"), a file in its
+ * ("app.compute.manager", "task.io.sort.mb"), a file in its
  * type ("chrome.exe", "sweep.c", two labels anyway).  "id" is left out of
  * the country codes: it is the abbreviation of "identifier" that ends
- * countless key names ("mapreduce.job.id").
+ * countless key names ("job.attempt.id").
  */
 static int is_top_domain(const char *s, size_t n)
 {
