@@ -1,7 +1,8 @@
 /*
  * parser_fuse.c - "fuse", logtk's own online parser: Brain's insight run at
  * Drain's speed, with templates written the way the corrected ground truths
- * (Khan et al. ICSE'22, Loghub-2.0 ISSTA'24) write them.
+ * (Khan et al. ICSE'22, Loghub-2.0 ISSTA'24) write them; where those and
+ * Loghub-2.0's full-size ground truth differ, the full-size one.
  *
  * Three steps per line.
  *
@@ -9,12 +10,12 @@
  *    Each whitespace token is cut into "atoms" at punctuation that separates
  *    fields in practically every log format (: = , ; ( ) [ ] { } " ' | @ # /
  *    < >); an atom that holds a digit, or a mask's "<*>", becomes "<*>"
- *    ("10.0.0.1:50010" -> "<*>:<*>", "size=42" -> "size=<*>",
+ *    ("0x1f" -> "<*>", "size=42" -> "size=<*>",
  *    "blk_-42" -> "<*>", "(TID 7)." -> "(TID <*>).").  Dots ending an atom
  *    are sentence punctuation, kept outside it.  Variables are written the
  *    way the Loghub-2.0 ground truth writes them, because PA and FTA compare
  *    the text: a path ('/' opening a piece of the token, up to the next
- *    field delimiter, dots included: "/10.0.0.1:50010" -> "<*>:<*>",
+ *    field delimiter, dots included: "/10.0.0.1" -> "<*>",
  *    "'/udev/vcs2'" -> "'<*>'") is one "<*>"; so is the address after
  *    "scheme://" ("hdfs://<*>"); "()" glued to a name is a call, part of
  *    the message ("init()"), while a free-standing "()" is an empty field;
@@ -28,22 +29,30 @@
  *    when such names vary in a slot, see the numbered-name rule in 3); a label with leader dots before
  *    its value ("instruction......0" -> "instruction......<*>": two or
  *    more dots line values up in a column, so they end the label);
- *    variables joined only by '#'
- *    are one list value; and "null", "root" and "admin" are values (field
- *    values printed by code, "<*>" in every corrected ground truth;
- *    booleans are not on the list because the original ground truth splits
- *    templates by them).  Each rule names a shape that means the same thing
- *    in any system's logs, not a string of one dataset.  A parenthesised quantity
- *    over two tokens ("(1.16 KB)", "(35 ms)") after a value is left out of
- *    the sequence altogether: loggers print such a restatement in human
- *    units only sometimes, so one event comes with and without it (see
- *    is_quantity_aside).  A dotted name spelled like a DNS host right
- *    before ":port" is an address ("proxy.example.org:80" -> "<*>:<*>",
- *    as a numeric address and port are; "sweep.c:1831" and
- *    "Class.method:42" are not hosts: underscore, capitals, one-letter
- *    suffix).  A number with a bound sign and its unit ("<1 sec") is one
- *    value taking one place in the sequence: loggers print a bound where
- *    the exact value is too small to print, in the slot of that value.
+ *    variables joined only by ':', '/' or '#' are one value, an address
+ *    with its port, a time, a date, a list ("10.0.0.1:80", "12:34:56" ->
+ *    "<*>": the full-size Loghub-2.0 ground truth never writes "<*>:<*>");
+ *    and "null", "root" and "admin" are values (field values printed by
+ *    code, "<*>" in every corrected ground truth; booleans are not on the
+ *    list because the original ground truth splits templates by them).
+ *    Each rule names a shape that means the same thing in any system's
+ *    logs, not a string of one dataset.  A parenthesised quantity over two
+ *    tokens ("(1.16 KB)", "(35 ms)") is one value, "(<*>)": a number with
+ *    its unit.  Loggers print such a restatement only sometimes, and the
+ *    full-size ground truth keeps lines with and without it apart (a
+ *    template must match its line; see is_quantity_aside).  A dotted name
+ *    spelled like a DNS host right before ":port" is an address
+ *    ("proxy.example.org:80" -> "<*>", as a numeric address and port are;
+ *    "sweep.c:1831" and "Class.method:42" are not hosts: underscore,
+ *    capitals, one-letter suffix); so is a host name of three or more
+ *    labels ending in a top-level domain anywhere ("resolve
+ *    proxy.example.org" -> "resolve <*>"; package names open with the
+ *    domain instead, see is_dns_name).  A number with a bound sign and its
+ *    unit ("<1 sec") is one value taking one place in the sequence:
+ *    loggers print a bound where the exact value is too small to print, in
+ *    the slot of that value.  A code symbol with its offset keeps its name
+ *    ("do_page_fault+0x12f/0x446" -> "do_page_fault+<*>": the function is
+ *    the message type).
  *    With these rules fuse needs none of the presets' regexes (see
  *    dataset_registry.c), so it parses a new system's logs the way it
  *    parses the benchmark's.  Why general: numbers,
@@ -96,7 +105,9 @@
  *    slot promoted by the count when all its words are past participles
  *    ("VM Started", "VM Paused", "VM Resumed", "VM Stopped"): a verb in
  *    that form says what happened, the event itself, and loggers print a
- *    state change as a few fixed messages (the ground truths keep each).
+ *    state change as a few fixed messages (the ground truths keep each);
+ *    nor when all are code symbols ("schedule+<*>", "sys_read+<*>": each
+ *    frame of a stack trace is its own message).
  *    A slot some line printed in its variable form ("<*>", "key=<*>",
  *    "<*>,") is promoted as soon as it also shows a value-like word (one
  *    holding a masked part or a dotted name): a field that printed a
@@ -107,8 +118,8 @@
  *    A slot's variable form also counts as one of its distinct words
  *    toward `threshold`: "user cyrus", "user news", "user test" and
  *    "user <*>" (root, masked) are four users, not three.  A slot that
- *    shows a variables-only shape ("<*>:<*>") and another value-like word
- *    ("<*>:<*>:<*>", "wpad:<*>") is promoted at once: values of two shapes
+ *    shows a variables-only shape ("<*>,<*>") and another value-like word
+ *    ("<*>,<*>,<*>", "wpad:<*>") is promoted at once: values of two shapes
  *    in one field.  A slot whose words are two or more units of data size
  *    ("93.0 B" beside "5.2 KB") is promoted too: the unit is chosen by the
  *    magnitude, so it belongs to the value, while a unit that never
@@ -139,6 +150,13 @@
  *    position: these are instances of one kind, and the digit is the
  *    value.  Two such words ("IPV4", "IPV6") may as well be two fixed
  *    kinds, the way the ground truths keep them, and wait.
+ *
+ *    Annotated values.  A line that misses the table but, without a
+ *    parenthesised token right after a variable ("host:443 (IPv6) error
+ *    ..."), is a known sequence takes that sequence's template, whose
+ *    "<*>" then covers the value and its annotation (annotated_value):
+ *    the same message with the value printed longer.  An annotation every
+ *    line prints never meets a shorter sequence and stays a word.
  *
  * Snapshots save the exact table, the sibling groups, the prefix pools and
  * the merges, so a parser resumed from one continues exactly as the
@@ -186,10 +204,10 @@ typedef struct fuse_group {
     int promoted;
     int varform_seen; /* some line showed the slot's variable form */
     int value_like;   /* some word seen there looks like a value (looks_like_value) */
-    int shape_seen;   /* some word seen there is variables only ("<*>:<*>") */
+    int shape_seen;   /* some word seen there is variables only ("<*>,<*>") */
     int non_unit;     /* some word seen there is not a unit of size (is_size_unit) */
     int plain_word;   /* some word seen there does not look like a value */
-    int non_participle; /* some word seen there is not a past participle (is_participle) */
+    int non_event;      /* some word seen there is neither a past participle nor a code symbol */
     int non_numbered;   /* some word seen there is not a numbered name of one stem (numbered_stem) */
     uint64_t stem;      /* hash of the letters of the first word seen there, when a numbered name */
     uint32_t pool;         /* prefix pool of the slot (fuse_pool), FUSE_NO_ID when none */
@@ -508,6 +526,26 @@ static size_t name_prefix(const char *s, size_t n)
 }
 
 /*
+ * The length of a code symbol before its offset ("do_page_fault+" of
+ * "do_page_fault+0x12f", the "/0x446" after it being the next atom): an
+ * identifier (letters, digits, '_', '.', '$'; it opens with a letter or
+ * '_'), '+', then a number or a mask's "<*>".  Stack traces and profilers
+ * print a code address as symbol+offset: the symbol names the function,
+ * the message's type, and only the offset and length vary.
+ */
+static size_t symbol_prefix(const char *s, size_t n)
+{
+    if (n < 3 || !(is_letter(s[0]) || s[0] == '_'))
+        return 0;
+    size_t i = 1;
+    while (i < n && (is_alnum_byte(s[i]) || s[i] == '_' || s[i] == '.' || s[i] == '$'))
+        i++;
+    if (i + 1 >= n || s[i] != '+' || !((s[i + 1] >= '0' && s[i + 1] <= '9') || is_wild_at(s, i + 1, n)))
+        return 0;
+    return i + 1;
+}
+
+/*
  * The length of a label and its leader dots before a value
  * ("instruction......" of "instruction......0"): a word, then two or more
  * dots, then more.  Such a run of dots is how a report lines its values up
@@ -590,7 +628,7 @@ FUSE_INLINE int simple_word(const unsigned char *s, uint64_t *word, unsigned *di
 #endif
 }
 
-/* Longest masked form of a token of n bytes ("1:2" -> "<*>:<*>", "()" -> "(<*>)"). */
+/* Longest masked form of a token of n bytes ("1,2" -> "<*>,<*>", "()" -> "(<*>)"). */
 #define MASKED_MAX(n) (3 * (n) + 3)
 
 static char *put_wildcard(char *o)
@@ -602,17 +640,22 @@ static char *put_wildcard(char *o)
 }
 
 /*
- * Variables joined only by '#' are one value ("20##30##40", "<*>#<*>"):
- * '#' separates the items of a list printed as one field.  Rewrites
+ * Variables joined only by ':', '/' or '#' are one value: an address and its
+ * port ("10.0.0.1:80", "host.example.org:80", "name/10.0.0.1:80"), a time
+ * ("12:34:56"), a date ("2017/07/01"), a list printed as one field
+ * ("20##30##40").  The pieces of such a value are never a message's words,
+ * and the full-size Loghub-2.0 ground truth writes every one of them as one
+ * "<*>" (none of its template lists holds "<*>:<*>" or "<*>/<*>").  Rewrites
  * out[0..len) in place and returns the new length.
  */
-static size_t merge_hash_joined(char *out, size_t len)
+static size_t merge_joined(char *out, size_t len)
 {
     size_t r = 0, w = 0;
     while (r < len) {
-        if (w >= 3 && is_wild_at(out, w - 3, w) && out[r] == '#') {
-            size_t e = r;
-            while (e < len && out[e] == '#')
+        if (w >= 3 && is_wild_at(out, w - 3, w) &&
+            (out[r] == '#' || out[r] == ':' || out[r] == '/')) {
+            size_t e = r + 1;
+            while (e < len && out[e] == '#' && out[r] == '#')
                 e++;
             if (is_wild_at(out, e, len)) {
                 r = e + 3;
@@ -652,6 +695,85 @@ static int is_host_name(const char *s, size_t n)
     return dots > 0 && label >= 2 && letters_only;
 }
 
+/*
+ * A DNS host name written out: three or more dot-separated labels of
+ * lowercase letters, digits and '-', the last a top-level domain (a generic
+ * one, "com" "net" "org" "edu" "gov" "mil" "int" "info" "biz", or a country
+ * code), the first not a generic one ("proxy.example.org",
+ * "www.example.co.uk";
+ * sentence dots after it are ignored).  A host is a value: the machine a
+ * message is about, "<*>" in every full-size ground truth even when the
+ * line names one host only.  Code names are not hosts: a reverse-DNS
+ * package or bundle id opens with the domain ("org.example.rpc.server",
+ * "com.example.app"), a module path or a key ends in a word
+ * ("app.compute.manager", "task.io.sort.mb"), a file in its
+ * type ("chrome.exe", "sweep.c", two labels anyway).  "id" is left out of
+ * the country codes: it is the abbreviation of "identifier" that ends
+ * countless key names ("job.attempt.id").
+ */
+static int is_top_domain(const char *s, size_t n)
+{
+    static const char generic[] = "com net org edu gov mil int biz ";
+    static const char country[] =
+        "acadaeafagaialamaoaqarasatauawaxazbabbbdbebfbgbhbibjbmbnbobrbsbtbwbybz"
+        "cacccdcfcgchcickclcmcncocrcucvcwcxcyczdedjdkdmdodzeceeegereseteufifjfk"
+        "fmfofrgagdgegfggghgiglgmgngpgqgrgsgtgugwgyhkhmhnhrhthuieiliminioiqiris"
+        "itjejmjojpkekgkhkikmknkpkrkwkykzlalblclilklrlsltlulvlymamcmdmemgmhmkml"
+        "mmmnmompmqmrmsmtmumvmwmxmymznancnenfngninlnonpnrnunzompapepfpgphpkplpm"
+        "pnprpsptpwpyqarerorsrurwsasbscsdsesgshsiskslsmsnsosrssstsusvsxsysztctd"
+        "tftgthtjtktltmtntotrtttvtwtzuaugukusuyuzvavcvevgvivnvuwfwsyeytzazmzw";
+    if (n == 3) {
+        for (const char *q = generic; *q; q += 4)
+            if (memcmp(q, s, 3) == 0)
+                return 1;
+        return 0;
+    }
+    if (n == 4)
+        return memcmp(s, "info", 4) == 0;
+    if (n != 2)
+        return 0;
+    for (const char *q = country; q[0] && q[1]; q += 2)
+        if (q[0] == s[0] && q[1] == s[1])
+            return 1;
+    return 0;
+}
+
+static int is_dns_name_slow(const char *s, size_t n)
+{
+    while (n > 0 && s[n - 1] == '.')
+        n--;
+    if (n < 7)
+        return 0;
+    size_t labels = 1, label = 0, start = 0, first_end = 0, letters_only = 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (label == 0)
+                return 0;
+            if (labels == 1)
+                first_end = i;
+            labels++;
+            label = 0;
+            start = i + 1;
+            letters_only = 1;
+        } else if ((c >= 'a' && c <= 'z') || c == '-' || (c >= '0' && c <= '9')) {
+            label++;
+            letters_only &= c >= 'a' && c <= 'z';
+        } else {
+            return 0;
+        }
+    }
+    return labels >= 3 && label >= 2 && letters_only && is_top_domain(s + start, n - start) &&
+           !(first_end == 3 && is_top_domain(s, 3));
+}
+
+/* The top-level domain has 2 to 4 letters: one look rejects almost every word. */
+FUSE_INLINE int is_dns_name(const char *s, size_t n)
+{
+    return n >= 7 && (s[n - 3] == '.' || s[n - 4] == '.' || s[n - 5] == '.' || s[n - 1] == '.') &&
+           is_dns_name_slow(s, n);
+}
+
 /* Length of a bound sign ("<", ">", "<=", ">=") opening s right before a digit, else 0. */
 static size_t bound_sign(const char *s, size_t n)
 {
@@ -683,6 +805,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     int last_wild = 0; /* the output ends with a "<*>" (merge adjacent ones) */
+    int joins = 0;     /* a ':', '/' or '#' follows a "<*>" (see merge_joined) */
     while (i < n) {
         /*
          * A path: '/' opening a piece of the token, up to the next field
@@ -723,6 +846,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
          */
         size_t sign = i == 0 ? bound_sign(s, n) : 0;
         if (byte_class[u[i]] == CLS_BREAK && !is_wild_at(s, i, n) && !sign) {
+            joins |= last_wild && (s[i] == ':' || s[i] == '/' || s[i] == '#');
             *o++ = s[i];
             last_wild = 0;
             /*
@@ -778,13 +902,15 @@ static size_t mask_token(const char *s, size_t n, char *out)
         size_t atom_len = (size_t)(o - atom);
         /*
          * A dotted name right before ":port" is a host ("proxy.example.org:8080"):
-         * an address like the numeric one it stands for, "<*>:<*>" in the
-         * ground truths.  Without the port a dotted name may as well be a
-         * class or a file ("java.io.IOException", "chrome.exe"), left to the
-         * sibling groups.
+         * an address like the numeric one it stands for, one "<*>" with its
+         * port (merge_joined).  Without the port a dotted name may as well be
+         * a class or a file ("java.io.IOException", "chrome.exe"), left to
+         * the sibling groups, unless it is spelled as a full DNS name
+         * (is_dns_name).
          */
-        if (!variable && i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
-            is_host_name(atom, atom_len))
+        if (!variable && ((i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
+                           is_host_name(atom, atom_len)) ||
+                          is_dns_name(atom, atom_len)))
             variable = 1;
         if (!variable && !is_value_word(atom, atom_len)) {
             last_wild = 0;
@@ -801,6 +927,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
         size_t keep = name_prefix(atom, atom_len - dots);
         if (keep == 0)
             keep = leader_prefix(atom, atom_len - dots);
+        if (keep == 0 && memchr(atom, '+', atom_len))
+            keep = symbol_prefix(atom, atom_len - dots);
         o = atom + keep;
         if (!last_wild || keep)
             o = put_wildcard(o);
@@ -811,8 +939,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             last_wild = 0;
         }
     }
-    if (memchr(s, '#', n))
-        o = out + merge_hash_joined(out, (size_t)(o - out));
+    if (joins)
+        o = out + merge_joined(out, (size_t)(o - out));
     return (size_t)(o - out);
 }
 
@@ -860,6 +988,8 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         h = hash_round(h, w);
     }
     if (!any_digit) {
+        if (is_dns_name(s, n))
+            return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
         *hash = (n == 3 && is_calendar_word(s, n)) || is_value_word(s, n) ? wild_dots[0] : h;
         return 1;
     }
@@ -1415,7 +1545,7 @@ static int looks_like_value(const char *s, size_t n)
     return 0;
 }
 
-/* The token is variables and punctuation only ("<*>,", "<*>:<*>", "(<*>)"). */
+/* The token is variables and punctuation only ("<*>,", "<*>,<*>", "(<*>)"). */
 static int only_variables(const char *s, size_t n)
 {
     int wild = 0;
@@ -1432,13 +1562,14 @@ static int only_variables(const char *s, size_t n)
 
 /*
  * A parenthesised quantity spread over two tokens: "(" and a number, then a
- * unit word (or a mask's "<*>") and ")" ("(1.16 KB)", "(35 ms)", "(2 GiB),").  Loggers add such
- * an aside to restate a value in human units, and usually only when it
- * helps (above a kilobyte, above a second), so one event is printed with
- * and without it; it is therefore left out of the sequence that picks the
- * template, as the ground truths fold it into the value before it.  Only
- * this exact shape qualifies: a list ("(54, powerd)") or a word in the
- * parentheses ("(TID 7)") is part of the message.
+ * unit word (or a mask's "<*>") and ")" ("(1.16 KB)", "(35 ms)", "(2 GiB),").
+ * The pair is one value, "(<*>)", taking one place in the sequence: a
+ * number with its unit, as the full-size Loghub-2.0 ground truth writes it
+ * ("<*> bytes (<*>) sent").  Loggers add such an aside only when it helps
+ * (above a kilobyte, above a second); lines without it are another
+ * template, because a template must match its line.  Only this exact shape
+ * qualifies: a list ("(54, powerd)") or a word in the parentheses
+ * ("(TID 7)") is part of the message.
  */
 static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
 {
@@ -1525,6 +1656,21 @@ static int is_size_unit(const char *s, size_t n)
     if (!memchr("KMGTPE", s[0], 6))
         return 0;
     return n == 2 || s[1] == 'i';
+}
+
+/*
+ * A masked code symbol with its offset ("do_page_fault+<*>", see
+ * symbol_prefix), maybe with sentence punctuation: the name of a function,
+ * the event a stack frame reports.  A slot of such words is not promoted by
+ * the count (the frames of a trace are different messages), and the "<*>"
+ * in it does not make it read as a value.
+ */
+static int is_code_symbol(const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
+        n--;
+    size_t k = symbol_prefix(s, n);
+    return k > 0 && k + LOGTK_WILDCARD_LEN == n && is_wild_at(s, k, n);
 }
 
 /* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
@@ -1624,7 +1770,7 @@ static int promote(logtk_parser *p, fuse_state *st, uint32_t g)
  */
 static int pool_settles(const fuse_state *st, const fuse_group *grp)
 {
-    return !grp->promoted && grp->non_participle &&
+    return !grp->promoted && grp->non_event &&
            (long)grp->nvalues + grp->varform_seen + 1 >= st->threshold;
 }
 
@@ -1666,6 +1812,39 @@ static int pool_add(logtk_parser *p, fuse_state *st, uint32_t g, uint64_t word, 
     return pool_settles(st, &st->group_list[g]) ? promote(p, st, g) : LOGTK_OK;
 }
 
+/*
+ * An annotation printed after a value: a parenthesised token right after a
+ * variable ("host:443 (IPv6) error ...") in a line that, without it, is a
+ * sequence already known.  Such a word qualifies the value before it (its
+ * kind, its protocol, its unit) and the message is the known one, printed
+ * with that value longer; the ground truths put both in one template
+ * ("<*> error ...", the "<*>" covering "host:443 (IPv6)"), and none of them
+ * keeps "X <*> (w) Y" apart from "X <*> Y".  A parenthesised token that every
+ * line of a message prints ("0x1 (n.zxid)") never meets a shorter sequence,
+ * so it stays part of the message.  The known sequence must come first: a
+ * line with the annotation seen before any line without it opens its own
+ * template.  Returns the known sequence's template, else FUSE_NO_ID; rare
+ * (slow path, a '(' token after a variable), O(n) per candidate.
+ */
+static uint32_t annotated_value(const fuse_state *st, uint64_t seq, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const char *t = st->norm.data + st->tok_off[i];
+        size_t len = st->tok_len[i];
+        if (len < 3 || t[0] != '(' || t[len - 1] != ')' || !st->tok_wild[i - 1] ||
+            st->tok_wild[i] || memchr(t + 1, '(', len - 2) || memchr(t + 1, ')', len - 2))
+            continue;
+        /* the sequence without position i: later tokens move one place left */
+        uint64_t h = seq - logtk_mix64(n + 1) + logtk_mix64(n) - salted(st->tok_hash[i], i);
+        for (size_t k = i + 1; k < n; k++)
+            h += salted(st->tok_hash[k], k - 1) - salted(st->tok_hash[k], k);
+        uint32_t id = map_get(&st->exact, h);
+        if (id != FUSE_NO_ID)
+            return id;
+    }
+    return FUSE_NO_ID;
+}
+
 static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                      uint32_t *template_id)
 {
@@ -1691,7 +1870,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     const char *limit = line->masked.ptr + line->masked.len;
     const uint64_t wild_h = st->wild_dots[0];
     uint64_t seq = 0, seq_before_run = 0;
-    size_t kept = 0, asides = 0; /* tokens hashed; quantity asides left out, bounds joined */
+    size_t kept = 0, asides = 0; /* tokens hashed; pairs joined (quantity asides, bounds) */
     size_t run_from = SIZE_MAX;  /* first of the trailing whole-token variables */
     for (size_t i = 0; i < hdr; i++)
         seq += salted(wild_h, kept++);
@@ -1701,13 +1880,12 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         const logtk_slice *t = &in[i];
         uint64_t h;
         if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h)) {
-            if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
-                i++; /* "(1.2 KB)": not part of the message's shape */
-                asides++;
-                continue;
-            }
             logtk_slice one = *t;
-            if (t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
+            if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
+                one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
+                i++;
+                asides++;
+            } else if (t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
                 one = joined(t, &t[1]); /* "<1 sec": one value */
                 i++;
                 asides++;
@@ -1740,7 +1918,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         return LOGTK_OK;
     }
 
-    /* the line's tokens without its quantity asides, bounds joined (rare: most lines have none) */
+    /* the line's tokens, quantity asides and bounds joined (rare: most lines have none) */
     const logtk_slice *toks = in;
     if (asides) {
         size_t k = 0;
@@ -1750,12 +1928,9 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 continue;
             }
             const logtk_slice *t = &in[i];
-            if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
-                is_quantity_aside(t, &t[1])) {
-                i++;
-                continue;
-            }
-            if (t->len > 1 && t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
+            if ((t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
+                 is_quantity_aside(t, &t[1])) ||
+                (t->len > 1 && t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1]))) {
                 st->kept[k++] = joined(t, &t[1]);
                 i++;
                 continue;
@@ -1838,6 +2013,16 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         }
     }
     id = map_get(&st->exact, seq);
+    if (id == FUSE_NO_ID && (id = annotated_value(st, seq, n)) != FUSE_NO_ID) {
+        /* the known message with one value printed longer: its template, nothing to learn */
+        id = resolve(st, id);
+        if ((long)st->exact.count < st->max_entries &&
+            (logtk_u64map_put(&st->exact, seq, id) != 0 ||
+             logtk_u64map_put(&st->exact, seq_seen, id) != 0))
+            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        *template_id = id;
+        return LOGTK_OK;
+    }
     if (id == FUSE_NO_ID) {
         /* room for every "key=<*>" first, so the buffer does not move under the slices */
         size_t forms = 0;
@@ -1921,7 +2106,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             pool_word = 0;
             pool_varform = 1;
         } else {
-            /* any other word, including another shape of a variable ("<*>:<*>"), is a value */
+            /* any other word, including another shape of a variable ("<*>,<*>"), is a value */
             for (v = 0; v < grp->nvalues; v++)
                 if (grp->values[v] == st->tok_hash[i])
                     break;
@@ -1935,19 +2120,20 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 continue;
             const char *word = st->norm.data + st->tok_off[i];
             size_t word_len = st->tok_len[i];
-            int like = looks_like_value(word, word_len), shape = only_variables(word, word_len);
+            int like = looks_like_value(word, word_len) && !is_code_symbol(word, word_len);
+            int shape = only_variables(word, word_len);
             grp->values[grp->nvalues] = st->tok_hash[i];
             grp->members[grp->nvalues] = id;
             grp->nvalues++;
             pool_word = st->tok_hash[i];
-            /* a variables-only shape ("<*>:<*>") beside another value-like word */
+            /* a variables-only shape ("<*>,<*>") beside another value-like word */
             if (like && ((shape && grp->value_like) || grp->shape_seen))
                 shapes_differ = 1;
             grp->value_like |= like;
             grp->shape_seen |= shape;
             grp->non_unit |= !is_size_unit(word, word_len);
             grp->plain_word |= !like;
-            grp->non_participle |= !is_participle(word, word_len);
+            grp->non_event |= !is_participle(word, word_len) && !is_code_symbol(word, word_len);
             uint64_t stem = numbered_stem(word, word_len);
             if (grp->nvalues == 1)
                 grp->stem = stem;
@@ -1963,7 +2149,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
          * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
          */
         int rc = LOGTK_OK;
-        if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_participle) ||
+        if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_event) ||
             (grp->varform_seen && grp->value_like) || shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
             ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
@@ -2040,7 +2226,7 @@ static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
              logtk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
                                                     grp->value_like << 2 | grp->shape_seen << 3 |
                                                     grp->non_unit << 4 | grp->plain_word << 5 |
-                                                    grp->non_participle << 6 |
+                                                    grp->non_event << 6 |
                                                     grp->non_numbered << 7)) == 0 &&
              logtk_strbuf_put_varint(out, grp->stem) == 0 &&
              logtk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
@@ -2128,7 +2314,7 @@ static int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t l
         grp->stem = stem;
         grp->pool = (uint32_t)(pool - 1); /* FUSE_NO_ID when 0; checked against the pools below */
         grp->next_in_pool = (uint32_t)(next - 1);
-        grp->non_participle = (int)(promoted >> 6 & 1);
+        grp->non_event = (int)(promoted >> 6 & 1);
         grp->non_numbered = (int)(promoted >> 7 & 1);
         grp->position = (uint32_t)position;
         grp->promoted = (int)(promoted & 1);
