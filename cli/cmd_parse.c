@@ -437,42 +437,26 @@ typedef struct parse_run {
     cli_template_set set;       /* final templates (batch: pass 2; both: the lists) */
     int templates_ready;
     uint64_t checked, violations; /* --check */
-    logtk_slice *check_params;
-    size_t check_params_cap;
 } parse_run;
 
 /*
- * --check: the row's template must match its content and its parameters
- * must be the content's own text at the template's "<*>" (logtk.h's promise;
- * logtk_template_match() finds them independently of the parser).
+ * --check: the row's template must match its content and its parameters must
+ * be the content's own text at the template's "<*>", rebuilding it (logtk.h's
+ * promise, checked by the library's matcher, not by the parser).
  */
 static int check_row(parse_run *run, const logtk_row *row, const char *source, uint64_t number)
 {
     const logtk_slice *content = &row->record->content;
-    size_t np = 0;
-    int rc = logtk_template_match(row->template_text.ptr, row->template_text.len, content->ptr,
-                                  content->len, NULL, 0, &np);
-    if (rc == LOGTK_OK && np > run->check_params_cap) {
-        logtk_slice *bigger = realloc(run->check_params, np * sizeof *bigger);
-        if (bigger == NULL) {
-            cli_error(SUB, "out of memory");
-            return EXIT_DATA;
-        }
-        run->check_params = bigger;
-        run->check_params_cap = np;
-    }
-    if (rc == LOGTK_OK)
-        rc = logtk_template_match(row->template_text.ptr, row->template_text.len, content->ptr,
-                                  content->len, run->check_params, run->check_params_cap, &np);
-    int ok = rc == LOGTK_OK && np == row->nparams;
-    for (size_t k = 0; ok && k < np; k++)
-        ok = run->check_params[k].len == row->params[k].len &&
-             memcmp(run->check_params[k].ptr, row->params[k].ptr, row->params[k].len) == 0;
+    int matches = logtk_template_match(row->template_text.ptr, row->template_text.len,
+                                       content->ptr, content->len, NULL, 0, NULL) == LOGTK_OK;
+    int ok = matches && logtk_template_rebuilds(row->template_text.ptr, row->template_text.len,
+                                                content->ptr, content->len, row->params,
+                                                row->nparams) == LOGTK_OK;
     run->checked++;
     if (!ok && run->violations++ < 10)
         cli_error(SUB, "check: %s:%llu: %s \"%.*s\"", source, (unsigned long long)number,
-                  rc != LOGTK_OK ? "the template does not match the line:"
-                                 : "the parameters are not the line's text for the template",
+                  !matches ? "the template does not match the line:"
+                           : "the parameters do not rebuild the line under the template",
                   (int)row->template_text.len, row->template_text.ptr);
     return EXIT_OK;
 }
@@ -850,7 +834,6 @@ int cmd_parse(int argc, char **argv)
     if (run.spool_path[0])
         unlink(run.spool_path);
     free(run.params);
-    free(run.check_params);
     cli_template_set_free(&run.set);
     logtk_parser_free(run.parser);
     logtk_format_free(run.format);

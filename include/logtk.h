@@ -346,6 +346,17 @@ int logtk_template_match(const char *tmpl, size_t tlen, const char *content, siz
                          logtk_slice *params, size_t cap, size_t *nparams);
 
 /**
+ * Do these parameters rebuild the content under template `tmpl`?  They must
+ * be slices of `content` itself, in order, one per "<*>", and the template's
+ * fixed text must be what lies around them (blank runs for blank runs, blanks
+ * at either end ignored).  Returns LOGTK_OK, LOGTK_ERR_NOT_FOUND when they do
+ * not, LOGTK_ERR_INVALID for a NULL with a length.  `logtk parse --check`
+ * applies it to every row.
+ */
+int logtk_template_rebuilds(const char *tmpl, size_t tlen, const char *content, size_t clen,
+                            const logtk_slice *params, size_t nparams);
+
+/**
  * Saves the learned state (templates, parameters, masks) as an opaque,
  * versioned byte snapshot.  *buf is released with logtk_free().
  */

@@ -964,25 +964,50 @@ static inline int token_fits(const logtk_slice *t, const logtk_slice *c)
  * The usual case, cheaply: the template shows its own tokens and the line's
  * tokens are its content's (no mask changed it).  The tokens pair up from
  * both ends, and one "<*>" of the template may take the extra tokens of a
- * longer line (fuse's header).  1 when that shows a match; 0 says nothing.
+ * longer line (fuse's header).  1 when that shows a match (and then, when
+ * caps is not NULL, the text of each "<*>" in caps, as the glob match
+ * finds it: a "<*>" token takes its tokens, one inside a token its part of
+ * it); 0 says nothing.
  */
-static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n)
+static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n, logtk_slice *caps)
 {
     size_t m = t->ntokens;
     if (t->shown || n < m || m == 0)
         return m == 0 && n == 0 && !t->shown;
-    size_t l = 0, r = 0;
+    size_t l = 0, r = 0, q = SIZE_MAX; /* q: the "<*>" that takes n - m + 1 tokens */
     while (l < m && token_fits(&t->tokens[l], &c[l]))
         l++;
-    if (l == m && n == m)
+    if (l < m || n > m) {
+        while (r < m && token_fits(&t->tokens[m - 1 - r], &c[n - 1 - r]))
+            r++;
+        /* a "<*>" at q with [0, q) fitting from the left and (q, m) from the right */
+        for (size_t i = m - 1 - (r < m ? r : m - 1); i <= l && i < m && q == SIZE_MAX; i++)
+            if (logtk_is_wildcard(t->tokens[i].ptr, t->tokens[i].len) && m - 1 - i <= r)
+                q = i;
+        if (q == SIZE_MAX)
+            return 0;
+    }
+    if (caps == NULL)
         return 1;
-    while (r < m && token_fits(&t->tokens[m - 1 - r], &c[n - 1 - r]))
-        r++;
-    /* a "<*>" at p with [0, p) fitting from the left and (p, m) from the right */
-    for (size_t q = m - 1 - (r < m ? r : m - 1); q <= l && q < m; q++)
-        if (logtk_is_wildcard(t->tokens[q].ptr, t->tokens[q].len) && m - 1 - q <= r)
-            return 1;
-    return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        const logtk_slice *tok = &t->tokens[i];
+        size_t j = q == SIZE_MAX || i <= q ? i : i + (n - m);
+        if (i == q) {
+            const logtk_slice *last = &c[q + (n - m)];
+            caps[k].ptr = c[q].ptr;
+            caps[k].len = (size_t)(last->ptr + last->len - c[q].ptr);
+            k++;
+        } else if (logtk_is_wildcard(tok->ptr, tok->len)) {
+            caps[k++] = c[j];
+        } else if (memchr(tok->ptr, '<', tok->len) != NULL) {
+            size_t stars = logtk_tmatch_count_wildcards(tok->ptr, tok->len);
+            if (stars && !logtk_tmatch_glob(tok->ptr, tok->len, c[j].ptr, c[j].len, caps + k))
+                return 0; /* not reached: token_fits said it fits */
+            k += stars;
+        }
+    }
+    return 1;
 }
 
 static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t len,
@@ -990,7 +1015,7 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
 {
     id = shown_id(p, id);
     template_entry *t = entry(p, id);
-    if (tokens && tokens_fit(t, tokens, ntokens)) {
+    if (tokens && tokens_fit(t, tokens, ntokens, NULL)) {
         t->seen_line = 1;
         return LOGTK_OK;
     }
@@ -1013,7 +1038,7 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
 
 /* The parameters of `content` under template id into p->param_out; 0 when it does not match. */
 static int capture_params(logtk_parser *p, uint32_t id, const char *content, size_t len,
-                          size_t *np)
+                          const logtk_slice *tokens, size_t ntokens, size_t *np)
 {
     template_entry *t = entry(p, shown_id(p, id));
     int rc = render(p, t);
@@ -1022,6 +1047,10 @@ static int capture_params(logtk_parser *p, uint32_t id, const char *content, siz
         return rc;
     if (grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1, sizeof *p->param_out))
         return nomem(p);
+    if (tokens && tokens_fit(t, tokens, ntokens, p->param_out)) {
+        *np = t->nwild;
+        return LOGTK_OK;
+    }
     if (!logtk_tmatch_glob(t->text, t->text_len, content, len, p->param_out))
         return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND,
                                   "the line does not match template %u", (unsigned)id);
@@ -1177,7 +1206,8 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
         ev->nparams = 0;
         ev->params = p->param_out;
         if (t) {
-            rc = capture_params(p, id, content, len, &ev->nparams);
+            rc = capture_params(p, id, content, len, masked == content ? line.tokens : NULL,
+                                line.ntokens, &ev->nparams);
             ev->params = p->param_out;
             if (rc != LOGTK_OK)
                 return rc;
@@ -1212,7 +1242,7 @@ int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *cont
         content = "";
     memset(ev, 0, sizeof *ev);
     ev->template_id = template_id;
-    int rc = capture_params(p, template_id, content, len, &ev->nparams);
+    int rc = capture_params(p, template_id, content, len, NULL, 0, &ev->nparams);
     ev->params = p->param_out;
     return rc;
 }

@@ -576,3 +576,58 @@ int logtk_template_match(const char *tmpl, size_t tlen, const char *content, siz
     }
     return ok ? LOGTK_OK : LOGTK_ERR_NOT_FOUND;
 }
+
+/* Compares a[0..alen) with b[0..blen), blank runs equal to blank runs. */
+static int same_folded(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t i = 0, j = 0;
+    while (i < alen && j < blen) {
+        int ba = blank((unsigned char)a[i]), bb = blank((unsigned char)b[j]);
+        if (ba != bb)
+            return 0;
+        if (ba) {
+            while (i < alen && blank((unsigned char)a[i]))
+                i++;
+            while (j < blen && blank((unsigned char)b[j]))
+                j++;
+            continue;
+        }
+        if (a[i++] != b[j++])
+            return 0;
+    }
+    return i == alen && j == blen;
+}
+
+int logtk_template_rebuilds(const char *tmpl, size_t tlen, const char *content, size_t clen,
+                            const logtk_slice *params, size_t nparams)
+{
+    if ((tmpl == NULL && tlen) || (content == NULL && clen) || (params == NULL && nparams))
+        return LOGTK_ERR_INVALID;
+    size_t ti = 0, ci = 0, k = 0;
+    while (ti < tlen && blank((unsigned char)tmpl[ti]))
+        ti++;
+    while (tlen > ti && blank((unsigned char)tmpl[tlen - 1]))
+        tlen--;
+    while (ci < clen && blank((unsigned char)content[ci]))
+        ci++;
+    while (clen > ci && blank((unsigned char)content[clen - 1]))
+        clen--;
+    for (;;) {
+        size_t star = next_star(tmpl, ti, tlen);
+        /* the fixed text up to the next "<*>" (or the end) lies before the next parameter */
+        size_t upto = k < nparams ? (size_t)(params[k].ptr - content) : clen;
+        if (star < tlen && k >= nparams)
+            return LOGTK_ERR_NOT_FOUND;
+        if (star == tlen && k < nparams)
+            return LOGTK_ERR_NOT_FOUND;
+        if (k < nparams && (params[k].ptr < content + ci || upto + params[k].len > clen))
+            return LOGTK_ERR_NOT_FOUND; /* not the content's own text, or out of order */
+        if (!same_folded(tmpl + ti, star - ti, content + ci, upto - ci))
+            return LOGTK_ERR_NOT_FOUND;
+        if (star == tlen)
+            return LOGTK_OK;
+        ci = upto + params[k].len;
+        k++;
+        ti = star + 3;
+    }
+}

@@ -126,6 +126,18 @@ static void test_matcher(void)
     check_match("<*>", "", 1, 1, (const char *const[]){""});
     /* a standalone "<*>" between blanks cannot stand for nothing */
     check_match("a <*> b", "a b", 0, 1, NULL);
+    /* logtk_template_rebuilds: the parameters must be the content's own text */
+    static const char line[] = "a  1 b 22";
+    logtk_slice good[2] = {{line + 3, 1}, {line + 7, 2}};
+    CHECK_STATUS(logtk_template_rebuilds("a <*> b <*>", 11, line, 9, good, 2), LOGTK_OK);
+    logtk_slice copy[2] = {{"1", 1}, {line + 7, 2}}; /* same bytes, not the line's */
+    CHECK_STATUS(logtk_template_rebuilds("a <*> b <*>", 11, line, 9, copy, 2), LOGTK_ERR_NOT_FOUND);
+    logtk_slice swapped[2] = {good[1], good[0]};
+    CHECK_STATUS(logtk_template_rebuilds("a <*> b <*>", 11, line, 9, swapped, 2), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_template_rebuilds("a <*> c <*>", 11, line, 9, good, 2), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_template_rebuilds("a <*> b <*>", 11, line, 9, good, 1), LOGTK_ERR_NOT_FOUND);
+    logtk_slice short_last[2] = {{line + 3, 1}, {line + 7, 1}}; /* "2" of "22": the rest is lost */
+    CHECK_STATUS(logtk_template_rebuilds("a <*> b <*>", 11, line, 9, short_last, 2), LOGTK_ERR_NOT_FOUND);
     size_t np = 9;
     CHECK_STATUS(logtk_template_match(NULL, 1, "x", 1, NULL, 0, &np), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_template_match("<*> <*>", 7, "p q", 3, NULL, 0, &np), LOGTK_OK);
@@ -232,15 +244,30 @@ static long violations(const char *algorithm, const logtk_dataset *d, const line
         logtk_parser_free(p);
         return -1;
     }
+    long bad = 0;
     for (size_t k = 0; k < lines->n; k++) {
-        int rc = logtk_parser_feed(p, lines->data + lines->off[k], lines->off[k + 1] - lines->off[k],
-                                   NULL);
+        const char *c = lines->data + lines->off[k];
+        size_t clen = lines->off[k + 1] - lines->off[k];
+        logtk_event ev;
+        int rc = logtk_parser_feed(p, c, clen, &ev);
         if (rc != LOGTK_OK && rc != LOGTK_ERR_LIMIT) {
             logtk_parser_free(p);
             return -1;
         }
+        if (ev.template_id == 0)
+            continue; /* a batch parser: assigned at finish */
+        /* the parameters reported as the line is fed, under the template as it is then */
+        logtk_slice text = {"", 0};
+        logtk_slice *params = malloc((ev.nparams + 1) * sizeof *params);
+        if (params && ev.nparams)
+            memcpy(params, ev.params, ev.nparams * sizeof *params);
+        int ok = params && logtk_parser_template(p, ev.template_id, &text, NULL) == LOGTK_OK &&
+                 rebuilds(text.ptr, text.len, params, ev.nparams, c, clen);
+        free(params);
+        if (!ok && bad++ < 3)
+            fprintf(stderr, "  %s %s line %zu (fed): template [%.*s] content [%.*s]\n", algorithm,
+                    log, k + 1, (int)text.len, text.ptr, (int)clen, c);
     }
-    long bad = 0;
     if (logtk_parser_finish(p) != LOGTK_OK) {
         logtk_parser_free(p);
         return -1;
@@ -255,7 +282,9 @@ static long violations(const char *algorithm, const logtk_dataset *d, const line
                  logtk_parser_template(p, id, &text, NULL) == LOGTK_OK &&
                  logtk_template_match(text.ptr, text.len, c, clen, NULL, 0, NULL) == LOGTK_OK &&
                  logtk_parser_extract(p, id, c, clen, &ev) == LOGTK_OK &&
-                 rebuilds(text.ptr, text.len, ev.params, ev.nparams, c, clen);
+                 rebuilds(text.ptr, text.len, ev.params, ev.nparams, c, clen) &&
+                 logtk_template_rebuilds(text.ptr, text.len, c, clen, ev.params, ev.nparams) ==
+                     LOGTK_OK;
         if (!ok && bad++ < 3)
             fprintf(stderr, "  %s %s line %zu: template [%.*s] content [%.*s]\n", algorithm, log,
                     k + 1, (int)text.len, text.ptr, (int)clen, c);
