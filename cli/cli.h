@@ -181,4 +181,12 @@ int cli_output_close(const char *subcommand, const char *path, cli_output *o, in
  */
 int cli_read_file(const char *subcommand, const char *path, char **data, size_t *len);
 
+/**
+ * The first line of standard input, decoded as a reader decodes it (compressed
+ * input works), in a malloc'd NUL-terminated *line of *len bytes (empty when
+ * stdin is empty), without consuming it: later readers of "-" still get every
+ * byte.  Returns EXIT_OK, or EXIT_DATA after printing the error.
+ */
+int cli_peek_stdin(const char *subcommand, char **line, size_t *len);
+
 #endif

@@ -280,24 +280,36 @@ static void template_event_name(const char *text, size_t len, char out[9])
         snprintf(out + 2 * i, 3, "%02x", (unsigned)(h[0] >> (8 * i)) & 0xff);
 }
 
-/* What the first line of a file says it is. */
-static const char *sniff_input(const char *path)
+/* What a header line says its file is: the whole line counts, however long. */
+static const char *kind_of_header(const char *head, size_t n)
 {
+    if (memmem(head, n, "EventSequence", 13))
+        return "sessions";
+    if (memmem(head, n, "EventId", 7) && (memmem(head, n, "LineId", 6) || memmem(head, n, "Content", 7)))
+        return "structured";
+    return "raw";
+}
+
+/* What the first line of a file says it is.  Standard input is peeked at
+   without consuming it.  NULL after printing an error. */
+static const char *sniff_input(const char *sub, const char *path)
+{
+    if (strcmp(path, "-") == 0) {
+        char *head;
+        size_t n;
+        if (cli_peek_stdin(sub, &head, &n) != EXIT_OK)
+            return NULL;
+        const char *kind = kind_of_header(head, n);
+        free(head);
+        return kind;
+    }
     logtk_reader *r;
     if (logtk_reader_new(&r) != LOGTK_OK)
         return "raw";
     logtk_line line;
-    const char *kind = "raw";
-    if (logtk_reader_open_path(r, path) == LOGTK_OK && logtk_reader_next(r, &line) == LOGTK_OK) {
-        char head[4096];
-        size_t n = line.len < sizeof head - 1 ? line.len : sizeof head - 1;
-        memcpy(head, line.data, n);
-        head[n] = '\0';
-        if (strstr(head, "EventSequence"))
-            kind = "sessions";
-        else if (strstr(head, "EventId") && (strstr(head, "LineId") || strstr(head, "Content")))
-            kind = "structured";
-    }
+    const char *kind = "raw"; /* a file that cannot be read: the loader says why */
+    if (logtk_reader_open_path(r, path) == LOGTK_OK && logtk_reader_next(r, &line) == LOGTK_OK)
+        kind = kind_of_header(line.data, line.len);
     logtk_reader_free(r);
     return kind;
 }
@@ -593,7 +605,7 @@ static int load_structured(const char *sub, const detect_opts *o, size_t first, 
     size_t nnames = 0, names_cap = 0;
     uint32_t *table = NULL;
     size_t table_size = 0;
-    char *header_store[LOGTK_MAX_FIELDS + 8];
+    char **header_store = NULL; /* every column name of the header, however many */
     size_t nheader = 0;
     for (size_t k = first; k < o->ninputs && rc == EXIT_OK; k++) {
         const char *path = o->inputs[k];
@@ -614,10 +626,20 @@ static int load_structured(const char *sub, const detect_opts *o, size_t first, 
             for (size_t i = 0; i < nheader; i++)
                 free(header_store[i]);
             nheader = 0;
-            for (size_t i = 0; i < nfields && i < LOGTK_MAX_FIELDS + 8; i++) {
+            free(header_store);
+            header_store = calloc(nfields ? nfields : 1, sizeof *header_store);
+            if (!header_store) {
+                cli_error(sub, "out of memory");
+                logtk_csv_free(c);
+                rc = EXIT_DATA;
+                break;
+            }
+            for (size_t i = 0; i < nfields; i++) {
                 header_store[nheader] = strndup(fields[i].ptr, fields[i].len);
-                if (!header_store[nheader])
+                if (!header_store[nheader]) {
+                    st = LOGTK_ERR_NOMEM;
                     break;
+                }
                 nheader++;
                 if (fields[i].len == 7 && memcmp(fields[i].ptr, "EventId", 7) == 0)
                     col_event = (int)i;
@@ -628,7 +650,7 @@ static int load_structured(const char *sub, const detect_opts *o, size_t first, 
             }
         }
         if (st != LOGTK_OK || col_event < 0) {
-            cli_error(sub, "%s", st < 0 ? logtk_csv_errmsg(c)
+            cli_error(sub, "%s", st == LOGTK_ERR_NOMEM ? "out of memory" : st < 0 ? logtk_csv_errmsg(c)
                                         : "structured input needs a header with EventId");
             if (st >= 0)
                 fprintf(stderr, "  (in %s)\n", path);
@@ -752,6 +774,7 @@ static int load_structured(const char *sub, const detect_opts *o, size_t first, 
     free(table);
     for (size_t i = 0; i < nheader; i++)
         free(header_store[i]);
+    free(header_store);
     logtk_windows_free(in.win);
     return rc;
 }
@@ -765,7 +788,11 @@ static int load_inputs(const char *sub, const detect_opts *o, size_t first, logt
     }
     const char *kind = o->input_kind;
     if (!kind)
-        kind = first < o->ninputs ? sniff_input(o->inputs[first]) : "raw";
+        kind = first < o->ninputs ? sniff_input(sub, o->inputs[first]) : "raw";
+    if (!kind) {
+        logtk_sessions_free(s);
+        return EXIT_DATA;
+    }
     if (o->window && strcmp(kind, "sessions") == 0 && !o->input_kind)
         kind = "raw"; /* --window asks for windows over lines */
     int rc = EXIT_OK;
