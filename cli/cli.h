@@ -189,4 +189,11 @@ int cli_read_file(const char *subcommand, const char *path, char **data, size_t 
  */
 int cli_peek_stdin(const char *subcommand, char **line, size_t *len);
 
+/**
+ * Folds one line (data[0..len) and the length of its terminator) into the
+ * running fingerprint h (start from 0): two reads that gave the same lines
+ * end with the same value.  For change detection, not for security.
+ */
+uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len);
+
 #endif

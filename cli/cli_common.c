@@ -365,3 +365,30 @@ int cli_peek_stdin(const char *subcommand, char **line, size_t *len)
     *len = 0;
     return peek_stdin(subcommand, line, len);
 }
+
+/* ------------------------------------------------------- line fingerprints */
+
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+    h ^= v * 0x9e3779b97f4a7c15ULL;
+    h = (h << 27 | h >> 37) * 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 31);
+}
+
+uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i = 0;
+    h = mix64(h, (uint64_t)len << 2 | eol_len);
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        h = mix64(h, v);
+    }
+    if (i < len) {
+        uint64_t v = 0;
+        memcpy(&v, p + i, len - i);
+        h = mix64(h, v);
+    }
+    return h;
+}
