@@ -424,6 +424,7 @@ typedef struct parse_run {
     logtk_parser *parser;
     logtk_sink *sink;
     cli_output templates;       /* --templates (cli_templates_write) */
+    cli_output state;           /* --save-state */
     cli_progress progress;
     uint64_t rows;              /* rows written = the last LineId */
     logtk_slice *params;        /* stream mode: a copy of the event's parameter slices */
@@ -661,7 +662,9 @@ static int open_outputs(parse_run *run)
     return EXIT_OK;
 }
 
-/* Writes the template list to the sqlite sink and --templates; commits both. */
+/* Writes the template list to the sqlite sink and --templates, and the
+ * --save-state snapshot; commits the outputs only when all were written, so a
+ * failed --templates or --save-state leaves -o OUT as it was too. */
 static int finish_outputs(parse_run *run)
 {
     int status = cache_templates(run);
@@ -674,17 +677,46 @@ static int finish_outputs(parse_run *run)
             LOGTK_OK)
             return sink_failed(run->sink);
     }
-    if (logtk_sink_close(run->sink) != LOGTK_OK)
-        return sink_failed(run->sink);
     if (run->templates.fp) {
         const char *path = run->opt->templates_path;
         if (cli_templates_write(run->templates.fp, &run->set) != 0) {
             cli_error(SUB, "%s: write error", strcmp(path, "-") ? path : "standard output");
             return EXIT_DATA;
         }
-        if (cli_output_close(SUB, path, &run->templates, 1) != EXIT_OK)
+        if (logtk_output_prepare(run->templates.out) != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_output_errmsg(run->templates.out));
             return EXIT_DATA;
+        }
     }
+    const char *state_path = run->opt->save_state;
+    if (state_path) {
+        void *snap = NULL;
+        size_t len = 0;
+        if (logtk_parser_save(run->parser, &snap, &len) != LOGTK_OK) {
+            cli_error(SUB, "--save-state: %s", logtk_parser_errmsg(run->parser));
+            return EXIT_DATA;
+        }
+        status = cli_output_open(SUB, state_path, &run->state);
+        if (status == EXIT_OK && len && fwrite(snap, 1, len, run->state.fp) != len) {
+            cli_error(SUB, "%s: %s", state_path, strerror(errno));
+            status = EXIT_DATA;
+        }
+        logtk_free(snap);
+        if (status == EXIT_OK && logtk_output_prepare(run->state.out) != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_output_errmsg(run->state.out));
+            status = EXIT_DATA;
+        }
+        if (status != EXIT_OK)
+            return status;
+    }
+    /* everything is written: now the renames */
+    if (logtk_sink_close(run->sink) != LOGTK_OK)
+        return sink_failed(run->sink);
+    if (run->templates.out &&
+        cli_output_close(SUB, run->opt->templates_path, &run->templates, 1) != EXIT_OK)
+        return EXIT_DATA;
+    if (run->state.out && cli_output_close(SUB, state_path, &run->state, 1) != EXIT_OK)
+        return EXIT_DATA;
     return EXIT_OK;
 }
 
@@ -803,17 +835,6 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
 
     if (status == EXIT_OK)
         status = finish_outputs(run);
-    if (status == EXIT_OK && o->save_state) {
-        void *snap = NULL;
-        size_t len = 0;
-        if (logtk_parser_save(run->parser, &snap, &len) != LOGTK_OK) {
-            cli_error(SUB, "--save-state: %s", logtk_parser_errmsg(run->parser));
-            status = EXIT_DATA;
-        } else {
-            status = cli_write_file_atomic(SUB, o->save_state, snap, len);
-        }
-        logtk_free(snap);
-    }
     if (status == EXIT_OK && !o->quiet && isatty(STDERR_FILENO))
         fprintf(stderr, "logtk parse: %llu lines, %lu templates, %llu lines did not match the "
                         "format%s\n",
@@ -846,6 +867,8 @@ int cmd_parse(int argc, char **argv)
     logtk_sink_free(run.sink); /* an uncommitted output's temporary file goes away */
     if (run.templates.out) /* not committed: the temporary file goes away */
         cli_output_close(SUB, opt.templates_path, &run.templates, 0);
+    if (run.state.out)
+        cli_output_close(SUB, opt.save_state, &run.state, 0);
     if (run.spool)
         fclose(run.spool);
     if (run.spool_path[0])

@@ -521,6 +521,16 @@ FILE *logtk_output_stream(logtk_output *o);
  */
 int logtk_output_commit(logtk_output *o);
 
+/**
+ * The first half of logtk_output_commit(): flushes, syncs and closes the
+ * temporary file (standard output or a device: flushes) and checks every
+ * step, renaming nothing.  A program writing several outputs prepares them
+ * all and commits them only when all were written; after it succeeds,
+ * logtk_output_commit() only renames.  On failure the output is abandoned
+ * (target untouched) and LOGTK_ERR_IO names it.
+ */
+int logtk_output_prepare(logtk_output *o);
+
 /** The last error. */
 const char *logtk_output_errmsg(const logtk_output *o);
 
