@@ -194,6 +194,16 @@ int cli_peek_stdin(const char *subcommand, char **line, size_t *len);
  * running fingerprint h (start from 0): two reads that gave the same lines
  * end with the same value.  For change detection, not for security.
  */
+/**
+ * Refuses an output that is the same file (device and inode) as one of the
+ * inputs (ninputs 0 or "-": standard input; out NULL or "-": standard
+ * output), which would overwrite the input or read its own output.  `what`
+ * names the output in the message ("-o", "--templates").  Returns EXIT_OK, or
+ * EXIT_USAGE after printing the error.
+ */
+int cli_refuse_output_is_input(const char *subcommand, const char *what, const char *out,
+                               char *const *inputs, size_t ninputs);
+
 uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len);
 
 #endif

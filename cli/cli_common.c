@@ -392,3 +392,40 @@ uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len)
     }
     return h;
 }
+
+/* ------------------------------------------------------- output is not an input */
+
+/* The regular file behind path ("-" or NULL: the descriptor fd). */
+static int regular_file_of(const char *path, int fd, struct stat *st)
+{
+    int ok = path == NULL || strcmp(path, "-") == 0 ? fstat(fd, st) == 0 : stat(path, st) == 0;
+    return ok && S_ISREG(st->st_mode);
+}
+
+int cli_refuse_output_is_input(const char *subcommand, const char *what, const char *out,
+                               char *const *inputs, size_t ninputs)
+{
+    static char *const stdin_only[] = {"-"};
+    struct stat o, i;
+    if (!regular_file_of(out, STDOUT_FILENO, &o))
+        return EXIT_OK; /* not there yet, or a device, FIFO, terminal */
+    if (ninputs == 0) {
+        inputs = stdin_only;
+        ninputs = 1;
+    }
+    for (size_t k = 0; k < ninputs; k++) {
+        if (!regular_file_of(inputs[k], STDIN_FILENO, &i))
+            continue;
+        if (i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
+            const char *shown_in = strcmp(inputs[k], "-") ? inputs[k] : "standard input";
+            if (out && strcmp(out, "-"))
+                cli_error(subcommand, "%s %s is the input %s: refusing to overwrite the input",
+                          what, out, shown_in);
+            else
+                cli_error(subcommand, "standard output is the input %s: refusing to overwrite "
+                                      "the input or read its own output", shown_in);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
+}

@@ -180,6 +180,10 @@ int cmd_compress(int argc, char **argv)
     if ((!out || strcmp(out, "-") == 0) && isatty(STDOUT_FILENO))
         return cli_usage_error(sub, "refusing to write an archive to a terminal; use -o FILE");
 
+    if (cli_refuse_output_is_input(sub, "-o", out, argv + optind, (size_t)(argc - optind)) !=
+        EXIT_OK)
+        return EXIT_USAGE;
+
     logtk_archive_writer *w = NULL;
     if (logtk_archive_writer_new(&w) != LOGTK_OK) {
         cli_error(sub, "out of memory");
@@ -367,6 +371,9 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
             return cli_usage_error(sub, "which archive?");
     }
     const char *path = argc > optind ? argv[optind] : "-";
+    if (cli_refuse_output_is_input(sub, "-o", out, argv + optind, (size_t)(argc - optind)) !=
+        EXIT_OK)
+        return EXIT_USAGE;
     logtk_archive_reader *r = NULL;
     logtk_archive_unpacker *u = NULL;
     cli_out o;

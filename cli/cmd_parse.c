@@ -255,6 +255,15 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         stdin_count += strcmp(argv[i], "-") == 0;
     if (stdin_count > 1)
         return cli_usage_error(SUB, "standard input ('-') can be read only once");
+    char *const *inputs = argv + *first_file;
+    size_t ninputs = (size_t)(argc - *first_file);
+    if (cli_refuse_output_is_input(SUB, "-o", o->out_path, inputs,
+                                   ninputs) != EXIT_OK ||
+        (o->templates_path && cli_refuse_output_is_input(SUB, "--templates", o->templates_path,
+                                                         inputs, ninputs) != EXIT_OK) ||
+        (o->save_state && cli_refuse_output_is_input(SUB, "--save-state", o->save_state, inputs,
+                                                     ninputs) != EXIT_OK))
+        return EXIT_USAGE;
     return -1;
 }
 
