@@ -884,19 +884,12 @@ static int cmd_train(int argc, char **argv)
     return rc;
 }
 
-static void print_json_string(const char *p, size_t n)
+/* "NAME":"VALUE" as the jsonl sink writes it: valid UTF-8 JSON, with a
+   NAME_base64 twin holding the exact bytes when they are not UTF-8.  A write
+   error shows in stdout's error flag, checked at the end. */
+static void print_json_member(const char *name, const char *p, size_t n)
 {
-    putchar('"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
+    logtk_json_write_member(stdout, name, p, n);
 }
 
 static int cmd_predict(int argc, char **argv)
@@ -933,8 +926,8 @@ static int cmd_predict(int argc, char **argv)
         for (size_t i = 0; i < n; i++) {
             logtk_slice id = logtk_sessions_id(s, i);
             if (json) {
-                printf("{\"id\":");
-                print_json_string(id.ptr, id.len);
+                putchar('{');
+                print_json_member("id", id.ptr, id.len);
                 printf(",\"score\":%.17g,\"verdict\":\"%s\"}\n", score[i],
                        verdict[i] ? "anomaly" : "normal");
             } else {
@@ -1074,7 +1067,7 @@ static void print_tsv_text(const char *p, size_t n)
     }
 }
 
-static void print_json_string(const char *p, size_t n);
+static void print_json_member(const char *name, const char *p, size_t n);
 
 /* One output row: kind, id, score, line number and its text (if kept). */
 static void print_alert_line(watch_state *w, const char *kind, const char *id, size_t id_len,
@@ -1083,17 +1076,17 @@ static void print_alert_line(watch_state *w, const char *kind, const char *id, s
     const kept_line *k = find_kept(w, number);
     if (w->json) {
         if (first) {
-            printf("{\"kind\":\"%s\",\"id\":", kind);
-            print_json_string(id, id_len);
+            printf("{\"kind\":\"%s\",", kind);
+            print_json_member("id", id, id_len);
             printf(",\"score\":%.17g,\"lines\":[", score);
         } else {
             putchar(',');
         }
-        printf("{\"line\":%llu,\"text\":", (unsigned long long)number);
+        printf("{\"line\":%llu,", (unsigned long long)number);
         if (k)
-            print_json_string(k->text, k->len);
+            print_json_member("text", k->text, k->len);
         else
-            printf("null");
+            printf("\"text\":null");
         putchar('}');
         if (last)
             printf("]}\n");
@@ -1153,17 +1146,16 @@ static int report_stream_alerts(watch_state *w, const logtk_stream_alert *alerts
         /* a rate change concerns a bucket, not this line */
         uint64_t line = a->kind == LOGTK_ALERT_RATE_CHANGE ? 0 : number;
         if (w->json) {
-            printf("{\"kind\":\"%s\",\"id\":\"%s\",\"template\":", logtk_stream_alert_name(a->kind),
-                   id);
-            print_json_string(text.ptr, text.len);
+            printf("{\"kind\":\"%s\",\"id\":\"%s\",", logtk_stream_alert_name(a->kind), id);
+            print_json_member("template", text.ptr, text.len);
             printf(",\"score\":%.17g,\"expected\":%.17g", a->value, a->expected);
             if (line) {
                 const kept_line *k = find_kept(w, line);
-                printf(",\"lines\":[{\"line\":%llu,\"text\":", (unsigned long long)line);
+                printf(",\"lines\":[{\"line\":%llu,", (unsigned long long)line);
                 if (k)
-                    print_json_string(k->text, k->len);
+                    print_json_member("text", k->text, k->len);
                 else
-                    printf("null");
+                    printf("\"text\":null");
                 printf("}]");
             } else {
                 printf(",\"bucket_start\":%.17g", a->time);

@@ -594,6 +594,16 @@ typedef struct logtk_row {
 int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
                    const logtk_format *format);
 
+/**
+ * Writes one JSON object member, "NAME":"VALUE", to fp the way the jsonl sink
+ * writes its columns: VALUE is s[0..n) with control bytes escaped and every
+ * byte that starts no well-formed UTF-8 sequence written as U+FFFD, and then,
+ * only when a byte was replaced, a twin member "NAME_base64" holding the exact
+ * bytes, so the line stays valid JSON and nothing is lost.  NAME should be
+ * ASCII.  Returns LOGTK_OK, LOGTK_ERR_NOMEM or LOGTK_ERR_IO (a failed write).
+ */
+int logtk_json_write_member(FILE *fp, const char *name, const char *s, size_t n);
+
 /** The name of the i-th sink kind (0-based: "tsv", "csv", "jsonl", "sqlite", "templates"), or NULL past the end. */
 const char *logtk_sink_kind_name(size_t i);
 
