@@ -679,8 +679,10 @@ int logtk_sessions_set_label(logtk_sessions *s, const char *id, size_t id_len, i
  * Reads labels from an "Id,Label" CSV (anomaly_label.csv layout) and applies
  * them to the sessions with those ids.  Rows naming ids that are not in the set
  * are skipped and counted in *unknown_ids (may be NULL); sessions the file does
- * not name keep their label.  Returns LOGTK_OK, LOGTK_ERR_IO or LOGTK_ERR_DATA
- * (bad label value, naming file and line).
+ * not name keep their label.  An id may be repeated with the same label, not
+ * with another.  Returns LOGTK_OK, LOGTK_ERR_IO or LOGTK_ERR_DATA (bad label
+ * value, or an id labelled two ways: naming file and line); on error the
+ * labels are unchanged.
  */
 int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *unknown_ids);
 

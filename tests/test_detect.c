@@ -91,6 +91,21 @@ static void test_sessions(void)
     CHECK(strstr(logtk_sessions_errmsg(s), ":3:") != NULL);
     CHECK(logtk_sessions_label(s, 0) == LOGTK_LABEL_NORMAL);
 
+    /* an id labelled two ways is an error naming file, line and the first
+       line; a repeat with the same label is fine; nothing changes on error */
+    const char *conflict = write_tmp("dup.csv", "BlockId,Label\nb1,Anomaly\nb1,Anomaly\n"
+                                                "b2,Anomaly\nb1,Normal\n");
+    CHECK_STATUS(logtk_sessions_load_labels(s, conflict, NULL), LOGTK_ERR_DATA);
+    CHECK(strstr(logtk_sessions_errmsg(s), "dup.csv:5:") != NULL);
+    CHECK(strstr(logtk_sessions_errmsg(s), "'b1'") != NULL);
+    CHECK(strstr(logtk_sessions_errmsg(s), "line 2") != NULL);
+    CHECK(logtk_sessions_label(s, 0) == LOGTK_LABEL_NORMAL);
+    CHECK(logtk_sessions_label(s, 1) == LOGTK_LABEL_NORMAL);
+    const char *repeat = write_tmp("rep.csv", "BlockId,Label\nb1,Anomaly\nb1,1\n");
+    CHECK_STATUS(logtk_sessions_load_labels(s, repeat, NULL), LOGTK_OK);
+    CHECK(logtk_sessions_label(s, 0) == LOGTK_LABEL_ANOMALY);
+    CHECK_STATUS(logtk_sessions_set_label(s, "b1", 2, LOGTK_LABEL_NORMAL), LOGTK_OK);
+
     /* a bad session file leaves the set unchanged */
     const char *badcsv = write_tmp("bad2.csv", "BlockId,Label,EventSequence\nc1,Normal,E1\n"
                                                "c2,Normal\n");
