@@ -28,51 +28,25 @@
 
 /* ------------------------------------------------------------------ output */
 
-/* An output file written to a temporary name and renamed into place on success. */
+/* An output file written to a temporary name and renamed into place on
+ * success: the library's atomic output (logtk_output), as parse uses, so a
+ * symlink is followed (the link survives) and a device or FIFO is written
+ * directly. */
 typedef struct cli_out {
     FILE *fp;
-    char *path;
-    char *tmp;
+    logtk_output *out;
 } cli_out;
 
 static int out_open(cli_out *o, const char *sub, const char *path)
 {
     memset(o, 0, sizeof *o);
-    if (!path || strcmp(path, "-") == 0) {
-        o->fp = stdout;
-        return 0;
-    }
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        o->fp = fopen(path, "wb"); /* /dev/null, a FIFO: write directly */
-        if (!o->fp) {
-            cli_error(sub, "%s: %s", path, strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    size_t n = strlen(path);
-    o->tmp = malloc(n + 16);
-    o->path = strdup(path);
-    if (!o->tmp || !o->path) {
-        cli_error(sub, "out of memory");
+    if (logtk_output_open(&o->out, path) != LOGTK_OK) {
+        cli_error(sub, "%s", logtk_output_errmsg(o->out));
+        logtk_output_free(o->out);
+        o->out = NULL;
         return -1;
     }
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    snprintf(o->tmp, n + 16, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0 || !(o->fp = fdopen(fd, "wb"))) {
-        cli_error(sub, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        free(o->tmp);
-        o->tmp = NULL;
-        return -1;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    o->fp = logtk_output_stream(o->out);
     return 0;
 }
 
@@ -82,34 +56,22 @@ static int out_write(void *user, const void *data, size_t len)
     return fwrite(data, 1, len, o->fp) == len ? 0 : -1;
 }
 
-/* Commits (ok) or discards the output.  Returns 0 or -1 (message printed). */
+/* Commits (ok) or discards the output.  Returns 0 or -1 (message printed;
+ * not for a closed pipe, which ends the run quietly as it does for cat). */
 static int out_close(cli_out *o, const char *sub, int ok)
 {
     int rc = 0;
-    if (!o->fp)
+    if (!o->out)
         return 0;
-    if (o->fp == stdout) {
-        if (fflush(stdout) != 0 || ferror(stdout)) {
+    if (ok) {
+        errno = 0;
+        if (logtk_output_commit(o->out) != LOGTK_OK) {
             if (errno != EPIPE)
-                cli_error(sub, "standard output: %s", strerror(errno));
+                cli_error(sub, "%s", logtk_output_errmsg(o->out));
             rc = -1;
         }
-    } else if (!o->tmp) {
-        if (fclose(o->fp) != 0)
-            rc = -1;
-    } else {
-        int bad = ferror(o->fp) || fflush(o->fp) != 0 || fsync(fileno(o->fp)) != 0;
-        bad |= fclose(o->fp) != 0;
-        if (ok && !bad && rename(o->tmp, o->path) != 0)
-            bad = 1;
-        if (bad && ok)
-            cli_error(sub, "%s: %s", o->path, strerror(errno ? errno : EIO));
-        if (bad || !ok)
-            unlink(o->tmp);
-        rc = bad ? -1 : 0;
     }
-    free(o->tmp);
-    free(o->path);
+    logtk_output_free(o->out); /* not committed: the temporary file is removed */
     memset(o, 0, sizeof *o);
     return rc;
 }
