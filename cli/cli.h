@@ -50,6 +50,12 @@ int cli_usage_error(const char *subcommand, const char *fmt, ...)
 #endif
     ;
 
+/**
+ * The usage error for getopt's '?' (call it right then): names the unknown
+ * option, short ("-A", even inside a cluster such as "-A1") or long.
+ */
+int cli_unknown_option(const char *subcommand, char *const *argv);
+
 /*
  * Progress on stderr, only when stderr is a terminal and not quiet: at most a
  * few updates per second, "\r"-rewritten, cleared at the end.

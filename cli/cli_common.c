@@ -429,3 +429,12 @@ int cli_refuse_output_is_input(const char *subcommand, const char *what, const c
     }
     return EXIT_OK;
 }
+
+int cli_unknown_option(const char *subcommand, char *const *argv)
+{
+    /* an unknown short option may sit inside a cluster ("-A1", "-cA"), where
+       argv[optind - 1] is still the previous argument: name it by optopt */
+    if (optopt > 0 && optopt != '?')
+        return cli_usage_error(subcommand, "unknown option '-%c'", optopt);
+    return cli_usage_error(subcommand, "unknown option '%s'", argv[optind - 1]);
+}

@@ -226,7 +226,7 @@ int cmd_bench_compress(int argc, char **argv)
                    "Exit status: 0 all round trips exact, 1 a failure, 2 usage error.\n");
             return EXIT_OK;
         case ':': return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(SUB, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_unknown_option(SUB, argv);
         }
     }
     if (!dir)

@@ -130,7 +130,7 @@ int cmd_compress(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'h': compress_usage(stdout); return EXIT_OK;
         case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_unknown_option(sub, argv);
         }
     }
     if (dataset && format)
@@ -308,7 +308,8 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
                 printf("usage: logtk cat ARCHIVE --lines A-B [-o OUT]\n\n"
                        "Print lines A to B (1-based, inclusive; \"A-\" to the end, \"A\" one line)\n"
                        "of an archive, decoding only the blocks that hold them.\n\n"
-                       "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
+                       "Exit status: 0 success, 1 damaged or unreadable archive or A past the\n"
+                       "last line, 2 usage error.\n");
             else
                 printf("usage: logtk decompress [-T THREADS] [ARCHIVE] [-o OUT]\n\n"
                        "Restore the exact bytes stored in an archive (stdin when no ARCHIVE or \"-\").\n"
@@ -318,7 +319,7 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
                        "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
             return EXIT_OK;
         case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_unknown_option(sub, argv);
         }
     }
     if (argc - optind > 1)
@@ -351,11 +352,17 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
     if (is_cat) {
         int rc = logtk_archive_reader_seek_line(r, a);
         if (rc != LOGTK_OK) {
+            uint64_t total = 0, blocks, raw;
             if (rc != LOGTK_DONE)
                 cli_error(sub, "%s", logtk_archive_reader_errmsg(r));
+            else if (logtk_archive_reader_totals(r, &total, &blocks, &raw) == LOGTK_OK)
+                cli_error(sub, "%s: line %llu is past the end (the archive has %llu lines)",
+                          path, (unsigned long long)a, (unsigned long long)total);
+            else
+                cli_error(sub, "%s: line %llu is past the end", path, (unsigned long long)a);
             logtk_archive_reader_free(r);
             logtk_archive_unpacker_free(u);
-            return rc == LOGTK_DONE ? EXIT_OK : EXIT_DATA; /* past the end: nothing to print */
+            return EXIT_DATA;
         }
     }
     if (out_open(&o, sub, out) != 0) {
@@ -421,7 +428,7 @@ int cmd_info(int argc, char **argv)
                "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
         return EXIT_OK;
     }
-    if (argc != 2 || argv[1][0] == '-')
+    if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0')) /* "-" is stdin */
         return cli_usage_error(sub, argc != 2 ? "give one archive" : "unknown option '%s'", argv[1]);
     logtk_archive_reader *r = NULL;
     if (open_archive(sub, argv[1], &r) != 0) {
@@ -531,7 +538,7 @@ int cmd_grep(int argc, char **argv)
                    "bad pattern, or damaged/unreadable archive (intact blocks are still searched).\n");
             return EXIT_OK;
         case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_unknown_option(sub, argv);
         }
     }
     if (argc - optind < 2)
@@ -589,8 +596,11 @@ int cmd_grep(int argc, char **argv)
         logtk_archive_reader_free(r);
     }
     logtk_grep_free(g);
-    if (fflush(stdout) != 0)
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE)
+            cli_error(sub, "standard output: %s", strerror(errno ? errno : EIO));
         error = 1;
+    }
     if (error)
         return 2;
     return total > 0 ? 0 : 1;
