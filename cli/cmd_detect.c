@@ -1273,6 +1273,18 @@ static int cmd_watch(int argc, char **argv)
             return EXIT_DATA;
         }
     }
+    /* giving one of these turns its detector on: 0 (the library's "off") would
+       silently do nothing */
+    const char *const on_names[] = {"--rare-count", "--bucket", "--ngram"};
+    const char *const on_values[] = {o.rare_count, o.bucket, o.ngram};
+    for (size_t k = 0; k < 3; k++) {
+        char *zero_end = NULL;
+        if (on_values[k] && strtod(on_values[k], &zero_end) == 0 && zero_end != on_values[k] &&
+            *zero_end == '\0')
+            return cli_usage_error(sub, "%s %s would turn the detector off; leave the option out "
+                                        "instead (%s)", on_names[k], on_values[k],
+                                   k == 2 ? "n-grams: 2..16" : "a positive value");
+    }
     int streaming = o.alert_new || o.rare_count || o.bucket || o.ngram;
     if (!w.detector && !streaming) {
         if (o.ninputs > 0 && access(o.inputs[0], R_OK) == 0)
@@ -1285,8 +1297,8 @@ static int cmd_watch(int argc, char **argv)
     const char *keep = o.keep ? o.keep : keep_default;
     char *end;
     double nkeep = strtod(keep, &end);
-    if (*end || !(nkeep >= 1 && nkeep <= 1e8))
-        return cli_usage_error(sub, "bad --keep '%s'", keep);
+    if (end == keep || *end || !(nkeep >= 1 && nkeep <= 1e8) || nkeep != (double)(uint64_t)nkeep)
+        return cli_usage_error(sub, "bad --keep '%s' (lines, 1..100000000)", keep);
     w.nkept = (size_t)nkeep;
     w.kept = calloc(w.nkept, sizeof *w.kept);
     window_input in;

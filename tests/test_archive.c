@@ -501,6 +501,12 @@ static void test_writer_options(void)
     CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
     CHECK_STATUS(logtk_archive_writer_set_option(w, "level", "99"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_archive_writer_set_option(w, "threads", "0"), LOGTK_ERR_INVALID);
+    /* sizes are plain decimal: no sign, no space, no overflow */
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "threads", " 2"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "threads", "+2"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "block_lines", "99999999999999999999"),
+                 LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "threads", "2"), LOGTK_OK);
     CHECK_STATUS(logtk_archive_writer_set_option(w, "nope", "1"), LOGTK_ERR_NOT_FOUND);
     CHECK_STATUS(logtk_archive_writer_write(w, "x", 1), LOGTK_ERR_INVALID);
     logtk_archive_writer_free(w);

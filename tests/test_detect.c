@@ -457,6 +457,7 @@ static void test_windows_session(void)
 
     /* idle: a session completes after 2 lines without its id */
     CHECK_STATUS(logtk_windows_new(&w, "session"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "idle", "1e30"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_windows_set_option(w, "idle", "2"), LOGTK_OK);
     CHECK_STATUS(logtk_windows_set_option(w, "id_regex", "id=\\w+"), LOGTK_OK);
     static const char *const stream[] = {"id=a", "id=b", "id=b", "id=b", "id=a"};
@@ -721,6 +722,13 @@ static void test_stream(void)
     CHECK_STATUS(logtk_stream_set_option(st, "nosuch", "1"), LOGTK_ERR_NOT_FOUND);
     CHECK_STATUS(logtk_stream_set_option(st, "ngram", "1"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_stream_set_option(st, "top_k", "x"), LOGTK_ERR_INVALID);
+    /* counts past 2^53 do not survive a double: refused, not wrapped to 0 */
+    CHECK_STATUS(logtk_stream_set_option(st, "warmup", "99999999999999999999"), LOGTK_ERR_INVALID);
+    CHECK(strstr(logtk_stream_errmsg(st), "0..2^53") != NULL);
+    CHECK_STATUS(logtk_stream_set_option(st, "rare_count", "18446744073709551615"),
+                 LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_stream_set_option(st, "warmup", "9007199254740992"), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "bucket", "1e300"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_stream_set_option(st, "warmup", "6"), LOGTK_OK);
     CHECK_STATUS(logtk_stream_set_option(st, "ngram", "2"), LOGTK_OK);
     CHECK_STATUS(logtk_stream_set_option(st, "top_k", "1"), LOGTK_OK);
