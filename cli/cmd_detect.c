@@ -862,6 +862,9 @@ static int cmd_train(int argc, char **argv)
         return cli_usage_error(sub, "no output model file (-o MODEL)");
     if (o.ninputs == 0)
         return cli_usage_error(sub, "no input session file");
+    if (cli_refuse_output_is_input(sub, "-o", o.output, (char *const *)o.inputs, o.ninputs) !=
+        EXIT_OK)
+        return EXIT_USAGE;
     logtk_detector *d;
     if ((rc = make_detector(sub, &o, &d)) != EXIT_OK)
         return rc;
@@ -1417,6 +1420,9 @@ static int cmd_sessions(int argc, char **argv)
     int rc = parse_opts(sub, argc, argv, &o);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
+    if (cli_refuse_output_is_input(sub, "-o", o.output, (char *const *)o.inputs, o.ninputs) !=
+        EXIT_OK)
+        return EXIT_USAGE;
     logtk_sessions *s;
     if ((rc = load_inputs(sub, &o, 0, &s)) != EXIT_OK)
         return rc;
