@@ -160,12 +160,12 @@ int cli_read_file(const char *subcommand, const char *path, char **data, size_t 
 /* ------------------------------------------------------- first line of an input */
 
 /*
- * Peeking at standard input must not lose what was read.  A seekable stdin
- * (`< FILE`) is read through a reader and sought back.  A pipe cannot be
- * sought: its start is read into memory until the reader, run over that
- * memory, yields a complete first line (compressed input too), and fd 0 is
- * then replaced by a pipe that a thread fills with those bytes followed by the
- * rest of the original stdin, so every later reader sees the whole input.
+ * Peeking at standard input must not lose what was read.  Its start is read
+ * into memory until a reader run over that memory yields a complete first
+ * line (so compressed input works too).  A seekable stdin (`< FILE`) is then
+ * sought back.  A pipe cannot be: fd 0 is replaced by a pipe that a thread
+ * fills with the bytes read followed by the rest of the original stdin, so
+ * every later reader of "-" sees the whole input.
  */
 /* The decoded first line of buf[0..len) (eof: no more bytes follow).  Returns
  * 1 and fills *line when it is complete, 0 when more bytes are needed, -1 on
@@ -194,7 +194,7 @@ static int first_line_of(const char *name, const char *buf, size_t len, int eof,
             snprintf(why, whylen, "out of memory");
             done = -1;
         }
-    } else if (rc == LOGTK_DONE || (rc != LOGTK_OK && eof)) {
+    } else if (rc == LOGTK_DONE || rc == LOGTK_ERR_LINE_TOO_LONG || (rc != LOGTK_OK && eof)) {
         if (rc == LOGTK_DONE) {
             *line = calloc(1, 1);
             *line_len = 0;
@@ -278,10 +278,13 @@ static int peek_stdin(const char *subcommand, char **line, size_t *len)
         if (n == 0)
             eof = 1;
         have += (size_t)n;
-        if (n == 0 || have == cap) {
+        /* look when a line may have ended: a slow pipe need not fill the buffer */
+        if (n == 0 || have == cap || memchr(buf + have - (size_t)n, '\n', (size_t)n)) {
             found = first_line_of("-", buf, have, eof, line, len, why, sizeof why);
             if (found)
                 break;
+            if (have < cap)
+                continue;
             if (cap >= PEEK_LIMIT) {
                 snprintf(why, sizeof why, "-: no complete first line in the first %zu MiB",
                          PEEK_LIMIT >> 20);
