@@ -86,6 +86,7 @@ typedef struct detect_opts {
     /* input options */
     const char *input_kind, *dataset, *log_format, *parser, *window;
     const char *id_regex, *size, *step, *idle, *time_fields, *time_format;
+    const char *idle_default; /* watch: idle for session windows when --idle is not given */
     /* watch options */
     int alert_new;
     const char *rare_count, *bucket, *rate_factor, *ngram, *top_k, *warmup, *keep;
@@ -351,13 +352,23 @@ static int make_windows(const char *sub, const detect_opts *o, logtk_windows **o
         kind = o->id_regex || strcmp(ds, "HDFS") == 0 ? "session"
                : o->time_fields || o->time_format    ? "time"
                                                      : "count";
+    /* an option the chosen windows do not use would be ignored silently */
+    int session = strcmp(kind, "session") == 0;
+    if (session && (o->size || o->step))
+        return cli_usage_error(sub, "%s applies to time and count windows, not to session "
+                                    "windows (add --window time or --window count)",
+                               o->size ? "--size" : "--step");
+    if (!session && (o->idle || o->id_regex))
+        return cli_usage_error(sub, "%s applies to session windows, not to %s windows",
+                               o->idle ? "--idle" : "--id-regex", kind);
     logtk_windows *w;
     if (logtk_windows_new(&w, kind) != LOGTK_OK) {
         cli_error(sub, "out of memory");
         return EXIT_DATA;
     }
     const char *names[] = {"id_regex", "size", "step", "idle", "time_fields", "time_format"};
-    const char *values[] = {o->id_regex, o->size, o->step, o->idle, time_fields, time_format};
+    const char *idle = o->idle ? o->idle : session ? o->idle_default : NULL;
+    const char *values[] = {o->id_regex, o->size, o->step, idle, time_fields, time_format};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         if (!values[k])
             continue;
@@ -1309,8 +1320,7 @@ static int cmd_watch(int argc, char **argv)
     in.sub = sub;
     in.o = &o;
     detect_opts wo = o;
-    if (!wo.idle)
-        wo.idle = "10000";
+    wo.idle_default = "10000";
     rc = w.kept ? make_windows(sub, &wo, &in.win) : EXIT_DATA;
     if (rc == EXIT_OK)
         rc = open_raw(&in);
