@@ -50,6 +50,12 @@ int cli_usage_error(const char *subcommand, const char *fmt, ...)
 #endif
     ;
 
+/**
+ * The usage error for getopt's '?' (call it right then): names the unknown
+ * option, short ("-A", even inside a cluster such as "-A1") or long.
+ */
+int cli_unknown_option(const char *subcommand, char *const *argv);
+
 /*
  * Progress on stderr, only when stderr is a terminal and not quiet: at most a
  * few updates per second, "\r"-rewritten, cleared at the end.
@@ -180,5 +186,30 @@ int cli_output_close(const char *subcommand, const char *path, cli_output *o, in
  * Returns EXIT_OK, or EXIT_DATA after printing the error.
  */
 int cli_read_file(const char *subcommand, const char *path, char **data, size_t *len);
+
+/**
+ * The first line of standard input, decoded as a reader decodes it (compressed
+ * input works), in a malloc'd NUL-terminated *line of *len bytes (empty when
+ * stdin is empty), without consuming it: later readers of "-" still get every
+ * byte.  Returns EXIT_OK, or EXIT_DATA after printing the error.
+ */
+int cli_peek_stdin(const char *subcommand, char **line, size_t *len);
+
+/**
+ * Folds one line (data[0..len) and the length of its terminator) into the
+ * running fingerprint h (start from 0): two reads that gave the same lines
+ * end with the same value.  For change detection, not for security.
+ */
+/**
+ * Refuses an output that is the same file (device and inode) as one of the
+ * inputs (ninputs 0 or "-": standard input; out NULL or "-": standard
+ * output), which would overwrite the input or read its own output.  `what`
+ * names the output in the message ("-o", "--templates").  Returns EXIT_OK, or
+ * EXIT_USAGE after printing the error.
+ */
+int cli_refuse_output_is_input(const char *subcommand, const char *what, const char *out,
+                               char *const *inputs, size_t ninputs);
+
+uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len);
 
 #endif

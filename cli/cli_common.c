@@ -1,5 +1,7 @@
 /* cli_common.c - messages, usage errors, progress, time, whole-file I/O. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,4 +155,289 @@ int cli_read_file(const char *subcommand, const char *path, char **data, size_t 
     *data = buf;
     *len = used;
     return EXIT_OK;
+}
+
+/* ------------------------------------------------------- first line of an input */
+
+/*
+ * Peeking at standard input must not lose what was read.  Its start is read
+ * into memory until a reader run over that memory yields a complete first
+ * line (so compressed input works too).  A seekable stdin (`< FILE`) is then
+ * sought back.  A pipe cannot be: fd 0 is replaced by a pipe that a thread
+ * fills with the bytes read followed by the rest of the original stdin, so
+ * every later reader of "-" sees the whole input.
+ */
+/* The decoded first line of buf[0..len) (eof: no more bytes follow).  Returns
+ * 1 and fills *line when it is complete, 0 when more bytes are needed, -1 on
+ * an error that more bytes cannot cure (the message is in *why). */
+static int first_line_of(const char *name, const char *buf, size_t len, int eof,
+                         char **line, size_t *line_len, char *why, size_t whylen)
+{
+    logtk_reader *r;
+    if (logtk_reader_new(&r) != LOGTK_OK) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    logtk_line l;
+    int done = 0;
+    int rc = logtk_reader_open_memory(r, buf, len, name);
+    if (rc == LOGTK_OK)
+        rc = logtk_reader_next(r, &l);
+    if (rc == LOGTK_OK && (l.eol_len > 0 || eof)) {
+        *line = malloc(l.len + 1);
+        if (*line) {
+            memcpy(*line, l.data, l.len);
+            (*line)[l.len] = '\0';
+            *line_len = l.len;
+            done = 1;
+        } else {
+            snprintf(why, whylen, "out of memory");
+            done = -1;
+        }
+    } else if (rc == LOGTK_DONE || rc == LOGTK_ERR_LINE_TOO_LONG || (rc != LOGTK_OK && eof)) {
+        if (rc == LOGTK_DONE) {
+            *line = calloc(1, 1);
+            *line_len = 0;
+            done = *line ? 1 : -1;
+            if (!*line)
+                snprintf(why, whylen, "out of memory");
+        } else {
+            snprintf(why, whylen, "%s", logtk_reader_errmsg(r));
+            done = -1;
+        }
+    }
+    logtk_reader_free(r);
+    return done;
+}
+
+typedef struct stdin_replay {
+    int src;   /* the original standard input */
+    int dst;   /* the pipe's write end */
+    char *head;
+    size_t head_len;
+} stdin_replay;
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void *replay_stdin(void *arg)
+{
+    stdin_replay *rp = arg;
+    char block[65536];
+    if (write_all(rp->dst, rp->head, rp->head_len) == 0) {
+        for (;;) {
+            ssize_t n = read(rp->src, block, sizeof block);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0 || write_all(rp->dst, block, (size_t)n) != 0)
+                break;
+        }
+    }
+    close(rp->dst);
+    close(rp->src);
+    free(rp->head);
+    free(rp);
+    return NULL;
+}
+
+/* Largest start of a piped stdin held to find its first line. */
+#define PEEK_LIMIT ((size_t)64 << 20)
+
+static int peek_stdin(const char *subcommand, char **line, size_t *len)
+{
+    struct stat st;
+    if (fstat(STDIN_FILENO, &st) != 0) {
+        cli_error(subcommand, "-: %s", strerror(errno));
+        return EXIT_DATA;
+    }
+    off_t at = S_ISREG(st.st_mode) ? lseek(STDIN_FILENO, 0, SEEK_CUR) : (off_t)-1;
+    size_t cap = 65536, have = 0;
+    char *buf = malloc(cap);
+    char why[512] = "";
+    int eof = 0, found = 0;
+    while (buf) {
+        ssize_t n = read(STDIN_FILENO, buf + have, cap - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(why, sizeof why, "-: %s", strerror(errno));
+            found = -1;
+            break;
+        }
+        if (n == 0)
+            eof = 1;
+        have += (size_t)n;
+        /* look when a line may have ended: a slow pipe need not fill the buffer */
+        if (n == 0 || have == cap || memchr(buf + have - (size_t)n, '\n', (size_t)n)) {
+            found = first_line_of("-", buf, have, eof, line, len, why, sizeof why);
+            if (found)
+                break;
+            if (have < cap)
+                continue;
+            if (cap >= PEEK_LIMIT) {
+                snprintf(why, sizeof why, "-: no complete first line in the first %zu MiB",
+                         PEEK_LIMIT >> 20);
+                found = -1;
+                break;
+            }
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    if (!buf) {
+        cli_error(subcommand, "out of memory");
+        return EXIT_DATA;
+    }
+    if (found < 0) {
+        cli_error(subcommand, "%s", why);
+        free(buf);
+        return EXIT_DATA;
+    }
+    /* give the bytes back */
+    if (at >= 0 && lseek(STDIN_FILENO, at, SEEK_SET) == at) {
+        free(buf);
+        return EXIT_OK;
+    }
+    int fds[2];
+    stdin_replay *rp = malloc(sizeof *rp);
+    int src = dup(STDIN_FILENO);
+    if (!rp || src < 0 || pipe(fds) != 0) {
+        int e = errno;
+        cli_error(subcommand, "-: cannot replay standard input: %s", rp ? strerror(e) : "out of memory");
+        free(rp);
+        free(buf);
+        if (src >= 0)
+            close(src);
+        free(*line);
+        *line = NULL;
+        return EXIT_DATA;
+    }
+    fcntl(src, F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    if (dup2(fds[0], STDIN_FILENO) < 0) {
+        cli_error(subcommand, "-: cannot replay standard input: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        close(src);
+        free(rp);
+        free(buf);
+        free(*line);
+        *line = NULL;
+        return EXIT_DATA;
+    }
+    close(fds[0]);
+    rp->src = src;
+    rp->dst = fds[1];
+    rp->head = buf;
+    rp->head_len = have;
+    pthread_t t;
+    if (pthread_create(&t, NULL, replay_stdin, rp) != 0) {
+        cli_error(subcommand, "-: cannot replay standard input: no thread");
+        close(fds[1]);
+        close(src);
+        free(rp);
+        free(buf);
+        free(*line);
+        *line = NULL;
+        return EXIT_DATA;
+    }
+    pthread_detach(t);
+    return EXIT_OK;
+}
+
+int cli_peek_stdin(const char *subcommand, char **line, size_t *len)
+{
+    *line = NULL;
+    *len = 0;
+    return peek_stdin(subcommand, line, len);
+}
+
+/* ------------------------------------------------------- line fingerprints */
+
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+    h ^= v * 0x9e3779b97f4a7c15ULL;
+    h = (h << 27 | h >> 37) * 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 31);
+}
+
+uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i = 0;
+    h = mix64(h, (uint64_t)len << 2 | eol_len);
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        h = mix64(h, v);
+    }
+    if (i < len) {
+        uint64_t v = 0;
+        memcpy(&v, p + i, len - i);
+        h = mix64(h, v);
+    }
+    return h;
+}
+
+/* ------------------------------------------------------- output is not an input */
+
+/* The regular file behind path ("-" or NULL: the descriptor fd). */
+static int regular_file_of(const char *path, int fd, struct stat *st)
+{
+    int ok = path == NULL || strcmp(path, "-") == 0 ? fstat(fd, st) == 0 : stat(path, st) == 0;
+    return ok && S_ISREG(st->st_mode);
+}
+
+int cli_refuse_output_is_input(const char *subcommand, const char *what, const char *out,
+                               char *const *inputs, size_t ninputs)
+{
+    static char *const stdin_only[] = {"-"};
+    struct stat o, i;
+    if (!regular_file_of(out, STDOUT_FILENO, &o))
+        return EXIT_OK; /* not there yet, or a device, FIFO, terminal */
+    if (ninputs == 0) {
+        inputs = stdin_only;
+        ninputs = 1;
+    }
+    for (size_t k = 0; k < ninputs; k++) {
+        if (!regular_file_of(inputs[k], STDIN_FILENO, &i))
+            continue;
+        if (i.st_dev == o.st_dev && i.st_ino == o.st_ino) {
+            const char *shown_in = strcmp(inputs[k], "-") ? inputs[k] : "standard input";
+            if (out && strcmp(out, "-"))
+                cli_error(subcommand, "%s %s is the input %s: refusing to overwrite the input",
+                          what, out, shown_in);
+            else
+                cli_error(subcommand, "standard output is the input %s: refusing to overwrite "
+                                      "the input or read its own output", shown_in);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
+}
+
+int cli_unknown_option(const char *subcommand, char *const *argv)
+{
+    /* an unknown short option may sit inside a cluster ("-A1", "-cA"), where
+       argv[optind - 1] is still the previous argument: name it by optopt */
+    if (optopt > 0 && optopt != '?')
+        return cli_usage_error(subcommand, "unknown option '-%c'", optopt);
+    return cli_usage_error(subcommand, "unknown option '%s'", argv[optind - 1]);
 }

@@ -211,7 +211,15 @@ int cmd_bench_compress(int argc, char **argv)
         case 'L': dir = optarg; break;
         case 'l': level = optarg; break;
         case 'T': threads = optarg; break;
-        case 'm': min_time = atof(optarg); break;
+        case 'm': {
+            char *end;
+            errno = 0;
+            min_time = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(min_time >= 0 && min_time <= 3600))
+                return cli_usage_error(SUB, "--min-time wants seconds from 0 to 3600, not '%s'",
+                                       optarg);
+            break;
+        }
         case 'P': preset = 1; break;
         case 'h':
             printf("usage: logtk bench compress --loghub DIR [-l LEVEL] [-T THREADS] [--min-time S]\n"
@@ -226,7 +234,7 @@ int cmd_bench_compress(int argc, char **argv)
                    "Exit status: 0 all round trips exact, 1 a failure, 2 usage error.\n");
             return EXIT_OK;
         case ':': return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(SUB, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_unknown_option(SUB, argv);
         }
     }
     if (!dir)

@@ -11,6 +11,7 @@
  * replicated to at least a million to time scoring.  Scoring rates include
  * turning each session's event sequence into its feature vector.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,8 +162,9 @@ int cmd_bench_detect(int argc, char **argv)
             params[nparams++] = argv[++i];
         } else if (strcmp(a, "--scale") == 0 && i + 1 < argc) {
             char *end;
+            errno = 0;
             scale = strtol(argv[++i], &end, 10);
-            if (*end || scale < 0)
+            if (end == argv[i] || *end || errno || scale < 0)
                 return cli_usage_error("bench detect", "bad --scale '%s'", argv[i]);
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = 1;

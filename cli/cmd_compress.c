@@ -28,51 +28,25 @@
 
 /* ------------------------------------------------------------------ output */
 
-/* An output file written to a temporary name and renamed into place on success. */
+/* An output file written to a temporary name and renamed into place on
+ * success: the library's atomic output (logtk_output), as parse uses, so a
+ * symlink is followed (the link survives) and a device or FIFO is written
+ * directly. */
 typedef struct cli_out {
     FILE *fp;
-    char *path;
-    char *tmp;
+    logtk_output *out;
 } cli_out;
 
 static int out_open(cli_out *o, const char *sub, const char *path)
 {
     memset(o, 0, sizeof *o);
-    if (!path || strcmp(path, "-") == 0) {
-        o->fp = stdout;
-        return 0;
-    }
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        o->fp = fopen(path, "wb"); /* /dev/null, a FIFO: write directly */
-        if (!o->fp) {
-            cli_error(sub, "%s: %s", path, strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    size_t n = strlen(path);
-    o->tmp = malloc(n + 16);
-    o->path = strdup(path);
-    if (!o->tmp || !o->path) {
-        cli_error(sub, "out of memory");
+    if (logtk_output_open(&o->out, path) != LOGTK_OK) {
+        cli_error(sub, "%s", logtk_output_errmsg(o->out));
+        logtk_output_free(o->out);
+        o->out = NULL;
         return -1;
     }
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    snprintf(o->tmp, n + 16, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0 || !(o->fp = fdopen(fd, "wb"))) {
-        cli_error(sub, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        free(o->tmp);
-        o->tmp = NULL;
-        return -1;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    o->fp = logtk_output_stream(o->out);
     return 0;
 }
 
@@ -82,34 +56,22 @@ static int out_write(void *user, const void *data, size_t len)
     return fwrite(data, 1, len, o->fp) == len ? 0 : -1;
 }
 
-/* Commits (ok) or discards the output.  Returns 0 or -1 (message printed). */
+/* Commits (ok) or discards the output.  Returns 0 or -1 (message printed;
+ * not for a closed pipe, which ends the run quietly as it does for cat). */
 static int out_close(cli_out *o, const char *sub, int ok)
 {
     int rc = 0;
-    if (!o->fp)
+    if (!o->out)
         return 0;
-    if (o->fp == stdout) {
-        if (fflush(stdout) != 0 || ferror(stdout)) {
+    if (ok) {
+        errno = 0;
+        if (logtk_output_commit(o->out) != LOGTK_OK) {
             if (errno != EPIPE)
-                cli_error(sub, "standard output: %s", strerror(errno));
+                cli_error(sub, "%s", logtk_output_errmsg(o->out));
             rc = -1;
         }
-    } else if (!o->tmp) {
-        if (fclose(o->fp) != 0)
-            rc = -1;
-    } else {
-        int bad = ferror(o->fp) || fflush(o->fp) != 0 || fsync(fileno(o->fp)) != 0;
-        bad |= fclose(o->fp) != 0;
-        if (ok && !bad && rename(o->tmp, o->path) != 0)
-            bad = 1;
-        if (bad && ok)
-            cli_error(sub, "%s: %s", o->path, strerror(errno ? errno : EIO));
-        if (bad || !ok)
-            unlink(o->tmp);
-        rc = bad ? -1 : 0;
     }
-    free(o->tmp);
-    free(o->path);
+    logtk_output_free(o->out); /* not committed: the temporary file is removed */
     memset(o, 0, sizeof *o);
     return rc;
 }
@@ -168,7 +130,7 @@ int cmd_compress(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'h': compress_usage(stdout); return EXIT_OK;
         case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_unknown_option(sub, argv);
         }
     }
     if (dataset && format)
@@ -179,6 +141,10 @@ int cmd_compress(int argc, char **argv)
         format = logtk_dataset_format(logtk_dataset_find(dataset));
     if ((!out || strcmp(out, "-") == 0) && isatty(STDOUT_FILENO))
         return cli_usage_error(sub, "refusing to write an archive to a terminal; use -o FILE");
+
+    if (cli_refuse_output_is_input(sub, "-o", out, argv + optind, (size_t)(argc - optind)) !=
+        EXIT_OK)
+        return EXIT_USAGE;
 
     logtk_archive_writer *w = NULL;
     if (logtk_archive_writer_new(&w) != LOGTK_OK) {
@@ -342,7 +308,8 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
                 printf("usage: logtk cat ARCHIVE --lines A-B [-o OUT]\n\n"
                        "Print lines A to B (1-based, inclusive; \"A-\" to the end, \"A\" one line)\n"
                        "of an archive, decoding only the blocks that hold them.\n\n"
-                       "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
+                       "Exit status: 0 success, 1 damaged or unreadable archive or A past the\n"
+                       "last line, 2 usage error.\n");
             else
                 printf("usage: logtk decompress [-T THREADS] [ARCHIVE] [-o OUT]\n\n"
                        "Restore the exact bytes stored in an archive (stdin when no ARCHIVE or \"-\").\n"
@@ -352,7 +319,7 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
                        "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
             return EXIT_OK;
         case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_unknown_option(sub, argv);
         }
     }
     if (argc - optind > 1)
@@ -367,6 +334,9 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
             return cli_usage_error(sub, "which archive?");
     }
     const char *path = argc > optind ? argv[optind] : "-";
+    if (cli_refuse_output_is_input(sub, "-o", out, argv + optind, (size_t)(argc - optind)) !=
+        EXIT_OK)
+        return EXIT_USAGE;
     logtk_archive_reader *r = NULL;
     logtk_archive_unpacker *u = NULL;
     cli_out o;
@@ -382,11 +352,17 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
     if (is_cat) {
         int rc = logtk_archive_reader_seek_line(r, a);
         if (rc != LOGTK_OK) {
+            uint64_t total = 0, blocks, raw;
             if (rc != LOGTK_DONE)
                 cli_error(sub, "%s", logtk_archive_reader_errmsg(r));
+            else if (logtk_archive_reader_totals(r, &total, &blocks, &raw) == LOGTK_OK)
+                cli_error(sub, "%s: line %llu is past the end (the archive has %llu lines)",
+                          path, (unsigned long long)a, (unsigned long long)total);
+            else
+                cli_error(sub, "%s: line %llu is past the end", path, (unsigned long long)a);
             logtk_archive_reader_free(r);
             logtk_archive_unpacker_free(u);
-            return rc == LOGTK_DONE ? EXIT_OK : EXIT_DATA; /* past the end: nothing to print */
+            return EXIT_DATA;
         }
     }
     if (out_open(&o, sub, out) != 0) {
@@ -452,7 +428,7 @@ int cmd_info(int argc, char **argv)
                "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
         return EXIT_OK;
     }
-    if (argc != 2 || argv[1][0] == '-')
+    if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0')) /* "-" is stdin */
         return cli_usage_error(sub, argc != 2 ? "give one archive" : "unknown option '%s'", argv[1]);
     logtk_archive_reader *r = NULL;
     if (open_archive(sub, argv[1], &r) != 0) {
@@ -562,7 +538,7 @@ int cmd_grep(int argc, char **argv)
                    "bad pattern, or damaged/unreadable archive (intact blocks are still searched).\n");
             return EXIT_OK;
         case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+        default: return cli_unknown_option(sub, argv);
         }
     }
     if (argc - optind < 2)
@@ -620,8 +596,11 @@ int cmd_grep(int argc, char **argv)
         logtk_archive_reader_free(r);
     }
     logtk_grep_free(g);
-    if (fflush(stdout) != 0)
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE)
+            cli_error(sub, "standard output: %s", strerror(errno ? errno : EIO));
         error = 1;
+    }
     if (error)
         return 2;
     return total > 0 ? 0 : 1;

@@ -86,6 +86,7 @@ typedef struct detect_opts {
     /* input options */
     const char *input_kind, *dataset, *log_format, *parser, *window;
     const char *id_regex, *size, *step, *idle, *time_fields, *time_format;
+    const char *idle_default; /* watch: idle for session windows when --idle is not given */
     /* watch options */
     int alert_new;
     const char *rare_count, *bucket, *rate_factor, *ngram, *top_k, *warmup, *keep;
@@ -280,24 +281,36 @@ static void template_event_name(const char *text, size_t len, char out[9])
         snprintf(out + 2 * i, 3, "%02x", (unsigned)(h[0] >> (8 * i)) & 0xff);
 }
 
-/* What the first line of a file says it is. */
-static const char *sniff_input(const char *path)
+/* What a header line says its file is: the whole line counts, however long. */
+static const char *kind_of_header(const char *head, size_t n)
 {
+    if (memmem(head, n, "EventSequence", 13))
+        return "sessions";
+    if (memmem(head, n, "EventId", 7) && (memmem(head, n, "LineId", 6) || memmem(head, n, "Content", 7)))
+        return "structured";
+    return "raw";
+}
+
+/* What the first line of a file says it is.  Standard input is peeked at
+   without consuming it.  NULL after printing an error. */
+static const char *sniff_input(const char *sub, const char *path)
+{
+    if (strcmp(path, "-") == 0) {
+        char *head;
+        size_t n;
+        if (cli_peek_stdin(sub, &head, &n) != EXIT_OK)
+            return NULL;
+        const char *kind = kind_of_header(head, n);
+        free(head);
+        return kind;
+    }
     logtk_reader *r;
     if (logtk_reader_new(&r) != LOGTK_OK)
         return "raw";
     logtk_line line;
-    const char *kind = "raw";
-    if (logtk_reader_open_path(r, path) == LOGTK_OK && logtk_reader_next(r, &line) == LOGTK_OK) {
-        char head[4096];
-        size_t n = line.len < sizeof head - 1 ? line.len : sizeof head - 1;
-        memcpy(head, line.data, n);
-        head[n] = '\0';
-        if (strstr(head, "EventSequence"))
-            kind = "sessions";
-        else if (strstr(head, "EventId") && (strstr(head, "LineId") || strstr(head, "Content")))
-            kind = "structured";
-    }
+    const char *kind = "raw"; /* a file that cannot be read: the loader says why */
+    if (logtk_reader_open_path(r, path) == LOGTK_OK && logtk_reader_next(r, &line) == LOGTK_OK)
+        kind = kind_of_header(line.data, line.len);
     logtk_reader_free(r);
     return kind;
 }
@@ -339,13 +352,23 @@ static int make_windows(const char *sub, const detect_opts *o, logtk_windows **o
         kind = o->id_regex || strcmp(ds, "HDFS") == 0 ? "session"
                : o->time_fields || o->time_format    ? "time"
                                                      : "count";
+    /* an option the chosen windows do not use would be ignored silently */
+    int session = strcmp(kind, "session") == 0;
+    if (session && (o->size || o->step))
+        return cli_usage_error(sub, "%s applies to time and count windows, not to session "
+                                    "windows (add --window time or --window count)",
+                               o->size ? "--size" : "--step");
+    if (!session && (o->idle || o->id_regex))
+        return cli_usage_error(sub, "%s applies to session windows, not to %s windows",
+                               o->idle ? "--idle" : "--id-regex", kind);
     logtk_windows *w;
     if (logtk_windows_new(&w, kind) != LOGTK_OK) {
         cli_error(sub, "out of memory");
         return EXIT_DATA;
     }
     const char *names[] = {"id_regex", "size", "step", "idle", "time_fields", "time_format"};
-    const char *values[] = {o->id_regex, o->size, o->step, o->idle, time_fields, time_format};
+    const char *idle = o->idle ? o->idle : session ? o->idle_default : NULL;
+    const char *values[] = {o->id_regex, o->size, o->step, idle, time_fields, time_format};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         if (!values[k])
             continue;
@@ -593,7 +616,7 @@ static int load_structured(const char *sub, const detect_opts *o, size_t first, 
     size_t nnames = 0, names_cap = 0;
     uint32_t *table = NULL;
     size_t table_size = 0;
-    char *header_store[LOGTK_MAX_FIELDS + 8];
+    char **header_store = NULL; /* every column name of the header, however many */
     size_t nheader = 0;
     for (size_t k = first; k < o->ninputs && rc == EXIT_OK; k++) {
         const char *path = o->inputs[k];
@@ -614,10 +637,20 @@ static int load_structured(const char *sub, const detect_opts *o, size_t first, 
             for (size_t i = 0; i < nheader; i++)
                 free(header_store[i]);
             nheader = 0;
-            for (size_t i = 0; i < nfields && i < LOGTK_MAX_FIELDS + 8; i++) {
+            free(header_store);
+            header_store = calloc(nfields ? nfields : 1, sizeof *header_store);
+            if (!header_store) {
+                cli_error(sub, "out of memory");
+                logtk_csv_free(c);
+                rc = EXIT_DATA;
+                break;
+            }
+            for (size_t i = 0; i < nfields; i++) {
                 header_store[nheader] = strndup(fields[i].ptr, fields[i].len);
-                if (!header_store[nheader])
+                if (!header_store[nheader]) {
+                    st = LOGTK_ERR_NOMEM;
                     break;
+                }
                 nheader++;
                 if (fields[i].len == 7 && memcmp(fields[i].ptr, "EventId", 7) == 0)
                     col_event = (int)i;
@@ -628,7 +661,7 @@ static int load_structured(const char *sub, const detect_opts *o, size_t first, 
             }
         }
         if (st != LOGTK_OK || col_event < 0) {
-            cli_error(sub, "%s", st < 0 ? logtk_csv_errmsg(c)
+            cli_error(sub, "%s", st == LOGTK_ERR_NOMEM ? "out of memory" : st < 0 ? logtk_csv_errmsg(c)
                                         : "structured input needs a header with EventId");
             if (st >= 0)
                 fprintf(stderr, "  (in %s)\n", path);
@@ -752,6 +785,7 @@ static int load_structured(const char *sub, const detect_opts *o, size_t first, 
     free(table);
     for (size_t i = 0; i < nheader; i++)
         free(header_store[i]);
+    free(header_store);
     logtk_windows_free(in.win);
     return rc;
 }
@@ -765,7 +799,11 @@ static int load_inputs(const char *sub, const detect_opts *o, size_t first, logt
     }
     const char *kind = o->input_kind;
     if (!kind)
-        kind = first < o->ninputs ? sniff_input(o->inputs[first]) : "raw";
+        kind = first < o->ninputs ? sniff_input(sub, o->inputs[first]) : "raw";
+    if (!kind) {
+        logtk_sessions_free(s);
+        return EXIT_DATA;
+    }
     if (o->window && strcmp(kind, "sessions") == 0 && !o->input_kind)
         kind = "raw"; /* --window asks for windows over lines */
     int rc = EXIT_OK;
@@ -835,6 +873,9 @@ static int cmd_train(int argc, char **argv)
         return cli_usage_error(sub, "no output model file (-o MODEL)");
     if (o.ninputs == 0)
         return cli_usage_error(sub, "no input session file");
+    if (cli_refuse_output_is_input(sub, "-o", o.output, (char *const *)o.inputs, o.ninputs) !=
+        EXIT_OK)
+        return EXIT_USAGE;
     logtk_detector *d;
     if ((rc = make_detector(sub, &o, &d)) != EXIT_OK)
         return rc;
@@ -857,19 +898,12 @@ static int cmd_train(int argc, char **argv)
     return rc;
 }
 
-static void print_json_string(const char *p, size_t n)
+/* "NAME":"VALUE" as the jsonl sink writes it: valid UTF-8 JSON, with a
+   NAME_base64 twin holding the exact bytes when they are not UTF-8.  A write
+   error shows in stdout's error flag, checked at the end. */
+static void print_json_member(const char *name, const char *p, size_t n)
 {
-    putchar('"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
+    logtk_json_write_member(stdout, name, p, n);
 }
 
 static int cmd_predict(int argc, char **argv)
@@ -906,8 +940,8 @@ static int cmd_predict(int argc, char **argv)
         for (size_t i = 0; i < n; i++) {
             logtk_slice id = logtk_sessions_id(s, i);
             if (json) {
-                printf("{\"id\":");
-                print_json_string(id.ptr, id.len);
+                putchar('{');
+                print_json_member("id", id.ptr, id.len);
                 printf(",\"score\":%.17g,\"verdict\":\"%s\"}\n", score[i],
                        verdict[i] ? "anomaly" : "normal");
             } else {
@@ -1047,7 +1081,7 @@ static void print_tsv_text(const char *p, size_t n)
     }
 }
 
-static void print_json_string(const char *p, size_t n);
+static void print_json_member(const char *name, const char *p, size_t n);
 
 /* One output row: kind, id, score, line number and its text (if kept). */
 static void print_alert_line(watch_state *w, const char *kind, const char *id, size_t id_len,
@@ -1056,17 +1090,17 @@ static void print_alert_line(watch_state *w, const char *kind, const char *id, s
     const kept_line *k = find_kept(w, number);
     if (w->json) {
         if (first) {
-            printf("{\"kind\":\"%s\",\"id\":", kind);
-            print_json_string(id, id_len);
+            printf("{\"kind\":\"%s\",", kind);
+            print_json_member("id", id, id_len);
             printf(",\"score\":%.17g,\"lines\":[", score);
         } else {
             putchar(',');
         }
-        printf("{\"line\":%llu,\"text\":", (unsigned long long)number);
+        printf("{\"line\":%llu,", (unsigned long long)number);
         if (k)
-            print_json_string(k->text, k->len);
+            print_json_member("text", k->text, k->len);
         else
-            printf("null");
+            printf("\"text\":null");
         putchar('}');
         if (last)
             printf("]}\n");
@@ -1126,17 +1160,16 @@ static int report_stream_alerts(watch_state *w, const logtk_stream_alert *alerts
         /* a rate change concerns a bucket, not this line */
         uint64_t line = a->kind == LOGTK_ALERT_RATE_CHANGE ? 0 : number;
         if (w->json) {
-            printf("{\"kind\":\"%s\",\"id\":\"%s\",\"template\":", logtk_stream_alert_name(a->kind),
-                   id);
-            print_json_string(text.ptr, text.len);
+            printf("{\"kind\":\"%s\",\"id\":\"%s\",", logtk_stream_alert_name(a->kind), id);
+            print_json_member("template", text.ptr, text.len);
             printf(",\"score\":%.17g,\"expected\":%.17g", a->value, a->expected);
             if (line) {
                 const kept_line *k = find_kept(w, line);
-                printf(",\"lines\":[{\"line\":%llu,\"text\":", (unsigned long long)line);
+                printf(",\"lines\":[{\"line\":%llu,", (unsigned long long)line);
                 if (k)
-                    print_json_string(k->text, k->len);
+                    print_json_member("text", k->text, k->len);
                 else
-                    printf("null");
+                    printf("\"text\":null");
                 printf("}]");
             } else {
                 printf(",\"bucket_start\":%.17g", a->time);
@@ -1254,6 +1287,18 @@ static int cmd_watch(int argc, char **argv)
             return EXIT_DATA;
         }
     }
+    /* giving one of these turns its detector on: 0 (the library's "off") would
+       silently do nothing */
+    const char *const on_names[] = {"--rare-count", "--bucket", "--ngram"};
+    const char *const on_values[] = {o.rare_count, o.bucket, o.ngram};
+    for (size_t k = 0; k < 3; k++) {
+        char *zero_end = NULL;
+        if (on_values[k] && strtod(on_values[k], &zero_end) == 0 && zero_end != on_values[k] &&
+            *zero_end == '\0')
+            return cli_usage_error(sub, "%s %s would turn the detector off; leave the option out "
+                                        "instead (%s)", on_names[k], on_values[k],
+                                   k == 2 ? "n-grams: 2..16" : "a positive value");
+    }
     int streaming = o.alert_new || o.rare_count || o.bucket || o.ngram;
     if (!w.detector && !streaming) {
         if (o.ninputs > 0 && access(o.inputs[0], R_OK) == 0)
@@ -1266,8 +1311,8 @@ static int cmd_watch(int argc, char **argv)
     const char *keep = o.keep ? o.keep : keep_default;
     char *end;
     double nkeep = strtod(keep, &end);
-    if (*end || !(nkeep >= 1 && nkeep <= 1e8))
-        return cli_usage_error(sub, "bad --keep '%s'", keep);
+    if (end == keep || *end || !(nkeep >= 1 && nkeep <= 1e8) || nkeep != (double)(uint64_t)nkeep)
+        return cli_usage_error(sub, "bad --keep '%s' (lines, 1..100000000)", keep);
     w.nkept = (size_t)nkeep;
     w.kept = calloc(w.nkept, sizeof *w.kept);
     window_input in;
@@ -1275,8 +1320,7 @@ static int cmd_watch(int argc, char **argv)
     in.sub = sub;
     in.o = &o;
     detect_opts wo = o;
-    if (!wo.idle)
-        wo.idle = "10000";
+    wo.idle_default = "10000";
     rc = w.kept ? make_windows(sub, &wo, &in.win) : EXIT_DATA;
     if (rc == EXIT_OK)
         rc = open_raw(&in);
@@ -1386,6 +1430,9 @@ static int cmd_sessions(int argc, char **argv)
     int rc = parse_opts(sub, argc, argv, &o);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
+    if (cli_refuse_output_is_input(sub, "-o", o.output, (char *const *)o.inputs, o.ninputs) !=
+        EXIT_OK)
+        return EXIT_USAGE;
     logtk_sessions *s;
     if ((rc = load_inputs(sub, &o, 0, &s)) != EXIT_OK)
         return rc;

@@ -231,6 +231,15 @@ static int write_outputs(logtk_parser *merged, const char *state_path, const cha
         }
         cli_template_set_free(&set);
     }
+    /* flush and sync both before renaming either (a full disk shows at flush) */
+    if (status == EXIT_OK && state_path && logtk_output_prepare(state.out) != LOGTK_OK) {
+        cli_error(SUB, "%s", logtk_output_errmsg(state.out));
+        status = EXIT_DATA;
+    }
+    if (status == EXIT_OK && templates_path && logtk_output_prepare(list.out) != LOGTK_OK) {
+        cli_error(SUB, "%s", logtk_output_errmsg(list.out));
+        status = EXIT_DATA;
+    }
     int keep = status == EXIT_OK;
     if (state_path && cli_output_close(SUB, state_path, &state, keep) != EXIT_OK)
         status = EXIT_DATA, keep = 0;

@@ -14,9 +14,10 @@
  *    parameters extracted against that template.  Re-reading costs a second
  *    decompression but keeps memory at 4 bytes per line instead of the whole
  *    input; stdin cannot be re-read, so pass 1 spools it (decompressed) to a
- *    temporary file.  Pass 2 checks that each input yields the same number of
- *    lines as in pass 1, so a file that changed in between is reported rather
- *    than silently mis-joined.
+ *    temporary file.  A file that changed in between is reported rather than
+ *    silently mis-joined: before pass 2 writes anything, each file must still
+ *    be the same file (device, inode, size, mtime), and pass 2 must read the
+ *    same lines (count and a fingerprint of their bytes) as pass 1.
  *
  *  - --stream writes each row as soon as its line is parsed, with the template
  *    as it is at that moment, and tells the parser not to keep per-line
@@ -259,6 +260,15 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         stdin_count += strcmp(argv[i], "-") == 0;
     if (stdin_count > 1)
         return cli_usage_error(SUB, "standard input ('-') can be read only once");
+    char *const *inputs = argv + *first_file;
+    size_t ninputs = (size_t)(argc - *first_file);
+    if (cli_refuse_output_is_input(SUB, "-o", o->out_path, inputs,
+                                   ninputs) != EXIT_OK ||
+        (o->templates_path && cli_refuse_output_is_input(SUB, "--templates", o->templates_path,
+                                                         inputs, ninputs) != EXIT_OK) ||
+        (o->save_state && cli_refuse_output_is_input(SUB, "--save-state", o->save_state, inputs,
+                                                     ninputs) != EXIT_OK))
+        return EXIT_USAGE;
     return -1;
 }
 
@@ -428,6 +438,7 @@ typedef struct parse_run {
     logtk_parser *parser;
     logtk_sink *sink;
     cli_output templates;       /* --templates (cli_templates_write) */
+    cli_output state;           /* --save-state */
     cli_progress progress;
     uint64_t rows;              /* rows written = the last LineId */
     logtk_slice *params;        /* stream mode: a copy of the event's parameter slices */
@@ -437,6 +448,7 @@ typedef struct parse_run {
     cli_template_set set;       /* final templates (batch: pass 2; both: the lists) */
     int templates_ready;
     uint64_t checked, violations; /* --check */
+    uint64_t *hash;             /* batch pass 1: the current input's line fingerprint */
 } parse_run;
 
 /*
@@ -459,6 +471,21 @@ static int check_row(parse_run *run, const logtk_row *row, const char *source, u
                            : "the parameters do not rebuild the line under the template",
                   (int)row->template_text.len, row->template_text.ptr);
     return EXIT_OK;
+}
+
+/* What pass 1 saw of one input, for pass 2 to check against. */
+typedef struct input_seen {
+    uint64_t lines;
+    uint64_t hash;   /* cli_line_hash() of its lines */
+    int have_stat;   /* st is valid (a named file) */
+    struct stat st;
+} input_seen;
+
+/* The same file, unchanged as far as stat(2) can tell. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
 static int sink_failed(logtk_sink *s)
@@ -521,6 +548,15 @@ static int on_line_spool(void *user, const logtk_line *line, const logtk_record 
     return 0;
 }
 
+/* Batch mode, pass 1 of a named file: fingerprint its lines. */
+static int on_line_fingerprint(void *user, const logtk_line *line, const logtk_record *rec,
+                               const logtk_event *ev)
+{
+    parse_run *run = user;
+    *run->hash = cli_line_hash(*run->hash, line->data, line->len, line->eol_len);
+    return 0;
+}
+
 static int open_spool(parse_run *run)
 {
     const char *dir = getenv("TMPDIR");
@@ -563,8 +599,10 @@ static int cache_templates(parse_run *run)
  * `expected` lines is the known damage, already reported, not a change.
  */
 static int write_input(parse_run *run, logtk_reader *reader, const char *path, const char *shown,
-                       uint64_t first_index, uint64_t expected, int damaged)
+                       uint64_t first_index, const input_seen *was, int damaged)
 {
+    uint64_t expected = was->lines, hash = 0;
+    int grew = 0;
     int rc = logtk_reader_open_path(reader, path);
     if (rc == LOGTK_ERR_ARCHIVE && damaged && expected == 0)
         return EXIT_OK;
@@ -586,8 +624,11 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
             cli_error(SUB, "%s", logtk_reader_errmsg(reader));
             return EXIT_DATA;
         }
-        if (seen == expected)
-            break; /* grew since pass 1: report below */
+        if (seen == expected) {
+            grew = 1; /* grew since pass 1: report below */
+            break;
+        }
+        hash = cli_line_hash(hash, line.data, line.len, line.eol_len);
         logtk_format_match(run->format, line.data, line.len, &rec); /* LIMIT: kept unmatched */
         uint32_t id = 0;
         logtk_parser_assignment(run->parser, first_index + seen, &id);
@@ -619,10 +660,20 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
                                 logtk_reader_source_size(reader));
     }
     logtk_reader_close(reader);
-    if (seen != expected) {
+    /* rows already on stdout cannot be taken back; files are not committed */
+    const char *out = run->opt->out_path;
+    const char *outcome = out == NULL || strcmp(out, "-") == 0 ? "the rows written are incomplete"
+                                                               : "nothing written";
+    if (seen != expected || grew) {
         cli_error(SUB, "%s: changed while being parsed (%llu lines on the first pass, %s on the "
-                       "second); nothing written",
-                  shown, (unsigned long long)expected, seen < expected ? "fewer" : "more");
+                       "second); %s",
+                  shown, (unsigned long long)expected, seen < expected ? "fewer" : "more", outcome);
+        return EXIT_DATA;
+    }
+    if (was->have_stat && hash != was->hash) {
+        cli_error(SUB, "%s: changed while being parsed (its lines differ between the first and "
+                       "the second pass); %s",
+                  shown, outcome);
         return EXIT_DATA;
     }
     return EXIT_OK;
@@ -652,7 +703,9 @@ static int open_outputs(parse_run *run)
     return EXIT_OK;
 }
 
-/* Writes the template list to the sqlite sink and --templates; commits both. */
+/* Writes the template list to the sqlite sink and --templates, and the
+ * --save-state snapshot; commits the outputs only when all were written, so a
+ * failed --templates or --save-state leaves -o OUT as it was too. */
 static int finish_outputs(parse_run *run)
 {
     int status = cache_templates(run);
@@ -665,17 +718,46 @@ static int finish_outputs(parse_run *run)
             LOGTK_OK)
             return sink_failed(run->sink);
     }
-    if (logtk_sink_close(run->sink) != LOGTK_OK)
-        return sink_failed(run->sink);
     if (run->templates.fp) {
         const char *path = run->opt->templates_path;
         if (cli_templates_write(run->templates.fp, &run->set) != 0) {
             cli_error(SUB, "%s: write error", strcmp(path, "-") ? path : "standard output");
             return EXIT_DATA;
         }
-        if (cli_output_close(SUB, path, &run->templates, 1) != EXIT_OK)
+        if (logtk_output_prepare(run->templates.out) != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_output_errmsg(run->templates.out));
             return EXIT_DATA;
+        }
     }
+    const char *state_path = run->opt->save_state;
+    if (state_path) {
+        void *snap = NULL;
+        size_t len = 0;
+        if (logtk_parser_save(run->parser, &snap, &len) != LOGTK_OK) {
+            cli_error(SUB, "--save-state: %s", logtk_parser_errmsg(run->parser));
+            return EXIT_DATA;
+        }
+        status = cli_output_open(SUB, state_path, &run->state);
+        if (status == EXIT_OK && len && fwrite(snap, 1, len, run->state.fp) != len) {
+            cli_error(SUB, "%s: %s", state_path, strerror(errno));
+            status = EXIT_DATA;
+        }
+        logtk_free(snap);
+        if (status == EXIT_OK && logtk_output_prepare(run->state.out) != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_output_errmsg(run->state.out));
+            status = EXIT_DATA;
+        }
+        if (status != EXIT_OK)
+            return status;
+    }
+    /* everything is written: now the renames */
+    if (logtk_sink_close(run->sink) != LOGTK_OK)
+        return sink_failed(run->sink);
+    if (run->templates.out &&
+        cli_output_close(SUB, run->opt->templates_path, &run->templates, 1) != EXIT_OK)
+        return EXIT_DATA;
+    if (run->state.out && cli_output_close(SUB, state_path, &run->state, 1) != EXIT_OK)
+        return EXIT_DATA;
     return EXIT_OK;
 }
 
@@ -697,7 +779,7 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     if ((o->stream || !to_stdout) && (status = open_outputs(run)) != EXIT_OK)
         return status;
 
-    uint64_t *counts = calloc(npaths, sizeof *counts);
+    input_seen *counts = calloc(npaths, sizeof *counts);
     if (counts == NULL) {
         cli_error(SUB, "out of memory");
         return EXIT_DATA;
@@ -724,10 +806,15 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
             if ((status = open_spool(run)) != EXIT_OK)
                 break;
             feed.on_line = on_line_spool;
+        } else {
+            /* the file as it is before pass 1 reads it; pass 2 checks it is unchanged */
+            counts[i].have_stat = stat(paths[i], &counts[i].st) == 0;
+            run->hash = &counts[i].hash;
+            feed.on_line = on_line_fingerprint;
         }
         uint64_t before = feed.lines;
         status = cli_feed_run(&feed, &paths[i], 1);
-        counts[i] = feed.lines - before;
+        counts[i].lines = feed.lines - before;
         if (status != EXIT_OK && feed.status == LOGTK_ERR_ARCHIVE) {
             /* cli_feed printed the message; the lines before the damage were fed */
             damaged = 1;
@@ -750,6 +837,17 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
         status = EXIT_DATA;
     }
 
+    /* a file replaced, rewritten or appended to since pass 1 read it: say so
+       before a row is written */
+    for (size_t i = 0; i < npaths && status == EXIT_OK && !o->stream; i++) {
+        struct stat now;
+        if (counts[i].have_stat && (stat(paths[i], &now) != 0 || !same_file(&now, &counts[i].st))) {
+            cli_error(SUB, "%s: changed while being parsed (replaced, rewritten or appended to "
+                           "between the two passes); nothing written",
+                      paths[i]);
+            status = EXIT_DATA;
+        }
+    }
     if (status == EXIT_OK && !o->stream) {
         logtk_reader *reader = NULL;
         if (to_stdout)
@@ -767,9 +865,9 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
         for (size_t i = 0; i < npaths && status == EXIT_OK; i++) {
             int is_stdin = strcmp(paths[i], "-") == 0;
             status = write_input(run, reader, is_stdin ? run->spool_path : paths[i],
-                                 is_stdin ? "standard input" : paths[i], index, counts[i],
+                                 is_stdin ? "standard input" : paths[i], index, &counts[i],
                                  damaged && i + 1 == npaths && !is_stdin);
-            index += counts[i];
+            index += counts[i].lines;
         }
         cli_progress_end(&run->progress);
         logtk_reader_free(reader);
@@ -778,17 +876,6 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
 
     if (status == EXIT_OK)
         status = finish_outputs(run);
-    if (status == EXIT_OK && o->save_state) {
-        void *snap = NULL;
-        size_t len = 0;
-        if (logtk_parser_save(run->parser, &snap, &len) != LOGTK_OK) {
-            cli_error(SUB, "--save-state: %s", logtk_parser_errmsg(run->parser));
-            status = EXIT_DATA;
-        } else {
-            status = cli_write_file_atomic(SUB, o->save_state, snap, len);
-        }
-        logtk_free(snap);
-    }
     if (status == EXIT_OK && !o->quiet && isatty(STDERR_FILENO))
         fprintf(stderr, "logtk parse: %llu lines, %lu templates, %llu lines did not match the "
                         "format%s\n",
@@ -829,6 +916,8 @@ int cmd_parse(int argc, char **argv)
     logtk_sink_free(run.sink); /* an uncommitted output's temporary file goes away */
     if (run.templates.out) /* not committed: the temporary file goes away */
         cli_output_close(SUB, opt.templates_path, &run.templates, 0);
+    if (run.state.out)
+        cli_output_close(SUB, opt.save_state, &run.state, 0);
     if (run.spool)
         fclose(run.spool);
     if (run.spool_path[0])

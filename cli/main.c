@@ -1,7 +1,9 @@
 /* main.c - the logtk program: dispatches to one subcommand per file. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -83,7 +85,34 @@ static int run(int argc, char **argv)
     return EXIT_USAGE;
 }
 
+/*
+ * A descriptor among 0, 1, 2 that the caller closed (`logtk parse <&-`) would
+ * be handed to the next file logtk opens -- its own temporary output, so a
+ * diagnostic or a read of "stdin" would hit that file.  Each closed one is
+ * filled with /dev/null opened the wrong way round: reading a closed stdin
+ * then fails ("-: Bad file descriptor", status 1) instead of looking like an
+ * empty input, and writing to a closed stdout fails the run as a write error
+ * does, rather than vanishing; a closed stderr just discards diagnostics.
+ */
+static int fill_closed_std_fds(void)
+{
+    static const int wrong_way[3] = {O_WRONLY, O_RDONLY, O_WRONLY};
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", wrong_way[fd]);
+        if (got != fd) { /* /dev/null missing, or a lower descriptor was free: give up */
+            if (got >= 0)
+                close(got);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (fill_closed_std_fds() != 0)
+        return EXIT_DATA; /* cannot even say why: stderr may be the closed one */
     return finish_stdout(run(argc, argv));
 }

@@ -1870,8 +1870,9 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
         if (m ^ invert) {
             (*count)++;
             if (cb) {
-                /* the line already ends with its '\r' when it had one (see build_line) */
-                if (ltka_decoder_line_eol(d, i) != 2 && logtk_strbuf_putc(&x->line, '\n') != 0)
+                /* the line already ends with its '\r' when it had one (see build_line);
+                   a last line without a terminator gets one, as grep prints it */
+                if (logtk_strbuf_putc(&x->line, '\n') != 0)
                     return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
                 if (cb(user, x->line.data, x->line.len) != 0)
                     return logtk_error_set(&x->err, LOGTK_ERR_IO, "write failed");

@@ -28,6 +28,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,8 +94,11 @@ int logtk_archive_writer_new(logtk_archive_writer **out)
 static int parse_size(const char *value, size_t lo, size_t hi, size_t *out)
 {
     char *end;
+    if (value[0] < '0' || value[0] > '9') /* no sign, no space */
+        return -1;
+    errno = 0;
     unsigned long long v = strtoull(value, &end, 10);
-    if (end == value || *end != '\0' || v < lo || v > hi || value[0] == '-')
+    if (*end != '\0' || errno != 0 || v < lo || v > hi)
         return -1;
     *out = (size_t)v;
     return 0;

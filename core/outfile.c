@@ -157,10 +157,66 @@ static void release(logtk_outfile *o)
     o->fp = NULL;
     o->path = NULL;
     o->tmp_path = NULL;
+    o->prepared = 0;
+}
+
+int logtk_outfile_prepare(logtk_outfile *o, logtk_errbuf *err)
+{
+    if (o->prepared)
+        return LOGTK_OK;
+    if (o->fp == NULL) {
+        if (err)
+            return logtk_error_set(err, LOGTK_ERR_IO, "commit of an output that is not open");
+        return LOGTK_ERR_IO;
+    }
+    int e = 0;
+    errno = 0;
+    if (ferror(o->fp))
+        e = errno ? errno : EIO;
+    if (!e && fflush(o->fp) != 0)
+        e = errno ? errno : EIO;
+    if (o->tmp_path == NULL) { /* stdout or a device: written in place; commit closes */
+        if (!e && ferror(o->fp))
+            e = EIO;
+        if (e) {
+            int rc = set_io_error(err, o->path, e);
+            logtk_outfile_abort(o);
+            return rc;
+        }
+        o->prepared = 1;
+        return LOGTK_OK;
+    }
+    if (!e && fsync(fileno(o->fp)) != 0 && errno != EINVAL && errno != EROFS)
+        e = errno;
+    if (fclose(o->fp) != 0 && !e)
+        e = errno ? errno : EIO;
+    o->fp = NULL;
+    if (e) {
+        int rc = set_io_error(err, o->path, e);
+        logtk_outfile_abort(o);
+        return rc;
+    }
+    o->prepared = 1;
+    return LOGTK_OK;
 }
 
 int logtk_outfile_commit(logtk_outfile *o, logtk_errbuf *err)
 {
+    if (o->prepared) {
+        int e = 0;
+        if (o->tmp_path == NULL) {
+            if ((fflush(o->fp) != 0 || ferror(o->fp)) && !e)
+                e = errno ? errno : EIO;
+            if (o->path && fclose(o->fp) != 0 && !e)
+                e = errno ? errno : EIO;
+        } else if (rename(o->tmp_path, o->path) != 0) {
+            e = errno;
+            unlink(o->tmp_path);
+        }
+        int rc = e ? set_io_error(err, o->path, e) : LOGTK_OK;
+        release(o);
+        return rc;
+    }
     if (o->fp == NULL) {
         if (err)
             return logtk_error_set(err, LOGTK_ERR_IO, "commit of an output that is not open");

@@ -34,9 +34,10 @@ typedef struct logtk_outfile {
     FILE *fp;       /* where to write: the temporary file, or stdout; NULL when not open */
     char *path;     /* the target path (malloc'd), NULL for stdout */
     char *tmp_path; /* the temporary file's path (malloc'd), NULL for stdout or a device */
+    int prepared;   /* logtk_outfile_prepare() succeeded: commit only renames */
 } logtk_outfile;
 
-#define LOGTK_OUTFILE_INIT {NULL, NULL, NULL}
+#define LOGTK_OUTFILE_INIT {NULL, NULL, NULL, 0}
 
 /**
  * Opens an output: NULL or "-" is stdout, anything else a temporary file next
@@ -64,6 +65,16 @@ int logtk_outfile_write(logtk_outfile *o, const void *buf, size_t n, logtk_errbu
  * closed afterwards and may be opened again.
  */
 int logtk_outfile_commit(logtk_outfile *o, logtk_errbuf *err);
+
+/**
+ * The first half of commit: flushes, syncs and closes the temporary file (for
+ * stdout or a device: flushes) and checks every step, but renames nothing, so
+ * a caller writing several outputs can commit them only when all of them were
+ * written.  After it succeeds, commit only renames and abort still removes
+ * the temporary file.  On failure the output is aborted (temporary file
+ * removed) and LOGTK_ERR_IO names the target.
+ */
+int logtk_outfile_prepare(logtk_outfile *o, logtk_errbuf *err);
 
 /**
  * Closes and removes the temporary file, leaving the target untouched.

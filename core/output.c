@@ -37,10 +37,20 @@ int logtk_output_commit(logtk_output *o)
 {
     if (o == NULL)
         return LOGTK_ERR_INVALID;
-    if (o->file.fp == NULL)
+    if (o->file.fp == NULL && !o->file.prepared)
         return o->err.code < 0 ? o->err.code
                                : logtk_error_set(&o->err, LOGTK_ERR_INVALID, "output not open");
     return logtk_outfile_commit(&o->file, &o->err);
+}
+
+int logtk_output_prepare(logtk_output *o)
+{
+    if (o == NULL)
+        return LOGTK_ERR_INVALID;
+    if (o->file.fp == NULL && !o->file.prepared)
+        return o->err.code < 0 ? o->err.code
+                               : logtk_error_set(&o->err, LOGTK_ERR_INVALID, "output not open");
+    return logtk_outfile_prepare(&o->file, &o->err);
 }
 
 const char *logtk_output_errmsg(const logtk_output *o)

@@ -213,6 +213,29 @@ static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int
 
 static int put_tab(logtk_strbuf *b) { return logtk_strbuf_putc(b, '\t'); }
 
+/* The jsonl sink's member convention for programs writing their own JSON. */
+int logtk_json_write_member(FILE *fp, const char *name, const char *s, size_t n)
+{
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    int lossy = 0, rc = LOGTK_OK;
+    size_t name_len = strlen(name);
+    if (json_string(&b, name, name_len, 1, NULL) != 0 || logtk_strbuf_putc(&b, ':') != 0 ||
+        json_string(&b, s, n, 1, &lossy) != 0)
+        rc = LOGTK_ERR_NOMEM;
+    if (rc == LOGTK_OK && lossy) {
+        /* the exact bytes beside the U+FFFD text: ,"NAME_base64":"..." */
+        if (logtk_strbuf_putc(&b, ',') != 0 || logtk_strbuf_putc(&b, '"') != 0 ||
+            logtk_strbuf_append(&b, name, name_len) != 0 ||
+            logtk_strbuf_puts(&b, "_base64\":\"") != 0 || logtk_base64_append(&b, s, n) != 0 ||
+            logtk_strbuf_putc(&b, '"') != 0)
+            rc = LOGTK_ERR_NOMEM;
+    }
+    if (rc == LOGTK_OK && b.len && fwrite(b.data, 1, b.len, fp) != b.len)
+        rc = LOGTK_ERR_IO;
+    logtk_strbuf_free(&b);
+    return rc;
+}
+
 static int tsv_begin(logtk_sink *s)
 {
     logtk_strbuf *b = &s->row;

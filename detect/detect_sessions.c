@@ -409,7 +409,12 @@ int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *un
                                path);
     }
     int8_t *saved = malloc(s->count ? s->count : 1);
-    if (!saved) {
+    /* the line that labelled each session, 0 none yet: a later row may repeat
+       a label but not contradict it */
+    uint64_t *labelled_on = calloc(s->count ? s->count : 1, sizeof *labelled_on);
+    if (!saved || !labelled_on) {
+        free(saved);
+        free(labelled_on);
         logtk_csv_free(c);
         return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     }
@@ -437,6 +442,17 @@ int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *un
             unknown++;
             continue;
         }
+        if (labelled_on[k] && s->labels[k] != label) {
+            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                                 "%s:%llu: id '%.*s' is labelled %s here but %s on line %llu",
+                                 path, line, (int)fields[id_col].len, fields[id_col].ptr,
+                                 label == LOGTK_LABEL_ANOMALY ? "Anomaly" : "Normal",
+                                 s->labels[k] == LOGTK_LABEL_ANOMALY ? "Anomaly" : "Normal",
+                                 (unsigned long long)labelled_on[k]);
+            break;
+        }
+        if (!labelled_on[k])
+            labelled_on[k] = line;
         s->labels[k] = (int8_t)label;
     }
     if (rc == LOGTK_OK && got < 0)
@@ -444,6 +460,7 @@ int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *un
     if (rc != LOGTK_OK)
         memcpy(s->labels, saved, s->count);
     free(saved);
+    free(labelled_on);
     logtk_csv_free(c);
     if (unknown_ids)
         *unknown_ids = unknown;

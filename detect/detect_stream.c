@@ -30,6 +30,7 @@
 #include <string.h>
 
 #define STREAM_MAX_NGRAM 16
+#define STREAM_NGRAM_TEXT "16" /* STREAM_MAX_NGRAM, for messages */
 #define STREAM_EWMA_ALPHA 0.3
 #define STREAM_MIN_BUCKETS 3
 
@@ -128,18 +129,22 @@ const char *logtk_stream_alert_name(int kind)
     }
 }
 
+/* Counts (lines, events) are whole numbers a double holds exactly: a larger
+   value would not survive the conversion (1e20 became 0). */
+#define STREAM_MAX_COUNT 9007199254740992.0 /* 2^53 */
+
 int logtk_stream_set_option(logtk_stream *s, const char *name, const char *value)
 {
     char *end;
     double v = strtod(value, &end);
     if (*value == '\0' || *end != '\0' || !(v >= 0) || !isfinite(v))
         return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "bad value '%s' for %s", value, name);
-    int integer = v == floor(v);
+    int integer = v == floor(v) && v <= STREAM_MAX_COUNT;
     if (strcmp(name, "new_template") == 0 && (v == 0 || v == 1)) {
         s->new_template = (int)v;
     } else if (strcmp(name, "rare_count") == 0 && integer) {
         s->rare_count = (uint64_t)v;
-    } else if (strcmp(name, "bucket") == 0) {
+    } else if (strcmp(name, "bucket") == 0 && v <= 1e15) {
         s->bucket = v;
     } else if (strcmp(name, "rate_factor") == 0 && v > 1) {
         s->rate_factor = v;
@@ -151,8 +156,16 @@ int logtk_stream_set_option(logtk_stream *s, const char *name, const char *value
         s->warmup = (uint64_t)v;
     } else if (strcmp(name, "new_template") == 0 || strcmp(name, "rare_count") == 0 ||
                strcmp(name, "rate_factor") == 0 || strcmp(name, "ngram") == 0 ||
-               strcmp(name, "top_k") == 0 || strcmp(name, "warmup") == 0) {
-        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "bad value '%s' for %s", value, name);
+               strcmp(name, "top_k") == 0 || strcmp(name, "warmup") == 0 ||
+               strcmp(name, "bucket") == 0) {
+        const char *range = strcmp(name, "new_template") == 0 ? "0 or 1"
+                            : strcmp(name, "rate_factor") == 0 ? "a number above 1"
+                            : strcmp(name, "ngram") == 0       ? "0 (off) or 2.." STREAM_NGRAM_TEXT
+                            : strcmp(name, "top_k") == 0       ? "1..1000000"
+                            : strcmp(name, "bucket") == 0      ? "seconds, 0..1e15"
+                                                               : "a whole number, 0..2^53";
+        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "bad value '%s' for %s (%s)", value,
+                               name, range);
     } else {
         return logtk_error_set(&s->err, LOGTK_ERR_NOT_FOUND,
                                "unknown stream option '%s' (new_template, rare_count, bucket, "

@@ -382,9 +382,9 @@ int logtk_windows_set_option(logtk_windows *w, const char *name, const char *val
     double v = strtod(value, &end);
     int bad = *value == '\0' || *end != '\0' || !(v >= 0) || !isfinite(v);
     if (strcmp(name, "idle") == 0) {
-        if (bad || v != floor(v))
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "bad idle '%s' (lines, >= 0)",
-                                   value);
+        if (bad || v != floor(v) || v > 9007199254740992.0) /* 2^53: exact as a double */
+            return logtk_error_set(&w->err, LOGTK_ERR_INVALID,
+                                   "bad idle '%s' (lines, a whole number, 0..2^53)", value);
         w->idle = (uint64_t)v;
         return LOGTK_OK;
     }

@@ -557,6 +557,16 @@ FILE *logtk_output_stream(logtk_output *o);
  */
 int logtk_output_commit(logtk_output *o);
 
+/**
+ * The first half of logtk_output_commit(): flushes, syncs and closes the
+ * temporary file (standard output or a device: flushes) and checks every
+ * step, renaming nothing.  A program writing several outputs prepares them
+ * all and commits them only when all were written; after it succeeds,
+ * logtk_output_commit() only renames.  On failure the output is abandoned
+ * (target untouched) and LOGTK_ERR_IO names it.
+ */
+int logtk_output_prepare(logtk_output *o);
+
 /** The last error. */
 const char *logtk_output_errmsg(const logtk_output *o);
 
@@ -619,6 +629,16 @@ typedef struct logtk_row {
  */
 int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
                    const logtk_format *format);
+
+/**
+ * Writes one JSON object member, "NAME":"VALUE", to fp the way the jsonl sink
+ * writes its columns: VALUE is s[0..n) with control bytes escaped and every
+ * byte that starts no well-formed UTF-8 sequence written as U+FFFD, and then,
+ * only when a byte was replaced, a twin member "NAME_base64" holding the exact
+ * bytes, so the line stays valid JSON and nothing is lost.  NAME should be
+ * ASCII.  Returns LOGTK_OK, LOGTK_ERR_NOMEM or LOGTK_ERR_IO (a failed write).
+ */
+int logtk_json_write_member(FILE *fp, const char *name, const char *s, size_t n);
 
 /** The name of the i-th sink kind (0-based: "tsv", "csv", "jsonl", "sqlite", "templates"), or NULL past the end. */
 const char *logtk_sink_kind_name(size_t i);
@@ -695,8 +715,10 @@ int logtk_sessions_set_label(logtk_sessions *s, const char *id, size_t id_len, i
  * Reads labels from an "Id,Label" CSV (anomaly_label.csv layout) and applies
  * them to the sessions with those ids.  Rows naming ids that are not in the set
  * are skipped and counted in *unknown_ids (may be NULL); sessions the file does
- * not name keep their label.  Returns LOGTK_OK, LOGTK_ERR_IO or LOGTK_ERR_DATA
- * (bad label value, naming file and line).
+ * not name keep their label.  An id may be repeated with the same label, not
+ * with another.  Returns LOGTK_OK, LOGTK_ERR_IO or LOGTK_ERR_DATA (bad label
+ * value, or an id labelled two ways: naming file and line); on error the
+ * labels are unchanged.
  */
 int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *unknown_ids);
 

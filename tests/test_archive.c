@@ -326,6 +326,8 @@ static uint64_t reference_grep(const char *text, size_t len, logtk_grep *g, memb
         if (logtk_grep_line(g, p, (size_t)((nl ? nl : end) - p)) == 1) {
             n++;
             mem_write(out, p, (size_t)(le - p));
+            if (!nl)
+                mem_write(out, "\n", 1); /* grep ends a last line without one with '\n' */
         }
         p = le;
     }
@@ -428,6 +430,22 @@ static void test_grep(const char *text, size_t len)
     free(arc.data);
 }
 
+/* A selected last line without a newline is printed with one, as
+ * `decompress | grep` prints it, so several archives' lines do not run together. */
+static void test_grep_last_line_without_newline(void)
+{
+    static const char *const texts[] = {"a\nb", "a\nb\r", "b", "a\r\nb\r\nab"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        membuf arc = {0};
+        size_t len = strlen(texts[i]);
+        CHECK(compress_mem(texts[i], len, 1 << 16, "500", NULL, NULL, &arc) == LOGTK_OK);
+        check_grep(texts[i], len, &arc, "b", LOGTK_GREP_FIXED);
+        check_grep(texts[i], len, &arc, "b", 0);
+        check_grep(texts[i], len, &arc, "x", LOGTK_GREP_FIXED | LOGTK_GREP_INVERT);
+        free(arc.data);
+    }
+}
+
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -483,6 +501,12 @@ static void test_writer_options(void)
     CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
     CHECK_STATUS(logtk_archive_writer_set_option(w, "level", "99"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_archive_writer_set_option(w, "threads", "0"), LOGTK_ERR_INVALID);
+    /* sizes are plain decimal: no sign, no space, no overflow */
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "threads", " 2"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "threads", "+2"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "block_lines", "99999999999999999999"),
+                 LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_archive_writer_set_option(w, "threads", "2"), LOGTK_OK);
     CHECK_STATUS(logtk_archive_writer_set_option(w, "nope", "1"), LOGTK_ERR_NOT_FOUND);
     CHECK_STATUS(logtk_archive_writer_write(w, "x", 1), LOGTK_ERR_INVALID);
     logtk_archive_writer_free(w);
@@ -502,6 +526,7 @@ static void test_writer_options(void)
     CHECK(compress_mem(text.data, text.len, 999, "700", "3", NULL, &b) == LOGTK_OK);
     CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
     test_grep(text.data, text.len);
+    test_grep_last_line_without_newline();
     free(a.data);
     free(b.data);
     free(text.data);

@@ -2,6 +2,10 @@
 #include "test_harness.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "logtk.h"
 #include "arena.h"
@@ -99,11 +103,61 @@ static void test_errors(void)
     logtk_free(NULL);
 }
 
+/* Two outputs committed only when both were written: prepare flushes and
+ * closes without renaming, commit then only renames; a failed or abandoned
+ * output leaves its target as it was. */
+static void test_output_prepare(void)
+{
+    char dir[] = "/tmp/logtk-test-core.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/out", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs("old\n", f);
+    fclose(f);
+
+    logtk_output *o = NULL, *full = NULL;
+    CHECK_STATUS(logtk_output_open(&o, path), LOGTK_OK);
+    fputs("new\n", logtk_output_stream(o));
+    CHECK_STATUS(logtk_output_prepare(o), LOGTK_OK);
+    CHECK_STATUS(logtk_output_prepare(o), LOGTK_OK); /* twice is harmless */
+    char buf[16] = "";
+    f = fopen(path, "r");
+    CHECK(f != NULL && fgets(buf, sizeof buf, f) && strcmp(buf, "old\n") == 0);
+    if (f)
+        fclose(f);
+    /* the second output fails at flush: the first is abandoned */
+    CHECK_STATUS(logtk_output_open(&full, "/dev/full"), LOGTK_OK);
+    fputs("x", logtk_output_stream(full));
+    CHECK_STATUS(logtk_output_prepare(full), LOGTK_ERR_IO);
+    CHECK(strstr(logtk_output_errmsg(full), "/dev/full") != NULL);
+    logtk_output_free(full);
+    logtk_output_free(o);
+    f = fopen(path, "r");
+    CHECK(f != NULL && fgets(buf, sizeof buf, f) && strcmp(buf, "old\n") == 0);
+    if (f)
+        fclose(f);
+    /* prepared, then committed: renamed into place */
+    CHECK_STATUS(logtk_output_open(&o, path), LOGTK_OK);
+    fputs("new\n", logtk_output_stream(o));
+    CHECK_STATUS(logtk_output_prepare(o), LOGTK_OK);
+    CHECK_STATUS(logtk_output_commit(o), LOGTK_OK);
+    logtk_output_free(o);
+    f = fopen(path, "r");
+    CHECK(f != NULL && fgets(buf, sizeof buf, f) && strcmp(buf, "new\n") == 0);
+    if (f)
+        fclose(f);
+    unlink(path);
+    CHECK(rmdir(dir) == 0); /* no temporary file left behind */
+}
+
 int main(void)
 {
     test_arena();
     test_strbuf();
     test_hashtab();
     test_errors();
+    test_output_prepare();
     return TEST_SUMMARY();
 }

@@ -91,6 +91,21 @@ static void test_sessions(void)
     CHECK(strstr(logtk_sessions_errmsg(s), ":3:") != NULL);
     CHECK(logtk_sessions_label(s, 0) == LOGTK_LABEL_NORMAL);
 
+    /* an id labelled two ways is an error naming file, line and the first
+       line; a repeat with the same label is fine; nothing changes on error */
+    const char *conflict = write_tmp("dup.csv", "BlockId,Label\nb1,Anomaly\nb1,Anomaly\n"
+                                                "b2,Anomaly\nb1,Normal\n");
+    CHECK_STATUS(logtk_sessions_load_labels(s, conflict, NULL), LOGTK_ERR_DATA);
+    CHECK(strstr(logtk_sessions_errmsg(s), "dup.csv:5:") != NULL);
+    CHECK(strstr(logtk_sessions_errmsg(s), "'b1'") != NULL);
+    CHECK(strstr(logtk_sessions_errmsg(s), "line 2") != NULL);
+    CHECK(logtk_sessions_label(s, 0) == LOGTK_LABEL_NORMAL);
+    CHECK(logtk_sessions_label(s, 1) == LOGTK_LABEL_NORMAL);
+    const char *repeat = write_tmp("rep.csv", "BlockId,Label\nb1,Anomaly\nb1,1\n");
+    CHECK_STATUS(logtk_sessions_load_labels(s, repeat, NULL), LOGTK_OK);
+    CHECK(logtk_sessions_label(s, 0) == LOGTK_LABEL_ANOMALY);
+    CHECK_STATUS(logtk_sessions_set_label(s, "b1", 2, LOGTK_LABEL_NORMAL), LOGTK_OK);
+
     /* a bad session file leaves the set unchanged */
     const char *badcsv = write_tmp("bad2.csv", "BlockId,Label,EventSequence\nc1,Normal,E1\n"
                                                "c2,Normal\n");
@@ -442,6 +457,7 @@ static void test_windows_session(void)
 
     /* idle: a session completes after 2 lines without its id */
     CHECK_STATUS(logtk_windows_new(&w, "session"), LOGTK_OK);
+    CHECK_STATUS(logtk_windows_set_option(w, "idle", "1e30"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_windows_set_option(w, "idle", "2"), LOGTK_OK);
     CHECK_STATUS(logtk_windows_set_option(w, "id_regex", "id=\\w+"), LOGTK_OK);
     static const char *const stream[] = {"id=a", "id=b", "id=b", "id=b", "id=a"};
@@ -706,6 +722,13 @@ static void test_stream(void)
     CHECK_STATUS(logtk_stream_set_option(st, "nosuch", "1"), LOGTK_ERR_NOT_FOUND);
     CHECK_STATUS(logtk_stream_set_option(st, "ngram", "1"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_stream_set_option(st, "top_k", "x"), LOGTK_ERR_INVALID);
+    /* counts past 2^53 do not survive a double: refused, not wrapped to 0 */
+    CHECK_STATUS(logtk_stream_set_option(st, "warmup", "99999999999999999999"), LOGTK_ERR_INVALID);
+    CHECK(strstr(logtk_stream_errmsg(st), "0..2^53") != NULL);
+    CHECK_STATUS(logtk_stream_set_option(st, "rare_count", "18446744073709551615"),
+                 LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_stream_set_option(st, "warmup", "9007199254740992"), LOGTK_OK);
+    CHECK_STATUS(logtk_stream_set_option(st, "bucket", "1e300"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_stream_set_option(st, "warmup", "6"), LOGTK_OK);
     CHECK_STATUS(logtk_stream_set_option(st, "ngram", "2"), LOGTK_OK);
     CHECK_STATUS(logtk_stream_set_option(st, "top_k", "1"), LOGTK_OK);

@@ -478,6 +478,25 @@ static void test_helpers(void)
     }
 }
 
+/* logtk_json_write_member: the jsonl sink's member convention for other writers. */
+static void test_json_member(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    CHECK_STATUS(logtk_json_write_member(f, "id", "a\"b\\c\n", 6), LOGTK_OK);
+    fputc(',', f);
+    CHECK_STATUS(logtk_json_write_member(f, "t", "x\xffy\x01", 4), LOGTK_OK);
+    fputc(',', f);
+    CHECK_STATUS(logtk_json_write_member(f, "u", "\xc3\xa9", 2), LOGTK_OK); /* valid UTF-8 stays */
+    fclose(f);
+    CHECK_BYTES(buf, len, "\"id\":\"a\\\"b\\\\c\\n\","
+                          "\"t\":\"x\xef\xbf\xbdy\\u0001\",\"t_base64\":\"eP95AQ==\","
+                          "\"u\":\"\xc3\xa9\"");
+    free(buf);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_sink.XXXXXX");
@@ -495,6 +514,7 @@ int main(void)
     test_key_matches_parser();
     test_csv(fmt);
     test_jsonl(fmt);
+    test_json_member();
     test_sqlite(fmt);
     test_atomic(fmt);
     test_errors();
