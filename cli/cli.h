@@ -1,7 +1,7 @@
 /*
  * cli.h - the logtk program's subcommands and shared helpers.
  *
- * cli/ uses only the public header include/logtk.h (see DESIGN.md).
+ * cli/ uses only the public header include/logtk.h (see doc/DESIGN.md).
  * Exit status, for every subcommand: 0 success, 1 bad data or failed check,
  * 2 usage error.
  */
