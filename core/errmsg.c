@@ -57,9 +57,18 @@ const char *logtk_strerror(int status)
     }
 }
 
+#define LOGTK_STRINGIFY_(x) #x
+#define LOGTK_STRINGIFY(x) LOGTK_STRINGIFY_(x)
+
 const char *logtk_version(void)
 {
-    return PACKAGE_VERSION;
+    return LOGTK_STRINGIFY(LOGTK_VERSION_MAJOR) "." LOGTK_STRINGIFY(LOGTK_VERSION_MINOR) "."
+        LOGTK_STRINGIFY(LOGTK_VERSION_PATCH);
+}
+
+unsigned logtk_version_number(void)
+{
+    return LOGTK_VERSION_NUMBER;
 }
 
 void logtk_free(void *ptr)

@@ -52,8 +52,22 @@ extern "C" {
 /** A short, static English description of a status code ("out of memory"). */
 const char *logtk_strerror(int status);
 
-/** The library version as a string, e.g. "0.1.0" (defined once, in configure.ac). */
+/**
+ * The version of this header, defined here and nowhere else (configure.ac reads it).
+ * LOGTK_VERSION_NUMBER is MAJOR * 10000 + MINOR * 100 + PATCH, for #if tests; compare
+ * it with logtk_version_number() to find a header and library of different versions.
+ */
+#define LOGTK_VERSION_MAJOR 0
+#define LOGTK_VERSION_MINOR 1
+#define LOGTK_VERSION_PATCH 0
+#define LOGTK_VERSION_NUMBER \
+    (LOGTK_VERSION_MAJOR * 10000 + LOGTK_VERSION_MINOR * 100 + LOGTK_VERSION_PATCH)
+
+/** The library's version as a string, "MAJOR.MINOR.PATCH", e.g. "0.1.0". */
 const char *logtk_version(void);
+
+/** The library's LOGTK_VERSION_NUMBER (that of the header it was built with). */
+unsigned logtk_version_number(void);
 
 /** Releases memory that the library handed to the caller (snapshots). NULL is harmless. */
 void logtk_free(void *ptr);

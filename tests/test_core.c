@@ -1,4 +1,6 @@
-/* test_core.c - arena, strbuf, varints, hash table. */
+/* test_core.c - arena, strbuf, varints, hash table, version. */
+#include "config.h"
+
 #include "test_harness.h"
 
 #include <stdint.h>
@@ -100,6 +102,17 @@ static void test_errors(void)
     CHECK(strcmp(logtk_strerror(LOGTK_ERR_NOMEM), "out of memory") == 0);
     CHECK(strcmp(logtk_strerror(-999), "unknown error") == 0);
     CHECK(logtk_version()[0] >= '0' && logtk_version()[0] <= '9');
+    {
+        /* the header's numbers, the library's string and configure's version agree */
+        char want[32];
+        snprintf(want, sizeof want, "%d.%d.%d", LOGTK_VERSION_MAJOR, LOGTK_VERSION_MINOR,
+                 LOGTK_VERSION_PATCH);
+        CHECK(strcmp(logtk_version(), want) == 0);
+        CHECK(strcmp(PACKAGE_VERSION, want) == 0);
+        CHECK(logtk_version_number() == LOGTK_VERSION_NUMBER);
+        CHECK(LOGTK_VERSION_NUMBER == LOGTK_VERSION_MAJOR * 10000 + LOGTK_VERSION_MINOR * 100 +
+                                          LOGTK_VERSION_PATCH);
+    }
     logtk_free(NULL);
 }
 
