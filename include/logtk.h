@@ -708,7 +708,7 @@ int logtk_sessions_new(logtk_sessions **out);
  * Appends the sessions of a CSV file with a header row naming an id column
  * (the first column), an optional "Label" column ("Normal"/"Anomaly", "0"/"1",
  * "-" = normal) and an "EventSequence" column of space-separated event names,
- * as ../shared/anomaly/hdfs100k/HDFS_100k_sessions.csv.  Returns LOGTK_OK,
+ * as loglizer's HDFS_100k_sessions.csv of the HDFS sample.  Returns LOGTK_OK,
  * LOGTK_ERR_IO, or LOGTK_ERR_DATA naming the file and line (missing column,
  * unknown label, duplicate id); on error the set is unchanged.
  */
