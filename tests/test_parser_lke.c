@@ -1,18 +1,52 @@
 /*
- * test_suite6.c - LKE as logparser's LKE.py runs it: the initial groups come
- * from a depth-first walk over forward links only (not connected
- * components), and words are the text left after the masks' matches are
- * deleted (not the tokens of the masked text).
+ * test_parser_lke.c - LKE as logparser's LKE.py runs it: edit-distance links
+ * and split_threshold; the initial groups come from a depth-first walk over
+ * forward links only (not connected components); words are the text left
+ * after the masks' matches are deleted (not the tokens of the masked text);
+ * the same input gives the same result.
  *
  * The inputs are small enough to follow by hand; each comment gives the
  * links the 2-means threshold leaves, so a failure points at the step.
  */
+#include "config.h"
+
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "logtk.h"
 #include "test_harness.h"
 #include "parser_test_util.h"
+
+static void test_lke(void)
+{
+    static const char *const lines[] = {
+        "user alice logged in",  "disk sda is now full", "user bob logged in",
+        "disk sdb is now full",  "user carol logged in", "disk sdc is now full",
+    };
+    logtk_parser *p = new_parser("lke");
+    CHECK_STATUS(logtk_parser_set_param(p, "split_threshold", "0"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_param(p, "split_threshold", "2"), LOGTK_OK);
+    feed_all(p, lines, 6);
+    /* edit distance links each event's messages; with 3 distinct user names
+       and split_threshold 2 the groups are not split, and the template is the
+       common subsequence of the group */
+    CHECK(tid(p, 0) == tid(p, 2) && tid(p, 2) == tid(p, 4));
+    CHECK(tid(p, 1) == tid(p, 3) && tid(p, 3) == tid(p, 5));
+    CHECK(tid(p, 0) != tid(p, 1));
+    CHECK(template_is(p, tid(p, 0), "user <*> logged in")); /* shown: the names come back as <*> */
+    CHECK(template_is(p, tid(p, 1), "disk <*> is now full"));
+    logtk_parser_free(p);
+
+    /* the default split_threshold 4 lets the 3 distinct names split the group:
+       each message becomes its own template */
+    p = new_parser("lke");
+    feed_all(p, lines, 6);
+    CHECK(tid(p, 0) != tid(p, 2) && tid(p, 2) != tid(p, 4) && tid(p, 0) != tid(p, 4));
+    CHECK(template_is(p, tid(p, 2), "user bob logged in"));
+    logtk_parser_free(p);
+}
 
 /*
  * Six 4-word lines (v = 4).  The 2-means puts the threshold at 3.18 (the
@@ -110,6 +144,7 @@ static void test_deterministic(void)
 
 int main(void)
 {
+    test_lke();
     test_forward_walk();
     test_deleted_matches();
     test_deterministic();

@@ -1,11 +1,9 @@
 /*
- * test_suite4.c - MoLFI, SLCT and LKE on small hand-made inputs: the
- * reference's message adaptation as MoLFI sees it (values that become
- * "#spec#", punctuation spacing, the "[LEVEL]" prefix), lines that must
- * share a template, lines that must not, parameter checking and the
- * determinism of the randomised search; SLCT's and LKE's grouping rules.
- * Degenerate input (empty lines, huge lines) is covered for every
- * registered parser by test_suite.c.
+ * test_parser_molfi.c - MoLFI on small hand-made inputs: the reference's
+ * message adaptation as MoLFI sees it (values that become "#spec#",
+ * punctuation spacing, the "[LEVEL]" prefix), lines that must share a
+ * template, lines that must not, parameter checking, the determinism of the
+ * randomised search, and a larger cluster the search must merge.
  */
 #include "config.h"
 
@@ -14,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_registry.h"
 #include "logtk.h"
 #include "test_harness.h"
 #include "parser_test_util.h"

@@ -1,17 +1,70 @@
 /*
- * test_suite5.c - SLCT as logparser runs it (slct -j -r, then every line
- * matched again against the printed patterns) and LKE details.
+ * test_parser_slct.c - SLCT as logparser runs it (slct -j -r, then every
+ * line matched again against the printed patterns): frequent words at their
+ * position, join, refine (common prefix and suffix of a variable word),
+ * matching order, outliers, and parameter checking.
  *
- * The SLCT cases are small enough to follow by hand: each comment says which
+ * The cases are small enough to follow by hand: each comment says which
  * candidates, supports and patterns slct finds, so a failure points at the
  * step (join, refine, matching order, outliers) that changed.
  */
+#include "config.h"
+
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "logtk.h"
 #include "test_harness.h"
 #include "parser_test_util.h"
+
+/* ------------------------------------------- LogCluster and SLCT (frequent words) */
+
+static const char *const frequent_lines[] = {
+    "Connection from 10.0.0.1 closed",
+    "User alice logged in",
+    "Connection from 10.0.0.2 closed",
+    "User bob logged in",
+    "Connection from 10.0.0.3 closed",
+    "User carol logged in",
+    "Connection from 10.0.0.4 closed",
+    "User dave logged in",
+    "rare event once",
+    "rare event twice",
+};
+#define NFREQUENT (sizeof frequent_lines / sizeof frequent_lines[0])
+
+static void test_slct(void)
+{
+    logtk_parser *p = new_parser("slct");
+    CHECK_STATUS(logtk_parser_set_param(p, "support", "3"), LOGTK_OK);
+    feed_all(p, frequent_lines, NFREQUENT);
+    CHECK(tid(p, 0) == tid(p, 2) && tid(p, 0) == tid(p, 6));
+    CHECK(tid(p, 1) == tid(p, 3) && tid(p, 1) == tid(p, 7));
+    CHECK(tid(p, 0) != tid(p, 1));
+    CHECK(tid(p, 8) != tid(p, 9));
+    /* slct -r keeps the common prefix of a variable word (see test_slct_refine) */
+    CHECK(template_is(p, tid(p, 0), "Connection from 10.0.0.<*> closed"));
+    CHECK(template_is(p, tid(p, 1), "User <*> logged in"));
+    CHECK(template_is(p, tid(p, 9), "rare event twice"));
+    logtk_parser_free(p);
+
+    /* words count at their position: shifted words are not the same word */
+    static const char *const shifted[] = {
+        "alpha beta gamma", "alpha beta delta", "x alpha beta", "y alpha beta",
+    };
+    p = new_parser("slct");
+    CHECK_STATUS(logtk_parser_set_param(p, "support", "0"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_param(p, "support", "2"), LOGTK_OK);
+    feed_all(p, shifted, 4);
+    CHECK(tid(p, 0) == tid(p, 1));
+    CHECK(tid(p, 2) == tid(p, 3));
+    CHECK(tid(p, 0) != tid(p, 2));
+    CHECK(template_is(p, tid(p, 0), "alpha beta <*>a")); /* common suffix "a" (slct -r) */
+    CHECK(template_is(p, tid(p, 2), "<*> alpha beta"));
+    logtk_parser_free(p);
+}
 
 /* Five "start job" lines; the node is n1 three times, n2 and n3 once. */
 static const char *const jobs[] = {
@@ -162,6 +215,7 @@ static void test_slct_params(void)
 
 int main(void)
 {
+    test_slct();
     test_slct_join();
     test_slct_refine();
     test_slct_order();
