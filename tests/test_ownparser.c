@@ -52,7 +52,7 @@ static int same_text(logtk_parser *p, uint64_t a, uint64_t b)
     return x.len == y.len && memcmp(x.ptr, y.ptr, x.len) == 0;
 }
 
-static void test_brain(void)
+TEST(test_brain)
 {
     /* 6 lines of one template with a variable user; 2 lines of another */
     static const char *const lines[] = {
@@ -98,7 +98,7 @@ static void test_brain(void)
     logtk_parser_free(p);
 }
 
-static void test_fuse_masks(void)
+TEST(test_fuse_masks)
 {
     static const char *const lines[] = {
         "Served block blk_-42 to /10.0.0.1:50010",
@@ -126,7 +126,7 @@ static void test_fuse_masks(void)
     logtk_parser_free(p);
 }
 
-static void test_fuse_siblings(void)
+TEST(test_fuse_siblings)
 {
     /* a word position becomes a variable once it shows `threshold` distinct words */
     static const char *const users[] = {
@@ -196,7 +196,7 @@ static void corpus_line(char *buf, size_t cap, int i)
     }
 }
 
-static void test_fuse_snapshot(void)
+TEST(test_fuse_snapshot)
 {
     logtk_parser *whole = NULL, *first = NULL, *resumed = NULL;
     CHECK_STATUS(logtk_parser_new(&whole, "fuse"), LOGTK_OK);
@@ -260,7 +260,7 @@ static void test_fuse_snapshot(void)
     logtk_parser_free(resumed);
 }
 
-static void test_fuse_variable_slots(void)
+TEST(test_fuse_variable_slots)
 {
     /* a slot seen holding a masked value takes other value-like words at once,
        and sentence punctuation stays outside the variable */
@@ -300,7 +300,7 @@ static void test_fuse_variable_slots(void)
 }
 
 
-static void test_fuse_first_word(void)
+TEST(test_fuse_first_word)
 {
     /* the first word is the event: many first words are still many templates */
     static const char *const verbs[] = {"boot (command 1)", "wait (command 2)",
@@ -329,7 +329,7 @@ static void test_fuse_first_word(void)
     logtk_parser_free(p);
 }
 
-static void test_fuse_quick_hash(void)
+TEST(test_fuse_quick_hash)
 {
     /* A line seen again takes the fast path; its quick token hashes (short
        tokens at the end of the line, long tokens, non-ASCII bytes, tokens
@@ -377,7 +377,7 @@ static void test_fuse_quick_hash(void)
     logtk_parser_free(p);
 }
 
-static void test_fuse_snapshot_bytes(void)
+TEST(test_fuse_snapshot_bytes)
 {
     /* the snapshot of a reloaded parser is byte for byte the one it came from,
        although the reload filled its tables in another order */
@@ -407,7 +407,7 @@ static void test_fuse_snapshot_bytes(void)
  * Loghub-2.0 ground truth keeps lines with and without it apart (a template
  * must match its line).  Other parenthesised text is part of the message.
  */
-static void test_fuse_quantity_aside(void)
+TEST(test_fuse_quantity_aside)
 {
     static const char *const lines[] = {
         "conn close, 0 bytes sent, lifetime 1s",
@@ -447,7 +447,7 @@ static void test_fuse_quantity_aside(void)
 }
 
 /* Variables written the way the Loghub-2.0 ground truth writes them. */
-static void test_fuse_rendering(void)
+TEST(test_fuse_rendering)
 {
     static const char *const lines[] = {
         /* 0 */ "jk2_init() Found child 6725 in scoreboard slot 10",
@@ -528,7 +528,7 @@ static void test_fuse_rendering(void)
 }
 
 /* Rules that let fuse parse the Loghub datasets without the presets' regexes. */
-static void test_fuse_own_masks(void)
+TEST(test_fuse_own_masks)
 {
     static const char *const lines[] = {
         /* 0 */ "proxy.example.org:5070 open through proxy 10.0.0.1:80 HTTPS",
@@ -596,7 +596,7 @@ static void test_fuse_own_masks(void)
 }
 
 /* The rules of round 3: which words stay words, lists, leader dots, fixed points. */
-static void test_fuse_round3(void)
+TEST(test_fuse_round3)
 {
     /* a first word becomes a variable only when all its words look like values */
     static const char *const settings[] = {"tickTime set to 1", "maxSessionTimeout set to 2",
@@ -695,7 +695,7 @@ static const char *const pool_lines[] = {
     "session opened for user root by LOGIN(uid=0)",
 };
 
-static void test_fuse_round4(void)
+TEST(test_fuse_round4)
 {
     /* three users in one group stay words: one short of the threshold */
     logtk_parser *p = run("fuse", pool_lines, 6, NULL, NULL);
@@ -762,7 +762,7 @@ static void test_fuse_round4(void)
 }
 
 /* A line's header (time, level, host, component) is one "<*>" when no format cut it off. */
-static void test_fuse_header(void)
+TEST(test_fuse_header)
 {
     /* the weekday, the level and the host vary; the message decides the template */
     static const char *const apache[] = {
@@ -832,7 +832,7 @@ static void test_fuse_header(void)
 }
 
 /* A DNS host name is a value; code names spelled with dots stay words. */
-static void test_fuse_host_names(void)
+TEST(test_fuse_host_names)
 {
     static const char *const lines[] = {
         "Could not resolve proxy.example.org error 11001",
@@ -862,7 +862,7 @@ static void test_fuse_host_names(void)
  * message without it, annotates the value: the known template, its "<*>"
  * covering both.  One every line prints stays part of the message.
  */
-static void test_fuse_annotated_value(void)
+TEST(test_fuse_annotated_value)
 {
     static const char *const lines[] = {
         "a.example.org:443 error : connect failed, status 503",
@@ -893,7 +893,7 @@ static void test_fuse_annotated_value(void)
  * the message, the address, offset and length are its values; frames of
  * different functions stay apart however many there are.
  */
-static void test_fuse_stack_frames(void)
+TEST(test_fuse_stack_frames)
 {
     static const char *const lines[] = {
         "[<02114537>] do_page_fault+0x12f/0x446", "[<0210c3f8>] sys_read+0x3c/0x70",
@@ -910,26 +910,4 @@ static void test_fuse_stack_frames(void)
     CHECK(same_text(p, 5, 6));
     CHECK(logtk_parser_template_count(p) == 7);
     logtk_parser_free(p);
-}
-
-int main(void)
-{
-    test_brain();
-    test_fuse_masks();
-    test_fuse_siblings();
-    test_fuse_snapshot();
-    test_fuse_variable_slots();
-    test_fuse_first_word();
-    test_fuse_quick_hash();
-    test_fuse_snapshot_bytes();
-    test_fuse_quantity_aside();
-    test_fuse_host_names();
-    test_fuse_annotated_value();
-    test_fuse_stack_frames();
-    test_fuse_rendering();
-    test_fuse_own_masks();
-    test_fuse_round3();
-    test_fuse_round4();
-    test_fuse_header();
-    return TEST_SUMMARY();
 }

@@ -87,6 +87,15 @@ static void test_degenerate(const char *algo)
     free(big);
 }
 
+TEST(test_every_parser_degenerate)
+{
+    for (size_t i = 0; logtk_parser_algorithm_name(i); i++) {
+        const char *algo = logtk_parser_algorithm_name(i);
+        CHECK(logtk_parser_algorithm_summary(i) != NULL);
+        test_degenerate(algo);
+    }
+}
+
 /* ---------------------------------------------------------------- presets */
 
 /* How many parameters every preset gives a parser: ULP has none, so a preset
@@ -95,7 +104,7 @@ static void test_degenerate(const char *algo)
    parsers' parameters are checked. */
 enum preset_count { SOME_PARAMS, NO_PARAMS, COUNT_NOT_CHECKED };
 
-static void test_presets(void)
+TEST(test_presets)
 {
     static const struct {
         const char *algo;
@@ -148,15 +157,4 @@ static void test_presets(void)
             logtk_parser_free(p);
         }
     }
-}
-
-int main(void)
-{
-    for (size_t i = 0; logtk_parser_algorithm_name(i); i++) {
-        const char *algo = logtk_parser_algorithm_name(i);
-        CHECK(logtk_parser_algorithm_summary(i) != NULL);
-        test_degenerate(algo);
-    }
-    test_presets();
-    return TEST_SUMMARY();
 }

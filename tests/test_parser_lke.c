@@ -18,7 +18,7 @@
 
 /* Same input, same result (nothing depends on allocation or hashing order),
    and equal messages always share the template last given to their words. */
-static void test_deterministic(void)
+TEST(test_deterministic)
 {
     char buf[64][48];
     const char *lines[128];
@@ -42,10 +42,4 @@ static void test_deterministic(void)
             CHECK(tid(p, (uint64_t)i) == tid(p, (uint64_t)i + 64));
         logtk_parser_free(p);
     }
-}
-
-int main(void)
-{
-    test_deterministic();
-    return TEST_SUMMARY();
 }

@@ -50,7 +50,7 @@ static void logsig_run(const char *group_num, const char *seed, uint32_t *ids)
     logtk_parser_free(p);
 }
 
-static void test_logsig(void)
+TEST(test_logsig)
 {
     logtk_parser *p = new_parser("logsig");
     CHECK_STATUS(logtk_parser_set_param(p, "group_num", "0"), LOGTK_ERR_INVALID);
@@ -63,10 +63,4 @@ static void test_logsig(void)
     logsig_run("2", "7", c);
     CHECK(memcmp(a, b, sizeof a) == 0); /* deterministic */
     logsig_run("1", NULL, a);
-}
-
-int main(void)
-{
-    test_logsig();
-    return TEST_SUMMARY();
 }

@@ -57,7 +57,7 @@ static void molfi_run(const char *seed, uint32_t *ids, char **texts)
     logtk_parser_free(p);
 }
 
-static void test_molfi(void)
+TEST(test_molfi)
 {
     logtk_parser *p = new_parser("molfi");
     CHECK_STATUS(logtk_parser_set_param(p, "anything", "1"), LOGTK_ERR_NOT_FOUND);
@@ -111,7 +111,7 @@ static void test_molfi(void)
 /* A larger cluster: the search must merge lines that differ in one word
    when that word takes many values (frequency objective), and keep the two
    different events apart. */
-static void test_molfi_merges(void)
+TEST(test_molfi_merges)
 {
     char buf[64][64];
     const char *lines[64];
@@ -136,11 +136,4 @@ static void test_molfi_merges(void)
     CHECK(template_is(p, tid(p, 0), "user <*> logged in"));
     CHECK(template_is(p, tid(p, 32), "file <*> was deleted"));
     logtk_parser_free(p);
-}
-
-int main(void)
-{
-    test_molfi();
-    test_molfi_merges();
-    return TEST_SUMMARY();
 }
