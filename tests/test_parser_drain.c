@@ -1,4 +1,4 @@
-/* test_drain.c - the parser layer and Drain on small hand-made inputs. */
+/* test_parser_drain.c - the parser layer (registry, parameters, masks) and Drain on small hand-made inputs. */
 #include "config.h"
 
 #include <stdint.h>
