@@ -3,7 +3,9 @@
 # SOURCE (tests/test_NAME.c): a C file that includes SOURCE, lists every
 # TEST(name) it defines, in the order written, and runs them from main()
 # (see test_run() in tests/test_harness.h).  make runs it for each test file
-# written with TEST(), so that no list of tests is kept by hand.
+# written with TEST(), so that no list of tests is kept by hand; it fails,
+# naming the line, on a main() or a "static void test_NAME(void)" in SOURCE
+# (a test that would never run).
 set -e
 src=$1
 base=${src##*/}
@@ -19,6 +21,12 @@ awk -v base="$base" '
         }
         seen[name] = 1
         tests[n++] = name
+    }
+    # a test written the old way would compile and never run
+    /^static void test_[A-Za-z0-9_]*\(void\)/ {
+        printf "%s:%d: write this test as TEST(name) so that the registry runs it\n", FILENAME, FNR > "/dev/stderr"
+        failed = 1
+        exit 1
     }
     /^TEST_SETUP\(\)/ { setup = 1 }
     /^TEST_TEARDOWN\(\)/ { teardown = 1 }
