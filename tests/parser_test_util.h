@@ -1,7 +1,7 @@
 /*
  * parser_test_util.h - small helpers shared by the parser tests: make a
- * parser, feed a list of lines and finish, read a line's template id, and
- * compare a template's text.  Include after test_harness.h.
+ * parser, feed a list of lines and finish, read a line's template id or
+ * text, and compare a template's text.  Include after test_harness.h.
  */
 #ifndef LOGTK_PARSER_TEST_UTIL_H
 #define LOGTK_PARSER_TEST_UTIL_H
@@ -47,6 +47,47 @@ static inline int template_is(logtk_parser *p, uint32_t id, const char *want)
         return 0;
     }
     return 1;
+}
+
+/* A parser of algorithm algo, with one parameter set (param NULL: none), fed
+   lines and finished; NULL if there is no such algorithm. */
+static inline logtk_parser *run_parser(const char *algo, const char *const *lines, size_t n,
+                                       const char *param, const char *value)
+{
+    logtk_parser *p = NULL;
+    if (logtk_parser_new(&p, algo) != LOGTK_OK)
+        return NULL;
+    if (param)
+        CHECK_STATUS(logtk_parser_set_param(p, param, value), LOGTK_OK);
+    for (size_t i = 0; i < n; i++)
+        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
+    return p;
+}
+
+/* Template text of line i. */
+static inline logtk_slice text_of(logtk_parser *p, uint64_t i)
+{
+    uint32_t id = 0;
+    logtk_slice t = {"", 0};
+    uint64_t count;
+    if (logtk_parser_assignment(p, i, &id) == LOGTK_OK)
+        logtk_parser_template(p, id, &t, &count);
+    return t;
+}
+
+/* Checks that line i's final template text is want (a macro, so a failure names the caller's line). */
+#define CHECK_TEXT(p, i, want)                                                                     \
+    do {                                                                                           \
+        logtk_slice text_ = text_of(p, i);                                                         \
+        CHECK_BYTES(text_.ptr, text_.len, want);                                                   \
+    } while (0)
+
+/* Nonzero when lines a and b have templates of the same text. */
+static inline int same_text(logtk_parser *p, uint64_t a, uint64_t b)
+{
+    logtk_slice x = text_of(p, a), y = text_of(p, b);
+    return x.len == y.len && memcmp(x.ptr, y.ptr, x.len) == 0;
 }
 
 #endif

@@ -14,7 +14,7 @@
 #include "hashtab.h"
 #include "strbuf.h"
 
-static void test_arena(void)
+TEST(test_arena)
 {
     logtk_arena a;
     logtk_arena_init(&a, 1024);
@@ -34,7 +34,7 @@ static void test_arena(void)
     logtk_arena_free(&a); /* twice is harmless */
 }
 
-static void test_strbuf(void)
+TEST(test_strbuf)
 {
     logtk_strbuf b = LOGTK_STRBUF_INIT;
     CHECK(logtk_strbuf_puts(&b, "ab") == 0);
@@ -68,7 +68,7 @@ static void test_strbuf(void)
     logtk_strbuf_free(&b);
 }
 
-static void test_hashtab(void)
+TEST(test_hashtab)
 {
     logtk_hashtab h;
     CHECK(logtk_hashtab_init(&h, 4) == 0);
@@ -97,7 +97,7 @@ static void test_hashtab(void)
     logtk_hashtab_free(&h);
 }
 
-static void test_errors(void)
+TEST(test_errors)
 {
     CHECK(strcmp(logtk_strerror(LOGTK_ERR_NOMEM), "out of memory") == 0);
     CHECK(strcmp(logtk_strerror(-999), "unknown error") == 0);
@@ -119,7 +119,7 @@ static void test_errors(void)
 /* Two outputs committed only when both were written: prepare flushes and
  * closes without renaming, commit then only renames; a failed or abandoned
  * output leaves its target as it was. */
-static void test_output_prepare(void)
+TEST(test_output_prepare)
 {
     char dir[] = "/tmp/logtk-test-core.XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
@@ -163,14 +163,4 @@ static void test_output_prepare(void)
         fclose(f);
     unlink(path);
     CHECK(rmdir(dir) == 0); /* no temporary file left behind */
-}
-
-int main(void)
-{
-    test_arena();
-    test_strbuf();
-    test_hashtab();
-    test_errors();
-    test_output_prepare();
-    return TEST_SUMMARY();
 }

@@ -20,7 +20,7 @@ static int next(logtk_csv *c, const logtk_slice **f, size_t *n)
     return logtk_csv_next(c, f, n);
 }
 
-static void test_records(void)
+TEST(test_records)
 {
     logtk_csv *c;
     CHECK_STATUS(logtk_csv_new(&c), LOGTK_OK);
@@ -81,7 +81,7 @@ static void expect_error(const char *text, const char *want_in_message)
     logtk_csv_free(c);
 }
 
-static void test_malformed(void)
+TEST(test_malformed)
 {
     expect_error("a,b\nc,d\"e\n", "bad.csv:2:");
     expect_error("a,b\n\"c\"x,d\n", "bad.csv:2:");
@@ -97,7 +97,7 @@ static void test_malformed(void)
     logtk_csv_free(c);
 }
 
-static void test_compressed(void)
+TEST(test_compressed)
 {
     static const char text[] = "h1,h2\n1,\"multi\nline\"\n2,z\n";
     char buf[4096];
@@ -134,7 +134,7 @@ static void test_compressed(void)
 
 /* A tar of two CSV files: a quoted field left open at the end of the first
  * member must not swallow the second member's lines. */
-static void test_quote_open_at_member_end(void)
+TEST(test_quote_open_at_member_end)
 {
     static const char a_text[] = "k,v\n1,\"open\n";
     static const char b_text[] = "rest\",y\n2,z\n";
@@ -219,12 +219,9 @@ static int check_tree(const char *pattern, int loghub2k_lf)
     return (int)count;
 }
 
-int main(void)
+/* With LOGTK_LOGHUB / LOGTK_LOGHUB2 set: every Loghub ground-truth CSV. */
+TEST(test_loghub_csv_files)
 {
-    test_records();
-    test_malformed();
-    test_compressed();
-    test_quote_open_at_member_end();
     char pattern[1024];
     const char *hub = getenv("LOGTK_LOGHUB");
     if (hub && strlen(hub) < 900) {
@@ -242,5 +239,4 @@ int main(void)
     } else {
         printf("skipped: LOGTK_LOGHUB2 not set (Loghub-2.0 CSV files)\n");
     }
-    return TEST_SUMMARY();
 }

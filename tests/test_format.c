@@ -26,7 +26,7 @@ static void match_str(logtk_format *f, const char *line, logtk_record *rec)
     CHECK_STATUS(logtk_format_match(f, line, strlen(line), rec), LOGTK_OK);
 }
 
-static void test_basic(void)
+TEST(test_basic)
 {
     logtk_format *f;
     logtk_record rec;
@@ -83,7 +83,7 @@ static void test_basic(void)
     logtk_format_free(NULL);
 }
 
-static void test_optional_and_literals(void)
+TEST(test_optional_and_literals)
 {
     logtk_format *f;
     logtk_record rec;
@@ -121,7 +121,7 @@ static void test_optional_and_literals(void)
     logtk_format_free(f);
 }
 
-static void test_errors(void)
+TEST(test_errors)
 {
     logtk_format *f;
     logtk_format_new(&f);
@@ -152,7 +152,7 @@ static void test_errors(void)
     (void)rec;
 }
 
-static void test_hostile(void)
+TEST(test_hostile)
 {
     logtk_format *f;
     logtk_record rec;
@@ -271,7 +271,7 @@ static void test_loghub(const char *root)
 /* Formats with optional groups take the fast matcher too: on lines built to
  * confuse it (missing, empty, repeated and unbalanced optional parts), it must
  * give exactly the record PCRE2 gives. */
-static void test_optional_fast_path_agrees(void)
+TEST(test_optional_fast_path_agrees)
 {
     static const char *const formats[] = {
         "<Month> <Date> <Time> <Level> <Component>(\\[<PID>\\])?: <Content>",
@@ -322,17 +322,11 @@ static void test_optional_fast_path_agrees(void)
     }
 }
 
-int main(void)
+TEST(test_loghub_formats)
 {
-    test_basic();
-    test_optional_and_literals();
-    test_errors();
-    test_hostile();
-    test_optional_fast_path_agrees();
     const char *root = getenv("LOGTK_LOGHUB");
     if (root)
         test_loghub(root);
     else
         printf("skipped: LOGTK_LOGHUB not set (Loghub-2k format checks)\n");
-    return TEST_SUMMARY();
 }

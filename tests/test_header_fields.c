@@ -48,7 +48,7 @@ static char *hdfs_text(int n, int bad, size_t *len)
     return s;
 }
 
-static void test_counting(void)
+TEST(test_counting)
 {
     logtk_format *f = compile(HDFS_FORMAT);
     CHECK(f != NULL);
@@ -96,7 +96,7 @@ static int encode_parts(const char *spec, int level, const char *text, size_t le
     return parts;
 }
 
-static void test_encoding(void)
+TEST(test_encoding)
 {
     size_t len;
     char *text = hdfs_text(300, 20, &len);
@@ -120,7 +120,7 @@ static void test_encoding(void)
     ltka_encoder_free(e);
 }
 
-static void test_writer_option(void)
+TEST(test_writer_option)
 {
     logtk_archive_writer *w = NULL;
     CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
@@ -129,12 +129,4 @@ static void test_writer_option(void)
     CHECK(logtk_archive_writer_set_option(w, "format", HDFS_FORMAT) == LOGTK_OK);
     CHECK(logtk_archive_writer_set_option(w, "format", NULL) == LOGTK_OK);
     logtk_archive_writer_free(w);
-}
-
-int main(void)
-{
-    test_counting();
-    test_encoding();
-    test_writer_option();
-    return TEST_SUMMARY();
 }

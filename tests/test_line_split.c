@@ -326,7 +326,7 @@ static void check_template(const char *line, const char *expect_tmpl, size_t exp
     CHECK(want.nvars == expect_vars);
 }
 
-static void test_fixed(void)
+TEST(test_fixed)
 {
     check_template("081109 203615 148 INFO dfs.DataNode$PacketResponder: PacketResponder 1",
                    "\x02 \x02 \x02 INFO dfs.DataNode$PacketResponder: PacketResponder \x02", 4);
@@ -429,7 +429,7 @@ static size_t random_line(char *buf, size_t max)
     return n;
 }
 
-static void test_random_lines(void)
+TEST(test_random_lines)
 {
     char buf[512];
     int bad = 0;
@@ -492,7 +492,7 @@ static void check_block_roundtrip(const char *text, size_t len, int level)
     ltka_decoder_free(dec);
 }
 
-static void test_block_headers(void)
+TEST(test_block_headers)
 {
     /* header parts that are prefixes of each other, lines that end inside the header,
        trailing blanks, tabs, markers and empty lines between lines of one header shape */
@@ -533,7 +533,7 @@ static void test_block_headers(void)
 }
 
 /* Which IP values a decoder accepts: addresses, and packed forms of non-canonical quads only. */
-static void test_ip_values(void)
+TEST(test_ip_values)
 {
     CHECK(ltka_ip_value_ok(0) && ltka_ip_value_ok(0xffffffffu));
     /* every quad the splitter makes is accepted */
@@ -556,13 +556,8 @@ static void test_ip_values(void)
     CHECK(ltka_ip_value_ok(LTKA_IP_PACKED_FLAG | (2ull << 10 | 256) << 36 | 2ull << 24 | 3ull << 12 | 4));
 }
 
-int main(void)
+TEST_TEARDOWN()
 {
-    test_fixed();
-    test_ip_values();
-    test_random_lines();
-    test_block_headers();
     logtk_strbuf_free(&got_tmpl);
     free(got_vars);
-    return TEST_SUMMARY();
 }

@@ -32,7 +32,7 @@ static const char *orig_of(logtk_masker *m, const char *orig, size_t a, size_t b
     return out;
 }
 
-static void test_identity(void)
+TEST(test_identity)
 {
     logtk_masker *m;
     CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
@@ -49,7 +49,7 @@ static void test_identity(void)
     logtk_masker_free(m);
 }
 
-static void test_order_and_map(void)
+TEST(test_order_and_map)
 {
     logtk_masker *m;
     CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
@@ -73,7 +73,7 @@ static void test_order_and_map(void)
     logtk_masker_free(m);
 }
 
-static void test_composition(void)
+TEST(test_composition)
 {
     /* the second rule matches text the first one produced */
     logtk_masker *m;
@@ -88,7 +88,7 @@ static void test_composition(void)
     logtk_masker_free(m);
 }
 
-static void test_lookaround_and_replacement(void)
+TEST(test_lookaround_and_replacement)
 {
     logtk_masker *m;
     CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
@@ -99,7 +99,7 @@ static void test_lookaround_and_replacement(void)
     logtk_masker_free(m);
 }
 
-static void test_empty_matches(void)
+TEST(test_empty_matches)
 {
     /* Python: re.sub('x*', '-', 'abxd') == '-a-b--d-' */
     logtk_masker *m;
@@ -120,7 +120,7 @@ static void test_empty_matches(void)
 
 /* Inline (?i) is invisible in PCRE2_INFO_ALLOPTIONS, yet the first code unit
  * PCRE2 reports is then caseless: the memchr prefilter must not skip "ERROR". */
-static void test_inline_caseless(void)
+TEST(test_inline_caseless)
 {
     logtk_masker *m;
     CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
@@ -142,7 +142,7 @@ static void test_inline_caseless(void)
 /* After an empty match Python searches again at the same position for a
  * non-empty match: re.sub('(?=b)|b', '-', 'ab') == 'a--',
  * re.sub(r'\b|:', '-', 'a:b') == '-a---b-'. */
-static void test_empty_then_nonempty(void)
+TEST(test_empty_then_nonempty)
 {
     logtk_masker *m;
     CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
@@ -155,7 +155,7 @@ static void test_empty_then_nonempty(void)
     logtk_masker_free(m);
 }
 
-static void test_errors_and_limits(void)
+TEST(test_errors_and_limits)
 {
     logtk_masker *m;
     CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
@@ -180,7 +180,7 @@ static void test_errors_and_limits(void)
     logtk_masker_free(NULL);
 }
 
-static void test_binary_bytes(void)
+TEST(test_binary_bytes)
 {
     logtk_masker *m;
     CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
@@ -193,7 +193,7 @@ static void test_binary_bytes(void)
     logtk_masker_free(m);
 }
 
-static void test_tokenize(void)
+TEST(test_tokenize)
 {
     logtk_tokens t = LOGTK_TOKENS_INIT;
     const char *s = "  a\tbb\x1c" "c\x1f d\r\n\v\fe  ";
@@ -223,19 +223,4 @@ static void test_tokenize(void)
     CHECK_STATUS(logtk_tokenize(&t, many, sizeof many), LOGTK_OK);
     CHECK(t.n == 1000);
     logtk_tokens_free(&t);
-}
-
-int main(void)
-{
-    test_identity();
-    test_order_and_map();
-    test_composition();
-    test_lookaround_and_replacement();
-    test_empty_matches();
-    test_inline_caseless();
-    test_empty_then_nonempty();
-    test_errors_and_limits();
-    test_binary_bytes();
-    test_tokenize();
-    return TEST_SUMMARY();
 }

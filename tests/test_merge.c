@@ -90,7 +90,7 @@ static uint64_t lines_of(logtk_parser *p, const char *text)
     return total;
 }
 
-static void test_default_is_fuse(void)
+TEST(test_default_is_fuse)
 {
     logtk_parser *p = new_parser(NULL);
     CHECK(strcmp(logtk_parser_algorithm(p), "fuse") == 0);
@@ -100,7 +100,7 @@ static void test_default_is_fuse(void)
     logtk_parser_free(p);
 }
 
-static void test_template_key(void)
+TEST(test_template_key)
 {
     /* FNV-1a 64 from its definition: h = 0xcbf29ce484222325; per byte
        h ^= byte; h *= 0x100000001b3 (mod 2^64).  The empty text is the basis. */
@@ -199,14 +199,14 @@ static void check_order_independent(const char *algo)
         logtk_free(s[i].buf);
 }
 
-static void test_order_independent(void)
+TEST(test_order_independent)
 {
     check_order_independent("fuse");
     check_order_independent("drain");
 }
 
 /* A batch parser's state holds templates too; the merge works the same way. */
-static void test_batch_parser(void)
+TEST(test_batch_parser)
 {
     static const char *const a[] = {"open file a.txt", "open file b.txt", "close file a.txt"};
     static const char *const b[] = {"open file c.txt", "close file c.txt", "close file d.txt"};
@@ -250,7 +250,7 @@ static void expect_refused(const void *const *bufs, const size_t *lens, size_t n
     logtk_parser_free(m);
 }
 
-static void test_refusals(void)
+TEST(test_refusals)
 {
     static const char *const lines[] = {"user 1 logged in", "user 2 logged in", "disk full"};
     snapshot fuse = shard("fuse", lines, 3, NULL);
@@ -396,7 +396,7 @@ static void check_hdfs_halves(const char *dir, const char *algo)
     logtk_format_free(f);
 }
 
-static void test_hdfs_halves(void)
+TEST(test_hdfs_halves)
 {
     const char *dir = getenv("LOGTK_LOGHUB");
     if (dir == NULL || dir[0] == '\0') {
@@ -405,15 +405,4 @@ static void test_hdfs_halves(void)
     }
     check_hdfs_halves(dir, "fuse");
     check_hdfs_halves(dir, "drain");
-}
-
-int main(void)
-{
-    test_default_is_fuse();
-    test_template_key();
-    test_order_independent();
-    test_batch_parser();
-    test_refusals();
-    test_hdfs_halves();
-    return TEST_SUMMARY();
 }

@@ -58,7 +58,7 @@ static logtk_parse_metrics evaluate(const char *const *parsed, const char *const
     return m;
 }
 
-static void test_perfect(void)
+TEST(test_perfect)
 {
     const char *t[] = {"open <*>", "close <*>", "open <*>", "read <*> bytes"};
     logtk_parse_metrics m = evaluate(t, t, 4);
@@ -68,7 +68,7 @@ static void test_perfect(void)
 
 /* A parsed group equal to a true group but with another string: counts for GA
    and FGA, not for PA and FTA. */
-static void test_same_group_other_string(void)
+TEST(test_same_group_other_string)
 {
     const char *truth[] = {"A <*>", "A <*>", "B", "B", "C"};
     const char *parsed[] = {"A x", "A x", "B", "B", "C"};
@@ -81,7 +81,7 @@ static void test_same_group_other_string(void)
 
 /* Split and merge.  True groups A={0,1,2} B={3,4} C={5}; parsed A={0,1}
    (a strict subset: wrong), D={2,3,4} (mixed: wrong), C={5} (right). */
-static void test_split_and_merge(void)
+TEST(test_split_and_merge)
 {
     const char *truth[] = {"A", "A", "A", "B", "B", "C"};
     const char *parsed[] = {"A", "A", "D", "D", "D", "C"};
@@ -95,7 +95,7 @@ static void test_split_and_merge(void)
 
 /* P != G.  True A={0,1} B={2} C={3}; parsed A={0,1} right, Z={2,3} mixed.
    PGA = 1/2, RGA = 1/3, F1 = 2 * (1/2)(1/3) / (5/6) = 0.4. */
-static void test_unequal_counts(void)
+TEST(test_unequal_counts)
 {
     const char *truth[] = {"A", "A", "B", "C"};
     const char *parsed[] = {"A", "A", "Z", "Z"};
@@ -117,7 +117,7 @@ static void test_unequal_counts(void)
 
 /* PA is per message: a parsed string that equals the true string of the
    message counts even when the grouping is wrong. */
-static void test_pa_without_grouping(void)
+TEST(test_pa_without_grouping)
 {
     const char *truth[] = {"A", "B", "A", "B"};
     const char *parsed[] = {"A", "A", "A", "A"};
@@ -132,7 +132,7 @@ static void test_pa_without_grouping(void)
     CHECK(NEAR(m.ga, 1.0) && NEAR(m.pa, 2.0 / 3) && NEAR(m.fga, 1.0) && NEAR(m.fta, 0.5));
 }
 
-static void test_bad_arguments(void)
+TEST(test_bad_arguments)
 {
     logtk_slice s = {"a", 1};
     logtk_parse_metrics m;
@@ -144,7 +144,7 @@ static void test_bad_arguments(void)
 /* A larger case checked against counts computed independently: 1000
    messages, true template i % 10, parsed i % 20 (every true group split in
    two), so no group is right but PA counts the messages whose strings agree. */
-static void test_larger(void)
+TEST(test_larger)
 {
     enum { N = 1000 };
     static char pbuf[N][8], tbuf[N][8];
@@ -164,7 +164,7 @@ static void test_larger(void)
     CHECK(NEAR(m.pa, (double)same / N) && same == 500);
 }
 
-static void test_registry(void)
+TEST(test_registry)
 {
     static const char *const order[] = {"HDFS",  "Hadoop",      "Spark",     "Zookeeper",
                                         "BGL",   "HPC",         "Thunderbird", "Windows",
@@ -278,7 +278,7 @@ static int same_words(const char *a, size_t alen, const char *b, size_t blen)
 /* With the data at hand: each preset's format splits all 2,000 lines of its
    original dataset, and the content equals the ground truth's Content column
    (up to whitespace). */
-static void test_formats_on_loghub(void)
+TEST(test_formats_on_loghub)
 {
     const char *dir = getenv("LOGTK_LOGHUB");
     if (!dir || !*dir) {
@@ -344,18 +344,4 @@ static void test_formats_on_loghub(void)
         logtk_csv_free(c);
         logtk_format_free(f);
     }
-}
-
-int main(void)
-{
-    test_perfect();
-    test_same_group_other_string();
-    test_split_and_merge();
-    test_unequal_counts();
-    test_pa_without_grouping();
-    test_bad_arguments();
-    test_larger();
-    test_registry();
-    test_formats_on_loghub();
-    return TEST_SUMMARY();
 }

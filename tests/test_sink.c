@@ -19,6 +19,8 @@
 #include "test_harness.h"
 
 static char tmpdir[256];
+/* The format "<Date> <Level>: <Content>" that the layouts are written with. */
+static logtk_format *sink_format;
 
 static const char *tmp_path(const char *name)
 {
@@ -144,8 +146,9 @@ static char *write_kind(const char *kind, const char *path, logtk_format *fmt, s
     return slurp(path, len);
 }
 
-static void test_tsv(logtk_format *fmt)
+TEST(test_tsv)
 {
+    logtk_format *fmt = sink_format;
     size_t len = 0;
     char *got = write_kind("tsv", tmp_path("out.tsv"), fmt, &len);
     const char want[] =
@@ -161,8 +164,9 @@ static void test_tsv(logtk_format *fmt)
     free(got);
 }
 
-static void test_templates_kind(logtk_format *fmt)
+TEST(test_templates_kind)
 {
+    logtk_format *fmt = sink_format;
     logtk_sink *s = NULL;
     const char *path = tmp_path("templates.tsv");
     logtk_record recs[3];
@@ -214,7 +218,7 @@ static void test_templates_kind(logtk_format *fmt)
  * The sinks hash the text themselves; the result must be the key the parser
  * API gives for the same template, or shards and outputs would disagree.
  */
-static void test_key_matches_parser(void)
+TEST(test_key_matches_parser)
 {
     logtk_parser *p = NULL;
     if (logtk_parser_new(&p, "drain") != LOGTK_OK) {
@@ -265,8 +269,9 @@ static void test_key_matches_parser(void)
     logtk_parser_free(p);
 }
 
-static void test_csv(logtk_format *fmt)
+TEST(test_csv)
 {
+    logtk_format *fmt = sink_format;
     size_t len = 0;
     char *got = write_kind("csv", tmp_path("out.csv"), fmt, &len);
     const char want[] =
@@ -297,8 +302,9 @@ static void test_csv(logtk_format *fmt)
     logtk_csv_free(c);
 }
 
-static void test_jsonl(logtk_format *fmt)
+TEST(test_jsonl)
 {
+    logtk_format *fmt = sink_format;
     size_t len = 0;
     char *got = write_kind("jsonl", tmp_path("out.jsonl"), fmt, &len);
     /* Row 3: 0xFF becomes U+FFFD and the exact bytes come back in base64
@@ -332,8 +338,9 @@ static int sql_count(sqlite3 *db, const char *sql)
     return n;
 }
 
-static void test_sqlite(logtk_format *fmt)
+TEST(test_sqlite)
 {
+    logtk_format *fmt = sink_format;
     size_t len = 0;
     const char *path = tmp_path("out.db");
     char *path_copy = strdup(path);
@@ -370,8 +377,9 @@ static void test_sqlite(logtk_format *fmt)
 }
 
 /* A failed or abandoned run leaves the previous file untouched and no temporary behind. */
-static void test_atomic(logtk_format *fmt)
+TEST(test_atomic)
 {
+    logtk_format *fmt = sink_format;
     char dir[300];
     snprintf(dir, sizeof dir, "%s/atomic", tmpdir);
     mkdir(dir, 0700);
@@ -411,7 +419,7 @@ static void test_atomic(logtk_format *fmt)
     CHECK(count_dir_entries(dir) == 1);
 }
 
-static void test_errors(void)
+TEST(test_errors)
 {
     logtk_sink *s = NULL;
     CHECK_STATUS(logtk_sink_new(&s, "xml", tmp_path("x"), NULL), LOGTK_ERR_NOT_FOUND);
@@ -458,7 +466,7 @@ static void test_errors(void)
     CHECK(logtk_sink_kind_name(5) == NULL);
 }
 
-static void test_helpers(void)
+TEST(test_helpers)
 {
     CHECK(logtk_utf8_valid("", 0));
     CHECK(logtk_utf8_valid("plain ascii text, longer than eight", 35));
@@ -479,7 +487,7 @@ static void test_helpers(void)
 }
 
 /* logtk_json_write_member: the jsonl sink's member convention for other writers. */
-static void test_json_member(void)
+TEST(test_json_member)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -497,31 +505,24 @@ static void test_json_member(void)
     free(buf);
 }
 
-int main(void)
+TEST_SETUP()
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_sink.XXXXXX");
     if (mkdtemp(tmpdir) == NULL) {
         perror("mkdtemp");
         return 1;
     }
-    logtk_format *fmt = NULL;
-    CHECK_STATUS(logtk_format_new(&fmt), LOGTK_OK);
-    CHECK_STATUS(logtk_format_compile(fmt, "<Date> <Level>: <Content>"), LOGTK_OK);
-    CHECK(logtk_format_field_count(fmt) == 2);
-    test_helpers();
-    test_tsv(fmt);
-    test_templates_kind(fmt);
-    test_key_matches_parser();
-    test_csv(fmt);
-    test_jsonl(fmt);
-    test_json_member();
-    test_sqlite(fmt);
-    test_atomic(fmt);
-    test_errors();
-    logtk_format_free(fmt);
+    CHECK_STATUS(logtk_format_new(&sink_format), LOGTK_OK);
+    CHECK_STATUS(logtk_format_compile(sink_format, "<Date> <Level>: <Content>"), LOGTK_OK);
+    CHECK(logtk_format_field_count(sink_format) == 2);
+    return 0;
+}
+
+TEST_TEARDOWN()
+{
+    logtk_format_free(sink_format);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", tmpdir);
-    return TEST_SUMMARY();
 }

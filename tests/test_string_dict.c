@@ -27,6 +27,7 @@ static char *user_lines(unsigned n, unsigned distinct, size_t *len)
 {
     size_t cap = (size_t)n * 64 + 1, pos = 0;
     char *s = malloc(cap);
+    *len = 0; /* set even when out of memory: the callers pass it on */
     if (!s)
         return NULL;
     for (unsigned i = 0; i < n; i++)
@@ -49,7 +50,7 @@ static unsigned long strings_bytes(const char *text, size_t len)
     return got;
 }
 
-static void test_dictionary_sizes(void)
+TEST(test_dictionary_sizes)
 {
     size_t len;
     /* 5 users over 2000 lines: a dictionary with one-byte indices */
@@ -84,7 +85,7 @@ static int collect(void *user, const void *data, size_t len)
     return 0;
 }
 
-static void test_search(void)
+TEST(test_search)
 {
     size_t len;
     char *text = user_lines(3000, 40, &len);
@@ -133,11 +134,4 @@ static void test_search(void)
     }
     unlink(path);
     free(text);
-}
-
-int main(void)
-{
-    test_dictionary_sizes();
-    test_search();
-    return TEST_SUMMARY();
 }

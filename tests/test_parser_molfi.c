@@ -1,11 +1,9 @@
 /*
- * test_suite4.c - MoLFI, SLCT and LKE on small hand-made inputs: the
- * reference's message adaptation as MoLFI sees it (values that become
- * "#spec#", punctuation spacing, the "[LEVEL]" prefix), lines that must
- * share a template, lines that must not, parameter checking and the
- * determinism of the randomised search; SLCT's and LKE's grouping rules.
- * Degenerate input (empty lines, huge lines) is covered for every
- * registered parser by test_suite.c.
+ * test_parser_molfi.c - MoLFI on small hand-made inputs: the reference's
+ * message adaptation as MoLFI sees it (values that become "#spec#",
+ * punctuation spacing, the "[LEVEL]" prefix), lines that must share a
+ * template, lines that must not, parameter checking, the determinism of the
+ * randomised search, and a larger cluster the search must merge.
  */
 #include "config.h"
 
@@ -14,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_registry.h"
 #include "logtk.h"
 #include "test_harness.h"
 #include "parser_test_util.h"
@@ -60,7 +57,7 @@ static void molfi_run(const char *seed, uint32_t *ids, char **texts)
     logtk_parser_free(p);
 }
 
-static void test_molfi(void)
+TEST(test_molfi)
 {
     logtk_parser *p = new_parser("molfi");
     CHECK_STATUS(logtk_parser_set_param(p, "anything", "1"), LOGTK_ERR_NOT_FOUND);
@@ -114,7 +111,7 @@ static void test_molfi(void)
 /* A larger cluster: the search must merge lines that differ in one word
    when that word takes many values (frequency objective), and keep the two
    different events apart. */
-static void test_molfi_merges(void)
+TEST(test_molfi_merges)
 {
     char buf[64][64];
     const char *lines[64];
@@ -139,11 +136,4 @@ static void test_molfi_merges(void)
     CHECK(template_is(p, tid(p, 0), "user <*> logged in"));
     CHECK(template_is(p, tid(p, 32), "file <*> was deleted"));
     logtk_parser_free(p);
-}
-
-int main(void)
-{
-    test_molfi();
-    test_molfi_merges();
-    return TEST_SUMMARY();
 }

@@ -1,11 +1,14 @@
 /*
- * test_ownparser.c - Brain and fuse on small hand-made inputs.
+ * test_parser_fuse.c - fuse, logtk's own online parser, on small hand-made
+ * inputs.
  *
  * Each case states a behaviour of the algorithm (what becomes a variable,
- * what stays apart) and checks it through the public parser API.
+ * what stays apart, how a value is written, what a snapshot keeps) and
+ * checks it through the public parser API.
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,92 +16,9 @@
 #include "dataset_registry.h"
 #include "logtk.h"
 #include "test_harness.h"
+#include "parser_test_util.h"
 
-static logtk_parser *run(const char *algo, const char *const *lines, size_t n,
-                         const char *param, const char *value)
-{
-    logtk_parser *p = NULL;
-    if (logtk_parser_new(&p, algo) != LOGTK_OK)
-        return NULL;
-    if (param)
-        CHECK_STATUS(logtk_parser_set_param(p, param, value), LOGTK_OK);
-    for (size_t i = 0; i < n; i++)
-        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), NULL), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
-    return p;
-}
-
-/* Template text of line i. */
-static logtk_slice text_of(logtk_parser *p, uint64_t i)
-{
-    uint32_t id = 0;
-    logtk_slice t = {"", 0};
-    uint64_t count;
-    if (logtk_parser_assignment(p, i, &id) == LOGTK_OK)
-        logtk_parser_template(p, id, &t, &count);
-    return t;
-}
-
-/* Checks that line i's final template text is want (a macro, so a failure names the caller's line). */
-#define CHECK_TEXT(p, i, want)                                                                     \
-    do {                                                                                           \
-        logtk_slice text_ = text_of(p, i);                                                         \
-        CHECK_BYTES(text_.ptr, text_.len, want);                                                   \
-    } while (0)
-
-static int same_text(logtk_parser *p, uint64_t a, uint64_t b)
-{
-    logtk_slice x = text_of(p, a), y = text_of(p, b);
-    return x.len == y.len && memcmp(x.ptr, y.ptr, x.len) == 0;
-}
-
-static void test_brain(void)
-{
-    /* 6 lines of one template with a variable user; 2 lines of another */
-    static const char *const lines[] = {
-        "session opened for user alice",  "session opened for user bob",
-        "session opened for user carol",  "session opened for user dave",
-        "session opened for user erin",   "session opened for user frank",
-        "connection closed by peer",      "connection closed by peer",
-    };
-    logtk_parser *p = run("brain", lines, 8, "threshold", "3");
-    CHECK(p != NULL);
-    CHECK_TEXT(p, 0, "session opened for user <*>");
-    CHECK(same_text(p, 0, 5));
-    CHECK_TEXT(p, 6, "connection closed by peer");
-    CHECK(logtk_parser_template_count(p) == 2);
-    logtk_parser_free(p);
-
-    /* below the threshold, a position keeps its words: two templates */
-    static const char *const two[] = {"service start ok", "service stop ok",
-                                      "service start ok", "service stop ok"};
-    p = run("brain", two, 4, "threshold", "3");
-    CHECK(!same_text(p, 0, 1));
-    CHECK(same_text(p, 0, 2));
-    logtk_parser_free(p);
-
-    /* mostly-digit words are variables; split separators glue back in the template */
-    static const char *const kv[] = {"retry count=12 of 30", "retry count=7 of 30",
-                                     "retry count=9 of 30"};
-    p = run("brain", kv, 3, "split", ", =");
-    CHECK_TEXT(p, 0, "retry count=<*> of <*>");
-    CHECK(same_text(p, 0, 2));
-    logtk_parser_free(p);
-
-    /* bad parameters are refused */
-    CHECK_STATUS(logtk_parser_new(&p, "brain"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p, "threshold", "0"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "delimiter", "(unclosed"), LOGTK_ERR_SYNTAX);
-    CHECK_STATUS(logtk_parser_set_param(p, "nope", "1"), LOGTK_ERR_NOT_FOUND);
-    logtk_parser_free(p);
-
-    /* no lines at all */
-    p = run("brain", NULL, 0, NULL, NULL);
-    CHECK(logtk_parser_template_count(p) == 0);
-    logtk_parser_free(p);
-}
-
-static void test_fuse_masks(void)
+TEST(test_fuse_masks)
 {
     static const char *const lines[] = {
         "Served block blk_-42 to /10.0.0.1:50010",
@@ -108,7 +28,7 @@ static void test_fuse_masks(void)
         "connection from 1.2.3.4 () at Jul",
         "connection from 1.2.3.5 (host) at Jun",
     };
-    logtk_parser *p = run("fuse", lines, 6, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, 6, NULL, NULL);
     CHECK(p != NULL);
     CHECK_TEXT(p, 0, "Served block <*> to <*>"); /* a path, its port joined: one address */
     CHECK(same_text(p, 0, 1));
@@ -126,7 +46,7 @@ static void test_fuse_masks(void)
     logtk_parser_free(p);
 }
 
-static void test_fuse_siblings(void)
+TEST(test_fuse_siblings)
 {
     /* a word position becomes a variable once it shows `threshold` distinct words */
     static const char *const users[] = {
@@ -134,7 +54,7 @@ static void test_fuse_siblings(void)
         "Accepted password for carol from <*>", "Accepted password for dave from <*>",
         "Accepted password for erin from <*>",
     };
-    logtk_parser *p = run("fuse", users, 5, "threshold", "3");
+    logtk_parser *p = run_parser("fuse", users, 5, "threshold", "3");
     CHECK(same_text(p, 0, 1));
     CHECK(same_text(p, 0, 4));
     CHECK_TEXT(p, 4, "Accepted password for <*> from <*>");
@@ -142,7 +62,7 @@ static void test_fuse_siblings(void)
 
     /* fewer distinct words than the threshold: kept apart */
     static const char *const states[] = {"VM Started now", "VM Stopped now", "VM Started now"};
-    p = run("fuse", states, 3, "threshold", "3");
+    p = run_parser("fuse", states, 3, "threshold", "3");
     CHECK(!same_text(p, 0, 1));
     CHECK(same_text(p, 0, 2));
     logtk_parser_free(p);
@@ -150,13 +70,13 @@ static void test_fuse_siblings(void)
     /* key=value: only the value becomes a variable */
     static const char *const kv[] = {"login ok user=root", "login ok user=admin",
                                      "login ok user=guest"};
-    p = run("fuse", kv, 3, "threshold", "3");
+    p = run_parser("fuse", kv, 3, "threshold", "3");
     CHECK_TEXT(p, 0, "login ok user=<*>");
     logtk_parser_free(p);
 
     /* one-word messages never collapse into "<*>" */
     static const char *const words[] = {"start", "stop", "pause", "resume", "halt"};
-    p = run("fuse", words, 5, "threshold", "2");
+    p = run_parser("fuse", words, 5, "threshold", "2");
     CHECK_TEXT(p, 4, "halt");
     CHECK(logtk_parser_template_count(p) == 5);
     logtk_parser_free(p);
@@ -196,7 +116,7 @@ static void corpus_line(char *buf, size_t cap, int i)
     }
 }
 
-static void test_fuse_snapshot(void)
+TEST(test_fuse_snapshot)
 {
     logtk_parser *whole = NULL, *first = NULL, *resumed = NULL;
     CHECK_STATUS(logtk_parser_new(&whole, "fuse"), LOGTK_OK);
@@ -260,20 +180,20 @@ static void test_fuse_snapshot(void)
     logtk_parser_free(resumed);
 }
 
-static void test_fuse_variable_slots(void)
+TEST(test_fuse_variable_slots)
 {
     /* a slot seen holding a masked value takes other value-like words at once,
        and sentence punctuation stays outside the variable */
     static const char *const ntp[] = {"synchronized to 10.0.0.1, stratum 3",
                                       "synchronized to LOCAL(0), stratum 10"};
-    logtk_parser *p = run("fuse", ntp, 2, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", ntp, 2, NULL, NULL);
     CHECK_TEXT(p, 0, "synchronized to <*>, stratum <*>");
     CHECK(same_text(p, 0, 1));
     logtk_parser_free(p);
 
     static const char *const hosts[] = {"auth failure rhost=10.0.0.1 user=guest",
                                         "auth failure rhost=host.example.org user=guest"};
-    p = run("fuse", hosts, 2, NULL, NULL);
+    p = run_parser("fuse", hosts, 2, NULL, NULL);
     CHECK_TEXT(p, 1, "auth failure rhost=<*> user=guest");
     CHECK(same_text(p, 0, 1));
     logtk_parser_free(p);
@@ -281,32 +201,32 @@ static void test_fuse_variable_slots(void)
     /* a plain word beside a masked one waits for the threshold */
     static const char *const proto[] = {"open through proxy HTTPS now",
                                         "open through proxy SOCKS5 now"};
-    p = run("fuse", proto, 2, NULL, NULL);
+    p = run_parser("fuse", proto, 2, NULL, NULL);
     CHECK(!same_text(p, 0, 1));
     CHECK_TEXT(p, 0, "open through proxy HTTPS now");
     logtk_parser_free(p);
 
     /* another shape of a variable in a variable slot ("<*>:<*>" beside "<*>") */
     static const char *const shapes[] = {"chrome.exe 10.0.0.1 open", "chrome.exe 10.0.0.2:443 open"};
-    p = run("fuse", shapes, 2, NULL, NULL);
+    p = run_parser("fuse", shapes, 2, NULL, NULL);
     CHECK(same_text(p, 0, 1));
     logtk_parser_free(p);
 
     /* relative paths are variables */
     static const char *const paths[] = {"Error loading ./runtime_malloc: failed"};
-    p = run("fuse", paths, 1, NULL, NULL);
+    p = run_parser("fuse", paths, 1, NULL, NULL);
     CHECK_TEXT(p, 0, "Error loading <*>: failed");
     logtk_parser_free(p);
 }
 
 
-static void test_fuse_first_word(void)
+TEST(test_fuse_first_word)
 {
     /* the first word is the event: many first words are still many templates */
     static const char *const verbs[] = {"boot (command 1)", "wait (command 2)",
                                         "halt (command 3)", "reboot (command 4)",
                                         "boot (command 5)"};
-    logtk_parser *p = run("fuse", verbs, 5, "threshold", "3");
+    logtk_parser *p = run_parser("fuse", verbs, 5, "threshold", "3");
     CHECK(logtk_parser_template_count(p) == 4);
     CHECK(!same_text(p, 0, 1));
     CHECK(same_text(p, 0, 4));
@@ -316,7 +236,7 @@ static void test_fuse_first_word(void)
     /* ... unless the first words look like values (program names) */
     static const char *const progs[] = {"chrome.exe open through proxy", "git.exe open through proxy",
                                         "ssh.exe open through proxy", "curl.exe open through proxy"};
-    p = run("fuse", progs, 4, "threshold", "3");
+    p = run_parser("fuse", progs, 4, "threshold", "3");
     CHECK(same_text(p, 0, 3));
     CHECK_TEXT(p, 3, "<*> open through proxy");
     logtk_parser_free(p);
@@ -324,12 +244,12 @@ static void test_fuse_first_word(void)
     /* a later position still becomes a variable by the word count */
     static const char *const users[] = {"session opened for cyrus", "session opened for news",
                                         "session opened for test"};
-    p = run("fuse", users, 3, "threshold", "3");
+    p = run_parser("fuse", users, 3, "threshold", "3");
     CHECK(same_text(p, 0, 2));
     logtk_parser_free(p);
 }
 
-static void test_fuse_quick_hash(void)
+TEST(test_fuse_quick_hash)
 {
     /* A line seen again takes the fast path; its quick token hashes (short
        tokens at the end of the line, long tokens, non-ASCII bytes, tokens
@@ -377,7 +297,7 @@ static void test_fuse_quick_hash(void)
     logtk_parser_free(p);
 }
 
-static void test_fuse_snapshot_bytes(void)
+TEST(test_fuse_snapshot_bytes)
 {
     /* the snapshot of a reloaded parser is byte for byte the one it came from,
        although the reload filled its tables in another order */
@@ -407,7 +327,7 @@ static void test_fuse_snapshot_bytes(void)
  * Loghub-2.0 ground truth keeps lines with and without it apart (a template
  * must match its line).  Other parenthesised text is part of the message.
  */
-static void test_fuse_quantity_aside(void)
+TEST(test_fuse_quantity_aside)
 {
     static const char *const lines[] = {
         "conn close, 0 bytes sent, lifetime 1s",
@@ -420,7 +340,7 @@ static void test_fuse_quantity_aside(void)
         "(1 KB) first",
         "first",
     };
-    logtk_parser *p = run("fuse", lines, 9, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, 9, NULL, NULL);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -447,7 +367,7 @@ static void test_fuse_quantity_aside(void)
 }
 
 /* Variables written the way the Loghub-2.0 ground truth writes them. */
-static void test_fuse_rendering(void)
+TEST(test_fuse_rendering)
 {
     static const char *const lines[] = {
         /* 0 */ "jk2_init() Found child 6725 in scoreboard slot 10",
@@ -468,7 +388,7 @@ static void test_fuse_rendering(void)
         /* 15 */ "Adding to /default-rack",
     };
     size_t n = sizeof lines / sizeof lines[0];
-    logtk_parser *p = run("fuse", lines, n, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, n, NULL, NULL);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -504,7 +424,7 @@ static void test_fuse_rendering(void)
     logtk_parser_free(p);
 
     /* the same lines again take the fast path to the same templates */
-    p = run("fuse", lines, n, NULL, NULL);
+    p = run_parser("fuse", lines, n, NULL, NULL);
     uint32_t count = logtk_parser_template_count(p);
     int same = 1;
     for (size_t i = 0; i < n; i++) {
@@ -521,14 +441,14 @@ static void test_fuse_rendering(void)
                                         "session closed for user news",
                                         "session closed for user root",
                                         "session closed for user test"};
-    p = run("fuse", users, 4, NULL, NULL);
+    p = run_parser("fuse", users, 4, NULL, NULL);
     CHECK(same_text(p, 0, 3));
     CHECK_TEXT(p, 1, "session closed for user <*>");
     logtk_parser_free(p);
 }
 
 /* Rules that let fuse parse the Loghub datasets without the presets' regexes. */
-static void test_fuse_own_masks(void)
+TEST(test_fuse_own_masks)
 {
     static const char *const lines[] = {
         /* 0 */ "proxy.example.org:5070 open through proxy 10.0.0.1:80 HTTPS",
@@ -541,7 +461,7 @@ static void test_fuse_own_masks(void)
         /* 7 */ "wait >=5 min, then retry",
     };
     size_t n = sizeof lines / sizeof lines[0];
-    logtk_parser *p = run("fuse", lines, n, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, n, NULL, NULL);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -579,7 +499,7 @@ static void test_fuse_own_masks(void)
         "capacity 4.1 GB", "capacity 2.0 GB",
         "took 5 ms", "took 7 seconds",
     };
-    p = run("fuse", sizes, 6, NULL, NULL);
+    p = run_parser("fuse", sizes, 6, NULL, NULL);
     CHECK(same_text(p, 0, 1));
     CHECK_TEXT(p, 0, "stored (size <*> <*>, free <*> KB)");
     CHECK_TEXT(p, 2, "capacity <*> GB");
@@ -596,13 +516,13 @@ static void test_fuse_own_masks(void)
 }
 
 /* The rules of round 3: which words stay words, lists, leader dots, fixed points. */
-static void test_fuse_round3(void)
+TEST(test_fuse_round3)
 {
     /* a first word becomes a variable only when all its words look like values */
     static const char *const settings[] = {"tickTime set to 1", "maxSessionTimeout set to 2",
                                            "autopurge.purgeInterval set to 3",
                                            "minSessionTimeout set to 4"};
-    logtk_parser *p = run("fuse", settings, 4, "threshold", "3");
+    logtk_parser *p = run_parser("fuse", settings, 4, "threshold", "3");
     CHECK(logtk_parser_template_count(p) == 4);
     CHECK(!same_text(p, 0, 1));
     CHECK_TEXT(p, 1, "maxSessionTimeout set to <*>");
@@ -613,7 +533,7 @@ static void test_fuse_round3(void)
                                         "allocating buffer for eth0", "allocating buffer for eth1",
                                         "allocating buffer for eth2", "allocating buffer for eth3",
                                         "login from host129 ok"};
-    p = run("fuse", links, 7, "threshold", "4");
+    p = run_parser("fuse", links, 7, "threshold", "4");
     CHECK_TEXT(p, 0, "Link Up on en0");
     CHECK_TEXT(p, 2, "allocating buffer for <*>");
     CHECK(same_text(p, 2, 5));
@@ -624,14 +544,14 @@ static void test_fuse_round3(void)
     static const char *const states[] = {"VM Started (Lifecycle Event)", "VM Paused (Lifecycle Event)",
                                          "VM Resumed (Lifecycle Event)", "VM Stopped (Lifecycle Event)",
                                          "VM crashed (Lifecycle Event)"};
-    p = run("fuse", states, 5, "threshold", "3");
+    p = run_parser("fuse", states, 5, "threshold", "3");
     CHECK(logtk_parser_template_count(p) == 5);
     CHECK_TEXT(p, 1, "VM Paused (Lifecycle Event)");
     logtk_parser_free(p);
     /* ... while other words in that slot still count */
     static const char *const kinds[] = {"VM alpha (Lifecycle Event)", "VM beta (Lifecycle Event)",
                                         "VM Started (Lifecycle Event)"};
-    p = run("fuse", kinds, 3, "threshold", "3");
+    p = run_parser("fuse", kinds, 3, "threshold", "3");
     CHECK(same_text(p, 0, 2));
     logtk_parser_free(p);
 
@@ -639,7 +559,7 @@ static void test_fuse_round3(void)
     static const char *const leaders[] = {"program interrupt: illegal instruction......0",
                                           "program interrupt: illegal instruction......1",
                                           "machine check: i-fetch......................0"};
-    p = run("fuse", leaders, 3, NULL, NULL);
+    p = run_parser("fuse", leaders, 3, NULL, NULL);
     CHECK_TEXT(p, 0, "program interrupt: illegal instruction......<*>");
     CHECK(same_text(p, 0, 1));
     CHECK_TEXT(p, 2, "machine check: i-fetch......................<*>");
@@ -653,7 +573,7 @@ static void test_fuse_round3(void)
         "REPORT : 7 5 1 2",
         "REPORT : 7 5 1 2 9",
     };
-    p = run("fuse", lists, 5, NULL, NULL);
+    p = run_parser("fuse", lists, 5, NULL, NULL);
     CHECK_TEXT(p, 1, "ask <*> to delete <*>");
     CHECK(same_text(p, 0, 1));
     CHECK(same_text(p, 1, 2));
@@ -680,7 +600,7 @@ static void test_fuse_round3(void)
                                         "program interrupt: illegal instruction......<*>",
                                         "conn close, <*> bytes (<*>) sent, lifetime <*>",
                                         "[<<*>>] do_page_fault+<*>"};
-    p = run("fuse", texts, 6, NULL, NULL);
+    p = run_parser("fuse", texts, 6, NULL, NULL);
     for (size_t i = 0; i < 6; i++) {
         CHECK_TEXT(p, i, texts[i]);
     }
@@ -695,17 +615,17 @@ static const char *const pool_lines[] = {
     "session opened for user root by LOGIN(uid=0)",
 };
 
-static void test_fuse_round4(void)
+TEST(test_fuse_round4)
 {
     /* three users in one group stay words: one short of the threshold */
-    logtk_parser *p = run("fuse", pool_lines, 6, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", pool_lines, 6, NULL, NULL);
     CHECK(!same_text(p, 0, 2));
     CHECK(!same_text(p, 1, 3));
     CHECK_TEXT(p, 0, "session opened for user cyrus by (uid=<*>)");
     logtk_parser_free(p);
 
     /* a fourth user after the same words, with another ending, settles the slot */
-    p = run("fuse", pool_lines, 7, NULL, NULL);
+    p = run_parser("fuse", pool_lines, 7, NULL, NULL);
     CHECK_TEXT(p, 0, "session opened for user <*> by (uid=<*>)");
     CHECK(same_text(p, 0, 2) && same_text(p, 2, 4));
     CHECK_TEXT(p, 6, "session opened for user <*> by LOGIN(uid=<*>)");
@@ -718,7 +638,7 @@ static void test_fuse_round4(void)
         "lock held by alpha at (line=1)", "lock held by beta at (line=2)",
         "lock held by gamma at (line=3)", "lock freed by delta at LINE(line=4)",
         "lock held by omega at LINE(line=5) now"};
-    p = run("fuse", apart, 5, NULL, NULL);
+    p = run_parser("fuse", apart, 5, NULL, NULL);
     CHECK(!same_text(p, 0, 1));
     CHECK(!same_text(p, 1, 2));
     logtk_parser_free(p);
@@ -727,14 +647,14 @@ static void test_fuse_round4(void)
     static const char *const numbered[] = {"IRQ0 used by override.", "IRQ2 used by override.",
                                            "IRQ9 used by override.", "MDNS: IPV4 Addr: 10.0.0.1",
                                            "MDNS: IPV6 Addr: fe80::1"};
-    p = run("fuse", numbered, 5, NULL, NULL);
+    p = run_parser("fuse", numbered, 5, NULL, NULL);
     CHECK(same_text(p, 0, 1) && same_text(p, 1, 2));
     CHECK_TEXT(p, 3, "MDNS: IPV4 Addr: <*>"); /* capitals and one digit: a name */
     CHECK(!same_text(p, 3, 4));
     logtk_parser_free(p);
     /* different stems are different names: they wait for the threshold */
     static const char *const stems[] = {"probe IRQ0 done", "probe LNK1 done", "probe PCI2 done"};
-    p = run("fuse", stems, 3, NULL, NULL);
+    p = run_parser("fuse", stems, 3, NULL, NULL);
     CHECK(logtk_parser_template_count(p) == 3);
     logtk_parser_free(p);
 
@@ -762,7 +682,7 @@ static void test_fuse_round4(void)
 }
 
 /* A line's header (time, level, host, component) is one "<*>" when no format cut it off. */
-static void test_fuse_header(void)
+TEST(test_fuse_header)
 {
     /* the weekday, the level and the host vary; the message decides the template */
     static const char *const apache[] = {
@@ -777,7 +697,7 @@ static void test_fuse_header(void)
         "2015-07-29 17:41:44,747 - INFO  [QuorumPeer[myid=1]/0:2181:Leader@774] - Notification time out",
         "03-17 16:13:38.811  1702  2395 D WindowManager: Notification time out",
     };
-    logtk_parser *p = run("fuse", apache, 10, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", apache, 10, NULL, NULL);
     CHECK_TEXT(p, 0, "<*> workerEnv.init() ok <*>");
     CHECK(same_text(p, 0, 1));
     CHECK_TEXT(p, 2, "<*> check pass; user unknown");
@@ -800,7 +720,7 @@ static void test_fuse_header(void)
     logtk_parser_free(p);
 
     /* header=none: the whole line is the message, the weekday a first word */
-    p = run("fuse", apache, 2, "header", "none");
+    p = run_parser("fuse", apache, 2, "header", "none");
     CHECK(!same_text(p, 0, 1));
     logtk_parser_free(p);
     p = NULL;
@@ -816,7 +736,7 @@ static void test_fuse_header(void)
         "1.2.3 INFO version: loaded",
         "10.30 16 rows read",
     };
-    p = run("fuse", messages, 5, NULL, NULL);
+    p = run_parser("fuse", messages, 5, NULL, NULL);
     CHECK_TEXT(p, 0, "Received block <*> of size <*> from <*>");
     CHECK_TEXT(p, 1, "<*> open through proxy <*> HTTPS");
     CHECK_TEXT(p, 2, "Starting MDS: done");
@@ -826,13 +746,13 @@ static void test_fuse_header(void)
 
     /* a header alone, nothing after it, is a message */
     static const char *const bare[] = {"2015-10-18 18:01:47,978 INFO"};
-    p = run("fuse", bare, 1, NULL, NULL);
+    p = run_parser("fuse", bare, 1, NULL, NULL);
     CHECK_TEXT(p, 0, "<*> <*>,<*> INFO");
     logtk_parser_free(p);
 }
 
 /* A DNS host name is a value; code names spelled with dots stay words. */
-static void test_fuse_host_names(void)
+TEST(test_fuse_host_names)
 {
     static const char *const lines[] = {
         "Could not resolve proxy.example.org error 11001",
@@ -843,7 +763,7 @@ static void test_fuse_host_names(void)
         "spawned chrome.exe ok",
         "bundle com.example.app ok",
     };
-    logtk_parser *p = run("fuse", lines, 7, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, 7, NULL, NULL);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -862,7 +782,7 @@ static void test_fuse_host_names(void)
  * message without it, annotates the value: the known template, its "<*>"
  * covering both.  One every line prints stays part of the message.
  */
-static void test_fuse_annotated_value(void)
+TEST(test_fuse_annotated_value)
 {
     static const char *const lines[] = {
         "a.example.org:443 error : connect failed, status 503",
@@ -871,7 +791,7 @@ static void test_fuse_annotated_value(void)
         "vote 1 (n.leader), 0x0 (n.zxid)",
         "vote 2 (n.leader), 0x1 (n.zxid)",
     };
-    logtk_parser *p = run("fuse", lines, 5, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, 5, NULL, NULL);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -893,7 +813,7 @@ static void test_fuse_annotated_value(void)
  * the message, the address, offset and length are its values; frames of
  * different functions stay apart however many there are.
  */
-static void test_fuse_stack_frames(void)
+TEST(test_fuse_stack_frames)
 {
     static const char *const lines[] = {
         "[<02114537>] do_page_fault+0x12f/0x446", "[<0210c3f8>] sys_read+0x3c/0x70",
@@ -901,7 +821,7 @@ static void test_fuse_stack_frames(void)
         "[<0210c3fb>] vfs_write+0x1c/0x70",       "[<0210c3fc>] schedule+0x3c/0x90",
         "[<0210c3fd>] schedule+0x4c/0x94",        "[<0210c3fe>] do_exit+0x3c/0x70",
     };
-    logtk_parser *p = run("fuse", lines, 8, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, 8, NULL, NULL);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -910,26 +830,4 @@ static void test_fuse_stack_frames(void)
     CHECK(same_text(p, 5, 6));
     CHECK(logtk_parser_template_count(p) == 7);
     logtk_parser_free(p);
-}
-
-int main(void)
-{
-    test_brain();
-    test_fuse_masks();
-    test_fuse_siblings();
-    test_fuse_snapshot();
-    test_fuse_variable_slots();
-    test_fuse_first_word();
-    test_fuse_quick_hash();
-    test_fuse_snapshot_bytes();
-    test_fuse_quantity_aside();
-    test_fuse_host_names();
-    test_fuse_annotated_value();
-    test_fuse_stack_frames();
-    test_fuse_rendering();
-    test_fuse_own_masks();
-    test_fuse_round3();
-    test_fuse_round4();
-    test_fuse_header();
-    return TEST_SUMMARY();
 }

@@ -1,4 +1,4 @@
-/* test_drain.c - the parser layer and Drain on small hand-made inputs. */
+/* test_parser_drain.c - the parser layer (registry, parameters, masks) and Drain on small hand-made inputs. */
 #include "config.h"
 
 #include <stdint.h>
@@ -44,7 +44,7 @@ static int template_is(logtk_parser *p, uint32_t id, const char *want)
     return 1;
 }
 
-static void test_registry_and_params(void)
+TEST(test_registry_and_params)
 {
     logtk_parser *p = NULL;
     CHECK_STATUS(logtk_parser_new(&p, "no-such-parser"), LOGTK_ERR_NOT_FOUND);
@@ -74,7 +74,7 @@ static void test_registry_and_params(void)
     logtk_parser_free(NULL);
 }
 
-static void test_clusters(void)
+TEST(test_clusters)
 {
     logtk_parser *p = new_drain("0.5", "4");
     logtk_event ev;
@@ -126,7 +126,7 @@ static void test_clusters(void)
     logtk_parser_free(p);
 }
 
-static void test_tie_breaks_and_short_messages(void)
+TEST(test_tie_breaks_and_short_messages)
 {
     logtk_parser *p = new_drain("0.4", "4");
     /* two clusters in one leaf; the line is equally similar to both, the one
@@ -154,7 +154,7 @@ static void test_tie_breaks_and_short_messages(void)
     logtk_parser_free(p);
 }
 
-static void test_max_children(void)
+TEST(test_max_children)
 {
     logtk_parser *p = NULL;
     CHECK_STATUS(logtk_parser_new(&p, "drain"), LOGTK_OK);
@@ -170,7 +170,7 @@ static void test_max_children(void)
     logtk_parser_free(p);
 }
 
-static void test_params(void)
+TEST(test_params)
 {
     logtk_parser *p = new_drain("0.5", "4");
     CHECK_STATUS(logtk_parser_add_mask(p, "blk_-?\\d+", NULL), LOGTK_OK);
@@ -228,7 +228,7 @@ static void test_params(void)
 /* A snapshot whose tree puts a template under the length node of another
  * token count must be refused: feeding would compare the template's tokens
  * with line tokens that do not exist (a read past the line's token array). */
-static void test_snapshot_length_mismatch(void)
+TEST(test_snapshot_length_mismatch)
 {
     static const unsigned char blob[] = {
         3,                /* nodes: root placeholder + 2 */
@@ -287,7 +287,7 @@ static void test_snapshot_length_mismatch(void)
 
 /* Extraction against a template of another length must stay linear in the
  * line's token count: a long hostile line used to cost m * n * n steps. */
-static void test_extract_long_line(void)
+TEST(test_extract_long_line)
 {
     logtk_parser *p = new_drain("0.5", "4");
     CHECK_STATUS(logtk_parser_add_mask(p, "t\\d+", NULL), LOGTK_OK);
@@ -339,7 +339,7 @@ static void on_template(void *user, int kind, uint32_t id, const char *text, siz
     snprintf(log->last, sizeof log->last, "%.*s", (int)len, text);
 }
 
-static void test_callbacks_and_streaming(void)
+TEST(test_callbacks_and_streaming)
 {
     logtk_parser *p = new_drain("0.5", "4");
     callback_log log = {0};
@@ -385,7 +385,7 @@ static void corpus_line(char *buf, size_t n, int i)
     }
 }
 
-static void test_snapshot(void)
+TEST(test_snapshot)
 {
     logtk_parser *p1 = new_drain("0.5", "5");
     CHECK_STATUS(logtk_parser_add_mask(p1, "blk_-?\\d+", NULL), LOGTK_OK);
@@ -478,7 +478,7 @@ static void test_snapshot(void)
 }
 
 /* With LOGTK_LOGHUB: the HDFS sample parses into a stable, small template set. */
-static void test_hdfs_sample(void)
+TEST(test_hdfs_sample)
 {
     const char *dir = getenv("LOGTK_LOGHUB");
     if (dir == NULL) {
@@ -516,19 +516,4 @@ static void test_hdfs_sample(void)
     uint32_t n = logtk_parser_template_count(p);
     CHECK(n >= 14 && n <= 20);
     logtk_parser_free(p);
-}
-
-int main(void)
-{
-    test_registry_and_params();
-    test_clusters();
-    test_tie_breaks_and_short_messages();
-    test_max_children();
-    test_params();
-    test_extract_long_line();
-    test_snapshot_length_mismatch();
-    test_callbacks_and_streaming();
-    test_snapshot();
-    test_hdfs_sample();
-    return TEST_SUMMARY();
 }

@@ -1,0 +1,160 @@
+/*
+ * test_parser_all.c - what every registered parser (whoever wrote it) must
+ * do, and the dataset presets' parameters.
+ *
+ * Every parser is fed degenerate input: empty lines, a line of only
+ * whitespace, a 10,000-token line, and a run of one line in total; each must
+ * finish and give every line a valid template.  Every parameter a dataset
+ * preset sets must be one its parser accepts, since logtk_dataset_configure()
+ * silently skips unknown names.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset_registry.h"
+#include "logtk.h"
+#include "test_harness.h"
+#include "parser_test_util.h"
+
+/* ------------------------------------------------- every parser, degenerate */
+
+static char *long_line(size_t ntokens)
+{
+    char *s = malloc(ntokens * 8 + 1);
+    size_t len = 0;
+    for (size_t i = 0; i < ntokens; i++)
+        len += (size_t)sprintf(s + len, "%s%zu", i ? " t" : "t", i % 1000);
+    s[len] = '\0';
+    return s;
+}
+
+static void check_all_assigned(logtk_parser *p, const char *const *contents, size_t n,
+                               const char *algo)
+{
+    uint32_t count = logtk_parser_template_count(p);
+    CHECK(count >= 1);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = 0;
+        int rc = logtk_parser_assignment(p, i, &id);
+        CHECK(rc == LOGTK_OK);
+        if (rc != LOGTK_OK || id == 0 || id > count) {
+            fprintf(stderr, "%s: line %zu has template %u of %u\n", algo, i, (unsigned)id,
+                    (unsigned)count);
+            CHECK(0);
+            continue;
+        }
+        logtk_slice text;
+        uint64_t lines;
+        CHECK_STATUS(logtk_parser_template(p, id, &text, &lines), LOGTK_OK);
+        CHECK(lines >= 1);
+        logtk_event ev;
+        CHECK_STATUS(logtk_parser_extract(p, id, contents[i], strlen(contents[i]), &ev), LOGTK_OK);
+    }
+}
+
+static void test_degenerate(const char *algo)
+{
+    char *big = long_line(10000);
+    const char *lines[] = {"", "   \t  ", big, "a b c", "", big, "a b d", "\t"};
+    size_t n = sizeof lines / sizeof lines[0];
+    logtk_parser *p = new_parser(algo);
+    if (p == NULL) {
+        free(big);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
+    check_all_assigned(p, lines, n, algo);
+    /* the two empty lines and the two identical long lines share templates */
+    CHECK(tid(p, 0) == tid(p, 4));
+    CHECK(tid(p, 2) == tid(p, 5));
+    logtk_parser_free(p);
+
+    /* one line in total, and one empty line in total */
+    for (int k = 0; k < 3; k++) {
+        const char *one = k == 0 ? "only one line here" : k == 1 ? "" : big;
+        p = new_parser(algo);
+        CHECK_STATUS(logtk_parser_feed(p, one, strlen(one), NULL), LOGTK_OK);
+        CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
+        check_all_assigned(p, &one, 1, algo);
+        logtk_parser_free(p);
+    }
+    free(big);
+}
+
+TEST(test_every_parser_degenerate)
+{
+    for (size_t i = 0; logtk_parser_algorithm_name(i); i++) {
+        const char *algo = logtk_parser_algorithm_name(i);
+        CHECK(logtk_parser_algorithm_summary(i) != NULL);
+        test_degenerate(algo);
+    }
+}
+
+/* ---------------------------------------------------------------- presets */
+
+/* How many parameters every preset gives a parser: ULP has none, so a preset
+   naming one would be a mistake; the Loghub presets tune the frequent-word
+   and distance parsers on every dataset.  Only the names of the other
+   parsers' parameters are checked. */
+enum preset_count { SOME_PARAMS, NO_PARAMS, COUNT_NOT_CHECKED };
+
+TEST(test_presets)
+{
+    static const struct {
+        const char *algo;
+        enum preset_count count;
+    } algos[] = {
+        {"logmine", SOME_PARAMS},   {"shiso", SOME_PARAMS},        {"logcluster", SOME_PARAMS},
+        {"slct", SOME_PARAMS},      {"ulp", NO_PARAMS},            {"lfa", COUNT_NOT_CHECKED},
+        {"logram", COUNT_NOT_CHECKED}, {"logsig", COUNT_NOT_CHECKED}, {"lke", COUNT_NOT_CHECKED},
+    };
+    const logtk_dataset *hdfs = logtk_dataset_find("HDFS");
+    CHECK(hdfs != NULL);
+    if (hdfs) {
+        /* logparser's LogMine benchmark: HDFS max_dist 0.005, k 1 */
+        const char *name, *value;
+        int found = 0;
+        for (size_t i = 0; dataset_param_at(hdfs, "logmine", i, &name, &value); i++)
+            if (strcmp(name, "max_dist") == 0)
+                found = strcmp(value, "0.005") == 0;
+        CHECK(found);
+    }
+    const logtk_dataset *hpc = logtk_dataset_find("HPC");
+    if (hpc) {
+        const char *name, *value;
+        int found = 0;
+        for (size_t i = 0; dataset_param_at(hpc, "shiso", i, &name, &value); i++)
+            if (strcmp(name, "max_child_num") == 0)
+                found = strcmp(value, "3") == 0;
+        CHECK(found);
+    }
+    for (size_t d = 0; d < dataset_count(); d++) {
+        const logtk_dataset *ds = logtk_dataset_at(d);
+        for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+            const char *algo = algos[a].algo;
+            logtk_parser *p = new_parser(algo);
+            if (p == NULL)
+                continue;
+            const char *name, *value;
+            size_t nparams = 0;
+            for (size_t i = 0; dataset_param_at(ds, algo, i, &name, &value); i++) {
+                int rc = logtk_parser_set_param(p, name, value);
+                if (rc != LOGTK_OK)
+                    fprintf(stderr, "%s %s: %s=%s rejected (%d)\n", logtk_dataset_name(ds),
+                            algo, name, value, rc);
+                CHECK(rc == LOGTK_OK);
+                nparams++;
+            }
+            if (algos[a].count != COUNT_NOT_CHECKED)
+                CHECK(algos[a].count == NO_PARAMS ? nparams == 0 : nparams >= 1);
+            CHECK_STATUS(logtk_dataset_configure(ds, p), LOGTK_OK);
+            logtk_parser_free(p);
+        }
+    }
+}
