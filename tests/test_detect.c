@@ -975,6 +975,38 @@ static void test_pca_many_events(void)
     }
 }
 
+/* Invariants past Jacobi's range: open = close is still mined among 200
+   other events, so a session that loses its close is flagged. */
+static void test_invariants_many_events(void)
+{
+    logtk_sessions *s = random_sessions(400, 200, 6, 9);
+    char id[32];
+    for (size_t i = 0; i < 400; i++) {
+        int n = snprintf(id, sizeof id, "s%zu", i);
+        size_t times = 1 + i % 3;
+        for (size_t k = 0; k < times; k++) {
+            logtk_sessions_append(s, id, (size_t)n, "open", 4);
+            logtk_sessions_append(s, id, (size_t)n, "close", 5);
+        }
+    }
+    logtk_sessions_append(s, "t_lost", 6, "open", 4);
+    logtk_sessions_append(s, "t_fine", 6, "open", 4);
+    logtk_sessions_append(s, "t_fine", 6, "close", 5);
+    size_t train[400], test[2] = {400, 401};
+    for (size_t i = 0; i < 400; i++)
+        train[i] = i;
+    logtk_detector *d;
+    logtk_detector_new(&d, "invariants");
+    CHECK_STATUS(logtk_detector_train(d, s, train, 400), LOGTK_OK);
+    CHECK(logtk_detector_feature_count(d) > DETECT_JACOBI_MAX);
+    double score[2];
+    uint8_t v[2];
+    CHECK_STATUS(logtk_detector_score(d, s, test, 2, score, v), LOGTK_OK);
+    CHECK(v[0] == 1 && v[1] == 0);
+    logtk_detector_free(d);
+    logtk_sessions_free(s);
+}
+
 /*
  * 100,000 distinct events over 10,000 sessions (each: a common workflow and
  * ten events of its own): every model trains, or refuses with LOGTK_ERR_LIMIT
@@ -1053,6 +1085,7 @@ int main(void)
     test_hdfs100k();
     test_eigen_large();
     test_pca_many_events();
+    test_invariants_many_events();
     test_many_events_limits();
     return TEST_SUMMARY();
 }
