@@ -155,10 +155,43 @@ int detect_matrix_densify(detect_matrix *m)
     return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+static void sift_down(uint32_t *v, size_t root, size_t n)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && v[child + 1] > v[child])
+            child++;
+        if (v[root] >= v[child])
+            return;
+        uint32_t t = v[root];
+        v[root] = v[child];
+        v[child] = t;
+        root = child;
+    }
+}
+
+void detect_sort_u32(uint32_t *v, size_t n)
+{
+    if (n <= 16) { /* the usual session: a few events */
+        for (size_t i = 1; i < n; i++) {
+            uint32_t t = v[i];
+            size_t k = i;
+            for (; k > 0 && v[k - 1] > t; k--)
+                v[k] = v[k - 1];
+            v[k] = t;
+        }
+        return;
+    }
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(v, i, n);
+    for (size_t end = n - 1; end > 0; end--) {
+        uint32_t t = v[0];
+        v[0] = v[end];
+        v[end] = t;
+        sift_down(v, 0, end);
+    }
 }
 
 int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessions *s,
@@ -199,7 +232,7 @@ int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessio
             if (j >= 0 && counts[j]++ == 0)
                 touched[ntouched++] = (uint32_t)j;
         }
-        qsort(touched, ntouched, sizeof *touched, cmp_u32);
+        detect_sort_u32(touched, ntouched);
         for (size_t t = 0; t < ntouched; t++) {
             key[2 * t] = touched[t];
             key[2 * t + 1] = counts[touched[t]];

@@ -79,12 +79,6 @@ typedef struct if_ctx {
     uint8_t *differs;
 } if_ctx;
 
-static int cmp_col(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /*
  * The features not constant among the node's rows, ascending, into
  * c->feats.  A column no row of the node has is constant (every value is
@@ -110,7 +104,7 @@ static size_t varying_features(if_ctx *c, const uint32_t *rows, size_t n)
             }
         }
     }
-    qsort(c->seen, nseen, sizeof *c->seen, cmp_col);
+    detect_sort_u32(c->seen, nseen);
     for (size_t k = 0; k < nseen; k++) {
         uint32_t f = c->seen[k];
         int varies = c->differs[f];

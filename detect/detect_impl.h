@@ -114,6 +114,9 @@ int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessio
                         const size_t *rows, size_t nrows);
 /** Builds m->x (the caller checked nrows * ncols against DETECT_DENSE_MAX).  0 or -1. */
 int detect_matrix_densify(detect_matrix *m);
+/** Sorts n values ascending in place, without allocating (heapsort; insertion when short). */
+void detect_sort_u32(uint32_t *v, size_t n);
+
 /** Writes distinct row r, transformed, densely into out (ncols values). */
 void detect_matrix_row(const detect_matrix *m, size_t r, double *out);
 void detect_matrix_free(detect_matrix *m);

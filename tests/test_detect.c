@@ -843,6 +843,33 @@ static void test_eigen_large(void)
     }
 }
 
+/* The allocation-free sort of column lists: ascending, same values, at the
+   insertion-sort sizes, past them, with duplicates. */
+static void test_sort_u32(void)
+{
+    static const size_t sizes[] = {0, 1, 2, 16, 17, 40, 1000};
+    uint64_t seed = 3;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        uint32_t v[1000];
+        uint64_t sum = 0, sum2 = 0;
+        for (size_t i = 0; i < n; i++) {
+            v[i] = (uint32_t)detect_rand_below(&seed, 50 + n / 2);
+            sum += v[i];
+            sum2 += (uint64_t)v[i] * v[i];
+        }
+        detect_sort_u32(v, n);
+        int sorted = 1;
+        for (size_t i = 0; i < n; i++) {
+            sum -= v[i];
+            sum2 -= (uint64_t)v[i] * v[i];
+            if (i > 0 && v[i - 1] > v[i])
+                sorted = 0;
+        }
+        CHECK(sorted && sum == 0 && sum2 == 0);
+    }
+}
+
 /* nsessions sessions over nevents events "e0".."e<nevents-1>": each has
    `per` events drawn at random (a few repeated); label = anomalous every 20th. */
 static logtk_sessions *random_sessions(size_t nsessions, size_t nevents, size_t per,
@@ -1084,6 +1111,7 @@ int main(void)
     test_file_roundtrip();
     test_hdfs100k();
     test_eigen_large();
+    test_sort_u32();
     test_pca_many_events();
     test_invariants_many_events();
     test_many_events_limits();
