@@ -51,7 +51,7 @@ const char *logtk_strerror(int status)
     case LOGTK_ERR_ARCHIVE: return "damaged or unreadable archive";
     case LOGTK_ERR_STATE: return "damaged, foreign or incompatible state";
     case LOGTK_ERR_NOT_FOUND: return "not found";
-    case LOGTK_ERR_LIMIT: return "regular expression match limit reached";
+    case LOGTK_ERR_LIMIT: return "limit reached (regex match limit or model size limit)";
     case LOGTK_ERR_UNSUPPORTED: return "operation not supported";
     default: return "unknown error";
     }

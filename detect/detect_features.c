@@ -12,7 +12,8 @@
  * shapes (the 7,940 HDFS sessions of the sample have 17 distinct count
  * vectors), and replicating a sample to 575,000 rows must not multiply the
  * cost of models that only need each vector's multiplicity.  Rows are keyed
- * by their raw count vector in a hash table.
+ * by their sparse count vector ((column, count) pairs) in a hash table, so a
+ * row costs its own events, not the width of the vocabulary.
  */
 #include "config.h"
 #include "detect_impl.h"
@@ -125,11 +126,72 @@ int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *row
 void detect_matrix_free(detect_matrix *m)
 {
     free(m->x);
+    free(m->row_start);
+    free(m->nz_col);
+    free(m->nz_count);
     free(m->w_normal);
     free(m->w_anomaly);
     free(m->w_unknown);
     free(m->row_of);
     memset(m, 0, sizeof *m);
+}
+
+void detect_matrix_row(const detect_matrix *m, size_t r, double *out)
+{
+    memset(out, 0, m->ncols * sizeof *out);
+    for (size_t k = m->row_start[r]; k < m->row_start[r + 1]; k++)
+        out[m->nz_col[k]] = (double)m->nz_count[k];
+    detect_features_transform(m->features, out);
+}
+
+int detect_matrix_densify(detect_matrix *m)
+{
+    size_t cells = m->nrows * m->ncols;
+    m->x = malloc((cells > 0 ? cells : 1) * sizeof *m->x);
+    if (!m->x)
+        return -1;
+    for (size_t r = 0; r < m->nrows; r++)
+        detect_matrix_row(m, r, m->x + r * m->ncols);
+    return 0;
+}
+
+static void sift_down(uint32_t *v, size_t root, size_t n)
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && v[child + 1] > v[child])
+            child++;
+        if (v[root] >= v[child])
+            return;
+        uint32_t t = v[root];
+        v[root] = v[child];
+        v[child] = t;
+        root = child;
+    }
+}
+
+void detect_sort_u32(uint32_t *v, size_t n)
+{
+    if (n <= 16) { /* the usual session: a few events */
+        for (size_t i = 1; i < n; i++) {
+            uint32_t t = v[i];
+            size_t k = i;
+            for (; k > 0 && v[k - 1] > t; k--)
+                v[k] = v[k - 1];
+            v[k] = t;
+        }
+        return;
+    }
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(v, i, n);
+    for (size_t end = n - 1; end > 0; end--) {
+        uint32_t t = v[0];
+        v[0] = v[end];
+        v[end] = t;
+        sift_down(v, 0, end);
+    }
 }
 
 int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessions *s,
@@ -141,21 +203,27 @@ int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessio
     size_t ncols = f->ncols;
     m->ncols = ncols;
     m->ninput = nrows;
+    m->features = f;
     int32_t *map = detect_features_column_map(f, s);
     uint32_t *counts = calloc(ncols ? ncols : 1, sizeof *counts);
     uint32_t *touched = malloc((ncols ? ncols : 1) * sizeof *touched);
+    /* a row's key: (column, count) pairs by ascending column, so that equal
+       count vectors have equal keys whatever the number of columns */
+    uint32_t *key = malloc((ncols ? ncols : 1) * 2 * sizeof *key);
     m->row_of = malloc((nrows ? nrows : 1) * sizeof *m->row_of);
     logtk_hashtab seen;
-    int ok = map && counts && touched && m->row_of && logtk_hashtab_init(&seen, 1024) == 0;
+    int ok = map && counts && touched && key && m->row_of && logtk_hashtab_init(&seen, 1024) == 0;
     if (!ok) {
         free(map);
         free(counts);
         free(touched);
+        free(key);
         detect_matrix_free(m);
         return -1;
     }
-    /* Pass 1: key every row by its raw count vector; distinct rows get ids. */
-    size_t cap = 0;
+    /* Pass 1: key every row by its raw count vector; distinct rows get ids
+       in order of first appearance. */
+    size_t cap = 0, nnz = 0;
     for (size_t k = 0; k < nrows && ok; k++) {
         size_t i = rows ? rows[k] : k, n, ntouched = 0;
         const uint32_t *ev = detect_session_events(s, i, &n);
@@ -164,15 +232,20 @@ int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessio
             if (j >= 0 && counts[j]++ == 0)
                 touched[ntouched++] = (uint32_t)j;
         }
-        int inserted = 0;
-        int64_t id = logtk_hashtab_intern(&seen, counts, ncols * sizeof *counts, &inserted);
-        for (size_t t = 0; t < ntouched; t++)
+        detect_sort_u32(touched, ntouched);
+        for (size_t t = 0; t < ntouched; t++) {
+            key[2 * t] = touched[t];
+            key[2 * t + 1] = counts[touched[t]];
             counts[touched[t]] = 0;
+        }
+        int inserted = 0;
+        int64_t id = logtk_hashtab_intern(&seen, key, ntouched * 2 * sizeof *key, &inserted);
         if (id < 0) {
             ok = 0;
             break;
         }
         if (inserted) {
+            nnz += ntouched;
             if ((size_t)id >= cap) {
                 size_t ncap = cap ? cap * 2 : 256;
                 double *wn = realloc(m->w_normal, ncap * sizeof *wn);
@@ -203,26 +276,30 @@ int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessio
     }
     m->nrows = seen.count;
     if (ok) {
-        m->x = malloc((m->nrows * ncols > 0 ? m->nrows * ncols : 1) * sizeof *m->x);
-        ok = m->x != NULL;
+        m->row_start = malloc((m->nrows + 1) * sizeof *m->row_start);
+        m->nz_col = malloc((nnz ? nnz : 1) * sizeof *m->nz_col);
+        m->nz_count = malloc((nnz ? nnz : 1) * sizeof *m->nz_count);
+        ok = m->row_start && m->nz_col && m->nz_count;
     }
     if (ok) {
+        size_t at = 0;
         for (size_t r = 0; r < m->nrows; r++) {
-            const uint32_t *c = (const uint32_t *)(const void *)logtk_hashtab_key(
-                &seen, (uint32_t)r, NULL);
-            double *x = m->x + r * ncols;
-            for (size_t j = 0; j < ncols; j++) {
-                uint32_t v;
-                memcpy(&v, (const char *)c + j * sizeof v, sizeof v);
-                x[j] = (double)v;
+            size_t len;
+            const char *c = logtk_hashtab_key(&seen, (uint32_t)r, &len);
+            size_t pairs = len / (2 * sizeof(uint32_t));
+            m->row_start[r] = at;
+            for (size_t t = 0; t < pairs; t++, at++) {
+                memcpy(&m->nz_col[at], c + 2 * t * sizeof(uint32_t), sizeof(uint32_t));
+                memcpy(&m->nz_count[at], c + (2 * t + 1) * sizeof(uint32_t), sizeof(uint32_t));
             }
-            detect_features_transform(f, x);
         }
+        m->row_start[m->nrows] = at;
     }
     logtk_hashtab_free(&seen);
     free(map);
     free(counts);
     free(touched);
+    free(key);
     if (!ok) {
         detect_matrix_free(m);
         return -1;

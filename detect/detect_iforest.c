@@ -72,7 +72,57 @@ typedef struct if_ctx {
     size_t max_depth;
     uint64_t rng;
     uint32_t *feats;   /* scratch: candidate features */
+    /* scratch per column, zero between nodes: rows of the node having it,
+       its first value, whether a later value differs; and the columns seen */
+    uint32_t *occ, *seen;
+    double *first;
+    uint8_t *differs;
 } if_ctx;
+
+/*
+ * The features not constant among the node's rows, ascending, into
+ * c->feats.  A column no row of the node has is constant (every value is
+ * the transform of 0), so only the columns of the rows' own events are
+ * looked at: the cost is the node's nonzeros, not its rows x all events,
+ * and the list is the one a scan of every column would give.
+ */
+static size_t varying_features(if_ctx *c, const uint32_t *rows, size_t n)
+{
+    const detect_matrix *mx = c->mx;
+    const detect_features *fs = mx->features;
+    size_t m = mx->ncols, nseen = 0, nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = rows[i];
+        for (size_t at = mx->row_start[r]; at < mx->row_start[r + 1]; at++) {
+            uint32_t f = mx->nz_col[at];
+            double v = mx->x[r * m + f];
+            if (c->occ[f]++ == 0) {
+                c->seen[nseen++] = f;
+                c->first[f] = v;
+            } else if (v != c->first[f]) {
+                c->differs[f] = 1;
+            }
+        }
+    }
+    detect_sort_u32(c->seen, nseen);
+    for (size_t k = 0; k < nseen; k++) {
+        uint32_t f = c->seen[k];
+        int varies = c->differs[f];
+        if (!varies && c->occ[f] < n) { /* some rows lack the event */
+            double zero = 0; /* as detect_features_transform maps a count of 0 */
+            if (fs->idf)
+                zero *= fs->idf[f];
+            if (fs->mean)
+                zero -= fs->mean[f];
+            varies = zero != c->first[f];
+        }
+        if (varies)
+            c->feats[nf++] = f;
+        c->occ[f] = 0;
+        c->differs[f] = 0;
+    }
+    return nf;
+}
 
 static int64_t push_node(iforest_state *st)
 {
@@ -104,16 +154,7 @@ static int grow(if_ctx *c, uint32_t *rows, size_t n, size_t depth)
         c->st->nodes[id].value = (double)depth + avg_path(size);
         return 0;
     }
-    /* features not constant in this node */
-    size_t nf = 0;
-    for (size_t f = 0; f < m; f++) {
-        double v0 = mx->x[rows[0] * m + f];
-        for (size_t i = 1; i < n; i++)
-            if (mx->x[rows[i] * m + f] != v0) {
-                c->feats[nf++] = (uint32_t)f;
-                break;
-            }
-    }
+    size_t nf = varying_features(c, rows, n);
     if (nf == 0) {
         c->st->nodes[id].value = (double)depth + avg_path(size);
         return 0;
@@ -185,8 +226,11 @@ static int iforest_train(logtk_detector *d, const detect_matrix *mx)
     uint32_t *perm = malloc(N * sizeof *perm);
     double *cnt = calloc(D, sizeof *cnt);
     uint32_t *rows = malloc(D * sizeof *rows), *feats = malloc((mx->ncols + 1) * sizeof *feats);
+    uint32_t *occ = calloc(mx->ncols + 1, sizeof *occ), *seen = malloc((mx->ncols + 1) * sizeof *seen);
+    double *first = malloc((mx->ncols + 1) * sizeof *first);
+    uint8_t *differs = calloc(mx->ncols + 1, 1);
     int rc = LOGTK_OK;
-    if (!st || !perm || !cnt || !rows || !feats ||
+    if (!st || !perm || !cnt || !rows || !feats || !occ || !seen || !first || !differs ||
         !(st->roots = malloc((ntrees + 1) * sizeof *st->roots))) {
         rc = LOGTK_ERR_NOMEM;
         goto done;
@@ -198,7 +242,7 @@ static int iforest_train(logtk_detector *d, const detect_matrix *mx)
     for (size_t i = 0; i < N; i++)
         perm[i] = (uint32_t)i;
     if_ctx c = {mx, st, cnt, (size_t)ceil(log2((double)(sample > 2 ? sample : 2))),
-                (uint64_t)DETECT_PARAM(d, 3), feats};
+                (uint64_t)DETECT_PARAM(d, 3), feats, occ, seen, first, differs};
     for (size_t t = 0; t < ntrees; t++) {
         memset(cnt, 0, D * sizeof *cnt);
         /* partial Fisher-Yates: the first `sample` entries are the draw */
@@ -263,6 +307,10 @@ done:
     free(cnt);
     free(rows);
     free(feats);
+    free(occ);
+    free(seen);
+    free(first);
+    free(differs);
     return rc;
 }
 
@@ -328,5 +376,5 @@ static int iforest_load(logtk_detector *d, detect_cursor *c)
 const detect_model_ops detect_iforest_ops = {
     "iforest", "Isolation Forest: short random isolation paths are anomalous",
     0, 0, 0, 0, iforest_params, iforest_train, iforest_score, iforest_save, iforest_load,
-    iforest_free,
+    iforest_free, 0,
 };

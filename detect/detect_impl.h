@@ -68,22 +68,36 @@ typedef struct detect_features {
 } detect_features;
 
 /*
- * A training matrix: the distinct count vectors of the rows (after the
- * transform), each with its number of normal, anomalous and unlabeled rows.
+ * A training matrix: the distinct count vectors of the rows, each with its
+ * number of normal, anomalous and unlabeled rows.
  * Every model here is either exactly invariant to duplicate rows given their
  * multiplicity (PCA, LR, decision tree, invariants) or handled below, so
  * 575,000 replicated sessions cost little more than their distinct vectors.
  * row_of[k] gives the distinct row of the k-th input row, for the models whose
  * result depends on input order (LogClustering's online pass, Isolation
  * Forest's sampling).
+ *
+ * The rows are always held sparse (raw counts of the events a row has, by
+ * ascending column): a session uses a few of possibly 10^5 events, and the
+ * dense transformed matrix x (nrows x ncols) is built only for the models
+ * that read it (ops->sparse_input == 0), within DETECT_DENSE_MAX values.
  */
 typedef struct detect_matrix {
     size_t nrows, ncols; /* distinct rows */
-    double *x;           /* nrows * ncols, row-major, transformed */
+    double *x;           /* nrows * ncols, row-major, transformed; NULL until
+                            detect_matrix_densify */
+    size_t *row_start;   /* nrows + 1: row r's entries are [row_start[r], row_start[r+1]) */
+    uint32_t *nz_col;    /* column of each entry, ascending within a row */
+    uint32_t *nz_count;  /* raw count of each entry (> 0) */
+    const detect_features *features; /* the transform (idf, mean) */
     double *w_normal, *w_anomaly, *w_unknown; /* multiplicities */
     size_t ninput;       /* input rows */
     uint32_t *row_of;    /* ninput */
 } detect_matrix;
+
+/* Most values (nrows x ncols) of a dense training matrix: 2^25 doubles,
+   256 MiB; above it the models that need x refuse with LOGTK_ERR_LIMIT. */
+#define DETECT_DENSE_MAX ((size_t)1 << 25)
 
 void detect_features_init(detect_features *f);
 void detect_features_free(detect_features *f);
@@ -95,9 +109,16 @@ int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *row
 /** Maps s's set-local event indices to columns (-1 when unseen).  Caller frees. */
 int32_t *detect_features_column_map(const detect_features *f, const logtk_sessions *s);
 
-/** Builds the de-duplicated, transformed matrix of rows of s.  0 or -1 (no memory). */
+/** Builds the de-duplicated sparse matrix of rows of s (x stays NULL).  0 or -1 (no memory). */
 int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessions *s,
                         const size_t *rows, size_t nrows);
+/** Builds m->x (the caller checked nrows * ncols against DETECT_DENSE_MAX).  0 or -1. */
+int detect_matrix_densify(detect_matrix *m);
+/** Sorts n values ascending in place, without allocating (heapsort; insertion when short). */
+void detect_sort_u32(uint32_t *v, size_t n);
+
+/** Writes distinct row r, transformed, densely into out (ncols values). */
+void detect_matrix_row(const detect_matrix *m, size_t r, double *out);
 void detect_matrix_free(detect_matrix *m);
 
 /** Transforms raw counts in place (tf-idf, then centring). */
@@ -180,6 +201,9 @@ struct detect_model_ops {
     int (*save)(const logtk_detector *d, logtk_strbuf *b);
     int (*load)(logtk_detector *d, detect_cursor *c);
     void (*free_state)(void *state);
+    /** 1: train reads the sparse rows only (m->x is NULL), and checks its own
+        size limits; 0: the handle builds m->x within DETECT_DENSE_MAX. */
+    int sparse_input;
 };
 
 extern const detect_model_ops detect_pca_ops, detect_invariants_ops, detect_logclustering_ops,
@@ -194,6 +218,18 @@ extern const detect_model_ops detect_pca_ops, detect_invariants_ops, detect_logc
  * hundred events of log data.  Returns 0 or -1 (no memory).
  */
 int detect_symmetric_eigen(double *a, size_t n, double *w, double *v);
+
+/**
+ * The same result for large n (a is only read): Householder tridiagonalisation
+ * and implicit QL, O(n^3) with a small constant, n = 1,000 in about a second.
+ * The models call it above DETECT_JACOBI_MAX so that small problems keep
+ * Jacobi's results bit for bit.  Returns 0 or -1 (no memory, no convergence).
+ */
+int detect_symmetric_eigen_large(const double *a, size_t n, double *w, double *v);
+
+/* Largest matrix the models hand to Jacobi (about 0.1 s); larger ones go to
+   detect_symmetric_eigen_large. */
+#define DETECT_JACOBI_MAX 128
 
 /** Solves a x = b for symmetric positive definite a (destroyed); x overwrites b.  0 or -1. */
 int detect_cholesky_solve(double *a, double *b, size_t n);

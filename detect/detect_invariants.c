@@ -25,6 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Most events mined: the eigen-decomposition of the m x m X^T X and the
+   pairwise joins grow as m^3 and m^2 (1,000 events: a few seconds). */
+#define IM_MAX_EVENTS 1000
+
 static const detect_param_def im_params[] = {
     {"percentage", 0.98, 0, 1, NULL, "share of rows an invariant must hold on"},
     {"epsilon", 0.5, 0, 1e9, NULL, "|X u| below this counts as zero when sizing the space"},
@@ -218,6 +222,12 @@ static int im_train(logtk_detector *d, const detect_matrix *mx)
     size_t max_cand = (size_t)DETECT_PARAM(d, 3);
     if (max_len == 0 || max_len > 64)
         max_len = m < 64 ? m : 64;
+    if (m > IM_MAX_EVENTS)
+        return logtk_error_set(&d->err, LOGTK_ERR_LIMIT,
+                               "invariants: %zu events exceed the %d that the search over "
+                               "event combinations is limited to; train on fewer distinct "
+                               "events (coarser templates, or sessions of one workflow)",
+                               m, IM_MAX_EVENTS);
     for (size_t r = 0; r < mx->nrows; r++)
         c.total += row_weight(mx, r);
     im_state *st = calloc(1, sizeof *st);
@@ -231,21 +241,43 @@ static int im_train(logtk_detector *d, const detect_matrix *mx)
         goto done;
     }
     /* 1. size of the invariant space */
+    /* zero x[i] add nothing (a starts at +0, and +0 + -0 = +0), so skipping
+       them keeps the sums bit for bit */
     for (size_t r = 0; r < mx->nrows; r++) {
         double wt = row_weight(mx, r);
         const double *x = mx->x + r * m;
-        for (size_t i = 0; i < m; i++)
+        for (size_t i = 0; i < m; i++) {
+            if (x[i] == 0)
+                continue;
             for (size_t j = 0; j < m; j++)
                 a[i * m + j] += wt * x[i] * x[j];
+        }
     }
-    detect_symmetric_eigen(a, m, w, v);
+    if (m <= DETECT_JACOBI_MAX)
+        detect_symmetric_eigen(a, m, w, v);
+    else if (detect_symmetric_eigen_large(a, m, w, v) != 0) {
+        rc = logtk_error_set(&d->err, LOGTK_ERR_NOMEM,
+                             "invariants: out of memory in the %zu x %zu eigen-decomposition",
+                             m, m);
+        goto done;
+    }
+    /* Without centring a row's zeros stay zero, so X u sums over the row's
+       own events (in column order, as the dense sum: the skipped terms are
+       +-0 and change nothing). */
+    const double *idf = mx->features->idf;
+    int sparse = mx->features->mean == NULL;
     size_t target = 0;
     for (size_t e = m; e-- > 0;) {
         double zero = 0;
         for (size_t r = 0; r < mx->nrows; r++) {
             double s = 0;
-            for (size_t j = 0; j < m; j++)
-                s += mx->x[r * m + j] * v[j * m + e];
+            if (sparse)
+                for (size_t at = mx->row_start[r]; at < mx->row_start[r + 1]; at++)
+                    s += (double)mx->nz_count[at] * (idf ? idf[mx->nz_col[at]] : 1.0) *
+                         v[mx->nz_col[at] * m + e];
+            else
+                for (size_t j = 0; j < m; j++)
+                    s += mx->x[r * m + j] * v[j * m + e];
             if (fabs(s) < epsilon)
                 zero += row_weight(mx, r);
         }
@@ -491,5 +523,5 @@ static int im_load(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_invariants_ops = {
     "invariants", "Invariants Mining: linear relations between event counts that must hold",
-    0, 0, 0, 0, im_params, im_train, im_score, im_save, im_load, im_free,
+    0, 0, 0, 0, im_params, im_train, im_score, im_save, im_load, im_free, 0,
 };

@@ -14,7 +14,8 @@
  * Identical vectors are at distance 0 and complete linkage merges them
  * first without changing any other distance, so the bootstrap clustering
  * runs over distinct vectors with counts; the online pass walks the rows in
- * order (its cost is rows x clusters x columns, no per-row allocation).
+ * order (its cost is rows x clusters x the row's nonzero columns, plus
+ * the columns once per row; no per-row allocation).
  */
 #include "config.h"
 #include "detect_impl.h"
@@ -35,6 +36,7 @@ typedef struct lc_state {
     double *reps;  /* count x m */
     double *norms; /* count */
     double *sizes; /* count */
+    uint32_t *nz;  /* m: scratch, the nonzero columns of the vector being placed */
 } lc_state;
 
 static void lc_free(void *p)
@@ -44,6 +46,7 @@ static void lc_free(void *p)
         free(st->reps);
         free(st->norms);
         free(st->sizes);
+        free(st->nz);
         free(st);
     }
 }
@@ -56,11 +59,25 @@ static double norm2(const double *x, size_t m)
     return sqrt(s);
 }
 
-static double cos_dist(const double *a, double na, const double *b, double nb, size_t m)
+/* Columns where x is nonzero, ascending.  A session has a few of the events,
+   so distances summed over these cost its events, not the vocabulary; the
+   terms left out are +-0 and the sum (from +0) is the same bit for bit. */
+static size_t nonzeros(const double *x, size_t m, uint32_t *nz)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < m; j++)
+        if (x[j] != 0)
+            nz[n++] = (uint32_t)j;
+    return n;
+}
+
+/* Cosine distance of a (nonzero at nz[0..nnz)) and b. */
+static double cos_dist(const double *a, const uint32_t *nz, size_t nnz, double na,
+                       const double *b, double nb)
 {
     double dot = 0;
-    for (size_t j = 0; j < m; j++)
-        dot += a[j] * b[j];
+    for (size_t k = 0; k < nnz; k++)
+        dot += a[nz[k]] * b[nz[k]];
     double dist = 1 - dot / (na * nb + 1e-8);
     return dist < 1e-8 ? 0 : dist;
 }
@@ -93,8 +110,10 @@ static size_t nearest(const lc_state *st, const double *x, double nx, double *di
 {
     size_t best = 0;
     double bd = INFINITY;
+    size_t nnz = nonzeros(x, st->m, st->nz);
     for (size_t c = 0; c < st->count; c++) {
-        double dd = cos_dist(st->reps + c * st->m, st->norms[c], x, nx, st->m);
+        /* x's zeros are the terms left out: the same sum as over reps' order */
+        double dd = cos_dist(x, st->nz, nnz, nx, st->reps + c * st->m, st->norms[c]);
         if (dd < bd) {
             bd = dd;
             best = c;
@@ -118,7 +137,7 @@ static int lc_train(logtk_detector *d, const detect_matrix *mx)
     int rc = LOGTK_ERR_NOMEM;
     double *dm = NULL, *sizes = NULL, *sums = NULL;
     int32_t *cluster = NULL;
-    if (!st || !cnt || !ids || !norms)
+    if (!st || !cnt || !ids || !norms || !(st->nz = malloc((m ? m : 1) * sizeof *st->nz)))
         goto done;
     st->m = m;
     for (size_t r = 0; r < mx->nrows; r++)
@@ -139,9 +158,11 @@ static int lc_train(logtk_detector *d, const detect_matrix *mx)
     for (size_t i = 0; i < n; i++) {
         cluster[i] = (int32_t)i;
         sizes[i] = cnt[ids[i]];
+        const double *xi = mx->x + ids[i] * m;
+        size_t nnz = nonzeros(xi, m, st->nz);
         for (size_t j = 0; j < n; j++)
-            dm[i * n + j] = cos_dist(mx->x + ids[i] * m, norms[ids[i]], mx->x + ids[j] * m,
-                                     norms[ids[j]], m);
+            dm[i * n + j] = cos_dist(xi, st->nz, nnz, norms[ids[i]], mx->x + ids[j] * m,
+                                     norms[ids[j]]);
     }
     /* complete linkage: repeatedly merge the closest active pair while
        its distance is within max_dist; the merged distance is the max */
@@ -261,6 +282,9 @@ static int lc_load(logtk_detector *d, detect_cursor *c)
         return LOGTK_ERR_NOMEM;
     d->state = st;
     st->m = m;
+    st->nz = malloc((m ? m : 1) * sizeof *st->nz);
+    if (!st->nz)
+        return LOGTK_ERR_NOMEM;
     for (size_t k = 0; k < count && !c->bad; k++) {
         double size = detect_get_f64(c);
         double *rep = detect_get_f64s(c, m);
@@ -276,5 +300,5 @@ static int lc_load(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_logclustering_ops = {
     "logclustering", "LogClustering: cosine distance to clusters of normal sessions",
-    0, 1, 0, 1, lc_params, lc_train, lc_score, lc_save, lc_load, lc_free,
+    0, 1, 0, 1, lc_params, lc_train, lc_score, lc_save, lc_load, lc_free, 0,
 };

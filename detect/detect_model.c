@@ -195,6 +195,7 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
                          size_t nrows)
 {
     logtk_sessions *s = (logtk_sessions *)cs;
+    logtk_error_clear(&d->err); /* a model's own message must not be masked by a stale one */
     if (!rows)
         nrows = s->count;
     if (nrows == 0)
@@ -245,12 +246,32 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
                                "%s needs both classes in training (%zu anomalous, %zu normal)",
                                d->ops->name, nanom, nnorm);
     }
+    if (!d->ops->sparse_input) {
+        /* nrows <= input rows and ncols <= their events, so the product
+           cannot overflow before it passes the limit */
+        if (m.nrows > DETECT_DENSE_MAX / m.ncols) {
+            size_t nr = m.nrows, nc = m.ncols;
+            detect_matrix_free(&m);
+            return logtk_error_set(
+                &d->err, LOGTK_ERR_LIMIT,
+                "%s: %zu distinct training rows x %zu events exceed the %zu values "
+                "(%zu MiB) of dense matrix this model is limited to; train on fewer "
+                "sessions or fewer distinct events",
+                d->ops->name, nr, nc, DETECT_DENSE_MAX,
+                DETECT_DENSE_MAX * sizeof(double) >> 20);
+        }
+        if (detect_matrix_densify(&m) != 0) {
+            detect_matrix_free(&m);
+            return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        }
+    }
     rc = d->ops->train(d, &m);
     detect_matrix_free(&m);
     if (rc != LOGTK_OK) {
         reset_model(d);
         if (d->err.code == LOGTK_OK)
-            logtk_error_set(&d->err, rc, "%s: training failed", d->ops->name);
+            logtk_error_set(&d->err, rc, "%s: training failed: %s", d->ops->name,
+                            rc == LOGTK_ERR_NOMEM ? "out of memory" : logtk_strerror(rc));
         return rc;
     }
     d->trained = 1;

@@ -11,6 +11,12 @@
  * the residual eigenvalues, as loglizer does; a fixed "threshold" overrides.
  *
  * Scoring costs 2 k m multiply-adds on the dense vector.
+ *
+ * Up to DETECT_JACOBI_MAX events the covariance is built from dense rows and
+ * decomposed by Jacobi, as first written (the reference results).  Beyond,
+ * the rows stay sparse and the smaller of the covariance and the Gram matrix
+ * is decomposed (see pca_train_large), within PCA_MAX_DIM; a larger problem
+ * is refused with LOGTK_ERR_LIMIT rather than left to run for hours.
  */
 #include "config.h"
 #include "detect_impl.h"
@@ -18,6 +24,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Largest eigenproblem (min(distinct rows, events)) trained: a 1,500 x 1,500
+   decomposition takes a few seconds; one twice as large eight times that. */
+#define PCA_MAX_DIM 1500
 
 typedef struct pca_state {
     size_t m, k;
@@ -59,66 +69,32 @@ static pca_state *pca_alloc(size_t m, size_t k)
     return st;
 }
 
-static int pca_train(logtk_detector *d, const detect_matrix *mx)
+/* Number of components: loglizer's rule (the first k whose eigenvalues explain
+   n_components of the variance, plus one) or a fixed count, at most `avail`. */
+static size_t pca_choose_k(double nc, const double *w, size_t dim, size_t avail)
 {
-    size_t m = mx->ncols;
-    double *cov = calloc(m * m, sizeof *cov), *w = malloc(m * sizeof *w);
-    double *v = malloc(m * m * sizeof *v);
-    if (!cov || !w || !v) {
-        free(cov);
-        free(w);
-        free(v);
-        return LOGTK_ERR_NOMEM;
-    }
-    double total = 0;
-    for (size_t r = 0; r < mx->nrows; r++) {
-        double wt = mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r];
-        const double *x = mx->x + r * m;
-        total += wt;
-        for (size_t i = 0; i < m; i++) {
-            if (x[i] == 0)
-                continue;
-            for (size_t j = i; j < m; j++)
-                cov[i * m + j] += wt * x[i] * x[j];
-        }
-    }
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = i; j < m; j++) {
-            cov[i * m + j] /= total;
-            cov[j * m + i] = cov[i * m + j];
-        }
-    detect_symmetric_eigen(cov, m, w, v);
-    for (size_t i = 0; i < m; i++)
-        if (w[i] < 0)
-            w[i] = 0; /* rounding */
-    double nc = DETECT_PARAM(d, 0);
     size_t k;
     if (nc < 1) {
         double sum = 0, acc = 0;
-        for (size_t i = 0; i < m; i++)
+        for (size_t i = 0; i < dim; i++)
             sum += w[i];
-        for (k = 0; k < m; k++) {
+        for (k = 0; k < dim; k++) {
             acc += w[k];
             if (sum <= 0 || acc / sum >= nc)
                 break;
         }
-        k = k + 1 > m ? m : k + 1;
+        k = k + 1 > avail ? avail : k + 1;
     } else {
-        k = (size_t)nc > m ? m : (size_t)nc;
+        k = (size_t)nc > avail ? avail : (size_t)nc;
     }
-    pca_state *st = pca_alloc(m, k);
-    if (!st) {
-        free(cov);
-        free(w);
-        free(v);
-        return LOGTK_ERR_NOMEM;
-    }
-    for (size_t c = 0; c < k; c++)
-        for (size_t j = 0; j < m; j++)
-            st->components[c * m + j] = v[j * m + c];
-    /* Q-statistic over the residual eigenvalues */
+    return k;
+}
+
+/* Q-statistic threshold (Jackson & Mudholkar) over the residual eigenvalues. */
+static double pca_q_threshold(const logtk_detector *d, const double *w, size_t dim, size_t k)
+{
     double phi[3] = {0, 0, 0};
-    for (size_t j = k; j < m; j++) {
+    for (size_t j = k; j < dim; j++) {
         phi[0] += w[j];
         phi[1] += w[j] * w[j];
         phi[2] += w[j] * w[j] * w[j];
@@ -137,12 +113,219 @@ static int pca_train(logtk_detector *d, const detect_matrix *mx)
                 threshold = phi[0];
         }
     }
-    d->threshold = threshold;
+    return threshold;
+}
+
+/* Up to DETECT_JACOBI_MAX events: the covariance from dense rows and Jacobi,
+   exactly as the model was first written (its results are the reference). */
+static int pca_train_small(logtk_detector *d, const detect_matrix *mx)
+{
+    size_t m = mx->ncols;
+    double *cov = calloc(m * m, sizeof *cov), *w = malloc(m * sizeof *w);
+    double *v = malloc(m * m * sizeof *v), *x = malloc(m * sizeof *x);
+    if (!cov || !w || !v || !x) {
+        free(cov);
+        free(w);
+        free(v);
+        free(x);
+        return LOGTK_ERR_NOMEM;
+    }
+    double total = 0;
+    for (size_t r = 0; r < mx->nrows; r++) {
+        double wt = mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r];
+        detect_matrix_row(mx, r, x);
+        total += wt;
+        for (size_t i = 0; i < m; i++) {
+            if (x[i] == 0)
+                continue;
+            for (size_t j = i; j < m; j++)
+                cov[i * m + j] += wt * x[i] * x[j];
+        }
+    }
+    free(x);
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = i; j < m; j++) {
+            cov[i * m + j] /= total;
+            cov[j * m + i] = cov[i * m + j];
+        }
+    detect_symmetric_eigen(cov, m, w, v);
+    for (size_t i = 0; i < m; i++)
+        if (w[i] < 0)
+            w[i] = 0; /* rounding */
+    size_t k = pca_choose_k(DETECT_PARAM(d, 0), w, m, m);
+    pca_state *st = pca_alloc(m, k);
+    if (!st) {
+        free(cov);
+        free(w);
+        free(v);
+        return LOGTK_ERR_NOMEM;
+    }
+    for (size_t c = 0; c < k; c++)
+        for (size_t j = 0; j < m; j++)
+            st->components[c * m + j] = v[j * m + c];
+    d->threshold = pca_q_threshold(d, w, m, k);
     d->state = st;
     free(cov);
     free(w);
     free(v);
     return LOGTK_OK;
+}
+
+/*
+ * Above DETECT_JACOBI_MAX events the dense n x m matrix is never formed: rows
+ * stay sparse (value = count * idf) and centring is applied implicitly,
+ * (v - mu).(u - mu) = v.u - v.mu - u.mu + mu.mu.  The eigenproblem is solved
+ * on the smaller side: the m x m covariance when there are at least as many
+ * distinct rows as events, else the n x n weighted Gram matrix
+ * K = W^1/2 X X^T W^1/2 / T, which has the same nonzero eigenvalues (the
+ * covariance's others are 0 and add nothing to the Q-statistic); component
+ * c is then X^T W^1/2 u_c / sqrt(T lambda_c).  Only components with a
+ * nonzero eigenvalue exist on that side, so k is capped at the rank.
+ */
+static double sparse_value(const detect_matrix *mx, size_t at)
+{
+    const double *idf = mx->features->idf;
+    return (double)mx->nz_count[at] * (idf ? idf[mx->nz_col[at]] : 1.0);
+}
+
+static int pca_train_large(logtk_detector *d, const detect_matrix *mx)
+{
+    size_t m = mx->ncols, n = mx->nrows;
+    size_t dim = n < m ? n : m;
+    if (dim > PCA_MAX_DIM)
+        return logtk_error_set(
+            &d->err, LOGTK_ERR_LIMIT,
+            "pca: %zu distinct training rows over %zu events: the eigen-decomposition "
+            "is limited to min(rows, events) <= %d; train on fewer sessions or fewer "
+            "distinct events",
+            n, m, PCA_MAX_DIM);
+    const double *mu = mx->features->mean;
+    double total = 0;
+    for (size_t r = 0; r < n; r++)
+        total += mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r];
+    double *a = calloc(dim * dim, sizeof *a), *w = malloc(dim * sizeof *w);
+    double *v = malloc(dim * dim * sizeof *v);
+    double *vmu = calloc(n, sizeof *vmu);             /* v_r . mu */
+    double *colsum = calloc(m, sizeof *colsum);       /* sum_r w_r v_r / T */
+    double *dense = calloc(m, sizeof *dense);         /* one row scattered */
+    int rc = LOGTK_OK;
+    pca_state *st = NULL;
+    if (!a || !w || !v || !vmu || !colsum || !dense) {
+        rc = LOGTK_ERR_NOMEM;
+        goto done;
+    }
+    double mumu = 0;
+    if (mu)
+        for (size_t j = 0; j < m; j++)
+            mumu += mu[j] * mu[j];
+    for (size_t r = 0; r < n; r++) {
+        double wt = mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r];
+        for (size_t at = mx->row_start[r]; at < mx->row_start[r + 1]; at++) {
+            double val = sparse_value(mx, at);
+            colsum[mx->nz_col[at]] += wt * val / total;
+            if (mu)
+                vmu[r] += val * mu[mx->nz_col[at]];
+        }
+    }
+    if (m <= n) {
+        /* covariance: sum w v v^T / T - a mu^T - mu a^T + mu mu^T (lower triangle) */
+        for (size_t r = 0; r < n; r++) {
+            double wt = (mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r]) / total;
+            for (size_t p = mx->row_start[r]; p < mx->row_start[r + 1]; p++) {
+                double vp = wt * sparse_value(mx, p);
+                size_t i = mx->nz_col[p];
+                for (size_t q = mx->row_start[r]; q <= p; q++) /* columns ascend: j <= i */
+                    a[i * m + mx->nz_col[q]] += vp * sparse_value(mx, q);
+            }
+        }
+        if (mu)
+            for (size_t i = 0; i < m; i++)
+                for (size_t j = 0; j <= i; j++)
+                    a[i * m + j] += mu[i] * mu[j] - colsum[i] * mu[j] - mu[i] * colsum[j];
+    } else {
+        /* weighted Gram matrix over the distinct rows (lower triangle) */
+        for (size_t r = 0; r < n; r++) {
+            double wr = mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r];
+            for (size_t at = mx->row_start[r]; at < mx->row_start[r + 1]; at++)
+                dense[mx->nz_col[at]] = sparse_value(mx, at);
+            for (size_t t = 0; t <= r; t++) {
+                double wt = mx->w_normal[t] + mx->w_anomaly[t] + mx->w_unknown[t];
+                double dot = 0;
+                for (size_t at = mx->row_start[t]; at < mx->row_start[t + 1]; at++)
+                    dot += dense[mx->nz_col[at]] * sparse_value(mx, at);
+                dot += mumu - vmu[r] - vmu[t];
+                a[r * n + t] = sqrt(wr * wt) / total * dot;
+            }
+            for (size_t at = mx->row_start[r]; at < mx->row_start[r + 1]; at++)
+                dense[mx->nz_col[at]] = 0;
+        }
+    }
+    if (detect_symmetric_eigen_large(a, dim, w, v) != 0) {
+        rc = logtk_error_set(&d->err, LOGTK_ERR_NOMEM,
+                             "pca: out of memory in the %zu x %zu eigen-decomposition", dim, dim);
+        goto done;
+    }
+    size_t rank = 0;
+    for (size_t i = 0; i < dim; i++) {
+        if (w[i] < 0)
+            w[i] = 0; /* rounding */
+        if (w[i] > 1e-12 * w[0])
+            rank++;
+    }
+    size_t k = pca_choose_k(DETECT_PARAM(d, 0), w, dim, m <= n ? m : rank);
+    if (k > 0 && m > DETECT_DENSE_MAX / k) {
+        rc = logtk_error_set(&d->err, LOGTK_ERR_LIMIT,
+                             "pca: %zu components x %zu events exceed the %zu values "
+                             "(%zu MiB) a model's components are limited to; set "
+                             "n_components to fewer components",
+                             k, m, DETECT_DENSE_MAX, DETECT_DENSE_MAX * sizeof(double) >> 20);
+        goto done;
+    }
+    st = pca_alloc(m, k);
+    if (!st) {
+        rc = LOGTK_ERR_NOMEM;
+        goto done;
+    }
+    for (size_t c = 0; c < k; c++) {
+        double *pc = st->components + c * m;
+        if (m <= n) {
+            for (size_t j = 0; j < m; j++)
+                pc[j] = v[j * m + c];
+            continue;
+        }
+        /* X^T y with y_r = sqrt(w_r) u_rc / sqrt(T lambda_c) */
+        double scale = 1.0 / sqrt(total * w[c]), ysum = 0;
+        memset(pc, 0, m * sizeof *pc);
+        for (size_t r = 0; r < n; r++) {
+            double y = sqrt(mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r]) *
+                       v[r * n + c] * scale;
+            ysum += y;
+            for (size_t at = mx->row_start[r]; at < mx->row_start[r + 1]; at++)
+                pc[mx->nz_col[at]] += y * sparse_value(mx, at);
+        }
+        if (mu)
+            for (size_t j = 0; j < m; j++)
+                pc[j] -= ysum * mu[j];
+    }
+    d->threshold = pca_q_threshold(d, w, dim, k);
+    d->state = st;
+    st = NULL;
+done:
+    pca_free(st);
+    free(a);
+    free(w);
+    free(v);
+    free(vmu);
+    free(colsum);
+    free(dense);
+    return rc;
+}
+
+static int pca_train(logtk_detector *d, const detect_matrix *mx)
+{
+    if (mx->ncols <= DETECT_JACOBI_MAX)
+        return pca_train_small(d, mx);
+    return pca_train_large(d, mx);
 }
 
 static double pca_score(const logtk_detector *d, double *x)
@@ -197,5 +380,5 @@ static int pca_load(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_pca_ops = {
     "pca", "PCA: squared prediction error off the normal subspace, Q-statistic threshold",
-    0, 1, 1, 0, pca_params, pca_train, pca_score, pca_save, pca_load, pca_free,
+    0, 1, 1, 0, pca_params, pca_train, pca_score, pca_save, pca_load, pca_free, 1,
 };

@@ -46,7 +46,8 @@ extern "C" {
 #define LOGTK_ERR_ARCHIVE (-7)      /* damaged or unreadable compressed stream or archive */
 #define LOGTK_ERR_STATE (-8)        /* snapshot or model damaged, foreign or of another version */
 #define LOGTK_ERR_NOT_FOUND (-9)    /* unknown name: dataset, parser, model, template id */
-#define LOGTK_ERR_LIMIT (-10)       /* a regex hit its match limit (hostile pattern or input) */
+#define LOGTK_ERR_LIMIT (-10)       /* a regex hit its match limit (hostile pattern or input),
+                                       or training data exceed a detector's size limit */
 #define LOGTK_ERR_UNSUPPORTED (-11) /* operation not supported by this object */
 
 /** A short, static English description of a status code ("out of memory"). */
@@ -816,7 +817,11 @@ const char *logtk_detector_param_name(const logtk_detector *d, size_t i, double 
  * need every row labeled (LOGTK_ERR_DATA otherwise); unsupervised ones ignore
  * labels except where the model says (logclustering trains on normal rows when
  * labels are known).  Returns LOGTK_OK, LOGTK_ERR_INVALID (no rows, no events),
- * LOGTK_ERR_DATA or LOGTK_ERR_NOMEM.
+ * LOGTK_ERR_DATA, LOGTK_ERR_NOMEM, or LOGTK_ERR_LIMIT when the training rows
+ * exceed a size limit of the model (many distinct events: pca above 1,500
+ * distinct rows and events, invariants above 1,000 events, the models that
+ * need the dense matrix above 2^25 distinct rows x events; see
+ * logtk-detect(1)); the message names the sizes and the limit.
  */
 int logtk_detector_train(logtk_detector *d, const logtk_sessions *s, const size_t *rows,
                          size_t nrows);

@@ -1,7 +1,9 @@
 /*
  * test_detect.c - anomaly detection: sessions, splits, every model on a
  * synthetic workflow, model files (round trip, damage), metrics, and the
- * loglizer figures on ../shared/anomaly/hdfs100k when LOGTK_ANOMALY is set.
+ * loglizer figures on ../shared/anomaly/hdfs100k when LOGTK_ANOMALY is set,
+ * and many distinct events: PCA past Jacobi's range against a dense
+ * reference, and 100,000 events where every model trains or names its limit.
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "detect_impl.h" /* the eigen-solvers, the PRNG */
 #include "logtk.h"
 #include "test_harness.h"
 
@@ -785,6 +788,311 @@ static void test_stream(void)
     logtk_stream_free(NULL);
 }
 
+
+/* ---------------------------------------------------------------- many events */
+
+/* The large-matrix eigen-solver agrees with Jacobi and solves A v = w v, also
+   with zero rows and a repeated eigenvalue (a multiple of the identity block). */
+static void test_eigen_large(void)
+{
+    static const size_t sizes[] = {1, 2, 3, 150};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        double *a = malloc(n * n * sizeof *a), *a2 = malloc(n * n * sizeof *a2);
+        double *w = malloc(n * sizeof *w), *v = malloc(n * n * sizeof *v);
+        double *wj = malloc(n * sizeof *wj), *vj = malloc(n * n * sizeof *vj);
+        uint64_t seed = 11;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j <= i; j++) {
+                double x = i % 7 == 3 || j % 7 == 3 ? 0 : detect_rand_unit(&seed) - 0.5;
+                if (i >= n / 2 && j >= n / 2 && n > 3)
+                    x = i == j ? 2.0 : 0.0;
+                a[i * n + j] = a[j * n + i] = x;
+            }
+        memcpy(a2, a, n * n * sizeof *a);
+        CHECK(detect_symmetric_eigen_large(a, n, w, v) == 0);
+        detect_symmetric_eigen(a2, n, wj, vj);
+        double maxdiff = 0, resid = 0, orth = 0;
+        for (size_t c = 0; c < n; c++) {
+            if (c > 0)
+                CHECK(w[c - 1] >= w[c]);
+            maxdiff = fmax(maxdiff, fabs(w[c] - wj[c]));
+            for (size_t i = 0; i < n; i++) {
+                double av = 0;
+                for (size_t k = 0; k < n; k++)
+                    av += a[i * n + k] * v[k * n + c];
+                resid = fmax(resid, fabs(av - w[c] * v[i * n + c]));
+            }
+            for (size_t c2 = 0; c2 < n; c2 += 7) {
+                double dot = 0;
+                for (size_t k = 0; k < n; k++)
+                    dot += v[k * n + c] * v[k * n + c2];
+                orth = fmax(orth, fabs(dot - (c == c2)));
+            }
+        }
+        if (maxdiff > 1e-10 || resid > 1e-10 || orth > 1e-10)
+            fprintf(stderr, "eigen n=%zu: eigenvalues %g, residual %g, orthogonality %g\n", n,
+                    maxdiff, resid, orth);
+        CHECK(maxdiff <= 1e-10 && resid <= 1e-10 && orth <= 1e-10);
+        free(a);
+        free(a2);
+        free(w);
+        free(v);
+        free(wj);
+        free(vj);
+    }
+}
+
+/* The allocation-free sort of column lists: ascending, same values, at the
+   insertion-sort sizes, past them, with duplicates. */
+static void test_sort_u32(void)
+{
+    static const size_t sizes[] = {0, 1, 2, 16, 17, 40, 1000};
+    uint64_t seed = 3;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        uint32_t v[1000];
+        uint64_t sum = 0, sum2 = 0;
+        for (size_t i = 0; i < n; i++) {
+            v[i] = (uint32_t)detect_rand_below(&seed, 50 + n / 2);
+            sum += v[i];
+            sum2 += (uint64_t)v[i] * v[i];
+        }
+        detect_sort_u32(v, n);
+        int sorted = 1;
+        for (size_t i = 0; i < n; i++) {
+            sum -= v[i];
+            sum2 -= (uint64_t)v[i] * v[i];
+            if (i > 0 && v[i - 1] > v[i])
+                sorted = 0;
+        }
+        CHECK(sorted && sum == 0 && sum2 == 0);
+    }
+}
+
+/* nsessions sessions over nevents events "e0".."e<nevents-1>": each has
+   `per` events drawn at random (a few repeated); label = anomalous every 20th. */
+static logtk_sessions *random_sessions(size_t nsessions, size_t nevents, size_t per,
+                                       uint64_t seed)
+{
+    logtk_sessions *s;
+    logtk_sessions_new(&s);
+    char id[32], ev[32];
+    for (size_t i = 0; i < nsessions; i++) {
+        int idn = snprintf(id, sizeof id, "s%zu", i);
+        for (size_t t = 0; t < per; t++) {
+            int n = snprintf(ev, sizeof ev, "e%llu",
+                             (unsigned long long)detect_rand_below(&seed, nevents));
+            size_t times = 1 + detect_rand_below(&seed, 3);
+            for (size_t k = 0; k < times; k++)
+                logtk_sessions_append(s, id, (size_t)idn, ev, (size_t)n);
+        }
+        logtk_sessions_set_label(s, id, (size_t)idn,
+                                 i % 20 == 7 ? LOGTK_LABEL_ANOMALY : LOGTK_LABEL_NORMAL);
+    }
+    return s;
+}
+
+/* The reference: dense centred counts, Jacobi on the covariance, k components,
+   SPE of every session and the Q-statistic (loglizer's PCA, written out). */
+static void pca_reference(logtk_sessions *s, size_t nevents, size_t k, double *spe,
+                          double *threshold)
+{
+    size_t n = logtk_sessions_count(s), m = 0;
+    int *col = malloc(nevents * sizeof *col);
+    for (size_t e = 0; e < nevents; e++)
+        col[e] = -1;
+    double *x = calloc(n * nevents, sizeof *x);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = logtk_sessions_length(s, i);
+        for (size_t t = 0; t < len; t++) {
+            logtk_slice name = logtk_sessions_event(s, i, t);
+            char digits[32];
+            snprintf(digits, sizeof digits, "%.*s", (int)name.len - 1, name.ptr + 1);
+            size_t e = (size_t)strtoul(digits, NULL, 10);
+            if (col[e] < 0)
+                col[e] = (int)m++;
+            x[i * nevents + (size_t)col[e]] += 1;
+        }
+    }
+    double *mean = calloc(m, sizeof *mean), *cov = calloc(m * m, sizeof *cov);
+    double *w = malloc(m * sizeof *w), *v = malloc(m * m * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < m; j++)
+            mean[j] += x[i * nevents + j] / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double *xi = x + i * nevents;
+        for (size_t j = 0; j < m; j++)
+            xi[j] -= mean[j];
+        for (size_t p = 0; p < m; p++)
+            for (size_t q = 0; q < m; q++)
+                cov[p * m + q] += xi[p] * xi[q] / (double)n;
+    }
+    detect_symmetric_eigen(cov, m, w, v);
+    for (size_t i = 0; i < n; i++) {
+        double *xi = x + i * nevents, e = 0;
+        for (size_t c = 0; c < k; c++) {
+            double z = 0;
+            for (size_t j = 0; j < m; j++)
+                z += v[j * m + c] * xi[j];
+            for (size_t j = 0; j < m; j++)
+                xi[j] -= z * v[j * m + c];
+        }
+        for (size_t j = 0; j < m; j++)
+            e += xi[j] * xi[j];
+        spe[i] = e;
+    }
+    double phi[3] = {0, 0, 0};
+    for (size_t j = k; j < m; j++) {
+        double l = w[j] > 0 ? w[j] : 0;
+        phi[0] += l;
+        phi[1] += l * l;
+        phi[2] += l * l * l;
+    }
+    double h0 = 1.0 - 2.0 * phi[0] * phi[2] / (3.0 * phi[1] * phi[1]);
+    *threshold = phi[0] * pow(3.2905 * sqrt(2.0 * phi[1] * h0 * h0) / phi[0] + 1.0 +
+                                  phi[1] * h0 * (h0 - 1.0) / (phi[0] * phi[0]),
+                              1.0 / h0);
+    free(col);
+    free(x);
+    free(mean);
+    free(cov);
+    free(w);
+    free(v);
+}
+
+/* PCA past Jacobi's range (> DETECT_JACOBI_MAX events) matches the dense
+   reference, on the covariance side (more sessions than events) and on the
+   Gram side (fewer). */
+static void test_pca_many_events(void)
+{
+    static const struct {
+        size_t sessions, events;
+    } cases[] = {{400, 160}, {120, 200}};
+    for (size_t c = 0; c < 2; c++) {
+        size_t n = cases[c].sessions, D = cases[c].events;
+        logtk_sessions *s = random_sessions(n, D, 6, 5 + c);
+        logtk_detector *d;
+        logtk_detector_new(&d, "pca");
+        logtk_detector_set_param(d, "tfidf", "0");
+        logtk_detector_set_param(d, "n_components", "4");
+        int rc = logtk_detector_train(d, s, NULL, 0);
+        CHECK_STATUS(rc, LOGTK_OK);
+        if (rc != LOGTK_OK) {
+            fprintf(stderr, "pca %zu x %zu: %s\n", n, D, logtk_detector_errmsg(d));
+        } else {
+            CHECK(logtk_detector_feature_count(d) > DETECT_JACOBI_MAX);
+            double *score = malloc(n * sizeof *score), *ref = malloc(n * sizeof *ref);
+            double threshold;
+            CHECK_STATUS(logtk_detector_score(d, s, NULL, 0, score, NULL), LOGTK_OK);
+            pca_reference(s, D, 4, ref, &threshold);
+            double worst = 0;
+            for (size_t i = 0; i < n; i++)
+                worst = fmax(worst, fabs(score[i] - ref[i]) / (1 + ref[i]));
+            double tdiff = fabs(logtk_detector_threshold(d) - threshold) / threshold;
+            if (worst > 1e-8 || tdiff > 1e-8)
+                fprintf(stderr, "pca %zu x %zu: SPE off by %g, threshold by %g\n", n, D,
+                        worst, tdiff);
+            CHECK(worst <= 1e-8 && tdiff <= 1e-8);
+            free(score);
+            free(ref);
+        }
+        logtk_detector_free(d);
+        logtk_sessions_free(s);
+    }
+}
+
+/* Invariants past Jacobi's range: open = close is still mined among 200
+   other events, so a session that loses its close is flagged. */
+static void test_invariants_many_events(void)
+{
+    logtk_sessions *s = random_sessions(400, 200, 6, 9);
+    char id[32];
+    for (size_t i = 0; i < 400; i++) {
+        int n = snprintf(id, sizeof id, "s%zu", i);
+        size_t times = 1 + i % 3;
+        for (size_t k = 0; k < times; k++) {
+            logtk_sessions_append(s, id, (size_t)n, "open", 4);
+            logtk_sessions_append(s, id, (size_t)n, "close", 5);
+        }
+    }
+    logtk_sessions_append(s, "t_lost", 6, "open", 4);
+    logtk_sessions_append(s, "t_fine", 6, "open", 4);
+    logtk_sessions_append(s, "t_fine", 6, "close", 5);
+    size_t train[400], test[2] = {400, 401};
+    for (size_t i = 0; i < 400; i++)
+        train[i] = i;
+    logtk_detector *d;
+    logtk_detector_new(&d, "invariants");
+    CHECK_STATUS(logtk_detector_train(d, s, train, 400), LOGTK_OK);
+    CHECK(logtk_detector_feature_count(d) > DETECT_JACOBI_MAX);
+    double score[2];
+    uint8_t v[2];
+    CHECK_STATUS(logtk_detector_score(d, s, test, 2, score, v), LOGTK_OK);
+    CHECK(v[0] == 1 && v[1] == 0);
+    logtk_detector_free(d);
+    logtk_sessions_free(s);
+}
+
+/*
+ * 100,000 distinct events over 10,000 sessions (each: a common workflow and
+ * ten events of its own): every model trains, or refuses with LOGTK_ERR_LIMIT
+ * and a message naming the limit, never a bare "training failed" nor an
+ * allocation the size of rows x events.  LR trains on the sparse rows and
+ * separates the anomalies (an extra E1 in place of E2).
+ */
+static void test_many_events_limits(void)
+{
+    logtk_sessions *s;
+    logtk_sessions_new(&s);
+    char id[32], ev[32];
+    size_t nsess = 10000, nev = 100000, per = 10;
+    for (size_t i = 0; i < nsess; i++) {
+        int idn = snprintf(id, sizeof id, "s%zu", i);
+        int anomalous = i % 20 == 7;
+        logtk_sessions_append(s, id, (size_t)idn, "E0", 2);
+        logtk_sessions_append(s, id, (size_t)idn, "E1", 2);
+        logtk_sessions_append(s, id, (size_t)idn, anomalous ? "E1" : "E2", 2);
+        for (size_t t = 0; t < per; t++) {
+            int n = snprintf(ev, sizeof ev, "E%zu", 3 + (i * per + t) % (nev - 3));
+            logtk_sessions_append(s, id, (size_t)idn, ev, (size_t)n);
+        }
+        logtk_sessions_set_label(s, id, (size_t)idn,
+                                 anomalous ? LOGTK_LABEL_ANOMALY : LOGTK_LABEL_NORMAL);
+    }
+    for (size_t mi = 0; logtk_detector_model_name(mi); mi++) {
+        const char *name = logtk_detector_model_name(mi);
+        logtk_detector *d;
+        logtk_detector_new(&d, name);
+        int rc = logtk_detector_train(d, s, NULL, 0);
+        const char *msg = logtk_detector_errmsg(d);
+        CHECK(rc == LOGTK_OK || rc == LOGTK_ERR_LIMIT);
+        if (rc != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
+            fprintf(stderr, "%s on 100,000 events: %d %s\n", name, rc, msg);
+        if (rc == LOGTK_ERR_LIMIT) {
+            CHECK(strncmp(msg, name, strlen(name)) == 0 && strstr(msg, "limit") != NULL);
+            CHECK(strstr(msg, "training failed") == NULL);
+        }
+        if (strcmp(name, "pca") == 0) {
+            CHECK_STATUS(rc, LOGTK_ERR_LIMIT);
+            CHECK(strstr(msg, "min(rows, events) <= 1500") != NULL);
+        } else if (strcmp(name, "invariants") == 0) {
+            CHECK_STATUS(rc, LOGTK_ERR_LIMIT);
+        } else if (strcmp(name, "lr") == 0) {
+            CHECK_STATUS(rc, LOGTK_OK);
+            CHECK(logtk_detector_feature_count(d) == nev);
+            uint8_t *v = malloc(nsess);
+            CHECK_STATUS(logtk_detector_score(d, s, NULL, 0, NULL, v), LOGTK_OK);
+            logtk_detect_metrics m;
+            logtk_detect_evaluate(s, NULL, nsess, v, &m);
+            CHECK(m.f1 == 1.0);
+            free(v);
+        }
+        logtk_detector_free(d);
+    }
+    logtk_sessions_free(s);
+}
+
 int main(void)
 {
     test_stream();
@@ -802,5 +1110,10 @@ int main(void)
     test_errors();
     test_file_roundtrip();
     test_hdfs100k();
+    test_eigen_large();
+    test_sort_u32();
+    test_pca_many_events();
+    test_invariants_many_events();
+    test_many_events_limits();
     return TEST_SUMMARY();
 }
