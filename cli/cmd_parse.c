@@ -360,7 +360,8 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
     size_t state_len = 0;
     const char *parser_name = o->parser_name;
     if (o->load_state) {
-        if (cli_read_file(SUB, o->load_state, &state, &state_len) != EXIT_OK)
+        if (cli_read_file_magic(SUB, o->load_state, LOGTK_PARSER_SNAPSHOT_MAGIC,
+                                "logtk parser state", &state, &state_len) != EXIT_OK)
             return EXIT_DATA;
         const char *saved_by = NULL;
         if (parser_name == NULL &&

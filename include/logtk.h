@@ -370,6 +370,13 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len);
 int logtk_parser_load(logtk_parser *p, const void *buf, size_t len);
 
 /**
+ * The first 8 bytes of every parser snapshot, so a caller reading one from a
+ * file can refuse a foreign file (or an endless one such as /dev/zero) after
+ * 8 bytes instead of reading it whole first.
+ */
+#define LOGTK_PARSER_SNAPSHOT_MAGIC "LTKPSNAP"
+
+/**
  * The algorithm a snapshot was saved by, so a caller can create the right
  * parser before logtk_parser_load(): *name is a static string such as
  * "fuse".  Returns LOGTK_OK, LOGTK_ERR_STATE (not a snapshot, damaged or of
@@ -821,6 +828,9 @@ double logtk_detector_threshold(const logtk_detector *d);
 
 /** Number of distinct events (features) learned in training. */
 size_t logtk_detector_feature_count(const logtk_detector *d);
+
+/** The first 8 bytes of every model file (see logtk-model(5)). */
+#define LOGTK_MODEL_MAGIC "LOGTKDET"
 
 /** Saves the trained model as a model file image; *buf is released with logtk_free(). */
 int logtk_detector_save(logtk_detector *d, void **buf, size_t *len);
