@@ -129,8 +129,7 @@ static int read_stream(const char *subcommand, const char *path, FILE *f, const 
             if (f != stdin)
                 fclose(f);
             free(buf);
-            cli_error(subcommand, "%s: not a %s (it does not start with \"%s\")", path, what,
-                      magic);
+            cli_error(subcommand, "%s: not a %s", path, what);
             return EXIT_DATA;
         }
     }
@@ -197,7 +196,7 @@ int cli_check_magic(const char *subcommand, const char *path, const char *magic,
     int yes = fread(head, 1, 8, f) == 8 && memcmp(head, magic, 8) == 0;
     fclose(f);
     if (!yes)
-        cli_error(subcommand, "%s: not a %s (it does not start with \"%s\")", path, what, magic);
+        cli_error(subcommand, "%s: not a %s", path, what);
     return yes;
 }
 

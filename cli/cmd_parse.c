@@ -361,7 +361,7 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
     const char *parser_name = o->parser_name;
     if (o->load_state) {
         if (cli_read_file_magic(SUB, o->load_state, LOGTK_PARSER_SNAPSHOT_MAGIC,
-                                "logtk parser state", &state, &state_len) != EXIT_OK)
+                                "logtk parser snapshot", &state, &state_len) != EXIT_OK)
             return EXIT_DATA;
         const char *saved_by = NULL;
         if (parser_name == NULL &&
