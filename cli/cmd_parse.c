@@ -293,6 +293,24 @@ static void list_parsers(void)
 
 /* ------------------------------------------------------------ set-up */
 
+/*
+ * Nonzero for a batch algorithm: one that assigns no template while lines are
+ * fed (logtk.h: template_id 0 "when a batch parser has not assigned one yet"),
+ * so --stream would write every row with an empty template.  A throwaway
+ * parser of that algorithm is fed one line to find out.
+ */
+static int is_batch_parser(const char *name)
+{
+    logtk_parser *probe = NULL;
+    logtk_event ev;
+    int batch = 0;
+    if (logtk_parser_new(&probe, name) == LOGTK_OK &&
+        logtk_parser_feed(probe, "probe line", 10, &ev) == LOGTK_OK)
+        batch = ev.template_id == 0;
+    logtk_parser_free(probe);
+    return batch;
+}
+
 /* Adds the masks of one --mask-file.  Returns -1 to go on or an exit status. */
 static int add_mask_file(logtk_parser *p, const char *path)
 {
@@ -381,6 +399,15 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
         return EXIT_DATA;
     }
     if (o->stream) {
+        const char *name = logtk_parser_algorithm(*parser);
+        if (is_batch_parser(name)) {
+            free(state);
+            return cli_usage_error(SUB, "--stream needs an online parser: %s is a batch parser "
+                                        "(its templates exist only once all input is read); "
+                                        "leave out --stream, or pick an online one "
+                                        "(--list-parsers says which)",
+                                   name);
+        }
         rc = logtk_parser_set_param(*parser, "keep_assignments", "0");
         if (rc != LOGTK_OK) {
             free(state);
