@@ -171,6 +171,78 @@ static void test_hostile(void)
     logtk_format_free(f);
 }
 
+/* A line of another log format used to send a simple format's regex through
+ * all its ways of cutting the line into lazy fields, up to the match limit
+ * (LOGTK_ERR_LIMIT, some 4 ms a line); it is now found unmatchable at once. */
+static void test_unmatchable_fails_fast(void)
+{
+    logtk_format *f;
+    logtk_record rec;
+    logtk_format_new(&f);
+    CHECK_STATUS(logtk_format_compile(f, "<Date> <Time> <Pid> <Level> <Component>: <Content>"),
+                 LOGTK_OK);
+    static const char bgl[] = "- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 "
+                              "2005-06-03-15.42.50.675872 R02-M1-N0-C:J12-U11 RAS KERNEL INFO "
+                              "instruction cache parity error corrected";
+    char line[4000];
+    size_t n = 0;
+    while (n + sizeof bgl < sizeof line) {
+        memcpy(line + n, bgl, sizeof bgl - 1);
+        n += sizeof bgl - 1;
+        line[n++] = ' ';
+    }
+    CHECK_STATUS(logtk_format_match(f, line, n, &rec), LOGTK_OK);
+    CHECK(!rec.matched && rec.content.ptr == line && rec.content.len == n);
+    logtk_format_free(f);
+}
+
+/* The unmatchable-line check must agree with PCRE2 exactly: random short
+ * lines over the formats' own characters, fast path on and off. */
+static void test_simple_random_agrees(void)
+{
+    static const char *const formats[] = {
+        "<A> <B>: <Content>",
+        "<A> <B> <C> <Content>",
+        "<A>:<B> <Content>",
+        "\\[<A>\\] <B>  <Content> x",
+        "<A><B> - <Content>",
+        "<A> <Content>: ",
+        "x <A> <B> <Content>",
+    };
+    static const char alphabet[] = "ab :[]-x\t ";
+    unsigned long long seed = 12345;
+    for (size_t fi = 0; fi < sizeof formats / sizeof formats[0]; fi++) {
+        logtk_format *f;
+        CHECK_STATUS(logtk_format_new(&f), LOGTK_OK);
+        CHECK_STATUS(logtk_format_compile(f, formats[fi]), LOGTK_OK);
+        int disagree = 0;
+        for (int k = 0; k < 20000; k++) {
+            char line[24];
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t n = (size_t)(seed >> 33) % sizeof line;
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                line[i] = alphabet[(seed >> 33) % (sizeof alphabet - 1)];
+            }
+            logtk_record a, b;
+            logtk_format_set_fast_path(f, 1);
+            int ra = logtk_format_match(f, line, n, &a);
+            logtk_format_set_fast_path(f, 0);
+            int rb = logtk_format_match(f, line, n, &b);
+            int same = ra == rb && a.matched == b.matched && a.nfields == b.nfields &&
+                       a.content.ptr == b.content.ptr && a.content.len == b.content.len;
+            for (size_t i = 0; same && i < a.nfields; i++)
+                same = a.fields[i].len == b.fields[i].len &&
+                       (a.fields[i].len == 0 || a.fields[i].ptr == b.fields[i].ptr);
+            if (!same && disagree++ == 0)
+                fprintf(stderr, "format \"%s\", line \"%.*s\": fast path and PCRE2 disagree\n",
+                        formats[fi], (int)n, line);
+        }
+        CHECK(disagree == 0);
+        logtk_format_free(f);
+    }
+}
+
 /* Every Loghub-2k line: matched, fast == PCRE2, Content == the CSV's Content. */
 static void test_loghub(const char *root)
 {
@@ -328,6 +400,8 @@ int main(void)
     test_optional_and_literals();
     test_errors();
     test_hostile();
+    test_unmatchable_fails_fast();
+    test_simple_random_agrees();
     test_optional_fast_path_agrees();
     const char *root = getenv("LOGTK_LOGHUB");
     if (root)
