@@ -45,6 +45,11 @@
 /* Match limits: far above what any real log line needs (a matching HDFS line
  * uses well under a thousand), low enough that a hostile line fails fast. */
 enum { FORMAT_MATCH_LIMIT = 2000000, FORMAT_DEPTH_LIMIT = 10000 };
+/* Each line that hits the limit shows that this format backtracks badly on
+ * this input (lines of another format, say): the limit is divided by 8, down
+ * to a floor still a hundred times what a matching line needs, so such
+ * lines stop costing the full limit each (they are counted by the caller). */
+enum { FORMAT_LIMIT_DIVISOR = 8, FORMAT_MATCH_LIMIT_FLOOR = 100000 };
 enum { MAX_TAGS = LOGTK_MAX_FIELDS + 1 };
 
 /* One item of a simple literal: a byte value 0..255, or LIT_WS for \s+. */
@@ -80,6 +85,7 @@ struct logtk_format {
     pcre2_match_context *match_context;
     pcre2_jit_stack *jit_stack;
     int jit;
+    uint32_t match_limit; /* now in match_context; lowered after each hit */
 
     int simple;           /* only tags and literal text: the fast matcher applies */
     /* formats with optional groups ("<Component>(\\[<PID>\\])?: <Content>"):
@@ -438,6 +444,7 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         goto done;
     }
     pcre2_set_match_limit(f->match_context, FORMAT_MATCH_LIMIT);
+    f->match_limit = FORMAT_MATCH_LIMIT;
     pcre2_set_depth_limit(f->match_context, FORMAT_DEPTH_LIMIT);
     if (pcre2_jit_compile(f->code, PCRE2_JIT_COMPLETE) == 0) {
         f->jit_stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
@@ -770,9 +777,15 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
         if (rc == PCRE2_ERROR_NOMATCH)
             return LOGTK_OK;
         if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-            rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
+            rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_HEAPLIMIT) {
+            if (f->match_limit / FORMAT_LIMIT_DIVISOR >= FORMAT_MATCH_LIMIT_FLOOR)
+                f->match_limit /= FORMAT_LIMIT_DIVISOR;
+            else
+                f->match_limit = FORMAT_MATCH_LIMIT_FLOOR;
+            pcre2_set_match_limit(f->match_context, f->match_limit);
             return logtk_error_set(&f->err, LOGTK_ERR_LIMIT,
                                    "log format: match limit reached on a line of %zu bytes", len);
+        }
         PCRE2_UCHAR buf[256];
         pcre2_get_error_message(rc, buf, sizeof buf);
         return logtk_error_set(&f->err, LOGTK_ERR_LIMIT, "log format: %s", (const char *)buf);
