@@ -45,11 +45,10 @@
 /* Match limits: far above what any real log line needs (a matching HDFS line
  * uses well under a thousand), low enough that a hostile line fails fast. */
 enum { FORMAT_MATCH_LIMIT = 2000000, FORMAT_DEPTH_LIMIT = 10000 };
-/* Each line that hits the limit shows that this format backtracks badly on
- * this input (lines of another format, say): the limit is divided by 8, down
- * to a floor still a hundred times what a matching line needs, so such
- * lines stop costing the full limit each (they are counted by the caller). */
-enum { FORMAT_LIMIT_DIVISOR = 8, FORMAT_MATCH_LIMIT_FLOOR = 100000 };
+/* The limit is not lowered after hits (as masks do): lines of one dataset
+ * that match another's format after 100,000 to 2,000,000 steps would then be
+ * kept unmatched, changing results on matching lines.  Lines no path can
+ * match are refused before PCRE2 instead (simple_can_match, plan_can_match). */
 enum { MAX_TAGS = LOGTK_MAX_FIELDS + 1 };
 
 /* One item of a simple literal: a byte value 0..255, or LIT_WS for \s+. */
@@ -85,13 +84,16 @@ struct logtk_format {
     pcre2_match_context *match_context;
     pcre2_jit_stack *jit_stack;
     int jit;
-    uint32_t match_limit; /* now in match_context; lowered after each hit */
 
     int simple;           /* only tags and literal text: the fast matcher applies */
     /* formats with optional groups ("<Component>(\\[<PID>\\])?: <Content>"):
        the element plan of the fast optional matcher, NULL when it does not apply */
     struct plan_element *plan;
     size_t plan_len;
+    size_t plan_groups;
+    /* plan_can_match's scratch: one choice of groups as a chain of literals */
+    literal *chain;
+    short *chain_items;
     int fast_enabled;     /* cleared by tests to force PCRE2 */
     literal lits[MAX_TAGS + 1]; /* lits[i] precedes tag i; lits[ntags] ends the line */
 };
@@ -277,8 +279,17 @@ static int compile_plan(logtk_format *f, const char *spec)
     }
     if (groups == 0)
         return 0;
+    size_t nitems = 0;
+    for (size_t k = 0; k < n; k++)
+        if (pl[k].kind == PLAN_LIT)
+            nitems += pl[k].lit.n;
+    f->chain = logtk_arena_alloc(&f->arena, (n + 2) * sizeof *f->chain);
+    f->chain_items = logtk_arena_alloc(&f->arena, (nitems + 1) * sizeof *f->chain_items);
+    if (!f->chain || !f->chain_items)
+        return -1;
     f->plan = pl;
     f->plan_len = n;
+    f->plan_groups = (size_t)groups;
     return 1;
 }
 
@@ -444,7 +455,6 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         goto done;
     }
     pcre2_set_match_limit(f->match_context, FORMAT_MATCH_LIMIT);
-    f->match_limit = FORMAT_MATCH_LIMIT;
     pcre2_set_depth_limit(f->match_context, FORMAT_DEPTH_LIMIT);
     if (pcre2_jit_compile(f->code, PCRE2_JIT_COMPLETE) == 0) {
         f->jit_stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
@@ -606,7 +616,8 @@ static inline const char *literal_min_end(const literal *lit, const char *p, con
 }
 
 /*
- * Whether the regex of a simple format can match s..end at all (a line
+ * Whether a chain of literals with a lazy field between each two, the first
+ * anchored at s and the last at end, can match s..end (a line
  * without '\n'), in time linear in the line times the literals' lengths.
  * When the first path (fast_match) fails, PCRE2 would explore every way of
  * cutting the line into lazy fields, which is O(n^fields): a line of another
@@ -618,13 +629,13 @@ static inline const char *literal_min_end(const literal *lit, const char *p, con
  * each step of literal_at being monotonic).  The answer is exact, so a line
  * found matchable still goes to PCRE2, which picks the same fields as before.
  */
-static int simple_can_match(const logtk_format *f, const char *s, const char *end)
+static int chain_can_match(const literal *lits, size_t n, const char *s, const char *end)
 {
-    const char *p = literal_min_end(&f->lits[0], s, end);
+    const char *p = literal_min_end(&lits[0], s, end);
     if (!p)
         return 0;
-    for (size_t t = 1; t < f->ntags; t++) {
-        const literal *lit = &f->lits[t];
+    for (size_t t = 1; t + 1 < n; t++) {
+        const literal *lit = &lits[t];
         const char *q = NULL;
         for (const char *at = p; at <= end && !q; at++)
             q = literal_min_end(lit, at, end);
@@ -632,10 +643,64 @@ static int simple_can_match(const logtk_format *f, const char *s, const char *en
             return 0;
         p = q;
     }
-    const literal *last = &f->lits[f->ntags];
+    const literal *last = &lits[n - 1];
     for (const char *at = p; at <= end; at++)
         if (literal_at(last, at, end) == end)
             return 1;
+    return 0;
+}
+
+/* A simple format: its literals, fields between them. */
+static int simple_can_match(const logtk_format *f, const char *s, const char *end)
+{
+    return chain_can_match(f->lits, f->ntags + 1, s, end);
+}
+
+/*
+ * The same for a plan: each choice of optional groups (taken or skipped) is
+ * a chain of literals; the regex can match iff one of them can.  Literals
+ * that meet without a field between them are joined into one, unless a \s+
+ * would meet a \s+ (then the answer is "maybe": PCRE2 decides).  At most
+ * 2^4 choices are tried; more groups also answer "maybe".
+ */
+static int plan_can_match(logtk_format *f, const char *s, const char *end)
+{
+    if (f->plan_groups > 4)
+        return 1;
+    const plan_element *pl = f->plan;
+    for (unsigned choice = 0; choice < (1u << f->plan_groups); choice++) {
+        size_t nlits = 0, nitems = 0, group = 0;
+        int field_before = 0; /* the last element was a field */
+        f->chain[0].items = f->chain_items;
+        f->chain[0].n = 0;
+        nlits = 1;
+        int maybe = 0;
+        for (size_t k = 0; k < f->plan_len && !maybe; k++) {
+            const plan_element *e = &pl[k];
+            if (e->kind == PLAN_OPT_BEGIN) {
+                if (!(choice & (1u << group++)))
+                    k = e->skip_to - 1; /* skipped */
+            } else if (e->kind == PLAN_TAG) {
+                if (!field_before) {
+                    literal *next = &f->chain[nlits++];
+                    next->items = f->chain_items + nitems;
+                    next->n = 0;
+                }
+                field_before = 1;
+            } else if (e->kind == PLAN_LIT) {
+                literal *cur = &f->chain[nlits - 1];
+                if (cur->n && e->lit.n && cur->items[cur->n - 1] == LIT_WS &&
+                    e->lit.items[0] == LIT_WS)
+                    maybe = 1;
+                memcpy(f->chain_items + nitems, e->lit.items, e->lit.n * sizeof *e->lit.items);
+                nitems += e->lit.n;
+                cur->n += e->lit.n;
+                field_before = 0;
+            }
+        }
+        if (maybe || chain_can_match(f->chain, nlits, s, end))
+            return 1;
+    }
     return 0;
 }
 
@@ -762,7 +827,7 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
             fill_matched(f, tags, rec);
             return LOGTK_OK;
         }
-        if (f->simple && !simple_can_match(f, s, end)) {
+        if (f->simple ? !simple_can_match(f, s, end) : !plan_can_match(f, s, end)) {
             fill_unmatched(f, line, len, rec); /* what PCRE2 would say, without its search */
             return LOGTK_OK;
         }
@@ -777,15 +842,9 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
         if (rc == PCRE2_ERROR_NOMATCH)
             return LOGTK_OK;
         if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-            rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_HEAPLIMIT) {
-            if (f->match_limit / FORMAT_LIMIT_DIVISOR >= FORMAT_MATCH_LIMIT_FLOOR)
-                f->match_limit /= FORMAT_LIMIT_DIVISOR;
-            else
-                f->match_limit = FORMAT_MATCH_LIMIT_FLOOR;
-            pcre2_set_match_limit(f->match_context, f->match_limit);
+            rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
             return logtk_error_set(&f->err, LOGTK_ERR_LIMIT,
                                    "log format: match limit reached on a line of %zu bytes", len);
-        }
         PCRE2_UCHAR buf[256];
         pcre2_get_error_message(rc, buf, sizeof buf);
         return logtk_error_set(&f->err, LOGTK_ERR_LIMIT, "log format: %s", (const char *)buf);
