@@ -602,6 +602,7 @@ static int open_spool(parse_run *run)
         run->spool_path[0] = '\0';
         return EXIT_DATA;
     }
+    logtk_temporary_add(run->spool_path); /* removed on a signal too (main.c) */
     return EXIT_OK;
 }
 
@@ -948,8 +949,10 @@ int cmd_parse(int argc, char **argv)
         cli_output_close(SUB, opt.save_state, &run.state, 0);
     if (run.spool)
         fclose(run.spool);
-    if (run.spool_path[0])
+    if (run.spool_path[0]) {
         unlink(run.spool_path);
+        logtk_temporary_remove(run.spool_path);
+    }
     free(run.params);
     cli_template_set_free(&run.set);
     logtk_parser_free(run.parser);

@@ -55,6 +55,34 @@ const char *logtk_strerror(int status);
 /** The library version as a string, e.g. "0.1.0" (defined once, in configure.ac). */
 const char *logtk_version(void);
 
+/*
+ * Temporary files and signals.  Outputs are written to a temporary file next
+ * to the target and renamed into place at the end; a program killed by a
+ * signal half-way would leave it behind.  The library keeps a registry of the
+ * temporary files it has open; a program's handler for SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE, SIGXFSZ and the like calls logtk_remove_temporaries() and
+ * then re-raises the signal with its default action.  A program registers its
+ * own temporary files (a spool of stdin, say) the same way.
+ */
+
+/**
+ * Unlinks every registered temporary file.  Async-signal-safe (only atomic
+ * loads and unlink()), so it may be called from a signal handler; the files
+ * stay registered (unlinking a missing file is harmless).
+ */
+void logtk_remove_temporaries(void);
+
+/**
+ * Registers a temporary file (the path is copied) for
+ * logtk_remove_temporaries(); thread-safe.  Returns LOGTK_OK, LOGTK_ERR_INVALID
+ * for a path longer than 4095 bytes or LOGTK_ERR_NOMEM when 64 files are
+ * registered already; the file is then simply not removed on a signal.
+ */
+int logtk_temporary_add(const char *path);
+
+/** Unregisters a temporary file (after renaming or removing it); unknown paths are ignored. */
+void logtk_temporary_remove(const char *path);
+
 /** Releases memory that the library handed to the caller (snapshots). NULL is harmless. */
 void logtk_free(void *ptr);
 
