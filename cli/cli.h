@@ -188,6 +188,21 @@ int cli_output_close(const char *subcommand, const char *path, cli_output *o, in
 int cli_read_file(const char *subcommand, const char *path, char **data, size_t *len);
 
 /**
+ * As cli_read_file() for a file that must start with the 8-byte `magic`
+ * (a parser snapshot, a model): anything else is refused after its first 8
+ * bytes, "PATH: not a WHAT" (WHAT e.g. "logtk parser snapshot"), so a foreign or endless file (/dev/zero) is not
+ * read whole first.  Returns EXIT_OK, or EXIT_DATA after printing the error.
+ */
+int cli_read_file_magic(const char *subcommand, const char *path, const char *magic,
+                        const char *what, char **data, size_t *len);
+
+/**
+ * Nonzero when the file at path starts with the 8-byte magic; prints
+ * "PATH: not a WHAT" (WHAT e.g. "logtk parser snapshot") (or the open error) and returns 0 otherwise.
+ */
+int cli_check_magic(const char *subcommand, const char *path, const char *magic, const char *what);
+
+/**
  * The first line of standard input, decoded as a reader decodes it (compressed
  * input works), in a malloc'd NUL-terminated *line of *len bytes (empty when
  * stdin is empty), without consuming it: later readers of "-" still get every

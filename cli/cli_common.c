@@ -117,16 +117,23 @@ int cli_write_file_atomic(const char *subcommand, const char *path, const void *
     return cli_output_close(subcommand, path, &out, 1);
 }
 
-int cli_read_file(const char *subcommand, const char *path, char **data, size_t *len)
+/* Reads f whole; with magic, stops after its first 8 bytes unless they are magic. */
+static int read_stream(const char *subcommand, const char *path, FILE *f, const char *magic,
+                       const char *what, char **data, size_t *len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        cli_error(subcommand, "%s: %s", path, strerror(errno));
-        return EXIT_DATA;
-    }
     size_t cap = 4096, used = 0;
     char *buf = malloc(cap + 1);
-    while (buf) {
+    if (buf && magic) {
+        used = fread(buf, 1, 8, f);
+        if (!ferror(f) && (used < 8 || memcmp(buf, magic, 8) != 0)) {
+            if (f != stdin)
+                fclose(f);
+            free(buf);
+            cli_error(subcommand, "%s: not a %s", path, what);
+            return EXIT_DATA;
+        }
+    }
+    while (buf && !ferror(f)) {
         if (used == cap) {
             char *bigger = realloc(buf, cap * 2 + 1);
             if (bigger == NULL) {
@@ -155,6 +162,42 @@ int cli_read_file(const char *subcommand, const char *path, char **data, size_t 
     *data = buf;
     *len = used;
     return EXIT_OK;
+}
+
+static FILE *open_input(const char *subcommand, const char *path)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL)
+        cli_error(subcommand, "%s: %s", path, strerror(errno));
+    return f;
+}
+
+int cli_read_file(const char *subcommand, const char *path, char **data, size_t *len)
+{
+    FILE *f = open_input(subcommand, path);
+    return f ? read_stream(subcommand, path, f, NULL, NULL, data, len) : EXIT_DATA;
+}
+
+int cli_read_file_magic(const char *subcommand, const char *path, const char *magic,
+                        const char *what, char **data, size_t *len)
+{
+    FILE *f = open_input(subcommand, path);
+    return f ? read_stream(subcommand, path, f, magic, what, data, len) : EXIT_DATA;
+}
+
+int cli_check_magic(const char *subcommand, const char *path, const char *magic, const char *what)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        cli_error(subcommand, "%s: %s", path, strerror(errno));
+        return 0;
+    }
+    char head[8];
+    int yes = fread(head, 1, 8, f) == 8 && memcmp(head, magic, 8) == 0;
+    fclose(f);
+    if (!yes)
+        cli_error(subcommand, "%s: not a %s", path, what);
+    return yes;
 }
 
 /* ------------------------------------------------------- first line of an input */

@@ -13,7 +13,8 @@
  * (missing file, damaged archive, over-long line) stops the run with a
  * message naming the file and line; a file that looks binary is refused
  * unless the caller allows it; regex match limits are not fatal (the line is
- * kept, unmatched or unmasked) but are counted and reported once per file.
+ * kept, unmatched or unmasked) but are counted: a warning names the first
+ * such line of each file and the totals follow at the end.
  *
  * Progress is updated only every PROGRESS_EVERY lines so the clock is not
  * read on the hot path.
@@ -142,5 +143,16 @@ int cli_feed_run(cli_feed *f, char *const *paths, size_t npaths)
         logtk_reader_close(reader);
     }
     logtk_reader_free(reader);
+    /* the warnings above name only the first line of each file: the totals
+       say how much of the input was affected */
+    const char *sub = f->subcommand ? f->subcommand : "feed";
+    if (!f->quiet && f->format_limit_hits)
+        cli_error(sub, "warning: %llu lines hit the log format's regex match limit (kept whole "
+                       "as content)",
+                  (unsigned long long)f->format_limit_hits);
+    if (!f->quiet && f->mask_limit_hits)
+        cli_error(sub, "warning: %llu lines where a mask hit its regex match limit (parsed "
+                       "without it)",
+                  (unsigned long long)f->mask_limit_hits);
     return result;
 }

@@ -274,6 +274,8 @@ int cmd_bench_compress(int argc, char **argv)
     /* all 16 concatenated: written to a temporary file for xz and zstd */
     char tmpl[] = "/tmp/logtk-bench-XXXXXX";
     int fd = mkstemp(tmpl);
+    if (fd >= 0)
+        logtk_temporary_add(tmpl); /* removed on a signal too (main.c) */
     if (fd >= 0) {
         FILE *f = fdopen(fd, "wb");
         int wok = f && fwrite(all.data, 1, all.len, f) == all.len;
@@ -285,6 +287,7 @@ int cmd_bench_compress(int argc, char **argv)
         if (wok && bench_one("all16", tmpl, &all, level, threads, NULL, min_time, have_xz, have_zstd, &res) != 0)
             status = EXIT_DATA;
         unlink(tmpl);
+        logtk_temporary_remove(tmpl);
     }
     if (n > 0) {
         printf("geomean16\t-\t-\t%.2f", exp(lr / n));

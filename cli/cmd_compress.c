@@ -169,7 +169,7 @@ int cmd_compress(int argc, char **argv)
     char *buf = malloc(bufsize);
     cli_progress prog;
     cli_progress_init(&prog, "compress", quiet);
-    uint64_t done = 0;
+    uint64_t done = 0, lines = 0;
     int nfiles = argc - optind;
     for (int i = 0; (nfiles == 0 && i == 0) || i < nfiles; i++) {
         const char *path = nfiles ? argv[optind + i] : "-";
@@ -187,7 +187,12 @@ int cmd_compress(int argc, char **argv)
                 break;
             }
             done += got;
-            cli_progress_update(&prog, 0, done, 0);
+            if (prog.enabled) { /* the line count is for the progress line only */
+                for (const char *q = buf, *end = buf + got;
+                     (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++)
+                    lines++;
+                cli_progress_update(&prog, lines, done, 0);
+            }
         }
         if (ferror(in)) {
             cli_error(sub, "%s: %s", path, strerror(errno));

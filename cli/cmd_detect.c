@@ -915,6 +915,10 @@ static int cmd_predict(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     if (o.ninputs < 2)
         return cli_usage_error(sub, "need a model file and at least one input");
+    /* the library reads a model whole before it checks it: refuse a foreign
+       or endless file (/dev/zero) from its first bytes */
+    if (!cli_check_magic(sub, o.inputs[0], LOGTK_MODEL_MAGIC, "logtk model"))
+        return EXIT_DATA;
     logtk_detector *d;
     logtk_detector_new(&d, NULL);
     if (!d || logtk_detector_load_file(d, o.inputs[0]) != LOGTK_OK) {
@@ -1260,7 +1264,7 @@ static int is_model_file(const char *path)
     if (!f)
         return 0;
     char magic[8];
-    int yes = fread(magic, 1, 8, f) == 8 && memcmp(magic, "LOGTKDET", 8) == 0;
+    int yes = fread(magic, 1, 8, f) == 8 && memcmp(magic, LOGTK_MODEL_MAGIC, 8) == 0;
     fclose(f);
     return yes;
 }

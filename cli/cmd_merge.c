@@ -193,7 +193,8 @@ static const struct option long_options[] = {
 static int read_states(char **paths, size_t n, char **bufs, size_t *lens)
 {
     for (size_t i = 0; i < n; i++)
-        if (cli_read_file(SUB, paths[i], &bufs[i], &lens[i]) != EXIT_OK)
+        if (cli_read_file_magic(SUB, paths[i], LOGTK_PARSER_SNAPSHOT_MAGIC, "logtk parser snapshot",
+                                &bufs[i], &lens[i]) != EXIT_OK)
             return EXIT_DATA;
     return EXIT_OK;
 }

@@ -293,6 +293,24 @@ static void list_parsers(void)
 
 /* ------------------------------------------------------------ set-up */
 
+/*
+ * Nonzero for a batch algorithm: one that assigns no template while lines are
+ * fed (logtk.h: template_id 0 "when a batch parser has not assigned one yet"),
+ * so --stream would write every row with an empty template.  A throwaway
+ * parser of that algorithm is fed one line to find out.
+ */
+static int is_batch_parser(const char *name)
+{
+    logtk_parser *probe = NULL;
+    logtk_event ev;
+    int batch = 0;
+    if (logtk_parser_new(&probe, name) == LOGTK_OK &&
+        logtk_parser_feed(probe, "probe line", 10, &ev) == LOGTK_OK)
+        batch = ev.template_id == 0;
+    logtk_parser_free(probe);
+    return batch;
+}
+
 /* Adds the masks of one --mask-file.  Returns -1 to go on or an exit status. */
 static int add_mask_file(logtk_parser *p, const char *path)
 {
@@ -360,7 +378,8 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
     size_t state_len = 0;
     const char *parser_name = o->parser_name;
     if (o->load_state) {
-        if (cli_read_file(SUB, o->load_state, &state, &state_len) != EXIT_OK)
+        if (cli_read_file_magic(SUB, o->load_state, LOGTK_PARSER_SNAPSHOT_MAGIC,
+                                "logtk parser snapshot", &state, &state_len) != EXIT_OK)
             return EXIT_DATA;
         const char *saved_by = NULL;
         if (parser_name == NULL &&
@@ -380,6 +399,15 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
         return EXIT_DATA;
     }
     if (o->stream) {
+        const char *name = logtk_parser_algorithm(*parser);
+        if (is_batch_parser(name)) {
+            free(state);
+            return cli_usage_error(SUB, "--stream needs an online parser: %s is a batch parser "
+                                        "(its templates exist only once all input is read); "
+                                        "leave out --stream, or pick an online one "
+                                        "(--list-parsers says which)",
+                                   name);
+        }
         rc = logtk_parser_set_param(*parser, "keep_assignments", "0");
         if (rc != LOGTK_OK) {
             free(state);
@@ -574,6 +602,7 @@ static int open_spool(parse_run *run)
         run->spool_path[0] = '\0';
         return EXIT_DATA;
     }
+    logtk_temporary_add(run->spool_path); /* removed on a signal too (main.c) */
     return EXIT_OK;
 }
 
@@ -920,8 +949,10 @@ int cmd_parse(int argc, char **argv)
         cli_output_close(SUB, opt.save_state, &run.state, 0);
     if (run.spool)
         fclose(run.spool);
-    if (run.spool_path[0])
+    if (run.spool_path[0]) {
         unlink(run.spool_path);
+        logtk_temporary_remove(run.spool_path);
+    }
     free(run.params);
     cli_template_set_free(&run.set);
     logtk_parser_free(run.parser);

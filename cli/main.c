@@ -1,6 +1,7 @@
 /* main.c - the logtk program: dispatches to one subcommand per file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,9 +111,41 @@ static int fill_closed_std_fds(void)
     return 0;
 }
 
+/*
+ * A signal that ends the program must not leave temporary files behind: the
+ * ".NAME.XXXXXX" of an output not yet renamed into place, the spool of
+ * standard input (as large as the input).  The handler removes every
+ * registered one (async-signal-safe) and re-raises the signal with its
+ * default action, so the exit status still tells which signal it was.
+ */
+static void remove_temporaries_and_die(int sig)
+{
+    logtk_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void remove_temporaries_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ, SIGQUIT, SIGXCPU};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* a signal ignored by whoever started us (nohup, SIGPIPE ignored by
+           the parent) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = remove_temporaries_and_die;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (fill_closed_std_fds() != 0)
         return EXIT_DATA; /* cannot even say why: stderr may be the closed one */
+    remove_temporaries_on_signals();
     return finish_stdout(run(argc, argv));
 }

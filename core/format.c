@@ -45,6 +45,10 @@
 /* Match limits: far above what any real log line needs (a matching HDFS line
  * uses well under a thousand), low enough that a hostile line fails fast. */
 enum { FORMAT_MATCH_LIMIT = 2000000, FORMAT_DEPTH_LIMIT = 10000 };
+/* The limit is not lowered after hits (as masks do): lines of one dataset
+ * that match another's format after 100,000 to 2,000,000 steps would then be
+ * kept unmatched, changing results on matching lines.  Lines no path can
+ * match are refused before PCRE2 instead (simple_can_match, plan_can_match). */
 enum { MAX_TAGS = LOGTK_MAX_FIELDS + 1 };
 
 /* One item of a simple literal: a byte value 0..255, or LIT_WS for \s+. */
@@ -86,6 +90,10 @@ struct logtk_format {
        the element plan of the fast optional matcher, NULL when it does not apply */
     struct plan_element *plan;
     size_t plan_len;
+    size_t plan_groups;
+    /* plan_can_match's scratch: one choice of groups as a chain of literals */
+    literal *chain;
+    short *chain_items;
     int fast_enabled;     /* cleared by tests to force PCRE2 */
     literal lits[MAX_TAGS + 1]; /* lits[i] precedes tag i; lits[ntags] ends the line */
 };
@@ -271,8 +279,17 @@ static int compile_plan(logtk_format *f, const char *spec)
     }
     if (groups == 0)
         return 0;
+    size_t nitems = 0;
+    for (size_t k = 0; k < n; k++)
+        if (pl[k].kind == PLAN_LIT)
+            nitems += pl[k].lit.n;
+    f->chain = logtk_arena_alloc(&f->arena, (n + 2) * sizeof *f->chain);
+    f->chain_items = logtk_arena_alloc(&f->arena, (nitems + 1) * sizeof *f->chain_items);
+    if (!f->chain || !f->chain_items)
+        return -1;
     f->plan = pl;
     f->plan_len = n;
+    f->plan_groups = (size_t)groups;
     return 1;
 }
 
@@ -584,6 +601,110 @@ static int fast_match(const logtk_format *f, const char *s, const char *end, log
 }
 
 /*
+ * Where a literal can end when it starts at p: NULL when it does not match
+ * there, else the earliest end.  Only a trailing \s+ has a choice (fixed
+ * characters are never whitespace, so an inner \s+ must take the whole run);
+ * the earliest end takes one whitespace character of it.
+ */
+static inline const char *literal_min_end(const literal *lit, const char *p, const char *end)
+{
+    if (lit->n == 0 || lit->items[lit->n - 1] != LIT_WS)
+        return literal_at(lit, p, end);
+    literal head = {lit->items, lit->n - 1};
+    p = literal_at(&head, p, end);
+    return p && p < end && is_regex_space((unsigned char)*p) ? p + 1 : NULL;
+}
+
+/*
+ * Whether a chain of literals with a lazy field between each two, the first
+ * anchored at s and the last at end, can match s..end (a line
+ * without '\n'), in time linear in the line times the literals' lengths.
+ * When the first path (fast_match) fails, PCRE2 would explore every way of
+ * cutting the line into lazy fields, which is O(n^fields): a line of another
+ * log format used the whole 2,000,000-step match limit, about 4 ms.  A match
+ * exists iff placing every literal at its earliest end after the previous
+ * one succeeds and the final literal then ends the line somewhere: the
+ * fields between literals take any text without '\n', so an earlier end
+ * never loses a possibility (and a literal's end only grows with its start,
+ * each step of literal_at being monotonic).  The answer is exact, so a line
+ * found matchable still goes to PCRE2, which picks the same fields as before.
+ */
+static int chain_can_match(const literal *lits, size_t n, const char *s, const char *end)
+{
+    const char *p = literal_min_end(&lits[0], s, end);
+    if (!p)
+        return 0;
+    for (size_t t = 1; t + 1 < n; t++) {
+        const literal *lit = &lits[t];
+        const char *q = NULL;
+        for (const char *at = p; at <= end && !q; at++)
+            q = literal_min_end(lit, at, end);
+        if (!q)
+            return 0;
+        p = q;
+    }
+    const literal *last = &lits[n - 1];
+    for (const char *at = p; at <= end; at++)
+        if (literal_at(last, at, end) == end)
+            return 1;
+    return 0;
+}
+
+/* A simple format: its literals, fields between them. */
+static int simple_can_match(const logtk_format *f, const char *s, const char *end)
+{
+    return chain_can_match(f->lits, f->ntags + 1, s, end);
+}
+
+/*
+ * The same for a plan: each choice of optional groups (taken or skipped) is
+ * a chain of literals; the regex can match iff one of them can.  Literals
+ * that meet without a field between them are joined into one, unless a \s+
+ * would meet a \s+ (then the answer is "maybe": PCRE2 decides).  At most
+ * 2^4 choices are tried; more groups also answer "maybe".
+ */
+static int plan_can_match(logtk_format *f, const char *s, const char *end)
+{
+    if (f->plan_groups > 4)
+        return 1;
+    const plan_element *pl = f->plan;
+    for (unsigned choice = 0; choice < (1u << f->plan_groups); choice++) {
+        size_t nlits = 0, nitems = 0, group = 0;
+        int field_before = 0; /* the last element was a field */
+        f->chain[0].items = f->chain_items;
+        f->chain[0].n = 0;
+        nlits = 1;
+        int maybe = 0;
+        for (size_t k = 0; k < f->plan_len && !maybe; k++) {
+            const plan_element *e = &pl[k];
+            if (e->kind == PLAN_OPT_BEGIN) {
+                if (!(choice & (1u << group++)))
+                    k = e->skip_to - 1; /* skipped */
+            } else if (e->kind == PLAN_TAG) {
+                if (!field_before) {
+                    literal *next = &f->chain[nlits++];
+                    next->items = f->chain_items + nitems;
+                    next->n = 0;
+                }
+                field_before = 1;
+            } else if (e->kind == PLAN_LIT) {
+                literal *cur = &f->chain[nlits - 1];
+                if (cur->n && e->lit.n && cur->items[cur->n - 1] == LIT_WS &&
+                    e->lit.items[0] == LIT_WS)
+                    maybe = 1;
+                memcpy(f->chain_items + nitems, e->lit.items, e->lit.n * sizeof *e->lit.items);
+                nitems += e->lit.n;
+                cur->n += e->lit.n;
+                field_before = 0;
+            }
+        }
+        if (maybe || chain_can_match(f->chain, nlits, s, end))
+            return 1;
+    }
+    return 0;
+}
+
+/*
  * The regex's first path through an optional-group plan, or 0 when PCRE2
  * must decide.  As in fast_match, a lazy field stops at the earliest position
  * where what follows it can take its first step; before an optional group
@@ -701,10 +822,15 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
         end--;
 
     logtk_slice tags[MAX_TAGS];
-    if ((f->simple || f->plan) && f->fast_enabled && memchr(s, '\n', (size_t)(end - s)) == NULL &&
-        (f->simple ? fast_match(f, s, end, tags) : plan_match(f, s, end, tags))) {
-        fill_matched(f, tags, rec);
-        return LOGTK_OK;
+    if ((f->simple || f->plan) && f->fast_enabled && memchr(s, '\n', (size_t)(end - s)) == NULL) {
+        if (f->simple ? fast_match(f, s, end, tags) : plan_match(f, s, end, tags)) {
+            fill_matched(f, tags, rec);
+            return LOGTK_OK;
+        }
+        if (f->simple ? !simple_can_match(f, s, end) : !plan_can_match(f, s, end)) {
+            fill_unmatched(f, line, len, rec); /* what PCRE2 would say, without its search */
+            return LOGTK_OK;
+        }
     }
 
     int rc = f->jit ? pcre2_jit_match(f->code, (PCRE2_SPTR)s, (size_t)(end - s), 0, 0,

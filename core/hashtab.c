@@ -2,8 +2,12 @@
 #include "config.h"
 #include "hashtab.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 /* A simple multiply-mix hash over 8-byte words (wyhash-like in spirit, written
    for this project).  Stable across runs so that content hashes can key
@@ -20,8 +24,19 @@ static inline uint64_t mix64(uint64_t x)
 
 uint64_t logtk_hash_bytes(const void *data, size_t len)
 {
+    return logtk_hash_bytes_seeded(data, len, 0);
+}
+
+/* With a secret seed in the starting state, two inputs that differ before
+   their last word reach states that differ by an unknown amount, so
+   colliding keys cannot be computed offline as they can for seed 0 (each
+   step is invertible). */
+uint64_t logtk_hash_bytes_seeded(const void *data, size_t len, uint64_t seed)
+{
     const unsigned char *p = data;
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0xff51afd7ed558ccdULL);
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0xff51afd7ed558ccdULL) ^ seed;
+    if (seed)
+        h = mix64(h);
     while (len >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
@@ -35,9 +50,27 @@ uint64_t logtk_hash_bytes(const void *data, size_t len)
     return mix64(h ^ tail ^ 0xa0761d6478bd642fULL);
 }
 
+static atomic_uint_fast64_t process_seed;
+
+uint64_t logtk_hash_seed(void)
+{
+    uint64_t s = atomic_load_explicit(&process_seed, memory_order_acquire);
+    if (s)
+        return s;
+    uint64_t fresh = 0;
+    if (getrandom(&fresh, sizeof fresh, GRND_NONBLOCK) != (ssize_t)sizeof fresh)
+        fresh = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&fresh;
+    fresh = mix64(fresh) | 1; /* 0 means "not drawn yet" */
+    uint_fast64_t expected = 0;
+    /* the first thread's seed wins: every table of the process must use one */
+    atomic_compare_exchange_strong(&process_seed, &expected, fresh);
+    return atomic_load_explicit(&process_seed, memory_order_acquire);
+}
+
 int logtk_hashtab_init(logtk_hashtab *h, size_t expected)
 {
     memset(h, 0, sizeof *h);
+    h->seed = logtk_hash_seed();
     size_t n = 16;
     while (n < expected * 2)
         n *= 2;
@@ -79,7 +112,7 @@ int64_t logtk_hashtab_find(const logtk_hashtab *h, const void *key, size_t len)
     size_t slot;
     if (h->nslots == 0)
         return -1;
-    return probe(h, logtk_hash_bytes(key, len), key, len, &slot);
+    return probe(h, logtk_hash_bytes_seeded(key, len, h->seed), key, len, &slot);
 }
 
 static int grow_slots(logtk_hashtab *h)
@@ -102,7 +135,7 @@ static int grow_slots(logtk_hashtab *h)
 
 int64_t logtk_hashtab_intern(logtk_hashtab *h, const void *key, size_t len, int *inserted)
 {
-    uint64_t hash = logtk_hash_bytes(key, len);
+    uint64_t hash = logtk_hash_bytes_seeded(key, len, h->seed);
     size_t slot;
     int64_t id = probe(h, hash, key, len, &slot);
     if (inserted)

@@ -19,7 +19,8 @@ typedef struct logtk_hashtab {
     size_t nslots;       /* power of two */
     const char **keys;   /* id -> key bytes (NUL-terminated copy) */
     uint32_t *key_lens;
-    uint64_t *hashes;    /* id -> hash, so growing never rehashes keys */
+    uint64_t *hashes;    /* id -> seeded hash, so growing never rehashes keys */
+    uint64_t seed;       /* logtk_hash_seed() */
     size_t count;
     size_t cap;
     logtk_arena arena;
@@ -27,6 +28,18 @@ typedef struct logtk_hashtab {
 
 /** 64-bit hash of bytes (fast, not cryptographic, stable across runs and machines). */
 uint64_t logtk_hash_bytes(const void *data, size_t len);
+
+/**
+ * The same hash started from a seed (seed 0 gives logtk_hash_bytes()).
+ * Tables keyed by line content hash with logtk_hash_seed() so that crafted
+ * lines cannot pile their keys into one bucket run (a flood turns every
+ * lookup into a scan); such hashes differ from run to run, so they may only
+ * place keys, never order output or be saved.
+ */
+uint64_t logtk_hash_bytes_seeded(const void *data, size_t len, uint64_t seed);
+
+/** The per-process random seed (getrandom(), once; thread-safe, never 0). */
+uint64_t logtk_hash_seed(void);
 
 /** Initialises a table for about `expected` keys.  Returns 0 or -1. */
 int logtk_hashtab_init(logtk_hashtab *h, size_t expected);

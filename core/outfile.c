@@ -17,10 +17,59 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/*
+ * The registry of temporary files for logtk_remove_temporaries(), which a
+ * signal handler calls: it may interrupt a registration half-way, and must
+ * not take locks or touch the heap.  So the paths live in fixed slots (in
+ * .bss: untouched pages cost nothing), each with an atomic state; a handler
+ * unlinks only slots whose path is complete.
+ */
+enum { TEMP_SLOTS = 64, TEMP_PATH_MAX = 4096 };
+enum { SLOT_FREE = 0, SLOT_FILLING = 1, SLOT_READY = 2 };
+static atomic_int temp_state[TEMP_SLOTS];
+static char temp_path[TEMP_SLOTS][TEMP_PATH_MAX];
+
+int logtk_temporary_add(const char *path)
+{
+    size_t n = strlen(path);
+    if (n >= TEMP_PATH_MAX)
+        return LOGTK_ERR_INVALID;
+    for (size_t i = 0; i < TEMP_SLOTS; i++) {
+        int expected = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&temp_state[i], &expected, SLOT_FILLING)) {
+            memcpy(temp_path[i], path, n + 1);
+            atomic_store(&temp_state[i], SLOT_READY);
+            return LOGTK_OK;
+        }
+    }
+    return LOGTK_ERR_NOMEM;
+}
+
+void logtk_temporary_remove(const char *path)
+{
+    for (size_t i = 0; i < TEMP_SLOTS; i++) {
+        int expected = SLOT_READY;
+        if (strcmp(temp_path[i], path) == 0 &&
+            atomic_compare_exchange_strong(&temp_state[i], &expected, SLOT_FILLING)) {
+            temp_path[i][0] = '\0';
+            atomic_store(&temp_state[i], SLOT_FREE);
+            return;
+        }
+    }
+}
+
+void logtk_remove_temporaries(void)
+{
+    for (size_t i = 0; i < TEMP_SLOTS; i++)
+        if (atomic_load(&temp_state[i]) == SLOT_READY)
+            unlink(temp_path[i]);
+}
 
 static int is_stdout_path(const char *path)
 {
@@ -121,10 +170,12 @@ int logtk_outfile_open(logtk_outfile *o, const char *path, logtk_errbuf *err)
         o->path = o->tmp_path = NULL;
         return rc;
     }
+    logtk_temporary_add(o->tmp_path); /* when the registry is full, only signals leave it */
     if (fchmod(fd, 0666 & ~current_umask()) != 0 || (o->fp = fdopen(fd, "w")) == NULL) {
         int rc = set_io_error(err, o->path, errno);
         close(fd);
         unlink(o->tmp_path);
+        logtk_temporary_remove(o->tmp_path);
         free(o->path);
         free(o->tmp_path);
         o->path = o->tmp_path = NULL;
@@ -152,6 +203,8 @@ int logtk_outfile_write(logtk_outfile *o, const void *buf, size_t n, logtk_errbu
 
 static void release(logtk_outfile *o)
 {
+    if (o->tmp_path)
+        logtk_temporary_remove(o->tmp_path); /* renamed or removed by now */
     free(o->path);
     free(o->tmp_path);
     o->fp = NULL;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtab.h"
+
 int logtk_u64map_init(logtk_u64map *m, size_t expected)
 {
     size_t n = 64;
@@ -26,11 +28,13 @@ void logtk_u64map_free(logtk_u64map *m)
     memset(m, 0, sizeof *m);
 }
 
-/* The slot holding key, or the empty slot where it would go. */
+/* The slot holding key, or the empty slot where it would go.  The keys are
+   hashes of line content: the process seed keeps crafted ones from sharing
+   a bucket run (slot order, which callers must not rely on, varies by run). */
 static size_t slot_of(const logtk_u64map *m, uint64_t key)
 {
     size_t mask = m->nslots - 1;
-    size_t i = (size_t)logtk_mix64(key) & mask;
+    size_t i = (size_t)logtk_mix64(key ^ logtk_hash_seed()) & mask;
     while (m->used[i] && m->keys[i] != key)
         i = (i + 1) & mask;
     return i;

@@ -70,6 +70,34 @@ const char *logtk_version(void);
 /** The library's LOGTK_VERSION_NUMBER (that of the header it was built with). */
 unsigned logtk_version_number(void);
 
+/*
+ * Temporary files and signals.  Outputs are written to a temporary file next
+ * to the target and renamed into place at the end; a program killed by a
+ * signal half-way would leave it behind.  The library keeps a registry of the
+ * temporary files it has open; a program's handler for SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE, SIGXFSZ and the like calls logtk_remove_temporaries() and
+ * then re-raises the signal with its default action.  A program registers its
+ * own temporary files (a spool of stdin, say) the same way.
+ */
+
+/**
+ * Unlinks every registered temporary file.  Async-signal-safe (only atomic
+ * loads and unlink()), so it may be called from a signal handler; the files
+ * stay registered (unlinking a missing file is harmless).
+ */
+void logtk_remove_temporaries(void);
+
+/**
+ * Registers a temporary file (the path is copied) for
+ * logtk_remove_temporaries(); thread-safe.  Returns LOGTK_OK, LOGTK_ERR_INVALID
+ * for a path longer than 4095 bytes or LOGTK_ERR_NOMEM when 64 files are
+ * registered already; the file is then simply not removed on a signal.
+ */
+int logtk_temporary_add(const char *path);
+
+/** Unregisters a temporary file (after renaming or removing it); unknown paths are ignored. */
+void logtk_temporary_remove(const char *path);
+
 /** Releases memory that the library handed to the caller (snapshots). NULL is harmless. */
 void logtk_free(void *ptr);
 
@@ -383,6 +411,13 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len);
  * a damaged, truncated, foreign or newer snapshot.
  */
 int logtk_parser_load(logtk_parser *p, const void *buf, size_t len);
+
+/**
+ * The first 8 bytes of every parser snapshot, so a caller reading one from a
+ * file can refuse a foreign file (or an endless one such as /dev/zero) after
+ * 8 bytes instead of reading it whole first.
+ */
+#define LOGTK_PARSER_SNAPSHOT_MAGIC "LTKPSNAP"
 
 /**
  * The algorithm a snapshot was saved by, so a caller can create the right
@@ -840,6 +875,9 @@ double logtk_detector_threshold(const logtk_detector *d);
 
 /** Number of distinct events (features) learned in training. */
 size_t logtk_detector_feature_count(const logtk_detector *d);
+
+/** The first 8 bytes of every model file (see logtk-model(5)). */
+#define LOGTK_MODEL_MAGIC "LOGTKDET"
 
 /** Saves the trained model as a model file image; *buf is released with logtk_free(). */
 int logtk_detector_save(logtk_detector *d, void **buf, size_t *len);

@@ -48,6 +48,7 @@ typedef struct mask_rule {
     char *pattern;
     char *replacement;
     size_t replacement_len;
+    uint32_t match_limit; /* lowered after each hit, see LOGTK_MASK_LIMIT_DIVISOR */
 } mask_rule;
 
 typedef struct span_segment {
@@ -71,6 +72,7 @@ struct logtk_masker {
     pcre2_match_data *match_data;
     pcre2_match_context *match_context;
     pcre2_jit_stack *jit_stack;
+    uint32_t context_limit; /* the match limit now set in match_context */
     logtk_strbuf text[2];
     segment_list segs[2];
     int cur;         /* index of the buffer holding the current text; -1: the input */
@@ -91,6 +93,7 @@ int logtk_masker_new(logtk_masker **out)
         return LOGTK_ERR_NOMEM;
     }
     pcre2_set_match_limit(m->match_context, LOGTK_MASK_MATCH_LIMIT);
+    m->context_limit = LOGTK_MASK_MATCH_LIMIT;
     pcre2_set_depth_limit(m->match_context, LOGTK_MASK_DEPTH_LIMIT);
     pcre2_set_heap_limit(m->match_context, 20 * 1024); /* KiB */
     pcre2_jit_stack_assign(m->match_context, NULL, m->jit_stack);
@@ -160,6 +163,7 @@ int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replaceme
     mask_rule *r = &m->rules[m->nrules];
     r->code = code;
     r->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
+    r->match_limit = LOGTK_MASK_MATCH_LIMIT;
     uint32_t info = 0;
     r->min_length = 0;
     r->first_kind = 0;
@@ -435,11 +439,23 @@ static int run_match(logtk_masker *m, const mask_rule *r, const char *subject, s
     }
     if (len - start < r->min_length)
         return PCRE2_ERROR_NOMATCH;
+    if (m->context_limit != r->match_limit) {
+        pcre2_set_match_limit(m->match_context, r->match_limit);
+        m->context_limit = r->match_limit;
+    }
     if (r->jit)
         return pcre2_jit_match(r->code, (PCRE2_SPTR)subject, len, start, options, m->match_data,
                                m->match_context);
     return pcre2_match(r->code, (PCRE2_SPTR)subject, len, start, options, m->match_data,
                        m->match_context);
+}
+
+/* Rule r hit its limit on this line: later lines give it less (see mask.h). */
+static void lower_limit(mask_rule *r)
+{
+    r->match_limit /= LOGTK_MASK_LIMIT_DIVISOR;
+    if (r->match_limit < LOGTK_MASK_MATCH_LIMIT_FLOOR)
+        r->match_limit = LOGTK_MASK_MATCH_LIMIT_FLOOR;
 }
 
 int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char **masked,
@@ -452,11 +468,13 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
     const char *cur_text = len ? text : "";
     size_t cur_len = len;
     for (size_t ri = 0; ri < m->nrules; ri++) {
-        const mask_rule *r = &m->rules[ri];
+        mask_rule *r = &m->rules[ri];
         int rc = run_match(m, r, cur_text, cur_len, 0, 0);
         if (rc == PCRE2_ERROR_NOMATCH)
             continue; /* common case: nothing to copy */
         if (rc < 0) {
+            if (is_limit_error(rc))
+                lower_limit(r);
             if (is_limit_error(rc))
                 status = logtk_error_set(err, LOGTK_ERR_LIMIT,
                                          "mask \"%s\" hit its match limit; not applied",
@@ -514,6 +532,8 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
             if (rc == PCRE2_ERROR_NOMATCH)
                 break;
             if (rc < 0) {
+                if (is_limit_error(rc))
+                    lower_limit(r);
                 status = logtk_error_set(err, LOGTK_ERR_LIMIT,
                                          "mask \"%s\" hit its match limit; not applied",
                                          r->pattern);

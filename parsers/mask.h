@@ -25,6 +25,15 @@ typedef struct logtk_masker logtk_masker;
 /** Match limit (PCRE2 backtracking steps) per rule and line; depth limit alike. */
 #define LOGTK_MASK_MATCH_LIMIT 1000000u
 #define LOGTK_MASK_DEPTH_LIMIT 10000u
+/**
+ * A rule that hit its match limit has shown that it backtracks
+ * catastrophically on this input: each hit divides its limit by
+ * LOGTK_MASK_LIMIT_DIVISOR, down to LOGTK_MASK_MATCH_LIMIT_FLOOR, so it
+ * cannot cost the full limit on every line.  Rules that never hit the limit
+ * keep it whole.
+ */
+#define LOGTK_MASK_LIMIT_DIVISOR 8u
+#define LOGTK_MASK_MATCH_LIMIT_FLOOR 10000u
 
 /** Creates a masker with no rules.  Returns LOGTK_OK or LOGTK_ERR_NOMEM. */
 int logtk_masker_new(logtk_masker **out);

@@ -89,7 +89,8 @@ static const char drain_wildcard[] = LOGTK_WILDCARD;
 
 static uint64_t child_hash(uint32_t parent, const char *key, size_t len)
 {
-    uint64_t h = logtk_hash_bytes(key, len);
+    /* seeded: crafted tokens must not share a bucket run (key_hash is never saved) */
+    uint64_t h = logtk_hash_bytes_seeded(key, len, logtk_hash_seed());
     return h ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ULL);
 }
 

@@ -224,6 +224,32 @@ uint64_t logtk_parser_stored_count(const logtk_parser *p);
 /** Token ids of stored line k (NULL when out of range); *n gets the count. */
 const uint32_t *logtk_parser_stored_line(const logtk_parser *p, uint64_t k, size_t *n);
 
+/*
+ * Token cap for algorithms whose cost per line grows faster than the line
+ * (word pairs, edit distances, per-template word copies): a hostile line of
+ * 100,000 distinct words must not take minutes or gigabytes.  Such an
+ * algorithm sees a line of more than `cap` tokens as its first cap - 1
+ * tokens and one "<*>" standing for the rest; the template still matches
+ * the line, since "<*>" takes any text, blanks included.  Returns line when
+ * it has at most cap tokens, else *view, whose tokens are buf[0..cap) (buf
+ * holds cap slices); the caller counts the capped lines.
+ */
+static inline const logtk_parse_line *logtk_parse_line_cap(const logtk_parse_line *line,
+                                                          size_t cap, logtk_parse_line *view,
+                                                          logtk_slice *buf)
+{
+    if (line->ntokens <= cap || cap == 0)
+        return line;
+    for (size_t i = 0; i + 1 < cap; i++)
+        buf[i] = line->tokens[i];
+    buf[cap - 1].ptr = LOGTK_WILDCARD;
+    buf[cap - 1].len = LOGTK_WILDCARD_LEN;
+    *view = *line;
+    view->tokens = buf;
+    view->ntokens = cap;
+    return view;
+}
+
 /* ------------------------------------------------------------- other helpers */
 
 /** Sets the parser's error message and returns code (printf-style). */

@@ -80,9 +80,16 @@
 #include "growarray.h"
 #include "parser_impl.h"
 
+/* Words of a message that take part in the edit distances and common
+ * subsequences, both O(words^2): a longer line is its first LKE_MAX_TOKENS - 1
+ * tokens and "<*>" for the rest (see logtk_parse_line_cap). */
+#define LKE_MAX_TOKENS 256
+
 typedef struct lke_state {
     long split_threshold;
     uint32_t wildcard;
+    uint64_t capped_lines; /* lines cut to LKE_MAX_TOKENS tokens */
+    logtk_slice cap_buf[LKE_MAX_TOKENS];
 } lke_state;
 
 static int lke_init(logtk_parser *p, void *state)
@@ -106,9 +113,12 @@ static int lke_set_param(logtk_parser *p, void *state, const char *name, const c
 static int lke_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                     uint32_t *template_id)
 {
-    (void)state;
+    lke_state *s = state;
+    logtk_parse_line view;
+    const logtk_parse_line *l = logtk_parse_line_cap(line, LKE_MAX_TOKENS, &view, s->cap_buf);
+    s->capped_lines += l != line;
     *template_id = 0;
-    return logtk_parser_store_line(p, line);
+    return logtk_parser_store_line(p, l);
 }
 
 typedef struct lke_event {

@@ -52,11 +52,18 @@
 #include "growarray.h"
 #include "parser_impl.h"
 
+/* Words of a message that form its word pairs, O(words^2) of them: a
+ * longer line is its first LOGSIG_MAX_TOKENS - 1 tokens and "<*>" for the
+ * rest (see logtk_parse_line_cap), at most 32,385 pairs. */
+#define LOGSIG_MAX_TOKENS 256
+
 typedef struct logsig_state {
     long group_num;
     long max_passes;
     long seed;
     uint32_t wildcard;
+    uint64_t capped_lines; /* lines cut to LOGSIG_MAX_TOKENS tokens */
+    logtk_slice cap_buf[LOGSIG_MAX_TOKENS];
 } logsig_state;
 
 /* ------------------------------------------------ Python's random module */
@@ -174,9 +181,12 @@ static int logsig_set_param(logtk_parser *p, void *state, const char *name, cons
 static int logsig_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                        uint32_t *template_id)
 {
-    (void)state;
+    logsig_state *s = state;
+    logtk_parse_line view;
+    const logtk_parse_line *l = logtk_parse_line_cap(line, LOGSIG_MAX_TOKENS, &view, s->cap_buf);
+    s->capped_lines += l != line;
     *template_id = 0;
-    return logtk_parser_store_line(p, line);
+    return logtk_parser_store_line(p, l);
 }
 
 /* A word pair and how often it occurs in one message. */

@@ -98,6 +98,12 @@ static const char *const adapt_rules[] = {
     "(^| )\\d+( |$)",                                             /* number */
 };
 
+/* Adapted words per message: every template of the search copies and
+ * hashes all the words of its cluster's length, some 8,000 times over, so a
+ * longer message keeps its first MOLFI_MAX_WORDS - 1 words and "#spec#" (a
+ * wildcard) stands for the rest. */
+#define MOLFI_MAX_WORDS 512
+
 typedef struct molfi_state {
     logtk_masker *adapt; /* "<*>" -> sub sign, then adapt_rules */
     logtk_errbuf err;
@@ -116,6 +122,7 @@ typedef struct molfi_state {
     size_t line_msg_cap;
     uint64_t nlines;
     uint32_t star, spec; /* interned "*" and "#spec#" */
+    uint64_t capped_lines; /* lines cut to MOLFI_MAX_WORDS words */
     long generations, population;
     unsigned long long seed;
 } molfi_state;
@@ -259,11 +266,16 @@ static int molfi_feed(logtk_parser *p, void *state, const logtk_parse_line *line
             k++;
         if (k == n)
             break;
+        if (logtk_array_reserve((void **)&s->words, &s->words_cap, nw + 1, sizeof *s->words))
+            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+        if (nw == MOLFI_MAX_WORDS - 1) { /* the rest is one wildcard word */
+            s->words[nw++] = s->spec;
+            s->capped_lines++;
+            break;
+        }
         size_t start = k;
         while (k < n && !is_space((unsigned char)s->spaced[k]))
             k++;
-        if (logtk_array_reserve((void **)&s->words, &s->words_cap, nw + 1, sizeof *s->words))
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
         uint32_t id = has_xml(s->spaced + start, k - start)
                           ? s->spec
                           : logtk_parser_intern_token(p, s->spaced + start, k - start);

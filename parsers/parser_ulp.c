@@ -105,6 +105,12 @@ typedef struct ulp_state {
     logtk_strbuf tmpl;  /* template tokens' bytes */
     size_t *offs;
     size_t offs_cap;
+    /* word id -> its index in the counts of the group being worked on; valid
+     * for word w only when that group's counts[slot[w]].word == w (a sparse
+     * set), so looking a word up is O(1) and a line of n distinct words costs
+     * O(n), not O(n^2) */
+    uint32_t *word_slot;
+    size_t word_slot_cap;
 } ulp_state;
 
 static int ulp_nomem(logtk_parser *p)
@@ -218,10 +224,41 @@ static void strip_word(const char *ptr, size_t *a, size_t *b)
         (*b)--;
 }
 
+/* Makes s->word_slot cover word id w (new slots zeroed: the check in
+ * find_count makes any stale or zero slot harmless). */
+static int slot_reserve(ulp_state *s, uint32_t w)
+{
+    if (w < s->word_slot_cap)
+        return 0;
+    size_t old = s->word_slot_cap, cap = old;
+    if (logtk_array_reserve((void **)&s->word_slot, &cap, (size_t)w + 1, sizeof *s->word_slot))
+        return -1;
+    memset(s->word_slot + old, 0, (cap - old) * sizeof *s->word_slot);
+    s->word_slot_cap = cap;
+    return 0;
+}
+
+/* Points the word slots at group g's counts (O(distinct words of g)). */
+static void slots_for_group(ulp_state *s, const ulp_group *g)
+{
+    for (uint32_t k = 0; k < g->ncounts; k++)
+        s->word_slot[g->counts[k].word] = k;
+}
+
+/* Index of word w in g's counts, or g->ncounts when absent; the slots must
+ * be g's (slots_for_group) and cover w. */
+static uint32_t find_count(const ulp_state *s, const ulp_group *g, uint32_t w)
+{
+    uint32_t k = w < s->word_slot_cap ? s->word_slot[w] : g->ncounts;
+    return k < g->ncounts && g->counts[k].word == w ? k : g->ncounts;
+}
+
 /* Adds the distinct words of the message's template tokens to the group's counts. */
-static int count_words(logtk_parser *p, ulp_group *g, const uint32_t *toks, size_t n)
+static int count_words(logtk_parser *p, ulp_state *s, ulp_group *g, const uint32_t *toks,
+                       size_t n)
 {
     uint32_t msg = g->nmessages + 1;
+    slots_for_group(s, g);
     for (size_t t = 0; t < n; t++) {
         size_t len;
         const char *ptr = logtk_parser_token_text(p, toks[t], &len);
@@ -239,9 +276,9 @@ static int count_words(logtk_parser *p, ulp_group *g, const uint32_t *toks, size
             uint32_t w = logtk_parser_intern_token(p, ptr + a, b - a);
             if (w == UINT32_MAX)
                 return -1;
-            uint32_t k = 0;
-            while (k < g->ncounts && g->counts[k].word != w)
-                k++;
+            if (slot_reserve(s, w) != 0)
+                return -1;
+            uint32_t k = find_count(s, g, w);
             if (k == g->ncounts) {
                 size_t cap = g->counts_cap;
                 if (logtk_array_reserve((void **)&g->counts, &cap, (size_t)g->ncounts + 1, sizeof *g->counts))
@@ -250,6 +287,7 @@ static int count_words(logtk_parser *p, ulp_group *g, const uint32_t *toks, size
                 g->counts[g->ncounts].word = w;
                 g->counts[g->ncounts].count = 1;
                 g->counts[g->ncounts].last = msg;
+                s->word_slot[w] = g->ncounts;
                 g->ncounts++;
             } else if (g->counts[k].last != msg) { /* once per message */
                 g->counts[k].count++;
@@ -260,12 +298,11 @@ static int count_words(logtk_parser *p, ulp_group *g, const uint32_t *toks, size
     return 0;
 }
 
-static int is_dynamic(const ulp_group *g, uint32_t w, uint32_t max)
+/* The slots must be g's (slots_for_group). */
+static int is_dynamic(const ulp_state *s, const ulp_group *g, uint32_t w, uint32_t max)
 {
-    for (uint32_t k = 0; k < g->ncounts; k++)
-        if (g->counts[k].word == w)
-            return g->counts[k].count < max;
-    return 0;
+    uint32_t k = find_count(s, g, w);
+    return k < g->ncounts && g->counts[k].count < max;
 }
 
 /* Nonzero when seg is "-*[0-9]+" (the reference's generic integer rule). */
@@ -289,6 +326,7 @@ static int render_template(logtk_parser *p, ulp_state *s, ulp_group *g)
     for (uint32_t k = 0; k < g->ncounts; k++)
         if (g->counts[k].count > max)
             max = g->counts[k].count;
+    slots_for_group(s, g);
     logtk_strbuf_clear(&s->tmpl);
     if (logtk_array_reserve((void **)&s->offs, &s->offs_cap, (size_t)g->nfirst + 1, sizeof *s->offs) ||
         logtk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)g->nfirst + 1, sizeof *s->slices))
@@ -316,7 +354,7 @@ static int render_template(logtk_parser *p, ulp_state *s, ulp_group *g)
                 uint32_t w = logtk_parser_intern_token(p, ptr + a, b - a);
                 if (w == UINT32_MAX)
                     return -1;
-                wild = is_dynamic(g, w, max);
+                wild = is_dynamic(s, g, w, max);
             }
             if (wild && is_integer(ptr + seg, i - seg)) {
                 a = seg;
@@ -401,7 +439,7 @@ static int ulp_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         memcpy(g->first, s->ids, line->ntokens * sizeof *g->first);
         g->nfirst = (uint32_t)line->ntokens;
     }
-    if (count_words(p, g, s->ids, line->ntokens) != 0)
+    if (count_words(p, s, g, s->ids, line->ntokens) != 0)
         return ulp_nomem(p);
     /* count_words interned words into the dictionary, but s->ids is intact */
     g->nmessages++;
@@ -459,6 +497,7 @@ static void ulp_destroy(void *state)
     free(s->ids);
     free(s->slices);
     free(s->offs);
+    free(s->word_slot);
 }
 
 const logtk_parser_algo logtk_algo_ulp = {

@@ -97,6 +97,71 @@ TEST(test_hashtab)
     logtk_hashtab_free(&h);
 }
 
+/* The inverse of hashtab.c's mixing step (x ^= x >> 32 undoes itself; the
+ * multiplier is odd, so it has an inverse modulo 2^64). */
+static uint64_t unmix64(uint64_t x)
+{
+    const uint64_t m = 0xd6e8feb86659fd93ULL;
+    uint64_t inv = m; /* Newton: each step doubles the correct low bits */
+    for (int i = 0; i < 6; i++)
+        inv *= 2 - m * inv;
+    x ^= x >> 32;
+    x *= inv;
+    x ^= x >> 32;
+    x *= inv;
+    x ^= x >> 32;
+    return x;
+}
+
+/* Keys that collide completely under the unseeded hash are easy to compute
+ * (each step is invertible): 16-byte keys whose second word undoes the
+ * first.  In a table they used to share one bucket run, so n such lines cost
+ * n^2 probes; with the per-process seed they spread over the table. */
+TEST(test_hashtab_flood)
+{
+    const uint64_t c = 0x632be59bd9b4e019ULL;
+    const uint64_t h0 = 0x9e3779b97f4a7c15ULL ^ (16 * 0xff51afd7ed558ccdULL);
+    const uint64_t target = 0x0123456789abcdefULL; /* the state after both words */
+    logtk_hashtab h;
+    CHECK(logtk_hashtab_init(&h, 256) == 0);
+    uint64_t first_hash = 0;
+    int all_collide = 1;
+    for (uint64_t i = 0; i < 256; i++) {
+        uint64_t w[2];
+        w[0] = i * 0x9e3779b97f4a7c15ULL + 1;
+        /* as logtk_hash_bytes runs: h1 = mix(h0 ^ w0) + c, h2 = mix(h1 ^ w1) + c;
+           w1 is chosen so that h2 is the target */
+        unsigned char key[16];
+        memcpy(key, &w[0], 8);
+        uint64_t x = h0 ^ w[0];
+        x ^= x >> 32;
+        x *= 0xd6e8feb86659fd93ULL;
+        x ^= x >> 32;
+        x *= 0xd6e8feb86659fd93ULL;
+        x ^= x >> 32;
+        uint64_t h1 = x + c;
+        w[1] = unmix64(target - c) ^ h1;
+        memcpy(key + 8, &w[1], 8);
+        uint64_t hb = logtk_hash_bytes(key, 16);
+        if (i == 0)
+            first_hash = hb;
+        all_collide &= hb == first_hash;
+        CHECK(logtk_hashtab_intern(&h, key, 16, NULL) == (int64_t)i);
+    }
+    CHECK(all_collide); /* the crafted keys do collide without a seed */
+    size_t distinct = 0;
+    for (size_t i = 0; i < 256; i++) {
+        size_t j = 0;
+        while (j < i && h.hashes[j] != h.hashes[i])
+            j++;
+        distinct += j == i;
+    }
+    CHECK(distinct == 256); /* the table's own hashes are seeded: no two equal */
+    CHECK(logtk_hash_bytes_seeded("abc", 3, 0) == logtk_hash_bytes("abc", 3));
+    CHECK(logtk_hash_seed() != 0 && logtk_hash_seed() == logtk_hash_seed());
+    logtk_hashtab_free(&h);
+}
+
 TEST(test_errors)
 {
     CHECK(strcmp(logtk_strerror(LOGTK_ERR_NOMEM), "out of memory") == 0);

@@ -171,6 +171,97 @@ TEST(test_hostile)
     logtk_format_free(f);
 }
 
+/* A line of another log format used to send a simple format's regex through
+ * all its ways of cutting the line into lazy fields, up to the match limit
+ * (LOGTK_ERR_LIMIT, some 4 ms a line); it is now found unmatchable at once. */
+TEST(test_unmatchable_fails_fast)
+{
+    logtk_format *f;
+    logtk_record rec;
+    logtk_format_new(&f);
+    CHECK_STATUS(logtk_format_compile(f, "<Date> <Time> <Pid> <Level> <Component>: <Content>"),
+                 LOGTK_OK);
+    static const char bgl[] = "- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 "
+                              "2005-06-03-15.42.50.675872 R02-M1-N0-C:J12-U11 RAS KERNEL INFO "
+                              "instruction cache parity error corrected";
+    char line[4000];
+    size_t n = 0;
+    while (n + sizeof bgl < sizeof line) {
+        memcpy(line + n, bgl, sizeof bgl - 1);
+        n += sizeof bgl - 1;
+        line[n++] = ' ';
+    }
+    CHECK_STATUS(logtk_format_match(f, line, n, &rec), LOGTK_OK);
+    CHECK(!rec.matched && rec.content.ptr == line && rec.content.len == n);
+    logtk_format_free(f);
+}
+
+/* The unmatchable-line check must agree with PCRE2 exactly: random short
+ * lines over the formats' own characters, fast path on and off (simple
+ * formats and formats with optional groups). */
+TEST(test_simple_random_agrees)
+{
+    static const char *const formats[] = {
+        "<A> <B>: <Content>",
+        "<A> <B> <C> <Content>",
+        "<A>:<B> <Content>",
+        "\\[<A>\\] <B>  <Content> x",
+        "<A><B> - <Content>",
+        "<A> <Content>: ",
+        "x <A> <B> <Content>",
+        /* optional groups (the fast plan matcher) */
+        "<A> <B>(\\[<C>\\])?: <Content>",
+        "<A>  <B> <C>\\[<D>\\]( \\(<E>\\))?: <Content>",
+        "<A> <B>(\\[<C>\\])?(\\{<D>\\})?: <Content>",
+        "(\\[<A>\\] )?<B> <Content>",
+    };
+    static const char alphabet[] = "ab :[]-x\t ({})";
+    static const char *const pieces[] = {"a", "bb", " ", "  ", "[c]", "{d}", ": ", "]", "[",
+                                         " (e)", "\t", "x ", ":", "[]"};
+    unsigned long long seed = 12345;
+    for (size_t fi = 0; fi < sizeof formats / sizeof formats[0]; fi++) {
+        logtk_format *f;
+        CHECK_STATUS(logtk_format_new(&f), LOGTK_OK);
+        CHECK_STATUS(logtk_format_compile(f, formats[fi]), LOGTK_OK);
+        int disagree = 0;
+        for (int k = 0; k < 30000; k++) {
+            char line[64];
+            size_t n = 0;
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t npieces = (size_t)(seed >> 33) % 12;
+            for (size_t i = 0; i < npieces; i++) {
+                /* half the lines from single characters, half from pieces
+                   shaped like the formats' parts */
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                const char *piece = pieces[(seed >> 33) % (sizeof pieces / sizeof pieces[0])];
+                char one[2] = {alphabet[(seed >> 40) % (sizeof alphabet - 1)], 0};
+                if (k % 2)
+                    piece = one;
+                size_t len = strlen(piece);
+                if (n + len > sizeof line)
+                    break;
+                memcpy(line + n, piece, len);
+                n += len;
+            }
+            logtk_record a, b;
+            logtk_format_set_fast_path(f, 1);
+            int ra = logtk_format_match(f, line, n, &a);
+            logtk_format_set_fast_path(f, 0);
+            int rb = logtk_format_match(f, line, n, &b);
+            int same = ra == rb && a.matched == b.matched && a.nfields == b.nfields &&
+                       a.content.ptr == b.content.ptr && a.content.len == b.content.len;
+            for (size_t i = 0; same && i < a.nfields; i++)
+                same = a.fields[i].len == b.fields[i].len &&
+                       (a.fields[i].len == 0 || a.fields[i].ptr == b.fields[i].ptr);
+            if (!same && disagree++ == 0)
+                fprintf(stderr, "format \"%s\", line \"%.*s\": fast path and PCRE2 disagree\n",
+                        formats[fi], (int)n, line);
+        }
+        CHECK(disagree == 0);
+        logtk_format_free(f);
+    }
+}
+
 /* Every Loghub-2k line: matched, fast == PCRE2, Content == the CSV's Content. */
 static void test_loghub(const char *root)
 {
