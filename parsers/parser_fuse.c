@@ -238,6 +238,23 @@ typedef struct fuse_pool {
 /* Hashes of "<*>", "<*>.", "<*>.." and "<*>...": a whole-token number with sentence dots. */
 #define FUSE_WILD_DOTS 4
 
+/*
+ * Memo of mask_token(): the hash of a token's masked form by the token's
+ * bytes.  Tokens with punctuation ("key=value", "name:", "(x)") go through
+ * the byte-wise mask, the costliest step of a line, and the same ones come
+ * back line after line; the memo answers them with one probe and a compare
+ * of a few words.  Direct-mapped, a fixed size allocated once: a token
+ * simply replaces the one in its slot.  It is a cache of a pure function,
+ * so what is parsed does not depend on it (nor is it saved in snapshots).
+ */
+#define FUSE_MEMO_WORDS 5 /* tokens up to 40 bytes */
+#define FUSE_MEMO_SLOTS 8192
+typedef struct fuse_memo {
+    uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
+    uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
+    uint32_t len;                    /* 0: an empty slot */
+} fuse_memo;
+
 typedef struct fuse_state {
     long threshold;
     long max_entries;
@@ -271,6 +288,7 @@ typedef struct fuse_state {
     logtk_strbuf wfscratch; /* one variable form being hashed */
     logtk_slice *edit;  /* template tokens being generalized */
     size_t edit_cap;
+    fuse_memo *memo;    /* FUSE_MEMO_SLOTS slots, see fuse_memo */
 } fuse_state;
 
 /* ------------------------------------------------------------------ hashing */
@@ -1019,6 +1037,59 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
 }
 
 /*
+ * The memo slot of token s[0..n) (readable up to limit), with its bytes as
+ * words in w; NULL when it is too long to be kept.
+ */
+FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, const char *s, size_t n, const char *limit,
+                                 uint64_t *w)
+{
+    if (n == 0 || n > 8 * FUSE_MEMO_WORDS)
+        return NULL;
+    uint64_t h = n;
+    size_t i = 0, k = 0;
+    for (; n - i >= 8; i += 8, k++) {
+        memcpy(&w[k], s + i, 8);
+        h = hash_round(h, w[k]);
+    }
+    if (i < n) {
+        size_t rest = n - i;
+#if FUSE_SWAR
+        if (limit - (s + i) >= 8) {
+            memcpy(&w[k], s + i, 8);
+            w[k] &= ~0ULL >> (8 * (8 - rest));
+        } else
+#endif
+        {
+            w[k] = 0;
+            memcpy(&w[k], s + i, rest);
+        }
+        h = hash_round(h, w[k]);
+        k++;
+    }
+    (void)limit;
+    return &memo[logtk_mix64(h) & (FUSE_MEMO_SLOTS - 1)];
+}
+
+/* Does slot m hold the token of n bytes whose words are w (memo_slot)? */
+FUSE_INLINE int memo_holds(const fuse_memo *m, size_t n, const uint64_t *w)
+{
+    if (m->len != n)
+        return 0;
+    for (size_t k = 0; k * 8 < n; k++)
+        if (m->words[k] != w[k])
+            return 0;
+    return 1;
+}
+
+static void memo_keep(fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked)
+{
+    memset(m->words, 0, sizeof m->words);
+    memcpy(m->words, w, (n + 7) / 8 * 8);
+    m->len = (uint32_t)n;
+    m->masked = masked;
+}
+
+/*
  * The variable form of a token: "key=<*>" for "key=value" (the key is part of
  * the template in every ground truth, only the value varies), else "<*>".
  * Returns the length of the kept prefix ("key=").
@@ -1079,9 +1150,15 @@ static int is_level_word(const char *s, size_t n)
     if (n == 1)
         return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
                s[0] == 'F';
-    static const char *const levels[] = {"trace", "debug", "info",  "notice", "warn",
-                                         "warning", "error", "fatal", "critical", "severe",
-                                         "crit", "err", "emerg", "alert", NULL};
+    /* by length (3 to 8), so that a token is compared with few names: every header token is tested */
+    static const char *const levels[6][7] = {
+        {"err", NULL},
+        {"info", "warn", "crit", NULL},
+        {"trace", "debug", "error", "fatal", "emerg", "alert", NULL},
+        {"notice", "severe", NULL},
+        {"warning", NULL},
+        {"critical", NULL},
+    };
     if (n < 3 || n > 8)
         return 0;
     char lower[8];
@@ -1090,8 +1167,8 @@ static int is_level_word(const char *s, size_t n)
             return 0;
         lower[i] = (char)(s[i] | 0x20);
     }
-    for (size_t w = 0; levels[w]; w++)
-        if (strlen(levels[w]) == n && memcmp(levels[w], lower, n) == 0)
+    for (const char *const *w = levels[n - 3]; *w; w++)
+        if (memcmp(*w, lower, n) == 0)
             return 1;
     return 0;
 }
@@ -1319,7 +1396,7 @@ static size_t header_length(const logtk_slice *t, size_t n)
             continue;
         }
         int digit = 0, value_chars = 1;
-        for (size_t k = 0; k < len; k++) {
+        for (size_t k = 0; k < len && value_chars; k++) {
             digit |= s[k] >= '0' && s[k] <= '9';
             value_chars &= is_alnum_byte(s[k]) || s[k] == '.' || s[k] == '-' || s[k] == '_' ||
                            s[k] == '/' || s[k] == '@' || s[k] == ':' || s[k] == ',' || s[k] == '+';
@@ -1359,7 +1436,8 @@ static int fuse_init(logtk_parser *p, void *state)
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LOGTK_WILDCARD_LEN + d);
     if (logtk_u64map_init(&st->exact, 1024) != 0 || logtk_u64map_init(&st->groups, 4096) != 0 ||
-        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 1024) != 0)
+        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 1024) != 0 ||
+        (st->memo = calloc(FUSE_MEMO_SLOTS, sizeof *st->memo)) == NULL)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
@@ -1387,6 +1465,7 @@ static void fuse_destroy(void *state)
     logtk_strbuf_free(&st->wform);
     logtk_strbuf_free(&st->wfscratch);
     free(st->edit);
+    free(st->memo);
 }
 
 static int fuse_set_param(logtk_parser *p, void *state, const char *name, const char *value)
@@ -1890,11 +1969,20 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 i++;
                 asides++;
             }
-            /* the masked bytes, with 8 bytes of slack for hash_padded */
-            if (one.len + 8 > st->norm.cap / 4 &&
-                logtk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
-                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            h = hash_padded(st->norm.data, mask_token(one.ptr, one.len, st->norm.data));
+            uint64_t words[FUSE_MEMO_WORDS];
+            fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, one.ptr, one.len, limit, words)
+                                                : NULL;
+            if (slot && memo_holds(slot, one.len, words)) {
+                h = slot->masked;
+            } else {
+                /* the masked bytes, with 8 bytes of slack for hash_padded */
+                if (one.len + 8 > st->norm.cap / 4 &&
+                    logtk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
+                    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                h = hash_padded(st->norm.data, mask_token(one.ptr, one.len, st->norm.data));
+                if (slot)
+                    memo_keep(slot, one.len, words, h);
+            }
         }
         if (h != wild_h) {
             run_from = SIZE_MAX;
