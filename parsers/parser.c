@@ -128,6 +128,7 @@ typedef struct template_entry {
        "<*>"; valid when !text_dirty and !shown. */
     struct token_fit *fit;
     uint32_t fit_cap;
+    int fit_stale; /* fit is not yet made for the text rendered last (see classify_tokens) */
 } template_entry;
 
 /*
@@ -468,9 +469,15 @@ static int join_tokens(logtk_strbuf *out, const logtk_slice *tok, size_t n)
     return logtk_strbuf_append(out, "", 0);
 }
 
-/* Fills t->fit from t->tokens (see token_fit). */
+/*
+ * Fills t->fit from t->tokens (see token_fit), once per rendered text and
+ * only when a line's tokens are paired with it (not for lines a mask
+ * changed, which are matched as text).
+ */
 static int classify_tokens(logtk_parser *p, template_entry *t)
 {
+    if (!t->fit_stale || t->shown)
+        return LOGTK_OK; /* current, or not needed: a shown text is matched as text */
     if (t->ntokens > t->fit_cap) {
         token_fit *f = realloc(t->fit, t->ntokens * sizeof *f);
         if (f == NULL)
@@ -499,6 +506,7 @@ static int classify_tokens(logtk_parser *p, template_entry *t)
         }
         before += f->stars;
     }
+    t->fit_stale = 0;
     return LOGTK_OK;
 }
 
@@ -534,8 +542,7 @@ static int render(logtk_parser *p, template_entry *t)
     t->text[len] = '\0';
     t->text_len = len;
     t->nwild = logtk_tmatch_count_wildcards(t->text, len);
-    if (!t->shown && classify_tokens(p, t) != LOGTK_OK)
-        return LOGTK_ERR_NOMEM;
+    t->fit_stale = 1;
     t->text_dirty = 0;
     return LOGTK_OK;
 }
@@ -1057,7 +1064,7 @@ static inline int token_fits(const logtk_slice *tok, const token_fit *f, const l
  * With caps (room for t->nwild slices), the text of each "<*>" goes there,
  * as the glob match finds it (a "<*>" token takes its tokens, one inside a
  * token its part of it), and *caps_ok says whether they all could be
- * found so.  t->fit must be current (render()).
+ * found so.  t->fit must be current (classify_tokens()).
  */
 static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n, logtk_slice *caps,
                       int *caps_ok)
@@ -1126,8 +1133,9 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
     if (rc != LOGTK_OK)
         return rc;
     if (tokens) {
-        if (np && grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1,
-                            sizeof *p->param_out))
+        if ((np && grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1,
+                             sizeof *p->param_out)) ||
+            classify_tokens(p, t) != LOGTK_OK)
             return nomem(p);
         int caps_ok;
         if (tokens_fit(t, tokens, ntokens, np ? p->param_out : NULL, &caps_ok)) {
@@ -1163,6 +1171,8 @@ static int capture_params(logtk_parser *p, uint32_t id, const char *content, siz
     if (grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1, sizeof *p->param_out))
         return nomem(p);
     int caps_ok;
+    if (tokens && classify_tokens(p, t) != LOGTK_OK)
+        return nomem(p);
     if (tokens && tokens_fit(t, tokens, ntokens, p->param_out, &caps_ok) && caps_ok) {
         *np = t->nwild;
         return LOGTK_OK;
