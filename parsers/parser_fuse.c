@@ -243,12 +243,15 @@ typedef struct fuse_pool {
  * bytes.  Tokens with punctuation ("key=value", "name:", "(x)") go through
  * the byte-wise mask, the costliest step of a line, and the same ones come
  * back line after line; the memo answers them with one probe and a compare
- * of a few words.  Direct-mapped, a fixed size allocated once: a token
- * simply replaces the one in its slot.  It is a cache of a pure function,
- * so what is parsed does not depend on it (nor is it saved in snapshots).
+ * of a few words.  Direct-mapped: a token simply replaces the one in its
+ * slot.  It starts small, since zeroing it costs as much as parsing a few
+ * hundred lines, and grows (emptied) while tokens keep replacing others,
+ * up to a bound.  It is a cache of a pure function, so what is parsed does
+ * not depend on it (nor is it saved in snapshots).
  */
 #define FUSE_MEMO_WORDS 5 /* tokens up to 40 bytes */
-#define FUSE_MEMO_SLOTS 8192
+#define FUSE_MEMO_MIN 512
+#define FUSE_MEMO_MAX 16384
 typedef struct fuse_memo {
     uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
     uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
@@ -288,7 +291,9 @@ typedef struct fuse_state {
     logtk_strbuf wfscratch; /* one variable form being hashed */
     logtk_slice *edit;  /* template tokens being generalized */
     size_t edit_cap;
-    fuse_memo *memo;    /* FUSE_MEMO_SLOTS slots, see fuse_memo */
+    fuse_memo *memo;    /* see fuse_memo; NULL until a token needs it */
+    size_t memo_slots;  /* a power of two */
+    size_t memo_evictions; /* tokens that replaced another since the memo last grew */
 } fuse_state;
 
 /* ------------------------------------------------------------------ hashing */
@@ -1040,10 +1045,10 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
  * The memo slot of token s[0..n) (readable up to limit), with its bytes as
  * words in w; NULL when it is too long to be kept.
  */
-FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, const char *s, size_t n, const char *limit,
-                                 uint64_t *w)
+FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, size_t n,
+                                 const char *limit, uint64_t *w)
 {
-    if (n == 0 || n > 8 * FUSE_MEMO_WORDS)
+    if (n == 0 || n > 8 * FUSE_MEMO_WORDS || memo == NULL)
         return NULL;
     uint64_t h = n;
     size_t i = 0, k = 0;
@@ -1067,7 +1072,23 @@ FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, const char *s, size_t n, const
         k++;
     }
     (void)limit;
-    return &memo[logtk_mix64(h) & (FUSE_MEMO_SLOTS - 1)];
+    return &memo[logtk_mix64(h) & (slots - 1)];
+}
+
+/*
+ * Makes the memo (first use) or one twice as large (empty: its slots
+ * move).  Out of memory only leaves the memo as it was.
+ */
+static void memo_grow(fuse_state *st)
+{
+    size_t slots = st->memo ? 2 * st->memo_slots : FUSE_MEMO_MIN;
+    fuse_memo *m = calloc(slots, sizeof *m);
+    if (m == NULL)
+        return;
+    free(st->memo);
+    st->memo = m;
+    st->memo_slots = slots;
+    st->memo_evictions = 0;
 }
 
 /* Does slot m hold the token of n bytes whose words are w (memo_slot)? */
@@ -1436,8 +1457,7 @@ static int fuse_init(logtk_parser *p, void *state)
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LOGTK_WILDCARD_LEN + d);
     if (logtk_u64map_init(&st->exact, 1024) != 0 || logtk_u64map_init(&st->groups, 4096) != 0 ||
-        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 1024) != 0 ||
-        (st->memo = calloc(FUSE_MEMO_SLOTS, sizeof *st->memo)) == NULL)
+        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 1024) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
@@ -1970,7 +1990,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 asides++;
             }
             uint64_t words[FUSE_MEMO_WORDS];
-            fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, one.ptr, one.len, limit, words)
+            fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
+                                                            one.len, limit, words)
                                                 : NULL;
             if (slot && memo_holds(slot, one.len, words)) {
                 h = slot->masked;
@@ -1980,8 +2001,15 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                     logtk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
                     return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
                 h = hash_padded(st->norm.data, mask_token(one.ptr, one.len, st->norm.data));
-                if (slot)
+                if (slot == NULL) {
+                    if (st->memo == NULL)
+                        memo_grow(st);
+                } else if (slot->len && ++st->memo_evictions > st->memo_slots &&
+                           st->memo_slots < FUSE_MEMO_MAX) {
+                    memo_grow(st); /* tokens keep replacing others: more room */
+                } else {
                     memo_keep(slot, one.len, words, h);
+                }
             }
         }
         if (h != wild_h) {
