@@ -281,6 +281,7 @@ typedef struct fuse_state {
     size_t *tok_off, *tok_len;
     uint64_t *tok_hash;
     uint8_t *tok_wild;
+    uint8_t *tok_form;  /* per token: its masked form as the quick hash found it (FORM_*) */
     logtk_slice *tok;
     logtk_slice *kept;  /* the line's tokens without quantity asides (slow path) */
     size_t tok_cap;
@@ -968,6 +969,16 @@ static size_t mask_token(const char *s, size_t n, char *out)
 }
 
 /*
+ * A token's masked form as found by quick_token_hash(), so that a line
+ * that misses the table is written out without masking those tokens again.
+ */
+enum {
+    FORM_MASK, /* only mask_token() knows */
+    FORM_SELF, /* the token itself */
+    FORM_WILD  /* FORM_WILD + d: "<*>" and d dots */
+};
+
+/*
  * The hash of the masked form of a token made only of simple bytes (see
  * simple_bytes), straight from its bytes: no copy, no per-byte loop.  Such a
  * token is one atom, so its masked form is the token itself (no digit; a
@@ -975,10 +986,11 @@ static size_t mask_token(const char *s, size_t n, char *out)
  * `limit` ends the readable memory after s: a token shorter than 8 bytes is
  * loaded as a whole word only when that stays below it.  Returns 0 when the
  * token needs mask_token() (other bytes, too long, too close to the end);
- * otherwise 1 with *hash equal to hash_bytes() of the masked form.
+ * otherwise 1 with *hash equal to hash_bytes() of the masked form, and that
+ * form in *form.
  */
 static int quick_token_hash(const char *s, size_t n, const char *limit,
-                            const uint64_t *wild_dots, uint64_t *hash)
+                            const uint64_t *wild_dots, uint64_t *hash, uint8_t *form)
 {
 #if FUSE_SWAR
     const uint64_t high = 0x8080808080808080ULL;
@@ -1013,7 +1025,9 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     if (!any_digit) {
         if (is_dns_name(s, n))
             return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
-        *hash = (n == 3 && is_calendar_word(s, n)) || is_value_word(s, n) ? wild_dots[0] : h;
+        int wild = (n == 3 && is_calendar_word(s, n)) || is_value_word(s, n);
+        *hash = wild ? wild_dots[0] : h;
+        *form = wild ? FORM_WILD : FORM_SELF;
         return 1;
     }
     size_t dots = 0;
@@ -1030,13 +1044,15 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
             return 0; /* "node-7", "core.12": maybe a kept name prefix */
         if (is_digit_name(s, n - dots)) {
             *hash = h; /* "jk2_init", "eth0": a name, itself */
+            *form = FORM_SELF;
             return 1;
         }
     }
     *hash = wild_dots[dots];
+    *form = (uint8_t)(FORM_WILD + dots);
     return 1;
 #else
-    (void)s, (void)n, (void)limit, (void)wild_dots, (void)hash;
+    (void)s, (void)n, (void)limit, (void)wild_dots, (void)hash, (void)form;
     return 0;
 #endif
 }
@@ -1477,6 +1493,7 @@ static void fuse_destroy(void *state)
     free(st->tok_len);
     free(st->tok_hash);
     free(st->tok_wild);
+    free(st->tok_form);
     free(st->tok);
     free(st->kept);
     free(st->wf_prefix);
@@ -1606,6 +1623,9 @@ static int grow_scratch(fuse_state *st, size_t n)
     uint8_t *w = realloc(st->tok_wild, cap);
     if (w)
         st->tok_wild = w;
+    uint8_t *fm = realloc(st->tok_form, cap);
+    if (fm)
+        st->tok_form = fm;
     logtk_slice *t = realloc(st->tok, cap * sizeof *t);
     if (t)
         st->tok = t;
@@ -1621,7 +1641,7 @@ static int grow_scratch(fuse_state *st, size_t n)
     uint64_t *wh = realloc(st->wf_hash, cap * sizeof *wh);
     if (wh)
         st->wf_hash = wh;
-    if (!o || !l || !h || !w || !t || !kt || !wp || !ws || !wh)
+    if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh)
         return -1;
     st->tok_cap = cap;
     return 0;
@@ -1978,7 +1998,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     for (size_t i = hdr; i < n; i++) {
         const logtk_slice *t = &in[i];
         uint64_t h;
-        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h)) {
+        uint8_t form = FORM_MASK;
+        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form)) {
             logtk_slice one = *t;
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
                 one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
@@ -2018,6 +2039,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             run_from = kept;
             seq_before_run = seq;
         }
+        st->tok_hash[kept] = h; /* for a miss (used when no asides shifted the tokens) */
+        st->tok_form[kept] = form;
         seq += salted(h, kept++);
     }
     if (run_from != SIZE_MAX && run_from > 0 && kept - run_from >= FUSE_LIST_MIN) {
@@ -2067,13 +2090,23 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     char *base = st->norm.data, *o = base;
     for (size_t i = 0; i < n; i++) {
         size_t len = LOGTK_WILDCARD_LEN;
-        if (i < hdr)
-            memcpy(o, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
-        else
+        /* the forms the quick hash found (their hashes are in tok_hash), else mask_token() */
+        uint8_t form = i < hdr ? FORM_WILD : asides ? FORM_MASK : st->tok_form[i];
+        if (form == FORM_SELF) {
+            len = toks[i].len;
+            memcpy(o, toks[i].ptr, len);
+        } else if (form >= FORM_WILD) {
+            size_t dots = (size_t)(form - FORM_WILD);
+            memcpy(o, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
+            len += dots;
+            if (i < hdr)
+                st->tok_hash[i] = wild_h;
+        } else {
             len = mask_token(toks[i].ptr, toks[i].len, o);
+            st->tok_hash[i] = hash_padded(o, len);
+        }
         st->tok_off[i] = (size_t)(o - base);
         st->tok_len[i] = len;
-        st->tok_hash[i] = hash_padded(o, len);
         o += len;
     }
     st->norm.len = (size_t)(o - base);
