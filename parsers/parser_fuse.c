@@ -1014,7 +1014,10 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
             memcpy(&w, s + n - 8, 8); /* overlaps bytes already checked */
             w >>= 8 * (8 - rest);
         } else {
-            return 0;
+            /* a short token closing the line: its bytes one by one */
+            w = 0;
+            for (size_t k = 0; k < rest; k++)
+                w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
         }
         uint64_t keep = high >> (8 * (8 - rest));
         if ((simple_bytes(w, &digits) & keep) != keep)
@@ -1040,11 +1043,21 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         size_t lead = 1;
         while (lead < n && is_letter(s[lead]))
             lead++;
-        if (lead < n && (s[lead] == '-' || s[lead] == '.'))
-            return 0; /* "node-7", "core.12": maybe a kept name prefix */
         if (is_digit_name(s, n - dots)) {
             *hash = h; /* "jk2_init", "eth0": a name, itself */
             *form = FORM_SELF;
+            return 1;
+        }
+        size_t keep = lead < n && (s[lead] == '-' || s[lead] == '.') ? name_prefix(s, n - dots) : 0;
+        if (keep == 0)
+            keep = leader_prefix(s, n - dots);
+        if (keep) {
+            /* "node-7" -> "node-<*>", "core.12." -> "core.<*>.": the name kept */
+            char masked[64 + LOGTK_WILDCARD_LEN + FUSE_WILD_DOTS + 8]; /* slack for hash_padded */
+            memcpy(masked, s, keep);
+            memcpy(masked + keep, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
+            *hash = hash_padded(masked, keep + LOGTK_WILDCARD_LEN + dots);
+            *form = FORM_MASK;
             return 1;
         }
     }
