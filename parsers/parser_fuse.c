@@ -322,8 +322,12 @@ static uint64_t hash_bytes(const char *s, size_t n)
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&w, s + i, 8); /* the same word as the loop below builds */
+#else
         for (size_t k = 0; k < 8; k++)
             w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+#endif
         h = hash_round(h, w);
     }
     if (i < n) {
@@ -1801,8 +1805,10 @@ static int is_code_symbol(const char *s, size_t n)
 {
     while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
         n--;
+    if (n <= LOGTK_WILDCARD_LEN || !is_wild_at(s, n - LOGTK_WILDCARD_LEN, n))
+        return 0; /* the common case, without scanning for the symbol */
     size_t k = symbol_prefix(s, n);
-    return k > 0 && k + LOGTK_WILDCARD_LEN == n && is_wild_at(s, k, n);
+    return k > 0 && k + LOGTK_WILDCARD_LEN == n;
 }
 
 /* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
