@@ -256,6 +256,8 @@ typedef struct fuse_memo {
     uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
     uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
     uint32_t len;                    /* 0: an empty slot */
+    uint32_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
+    char form[8 * FUSE_MEMO_WORDS];  /* the masked form, for a line that misses the table */
 } fuse_memo;
 
 typedef struct fuse_state {
@@ -1135,12 +1137,15 @@ FUSE_INLINE int memo_holds(const fuse_memo *m, size_t n, const uint64_t *w)
     return 1;
 }
 
-static void memo_keep(fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked)
+static void memo_keep(fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked,
+                      const char *form, size_t form_len)
 {
     memset(m->words, 0, sizeof m->words);
     memcpy(m->words, w, (n + 7) / 8 * 8);
     m->len = (uint32_t)n;
     m->masked = masked;
+    m->form_len = form_len <= sizeof m->form ? (uint32_t)form_len : 0;
+    memcpy(m->form, form, m->form_len);
 }
 
 /*
@@ -2040,7 +2045,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 if (one.len + 8 > st->norm.cap / 4 &&
                     logtk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
                     return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-                h = hash_padded(st->norm.data, mask_token(one.ptr, one.len, st->norm.data));
+                size_t masked_len = mask_token(one.ptr, one.len, st->norm.data);
+                h = hash_padded(st->norm.data, masked_len);
                 if (slot == NULL) {
                     if (st->memo == NULL)
                         memo_grow(st);
@@ -2048,7 +2054,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                            st->memo_slots < FUSE_MEMO_MAX) {
                     memo_grow(st); /* tokens keep replacing others: more room */
                 } else {
-                    memo_keep(slot, one.len, words, h);
+                    memo_keep(slot, one.len, words, h, st->norm.data, masked_len);
                 }
             }
         }
@@ -2121,8 +2127,18 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             if (i < hdr)
                 st->tok_hash[i] = wild_h;
         } else {
-            len = mask_token(toks[i].ptr, toks[i].len, o);
-            st->tok_hash[i] = hash_padded(o, len);
+            /* the memo's copy when it still holds the token, else the mask */
+            uint64_t words[FUSE_MEMO_WORDS];
+            const fuse_memo *slot =
+                memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
+            if (slot && slot->form_len && memo_holds(slot, toks[i].len, words)) {
+                len = slot->form_len;
+                memcpy(o, slot->form, len);
+                st->tok_hash[i] = slot->masked;
+            } else {
+                len = mask_token(toks[i].ptr, toks[i].len, o);
+                st->tok_hash[i] = hash_padded(o, len);
+            }
         }
         st->tok_off[i] = (size_t)(o - base);
         st->tok_len[i] = len;
