@@ -1118,9 +1118,10 @@ static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n, l
  * Makes template id match `content` (the line assigned to it): when its
  * text does not, its shown tokens are widened with the line's own tokens.
  * The algorithm's tokens, and so its grouping, are left alone.  With np,
- * the line's parameters go to p->param_out when its tokens pair with the
- * template's (*np their count), else *np is SIZE_MAX: a line is fitted and
- * its values found in one pass over its tokens.
+ * the line's parameters go to p->param_out when it matches the template
+ * as it is (*np their count), else *np is SIZE_MAX (the template was
+ * widened, or the tokens paired by their bytes only): a line is fitted and
+ * its values found in one pass over its tokens, or one match of its text.
  */
 static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t len,
                     const logtk_slice *tokens, size_t ntokens, size_t *np)
@@ -1132,10 +1133,11 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
     int rc = render(p, t);
     if (rc != LOGTK_OK)
         return rc;
+    if (np && grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1,
+                        sizeof *p->param_out))
+        return nomem(p);
     if (tokens) {
-        if ((np && grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1,
-                             sizeof *p->param_out)) ||
-            classify_tokens(p, t) != LOGTK_OK)
+        if (classify_tokens(p, t) != LOGTK_OK)
             return nomem(p);
         int caps_ok;
         if (tokens_fit(t, tokens, ntokens, np ? p->param_out : NULL, &caps_ok)) {
@@ -1145,8 +1147,10 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
             return LOGTK_OK;
         }
     }
-    if (logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)) {
+    if (logtk_tmatch_glob(t->text, t->text_len, content, len, np ? p->param_out : NULL)) {
         t->seen_line = 1;
+        if (np)
+            *np = t->nwild;
         return LOGTK_OK;
     }
     enum logtk_tmatch_mode mode = t->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
