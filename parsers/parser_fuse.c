@@ -950,7 +950,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
         size_t dots = 0;
         while (o - dots > atom + 1 && o[-1 - (ptrdiff_t)dots] == '.')
             dots++;
-        if (variable && !memchr(atom, '*', atom_len) && is_digit_name(atom, atom_len - dots)) {
+        if (variable && is_digit_name(atom, atom_len - dots) && !memchr(atom, '*', atom_len)) {
             last_wild = 0;
             continue;
         }
