@@ -245,8 +245,8 @@ typedef struct fuse_pool {
  * back line after line; the memo answers them with one probe and a compare
  * of a few words.  Direct-mapped: a token simply replaces the one in its
  * slot.  It starts small, since zeroing it costs as much as parsing a few
- * hundred lines, and grows (emptied) while tokens keep replacing others,
- * up to a bound.  It is a cache of a pure function, so what is parsed does
+ * hundred lines, and grows (emptied) while tokens keep replacing others
+ * and a fair share of tokens are found, up to a bound.  It is a cache of a pure function, so what is parsed does
  * not depend on it (nor is it saved in snapshots).
  */
 #define FUSE_MEMO_WORDS 5 /* tokens up to 40 bytes */
@@ -297,6 +297,7 @@ typedef struct fuse_state {
     fuse_memo *memo;    /* see fuse_memo; NULL until a token needs it */
     size_t memo_slots;  /* a power of two */
     size_t memo_evictions; /* tokens that replaced another since the memo last grew */
+    size_t memo_hits;      /* tokens the memo answered since it last grew */
 } fuse_state;
 
 /* ------------------------------------------------------------------ hashing */
@@ -1054,8 +1055,9 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
             *form = FORM_SELF;
             return 1;
         }
-        size_t keep = lead < n && (s[lead] == '-' || s[lead] == '.') ? name_prefix(s, n - dots) : 0;
-        if (keep == 0)
+        /* "node-7", "core.12": maybe a kept name prefix (name_prefix, leader_prefix) */
+        size_t keep = 0;
+        if (lead < n && (s[lead] == '-' || s[lead] == '.') && (keep = name_prefix(s, n - dots)) == 0)
             keep = leader_prefix(s, n - dots);
         if (keep) {
             /* "node-7" -> "node-<*>", "core.12." -> "core.<*>.": the name kept */
@@ -1117,13 +1119,16 @@ FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, s
 static void memo_grow(fuse_state *st)
 {
     size_t slots = st->memo ? 2 * st->memo_slots : FUSE_MEMO_MIN;
-    fuse_memo *m = calloc(slots, sizeof *m);
+    fuse_memo *m = malloc(slots * sizeof *m);
     if (m == NULL)
         return;
+    for (size_t k = 0; k < slots; k++)
+        m[k].len = 0; /* empty; the rest of a slot is written when it is kept */
     free(st->memo);
     st->memo = m;
     st->memo_slots = slots;
     st->memo_evictions = 0;
+    st->memo_hits = 0;
 }
 
 /* Does slot m hold the token of n bytes whose words are w (memo_slot)? */
@@ -2040,6 +2045,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                                                 : NULL;
             if (slot && memo_holds(slot, one.len, words)) {
                 h = slot->masked;
+                st->memo_hits++;
             } else {
                 /* the masked bytes, with 8 bytes of slack for hash_padded */
                 if (one.len + 8 > st->norm.cap / 4 &&
@@ -2051,8 +2057,11 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                     if (st->memo == NULL)
                         memo_grow(st);
                 } else if (slot->len && ++st->memo_evictions > st->memo_slots &&
+                           st->memo_hits >= st->memo_evictions / 4 &&
                            st->memo_slots < FUSE_MEMO_MAX) {
-                    memo_grow(st); /* tokens keep replacing others: more room */
+                    /* tokens keep replacing others that come back: more room (tokens
+                       that never come back, ids and counters, would only fill it) */
+                    memo_grow(st);
                 } else {
                     memo_keep(slot, one.len, words, h, st->norm.data, masked_len);
                 }
@@ -2131,7 +2140,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             uint64_t words[FUSE_MEMO_WORDS];
             const fuse_memo *slot =
                 memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
-            if (slot && slot->form_len && memo_holds(slot, toks[i].len, words)) {
+            if (slot && memo_holds(slot, toks[i].len, words) && slot->form_len) {
                 len = slot->form_len;
                 memcpy(o, slot->form, len);
                 st->tok_hash[i] = slot->masked;
