@@ -244,13 +244,13 @@ typedef struct fuse_pool {
  * the byte-wise mask, the costliest step of a line, and the same ones come
  * back line after line; the memo answers them with one probe and a compare
  * of a few words.  Direct-mapped: a token simply replaces the one in its
- * slot.  It starts small, since zeroing it costs as much as parsing a few
- * hundred lines, and grows (emptied) while tokens keep replacing others
+ * slot.  It is made on first use with its slots marked empty (only their
+ * lengths written), and grows (emptied) while tokens keep replacing others
  * and a fair share of tokens are found, up to a bound.  It is a cache of a pure function, so what is parsed does
  * not depend on it (nor is it saved in snapshots).
  */
 #define FUSE_MEMO_WORDS 5 /* tokens up to 40 bytes */
-#define FUSE_MEMO_MIN 512
+#define FUSE_MEMO_MIN 4096
 #define FUSE_MEMO_MAX 16384
 typedef struct fuse_memo {
     uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
