@@ -1214,25 +1214,26 @@ static int is_level_word(const char *s, size_t n)
     if (n == 1)
         return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
                s[0] == 'F';
-    /* by length (3 to 8), so that a token is compared with few names: every header token is tested */
-    static const char *const levels[6][7] = {
-        {"err", NULL},
-        {"info", "warn", "crit", NULL},
-        {"trace", "debug", "error", "fatal", "emerg", "alert", NULL},
-        {"notice", "severe", NULL},
-        {"warning", NULL},
-        {"critical", NULL},
+    /* by length (3 to 8), zero-padded to 8 bytes, so that a token is compared
+       with few names a word at a time: every header token is tested */
+    static const char levels[6][7][8] = {
+        {"err"},
+        {"info", "warn", "crit"},
+        {"trace", "debug", "error", "fatal", "emerg", "alert"},
+        {"notice", "severe"},
+        {"warning"},
+        {"critical"},
     };
     if (n < 3 || n > 8)
         return 0;
-    char lower[8];
+    char lower[8] = {0};
     for (size_t i = 0; i < n; i++) {
         if (!is_letter(s[i]))
             return 0;
         lower[i] = (char)(s[i] | 0x20);
     }
-    for (const char *const *w = levels[n - 3]; *w; w++)
-        if (memcmp(*w, lower, n) == 0)
+    for (size_t w = 0; w < 7 && levels[n - 3][w][0]; w++)
+        if (memcmp(levels[n - 3][w], lower, 8) == 0)
             return 1;
     return 0;
 }
@@ -1402,7 +1403,9 @@ static size_t header_length(const logtk_slice *t, size_t n)
         size_t len = t[i].len;
         int span_dated = 0;
         size_t span;
-        if (is_level_word(s, len)) {
+        /* a digit opens no level word, component or bracket: straight to the date test */
+        int digit_first = s[0] >= '0' && s[0] <= '9';
+        if (!digit_first && is_level_word(s, len)) {
             if (!dated)
                 return 0;
             i++;
@@ -1429,7 +1432,7 @@ static size_t header_length(const logtk_slice *t, size_t n)
             }
             return end < n ? end : 0;
         }
-        if (is_component(s, len)) {
+        if (!digit_first && is_component(s, len)) {
             if (!dated)
                 return 0;
             i++;
@@ -1437,7 +1440,7 @@ static size_t header_length(const logtk_slice *t, size_t n)
                 i++;
             return i < n ? i : 0;
         }
-        if ((span = bracket_span(t, i, limit, &span_dated)) != 0 && span_dated) {
+        if (!digit_first && (span = bracket_span(t, i, limit, &span_dated)) != 0 && span_dated) {
             dated = 1;
             i += span;
             end = i;
