@@ -1045,29 +1045,34 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         dots++;
     if (dots >= FUSE_WILD_DOTS)
         return 0;
-    if (is_letter(s[0])) {
-        /* the rules of mask_token() for names with digits, without its copy */
-        size_t lead = 1;
-        while (lead < n && is_letter(s[lead]))
-            lead++;
-        if (is_digit_name(s, n - dots)) {
-            *hash = h; /* "jk2_init", "eth0": a name, itself */
-            *form = FORM_SELF;
-            return 1;
-        }
-        /* "node-7", "core.12": maybe a kept name prefix (name_prefix, leader_prefix) */
-        size_t keep = 0;
-        if (lead < n && (s[lead] == '-' || s[lead] == '.') && (keep = name_prefix(s, n - dots)) == 0)
+    /* the rules of mask_token() for a variable atom, without its copy */
+    size_t lead = 0, keep = 0; /* letters opening the token; the kept prefix */
+    while (lead < n && is_letter(s[lead]))
+        lead++;
+    if (lead && is_digit_name(s, n - dots)) {
+        *hash = h; /* "jk2_init", "eth0": a name, itself */
+        *form = FORM_SELF;
+        return 1;
+    }
+    /* "node-7", "core.12": a kept name (name_prefix needs a '-' or '.' after letters) */
+    if (lead && lead < n && (s[lead] == '-' || s[lead] == '.'))
+        keep = name_prefix(s, n - dots);
+    if (keep == 0) {
+        /* "label..0": leader dots after letters, '_' and '-' (leader_prefix), whatever opens it */
+        size_t run = lead;
+        while (run < n && (is_letter(s[run]) || s[run] == '_' || s[run] == '-'))
+            run++;
+        if (run >= 2 && run + 1 < n && s[run] == '.' && s[run + 1] == '.')
             keep = leader_prefix(s, n - dots);
-        if (keep) {
-            /* "node-7" -> "node-<*>", "core.12." -> "core.<*>.": the name kept */
-            char masked[64 + LOGTK_WILDCARD_LEN + FUSE_WILD_DOTS + 8]; /* slack for hash_padded */
-            memcpy(masked, s, keep);
-            memcpy(masked + keep, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
-            *hash = hash_padded(masked, keep + LOGTK_WILDCARD_LEN + dots);
-            *form = FORM_MASK;
-            return 1;
-        }
+    }
+    if (keep) {
+        /* "node-7" -> "node-<*>", "core.12." -> "core.<*>.": the name kept */
+        char masked[64 + LOGTK_WILDCARD_LEN + FUSE_WILD_DOTS + 8]; /* slack for hash_padded */
+        memcpy(masked, s, keep);
+        memcpy(masked + keep, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
+        *hash = hash_padded(masked, keep + LOGTK_WILDCARD_LEN + dots);
+        *form = FORM_MASK;
+        return 1;
     }
     *hash = wild_dots[dots];
     *form = (uint8_t)(FORM_WILD + dots);
