@@ -1035,7 +1035,8 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     if (!any_digit) {
         if (is_dns_name(s, n))
             return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
-        int wild = (n == 3 && is_calendar_word(s, n)) || is_value_word(s, n);
+        int wild = (n == 3 && is_calendar_word(s, n)) ||
+                   ((n == 4 || n == 5) && is_value_word(s, n)); /* its own first test, inline */
         *hash = wild ? wild_dots[0] : h;
         *form = wild ? FORM_WILD : FORM_SELF;
         return 1;
@@ -2042,7 +2043,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
                 i++;
                 asides++;
-            } else if (t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
+            } else if ((t->ptr[0] == '<' || t->ptr[0] == '>') && i + 1 < n &&
+                       is_bound_quantity(t, &t[1])) { /* a bound opens with its sign */
                 one = joined(t, &t[1]); /* "<1 sec": one value */
                 i++;
                 asides++;
