@@ -123,7 +123,31 @@ typedef struct template_entry {
     size_t text_cap;
     size_t nwild; /* "<*>" in text: the parameters of each line */
     uint32_t alias; /* logtk_tmpl_alias(): the template whose text this one shows; 0: none */
+    /* How each token pairs with a line token (token_fit), made by render()
+       with the text, so that fitting a line does not rescan the tokens for
+       "<*>"; valid when !text_dirty and !shown. */
+    struct token_fit *fit;
+    uint32_t fit_cap;
+    int fit_stale; /* fit is not yet made for the text rendered last (see classify_tokens) */
 } template_entry;
+
+/*
+ * How one template token pairs with one line token.  Every line is fitted
+ * to its template token by token, so this is worked out once per template
+ * text instead of once per line.
+ */
+enum token_fit_kind {
+    FIT_LITERAL, /* no '<': the same bytes */
+    FIT_WILD,    /* "<*>": anything */
+    FIT_ONE_STAR, /* prefix "<*>" suffix, no blank: both ends compare, the middle is the value */
+    FIT_GLOB     /* anything else with a '<': the glob matcher */
+};
+typedef struct token_fit {
+    uint32_t kind;
+    uint32_t stars;  /* "<*>" in the token: the parameters it takes */
+    uint32_t before; /* parameters taken by the tokens before it */
+    uint32_t prefix; /* FIT_ONE_STAR: bytes before the "<*>" */
+} token_fit;
 
 typedef struct param_pair {
     char *name;
@@ -445,6 +469,47 @@ static int join_tokens(logtk_strbuf *out, const logtk_slice *tok, size_t n)
     return logtk_strbuf_append(out, "", 0);
 }
 
+/*
+ * Fills t->fit from t->tokens (see token_fit), once per rendered text and
+ * only when a line's tokens are paired with it (not for lines a mask
+ * changed, which are matched as text).
+ */
+static int classify_tokens(logtk_parser *p, template_entry *t)
+{
+    if (!t->fit_stale || t->shown)
+        return LOGTK_OK; /* current, or not needed: a shown text is matched as text */
+    if (t->ntokens > t->fit_cap) {
+        token_fit *f = realloc(t->fit, t->ntokens * sizeof *f);
+        if (f == NULL)
+            return nomem(p);
+        t->fit = f;
+        t->fit_cap = t->ntokens;
+    }
+    uint32_t before = 0;
+    for (uint32_t i = 0; i < t->ntokens; i++) {
+        const logtk_slice *tok = &t->tokens[i];
+        token_fit *f = &t->fit[i];
+        f->before = before;
+        f->prefix = 0;
+        if (logtk_is_wildcard(tok->ptr, tok->len)) {
+            f->kind = FIT_WILD;
+            f->stars = 1;
+        } else if (memchr(tok->ptr, '<', tok->len) == NULL) {
+            f->kind = FIT_LITERAL;
+            f->stars = 0;
+        } else {
+            size_t at;
+            f->stars = (uint32_t)logtk_tmatch_count_wildcards(tok->ptr, tok->len);
+            f->kind = logtk_tmatch_one_star(tok->ptr, tok->len, &at) ? FIT_ONE_STAR : FIT_GLOB;
+            if (f->kind == FIT_ONE_STAR)
+                f->prefix = (uint32_t)at;
+        }
+        before += f->stars;
+    }
+    t->fit_stale = 0;
+    return LOGTK_OK;
+}
+
 static int render(logtk_parser *p, template_entry *t)
 {
     if (!t->text_dirty)
@@ -477,6 +542,7 @@ static int render(logtk_parser *p, template_entry *t)
     t->text[len] = '\0';
     t->text_len = len;
     t->nwild = logtk_tmatch_count_wildcards(t->text, len);
+    t->fit_stale = 1;
     t->text_dirty = 0;
     return LOGTK_OK;
 }
@@ -796,6 +862,7 @@ void logtk_parser_free(logtk_parser *p)
         free(p->templates[i].tokens);
         free(p->templates[i].shown);
         free(p->templates[i].text);
+        free(p->templates[i].fit);
     }
     free(p->templates);
     logtk_arena_free(&p->token_arena);
@@ -946,84 +1013,144 @@ int logtk_parser_assignment(logtk_parser *p, uint64_t index, uint32_t *template_
 /* ------------------------------------------- fitting lines, parameters */
 
 /*
- * Makes template id match `content` (the line assigned to it): when its
- * text does not, its shown tokens are widened with the line's own tokens.
- * The algorithm's tokens, and so its grouping, are left alone.
+ * One template token (tok, classified as f) against one line token c: 1 when
+ * it fits (a "<*>", the same bytes, or a glob match).  With caps (room for
+ * f->stars slices), also the text of each "<*>", as the glob match finds
+ * it; *caps_ok is cleared when the token fits by its bytes only and the
+ * matcher gives no values (then the caller matches the whole text).
  */
-/* One template token against one line token: a "<*>", the same bytes, or a glob match. */
-static inline int token_fits(const logtk_slice *t, const logtk_slice *c)
+static inline int token_fits(const logtk_slice *tok, const token_fit *f, const logtk_slice *c,
+                             logtk_slice *caps, int *caps_ok)
 {
-    if (logtk_is_wildcard(t->ptr, t->len))
+    switch (f->kind) {
+    case FIT_WILD:
+        if (caps)
+            caps[0] = *c;
         return 1;
-    if (t->len == c->len && memcmp(t->ptr, c->ptr, t->len) == 0)
+    case FIT_LITERAL:
+        return tok->len == c->len && memcmp(tok->ptr, c->ptr, c->len) == 0;
+    case FIT_ONE_STAR: {
+        /* what logtk_tmatch_glob() does with one "<*>" and no blank (logtk_tmatch_one_star) */
+        size_t prefix = f->prefix, suffix = tok->len - LOGTK_WILDCARD_LEN - prefix;
+        if (c->len < prefix + suffix || memcmp(tok->ptr, c->ptr, prefix) != 0 ||
+            memcmp(tok->ptr + tok->len - suffix, c->ptr + c->len - suffix, suffix) != 0)
+            return 0; /* equal bytes would have matched too */
+        if (caps) {
+            caps[0].ptr = c->ptr + prefix;
+            caps[0].len = c->len - prefix - suffix;
+        }
         return 1;
-    return memchr(t->ptr, '<', t->len) != NULL && logtk_tmatch_glob(t->ptr, t->len, c->ptr, c->len, NULL);
+    }
+    default:
+        if (caps && f->stars) {
+            if (logtk_tmatch_glob(tok->ptr, tok->len, c->ptr, c->len, caps))
+                return 1;
+            if (tok->len == c->len && memcmp(tok->ptr, c->ptr, c->len) == 0) {
+                *caps_ok = 0;
+                return 1;
+            }
+            return 0;
+        }
+        return (tok->len == c->len && memcmp(tok->ptr, c->ptr, c->len) == 0) ||
+               logtk_tmatch_glob(tok->ptr, tok->len, c->ptr, c->len, NULL);
+    }
 }
 
 /*
  * The usual case, cheaply: the template shows its own tokens and the line's
  * tokens are its content's (no mask changed it).  The tokens pair up from
  * both ends, and one "<*>" of the template may take the extra tokens of a
- * longer line (fuse's header).  1 when that shows a match (and then, when
- * caps is not NULL, the text of each "<*>" in caps, as the glob match
- * finds it: a "<*>" token takes its tokens, one inside a token its part of
- * it); 0 says nothing.
+ * longer line (fuse's header).  1 when that shows a match, 0 says nothing.
+ * With caps (room for t->nwild slices), the text of each "<*>" goes there,
+ * as the glob match finds it (a "<*>" token takes its tokens, one inside a
+ * token its part of it), and *caps_ok says whether they all could be
+ * found so.  t->fit must be current (classify_tokens()).
  */
-static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n, logtk_slice *caps)
+static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n, logtk_slice *caps,
+                      int *caps_ok)
 {
     size_t m = t->ntokens;
+    *caps_ok = 1;
     if (t->shown || n < m || m == 0)
         return m == 0 && n == 0 && !t->shown;
-    size_t l = 0, r = 0, q = SIZE_MAX; /* q: the "<*>" that takes n - m + 1 tokens */
-    while (l < m && token_fits(&t->tokens[l], &c[l]))
-        l++;
-    if (l < m || n > m) {
-        while (r < m && token_fits(&t->tokens[m - 1 - r], &c[n - 1 - r]))
-            r++;
-        /* a "<*>" at q with [0, q) fitting from the left and (q, m) from the right */
-        for (size_t i = m - 1 - (r < m ? r : m - 1); i <= l && i < m && q == SIZE_MAX; i++)
-            if (logtk_is_wildcard(t->tokens[i].ptr, t->tokens[i].len) && m - 1 - i <= r)
-                q = i;
-        if (q == SIZE_MAX)
-            return 0;
-    }
-    if (caps == NULL)
+    const logtk_slice *tok = t->tokens;
+    const token_fit *f = t->fit;
+    if (n == m) {
+        /* no "<*>" takes extra tokens: they pair in order, or the line does not fit */
+        for (size_t i = 0; i < m; i++)
+            if (!token_fits(&tok[i], &f[i], &c[i], caps ? caps + f[i].before : NULL, caps_ok))
+                return 0;
         return 1;
-    size_t k = 0;
-    for (size_t i = 0; i < m; i++) {
-        const logtk_slice *tok = &t->tokens[i];
-        size_t j = q == SIZE_MAX || i <= q ? i : i + (n - m);
-        if (i == q) {
-            const logtk_slice *last = &c[q + (n - m)];
-            caps[k].ptr = c[q].ptr;
-            caps[k].len = (size_t)(last->ptr + last->len - c[q].ptr);
-            k++;
-        } else if (logtk_is_wildcard(tok->ptr, tok->len)) {
-            caps[k++] = c[j];
-        } else if (memchr(tok->ptr, '<', tok->len) != NULL) {
-            size_t stars = logtk_tmatch_count_wildcards(tok->ptr, tok->len);
-            if (stars && !logtk_tmatch_glob(tok->ptr, tok->len, c[j].ptr, c[j].len, caps + k))
-                return 0; /* not reached: token_fits said it fits */
-            k += stars;
-        }
+    }
+    /* a "<*>" at q with [0, q) fitting from the left and (q, m) from the right */
+    size_t shift = n - m, l = 0, r = 0, q = SIZE_MAX;
+    int ignored = 1;
+    while (l < m && token_fits(&tok[l], &f[l], &c[l], NULL, &ignored))
+        l++;
+    size_t caps_bad = SIZE_MAX; /* the last token paired from the right whose values failed */
+    for (; r < m; r++) {
+        size_t i = m - 1 - r;
+        int good = 1;
+        if (!token_fits(&tok[i], &f[i], &c[i + shift], caps ? caps + f[i].before : NULL, &good))
+            break;
+        if (!good && caps_bad == SIZE_MAX)
+            caps_bad = i;
+    }
+    for (size_t i = m - 1 - (r < m ? r : m - 1); i <= l && i < m && q == SIZE_MAX; i++)
+        if (f[i].kind == FIT_WILD && m - 1 - i <= r)
+            q = i;
+    if (q == SIZE_MAX)
+        return 0;
+    if (caps) {
+        /* (q, m) hold the values paired from the right; [0, q) pair from the left */
+        int good = caps_bad == SIZE_MAX || caps_bad < q;
+        for (size_t i = 0; i < q; i++)
+            token_fits(&tok[i], &f[i], &c[i], caps + f[i].before, &good);
+        const logtk_slice *last = &c[q + shift];
+        caps[f[q].before].ptr = c[q].ptr;
+        caps[f[q].before].len = (size_t)(last->ptr + last->len - c[q].ptr);
+        *caps_ok = good;
     }
     return 1;
 }
 
+/*
+ * Makes template id match `content` (the line assigned to it): when its
+ * text does not, its shown tokens are widened with the line's own tokens.
+ * The algorithm's tokens, and so its grouping, are left alone.  With np,
+ * the line's parameters go to p->param_out when it matches the template
+ * as it is (*np their count), else *np is SIZE_MAX (the template was
+ * widened, or the tokens paired by their bytes only): a line is fitted and
+ * its values found in one pass over its tokens, or one match of its text.
+ */
 static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t len,
-                    const logtk_slice *tokens, size_t ntokens)
+                    const logtk_slice *tokens, size_t ntokens, size_t *np)
 {
     id = shown_id(p, id);
     template_entry *t = entry(p, id);
-    if (tokens && tokens_fit(t, tokens, ntokens, NULL)) {
-        t->seen_line = 1;
-        return LOGTK_OK;
-    }
+    if (np)
+        *np = SIZE_MAX;
     int rc = render(p, t);
     if (rc != LOGTK_OK)
         return rc;
-    if (logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)) {
+    if (np && grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1,
+                        sizeof *p->param_out))
+        return nomem(p);
+    if (tokens) {
+        if (classify_tokens(p, t) != LOGTK_OK)
+            return nomem(p);
+        int caps_ok;
+        if (tokens_fit(t, tokens, ntokens, np ? p->param_out : NULL, &caps_ok)) {
+            t->seen_line = 1;
+            if (np && caps_ok)
+                *np = t->nwild;
+            return LOGTK_OK;
+        }
+    }
+    if (logtk_tmatch_glob(t->text, t->text_len, content, len, np ? p->param_out : NULL)) {
         t->seen_line = 1;
+        if (np)
+            *np = t->nwild;
         return LOGTK_OK;
     }
     enum logtk_tmatch_mode mode = t->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
@@ -1047,7 +1174,10 @@ static int capture_params(logtk_parser *p, uint32_t id, const char *content, siz
         return rc;
     if (grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1, sizeof *p->param_out))
         return nomem(p);
-    if (tokens && tokens_fit(t, tokens, ntokens, p->param_out)) {
+    int caps_ok;
+    if (tokens && classify_tokens(p, t) != LOGTK_OK)
+        return nomem(p);
+    if (tokens && tokens_fit(t, tokens, ntokens, p->param_out, &caps_ok) && caps_ok) {
         *np = t->nwild;
         return LOGTK_OK;
     }
@@ -1141,7 +1271,7 @@ static int fit_batch_lines(logtk_parser *p)
         if (entry(p, id) == NULL)
             continue;
         uint64_t a = p->batch_offsets[k], b = p->batch_offsets[k + 1];
-        rc = fit_line(p, id, p->batch_content.data + a, (size_t)(b - a), NULL, 0);
+        rc = fit_line(p, id, p->batch_content.data + a, (size_t)(b - a), NULL, 0, NULL);
     }
     logtk_strbuf_free(&p->batch_content);
     free(p->batch_offsets);
@@ -1184,11 +1314,12 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
     }
     p->lines++;
     template_entry *t = entry(p, id);
+    size_t np = SIZE_MAX; /* parameters found while fitting the line, SIZE_MAX: none */
     if (t) {
         t->count++;
         if ((p->keep_assignments && (rc = record_assignment(p, line.index, id)) != LOGTK_OK) ||
             (rc = fit_line(p, id, content, len, masked == content ? line.tokens : NULL,
-                           line.ntokens)) != LOGTK_OK) {
+                           line.ntokens, ev ? &np : NULL)) != LOGTK_OK) {
             flush_callbacks(p);
             return rc;
         }
@@ -1198,6 +1329,9 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
             (rc = keep_batch_content(p, line.index, content, len)) != LOGTK_OK)
             return rc;
     }
+    /* a callback may extract other lines' parameters into p->param_out */
+    if (p->npending)
+        np = SIZE_MAX;
     flush_callbacks(p);
     if (ev) {
         ev->template_id = t ? id : 0;
@@ -1205,7 +1339,9 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
         ev->changed = t && !ev->created && t->changed_serial == p->serial;
         ev->nparams = 0;
         ev->params = p->param_out;
-        if (t) {
+        if (t && np != SIZE_MAX) {
+            ev->nparams = np;
+        } else if (t) {
             rc = capture_params(p, id, content, len, masked == content ? line.tokens : NULL,
                                 line.ntokens, &ev->nparams);
             ev->params = p->param_out;

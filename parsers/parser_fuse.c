@@ -238,6 +238,28 @@ typedef struct fuse_pool {
 /* Hashes of "<*>", "<*>.", "<*>.." and "<*>...": a whole-token number with sentence dots. */
 #define FUSE_WILD_DOTS 4
 
+/*
+ * Memo of mask_token(): the hash of a token's masked form by the token's
+ * bytes.  Tokens with punctuation ("key=value", "name:", "(x)") go through
+ * the byte-wise mask, the costliest step of a line, and the same ones come
+ * back line after line; the memo answers them with one probe and a compare
+ * of a few words.  Direct-mapped: a token simply replaces the one in its
+ * slot.  It is made on first use with its slots marked empty (only their
+ * lengths written), and grows (emptied) while tokens keep replacing others
+ * and a fair share of tokens are found, up to a bound.  It is a cache of a pure function, so what is parsed does
+ * not depend on it (nor is it saved in snapshots).
+ */
+#define FUSE_MEMO_WORDS 5 /* tokens up to 40 bytes */
+#define FUSE_MEMO_MIN 4096
+#define FUSE_MEMO_MAX 16384
+typedef struct fuse_memo {
+    uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
+    uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
+    uint32_t len;                    /* 0: an empty slot */
+    uint32_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
+    char form[8 * FUSE_MEMO_WORDS];  /* the masked form, for a line that misses the table */
+} fuse_memo;
+
 typedef struct fuse_state {
     long threshold;
     long max_entries;
@@ -261,6 +283,7 @@ typedef struct fuse_state {
     size_t *tok_off, *tok_len;
     uint64_t *tok_hash;
     uint8_t *tok_wild;
+    uint8_t *tok_form;  /* per token: its masked form as the quick hash found it (FORM_*) */
     logtk_slice *tok;
     logtk_slice *kept;  /* the line's tokens without quantity asides (slow path) */
     size_t tok_cap;
@@ -271,6 +294,10 @@ typedef struct fuse_state {
     logtk_strbuf wfscratch; /* one variable form being hashed */
     logtk_slice *edit;  /* template tokens being generalized */
     size_t edit_cap;
+    fuse_memo *memo;    /* see fuse_memo; NULL until a token needs it */
+    size_t memo_slots;  /* a power of two */
+    size_t memo_evictions; /* tokens that replaced another since the memo last grew */
+    size_t memo_hits;      /* tokens the memo answered since it last grew */
 } fuse_state;
 
 /* ------------------------------------------------------------------ hashing */
@@ -298,8 +325,12 @@ static uint64_t hash_bytes(const char *s, size_t n)
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&w, s + i, 8); /* the same word as the loop below builds */
+#else
         for (size_t k = 0; k < 8; k++)
             w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+#endif
         h = hash_round(h, w);
     }
     if (i < n) {
@@ -920,7 +951,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
         size_t dots = 0;
         while (o - dots > atom + 1 && o[-1 - (ptrdiff_t)dots] == '.')
             dots++;
-        if (variable && !memchr(atom, '*', atom_len) && is_digit_name(atom, atom_len - dots)) {
+        if (variable && is_digit_name(atom, atom_len - dots) && !memchr(atom, '*', atom_len)) {
             last_wild = 0;
             continue;
         }
@@ -945,6 +976,16 @@ static size_t mask_token(const char *s, size_t n, char *out)
 }
 
 /*
+ * A token's masked form as found by quick_token_hash(), so that a line
+ * that misses the table is written out without masking those tokens again.
+ */
+enum {
+    FORM_MASK, /* only mask_token() knows */
+    FORM_SELF, /* the token itself */
+    FORM_WILD  /* FORM_WILD + d: "<*>" and d dots */
+};
+
+/*
  * The hash of the masked form of a token made only of simple bytes (see
  * simple_bytes), straight from its bytes: no copy, no per-byte loop.  Such a
  * token is one atom, so its masked form is the token itself (no digit; a
@@ -952,10 +993,11 @@ static size_t mask_token(const char *s, size_t n, char *out)
  * `limit` ends the readable memory after s: a token shorter than 8 bytes is
  * loaded as a whole word only when that stays below it.  Returns 0 when the
  * token needs mask_token() (other bytes, too long, too close to the end);
- * otherwise 1 with *hash equal to hash_bytes() of the masked form.
+ * otherwise 1 with *hash equal to hash_bytes() of the masked form, and that
+ * form in *form.
  */
 static int quick_token_hash(const char *s, size_t n, const char *limit,
-                            const uint64_t *wild_dots, uint64_t *hash)
+                            const uint64_t *wild_dots, uint64_t *hash, uint8_t *form)
 {
 #if FUSE_SWAR
     const uint64_t high = 0x8080808080808080ULL;
@@ -979,7 +1021,10 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
             memcpy(&w, s + n - 8, 8); /* overlaps bytes already checked */
             w >>= 8 * (8 - rest);
         } else {
-            return 0;
+            /* a short token closing the line: its bytes one by one */
+            w = 0;
+            for (size_t k = 0; k < rest; k++)
+                w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
         }
         uint64_t keep = high >> (8 * (8 - rest));
         if ((simple_bytes(w, &digits) & keep) != keep)
@@ -990,7 +1035,10 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     if (!any_digit) {
         if (is_dns_name(s, n))
             return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
-        *hash = (n == 3 && is_calendar_word(s, n)) || is_value_word(s, n) ? wild_dots[0] : h;
+        int wild = (n == 3 && is_calendar_word(s, n)) ||
+                   ((n == 4 || n == 5) && is_value_word(s, n)); /* its own first test, inline */
+        *hash = wild ? wild_dots[0] : h;
+        *form = wild ? FORM_WILD : FORM_SELF;
         return 1;
     }
     size_t dots = 0;
@@ -998,24 +1046,117 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         dots++;
     if (dots >= FUSE_WILD_DOTS)
         return 0;
-    if (is_letter(s[0])) {
-        /* the rules of mask_token() for names with digits, without its copy */
-        size_t lead = 1;
-        while (lead < n && is_letter(s[lead]))
-            lead++;
-        if (lead < n && (s[lead] == '-' || s[lead] == '.'))
-            return 0; /* "node-7", "core.12": maybe a kept name prefix */
-        if (is_digit_name(s, n - dots)) {
-            *hash = h; /* "jk2_init", "eth0": a name, itself */
-            return 1;
-        }
+    /* the rules of mask_token() for a variable atom, without its copy */
+    size_t lead = 0, keep = 0; /* letters opening the token; the kept prefix */
+    while (lead < n && is_letter(s[lead]))
+        lead++;
+    if (lead && is_digit_name(s, n - dots)) {
+        *hash = h; /* "jk2_init", "eth0": a name, itself */
+        *form = FORM_SELF;
+        return 1;
+    }
+    /* "node-7", "core.12": a kept name (name_prefix needs a '-' or '.' after letters) */
+    if (lead && lead < n && (s[lead] == '-' || s[lead] == '.'))
+        keep = name_prefix(s, n - dots);
+    if (keep == 0) {
+        /* "label..0": leader dots after letters, '_' and '-' (leader_prefix), whatever opens it */
+        size_t run = lead;
+        while (run < n && (is_letter(s[run]) || s[run] == '_' || s[run] == '-'))
+            run++;
+        if (run >= 2 && run + 1 < n && s[run] == '.' && s[run + 1] == '.')
+            keep = leader_prefix(s, n - dots);
+    }
+    if (keep) {
+        /* "node-7" -> "node-<*>", "core.12." -> "core.<*>.": the name kept */
+        char masked[64 + LOGTK_WILDCARD_LEN + FUSE_WILD_DOTS + 8]; /* slack for hash_padded */
+        memcpy(masked, s, keep);
+        memcpy(masked + keep, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
+        *hash = hash_padded(masked, keep + LOGTK_WILDCARD_LEN + dots);
+        *form = FORM_MASK;
+        return 1;
     }
     *hash = wild_dots[dots];
+    *form = (uint8_t)(FORM_WILD + dots);
     return 1;
 #else
-    (void)s, (void)n, (void)limit, (void)wild_dots, (void)hash;
+    (void)s, (void)n, (void)limit, (void)wild_dots, (void)hash, (void)form;
     return 0;
 #endif
+}
+
+/*
+ * The memo slot of token s[0..n) (readable up to limit), with its bytes as
+ * words in w; NULL when it is too long to be kept.
+ */
+FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, size_t n,
+                                 const char *limit, uint64_t *w)
+{
+    if (n == 0 || n > 8 * FUSE_MEMO_WORDS || memo == NULL)
+        return NULL;
+    uint64_t h = n;
+    size_t i = 0, k = 0;
+    for (; n - i >= 8; i += 8, k++) {
+        memcpy(&w[k], s + i, 8);
+        h = hash_round(h, w[k]);
+    }
+    if (i < n) {
+        size_t rest = n - i;
+#if FUSE_SWAR
+        if (limit - (s + i) >= 8) {
+            memcpy(&w[k], s + i, 8);
+            w[k] &= ~0ULL >> (8 * (8 - rest));
+        } else
+#endif
+        {
+            w[k] = 0;
+            memcpy(&w[k], s + i, rest);
+        }
+        h = hash_round(h, w[k]);
+        k++;
+    }
+    (void)limit;
+    return &memo[logtk_mix64(h) & (slots - 1)];
+}
+
+/*
+ * Makes the memo (first use) or one twice as large (empty: its slots
+ * move).  Out of memory only leaves the memo as it was.
+ */
+static void memo_grow(fuse_state *st)
+{
+    size_t slots = st->memo ? 2 * st->memo_slots : FUSE_MEMO_MIN;
+    fuse_memo *m = malloc(slots * sizeof *m);
+    if (m == NULL)
+        return;
+    for (size_t k = 0; k < slots; k++)
+        m[k].len = 0; /* empty; the rest of a slot is written when it is kept */
+    free(st->memo);
+    st->memo = m;
+    st->memo_slots = slots;
+    st->memo_evictions = 0;
+    st->memo_hits = 0;
+}
+
+/* Does slot m hold the token of n bytes whose words are w (memo_slot)? */
+FUSE_INLINE int memo_holds(const fuse_memo *m, size_t n, const uint64_t *w)
+{
+    if (m->len != n)
+        return 0;
+    for (size_t k = 0; k * 8 < n; k++)
+        if (m->words[k] != w[k])
+            return 0;
+    return 1;
+}
+
+static void memo_keep(fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked,
+                      const char *form, size_t form_len)
+{
+    memset(m->words, 0, sizeof m->words);
+    memcpy(m->words, w, (n + 7) / 8 * 8);
+    m->len = (uint32_t)n;
+    m->masked = masked;
+    m->form_len = form_len <= sizeof m->form ? (uint32_t)form_len : 0;
+    memcpy(m->form, form, m->form_len);
 }
 
 /*
@@ -1079,19 +1220,26 @@ static int is_level_word(const char *s, size_t n)
     if (n == 1)
         return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
                s[0] == 'F';
-    static const char *const levels[] = {"trace", "debug", "info",  "notice", "warn",
-                                         "warning", "error", "fatal", "critical", "severe",
-                                         "crit", "err", "emerg", "alert", NULL};
+    /* by length (3 to 8), zero-padded to 8 bytes, so that a token is compared
+       with few names a word at a time: every header token is tested */
+    static const char levels[6][7][8] = {
+        {"err"},
+        {"info", "warn", "crit"},
+        {"trace", "debug", "error", "fatal", "emerg", "alert"},
+        {"notice", "severe"},
+        {"warning"},
+        {"critical"},
+    };
     if (n < 3 || n > 8)
         return 0;
-    char lower[8];
+    char lower[8] = {0};
     for (size_t i = 0; i < n; i++) {
         if (!is_letter(s[i]))
             return 0;
         lower[i] = (char)(s[i] | 0x20);
     }
-    for (size_t w = 0; levels[w]; w++)
-        if (strlen(levels[w]) == n && memcmp(levels[w], lower, n) == 0)
+    for (size_t w = 0; w < 7 && levels[n - 3][w][0]; w++)
+        if (memcmp(levels[n - 3][w], lower, 8) == 0)
             return 1;
     return 0;
 }
@@ -1261,7 +1409,9 @@ static size_t header_length(const logtk_slice *t, size_t n)
         size_t len = t[i].len;
         int span_dated = 0;
         size_t span;
-        if (is_level_word(s, len)) {
+        /* a digit opens no level word, component or bracket: straight to the date test */
+        int digit_first = s[0] >= '0' && s[0] <= '9';
+        if (!digit_first && is_level_word(s, len)) {
             if (!dated)
                 return 0;
             i++;
@@ -1288,7 +1438,7 @@ static size_t header_length(const logtk_slice *t, size_t n)
             }
             return end < n ? end : 0;
         }
-        if (is_component(s, len)) {
+        if (!digit_first && is_component(s, len)) {
             if (!dated)
                 return 0;
             i++;
@@ -1296,7 +1446,7 @@ static size_t header_length(const logtk_slice *t, size_t n)
                 i++;
             return i < n ? i : 0;
         }
-        if ((span = bracket_span(t, i, limit, &span_dated)) != 0 && span_dated) {
+        if (!digit_first && (span = bracket_span(t, i, limit, &span_dated)) != 0 && span_dated) {
             dated = 1;
             i += span;
             end = i;
@@ -1319,7 +1469,7 @@ static size_t header_length(const logtk_slice *t, size_t n)
             continue;
         }
         int digit = 0, value_chars = 1;
-        for (size_t k = 0; k < len; k++) {
+        for (size_t k = 0; k < len && value_chars; k++) {
             digit |= s[k] >= '0' && s[k] <= '9';
             value_chars &= is_alnum_byte(s[k]) || s[k] == '.' || s[k] == '-' || s[k] == '_' ||
                            s[k] == '/' || s[k] == '@' || s[k] == ':' || s[k] == ',' || s[k] == '+';
@@ -1379,6 +1529,7 @@ static void fuse_destroy(void *state)
     free(st->tok_len);
     free(st->tok_hash);
     free(st->tok_wild);
+    free(st->tok_form);
     free(st->tok);
     free(st->kept);
     free(st->wf_prefix);
@@ -1387,6 +1538,7 @@ static void fuse_destroy(void *state)
     logtk_strbuf_free(&st->wform);
     logtk_strbuf_free(&st->wfscratch);
     free(st->edit);
+    free(st->memo);
 }
 
 static int fuse_set_param(logtk_parser *p, void *state, const char *name, const char *value)
@@ -1507,6 +1659,9 @@ static int grow_scratch(fuse_state *st, size_t n)
     uint8_t *w = realloc(st->tok_wild, cap);
     if (w)
         st->tok_wild = w;
+    uint8_t *fm = realloc(st->tok_form, cap);
+    if (fm)
+        st->tok_form = fm;
     logtk_slice *t = realloc(st->tok, cap * sizeof *t);
     if (t)
         st->tok = t;
@@ -1522,7 +1677,7 @@ static int grow_scratch(fuse_state *st, size_t n)
     uint64_t *wh = realloc(st->wf_hash, cap * sizeof *wh);
     if (wh)
         st->wf_hash = wh;
-    if (!o || !l || !h || !w || !t || !kt || !wp || !ws || !wh)
+    if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh)
         return -1;
     st->tok_cap = cap;
     return 0;
@@ -1669,8 +1824,10 @@ static int is_code_symbol(const char *s, size_t n)
 {
     while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
         n--;
+    if (n <= LOGTK_WILDCARD_LEN || !is_wild_at(s, n - LOGTK_WILDCARD_LEN, n))
+        return 0; /* the common case, without scanning for the symbol */
     size_t k = symbol_prefix(s, n);
-    return k > 0 && k + LOGTK_WILDCARD_LEN == n && is_wild_at(s, k, n);
+    return k > 0 && k + LOGTK_WILDCARD_LEN == n;
 }
 
 /* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
@@ -1879,22 +2036,46 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     for (size_t i = hdr; i < n; i++) {
         const logtk_slice *t = &in[i];
         uint64_t h;
-        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h)) {
+        uint8_t form = FORM_MASK;
+        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form)) {
             logtk_slice one = *t;
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
                 one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
                 i++;
                 asides++;
-            } else if (t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1])) {
+            } else if ((t->ptr[0] == '<' || t->ptr[0] == '>') && i + 1 < n &&
+                       is_bound_quantity(t, &t[1])) { /* a bound opens with its sign */
                 one = joined(t, &t[1]); /* "<1 sec": one value */
                 i++;
                 asides++;
             }
-            /* the masked bytes, with 8 bytes of slack for hash_padded */
-            if (one.len + 8 > st->norm.cap / 4 &&
-                logtk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
-                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            h = hash_padded(st->norm.data, mask_token(one.ptr, one.len, st->norm.data));
+            uint64_t words[FUSE_MEMO_WORDS];
+            fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
+                                                            one.len, limit, words)
+                                                : NULL;
+            if (slot && memo_holds(slot, one.len, words)) {
+                h = slot->masked;
+                st->memo_hits++;
+            } else {
+                /* the masked bytes, with 8 bytes of slack for hash_padded */
+                if (one.len + 8 > st->norm.cap / 4 &&
+                    logtk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
+                    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                size_t masked_len = mask_token(one.ptr, one.len, st->norm.data);
+                h = hash_padded(st->norm.data, masked_len);
+                if (slot == NULL) {
+                    if (st->memo == NULL)
+                        memo_grow(st);
+                } else if (slot->len && ++st->memo_evictions > st->memo_slots &&
+                           st->memo_hits >= st->memo_evictions / 4 &&
+                           st->memo_slots < FUSE_MEMO_MAX) {
+                    /* tokens keep replacing others that come back: more room (tokens
+                       that never come back, ids and counters, would only fill it) */
+                    memo_grow(st);
+                } else {
+                    memo_keep(slot, one.len, words, h, st->norm.data, masked_len);
+                }
+            }
         }
         if (h != wild_h) {
             run_from = SIZE_MAX;
@@ -1902,6 +2083,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             run_from = kept;
             seq_before_run = seq;
         }
+        st->tok_hash[kept] = h; /* for a miss (used when no asides shifted the tokens) */
+        st->tok_form[kept] = form;
         seq += salted(h, kept++);
     }
     if (run_from != SIZE_MAX && run_from > 0 && kept - run_from >= FUSE_LIST_MIN) {
@@ -1951,13 +2134,33 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     char *base = st->norm.data, *o = base;
     for (size_t i = 0; i < n; i++) {
         size_t len = LOGTK_WILDCARD_LEN;
-        if (i < hdr)
-            memcpy(o, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
-        else
-            len = mask_token(toks[i].ptr, toks[i].len, o);
+        /* the forms the quick hash found (their hashes are in tok_hash), else mask_token() */
+        uint8_t form = i < hdr ? FORM_WILD : asides ? FORM_MASK : st->tok_form[i];
+        if (form == FORM_SELF) {
+            len = toks[i].len;
+            memcpy(o, toks[i].ptr, len);
+        } else if (form >= FORM_WILD) {
+            size_t dots = (size_t)(form - FORM_WILD);
+            memcpy(o, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
+            len += dots;
+            if (i < hdr)
+                st->tok_hash[i] = wild_h;
+        } else {
+            /* the memo's copy when it still holds the token, else the mask */
+            uint64_t words[FUSE_MEMO_WORDS];
+            const fuse_memo *slot =
+                memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
+            if (slot && memo_holds(slot, toks[i].len, words) && slot->form_len) {
+                len = slot->form_len;
+                memcpy(o, slot->form, len);
+                st->tok_hash[i] = slot->masked;
+            } else {
+                len = mask_token(toks[i].ptr, toks[i].len, o);
+                st->tok_hash[i] = hash_padded(o, len);
+            }
+        }
         st->tok_off[i] = (size_t)(o - base);
         st->tok_len[i] = len;
-        st->tok_hash[i] = hash_padded(o, len);
         o += len;
     }
     st->norm.len = (size_t)(o - base);

@@ -293,6 +293,18 @@ int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, lo
     }
 }
 
+int logtk_tmatch_one_star(const char *t, size_t tlen, size_t *at)
+{
+    size_t star = next_star(t, 0, tlen);
+    if (star == tlen || next_star(t, star + 3, tlen) != tlen)
+        return 0;
+    for (size_t i = 0; i < tlen; i++)
+        if (blank((unsigned char)t[i]))
+            return 0;
+    *at = star;
+    return 1;
+}
+
 int logtk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen)
 {
     return glob(t, tlen, s, slen, NULL, 1);

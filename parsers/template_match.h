@@ -22,6 +22,15 @@
 size_t logtk_tmatch_count_wildcards(const char *text, size_t len);
 
 /**
+ * Is t[0..tlen) one "<*>" between fixed text without blanks ("key=<*>,")?
+ * Then *at is where the "<*>" starts, and t matches a line without blanks
+ * exactly when the line starts with t[0..*at) and ends with the rest after
+ * the "<*>", not overlapping: the "<*>" takes what lies between, as
+ * logtk_tmatch_glob() would (parser.c pairs tokens so, without the matcher).
+ */
+int logtk_tmatch_one_star(const char *t, size_t tlen, size_t *at);
+
+/**
  * Matches template text t[0..tlen) against line s[0..slen).  Returns 1 on a
  * match and fills caps[0..k) with the text of each "<*>" (k = the number of
  * "<*>"; caps may be NULL, else it holds at least k slices), 0 otherwise.
