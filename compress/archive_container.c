@@ -89,17 +89,29 @@ void ltka_block_header_write(uint8_t out[LTKA_BLOCK_HEADER_LEN], const ltka_bloc
     ltka_put_u32(out + 16, h->raw_bytes);
     ltka_put_u32(out + 20, h->payload_len);
     ltka_put_u32(out + 24, h->payload_hash);
-    ltka_put_u32(out + 28, ltka_checksum(out, 28));
+    ltka_put_u32(out + 28, h->content_hash);
+    ltka_put_u32(out + 32, ltka_checksum(out, 32));
 }
 
-int ltka_block_header_read(const uint8_t in[LTKA_BLOCK_HEADER_LEN], ltka_block_header *h)
+int ltka_block_header_read(const uint8_t *in, int version, ltka_block_header *h)
 {
-    if (memcmp(in, LTKA_BLOCK_MAGIC, 4) != 0 || ltka_get_u32(in + 28) != ltka_checksum(in, 28))
+    size_t hashed = ltka_block_header_len(version) - 4;
+    if (memcmp(in, LTKA_BLOCK_MAGIC, 4) != 0 || ltka_get_u32(in + hashed) != ltka_checksum(in, hashed))
         return -1;
     h->first_line = ltka_get_u64(in + 4);
     h->nlines = ltka_get_u32(in + 12);
     h->raw_bytes = ltka_get_u32(in + 16);
     h->payload_len = ltka_get_u32(in + 20);
     h->payload_hash = ltka_get_u32(in + 24);
+    h->has_content_hash = version != 3;
+    h->content_hash = h->has_content_hash ? ltka_get_u32(in + 28) : 0;
     return 0;
+}
+
+int ltka_check_content(int has_content_hash, uint32_t content_hash, const void *text, size_t len,
+                       logtk_errbuf *err)
+{
+    if (!has_content_hash || ltka_checksum(text, len) == content_hash)
+        return LOGTK_OK;
+    return logtk_error_set(err, LOGTK_ERR_ARCHIVE, "decoded lines fail the content checksum");
 }

@@ -135,6 +135,10 @@ typedef struct search_ctx {
     int own_dec;
     pcre2_match_data *md;
     logtk_strbuf line;
+    logtk_strbuf held;      /* a block's selected lines, held back until its content checksum holds ... */
+    uint32_t *held_lens;    /* ... and their lengths */
+    size_t nheld, held_cap;
+    logtk_strbuf whole;     /* the block's text, rebuilt whole to check its content checksum */
     uint8_t *maybe; /* per template: mask of the pieces its lines may hold */
     size_t maybe_cap;
     uint32_t *cand; /* lines of the block that may match (all lines with -v) */
@@ -1657,6 +1661,9 @@ static void ctx_free(search_ctx *x)
         ltka_decoder_free(x->dec);
     pcre2_match_data_free(x->md);
     logtk_strbuf_free(&x->line);
+    logtk_strbuf_free(&x->held);
+    free(x->held_lens);
+    logtk_strbuf_free(&x->whole);
     free(x->maybe);
     free(x->cand);
     free(x->line_mask);
@@ -1882,6 +1889,63 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
     return LOGTK_OK;
 }
 
+/* search_block's callback while a block's lines are held back: keeps them in x. */
+static int hold_line(void *user, const void *data, size_t len)
+{
+    search_ctx *x = user;
+    if (logtk_array_reserve((void **)&x->held_lens, &x->held_cap, x->nheld + 1, sizeof *x->held_lens) != 0)
+        return -1;
+    if (len > UINT32_MAX || logtk_strbuf_append(&x->held, data, len) != 0)
+        return -1;
+    x->held_lens[x->nheld++] = (uint32_t)len;
+    return 0;
+}
+
+/*
+ * search_block, with the block's content checksum (format 4) checked
+ * before any of its lines is given out or counted: a payload altered with
+ * its payload hash recomputed, or a header whose line or byte counts were
+ * forged, can decode to lines that are not the archive's, and search
+ * rebuilds only some lines, so the structural checks of a whole decode do
+ * not run.  A block in which nothing is selected is not checked: it gives
+ * nothing out.  A block with selected lines is decoded whole once more
+ * (the cost of decompressing it), which matters only where matches are.
+ */
+static int search_block_checked(const logtk_grep *g, search_ctx *x, const uint8_t *payload, size_t len,
+                                uint32_t nlines, uint32_t raw_bytes, int has_hash, uint32_t content_hash,
+                                const block_place *bp, logtk_write_callback cb, void *user,
+                                uint64_t *count, uint32_t *ntemplates)
+{
+    if (!has_hash) /* format 3: nothing to check against */
+        return search_block(g, x, payload, len, nlines, raw_bytes, bp, cb, user, count, ntemplates);
+    uint64_t selected = 0;
+    logtk_strbuf_clear(&x->held);
+    x->nheld = 0;
+    int rc = search_block(g, x, payload, len, nlines, raw_bytes, bp, cb ? hold_line : NULL, x, &selected,
+                          ntemplates);
+    if (rc == LOGTK_ERR_IO && cb)
+        return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (rc != LOGTK_OK || selected == 0)
+        return rc;
+    logtk_errbuf derr = {0};
+    logtk_strbuf_clear(&x->whole);
+    rc = ltka_decode_block(x->dec, payload, len, nlines, raw_bytes, &x->whole, NULL, &derr);
+    if (rc == LOGTK_ERR_NOMEM)
+        return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (rc == LOGTK_OK)
+        rc = ltka_check_content(1, content_hash, x->whole.data, x->whole.len, &derr);
+    if (rc != LOGTK_OK)
+        return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+    const char *p = x->held.data;
+    for (size_t k = 0; k < x->nheld; k++) {
+        if (cb(user, p, x->held_lens[k]) != 0)
+            return logtk_error_set(&x->err, LOGTK_ERR_IO, "write failed");
+        p += x->held_lens[k];
+    }
+    *count += selected;
+    return LOGTK_OK;
+}
+
 /* ---- serial path ---- */
 
 static int next_block_serial(logtk_grep *g, logtk_archive_reader *r, logtk_archive_block *b,
@@ -1898,8 +1962,8 @@ static int next_block_serial(logtk_grep *g, logtk_archive_reader *r, logtk_archi
     x->dec = r->dec;
     x->own_dec = 0;
     block_place bp = {r->name, b->index, b->first_line};
-    rc = search_block(g, x, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &bp, cb, user, count,
-                      &b->templates);
+    rc = search_block_checked(g, x, raw.payload, raw.len, raw.nlines, raw.raw_bytes, raw.has_content_hash,
+                              raw.content_hash, &bp, cb, user, count, &b->templates);
     if (rc != LOGTK_OK) {
         logtk_error_copy(&g->err, &x->err);
         if (rc == LOGTK_ERR_ARCHIVE) {
@@ -1965,8 +2029,9 @@ static void grep_work(void *state, void *arg)
     j->count = 0;
     logtk_error_clear(&x->err);
     uint32_t nt = 0;
-    int rc = search_block(x->g, x, in->payload, in->len, in->nlines, in->raw_bytes, &bp,
-                          in->flags ? job_collect : NULL, j, &j->count, &nt);
+    int rc = search_block_checked(x->g, x, in->payload, in->len, in->nlines, in->raw_bytes,
+                                  in->has_content_hash, in->content_hash, &bp,
+                                  in->flags ? job_collect : NULL, j, &j->count, &nt);
     in->b.templates = nt;
     if (rc != LOGTK_OK) {
         logtk_error_copy(&in->err, &x->err);

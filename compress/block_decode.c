@@ -169,11 +169,9 @@ ltka_decoder *ltka_decoder_new(void)
     return d;
 }
 
-void ltka_decoder_free(ltka_decoder *d)
+/* Frees every buffer of d but its zstd context. */
+static void free_buffers(ltka_decoder *d)
 {
-    if (!d)
-        return;
-    ZSTD_freeDCtx(d->dctx);
     for (int i = 0; i < LTKA_NSTREAMS; i++)
         logtk_strbuf_free(&d->streams[i]);
     logtk_strbuf_free(&d->lits);
@@ -196,7 +194,25 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d->test_live);
     free(d->dict_ptr);
     free(d->dict_len);
+}
+
+void ltka_decoder_free(ltka_decoder *d)
+{
+    if (!d)
+        return;
+    free_buffers(d);
+    ZSTD_freeDCtx(d->dctx);
     free(d);
+}
+
+void ltka_decoder_trim(ltka_decoder *d)
+{
+    if (!d)
+        return;
+    free_buffers(d);
+    ZSTD_DCtx *dctx = d->dctx;
+    memset(d, 0, sizeof *d);
+    d->dctx = dctx;
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -2546,10 +2562,15 @@ int ltka_decoder_line(ltka_decoder *d, uint32_t i, int with_eol, logtk_strbuf *o
     return LOGTK_OK;
 }
 
+int ltka_test_decode_nomem;
+
 int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint32_t expect_lines,
                       uint32_t expect_bytes, logtk_strbuf *text, ltka_stream_sizes *sizes,
                       logtk_errbuf *err)
 {
+    if (__atomic_load_n(&ltka_test_decode_nomem, __ATOMIC_RELAXED) > 0 &&
+        __atomic_sub_fetch(&ltka_test_decode_nomem, 1, __ATOMIC_RELAXED) >= 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory (test hook)");
     int rc = ltka_decode_columns(d, payload, len, expect_lines, expect_bytes, err);
     if (rc != LOGTK_OK)
         return rc;
@@ -2559,7 +2580,9 @@ int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint3
             sizes->stored[i] += d->stored[i];
         }
     logtk_strbuf_clear(text);
-    if (logtk_strbuf_reserve(text, (size_t)expect_bytes + 4096) != 0)
+    /* the header's size, up to a bound: a forged one must not make this fail for want of memory */
+    size_t room = expect_bytes < ((size_t)64 << 20) ? expect_bytes : ((size_t)64 << 20);
+    if (logtk_strbuf_reserve(text, room + 4096) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < d->nlines; i++) {
         if (ltka_decoder_line(d, i, 1, text) != LOGTK_OK)

@@ -284,6 +284,8 @@ static int read_one(ltka_readahead *ra, logtk_archive_reader *r, int flags)
         j->len = raw.len;
         j->nlines = raw.nlines;
         j->raw_bytes = raw.raw_bytes;
+        j->content_hash = raw.content_hash;
+        j->has_content_hash = raw.has_content_hash;
         if (ltka_file_map_holds(ra->map, raw.payload, raw.len)) {
             j->payload = raw.payload;
         } else {
@@ -324,6 +326,40 @@ ltka_read_job *ltka_readahead_next(ltka_readahead *ra, logtk_archive_reader *r, 
         *end_rc = ra->end_rc;
     }
     return j;
+}
+
+ltka_read_job *ltka_readahead_take(ltka_readahead *ra)
+{
+    return ltka_pool_collect(ra->pool, 1);
+}
+
+void ltka_readahead_stop(ltka_readahead *ra, void (*forget)(void *job))
+{
+    ltka_pool *p = ra->pool;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->threads[i], NULL);
+    p->nthreads = 0;
+    /* the workers are gone: jobs none of them took come back unprocessed */
+    for (uint64_t k = p->started; k < p->submitted; k++) {
+        pool_slot *s = &p->ring[k % (uint64_t)p->capacity];
+        if (!s->done) {
+            ltka_read_job *j = s->job;
+            j->rc = logtk_error_set(&j->err, LOGTK_ERR_NOMEM, "not processed");
+            s->done = 1;
+        }
+    }
+    p->started = p->submitted;
+    for (uint64_t k = p->collected; k < p->submitted; k++) {
+        ltka_read_job *j = p->ring[k % (uint64_t)p->capacity].job;
+        if (forget && j->rc == LOGTK_OK && j->payload) {
+            forget(j);
+            j->rc = logtk_error_set(&j->err, LOGTK_ERR_NOMEM, "not processed");
+        }
+    }
 }
 
 void ltka_readahead_free(ltka_readahead *ra, void (*free_job)(void *job))
