@@ -458,6 +458,7 @@ static int skipped(logtk_archive_reader *r, logtk_archive_block *b, uint64_t nby
     b->index = r->block_no;
     b->first_line = r->next_line + 1;
     b->damaged = 1;
+    b->stored_bytes = nbytes ? nbytes : 1; /* tells it from a loss to the end */
     logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: %llu bytes after line %llu passed over: %s (no lines lost)",
                     r->name, (unsigned long long)nbytes, (unsigned long long)r->next_line, why);
     return LOGTK_ERR_ARCHIVE;

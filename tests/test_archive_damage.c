@@ -361,9 +361,46 @@ static void test_format3(void)
     free(arc.data);
 }
 
+/* A header forged to say one byte more: grep must not print the lines decompress rejects. */
+static void test_forged_header(void)
+{
+    membuf text = {0}, arc = {0};
+    make_lines(&text, 300);
+    CHECK_STATUS(compress_text(text.data, text.len, "100", &arc), LOGTK_OK);
+    size_t starts[4];
+    CHECK(block_starts(&arc, starts, 4) == 3);
+    ltka_block_header h;
+    CHECK(ltka_block_header_read(arc.bytes + starts[1], 4, &h) == 0);
+    h.raw_bytes++;
+    ltka_block_header_write(arc.bytes + starts[1], &h);
+    for (int threads = 1; threads <= 2; threads++) {
+        outcome d, g;
+        read_memory(&arc, threads, &d);
+        grep_memory(&arc, "host=node-3", threads, &g);
+        CHECK(d.damaged == 1 && d.first_lost == 101 && d.lost_lines == 100);
+        CHECK(g.damaged == 1 && g.first_lost == 101 && g.lost_lines == 100);
+        /* grep prints no line of block 2 */
+        CHECK(g.text.data && !strstr(g.text.data, "\n150 value"));
+        CHECK(g.text.data && strstr(g.text.data, "94 value=") && strstr(g.text.data, "241 value="));
+        for (int i = 101; i <= 200; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "\n%d value=", i);
+            if (strstr(g.text.data ? g.text.data : "", want)) {
+                CHECK(!"a line of the forged block was printed");
+                break;
+            }
+        }
+        outcome_free(&d);
+        outcome_free(&g);
+    }
+    free(text.data);
+    free(arc.data);
+}
+
 int main(void)
 {
     test_forged_payload();
+    test_forged_header();
     test_truncation_names_the_rest();
     test_seek_without_index();
     test_decode_out_of_memory();
