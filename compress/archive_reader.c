@@ -711,12 +711,30 @@ static int load_index(logtk_archive_reader *r)
     return rewind_to_first_block(r);
 }
 
+static int seek_by_index(logtk_archive_reader *r, uint64_t line);
+
+/* Nonzero when a block header for 0-based line `first` lies at the reader's position. */
+static int block_here(logtk_archive_reader *r, uint64_t first)
+{
+    ltka_block_header h;
+    return ltka_reader_fill(r, r->header_len) >= r->header_len &&
+           ltka_block_header_read(ltka_reader_ptr(r), r->version, &h) == 0 && h.first_line == first;
+}
+
 int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
 {
     if (line == 0)
         line = 1;
     int fresh = r->next_line == 0 && r->block_no == 0 && !r->at_end && !r->retry;
     int rc = load_index(r);
+    if (rc == LOGTK_OK) {
+        rc = seek_by_index(r, line);
+        /* blocks moved (one deleted, two swapped): the index no longer says where they are */
+        if (rc == LOGTK_OK && !block_here(r, r->next_line))
+            rc = logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: the index does not match the blocks", r->name);
+        if (rc != LOGTK_ERR_ARCHIVE)
+            return rc;
+    }
     if (rc == LOGTK_ERR_ARCHIVE || rc == LOGTK_ERR_UNSUPPORTED) {
         /*
          * No usable index (damaged, missing, or data appended after it), or
@@ -734,8 +752,12 @@ int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
         }
         return rc;
     }
-    if (rc != LOGTK_OK)
-        return rc;
+    return rc;
+}
+
+/* Positions the reader at the block the index gives for 1-based `line`. */
+static int seek_by_index(logtk_archive_reader *r, uint64_t line)
+{
     long i = ltka_index_find_line(&r->index, line - 1);
     if (i < 0)
         return LOGTK_DONE;
