@@ -108,10 +108,53 @@ int ltka_block_header_read(const uint8_t *in, int version, ltka_block_header *h)
     return 0;
 }
 
-int ltka_check_content(int has_content_hash, uint32_t content_hash, const void *text, size_t len,
+size_t ltka_line_group_end(const char *text, size_t len, size_t from, uint32_t group)
+{
+    size_t pos = from;
+    for (uint32_t k = 0; k < group && pos < len; k++) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        pos = nl ? (size_t)(nl - text) + 1 : len;
+    }
+    return pos;
+}
+
+uint32_t ltka_content_hash(const uint8_t *line_hashes, size_t len, uint32_t nlines, uint32_t raw_bytes)
+{
+    uint8_t b[12];
+    ltka_put_u32(b, ltka_checksum(line_hashes, len));
+    ltka_put_u32(b + 4, nlines);
+    ltka_put_u32(b + 8, raw_bytes);
+    return ltka_checksum(b, sizeof b);
+}
+
+int ltka_line_hashes(const char *text, size_t len, uint32_t nlines, logtk_strbuf *out)
+{
+    uint32_t group = ltka_check_group(nlines);
+    for (size_t pos = 0; pos < len;) {
+        size_t end = ltka_line_group_end(text, len, pos, group);
+        uint8_t h[4];
+        ltka_put_u32(h, ltka_checksum(text + pos, end - pos));
+        if (logtk_strbuf_append(out, h, 4) != 0)
+            return -1;
+        pos = end;
+    }
+    return 0;
+}
+
+int ltka_check_content(const uint8_t *line_hashes, const char *text, size_t len, uint32_t nlines,
                        logtk_errbuf *err)
 {
-    if (!has_content_hash || ltka_checksum(text, len) == content_hash)
+    if (!line_hashes)
         return LOGTK_OK;
-    return logtk_error_set(err, LOGTK_ERR_ARCHIVE, "decoded lines fail the content checksum");
+    uint32_t lines = ltka_check_group(nlines);
+    size_t group = 0;
+    for (size_t pos = 0; pos < len; group++) {
+        size_t end = ltka_line_group_end(text, len, pos, lines);
+        if (ltka_checksum(text + pos, end - pos) != ltka_get_u32(line_hashes + 4 * group))
+            return logtk_error_set(err, LOGTK_ERR_ARCHIVE,
+                                   "decoded lines %zu-%zu of the block fail the content checksum",
+                                   group * lines + 1, group * lines + lines < nlines ? group * lines + lines : (size_t)nlines);
+        pos = end;
+    }
+    return LOGTK_OK;
 }

@@ -560,24 +560,27 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
     uint64_t limit = (uint64_t)h.raw_bytes * 3 + (uint64_t)h.nlines * 32 + 4096;
     if (h.payload_len > limit)
         return resync(r, b, "implausible block size");
+    /* the line hashes (version 4) follow the payload */
+    size_t hashes_len = h.has_content_hash ? ltka_line_hashes_len(h.nlines) : 0;
+    size_t body = (size_t)h.payload_len + hashes_len;
     if (r->scan_from > 0 && h.first_line + h.nlines <= r->scan_from) {
         /* before the wanted line (cat without an index): pass over it unchecked when it is all there */
-        if (ltka_reader_fill(r, r->header_len + h.payload_len) >= r->header_len + h.payload_len) {
-            r->buf_pos += r->header_len + h.payload_len;
+        if (ltka_reader_fill(r, r->header_len + body) >= r->header_len + body) {
+            r->buf_pos += r->header_len + body;
             r->next_line = h.first_line + h.nlines;
             r->block_no++;
             return ltka_reader_next_raw(r, b, raw);
         }
     }
     r->buf_pos += r->header_len;
-    avail = ltka_reader_fill(r, h.payload_len);
+    avail = ltka_reader_fill(r, body);
     memset(b, 0, sizeof *b);
     b->index = r->block_no;
     b->first_line = h.first_line + 1;
     b->nlines = h.nlines;
     b->raw_bytes = h.raw_bytes;
-    b->stored_bytes = (uint64_t)h.payload_len + r->header_len;
-    if (avail < h.payload_len) {
+    b->stored_bytes = (uint64_t)body + r->header_len;
+    if (avail < body) {
         char why[96];
         snprintf(why, sizeof why, "archive cut short inside block %llu (truncated?)",
                  (unsigned long long)r->block_no + 1);
@@ -589,14 +592,18 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
     raw->len = h.payload_len;
     raw->nlines = h.nlines;
     raw->raw_bytes = h.raw_bytes;
-    raw->content_hash = h.content_hash;
-    raw->has_content_hash = h.has_content_hash;
-    r->buf_pos += h.payload_len;
+    raw->line_hashes = h.has_content_hash ? raw->payload + h.payload_len : NULL;
+    r->buf_pos += body;
     r->next_line = h.first_line + h.nlines;
     r->block_no++;
-    if (ltka_checksum(raw->payload, raw->len) != h.payload_hash) {
+    const char *why = ltka_checksum(raw->payload, raw->len) != h.payload_hash ? "checksum mismatch"
+                      : raw->line_hashes && ltka_content_hash(raw->line_hashes, hashes_len, h.nlines,
+                                                               h.raw_bytes) != h.content_hash
+                          ? "line checksums damaged"
+                          : NULL;
+    if (why) {
         r->block_no--;
-        int rc = damaged(r, b, h.first_line, h.first_line + h.nlines, "checksum mismatch");
+        int rc = damaged(r, b, h.first_line, h.first_line + h.nlines, why);
         r->block_no++;
         return rc;
     }
@@ -623,7 +630,7 @@ int logtk_archive_reader_next(logtk_archive_reader *r, logtk_archive_block *b)
                                (unsigned long long)(b->first_line + raw.nlines - 1));
     }
     if (rc == LOGTK_OK)
-        rc = ltka_check_content(raw.has_content_hash, raw.content_hash, r->text.data, r->text.len, &derr);
+        rc = ltka_check_content(raw.line_hashes, r->text.data, r->text.len, raw.nlines, &derr);
     if (rc != LOGTK_OK) {
         uint64_t first = b->first_line - 1;
         r->block_no--;

@@ -34,8 +34,7 @@ struct ltka_raw_block {
     size_t len;
     uint32_t nlines;
     uint32_t raw_bytes;
-    uint32_t content_hash; /* checksum of the decoded text ... */
-    int has_content_hash;  /* ... when the archive has one (version 4) */
+    const uint8_t *line_hashes; /* the block's line hashes, right after the payload (NULL: version 3) */
 };
 typedef struct ltka_raw_block ltka_raw_block;
 

@@ -89,7 +89,7 @@ static void decode_job(void *state, void *arg)
     if (in->rc == LOGTK_ERR_NOMEM)
         return; /* not damage: the caller decodes it again (retry_job) */
     if (in->rc == LOGTK_OK)
-        in->rc = ltka_check_content(in->has_content_hash, in->content_hash, j->text.data, j->text.len, &derr);
+        in->rc = ltka_check_content(in->line_hashes, j->text.data, j->text.len, in->nlines, &derr);
     if (in->rc == LOGTK_OK) {
         in->b.templates = ltka_decoder_template_count(state);
         in->b.text.ptr = j->text.data ? j->text.data : "";
@@ -137,8 +137,7 @@ static int retry_job(logtk_archive_unpacker *u, logtk_archive_reader *r, ltka_re
     int rc = ltka_decode_block(r->dec, j->payload, j->len, j->nlines, j->raw_bytes, &u->retry_text, NULL,
                                &derr);
     if (rc == LOGTK_OK)
-        rc = ltka_check_content(j->has_content_hash, j->content_hash, u->retry_text.data,
-                                u->retry_text.len, &derr);
+        rc = ltka_check_content(j->line_hashes, u->retry_text.data, u->retry_text.len, j->nlines, &derr);
     *b = j->b;
     if (rc == LOGTK_ERR_NOMEM)
         return logtk_error_set(&u->err, LOGTK_ERR_NOMEM,

@@ -284,16 +284,19 @@ static int read_one(ltka_readahead *ra, logtk_archive_reader *r, int flags)
         j->len = raw.len;
         j->nlines = raw.nlines;
         j->raw_bytes = raw.raw_bytes;
-        j->content_hash = raw.content_hash;
-        j->has_content_hash = raw.has_content_hash;
-        if (ltka_file_map_holds(ra->map, raw.payload, raw.len)) {
+        /* the line hashes follow the payload: used or copied with it */
+        size_t whole = raw.len + (raw.line_hashes ? ltka_line_hashes_len(raw.nlines) : 0);
+        if (ltka_file_map_holds(ra->map, raw.payload, whole)) {
             j->payload = raw.payload;
+            j->line_hashes = raw.line_hashes;
         } else {
             logtk_strbuf_clear(&j->copy);
-            if (logtk_strbuf_append(&j->copy, raw.payload, raw.len) == 0)
+            if (logtk_strbuf_append(&j->copy, raw.payload, whole) == 0) {
                 j->payload = (const uint8_t *)j->copy.data;
-            else /* the block is consumed: reading cannot go on */
+                j->line_hashes = raw.line_hashes ? j->payload + raw.len : NULL;
+            } else { /* the block is consumed: reading cannot go on */
                 rc = logtk_error_set(&j->err, LOGTK_ERR_NOMEM, "out of memory");
+            }
         }
     } else {
         logtk_error_copy(&j->err, &r->err);

@@ -96,8 +96,7 @@ typedef struct ltka_read_job {
     const uint8_t *payload; /* checked payload: in the reader's file map or in `copy` */
     size_t len;
     uint32_t nlines, raw_bytes; /* from the block header */
-    uint32_t content_hash;      /* from the block header ... */
-    int has_content_hash;       /* ... when it has one (version 4) */
+    const uint8_t *line_hashes; /* checked line hashes, right after the payload (NULL: version 3) */
     const char *source;     /* the archive's name, for messages (stable while the job lives) */
     int flags;              /* the caller's word given to ltka_readahead_next when it was read */
     logtk_strbuf copy;      /* the payload when the source is not a mapped file */

@@ -404,7 +404,7 @@ int main(int argc, char **argv)
             return 2;
         }
         block_at[b] = pos;
-        pos += LTKA_BLOCK_HEADER_LEN + h.payload_len;
+        pos += LTKA_BLOCK_HEADER_LEN + h.payload_len + ltka_line_hashes_len(h.nlines);
     }
     block_at[NBLOCKS] = pos;
 

@@ -115,7 +115,7 @@ static int block_starts(const membuf *arc, size_t *starts, int max)
     ltka_block_header h;
     while (n < max && pos + LTKA_BLOCK_HEADER_LEN <= arc->len && ltka_block_header_read(arc->bytes + pos, 4, &h) == 0) {
         starts[n++] = pos;
-        pos += LTKA_BLOCK_HEADER_LEN + h.payload_len;
+        pos += LTKA_BLOCK_HEADER_LEN + h.payload_len + ltka_line_hashes_len(h.nlines);
     }
     return n;
 }
@@ -177,7 +177,7 @@ static void test_forged_payload(void)
         outcome o;
         read_memory(&a, threads, &o);
         CHECK(o.damaged == 1 && o.text.len == 0 && !o.fatal);
-        CHECK(o.messages.data && strstr(o.messages.data, "block 1 (lines 1-4) damaged: decoded lines fail the content checksum"));
+        CHECK(o.messages.data && strstr(o.messages.data, "block 1 (lines 1-4) damaged: decoded lines 1-4 of the block fail the content checksum"));
         outcome_free(&o);
         grep_memory(&a, "state=2", threads, &o);
         CHECK(o.damaged == 1 && o.text.len == 0 && !o.fatal);
