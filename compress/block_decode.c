@@ -158,15 +158,21 @@ struct ltka_decoder {
 
 ltka_decoder *ltka_decoder_new(void)
 {
-    ltka_decoder *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    d->dctx = ZSTD_createDCtx();
-    if (!d->dctx) {
-        free(d);
-        return NULL;
-    }
-    return d;
+    /*
+     * The zstd context (some 160 KB) is made when a stream first needs it:
+     * stored streams and blocks never decoded need none (the archive fuzzer
+     * made some 25 decoders per input, a fresh mapping each under
+     * AddressSanitizer).
+     */
+    return calloc(1, sizeof(ltka_decoder));
+}
+
+/* The decoder's zstd context, made on first use; NULL when out of memory. */
+static ZSTD_DCtx *dctx_of(ltka_decoder *d)
+{
+    if (!d->dctx)
+        d->dctx = ZSTD_createDCtx();
+    return d->dctx;
 }
 
 /* Frees every buffer of d but its zstd context. */
@@ -323,6 +329,8 @@ static int read_stream(ltka_decoder *d, int i, logtk_errbuf *err)
     if (stored_len == raw_len) {
         memcpy(st->data, d->src[i], raw_len);
     } else {
+        if (!dctx_of(d))
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         size_t r = ZSTD_decompressDCtx(d->dctx, st->data, raw_len, d->src[i], stored_len);
         if (ZSTD_isError(r) || r != raw_len)
             return BAD("stream %s: zstd: %s", ltka_stream_name(i),
@@ -359,6 +367,8 @@ static int zprefix_get(ltka_decoder *d, zprefix *z, const void *key, const uint8
         return LOGTK_OK;
     }
     if (z->key != key && want >= dst_len - dst_len / 4) {
+        if (!dctx_of(d))
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         size_t r = ZSTD_decompressDCtx(d->dctx, dst, dst_len, src, src_len);
         if (ZSTD_isError(r) || r != dst_len)
             return ZBAD(ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
