@@ -209,6 +209,7 @@ static void close_source(logtk_archive_reader *r)
     r->at_end = 0;
     r->trailing = 0;
     r->retry = 0;
+    r->doubtful_from = 0;
     r->scan_from = 0;
     r->index_state = 0;
     ltka_index_clear(&r->index);
@@ -512,6 +513,7 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
 {
     if (r->retry) {
         r->retry = 0;
+    r->doubtful_from = 0;
         *b = r->retry_b;
         *raw = r->retry_raw;
         return LOGTK_OK;
@@ -548,6 +550,16 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
     ltka_block_header h;
     if (avail < r->header_len || ltka_block_header_read(p, r->version, &h) != 0)
         return resync(r, b, avail < r->header_len ? "truncated block header" : "bad block header");
+    uint64_t doubtful_from = r->doubtful_from;
+    r->doubtful_from = 0;
+    if (h.first_line < r->next_line && doubtful_from && h.first_line + 1 >= doubtful_from) {
+        /*
+         * The block before claimed more lines than it had: its counts failed
+         * their check (content_hash covers them), so this block's word is
+         * taken for where the lines go on.
+         */
+        r->next_line = h.first_line;
+    }
     if (h.first_line != r->next_line) {
         /* a region was lost before this block (or the header lies) */
         if (h.first_line > r->next_line) {
@@ -596,12 +608,14 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
     r->buf_pos += body;
     r->next_line = h.first_line + h.nlines;
     r->block_no++;
+    int counts_fail = raw->line_hashes &&
+                      ltka_content_hash(raw->line_hashes, hashes_len, h.nlines, h.raw_bytes) != h.content_hash;
     const char *why = ltka_checksum(raw->payload, raw->len) != h.payload_hash ? "checksum mismatch"
-                      : raw->line_hashes && ltka_content_hash(raw->line_hashes, hashes_len, h.nlines,
-                                                               h.raw_bytes) != h.content_hash
-                          ? "line checksums damaged"
-                          : NULL;
+                      : counts_fail ? "line checksums damaged"
+                                    : NULL;
     if (why) {
+        if (counts_fail) /* the line hashes or the counts they were made for changed */
+            r->doubtful_from = h.first_line + 1;
         r->block_no--;
         int rc = damaged(r, b, h.first_line, h.first_line + h.nlines, why);
         r->block_no++;
@@ -656,6 +670,7 @@ static int rewind_to_first_block(logtk_archive_reader *r)
     r->at_end = 0;
     r->trailing = 0;
     r->retry = 0;
+    r->doubtful_from = 0;
     r->next_line = 0;
     r->block_no = 0;
     r->scan_from = 0;
@@ -783,6 +798,7 @@ static int seek_by_index(logtk_archive_reader *r, uint64_t line)
     r->at_end = 0;
     r->trailing = 0;
     r->retry = 0;
+    r->doubtful_from = 0;
     r->scan_from = 0;
     r->next_line = e->first_line;
     r->block_no = (uint64_t)i;

@@ -56,6 +56,7 @@ struct logtk_archive_reader {
     size_t header_len;  /* bytes of its block headers */
     uint64_t next_line; /* 0-based line expected next */
     uint64_t scan_from; /* 0-based: blocks ending before this line are passed over unchecked (cat without an index) */
+    uint64_t doubtful_from; /* 1 + first line of the last block whose counts failed their check, 0: none */
     uint64_t block_no;
     int retry;                 /* a block whose decoding ran out of memory, returned again next: */
     logtk_archive_block retry_b;
