@@ -273,6 +273,8 @@ static int read_one(ltka_readahead *ra, logtk_archive_reader *r, int flags)
     ltka_read_job *j = slot(ra, ra->submitted);
     ltka_raw_block raw;
     logtk_error_clear(&j->err);
+    j->payload = NULL; /* until this block's is in place: a slot's old one must never be taken for it */
+    j->line_hashes = NULL;
     int rc = ltka_reader_next_raw(r, &j->b, &raw);
     if (rc == LOGTK_DONE) {
         ra->ended = 1;
