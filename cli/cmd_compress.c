@@ -312,7 +312,8 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
             if (is_cat)
                 printf("usage: logtk cat ARCHIVE --lines A-B [-o OUT]\n\n"
                        "Print lines A to B (1-based, inclusive; \"A-\" to the end, \"A\" one line)\n"
-                       "of an archive, decoding only the blocks that hold them.\n\n"
+                       "of an archive, decoding only the blocks that hold them (found through the\n"
+                       "index, or by reading from the start when the index is unusable).\n\n"
                        "Exit status: 0 success, 1 damaged or unreadable archive or A past the\n"
                        "last line, 2 usage error.\n");
             else
@@ -376,14 +377,25 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
         return EXIT_DATA;
     }
     int status = EXIT_OK, fatal = 0;
+    uint64_t seen_to = 0; /* cat: the last line of the archive seen so far (intact or named lost) */
+    int lost_to_end = 0;  /* a loss named from some line to the end */
     logtk_archive_block blk;
     for (;;) {
         int rc = logtk_archive_unpacker_next(u, r, &blk);
         if (rc == LOGTK_DONE)
             break;
         if (rc == LOGTK_ERR_ARCHIVE) {
+            /* cat: damage wholly before the range (met while scanning without an index) is not its business */
+            if (is_cat && blk.nlines && blk.first_line + blk.nlines - 1 < a)
+                continue;
             cli_error(sub, "%s", logtk_archive_unpacker_errmsg(u));
             status = EXIT_DATA;
+            if (blk.nlines && blk.first_line + blk.nlines - 1 > seen_to)
+                seen_to = blk.first_line + blk.nlines - 1;
+            else if (!blk.nlines && blk.stored_bytes && blk.first_line - 1 > seen_to)
+                seen_to = blk.first_line - 1; /* bytes passed over, no line lost */
+            else if (!blk.nlines && !blk.stored_bytes)
+                lost_to_end = 1; /* lines from first_line on lost: the range may lie in them */
             if (is_cat && blk.nlines && blk.first_line + blk.nlines - 1 >= b)
                 break;
             continue;
@@ -402,8 +414,19 @@ static int decompress_like(int argc, char **argv, const char *sub, int is_cat)
             fatal = 1;
             break;
         }
+        if (blk.first_line + blk.nlines - 1 > seen_to)
+            seen_to = blk.first_line + blk.nlines - 1;
         if (is_cat && blk.first_line + blk.nlines - 1 >= b)
             break;
+    }
+    /* without an index cat scanned to the end: say so when the range lies past it */
+    if (is_cat && !fatal && !lost_to_end && seen_to < a) {
+        if (seen_to)
+            cli_error(sub, "%s: line %llu is past the end (the archive has %llu lines)", path,
+                      (unsigned long long)a, (unsigned long long)seen_to);
+        else
+            cli_error(sub, "%s: line %llu is past the end", path, (unsigned long long)a);
+        status = EXIT_DATA;
     }
     /* intact blocks are delivered even when some were damaged */
     if (out_close(&o, sub, !fatal) != 0)

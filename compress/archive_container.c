@@ -89,17 +89,72 @@ void ltka_block_header_write(uint8_t out[LTKA_BLOCK_HEADER_LEN], const ltka_bloc
     ltka_put_u32(out + 16, h->raw_bytes);
     ltka_put_u32(out + 20, h->payload_len);
     ltka_put_u32(out + 24, h->payload_hash);
-    ltka_put_u32(out + 28, ltka_checksum(out, 28));
+    ltka_put_u32(out + 28, h->content_hash);
+    ltka_put_u32(out + 32, ltka_checksum(out, 32));
 }
 
-int ltka_block_header_read(const uint8_t in[LTKA_BLOCK_HEADER_LEN], ltka_block_header *h)
+int ltka_block_header_read(const uint8_t *in, int version, ltka_block_header *h)
 {
-    if (memcmp(in, LTKA_BLOCK_MAGIC, 4) != 0 || ltka_get_u32(in + 28) != ltka_checksum(in, 28))
+    size_t hashed = ltka_block_header_len(version) - 4;
+    if (memcmp(in, LTKA_BLOCK_MAGIC, 4) != 0 || ltka_get_u32(in + hashed) != ltka_checksum(in, hashed))
         return -1;
     h->first_line = ltka_get_u64(in + 4);
     h->nlines = ltka_get_u32(in + 12);
     h->raw_bytes = ltka_get_u32(in + 16);
     h->payload_len = ltka_get_u32(in + 20);
     h->payload_hash = ltka_get_u32(in + 24);
+    h->has_content_hash = version != 3;
+    h->content_hash = h->has_content_hash ? ltka_get_u32(in + 28) : 0;
     return 0;
+}
+
+size_t ltka_line_group_end(const char *text, size_t len, size_t from, uint32_t group)
+{
+    size_t pos = from;
+    for (uint32_t k = 0; k < group && pos < len; k++) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        pos = nl ? (size_t)(nl - text) + 1 : len;
+    }
+    return pos;
+}
+
+uint32_t ltka_content_hash(const uint8_t *line_hashes, size_t len, uint32_t nlines, uint32_t raw_bytes)
+{
+    uint8_t b[12];
+    ltka_put_u32(b, ltka_checksum(line_hashes, len));
+    ltka_put_u32(b + 4, nlines);
+    ltka_put_u32(b + 8, raw_bytes);
+    return ltka_checksum(b, sizeof b);
+}
+
+int ltka_line_hashes(const char *text, size_t len, uint32_t nlines, logtk_strbuf *out)
+{
+    uint32_t group = ltka_check_group(nlines);
+    for (size_t pos = 0; pos < len;) {
+        size_t end = ltka_line_group_end(text, len, pos, group);
+        uint8_t h[4];
+        ltka_put_u32(h, ltka_checksum(text + pos, end - pos));
+        if (logtk_strbuf_append(out, h, 4) != 0)
+            return -1;
+        pos = end;
+    }
+    return 0;
+}
+
+int ltka_check_content(const uint8_t *line_hashes, const char *text, size_t len, uint32_t nlines,
+                       logtk_errbuf *err)
+{
+    if (!line_hashes)
+        return LOGTK_OK;
+    uint32_t lines = ltka_check_group(nlines);
+    size_t group = 0;
+    for (size_t pos = 0; pos < len; group++) {
+        size_t end = ltka_line_group_end(text, len, pos, lines);
+        if (ltka_checksum(text + pos, end - pos) != ltka_get_u32(line_hashes + 4 * group))
+            return logtk_error_set(err, LOGTK_ERR_ARCHIVE,
+                                   "decoded lines %zu-%zu of the block fail the content checksum",
+                                   group * lines + 1, group * lines + lines < nlines ? group * lines + lines : (size_t)nlines);
+        pos = end;
+    }
+    return LOGTK_OK;
 }

@@ -4,17 +4,25 @@
  * Layout (documented for users in logtk-archive(5)):
  *
  *   file   := file_header block* footer?
- *   file_header (8 bytes) := "LTKA" version(u8 = 3) flags(u8) reserved(u16 = 0)
- *   block  := block_header (32 bytes) payload
+ *   file_header (8 bytes) := "LTKA" version(u8 = 4) flags(u8) reserved(u16 = 0)
+ *   block  := block_header (36 bytes) payload line_hashes
  *   block_header := "LTKB" first_line(u64) nlines(u32) raw_bytes(u32)
- *                   payload_len(u32) payload_hash(u32) header_hash(u32)
+ *                   payload_len(u32) payload_hash(u32) content_hash(u32) header_hash(u32)
+ *   line_hashes := hash(u32) of the text of each group of ltka_check_group(nlines)
+ *                  lines (the last may be shorter); content_hash: ltka_content_hash()
+ *   (version 3: 32-byte header, no content_hash, no line_hashes)
  *   footer := "LTKI" nblocks(varint) {offset first_line nlines raw_bytes}(varint each)...
  *             footer_hash(u32) footer_len(u32) "LTKE"   (hash and len cover "LTKI"...)
  *
  * All fixed-width integers are little-endian.  Hashes are ltka_checksum()
  * (version 2 changed it from logtk_hash_bytes(), which is slower; version 3
- * added the IP and hex variables and escapes template bytes 1..7, and this
- * logtk refuses archives of other versions by number).  A block
+ * added the IP and hex variables and escapes template bytes 1..7; version 4
+ * added the checksums of the block's decoded text (line_hashes, content_hash),
+ * because a payload altered with its payload_hash recomputed can decode to
+ * other lines without any structural error; per group of lines so that
+ * search checks only the groups of the lines it prints; this logtk reads
+ * versions 3 and 4,
+ * version 3 without that check, and refuses others by number).  A block
  * holds whole lines and decodes on its own, so a damaged block loses only its
  * own lines; its range is known from the index (or from its header when the
  * header is intact).
@@ -32,9 +40,32 @@
 #define LTKA_BLOCK_MAGIC "LTKB"
 #define LTKA_INDEX_MAGIC "LTKI"
 #define LTKA_END_MAGIC "LTKE"
-#define LTKA_VERSION 3
+#define LTKA_VERSION 4     /* the version this logtk writes */
+#define LTKA_VERSION_MIN 3 /* the oldest it reads (version 3: no content_hash) */
 #define LTKA_FILE_HEADER_LEN 8
-#define LTKA_BLOCK_HEADER_LEN 32
+#define LTKA_BLOCK_HEADER_LEN 36    /* version 4 */
+#define LTKA_BLOCK_HEADER_LEN_V3 32 /* version 3 */
+/*
+ * Lines per content checksum (version 4).  A search rebuilds the groups of
+ * the lines it selects to check them, so a group is what a rare match
+ * costs; 1024 lines cost 4 bytes per 1024 lines (256 bytes per block of
+ * 65536 lines), and rebuilding 1024 lines costs about what finding the
+ * match did.
+ */
+#define LTKA_CHECK_LINES 1024
+/*
+ * A block of at most this many lines has one line hash: small blocks are
+ * cheap to rebuild whole, and a log of a few thousand lines (Loghub-2k)
+ * then pays 4 bytes for the check (groups of 1024 took the geometric mean
+ * of the Loghub-2k ratios from 22.97 to 22.94; groups of 256 to 22.88).
+ */
+#define LTKA_CHECK_SMALL 4096
+
+/** Lines per line hash in a block of nlines lines (never 0). */
+static inline uint32_t ltka_check_group(uint32_t nlines)
+{
+    return nlines > LTKA_CHECK_SMALL ? LTKA_CHECK_LINES : nlines ? nlines : 1;
+}
 #define LTKA_FOOTER_TRAILER_LEN 12
 
 /* Default block size: lines and bytes, whichever is reached first.  Chosen by
@@ -210,13 +241,56 @@ typedef struct ltka_block_header {
     uint32_t raw_bytes;
     uint32_t payload_len;
     uint32_t payload_hash;
+    uint32_t content_hash;    /* ltka_checksum() of the line_hashes after the payload (version 4) */
+    int has_content_hash;     /* 0 for a version 3 header */
 } ltka_block_header;
 
-/** Writes the 32-byte header for h into out. */
+/** Bytes of the line hashes after the payload of a block of nlines lines (version 4). */
+static inline size_t ltka_line_hashes_len(uint32_t nlines)
+{
+    uint32_t group = ltka_check_group(nlines);
+    return 4 * (((size_t)nlines + group - 1) / group);
+}
+
+/**
+ * A header's content_hash: the checksum of the 12 bytes hash(line_hashes),
+ * nlines, raw_bytes (u32 each), so that neither the line hashes nor the
+ * counts they were made for can change alone.
+ */
+uint32_t ltka_content_hash(const uint8_t *line_hashes, size_t len, uint32_t nlines, uint32_t raw_bytes);
+
+/** Appends the line hashes of text (whole lines) to out.  Returns 0 or -1 (no memory). */
+int ltka_line_hashes(const char *text, size_t len, uint32_t nlines, logtk_strbuf *out);
+
+/**
+ * The end of the group of `group` lines starting at text[from] (or of
+ * text, whichever comes first).
+ */
+size_t ltka_line_group_end(const char *text, size_t len, size_t from, uint32_t group);
+
+/** Bytes of a block header in an archive of this version (3 or 4). */
+static inline size_t ltka_block_header_len(int version)
+{
+    return version == 3 ? LTKA_BLOCK_HEADER_LEN_V3 : LTKA_BLOCK_HEADER_LEN;
+}
+
+/** Writes the version 4 header (LTKA_BLOCK_HEADER_LEN bytes) for h into out. */
 void ltka_block_header_write(uint8_t out[LTKA_BLOCK_HEADER_LEN], const ltka_block_header *h);
 
-/** Parses a 32-byte header; returns 0, or -1 when magic or header hash is wrong. */
-int ltka_block_header_read(const uint8_t in[LTKA_BLOCK_HEADER_LEN], ltka_block_header *h);
+/**
+ * Parses a header of an archive of this version (ltka_block_header_len()
+ * bytes); returns 0, or -1 when magic or header hash is wrong.
+ */
+int ltka_block_header_read(const uint8_t *in, int version, ltka_block_header *h);
+
+/**
+ * Checks a block's decoded text against its line hashes (NULL: a version 3
+ * block, nothing to check; the reader has checked them against the
+ * header's content_hash): LOGTK_OK, or LOGTK_ERR_ARCHIVE with the reason
+ * in err.
+ */
+int ltka_check_content(const uint8_t *line_hashes, const char *text, size_t len, uint32_t nlines,
+                       logtk_errbuf *err);
 
 /* ------------------------------------------------------------------------ */
 /* Block codec                                                               */
@@ -258,8 +332,16 @@ int ltka_format_header_parts(logtk_format *f, const char *text, size_t len, size
 int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbuf *out,
                       uint32_t *nlines);
 
+/**
+ * Test hook: while positive, each ltka_decode_block call decrements it and
+ * fails with LOGTK_ERR_NOMEM, as a decode that ran out of memory.
+ */
+extern int ltka_test_decode_nomem;
+
 ltka_decoder *ltka_decoder_new(void);
 void ltka_decoder_free(ltka_decoder *d);
+/** Frees the decoder's buffers (it stays usable, as new; NULL is harmless): after running out of memory. */
+void ltka_decoder_trim(ltka_decoder *d);
 
 /**
  * Decodes a payload; on success the block's text is in text[0..len).

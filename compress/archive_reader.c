@@ -23,6 +23,18 @@
  * meanwhile does not unmap them, and no second map of the file is needed.
  * Every open and every reposition (seek, index load) gets a new serial
  * number, by which a read-ahead knows its blocks are stale.
+ *
+ * A mapped file that another process truncates while it is read raises
+ * SIGBUS on the first page past its new end, which would kill the program
+ * where reading through the buffer merely meets the end of the file.  So
+ * every live map is listed in a small table that a SIGBUS handler (set
+ * once, chaining to the one it replaced for faults elsewhere) looks up: a
+ * fault inside a map gets anonymous zero pages mapped over the rest of the
+ * map, the map records where it was cut, and the reader then treats the
+ * map as ending there, exactly as a truncated file read through a pipe
+ * (the lost lines are named; a payload a worker was reading fails its
+ * checksums).  A file whose map finds no free slot in the table is read
+ * through the buffer.
  */
 #include "config.h"
 
@@ -36,6 +48,8 @@
 #endif
 #if defined(_POSIX_MAPPED_FILES) && _POSIX_MAPPED_FILES > 0
 #define LTKA_USE_MMAP 1
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #endif
 
@@ -64,7 +78,98 @@ struct ltka_file_map {
     const uint8_t *base;
     size_t len;
     int refs;
+    int slot; /* its entry in map_table, -1: none */
 };
+
+#ifdef LTKA_USE_MMAP
+/*
+ * Live maps, for the SIGBUS handler.  An entry is claimed by setting its
+ * base (compare-and-swap from 0) after len, and released by clearing base;
+ * the handler only reads them, so it needs no lock.
+ */
+#define MAP_TABLE_SIZE 64
+static struct map_entry {
+    uintptr_t base; /* 0: free */
+    size_t len;
+    size_t cut;     /* offset of the first page that faulted, len when none */
+} map_table[MAP_TABLE_SIZE];
+static struct sigaction previous_sigbus;
+static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
+static int sigbus_ready;
+static uintptr_t page_size; /* read once: sysconf is not for signal handlers */
+
+static void on_sigbus(int sig, siginfo_t *info, void *context)
+{
+    uintptr_t addr = (uintptr_t)info->si_addr;
+    for (int i = 0; i < MAP_TABLE_SIZE; i++) {
+        struct map_entry *e = &map_table[i];
+        uintptr_t base = __atomic_load_n(&e->base, __ATOMIC_ACQUIRE);
+        if (base == 0 || addr < base || addr - base >= e->len)
+            continue;
+        uintptr_t from = addr & ~(page_size - 1);
+        /* zero pages from the fault to the end of the map: reading goes on and sees the cut */
+        if (mmap((void *)from, base + e->len - from, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                 0) == MAP_FAILED)
+            break;
+        size_t cut = (size_t)(from - base), old = __atomic_load_n(&e->cut, __ATOMIC_RELAXED);
+        while (cut < old && !__atomic_compare_exchange_n(&e->cut, &old, cut, 0, __ATOMIC_RELEASE,
+                                                         __ATOMIC_RELAXED))
+            ;
+        return;
+    }
+    /* not ours: what the program had before */
+    if (previous_sigbus.sa_flags & SA_SIGINFO) {
+        previous_sigbus.sa_sigaction(sig, info, context);
+    } else if (previous_sigbus.sa_handler != SIG_IGN && previous_sigbus.sa_handler != SIG_DFL) {
+        previous_sigbus.sa_handler(sig);
+    } else {
+        signal(SIGBUS, SIG_DFL);
+        raise(SIGBUS);
+    }
+}
+
+static void install_sigbus(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    page_size = page > 0 ? (uintptr_t)page : 4096;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigbus_ready = sigaction(SIGBUS, &sa, &previous_sigbus) == 0;
+}
+
+/* Lists a map for the handler; its slot, or -1 (then the file is not mapped). */
+static int map_table_add(const uint8_t *base, size_t len)
+{
+    pthread_once(&sigbus_once, install_sigbus);
+    if (!sigbus_ready)
+        return -1;
+    for (int i = 0; i < MAP_TABLE_SIZE; i++) {
+        struct map_entry *e = &map_table[i];
+        uintptr_t expected = 0;
+        if (__atomic_load_n(&e->base, __ATOMIC_RELAXED) != 0)
+            continue;
+        e->len = len;
+        e->cut = len;
+        if (__atomic_compare_exchange_n(&e->base, &expected, (uintptr_t)base, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED))
+            return i;
+    }
+    return -1;
+}
+#endif
+
+/* Bytes of the map that are the file's: all of it, unless the file was cut while mapped. */
+static size_t map_valid_len(const ltka_file_map *m)
+{
+#ifdef LTKA_USE_MMAP
+    if (m && m->slot >= 0)
+        return __atomic_load_n(&map_table[m->slot].cut, __ATOMIC_ACQUIRE);
+#endif
+    return m ? m->len : 0;
+}
 
 ltka_file_map *ltka_reader_map_ref(logtk_archive_reader *r)
 {
@@ -78,6 +183,8 @@ void ltka_file_map_unref(ltka_file_map *m)
     if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) > 0)
         return;
 #ifdef LTKA_USE_MMAP
+    if (m->slot >= 0)
+        __atomic_store_n(&map_table[m->slot].base, 0, __ATOMIC_RELEASE);
     munmap((void *)m->base, m->len);
 #endif
     free(m);
@@ -100,6 +207,10 @@ static void close_source(logtk_archive_reader *r)
     r->buf_pos = r->buf_len = 0;
     r->eof = 0;
     r->at_end = 0;
+    r->trailing = 0;
+    r->retry = 0;
+    r->doubtful_from = 0;
+    r->scan_from = 0;
     r->index_state = 0;
     ltka_index_clear(&r->index);
     memset(&r->sizes, 0, sizeof r->sizes);
@@ -109,8 +220,14 @@ static void close_source(logtk_archive_reader *r)
 size_t ltka_reader_fill(logtk_archive_reader *r, size_t n)
 {
     if (r->mem) {
-        size_t avail = r->mem_len - r->buf_pos;
-        return avail;
+        size_t end = r->mem_len;
+        if (r->map) {
+            /* the file was cut while mapped: it ends at the cut, as read through a pipe */
+            size_t valid = map_valid_len(r->map);
+            if (valid < end)
+                end = valid;
+        }
+        return end > r->buf_pos ? end - r->buf_pos : 0;
     }
     size_t avail = r->buf_len - r->buf_pos;
     if (avail >= n || r->eof)
@@ -153,10 +270,13 @@ static int check_file_header(logtk_archive_reader *r)
     if (ltka_reader_fill(r, LTKA_FILE_HEADER_LEN) < LTKA_FILE_HEADER_LEN ||
         memcmp(ltka_reader_ptr(r), LTKA_FILE_MAGIC, 4) != 0)
         return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: not a logtk archive", r->name);
-    if (ltka_reader_ptr(r)[4] != LTKA_VERSION)
+    int version = ltka_reader_ptr(r)[4];
+    if (version < LTKA_VERSION_MIN || version > LTKA_VERSION)
         return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE,
-                               "%s: archive format version %u, this logtk reads version %u",
-                               r->name, ltka_reader_ptr(r)[4], LTKA_VERSION);
+                               "%s: archive format version %u, this logtk reads versions %u to %u",
+                               r->name, (unsigned)version, LTKA_VERSION_MIN, LTKA_VERSION);
+    r->version = version;
+    r->header_len = ltka_block_header_len(version);
     r->buf_pos += LTKA_FILE_HEADER_LEN;
     return LOGTK_OK;
 }
@@ -187,6 +307,12 @@ static void map_file(logtk_archive_reader *r)
     fm->base = m;
     fm->len = (size_t)st.st_size;
     fm->refs = 1;
+    fm->slot = map_table_add(fm->base, fm->len);
+    if (fm->slot < 0) { /* no SIGBUS cover: a file cut meanwhile would kill the program */
+        munmap(m, fm->len);
+        free(fm);
+        return;
+    }
     r->map = fm;
     r->mem = m;
     r->mem_len = (size_t)st.st_size;
@@ -238,28 +364,41 @@ int logtk_archive_reader_open_memory(logtk_archive_reader *r, const void *buf, s
     return check_file_header(r);
 }
 
-/* Tries to read a footer at the current position: the rest of the input. */
-static int try_footer(logtk_archive_reader *r, size_t *len_out)
+/*
+ * Tries to read a footer at the current position ("LTKI"): it ends at the
+ * first "LTKE" whose length and hash hold.  Bytes after it (appended to the
+ * archive) are counted in *trailing, so that the index and every block
+ * still count and the extra bytes are reported, not taken for damage.
+ */
+static int try_footer(logtk_archive_reader *r, size_t *len_out, size_t *trailing)
 {
     size_t avail = ltka_reader_fill(r, FOOTER_MAX);
     if (avail < 4 + LTKA_FOOTER_TRAILER_LEN || avail >= FOOTER_MAX)
         return -1;
     const uint8_t *p = ltka_reader_ptr(r);
-    const uint8_t *t = p + avail - LTKA_FOOTER_TRAILER_LEN;
-    if (memcmp(t + 8, LTKA_END_MAGIC, 4) != 0 || ltka_get_u32(t + 4) != avail - LTKA_FOOTER_TRAILER_LEN ||
-        ltka_get_u32(t) != ltka_checksum(p, avail - LTKA_FOOTER_TRAILER_LEN))
-        return -1;
-    ltka_index ix = {0};
-    int ok = ltka_index_parse(&ix, p, avail - LTKA_FOOTER_TRAILER_LEN);
-    if (ok == 0 && r->index_state != 1) {
-        ltka_index_free(&r->index);
-        r->index = ix;
-        r->index_state = 1;
-    } else {
-        ltka_index_free(&ix);
+    const uint8_t *from = p + 4 + 8, *end = p + avail;
+    for (;;) {
+        const uint8_t *e = memmem(from, (size_t)(end - from), LTKA_END_MAGIC, 4);
+        if (!e)
+            return -1;
+        const uint8_t *t = e - 8;
+        size_t body = (size_t)(t - p);
+        if (ltka_get_u32(t + 4) == body && ltka_get_u32(t) == ltka_checksum(p, body)) {
+            ltka_index ix = {0};
+            int ok = ltka_index_parse(&ix, p, body);
+            if (ok == 0 && r->index_state != 1) {
+                ltka_index_free(&r->index);
+                r->index = ix;
+                r->index_state = 1;
+            } else {
+                ltka_index_free(&ix);
+            }
+            *len_out = (size_t)(e + 4 - p);
+            *trailing = avail - *len_out;
+            return ok;
+        }
+        from = e + 1;
     }
-    *len_out = avail;
-    return ok;
 }
 
 static uint64_t index_total_lines(const logtk_archive_reader *r)
@@ -291,32 +430,79 @@ static int damaged(logtk_archive_reader *r, logtk_archive_block *b, uint64_t fir
 }
 
 /*
+ * Fills b for the loss of every line from `first` (0-based) to the end of
+ * the archive: the range is named whole, up to the last line when the index
+ * says how many there are.
+ */
+static int lost_to_end(logtk_archive_reader *r, logtk_archive_block *b, uint64_t first, const char *why)
+{
+    uint64_t total = index_total_lines(r);
+    memset(b, 0, sizeof *b);
+    b->index = r->block_no;
+    b->first_line = first + 1;
+    b->damaged = 1;
+    if (total > first) {
+        b->nlines = total - first;
+        logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: lines %llu-%llu lost: %s", r->name,
+                        (unsigned long long)first + 1, (unsigned long long)total, why);
+    } else {
+        logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: lines from %llu on lost: %s", r->name,
+                        (unsigned long long)first + 1, why);
+    }
+    return LOGTK_ERR_ARCHIVE;
+}
+
+/* Fills b for bytes passed over that held no line of the archive (damaged = 1, nlines = 0). */
+static int skipped(logtk_archive_reader *r, logtk_archive_block *b, uint64_t nbytes, const char *why)
+{
+    memset(b, 0, sizeof *b);
+    b->index = r->block_no;
+    b->first_line = r->next_line + 1;
+    b->damaged = 1;
+    b->stored_bytes = nbytes ? nbytes : 1; /* tells it from a loss to the end */
+    logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: %llu bytes after line %llu passed over: %s (no lines lost)",
+                    r->name, (unsigned long long)nbytes, (unsigned long long)r->next_line, why);
+    return LOGTK_ERR_ARCHIVE;
+}
+
+/* The file offset of the reader's position. */
+static uint64_t position(const logtk_archive_reader *r)
+{
+    return r->mem ? (uint64_t)r->buf_pos : r->base + r->buf_pos;
+}
+
+/*
  * Scans forward for the next valid block header or footer; the bytes skipped
  * and the lines they held are reported as one damaged region.
  */
 static int resync(logtk_archive_reader *r, logtk_archive_block *b, const char *why)
 {
-    uint64_t first = r->next_line;
+    uint64_t first = r->next_line, start = position(r);
     r->buf_pos++;
     for (;;) {
-        size_t avail = ltka_reader_fill(r, LTKA_BLOCK_HEADER_LEN);
+        size_t avail = ltka_reader_fill(r, r->header_len);
         if (avail < 4) {
             r->at_end = 1;
-            return damaged(r, b, first, index_total_lines(r), why);
+            return lost_to_end(r, b, first, why);
         }
         const uint8_t *p = ltka_reader_ptr(r);
         ltka_block_header h;
-        if (avail >= LTKA_BLOCK_HEADER_LEN && memcmp(p, LTKA_BLOCK_MAGIC, 4) == 0 &&
-            ltka_block_header_read(p, &h) == 0 && h.first_line >= first) {
+        if (avail >= r->header_len && memcmp(p, LTKA_BLOCK_MAGIC, 4) == 0 &&
+            ltka_block_header_read(p, r->version, &h) == 0 && h.first_line >= first) {
             r->next_line = h.first_line;
+            if (h.first_line == first) /* a stray or repeated block: nothing lost */
+                return skipped(r, b, position(r) - start, why);
             int rc = damaged(r, b, first, h.first_line, why);
             r->block_no++;
             return rc;
         }
-        size_t flen;
-        if (memcmp(p, LTKA_INDEX_MAGIC, 4) == 0 && try_footer(r, &flen) == 0) {
+        size_t flen, trailing;
+        if (memcmp(p, LTKA_INDEX_MAGIC, 4) == 0 && try_footer(r, &flen, &trailing) == 0) {
             r->buf_pos += flen;
+            r->trailing = trailing;
             r->at_end = 1;
+            if (index_total_lines(r) == first)
+                return skipped(r, b, position(r) - flen - start, why);
             return damaged(r, b, first, index_total_lines(r), why);
         }
         r->buf_pos++;
@@ -325,31 +511,55 @@ static int resync(logtk_archive_reader *r, logtk_archive_block *b, const char *w
 
 int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_raw_block *raw)
 {
-    if (r->at_end)
+    if (r->retry) {
+        r->retry = 0;
+    r->doubtful_from = 0;
+        *b = r->retry_b;
+        *raw = r->retry_raw;
+        return LOGTK_OK;
+    }
+    if (r->at_end) {
+        if (r->trailing) {
+            uint64_t n = r->trailing;
+            r->trailing = 0;
+            return skipped(r, b, n, "data after the index (appended?)");
+        }
         return LOGTK_DONE;
-    size_t avail = ltka_reader_fill(r, LTKA_BLOCK_HEADER_LEN);
+    }
+    size_t avail = ltka_reader_fill(r, r->header_len);
     if (r->io_error)
         return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", r->name, strerror(r->io_error));
     if (avail == 0) {
         r->at_end = 1;
-        return damaged(r, b, r->next_line, 0, "archive ends without its index (truncated?)");
+        return lost_to_end(r, b, r->next_line, "archive ends without its index (truncated?)");
     }
     const uint8_t *p = ltka_reader_ptr(r);
     if (avail >= 4 && memcmp(p, LTKA_INDEX_MAGIC, 4) == 0) {
-        size_t flen;
-        if (try_footer(r, &flen) == 0) {
+        size_t flen, trailing;
+        if (try_footer(r, &flen, &trailing) == 0) {
             r->buf_pos += flen;
+            r->trailing = trailing;
             r->at_end = 1;
             uint64_t total = index_total_lines(r);
             if (total > r->next_line)
                 return damaged(r, b, r->next_line, total, "blocks missing before the index");
-            return LOGTK_DONE;
+            return ltka_reader_next_raw(r, b, raw);
         }
         return resync(r, b, "damaged index");
     }
     ltka_block_header h;
-    if (avail < LTKA_BLOCK_HEADER_LEN || ltka_block_header_read(p, &h) != 0)
-        return resync(r, b, avail < LTKA_BLOCK_HEADER_LEN ? "truncated block header" : "bad block header");
+    if (avail < r->header_len || ltka_block_header_read(p, r->version, &h) != 0)
+        return resync(r, b, avail < r->header_len ? "truncated block header" : "bad block header");
+    uint64_t doubtful_from = r->doubtful_from;
+    r->doubtful_from = 0;
+    if (h.first_line < r->next_line && doubtful_from && h.first_line + 1 >= doubtful_from) {
+        /*
+         * The block before claimed more lines than it had: its counts failed
+         * their check (content_hash covers them), so this block's word is
+         * taken for where the lines go on.
+         */
+        r->next_line = h.first_line;
+    }
     if (h.first_line != r->next_line) {
         /* a region was lost before this block (or the header lies) */
         if (h.first_line > r->next_line) {
@@ -362,29 +572,52 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
     uint64_t limit = (uint64_t)h.raw_bytes * 3 + (uint64_t)h.nlines * 32 + 4096;
     if (h.payload_len > limit)
         return resync(r, b, "implausible block size");
-    r->buf_pos += LTKA_BLOCK_HEADER_LEN;
-    avail = ltka_reader_fill(r, h.payload_len);
+    /* the line hashes (version 4) follow the payload */
+    size_t hashes_len = h.has_content_hash ? ltka_line_hashes_len(h.nlines) : 0;
+    size_t body = (size_t)h.payload_len + hashes_len;
+    if (r->scan_from > 0 && h.first_line + h.nlines <= r->scan_from) {
+        /* before the wanted line (cat without an index): pass over it unchecked when it is all there */
+        if (ltka_reader_fill(r, r->header_len + body) >= r->header_len + body) {
+            r->buf_pos += r->header_len + body;
+            r->next_line = h.first_line + h.nlines;
+            r->block_no++;
+            return ltka_reader_next_raw(r, b, raw);
+        }
+    }
+    r->buf_pos += r->header_len;
+    avail = ltka_reader_fill(r, body);
     memset(b, 0, sizeof *b);
     b->index = r->block_no;
     b->first_line = h.first_line + 1;
     b->nlines = h.nlines;
     b->raw_bytes = h.raw_bytes;
-    b->stored_bytes = (uint64_t)h.payload_len + LTKA_BLOCK_HEADER_LEN;
-    if (avail < h.payload_len) {
+    b->stored_bytes = (uint64_t)body + r->header_len;
+    if (avail < body) {
+        char why[96];
+        snprintf(why, sizeof why, "archive cut short inside block %llu (truncated?)",
+                 (unsigned long long)r->block_no + 1);
         r->buf_pos += avail;
         r->at_end = 1;
-        return damaged(r, b, h.first_line, h.first_line + h.nlines, "truncated block");
+        return lost_to_end(r, b, h.first_line, why);
     }
     raw->payload = ltka_reader_ptr(r);
     raw->len = h.payload_len;
     raw->nlines = h.nlines;
     raw->raw_bytes = h.raw_bytes;
-    r->buf_pos += h.payload_len;
+    raw->line_hashes = h.has_content_hash ? raw->payload + h.payload_len : NULL;
+    r->buf_pos += body;
     r->next_line = h.first_line + h.nlines;
     r->block_no++;
-    if (ltka_checksum(raw->payload, raw->len) != h.payload_hash) {
+    int counts_fail = raw->line_hashes &&
+                      ltka_content_hash(raw->line_hashes, hashes_len, h.nlines, h.raw_bytes) != h.content_hash;
+    const char *why = ltka_checksum(raw->payload, raw->len) != h.payload_hash ? "checksum mismatch"
+                      : counts_fail ? "line checksums damaged"
+                                    : NULL;
+    if (why) {
+        if (counts_fail) /* the line hashes or the counts they were made for changed */
+            r->doubtful_from = h.first_line + 1;
         r->block_no--;
-        int rc = damaged(r, b, h.first_line, h.first_line + h.nlines, "checksum mismatch");
+        int rc = damaged(r, b, h.first_line, h.first_line + h.nlines, why);
         r->block_no++;
         return rc;
     }
@@ -400,6 +633,18 @@ int logtk_archive_reader_next(logtk_archive_reader *r, logtk_archive_block *b)
     logtk_errbuf derr = {0};
     rc = ltka_decode_block(r->dec, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &r->text,
                            &r->sizes, &derr);
+    if (rc == LOGTK_ERR_NOMEM) {
+        /* not damage: the block is kept (its payload stays where it is), the next call tries it again */
+        r->retry_b = *b;
+        r->retry_raw = raw;
+        r->retry = 1;
+        return logtk_error_set(&r->err, LOGTK_ERR_NOMEM,
+                               "%s: out of memory decoding block %llu (lines %llu-%llu)", r->name,
+                               (unsigned long long)b->index + 1, (unsigned long long)b->first_line,
+                               (unsigned long long)(b->first_line + raw.nlines - 1));
+    }
+    if (rc == LOGTK_OK)
+        rc = ltka_check_content(raw.line_hashes, r->text.data, r->text.len, raw.nlines, &derr);
     if (rc != LOGTK_OK) {
         uint64_t first = b->first_line - 1;
         r->block_no--;
@@ -410,6 +655,26 @@ int logtk_archive_reader_next(logtk_archive_reader *r, logtk_archive_block *b)
     b->templates = ltka_decoder_template_count(r->dec);
     b->text.ptr = r->text.data ? r->text.data : "";
     b->text.len = r->text.len;
+    return LOGTK_OK;
+}
+
+/* Goes back to the first block (after the file header) of a seekable source. */
+static int rewind_to_first_block(logtk_archive_reader *r)
+{
+    if (!r->mem && fseeko(r->fp, LTKA_FILE_HEADER_LEN, SEEK_SET) != 0)
+        return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: seek failed", r->name);
+    r->base = LTKA_FILE_HEADER_LEN;
+    r->buf_pos = r->mem ? LTKA_FILE_HEADER_LEN : 0;
+    r->buf_len = 0;
+    r->eof = 0;
+    r->at_end = 0;
+    r->trailing = 0;
+    r->retry = 0;
+    r->doubtful_from = 0;
+    r->next_line = 0;
+    r->block_no = 0;
+    r->scan_from = 0;
+    r->serial = next_serial(); /* a read-ahead of the old position is stale */
     return LOGTK_OK;
 }
 
@@ -465,26 +730,56 @@ static int load_index(logtk_archive_reader *r)
     }
     r->index_state = 1;
     /* the position is unknown now: go back to the first block */
-    if (!r->mem && fseeko(r->fp, LTKA_FILE_HEADER_LEN, SEEK_SET) != 0)
-        return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: seek failed", r->name);
-    r->base = LTKA_FILE_HEADER_LEN;
-    r->buf_pos = r->mem ? LTKA_FILE_HEADER_LEN : 0;
-    r->buf_len = 0;
-    r->eof = 0;
-    r->at_end = 0;
-    r->next_line = 0;
-    r->block_no = 0;
-    r->serial = next_serial(); /* a read-ahead of the old position is stale */
-    return LOGTK_OK;
+    return rewind_to_first_block(r);
+}
+
+static int seek_by_index(logtk_archive_reader *r, uint64_t line);
+
+/* Nonzero when a block header for 0-based line `first` lies at the reader's position. */
+static int block_here(logtk_archive_reader *r, uint64_t first)
+{
+    ltka_block_header h;
+    return ltka_reader_fill(r, r->header_len) >= r->header_len &&
+           ltka_block_header_read(ltka_reader_ptr(r), r->version, &h) == 0 && h.first_line == first;
 }
 
 int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
 {
-    int rc = load_index(r);
-    if (rc != LOGTK_OK)
-        return rc;
     if (line == 0)
         line = 1;
+    int fresh = r->next_line == 0 && r->block_no == 0 && !r->at_end && !r->retry;
+    int rc = load_index(r);
+    if (rc == LOGTK_OK) {
+        rc = seek_by_index(r, line);
+        /* blocks moved (one deleted, two swapped): the index no longer says where they are */
+        if (rc == LOGTK_OK && !block_here(r, r->next_line))
+            rc = logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: the index does not match the blocks", r->name);
+        if (rc != LOGTK_ERR_ARCHIVE)
+            return rc;
+    }
+    if (rc == LOGTK_ERR_ARCHIVE || rc == LOGTK_ERR_UNSUPPORTED) {
+        /*
+         * No usable index (damaged, missing, or data appended after it), or
+         * a pipe: read from the first block, passing over the blocks before
+         * the line unchecked.  Every block the index listed is still found
+         * by its header, as decompress finds it.
+         */
+        if (r->mem || (r->fp && fseeko(r->fp, 0, SEEK_CUR) == 0))
+            rc = rewind_to_first_block(r);
+        else if (fresh)
+            rc = LOGTK_OK;
+        if (rc == LOGTK_OK) {
+            logtk_error_clear(&r->err);
+            r->scan_from = line - 1;
+        }
+        return rc;
+    }
+    return rc;
+}
+
+/* Positions the reader at the block the index gives for 1-based `line`. */
+static int seek_by_index(logtk_archive_reader *r, uint64_t line)
+{
     long i = ltka_index_find_line(&r->index, line - 1);
     if (i < 0)
         return LOGTK_DONE;
@@ -501,6 +796,10 @@ int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
         r->eof = 0;
     }
     r->at_end = 0;
+    r->trailing = 0;
+    r->retry = 0;
+    r->doubtful_from = 0;
+    r->scan_from = 0;
     r->next_line = e->first_line;
     r->block_no = (uint64_t)i;
     r->serial = next_serial();

@@ -28,6 +28,16 @@ void ltka_file_map_unref(ltka_file_map *m);
 /** Nonzero when p[0..len) lies inside the map (m may be NULL: then 0). */
 int ltka_file_map_holds(const ltka_file_map *m, const uint8_t *p, size_t len);
 
+/* A block's payload, checked against its checksum but not decoded. */
+struct ltka_raw_block {
+    const uint8_t *payload; /* valid until the next read */
+    size_t len;
+    uint32_t nlines;
+    uint32_t raw_bytes;
+    const uint8_t *line_hashes; /* the block's line hashes, right after the payload (NULL: version 3) */
+};
+typedef struct ltka_raw_block ltka_raw_block;
+
 struct logtk_archive_reader {
     logtk_errbuf err;
     char name[256];
@@ -40,9 +50,17 @@ struct logtk_archive_reader {
     size_t buf_cap, buf_pos, buf_len;
     uint64_t base; /* file offset of buf[0] */
     int eof, io_error, at_end;
+    uint64_t trailing;  /* bytes found after the index, reported once after the last block */
     uint64_t serial;    /* distinct for every open and seek, so read-ahead can tell positions apart */
+    int version;        /* the archive's format version (LTKA_VERSION_MIN..LTKA_VERSION) */
+    size_t header_len;  /* bytes of its block headers */
     uint64_t next_line; /* 0-based line expected next */
+    uint64_t scan_from; /* 0-based: blocks ending before this line are passed over unchecked (cat without an index) */
+    uint64_t doubtful_from; /* 1 + first line of the last block whose counts failed their check, 0: none */
     uint64_t block_no;
+    int retry;                 /* a block whose decoding ran out of memory, returned again next: */
+    logtk_archive_block retry_b;
+    ltka_raw_block retry_raw;
     ltka_index index;
     int index_state; /* 0 not loaded, 1 loaded */
     ltka_decoder *dec;
@@ -50,13 +68,6 @@ struct logtk_archive_reader {
     ltka_stream_sizes sizes;
 };
 
-/* A block's payload, checked against its checksum but not decoded. */
-typedef struct ltka_raw_block {
-    const uint8_t *payload; /* valid until the next read */
-    size_t len;
-    uint32_t nlines;
-    uint32_t raw_bytes;
-} ltka_raw_block;
 
 /** Like logtk_archive_reader_next() but stops before decoding. */
 int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_raw_block *raw);

@@ -135,6 +135,18 @@ typedef struct search_ctx {
     int own_dec;
     pcre2_match_data *md;
     logtk_strbuf line;
+    logtk_strbuf held;      /* a block's selected lines, held back until its content checksum holds ... */
+    uint32_t *held_lens;    /* ... and their lengths */
+    size_t nheld, held_cap;
+    logtk_strbuf whole;     /* lines rebuilt to check their content checksum */
+    uint32_t *sel_lines;    /* the lines of the block search_block selected (while recording) */
+    size_t nsel_lines, sel_lines_cap;
+    int recording, sel_failed;
+    int ids_state;          /* how far search_block read the block's template ids: 0 not, 1 counted, 2 all units */
+    uint8_t *group_on;      /* per line group: holds a selected line */
+    size_t group_on_cap;
+    uint32_t *group_lines;  /* the lines of those groups */
+    size_t group_lines_cap;
     uint8_t *maybe; /* per template: mask of the pieces its lines may hold */
     size_t maybe_cap;
     uint32_t *cand; /* lines of the block that may match (all lines with -v) */
@@ -1657,6 +1669,12 @@ static void ctx_free(search_ctx *x)
         ltka_decoder_free(x->dec);
     pcre2_match_data_free(x->md);
     logtk_strbuf_free(&x->line);
+    logtk_strbuf_free(&x->held);
+    free(x->held_lens);
+    logtk_strbuf_free(&x->whole);
+    free(x->sel_lines);
+    free(x->group_on);
+    free(x->group_lines);
     free(x->maybe);
     free(x->cand);
     free(x->line_mask);
@@ -1708,6 +1726,17 @@ static int block_damaged(search_ctx *x, const block_place *bp, uint32_t nlines, 
                            bp->name, (unsigned long long)bp->index + 1,
                            (unsigned long long)bp->first_line,
                            (unsigned long long)(bp->first_line + nlines - 1), why);
+}
+
+/* Records selected line i of the block, for the content check (search_block_checked). */
+static void note_selected(search_ctx *x, uint32_t i)
+{
+    if (!x->recording)
+        return;
+    if (logtk_array_reserve((void **)&x->sel_lines, &x->sel_lines_cap, x->nsel_lines + 1, sizeof *x->sel_lines) != 0)
+        x->sel_failed = 1;
+    else
+        x->sel_lines[x->nsel_lines++] = i;
 }
 
 /*
@@ -1770,11 +1799,13 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
      */
     int sparse = !invert && (!x->dense || x->had_tests);
     x->tests_done = 0;
+    x->ids_state = 0;
     if (sparse && g->pieces.n > 0) {
         /* templates counted, number tests run, then only the units that pass are marked */
         rc = ltka_decode_lines_count(d, &derr);
         if (rc != LOGTK_OK)
             return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+        x->ids_state = 1;
         rc = mark_tested(g, x, d, all, line_mask, &derr);
         if (rc == LOGTK_ERR_NOMEM)
             return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
@@ -1788,6 +1819,7 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
                     : ltka_decode_lines_masked(d, x->maybe, line_mask, &derr);
         if (rc != LOGTK_OK)
             return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+        x->ids_state = sparse ? 1 : 2;
     }
     uint32_t n = ltka_decoder_line_count(d);
     uint32_t ncand = 0;
@@ -1828,8 +1860,10 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
                 uint32_t i = x->cand[c], p = 0;
                 while (p < parts && !x->sure[ltka_decoder_line_template(d, i, p)])
                     p++;
-                if (p < parts)
+                if (p < parts) {
                     (*count)++;
+                    note_selected(x, i);
+                }
                 else
                     x->cand[kept++] = i;
             }
@@ -1855,6 +1889,7 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
         int maybe = (line_mask[i] & all) == all, m = 0;
         if (!maybe && !cb) {
             (*count)++; /* -v -c: a line that cannot match is counted unseen */
+            note_selected(x, i);
             continue;
         }
         if (build_line(x, i) != 0)
@@ -1869,6 +1904,7 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
         }
         if (m ^ invert) {
             (*count)++;
+            note_selected(x, i);
             if (cb) {
                 /* the line already ends with its '\r' when it had one (see build_line);
                    a last line without a terminator gets one, as grep prints it */
@@ -1879,6 +1915,134 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
             }
         }
     }
+    return LOGTK_OK;
+}
+
+/* search_block's callback while a block's lines are held back: keeps them in x. */
+static int hold_line(void *user, const void *data, size_t len)
+{
+    search_ctx *x = user;
+    if (logtk_array_reserve((void **)&x->held_lens, &x->held_cap, x->nheld + 1, sizeof *x->held_lens) != 0)
+        return -1;
+    if (len > UINT32_MAX || logtk_strbuf_append(&x->held, data, len) != 0)
+        return -1;
+    x->held_lens[x->nheld++] = (uint32_t)len;
+    return 0;
+}
+
+/*
+ * Checks the line groups (ltka_check_group() lines each) holding the lines
+ * search_block selected against the block's line hashes: only those groups
+ * are rebuilt, through the same sparse steps a search takes (template ids
+ * counted, then the values of just those lines), or the whole block when
+ * they are a good part of it.
+ */
+static int check_selected_groups(search_ctx *x, const uint8_t *payload, size_t len, uint32_t nlines,
+                                 uint32_t raw_bytes, const uint8_t *line_hashes, logtk_errbuf *derr)
+{
+    ltka_decoder *d = x->dec;
+    uint32_t lines = ltka_check_group(nlines);
+    size_t ngroups = ((size_t)nlines + lines - 1) / lines;
+    if (logtk_array_reserve((void **)&x->group_on, &x->group_on_cap, ngroups + 1, 1) != 0)
+        return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+    memset(x->group_on, 0, ngroups);
+    uint64_t nin = 0;
+    for (size_t k = 0; k < x->nsel_lines; k++) {
+        size_t g = x->sel_lines[k] / lines;
+        if (g < ngroups && !x->group_on[g]) {
+            x->group_on[g] = 1;
+            nin += g + 1 < ngroups ? lines : nlines - g * lines;
+        }
+    }
+    if (nin * 4 > nlines) {
+        /* most of the block: decode it whole, check every group */
+        logtk_strbuf_clear(&x->whole);
+        int rc = ltka_decode_block(d, payload, len, nlines, raw_bytes, &x->whole, NULL, derr);
+        return rc == LOGTK_OK ? ltka_check_content(line_hashes, x->whole.data, x->whole.len, nlines, derr) : rc;
+    }
+    if (logtk_array_reserve((void **)&x->group_lines, &x->group_lines_cap, nin + 1, sizeof *x->group_lines) != 0)
+        return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+    uint32_t n = 0;
+    for (size_t g = 0; g < ngroups; g++)
+        if (x->group_on[g])
+            for (uint32_t i = (uint32_t)(g * lines); i < nlines && i < (g + 1) * lines; i++)
+                x->group_lines[n++] = i;
+    /* the search's own reading of the template ids is reused: counted, or every unit indexed */
+    int rc = LOGTK_OK;
+    if (x->ids_state == 0) {
+        rc = ltka_decode_templates(d, payload, len, nlines, raw_bytes, derr);
+        if (rc == LOGTK_OK)
+            rc = ltka_decode_lines_count(d, derr);
+    }
+    if (rc == LOGTK_OK && x->ids_state != 2)
+        rc = ltka_decode_index_lines(d, x->group_lines, n, derr);
+    if (rc == LOGTK_OK)
+        rc = ltka_decode_values_for_lines(d, x->group_lines, n, derr);
+    if (rc != LOGTK_OK)
+        return rc;
+    uint32_t k = 0;
+    for (size_t g = 0; g < ngroups; g++) {
+        if (!x->group_on[g])
+            continue;
+        logtk_strbuf_clear(&x->whole);
+        for (; k < n && x->group_lines[k] / lines == g; k++) {
+            if (ltka_decoder_line(d, x->group_lines[k], 1, &x->whole) != LOGTK_OK)
+                return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+            if (x->whole.len > raw_bytes)
+                return logtk_error_set(derr, LOGTK_ERR_ARCHIVE, "block decodes to more bytes than its header says");
+        }
+        if (ltka_checksum(x->whole.data, x->whole.len) != ltka_get_u32(line_hashes + 4 * g))
+            return logtk_error_set(derr, LOGTK_ERR_ARCHIVE,
+                                   "decoded lines %zu-%zu of the block fail the content checksum",
+                                   g * lines + 1, g * lines + lines < nlines ? g * lines + lines : (size_t)nlines);
+    }
+    return LOGTK_OK;
+}
+
+/*
+ * search_block, with the block's content checksums (format 4) checked
+ * before any of its lines is given out or counted: a payload altered with
+ * its payload hash recomputed can decode to lines that are not the
+ * archive's, and search rebuilds only some lines, so the structural checks
+ * of a whole decode do not run.  Only the groups of lines holding a
+ * selected line are rebuilt for the check (a block in which nothing is
+ * selected gives nothing out and is not checked).
+ */
+static int search_block_checked(const logtk_grep *g, search_ctx *x, const uint8_t *payload, size_t len,
+                                uint32_t nlines, uint32_t raw_bytes, const uint8_t *line_hashes,
+                                const block_place *bp, logtk_write_callback cb, void *user,
+                                uint64_t *count, uint32_t *ntemplates)
+{
+    if (!line_hashes) /* format 3: nothing to check against */
+        return search_block(g, x, payload, len, nlines, raw_bytes, bp, cb, user, count, ntemplates);
+    uint64_t selected = 0;
+    logtk_strbuf_clear(&x->held);
+    x->nheld = 0;
+    x->nsel_lines = 0;
+    x->sel_failed = 0;
+    x->recording = 1;
+    int rc = search_block(g, x, payload, len, nlines, raw_bytes, bp, cb ? hold_line : NULL, x, &selected,
+                          ntemplates);
+    x->recording = 0;
+    if (rc == LOGTK_ERR_IO && cb)
+        return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (rc != LOGTK_OK || selected == 0)
+        return rc;
+    if (x->sel_failed)
+        return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+    logtk_errbuf derr = {0};
+    rc = check_selected_groups(x, payload, len, nlines, raw_bytes, line_hashes, &derr);
+    if (rc == LOGTK_ERR_NOMEM)
+        return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (rc != LOGTK_OK)
+        return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+    const char *p = x->held.data;
+    for (size_t k = 0; k < x->nheld; k++) {
+        if (cb(user, p, x->held_lens[k]) != 0)
+            return logtk_error_set(&x->err, LOGTK_ERR_IO, "write failed");
+        p += x->held_lens[k];
+    }
+    *count += selected;
     return LOGTK_OK;
 }
 
@@ -1898,8 +2062,8 @@ static int next_block_serial(logtk_grep *g, logtk_archive_reader *r, logtk_archi
     x->dec = r->dec;
     x->own_dec = 0;
     block_place bp = {r->name, b->index, b->first_line};
-    rc = search_block(g, x, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &bp, cb, user, count,
-                      &b->templates);
+    rc = search_block_checked(g, x, raw.payload, raw.len, raw.nlines, raw.raw_bytes, raw.line_hashes, &bp, cb,
+                              user, count, &b->templates);
     if (rc != LOGTK_OK) {
         logtk_error_copy(&g->err, &x->err);
         if (rc == LOGTK_ERR_ARCHIVE) {
@@ -1965,8 +2129,9 @@ static void grep_work(void *state, void *arg)
     j->count = 0;
     logtk_error_clear(&x->err);
     uint32_t nt = 0;
-    int rc = search_block(x->g, x, in->payload, in->len, in->nlines, in->raw_bytes, &bp,
-                          in->flags ? job_collect : NULL, j, &j->count, &nt);
+    int rc = search_block_checked(x->g, x, in->payload, in->len, in->nlines, in->raw_bytes,
+                                  in->line_hashes, &bp,
+                                  in->flags ? job_collect : NULL, j, &j->count, &nt);
     in->b.templates = nt;
     if (rc != LOGTK_OK) {
         logtk_error_copy(&in->err, &x->err);

@@ -11,6 +11,13 @@
  * so memory stays at 2T x block size.
  * With one thread the unpacker simply calls logtk_archive_reader_next().
  *
+ * Running out of memory is not damage: a block whose decoding fails for
+ * want of memory is decoded again on the caller's thread once the workers
+ * are idle and their decoders' buffers freed; the read-ahead is then wound
+ * down (the blocks already read are delivered, no more are read ahead) and
+ * the rest is decoded serially, in the memory of one block.  Only when even
+ * that fails is LOGTK_ERR_NOMEM returned, naming the block.
+ *
  * The result is what logtk_archive_reader_next() returns, block for block:
  * same texts, same damage reports (a block that fails to decode is named
  * by its line range exactly as the reader names it), same end.
@@ -45,6 +52,9 @@ struct logtk_archive_unpacker {
     int threads;
     ltka_decoder *decoders[UNPACK_MAX_THREADS];
     ltka_readahead *ra; /* NULL: not started yet, or no thread could be */
+    int serial;         /* ran out of memory: no more read-ahead, decode in the caller's thread */
+    logtk_strbuf retry_text; /* a block decoded again after running out of memory */
+    unpack_job *last;        /* serial: the job delivered last, whose text goes at the next call */
 };
 
 int logtk_archive_unpacker_new(logtk_archive_unpacker **out, int threads)
@@ -76,6 +86,10 @@ static void decode_job(void *state, void *arg)
     logtk_errbuf derr = {0};
     in->rc = ltka_decode_block(state, in->payload, in->len, in->nlines, in->raw_bytes, &j->text,
                                &j->sizes, &derr);
+    if (in->rc == LOGTK_ERR_NOMEM)
+        return; /* not damage: the caller decodes it again (retry_job) */
+    if (in->rc == LOGTK_OK)
+        in->rc = ltka_check_content(in->line_hashes, j->text.data, j->text.len, in->nlines, &derr);
     if (in->rc == LOGTK_OK) {
         in->b.templates = ltka_decoder_template_count(state);
         in->b.text.ptr = j->text.data ? j->text.data : "";
@@ -94,6 +108,7 @@ static void decode_job(void *state, void *arg)
                              (unsigned long long)(first + in->nlines), logtk_error_text(&derr));
 }
 
+
 static void free_job(void *arg)
 {
     unpack_job *j = arg;
@@ -109,11 +124,69 @@ static int next_inline(logtk_archive_unpacker *u, logtk_archive_reader *r, logtk
     return rc;
 }
 
+/*
+ * A job whose decoding ran out of memory, or that no worker took before
+ * they were stopped (its payload is still read, in the map or in its
+ * copy): decode it here with the reader's decoder.
+ */
+static int retry_job(logtk_archive_unpacker *u, logtk_archive_reader *r, ltka_read_job *j,
+                     logtk_archive_block *b)
+{
+    logtk_errbuf derr = {0};
+    logtk_strbuf_clear(&u->retry_text);
+    int rc = ltka_decode_block(r->dec, j->payload, j->len, j->nlines, j->raw_bytes, &u->retry_text, NULL,
+                               &derr);
+    if (rc == LOGTK_OK)
+        rc = ltka_check_content(j->line_hashes, u->retry_text.data, u->retry_text.len, j->nlines, &derr);
+    *b = j->b;
+    if (rc == LOGTK_ERR_NOMEM)
+        return logtk_error_set(&u->err, LOGTK_ERR_NOMEM,
+                               "%s: out of memory decoding block %llu (lines %llu-%llu)", j->source,
+                               (unsigned long long)j->b.index + 1, (unsigned long long)j->b.first_line,
+                               (unsigned long long)(j->b.first_line + j->nlines - 1));
+    if (rc != LOGTK_OK) {
+        memset(b, 0, sizeof *b);
+        b->index = j->b.index;
+        b->first_line = j->b.first_line;
+        b->damaged = 1;
+        b->nlines = j->nlines;
+        return logtk_error_set(&u->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
+                               j->source, (unsigned long long)b->index + 1,
+                               (unsigned long long)b->first_line,
+                               (unsigned long long)(b->first_line + j->nlines - 1), logtk_error_text(&derr));
+    }
+    b->templates = ltka_decoder_template_count(r->dec);
+    b->text.ptr = u->retry_text.data ? u->retry_text.data : "";
+    b->text.len = u->retry_text.len;
+    return LOGTK_OK;
+}
+
 int logtk_archive_unpacker_next(logtk_archive_unpacker *u, logtk_archive_reader *r,
                                 logtk_archive_block *b)
 {
     if (u->threads == 1)
         return next_inline(u, r, b);
+    if (u->serial) {
+        /* wound down after running out of memory: deliver what was read, then go on serially */
+        if (u->last)
+            logtk_strbuf_free(&u->last->text);
+        ltka_read_job *j = u->ra ? ltka_readahead_take(u->ra) : NULL;
+        u->last = (unpack_job *)j;
+        if (!j) {
+            if (u->ra) {
+                ltka_readahead_free(u->ra, free_job);
+                u->ra = NULL;
+                logtk_strbuf_free(&u->retry_text);
+            }
+            return next_inline(u, r, b);
+        }
+        if (j->rc == LOGTK_ERR_NOMEM && j->payload)
+            return retry_job(u, r, j, b);
+        *b = j->b;
+        if (j->rc != LOGTK_OK)
+            logtk_error_copy(&u->err, &j->err);
+        return j->rc;
+    }
     if (!u->ra) {
         u->ra = ltka_readahead_new(u->threads, UNPACK_DEPTH, sizeof(unpack_job), decode_job,
                                    (void *const *)u->decoders);
@@ -124,6 +197,15 @@ int logtk_archive_unpacker_next(logtk_archive_unpacker *u, logtk_archive_reader 
     ltka_read_job *j = ltka_readahead_next(u->ra, r, 0, &end_rc);
     if (!j)
         return end_rc;
+    if (j->rc == LOGTK_ERR_NOMEM && j->payload) {
+        /* fewer threads: the workers' stacks and buffers go, the rest is decoded here */
+        u->serial = 1;
+        ltka_readahead_stop(u->ra, free_job); /* decoded texts go too: decoded again in turn */
+        for (int i = 0; i < u->threads; i++)
+            ltka_decoder_trim(u->decoders[i]);
+        u->last = (unpack_job *)j;
+        return retry_job(u, r, j, b);
+    }
     *b = j->b;
     if (j->rc != LOGTK_OK)
         logtk_error_copy(&u->err, &j->err);
@@ -142,5 +224,6 @@ void logtk_archive_unpacker_free(logtk_archive_unpacker *u)
     ltka_readahead_free(u->ra, free_job);
     for (int i = 0; i < UNPACK_MAX_THREADS; i++)
         ltka_decoder_free(u->decoders[i]);
+    logtk_strbuf_free(&u->retry_text);
     free(u);
 }

@@ -158,22 +158,26 @@ struct ltka_decoder {
 
 ltka_decoder *ltka_decoder_new(void)
 {
-    ltka_decoder *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    d->dctx = ZSTD_createDCtx();
-    if (!d->dctx) {
-        free(d);
-        return NULL;
-    }
-    return d;
+    /*
+     * The zstd context (some 160 KB) is made when a stream first needs it:
+     * stored streams and blocks never decoded need none (the archive fuzzer
+     * made some 25 decoders per input, a fresh mapping each under
+     * AddressSanitizer).
+     */
+    return calloc(1, sizeof(ltka_decoder));
 }
 
-void ltka_decoder_free(ltka_decoder *d)
+/* The decoder's zstd context, made on first use; NULL when out of memory. */
+static ZSTD_DCtx *dctx_of(ltka_decoder *d)
 {
-    if (!d)
-        return;
-    ZSTD_freeDCtx(d->dctx);
+    if (!d->dctx)
+        d->dctx = ZSTD_createDCtx();
+    return d->dctx;
+}
+
+/* Frees every buffer of d but its zstd context. */
+static void free_buffers(ltka_decoder *d)
+{
     for (int i = 0; i < LTKA_NSTREAMS; i++)
         logtk_strbuf_free(&d->streams[i]);
     logtk_strbuf_free(&d->lits);
@@ -196,7 +200,25 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d->test_live);
     free(d->dict_ptr);
     free(d->dict_len);
+}
+
+void ltka_decoder_free(ltka_decoder *d)
+{
+    if (!d)
+        return;
+    free_buffers(d);
+    ZSTD_freeDCtx(d->dctx);
     free(d);
+}
+
+void ltka_decoder_trim(ltka_decoder *d)
+{
+    if (!d)
+        return;
+    free_buffers(d);
+    ZSTD_DCtx *dctx = d->dctx;
+    memset(d, 0, sizeof *d);
+    d->dctx = dctx;
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -307,6 +329,8 @@ static int read_stream(ltka_decoder *d, int i, logtk_errbuf *err)
     if (stored_len == raw_len) {
         memcpy(st->data, d->src[i], raw_len);
     } else {
+        if (!dctx_of(d))
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         size_t r = ZSTD_decompressDCtx(d->dctx, st->data, raw_len, d->src[i], stored_len);
         if (ZSTD_isError(r) || r != raw_len)
             return BAD("stream %s: zstd: %s", ltka_stream_name(i),
@@ -343,6 +367,8 @@ static int zprefix_get(ltka_decoder *d, zprefix *z, const void *key, const uint8
         return LOGTK_OK;
     }
     if (z->key != key && want >= dst_len - dst_len / 4) {
+        if (!dctx_of(d))
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         size_t r = ZSTD_decompressDCtx(d->dctx, dst, dst_len, src, src_len);
         if (ZSTD_isError(r) || r != dst_len)
             return ZBAD(ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
@@ -2546,10 +2572,15 @@ int ltka_decoder_line(ltka_decoder *d, uint32_t i, int with_eol, logtk_strbuf *o
     return LOGTK_OK;
 }
 
+int ltka_test_decode_nomem;
+
 int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint32_t expect_lines,
                       uint32_t expect_bytes, logtk_strbuf *text, ltka_stream_sizes *sizes,
                       logtk_errbuf *err)
 {
+    if (__atomic_load_n(&ltka_test_decode_nomem, __ATOMIC_RELAXED) > 0 &&
+        __atomic_sub_fetch(&ltka_test_decode_nomem, 1, __ATOMIC_RELAXED) >= 0)
+        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory (test hook)");
     int rc = ltka_decode_columns(d, payload, len, expect_lines, expect_bytes, err);
     if (rc != LOGTK_OK)
         return rc;
@@ -2559,7 +2590,9 @@ int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint3
             sizes->stored[i] += d->stored[i];
         }
     logtk_strbuf_clear(text);
-    if (logtk_strbuf_reserve(text, (size_t)expect_bytes + 4096) != 0)
+    /* the header's size, up to a bound: a forged one must not make this fail for want of memory */
+    size_t room = expect_bytes < ((size_t)64 << 20) ? expect_bytes : ((size_t)64 << 20);
+    if (logtk_strbuf_reserve(text, room + 4096) != 0)
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < d->nlines; i++) {
         if (ltka_decoder_line(d, i, 1, text) != LOGTK_OK)

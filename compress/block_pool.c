@@ -273,6 +273,8 @@ static int read_one(ltka_readahead *ra, logtk_archive_reader *r, int flags)
     ltka_read_job *j = slot(ra, ra->submitted);
     ltka_raw_block raw;
     logtk_error_clear(&j->err);
+    j->payload = NULL; /* until this block's is in place: a slot's old one must never be taken for it */
+    j->line_hashes = NULL;
     int rc = ltka_reader_next_raw(r, &j->b, &raw);
     if (rc == LOGTK_DONE) {
         ra->ended = 1;
@@ -284,14 +286,19 @@ static int read_one(ltka_readahead *ra, logtk_archive_reader *r, int flags)
         j->len = raw.len;
         j->nlines = raw.nlines;
         j->raw_bytes = raw.raw_bytes;
-        if (ltka_file_map_holds(ra->map, raw.payload, raw.len)) {
+        /* the line hashes follow the payload: used or copied with it */
+        size_t whole = raw.len + (raw.line_hashes ? ltka_line_hashes_len(raw.nlines) : 0);
+        if (ltka_file_map_holds(ra->map, raw.payload, whole)) {
             j->payload = raw.payload;
+            j->line_hashes = raw.line_hashes;
         } else {
             logtk_strbuf_clear(&j->copy);
-            if (logtk_strbuf_append(&j->copy, raw.payload, raw.len) == 0)
+            if (logtk_strbuf_append(&j->copy, raw.payload, whole) == 0) {
                 j->payload = (const uint8_t *)j->copy.data;
-            else /* the block is consumed: reading cannot go on */
+                j->line_hashes = raw.line_hashes ? j->payload + raw.len : NULL;
+            } else { /* the block is consumed: reading cannot go on */
                 rc = logtk_error_set(&j->err, LOGTK_ERR_NOMEM, "out of memory");
+            }
         }
     } else {
         logtk_error_copy(&j->err, &r->err);
@@ -324,6 +331,40 @@ ltka_read_job *ltka_readahead_next(ltka_readahead *ra, logtk_archive_reader *r, 
         *end_rc = ra->end_rc;
     }
     return j;
+}
+
+ltka_read_job *ltka_readahead_take(ltka_readahead *ra)
+{
+    return ltka_pool_collect(ra->pool, 1);
+}
+
+void ltka_readahead_stop(ltka_readahead *ra, void (*forget)(void *job))
+{
+    ltka_pool *p = ra->pool;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->threads[i], NULL);
+    p->nthreads = 0;
+    /* the workers are gone: jobs none of them took come back unprocessed */
+    for (uint64_t k = p->started; k < p->submitted; k++) {
+        pool_slot *s = &p->ring[k % (uint64_t)p->capacity];
+        if (!s->done) {
+            ltka_read_job *j = s->job;
+            j->rc = logtk_error_set(&j->err, LOGTK_ERR_NOMEM, "not processed");
+            s->done = 1;
+        }
+    }
+    p->started = p->submitted;
+    for (uint64_t k = p->collected; k < p->submitted; k++) {
+        ltka_read_job *j = p->ring[k % (uint64_t)p->capacity].job;
+        if (forget && j->rc == LOGTK_OK && j->payload) {
+            forget(j);
+            j->rc = logtk_error_set(&j->err, LOGTK_ERR_NOMEM, "not processed");
+        }
+    }
 }
 
 void ltka_readahead_free(ltka_readahead *ra, void (*free_job)(void *job))

@@ -96,6 +96,7 @@ typedef struct ltka_read_job {
     const uint8_t *payload; /* checked payload: in the reader's file map or in `copy` */
     size_t len;
     uint32_t nlines, raw_bytes; /* from the block header */
+    const uint8_t *line_hashes; /* checked line hashes, right after the payload (NULL: version 3) */
     const char *source;     /* the archive's name, for messages (stable while the job lives) */
     int flags;              /* the caller's word given to ltka_readahead_next when it was read */
     logtk_strbuf copy;      /* the payload when the source is not a mapped file */
@@ -126,6 +127,24 @@ ltka_readahead *ltka_readahead_new(int nthreads, int depth, size_t job_size, ltk
  */
 ltka_read_job *ltka_readahead_next(ltka_readahead *ra, logtk_archive_reader *r, int flags,
                                    int *end_rc);
+
+/**
+ * The next job already read, processed, in archive order, without reading
+ * any more blocks; NULL when none is pending.  (The unpacker winds the
+ * read-ahead down with it after running out of memory, then reads on
+ * serially.)
+ */
+ltka_read_job *ltka_readahead_take(ltka_readahead *ra);
+
+/**
+ * Stops and joins the workers (running jobs finish; their threads' memory
+ * is given back).  Jobs no worker took, and the processed ones not yet
+ * collected (forget, when not NULL, first frees what their work made), come
+ * back from ltka_readahead_take with rc LOGTK_ERR_NOMEM and their payload,
+ * for the caller to process again.  Only ltka_readahead_take and
+ * ltka_readahead_free may follow.
+ */
+void ltka_readahead_stop(ltka_readahead *ra, void (*forget)(void *job));
 
 /**
  * Stops the workers (running jobs finish), calls free_job (when not NULL)

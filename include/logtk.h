@@ -1150,7 +1150,9 @@ typedef struct logtk_archive_reader logtk_archive_reader;
 typedef struct logtk_archive_block {
     uint64_t index;        /* 0-based block number in the archive */
     uint64_t first_line;   /* 1-based number of its first line */
-    uint64_t nlines;       /* lines in the block (0 when unknown for a damaged region) */
+    uint64_t nlines;       /* lines in the block; a damaged region with 0: every line from
+                              first_line on is lost (stored_bytes 0), or bytes that held no
+                              line were passed over (stored_bytes: how many) */
     uint64_t raw_bytes;    /* bytes of text */
     uint64_t stored_bytes; /* bytes in the archive, header included */
     uint32_t templates;    /* templates in the block */
@@ -1176,16 +1178,27 @@ int logtk_archive_reader_open_memory(logtk_archive_reader *r, const void *buf, s
  * Reads and decodes the next block.  Returns LOGTK_OK (block filled),
  * LOGTK_DONE at the end, or LOGTK_ERR_ARCHIVE for a damaged block or region:
  * *b then has damaged = 1 and the lost line range (when known), the message
- * names it, and the next call continues with the next intact block.  Other
- * errors (LOGTK_ERR_IO, LOGTK_ERR_NOMEM) end the reading.
+ * names it, and the next call continues with the next intact block.  A
+ * block's text is checked against its content checksum (format 4), so a
+ * block altered with its other checksums recomputed is damaged, never
+ * wrong lines.  A cut inside a block names every line from the block's
+ * first on.  LOGTK_ERR_NOMEM (decoding ran out of memory) is not damage:
+ * the block is kept and the next call tries it again.  LOGTK_ERR_IO ends
+ * the reading.  A file read through a memory map that another process
+ * truncates meanwhile reads as cut there (no SIGBUS: the library handles
+ * SIGBUS for addresses in its maps and passes others to the handler it
+ * replaced).
  */
 int logtk_archive_reader_next(logtk_archive_reader *r, logtk_archive_block *b);
 
 /**
  * Positions the reader so that the next logtk_archive_reader_next() returns
- * the block holding 1-based line `line`, using the footer index.  Returns
- * LOGTK_OK, LOGTK_DONE (line past the end), LOGTK_ERR_UNSUPPORTED (source not
- * seekable) or LOGTK_ERR_ARCHIVE (index missing or damaged).
+ * the block holding 1-based line `line`, using the footer index.  When the
+ * index is missing, damaged or followed by other bytes, or the source is a
+ * pipe not read yet, the reader goes back to the first block instead and
+ * passes over (unchecked) the blocks that end before the line.  Returns
+ * LOGTK_OK, LOGTK_DONE (line past the end, known from the index),
+ * LOGTK_ERR_UNSUPPORTED (a pipe already read from) or LOGTK_ERR_IO.
  */
 int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line);
 
@@ -1225,7 +1238,13 @@ typedef struct logtk_archive_unpacker logtk_archive_unpacker;
  *  Returns LOGTK_OK, LOGTK_ERR_INVALID or LOGTK_ERR_NOMEM (*out NULL). */
 int logtk_archive_unpacker_new(logtk_archive_unpacker **out, int threads);
 
-/** The next block of r; returns as logtk_archive_reader_next(), b->text valid until the next call. */
+/**
+ * The next block of r; returns as logtk_archive_reader_next(), b->text valid
+ * until the next call.  A worker that runs out of memory is not damage:
+ * the workers are stopped, the blocks read ahead are decoded again in the
+ * caller's thread and the rest serially; LOGTK_ERR_NOMEM only when that
+ * fails too.
+ */
 int logtk_archive_unpacker_next(logtk_archive_unpacker *u, logtk_archive_reader *r,
                                 logtk_archive_block *b);
 

@@ -372,14 +372,14 @@ static void test_unpack_damage(void)
     for (int kind = 0; kind < 4; kind++) {
         membuf bad = {.data = malloc(arc.len + 1), .len = arc.len, .cap = arc.len + 1};
         memcpy(bad.data, arc.data, arc.len);
-        size_t pos = 8; /* walk block headers: 32 bytes, payload_len at 20 */
+        size_t pos = 8; /* walk blocks: 36-byte headers (format 4), payload_len at 20, then 4 bytes of line hashes */
         size_t starts[32] = {0};
         int nb = 0;
-        while (pos + 32 <= bad.len && memcmp(bad.data + pos, "LTKB", 4) == 0 && nb < 32) {
+        while (pos + 36 <= bad.len && memcmp(bad.data + pos, "LTKB", 4) == 0 && nb < 32) {
             starts[nb++] = pos;
             uint32_t plen = (uint32_t)(uint8_t)bad.data[pos + 20] | (uint32_t)(uint8_t)bad.data[pos + 21] << 8 |
                             (uint32_t)(uint8_t)bad.data[pos + 22] << 16 | (uint32_t)(uint8_t)bad.data[pos + 23] << 24;
-            pos += 32 + plen;
+            pos += 36 + plen + 4; /* 100 lines: one line hash */
         }
         CHECK(nb == 20);
         if (nb != 20) {
@@ -760,15 +760,15 @@ static void test_grep_threads_files(const char *dir)
     mem_write(&bad, arc.data, arc.len);
     size_t pos = 8;
     int nb = 0;
-    while (pos + 32 <= bad.len && memcmp(bad.data + pos, "LTKB", 4) == 0) {
+    while (pos + 36 <= bad.len && memcmp(bad.data + pos, "LTKB", 4) == 0) {
         uint32_t plen = (uint32_t)bad.bytes[pos + 20] | (uint32_t)bad.bytes[pos + 21] << 8 |
                         (uint32_t)bad.bytes[pos + 22] << 16 | (uint32_t)bad.bytes[pos + 23] << 24;
         if (nb == 4)
-            bad.bytes[pos + 32 + plen / 2] ^= 0x21;
+            bad.bytes[pos + 36 + plen / 2] ^= 0x21;
         if (nb == 11)
             bad.bytes[pos + 6] ^= 0x21;
         nb++;
-        pos += 32 + plen;
+        pos += 36 + plen + 4; /* 250 lines: one line hash */
     }
     CHECK(nb == 24);
     char good_path[512], bad_path[512];

@@ -11,13 +11,25 @@
  *     archive's first payload are changed and the checksums recomputed, so
  *     the column decoder itself meets corrupt streams, both decoding whole
  *     blocks and as grep decodes them (templates first, then only the
- *     columns and number chunks of candidate lines).
+ *     columns and number chunks of candidate lines); the content checksum
+ *     must keep every other text out of what decompress gives back.
  * Grep runs serially and with worker threads, for fixed strings and as
  * regular expressions, and must select what a per-line search selects; a
  * longer fixed string cut from the input itself (so that it lies over
  * numbers, addresses and hex numbers in part or whole, which search turns
  * into number tests on their columns) must too.
+ *
+ * Speed: each walk over the archive decodes every block, and an input makes
+ * up to hundreds of blocks, so the first byte picks which of the grep
+ * variants (threads, regular expression, case) an input runs rather than
+ * running all of them on every input, and blocks hold 1 to 16 lines or
+ * (one input in two) 8 times as many.  Replaying 60 Loghub snippets of up
+ * to 4 KB under AddressSanitizer: 0.76 -> 0.43 s.  Run it with
+ * -entropic=0 (make fuzz-smoke does): with the entropic scheduler, libFuzzer
+ * spent 80% of its time on its feature frequencies (24 inputs a second
+ * either way; without it 55 before these changes, 169 after).
  */
+#define _GNU_SOURCE /* memmem */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +118,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     /* 1. round trip */
     char bl[16], th[4];
-    snprintf(bl, sizeof bl, "%u", 1u + (data[0] & 15u));
+    /* bit 7 of the selector: larger blocks (fewer of them to encode and walk) */
+    snprintf(bl, sizeof bl, "%u", (1u + (data[0] & 15u)) * (data[0] & 0x80 ? 8u : 1u));
+    unsigned pick = data[0] >> 5 & 3u; /* which grep variants this input runs */
     snprintf(th, sizeof th, "%u", 1u + ((data[0] >> 4) & 1u));
     logtk_archive_writer *w = NULL;
     membuf arc = {0}, back = {0};
@@ -151,10 +165,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         abort();
                 }
                 logtk_archive_reader_free(r);
-                /* the same with worker threads, and as a regex (pruned by its literal text) */
-                if (grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 2) != want)
+                /* the same with worker threads, or as a regex (pruned by its literal text) */
+                if (pick == 0 && grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 2) != want)
                     abort();
-                if (pat[0] != '\\' && pat[1] != '\\') {
+                if (pick == 1 && pat[0] != '\\' && pat[1] != '\\') {
                     logtk_grep *re = NULL;
                     if (logtk_grep_new(&re, pat, 0) == LOGTK_OK) {
                         uint64_t rwant = 0;
@@ -183,12 +197,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pat[k] = (char)data[from + k], k++;
         pat[k] = '\0';
         if (k >= 3) {
-            uint64_t want = per_line_count(data + 1, size - 1, pat, LOGTK_GREP_FIXED);
-            if (grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 1) != want ||
-                grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 2) != want)
-                abort();
-            want = per_line_count(data + 1, size - 1, pat, LOGTK_GREP_FIXED | LOGTK_GREP_ICASE);
-            if (grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED | LOGTK_GREP_ICASE, 1) != want)
+            int flags = LOGTK_GREP_FIXED | (pick == 2 ? LOGTK_GREP_ICASE : 0);
+            uint64_t want = per_line_count(data + 1, size - 1, pat, flags);
+            if (grep_all(arc.bytes, arc.len, pat, flags, pick == 3 ? 2 : 1) != want)
                 abort();
         }
     }
@@ -196,17 +207,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (arc.len > LTKA_FILE_HEADER_LEN + LTKA_BLOCK_HEADER_LEN + 1 && size > 4) {
         uint8_t *hdr = arc.bytes + LTKA_FILE_HEADER_LEN;
         ltka_block_header h;
-        if (ltka_block_header_read(hdr, &h) == 0 && h.payload_len > 0) {
+        if (ltka_block_header_read(hdr, LTKA_VERSION, &h) == 0 && h.payload_len > 0) {
             uint8_t *payload = hdr + LTKA_BLOCK_HEADER_LEN;
             for (size_t i = 1; i + 1 < size && i < 16; i += 2)
                 payload[data[i] % h.payload_len] ^= data[i + 1] | 1;
             h.payload_hash = ltka_checksum(payload, h.payload_len);
             ltka_block_header_write(hdr, &h);
-            decode_all(arc.bytes, arc.len, NULL);
+            /* the content checksum (format 4) turns any other text into damage */
+            membuf forged = {0};
+            decode_all(arc.bytes, arc.len, &forged);
+            if (forged.len > size - 1 || (forged.len && memcmp(forged.bytes, data + 1, forged.len) != 0)) {
+                /* only whole blocks may be missing: what comes back is the input's text, in order */
+                const uint8_t *hit = forged.len ? memmem(data + 1, size - 1, forged.bytes, forged.len) : NULL;
+                if (!hit)
+                    abort();
+            }
+            free(forged.bytes);
             /* search decodes sparsely: only some columns and chunks */
             char pat[3] = {(char)(data[1] | 1), (char)(data[2] | 1), 0};
-            (void)grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 1);
-            (void)grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED | LOGTK_GREP_INVERT, 2);
+            if (pick & 1)
+                (void)grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED | LOGTK_GREP_INVERT, 2);
+            else
+                (void)grep_all(arc.bytes, arc.len, pat, LOGTK_GREP_FIXED, 1);
         }
     }
     free(arc.bytes);
