@@ -48,11 +48,11 @@
 /*
  * Lines per content checksum (version 4).  A search rebuilds the groups of
  * the lines it selects to check them, so a group is what a rare match
- * costs; 1024 lines cost 4 bytes per 1024 lines (256 bytes per block of
- * 65536 lines), and rebuilding 1024 lines costs about what finding the
- * match did.
+ * costs: 256 lines cost 4 bytes per 256 lines (1 KiB per block of 65536
+ * lines, +0.07% on a 1M-line scale-up) and made grep for a word on one line
+ * in 4,000 1.8x faster than groups of 1024 (see logtk-compress(1)).
  */
-#define LTKA_CHECK_LINES 1024
+#define LTKA_CHECK_LINES 256
 /*
  * A block of at most this many lines has one line hash: small blocks are
  * cheap to rebuild whole, and a log of a few thousand lines (Loghub-2k)
