@@ -384,6 +384,34 @@ static uint32_t map_get(const logtk_u64map *m, uint64_t key)
 
 /* ---------------------------------------------------------------- masking */
 
+/*
+ * Each masking rule below can be compiled out, to measure it leave-one-
+ * dataset-out: build with -DFUSE_RULES_OFF=MASK (bits of enum fuse_rule; any
+ * bit also turns the quick hash off, which only restates the rules) and
+ * compare the benchmark rows (tests/fuse_ablation.sh prints the table).  A
+ * normal build keeps every rule and the compiler drops the tests.
+ */
+enum fuse_rule {
+    FUSE_RULE_VALUE_WORDS = 1,   /* "null", "root", "admin" are values */
+    FUSE_RULE_CALENDAR = 2,      /* month and weekday names are values */
+    FUSE_RULE_PATHS = 3,         /* a path is one value */
+    FUSE_RULE_HOSTS = 4,         /* DNS host names are values */
+    FUSE_RULE_INNER_DIGITS = 5,  /* "jk2_init": a name, not a value */
+    FUSE_RULE_UNIT_NAMES = 6,    /* "eth0", "sda1": names */
+    FUSE_RULE_NUMBERED = 7,      /* "node-224" -> "node-<*>" */
+    FUSE_RULE_LEADER_DOTS = 8,   /* "instruction......0" -> "instruction......<*>" */
+    FUSE_RULE_CODE_SYMBOLS = 9,  /* "do_page_fault+0x12f/0x446" keeps its name */
+    FUSE_RULE_JOINED = 10,       /* values joined by ':', '/', '#' are one */
+    FUSE_RULE_QUANTITY = 11,     /* "(1.19 KB)" is one value */
+    FUSE_RULE_BOUND = 12,        /* "<1 sec" is one value */
+    FUSE_RULE_ANNOTATION = 13,   /* "host:443 (IPv6)": a value with its annotation */
+    FUSE_RULE_PARTICIPLES = 14   /* a slot of participles is not promoted */
+};
+#ifndef FUSE_RULES_OFF
+#define FUSE_RULES_OFF 0
+#endif
+#define FUSE_RULE_OFF(r) ((FUSE_RULES_OFF >> (r)) & 1)
+
 static int is_alnum_byte(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -400,6 +428,8 @@ static int is_wild_at(const char *s, size_t i, size_t n)
  */
 static int is_path(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_PATHS))
+        return 0;
     if ((n >= 3 && s[0] == '.' && s[1] == '/') || (n >= 4 && memcmp(s, "../", 3) == 0))
         return 1;
     if (n < 3 || s[0] != '/')
@@ -416,6 +446,8 @@ static int is_path(const char *s, size_t n)
  */
 static int is_calendar_word(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_CALENDAR))
+        return 0;
     static const char names[] = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec "
                                 "Mon Tue Wed Thu Fri Sat Sun ";
     if (n != 3 || s[0] < 'A' || s[0] > 'Z' || s[1] < 'a' || s[1] > 'z')
@@ -434,6 +466,8 @@ static int is_calendar_word(const char *s, size_t n)
  */
 static int is_value_word(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_VALUE_WORDS))
+        return 0;
     static const char *const words[] = {"null", "root", "admin"};
     if (n != 4 && n != 5)
         return 0;
@@ -479,6 +513,8 @@ static int is_letter(char c)
  */
 static int is_inner_digit_name(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_INNER_DIGITS))
+        return 0;
     size_t i = 0, k;
     while (i < n && is_letter(s[i]))
         i++;
@@ -511,6 +547,8 @@ static int is_inner_digit_name(const char *s, size_t n)
  */
 static int is_unit_name(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_UNIT_NAMES))
+        return 0;
     if (n < 3 || s[n - 1] < '0' || s[n - 1] > '9')
         return 0;
     char low = s[0] >= 'a' && s[0] <= 'z' ? 'a' : 'A', high = (char)(low + 25);
@@ -537,6 +575,8 @@ static int is_digit_name(const char *s, size_t n)
  */
 static size_t name_prefix(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_NUMBERED))
+        return 0;
     size_t i = 0;
     while (i < n && is_letter(s[i]))
         i++;
@@ -566,6 +606,8 @@ static size_t name_prefix(const char *s, size_t n)
  */
 static size_t symbol_prefix(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_SYMBOLS))
+        return 0;
     if (n < 3 || !(is_letter(s[0]) || s[0] == '_'))
         return 0;
     size_t i = 1;
@@ -586,6 +628,8 @@ static size_t symbol_prefix(const char *s, size_t n)
  */
 static size_t leader_prefix(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_LEADER_DOTS))
+        return 0;
     size_t i = 0;
     while (i < n && (is_letter(s[i]) || s[i] == '_' || s[i] == '-'))
         i++;
@@ -634,7 +678,7 @@ FUSE_INLINE uint64_t simple_bytes(uint64_t w, uint64_t *digits)
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define FUSE_SWAR 1
+#define FUSE_SWAR (FUSE_RULES_OFF == 0)
 #else
 #define FUSE_SWAR 0
 #endif
@@ -681,6 +725,8 @@ static char *put_wildcard(char *o)
  */
 static size_t merge_joined(char *out, size_t len)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_JOINED))
+        return len;
     size_t r = 0, w = 0;
     while (r < len) {
         if (w >= 3 && is_wild_at(out, w - 3, w) &&
@@ -707,6 +753,8 @@ static size_t merge_joined(char *out, size_t len)
  */
 static int is_host_name(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_HOSTS))
+        return 0;
     size_t dots = 0, label = 0, letters_only = 1;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
@@ -801,6 +849,8 @@ static int is_dns_name_slow(const char *s, size_t n)
 /* The top-level domain has 2 to 4 letters: one look rejects almost every word. */
 FUSE_INLINE int is_dns_name(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_HOSTS))
+        return 0;
     return n >= 7 && (s[n - 3] == '.' || s[n - 4] == '.' || s[n - 5] == '.' || s[n - 1] == '.') &&
            is_dns_name_slow(s, n);
 }
@@ -808,6 +858,8 @@ FUSE_INLINE int is_dns_name(const char *s, size_t n)
 /* Length of a bound sign ("<", ">", "<=", ">=") opening s right before a digit, else 0. */
 static size_t bound_sign(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_BOUND))
+        return 0;
     if (n < 2 || (s[0] != '<' && s[0] != '>'))
         return 0;
     size_t k = s[1] == '=' ? 2 : 1;
@@ -844,7 +896,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
          * "/tmp/part-0001.").  Both corrected ground truths write a
          * path-like string as one "<*>", whatever its depth.
          */
-        if (s[i] == '/' && (i == 0 || is_path_delimiter(s[i - 1])) && i + 1 < n &&
+        if (!FUSE_RULE_OFF(FUSE_RULE_PATHS) && s[i] == '/' &&
+            (i == 0 || is_path_delimiter(s[i - 1])) && i + 1 < n &&
             s[i + 1] != '/' && !is_path_delimiter(s[i + 1])) {
             size_t e = i + 1;
             while (e < n && !is_path_delimiter(s[e]))
@@ -1728,6 +1781,8 @@ static int only_variables(const char *s, size_t n)
  */
 static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_QUANTITY))
+        return 0;
     const char *s = open->ptr;
     size_t n = open->len, i = 1;
     if (n < 2 || s[0] != '(')
@@ -1766,6 +1821,8 @@ static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
  */
 static int is_bound_quantity(const logtk_slice *number, const logtk_slice *unit)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_BOUND))
+        return 0;
     const char *s = number->ptr;
     size_t n = number->len, i = bound_sign(s, n);
     if (i == 0)
@@ -1833,6 +1890,8 @@ static int is_code_symbol(const char *s, size_t n)
 /* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
 static int is_participle(const char *s, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_PARTICIPLES))
+        return 0;
     while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
         n--;
     if (n < 4 || (s[n - 1] | 0x20) != 'd' || (s[n - 2] | 0x20) != 'e')
@@ -1985,6 +2044,8 @@ static int pool_add(logtk_parser *p, fuse_state *st, uint32_t g, uint64_t word, 
  */
 static uint32_t annotated_value(const fuse_state *st, uint64_t seq, size_t n)
 {
+    if (FUSE_RULE_OFF(FUSE_RULE_ANNOTATION))
+        return FUSE_NO_ID;
     for (size_t i = 1; i < n; i++) {
         const char *t = st->norm.data + st->tok_off[i];
         size_t len = st->tok_len[i];

@@ -1,0 +1,74 @@
+#!/bin/sh
+# Each of fuse's masking rules measured leave-one-dataset-out: fuse is built
+# with one rule compiled out (-DFUSE_RULES_OFF, see parser_fuse.c) and scored
+# on every ground truth we have; a row per rule says on which datasets the
+# rule helps (some metric falls without it) and on which it hurts (some
+# metric rises without it), and the change of the mean GA and PA per ground
+# truth.  A rule that helps only the dataset it was written for is a fact
+# about that dataset, not about how logs are written.
+#
+# usage: tests/fuse_ablation.sh BUILD_DIR [WORK_DIR]
+#   BUILD_DIR  a configured build (in-tree or not); it is rebuilt for each rule
+#              and left as a normal build at the end
+#   Data from LOGTK_LOGHUB, LOGTK_LOGHUB2 and LOGTK_LOGHUB2_FULL (when set).
+set -u
+build=$(cd "${1:?usage: $0 BUILD_DIR [WORK_DIR]}" && pwd) || exit 2
+work=${2:-${TMPDIR:-/tmp}/logtk-ablation}
+mkdir -p "$work" || exit 2
+src=$(sed -n 's/^abs_top_srcdir = //p' "$build/Makefile")
+cflags=$(sed -n 's/^CFLAGS = //p' "$build/Makefile")
+rules="1:value-words 2:calendar 3:paths 4:hosts 5:inner-digits 6:unit-names
+7:numbered 8:leader-dots 9:code-symbols 10:joined 11:quantity 12:bound
+13:annotation 14:participles"
+
+score() { # score MASK: benchmark rows of fuse built with those rules off
+    touch "$src/parsers/parser_fuse.c"
+    make -C "$build" -j2 CFLAGS="$cflags -DFUSE_RULES_OFF=$1" >/dev/null 2>&1 ||
+        { echo "$0: build with FUSE_RULES_OFF=$1 failed" >&2; exit 1; }
+    out=$work/$1.tsv
+    : > "$out"
+    for gt in original corrected loghub2; do
+        "$build/logtk" bench parse --parser fuse --gt "$gt" --quiet >> "$out" || exit 1
+    done
+    "$build/logtk" bench parse --parser fuse --no-preset --quiet >> "$out" || exit 1
+    if [ -n "${LOGTK_LOGHUB2_FULL:-}" ]; then
+        "$build/logtk" bench parse --parser fuse --loghub2-full "$LOGTK_LOGHUB2_FULL" --quiet |
+            awk -F'\t' '$2 == "fuse"' >> "$out"
+    fi
+}
+
+# Bit 0 only turns the quick hash off (it restates the rules), so the
+# baseline and every variant take the same path.
+score 1
+for r in $rules; do
+    score $((1 | (1 << ${r%%:*})))
+done
+make -C "$build" -j2 >/dev/null 2>&1 || true
+touch "$src/parsers/parser_fuse.c"
+make -C "$build" -j2 >/dev/null 2>&1
+
+printf 'rule\thelps\thurts\tmean GA and PA change without the rule, per ground truth\n'
+for r in $rules; do
+    awk -F'\t' -v name="${r#*:}" '
+        $2 != "fuse" || $5 !~ /^[0-9.]+$/ { next }
+        FILENAME == ARGV[1] { base[$1 SUBSEP $3] = $5 " " $6 " " $7 " " $8; next }
+        {
+            k = $1 SUBSEP $3
+            if (!(k in base)) next
+            split(base[k], b, " ")
+            help = hurt = 0
+            for (i = 1; i <= 4; i++) {
+                d = b[i] - $(i + 4)
+                if (d > 0.0005) help = 1
+                if (d < -0.0005) hurt = 1
+            }
+            if ($1 == "mean") {
+                means = means sprintf(" %s GA%+.4f PA%+.4f", $3, $5 - b[1], $6 - b[2])
+                next
+            }
+            if (help && !(($1) in helps)) { helps[$1] = 1; hl = hl " " $1 }
+            if (hurt) { hu = hu " " $1 "(" $3 ")" }
+        }
+        END { printf "%s\t%s\t%s\t%s\n", name, hl == "" ? " -" : hl, hu == "" ? " -" : hu, means }
+    ' "$work/1.tsv" "$work/$((1 | (1 << ${r%%:*}))).tsv"
+done
