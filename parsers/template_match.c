@@ -52,6 +52,19 @@ size_t logtk_tmatch_count_wildcards(const char *text, size_t len)
     return n;
 }
 
+/* Leading and trailing blanks never count: returns where s's text starts
+ * and moves *len back to where it ends. */
+static size_t trim_blanks(const char *s, size_t *len)
+{
+    size_t i = 0, n = *len;
+    while (i < n && blank((unsigned char)s[i]))
+        i++;
+    while (n > i && blank((unsigned char)s[n - 1]))
+        n--;
+    *len = n;
+    return i;
+}
+
 /*
  * The glob match; with `opaque`, a "<*>" in s is a value only a "<*>" of t
  * may cover (s is then itself a template).
@@ -59,15 +72,7 @@ size_t logtk_tmatch_count_wildcards(const char *text, size_t len)
 static int glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps,
                 int opaque)
 {
-    size_t ti = 0, si = 0;
-    while (ti < tlen && blank((unsigned char)t[ti]))
-        ti++;
-    while (tlen > ti && blank((unsigned char)t[tlen - 1]))
-        tlen--;
-    while (si < slen && blank((unsigned char)s[si]))
-        si++;
-    while (slen > si && blank((unsigned char)s[slen - 1]))
-        slen--;
+    size_t ti = trim_blanks(t, &tlen), si = trim_blanks(s, &slen);
     size_t star = SIZE_MAX, k = 0, star_ti = 0, star_si = 0, cap_start = 0;
     for (;;) {
         if (ti == tlen) {
@@ -238,15 +243,7 @@ static size_t next_star(const char *t, size_t i, size_t tlen)
 
 int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps)
 {
-    size_t ti = 0, si = 0;
-    while (ti < tlen && blank((unsigned char)t[ti]))
-        ti++;
-    while (tlen > ti && blank((unsigned char)t[tlen - 1]))
-        tlen--;
-    while (si < slen && blank((unsigned char)s[si]))
-        si++;
-    while (slen > si && blank((unsigned char)s[slen - 1]))
-        slen--;
+    size_t ti = trim_blanks(t, &tlen), si = trim_blanks(s, &slen);
     size_t star = next_star(t, ti, tlen);
     if (star == tlen) /* no "<*>": the whole line is the one piece */
         return piece_at(t + ti, tlen - ti, s, slen, si) == slen;
