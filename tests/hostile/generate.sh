@@ -81,24 +81,29 @@ BEGIN {
     head -c 65536 /dev/zero | tr '\0' '('; echo
 } > "$out/one_char_64k.log"
 
-# Deep nesting: 10,000 levels of brackets, braces and quotes on a line.
+# Deep nesting: 10,000 levels of brackets, braces and quotes on a line, and
+# 10,000 nested XML elements (10,001 tokens) on another.
 awk -v depth=10000 '
 BEGIN {
     o = ""; c = ""
     for (i = 0; i < depth; i++) { o = o "[{(\""; c = "\")}]" c }
     print "2024-03-11 08:00:00.000 INFO App: " o "x" c
+}' > "$out/deep_brackets.log"
+awk -v depth=10000 '
+BEGIN {
     o = ""; c = ""
     for (i = 0; i < depth; i++) { o = o "<a k=\"v\">"; c = "</a>" c }
     print "2024-03-11 08:00:01.000 INFO App: " o c
-}' > "$out/deep_nesting.log"
+}' > "$out/deep_xml_tags.log"
 
 # Lines a log format like "<Date> <Time> <Level> <Component>: <Content>"
-# cannot match (no colon), long and full of blanks: every one costs the
-# format regex its backtracking budget before it is kept whole.
+# cannot match but almost can (a colon in every word, a blank after every
+# word): every one costs the format regex its backtracking budget before
+# it is kept whole.
 awk -v lines=$((20000 / scale)) '
 BEGIN {
     line = ""
-    for (j = 0; j < 60; j++) line = line "a b  c "
+    for (j = 0; j < 100; j++) line = line "a:b c "
     for (i = 0; i < lines; i++) print line
 }' > "$out/format_mismatch.log"
 
