@@ -218,6 +218,18 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
             if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
                 return cli_usage_error(SUB, "--max-line-length needs a positive number of bytes, "
                                             "got '%s'", optarg);
+            /* the reader owns the range: ask it now, so a value it refuses is a
+             * usage error (2) and not a data error (1) after the output was opened */
+            logtk_reader *probe = NULL;
+            int refused = logtk_reader_new(&probe) != LOGTK_OK || v > SIZE_MAX ||
+                          logtk_reader_set_max_line(probe, (size_t)v) != LOGTK_OK;
+            if (refused) {
+                int usage = cli_usage_error(SUB, "--max-line-length: %s",
+                                            probe ? logtk_reader_errmsg(probe) : "out of memory");
+                logtk_reader_free(probe);
+                return usage;
+            }
+            logtk_reader_free(probe);
             o->max_line = (size_t)v;
             break;
         }
