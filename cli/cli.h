@@ -182,10 +182,12 @@ int cli_output_open(const char *subcommand, const char *path, cli_output *o);
 int cli_output_close(const char *subcommand, const char *path, cli_output *o, int keep);
 
 /**
- * Reads a whole file ("-" = stdin) into a malloc'd, NUL-terminated buffer.
- * Returns EXIT_OK, or EXIT_DATA after printing the error.
+ * Reads a whole file ("-" = stdin) of at most `max` bytes into a malloc'd,
+ * NUL-terminated buffer.  Returns EXIT_OK, or EXIT_DATA after printing the
+ * error (a larger file is refused as soon as `max` is passed, so /dev/zero
+ * costs `max` bytes, not all memory).
  */
-int cli_read_file(const char *subcommand, const char *path, char **data, size_t *len);
+int cli_read_file(const char *subcommand, const char *path, size_t max, char **data, size_t *len);
 
 /**
  * As cli_read_file() for a file that must start with the 8-byte `magic`

@@ -119,7 +119,7 @@ int cli_write_file_atomic(const char *subcommand, const char *path, const void *
 
 /* Reads f whole; with magic, stops after its first 8 bytes unless they are magic. */
 static int read_stream(const char *subcommand, const char *path, FILE *f, const char *magic,
-                       const char *what, char **data, size_t *len)
+                       const char *what, size_t max, char **data, size_t *len)
 {
     size_t cap = 4096, used = 0;
     char *buf = malloc(cap + 1);
@@ -148,6 +148,13 @@ static int read_stream(const char *subcommand, const char *path, FILE *f, const 
         used += got;
         if (got == 0)
             break;
+        if (used > max) {
+            if (f != stdin)
+                fclose(f);
+            free(buf);
+            cli_error(subcommand, "%s: larger than %zu bytes", path, max);
+            return EXIT_DATA;
+        }
     }
     int failed = buf == NULL || ferror(f);
     int saved = errno;
@@ -172,17 +179,17 @@ static FILE *open_input(const char *subcommand, const char *path)
     return f;
 }
 
-int cli_read_file(const char *subcommand, const char *path, char **data, size_t *len)
+int cli_read_file(const char *subcommand, const char *path, size_t max, char **data, size_t *len)
 {
     FILE *f = open_input(subcommand, path);
-    return f ? read_stream(subcommand, path, f, NULL, NULL, data, len) : EXIT_DATA;
+    return f ? read_stream(subcommand, path, f, NULL, NULL, max, data, len) : EXIT_DATA;
 }
 
 int cli_read_file_magic(const char *subcommand, const char *path, const char *magic,
                         const char *what, char **data, size_t *len)
 {
     FILE *f = open_input(subcommand, path);
-    return f ? read_stream(subcommand, path, f, magic, what, data, len) : EXIT_DATA;
+    return f ? read_stream(subcommand, path, f, magic, what, SIZE_MAX, data, len) : EXIT_DATA;
 }
 
 int cli_check_magic(const char *subcommand, const char *path, const char *magic, const char *what)

@@ -323,12 +323,15 @@ static int is_batch_parser(const char *name)
     return batch;
 }
 
+/* A mask file holds a few regexes; anything near this size is not one. */
+#define MASK_FILE_MAX ((size_t)16 << 20)
+
 /* Adds the masks of one --mask-file.  Returns -1 to go on or an exit status. */
 static int add_mask_file(logtk_parser *p, const char *path)
 {
     char *text;
     size_t len;
-    if (cli_read_file(SUB, path, &text, &len) != EXIT_OK)
+    if (cli_read_file(SUB, path, MASK_FILE_MAX, &text, &len) != EXIT_OK)
         return EXIT_DATA;
     int result = -1;
     size_t lineno = 0;
