@@ -452,12 +452,6 @@ uint32_t logtk_tmpl_count(const logtk_parser *p)
     return p->ntemplates;
 }
 
-uint64_t logtk_tmpl_line_count(const logtk_parser *p, uint32_t id)
-{
-    template_entry *t = entry(p, id);
-    return t ? t->count : 0;
-}
-
 /* Writes tokens joined by single spaces into out (cleared first). */
 static int join_tokens(logtk_strbuf *out, const logtk_slice *tok, size_t n)
 {

@@ -173,9 +173,6 @@ const logtk_slice *logtk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t 
 /** Number of templates (the highest id). */
 uint32_t logtk_tmpl_count(const logtk_parser *p);
 
-/** Lines counted for template id (0 for an unknown id). */
-uint64_t logtk_tmpl_line_count(const logtk_parser *p, uint32_t id);
-
 /**
  * Batch algorithms, in finish(): the final template of line `line_index`.  A
  * line may be reassigned; counts follow.  Returns LOGTK_OK,
