@@ -82,6 +82,7 @@
 
 #include "archive_format.h"
 #include "archive_reader_impl.h"
+#include "archive_search.h"
 #include "block_pool.h"
 #include "errmsg.h"
 #include "hashtab.h"

@@ -1287,9 +1287,6 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
  */
 int logtk_grep_set_threads(logtk_grep *g, int threads);
 
-/** Nonzero when one line (without terminator) is selected (for tests). */
-int logtk_grep_line(logtk_grep *g, const char *line, size_t len);
-
 /** The last error. */
 const char *logtk_grep_errmsg(const logtk_grep *g);
 

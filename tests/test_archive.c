@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive_search.h"
 #include "logtk.h"
 #include "membuf.h"
 #include "test_harness.h"

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "archive_format.h"
+#include "archive_search.h"
 #include "logtk.h"
 #include "membuf.h"
 
