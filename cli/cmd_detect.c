@@ -92,6 +92,19 @@ typedef struct detect_opts {
     const char *rare_count, *bucket, *rate_factor, *ngram, *top_k, *warmup, *keep;
 } detect_opts;
 
+/* A training error names what was trained on: the input file, or the first
+ * and how many more (the library's message says why and the limit). */
+static void training_error(const char *sub, const detect_opts *o, const char *why)
+{
+    const char *first = o->ninputs ? o->inputs[0] : "-";
+    if (strcmp(first, "-") == 0)
+        first = "(standard input)";
+    if (o->ninputs > 1)
+        cli_error(sub, "%s (and %zu more inputs): %s", first, o->ninputs - 1, why);
+    else
+        cli_error(sub, "%s: %s", first, why);
+}
+
 static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -884,8 +897,10 @@ static int cmd_train(int argc, char **argv)
         logtk_detector_free(d);
         return rc;
     }
-    if (logtk_detector_train(d, s, NULL, 0) != LOGTK_OK ||
-        logtk_detector_save_file(d, o.output) != LOGTK_OK) {
+    if (logtk_detector_train(d, s, NULL, 0) != LOGTK_OK) {
+        training_error(sub, &o, logtk_detector_errmsg(d));
+        rc = EXIT_DATA;
+    } else if (logtk_detector_save_file(d, o.output) != LOGTK_OK) {
         cli_error(sub, "%s", logtk_detector_errmsg(d));
         rc = EXIT_DATA;
     } else if (!o.quiet) {
@@ -994,9 +1009,14 @@ static int cmd_eval(int argc, char **argv)
     } else {
         uint8_t *verdict = malloc(ntest ? ntest : 1);
         logtk_detect_metrics m;
-        if (!verdict || logtk_detector_train(d, s, train, ntrain) != LOGTK_OK ||
-            logtk_detector_score(d, s, test, ntest, NULL, verdict) != LOGTK_OK) {
-            cli_error(sub, "%s", verdict ? logtk_detector_errmsg(d) : "out of memory");
+        if (!verdict) {
+            cli_error(sub, "out of memory");
+            rc = EXIT_DATA;
+        } else if (logtk_detector_train(d, s, train, ntrain) != LOGTK_OK) {
+            training_error(sub, &o, logtk_detector_errmsg(d));
+            rc = EXIT_DATA;
+        } else if (logtk_detector_score(d, s, test, ntest, NULL, verdict) != LOGTK_OK) {
+            cli_error(sub, "%s", logtk_detector_errmsg(d));
             rc = EXIT_DATA;
         } else {
             logtk_detect_evaluate(s, test, ntest, verdict, &m);
