@@ -12,6 +12,7 @@
  * Exit status: 0 success, 1 bad data, 2 usage error.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,96 +106,113 @@ static void training_error(const char *sub, const detect_opts *o, const char *wh
         cli_error(sub, "%s: %s", first, why);
 }
 
+enum {
+    DOPT_MODEL = 256, DOPT_LABELS, DOPT_INPUT, DOPT_DATASET, DOPT_FORMAT, DOPT_PARSER,
+    DOPT_WINDOW, DOPT_ID_REGEX, DOPT_SIZE, DOPT_STEP, DOPT_IDLE, DOPT_TIME_FIELDS,
+    DOPT_TIME_FORMAT, DOPT_RARE_COUNT, DOPT_BUCKET, DOPT_RATE_FACTOR, DOPT_NGRAM, DOPT_TOP_K,
+    DOPT_WARMUP, DOPT_KEEP, DOPT_OUTPUT, DOPT_SPLIT, DOPT_TRAIN_FRACTION, DOPT_ALERT_NEW,
+    DOPT_PARAM
+};
+
+static const struct option detect_long_options[] = {
+    {"model", required_argument, NULL, DOPT_MODEL},
+    {"labels", required_argument, NULL, DOPT_LABELS},
+    {"input", required_argument, NULL, DOPT_INPUT},
+    {"dataset", required_argument, NULL, DOPT_DATASET},
+    /* --format is the log format, as in parse, compress and bench */
+    {"format", required_argument, NULL, DOPT_FORMAT},
+    {"log-format", required_argument, NULL, DOPT_FORMAT},
+    {"parser", required_argument, NULL, DOPT_PARSER},
+    {"window", required_argument, NULL, DOPT_WINDOW},
+    {"id-regex", required_argument, NULL, DOPT_ID_REGEX},
+    {"size", required_argument, NULL, DOPT_SIZE},
+    {"step", required_argument, NULL, DOPT_STEP},
+    {"idle", required_argument, NULL, DOPT_IDLE},
+    {"time-fields", required_argument, NULL, DOPT_TIME_FIELDS},
+    {"time-format", required_argument, NULL, DOPT_TIME_FORMAT},
+    {"rare-count", required_argument, NULL, DOPT_RARE_COUNT},
+    {"bucket", required_argument, NULL, DOPT_BUCKET},
+    {"rate-factor", required_argument, NULL, DOPT_RATE_FACTOR},
+    {"ngram", required_argument, NULL, DOPT_NGRAM},
+    {"top-k", required_argument, NULL, DOPT_TOP_K},
+    {"warmup", required_argument, NULL, DOPT_WARMUP},
+    {"keep", required_argument, NULL, DOPT_KEEP},
+    /* the output layout, as `logtk parse --output` */
+    {"output", required_argument, NULL, DOPT_OUTPUT},
+    {"split", required_argument, NULL, DOPT_SPLIT},
+    {"train-fraction", required_argument, NULL, DOPT_TRAIN_FRACTION},
+    {"alert-new", no_argument, NULL, DOPT_ALERT_NEW},
+    {"param", required_argument, NULL, DOPT_PARAM},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->format = "tsv";
     o->split = "uniform";
     o->fraction = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        const char **str_opt = NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(a, "--model") == 0) {
-            str_opt = &o->model;
-        } else if (strcmp(a, "--labels") == 0) {
-            str_opt = &o->labels;
-        } else if (strcmp(a, "-o") == 0) {
-            str_opt = &o->output;
-        } else if (strcmp(a, "--input") == 0) {
-            str_opt = &o->input_kind;
-        } else if (strcmp(a, "--dataset") == 0) {
-            str_opt = &o->dataset;
-        } else if (strcmp(a, "--format") == 0 || strcmp(a, "--log-format") == 0) {
-            /* --format is the log format, as in parse, compress and bench */
-            str_opt = &o->log_format;
-        } else if (strcmp(a, "--parser") == 0) {
-            str_opt = &o->parser;
-        } else if (strcmp(a, "--window") == 0) {
-            str_opt = &o->window;
-        } else if (strcmp(a, "--id-regex") == 0) {
-            str_opt = &o->id_regex;
-        } else if (strcmp(a, "--size") == 0) {
-            str_opt = &o->size;
-        } else if (strcmp(a, "--step") == 0) {
-            str_opt = &o->step;
-        } else if (strcmp(a, "--idle") == 0) {
-            str_opt = &o->idle;
-        } else if (strcmp(a, "--time-fields") == 0) {
-            str_opt = &o->time_fields;
-        } else if (strcmp(a, "--time-format") == 0) {
-            str_opt = &o->time_format;
-        } else if (strcmp(a, "--rare-count") == 0) {
-            str_opt = &o->rare_count;
-        } else if (strcmp(a, "--bucket") == 0) {
-            str_opt = &o->bucket;
-        } else if (strcmp(a, "--rate-factor") == 0) {
-            str_opt = &o->rate_factor;
-        } else if (strcmp(a, "--ngram") == 0) {
-            str_opt = &o->ngram;
-        } else if (strcmp(a, "--top-k") == 0) {
-            str_opt = &o->top_k;
-        } else if (strcmp(a, "--warmup") == 0) {
-            str_opt = &o->warmup;
-        } else if (strcmp(a, "--keep") == 0) {
-            str_opt = &o->keep;
-        } else if (strcmp(a, "--output") == 0 && has) {
-            /* the output layout, as `logtk parse --output` */
-            o->format = argv[++i];
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:qh", detect_long_options, NULL)) != -1) {
+        switch (c) {
+        case 'h': usage(stdout); return -1;
+        case DOPT_MODEL: o->model = optarg; break;
+        case DOPT_LABELS: o->labels = optarg; break;
+        case 'o': o->output = optarg; break;
+        case DOPT_INPUT: o->input_kind = optarg; break;
+        case DOPT_DATASET: o->dataset = optarg; break;
+        case DOPT_FORMAT: o->log_format = optarg; break;
+        case DOPT_PARSER: o->parser = optarg; break;
+        case DOPT_WINDOW: o->window = optarg; break;
+        case DOPT_ID_REGEX: o->id_regex = optarg; break;
+        case DOPT_SIZE: o->size = optarg; break;
+        case DOPT_STEP: o->step = optarg; break;
+        case DOPT_IDLE: o->idle = optarg; break;
+        case DOPT_TIME_FIELDS: o->time_fields = optarg; break;
+        case DOPT_TIME_FORMAT: o->time_format = optarg; break;
+        case DOPT_RARE_COUNT: o->rare_count = optarg; break;
+        case DOPT_BUCKET: o->bucket = optarg; break;
+        case DOPT_RATE_FACTOR: o->rate_factor = optarg; break;
+        case DOPT_NGRAM: o->ngram = optarg; break;
+        case DOPT_TOP_K: o->top_k = optarg; break;
+        case DOPT_WARMUP: o->warmup = optarg; break;
+        case DOPT_KEEP: o->keep = optarg; break;
+        case DOPT_OUTPUT:
+            o->format = optarg;
             if (strcmp(o->format, "tsv") != 0 && strcmp(o->format, "jsonl") != 0)
                 return cli_usage_error(sub, "unknown output layout '%s' (tsv, jsonl)", o->format);
-        } else if (strcmp(a, "--split") == 0 && has) {
-            o->split = argv[++i];
-        } else if (strcmp(a, "--train-fraction") == 0 && has) {
+            break;
+        case DOPT_SPLIT: o->split = optarg; break;
+        case DOPT_TRAIN_FRACTION: {
             char *end;
-            o->fraction = strtod(argv[++i], &end);
-            if (*end || argv[i][0] == '\0' || !(o->fraction > 0 && o->fraction < 1))
-                return cli_usage_error(sub, "bad --train-fraction '%s'", argv[i]);
-        } else if (strcmp(a, "--alert-new") == 0) {
-            o->alert_new = 1;
-        } else if (strcmp(a, "--param") == 0 && has) {
+            o->fraction = strtod(optarg, &end);
+            if (*end || optarg[0] == '\0' || !(o->fraction > 0 && o->fraction < 1))
+                return cli_usage_error(sub, "bad --train-fraction '%s'", optarg);
+            break;
+        }
+        case DOPT_ALERT_NEW: o->alert_new = 1; break;
+        case DOPT_PARAM:
             if (o->nparams == sizeof o->params / sizeof o->params[0])
                 return cli_usage_error(sub, "too many --param options");
-            o->params[o->nparams++] = argv[++i];
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            o->quiet = 1;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            if (!has && a[1] == '-')
-                return cli_usage_error(sub, "option '%s' needs a value or is unknown", a);
-            return cli_usage_error(sub, "unknown option '%s'", a);
-        } else {
-            if (o->ninputs == sizeof o->inputs / sizeof o->inputs[0])
-                return cli_usage_error(sub, "too many inputs");
-            o->inputs[o->ninputs++] = a;
+            o->params[o->nparams++] = optarg;
+            break;
+        case 'q': o->quiet = 1; break;
+        case ':':
+            return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_error(sub, "unknown option '-%c'", optopt);
+            return cli_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
         }
-        if (str_opt) {
-            if (!has)
-                return cli_usage_error(sub, "option '%s' needs a value", a);
-            *str_opt = argv[++i];
-        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (o->ninputs == sizeof o->inputs / sizeof o->inputs[0])
+            return cli_usage_error(sub, "too many inputs");
+        o->inputs[o->ninputs++] = argv[i];
     }
     if (o->input_kind && strcmp(o->input_kind, "sessions") != 0 &&
         strcmp(o->input_kind, "structured") != 0 && strcmp(o->input_kind, "raw") != 0)
