@@ -1106,23 +1106,6 @@ static const kept_line *find_kept(const watch_state *w, uint64_t number)
     return k->number == number && k->text ? k : NULL;
 }
 
-static void print_tsv_text(const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c == '\t')
-            fputs("\\t", stdout);
-        else if (c == '\n')
-            fputs("\\n", stdout);
-        else if (c == '\r')
-            fputs("\\r", stdout);
-        else if (c == '\\')
-            fputs("\\\\", stdout);
-        else
-            putchar(c);
-    }
-}
-
 static void print_json_member(const char *name, const char *p, size_t n);
 
 /* One output row: kind, id, score, line number and its text (if kept). */
@@ -1149,10 +1132,10 @@ static void print_alert_line(watch_state *w, const char *kind, const char *id, s
         return;
     }
     printf("%s\t", kind);
-    print_tsv_text(id, id_len);
+    logtk_tsv_write_field(stdout, id, id_len);
     printf("\t%.17g\t%llu\t", score, (unsigned long long)number);
     if (k)
-        print_tsv_text(k->text, k->len);
+        logtk_tsv_write_field(stdout, k->text, k->len);
     else
         fputs("(line no longer kept)", stdout);
     putchar('\n');
@@ -1222,9 +1205,9 @@ static int report_stream_alerts(watch_state *w, const logtk_stream_alert *alerts
                    (unsigned long long)line);
             const kept_line *k = line ? find_kept(w, line) : NULL;
             if (k)
-                print_tsv_text(k->text, k->len);
+                logtk_tsv_write_field(stdout, k->text, k->len);
             else
-                print_tsv_text(text.ptr, text.len);
+                logtk_tsv_write_field(stdout, text.ptr, text.len);
             putchar('\n');
         }
     }

@@ -50,27 +50,6 @@ static void merge_usage(FILE *out)
             "Exit status: 0 success, 1 bad data, 2 usage error.  See logtk-merge(1).\n");
 }
 
-/* TSV escaping of the template list: tab, newline, carriage return and
- * backslash become \t \n \r \\ (the rows' convention, see logtk-parse(1)). */
-static int put_tsv_escaped(FILE *fp, const char *p, size_t n)
-{
-    size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = p[i];
-        char esc = c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\\' ? '\\' : 0;
-        if (!esc)
-            continue;
-        if (i > start && fwrite(p + start, 1, i - start, fp) != i - start)
-            return -1;
-        if (fputc('\\', fp) == EOF || fputc(esc, fp) == EOF)
-            return -1;
-        start = i + 1;
-    }
-    if (n > start && fwrite(p + start, 1, n - start, fp) != n - start)
-        return -1;
-    return 0;
-}
-
 /*
  * Template sets.  An online parser may merge two templates by making their
  * texts equal (fuse redirects the later id to the first); both ids stay
@@ -173,7 +152,7 @@ int cli_templates_write(FILE *fp, const cli_template_set *s)
         if (s->canonical[id] != id)
             continue;
         if (fprintf(fp, "E%lu\t", (unsigned long)id) < 0 ||
-            put_tsv_escaped(fp, s->text[id].ptr, s->text[id].len) != 0 ||
+            logtk_tsv_write_field(fp, s->text[id].ptr, s->text[id].len) != LOGTK_OK ||
             fprintf(fp, "\t%llu\t%016llx\n", (unsigned long long)s->count[id],
                     (unsigned long long)s->key[id]) < 0)
             return -1;

@@ -213,6 +213,17 @@ static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int
 
 static int put_tab(logtk_strbuf *b) { return logtk_strbuf_putc(b, '\t'); }
 
+/* The tsv sink's escaping for programs writing their own TSV. */
+int logtk_tsv_write_field(FILE *fp, const char *s, size_t n)
+{
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    int rc = tsv_escape(&b, s, n) != 0 ? LOGTK_ERR_NOMEM : LOGTK_OK;
+    if (rc == LOGTK_OK && b.len && fwrite(b.data, 1, b.len, fp) != b.len)
+        rc = LOGTK_ERR_IO;
+    logtk_strbuf_free(&b);
+    return rc;
+}
+
 /* The jsonl sink's member convention for programs writing their own JSON. */
 int logtk_json_write_member(FILE *fp, const char *name, const char *s, size_t n)
 {

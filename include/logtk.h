@@ -681,6 +681,13 @@ int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
                    const logtk_format *format);
 
 /**
+ * Writes s[0..n) to fp as one TSV field, escaped the way the tsv sink escapes
+ * every column: TAB, LF, CR and backslash become \t \n \r \\, every other
+ * byte is written as it is.  Returns LOGTK_OK, LOGTK_ERR_NOMEM or LOGTK_ERR_IO.
+ */
+int logtk_tsv_write_field(FILE *fp, const char *s, size_t n);
+
+/**
  * Writes one JSON object member, "NAME":"VALUE", to fp the way the jsonl sink
  * writes its columns: VALUE is s[0..n) with control bytes escaped and every
  * byte that starts no well-formed UTF-8 sequence written as U+FFFD, and then,

@@ -505,6 +505,24 @@ TEST(test_json_member)
     free(buf);
 }
 
+/* logtk_tsv_write_field: the tsv sink's escaping for other writers; long
+ * clean runs and a special byte at every position of a word. */
+TEST(test_tsv_field)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    CHECK_STATUS(logtk_tsv_write_field(f, "a\tb\\c\nd\re\xff\x01" "f", 12), LOGTK_OK);
+    fputc('|', f);
+    CHECK_STATUS(logtk_tsv_write_field(f, "0123456789abcdef\t", 17), LOGTK_OK);
+    fputc('|', f);
+    CHECK_STATUS(logtk_tsv_write_field(f, "", 0), LOGTK_OK);
+    fclose(f);
+    CHECK_BYTES(buf, len, "a\\tb\\\\c\\nd\\re\xff\x01" "f|0123456789abcdef\\t|");
+    free(buf);
+}
+
 TEST_SETUP()
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_sink.XXXXXX");
