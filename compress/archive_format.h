@@ -337,6 +337,9 @@ int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbu
  * fails with LOGTK_ERR_NOMEM, as a decode that ran out of memory.
  */
 extern int ltka_test_decode_nomem;
+/* Tests: this many decodes on the unpacker's worker threads fail as out of
+ * memory (the caller's own decodes, the fallback, are not counted). */
+extern int ltka_test_worker_nomem;
 
 ltka_decoder *ltka_decoder_new(void);
 void ltka_decoder_free(ltka_decoder *d);

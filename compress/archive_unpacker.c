@@ -78,14 +78,20 @@ int logtk_archive_unpacker_new(logtk_archive_unpacker **out, int threads)
     return LOGTK_OK;
 }
 
+int ltka_test_worker_nomem;
+
 /* Read-ahead work function: state is the worker's decoder. */
 static void decode_job(void *state, void *arg)
 {
     unpack_job *j = arg;
     ltka_read_job *in = &j->in;
     logtk_errbuf derr = {0};
-    in->rc = ltka_decode_block(state, in->payload, in->len, in->nlines, in->raw_bytes, &j->text,
-                               &j->sizes, &derr);
+    if (__atomic_load_n(&ltka_test_worker_nomem, __ATOMIC_RELAXED) > 0 &&
+        __atomic_sub_fetch(&ltka_test_worker_nomem, 1, __ATOMIC_RELAXED) >= 0)
+        in->rc = LOGTK_ERR_NOMEM;
+    else
+        in->rc = ltka_decode_block(state, in->payload, in->len, in->nlines, in->raw_bytes,
+                                   &j->text, &j->sizes, &derr);
     if (in->rc == LOGTK_ERR_NOMEM)
         return; /* not damage: the caller decodes it again (retry_job) */
     if (in->rc == LOGTK_OK)
