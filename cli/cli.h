@@ -20,6 +20,7 @@
 /* Subcommands: each gets argv with argv[0] = the subcommand's name. */
 int cmd_parse(int argc, char **argv);
 int cmd_merge(int argc, char **argv);   /* cmd_merge.c: merge saved parser states */
+int cmd_diff(int argc, char **argv);    /* cmd_diff.c: templates compared between logs */
 int cmd_bench(int argc, char **argv);
 int cmd_detect(int argc, char **argv);   /* cmd_detect.c: train, predict, eval, watch */
 int cmd_compress(int argc, char **argv); /* cmd_compress.c; the same file also defines
@@ -32,6 +33,7 @@ int cmd_cat(int argc, char **argv);        /* cmd_compress.c */
    argv[0] is "compress" / "detect". */
 int cmd_bench_compress(int argc, char **argv);
 int cmd_bench_detect(int argc, char **argv);
+int cmd_bench_diff(int argc, char **argv);  /* cmd_bench_diff.c: the planted-fault benchmark */
 
 /** Program name for messages ("logtk"). */
 extern const char *cli_progname;

@@ -122,6 +122,7 @@ static void bench_usage(FILE *out)
             "                         [--parser NAME] [--repeat N] [--quiet]\n"
             "       logtk bench compress ...   (see logtk bench compress --help)\n"
             "       logtk bench detect ...     (see logtk bench detect --help)\n"
+            "       logtk bench diff ...       (see logtk bench diff --help)\n"
             "\n"
             "Measures parsing accuracy and speed on the Loghub-2k datasets and prints TSV:\n"
             "  dataset parser gt lines GA PA FGA FTA seconds lines_per_s\n"
@@ -789,5 +790,8 @@ int cmd_bench(int argc, char **argv)
         return cmd_bench_compress(argc - 1, argv + 1);
     if (strcmp(what, "detect") == 0)
         return cmd_bench_detect(argc - 1, argv + 1);
-    return cli_usage_error("bench", "unknown benchmark '%s' (parse, compress or detect)", what);
+    if (strcmp(what, "diff") == 0)
+        return cmd_bench_diff(argc - 1, argv + 1);
+    return cli_usage_error("bench", "unknown benchmark '%s' (parse, compress, detect or diff)",
+                           what);
 }

@@ -19,6 +19,7 @@ typedef struct subcommand {
 static const subcommand subcommands[] = {
     {"parse", cmd_parse, "parse logs into templates and parameters"},
     {"merge", cmd_merge, "merge parser states saved on shards of a log"},
+    {"diff", cmd_diff, "what changed between two logs, or which host differs from its peers"},
     {"detect", cmd_detect, "train, apply and evaluate anomaly detectors"},
     {"compress", cmd_compress, "compress logs into a searchable lossless archive"},
     {"decompress", cmd_decompress, "restore the exact bytes of an archive"},

@@ -1300,6 +1300,210 @@ const char *logtk_grep_errmsg(const logtk_grep *g);
 /** Frees the search.  NULL is harmless. */
 void logtk_grep_free(logtk_grep *g);
 
+/* ------------------------------------------------------------------------ */
+/* Differences: which templates changed between two sides or among peers     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A diff counts parsed lines per (group, template) -- a group is a side
+ * ("before", "after"), a host, a component, a time window -- keeps a few
+ * example lines and a bounded sample of each numeric parameter, and then
+ * answers either
+ *   logtk_diff_compare(): what differs between group a and group b, or
+ *   logtk_diff_peers():   which groups differ most from all the others.
+ * Feed it the events of ONE parser for every group, so that template ids
+ * agree; give each template's final text with logtk_diff_set_template()
+ * before computing (ids whose texts are equal are counted as one template,
+ * named by the lowest id, as `logtk parse` names them).
+ *
+ * Counts: given both groups' line totals Na and Nb, a template seen ka and
+ * kb times is tested with the exact conditional binomial test for two
+ * Poisson rates (ka out of ka+kb ~ Binomial(ka+kb, Na/(Na+Nb)) when the
+ * rates are equal; two-sided, summing every outcome no more likely than
+ * the one observed); the score is the likelihood-ratio statistic G of the
+ * same model (chi-square, 1 df), which keeps ranking changes whose p-value
+ * underflows to 0.  Numeric parameters (a decimal number, optionally with a
+ * unit such as "ms") of templates seen in both groups are compared with the
+ * Mann-Whitney U test (normal approximation with tie and continuity
+ * correction; score z^2) on a uniform sample of at most "sample" values per
+ * group.  Each family of tests (counts; parameters) is corrected with
+ * Benjamini-Hochberg; a test is significant when its q < "alpha" and its
+ * effect is large enough: for counts a rate ratio of at least "min_ratio"
+ * either way, for parameters a shift (P(a > b) - 1/2) of at least
+ * "min_shift" either way (with millions of lines any small drift is
+ * "significant"; the floors keep the report to changes worth a look).
+ *
+ * Memory grows with templates x groups (counts, examples, samples), never
+ * with the input.  One handle per thread.
+ */
+typedef struct logtk_diff logtk_diff;
+
+/* Status of a template between two sides. */
+#define LOGTK_DIFF_SAME 0     /* in both, no significant change */
+#define LOGTK_DIFF_APPEARED 1 /* only in side b */
+#define LOGTK_DIFF_VANISHED 2 /* only in side a */
+#define LOGTK_DIFF_CHANGED 3  /* in both, count or a parameter changed significantly */
+
+/** Creates an empty diff.  Returns LOGTK_OK or LOGTK_ERR_NOMEM (*out NULL). */
+int logtk_diff_new(logtk_diff **out);
+
+/**
+ * Sets an option before adding lines: "alpha" (false discovery rate, 0..1,
+ * default 0.05), "min_ratio" (>= 1, default 1.5), "min_shift" (0..0.5,
+ * default 0.1), "examples" (lines kept
+ * per template and group, 0..16, default 3), "sample" (values kept per
+ * parameter, template and group, 10..1000000, default 1000), "top" (templates
+ * named per peer, 1..1000, default 5), "seed" (of the sampling, default 1).
+ * Returns LOGTK_OK, LOGTK_ERR_NOT_FOUND or LOGTK_ERR_INVALID.
+ */
+int logtk_diff_set_option(logtk_diff *d, const char *name, const char *value);
+
+/**
+ * The index of the group named name[0..len), created on first use; groups
+ * are numbered from 0 in order of creation.  Returns LOGTK_OK or
+ * LOGTK_ERR_NOMEM.
+ */
+int logtk_diff_group(logtk_diff *d, const char *name, size_t len, uint32_t *group);
+
+/** Number of groups. */
+uint32_t logtk_diff_group_count(const logtk_diff *d);
+
+/** Name of a group (NUL-terminated, owned by d), or NULL when out of range. */
+const char *logtk_diff_group_name(const logtk_diff *d, uint32_t group);
+
+/** Lines added to a group (0 when out of range). */
+uint64_t logtk_diff_group_lines(const logtk_diff *d, uint32_t group);
+
+/**
+ * Counts one parsed line for `group`: ev->template_id (from
+ * logtk_parser_feed(); 0 is refused) and ev->params; line[0..len) is kept
+ * as an example while the template has fewer than "examples" in the group.
+ * No allocation per line once a (template, group) pair was seen.  Returns
+ * LOGTK_OK, LOGTK_ERR_INVALID or LOGTK_ERR_NOMEM.
+ */
+int logtk_diff_add(logtk_diff *d, uint32_t group, const logtk_event *ev, const char *line,
+                   size_t len);
+
+/**
+ * Names template `template_id` (its final text, e.g. from
+ * logtk_parser_template() after logtk_parser_finish()); the text is copied.
+ * Returns LOGTK_OK, LOGTK_ERR_INVALID (id 0) or LOGTK_ERR_NOMEM.
+ */
+int logtk_diff_set_template(logtk_diff *d, uint32_t template_id, const char *text, size_t len);
+
+/** One template compared between side a and side b. */
+typedef struct logtk_diff_change {
+    uint32_t template_id;    /* the lowest id with this text */
+    logtk_slice text;        /* its text (empty when never named) */
+    uint64_t count_a, count_b;
+    double rate_a, rate_b;   /* count / the side's lines (0 for an empty side) */
+    int status;              /* LOGTK_DIFF_* */
+    double score;            /* G of the count test (larger = more surprising) */
+    double p, q;             /* raw and Benjamini-Hochberg-corrected p of the count test */
+    int significant;         /* 1: the count or a parameter changed significantly */
+    size_t nparams;          /* parameter tests: logtk_diff_change_param() */
+    size_t nexamples_a, nexamples_b; /* example lines: logtk_diff_change_example() */
+} logtk_diff_change;
+
+/** A numeric parameter of one template compared between the sides. */
+typedef struct logtk_diff_param {
+    size_t index;            /* 0-based position of the <*> in the template */
+    uint64_t n_a, n_b;       /* values compared (the samples) */
+    double median_a, median_b;
+    double score;            /* z^2 of the Mann-Whitney test */
+    double shift;            /* P(value of a > value of b) - 0.5 (ties count half), -0.5..0.5 */
+    double p, q;             /* raw and corrected (over all parameter tests) */
+    int significant;
+} logtk_diff_param;
+
+/**
+ * Compares group a with group b (a is "before" or the reference).  Results,
+ * one per template seen in either, are ranked: significant first, then by
+ * score (a significant parameter's score counts for its template).  Returns
+ * LOGTK_OK, LOGTK_ERR_INVALID (a group out of range, or a == b) or
+ * LOGTK_ERR_NOMEM.  Add no lines after computing.
+ */
+int logtk_diff_compare(logtk_diff *d, uint32_t a, uint32_t b);
+
+/** Number of results of the last logtk_diff_compare(). */
+size_t logtk_diff_change_count(const logtk_diff *d);
+
+/** Result `rank` (0-based).  Returns LOGTK_OK or LOGTK_ERR_NOT_FOUND. */
+int logtk_diff_change_at(const logtk_diff *d, size_t rank, logtk_diff_change *out);
+
+/** Parameter test i of result `rank`.  Returns LOGTK_OK or LOGTK_ERR_NOT_FOUND. */
+int logtk_diff_change_param(const logtk_diff *d, size_t rank, size_t i, logtk_diff_param *out);
+
+/**
+ * Example line i of result `rank` on side 0 (a) or 1 (b), valid until d is
+ * freed.  Returns LOGTK_OK or LOGTK_ERR_NOT_FOUND.
+ */
+int logtk_diff_change_example(const logtk_diff *d, size_t rank, int side, size_t i,
+                              logtk_slice *line);
+
+/** One group compared with all the others together. */
+typedef struct logtk_diff_peer {
+    uint32_t group;          /* logtk_diff_group_name() names it */
+    uint64_t lines;
+    double score;            /* sum of the statistics (G, z^2) of its significant tests */
+    double max_stat;         /* its largest statistic, significant or not (breaks ties) */
+    int significant;         /* 1: at least one significant test */
+    size_t ntop;             /* templates named: logtk_diff_peer_template() */
+} logtk_diff_peer;
+
+/** A template that makes a peer differ. */
+typedef struct logtk_diff_peer_template {
+    uint32_t template_id;
+    logtk_slice text;
+    uint64_t count;          /* lines of it in the peer */
+    double expected;         /* its lines in all groups x the peer's share of all lines */
+    double score;            /* G of its count test + z^2 of its significant parameter tests */
+    double p, q;             /* of the count test */
+    int significant;         /* the count or a parameter test is significant */
+} logtk_diff_peer_template;
+
+/**
+ * Compares every group with the union of the others (counts and numeric
+ * parameters as for logtk_diff_compare(); one correction over all peers'
+ * count tests and one over all parameter tests) and ranks the groups by
+ * score, then max_stat.  Each peer names its "top" templates by score
+ * (then by statistic).  Returns LOGTK_OK, LOGTK_ERR_INVALID (fewer than 2
+ * groups) or LOGTK_ERR_NOMEM.
+ */
+int logtk_diff_peers(logtk_diff *d);
+
+/** Number of ranked peers of the last logtk_diff_peers(). */
+size_t logtk_diff_peer_count(const logtk_diff *d);
+
+/** Peer `rank` (0-based).  Returns LOGTK_OK or LOGTK_ERR_NOT_FOUND. */
+int logtk_diff_peer_at(const logtk_diff *d, size_t rank, logtk_diff_peer *out);
+
+/** Template i of peer `rank`.  Returns LOGTK_OK or LOGTK_ERR_NOT_FOUND. */
+int logtk_diff_peer_template_at(const logtk_diff *d, size_t rank, size_t i,
+                                logtk_diff_peer_template *out);
+
+/**
+ * The statistics underneath, exposed for tests and other callers.
+ * logtk_binomial_test(): two-sided exact p of k successes in n trials with
+ * success probability p0 (outcomes no more likely than k, relative
+ * tolerance 1e-7).  logtk_mann_whitney(): two-sided p of the U test of
+ * a[0..na) against b[0..nb) (normal approximation, tie and continuity
+ * correction; *u receives U of a, *z the signed z; p 1 when na or nb is 0
+ * or every value ties).  logtk_bh_adjust(): Benjamini-Hochberg q-values of
+ * p[0..n) into q (may be p).  Return LOGTK_OK, LOGTK_ERR_INVALID or
+ * LOGTK_ERR_NOMEM.
+ */
+int logtk_binomial_test(uint64_t k, uint64_t n, double p0, double *p);
+int logtk_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u,
+                       double *z, double *p);
+int logtk_bh_adjust(const double *p, size_t n, double *q);
+
+/** The last error. */
+const char *logtk_diff_errmsg(const logtk_diff *d);
+
+/** Frees the diff.  NULL is harmless. */
+void logtk_diff_free(logtk_diff *d);
+
 #ifdef __cplusplus
 }
 #endif
