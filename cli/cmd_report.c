@@ -443,15 +443,18 @@ static int by_count_desc(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* x coordinate (chart units) of a 1-based line */
-#define PLOT_X0 48.0
-#define PLOT_W 940.0
-#define PLOT_Y0 12.0
+/* The timeline is drawn in a 1000 x 200 box stretched to the chart's size
+   (preserveAspectRatio none: wide on a desktop, lower on a phone), so it
+   holds no text; the axis labels are HTML around it. */
+#define PLOT_W 1000.0
 #define PLOT_H 200.0
+#define MARK_H 12.0 /* a band above the plot for the new-template marks */
+
+/* x coordinate (chart units) of a 1-based line */
 static double line_x(const page *pg, uint64_t line)
 {
     double span = (double)pg->nbins * (double)pg->s->bin_width;
-    return PLOT_X0 + PLOT_W * (double)(line - 1) / (span > 0 ? span : 1);
+    return PLOT_W * (double)(line - 1) / (span > 0 ? span : 1);
 }
 
 static void write_timeline(page *pg)
@@ -463,21 +466,18 @@ static void write_timeline(page *pg)
     for (size_t b = 0; b < nb; b++)
         max = s->total_bins[b] > max ? s->total_bins[b] : max;
     char c1[32], c2[32], c3[32];
-    fputs("<section id=\"timeline\"><h2>Templates over the log</h2>\n"
-          "<div class=\"chart\"><svg viewBox=\"0 0 1000 250\" role=\"img\" "
-          "aria-label=\"stacked line counts per bin\">\n",
-          fp);
-    /* anomalous windows behind the series */
-    for (size_t i = 0; i < pg->nwindows; i++) {
-        double x0 = line_x(pg, pg->windows[i].first), x1 = line_x(pg, pg->windows[i].last + 1);
-        fprintf(fp, "<rect class=\"anomaly\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" "
-                    "fill=\"#e15759\" fill-opacity=\"0.22\"/>\n",
-                x0, PLOT_Y0, x1 - x0 < 1.5 ? 1.5 : x1 - x0, PLOT_H);
-    }
+    fprintf(fp, "<section id=\"timeline\"><h2>Templates over the log</h2>\n"
+                "<div class=\"axis\"><span>%s lines per bin at most</span></div>\n"
+                "<div class=\"chart\"><svg class=\"timeline\" viewBox=\"0 0 1000 %.0f\" "
+                "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"stacked line counts "
+                "per bin\">\n",
+            report_count(c1, max), PLOT_H + MARK_H);
     /* stacked step areas: series k lies between cum[k-1] and cum[k] */
     uint64_t lower[REPORT_BINS] = {0}, upper[REPORT_BINS];
     for (size_t k = 0; k <= nstack; k++) {
         int other = k == nstack;
+        if (other && pg->norder <= nstack)
+            break;
         for (size_t b = 0; b < nb; b++) {
             uint64_t v;
             if (other) {
@@ -489,48 +489,44 @@ static void write_timeline(page *pg)
             }
             upper[b] = lower[b] + v;
         }
-        if (other && pg->norder <= nstack)
-            break;
         fprintf(fp, "<path fill=\"%s\" d=\"", report_palette[other ? REPORT_STACKED : k]);
         for (size_t b = 0; b < nb; b++) {
-            double x0 = PLOT_X0 + PLOT_W * (double)b / (double)nb;
-            double x1 = PLOT_X0 + PLOT_W * (double)(b + 1) / (double)nb;
-            double y = PLOT_Y0 + PLOT_H - PLOT_H * (double)upper[b] / (double)max;
+            double x0 = PLOT_W * (double)b / (double)nb, x1 = PLOT_W * (double)(b + 1) / (double)nb;
+            double y = MARK_H + PLOT_H - PLOT_H * (double)upper[b] / (double)max;
             fprintf(fp, "%s%.1f %.1fH%.1f", b ? "L" : "M", x0, y, x1);
         }
         for (size_t b = nb; b-- > 0;) {
-            double x0 = PLOT_X0 + PLOT_W * (double)b / (double)nb;
-            double x1 = PLOT_X0 + PLOT_W * (double)(b + 1) / (double)nb;
-            double y = PLOT_Y0 + PLOT_H - PLOT_H * (double)lower[b] / (double)max;
+            double x0 = PLOT_W * (double)b / (double)nb, x1 = PLOT_W * (double)(b + 1) / (double)nb;
+            double y = MARK_H + PLOT_H - PLOT_H * (double)lower[b] / (double)max;
             fprintf(fp, "L%.1f %.1fH%.1f", x1, y, x0);
         }
         fputs("Z\"/>\n", fp);
         memcpy(lower, upper, nb * sizeof *lower);
     }
-    /* new templates: a tick at the top where each first appeared */
+    /* anomalous windows over the series: a veil and a red rule along the top */
+    for (size_t i = 0; i < pg->nwindows; i++) {
+        double x0 = line_x(pg, pg->windows[i].first), x1 = line_x(pg, pg->windows[i].last + 1);
+        double w = x1 - x0 < 2 ? 2 : x1 - x0;
+        fprintf(fp, "<rect class=\"anomaly\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
+                    "height=\"%.0f\" fill=\"#c0392b\" fill-opacity=\"0.28\"/>"
+                    "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"4\" fill=\"#c0392b\"/>\n",
+                x0, MARK_H, w, PLOT_H, x0, MARK_H, w);
+    }
+    /* new templates: a mark in the band above, where each first appeared */
     size_t marks = 0;
     for (size_t i = 0; i < pg->norder && marks < REPORT_TOP_TEMPLATES; i++) {
         const template_stat *t = &s->stats[pg->order[i]];
         if (t->first_line <= pg->warmup)
             continue;
-        double x = line_x(pg, t->first_line);
-        fprintf(fp, "<path class=\"newmark\" d=\"M%.1f %.0fl-4 -8h8z\" fill=\"#9a3412\"/>\n", x,
-                PLOT_Y0 + 0.0);
+        fprintf(fp, "<rect class=\"newmark\" x=\"%.1f\" y=\"0\" width=\"3\" height=\"%.0f\" "
+                    "fill=\"#9a3412\"/>\n",
+                line_x(pg, t->first_line) - 1.5, MARK_H - 2);
         marks++;
     }
-    /* axes */
-    fprintf(fp, "<g font-size=\"11\" fill=\"#5b6475\">"
-                "<path d=\"M%.0f %.0fH%.0f\" stroke=\"#aab1bd\"/>"
-                "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>"
-                "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">0</text>"
-                "<text x=\"%.0f\" y=\"238\">line 1</text>"
-                "<text x=\"%.0f\" y=\"238\" text-anchor=\"middle\">line %s</text>"
-                "<text x=\"%.0f\" y=\"238\" text-anchor=\"end\">line %s</text></g>\n",
-            PLOT_X0, PLOT_Y0 + PLOT_H, PLOT_X0 + PLOT_W, PLOT_X0 - 6, PLOT_Y0 + 10,
-            report_count(c1, max), PLOT_X0 - 6, PLOT_Y0 + PLOT_H, PLOT_X0,
-            PLOT_X0 + PLOT_W / 2, report_count(c2, s->lines / 2 + 1), PLOT_X0 + PLOT_W,
-            report_count(c3, s->lines));
-    fputs("</svg></div>\n<ul class=\"legend\">", fp);
+    fputs("</svg></div>\n", fp);
+    fprintf(fp, "<div class=\"axis\"><span>line 1</span><span>line %s</span><span>line %s</span>"
+                "</div>\n<ul class=\"legend\">",
+            report_count(c2, s->lines / 2 + 1), report_count(c3, s->lines));
     for (size_t k = 0; k < nstack; k++) {
         const logtk_slice *t = &pg->set->text[pg->order[k]];
         fprintf(fp, "<li><span class=\"sw\" style=\"background:%s\"></span><code>",
@@ -543,11 +539,11 @@ static void write_timeline(page *pg)
                     "templates</li>",
                 report_palette[REPORT_STACKED], pg->norder - nstack);
     if (pg->nnew)
-        fputs("<li><span class=\"sw\" style=\"background:#9a3412\"></span>new template "
+        fputs("<li><span class=\"sw\" style=\"background:#9a3412\"></span>a new template "
               "appears</li>",
               fp);
     if (pg->nwindows)
-        fputs("<li><span class=\"sw\" style=\"background:#e15759;opacity:.4\"></span>anomalous "
+        fputs("<li><span class=\"sw\" style=\"background:#c0392b\"></span>anomalous "
               "window</li>",
               fp);
     fprintf(fp, "</ul>\n<p class=\"note\">Each bin holds %s lines; the height is lines per bin.</p>"
@@ -610,7 +606,7 @@ static void write_params(FILE *fp, const template_stat *t)
             report_text(fp, slots[idx[j]].value, slots[idx[j]].len, 0);
             if (slots[idx[j]].cut)
                 fputs("\xe2\x80\xa6", fp);
-            fprintf(fp, "</code>&nbsp;%s%s", slots[idx[j]].error ? "~" : "",
+            fprintf(fp, "</code>&nbsp;&times;%s%s", slots[idx[j]].error ? "~" : "",
                     report_count(c, slots[idx[j]].count));
         }
         fputs("</li>", fp);
@@ -632,16 +628,18 @@ static void write_templates(page *pg)
     if (shown < pg->norder)
         fprintf(fp, "<p class=\"note\">The %zu most frequent of %s templates.</p>\n", shown,
                 report_count(c1, pg->norder));
-    fputs("<div class=\"scroll\"><table>\n<thead><tr><th>id</th><th>template</th>"
-          "<th>lines</th><th>share</th><th>over the log</th><th>first line</th>"
-          "<th>top parameters</th></tr></thead>\n<tbody>\n",
+    fputs("<div class=\"scroll\"><table class=\"cards\">\n<thead><tr><th class=\"hide-narrow\">id</th>"
+          "<th>template</th><th>lines</th><th>over the log</th><th class=\"hide-narrow\">share</th>"
+          "<th class=\"hide-narrow\">first line</th><th>top parameters</th></tr></thead>\n"
+          "<tbody>\n",
           fp);
     for (size_t i = 0; i < shown; i++) {
         uint32_t id = pg->order[i];
         const template_stat *t = &s->stats[id];
         uint64_t count = pg->set->count[id];
         int is_new = t->first_line > pg->warmup;
-        fprintf(fp, "<tr data-template-id=\"%u\" data-count=\"%llu\"%s><td class=\"n\">E%u</td>"
+        fprintf(fp, "<tr data-template-id=\"%u\" data-count=\"%llu\"%s><td class=\"n hide-narrow\">"
+                    "E%u</td>"
                     "<td class=\"t\"><code>",
                 id, (unsigned long long)count, is_new ? " data-new=\"1\"" : "", id);
         report_text(fp, pg->set->text[id].ptr, pg->set->text[id].len, REPORT_TEXT_MAX);
@@ -652,10 +650,13 @@ static void write_templates(page *pg)
         report_text(fp, s->examples + t->example_off, t->example_len, 0);
         if (t->example_cut)
             fputs("\xe2\x80\xa6", fp);
-        fprintf(fp, "</code></p></td><td class=\"n\">%s</td><td class=\"n\">%.2f%%</td><td>",
-                report_count(c1, count), 100.0 * (double)count / (double)(s->lines ? s->lines : 1));
+        fprintf(fp, "</code></p></td><td class=\"n\" data-label=\"lines\">%s</td><td>",
+                report_count(c1, count));
         report_sparkline(fp, s->bins + (size_t)id * REPORT_BINS, pg->nbins, 0);
-        fprintf(fp, "</td><td class=\"n\">%s</td><td>", report_count(c2, t->first_line));
+        fprintf(fp, "</td><td class=\"n hide-narrow\">%.2f%%</td><td class=\"n hide-narrow\">%s"
+                    "</td><td class=\"p\">",
+                100.0 * (double)count / (double)(s->lines ? s->lines : 1),
+                report_count(c2, t->first_line));
         write_params(fp, t);
         fputs("</td></tr>\n", fp);
     }
@@ -721,7 +722,7 @@ static void write_summary_page(page *pg, const char *title, const char *subtitle
     snprintf(note, sizeof note,
              "logtk %s report. Caps: %d bins over the log, the %d most frequent templates, %d "
              "stacked, the %d most frequent values of the first %d parameters (approximate "
-             "counts: space-saving), %d bytes of each text.",
+             "counts: space-saving, ~ marks a count that may be overstated), %d bytes of each text.",
              logtk_version(), REPORT_BINS, REPORT_TOP_TEMPLATES, REPORT_STACKED, REPORT_PARAM_SHOWN,
              REPORT_PARAM_POSITIONS, REPORT_TEXT_MAX);
     report_page_end(fp, note);

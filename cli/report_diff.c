@@ -620,8 +620,11 @@ done:
 
 static void put_num(FILE *fp, double v)
 {
+    char c[32];
     if (isnan(v))
         fputs("&ndash;", fp);
+    else if (v == (double)(int64_t)v && v >= 0 && v < 1e18)
+        fputs(report_count(c, (uint64_t)v), fp);
     else if (v != 0 && fabs(v) < 1e-3)
         fprintf(fp, "%.1e", v);
     else
@@ -641,7 +644,8 @@ static void rate_bars(FILE *fp, double a, double b, double max)
             wa < 0.5 && a > 0 ? 0.5 : wa, wb < 0.5 && b > 0 ? 0.5 : wb);
 }
 
-/* The top changes as horizontal bars of their score. */
+/* The top changes as horizontal bars of their score (HTML, so the labels
+   stay readable at any width). */
 static void score_chart(FILE *fp, const diff_data *d, size_t n)
 {
     double max = 0;
@@ -649,31 +653,22 @@ static void score_chart(FILE *fp, const diff_data *d, size_t n)
         max = d->rows[i].score > max ? d->rows[i].score : max;
     if (max <= 0)
         max = 1;
-    double row = 22;
-    fprintf(fp, "<div class=\"chart\"><svg viewBox=\"0 0 1000 %.0f\" role=\"img\" "
-                "aria-label=\"scores of the top changes\">\n",
-            row * (double)n + 8);
+    fputs("<div class=\"hbars\" role=\"img\" aria-label=\"scores of the top changes\">\n", fp);
     for (size_t i = 0; i < n; i++) {
         const diff_row *r = &d->rows[i];
         const char *colour = strcmp(r->status, "appeared") == 0   ? "#e15759"
                              : strcmp(r->status, "vanished") == 0 ? "#4e79a7"
                              : strcmp(r->status, "changed") == 0  ? "#f28e2b"
                                                                   : "#bab0ac";
-        double y = 4 + row * (double)i, w = 560.0 * (r->score > 0 ? r->score : 0) / max;
-        fprintf(fp, "<rect x=\"430\" y=\"%.0f\" width=\"%.1f\" height=\"16\" rx=\"2\" "
-                    "fill=\"%s\"/>",
-                y, w < 1 ? 1 : w, colour);
-        fprintf(fp, "<text x=\"424\" y=\"%.0f\" font-size=\"12\" text-anchor=\"end\" "
-                    "fill=\"#1d2330\">E%llu ",
-                y + 12, (unsigned long long)r->id);
+        double w = 85.0 * (r->score > 0 ? r->score : 0) / max;
+        fprintf(fp, "<code>E%llu ", (unsigned long long)r->id);
         if (r->tmpl.s)
-            report_text(fp, r->tmpl.s, r->tmpl.len, 52);
-        fprintf(fp, "</text><text x=\"%.1f\" y=\"%.0f\" font-size=\"11\" fill=\"#5b6475\">",
-                436 + w, y + 12);
+            report_text(fp, r->tmpl.s, r->tmpl.len, 120);
+        fprintf(fp, "</code><span><i style=\"width:%.1f%%;background:%s\"></i><em>", w, colour);
         put_num(fp, r->score);
-        fputs("</text>\n", fp);
+        fputs("</em></span>\n", fp);
     }
-    fputs("</svg></div>\n", fp);
+    fputs("</div>\n", fp);
 }
 
 static void write_changes(FILE *fp, const diff_data *d)
@@ -696,7 +691,7 @@ static void write_changes(FILE *fp, const diff_data *d)
     if (shown < d->nrows)
         fprintf(fp, "<p class=\"note\">The %zu highest ranked of %s templates.</p>\n", shown,
                 report_count(c1, d->nrows));
-    fputs("<div class=\"scroll\"><table>\n<thead><tr><th>#</th><th>template and examples</th>"
+    fputs("<div class=\"scroll\"><table class=\"cards\">\n<thead><tr><th>#</th><th>template and examples</th>"
           "<th>A</th><th>B</th><th>rate <span style=\"color:#4e79a7\">A</span> / "
           "<span style=\"color:#f28e2b\">B</span></th><th>score</th><th>q</th>"
           "<th>parameters</th></tr></thead>\n<tbody>\n",
@@ -705,7 +700,7 @@ static void write_changes(FILE *fp, const diff_data *d)
         const diff_row *r = &d->rows[i];
         fprintf(fp, "<tr class=\"change\" data-template-id=\"%llu\" data-status=\"%s\" "
                     "data-count-a=\"%llu\" data-count-b=\"%llu\" data-significant=\"%d\">"
-                    "<td class=\"n\">%zu</td><td class=\"t\"><span class=\"badge %s\">%s</span>",
+                    "<td class=\"n\" data-label=\"#\">%zu</td><td class=\"t\"><span class=\"badge %s\">%s</span>",
                 (unsigned long long)r->id, r->status, (unsigned long long)r->count_a,
                 (unsigned long long)r->count_b, r->significant, i + 1, r->status, r->status);
         if (r->significant)
@@ -724,14 +719,15 @@ static void write_changes(FILE *fp, const diff_data *d)
             text_put(fp, &r->ex_b[k]);
             fputs("</code></p>", fp);
         }
-        fprintf(fp, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+        fprintf(fp, "</td><td class=\"n\" data-label=\"A\">%s</td><td class=\"n\" "
+                    "data-label=\"B\">%s</td><td>",
                 report_count(c1, r->count_a), report_count(c2, r->count_b));
         rate_bars(fp, r->rate_a, r->rate_b, max_rate);
-        fputs("</td><td class=\"n\">", fp);
+        fputs("</td><td class=\"n\" data-label=\"score\">", fp);
         put_num(fp, r->score);
-        fputs("</td><td class=\"n\">", fp);
+        fputs("</td><td class=\"n\" data-label=\"q\">", fp);
         put_num(fp, r->q);
-        fputs("</td><td>", fp);
+        fputs("</td><td class=\"p\">", fp);
         if (r->nparams) {
             fputs("<ul class=\"params\">", fp);
             for (size_t k = 0; k < r->nparams; k++) {
@@ -760,19 +756,21 @@ static void write_peers(FILE *fp, const diff_data *d)
     size_t shown = d->npeers < REPORT_DIFF_ROWS ? d->npeers : REPORT_DIFF_ROWS;
     char c1[32];
     fprintf(fp, "<section id=\"peers\" data-rows=\"%zu\"><h2>Hosts against their peers</h2>\n"
-                "<div class=\"scroll\"><table><thead><tr><th>rank</th><th>host</th><th>lines</th>"
+                "<div class=\"scroll\"><table class=\"cards\"><thead><tr><th>rank</th><th>host</th><th>lines</th>"
                 "<th>score</th><th>templates that make the difference (count / expected)</th>"
                 "</tr></thead><tbody>\n",
             d->npeers);
     for (size_t i = 0; i < shown; i++) {
         const peer_row *p = &d->peers[i];
-        fprintf(fp, "<tr class=\"peer\" data-rank=\"%.0f\"><td class=\"n\">%.0f</td><td><code>",
+        fprintf(fp, "<tr class=\"peer\" data-rank=\"%.0f\"><td class=\"n\" data-label=\"rank\">%.0f"
+                    "</td><td><code>",
                 p->rank, p->rank);
         text_put(fp, &p->name);
-        fprintf(fp, "</code></td><td class=\"n\">%s</td><td class=\"n\">",
+        fprintf(fp, "</code></td><td class=\"n\" data-label=\"lines\">%s</td><td class=\"n\" "
+                    "data-label=\"score\">",
                 report_count(c1, p->lines));
         put_num(fp, p->score);
-        fputs("</td><td><ul class=\"params\">", fp);
+        fputs("</td><td class=\"p\"><ul class=\"params\">", fp);
         for (size_t k = 0; k < p->ntop; k++) {
             const peer_top *t = &p->top[k];
             fprintf(fp, "<li><code>E%llu ", (unsigned long long)t->id);
@@ -807,12 +805,12 @@ int report_diff_page(FILE *fp, const char *path, const char *title)
         for (size_t k = 0; k < 4; k++)
             nstatus[k] += strcmp(d.rows[i].status, statuses[k]) == 0;
     }
-    char c1[32], c2[32];
+    char c1[32], c2[32], c3[32];
     report_page_begin(fp, title);
     fputs("<header><h1>", fp);
     report_str(fp, title);
     fprintf(fp, "</h1><p>logtk diff: %s templates, A %s lines, B %s lines</p></header>\n<main>\n",
-            report_count(c1, d.nrows), report_count(c2, lines_a), report_count(c1, lines_b));
+            report_count(c1, d.nrows), report_count(c2, lines_a), report_count(c3, lines_b));
     fprintf(fp, "<section id=\"summary\" data-templates=\"%zu\" data-significant=\"%zu\" "
                 "data-peers=\"%zu\"><div class=\"tiles\">",
             d.nrows, nsig, d.npeers);

@@ -129,6 +129,9 @@ static const char page_css[] =
     ".tile b{display:block;font-size:22px;font-variant-numeric:tabular-nums}\n"
     ".tile span{color:var(--muted);font-size:12px}\n"
     ".chart svg{width:100%;height:auto;display:block}\n"
+    ".chart svg.timeline{height:240px}\n"
+    ".axis{display:flex;justify-content:space-between;color:var(--muted);font-size:11px;"
+    "margin:2px 0}\n"
     ".legend{display:flex;flex-wrap:wrap;gap:4px 14px;margin:8px 0 0;padding:0;list-style:none;"
     "font-size:12px}\n"
     ".legend li{display:flex;align-items:center;gap:6px;min-width:0;max-width:100%}\n"
@@ -156,8 +159,23 @@ static const char page_css[] =
     ".bars{width:120px;height:28px;display:block}\n"
     ".note{color:var(--muted);font-size:12px}\n"
     "footer{max-width:1200px;margin:0 auto;padding:0 16px 24px;color:var(--muted);font-size:12px}\n"
+    ".hbars{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,3fr);gap:4px 10px;"
+    "align-items:center;font-size:12px;margin:0 0 12px}\n"
+    ".hbars code{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;display:block}\n"
+    ".hbars span{display:flex;align-items:center;gap:6px}\n"
+    ".hbars i{display:block;height:14px;border-radius:2px;min-width:2px}\n"
+    ".hbars em{font-style:normal;color:var(--muted)}\n"
     "@media (max-width:640px){header{padding:14px}main{padding:8px}section{padding:12px}"
-    ".tile b{font-size:18px}th,td{padding:5px 6px}td.t{min-width:24ch}.hide-narrow{display:none}}\n";
+    ".tile{flex:1 1 92px;padding:8px}.tile b{font-size:18px}"
+    ".chart svg.timeline{height:160px}.hide-narrow{display:none}"
+    ".hbars{grid-template-columns:1fr}.hbars span{margin-bottom:4px}"
+    "table.cards,table.cards tbody{display:block}table.cards thead{display:none}"
+    "table.cards tr{display:flex;flex-wrap:wrap;align-items:center;gap:2px 14px;padding:8px 0;"
+    "border-bottom:1px solid var(--line)}"
+    "table.cards td{border:0;padding:1px 0}"
+    "table.cards td.t,table.cards td.p{flex:1 1 100%;max-width:none;min-width:0}"
+    "table.cards td[data-label]::before{content:attr(data-label) ' ';color:var(--muted);"
+    "font-size:11px}}\n";
 
 void report_page_begin(FILE *fp, const char *title)
 {
