@@ -713,10 +713,14 @@ static void write_summary_page(page *pg, const char *title, const char *subtitle
         fprintf(fp, "<div class=\"tile\"><b>%zu</b><span>anomalous windows of %zu</span></div>",
                 pg->nwindows, pg->nscored);
     fputs("</div></section>\n", fp);
-    write_timeline(pg);
-    if (pg->nscored)
-        write_anomalies(pg);
-    write_templates(pg);
+    if (pg->s->lines == 0) {
+        fputs("<section id=\"empty\"><p>The input holds no line.</p></section>\n", fp);
+    } else {
+        write_timeline(pg);
+        if (pg->nscored)
+            write_anomalies(pg);
+        write_templates(pg);
+    }
     fputs("</main>\n", fp);
     char note[512];
     snprintf(note, sizeof note,
