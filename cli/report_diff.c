@@ -793,8 +793,10 @@ int report_diff_page(FILE *fp, const char *path, const char *title)
         diff_data_free(&d);
         return EXIT_DATA;
     }
-    qsort(d.rows, d.nrows, sizeof *d.rows, by_rank);
-    qsort(d.peers, d.npeers, sizeof *d.peers, by_peer_rank);
+    if (d.nrows) /* qsort's base must not be NULL, even for no element */
+        qsort(d.rows, d.nrows, sizeof *d.rows, by_rank);
+    if (d.npeers)
+        qsort(d.peers, d.npeers, sizeof *d.peers, by_peer_rank);
     uint64_t lines_a = 0, lines_b = 0;
     size_t nstatus[4] = {0}, nsig = 0;
     static const char *const statuses[] = {"appeared", "vanished", "changed", "same"};
