@@ -25,10 +25,12 @@
 #define REPORT_PARAM_SLOTS 6    /* values counted per parameter (space-saving) */
 #define REPORT_PARAM_SHOWN 3    /* values shown per parameter */
 #define REPORT_VALUE_MAX 40     /* bytes of a parameter value kept */
-#define REPORT_DIFF_ROWS 200    /* diff rows shown, by rank */
+#define REPORT_DIFF_ROWS 150    /* diff rows shown, by rank */
+#define REPORT_PEER_ROWS 50     /* hosts shown, by rank */
+#define REPORT_PEER_TEXT_MAX 120 /* bytes of a template shown in the hosts table */
 #define REPORT_EXAMPLES 2       /* examples shown per side of a diff row */
 
-/* Writes s[0..n) HTML-escaped, at most `max` bytes of it (0: no limit; a cut
+/* Writes s[0..n) HTML-escaped for a text node (& < > escaped), at most `max` bytes of it (0: no limit; a cut
    ends in an ellipsis); malformed UTF-8 and control bytes become U+FFFD, tabs
    and line breaks a space. */
 void report_text(FILE *fp, const char *s, size_t n, size_t max);

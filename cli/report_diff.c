@@ -753,13 +753,14 @@ static void write_changes(FILE *fp, const diff_data *d)
 
 static void write_peers(FILE *fp, const diff_data *d)
 {
-    size_t shown = d->npeers < REPORT_DIFF_ROWS ? d->npeers : REPORT_DIFF_ROWS;
+    size_t shown = d->npeers < REPORT_PEER_ROWS ? d->npeers : REPORT_PEER_ROWS;
     char c1[32];
     fprintf(fp, "<section id=\"peers\" data-rows=\"%zu\"><h2>Hosts against their peers</h2>\n"
+                "%s"
                 "<div class=\"scroll\"><table class=\"cards\"><thead><tr><th>rank</th><th>host</th><th>lines</th>"
                 "<th>score</th><th>templates that make the difference (count / expected)</th>"
                 "</tr></thead><tbody>\n",
-            d->npeers);
+            d->npeers, shown < d->npeers ? "<p class=\"note\">The highest ranked hosts.</p>\n" : "");
     for (size_t i = 0; i < shown; i++) {
         const peer_row *p = &d->peers[i];
         fprintf(fp, "<tr class=\"peer\" data-rank=\"%.0f\"><td class=\"n\" data-label=\"rank\">%.0f"
@@ -775,7 +776,7 @@ static void write_peers(FILE *fp, const diff_data *d)
             const peer_top *t = &p->top[k];
             fprintf(fp, "<li><code>E%llu ", (unsigned long long)t->id);
             if (t->tmpl.s)
-                text_put(fp, &t->tmpl);
+                report_text(fp, t->tmpl.s, t->tmpl.len, REPORT_PEER_TEXT_MAX);
             fprintf(fp, "</code> %s / ", report_count(c1, t->count));
             put_num(fp, t->expected);
             fputs("</li>", fp);
@@ -833,8 +834,9 @@ int report_diff_page(FILE *fp, const char *path, const char *title)
     char note[300];
     snprintf(note, sizeof note,
              "logtk %s report of a diff. Caps: the %d highest ranked rows (significant first, "
-             "then by score), %d examples a side, %d bytes of each text.",
-             logtk_version(), REPORT_DIFF_ROWS, REPORT_EXAMPLES, REPORT_TEXT_MAX);
+             "then by score), %d examples a side, %d bytes of each text, the %d highest ranked "
+             "hosts.",
+             logtk_version(), REPORT_DIFF_ROWS, REPORT_EXAMPLES, REPORT_TEXT_MAX, REPORT_PEER_ROWS);
     report_page_end(fp, note);
     diff_data_free(&d);
     return EXIT_OK;
