@@ -154,7 +154,7 @@ static void summary_halve(summary *s)
 
 static void slot_count(param_slot *slots, const char *v, size_t n, uint64_t times)
 {
-    size_t keep = n > REPORT_VALUE_MAX ? REPORT_VALUE_MAX : n;
+    size_t keep = report_cut(v, n, REPORT_VALUE_MAX);
     param_slot *least = &slots[0];
     for (size_t k = 0; k < REPORT_PARAM_SLOTS; k++) {
         param_slot *p = &slots[k];
@@ -206,7 +206,7 @@ static void pos_count(param_pos *pos, const char *v, size_t n)
 
 static int add_example(summary *s, template_stat *t, const char *text, size_t len)
 {
-    size_t keep = len > REPORT_TEXT_MAX ? REPORT_TEXT_MAX : len;
+    size_t keep = report_cut(text, len, REPORT_TEXT_MAX);
     if (s->examples_len + keep > s->examples_cap) {
         size_t cap = s->examples_cap ? s->examples_cap * 2 : 65536;
         while (cap < s->examples_len + keep)

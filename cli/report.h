@@ -34,6 +34,10 @@
    ends in an ellipsis); malformed UTF-8 and control bytes become U+FFFD, tabs
    and line breaks a space. */
 void report_text(FILE *fp, const char *s, size_t n, size_t max);
+/* The length to keep of text[0..n) to keep at most max bytes without
+   cutting a UTF-8 character in two (n itself when n <= max). */
+size_t report_cut(const char *text, size_t n, size_t max);
+
 /* As report_text() for a NUL-terminated string. */
 void report_str(FILE *fp, const char *s);
 

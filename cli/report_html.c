@@ -51,6 +51,18 @@ static size_t utf8_length(const unsigned char *s, size_t n)
     return len;
 }
 
+size_t report_cut(const char *text, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    /* back off over continuation bytes to the start of the cut character
+       (at most 3: a longer run is not UTF-8 and is cut anywhere) */
+    size_t cut = max;
+    for (int i = 0; i < 3 && cut > 0 && ((unsigned char)text[cut] & 0xc0) == 0x80; i++)
+        cut--;
+    return ((unsigned char)text[cut] & 0xc0) == 0x80 ? max : cut;
+}
+
 /* Text nodes only (never attribute values), so quotes need no escaping and
    a byte grows to at most 5 ("&amp;"): that bounds the page's size. */
 void report_text(FILE *fp, const char *text, size_t n, size_t max)
@@ -59,7 +71,7 @@ void report_text(FILE *fp, const char *text, size_t n, size_t max)
     size_t i = 0;
     int cut = 0;
     if (max && n > max) {
-        n = max;
+        n = report_cut(text, n, max);
         cut = 1;
     }
     while (i < n) {
