@@ -17,8 +17,11 @@
  *  - a diff (--diff FILE): the JSON Lines of `logtk diff --output jsonl`
  *    (report_diff.c).
  *
- * The time axis is the line number: it needs no timestamp format and is what
- * every log has; the bins say how many lines each covers.
+ * The axis is the line number by default: it needs no timestamp format and
+ * is what every log has; with --time-fields and --time-format it is the
+ * lines' time (UTC), relative to the first line's, in bins that double in
+ * width the same way.  Anomalous windows are cut by lines (as detect cuts
+ * them), so each window remembers the span of positions its lines took.
  *
  * Output is written to a temporary file and renamed into place, as every
  * logtk output, so a failed run never replaces a good page.
@@ -29,6 +32,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "report.h"
@@ -55,6 +59,9 @@ static void report_usage(FILE *out)
             "  --detect MODEL        score windows of the log with a model of 'logtk detect train'\n"
             "                        (trained with --window count) and shade the anomalous ones\n"
             "  --window-size N       lines per window for --detect (default 100)\n"
+            "  --time-fields NAMES   header fields (space-separated) holding each line's time;\n"
+            "  --time-format FMT     read with FMT (as logtk detect's, e.g. '%%y%%m%%d %%H%%M%%S'):\n"
+            "                        the axis is then UTC time instead of the line number\n"
             "  --diff FILE           render a diff's JSON Lines instead of parsing a log\n"
             "output:\n"
             "  -o, --out FILE        the page (default stdout); written atomically\n"
@@ -70,7 +77,7 @@ static void report_usage(FILE *out)
 
 typedef struct report_options {
     const char *dataset_name, *format_spec, *parser_name, *out_path, *title;
-    const char *model_path, *diff_path;
+    const char *model_path, *diff_path, *time_fields, *time_format;
     const char **masks;
     size_t nmasks;
     uint64_t window_size;
@@ -98,6 +105,7 @@ typedef struct param_pos {
 
 typedef struct template_stat {
     uint64_t first_line;   /* 1-based line of the log where it first appeared */
+    double first_pos;      /* and its position on the axis (line index or seconds) */
     size_t example_off;    /* its first line's content in summary.examples */
     size_t example_len;
     int example_cut;
@@ -105,8 +113,25 @@ typedef struct template_stat {
     param_pos *slots;      /* [REPORT_PARAM_POSITIONS], or NULL */
 } template_stat;
 
+/* Time axis: the header fields whose values, joined by a space, are a line's
+   timestamp, read with a time format (see logtk_parse_time). */
+#define REPORT_TIME_FIELDS 8
+#define REPORT_TIME_TEXT 256
+
 typedef struct summary {
-    uint64_t lines, bin_width;
+    uint64_t lines;
+    /* The axis: a line's position is its 0-based index, or with a time format
+       its timestamp minus the first one's (seconds); bin b holds positions
+       [b * bin_width, (b + 1) * bin_width). */
+    double bin_width, max_pos, last_pos, origin;
+    int timed, have_origin;
+    const char *time_format;
+    size_t time_field[REPORT_TIME_FIELDS], ntime_fields;
+    uint64_t bad_time, early;
+    /* --detect: the span of positions of each window of window_size lines */
+    uint64_t window_size;
+    double *win_lo, *win_hi;
+    size_t win_cap;
     uint64_t total_bins[REPORT_BINS];
     uint64_t *bins;        /* [id * REPORT_BINS + b] */
     template_stat *stats;  /* [id], ids 1..cap-1 */
@@ -225,20 +250,92 @@ static int add_example(summary *s, template_stat *t, const char *text, size_t le
     return 0;
 }
 
-static int summary_add(summary *s, const logtk_line *line, const logtk_event *ev)
+/* The line's timestamp, relative to the first; a line whose time does not
+   parse keeps the previous line's, and one before the first time goes to 0. */
+static double time_position(summary *s, const logtk_record *rec)
+{
+    char text[REPORT_TIME_TEXT];
+    size_t n = 0;
+    int ok = 1;
+    for (size_t k = 0; k < s->ntime_fields && ok; k++) {
+        size_t f = s->time_field[k];
+        if (!rec->matched || f >= rec->nfields ||
+            n + rec->fields[f].len + 1 >= sizeof text) {
+            ok = 0;
+            break;
+        }
+        if (k)
+            text[n++] = ' ';
+        memcpy(text + n, rec->fields[f].ptr, rec->fields[f].len);
+        n += rec->fields[f].len;
+    }
+    double t;
+    if (!ok || logtk_parse_time(s->time_format, text, n, &t) != LOGTK_OK) {
+        s->bad_time++;
+        return s->last_pos;
+    }
+    if (!s->have_origin) {
+        s->origin = t;
+        s->have_origin = 1;
+    }
+    if (t < s->origin) {
+        s->early++;
+        return 0;
+    }
+    return t - s->origin;
+}
+
+static int note_window(summary *s, uint64_t index, double pos)
+{
+    size_t w = (size_t)(index / s->window_size);
+    if (w >= s->win_cap) {
+        size_t cap = s->win_cap ? s->win_cap * 2 : 256;
+        while (cap <= w)
+            cap *= 2;
+        double *lo = realloc(s->win_lo, cap * sizeof *lo);
+        if (!lo)
+            return -1;
+        s->win_lo = lo;
+        double *hi = realloc(s->win_hi, cap * sizeof *hi);
+        if (!hi)
+            return -1;
+        s->win_hi = hi;
+        s->win_cap = cap;
+    }
+    /* the end is exclusive on the line axis (a line covers [i, i + 1)) */
+    double end = s->timed ? pos : pos + 1;
+    if (index % s->window_size == 0) {
+        s->win_lo[w] = pos;
+        s->win_hi[w] = end;
+    } else {
+        s->win_lo[w] = pos < s->win_lo[w] ? pos : s->win_lo[w];
+        s->win_hi[w] = end > s->win_hi[w] ? end : s->win_hi[w];
+    }
+    return 0;
+}
+
+static int summary_add(summary *s, const logtk_line *line, const logtk_record *rec,
+                       const logtk_event *ev)
 {
     uint32_t id = ev->template_id;
     if (summary_grow(s, id) != 0)
         return -1;
     uint64_t index = s->lines++;
-    while (index / s->bin_width >= REPORT_BINS)
+    double pos = s->timed ? time_position(s, rec) : (double)index;
+    s->last_pos = pos;
+    if (pos > s->max_pos)
+        s->max_pos = pos;
+    if (s->window_size && note_window(s, index, pos) != 0)
+        return -1;
+    while (pos / s->bin_width >= REPORT_BINS)
         summary_halve(s);
-    size_t b = (size_t)(index / s->bin_width);
+    size_t b = (size_t)(pos / s->bin_width);
     s->bins[(size_t)id * REPORT_BINS + b]++;
     s->total_bins[b]++;
     template_stat *t = &s->stats[id];
     if (t->first_line == 0) {
         t->first_line = index + 1;
+        t->first_pos = pos;
         if (add_example(s, t, line->data, line->len) != 0)
             return -1;
     }
@@ -259,9 +356,8 @@ static int summary_add(summary *s, const logtk_line *line, const logtk_event *ev
 static int on_report_line(void *user, const logtk_line *line, const logtk_record *rec,
                           const logtk_event *ev)
 {
-    (void)rec;
     summary *s = user;
-    if (summary_add(s, line, ev) != 0) {
+    if (summary_add(s, line, rec, ev) != 0) {
         s->failed = 1;
         cli_error(SUB, "out of memory");
         return EXIT_DATA;
@@ -275,6 +371,8 @@ static void summary_free(summary *s)
         free(s->stats[id].slots);
     free(s->stats);
     free(s->bins);
+    free(s->win_lo);
+    free(s->win_hi);
     free(s->examples);
 }
 
@@ -287,6 +385,7 @@ static void summary_fold(summary *s, uint32_t to, uint32_t from)
     template_stat *t = &s->stats[to], *f = &s->stats[from];
     if (f->first_line && (t->first_line == 0 || f->first_line < t->first_line)) {
         t->first_line = f->first_line;
+        t->first_pos = f->first_pos;
         t->example_off = f->example_off;
         t->example_len = f->example_len;
         t->example_cut = f->example_cut;
@@ -450,11 +549,46 @@ static int by_count_desc(const void *a, const void *b)
 #define PLOT_H 200.0
 #define MARK_H 12.0 /* a band above the plot for the new-template marks */
 
-/* x coordinate (chart units) of a 1-based line */
-static double line_x(const page *pg, uint64_t line)
+/* x coordinate (chart units) of a position on the axis */
+static double pos_x(const page *pg, double pos)
 {
-    double span = (double)pg->nbins * (double)pg->s->bin_width;
-    return PLOT_W * (double)(line - 1) / (span > 0 ? span : 1);
+    double span = (double)pg->nbins * pg->s->bin_width;
+    return PLOT_W * pos / (span > 0 ? span : 1);
+}
+
+/* A position as the axis names it: "line N", or a UTC time. */
+static const char *axis_label(const summary *s, double pos, char *buf, size_t size)
+{
+    if (!s->timed) {
+        char c[32];
+        snprintf(buf, size, "line %s", report_count(c, (uint64_t)pos + 1));
+        return buf;
+    }
+    time_t t = (time_t)(s->origin + pos);
+    struct tm tm;
+    if (!s->have_origin || !gmtime_r(&t, &tm))
+        snprintf(buf, size, "no time");
+    else
+        strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+    return buf;
+}
+
+/* A bin's width in words: "4 lines", "15 s", "2.5 min", "3 h". */
+static const char *bin_words(const summary *s, char *buf, size_t size)
+{
+    char c[32];
+    double w = s->bin_width;
+    if (!s->timed)
+        snprintf(buf, size, "%s lines", report_count(c, (uint64_t)w));
+    else if (w < 120)
+        snprintf(buf, size, "%g s", w);
+    else if (w < 7200)
+        snprintf(buf, size, "%.3g min", w / 60);
+    else if (w < 172800)
+        snprintf(buf, size, "%.3g h", w / 3600);
+    else
+        snprintf(buf, size, "%.3g days", w / 86400);
+    return buf;
 }
 
 static void write_timeline(page *pg)
@@ -465,7 +599,7 @@ static void write_timeline(page *pg)
     uint64_t max = 1;
     for (size_t b = 0; b < nb; b++)
         max = s->total_bins[b] > max ? s->total_bins[b] : max;
-    char c1[32], c2[32], c3[32];
+    char c1[32], c2[64], c3[64];
     fprintf(fp, "<section id=\"timeline\"><h2>Templates over the log</h2>\n"
                 "<div class=\"axis\"><span>%s lines per bin at most</span></div>\n"
                 "<div class=\"chart\"><svg class=\"timeline\" viewBox=\"0 0 1000 %.0f\" "
@@ -505,7 +639,9 @@ static void write_timeline(page *pg)
     }
     /* anomalous windows over the series: a veil and a red rule along the top */
     for (size_t i = 0; i < pg->nwindows; i++) {
-        double x0 = line_x(pg, pg->windows[i].first), x1 = line_x(pg, pg->windows[i].last + 1);
+        size_t k = (size_t)((pg->windows[i].first - 1) / s->window_size);
+        double x0 = k < s->win_cap ? pos_x(pg, s->win_lo[k]) : 0;
+        double x1 = k < s->win_cap ? pos_x(pg, s->win_hi[k]) : 0;
         double w = x1 - x0 < 2 ? 2 : x1 - x0;
         fprintf(fp, "<rect class=\"anomaly\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
                     "height=\"%.0f\" fill=\"#c0392b\" fill-opacity=\"0.28\"/>"
@@ -520,13 +656,15 @@ static void write_timeline(page *pg)
             continue;
         fprintf(fp, "<rect class=\"newmark\" x=\"%.1f\" y=\"0\" width=\"3\" height=\"%.0f\" "
                     "fill=\"#9a3412\"/>\n",
-                line_x(pg, t->first_line) - 1.5, MARK_H - 2);
+                pos_x(pg, t->first_pos) - 1.5, MARK_H - 2);
         marks++;
     }
     fputs("</svg></div>\n", fp);
-    fprintf(fp, "<div class=\"axis\"><span>line 1</span><span>line %s</span><span>line %s</span>"
-                "</div>\n<ul class=\"legend\">",
-            report_count(c2, s->lines / 2 + 1), report_count(c3, s->lines));
+    double span = (double)pg->nbins * s->bin_width;
+    fprintf(fp, "<div class=\"axis\"><span>%s</span>", axis_label(s, 0, c2, sizeof c2));
+    fprintf(fp, "<span>%s</span>", axis_label(s, span / 2, c2, sizeof c2));
+    fprintf(fp, "<span>%s</span></div>\n<ul class=\"legend\">",
+            axis_label(s, s->timed ? span : s->max_pos, c3, sizeof c3));
     for (size_t k = 0; k < nstack; k++) {
         const logtk_slice *t = &pg->set->text[pg->order[k]];
         fprintf(fp, "<li><span class=\"sw\" style=\"background:%s\"></span><code>",
@@ -546,9 +684,17 @@ static void write_timeline(page *pg)
         fputs("<li><span class=\"sw\" style=\"background:#c0392b\"></span>anomalous "
               "window</li>",
               fp);
-    fprintf(fp, "</ul>\n<p class=\"note\">Each bin holds %s lines; the height is lines per bin.</p>"
-                "</section>\n",
-            report_count(c1, s->bin_width));
+    fprintf(fp, "</ul>\n<p class=\"note\">Each bin holds %s; the height is lines per bin.",
+            bin_words(s, c2, sizeof c2));
+    if (s->timed)
+        fputs(" Times are UTC.", fp);
+    if (s->bad_time)
+        fprintf(fp, " %s lines whose time did not parse count at the time of the line before.",
+                report_count(c1, s->bad_time));
+    if (s->early)
+        fprintf(fp, " %s lines older than the first line count at its time.",
+                report_count(c1, s->early));
+    fputs("</p></section>\n", fp);
 }
 
 /* Integers as integers (a byte count reads better whole), others in %g. */
@@ -735,7 +881,7 @@ static void write_summary_page(page *pg, const char *title, const char *subtitle
 /* ------------------------------------------------------------ options */
 
 enum { OPT_DATASET = 256, OPT_FORMAT, OPT_PARSER, OPT_MASK, OPT_DETECT, OPT_WINDOW, OPT_DIFF,
-       OPT_TITLE };
+       OPT_TITLE, OPT_TIME_FIELDS, OPT_TIME_FORMAT };
 
 static const struct option long_options[] = {
     {"dataset", required_argument, NULL, OPT_DATASET},
@@ -746,6 +892,8 @@ static const struct option long_options[] = {
     {"window-size", required_argument, NULL, OPT_WINDOW},
     {"diff", required_argument, NULL, OPT_DIFF},
     {"title", required_argument, NULL, OPT_TITLE},
+    {"time-fields", required_argument, NULL, OPT_TIME_FIELDS},
+    {"time-format", required_argument, NULL, OPT_TIME_FORMAT},
     {"out", required_argument, NULL, 'o'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -788,6 +936,8 @@ static int report_arguments(int argc, char **argv, report_options *o, int *first
         }
         case OPT_DIFF: o->diff_path = optarg; break;
         case OPT_TITLE: o->title = optarg; break;
+        case OPT_TIME_FIELDS: o->time_fields = optarg; break;
+        case OPT_TIME_FORMAT: o->time_format = optarg; break;
         case 'o': o->out_path = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'h': report_usage(stdout); return EXIT_OK;
@@ -797,11 +947,14 @@ static int report_arguments(int argc, char **argv, report_options *o, int *first
     }
     *first = optind;
     size_t ninputs = (size_t)(argc - optind);
+    if (!o->time_fields != !o->time_format)
+        return cli_usage_error(SUB, "--time-fields and --time-format go together");
     if (o->diff_path) {
         if (ninputs || o->model_path || o->dataset_name || o->format_spec || o->parser_name ||
-            o->nmasks)
+            o->nmasks || o->time_fields)
             return cli_usage_error(SUB, "--diff renders a diff file: it takes no LOG, "
-                                        "--detect, --dataset, --format, --parser or --mask");
+                                        "--detect, --dataset, --format, --parser, --mask or "
+                                        "--time-fields");
         char *in[] = {(char *)o->diff_path};
         if (cli_refuse_output_is_input(SUB, "-o", o->out_path, in, 1) != EXIT_OK)
             return EXIT_USAGE;
@@ -860,6 +1013,38 @@ static int report_set_up(const report_options *o, logtk_format **format, logtk_p
     return -1;
 }
 
+/* Names the header fields of --time-fields by their index in the format.
+   Returns -1 to go on or an exit status. */
+static int bind_time_fields(summary *s, const report_options *o, const logtk_format *format)
+{
+    const char *p = o->time_fields;
+    s->timed = 1;
+    s->time_format = o->time_format;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (n == 0)
+            break;
+        size_t f, nf = logtk_format_field_count(format);
+        for (f = 0; f < nf; f++) {
+            const char *name = logtk_format_field_name(format, f);
+            if (strlen(name) == n && memcmp(name, p, n) == 0)
+                break;
+        }
+        if (f == nf)
+            return cli_usage_error(SUB, "--time-fields: the log format has no field '%.*s'",
+                                   (int)n, p);
+        if (s->ntime_fields == REPORT_TIME_FIELDS)
+            return cli_usage_error(SUB, "--time-fields: at most %d fields", REPORT_TIME_FIELDS);
+        s->time_field[s->ntime_fields++] = f;
+        p += n;
+    }
+    if (s->ntime_fields == 0)
+        return cli_usage_error(SUB, "--time-fields names no field");
+    return -1;
+}
+
 static int run_log_report(const report_options *o, char *const *inputs, size_t ninputs)
 {
     logtk_format *format = NULL;
@@ -874,9 +1059,12 @@ static int run_log_report(const report_options *o, char *const *inputs, size_t n
     memset(&s, 0, sizeof s);
     memset(&set, 0, sizeof set);
     s.bin_width = 1;
+    s.window_size = o->model_path ? o->window_size : 0;
 
     int rc = report_set_up(o, &format, &parser);
     if (rc >= 0)
+        goto done;
+    if (o->time_fields && (rc = bind_time_fields(&s, o, format)) >= 0)
         goto done;
     cli_progress progress;
     cli_progress_init(&progress, "report", o->quiet);
@@ -926,7 +1114,9 @@ static int run_log_report(const report_options *o, char *const *inputs, size_t n
     sort_set = &set;
     qsort(order, pg.norder, sizeof *order, by_count_desc);
     sort_set = NULL;
-    pg.nbins = s.lines ? (size_t)((s.lines + s.bin_width - 1) / s.bin_width) : 1;
+    pg.nbins = (size_t)(s.max_pos / s.bin_width) + 1;
+    if (pg.nbins > REPORT_BINS)
+        pg.nbins = REPORT_BINS;
     pg.warmup = s.lines / 10;
     for (size_t i = 0; i < pg.norder; i++)
         pg.nnew += s.stats[order[i]].first_line > pg.warmup;
