@@ -34,6 +34,11 @@ int cmd_cat(int argc, char **argv);        /* cmd_compress.c */
 int cmd_bench_compress(int argc, char **argv);
 int cmd_bench_detect(int argc, char **argv);
 int cmd_bench_diff(int argc, char **argv);  /* cmd_bench_diff.c: the planted-fault benchmark */
+int cmd_report(int argc, char **argv);     /* cmd_report.c: one HTML page of a run */
+
+/** Detect's event name of a template text: the first 8 hex digits of its MD5
+    (cmd_detect.c), written with a NUL into out. */
+void cli_template_event_name(const char *text, size_t len, char out[9]);
 
 /** Program name for messages ("logtk"). */
 extern const char *cli_progname;

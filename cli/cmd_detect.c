@@ -1512,3 +1512,8 @@ int cmd_detect(int argc, char **argv)
     return cli_usage_error("detect", "unknown action '%s' (train, predict, eval, sessions, watch)",
                            verb);
 }
+
+void cli_template_event_name(const char *text, size_t len, char out[9])
+{
+    template_event_name(text, len, out);
+}

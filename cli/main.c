@@ -26,6 +26,7 @@ static const subcommand subcommands[] = {
     {"info", cmd_info, "show an archive's blocks, lines and column sizes"},
     {"grep", cmd_grep, "search an archive without decompressing it all"},
     {"cat", cmd_cat, "print a line range of an archive"},
+    {"report", cmd_report, "write one HTML page of a parse, detect or diff run"},
     {"bench", cmd_bench, "measure accuracy and speed on the Loghub datasets"},
 };
 
