@@ -32,6 +32,9 @@ int cmd_cat(int argc, char **argv);        /* cmd_compress.c */
    argv[0] is "compress" / "detect". */
 int cmd_bench_compress(int argc, char **argv);
 int cmd_bench_detect(int argc, char **argv);
+/** bench detect --deeplog DIR (cmd_bench_deeplog.c); apply sets --param values. */
+int cli_bench_deeplog(const char *dir, const char *const *only, size_t nonly,
+                      int (*apply)(logtk_detector *, const char *));
 
 /** Program name for messages ("logtk"). */
 extern const char *cli_progname;

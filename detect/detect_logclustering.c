@@ -300,5 +300,5 @@ static int lc_load(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_logclustering_ops = {
     "logclustering", "LogClustering: cosine distance to clusters of normal sessions",
-    0, 1, 0, 1, lc_params, lc_train, lc_score, lc_save, lc_load, lc_free, 0,
+    0, 1, 0, 1, lc_params, lc_train, lc_score, lc_save, lc_load, lc_free, 0, NULL, NULL,
 };

@@ -36,5 +36,5 @@ static int ocsvm_train(logtk_detector *d, const detect_matrix *mx)
 const detect_model_ops detect_ocsvm_ops = {
     "ocsvm", "one-class SVM (libsvm, RBF): outside the boundary of normal sessions",
     0, 1, 0, 1, ocsvm_params, ocsvm_train, detect_svm_score_op, detect_svm_save_op, detect_svm_load_op,
-    detect_svm_free, 0,
+    detect_svm_free, 0, NULL, NULL,
 };
