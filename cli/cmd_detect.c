@@ -80,6 +80,8 @@ static void usage(FILE *out)
             "  --ngram N           next-event prediction from the last N-1 events; an event\n"
             "                      outside the --top-k K (9) most frequent followers alerts\n"
             "  --warmup N          learn without alerting for N lines (default 1000)\n"
+            "  --no-learn          after warmup, stop learning (the warmup is the normal\n"
+            "                      model); a MODEL never learns (--model ngram: per session)\n"
             "  --keep N            lines kept to show with window anomalies (10000)\n"
             "\n"
             "Exit status: 0 success, 1 bad data, 2 usage error.  See logtk-detect(1).\n");
@@ -100,7 +102,7 @@ typedef struct detect_opts {
     const char *id_regex, *size, *step, *idle, *time_fields, *time_format;
     const char *idle_default; /* watch: idle for session windows when --idle is not given */
     /* watch options */
-    int alert_new;
+    int alert_new, no_learn;
     const char *rare_count, *bucket, *rate_factor, *ngram, *top_k, *warmup, *keep;
 } detect_opts;
 
@@ -122,7 +124,7 @@ enum {
     DOPT_WINDOW, DOPT_ID_REGEX, DOPT_SIZE, DOPT_STEP, DOPT_IDLE, DOPT_TIME_FIELDS,
     DOPT_TIME_FORMAT, DOPT_RARE_COUNT, DOPT_BUCKET, DOPT_RATE_FACTOR, DOPT_NGRAM, DOPT_TOP_K,
     DOPT_WARMUP, DOPT_KEEP, DOPT_OUTPUT, DOPT_SPLIT, DOPT_TRAIN_FRACTION, DOPT_ALERT_NEW,
-    DOPT_PARAM, DOPT_TRAIN, DOPT_TEST
+    DOPT_PARAM, DOPT_TRAIN, DOPT_TEST, DOPT_NO_LEARN
 };
 
 static const struct option detect_long_options[] = {
@@ -155,6 +157,7 @@ static const struct option detect_long_options[] = {
     {"alert-new", no_argument, NULL, DOPT_ALERT_NEW},
     {"param", required_argument, NULL, DOPT_PARAM},
     {"train", required_argument, NULL, DOPT_TRAIN},
+    {"no-learn", no_argument, NULL, DOPT_NO_LEARN},
     {"test", required_argument, NULL, DOPT_TEST},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -208,6 +211,7 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
             break;
         }
         case DOPT_ALERT_NEW: o->alert_new = 1; break;
+        case DOPT_NO_LEARN: o->no_learn = 1; break;
         case DOPT_PARAM:
             if (o->nparams == sizeof o->params / sizeof o->params[0])
                 return cli_usage_error(sub, "too many --param options");
@@ -1588,9 +1592,9 @@ static int cmd_watch(int argc, char **argv)
             rc = EXIT_DATA;
         }
         const char *names[] = {"new_template", "rare_count", "bucket", "rate_factor",
-                               "ngram",        "top_k",      "warmup"};
+                               "ngram",        "top_k",      "warmup", "learn"};
         const char *values[] = {o.alert_new ? "1" : "0", o.rare_count, o.bucket, o.rate_factor,
-                                o.ngram, o.top_k, o.warmup};
+                                o.ngram, o.top_k, o.warmup, o.no_learn ? "0" : NULL};
         for (size_t k = 0; rc == EXIT_OK && k < sizeof names / sizeof names[0]; k++)
             if (values[k] && logtk_stream_set_option(w.stream, names[k], values[k]) != LOGTK_OK)
                 rc = cli_usage_error(sub, "%s", logtk_stream_errmsg(w.stream));

@@ -49,6 +49,13 @@ static const detect_param_def ngram_params[] = {
     {"top_k", 9, 1, 1e6, NULL, "a next event outside the k most frequent followers is wrong (g)"},
     {"min_prob", 0, 0, 1, NULL, "also wrong: a follower with less than this share (0 = off)"},
     {"min_count", 1, 1, 1e9, NULL, "judge on the longest context seen at least this often"},
+    {"backoff_to", 0, 0, NGRAM_MAX_HISTORY, NULL,
+     "shortest context whose followers fill the top k (0: the empty context)"},
+    {"end_context", 3, 0, NGRAM_MAX_HISTORY, NULL,
+     "the end of a session must have followed this many last events in training"},
+    {"tolerance", 0, 0, 1e6, NULL,
+     "wrong predictions of seen events a session may have (an unseen event or a wrong end "
+     "is never tolerated)"},
     {NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -56,6 +63,9 @@ static const detect_param_def ngram_params[] = {
 #define P_TOP_K 1
 #define P_MIN_PROB 2
 #define P_MIN_COUNT 3
+#define P_BACKOFF_TO 4
+#define P_END_CONTEXT 5
+#define P_TOLERANCE 6
 
 /* (node, token) -> index, open addressing; keys are unique. */
 typedef struct pair_map {
@@ -302,9 +312,11 @@ static double probability(const ngram_state *st, uint32_t node, uint32_t token)
     return p;
 }
 
-static int accepted(const ngram_state *st, uint32_t judge, uint32_t token, double top_k,
-                    double min_prob)
+static int accepted(const logtk_detector *d, const ngram_state *st, uint32_t judge,
+                    uint32_t token)
 {
+    double top_k = DETECT_PARAM(d, P_TOP_K), min_prob = DETECT_PARAM(d, P_MIN_PROB);
+    double backoff_to = DETECT_PARAM(d, token == st->boundary ? P_END_CONTEXT : P_BACKOFF_TO);
     if (min_prob > 0 && probability(st, judge, token) < min_prob)
         return 0;
     double listed = 0;
@@ -320,7 +332,7 @@ static int accepted(const ngram_state *st, uint32_t judge, uint32_t token, doubl
                 return 1;
             listed += 1;
         }
-        if (node == 0)
+        if (node == 0 || st->depth[st->parent[node]] < backoff_to)
             return 0;
         deeper = node;
     }
@@ -333,7 +345,6 @@ static int accepted(const ngram_state *st, uint32_t judge, uint32_t token, doubl
 static int ngram_finish(ngram_state *st, const logtk_detector *d)
 {
     size_t history = (size_t)DETECT_PARAM(d, P_HISTORY);
-    double top_k = DETECT_PARAM(d, P_TOP_K), min_prob = DETECT_PARAM(d, P_MIN_PROB);
     double min_count = DETECT_PARAM(d, P_MIN_COUNT);
     free(st->total);
     free(st->decision);
@@ -368,7 +379,7 @@ static int ngram_finish(ngram_state *st, const logtk_detector *d)
     uint32_t tokens[NGRAM_MAX_HISTORY + 1];
     for (size_t i = 0; i < st->nfollow; i++) {
         follow_entry *f = &st->follow[i];
-        f->ok = (uint8_t)accepted(st, st->decision[f->node], f->token, top_k, min_prob);
+        f->ok = (uint8_t)accepted(d, st, st->decision[f->node], f->token);
         f->next = -1;
         if (f->token == st->boundary)
             continue; /* the end mark: the session is over */
@@ -494,7 +505,7 @@ static int ngram_train_sequences(logtk_detector *d, const logtk_sessions *s, con
         return rc;
     }
     d->state = st;
-    d->threshold = 0;
+    d->threshold = DETECT_PARAM(d, P_TOLERANCE);
     return LOGTK_OK;
 }
 
@@ -511,9 +522,7 @@ static inline int step(const logtk_detector *d, const ngram_state *st, uint32_t 
     /* never followed this context: wrong unless a shorter context judges
        (min_count) and saw it; the new state is the longest suffix of the
        context that it followed, else the empty context */
-    int ok = token < st->ntokens && accepted(st, st->decision[state], token,
-                                             DETECT_PARAM(d, P_TOP_K),
-                                             DETECT_PARAM(d, P_MIN_PROB));
+    int ok = token < st->ntokens && accepted(d, st, st->decision[state], token);
     *next = 0;
     for (uint32_t n = st->parent[state]; state != 0; n = st->parent[n]) {
         int64_t f = pair_map_find(&st->follow_index, n, token);
@@ -533,16 +542,19 @@ static double ngram_score_sequence(const logtk_detector *d, const uint32_t *even
     const ngram_state *st = d->state;
     uint32_t unseen = st->ntokens; /* a token no context was followed by */
     uint32_t state = st->start;
-    double wrong = 0;
+    double wrong = 0, hard = 0;
     for (size_t t = 0; t < n; t++) {
         int32_t col = map[events[t]];
         uint32_t next;
-        wrong += !step(d, st, state, col >= 0 ? (uint32_t)col : unseen, &next);
+        int ok = step(d, st, state, col >= 0 ? (uint32_t)col : unseen, &next);
+        wrong += !ok && col >= 0;
+        hard += col < 0;
         state = next;
     }
     uint32_t ignored;
-    wrong += !step(d, st, state, st->boundary, &ignored);
-    return wrong;
+    hard += !step(d, st, state, st->boundary, &ignored);
+    /* above the threshold (tolerance) with any hard evidence */
+    return wrong + hard * (d->threshold + 1);
 }
 
 /* The counts only: nodes (parent, token) in creation order, then the

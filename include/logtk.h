@@ -1092,7 +1092,9 @@ int logtk_stream_new(logtk_stream **out);
 /**
  * Sets an option: "new_template" (0/1), "rare_count" (0 = off), "bucket"
  * (seconds, 0 = off), "rate_factor" (default 10), "ngram" (n >= 2, 0 = off),
- * "top_k" (default 9), "warmup" (events).  LOGTK_ERR_NOT_FOUND or
+ * "top_k" (default 9), "warmup" (events), "learn" (default 1; 0: after warmup
+ * the template counts and n-grams stay as learned, so the warmup is the model
+ * of normal behaviour).  LOGTK_ERR_NOT_FOUND or
  * LOGTK_ERR_INVALID on a bad name or value.
  */
 int logtk_stream_set_option(logtk_stream *s, const char *name, const char *value);
