@@ -56,6 +56,9 @@ static const detect_param_def ngram_params[] = {
     {"tolerance", 0, 0, 1e6, NULL,
      "wrong predictions of seen events a session may have (an unseen event or a wrong end "
      "is never tolerated)"},
+    {"trust_counts", 1, 0, 1, NULL,
+     "a session with the event counts of a normal training session is normal, whatever "
+     "its order (0/1)"},
     {NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -66,6 +69,7 @@ static const detect_param_def ngram_params[] = {
 #define P_BACKOFF_TO 4
 #define P_END_CONTEXT 5
 #define P_TOLERANCE 6
+#define P_TRUST_COUNTS 7
 
 /* (node, token) -> index, open addressing; keys are unique. */
 typedef struct pair_map {
@@ -97,7 +101,62 @@ typedef struct ngram_state {
     size_t nfollow, follow_cap;
     pair_map follow_index;
     uint32_t start; /* node of the context "B" */
+    /* the event counts of the training sessions, as multiset hashes: open
+       addressing, 0 = empty (a hash of 0 is stored as 1) */
+    uint64_t *counts_set;
+    size_t counts_mask, ncounts;
 } ngram_state;
+
+/* A session's event counts as one number: the sum of a 64-bit mix of each
+   event's column, so that any order of the same events gives the same sum
+   (two different count vectors share it with probability about 2^-64). */
+static inline uint64_t event_mix(uint32_t col)
+{
+    uint64_t z = (uint64_t)col * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int counts_put(ngram_state *st, uint64_t h)
+{
+    h += h == 0;
+    if ((st->ncounts + 1) * 2 > st->counts_mask + 1) {
+        size_t size = st->counts_mask ? (st->counts_mask + 1) * 2 : 256;
+        uint64_t *grown = calloc(size, sizeof *grown);
+        if (!grown)
+            return -1;
+        for (size_t i = 0; st->counts_set && i <= st->counts_mask; i++)
+            if (st->counts_set[i]) {
+                size_t k = (size_t)(st->counts_set[i] >> 7) & (size - 1);
+                while (grown[k])
+                    k = (k + 1) & (size - 1);
+                grown[k] = st->counts_set[i];
+            }
+        free(st->counts_set);
+        st->counts_set = grown;
+        st->counts_mask = size - 1;
+    }
+    size_t k = (size_t)(h >> 7) & st->counts_mask;
+    for (; st->counts_set[k]; k = (k + 1) & st->counts_mask)
+        if (st->counts_set[k] == h)
+            return 0;
+    st->counts_set[k] = h;
+    st->ncounts++;
+    return 0;
+}
+
+static inline int counts_seen(const ngram_state *st, uint64_t h)
+{
+    h += h == 0;
+    if (!st->counts_set)
+        return 0;
+    for (size_t k = (size_t)(h >> 7) & st->counts_mask; st->counts_set[k];
+         k = (k + 1) & st->counts_mask)
+        if (st->counts_set[k] == h)
+            return 1;
+    return 0;
+}
 
 static uint64_t pair_key(uint32_t node, uint32_t token)
 {
@@ -189,6 +248,7 @@ static void ngram_free(void *p)
     free(st->ranked);
     free(st->first);
     free(st->follow);
+    free(st->counts_set);
     pair_map_free(&st->child);
     pair_map_free(&st->follow_index);
     free(st);
@@ -481,6 +541,11 @@ static int ngram_train_sequences(logtk_detector *d, const logtk_sessions *s, con
         for (size_t t = 0; t < n; t++)
             tokens[t + 1] = (uint32_t)map[ev[t]];
         tokens[n + 1] = st->boundary;
+        uint64_t counts_hash = 0;
+        for (size_t t = 0; t < n; t++)
+            counts_hash += event_mix(tokens[t + 1]);
+        if (counts_put(st, counts_hash) != 0)
+            rc = LOGTK_ERR_NOMEM;
         for (size_t t = 0; t <= n && rc == LOGTK_OK; t++) {
             uint32_t next = tokens[t + 1];
             /* the empty context predicts too: it is the last resort */
@@ -543,8 +608,10 @@ static double ngram_score_sequence(const logtk_detector *d, const uint32_t *even
     uint32_t unseen = st->ntokens; /* a token no context was followed by */
     uint32_t state = st->start;
     double wrong = 0, hard = 0;
+    uint64_t counts_hash = 0;
     for (size_t t = 0; t < n; t++) {
         int32_t col = map[events[t]];
+        counts_hash += event_mix(col >= 0 ? (uint32_t)col : unseen);
         uint32_t next;
         int ok = step(d, st, state, col >= 0 ? (uint32_t)col : unseen, &next);
         wrong += !ok && col >= 0;
@@ -553,6 +620,9 @@ static double ngram_score_sequence(const logtk_detector *d, const uint32_t *even
     }
     uint32_t ignored;
     hard += !step(d, st, state, st->boundary, &ignored);
+    if ((wrong > 0 || hard > 0) && DETECT_PARAM(d, P_TRUST_COUNTS) != 0 &&
+        counts_seen(st, counts_hash))
+        return 0; /* an order never seen, of the events of a normal session */
     /* above the threshold (tolerance) with any hard evidence */
     return wrong + hard * (d->threshold + 1);
 }
@@ -573,6 +643,12 @@ static int ngram_save(const logtk_detector *d, logtk_strbuf *b)
         bad |= logtk_strbuf_put_varint(b, st->follow[i].token);
         bad |= detect_put_f64(b, st->follow[i].count);
     }
+    bad |= logtk_strbuf_put_varint(b, st->ncounts);
+    for (size_t i = 0; st->counts_set && i <= st->counts_mask; i++)
+        if (st->counts_set[i]) {
+            bad |= detect_put_u32(b, (uint32_t)st->counts_set[i]);
+            bad |= detect_put_u32(b, (uint32_t)(st->counts_set[i] >> 32));
+        }
     return bad ? -1 : 0;
 }
 
@@ -606,6 +682,15 @@ static int ngram_load(logtk_detector *d, detect_cursor *c)
             pair_map_find(&st->follow_index, (uint32_t)node, (uint32_t)token) >= 0)
             rc = LOGTK_ERR_STATE;
         else if (add_follow(st, (uint32_t)node, (uint32_t)token, count) != 0)
+            rc = LOGTK_ERR_NOMEM;
+    }
+    size_t ncounts = rc == LOGTK_OK ? detect_get_count(c, (size_t)(c->end - c->p) / 8) : 0;
+    for (size_t i = 0; i < ncounts && rc == LOGTK_OK; i++) {
+        uint64_t lo = detect_get_u32(c), hi = detect_get_u32(c);
+        uint64_t h = lo | hi << 32;
+        if (c->bad || h == 0 || counts_seen(st, h))
+            rc = LOGTK_ERR_STATE;
+        else if (counts_put(st, h) != 0)
             rc = LOGTK_ERR_NOMEM;
     }
     if (rc == LOGTK_OK && c->bad)

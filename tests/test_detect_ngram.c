@@ -73,7 +73,11 @@ TEST(test_ngram_order_and_end)
     /* every training shape is normal */
     CHECK(score_of(d, "open read write close", &v) == 0 && v == 0);
     CHECK(score_of(d, "open read read close", &v) == 0 && v == 0);
-    /* the same events in an order never seen: close before open */
+    /* the same events in an order never seen: close before open; normal
+       while trust_counts takes the counts of a normal session as normal */
+    CHECK(score_of(d, "close read open", &v) == 0 && v == 0);
+    CHECK(logtk_detector_set_param(d, "trust_counts", "0") == LOGTK_OK);
+    CHECK(logtk_detector_train(d, s, NULL, 0) == LOGTK_OK);
     score_of(d, "close read open", &v);
     CHECK(v == 1);
     /* truncated: the events of a normal session without its end, which a
@@ -289,9 +293,9 @@ TEST(test_deeplog_protocol)
     CHECK(logtk_sessions_load_layout(s, abnormal, "lines", LOGTK_LABEL_ANOMALY) == LOGTK_OK);
     size_t nabnormal = logtk_sessions_count(s) - ntrain;
     CHECK(ntrain == 4855 && nabnormal == 16838);
-    /* the figures measured when the model was written, minus their noise:
-       a change that loses more fails */
-    CHECK(deeplog_f1(s, ntrain, nabnormal, "ngram") >= 0.91);
+    /* DeepLog's published F1 for the sequence model (measured .975), and
+       for invariants the figure measured when this was written, less noise */
+    CHECK(deeplog_f1(s, ntrain, nabnormal, "ngram") >= 0.96);
     CHECK(deeplog_f1(s, ntrain, nabnormal, "invariants") >= 0.94);
     logtk_sessions_free(s);
 }
