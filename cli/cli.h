@@ -39,6 +39,9 @@ int cmd_report(int argc, char **argv);     /* cmd_report.c: one HTML page of a r
 /** Detect's event name of a template text: the first 8 hex digits of its MD5
     (cmd_detect.c), written with a NUL into out. */
 void cli_template_event_name(const char *text, size_t len, char out[9]);
+/** bench detect --deeplog DIR (cmd_bench_deeplog.c); apply sets --param values. */
+int cli_bench_deeplog(const char *dir, const char *const *only, size_t nonly,
+                      int (*apply)(logtk_detector *, const char *));
 
 /** Program name for messages ("logtk"). */
 extern const char *cli_progname;

@@ -28,13 +28,18 @@ static void usage(FILE *out)
             "       logtk detect eval --model NAME [--param K=V]... [INPUT OPTIONS]\n"
             "                         [--split uniform|sequential|chronological]\n"
             "                         [--train-fraction F] INPUT...\n"
+            "       logtk detect eval --model NAME [--param K=V]... [INPUT OPTIONS]\n"
+            "                         --train INPUT [--train INPUT]... --test INPUT...\n"
             "       logtk detect sessions [INPUT OPTIONS] [-o FILE] INPUT...\n"
             "       logtk detect watch [INPUT OPTIONS] [WATCH OPTIONS] MODEL [LOG...]\n"
             "\n"
             "Anomaly detection over sessions and windows.  An INPUT is a session CSV\n"
-            "(id column first, EventSequence, optional Label), a structured CSV/TSV with an\n"
-            "EventId column (Loghub's *_structured.csv, logtk parse output) or a raw log,\n"
-            "parsed on the fly; the kind is recognised from the first line.\n"
+            "(id column first, EventSequence, optional Label), id,events lines without a\n"
+            "header, lines of event numbers (DeepLog's hdfs_train; ids FILE:LINE), a\n"
+            "structured CSV/TSV with an EventId column (Loghub's *_structured.csv, logtk\n"
+            "parse output) or a raw log, parsed on the fly; the kind is recognised from the\n"
+            "first line.  INPUT:normal or INPUT:anomaly labels every session of a session\n"
+            "file (DeepLog's hdfs_test_abnormal:anomaly).\n"
             "\n"
             "  --model NAME        one of:");
     for (size_t i = 0; logtk_detector_model_name(i); i++)
@@ -42,7 +47,10 @@ static void usage(FILE *out)
     fprintf(out,
             "\n"
             "  --param K=V         model parameter (see logtk-detect(1)); tfidf=0/1, zero_mean=0/1\n"
-            "  --labels FILE       Id,Label CSV; ids not among the sessions are counted and skipped\n"
+            "  --labels FILE       Id,Label CSV; ids not among the sessions are counted and skipped;\n"
+            "                      predict then prints precision, recall, F1 on stderr\n"
+            "  --train INPUT       eval: train on this input (repeatable) ...\n"
+            "  --test INPUT        ... and test on this one (repeatable)\n"
             "  -o FILE             model file (train) or session CSV (sessions)\n"
             "  --output KIND       tsv (default) or jsonl (predict, watch)\n"
             "  --split KIND        uniform (default), sequential or chronological (eval)\n"
@@ -50,7 +58,8 @@ static void usage(FILE *out)
             "  --quiet             no notes on stderr\n"
             "\n"
             "Input options (structured and raw logs):\n"
-            "  --input KIND        sessions, structured or raw (default: recognised)\n"
+            "  --input KIND        sessions (layout recognised), csv, id-events, lines,\n"
+            "                      structured or raw (default: recognised)\n"
             "  --dataset NAME      Loghub preset: log format, masks, parser parameters and\n"
             "                      window defaults (HDFS: sessions by block; BGL: Label field)\n"
             "  --format FMT        log format, e.g. '<Date> <Time> <Level>: <Content>'\n"
@@ -71,6 +80,8 @@ static void usage(FILE *out)
             "  --ngram N           next-event prediction from the last N-1 events; an event\n"
             "                      outside the --top-k K (9) most frequent followers alerts\n"
             "  --warmup N          learn without alerting for N lines (default 1000)\n"
+            "  --no-learn          after warmup, stop learning (the warmup is the normal\n"
+            "                      model); a MODEL never learns (--model ngram: per session)\n"
             "  --keep N            lines kept to show with window anomalies (10000)\n"
             "\n"
             "Exit status: 0 success, 1 bad data, 2 usage error.  See logtk-detect(1).\n");
@@ -83,13 +94,15 @@ typedef struct detect_opts {
     size_t nparams;
     const char *inputs[256];
     size_t ninputs;
+    const char *train_inputs[64], *test_inputs[64]; /* eval --train, --test */
+    size_t ntrain_inputs, ntest_inputs;
     int quiet;
     /* input options */
     const char *input_kind, *dataset, *log_format, *parser, *window;
     const char *id_regex, *size, *step, *idle, *time_fields, *time_format;
     const char *idle_default; /* watch: idle for session windows when --idle is not given */
     /* watch options */
-    int alert_new;
+    int alert_new, no_learn;
     const char *rare_count, *bucket, *rate_factor, *ngram, *top_k, *warmup, *keep;
 } detect_opts;
 
@@ -111,7 +124,7 @@ enum {
     DOPT_WINDOW, DOPT_ID_REGEX, DOPT_SIZE, DOPT_STEP, DOPT_IDLE, DOPT_TIME_FIELDS,
     DOPT_TIME_FORMAT, DOPT_RARE_COUNT, DOPT_BUCKET, DOPT_RATE_FACTOR, DOPT_NGRAM, DOPT_TOP_K,
     DOPT_WARMUP, DOPT_KEEP, DOPT_OUTPUT, DOPT_SPLIT, DOPT_TRAIN_FRACTION, DOPT_ALERT_NEW,
-    DOPT_PARAM
+    DOPT_PARAM, DOPT_TRAIN, DOPT_TEST, DOPT_NO_LEARN
 };
 
 static const struct option detect_long_options[] = {
@@ -143,6 +156,9 @@ static const struct option detect_long_options[] = {
     {"train-fraction", required_argument, NULL, DOPT_TRAIN_FRACTION},
     {"alert-new", no_argument, NULL, DOPT_ALERT_NEW},
     {"param", required_argument, NULL, DOPT_PARAM},
+    {"train", required_argument, NULL, DOPT_TRAIN},
+    {"no-learn", no_argument, NULL, DOPT_NO_LEARN},
+    {"test", required_argument, NULL, DOPT_TEST},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -195,11 +211,21 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
             break;
         }
         case DOPT_ALERT_NEW: o->alert_new = 1; break;
+        case DOPT_NO_LEARN: o->no_learn = 1; break;
         case DOPT_PARAM:
             if (o->nparams == sizeof o->params / sizeof o->params[0])
                 return cli_usage_error(sub, "too many --param options");
             o->params[o->nparams++] = optarg;
             break;
+        case DOPT_TRAIN:
+        case DOPT_TEST: {
+            const char **list = c == DOPT_TRAIN ? o->train_inputs : o->test_inputs;
+            size_t *n = c == DOPT_TRAIN ? &o->ntrain_inputs : &o->ntest_inputs;
+            if (*n == 64)
+                return cli_usage_error(sub, "too many --train or --test inputs");
+            list[(*n)++] = optarg;
+            break;
+        }
         case 'q': o->quiet = 1; break;
         case ':':
             return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
@@ -214,9 +240,14 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
             return cli_usage_error(sub, "too many inputs");
         o->inputs[o->ninputs++] = argv[i];
     }
-    if (o->input_kind && strcmp(o->input_kind, "sessions") != 0 &&
-        strcmp(o->input_kind, "structured") != 0 && strcmp(o->input_kind, "raw") != 0)
-        return cli_usage_error(sub, "unknown --input '%s' (sessions, structured, raw)",
+    static const char *const kinds[] = {"sessions", "csv", "id-events", "lines",
+                                        "structured", "raw"};
+    int known = !o->input_kind;
+    for (size_t k = 0; !known && k < sizeof kinds / sizeof kinds[0]; k++)
+        known = strcmp(o->input_kind, kinds[k]) == 0;
+    if (!known)
+        return cli_usage_error(sub, "unknown --input '%s' (sessions, csv, id-events, lines, "
+                                    "structured, raw)",
                                o->input_kind);
     if (o->window && strcmp(o->window, "session") != 0 && strcmp(o->window, "time") != 0 &&
         strcmp(o->window, "count") != 0)
@@ -312,26 +343,33 @@ static void template_event_name(const char *text, size_t len, char out[9])
         snprintf(out + 2 * i, 3, "%02x", (unsigned)(h[0] >> (8 * i)) & 0xff);
 }
 
-/* What a header line says its file is: the whole line counts, however long. */
-static const char *kind_of_header(const char *head, size_t n)
+/* What a header line says its file is: the whole line counts, however long.
+   *layout gets the session layout (csv, id-events, lines) of a sessions file. */
+static const char *kind_of_header(const char *head, size_t n, const char **layout)
 {
-    if (memmem(head, n, "EventSequence", 13))
+    *layout = NULL;
+    if (memmem(head, n, "EventSequence", 13)) {
+        *layout = "csv";
         return "sessions";
+    }
     if (memmem(head, n, "EventId", 7) && (memmem(head, n, "LineId", 6) || memmem(head, n, "Content", 7)))
         return "structured";
+    if ((*layout = logtk_sessions_sniff(head, n)) != NULL)
+        return "sessions";
     return "raw";
 }
 
 /* What the first line of a file says it is.  Standard input is peeked at
    without consuming it.  NULL after printing an error. */
-static const char *sniff_input(const char *sub, const char *path)
+static const char *sniff_input(const char *sub, const char *path, const char **layout)
 {
+    *layout = NULL;
     if (strcmp(path, "-") == 0) {
         char *head;
         size_t n;
         if (cli_peek_stdin(sub, &head, &n) != EXIT_OK)
             return NULL;
-        const char *kind = kind_of_header(head, n);
+        const char *kind = kind_of_header(head, n, layout);
         free(head);
         return kind;
     }
@@ -341,9 +379,42 @@ static const char *sniff_input(const char *sub, const char *path)
     logtk_line line;
     const char *kind = "raw"; /* a file that cannot be read: the loader says why */
     if (logtk_reader_open_path(r, path) == LOGTK_OK && logtk_reader_next(r, &line) == LOGTK_OK)
-        kind = kind_of_header(line.data, line.len);
+        kind = kind_of_header(line.data, line.len, layout);
     logtk_reader_free(r);
     return kind;
+}
+
+/* An input may end in ":normal" or ":anomaly" (":abnormal"), labeling
+   every session of that file (DeepLog's files are labeled by which file
+   they are), unless a file of that whole name exists.  *path is
+   malloc'd. */
+static int split_label_suffix(const char *arg, char **path, int *label)
+{
+    static const struct {
+        const char *suffix;
+        int label;
+    } suffixes[] = {{":normal", LOGTK_LABEL_NORMAL},
+                    {":anomaly", LOGTK_LABEL_ANOMALY},
+                    {":abnormal", LOGTK_LABEL_ANOMALY}};
+    size_t n = strlen(arg);
+    *label = LOGTK_LABEL_UNKNOWN;
+    for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+        size_t sl = strlen(suffixes[k].suffix);
+        if (n > sl && strcmp(arg + n - sl, suffixes[k].suffix) == 0 && access(arg, F_OK) != 0) {
+            *label = suffixes[k].label;
+            n -= sl;
+            break;
+        }
+    }
+    *path = strndup(arg, n);
+    return *path ? 0 : -1;
+}
+
+static const char *layout_words(const char *layout)
+{
+    return strcmp(layout, "lines") == 0       ? "one sequence of event numbers per line, as DeepLog's"
+           : strcmp(layout, "id-events") == 0 ? "id,events lines"
+                                              : "a session CSV";
 }
 
 /* Window and parsing set-up shared by raw and structured inputs. */
@@ -828,27 +899,82 @@ static int load_inputs(const char *sub, const detect_opts *o, size_t first, logt
         cli_error(sub, "out of memory");
         return EXIT_DATA;
     }
-    const char *kind = o->input_kind;
-    if (!kind)
-        kind = first < o->ninputs ? sniff_input(sub, o->inputs[first]) : "raw";
-    if (!kind) {
-        logtk_sessions_free(s);
-        return EXIT_DATA;
+    /* inputs without their label suffixes, and those labels */
+    detect_opts *plain = malloc(sizeof *plain);
+    int labels[256];
+    int rc = plain ? EXIT_OK : EXIT_DATA, any_label = 0;
+    if (plain) {
+        *plain = *o;
+        for (size_t k = first; k < o->ninputs; k++)
+            plain->inputs[k] = NULL;
+        for (size_t k = first; k < o->ninputs && rc == EXIT_OK; k++) {
+            char *path;
+            if (split_label_suffix(o->inputs[k], &path, &labels[k]) != 0)
+                rc = EXIT_DATA;
+            plain->inputs[k] = path;
+            any_label |= labels[k] != LOGTK_LABEL_UNKNOWN;
+        }
     }
-    if (o->window && strcmp(kind, "sessions") == 0 && !o->input_kind)
+    if (rc != EXIT_OK)
+        cli_error(sub, "out of memory");
+    /* what each file looks like (standard input is peeked at once) */
+    const char *file_kinds[256], *file_layouts[256];
+    for (size_t k = first; rc == EXIT_OK && k < o->ninputs; k++) {
+        file_kinds[k] = NULL;
+        for (size_t j = first; j < k && !file_kinds[k]; j++)
+            if (strcmp(plain->inputs[k], "-") == 0 && strcmp(plain->inputs[j], "-") == 0) {
+                file_kinds[k] = file_kinds[j];
+                file_layouts[k] = file_layouts[j];
+            }
+        if (!file_kinds[k] && !(file_kinds[k] = sniff_input(sub, plain->inputs[k], &file_layouts[k])))
+            rc = EXIT_DATA;
+    }
+    const char *kind = o->input_kind;
+    if (rc == EXIT_OK && !kind)
+        kind = first < o->ninputs ? file_kinds[first] : "raw";
+    if (rc == EXIT_OK && o->window && strcmp(kind, "sessions") == 0 && !o->input_kind)
         kind = "raw"; /* --window asks for windows over lines */
-    int rc = EXIT_OK;
-    if (strcmp(kind, "sessions") == 0) {
-        for (size_t k = first; k < o->ninputs && rc == EXIT_OK; k++)
-            if (logtk_sessions_load(s, o->inputs[k]) != LOGTK_OK) {
+    int session_kind = rc == EXIT_OK && strcmp(kind, "structured") != 0 && strcmp(kind, "raw") != 0;
+    if (rc == EXIT_OK && any_label && !session_kind)
+        rc = cli_usage_error(sub, "a :normal or :anomaly label after an input applies to "
+                                  "session files, not to %s logs",
+                             kind);
+    /* a file read as the wrong kind would train a model on nonsense */
+    for (size_t k = first; rc == EXIT_OK && k < o->ninputs; k++) {
+        const char *path = plain->inputs[k], *file_layout = file_layouts[k];
+        const char *file_kind = file_kinds[k];
+        if (!session_kind && strcmp(file_kind, "sessions") == 0 && !o->window) {
+            cli_error(sub, "%s looks like sessions (%s), not a %s log; leave out --input, or "
+                           "give --input sessions",
+                      path, layout_words(file_layout), kind);
+            rc = EXIT_DATA;
+        } else if (session_kind && strcmp(file_kind, "sessions") != 0) {
+            cli_error(sub, "%s:1: does not look like sessions (a session CSV with EventSequence, "
+                           "id,events lines or lines of event numbers) but like a %s log; leave "
+                           "out --input, or give --input %s",
+                      path, file_kind, file_kind);
+            rc = EXIT_DATA;
+        }
+    }
+    if (rc != EXIT_OK) {
+    } else if (session_kind) {
+        for (size_t k = first; k < o->ninputs && rc == EXIT_OK; k++) {
+            const char *file_layout = strcmp(kind, "sessions") == 0 ? file_layouts[k] : kind;
+            if (logtk_sessions_load_layout(s, plain->inputs[k],
+                                                file_layout ? file_layout : "csv",
+                                                labels[k]) != LOGTK_OK) {
                 cli_error(sub, "%s", logtk_sessions_errmsg(s));
                 rc = EXIT_DATA;
             }
+        }
     } else if (strcmp(kind, "structured") == 0) {
-        rc = load_structured(sub, o, first, s);
+        rc = load_structured(sub, plain, first, s);
     } else {
-        rc = load_raw(sub, o, first, s);
+        rc = load_raw(sub, plain, first, s);
     }
+    for (size_t k = first; plain && k < o->ninputs; k++)
+        free((char *)plain->inputs[k]);
+    free(plain);
     if (rc != EXIT_OK) {
         logtk_sessions_free(s);
         return rc;
@@ -939,6 +1065,32 @@ static void print_json_member(const char *name, const char *p, size_t n)
     logtk_json_write_member(stdout, name, p, n);
 }
 
+/* How many test sessions hold events the model never saw: evidence every
+   model counts, printed so that a user sees how much of the test is new. */
+static void report_unseen(const char *sub, const detect_opts *o, logtk_detector *d,
+                          const logtk_sessions *s, const size_t *rows, size_t nrows)
+{
+    uint64_t sessions, events, distinct;
+    if (o->quiet || logtk_detector_count_unseen(d, s, rows, nrows, &sessions, &events,
+                                                &distinct) != LOGTK_OK || events == 0)
+        return;
+    fprintf(stderr, "logtk %s: %llu of %zu test sessions hold %llu events never seen in "
+                    "training (%llu distinct)\n",
+            sub, (unsigned long long)sessions, rows ? nrows : logtk_sessions_count(s),
+            (unsigned long long)events, (unsigned long long)distinct);
+}
+
+static void print_metrics(const char *sub, const logtk_detect_metrics *m)
+{
+    fprintf(stderr,
+            "logtk %s: precision %.3f recall %.3f f1 %.3f (tp %llu fp %llu fn %llu tn %llu)\n",
+            sub, m->precision, m->recall, m->f1, (unsigned long long)m->tp,
+            (unsigned long long)m->fp, (unsigned long long)m->fn, (unsigned long long)m->tn);
+    if (m->unlabeled)
+        fprintf(stderr, "logtk %s: %llu sessions without a label were not counted\n", sub,
+                (unsigned long long)m->unlabeled);
+}
+
 static int cmd_predict(int argc, char **argv)
 {
     const char *sub = "detect predict";
@@ -990,10 +1142,88 @@ static int cmd_predict(int argc, char **argv)
             cli_error(sub, "write error on standard output");
             rc = EXIT_DATA;
         }
+        report_unseen(sub, &o, d, s, NULL, 0);
+        logtk_detect_metrics m;
+        if (rc == EXIT_OK && !o.quiet &&
+            logtk_detect_evaluate(s, NULL, 0, verdict, &m) == LOGTK_OK && m.unlabeled < n)
+            print_metrics(sub, &m);
     }
     free(score);
     free(verdict);
     logtk_sessions_free(s);
+    logtk_detector_free(d);
+    return rc;
+}
+
+/* eval --train A --test B: train on one input, test on another. */
+static int eval_files(const char *sub, detect_opts *o)
+{
+    if (!o->ntrain_inputs || !o->ntest_inputs)
+        return cli_usage_error(sub, "give both --train and --test");
+    if (o->ninputs)
+        return cli_usage_error(sub, "with --train and --test, give no other input ('%s')",
+                               o->inputs[0]);
+    if (strcmp(o->split, "uniform") != 0 || o->fraction >= 0)
+        return cli_usage_error(sub, "--split and --train-fraction do not apply to --train/--test");
+    logtk_detector *d;
+    int rc = make_detector(sub, o, &d);
+    if (rc != EXIT_OK)
+        return rc;
+    detect_opts *part = malloc(sizeof *part);
+    logtk_sessions *train = NULL, *test = NULL;
+    if (!part) {
+        cli_error(sub, "out of memory");
+        rc = EXIT_DATA;
+    }
+    if (rc == EXIT_OK) {
+        *part = *o;
+        memcpy(part->inputs, o->train_inputs, o->ntrain_inputs * sizeof *o->inputs);
+        part->ninputs = o->ntrain_inputs;
+        rc = load_inputs(sub, part, 0, &train);
+    }
+    if (rc == EXIT_OK) {
+        memcpy(part->inputs, o->test_inputs, o->ntest_inputs * sizeof *o->inputs);
+        part->ninputs = o->ntest_inputs;
+        rc = load_inputs(sub, part, 0, &test);
+    }
+    size_t ntrain = train ? logtk_sessions_count(train) : 0;
+    size_t ntest = test ? logtk_sessions_count(test) : 0;
+    uint8_t *verdict = rc == EXIT_OK ? malloc(ntest ? ntest : 1) : NULL;
+    if (rc == EXIT_OK && !verdict) {
+        cli_error(sub, "out of memory");
+        rc = EXIT_DATA;
+    }
+    if (rc == EXIT_OK && logtk_detector_train(d, train, NULL, 0) != LOGTK_OK) {
+        memcpy(part->inputs, o->train_inputs, o->ntrain_inputs * sizeof *o->inputs);
+        part->ninputs = o->ntrain_inputs;
+        training_error(sub, part, logtk_detector_errmsg(d));
+        rc = EXIT_DATA;
+    }
+    if (rc == EXIT_OK && logtk_detector_score(d, test, NULL, 0, NULL, verdict) != LOGTK_OK) {
+        cli_error(sub, "%s", logtk_detector_errmsg(d));
+        rc = EXIT_DATA;
+    }
+    if (rc == EXIT_OK) {
+        logtk_detect_metrics m;
+        logtk_detect_evaluate(test, NULL, 0, verdict, &m);
+        report_unseen(sub, o, d, test, NULL, 0);
+        printf("model\tsplit\ttrain_fraction\ttrain_rows\ttest_rows\tprecision\trecall\tf1\t"
+               "tp\tfp\tfn\ttn\n");
+        printf("%s\tfiles\t%.2f\t%zu\t%zu\t%.3f\t%.3f\t%.3f\t%llu\t%llu\t%llu\t%llu\n", o->model,
+               (double)ntrain / (double)(ntrain + ntest), ntrain, ntest, m.precision, m.recall,
+               m.f1, (unsigned long long)m.tp, (unsigned long long)m.fp,
+               (unsigned long long)m.fn, (unsigned long long)m.tn);
+        if (m.unlabeled && !o->quiet)
+            fprintf(stderr, "logtk %s: %llu test rows without a label were not counted\n", sub,
+                    (unsigned long long)m.unlabeled);
+        if (m.unlabeled == ntest && !o->quiet)
+            fprintf(stderr, "logtk %s: the test sessions have no labels: give --labels, a "
+                            "Label column, or INPUT:normal / INPUT:anomaly\n", sub);
+    }
+    free(verdict);
+    free(part);
+    logtk_sessions_free(train);
+    logtk_sessions_free(test);
     logtk_detector_free(d);
     return rc;
 }
@@ -1005,6 +1235,8 @@ static int cmd_eval(int argc, char **argv)
     int rc = parse_opts(sub, argc, argv, &o);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
+    if (o.ntrain_inputs || o.ntest_inputs)
+        return eval_files(sub, &o);
     if (o.ninputs == 0)
         return cli_usage_error(sub, "no input session file");
     if (o.fraction < 0)
@@ -1038,6 +1270,7 @@ static int cmd_eval(int argc, char **argv)
             rc = EXIT_DATA;
         } else {
             logtk_detect_evaluate(s, test, ntest, verdict, &m);
+            report_unseen(sub, &o, d, s, test, ntest);
             printf("model\tsplit\ttrain_fraction\ttrain_rows\ttest_rows\tprecision\trecall\tf1\t"
                    "tp\tfp\tfn\ttn\n");
             printf("%s\t%s\t%.2f\t%zu\t%zu\t%.3f\t%.3f\t%.3f\t%llu\t%llu\t%llu\t%llu\n", o.model,
@@ -1359,9 +1592,9 @@ static int cmd_watch(int argc, char **argv)
             rc = EXIT_DATA;
         }
         const char *names[] = {"new_template", "rare_count", "bucket", "rate_factor",
-                               "ngram",        "top_k",      "warmup"};
+                               "ngram",        "top_k",      "warmup", "learn"};
         const char *values[] = {o.alert_new ? "1" : "0", o.rare_count, o.bucket, o.rate_factor,
-                                o.ngram, o.top_k, o.warmup};
+                                o.ngram, o.top_k, o.warmup, o.no_learn ? "0" : NULL};
         for (size_t k = 0; rc == EXIT_OK && k < sizeof names / sizeof names[0]; k++)
             if (values[k] && logtk_stream_set_option(w.stream, names[k], values[k]) != LOGTK_OK)
                 rc = cli_usage_error(sub, "%s", logtk_stream_errmsg(w.stream));

@@ -249,5 +249,5 @@ static int dtree_load(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_dtree_ops = {
     "dtree", "decision tree (CART, Gini), supervised",
-    1, 1, 0, 0, dtree_params, dtree_train, dtree_score, dtree_save, dtree_load, dtree_free, 0,
+    1, 1, 0, 0, dtree_params, dtree_train, dtree_score, dtree_save, dtree_load, dtree_free, 0, NULL, NULL,
 };

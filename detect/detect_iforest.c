@@ -376,5 +376,5 @@ static int iforest_load(logtk_detector *d, detect_cursor *c)
 const detect_model_ops detect_iforest_ops = {
     "iforest", "Isolation Forest: short random isolation paths are anomalous",
     0, 0, 0, 0, iforest_params, iforest_train, iforest_score, iforest_save, iforest_load,
-    iforest_free, 0,
+    iforest_free, 0, NULL, NULL,
 };

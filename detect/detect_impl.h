@@ -159,6 +159,8 @@ uint32_t detect_crc32(const void *data, size_t len);
 /* ---------------------------------------------------------------- models */
 
 #define DETECT_MAX_PARAMS 12
+/* parameters every model has: tfidf, zero_mean, unseen */
+#define DETECT_COMMON_PARAMS 3
 
 typedef struct detect_param_def {
     const char *name;
@@ -172,7 +174,8 @@ typedef struct detect_model_ops detect_model_ops;
 
 struct logtk_detector {
     const detect_model_ops *ops;
-    double params[DETECT_MAX_PARAMS + 2]; /* [0] tfidf, [1] zero_mean, then the model's */
+    double params[DETECT_MAX_PARAMS + DETECT_COMMON_PARAMS]; /* [0] tfidf, [1] zero_mean,
+                                                               [2] unseen, then the model's */
     int trained;
     detect_features features;
     double threshold;
@@ -184,7 +187,7 @@ struct logtk_detector {
 };
 
 /* A model's parameter k (0-based among the model's own). */
-#define DETECT_PARAM(d, k) ((d)->params[2 + (k)])
+#define DETECT_PARAM(d, k) ((d)->params[DETECT_COMMON_PARAMS + (k)])
 
 struct detect_model_ops {
     const char *name;
@@ -204,10 +207,21 @@ struct detect_model_ops {
     /** 1: train reads the sparse rows only (m->x is NULL), and checks its own
         size limits; 0: the handle builds m->x within DETECT_DENSE_MAX. */
     int sparse_input;
+    /** Sequence models (NULL for the count-vector ones, whose train and score
+        are used instead): trains from the training rows' event sequences,
+        map[e] giving set-local event e's column in d->features (every
+        training event has one).  Sets d->threshold and d->state. */
+    int (*train_sequences)(logtk_detector *d, const logtk_sessions *s, const size_t *rows,
+                           size_t nrows, const int32_t *map);
+    /** Scores one session's events (set-local indices); map[e] is the
+        column, or -1 for an event unseen in training. */
+    double (*score_sequence)(const logtk_detector *d, const uint32_t *events, size_t n,
+                             const int32_t *map);
 };
 
 extern const detect_model_ops detect_pca_ops, detect_invariants_ops, detect_logclustering_ops,
-    detect_iforest_ops, detect_ocsvm_ops, detect_novelty_ops, detect_lr_ops, detect_dtree_ops, detect_svm_ops;
+    detect_iforest_ops, detect_ocsvm_ops, detect_novelty_ops, detect_lr_ops, detect_dtree_ops, detect_svm_ops,
+    detect_ngram_ops;
 
 /* ---------------------------------------------------------------- linear algebra */
 

@@ -523,5 +523,5 @@ static int im_load(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_invariants_ops = {
     "invariants", "Invariants Mining: linear relations between event counts that must hold",
-    0, 0, 0, 0, im_params, im_train, im_score, im_save, im_load, im_free, 0,
+    0, 0, 0, 0, im_params, im_train, im_score, im_save, im_load, im_free, 0, NULL, NULL,
 };

@@ -382,5 +382,5 @@ static int lr_load(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_lr_ops = {
     "lr", "logistic regression (L2, Newton), supervised",
-    1, 1, 0, 0, lr_params, lr_train, lr_score, lr_save, lr_load, lr_free, 1,
+    1, 1, 0, 0, lr_params, lr_train, lr_score, lr_save, lr_load, lr_free, 1, NULL, NULL,
 };

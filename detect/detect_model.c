@@ -35,11 +35,12 @@
 #include <unistd.h>
 
 #define MODEL_MAGIC "LOGTKDET"
-#define MODEL_VERSION 1u
+#define MODEL_VERSION 2u /* 2: the unseen parameter, the ngram model */
 
 static const detect_model_ops *const models[] = {
     &detect_pca_ops, &detect_invariants_ops, &detect_logclustering_ops, &detect_iforest_ops,
     &detect_ocsvm_ops, &detect_novelty_ops, &detect_lr_ops, &detect_dtree_ops, &detect_svm_ops,
+    &detect_ngram_ops,
 };
 #define NMODELS (sizeof models / sizeof models[0])
 
@@ -84,6 +85,7 @@ static void set_defaults(logtk_detector *d, const detect_model_ops *ops)
     d->ops = ops;
     d->params[0] = ops->default_tfidf;
     d->params[1] = ops->default_zero_mean;
+    d->params[2] = 1;
     for (size_t k = 0; ops->params[k].name; k++)
         DETECT_PARAM(d, k) = ops->params[k].def;
 }
@@ -137,26 +139,28 @@ const char *logtk_detector_errmsg(const logtk_detector *d)
     return d ? logtk_error_text(&d->err) : "no detector";
 }
 
-static const detect_param_def common_params[2] = {
+static const detect_param_def common_params[DETECT_COMMON_PARAMS] = {
     {"tfidf", 0, 0, 1, NULL, "weight counts by inverse document frequency (0/1)"},
     {"zero_mean", 0, 0, 1, NULL, "centre every column on its training mean (0/1)"},
+    {"unseen", 1, 0, 1, NULL, "a session with an event never seen in training is anomalous (0/1)"},
 };
 
 const char *logtk_detector_param_name(const logtk_detector *d, size_t i, double *value)
 {
     size_t n = model_param_count(d->ops);
-    if (i >= n + 2)
+    if (i >= n + DETECT_COMMON_PARAMS)
         return NULL;
     if (value)
         *value = d->params[i];
-    return i < 2 ? common_params[i].name : d->ops->params[i - 2].name;
+    return i < DETECT_COMMON_PARAMS ? common_params[i].name
+                                    : d->ops->params[i - DETECT_COMMON_PARAMS].name;
 }
 
 int logtk_detector_set_param(logtk_detector *d, const char *name, const char *value)
 {
     const detect_param_def *def = NULL;
     size_t slot = 0;
-    for (size_t i = 0; i < 2; i++)
+    for (size_t i = 0; i < DETECT_COMMON_PARAMS; i++)
         if (strcmp(name, common_params[i].name) == 0) {
             def = &common_params[i];
             slot = i;
@@ -164,7 +168,7 @@ int logtk_detector_set_param(logtk_detector *d, const char *name, const char *va
     for (size_t k = 0; !def && d->ops->params[k].name; k++)
         if (strcmp(name, d->ops->params[k].name) == 0) {
             def = &d->ops->params[k];
-            slot = 2 + k;
+            slot = DETECT_COMMON_PARAMS + k;
         }
     if (!def)
         return logtk_error_set(&d->err, LOGTK_ERR_NOT_FOUND, "model %s has no parameter '%s'",
@@ -235,6 +239,28 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
                 use[nuse++] = i;
         }
     }
+    if (d->ops->train_sequences) {
+        size_t *all = NULL;
+        if (!use && !rows) {
+            all = malloc(nrows * sizeof *all);
+            for (size_t k = 0; all && k < nrows; k++)
+                all[k] = k;
+        }
+        int32_t *map = detect_features_column_map(&d->features, s);
+        int rc = (!use && !rows && !all) || !map
+                     ? LOGTK_ERR_NOMEM
+                     : d->ops->train_sequences(d, s, use ? use : rows ? rows : all, nuse, map);
+        free(map);
+        free(all);
+        free(use);
+        if (rc != LOGTK_OK) {
+            reset_model(d);
+            return logtk_error_set(&d->err, rc, "%s: training failed: %s", d->ops->name,
+                                   rc == LOGTK_ERR_NOMEM ? "out of memory" : logtk_strerror(rc));
+        }
+        d->trained = 1;
+        return LOGTK_OK;
+    }
     detect_matrix m;
     int rc = detect_matrix_build(&m, &d->features, s, use ? use : rows, nuse);
     free(use);
@@ -302,6 +328,20 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
     if (!map)
         return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     double *x = d->xbuf;
+    int unseen_is_anomaly = d->params[2] != 0;
+    if (d->ops->score_sequence) {
+        for (size_t k = 0; k < nrows; k++) {
+            size_t i = rows ? rows[k] : k, n = 0;
+            const uint32_t *ev = i < s->count ? detect_session_events(s, i, &n) : NULL;
+            double score = d->ops->score_sequence(d, ev, n, map);
+            if (scores)
+                scores[k] = score;
+            if (anomalous)
+                anomalous[k] = score > d->threshold;
+        }
+        free(map);
+        return LOGTK_OK;
+    }
     for (size_t k = 0; k < nrows; k++) {
         size_t i = rows ? rows[k] : k;
         memset(x, 0, (m + 1) * sizeof *x);
@@ -320,12 +360,53 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
         detect_features_transform(&d->features, x);
         x[m] = unseen;
         double score = d->ops->score(d, x);
+        /* an event never seen in training is evidence of its own: the
+           session scores above the threshold by its count of them */
+        if (unseen > 0 && unseen_is_anomaly && !(score > d->threshold))
+            score = d->threshold + unseen;
         if (scores)
             scores[k] = score;
         if (anomalous)
             anomalous[k] = score > d->threshold;
     }
     free(map);
+    return LOGTK_OK;
+}
+
+int logtk_detector_count_unseen(logtk_detector *d, const logtk_sessions *cs, const size_t *rows,
+                                size_t nrows, uint64_t *sessions, uint64_t *events,
+                                uint64_t *distinct)
+{
+    logtk_sessions *s = (logtk_sessions *)cs;
+    *sessions = *events = *distinct = 0;
+    if (!d->trained)
+        return logtk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
+    if (!rows)
+        nrows = s->count;
+    if (detect_sessions_flatten(s) != 0)
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    int32_t *map = detect_features_column_map(&d->features, s);
+    uint8_t *counted = calloc(s->events.count ? s->events.count : 1, 1);
+    if (!map || !counted) {
+        free(map);
+        free(counted);
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < nrows; k++) {
+        size_t i = rows ? rows[k] : k, n = 0;
+        const uint32_t *ev = i < s->count ? detect_session_events(s, i, &n) : NULL;
+        int any = 0;
+        for (size_t t = 0; t < n; t++)
+            if (map[ev[t]] < 0) {
+                any = 1;
+                *events += 1;
+                *distinct += !counted[ev[t]];
+                counted[ev[t]] = 1;
+            }
+        *sessions += (uint64_t)any;
+    }
+    free(map);
+    free(counted);
     return LOGTK_OK;
 }
 
@@ -344,7 +425,7 @@ int logtk_detector_save(logtk_detector *d, void **buf, size_t *len)
     bad |= detect_put_u32(&b, 0); /* payload length, patched below */
     size_t start = b.len;
     bad |= detect_put_str(&b, d->ops->name, strlen(d->ops->name));
-    size_t np = model_param_count(d->ops) + 2;
+    size_t np = model_param_count(d->ops) + DETECT_COMMON_PARAMS;
     bad |= logtk_strbuf_put_varint(&b, np);
     for (size_t i = 0; i < np; i++) {
         double v;
@@ -396,7 +477,7 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
     detect_cursor c = {p + 8, p + len, 0};
     uint32_t version = detect_get_u32(&c);
     uint32_t plen = detect_get_u32(&c);
-    if (version != MODEL_VERSION)
+    if (version < 1 || version > MODEL_VERSION)
         return logtk_error_set(&d->err, LOGTK_ERR_STATE,
                                "model file has format version %u; this logtk reads version %u",
                                version, MODEL_VERSION);
@@ -417,7 +498,9 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
     memset(&tmp, 0, sizeof tmp);
     set_defaults(&tmp, ops);
     detect_features_init(&tmp.features);
-    size_t np = detect_get_count(&c, DETECT_MAX_PARAMS + 2);
+    if (version == 1)
+        tmp.params[2] = 0; /* version 1 ignored unseen events */
+    size_t np = detect_get_count(&c, DETECT_MAX_PARAMS + DETECT_COMMON_PARAMS);
     for (size_t i = 0; i < np && !c.bad; i++) {
         size_t n;
         const char *pname = detect_get_str(&c, &n);
@@ -425,8 +508,9 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
         if (c.bad)
             break;
         int matched = 0;
-        for (size_t k = 0; k < model_param_count(ops) + 2; k++) {
-            const char *kn = k < 2 ? common_params[k].name : ops->params[k - 2].name;
+        for (size_t k = 0; k < model_param_count(ops) + DETECT_COMMON_PARAMS; k++) {
+            const char *kn = k < DETECT_COMMON_PARAMS ? common_params[k].name
+                                                      : ops->params[k - DETECT_COMMON_PARAMS].name;
             if (strlen(kn) == n && memcmp(kn, pname, n) == 0) {
                 tmp.params[k] = v;
                 matched = 1;

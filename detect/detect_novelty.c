@@ -272,5 +272,5 @@ static int novelty_load(logtk_detector *d, detect_cursor *c)
 const detect_model_ops detect_novelty_ops = {
     "novelty", "flags sessions whose event set (or count vector) no normal training session had",
     0, 0, 0, 1, novelty_params, novelty_train, novelty_score, novelty_save, novelty_load,
-    novelty_free, 0,
+    novelty_free, 0, NULL, NULL,
 };

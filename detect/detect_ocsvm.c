@@ -4,12 +4,31 @@
  * Learns a boundary around the training vectors (normal rows when labels
  * are known) in RBF feature space; nu bounds the share of training rows left
  * outside.  Score = minus libsvm's decision value, so rows outside the
- * boundary score above the threshold 0.   Trained on the vectors
- * with their multiplicities (see detect_svm.c).
+ * boundary score above 0.  Trained on the vectors with their
+ * multiplicities (see detect_svm.c).
+ *
+ * Threshold: most training rows lie on the boundary, scoring about 0 either
+ * side, so a threshold of exactly 0 flagged half of the model's own training
+ * sessions.  The threshold is instead the score that a share nu of the
+ * training rows exceed (nu is what libsvm is told may lie outside), and at
+ * least 0.
  */
 #include "config.h"
 #include "detect_impl.h"
 #include "detect_svm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct scored_row {
+    double score, weight;
+} scored_row;
+
+static int by_score(const void *a, const void *b)
+{
+    double x = ((const scored_row *)a)->score, y = ((const scored_row *)b)->score;
+    return x < y ? -1 : x > y;
+}
 
 static const char *const kernel_choices[] = {"linear", "rbf", NULL};
 
@@ -30,11 +49,39 @@ static int ocsvm_train(logtk_detector *d, const detect_matrix *mx)
         return rc;
     d->state = st;
     d->threshold = 0;
+    size_t m = mx->ncols;
+    scored_row *rows = malloc((mx->nrows ? mx->nrows : 1) * sizeof *rows);
+    double *x = malloc((m + 1) * sizeof *x);
+    if (!rows || !x) {
+        free(rows);
+        free(x);
+        return LOGTK_ERR_NOMEM;
+    }
+    double total = 0;
+    for (size_t r = 0; r < mx->nrows; r++) {
+        memcpy(x, mx->x + r * m, m * sizeof *x);
+        x[m] = 0;
+        rows[r].score = detect_svm_score_op(d, x);
+        rows[r].weight = mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r];
+        total += rows[r].weight;
+    }
+    qsort(rows, mx->nrows, sizeof *rows, by_score);
+    double outside = 0, allowed = DETECT_PARAM(d, 0) * total;
+    for (size_t r = mx->nrows; r-- > 0;) {
+        outside += rows[r].weight;
+        if (outside > allowed) {
+            if (rows[r].score > d->threshold)
+                d->threshold = rows[r].score;
+            break;
+        }
+    }
+    free(rows);
+    free(x);
     return LOGTK_OK;
 }
 
 const detect_model_ops detect_ocsvm_ops = {
     "ocsvm", "one-class SVM (libsvm, RBF): outside the boundary of normal sessions",
     0, 1, 0, 1, ocsvm_params, ocsvm_train, detect_svm_score_op, detect_svm_save_op, detect_svm_load_op,
-    detect_svm_free, 0,
+    detect_svm_free, 0, NULL, NULL,
 };

@@ -380,5 +380,5 @@ static int pca_load(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_pca_ops = {
     "pca", "PCA: squared prediction error off the normal subspace, Q-statistic threshold",
-    0, 1, 1, 0, pca_params, pca_train, pca_score, pca_save, pca_load, pca_free, 1,
+    0, 1, 1, 0, pca_params, pca_train, pca_score, pca_save, pca_load, pca_free, 1, NULL, NULL,
 };

@@ -283,8 +283,103 @@ static int csv_error(logtk_errbuf *err, const logtk_csv *c, int rc)
     return logtk_error_set(err, rc, "%s", logtk_csv_errmsg(c));
 }
 
-int logtk_sessions_load(logtk_sessions *s, const char *path)
+/* The layouts of session files (see logtk_sessions_load_layout). */
+enum { LAYOUT_CSV, LAYOUT_ID_EVENTS, LAYOUT_LINES };
+
+static int layout_code(const char *layout)
 {
+    if (!layout || strcmp(layout, "csv") == 0)
+        return LAYOUT_CSV;
+    if (strcmp(layout, "id-events") == 0)
+        return LAYOUT_ID_EVENTS;
+    if (strcmp(layout, "lines") == 0)
+        return LAYOUT_LINES;
+    return -1;
+}
+
+/* An event name as the files write them: letters, digits, '_', '-' (E5,
+   bbb51b95, 22).  Raw log lines have '.', ':', '/', '=' ... in nearly every
+   line, so a line made only of such names and spaces is a session. */
+static int event_char(unsigned char ch)
+{
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           ch == '_' || ch == '-';
+}
+
+/* 1 when p[0..n) is one or more event names separated by spaces (or a
+   Python list of them: ['E5', 'E22'], as loglizer writes). */
+static int looks_like_events(const char *p, size_t n, int numbers_only)
+{
+    size_t names = 0;
+    for (size_t i = 0; i < n;) {
+        while (i < n && (p[i] == ' ' || p[i] == '[' || p[i] == ']' || p[i] == '\'' ||
+                         p[i] == ',' || p[i] == '"'))
+            i++;
+        size_t start = i;
+        while (i < n && event_char((unsigned char)p[i]) &&
+               (!numbers_only || (p[i] >= '0' && p[i] <= '9')))
+            i++;
+        if (i > start)
+            names++;
+        if (i < n && p[i] != ' ' && p[i] != '[' && p[i] != ']' && p[i] != '\'' && p[i] != ',' &&
+            p[i] != '"')
+            return 0;
+    }
+    return names > 0;
+}
+
+const char *logtk_sessions_sniff(const char *line, size_t len)
+{
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        len--;
+    if (len == 0)
+        return NULL;
+    if (memmem(line, len, "EventSequence", 13))
+        return "csv";
+    /* DeepLog: event numbers only.  Numbers only, so that a line of words
+       (a raw log's message such as "Starting up") is never taken for one. */
+    if (looks_like_events(line, len, 1))
+        return "lines";
+    /* id,events: one comma (or a quoted events field), an id without
+       spaces, then event names */
+    const char *comma = memchr(line, ',', len);
+    if (!comma || comma == line)
+        return NULL;
+    for (const char *q = line; q < comma; q++)
+        if (!event_char((unsigned char)*q) && *q != '.' && *q != ':')
+            return NULL;
+    const char *ev = comma + 1;
+    size_t evlen = len - (size_t)(ev - line);
+    if (evlen >= 2 && ev[0] == '"' && ev[evlen - 1] == '"')
+        ev++, evlen -= 2;
+    if (memchr(ev, ',', evlen) && !(memchr(ev, '[', evlen)))
+        return NULL;
+    return looks_like_events(ev, evlen, 0) ? "id-events" : NULL;
+}
+
+/* The last path component, for session ids made from line numbers. */
+static const char *base_name(const char *path, size_t *n)
+{
+    if (strcmp(path, "-") == 0) {
+        *n = 5;
+        return "stdin";
+    }
+    const char *slash = strrchr(path, '/');
+    const char *b = slash ? slash + 1 : path;
+    *n = strlen(b);
+    return b;
+}
+
+int logtk_sessions_load_layout(logtk_sessions *s, const char *path, const char *layout_name,
+                               int label_all)
+{
+    int layout = layout_code(layout_name);
+    if (layout < 0)
+        return logtk_error_set(&s->err, LOGTK_ERR_INVALID,
+                               "unknown session layout '%s' (csv, id-events, lines)",
+                               layout_name);
+    if (label_all < LOGTK_LABEL_UNKNOWN || label_all > LOGTK_LABEL_ANOMALY)
+        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "bad label %d", label_all);
     if (detect_sessions_flatten(s) != 0)
         return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     logtk_csv *c;
@@ -293,21 +388,41 @@ int logtk_sessions_load(logtk_sessions *s, const char *path)
         return rc;
     const logtk_slice *fields;
     size_t nfields;
-    int got = logtk_csv_next(c, &fields, &nfields);
-    if (got != LOGTK_OK) {
-        rc = got == LOGTK_DONE ? logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s: empty file", path)
-                               : csv_error(&s->err, c, got);
-        logtk_csv_free(c);
-        return rc;
+    int col_label = -1, col_seq = 0, col_id = -1;
+    size_t ncols = 1;
+    int got = LOGTK_OK;
+    if (layout == LAYOUT_CSV) {
+        got = logtk_csv_next(c, &fields, &nfields);
+        if (got != LOGTK_OK) {
+            rc = got == LOGTK_DONE
+                     ? logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s: empty file", path)
+                     : csv_error(&s->err, c, got);
+            logtk_csv_free(c);
+            return rc;
+        }
+        col_id = 0;
+        col_label = find_column(fields, nfields, "Label");
+        col_seq = find_column(fields, nfields, "EventSequence");
+        ncols = nfields;
+        if (col_seq < 0) {
+            const char *hint = "";
+            if (nfields == 1 && logtk_sessions_sniff(fields[0].ptr, fields[0].len))
+                hint = " (one sequence per line, as DeepLog's files? use --input lines)";
+            else if (nfields == 2 && logtk_sessions_sniff(fields[0].ptr, fields[0].len + 1 +
+                                                                              fields[1].len))
+                hint = " (id,events lines without a header? use --input id-events)";
+            logtk_csv_free(c);
+            return logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                                   "%s:1: no EventSequence column in the header%s", path, hint);
+        }
+    } else if (layout == LAYOUT_ID_EVENTS) {
+        col_id = 0;
+        col_seq = 1;
+        ncols = 2;
     }
-    int col_label = find_column(fields, nfields, "Label");
-    int col_seq = find_column(fields, nfields, "EventSequence");
-    size_t ncols = nfields;
-    if (col_seq < 0) {
-        logtk_csv_free(c);
-        return logtk_error_set(&s->err, LOGTK_ERR_DATA,
-                               "%s:1: no EventSequence column in the header", path);
-    }
+    size_t idbase_len;
+    const char *idbase = base_name(path, &idbase_len);
+    char idbuf[4096 + 32];
     /* Remember the state so that a bad file leaves the set unchanged. */
     size_t count0 = s->count, seq0 = s->seq_len;
     rc = LOGTK_OK;
@@ -316,8 +431,14 @@ int logtk_sessions_load(logtk_sessions *s, const char *path)
         if (nfields == 1 && fields[0].len == 0)
             continue; /* blank line */
         if (nfields != ncols) {
-            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: %zu fields, header has %zu",
-                                 path, line, nfields, ncols);
+            if (layout == LAYOUT_CSV)
+                rc = logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                                     "%s:%llu: %zu fields, header has %zu", path, line, nfields,
+                                     ncols);
+            else
+                rc = logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                                     "%s:%llu: %zu fields, the %s layout has %zu", path, line,
+                                     nfields, layout_name, ncols);
             break;
         }
         int label = LOGTK_LABEL_UNKNOWN;
@@ -330,11 +451,24 @@ int logtk_sessions_load(logtk_sessions *s, const char *path)
                 break;
             }
         }
-        int64_t k = add_session(s, fields[0].ptr, fields[0].len, 0);
+        if (label_all != LOGTK_LABEL_UNKNOWN)
+            label = label_all;
+        const char *id;
+        size_t id_len;
+        if (col_id >= 0) {
+            id = fields[col_id].ptr;
+            id_len = fields[col_id].len;
+        } else {
+            /* DeepLog's files have no ids: the file's name and the line */
+            int n = snprintf(idbuf, sizeof idbuf, "%.*s:%llu",
+                             (int)(idbase_len > 4096 ? 4096 : idbase_len), idbase, line);
+            id = idbuf;
+            id_len = (size_t)n;
+        }
+        int64_t k = add_session(s, id, id_len, 0);
         if (k == -2) {
             rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: duplicate session id '%.*s'",
-                                 path, line, (int)fields[0].len,
-                                 fields[0].ptr);
+                                 path, line, (int)id_len, id);
             break;
         }
         if (k < 0) {
@@ -384,6 +518,11 @@ int logtk_sessions_load(logtk_sessions *s, const char *path)
         s->seq_len = seq0;
     }
     return rc;
+}
+
+int logtk_sessions_load(logtk_sessions *s, const char *path)
+{
+    return logtk_sessions_load_layout(s, path, "csv", LOGTK_LABEL_UNKNOWN);
 }
 
 int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *unknown_ids)

@@ -49,6 +49,7 @@ struct logtk_stream {
     unsigned ngram;
     unsigned top_k;
     uint64_t warmup;
+    int learn; /* 0: after warmup, counts and n-grams stay as learned */
     uint64_t seen_events;
     /* per event */
     uint64_t *count;
@@ -82,6 +83,7 @@ int logtk_stream_new(logtk_stream **out)
     s->rate_factor = 10;
     s->top_k = 9;
     s->warmup = 1000;
+    s->learn = 1;
     if (logtk_hashtab_init(&s->contexts, 1024) != 0) {
         free(s);
         return LOGTK_ERR_NOMEM;
@@ -154,11 +156,14 @@ int logtk_stream_set_option(logtk_stream *s, const char *name, const char *value
         s->top_k = (unsigned)v;
     } else if (strcmp(name, "warmup") == 0 && integer) {
         s->warmup = (uint64_t)v;
+    } else if (strcmp(name, "learn") == 0 && (v == 0 || v == 1)) {
+        s->learn = (int)v;
     } else if (strcmp(name, "new_template") == 0 || strcmp(name, "rare_count") == 0 ||
                strcmp(name, "rate_factor") == 0 || strcmp(name, "ngram") == 0 ||
                strcmp(name, "top_k") == 0 || strcmp(name, "warmup") == 0 ||
-               strcmp(name, "bucket") == 0) {
-        const char *range = strcmp(name, "new_template") == 0 ? "0 or 1"
+               strcmp(name, "bucket") == 0 || strcmp(name, "learn") == 0) {
+        const char *range = strcmp(name, "new_template") == 0 || strcmp(name, "learn") == 0
+                                ? "0 or 1"
                             : strcmp(name, "rate_factor") == 0 ? "a number above 1"
                             : strcmp(name, "ngram") == 0       ? "0 (off) or 2.." STREAM_NGRAM_TEXT
                             : strcmp(name, "top_k") == 0       ? "1..1000000"
@@ -169,7 +174,7 @@ int logtk_stream_set_option(logtk_stream *s, const char *name, const char *value
     } else {
         return logtk_error_set(&s->err, LOGTK_ERR_NOT_FOUND,
                                "unknown stream option '%s' (new_template, rare_count, bucket, "
-                               "rate_factor, ngram, top_k, warmup)",
+                               "rate_factor, ngram, top_k, warmup, learn)",
                                name);
     }
     return LOGTK_OK;
@@ -281,6 +286,8 @@ static int ngram_step(logtk_stream *s, uint32_t event, double t, int alerting)
             if (rc != LOGTK_OK)
                 return rc;
         }
+        if (alerting && !s->learn)
+            goto shift; /* frozen: what warmup learned is the model of normal */
         if (slot == c->n) {
             if (c->n == c->cap) {
                 uint32_t cap = c->cap ? c->cap * 2 : 4;
@@ -301,6 +308,7 @@ static int ngram_step(logtk_stream *s, uint32_t event, double t, int alerting)
         c->counts[slot]++;
         c->total++;
     }
+shift:
     if (s->history_len == STREAM_MAX_NGRAM) {
         memmove(s->history, s->history + 1, (STREAM_MAX_NGRAM - 1) * sizeof *s->history);
         s->history_len--;
@@ -359,7 +367,8 @@ int logtk_stream_observe(logtk_stream *s, uint32_t event, double t,
                        t);
     if (rc != LOGTK_OK)
         return rc;
-    s->count[event]++;
+    if (!alerting || s->learn)
+        s->count[event]++;
     if (s->ngram >= 2 && (rc = ngram_step(s, event, t, alerting)) != LOGTK_OK)
         return rc;
     s->seen_events++;

@@ -298,5 +298,5 @@ int detect_svm_load_op(logtk_detector *d, detect_cursor *c)
 const detect_model_ops detect_svm_ops = {
     "svm", "support vector machine (libsvm C-SVC, linear or RBF), supervised",
     1, 1, 0, 0, svm_params, svm_train_model, detect_svm_score_op, detect_svm_save_op,
-    detect_svm_load_op, detect_svm_free, 0,
+    detect_svm_load_op, detect_svm_free, 0, NULL, NULL,
 };

@@ -758,6 +758,30 @@ int logtk_sessions_new(logtk_sessions **out);
 int logtk_sessions_load(logtk_sessions *s, const char *path);
 
 /**
+ * Appends the sessions of a file in one of the layouts the field uses:
+ *   "csv"        a header row naming the id column (first), an optional Label
+ *                and an EventSequence column (logtk_sessions_load);
+ *   "id-events"  no header; each line "ID,EVENTS" (events space-separated);
+ *   "lines"      no header, no ids; each line one session's events,
+ *                space-separated (DeepLog's hdfs_train): the session id is
+ *                the file's base name, ':' and the line number ("hdfs_train:7").
+ * label_all, when not LOGTK_LABEL_UNKNOWN, labels every session of the file
+ * (DeepLog's files are labeled by which file they are).  Blank lines are
+ * skipped.  Returns LOGTK_OK, LOGTK_ERR_INVALID (unknown layout), LOGTK_ERR_IO
+ * or LOGTK_ERR_DATA naming the file and line; on error the set is unchanged.
+ */
+int logtk_sessions_load_layout(logtk_sessions *s, const char *path, const char *layout,
+                               int label_all);
+
+/**
+ * The session layout a file's first line shows: "csv" (a header naming
+ * EventSequence), "lines" (event numbers separated by spaces), "id-events"
+ * (an id without spaces, a comma, event names), or NULL when the line does not
+ * look like sessions (a raw or structured log).
+ */
+const char *logtk_sessions_sniff(const char *line, size_t len);
+
+/**
  * Appends one event to the session with this id, creating the session (label
  * unknown) when the id is new.  Sessions keep the order in which their ids
  * first appeared.
@@ -817,7 +841,9 @@ void logtk_sessions_free(logtk_sessions *s);
 
 /*
  * A detector is one model: "pca", "invariants", "logclustering", "iforest",
- * "ocsvm" (unsupervised) or "lr", "dtree", "svm" (supervised, need labels).
+ * "ocsvm", "novelty", "ngram" (unsupervised; ngram reads each session's event
+ * order, the others its event counts) or "lr", "dtree", "svm" (supervised,
+ * need labels).
  * Training takes rows of a session set (indices may repeat, so a sample can be
  * replicated); scoring gives each row a score (higher = more anomalous) and a
  * verdict (score > the model's threshold).  A trained detector saves to and
@@ -870,12 +896,25 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *s, const size_
 
 /**
  * Scores rows[0..nrows) of s (NULL rows: every session): scores[i] (may be
- * NULL) and anomalous[i] (1/0, may be NULL).  Events not seen in training are
- * ignored, as loglizer does.  Returns LOGTK_OK, LOGTK_ERR_STATE (untrained) or
+ * NULL) and anomalous[i] (1/0, may be NULL).  An event never seen in training
+ * is evidence: with the parameter unseen=1 (the default) a session holding
+ * any scores at least the threshold plus their count, so it is anomalous;
+ * unseen=0 ignores them, as loglizer does (model files of format version 1
+ * load with unseen=0).  Returns LOGTK_OK, LOGTK_ERR_STATE (untrained) or
  * LOGTK_ERR_NOMEM.
  */
 int logtk_detector_score(logtk_detector *d, const logtk_sessions *s, const size_t *rows,
                          size_t nrows, double *scores, uint8_t *anomalous);
+
+/**
+ * Counts, among rows[0..nrows) of s (NULL rows: every session), the sessions
+ * with an event never seen in training, those events, and how many distinct
+ * events they are.  Returns LOGTK_OK, LOGTK_ERR_STATE (untrained) or
+ * LOGTK_ERR_NOMEM.
+ */
+int logtk_detector_count_unseen(logtk_detector *d, const logtk_sessions *s, const size_t *rows,
+                                size_t nrows, uint64_t *sessions, uint64_t *events,
+                                uint64_t *distinct);
 
 /** The decision threshold: a row is anomalous when its score is above it. */
 double logtk_detector_threshold(const logtk_detector *d);
@@ -1053,7 +1092,9 @@ int logtk_stream_new(logtk_stream **out);
 /**
  * Sets an option: "new_template" (0/1), "rare_count" (0 = off), "bucket"
  * (seconds, 0 = off), "rate_factor" (default 10), "ngram" (n >= 2, 0 = off),
- * "top_k" (default 9), "warmup" (events).  LOGTK_ERR_NOT_FOUND or
+ * "top_k" (default 9), "warmup" (events), "learn" (default 1; 0: after warmup
+ * the template counts and n-grams stay as learned, so the warmup is the model
+ * of normal behaviour).  LOGTK_ERR_NOT_FOUND or
  * LOGTK_ERR_INVALID on a bad name or value.
  */
 int logtk_stream_set_option(logtk_stream *s, const char *name, const char *value);
