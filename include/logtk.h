@@ -1300,6 +1300,45 @@ const char *logtk_grep_errmsg(const logtk_grep *g);
 /** Frees the search.  NULL is harmless. */
 void logtk_grep_free(logtk_grep *g);
 
+/* ------------------------------------------------------------------------ */
+/* Bulk calls: whole inputs in one call, for language bindings               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A binding that crossed into the library once per line would spend more time
+ * crossing than parsing; these calls run the per-line loop of `logtk parse`
+ * in C.  Each line of an opened reader (logtk_reader_open_path() or
+ * logtk_reader_open_memory()) is split by the format f (NULL: the whole line
+ * is the content; a line f does not match is kept whole as content) and its
+ * content is used; regex match limits are not errors (the line is kept
+ * unmatched or unmasked, as `logtk parse` keeps it).
+ */
+
+/**
+ * Feeds up to max_lines lines of r to p, as logtk_parser_feed() would one by
+ * one; ids[i] (ids may be NULL) receives the template id of the i-th line fed,
+ * *nlines (may be NULL) how many were fed.  Returns LOGTK_OK (max_lines fed;
+ * more may follow), LOGTK_DONE (the input ended), a reader error
+ * (LOGTK_ERR_IO, LOGTK_ERR_LINE_TOO_LONG, LOGTK_ERR_ARCHIVE: the lines
+ * before it were fed; logtk_reader_errmsg(r) names file and line) or
+ * LOGTK_ERR_NOMEM (logtk_parser_errmsg(p)).
+ */
+int logtk_parser_feed_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t max_lines,
+                             uint32_t *ids, size_t *nlines);
+
+/**
+ * Writes the next n lines of r to sink s as rows: line ids first_line_id,
+ * first_line_id + 1, ...; line i gets template ids[i] with text texts[ids[i]]
+ * (an id of 0 or of ntexts or more: an empty template) and its parameters
+ * matched against that text by logtk_template_match() (none when it does not
+ * match).  *written (may be NULL) receives the rows written; fewer than n
+ * when the input ended first.  Returns LOGTK_OK, a reader error, the sink's
+ * error (logtk_sink_errmsg(s)) or LOGTK_ERR_NOMEM.
+ */
+int logtk_rows_write(logtk_sink *s, logtk_format *f, logtk_reader *r, uint64_t first_line_id,
+                     const uint32_t *ids, size_t n, const logtk_slice *texts, size_t ntexts,
+                     size_t *written);
+
 #ifdef __cplusplus
 }
 #endif
