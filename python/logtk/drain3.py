@@ -6,8 +6,10 @@ cluster_count); ``match()`` returns a LogCluster (cluster_id, size,
 log_template_tokens, get_template()) or None; ``extract_parameters()`` returns a list of
 ExtractedParameter(value, mask_name) or None; ``drain.clusters`` lists the clusters; a
 persistence handler with save_state(bytes)/load_state() keeps the state (logtk's snapshot
-bytes, not Drain3's JSON).  The algorithm is logtk's default (fuse) unless ``parser=``
-names another ("drain" with a Drain3 config's sim_th, depth and max_children).
+bytes, not Drain3's JSON).  The algorithm is logtk's Drain (Drain3's defaults: similarity
+threshold 0.4, depth 4, 100 children; a Drain3 config's drain_sim_th, drain_depth,
+drain_max_children and masking_instructions are applied) unless ``parser=`` names
+another, such as logtk's own "fuse".
 """
 from collections import namedtuple
 from ctypes import c_size_t, byref
@@ -61,9 +63,9 @@ class _DrainView:
 
 class TemplateMiner:
     """Drain3's TemplateMiner over logtk: ``TemplateMiner(persistence_handler=None,
-    config=None, parser=None, masks=(), format=None)``."""
+    config=None, parser="drain", masks=(), format=None)``."""
 
-    def __init__(self, persistence_handler=None, config=None, parser=None, masks=(),
+    def __init__(self, persistence_handler=None, config=None, parser="drain", masks=(),
                  format=None):
         masks = list(masks)
         params = {}

@@ -421,7 +421,7 @@ class Parser:
         """Merges the state of other parsers (or snapshots) into this one."""
         states = [self.save()] + [o.save() if isinstance(o, Parser) else o for o in others]
         m = Parser.merged(states)
-        lib.logtk_parser_set_callback(m._handle, None, None)
+        lib.logtk_parser_set_callback(m._handle, _lib.TEMPLATE_CALLBACK(), None)
         old, self._handle = self._handle, m._handle
         m._handle = None
         lib.logtk_parser_free(old)
