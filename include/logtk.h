@@ -1364,6 +1364,15 @@ int logtk_parser_feed_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, 
                              uint32_t *ids, size_t *nlines);
 
 /**
+ * Classifies up to max_lines lines of r without learning, as
+ * logtk_parser_match() would one by one: ids[i] receives the template id of
+ * the i-th line, 0 when no template matches it.  Returns as
+ * logtk_parser_feed_reader(); p's templates and counts are unchanged.
+ */
+int logtk_parser_match_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t max_lines,
+                              uint32_t *ids, size_t *nlines);
+
+/**
  * Writes the next n lines of r to sink s as rows: line ids first_line_id,
  * first_line_id + 1, ...; line i gets template ids[i] with text texts[ids[i]]
  * (an id of 0 or of ntexts or more: an empty template) and its parameters

@@ -34,8 +34,9 @@ static logtk_slice line_content(logtk_format *f, const logtk_line *line, logtk_r
     return rec->content;
 }
 
-int logtk_parser_feed_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t max_lines,
-                             uint32_t *ids, size_t *nlines)
+/* One loop for both calls: learn (feed) or only classify (match). */
+static int run_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t max_lines,
+                      uint32_t *ids, size_t *nlines, int learn)
 {
     logtk_line line;
     logtk_record rec;
@@ -51,9 +52,17 @@ int logtk_parser_feed_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, 
         if (rc != LOGTK_OK)
             break;
         logtk_slice content = line_content(f, &line, &rec);
-        rc = logtk_parser_feed(p, content.ptr, content.len, &ev);
+        if (learn) {
+            rc = logtk_parser_feed(p, content.ptr, content.len, &ev);
+        } else {
+            rc = logtk_parser_match(p, content.ptr, content.len, &ev);
+            if (rc == LOGTK_ERR_NOT_FOUND) {
+                ev.template_id = 0; /* no template matches: id 0, not an error */
+                rc = LOGTK_OK;
+            }
+        }
         if (rc != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
-            break; /* out of memory: the line was not fed */
+            break; /* out of memory or a bad argument: the line was not used */
         if (ids)
             ids[n] = ev.template_id;
         n++;
@@ -62,6 +71,18 @@ int logtk_parser_feed_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, 
     if (nlines)
         *nlines = n;
     return rc;
+}
+
+int logtk_parser_feed_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t max_lines,
+                             uint32_t *ids, size_t *nlines)
+{
+    return run_reader(p, f, r, max_lines, ids, nlines, 1);
+}
+
+int logtk_parser_match_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t max_lines,
+                              uint32_t *ids, size_t *nlines)
+{
+    return run_reader(p, f, r, max_lines, ids, nlines, 0);
 }
 
 int logtk_rows_write(logtk_sink *s, logtk_format *f, logtk_reader *r, uint64_t first_line_id,
