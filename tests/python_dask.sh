@@ -60,14 +60,14 @@ fi
 n=$(wc -l < "$seed")
 copies=$(( (lines + n - 1) / n ))
 i=0
-while [ $i -lt $copies ]; do cat "$seed"; i=$((i + 1)); done | head -n "$lines" > "$tmp/scaleup.log"
+while [ $i -lt $copies ]; do cat "$seed"; i=$((i + 1)); done | head -n "$lines" > "$tmp/scaleup.input"
 
 status=0
 run() { # run WORKERS [--check-cli LOGTK]
     w=$1
     shift
     "$PY" "$src/python/tests/dask_job.py" "tcp://127.0.0.1:$port" "$w" "$tmp/run$w" \
-        "$tmp/scaleup.log" "$@" && return 0
+        "$tmp/scaleup.input" "$@" && return 0
     echo "FAIL: the job with $w workers; scheduler and worker logs:"
     tail -n 20 "$tmp"/*.log
     exit 1

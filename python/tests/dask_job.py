@@ -98,7 +98,7 @@ if logtk_cli:
                                                                   scaleup],
                             stdout=subprocess.PIPE)
     proc.stdout.readline()
-    cli_ids = [int(row.split(b"\t", 7)[6][1:]) for row in proc.stdout]
+    cli_ids = [int(row.rsplit(b"\t", 3)[1][1:]) for row in proc.stdout]  # EventId
     if proc.wait():
         failures.append("logtk parse failed on the scale-up")
     # the same template text for every line, the same templates with the same counts;
