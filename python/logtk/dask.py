@@ -103,12 +103,14 @@ def _new_parser(cfg):
                   params=cfg.get("params"))
 
 
-def _learn(cfg, shard):
+def _learn(cfg, shard, keep_ids):
     p = _new_parser(cfg)
     t = time.process_time()
-    ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, True))
+    ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, keep_ids))
     p.finish()
-    return {"state": p.save(), "ids": ids, "lines": len(ids), "cpu": time.process_time() - t}
+    lines = len(ids) if keep_ids else ids
+    return {"state": p.save(), "ids": ids if keep_ids else None, "lines": lines,
+            "cpu": time.process_time() - t}
 
 
 def _merge(cfg, states):
@@ -124,7 +126,7 @@ def _first_seen(ids):
     return list(dict.fromkeys(ids))  # insertion-ordered: C speed, no Python loop per line
 
 
-def _classify(cfg, merged, shard, learned=None):
+def _classify(cfg, merged, shard, learned=None, summary_only=False):
     t = time.process_time()
     if learned is not None:  # one shard: the learn step's own ids are the sequential ones
         ids = learned["ids"]
@@ -132,8 +134,8 @@ def _classify(cfg, merged, shard, learned=None):
         p = Parser.from_state(merged["state"], format=_format_of(cfg))
         ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, True, match=True))
     counts = dict(collections.Counter(ids))
-    return {"ids": ids, "first_seen": _first_seen(ids), "counts": counts,
-            "lines": len(ids), "cpu": time.process_time() - t}
+    return {"ids": None if summary_only else ids, "first_seen": _first_seen(ids),
+            "counts": counts, "lines": len(ids), "cpu": time.process_time() - t}
 
 
 def _summary(classified):
@@ -273,10 +275,17 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     shards = shards if shards is not None else plan_shards(paths, shard_bytes)
     timings = {}
     t0 = time.perf_counter()
-    learned = [client.submit(_learn, cfg, s, pure=False) for s in shards]
-    states = client.gather([client.submit(_pick, f, "state", pure=False) for f in learned])
-    learn_cpu = sum(client.gather([client.submit(_pick, f, "cpu", pure=False)
-                                   for f in learned]))
+    # one task per shard and step; only states (kilobytes) and summaries travel, while
+    # per-line ids stay on the workers unless rows or ids are asked for
+    single = len(shards) == 1
+    learned = [client.submit(_learn, cfg, s, single, pure=False) for s in shards]
+    if single:
+        states = client.gather([client.submit(_pick, f, "state", pure=False) for f in learned])
+        learn_cpu = client.gather([client.submit(_pick, learned[0], "cpu", pure=False)])[0]
+    else:
+        done = client.gather(learned)
+        states = [d["state"] for d in done]
+        learn_cpu = sum(d["cpu"] for d in done)
     timings["learn"] = time.perf_counter() - t0
 
     t = time.perf_counter()
@@ -286,11 +295,14 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     timings["state_bytes"] = sum(len(s) for s in states)
 
     t = time.perf_counter()
-    single = len(shards) == 1
     merged_f = client.scatter(merged, broadcast=True)
+    need_ids = out is not None or return_ids
     classified = [client.submit(_classify, cfg, merged_f, s, learned[k] if single else None,
-                                pure=False) for k, s in enumerate(shards)]
-    summaries = client.gather([client.submit(_summary, f, pure=False) for f in classified])
+                                not need_ids, pure=False) for k, s in enumerate(shards)]
+    if need_ids:
+        summaries = client.gather([client.submit(_summary, f, pure=False) for f in classified])
+    else:
+        summaries = client.gather(classified)
     timings["classify"] = time.perf_counter() - t
 
     # relabel: equal texts are one template (the lowest id), then first-seen order
