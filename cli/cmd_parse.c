@@ -83,7 +83,8 @@ static void parse_usage(FILE *out)
             "parser:\n"
             "  --parser NAME         algorithm (default fuse); --list-parsers shows them\n"
             "  --param NAME=VALUE    parser parameter, e.g. --param st=0.5 (repeatable)\n"
-            "  --mask RE             replace matches of the PCRE2 regex by <*> (repeatable)\n"
+            "  --mask [NAME=]RE      replace matches of the PCRE2 regex by <*> (repeatable);\n"
+            "                        NAME ([A-Z][A-Z0-9_]*) names the parameters it makes\n"
             "  --mask-file FILE      one regex per line, optionally REGEX<TAB>REPLACEMENT;\n"
             "                        blank lines and lines starting with # are skipped\n"
             "  --load-state FILE     start from a saved parser state (its parser unless --parser);\n"
@@ -460,7 +461,21 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
         }
     }
     for (size_t i = 0; i < o->nmasks; i++) {
-        if (logtk_parser_add_mask(*parser, o->masks[i], NULL) != LOGTK_OK) {
+        /* NAME=PATTERN names the mask when NAME is [A-Z][A-Z0-9_]* (Drain3's
+           mask names: IP, NUM, HEX); any other text is a pattern, so
+           "size=\d+" stays a pattern as it always was */
+        const char *pattern = o->masks[i];
+        size_t name_len = 0;
+        if (pattern[0] >= 'A' && pattern[0] <= 'Z') {
+            name_len = strspn(pattern, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+            if (pattern[name_len] != '=' || name_len > 64)
+                name_len = 0;
+        }
+        char name[65];
+        memcpy(name, pattern, name_len);
+        name[name_len] = '\0';
+        if (logtk_parser_add_named_mask(*parser, name, pattern + (name_len ? name_len + 1 : 0),
+                                        NULL) != LOGTK_OK) {
             cli_error(SUB, "--mask: %s", logtk_parser_errmsg(*parser));
             return EXIT_USAGE;
         }

@@ -293,6 +293,13 @@ typedef struct logtk_event {
     int changed;               /* 1 when this line changed the template's text */
     size_t nparams;            /* parameters of this line against the template as it is now */
     const logtk_slice *params; /* slices of the content passed to feed; valid until the next call */
+    logtk_slice template_text; /* the template's text as it is now (as logtk_parser_template()
+                                  gives it; empty when template_id is 0); valid until the
+                                  next call on the parser */
+    const logtk_slice *param_names; /* per parameter, the name of the named mask that produced
+                                  it ("IP"), or an empty slice (verbatim text, an unnamed mask,
+                                  or a parameter wider than one mask's match); NULL when the
+                                  parser has no named masks; valid until the next call */
 } logtk_event;
 
 /**
@@ -327,6 +334,17 @@ int logtk_parser_set_param(logtk_parser *p, const char *name, const char *value)
  */
 int logtk_parser_add_mask(logtk_parser *p, const char *pattern, const char *replacement);
 
+/**
+ * Adds a masking rule with a name: logtk_parser_add_mask(), and each
+ * parameter that is exactly the text this rule replaced is reported with
+ * the name in logtk_event.param_names ("<:IP:>" style templates; the
+ * replacement is still "<*>" unless given).  `name` NULL or "" is no name.
+ * Names are kept in snapshots and must agree for logtk_parser_merge().
+ * On the command line: --mask NAME=PATTERN.  Returns as logtk_parser_add_mask().
+ */
+int logtk_parser_add_named_mask(logtk_parser *p, const char *name, const char *pattern,
+                                const char *replacement);
+
 /** Registers the template callback (NULL to remove). */
 int logtk_parser_set_callback(logtk_parser *p, logtk_template_callback cb, void *user);
 
@@ -337,6 +355,24 @@ int logtk_parser_set_callback(logtk_parser *p, logtk_template_callback cb, void 
  * without that mask) or LOGTK_ERR_NOMEM.
  */
 int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_event *ev);
+
+/**
+ * Classifies a line without learning (Drain3's match()): fills *ev with the
+ * id, text and parameters (and parameter names) of the learned template that
+ * matches `content` (masks applied as in feed), and leaves the parser's
+ * templates, counts and line count unchanged; no callback fires and
+ * ev->created / ev->changed are 0.  The answer always matches the line under
+ * logtk_template_match().  Where the algorithm's own search would put the
+ * line in an existing template unchanged (Drain: its prefix tree), that
+ * template is the answer; otherwise the most specific template that matches
+ * (most fixed text; the lowest id on a tie).  Cost: the templates that share
+ * the line's first word or start with "<*>", not all of them.  Batch parsers
+ * have templates only after logtk_parser_finish().  Returns LOGTK_OK,
+ * LOGTK_ERR_NOT_FOUND (no template matches; ev->template_id is 0),
+ * LOGTK_ERR_LIMIT (a mask hit its match limit; the answer is still given),
+ * LOGTK_ERR_INVALID or LOGTK_ERR_NOMEM.
+ */
+int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_event *ev);
 
 /** Ends the input: batch parsers compute their templates here; online parsers just note it. */
 int logtk_parser_finish(logtk_parser *p);
@@ -367,7 +403,8 @@ int logtk_parser_template(logtk_parser *p, uint32_t template_id, logtk_slice *te
 /**
  * Parameters of `content` against template `template_id` as it is now: the
  * original text of each "<*>" of the template, in order.  Fills ev->params
- * (valid until the next call on p) and ev->nparams; ev->template_id is set.
+ * (valid until the next call on p), ev->nparams, ev->template_text and
+ * ev->param_names; ev->template_id is set.
  * Returns LOGTK_ERR_NOT_FOUND (no parameters) when the content does not match
  * that template, which never happens for the template a line was assigned.
  */
@@ -1544,6 +1581,52 @@ const char *logtk_diff_errmsg(const logtk_diff *d);
 
 /** Frees the diff.  NULL is harmless. */
 void logtk_diff_free(logtk_diff *d);
+/* Bulk calls: whole inputs in one call, for language bindings               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A binding that crossed into the library once per line would spend more time
+ * crossing than parsing; these calls run the per-line loop of `logtk parse`
+ * in C.  Each line of an opened reader (logtk_reader_open_path() or
+ * logtk_reader_open_memory()) is split by the format f (NULL: the whole line
+ * is the content; a line f does not match is kept whole as content) and its
+ * content is used; regex match limits are not errors (the line is kept
+ * unmatched or unmasked, as `logtk parse` keeps it).
+ */
+
+/**
+ * Feeds up to max_lines lines of r to p, as logtk_parser_feed() would one by
+ * one; ids[i] (ids may be NULL) receives the template id of the i-th line fed,
+ * *nlines (may be NULL) how many were fed.  Returns LOGTK_OK (max_lines fed;
+ * more may follow), LOGTK_DONE (the input ended), a reader error
+ * (LOGTK_ERR_IO, LOGTK_ERR_LINE_TOO_LONG, LOGTK_ERR_ARCHIVE: the lines
+ * before it were fed; logtk_reader_errmsg(r) names file and line) or
+ * LOGTK_ERR_NOMEM (logtk_parser_errmsg(p)).
+ */
+int logtk_parser_feed_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t max_lines,
+                             uint32_t *ids, size_t *nlines);
+
+/**
+ * Classifies up to max_lines lines of r without learning, as
+ * logtk_parser_match() would one by one: ids[i] receives the template id of
+ * the i-th line, 0 when no template matches it.  Returns as
+ * logtk_parser_feed_reader(); p's templates and counts are unchanged.
+ */
+int logtk_parser_match_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t max_lines,
+                              uint32_t *ids, size_t *nlines);
+
+/**
+ * Writes the next n lines of r to sink s as rows: line ids first_line_id,
+ * first_line_id + 1, ...; line i gets template ids[i] with text texts[ids[i]]
+ * (an id of 0 or of ntexts or more: an empty template) and its parameters
+ * matched against that text by logtk_template_match() (none when it does not
+ * match).  *written (may be NULL) receives the rows written; fewer than n
+ * when the input ended first.  Returns LOGTK_OK, a reader error, the sink's
+ * error (logtk_sink_errmsg(s)) or LOGTK_ERR_NOMEM.
+ */
+int logtk_rows_write(logtk_sink *s, logtk_format *f, logtk_reader *r, uint64_t first_line_id,
+                     const uint32_t *ids, size_t n, const logtk_slice *texts, size_t ntexts,
+                     size_t *written);
 
 #ifdef __cplusplus
 }

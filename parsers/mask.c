@@ -48,6 +48,7 @@ typedef struct mask_rule {
     char *pattern;
     char *replacement;
     size_t replacement_len;
+    char *name; /* logtk_masker_add_named(): reported for what the rule replaced; NULL: none */
     uint32_t match_limit; /* lowered after each hit, see LOGTK_MASK_LIMIT_DIVISOR */
 } mask_rule;
 
@@ -57,6 +58,7 @@ typedef struct span_segment {
     size_t ostart; /* start in the original text */
     size_t olen;
     int verbatim; /* 1: byte-for-byte copy (mlen == olen); 0: a replacement */
+    uint32_t rule; /* a replacement: the rule that made it */
 } span_segment;
 
 typedef struct segment_list {
@@ -78,6 +80,7 @@ struct logtk_masker {
     int cur;         /* index of the buffer holding the current text; -1: the input */
     size_t orig_len; /* length of the last input */
     size_t map_hint; /* segment of the last map lookup */
+    size_t nnamed;   /* rules with a name */
 };
 
 int logtk_masker_new(logtk_masker **out)
@@ -109,6 +112,7 @@ void logtk_masker_free(logtk_masker *m)
         pcre2_code_free(m->rules[i].code);
         free(m->rules[i].pattern);
         free(m->rules[i].replacement);
+        free(m->rules[i].name);
     }
     free(m->rules);
     pcre2_match_data_free(m->match_data);
@@ -137,6 +141,12 @@ static int may_turn_caseless(const char *pattern)
 
 int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replacement,
                      logtk_errbuf *err)
+{
+    return logtk_masker_add_named(m, NULL, pattern, replacement, err);
+}
+
+int logtk_masker_add_named(logtk_masker *m, const char *name, const char *pattern,
+                           const char *replacement, logtk_errbuf *err)
 {
     if (replacement == NULL)
         replacement = "<*>";
@@ -192,10 +202,12 @@ int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replaceme
     r->pattern = strdup(pattern);
     r->replacement = strdup(replacement);
     r->replacement_len = strlen(replacement);
-    if (r->pattern == NULL || r->replacement == NULL) {
+    r->name = name && name[0] ? strdup(name) : NULL;
+    if (r->pattern == NULL || r->replacement == NULL || (name && name[0] && r->name == NULL)) {
         pcre2_code_free(code);
         free(r->pattern);
         free(r->replacement);
+        free(r->name);
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     }
     /* one match data block big enough for every rule */
@@ -208,11 +220,14 @@ int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replaceme
             pcre2_code_free(code);
             free(r->pattern);
             free(r->replacement);
+            free(r->name);
             return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         }
         pcre2_match_data_free(m->match_data);
         m->match_data = md;
     }
+    if (r->name)
+        m->nnamed++;
     m->nrules++;
     return LOGTK_OK;
 }
@@ -230,6 +245,42 @@ const char *logtk_masker_pattern(const logtk_masker *m, size_t i)
 const char *logtk_masker_replacement(const logtk_masker *m, size_t i)
 {
     return i < m->nrules ? m->rules[i].replacement : NULL;
+}
+
+const char *logtk_masker_name(const logtk_masker *m, size_t i)
+{
+    return i < m->nrules ? m->rules[i].name : NULL;
+}
+
+size_t logtk_masker_named_count(const logtk_masker *m)
+{
+    return m->nnamed;
+}
+
+/*
+ * The segments of the last masked text are in increasing original order, so
+ * a binary search finds the replacement whose original range starts at
+ * ostart; it names [ostart, oend) only when it hid exactly that range.
+ */
+const char *logtk_masker_name_of(const logtk_masker *m, size_t ostart, size_t oend)
+{
+    if (m->cur < 0 || m->nnamed == 0)
+        return NULL;
+    const segment_list *l = &m->segs[m->cur];
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) { /* first segment with ostart >= the wanted one */
+        size_t mid = (lo + hi) / 2;
+        if (l->seg[mid].ostart < ostart)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < l->n && l->seg[lo].ostart == ostart; lo++) {
+        const span_segment *s = &l->seg[lo];
+        if (!s->verbatim && s->ostart + s->olen == oend)
+            return m->rules[s->rule].name;
+    }
+    return NULL;
 }
 
 int logtk_masker_changed(const logtk_masker *m)
@@ -346,7 +397,7 @@ static inline int put_bytes(logtk_strbuf *b, const char *src, size_t n)
 }
 
 static inline int push_segment(segment_list *l, size_t mstart, size_t mlen, size_t ostart, size_t olen,
-                        int verbatim)
+                        int verbatim, uint32_t rule)
 {
     if (mlen == 0)
         return 0;
@@ -367,7 +418,7 @@ static inline int push_segment(segment_list *l, size_t mstart, size_t mlen, size
         l->seg = s;
         l->cap = cap;
     }
-    l->seg[l->n++] = (span_segment){mstart, mlen, ostart, olen, verbatim};
+    l->seg[l->n++] = (span_segment){mstart, mlen, ostart, olen, verbatim, rule};
     return 0;
 }
 
@@ -385,7 +436,7 @@ static inline int copy_stretch(logtk_strbuf *out, segment_list *dst, const char 
     if (put_bytes(out, cur_text + a, b - a) != 0)
         return -1;
     if (from == NULL)
-        return push_segment(dst, at, b - a, a, b - a, 1);
+        return push_segment(dst, at, b - a, a, b - a, 1, 0);
     size_t k = *cursor;
     while (k < from->n && from->seg[k].mstart + from->seg[k].mlen <= a)
         k++;
@@ -395,8 +446,8 @@ static inline int copy_stretch(logtk_strbuf *out, segment_list *dst, const char 
         size_t hi = s->mstart + s->mlen < b ? s->mstart + s->mlen : b;
         int rc = s->verbatim
                      ? push_segment(dst, at + (lo - a), hi - lo, s->ostart + (lo - s->mstart),
-                                    hi - lo, 1)
-                     : push_segment(dst, at + (lo - a), hi - lo, s->ostart, s->olen, 0);
+                                    hi - lo, 1, 0)
+                     : push_segment(dst, at + (lo - a), hi - lo, s->ostart, s->olen, 0, s->rule);
         if (rc != 0)
             return -1;
         if (s->mstart + s->mlen > b)
@@ -514,7 +565,8 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
             }
             size_t at = out->len;
             if (put_bytes(out, r->replacement, r->replacement_len) != 0 ||
-                push_segment(dst, at, r->replacement_len, ostart, oend - ostart, 0) != 0)
+                push_segment(dst, at, r->replacement_len, ostart, oend - ostart, 0,
+                             (uint32_t)ri) != 0)
                 return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
             copied = e;
             uint32_t options = 0;

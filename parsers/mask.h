@@ -49,6 +49,27 @@ void logtk_masker_free(logtk_masker *m);
 int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replacement,
                      logtk_errbuf *err);
 
+/**
+ * logtk_masker_add() with a name (NULL or "": none) that
+ * logtk_masker_name_of() reports for the text the rule replaced.
+ */
+int logtk_masker_add_named(logtk_masker *m, const char *name, const char *pattern,
+                           const char *replacement, logtk_errbuf *err);
+
+/** Name of rule i (NULL when it has none or i is out of range). */
+const char *logtk_masker_name(const logtk_masker *m, size_t i);
+
+/** Number of rules with a name. */
+size_t logtk_masker_named_count(const logtk_masker *m);
+
+/**
+ * The name of the rule whose replacement, in the last masked text, hid
+ * exactly the original range [ostart, oend); NULL when no named rule did
+ * (verbatim text, an unnamed rule, or a range that is not one replacement).
+ * When a later rule replaced an earlier one's replacement, the later names it.
+ */
+const char *logtk_masker_name_of(const logtk_masker *m, size_t ostart, size_t oend);
+
 /** Number of rules. */
 size_t logtk_masker_count(const logtk_masker *m);
 

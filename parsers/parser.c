@@ -62,6 +62,7 @@
 #include "strbuf.h"
 #include "template_match.h"
 #include "tokenize.h"
+#include "u64map.h"
 
 /* ------------------------------------------------------------------ registry */
 
@@ -93,8 +94,11 @@ static const logtk_parser_algo *const algorithm_registry[] = {
 
 #define SNAPSHOT_MAGIC "LTKPSNAP"
 #define SNAPSHOT_MAGIC_LEN 8
-/* 2: a template may carry an alias and the text it shows (version 1 is still read) */
-#define SNAPSHOT_VERSION 2
+/* 2: a template may carry an alias and the text it shows (version 1 is still read);
+   3: each mask is followed by its name (written only when a mask has one, so
+   snapshots without named masks stay byte-identical to version 2) */
+#define SNAPSHOT_VERSION 3
+#define SNAPSHOT_VERSION_UNNAMED 2
 #define SNAPSHOT_VERSION_OLDEST 1
 
 static const char wildcard_text[] = LOGTK_WILDCARD;
@@ -129,6 +133,13 @@ typedef struct template_entry {
     struct token_fit *fit;
     uint32_t fit_cap;
     int fit_stale; /* fit is not yet made for the text rendered last (see classify_tokens) */
+    /* the match index (logtk_parser_match): the bucket this template is in
+       and its neighbours there; idx_stale: its text changed since */
+    int idx_stale;
+    int idx_in;
+    uint64_t idx_key;
+    uint32_t idx_prev, idx_next;
+    size_t idx_literal; /* bytes of fixed text: the more, the more specific */
 } template_entry;
 
 /*
@@ -212,6 +223,20 @@ struct logtk_parser {
     size_t tmpl_of_ids_cap;
     logtk_slice *ids_slices;   /* scratch: the sequence as slices */
     size_t ids_slices_cap;
+
+    logtk_slice *param_names; /* ev->param_names, when a mask has a name */
+    size_t param_names_cap;
+
+    /* logtk_parser_match: templates bucketed by their first token when it is
+       fixed text (key: its hash), else in the bucket WILD_FIRST_KEY; a map
+       from key to the first template of the bucket, the rest linked through
+       the templates.  text_epoch counts text changes, index_epoch the one
+       the index reflects, so a match after no change costs no scan. */
+    logtk_u64map index_heads;
+    int index_ready;
+    uint64_t text_epoch;
+    uint64_t index_epoch;
+    uint32_t index_count; /* templates 1..index_count have been seen by the index */
 };
 
 /* ------------------------------------------------------------------ helpers */
@@ -312,9 +337,17 @@ static template_entry *entry(const logtk_parser *p, uint32_t id)
     return &p->templates[id - 1];
 }
 
-static void mark_pending(logtk_parser *p, uint32_t id, template_entry *t)
+/* The text of t will change: render it again, and reindex it for match. */
+static inline void text_changed(logtk_parser *p, template_entry *t)
 {
     t->text_dirty = 1;
+    t->idx_stale = 1;
+    p->text_epoch++;
+}
+
+static void mark_pending(logtk_parser *p, uint32_t id, template_entry *t)
+{
+    text_changed(p, t);
     if (t->pending || p->callback == NULL)
         return;
     if (grow_size((void **)&p->pending, &p->pending_cap, p->npending + 1, sizeof *p->pending))
@@ -373,7 +406,7 @@ uint32_t logtk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
     t->ntokens = (uint32_t)n;
     t->created_serial = p->serial;
     t->changed_serial = p->serial;
-    t->text_dirty = 1;
+    text_changed(p, t);
     uint32_t id = ++p->ntemplates;
     mark_pending(p, id, t);
     return id;
@@ -555,7 +588,7 @@ static int set_shown(logtk_parser *p, template_entry *t, const char *text, size_
     free(t->shown);
     t->shown = copy;
     t->shown_len = len;
-    t->text_dirty = 1;
+    text_changed(p, t);
     return LOGTK_OK;
 }
 
@@ -634,6 +667,8 @@ int logtk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target)
     }
     root->seen_line |= t->seen_line;
     t->alias = target;
+    t->idx_stale = 1; /* an alias shows its target's text: it leaves the index */
+    p->text_epoch++;
     if (root->text_dirty) {
         root->changed_serial = p->serial;
         mark_pending(p, target, root);
@@ -880,6 +915,9 @@ void logtk_parser_free(logtk_parser *p)
         logtk_hashtab_free(&p->tmpl_by_ids);
     free(p->tmpl_of_ids);
     free(p->ids_slices);
+    free(p->param_names);
+    if (p->index_ready)
+        logtk_u64map_free(&p->index_heads);
     free(p);
 }
 
@@ -952,6 +990,18 @@ int logtk_parser_add_mask(logtk_parser *p, const char *pattern, const char *repl
         return logtk_parser_error(p, LOGTK_ERR_INVALID,
                                   "masks must be added before the first line");
     return logtk_masker_add(p->masker, pattern, replacement, &p->err);
+}
+
+int logtk_parser_add_named_mask(logtk_parser *p, const char *name, const char *pattern,
+                                const char *replacement)
+{
+    logtk_error_clear(&p->err);
+    if (pattern == NULL)
+        return logtk_parser_error(p, LOGTK_ERR_INVALID, "mask pattern needed");
+    if (p->lines > 0)
+        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+                                  "masks must be added before the first line");
+    return logtk_masker_add_named(p->masker, name, pattern, replacement, &p->err);
 }
 
 int logtk_parser_set_callback(logtk_parser *p, logtk_template_callback cb, void *user)
@@ -1287,6 +1337,39 @@ static int prepare(logtk_parser *p, const char *content, size_t len, const char 
     return mrc;
 }
 
+/*
+ * ev->template_text and ev->param_names for template id (0: none) and the
+ * parameters already in ev, which are slices of content.  The masker must
+ * hold content's masking (its span map names what each rule replaced).
+ */
+static int fill_event_text(logtk_parser *p, logtk_event *ev, uint32_t id, const char *content)
+{
+    ev->template_text.ptr = "";
+    ev->template_text.len = 0;
+    ev->param_names = NULL;
+    template_entry *t = entry(p, shown_id(p, id));
+    if (t) {
+        int rc = render(p, t);
+        if (rc != LOGTK_OK)
+            return rc;
+        ev->template_text.ptr = t->text;
+        ev->template_text.len = t->text_len;
+    }
+    if (logtk_masker_named_count(p->masker) == 0)
+        return LOGTK_OK;
+    if (grow_size((void **)&p->param_names, &p->param_names_cap, ev->nparams + 1,
+                  sizeof *p->param_names))
+        return nomem(p);
+    for (size_t i = 0; i < ev->nparams; i++) {
+        size_t start = (size_t)(ev->params[i].ptr - content);
+        const char *name = logtk_masker_name_of(p->masker, start, start + ev->params[i].len);
+        p->param_names[i].ptr = name ? name : "";
+        p->param_names[i].len = name ? strlen(name) : 0;
+    }
+    ev->param_names = p->param_names;
+    return LOGTK_OK;
+}
+
 int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_event *ev)
 {
     const char *masked;
@@ -1323,8 +1406,10 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
             (rc = keep_batch_content(p, line.index, content, len)) != LOGTK_OK)
             return rc;
     }
-    /* a callback may extract other lines' parameters into p->param_out */
-    if (p->npending)
+    /* a callback may extract other lines' parameters into p->param_out, and
+       mask them */
+    int called_back = p->npending > 0;
+    if (called_back)
         np = SIZE_MAX;
     flush_callbacks(p);
     if (ev) {
@@ -1342,6 +1427,11 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
             if (rc != LOGTK_OK)
                 return rc;
         }
+        if (called_back && logtk_masker_named_count(p->masker) > 0 &&
+            (rc = prepare(p, content, len, &masked, &mlen)) != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
+            return rc;
+        if ((rc = fill_event_text(p, ev, t ? id : 0, content)) != LOGTK_OK)
+            return rc;
     }
     return mrc;
 }
@@ -1372,9 +1462,178 @@ int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *cont
         content = "";
     memset(ev, 0, sizeof *ev);
     ev->template_id = template_id;
-    int rc = capture_params(p, template_id, content, len, NULL, 0, &ev->nparams);
+    const char *masked;
+    size_t mlen;
+    int rc;
+    if (logtk_masker_named_count(p->masker) > 0 &&
+        (rc = prepare(p, content, len, &masked, &mlen)) != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
+        return rc;
+    rc = capture_params(p, template_id, content, len, NULL, 0, &ev->nparams);
     ev->params = p->param_out;
-    return rc;
+    if (rc != LOGTK_OK)
+        return rc;
+    return fill_event_text(p, ev, template_id, content);
+}
+
+/* ------------------------------------------------------------- match only */
+
+/*
+ * logtk_parser_match() classifies a line without learning.  The algorithm
+ * may name a candidate the way its own search would (the optional match
+ * hook: Drain walks its tree); the candidate counts only when its text as
+ * shown matches the line.  Otherwise, or without a hook, the answer is the
+ * most specific template whose text matches the line (most bytes of fixed
+ * text; on a tie the lowest id).  Scanning every template would cost
+ * O(templates) per line, so templates are indexed by their first word: a
+ * template whose first word is fixed text can only match a line with that
+ * first word (blank runs match blank runs, fixed text itself), so a line
+ * looks at the bucket of its own first word and at the bucket of templates
+ * that start with a "<*>".  The index follows text changes lazily: every
+ * change marks the template stale and bumps text_epoch; a match rebuilds
+ * the entries of stale templates only.
+ */
+#define WILD_FIRST_KEY 0x5bd1e9955bd1e995ULL
+
+static inline int blank_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* The bucket key of text whose first word is text[a..b) after blanks. */
+static uint64_t first_word_key(const char *text, size_t len, int template_text)
+{
+    size_t a = 0;
+    while (a < len && blank_byte(text[a]))
+        a++;
+    size_t b = a;
+    while (b < len && !blank_byte(text[b]))
+        b++;
+    if (template_text && (a == b || logtk_tmatch_count_wildcards(text + a, b - a) > 0))
+        return WILD_FIRST_KEY;
+    return logtk_mix64(logtk_hash_bytes(text + a, b - a));
+}
+
+static void index_unlink(logtk_parser *p, uint32_t id, template_entry *t)
+{
+    if (!t->idx_in)
+        return;
+    if (t->idx_next)
+        entry(p, t->idx_next)->idx_prev = t->idx_prev;
+    if (t->idx_prev)
+        entry(p, t->idx_prev)->idx_next = t->idx_next;
+    else
+        *logtk_u64map_find(&p->index_heads, t->idx_key) = t->idx_next;
+    t->idx_in = 0;
+    t->idx_prev = t->idx_next = 0;
+    (void)id;
+}
+
+static int index_link(logtk_parser *p, uint32_t id, template_entry *t)
+{
+    uint32_t *head = logtk_u64map_find(&p->index_heads, t->idx_key);
+    uint32_t first = head ? *head : 0;
+    if (logtk_u64map_put(&p->index_heads, t->idx_key, id) != 0)
+        return nomem(p);
+    t->idx_prev = 0;
+    t->idx_next = first;
+    if (first)
+        entry(p, first)->idx_prev = id;
+    t->idx_in = 1;
+    return LOGTK_OK;
+}
+
+static int refresh_index(logtk_parser *p)
+{
+    if (!p->index_ready) {
+        if (logtk_u64map_init(&p->index_heads, 64) != 0)
+            return nomem(p);
+        p->index_ready = 1;
+        p->index_count = 0;
+        p->index_epoch = p->text_epoch - 1;
+    }
+    if (p->index_epoch == p->text_epoch && p->index_count == p->ntemplates)
+        return LOGTK_OK;
+    for (uint32_t id = 1; id <= p->ntemplates; id++) {
+        template_entry *t = entry(p, id);
+        if (id <= p->index_count && !t->idx_stale)
+            continue;
+        index_unlink(p, id, t);
+        t->idx_stale = 0;
+        if (t->alias != 0)
+            continue; /* shows another template's text: that one answers */
+        int rc = render(p, t);
+        if (rc != LOGTK_OK)
+            return rc;
+        t->idx_key = first_word_key(t->text, t->text_len, 1);
+        t->idx_literal = t->text_len - LOGTK_WILDCARD_LEN * t->nwild;
+        if ((rc = index_link(p, id, t)) != LOGTK_OK)
+            return rc;
+    }
+    p->index_count = p->ntemplates;
+    p->index_epoch = p->text_epoch;
+    return LOGTK_OK;
+}
+
+/* The most specific template of bucket `key` matching content, if better than *best. */
+static void search_bucket(logtk_parser *p, uint64_t key, const char *content, size_t len,
+                          uint32_t *best, size_t *best_literal)
+{
+    uint32_t *head = logtk_u64map_find(&p->index_heads, key);
+    for (uint32_t id = head ? *head : 0; id != 0;) {
+        template_entry *t = entry(p, id);
+        int better = *best == 0 || t->idx_literal > *best_literal ||
+                     (t->idx_literal == *best_literal && id < *best);
+        if (better && logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)) {
+            *best = id;
+            *best_literal = t->idx_literal;
+        }
+        id = t->idx_next;
+    }
+}
+
+int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_event *ev)
+{
+    logtk_error_clear(&p->err);
+    if (ev == NULL || (content == NULL && len > 0))
+        return logtk_parser_error(p, LOGTK_ERR_INVALID, "match needs content and an event");
+    if (content == NULL)
+        content = "";
+    memset(ev, 0, sizeof *ev);
+    ev->params = p->param_out;
+    ev->template_text.ptr = "";
+    const char *masked;
+    size_t mlen;
+    int mrc = prepare(p, content, len, &masked, &mlen);
+    if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
+        return mrc;
+    int rc = refresh_index(p);
+    if (rc != LOGTK_OK)
+        return rc;
+    uint32_t best = 0;
+    if (p->algo->match) {
+        logtk_parse_line line = {p->tokens.tok, p->tokens.n, {masked, mlen}, p->lines};
+        if ((rc = p->algo->match(p, p->state, &line, &best)) != LOGTK_OK)
+            return rc;
+        template_entry *t = entry(p, shown_id(p, best));
+        if (t && (render(p, t) != LOGTK_OK ||
+                  !logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)))
+            best = 0;
+    }
+    if (best == 0) {
+        size_t best_literal = 0;
+        search_bucket(p, first_word_key(content, len, 0), content, len, &best, &best_literal);
+        search_bucket(p, WILD_FIRST_KEY, content, len, &best, &best_literal);
+    }
+    if (best == 0)
+        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template matches the line");
+    ev->template_id = best;
+    rc = capture_params(p, best, content, len, masked == content ? p->tokens.tok : NULL,
+                        p->tokens.n, &ev->nparams);
+    ev->params = p->param_out;
+    if (rc != LOGTK_OK)
+        return rc;
+    rc = fill_event_text(p, ev, best, content);
+    return rc != LOGTK_OK ? rc : mrc;
 }
 
 /* ---------------------------------------------------------------- snapshots */
@@ -1383,19 +1642,24 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
 {
     logtk_strbuf b = LOGTK_STRBUF_INIT;
     int ok = logtk_strbuf_append(&b, SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_LEN) == 0 &&
-             logtk_strbuf_put_varint(&b, SNAPSHOT_VERSION) == 0 &&
+             logtk_strbuf_put_varint(&b, logtk_masker_named_count(p->masker)
+                                                 ? SNAPSHOT_VERSION
+                                                 : SNAPSHOT_VERSION_UNNAMED) == 0 &&
              logtk_snap_put_bytes(&b, p->algo->name, strlen(p->algo->name)) == 0 &&
              logtk_strbuf_put_varint(&b, p->nparams) == 0;
     for (size_t i = 0; ok && i < p->nparams; i++)
         ok = logtk_snap_put_bytes(&b, p->params[i].name, strlen(p->params[i].name)) == 0 &&
              logtk_snap_put_bytes(&b, p->params[i].value, strlen(p->params[i].value)) == 0;
     size_t nmasks = logtk_masker_count(p->masker);
+    int named = logtk_masker_named_count(p->masker) > 0;
     ok = ok && logtk_strbuf_put_varint(&b, nmasks) == 0;
     for (size_t i = 0; ok && i < nmasks; i++) {
         const char *pat = logtk_masker_pattern(p->masker, i);
         const char *rep = logtk_masker_replacement(p->masker, i);
+        const char *name = logtk_masker_name(p->masker, i);
         ok = logtk_snap_put_bytes(&b, pat, strlen(pat)) == 0 &&
-             logtk_snap_put_bytes(&b, rep, strlen(rep)) == 0;
+             logtk_snap_put_bytes(&b, rep, strlen(rep)) == 0 &&
+             (!named || logtk_snap_put_bytes(&b, name ? name : "", name ? strlen(name) : 0) == 0);
     }
     ok = ok && logtk_strbuf_put_varint(&b, p->lines) == 0 &&
          logtk_strbuf_put_varint(&b, p->ntemplates) == 0;
@@ -1451,7 +1715,7 @@ static int load_into(logtk_parser *q, const uint8_t *d, const uint8_t *end, logt
     uint64_t v, n;
     const char *s;
     size_t slen;
-    logtk_strbuf a = LOGTK_STRBUF_INIT, b = LOGTK_STRBUF_INIT;
+    logtk_strbuf a = LOGTK_STRBUF_INIT, b = LOGTK_STRBUF_INIT, c = LOGTK_STRBUF_INIT;
     logtk_slice *toks = NULL;
     size_t toks_cap = 0;
     int rc = LOGTK_ERR_STATE;
@@ -1493,7 +1757,16 @@ static int load_into(logtk_parser *q, const uint8_t *d, const uint8_t *end, logt
         const char *pat = snap_cstr(&a, s, slen), *rep = snap_cstr(&b, rs, rlen);
         if (pat == NULL || rep == NULL)
             BAD("bad mask");
-        if (logtk_parser_add_mask(q, pat, rep) != LOGTK_OK) {
+        const char *name = NULL;
+        if (version >= 3) {
+            const char *ns;
+            size_t nslen;
+            if (logtk_snap_bytes(&pos, end, &ns, &nslen) != 0)
+                BAD("truncated masks");
+            if (nslen > 0 && (name = snap_cstr(&c, ns, nslen)) == NULL)
+                BAD("bad mask name");
+        }
+        if (logtk_parser_add_named_mask(q, name, pat, rep) != LOGTK_OK) {
             logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: mask: %s",
                             logtk_parser_errmsg(q));
             goto done;
@@ -1573,6 +1846,7 @@ static int load_into(logtk_parser *q, const uint8_t *d, const uint8_t *end, logt
 done:
     logtk_strbuf_free(&a);
     logtk_strbuf_free(&b);
+    logtk_strbuf_free(&c);
     free(toks);
     return rc;
 }
@@ -1829,9 +2103,12 @@ static int check_same_setup(const logtk_parser *a, const char *aname, const para
         if (k >= na || k >= nb)
             return logtk_error_set(why, LOGTK_ERR_STATE, "%s: %zu masks, but %s has %zu", bname,
                                    nb, aname, na);
+        const char *aname_k = logtk_masker_name(a->masker, k);
+        const char *bname_k = logtk_masker_name(b->masker, k);
         if (strcmp(logtk_masker_pattern(a->masker, k), logtk_masker_pattern(b->masker, k)) ||
             strcmp(logtk_masker_replacement(a->masker, k),
-                   logtk_masker_replacement(b->masker, k)))
+                   logtk_masker_replacement(b->masker, k)) ||
+            strcmp(aname_k ? aname_k : "", bname_k ? bname_k : ""))
             return logtk_error_set(why, LOGTK_ERR_STATE,
                                    "%s: mask %zu is \"%s\", but %s has \"%s\"", bname, k + 1,
                                    logtk_masker_pattern(b->masker, k), aname,
@@ -1854,8 +2131,9 @@ static int fold_templates(logtk_parser **out, const logtk_parser *model, const p
     for (size_t i = 0; rc == LOGTK_OK && i < model->nparams; i++)
         rc = logtk_parser_set_param(f, params[i].name, params[i].value);
     for (size_t k = 0; rc == LOGTK_OK && k < logtk_masker_count(model->masker); k++)
-        rc = logtk_parser_add_mask(f, logtk_masker_pattern(model->masker, k),
-                                   logtk_masker_replacement(model->masker, k));
+        rc = logtk_parser_add_named_mask(f, logtk_masker_name(model->masker, k),
+                                         logtk_masker_pattern(model->masker, k),
+                                         logtk_masker_replacement(model->masker, k));
     for (size_t i = 0; rc == LOGTK_OK && i < nitems; i++) {
         rc = logtk_parser_feed(f, items[i].text, items[i].len, NULL);
         if (rc == LOGTK_ERR_LIMIT)

@@ -407,6 +407,60 @@ static int drain_feed(logtk_parser *p, void *state, const logtk_parse_line *line
     return LOGTK_OK;
 }
 
+/*
+ * logtk_parser_match(): the cluster the tree search would give the line,
+ * when the line fits it unchanged (every fixed token equal); a line that
+ * would widen its cluster or start a new one gets 0 here.  Drain3's match()
+ * asks the same of its tree.
+ */
+static int drain_match(logtk_parser *p, void *state, const logtk_parse_line *line,
+                       uint32_t *template_id)
+{
+    drain_state *d = state;
+    size_t n = line->ntokens;
+    *template_id = 0;
+    if (n < token_layers(d) + 1) {
+        if (!d->short_ready)
+            return LOGTK_OK;
+        logtk_strbuf_clear(&d->scratch);
+        for (size_t i = 0; i < n; i++)
+            if ((i && logtk_strbuf_putc(&d->scratch, ' ') != 0) ||
+                logtk_strbuf_append(&d->scratch, line->tokens[i].ptr, line->tokens[i].len) != 0)
+                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        int64_t k = logtk_hashtab_find(&d->short_map, d->scratch.data ? d->scratch.data : "",
+                                       d->scratch.len);
+        if (k >= 0)
+            *template_id = d->short_ids[k];
+        return LOGTK_OK;
+    }
+    uint32_t leaf = search_leaf(d, line);
+    if (leaf == 0)
+        return LOGTK_OK;
+    const drain_node *ln = &d->nodes[leaf];
+    long best_sim = -1, best_params = -1;
+    uint32_t best = 0;
+    for (uint32_t c = 0; c < ln->nclusters; c++) {
+        size_t m;
+        const logtk_slice *tt = logtk_tmpl_tokens(p, ln->clusters[c], &m);
+        long sim = 0, params = 0;
+        for (size_t i = 0; i < m; i++) {
+            const logtk_slice *a = &tt[i], *b = &line->tokens[i];
+            if (logtk_is_wildcard(a->ptr, a->len))
+                params++;
+            else if (a->len == b->len && memcmp(a->ptr, b->ptr, a->len) == 0)
+                sim++;
+        }
+        if (sim > best_sim || (sim == best_sim && params > best_params)) {
+            best_sim = sim;
+            best_params = params;
+            best = ln->clusters[c];
+        }
+    }
+    if (best && (size_t)(best_sim + best_params) == n)
+        *template_id = best;
+    return LOGTK_OK;
+}
+
 static int drain_init(logtk_parser *p, void *state)
 {
     (void)p;
@@ -591,4 +645,5 @@ const logtk_parser_algo logtk_algo_drain = {
     .finish = NULL,
     .save = drain_save,
     .load = drain_load,
+    .match = drain_match,
 };

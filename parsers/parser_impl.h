@@ -134,6 +134,14 @@ typedef struct logtk_parser_algo {
     /** May be NULL: the algorithm then has no blob and cannot resume beyond its templates. */
     int (*save)(logtk_parser *p, void *state, logtk_strbuf *out);
     int (*load)(logtk_parser *p, void *state, const uint8_t *data, size_t len);
+    /**
+     * May be NULL.  logtk_parser_match(): the template the algorithm's own
+     * search would give the line, without changing anything (*template_id
+     * 0: none).  The shared layer keeps it only when its text matches the
+     * line, and otherwise picks the most specific template that matches.
+     */
+    int (*match)(logtk_parser *p, void *state, const logtk_parse_line *line,
+                 uint32_t *template_id);
 } logtk_parser_algo;
 
 /* ---------------------------------------------------------------- templates */

@@ -457,7 +457,7 @@ TEST(test_snapshot)
 
     /* a newer version and another algorithm, with a valid checksum */
     memcpy(bad, snap, len);
-    bad[8] = 3; /* version varint follows the 8-byte magic */
+    bad[8] = 4; /* newer than this build (3); the version varint follows the 8-byte magic */
     uint64_t sum = logtk_hash_bytes(bad, len - 8);
     for (int k = 0; k < 8; k++)
         bad[len - 8 + k] = (unsigned char)(sum >> (8 * k));

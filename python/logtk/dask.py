@@ -1,0 +1,498 @@
+"""logtk.dask: parse, compress and grep many files on a Dask ``distributed.Client``.
+
+Work is cut into shards: a plain file into byte ranges of about ``shard_bytes`` that end at
+a newline, a compressed file or archive whole.  The shards depend on the input and
+``shard_bytes`` only, never on the number of workers, and every step below is a function
+of the shards, so the output is byte-identical for any number of workers (or none:
+``client=None`` runs the same steps in this process).
+
+parse() runs four steps:
+
+1. learn: each shard is parsed by its own fresh parser (logtk_parser_feed_reader), which
+   returns its saved state;
+2. merge: the states are merged by logtk_parser_merge() (templates united by text,
+   counts summed, folded through a fresh parser; the library promises, and
+   ``check_merge_order`` checks, that the result does not depend on their order);
+3. classify: each shard is matched, without learning, against the merged templates
+   (logtk_parser_match_reader), so every line of every shard is named by the same
+   template set; templates of equal text are one (the lowest id), as `logtk parse` does;
+4. relabel and write: template ids are renumbered in first-seen order over the whole
+   input (shard order, line order), the order in which a sequential run creates them,
+   and each shard writes its rows (logtk_rows_write: `logtk parse`'s TSV, CSV or JSON
+   Lines, with global line ids); the parts are joined in order into one file.
+
+What equals `logtk parse` on the whole input: the row layout, line ids, header fields,
+contents and, for every line whose merged template has the text a sequential run gives
+it, the template text, parameters and (when the sequential run aliased no templates) the
+EventId.  The merged templates can differ from a sequential run's where the order of
+lines decides a template (an online parser sees other lines first in each shard);
+``compare_rows`` counts those lines.  With one shard (shard_bytes larger than the input)
+step 2 is skipped and step 3 uses the learn step's own ids, so the rows equal
+`logtk parse`'s.
+"""
+import array
+import collections
+import json
+import os
+import time
+
+from . import _lib
+from .archive import Archive
+from .parser import Parser, _bytes, _str
+
+__all__ = ["plan_shards", "parse", "compress", "grep", "ParseResult", "compare_rows",
+           "check_merge_order"]
+
+_COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd", b"PK\x03\x04")
+
+
+def _whole_file(path):
+    with open(path, "rb") as f:
+        head = f.read(512)
+    return head.startswith(_COMPRESSED_MAGIC) or head[257:262] == b"ustar"
+
+
+def plan_shards(paths, shard_bytes=64 << 20):
+    """The shards of ``paths``: a list of (path, start, end) byte ranges, end None for a
+    whole (compressed) file.  Cuts fall just after a newline, so no line is split."""
+    shards = []
+    for path in paths:
+        path = os.fspath(path)
+        size = os.path.getsize(path)
+        if _whole_file(path) or size <= shard_bytes:
+            shards.append((path, 0, None if _whole_file(path) else size))
+            continue
+        with open(path, "rb") as f:
+            start = 0
+            while start < size:
+                cut = start + shard_bytes
+                if cut >= size:
+                    cut = size
+                else:
+                    f.seek(cut)
+                    while True:
+                        window = f.read(1 << 16)
+                        if not window:
+                            cut = size
+                            break
+                        nl = window.find(b"\n")
+                        if nl >= 0:
+                            cut += nl + 1
+                            break
+                        cut += len(window)
+                shards.append((path, start, cut))
+                start = cut
+    return shards
+
+
+def _open_shard(parser, shard, fn):
+    """Runs fn(reader-open function) over the shard's lines."""
+    path, start, end = shard
+    if end is None:
+        return fn(lambda r: _lib.lib.logtk_reader_open_path(r, os.fsencode(path)))
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    name = ("%s:%d-%d" % (path, start, end)).encode()
+    return fn(lambda r: _lib.lib.logtk_reader_open_memory(r, data, len(data), name))
+
+
+def _new_parser(cfg):
+    return Parser(dataset=cfg.get("dataset"), format=cfg.get("format"),
+                  parser=cfg.get("parser"), masks=cfg.get("masks", ()),
+                  params=cfg.get("params"))
+
+
+def _learn(cfg, shard, keep_ids):
+    p = _new_parser(cfg)
+    t = time.process_time()
+    ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, keep_ids))
+    p.finish()
+    lines = len(ids) if keep_ids else ids
+    return {"state": p.save(), "ids": ids if keep_ids else None, "lines": lines,
+            "cpu": time.process_time() - t}
+
+
+def _merge(cfg, states):
+    t = time.process_time()
+    if len(states) == 1:
+        state = states[0]
+    else:
+        state = Parser.merged(states).save()
+    return {"state": state, "cpu": time.process_time() - t}
+
+
+def _first_seen(ids):
+    return list(dict.fromkeys(ids))  # insertion-ordered: C speed, no Python loop per line
+
+
+def _classify(cfg, merged, shard, learned=None, summary_only=False):
+    t = time.process_time()
+    if learned is not None:  # one shard: the learn step's own ids are the sequential ones
+        ids = learned["ids"]
+    else:
+        p = Parser.from_state(merged["state"], format=_format_of(cfg))
+        ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, True, match=True))
+    counts = dict(collections.Counter(ids))
+    return {"ids": None if summary_only else ids, "first_seen": _first_seen(ids),
+            "counts": counts, "lines": len(ids), "cpu": time.process_time() - t}
+
+
+def _summary(classified):
+    return {k: classified[k] for k in ("first_seen", "counts", "lines", "cpu")}
+
+
+def _format_of(cfg):
+    if cfg.get("format") is not None:
+        return cfg["format"]
+    if cfg.get("dataset") is not None:
+        d = _lib.lib.logtk_dataset_find(_bytes(cfg["dataset"]))
+        return _lib.lib.logtk_dataset_format(d).decode() if d else None
+    return None
+
+
+def _write_rows(cfg, shard, classified, relabel, texts, first_line_id, out_path, kind):
+    """Writes one shard's rows: ids relabelled, texts indexed by final id."""
+    from ctypes import byref, c_size_t, c_uint32, c_void_p
+    t = time.process_time()
+    lib = _lib.lib
+    from ctypes import cast, c_char_p
+    final = array.array("I", map(relabel.__getitem__, classified["ids"]))
+    ids_c = (c_uint32 * len(final)).from_buffer(final) if len(final) else None
+    raw = [_bytes(x) for x in texts]  # kept alive while the slices point into them
+    slices = (_lib.Slice * len(raw))()
+    for k, b in enumerate(raw):
+        slices[k].ptr = cast(c_char_p(b), c_void_p).value if b else None
+        slices[k].len = len(b)
+    fmt = _FormatHolder(_format_of(cfg))
+    sink = c_void_p()
+    rc = lib.logtk_sink_new(byref(sink), kind.encode(), os.fsencode(out_path), fmt.handle)
+    if rc:
+        msg = lib.logtk_sink_errmsg(sink) if sink else None
+        lib.logtk_sink_free(sink)
+        raise _err(rc, msg)
+    written = c_size_t()
+    try:
+        def run(opener):
+            r = c_void_p()
+            lib.logtk_reader_new(byref(r))
+            try:
+                rc = opener(r)
+                if rc:
+                    raise _err(rc, lib.logtk_reader_errmsg(r))
+                rc = lib.logtk_rows_write(sink, fmt.handle, r, first_line_id, ids_c, len(final),
+                                          slices, len(raw), byref(written))
+                if rc:
+                    raise _err(rc, lib.logtk_sink_errmsg(sink) or lib.logtk_reader_errmsg(r))
+            finally:
+                lib.logtk_reader_free(r)
+        _open_shard(None, shard, run)
+        if written.value != len(final):
+            raise _err(_lib.ERR_DATA, "%s: changed while being parsed (%d lines, then %d)"
+                       % (shard[0], len(final), written.value))
+        rc = lib.logtk_sink_close(sink)
+        if rc:
+            raise _err(rc, lib.logtk_sink_errmsg(sink))
+    finally:
+        lib.logtk_sink_free(sink)
+    return {"rows": written.value, "cpu": time.process_time() - t}
+
+
+def _err(rc, msg):
+    from .errors import error
+    return error(rc, msg)
+
+
+class _FormatHolder:
+    def __init__(self, spec):
+        from .parser import _Format
+        self._f = _Format(spec) if spec is not None else None
+        self.handle = self._f.handle if self._f else None
+
+
+class ParseResult:
+    """What parse() found: ``templates`` (list of (id, text, count, key) in final id
+    order), ``ids`` (array('I') of every line's final id, when asked for), ``lines``,
+    ``shards``, ``rows`` (the path of the rows file, when written) and ``timings``
+    (wall seconds per step, and the CPU seconds the workers spent)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def templates_tsv(self):
+        """The template list as `logtk parse --templates` writes it."""
+        out = ["EventId\tEventTemplate\tOccurrences\tEventKey\n"]
+        for tid, text, count, key in self.templates:
+            out.append("E%d\t%s\t%d\t%s\n" % (tid, _tsv_escape(text), count, key))
+        return "".join(out)
+
+
+def _tsv_escape(s):
+    return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _fnv1a64(text):
+    h = 0xcbf29ce484222325
+    for byte in _bytes(text):
+        h = ((h ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    return "%016x" % h
+
+
+class _Local:
+    """client=None: the same steps, in this process."""
+
+    class _Done:
+        def __init__(self, value):
+            self._value = value
+
+        def result(self):
+            return self._value
+
+    def submit(self, fn, *args, **kw):
+        kw.pop("pure", None)
+        kw.pop("key", None)
+        args = [a.result() if isinstance(a, _Local._Done) else a for a in args]
+        args = [[x.result() if isinstance(x, _Local._Done) else x for x in a]
+                if isinstance(a, list) else a for a in args]
+        return _Local._Done(fn(*args))
+
+    def gather(self, futures):
+        return [f.result() for f in futures]
+
+    def scatter(self, value, broadcast=False):
+        return _Local._Done(value)
+
+
+def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, format=None,
+          parser=None, masks=(), params=None, shard_bytes=64 << 20, shards=None,
+          return_ids=False):
+    """Parses ``paths`` on ``client`` (None: in this process).  ``out``: write the rows
+    there (``kind`` tsv, csv or jsonl; parts written next to it, then joined in order);
+    ``templates``: write the template list there.  Returns a ParseResult."""
+    client = client if client is not None else _Local()
+    cfg = {"dataset": dataset, "format": format, "parser": parser, "masks": list(masks),
+           "params": params}
+    shards = shards if shards is not None else plan_shards(paths, shard_bytes)
+    timings = {}
+    t0 = time.perf_counter()
+    # one task per shard and step; only states (kilobytes) and summaries travel, while
+    # per-line ids stay on the workers unless rows or ids are asked for
+    single = len(shards) == 1
+    learned = [client.submit(_learn, cfg, s, single, pure=False) for s in shards]
+    if single:
+        states = client.gather([client.submit(_pick, f, "state", pure=False) for f in learned])
+        learn_cpu = client.gather([client.submit(_pick, learned[0], "cpu", pure=False)])[0]
+    else:
+        done = client.gather(learned)
+        states = [d["state"] for d in done]
+        learn_cpu = sum(d["cpu"] for d in done)
+    timings["learn"] = time.perf_counter() - t0
+
+    t = time.perf_counter()
+    merged = _merge(cfg, states)
+    timings["merge"] = time.perf_counter() - t
+    timings["merge_cpu"] = merged["cpu"]
+    timings["state_bytes"] = sum(len(s) for s in states)
+
+    t = time.perf_counter()
+    merged_f = client.scatter(merged, broadcast=True)
+    need_ids = out is not None or return_ids
+    classified = [client.submit(_classify, cfg, merged_f, s, learned[k] if single else None,
+                                not need_ids, pure=False) for k, s in enumerate(shards)]
+    if need_ids:
+        summaries = client.gather([client.submit(_summary, f, pure=False) for f in classified])
+    else:
+        summaries = client.gather(classified)
+    timings["classify"] = time.perf_counter() - t
+
+    # relabel: equal texts are one template (the lowest id), then first-seen order
+    m = Parser.from_state(merged["state"], format=_format_of(cfg))
+    texts = {t.id: t.text for t in m.templates()}
+    canonical, by_text = {}, {}
+    for tid in sorted(texts):
+        canonical[tid] = by_text.setdefault(texts[tid], tid)
+    canonical[0] = 0
+    order, seen = [], set()
+    counts = {}
+    for s in summaries:
+        for tid in s["first_seen"]:
+            c = canonical[tid]
+            if c and c not in seen:
+                seen.add(c)
+                order.append(c)
+        for tid, n in s["counts"].items():
+            counts[canonical[tid]] = counts.get(canonical[tid], 0) + n
+    if single:  # the sequential run's own ids, as `logtk parse` writes them
+        order.sort()
+        final_of = {c: c for c in order}
+    else:
+        final_of = {c: k + 1 for k, c in enumerate(order)}
+    relabel = [0] * (max(texts) + 1 if texts else 1)
+    for tid in texts:
+        relabel[tid] = final_of.get(canonical[tid], 0)
+    final_texts = [""] * (max(final_of.values()) + 1 if final_of else 1)
+    for c in order:
+        final_texts[final_of[c]] = texts[c]
+    result_templates = [(final_of[c], texts[c], counts[c], _fnv1a64(texts[c]))
+                        for c in order]
+    nlines = sum(s["lines"] for s in summaries)
+
+    rows_path = None
+    if out is not None:
+        t = time.perf_counter()
+        first, parts, jobs = 1, [], []
+        for k, s in enumerate(shards):
+            part = "%s.part%05d" % (out, k)
+            parts.append(part)
+            jobs.append(client.submit(_write_rows, cfg, s, classified[k], relabel, final_texts,
+                                      first, part, kind, pure=False))
+            first += summaries[k]["lines"]
+        written = client.gather(jobs)
+        _join_parts(parts, out, header=kind in ("tsv", "csv"))
+        timings["write"] = time.perf_counter() - t
+        timings["write_cpu"] = sum(w["cpu"] for w in written)
+        rows_path = out
+    ids = None
+    if return_ids:
+        ids = array.array("I")
+        for part in client.gather([client.submit(_pick, f, "ids", pure=False)
+                                   for f in classified]):
+            ids.extend(map(relabel.__getitem__, part))
+    timings["total"] = time.perf_counter() - t0
+    timings["learn_cpu"] = learn_cpu
+    timings["classify_cpu"] = sum(s["cpu"] for s in summaries)
+    result = ParseResult(templates=result_templates, ids=ids, lines=nlines, shards=shards,
+                         rows=rows_path, timings=timings, unmatched=counts.get(0, 0))
+    if templates is not None:
+        _write_text(templates, result.templates_tsv().encode("utf-8", "surrogateescape"))
+    return result
+
+
+def _pick(d, key):
+    return d[key]
+
+
+def _join_parts(parts, out, header):
+    from .parser import _write_atomically  # noqa: F401 (same temporary-file rule)
+    import shutil
+    import tempfile
+    d = os.path.dirname(os.path.abspath(out))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".logtk-")
+    try:
+        with os.fdopen(fd, "wb") as dst:
+            for k, part in enumerate(parts):
+                with open(part, "rb") as src:
+                    if header and k:
+                        src.readline()
+                    shutil.copyfileobj(src, dst, 1 << 20)
+        os.replace(tmp, out)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    finally:
+        for part in parts:
+            try:
+                os.unlink(part)
+            except OSError:
+                pass
+
+
+def _write_text(path, data):
+    from .parser import _write_atomically
+    _write_atomically(path, data)
+
+
+def compare_rows(a, b):
+    """Compares two TSV row files of `logtk parse`: returns (lines, lines whose template
+    text or parameters differ, whether the EventIds agree up to renaming)."""
+    diff = lines = 0
+    ids_a, ids_b = {}, {}
+    renaming = True
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        fa.readline()
+        fb.readline()
+        for la, lb in zip(fa, fb):
+            lines += 1
+            xa = la.rstrip(b"\n").split(b"\t")
+            xb = lb.rstrip(b"\n").split(b"\t")
+            if xa[:-3] != xb[:-3]:
+                raise ValueError("%s and %s hold other lines (line %d)" % (a, b, lines))
+            if xa[-2:] != xb[-2:]:
+                diff += 1
+            if ids_a.setdefault(xa[-3], xb[-3]) != xb[-3] or \
+                    ids_b.setdefault(xb[-3], xa[-3]) != xa[-3]:
+                renaming = False
+    return lines, diff, renaming
+
+
+def check_merge_order(states):
+    """True when merging the snapshots in the given and in the reversed order (and a
+    rotation) saves byte-identical states."""
+    first = Parser.merged(states).save()
+    orders = [list(reversed(states)), states[1:] + states[:1]]
+    return all(Parser.merged(o).save() == first for o in orders)
+
+
+# ------------------------------------------------------------------ compress and grep
+
+def _compress_shard(shard, path, level, fmt):
+    t = time.process_time()
+    src, start, end = shard
+    if end is None:
+        with open(src, "rb") as f:
+            data = f.read()
+    else:
+        with open(src, "rb") as f:
+            f.seek(start)
+            data = f.read(end - start)
+    Archive.compress(data, path, level=level, format=fmt)
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return {"lines": lines, "bytes": len(data), "archive_bytes": os.path.getsize(path),
+            "cpu": time.process_time() - t}
+
+
+def compress(client, paths, out_dir, shard_bytes=64 << 20, level=None, dataset=None,
+             format=None, shards=None):
+    """Compresses ``paths`` into one archive per shard in ``out_dir`` plus
+    ``out_dir/manifest.json`` (per archive: its source file, byte range, first line and
+    line count in that file).  Compressed inputs are stored as their bytes (whole)."""
+    client = client if client is not None else _Local()
+    os.makedirs(out_dir, exist_ok=True)
+    if dataset is not None and format is None:
+        format = _format_of({"dataset": dataset})
+    shards = shards if shards is not None else plan_shards(paths, shard_bytes)
+    jobs = []
+    for k, s in enumerate(shards):
+        name = "part%05d.ltk" % k
+        jobs.append(client.submit(_compress_shard, s, os.path.join(out_dir, name), level,
+                                  format, pure=False))
+    done = client.gather(jobs)
+    entries, line_in_file = [], {}
+    for k, (s, d) in enumerate(zip(shards, done)):
+        first = line_in_file.get(s[0], 1)
+        entries.append({"archive": "part%05d.ltk" % k, "source": s[0], "start": s[1],
+                        "end": s[2], "first_line": first, "lines": d["lines"],
+                        "bytes": d["bytes"], "archive_bytes": d["archive_bytes"]})
+        line_in_file[s[0]] = first + d["lines"]
+    manifest = {"version": 1, "archives": entries}
+    _write_text(os.path.join(out_dir, "manifest.json"),
+                json.dumps(manifest, indent=1).encode())
+    return manifest
+
+
+def _grep_archive(path, pattern, fixed, ignore_case, invert):
+    return Archive(path).grep(pattern, fixed=fixed, ignore_case=ignore_case, invert=invert)
+
+
+def grep(client, out_dir, pattern, fixed=False, ignore_case=False, invert=False):
+    """Searches every archive of a compress() manifest: the matching lines (bytes with
+    their terminators) in file order (manifest order, then line order)."""
+    client = client if client is not None else _Local()
+    with open(os.path.join(out_dir, "manifest.json")) as f:
+        manifest = json.load(f)
+    jobs = [client.submit(_grep_archive, os.path.join(out_dir, e["archive"]), pattern, fixed,
+                          ignore_case, invert, pure=False) for e in manifest["archives"]]
+    found = []
+    for lines in client.gather(jobs):
+        found.extend(lines)
+    return found

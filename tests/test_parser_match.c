@@ -1,0 +1,243 @@
+/*
+ * test_parser_match.c - the embedding additions to the parser API:
+ * logtk_parser_match() (classify without learning), the template text in
+ * each event, and named masks with their names reported per parameter.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "logtk.h"
+#include "test_harness.h"
+#include "parser_test_util.h"
+
+static int slice_is(logtk_slice s, const char *want)
+{
+    return s.len == strlen(want) && memcmp(s.ptr, want, s.len) == 0;
+}
+
+static const char *const small_log[] = {
+    "Received block blk_1 of size 67108864 from 10.0.0.1",
+    "Received block blk_2 of size 67108864 from 10.0.0.2",
+    "Deleting block blk_1 file /data/1",
+    "Received block blk_3 of size 3 from 10.0.0.3",
+    "Deleting block blk_2 file /data/2",
+    "Served block blk_9 to 10.0.0.9",
+    "Served block blk_8 to 10.0.0.8",
+    "Verification succeeded for blk_1",
+    "Verification succeeded for blk_7",
+    "Deleting block blk_5 file /data/5",
+    "PacketResponder 1 for block blk_1 terminating",
+    "PacketResponder 2 for block blk_3 terminating",
+    "PacketResponder 0 for block blk_4 terminating",
+    "Served block blk_6 to 10.0.0.6",
+};
+#define SMALL_N (sizeof small_log / sizeof small_log[0])
+
+TEST(match_drain_gives_the_line_own_template_and_learns_nothing)
+{
+    logtk_parser *p = new_parser("drain");
+    feed_all(p, small_log, SMALL_N);
+    uint32_t ntemplates = logtk_parser_template_count(p);
+    uint64_t nlines = logtk_parser_line_count(p);
+    for (size_t i = 0; i < SMALL_N; i++) {
+        logtk_event ev;
+        CHECK_STATUS(logtk_parser_match(p, small_log[i], strlen(small_log[i]), &ev), LOGTK_OK);
+        CHECK(ev.template_id == tid(p, i));
+        logtk_slice text;
+        CHECK_STATUS(logtk_parser_template(p, ev.template_id, &text, NULL), LOGTK_OK);
+        CHECK(ev.template_text.len == text.len &&
+              memcmp(ev.template_text.ptr, text.ptr, text.len) == 0);
+        CHECK(ev.created == 0 && ev.changed == 0);
+        CHECK(ev.param_names == NULL); /* no named masks */
+        CHECK_STATUS(logtk_template_match(text.ptr, text.len, small_log[i], strlen(small_log[i]),
+                                          NULL, 0, NULL),
+                     LOGTK_OK);
+    }
+    /* a line of a known shape with new values: classified, nothing learned */
+    const char *fresh = "Received block blk_77 of size 5 from 10.9.9.9";
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_match(p, fresh, strlen(fresh), &ev), LOGTK_OK);
+    CHECK(ev.template_id == tid(p, 0));
+    CHECK(ev.nparams == 3);
+    CHECK(slice_is(ev.params[0], "blk_77") || slice_is(ev.params[1], "5"));
+    CHECK(logtk_parser_template_count(p) == ntemplates);
+    CHECK(logtk_parser_line_count(p) == nlines);
+    logtk_parser_free(p);
+}
+
+TEST(match_unknown_line_is_not_found_with_id_zero)
+{
+    logtk_parser *p = new_parser("drain");
+    feed_all(p, small_log, SMALL_N);
+    const char *alien = "kernel panic: not syncing";
+    logtk_event ev;
+    ev.template_id = 99;
+    CHECK_STATUS(logtk_parser_match(p, alien, strlen(alien), &ev), LOGTK_ERR_NOT_FOUND);
+    CHECK(ev.template_id == 0);
+    CHECK(logtk_parser_template_count(p) > 0);
+    logtk_parser_free(p);
+    /* an empty parser knows nothing */
+    p = new_parser("fuse");
+    CHECK_STATUS(logtk_parser_match(p, alien, strlen(alien), &ev), LOGTK_ERR_NOT_FOUND);
+    CHECK(logtk_parser_line_count(p) == 0);
+    logtk_parser_free(p);
+}
+
+TEST(match_follows_template_changes_between_feeds)
+{
+    logtk_parser *p = new_parser("drain");
+    const char *a = "connect from host alpha port 1";
+    const char *b = "connect from host beta port 2";
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_feed(p, a, strlen(a), NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_match(p, a, strlen(a), &ev), LOGTK_OK);
+    CHECK(ev.template_id == 1);
+    CHECK(slice_is(ev.template_text, "connect from host alpha port 1"));
+    CHECK_STATUS(logtk_parser_match(p, b, strlen(b), &ev), LOGTK_ERR_NOT_FOUND);
+    /* feeding b widens template 1; the index must see the new text */
+    CHECK_STATUS(logtk_parser_feed(p, b, strlen(b), &ev), LOGTK_OK);
+    CHECK(ev.template_id == 1 && ev.changed == 1);
+    CHECK(slice_is(ev.template_text, "connect from host <*> port <*>"));
+    const char *c = "connect from host gamma port 3";
+    CHECK_STATUS(logtk_parser_match(p, c, strlen(c), &ev), LOGTK_OK);
+    CHECK(ev.template_id == 1 && ev.nparams == 2);
+    CHECK(slice_is(ev.params[0], "gamma") && slice_is(ev.params[1], "3"));
+    logtk_parser_free(p);
+}
+
+TEST(match_prefers_the_most_specific_template)
+{
+    /* fuse keeps "job <*> done" and the exact "job cleanup done" apart only
+       when told; whatever it learned, the answer must match and be the most
+       specific of the matching templates */
+    logtk_parser *p = new_parser("logmine"); /* batch: templates after finish */
+    const char *lines[] = {"job 1 done", "job 2 done", "job 3 done", "status ok"};
+    for (size_t i = 0; i < 4; i++)
+        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), NULL), LOGTK_OK);
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_match(p, lines[0], strlen(lines[0]), &ev), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
+    for (size_t i = 0; i < 4; i++) {
+        CHECK_STATUS(logtk_parser_match(p, lines[i], strlen(lines[i]), &ev), LOGTK_OK);
+        logtk_slice text;
+        CHECK_STATUS(logtk_parser_template(p, tid(p, i), &text, NULL), LOGTK_OK);
+        CHECK(ev.template_text.len == text.len &&
+              memcmp(ev.template_text.ptr, text.ptr, text.len) == 0);
+    }
+    logtk_parser_free(p);
+}
+
+/* Every algorithm: after parsing, each line's match is a template that
+   matches it, and on this small log the line's own template. */
+TEST(match_every_algorithm_agrees_with_its_assignments)
+{
+    for (size_t a = 0; logtk_parser_algorithm_name(a) != NULL; a++) {
+        const char *name = logtk_parser_algorithm_name(a);
+        logtk_parser *p = new_parser(name);
+        feed_all(p, small_log, SMALL_N);
+        size_t same = 0;
+        for (size_t i = 0; i < SMALL_N; i++) {
+            logtk_event ev;
+            CHECK_STATUS(logtk_parser_match(p, small_log[i], strlen(small_log[i]), &ev),
+                         LOGTK_OK);
+            CHECK_STATUS(logtk_template_match(ev.template_text.ptr, ev.template_text.len,
+                                              small_log[i], strlen(small_log[i]), NULL, 0, NULL),
+                         LOGTK_OK);
+            CHECK(logtk_template_rebuilds(ev.template_text.ptr, ev.template_text.len,
+                                          small_log[i], strlen(small_log[i]), ev.params,
+                                          ev.nparams) == LOGTK_OK);
+            logtk_slice own;
+            CHECK_STATUS(logtk_parser_template(p, tid(p, i), &own, NULL), LOGTK_OK);
+            same += own.len == ev.template_text.len &&
+                    memcmp(own.ptr, ev.template_text.ptr, own.len) == 0;
+        }
+        if (same != SMALL_N)
+            fprintf(stderr, "%s: %zu of %zu lines matched their own template\n", name, same,
+                    (size_t)SMALL_N);
+        CHECK(same == SMALL_N);
+        logtk_parser_free(p);
+    }
+}
+
+TEST(feed_event_carries_the_template_text)
+{
+    logtk_parser *p = new_parser("drain");
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_feed(p, small_log[0], strlen(small_log[0]), &ev), LOGTK_OK);
+    CHECK(slice_is(ev.template_text, small_log[0]));
+    CHECK_STATUS(logtk_parser_feed(p, small_log[1], strlen(small_log[1]), &ev), LOGTK_OK);
+    CHECK(slice_is(ev.template_text, "Received block <*> of size 67108864 from <*>"));
+    logtk_parser_free(p);
+    /* a batch parser has no template yet: an empty text */
+    p = new_parser("iplom");
+    CHECK_STATUS(logtk_parser_feed(p, small_log[0], strlen(small_log[0]), &ev), LOGTK_OK);
+    CHECK(ev.template_id == 0 && ev.template_text.len == 0 && ev.template_text.ptr != NULL);
+    logtk_parser_free(p);
+}
+
+TEST(named_masks_name_the_parameters_they_made)
+{
+    logtk_parser *p = new_parser("drain");
+    CHECK_STATUS(logtk_parser_add_named_mask(p, "IP", "\\d+\\.\\d+\\.\\d+\\.\\d+", NULL),
+                 LOGTK_OK);
+    CHECK_STATUS(logtk_parser_add_mask(p, "blk_\\d+", NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_add_named_mask(p, "NUM", "\\b\\d+\\b", NULL), LOGTK_OK);
+    logtk_event ev;
+    const char *line = "Received block blk_1 of size 67108864 from 10.0.0.1";
+    CHECK_STATUS(logtk_parser_feed(p, line, strlen(line), &ev), LOGTK_OK);
+    CHECK(slice_is(ev.template_text, "Received block <*> of size <*> from <*>"));
+    CHECK(ev.nparams == 3 && ev.param_names != NULL);
+    CHECK(slice_is(ev.params[0], "blk_1") && slice_is(ev.param_names[0], ""));
+    CHECK(slice_is(ev.params[1], "67108864") && slice_is(ev.param_names[1], "NUM"));
+    CHECK(slice_is(ev.params[2], "10.0.0.1") && slice_is(ev.param_names[2], "IP"));
+    /* match and extract report them too */
+    const char *other = "Received block blk_2 of size 5 from 192.168.1.1";
+    CHECK_STATUS(logtk_parser_match(p, other, strlen(other), &ev), LOGTK_OK);
+    CHECK(ev.nparams == 3 && slice_is(ev.param_names[2], "IP") &&
+          slice_is(ev.params[2], "192.168.1.1"));
+    CHECK_STATUS(logtk_parser_extract(p, 1, other, strlen(other), &ev), LOGTK_OK);
+    CHECK(ev.param_names != NULL && slice_is(ev.param_names[1], "NUM"));
+    /* names survive a snapshot, and a merge refuses other names */
+    void *snap;
+    size_t len;
+    CHECK_STATUS(logtk_parser_save(p, &snap, &len), LOGTK_OK);
+    logtk_parser *q = new_parser("drain");
+    CHECK_STATUS(logtk_parser_load(q, snap, len), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_match(q, other, strlen(other), &ev), LOGTK_OK);
+    CHECK(ev.param_names != NULL && slice_is(ev.param_names[2], "IP"));
+    logtk_parser *r = new_parser("drain");
+    CHECK_STATUS(logtk_parser_add_named_mask(r, "ADDR", "\\d+\\.\\d+\\.\\d+\\.\\d+", NULL),
+                 LOGTK_OK);
+    CHECK_STATUS(logtk_parser_add_mask(r, "blk_\\d+", NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_add_named_mask(r, "NUM", "\\b\\d+\\b", NULL), LOGTK_OK);
+    void *snap2;
+    size_t len2;
+    CHECK_STATUS(logtk_parser_save(r, &snap2, &len2), LOGTK_OK);
+    const void *snaps[2] = {snap, snap2};
+    size_t lens[2] = {len, len2};
+    logtk_parser *m = NULL;
+    CHECK_STATUS(logtk_parser_merge(&m, 2, snaps, lens, NULL), LOGTK_ERR_STATE);
+    logtk_parser_free(m);
+    logtk_free(snap);
+    logtk_free(snap2);
+    logtk_parser_free(q);
+    logtk_parser_free(r);
+    logtk_parser_free(p);
+}
+
+TEST(unnamed_masks_keep_the_old_snapshot_version)
+{
+    /* snapshots without names stay byte-identical to those of earlier builds */
+    logtk_parser *p = new_parser("drain");
+    CHECK_STATUS(logtk_parser_add_mask(p, "\\d+", NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_feed(p, "a 1", 3, NULL), LOGTK_OK);
+    void *snap;
+    size_t len;
+    CHECK_STATUS(logtk_parser_save(p, &snap, &len), LOGTK_OK);
+    CHECK(len > 9 && ((const unsigned char *)snap)[8] == 2);
+    logtk_free(snap);
+    CHECK_STATUS(logtk_parser_add_named_mask(p, "X", "x", NULL), LOGTK_ERR_INVALID);
+    logtk_parser_free(p);
+}
