@@ -63,6 +63,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parse_shippers.h"
 
 #define SUB "parse"
 
@@ -98,6 +99,12 @@ static void parse_usage(FILE *out)
             "  --stream              write each row at once with the template as it is then;\n"
             "                        memory does not grow with the input\n"
             "  -q, --quiet           no progress or summary on stderr\n"
+            "  --export KIND FILE    also write the final templates as shipper rules: KIND is\n"
+            "                        lognorm (liblognorm v2 rulebase: rsyslog mmnormalize) or\n"
+            "                        patterndb (syslog-ng db-parser); see logtk-shippers(7)\n"
+            "  --reply rsyslog       answer on stdout as an rsyslog mmexternal plugin: one JSON\n"
+            "                        reply per input line, results under $!logtk\n"
+            "  --reply-input KIND    what rsyslog sends: msg (default) or fulljson\n"
             "  --check               check every row: its template matches its content and\n"
             "                        its parameters are the content's text (report the\n"
             "                        first 10 that do not, and a count; exit 1 if any)\n"
@@ -126,11 +133,15 @@ typedef struct parse_options {
     size_t nparams;
     size_t max_line;
     int stream, quiet, allow_binary, list_parsers, check;
+    const char *export_kind, *export_path; /* --export KIND FILE */
+    const char *reply;                     /* --reply rsyslog */
+    int reply_input;                       /* --reply-input: REPLY_INPUT_* */
 } parse_options;
 
 enum {
     OPT_DATASET = 256, OPT_FORMAT, OPT_MASK, OPT_MASK_FILE, OPT_PARSER, OPT_PARAM, OPT_OUTPUT,
-    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK
+    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK,
+    OPT_EXPORT, OPT_REPLY, OPT_REPLY_INPUT
 };
 
 static const struct option long_options[] = {
@@ -150,6 +161,9 @@ static const struct option long_options[] = {
     {"list-parsers", no_argument, NULL, OPT_LIST},
     {"binary", no_argument, NULL, OPT_BINARY},
     {"check", no_argument, NULL, OPT_CHECK},
+    {"export", required_argument, NULL, OPT_EXPORT},
+    {"reply", required_argument, NULL, OPT_REPLY},
+    {"reply-input", required_argument, NULL, OPT_REPLY_INPUT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -237,6 +251,30 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         case OPT_BINARY: o->allow_binary = 1; break;
         case 'q': o->quiet = 1; break;
         case OPT_CHECK: o->check = 1; break;
+        case OPT_EXPORT:
+            /* two values: KIND here, FILE the next argument (getopt moves it
+             * along with the option when it permutes) */
+            if (!cli_export_kind_known(optarg))
+                return cli_usage_error(SUB, "--export: unknown kind '%s' (lognorm or patterndb)",
+                                       optarg);
+            if (optind >= argc)
+                return cli_usage_error(SUB, "--export %s needs a FILE", optarg);
+            o->export_kind = optarg;
+            o->export_path = argv[optind++];
+            break;
+        case OPT_REPLY:
+            if (strcmp(optarg, "rsyslog") != 0)
+                return cli_usage_error(SUB, "--reply: unknown protocol '%s' (rsyslog)", optarg);
+            o->reply = optarg;
+            break;
+        case OPT_REPLY_INPUT:
+            if (strcmp(optarg, "msg") == 0)
+                o->reply_input = REPLY_INPUT_MSG;
+            else if (strcmp(optarg, "fulljson") == 0)
+                o->reply_input = REPLY_INPUT_FULLJSON;
+            else
+                return cli_usage_error(SUB, "--reply-input: '%s' is not msg or fulljson", optarg);
+            break;
         case 'h': parse_usage(stdout); return EXIT_OK;
         case ':':
             return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
@@ -264,6 +302,16 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
     if (o->templates_path && strcmp(o->templates_path, "-") == 0 && out_is_stdout)
         return cli_usage_error(SUB, "--templates - and the rows cannot both go to stdout; "
                                     "use -o FILE for the rows");
+    if (o->export_path && (o->stream || o->reply))
+        return cli_usage_error(SUB, "--export needs the final templates: leave out --stream "
+                                    "and --reply");
+    if (o->reply && (o->out_path || o->templates_path || o->save_state || o->check ||
+                     *first_file < argc))
+        return cli_usage_error(SUB, "--reply rsyslog reads standard input and answers on "
+                                    "standard output: it takes no FILE, -o, --templates, "
+                                    "--save-state or --check");
+    if (o->reply)
+        o->stream = 1; /* an online parser, no per-line memory */
     if (o->load_state && (o->nmasks || o->nmask_files || o->nparams))
         return cli_usage_error(SUB, "--load-state restores the parser's masks and parameters; "
                                     "it cannot be combined with --mask, --mask-file or --param");
@@ -279,7 +327,9 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         (o->templates_path && cli_refuse_output_is_input(SUB, "--templates", o->templates_path,
                                                          inputs, ninputs) != EXIT_OK) ||
         (o->save_state && cli_refuse_output_is_input(SUB, "--save-state", o->save_state, inputs,
-                                                     ninputs) != EXIT_OK))
+                                                     ninputs) != EXIT_OK) ||
+        (o->export_path && cli_refuse_output_is_input(SUB, "--export", o->export_path, inputs,
+                                                      ninputs) != EXIT_OK))
         return EXIT_USAGE;
     return -1;
 }
@@ -482,6 +532,8 @@ typedef struct parse_run {
     logtk_sink *sink;
     cli_output templates;       /* --templates (cli_templates_write) */
     cli_output state;           /* --save-state */
+    cli_output exported;        /* --export FILE */
+    cli_export *exporter;       /* --export: learns the shapes in pass 2 */
     cli_progress progress;
     uint64_t rows;              /* rows written = the last LineId */
     logtk_slice *params;        /* stream mode: a copy of the event's parameter slices */
@@ -697,6 +749,12 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
         }
         if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
             return sink_failed(run->sink);
+        if (run->exporter && row.template_id &&
+            cli_export_observe(run->exporter, row.template_id, rec.content.ptr, rec.content.len,
+                               row.params, row.nparams) != 0) {
+            cli_error(SUB, "out of memory");
+            return EXIT_DATA;
+        }
         if (run->opt->check && (rc = check_row(run, &row, line.source, line.number)) != EXIT_OK)
             return rc;
         if ((run->rows & 8191) == 0)
@@ -744,6 +802,14 @@ static int open_outputs(parse_run *run)
     if (o->templates_path &&
         cli_output_open(SUB, o->templates_path, &run->templates) != EXIT_OK)
         return EXIT_DATA;
+    if (o->export_path) {
+        if (cli_output_open(SUB, o->export_path, &run->exported) != EXIT_OK)
+            return EXIT_DATA;
+        if ((run->exporter = cli_export_new(o->export_kind)) == NULL) {
+            cli_error(SUB, "out of memory");
+            return EXIT_DATA;
+        }
+    }
     return EXIT_OK;
 }
 
@@ -773,6 +839,23 @@ static int finish_outputs(parse_run *run)
             return EXIT_DATA;
         }
     }
+    if (run->exported.fp) {
+        const char *path = run->opt->export_path;
+        if (cli_export_write(run->exporter, run->exported.fp, &run->set) != 0) {
+            cli_error(SUB, "%s: write error", strcmp(path, "-") ? path : "standard output");
+            return EXIT_DATA;
+        }
+        if (logtk_output_prepare(run->exported.out) != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_output_errmsg(run->exported.out));
+            return EXIT_DATA;
+        }
+        if (cli_export_skipped(run->exporter) && !run->opt->quiet)
+            cli_error(SUB, "--export %s: %llu lines have no rule (a NUL byte, text %s cannot "
+                           "hold, or over 256 shapes of one template)",
+                      run->opt->export_kind,
+                      (unsigned long long)cli_export_skipped(run->exporter),
+                      run->opt->export_kind);
+    }
     const char *state_path = run->opt->save_state;
     if (state_path) {
         void *snap = NULL;
@@ -801,6 +884,9 @@ static int finish_outputs(parse_run *run)
         cli_output_close(SUB, run->opt->templates_path, &run->templates, 1) != EXIT_OK)
         return EXIT_DATA;
     if (run->state.out && cli_output_close(SUB, state_path, &run->state, 1) != EXIT_OK)
+        return EXIT_DATA;
+    if (run->exported.out &&
+        cli_output_close(SUB, run->opt->export_path, &run->exported, 1) != EXIT_OK)
         return EXIT_DATA;
     return EXIT_OK;
 }
@@ -954,7 +1040,9 @@ int cmd_parse(int argc, char **argv)
     run.opt = &opt;
     if (status < 0)
         status = set_up(&opt, &run.format, &run.parser);
-    if (status < 0)
+    if (status < 0 && opt.reply)
+        status = cli_parse_reply_run(SUB, run.format, run.parser, opt.reply_input, opt.max_line);
+    else if (status < 0)
         status = run_parse(&run, argv + first_file, (size_t)(argc - first_file));
 
     logtk_sink_free(run.sink); /* an uncommitted output's temporary file goes away */
@@ -962,6 +1050,9 @@ int cmd_parse(int argc, char **argv)
         cli_output_close(SUB, opt.templates_path, &run.templates, 0);
     if (run.state.out)
         cli_output_close(SUB, opt.save_state, &run.state, 0);
+    if (run.exported.out)
+        cli_output_close(SUB, opt.export_path, &run.exported, 0);
+    cli_export_free(run.exporter);
     if (run.spool)
         fclose(run.spool);
     if (run.spool_path[0]) {
