@@ -359,11 +359,28 @@ static void lognorm_json_string(FILE *fp, const char *s, size_t n)
     fputc('"', fp);
 }
 
-/* One liblognorm field: the narrowest type that took every value seen. */
-static void lognorm_field(FILE *fp, const export_field *f, size_t index, const char *next)
+/*
+ * One liblognorm field: the narrowest type that took every value seen.
+ * `literal_after` is the literal text the rule still has after the field:
+ * where the parse DAG offers several fields at one point, the one leading to
+ * more literal text (the more specific template, as logtk would pick) is
+ * tried first.  Literals keep liblognorm's default priority, 30000, so they
+ * are still tried before any field.
+ */
+static unsigned lognorm_priority(size_t literal_after)
+{
+    return 30001 + 20000 - (unsigned)(literal_after < 20000 ? literal_after : 20000);
+}
+
+/* (priority 0: left out, for comparing fields) */
+static void lognorm_field(FILE *fp, const export_field *f, size_t index, const char *next,
+                          unsigned priority)
 {
     size_t nl = strlen(next);
-    fprintf(fp, "%%{\"name\":\"p%zu\",\"type\":", index);
+    fprintf(fp, "%%{\"name\":\"p%zu\",", index);
+    if (priority)
+        fprintf(fp, "\"priority\":%u,", priority);
+    fputs("\"type\":", fp);
     if (only_digits(f) && !(nl && isdigit((unsigned char)next[0])))
         fputs("\"number\"", fp);
     else if (!f->not_ipv4 && !(nl && (isdigit((unsigned char)next[0]))))
@@ -496,8 +513,16 @@ static int build_rules(cli_export *x, out_rule *rules, size_t n)
             maxf = s->nfields;
     }
     out_rule **order = malloc((n ? n : 1) * sizeof *order);
-    if (order == NULL)
+    size_t *after = malloc((n ? n : 1) * sizeof *after); /* [k] literal bytes after the field */
+    char **spec = calloc(n ? n : 1, sizeof *spec);         /* [k] the field's text, lognorm */
+    size_t *spec_len = calloc(n ? n : 1, sizeof *spec_len);
+    if (order == NULL || after == NULL || spec == NULL || spec_len == NULL) {
+        free(order);
+        free(after);
+        free(spec);
+        free(spec_len);
         return -1;
+    }
     for (size_t f = 0; f < maxf; f++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
@@ -524,21 +549,60 @@ static int build_rules(cli_export *x, out_rule *rules, size_t n)
                 out_rule *r = order[k];
                 r->next += strlen(r->next) + 1;
                 r->skip = 0;
-                if (x->kind == EXPORT_LOGNORM)
-                    lognorm_field(r->fp, &merged, f + 1, r->next);
-                else if (!pdb_field(r->fp, &merged, f + 1, r->next, &r->skip)) {
+                after[k] = 0;
+                const char *lit = r->next;
+                for (size_t g = f + 1; g <= r->s->nfields; g++) {
+                    after[k] += strlen(lit);
+                    lit += strlen(lit) + 1;
+                }
+                if (x->kind == EXPORT_LOGNORM) {
+                    FILE *mem = open_memstream(&spec[k], &spec_len[k]);
+                    if (mem == NULL)
+                        goto nomem;
+                    lognorm_field(mem, &merged, f + 1, r->next, 0);
+                    fclose(mem);
+                }
+            }
+            for (size_t k = i; k < j; k++) {
+                out_rule *r = order[k];
+                if (x->kind == EXPORT_LOGNORM) {
+                    /* the same field in several rules is one node of the DAG only
+                     * with one priority (liblognorm 2.0.6 fails to match when many
+                     * equal fields differ in priority): the most specific rule's */
+                    size_t best = after[k];
+                    for (size_t g = i; g < j; g++)
+                        if (after[g] > best && spec_len[g] == spec_len[k] &&
+                            memcmp(spec[g], spec[k], spec_len[k]) == 0)
+                            best = after[g];
+                    lognorm_field(r->fp, &merged, f + 1, r->next, lognorm_priority(best));
+                } else if (!pdb_field(r->fp, &merged, f + 1, r->next, &r->skip)) {
                     r->dead = 1;
                     continue;
                 }
                 write_literal(x->kind, r);
             }
+            for (size_t k = i; k < j; k++) {
+                free(spec[k]);
+                spec[k] = NULL;
+            }
         }
     }
     free(order);
+    free(after);
+    free(spec);
+    free(spec_len);
     for (size_t i = 0; i < n; i++)
         if (rules[i].fp && fflush(rules[i].fp) != 0)
             return -1;
     return 0;
+nomem:
+    for (size_t k = 0; k < n; k++)
+        free(spec[k]);
+    free(order);
+    free(after);
+    free(spec);
+    free(spec_len);
+    return -1;
 }
 
 int cli_export_write(cli_export *x, FILE *fp, const cli_template_set *set)
