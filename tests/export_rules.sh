@@ -79,19 +79,32 @@ lognorm_events() { # RULEBASE CONTENT OUT
         sed -n 's/.*"event\.tags": \[ "\([^"]*\)".*/\1/p; t; s/.*/-/p' > "$3"
 }
 
-# syslog-ng db-parser(): the daemon reads CONTENT (no-parse: the whole line is
-# $MESSAGE) and writes each message's rule id ("" when none matched).
-pdb_events() { # PATTERNDB CONTENT OUT
+# syslog-ng db-parser(): the daemon reads INPUT (no-parse: the whole line is
+# $MESSAGE) and writes each message's rule id ("" when none matched).  With
+# HEADER-REGEX, INPUT is the raw log: regexp-parser() cuts the header off
+# (named group Content) and db-parser() matches that, as logtk-shippers(7)
+# shows; without, INPUT holds the contents.
+pdb_events() { # PATTERNDB INPUT OUT [HEADER-REGEX]
     n=$(wc -l < "$2")
     d=$work/sng
     rm -rf "$d" && mkdir -p "$d"
+    if [ -n "${4:-}" ]; then
+        header="parser p_header { regexp-parser(prefix(\".logtk.\") patterns('$4')); };"
+        db="db-parser(file(\"$1\") template(\"\\\${.logtk.Content}\"))"
+        path="parser(p_header); parser(p_db);"
+    else
+        header=
+        db="db-parser(file(\"$1\"))"
+        path="parser(p_db);"
+    fi
     cat > "$d/conf" <<EOF
 @version: 3.38
 options { stats-freq(0); };
 source s_in { file("$2" flags(no-parse) follow-freq(1)); };
-parser p_db { db-parser(file("$1")); };
+$header
+parser p_db { $db; };
 destination d_out { file("$d/out" template("\${.classifier.rule_id}\n")); };
-log { source(s_in); parser(p_db); destination(d_out); };
+log { source(s_in); $path destination(d_out); };
 EOF
     LD_LIBRARY_PATH=$SNG_LIB "$SNG/usr/sbin/syslog-ng" -F --no-caps -f "$d/conf" \
         --module-path="$SNG_MODULES" -R "$d/persist" -p "$d/pid" -c "$d/ctl" \
@@ -222,6 +235,37 @@ else
     set -- $r
     check "$1" "$2" "$3" "$4" lognorm
     check "$1" "$2" "$5" "$6" patterndb
+fi
+# The header recipe of logtk-shippers(7): syslog-ng on the raw log, regexp-parser()
+# then db-parser(template()).
+if [ $have_sng = 1 ]; then
+    if [ -n "${LOGTK_LOGHUB:-}" ] && [ -d "$LOGTK_LOGHUB/HDFS" ]; then
+        raw=$LOGTK_LOGHUB/HDFS/HDFS_2k.log
+        regex='^\d+ \d+ \d+ \S+ [^:]+: (?<Content>.*?)\r?$'
+        "$LOGTK" parse -q --dataset HDFS --export patterndb "$work/rules.xml" \
+            -o "$work/rows.tsv" "$raw"
+    else
+        raw=$sample
+        regex='^(?:\S+ \S+ \S+ [^:]+: )?(?<Content>.*?)\r?$'
+        "$LOGTK" parse -q --format '<Date> <Time> <Level> <Component>: <Content>' \
+            --export patterndb "$work/rules.xml" -o "$work/rows.tsv" "$raw"
+    fi
+    split_rows "$work/rows.tsv" "$work/content" "$work/events"
+    n=$(wc -l < "$work/events")
+    if pdb_events "$work/rules.xml" "$raw" "$work/raw.events" "$regex"; then
+        set -- $(score "$work/events" "$work/raw.events")
+        echo "syslog-ng header recipe: $n lines, $1 matched, $2 agree"
+        if [ "$1" = "$n" ] && [ "$2" = "$n" ]; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "FAIL: syslog-ng regexp-parser + db-parser on the raw log"
+            paste "$work/events" "$work/raw.events" | awk -F '\t' '$1 != $2' | head -n 5
+        fi
+    else
+        failed=$((failed + 1))
+        echo "FAIL: syslog-ng regexp-parser + db-parser did not run"
+    fi
 fi
 # pdbtool match, line by line, on the first line of every event of the last log
 if [ $have_sng = 1 ]; then
