@@ -236,6 +236,24 @@ else
     check "$1" "$2" "$3" "$4" lognorm
     check "$1" "$2" "$5" "$6" patterndb
 fi
+# Literal text each format must escape ('%' and '\\' for liblognorm, '@' and XML's
+# characters for patterndb), blank runs, an empty parameter, a field right
+# before '@' and tabs.
+printf '%s\n' \
+    'disk 50% full on /dev/sda1 <warn> & "quoted" it'"'"'s' \
+    'disk 75% full on /dev/sdb2 <warn> & "quoted" it'"'"'s' \
+    'user bob@example.org logged in from C:\\Users\\bob' \
+    'user al@example.org logged in from C:\\Users\\al' \
+    'job 17 done  in 3 s' 'job 18 done in 4 s' 'job 19 done   in  s' \
+    'key=ab@@cd value=1' 'key=xy@@zz value=2' \
+    "tab	separated	12" "tab	separated	13" > "$work/escapes.log"
+r=$(measure escapes "$work/escapes.log" --format '<Content>') ||
+    { failed=$((failed + 1)); r="escapes 0 - - - -"; echo "FAIL: escapes: could not measure"; }
+echo "$r"
+set -- $r
+check "$1" "$2" "$3" "$4" lognorm
+check "$1" "$2" "$5" "$6" patterndb
+
 # The header recipe of logtk-shippers(7): syslog-ng on the raw log, regexp-parser()
 # then db-parser(template()).
 if [ $have_sng = 1 ]; then
