@@ -105,6 +105,9 @@ static void parse_usage(FILE *out)
             "  --reply rsyslog       answer on stdout as an rsyslog mmexternal plugin: one JSON\n"
             "                        reply per input line, results under $!logtk\n"
             "  --reply-input KIND    what rsyslog sends: msg (default) or fulljson\n"
+            "  --reply-alert OPT=VAL streaming anomaly alerts in each reply (Alerts, Anomaly):\n"
+            "                        new_template=1, rare_count=N, bucket=LINES, ngram=N,\n"
+            "                        top_k=K, rate_factor=F, warmup=N (repeatable)\n"
             "  --check               check every row: its template matches its content and\n"
             "                        its parameters are the content's text (report the\n"
             "                        first 10 that do not, and a count; exit 1 if any)\n"
@@ -136,12 +139,14 @@ typedef struct parse_options {
     const char *export_kind, *export_path; /* --export KIND FILE */
     const char *reply;                     /* --reply rsyslog */
     int reply_input;                       /* --reply-input: REPLY_INPUT_* */
+    const char **alerts;                   /* --reply-alert NAME=VALUE */
+    size_t nalerts;
 } parse_options;
 
 enum {
     OPT_DATASET = 256, OPT_FORMAT, OPT_MASK, OPT_MASK_FILE, OPT_PARSER, OPT_PARAM, OPT_OUTPUT,
     OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK,
-    OPT_EXPORT, OPT_REPLY, OPT_REPLY_INPUT
+    OPT_EXPORT, OPT_REPLY, OPT_REPLY_INPUT, OPT_REPLY_ALERT
 };
 
 static const struct option long_options[] = {
@@ -164,6 +169,7 @@ static const struct option long_options[] = {
     {"export", required_argument, NULL, OPT_EXPORT},
     {"reply", required_argument, NULL, OPT_REPLY},
     {"reply-input", required_argument, NULL, OPT_REPLY_INPUT},
+    {"reply-alert", required_argument, NULL, OPT_REPLY_ALERT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -275,6 +281,11 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
             else
                 return cli_usage_error(SUB, "--reply-input: '%s' is not msg or fulljson", optarg);
             break;
+        case OPT_REPLY_ALERT:
+            if (strchr(optarg, '=') == NULL || optarg[0] == '=')
+                return cli_usage_error(SUB, "--reply-alert needs NAME=VALUE, got '%s'", optarg);
+            bad_alloc = push(&o->alerts, &o->nalerts, optarg);
+            break;
         case 'h': parse_usage(stdout); return EXIT_OK;
         case ':':
             return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
@@ -310,6 +321,8 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         return cli_usage_error(SUB, "--reply rsyslog reads standard input and answers on "
                                     "standard output: it takes no FILE, -o, --templates, "
                                     "--save-state or --check");
+    if (o->nalerts && !o->reply)
+        return cli_usage_error(SUB, "--reply-alert goes with --reply rsyslog");
     if (o->reply)
         o->stream = 1; /* an online parser, no per-line memory */
     if (o->load_state && (o->nmasks || o->nmask_files || o->nparams))
@@ -1041,7 +1054,8 @@ int cmd_parse(int argc, char **argv)
     if (status < 0)
         status = set_up(&opt, &run.format, &run.parser);
     if (status < 0 && opt.reply)
-        status = cli_parse_reply_run(SUB, run.format, run.parser, opt.reply_input, opt.max_line);
+        status = cli_parse_reply_run(SUB, run.format, run.parser, opt.reply_input, opt.max_line,
+                                     opt.alerts, opt.nalerts);
     else if (status < 0)
         status = run_parse(&run, argv + first_file, (size_t)(argc - first_file));
 
@@ -1066,5 +1080,6 @@ int cmd_parse(int argc, char **argv)
     free(opt.masks);
     free(opt.mask_files);
     free(opt.params);
+    free(opt.alerts);
     return status;
 }

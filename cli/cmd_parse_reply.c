@@ -13,6 +13,8 @@
  *     "ParameterList":[...],"NewTemplate":true,"TemplateChanged":false,
  *     <header fields of --format/--dataset by name>}}}
  *
+ * (with --reply-alert, also "Alerts":[{"Kind":"rare-template","EventId":"E7",
+ * "Value":1}] and "Anomaly":true when an alert concerns this message's event)
  * which rsyslog merges into the message's $! tree, so a template can use
  * $!logtk!EventId.  Each reply is flushed at once: rsyslog waits for it
  * before it sends the next message of the batch, so a buffered reply would
@@ -254,6 +256,8 @@ typedef struct reply_run {
     size_t params_cap;
     char *copy;          /* fulljson: the line, decoded in place */
     size_t copy_cap;
+    logtk_stream *alerts; /* --reply-alert: streaming detectors, or NULL */
+    uint64_t messages;    /* their clock */
 } reply_run;
 
 static int write_reply(reply_run *r, const logtk_record *rec, const logtk_event *ev)
@@ -279,6 +283,22 @@ static int write_reply(reply_run *r, const logtk_record *rec, const logtk_event 
     }
     fprintf(fp, "],\"NewTemplate\":%s,\"TemplateChanged\":%s", ev->created ? "true" : "false",
             ev->changed ? "true" : "false");
+    if (r->alerts) {
+        const logtk_stream_alert *alerts = NULL;
+        size_t n = 0;
+        if (logtk_stream_observe(r->alerts, ev->template_id, (double)++r->messages, &alerts, &n) !=
+            LOGTK_OK)
+            return -1;
+        int anomaly = 0;
+        fputs(",\"Alerts\":[", fp);
+        for (size_t i = 0; i < n; i++) {
+            fprintf(fp, "%s{\"Kind\":\"%s\",\"EventId\":\"E%u\",\"Value\":%.17g}", i ? "," : "",
+                    logtk_stream_alert_name(alerts[i].kind), (unsigned)alerts[i].event,
+                    alerts[i].value);
+            anomaly |= alerts[i].event == ev->template_id;
+        }
+        fprintf(fp, "],\"Anomaly\":%s", anomaly ? "true" : "false");
+    }
     if (rec->matched) {
         for (size_t i = 0; i < rec->nfields; i++) {
             fputc(',', fp);
@@ -290,17 +310,48 @@ static int write_reply(reply_run *r, const logtk_record *rec, const logtk_event 
     return rc == LOGTK_OK ? 0 : -1;
 }
 
+/* --reply-alert NAME=VALUE: the streaming detectors.  Returns -1 to go on or an exit status. */
+static int set_up_alerts(reply_run *r, const char *const *opts, size_t n)
+{
+    if (n == 0)
+        return -1;
+    if (logtk_stream_new(&r->alerts) != LOGTK_OK) {
+        cli_error(r->sub, "out of memory");
+        return EXIT_DATA;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char name[64];
+        const char *eq = strchr(opts[i], '=');
+        size_t len = (size_t)(eq - opts[i]);
+        if (len >= sizeof name)
+            len = sizeof name - 1;
+        memcpy(name, opts[i], len);
+        name[len] = '\0';
+        if (logtk_stream_set_option(r->alerts, name, eq + 1) != LOGTK_OK)
+            return cli_usage_error(r->sub, "--reply-alert %s: %s", opts[i],
+                                   logtk_stream_errmsg(r->alerts));
+    }
+    return -1;
+}
+
 int cli_parse_reply_run(const char *subcommand, logtk_format *format, logtk_parser *parser,
-                        int input_kind, size_t max_line)
+                        int input_kind, size_t max_line, const char *const *alert_opts,
+                        size_t nalert_opts)
 {
     reply_run r;
     memset(&r, 0, sizeof r);
     r.sub = subcommand;
     r.format = format;
     r.parser = parser;
+    int set_up = set_up_alerts(&r, alert_opts, nalert_opts);
+    if (set_up >= 0) {
+        logtk_stream_free(r.alerts);
+        return set_up;
+    }
     logtk_reader *reader = NULL;
     if (logtk_reader_new(&reader) != LOGTK_OK) {
         cli_error(subcommand, "out of memory");
+        logtk_stream_free(r.alerts);
         return EXIT_DATA;
     }
     if (max_line)
@@ -309,6 +360,7 @@ int cli_parse_reply_run(const char *subcommand, logtk_format *format, logtk_pars
     if (logtk_reader_open_path(reader, "-") != LOGTK_OK) {
         cli_error(subcommand, "%s", logtk_reader_errmsg(reader));
         logtk_reader_free(reader);
+        logtk_stream_free(r.alerts);
         return EXIT_DATA;
     }
     logtk_line line;
@@ -377,6 +429,7 @@ int cli_parse_reply_run(const char *subcommand, logtk_format *format, logtk_pars
         }
     }
     logtk_reader_free(reader);
+    logtk_stream_free(r.alerts);
     free(r.params);
     free(r.copy);
     return status;

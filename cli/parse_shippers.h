@@ -49,10 +49,14 @@ enum { REPLY_INPUT_MSG = 0, REPLY_INPUT_FULLJSON = 1 };
 /**
  * Runs the mmexternal protocol on standard input: one reply line on standard
  * output per input line, in order, flushed at once.  The parser must be
- * online and set up; `format` splits each message.  Returns EXIT_OK at end
- * of input, EXIT_DATA when standard input or output fails.
+ * online and set up; `format` splits each message.  alerts[0..nalerts)
+ * ("NAME=VALUE", logtk_stream options) turn on streaming anomaly alerts,
+ * clocked by the message count.  Returns EXIT_OK at end of input,
+ * EXIT_USAGE for a bad alert option, EXIT_DATA when standard input or output
+ * fails.
  */
 int cli_parse_reply_run(const char *subcommand, logtk_format *format, logtk_parser *parser,
-                        int input_kind, size_t max_line);
+                        int input_kind, size_t max_line, const char *const *alerts,
+                        size_t nalerts);
 
 #endif
