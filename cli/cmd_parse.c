@@ -101,7 +101,8 @@ static void parse_usage(FILE *out)
             "  -q, --quiet           no progress or summary on stderr\n"
             "  --export KIND FILE    also write the final templates as shipper rules: KIND is\n"
             "                        lognorm (liblognorm v2 rulebase: rsyslog mmnormalize) or\n"
-            "                        patterndb (syslog-ng db-parser); see logtk-shippers(7)\n"
+            "                        patterndb (syslog-ng db-parser); once per KIND;\n"
+            "                        see logtk-shippers(7)\n"
             "  --reply rsyslog       answer on stdout as an rsyslog mmexternal plugin: one JSON\n"
             "                        reply per input line, results under $!logtk\n"
             "  --reply-input KIND    what rsyslog sends: msg (default) or fulljson\n"
@@ -136,7 +137,8 @@ typedef struct parse_options {
     size_t nparams;
     size_t max_line;
     int stream, quiet, allow_binary, list_parsers, check;
-    const char *export_kind, *export_path; /* --export KIND FILE */
+    const char *export_kind[2], *export_path[2]; /* --export KIND FILE, once per kind */
+    size_t nexports;
     const char *reply;                     /* --reply rsyslog */
     int reply_input;                       /* --reply-input: REPLY_INPUT_* */
     const char **alerts;                   /* --reply-alert NAME=VALUE */
@@ -265,8 +267,11 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
                                        optarg);
             if (optind >= argc)
                 return cli_usage_error(SUB, "--export %s needs a FILE", optarg);
-            o->export_kind = optarg;
-            o->export_path = argv[optind++];
+            for (size_t i = 0; i < o->nexports; i++)
+                if (strcmp(o->export_kind[i], optarg) == 0)
+                    return cli_usage_error(SUB, "--export %s given twice", optarg);
+            o->export_kind[o->nexports] = optarg; /* two kinds: never more than 2 */
+            o->export_path[o->nexports++] = argv[optind++];
             break;
         case OPT_REPLY:
             if (strcmp(optarg, "rsyslog") != 0)
@@ -313,7 +318,7 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
     if (o->templates_path && strcmp(o->templates_path, "-") == 0 && out_is_stdout)
         return cli_usage_error(SUB, "--templates - and the rows cannot both go to stdout; "
                                     "use -o FILE for the rows");
-    if (o->export_path && (o->stream || o->reply))
+    if (o->nexports && (o->stream || o->reply))
         return cli_usage_error(SUB, "--export needs the final templates: leave out --stream "
                                     "and --reply");
     if (o->reply && (o->out_path || o->templates_path || o->save_state || o->check ||
@@ -341,8 +346,10 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
                                                          inputs, ninputs) != EXIT_OK) ||
         (o->save_state && cli_refuse_output_is_input(SUB, "--save-state", o->save_state, inputs,
                                                      ninputs) != EXIT_OK) ||
-        (o->export_path && cli_refuse_output_is_input(SUB, "--export", o->export_path, inputs,
-                                                      ninputs) != EXIT_OK))
+        (o->nexports && cli_refuse_output_is_input(SUB, "--export", o->export_path[0], inputs,
+                                                   ninputs) != EXIT_OK) ||
+        (o->nexports > 1 && cli_refuse_output_is_input(SUB, "--export", o->export_path[1],
+                                                       inputs, ninputs) != EXIT_OK))
         return EXIT_USAGE;
     return -1;
 }
@@ -545,8 +552,8 @@ typedef struct parse_run {
     logtk_sink *sink;
     cli_output templates;       /* --templates (cli_templates_write) */
     cli_output state;           /* --save-state */
-    cli_output exported;        /* --export FILE */
-    cli_export *exporter;       /* --export: learns the shapes in pass 2 */
+    cli_output exported[2];     /* --export FILE, in option order */
+    cli_export *exporter[2];    /* --export: learn the shapes in pass 2 */
     cli_progress progress;
     uint64_t rows;              /* rows written = the last LineId */
     logtk_slice *params;        /* stream mode: a copy of the event's parameter slices */
@@ -762,11 +769,12 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
         }
         if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
             return sink_failed(run->sink);
-        if (run->exporter && row.template_id &&
-            cli_export_observe(run->exporter, row.template_id, rec.content.ptr, rec.content.len,
-                               row.params, row.nparams) != 0) {
-            cli_error(SUB, "out of memory");
-            return EXIT_DATA;
+        for (size_t x = 0; x < run->opt->nexports && row.template_id; x++) {
+            if (cli_export_observe(run->exporter[x], row.template_id, rec.content.ptr,
+                                   rec.content.len, row.params, row.nparams) != 0) {
+                cli_error(SUB, "out of memory");
+                return EXIT_DATA;
+            }
         }
         if (run->opt->check && (rc = check_row(run, &row, line.source, line.number)) != EXIT_OK)
             return rc;
@@ -815,10 +823,10 @@ static int open_outputs(parse_run *run)
     if (o->templates_path &&
         cli_output_open(SUB, o->templates_path, &run->templates) != EXIT_OK)
         return EXIT_DATA;
-    if (o->export_path) {
-        if (cli_output_open(SUB, o->export_path, &run->exported) != EXIT_OK)
+    for (size_t x = 0; x < o->nexports; x++) {
+        if (cli_output_open(SUB, o->export_path[x], &run->exported[x]) != EXIT_OK)
             return EXIT_DATA;
-        if ((run->exporter = cli_export_new(o->export_kind)) == NULL) {
+        if ((run->exporter[x] = cli_export_new(o->export_kind[x])) == NULL) {
             cli_error(SUB, "out of memory");
             return EXIT_DATA;
         }
@@ -852,22 +860,20 @@ static int finish_outputs(parse_run *run)
             return EXIT_DATA;
         }
     }
-    if (run->exported.fp) {
-        const char *path = run->opt->export_path;
-        if (cli_export_write(run->exporter, run->exported.fp, &run->set) != 0) {
+    for (size_t x = 0; x < run->opt->nexports; x++) {
+        const char *path = run->opt->export_path[x], *kind = run->opt->export_kind[x];
+        if (cli_export_write(run->exporter[x], run->exported[x].fp, &run->set) != 0) {
             cli_error(SUB, "%s: write error", strcmp(path, "-") ? path : "standard output");
             return EXIT_DATA;
         }
-        if (logtk_output_prepare(run->exported.out) != LOGTK_OK) {
-            cli_error(SUB, "%s", logtk_output_errmsg(run->exported.out));
+        if (logtk_output_prepare(run->exported[x].out) != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_output_errmsg(run->exported[x].out));
             return EXIT_DATA;
         }
-        if (cli_export_skipped(run->exporter) && !run->opt->quiet)
+        if (cli_export_skipped(run->exporter[x]) && !run->opt->quiet)
             cli_error(SUB, "--export %s: %llu lines have no rule (a NUL byte, text %s cannot "
                            "hold, or over 256 shapes of one template)",
-                      run->opt->export_kind,
-                      (unsigned long long)cli_export_skipped(run->exporter),
-                      run->opt->export_kind);
+                      kind, (unsigned long long)cli_export_skipped(run->exporter[x]), kind);
     }
     const char *state_path = run->opt->save_state;
     if (state_path) {
@@ -898,9 +904,9 @@ static int finish_outputs(parse_run *run)
         return EXIT_DATA;
     if (run->state.out && cli_output_close(SUB, state_path, &run->state, 1) != EXIT_OK)
         return EXIT_DATA;
-    if (run->exported.out &&
-        cli_output_close(SUB, run->opt->export_path, &run->exported, 1) != EXIT_OK)
-        return EXIT_DATA;
+    for (size_t x = 0; x < run->opt->nexports; x++)
+        if (cli_output_close(SUB, run->opt->export_path[x], &run->exported[x], 1) != EXIT_OK)
+            return EXIT_DATA;
     return EXIT_OK;
 }
 
@@ -1064,9 +1070,11 @@ int cmd_parse(int argc, char **argv)
         cli_output_close(SUB, opt.templates_path, &run.templates, 0);
     if (run.state.out)
         cli_output_close(SUB, opt.save_state, &run.state, 0);
-    if (run.exported.out)
-        cli_output_close(SUB, opt.export_path, &run.exported, 0);
-    cli_export_free(run.exporter);
+    for (size_t x = 0; x < 2; x++) {
+        if (run.exported[x].out)
+            cli_output_close(SUB, opt.export_path[x], &run.exported[x], 0);
+        cli_export_free(run.exporter[x]);
+    }
     if (run.spool)
         fclose(run.spool);
     if (run.spool_path[0]) {

@@ -158,8 +158,8 @@ pct() { awk -v a="$1" -v n="$2" 'BEGIN { printf "%.2f%%", n ? 100 * a / n : 0 }'
 measure() { # NAME INPUT PARSE-ARGS...
     name=$1 input=$2
     shift 2
-    "$LOGTK" parse -q "$@" --export lognorm "$work/rules.rb" -o "$work/rows.tsv" "$input" || return 1
-    "$LOGTK" parse -q "$@" --export patterndb "$work/rules.xml" -o /dev/null "$input" || return 1
+    "$LOGTK" parse -q "$@" --export lognorm "$work/rules.rb" --export patterndb "$work/rules.xml" \
+        -o "$work/rows.tsv" "$input" || return 1
     split_rows "$work/rows.tsv" "$work/content" "$work/events"
     lines=$(wc -l < "$work/events")
     ln="- -" pdb="- -"
