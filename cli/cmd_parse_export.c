@@ -423,8 +423,10 @@ static int pdb_field(FILE *fp, const export_field *f, size_t index, const char *
         fprintf(fp, "@IPv4:p%zu@", index);
         return 1;
     }
-    if (!has_byte(f, '@') && (nl == 0 || !has_byte(f, (unsigned char)next[0]))) {
-        /* STRING: alphanumerics plus the other bytes seen, greedy */
+    if (!has_byte(f, '@') &&
+        (nl == 0 || (!has_byte(f, (unsigned char)next[0]) && !isalnum((unsigned char)next[0])))) {
+        /* STRING: alphanumerics plus the other bytes seen, greedy (so it must
+         * stop at the next literal's first byte: neither seen nor alphanumeric) */
         char extra[257];
         size_t k = 0;
         for (int c = 1; c < 256; c++)
