@@ -321,11 +321,10 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
     if (o->nexports && (o->stream || o->reply))
         return cli_usage_error(SUB, "--export needs the final templates: leave out --stream "
                                     "and --reply");
-    if (o->reply && (o->out_path || o->templates_path || o->save_state || o->check ||
-                     *first_file < argc))
+    if (o->reply && (o->out_path || o->templates_path || o->check || *first_file < argc))
         return cli_usage_error(SUB, "--reply rsyslog reads standard input and answers on "
-                                    "standard output: it takes no FILE, -o, --templates, "
-                                    "--save-state or --check");
+                                    "standard output: it takes no FILE, -o, --templates "
+                                    "or --check");
     if (o->nalerts && !o->reply)
         return cli_usage_error(SUB, "--reply-alert goes with --reply rsyslog");
     if (o->reply)
@@ -1044,6 +1043,20 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     return status;
 }
 
+/* --reply --save-state: the parser state at the end of the input. */
+static int save_reply_state(logtk_parser *parser, const char *path)
+{
+    void *snap = NULL;
+    size_t len = 0;
+    if (logtk_parser_save(parser, &snap, &len) != LOGTK_OK) {
+        cli_error(SUB, "--save-state: %s", logtk_parser_errmsg(parser));
+        return EXIT_DATA;
+    }
+    int status = cli_write_file_atomic(SUB, path, snap, len);
+    logtk_free(snap);
+    return status;
+}
+
 int cmd_parse(int argc, char **argv)
 {
     parse_options opt;
@@ -1059,9 +1072,12 @@ int cmd_parse(int argc, char **argv)
     run.opt = &opt;
     if (status < 0)
         status = set_up(&opt, &run.format, &run.parser);
-    if (status < 0 && opt.reply)
+    if (status < 0 && opt.reply) {
         status = cli_parse_reply_run(SUB, run.format, run.parser, opt.reply_input, opt.max_line,
                                      opt.alerts, opt.nalerts);
+        if (status == EXIT_OK && opt.save_state) /* rsyslog closed our input: keep the templates */
+            status = save_reply_state(run.parser, opt.save_state);
+    }
     else if (status < 0)
         status = run_parse(&run, argv + first_file, (size_t)(argc - first_file));
 
