@@ -63,6 +63,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parse_shippers.h"
 
 #define SUB "parse"
 
@@ -99,6 +100,16 @@ static void parse_usage(FILE *out)
             "  --stream              write each row at once with the template as it is then;\n"
             "                        memory does not grow with the input\n"
             "  -q, --quiet           no progress or summary on stderr\n"
+            "  --export KIND FILE    also write the final templates as shipper rules: KIND is\n"
+            "                        lognorm (liblognorm v2 rulebase: rsyslog mmnormalize) or\n"
+            "                        patterndb (syslog-ng db-parser); once per KIND;\n"
+            "                        see logtk-shippers(7)\n"
+            "  --reply rsyslog       answer on stdout as an rsyslog mmexternal plugin: one JSON\n"
+            "                        reply per input line, results under $!logtk\n"
+            "  --reply-input KIND    what rsyslog sends: msg (default) or fulljson\n"
+            "  --reply-alert OPT=VAL streaming anomaly alerts in each reply (Alerts, Anomaly):\n"
+            "                        new_template=1, rare_count=N, bucket=LINES, ngram=N,\n"
+            "                        top_k=K, rate_factor=F, warmup=N (repeatable)\n"
             "  --check               check every row: its template matches its content and\n"
             "                        its parameters are the content's text (report the\n"
             "                        first 10 that do not, and a count; exit 1 if any)\n"
@@ -127,11 +138,18 @@ typedef struct parse_options {
     size_t nparams;
     size_t max_line;
     int stream, quiet, allow_binary, list_parsers, check;
+    const char *export_kind[2], *export_path[2]; /* --export KIND FILE, once per kind */
+    size_t nexports;
+    const char *reply;                     /* --reply rsyslog */
+    int reply_input;                       /* --reply-input: REPLY_INPUT_* */
+    const char **alerts;                   /* --reply-alert NAME=VALUE */
+    size_t nalerts;
 } parse_options;
 
 enum {
     OPT_DATASET = 256, OPT_FORMAT, OPT_MASK, OPT_MASK_FILE, OPT_PARSER, OPT_PARAM, OPT_OUTPUT,
-    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK
+    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK,
+    OPT_EXPORT, OPT_REPLY, OPT_REPLY_INPUT, OPT_REPLY_ALERT
 };
 
 static const struct option long_options[] = {
@@ -151,6 +169,10 @@ static const struct option long_options[] = {
     {"list-parsers", no_argument, NULL, OPT_LIST},
     {"binary", no_argument, NULL, OPT_BINARY},
     {"check", no_argument, NULL, OPT_CHECK},
+    {"export", required_argument, NULL, OPT_EXPORT},
+    {"reply", required_argument, NULL, OPT_REPLY},
+    {"reply-input", required_argument, NULL, OPT_REPLY_INPUT},
+    {"reply-alert", required_argument, NULL, OPT_REPLY_ALERT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -238,6 +260,38 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         case OPT_BINARY: o->allow_binary = 1; break;
         case 'q': o->quiet = 1; break;
         case OPT_CHECK: o->check = 1; break;
+        case OPT_EXPORT:
+            /* two values: KIND here, FILE the next argument (getopt moves it
+             * along with the option when it permutes) */
+            if (!cli_export_kind_known(optarg))
+                return cli_usage_error(SUB, "--export: unknown kind '%s' (lognorm or patterndb)",
+                                       optarg);
+            if (optind >= argc)
+                return cli_usage_error(SUB, "--export %s needs a FILE", optarg);
+            for (size_t i = 0; i < o->nexports; i++)
+                if (strcmp(o->export_kind[i], optarg) == 0)
+                    return cli_usage_error(SUB, "--export %s given twice", optarg);
+            o->export_kind[o->nexports] = optarg; /* two kinds: never more than 2 */
+            o->export_path[o->nexports++] = argv[optind++];
+            break;
+        case OPT_REPLY:
+            if (strcmp(optarg, "rsyslog") != 0)
+                return cli_usage_error(SUB, "--reply: unknown protocol '%s' (rsyslog)", optarg);
+            o->reply = optarg;
+            break;
+        case OPT_REPLY_INPUT:
+            if (strcmp(optarg, "msg") == 0)
+                o->reply_input = REPLY_INPUT_MSG;
+            else if (strcmp(optarg, "fulljson") == 0)
+                o->reply_input = REPLY_INPUT_FULLJSON;
+            else
+                return cli_usage_error(SUB, "--reply-input: '%s' is not msg or fulljson", optarg);
+            break;
+        case OPT_REPLY_ALERT:
+            if (strchr(optarg, '=') == NULL || optarg[0] == '=')
+                return cli_usage_error(SUB, "--reply-alert needs NAME=VALUE, got '%s'", optarg);
+            bad_alloc = push(&o->alerts, &o->nalerts, optarg);
+            break;
         case 'h': parse_usage(stdout); return EXIT_OK;
         case ':':
             return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
@@ -265,6 +319,17 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
     if (o->templates_path && strcmp(o->templates_path, "-") == 0 && out_is_stdout)
         return cli_usage_error(SUB, "--templates - and the rows cannot both go to stdout; "
                                     "use -o FILE for the rows");
+    if (o->nexports && (o->stream || o->reply))
+        return cli_usage_error(SUB, "--export needs the final templates: leave out --stream "
+                                    "and --reply");
+    if (o->reply && (o->out_path || o->templates_path || o->check || *first_file < argc))
+        return cli_usage_error(SUB, "--reply rsyslog reads standard input and answers on "
+                                    "standard output: it takes no FILE, -o, --templates "
+                                    "or --check");
+    if (o->nalerts && !o->reply)
+        return cli_usage_error(SUB, "--reply-alert goes with --reply rsyslog");
+    if (o->reply)
+        o->stream = 1; /* an online parser, no per-line memory */
     if (o->load_state && (o->nmasks || o->nmask_files || o->nparams))
         return cli_usage_error(SUB, "--load-state restores the parser's masks and parameters; "
                                     "it cannot be combined with --mask, --mask-file or --param");
@@ -280,7 +345,11 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         (o->templates_path && cli_refuse_output_is_input(SUB, "--templates", o->templates_path,
                                                          inputs, ninputs) != EXIT_OK) ||
         (o->save_state && cli_refuse_output_is_input(SUB, "--save-state", o->save_state, inputs,
-                                                     ninputs) != EXIT_OK))
+                                                     ninputs) != EXIT_OK) ||
+        (o->nexports && cli_refuse_output_is_input(SUB, "--export", o->export_path[0], inputs,
+                                                   ninputs) != EXIT_OK) ||
+        (o->nexports > 1 && cli_refuse_output_is_input(SUB, "--export", o->export_path[1],
+                                                       inputs, ninputs) != EXIT_OK))
         return EXIT_USAGE;
     return -1;
 }
@@ -497,6 +566,8 @@ typedef struct parse_run {
     logtk_sink *sink;
     cli_output templates;       /* --templates (cli_templates_write) */
     cli_output state;           /* --save-state */
+    cli_output exported[2];     /* --export FILE, in option order */
+    cli_export *exporter[2];    /* --export: learn the shapes in pass 2 */
     cli_progress progress;
     uint64_t rows;              /* rows written = the last LineId */
     logtk_slice *params;        /* stream mode: a copy of the event's parameter slices */
@@ -712,6 +783,13 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
         }
         if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
             return sink_failed(run->sink);
+        for (size_t x = 0; x < run->opt->nexports && row.template_id; x++) {
+            if (cli_export_observe(run->exporter[x], row.template_id, rec.content.ptr,
+                                   rec.content.len, row.params, row.nparams) != 0) {
+                cli_error(SUB, "out of memory");
+                return EXIT_DATA;
+            }
+        }
         if (run->opt->check && (rc = check_row(run, &row, line.source, line.number)) != EXIT_OK)
             return rc;
         if ((run->rows & 8191) == 0)
@@ -759,6 +837,14 @@ static int open_outputs(parse_run *run)
     if (o->templates_path &&
         cli_output_open(SUB, o->templates_path, &run->templates) != EXIT_OK)
         return EXIT_DATA;
+    for (size_t x = 0; x < o->nexports; x++) {
+        if (cli_output_open(SUB, o->export_path[x], &run->exported[x]) != EXIT_OK)
+            return EXIT_DATA;
+        if ((run->exporter[x] = cli_export_new(o->export_kind[x])) == NULL) {
+            cli_error(SUB, "out of memory");
+            return EXIT_DATA;
+        }
+    }
     return EXIT_OK;
 }
 
@@ -787,6 +873,21 @@ static int finish_outputs(parse_run *run)
             cli_error(SUB, "%s", logtk_output_errmsg(run->templates.out));
             return EXIT_DATA;
         }
+    }
+    for (size_t x = 0; x < run->opt->nexports; x++) {
+        const char *path = run->opt->export_path[x], *kind = run->opt->export_kind[x];
+        if (cli_export_write(run->exporter[x], run->exported[x].fp, &run->set) != 0) {
+            cli_error(SUB, "%s: write error", strcmp(path, "-") ? path : "standard output");
+            return EXIT_DATA;
+        }
+        if (logtk_output_prepare(run->exported[x].out) != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_output_errmsg(run->exported[x].out));
+            return EXIT_DATA;
+        }
+        if (cli_export_skipped(run->exporter[x]) && !run->opt->quiet)
+            cli_error(SUB, "--export %s: %llu lines have no rule (a NUL byte, text %s cannot "
+                           "hold, or over 256 shapes of one template)",
+                      kind, (unsigned long long)cli_export_skipped(run->exporter[x]), kind);
     }
     const char *state_path = run->opt->save_state;
     if (state_path) {
@@ -817,6 +918,9 @@ static int finish_outputs(parse_run *run)
         return EXIT_DATA;
     if (run->state.out && cli_output_close(SUB, state_path, &run->state, 1) != EXIT_OK)
         return EXIT_DATA;
+    for (size_t x = 0; x < run->opt->nexports; x++)
+        if (cli_output_close(SUB, run->opt->export_path[x], &run->exported[x], 1) != EXIT_OK)
+            return EXIT_DATA;
     return EXIT_OK;
 }
 
@@ -954,6 +1058,20 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     return status;
 }
 
+/* --reply --save-state: the parser state at the end of the input. */
+static int save_reply_state(logtk_parser *parser, const char *path)
+{
+    void *snap = NULL;
+    size_t len = 0;
+    if (logtk_parser_save(parser, &snap, &len) != LOGTK_OK) {
+        cli_error(SUB, "--save-state: %s", logtk_parser_errmsg(parser));
+        return EXIT_DATA;
+    }
+    int status = cli_write_file_atomic(SUB, path, snap, len);
+    logtk_free(snap);
+    return status;
+}
+
 int cmd_parse(int argc, char **argv)
 {
     parse_options opt;
@@ -969,7 +1087,13 @@ int cmd_parse(int argc, char **argv)
     run.opt = &opt;
     if (status < 0)
         status = set_up(&opt, &run.format, &run.parser);
-    if (status < 0)
+    if (status < 0 && opt.reply) {
+        status = cli_parse_reply_run(SUB, run.format, run.parser, opt.reply_input, opt.max_line,
+                                     opt.alerts, opt.nalerts);
+        if (status == EXIT_OK && opt.save_state) /* rsyslog closed our input: keep the templates */
+            status = save_reply_state(run.parser, opt.save_state);
+    }
+    else if (status < 0)
         status = run_parse(&run, argv + first_file, (size_t)(argc - first_file));
 
     logtk_sink_free(run.sink); /* an uncommitted output's temporary file goes away */
@@ -977,6 +1101,11 @@ int cmd_parse(int argc, char **argv)
         cli_output_close(SUB, opt.templates_path, &run.templates, 0);
     if (run.state.out)
         cli_output_close(SUB, opt.save_state, &run.state, 0);
+    for (size_t x = 0; x < 2; x++) {
+        if (run.exported[x].out)
+            cli_output_close(SUB, opt.export_path[x], &run.exported[x], 0);
+        cli_export_free(run.exporter[x]);
+    }
     if (run.spool)
         fclose(run.spool);
     if (run.spool_path[0]) {
@@ -990,5 +1119,6 @@ int cmd_parse(int argc, char **argv)
     free(opt.masks);
     free(opt.mask_files);
     free(opt.params);
+    free(opt.alerts);
     return status;
 }

@@ -247,6 +247,17 @@ int logtk_json_write_member(FILE *fp, const char *name, const char *s, size_t n)
     return rc;
 }
 
+/* A bare JSON string, for callers framing their own arrays (mmexternal replies). */
+int logtk_json_write_string(FILE *fp, const char *s, size_t n)
+{
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    int rc = json_string(&b, s, n, 1, NULL) != 0 ? LOGTK_ERR_NOMEM : LOGTK_OK;
+    if (rc == LOGTK_OK && fwrite(b.data, 1, b.len, fp) != b.len)
+        rc = LOGTK_ERR_IO;
+    logtk_strbuf_free(&b);
+    return rc;
+}
+
 static int tsv_begin(logtk_sink *s)
 {
     logtk_strbuf *b = &s->row;

@@ -734,6 +734,16 @@ int logtk_tsv_write_field(FILE *fp, const char *s, size_t n);
  */
 int logtk_json_write_member(FILE *fp, const char *name, const char *s, size_t n);
 
+/**
+ * Writes s[0..n) to fp as one JSON string value (quotes included), escaped as
+ * logtk_json_write_member() escapes a value: control bytes escaped, every byte
+ * that starts no well-formed UTF-8 sequence written as U+FFFD (no base64
+ * twin: use logtk_json_write_member() where the exact bytes matter).  For
+ * array elements and values a caller frames itself.  Returns LOGTK_OK,
+ * LOGTK_ERR_NOMEM or LOGTK_ERR_IO.
+ */
+int logtk_json_write_string(FILE *fp, const char *s, size_t n);
+
 /** The name of the i-th sink kind (0-based: "tsv", "csv", "jsonl", "sqlite", "templates"), or NULL past the end. */
 const char *logtk_sink_kind_name(size_t i);
 

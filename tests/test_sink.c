@@ -505,6 +505,29 @@ TEST(test_json_member)
     free(buf);
 }
 
+/* logtk_json_write_string: a bare JSON value (array elements of the mmexternal
+ * replies): escaped as a member's value, U+FFFD for a bad byte, no twin. */
+TEST(test_json_string)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    fputc('[', f);
+    CHECK_STATUS(logtk_json_write_string(f, "a\"b\\c\n", 6), LOGTK_OK);
+    fputc(',', f);
+    CHECK_STATUS(logtk_json_write_string(f, "x\xffy\x01", 4), LOGTK_OK);
+    fputc(',', f);
+    CHECK_STATUS(logtk_json_write_string(f, "", 0), LOGTK_OK);
+    fputc(',', f);
+    CHECK_STATUS(logtk_json_write_string(f, "0123456789abcdef\xc3\xa9", 18), LOGTK_OK);
+    fputc(']', f);
+    fclose(f);
+    CHECK_BYTES(buf, len, "[\"a\\\"b\\\\c\\n\",\"x\xef\xbf\xbdy\\u0001\",\"\","
+                          "\"0123456789abcdef\xc3\xa9\"]");
+    free(buf);
+}
+
 /* logtk_tsv_write_field: the tsv sink's escaping for other writers; long
  * clean runs and a special byte at every position of a word. */
 TEST(test_tsv_field)
