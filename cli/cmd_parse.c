@@ -63,8 +63,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parse_live.h"
 
 #define SUB "parse"
+/* an on_line callback's "stop here" after SIGTERM/SIGINT (cli_feed_run returns it) */
+#define PARSE_STOPPED 100
 
 static void parse_usage(FILE *out)
 {
@@ -96,7 +99,15 @@ static void parse_usage(FILE *out)
             "  --templates FILE      write the template list (EventId, EventTemplate, Occurrences,\n"
             "                        EventKey: a content hash of the template, 16 hex digits)\n"
             "  --stream              write each row at once with the template as it is then;\n"
-            "                        memory does not grow with the input\n"
+            "                        memory does not grow with the input; with -o FILE the\n"
+            "                        rows go into FILE as they come\n"
+            "  --flush WHEN          line (each row), block (stdio buffer) or auto (default:\n"
+            "                        per row with --stream to a pipe, socket or terminal)\n"
+            "  --append              --stream -o FILE: keep FILE's rows and add to them\n"
+            "  --confirm             --stream -o FILE: rsyslog omprog confirmMessages, \"OK\"\n"
+            "                        on stdout when ready and per line once its row is synced\n"
+            "  --save-every N|Ns     with --save-state: save the state every N lines or N\n"
+            "                        seconds as well (atomically)\n"
             "  -q, --quiet           no progress or summary on stderr\n"
             "  --check               check every row: its template matches its content and\n"
             "                        its parameters are the content's text (report the\n"
@@ -126,11 +137,15 @@ typedef struct parse_options {
     size_t nparams;
     size_t max_line;
     int stream, quiet, allow_binary, list_parsers, check;
+    int flush; /* --flush: 0 auto, 1 line, 2 block */
+    int append, confirm;
+    const char *save_every;
 } parse_options;
 
 enum {
     OPT_DATASET = 256, OPT_FORMAT, OPT_MASK, OPT_MASK_FILE, OPT_PARSER, OPT_PARAM, OPT_OUTPUT,
-    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK
+    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK,
+    OPT_FLUSH, OPT_APPEND, OPT_CONFIRM, OPT_SAVE_EVERY
 };
 
 static const struct option long_options[] = {
@@ -150,6 +165,10 @@ static const struct option long_options[] = {
     {"list-parsers", no_argument, NULL, OPT_LIST},
     {"binary", no_argument, NULL, OPT_BINARY},
     {"check", no_argument, NULL, OPT_CHECK},
+    {"flush", required_argument, NULL, OPT_FLUSH},
+    {"append", no_argument, NULL, OPT_APPEND},
+    {"confirm", no_argument, NULL, OPT_CONFIRM},
+    {"save-every", required_argument, NULL, OPT_SAVE_EVERY},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -237,6 +256,27 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         case OPT_BINARY: o->allow_binary = 1; break;
         case 'q': o->quiet = 1; break;
         case OPT_CHECK: o->check = 1; break;
+        case OPT_FLUSH:
+            if (strcmp(optarg, "auto") == 0)
+                o->flush = 0;
+            else if (strcmp(optarg, "line") == 0)
+                o->flush = 1;
+            else if (strcmp(optarg, "block") == 0)
+                o->flush = 2;
+            else
+                return cli_usage_error(SUB, "--flush wants line, block or auto, not '%s'", optarg);
+            break;
+        case OPT_APPEND: o->append = 1; break;
+        case OPT_CONFIRM: o->confirm = 1; break;
+        case OPT_SAVE_EVERY: {
+            parse_live probe;
+            memset(&probe, 0, sizeof probe);
+            if (parse_live_parse_every(optarg, &probe) != 0)
+                return cli_usage_error(SUB, "--save-every wants a line count N or seconds Ns, "
+                                            "not '%s'", optarg);
+            o->save_every = optarg;
+            break;
+        }
         case 'h': parse_usage(stdout); return EXIT_OK;
         case ':':
             return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
@@ -264,6 +304,12 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
     if (o->templates_path && strcmp(o->templates_path, "-") == 0 && out_is_stdout)
         return cli_usage_error(SUB, "--templates - and the rows cannot both go to stdout; "
                                     "use -o FILE for the rows");
+    int live_file = o->stream && !out_is_stdout && strcmp(o->out_kind, "sqlite") != 0;
+    if ((o->append || o->confirm) && !live_file)
+        return cli_usage_error(SUB, "%s needs --stream and -o FILE (tsv, csv or jsonl)",
+                               o->append ? "--append" : "--confirm");
+    if (o->save_every && !o->save_state)
+        return cli_usage_error(SUB, "--save-every needs --save-state FILE");
     if (o->load_state && (o->nmasks || o->nmask_files || o->nparams))
         return cli_usage_error(SUB, "--load-state restores the parser's masks and parameters; "
                                     "it cannot be combined with --mask, --mask-file or --param");
@@ -492,6 +538,9 @@ typedef struct parse_run {
     int templates_ready;
     uint64_t checked, violations; /* --check */
     uint64_t *hash;             /* batch pass 1: the current input's line fingerprint */
+    parse_live live;            /* --stream -o FILE, --confirm, --save-every */
+    int live_input;             /* standard input is read and is a pipe, socket or terminal */
+    int flush_each_row;         /* the sink's flush policy, kept for the sink after a SIGHUP */
 } parse_run;
 
 /*
@@ -542,6 +591,17 @@ static int on_line_stream(void *user, const logtk_line *line, const logtk_record
                           const logtk_event *ev)
 {
     parse_run *run = user;
+    if (cli_hup_pending) { /* rotation: commit what is written, reopen -o FILE */
+        cli_hup_pending = 0;
+        if (run->live.path) {
+            if (parse_live_reopen(&run->live, &run->sink, run->opt->out_kind, run->format) !=
+                EXIT_OK)
+                return EXIT_DATA;
+            logtk_sink_set_flush(run->sink, run->flush_each_row);
+        } else if (fflush(stdout) != 0) {
+            return sink_failed(run->sink);
+        }
+    }
     /* Keep our own copy of the parameter slices: the event's array belongs to
      * the parser and the template lookup below is another call on it. */
     if (ev->nparams > run->params_cap) {
@@ -570,9 +630,13 @@ static int on_line_stream(void *user, const logtk_line *line, const logtk_record
     }
     if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
         return sink_failed(run->sink);
-    if (run->opt->check)
-        return check_row(run, &row, line->source, line->number);
-    return 0;
+    if (run->opt->check && check_row(run, &row, line->source, line->number) != EXIT_OK)
+        return EXIT_DATA;
+    if (run->live.confirm && parse_live_confirm(&run->live, 1) != EXIT_OK)
+        return EXIT_DATA;
+    if (run->live.state_path && parse_live_save_state(&run->live, run->parser, run->rows) != EXIT_OK)
+        return EXIT_DATA;
+    return cli_stop_signal ? PARSE_STOPPED : 0;
 }
 
 /* Batch mode, reading stdin in pass 1: copy each line to the spool file.  A
@@ -588,7 +652,7 @@ static int on_line_spool(void *user, const logtk_line *line, const logtk_record 
         cli_error(SUB, "%s: cannot spool standard input: %s", run->spool_path, strerror(errno));
         return EXIT_DATA;
     }
-    return 0;
+    return cli_stop_signal ? PARSE_STOPPED : 0;
 }
 
 /* Batch mode, pass 1 of a named file: fingerprint its lines. */
@@ -597,7 +661,7 @@ static int on_line_fingerprint(void *user, const logtk_line *line, const logtk_r
 {
     parse_run *run = user;
     *run->hash = cli_line_hash(*run->hash, line->data, line->len, line->eol_len);
-    return 0;
+    return cli_stop_signal ? PARSE_STOPPED : 0;
 }
 
 static int open_spool(parse_run *run)
@@ -643,7 +707,7 @@ static int cache_templates(parse_run *run)
  * `expected` lines is the known damage, already reported, not a change.
  */
 static int write_input(parse_run *run, logtk_reader *reader, const char *path, const char *shown,
-                       uint64_t first_index, const input_seen *was, int damaged)
+                       uint64_t first_index, const input_seen *was, int damaged, int cut_short)
 {
     uint64_t expected = was->lines, hash = 0;
     int grew = 0;
@@ -669,7 +733,7 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
             return EXIT_DATA;
         }
         if (seen == expected) {
-            grew = 1; /* grew since pass 1: report below */
+            grew = !cut_short; /* grew since pass 1 (report below), unless a signal cut pass 1 here */
             break;
         }
         hash = cli_line_hash(hash, line.data, line.len, line.eol_len);
@@ -727,9 +791,17 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
 static int open_outputs(parse_run *run)
 {
     const parse_options *o = run->opt;
-    if (logtk_sink_new(&run->sink, o->out_kind, o->out_path, run->format) != LOGTK_OK)
+    if (run->live.path) {
+        if (parse_live_open(&run->live, &run->sink, o->out_kind, run->format) != EXIT_OK)
+            return EXIT_DATA;
+    } else if (logtk_sink_new(&run->sink, o->out_kind, o->out_path, run->format) != LOGTK_OK) {
         return sink_failed(run->sink);
-    if (o->stream) {
+    }
+    if (o->flush || run->live.confirm) {
+        /* asked for; --confirm syncs each row, so it must leave stdio first */
+        run->flush_each_row = o->flush == 1 || run->live.confirm;
+        logtk_sink_set_flush(run->sink, run->flush_each_row);
+    } else if (o->stream) {
         /* flush per row when someone may be waiting at the other end: a pipe,
          * a socket or a terminal (see the top comment) */
         struct stat st;
@@ -739,6 +811,11 @@ static int open_outputs(parse_run *run)
         else
             waiting = isatty(STDOUT_FILENO) ||
                       (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+        /* rows into a file (--stream -o FILE) from a live input (a pipe, a
+           socket, a terminal: a shipper, tail -F) are wanted as they come too */
+        if (run->live.path && run->live_input)
+            waiting = 1;
+        run->flush_each_row = waiting;
         logtk_sink_set_flush(run->sink, waiting);
     }
     if (o->templates_path &&
@@ -755,6 +832,9 @@ static int finish_outputs(parse_run *run)
     int status = cache_templates(run);
     if (status != EXIT_OK)
         return status;
+    /* --stream -o FILE put FILE on stdout: --templates - wants the real one */
+    if (run->live.opened && parse_live_restore_stdout(&run->live) != EXIT_OK)
+        return EXIT_DATA;
     for (uint32_t id = 1; id <= run->set.n; id++) {
         if (run->set.canonical[id] != id)
             continue;
@@ -816,6 +896,30 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     int to_stdout = o->out_path == NULL || strcmp(o->out_path, "-") == 0;
     int status;
     int damaged = 0; /* pass 1 stopped at a damaged compressed input: keep what came before */
+    int stopped = 0; /* pass 1 stopped by SIGTERM/SIGINT: the lines read are written */
+    int reads_stdin = 0;
+    for (size_t i = 0; i < npaths; i++)
+        reads_stdin |= strcmp(paths[i], "-") == 0;
+    cli_signals_graceful(reads_stdin);
+    struct stat in_st;
+    run->live_input = reads_stdin && (isatty(STDIN_FILENO) ||
+                                      (fstat(STDIN_FILENO, &in_st) == 0 &&
+                                       (S_ISFIFO(in_st.st_mode) || S_ISSOCK(in_st.st_mode))));
+    if (o->confirm)
+        signal(SIGPIPE, SIG_IGN); /* the shipper gone: EPIPE on the confirmations */
+    /* a device or FIFO given as -o is written directly (and as it goes) anyway */
+    struct stat out_st;
+    if (o->stream && !to_stdout && strcmp(o->out_kind, "sqlite") != 0 &&
+        (stat(o->out_path, &out_st) != 0 || S_ISREG(out_st.st_mode)))
+        run->live.path = o->out_path;
+    if ((o->confirm || o->append) && !run->live.path)
+        return cli_usage_error(SUB, "%s needs -o to name a regular file", o->confirm ? "--confirm" : "--append");
+    run->live.append = o->append;
+    run->live.confirm = o->confirm;
+    run->live.confirm_fd = -1;
+    run->live.state_path = o->save_state;
+    if (o->save_every)
+        parse_live_parse_every(o->save_every, &run->live);
     /* Batch output to stdout starts only after pass 1 succeeded (or stopped at
      * damage, see the top comment), so another bad input prints nothing; a
      * file output is opened first to catch an unwritable path before a long
@@ -859,6 +963,11 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
         uint64_t before = feed.lines;
         status = cli_feed_run(&feed, &paths[i], 1);
         counts[i].lines = feed.lines - before;
+        if (status == PARSE_STOPPED || (status == EXIT_OK && cli_stop_signal)) {
+            stopped = 1;
+            npaths = i + 1; /* pass 2 stops here too */
+            status = EXIT_OK;
+        }
         if (status != EXIT_OK && feed.status == LOGTK_ERR_ARCHIVE) {
             /* cli_feed printed the message; the lines before the damage were fed */
             damaged = 1;
@@ -872,7 +981,7 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
                       strerror(errno));
             status = EXIT_DATA;
         }
-        if (damaged)
+        if (damaged || stopped)
             break;
     }
     cli_progress_end(&run->progress);
@@ -910,7 +1019,8 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
             int is_stdin = strcmp(paths[i], "-") == 0;
             status = write_input(run, reader, is_stdin ? run->spool_path : paths[i],
                                  is_stdin ? "standard input" : paths[i], index, &counts[i],
-                                 damaged && i + 1 == npaths && !is_stdin);
+                                 damaged && i + 1 == npaths && !is_stdin,
+                                 stopped && i + 1 == npaths);
             index += counts[i].lines;
         }
         cli_progress_end(&run->progress);
@@ -936,6 +1046,9 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     }
     if (status == EXIT_OK && damaged)
         status = EXIT_DATA;
+    if (status == EXIT_OK && stopped && !o->quiet)
+        cli_error(SUB, "stopped by %s after %llu lines; their rows are written",
+                  cli_signal_name(cli_stop_signal), (unsigned long long)feed.lines);
     return status;
 }
 
@@ -958,6 +1071,8 @@ int cmd_parse(int argc, char **argv)
         status = run_parse(&run, argv + first_file, (size_t)(argc - first_file));
 
     logtk_sink_free(run.sink); /* an uncommitted output's temporary file goes away */
+    if (run.live.opened) /* confirm_fd is set only then */
+        parse_live_close(&run.live);
     if (run.templates.out) /* not committed: the temporary file goes away */
         cli_output_close(SUB, opt.templates_path, &run.templates, 0);
     if (run.state.out)

@@ -149,7 +149,8 @@ int compress_stream_run(logtk_archive_writer *w, const compress_stream_opts *o, 
             if (ready < 0 && errno == EINTR)
                 continue;
             if (ready == 0 && progress_wait) {
-                cli_progress_update(&prog, lines, done, 0);
+                if (done > 0)
+                    cli_progress_update(&prog, lines, done, 0);
                 continue;
             }
             if (ready == 0) { /* quiet for the interval: commit the block in hand */
@@ -166,8 +167,10 @@ int compress_stream_run(logtk_archive_writer *w, const compress_stream_opts *o, 
                 status = EXIT_DATA;
                 break;
             }
-            if (got == 0)
+            if (got == 0) {
+                cli_progress_update(&prog, lines, done, 0);
                 break;
+            }
             if (logtk_archive_writer_write(w, buf, (size_t)got) != LOGTK_OK) {
                 cli_error(SUB, "%s", logtk_archive_writer_errmsg(w));
                 status = EXIT_DATA;
