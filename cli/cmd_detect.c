@@ -1227,6 +1227,9 @@ static int drain_watch_windows(watch_state *w)
     return EXIT_OK;
 }
 
+/* on_watch_line's "stop here" after SIGTERM/SIGINT (cli_feed_run returns it) */
+#define WATCH_STOPPED 100
+
 static int on_watch_line(void *user, const logtk_line *line, const logtk_record *rec,
                          const logtk_event *ev)
 {
@@ -1274,9 +1277,17 @@ static int on_watch_line(void *user, const logtk_line *line, const logtk_record 
                       logtk_windows_errmsg(w->win));
             return EXIT_DATA;
         }
-        return drain_watch_windows(w);
+        rc = drain_watch_windows(w);
+        if (rc)
+            return rc;
     }
-    return 0;
+    /* a shipper's child: SIGHUP commits the alerts written, SIGTERM/SIGINT
+       end the watch as the end of input does (cli_signals.c) */
+    if (cli_hup_pending) {
+        cli_hup_pending = 0;
+        fflush(stdout);
+    }
+    return cli_stop_signal ? WATCH_STOPPED : 0;
 }
 
 static int is_model_file(const char *path)
@@ -1398,7 +1409,13 @@ static int cmd_watch(int argc, char **argv)
             printf("kind\tid\tscore\tline\ttext\n");
             fflush(stdout);
         }
+        int reads_stdin = o.ninputs == first;
+        for (size_t k = first; k < o.ninputs; k++)
+            reads_stdin |= strcmp(o.inputs[k], "-") == 0;
+        cli_signals_graceful(reads_stdin);
         rc = cli_feed_run(&f, (char *const *)(o.inputs + first), o.ninputs - first);
+        if (rc == WATCH_STOPPED)
+            rc = EXIT_OK; /* finish: windows, alerts, summary, as at the end of input */
         if (rc == EXIT_OK && w.win) {
             if (logtk_windows_finish(w.win) != LOGTK_OK) {
                 cli_error(sub, "%s", logtk_windows_errmsg(w.win));
