@@ -56,8 +56,13 @@ wait_for() { # N SECONDS: until the archive holds N lines or more
     i=0
     while [ "$(archived)" -lt "$1" ] && [ $i -lt $(($2 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
 }
+children_of() { # PID: its child processes (from /proc: no procps needed)
+    for d in /proc/[0-9]*; do
+        [ "$(sed -n 's/^PPid:[[:space:]]*//p' "$d/status" 2>/dev/null)" = "$1" ] && echo "${d#/proc/}"
+    done
+}
 child() { # the logtk child of rsyslogd
-    for p in $(pgrep -P "$RSPID"); do
+    for p in $(children_of "$RSPID"); do
         tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q "compress --append" && { echo $p; return; }
     done
 }

@@ -65,9 +65,14 @@ wait_for() { # N SECONDS FILE...: until the archives hold N lines or more
     want=$1; secs=$2; shift 2; i=0
     while [ "$(archived "$@")" -lt "$want" ] && [ $i -lt $((secs * 10)) ]; do sleep 0.1; i=$((i + 1)); done
 }
+children_of() { # PID: its child processes (from /proc: no procps needed)
+    for d in /proc/[0-9]*; do
+        [ "$(sed -n 's/^PPid:[[:space:]]*//p' "$d/status" 2>/dev/null)" = "$1" ] && echo "${d#/proc/}"
+    done
+}
 child() {
-    for p in $(pgrep -P "$SPID"); do
-        for q in $(pgrep -P "$p"); do # program() starts it through /bin/sh -c
+    for p in $(children_of "$SPID"); do
+        for q in $(children_of "$p"); do # program() starts it through /bin/sh -c
             tr '\0' ' ' < /proc/$q/cmdline 2>/dev/null | grep -q "compress --append" && { echo $q; return; }
         done
         tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q "^[^ ]*logtk compress --append" && { echo $p; return; }
