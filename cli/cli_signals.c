@@ -53,11 +53,14 @@ static void on_hup(int sig)
     cli_hup_pending = 1;
 }
 
-static void install(int sig, void (*handler)(int))
+static void install(int sig, void (*handler)(int), int even_if_ignored)
 {
     struct sigaction old, sa;
-    /* a signal ignored by whoever started us (nohup) stays ignored */
-    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+    /* a signal ignored by whoever started us (a background job's SIGINT)
+       stays ignored -- but SIGHUP, which nohup ignores so that a hangup does
+       not end the program: here it never does, it only rotates the output,
+       which a nohup'ed child of a shipper still needs */
+    if (!even_if_ignored && sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
         return;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = handler;
@@ -69,9 +72,9 @@ static void install(int sig, void (*handler)(int))
 void cli_signals_graceful(int stdin_is_input)
 {
     close_stdin_on_stop = stdin_is_input;
-    install(SIGTERM, on_stop);
-    install(SIGINT, on_stop);
-    install(SIGHUP, on_hup);
+    install(SIGTERM, on_stop, 0);
+    install(SIGINT, on_stop, 0);
+    install(SIGHUP, on_hup, 1);
 }
 
 const char *cli_signal_name(int sig)
