@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -72,6 +73,8 @@ static void usage(FILE *out)
             "                      outside the --top-k K (9) most frequent followers alerts\n"
             "  --warmup N          learn without alerting for N lines (default 1000)\n"
             "  --keep N            lines kept to show with window anomalies (10000)\n"
+            "  --flush WHEN        line: alerts flushed as they come; block: when the\n"
+            "                      buffer fills; auto (default): line unless stdout is a file\n"
             "\n"
             "Exit status: 0 success, 1 bad data, 2 usage error.  See logtk-detect(1).\n");
 }
@@ -91,6 +94,7 @@ typedef struct detect_opts {
     /* watch options */
     int alert_new;
     const char *rare_count, *bucket, *rate_factor, *ngram, *top_k, *warmup, *keep;
+    const char *flush; /* --flush line|block|auto (watch) */
 } detect_opts;
 
 /* A training error names what was trained on: the input file, or the first
@@ -111,7 +115,7 @@ enum {
     DOPT_WINDOW, DOPT_ID_REGEX, DOPT_SIZE, DOPT_STEP, DOPT_IDLE, DOPT_TIME_FIELDS,
     DOPT_TIME_FORMAT, DOPT_RARE_COUNT, DOPT_BUCKET, DOPT_RATE_FACTOR, DOPT_NGRAM, DOPT_TOP_K,
     DOPT_WARMUP, DOPT_KEEP, DOPT_OUTPUT, DOPT_SPLIT, DOPT_TRAIN_FRACTION, DOPT_ALERT_NEW,
-    DOPT_PARAM
+    DOPT_PARAM, DOPT_FLUSH
 };
 
 static const struct option detect_long_options[] = {
@@ -137,6 +141,7 @@ static const struct option detect_long_options[] = {
     {"top-k", required_argument, NULL, DOPT_TOP_K},
     {"warmup", required_argument, NULL, DOPT_WARMUP},
     {"keep", required_argument, NULL, DOPT_KEEP},
+    {"flush", required_argument, NULL, DOPT_FLUSH},
     /* the output layout, as `logtk parse --output` */
     {"output", required_argument, NULL, DOPT_OUTPUT},
     {"split", required_argument, NULL, DOPT_SPLIT},
@@ -181,6 +186,7 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
         case DOPT_TOP_K: o->top_k = optarg; break;
         case DOPT_WARMUP: o->warmup = optarg; break;
         case DOPT_KEEP: o->keep = optarg; break;
+        case DOPT_FLUSH: o->flush = optarg; break;
         case DOPT_OUTPUT:
             o->format = optarg;
             if (strcmp(o->format, "tsv") != 0 && strcmp(o->format, "jsonl") != 0)
@@ -1082,6 +1088,7 @@ typedef struct watch_state {
     uint64_t anomalies, alerts, windows;
     kept_line *kept;
     size_t nkept;
+    int flush_alerts; /* --flush: fflush after each alert (else stdio's buffer) */
 } watch_state;
 
 static int keep_line(watch_state *w, const char *text, size_t len)
@@ -1162,7 +1169,8 @@ static int score_window(watch_state *w, const logtk_window *win)
         for (size_t i = 0; i < win->nevents; i++)
             print_alert_line(w, "anomaly", win->id.ptr, win->id.len, score, win->lines[i], i == 0,
                              i + 1 == win->nevents);
-        fflush(stdout);
+        if (w->flush_alerts)
+            fflush(stdout);
     }
     free(names);
     free(store);
@@ -1211,7 +1219,7 @@ static int report_stream_alerts(watch_state *w, const logtk_stream_alert *alerts
             putchar('\n');
         }
     }
-    if (n)
+    if (n && w->flush_alerts)
         fflush(stdout);
     return 0;
 }
@@ -1313,6 +1321,15 @@ static int cmd_watch(int argc, char **argv)
     w.sub = sub;
     w.o = &o;
     w.json = strcmp(o.format, "jsonl") == 0;
+    /* auto: alerts go out as they come unless stdout is a regular file,
+       which nobody reads alert by alert (a write(2) per alert is wasted) */
+    struct stat out_st;
+    int out_is_file = fstat(STDOUT_FILENO, &out_st) == 0 && S_ISREG(out_st.st_mode);
+    if (o.flush && strcmp(o.flush, "line") && strcmp(o.flush, "block") && strcmp(o.flush, "auto"))
+        return cli_usage_error(sub, "--flush wants line, block or auto, not '%s'", o.flush);
+    w.flush_alerts = o.flush ? strcmp(o.flush, "line") == 0 ||
+                                   (strcmp(o.flush, "auto") == 0 && !out_is_file)
+                             : !out_is_file;
     size_t first = 0;
     if (o.ninputs > 0 && is_model_file(o.inputs[0])) {
         first = 1;
