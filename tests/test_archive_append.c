@@ -16,6 +16,7 @@
 
 static char dir[] = "/tmp/logtk-append-test.XXXXXX";
 
+/* The path of a file in the test's folder; the buffer is reused by the next call. */
 static const char *path_of(const char *name)
 {
     static char buf[256];
@@ -151,7 +152,8 @@ TEST(reopening_cuts_footer_or_torn_end_and_appends)
 
 TEST(damage_that_is_not_a_torn_end_is_refused_untouched)
 {
-    const char *p = path_of("damaged.ltk");
+    char p[256];
+    snprintf(p, sizeof p, "%s", path_of("damaged.ltk"));
     logtk_archive_writer *w = NULL;
     logtk_archive_writer_new(&w);
     logtk_archive_writer_set_option(w, "block_lines", "2");
