@@ -239,4 +239,24 @@ int cli_refuse_output_is_input(const char *subcommand, const char *what, const c
 
 uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len);
 
+/* ---- cli_signals.c: SIGTERM, SIGINT, SIGHUP for commands in a log pipeline ---- */
+
+#include <signal.h>
+
+/** The SIGTERM or SIGINT received since cli_signals_graceful(), 0 while none. */
+extern volatile sig_atomic_t cli_stop_signal;
+/** Set by SIGHUP; the command clears it after committing and reopening its output. */
+extern volatile sig_atomic_t cli_hup_pending;
+
+/**
+ * Replaces main.c's die-at-once handlers for SIGTERM, SIGINT (set
+ * cli_stop_signal; when stdin_is_input, standard input then reads as at its
+ * end) and SIGHUP (sets cli_hup_pending), with SA_RESTART.  A second SIGTERM
+ * or SIGINT still ends the program at once, temporary files removed.
+ */
+void cli_signals_graceful(int stdin_is_input);
+
+/** "SIGTERM", "SIGINT" or "SIGHUP". */
+const char *cli_signal_name(int sig);
+
 #endif

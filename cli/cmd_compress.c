@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compress_stream.h"
 
 /* ------------------------------------------------------------------ output */
 
@@ -97,9 +98,18 @@ static void compress_usage(FILE *out)
             "                      are stored as header columns; any line, matching or not,\n"
             "                      comes back exactly\n"
             "  -o, --out FILE      write the archive to FILE (temporary file, then rename)\n"
+            "  --append            append to the archive FILE (created when missing), block\n"
+            "                      by block, each synced: a crash loses only the block in\n"
+            "                      memory; a torn end left by a killed run is cut first\n"
+            "  --flush-interval S  with --append: close and commit a block once its oldest\n"
+            "                      line is S seconds old (default 5; 0: only full blocks)\n"
+            "  --confirm           with --append: rsyslog omprog confirmMessages: \"OK\" on\n"
+            "                      stdout when ready, then per line once it is on disk\n"
             "  -q, --quiet         no progress on stderr\n"
             "  -h, --help          this help\n"
             "\n"
+            "SIGTERM/SIGINT: the lines read are committed, exit 0.  SIGHUP: with --append\n"
+            "the archive is closed and FILE reopened (log rotation); see logtk-shippers(7).\n"
             "Exit status: 0 success, 1 bad data (unreadable input), 2 usage error.\n",
             LOGTK_ARCHIVE_DEFAULT_LEVEL);
 }
@@ -111,11 +121,14 @@ int cmd_compress(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},     {"dataset", required_argument, NULL, 'D'},
         {"format", required_argument, NULL, 'F'},  {"block-lines", required_argument, NULL, 'B'},
         {"block-bytes", required_argument, NULL, 'b'}, {"quiet", no_argument, NULL, 'q'},
+        {"append", no_argument, NULL, 'A'},       {"flush-interval", required_argument, NULL, 'I'},
+        {"confirm", no_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
     const char *sub = "compress";
     const char *level = NULL, *threads = NULL, *out = NULL, *dataset = NULL, *format = NULL;
     const char *block_lines = NULL, *block_bytes = NULL;
-    int quiet = 0, c;
+    int quiet = 0, c, append = 0, confirm = 0;
+    const char *flush_interval = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":l:T:o:qh", long_options, NULL)) != -1) {
@@ -128,6 +141,9 @@ int cmd_compress(int argc, char **argv)
         case 'B': block_lines = optarg; break;
         case 'b': block_bytes = optarg; break;
         case 'q': quiet = 1; break;
+        case 'A': append = 1; break;
+        case 'I': flush_interval = optarg; break;
+        case 'C': confirm = 1; break;
         case 'h': compress_usage(stdout); return EXIT_OK;
         case ':': return cli_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
         default: return cli_unknown_option(sub, argv);
@@ -139,6 +155,21 @@ int cmd_compress(int argc, char **argv)
         return cli_usage_error(sub, "unknown dataset '%s'", dataset);
     if (dataset)
         format = logtk_dataset_format(logtk_dataset_find(dataset));
+    double interval = append ? 5 : 0;
+    if (flush_interval) {
+        char *end;
+        errno = 0;
+        interval = strtod(flush_interval, &end);
+        if (end == flush_interval || *end || errno || !(interval >= 0 && interval <= 86400))
+            return cli_usage_error(sub, "--flush-interval wants seconds from 0 to 86400, not '%s'",
+                                   flush_interval);
+    }
+    if ((flush_interval || confirm) && !append)
+        return cli_usage_error(sub, "%s needs --append (blocks are committed to the archive "
+                                    "as they are written only when appending)",
+                               confirm ? "--confirm" : "--flush-interval");
+    if (append && (!out || strcmp(out, "-") == 0))
+        return cli_usage_error(sub, "--append needs -o FILE");
     if ((!out || strcmp(out, "-") == 0) && isatty(STDOUT_FILENO))
         return cli_usage_error(sub, "refusing to write an archive to a terminal; use -o FILE");
 
@@ -159,60 +190,15 @@ int cmd_compress(int argc, char **argv)
             logtk_archive_writer_free(w);
             return r;
         }
-    if (logtk_archive_writer_open_path(w, out) != LOGTK_OK) {
-        cli_error(sub, "%s", logtk_archive_writer_errmsg(w));
-        logtk_archive_writer_free(w);
-        return EXIT_DATA;
-    }
-    int status = EXIT_OK;
-    size_t bufsize = (size_t)1 << 20;
-    char *buf = malloc(bufsize);
-    cli_progress prog;
-    cli_progress_init(&prog, "compress", quiet);
-    uint64_t done = 0, lines = 0;
-    int nfiles = argc - optind;
-    for (int i = 0; (nfiles == 0 && i == 0) || i < nfiles; i++) {
-        const char *path = nfiles ? argv[optind + i] : "-";
-        FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-        if (!in) {
-            cli_error(sub, "%s: %s", path, strerror(errno));
-            status = EXIT_DATA;
-            break;
-        }
-        size_t got;
-        while (buf && (got = fread(buf, 1, bufsize, in)) > 0) {
-            if (logtk_archive_writer_write(w, buf, got) != LOGTK_OK) {
-                cli_error(sub, "%s", logtk_archive_writer_errmsg(w));
-                status = EXIT_DATA;
-                break;
-            }
-            done += got;
-            if (prog.enabled) { /* the line count is for the progress line only */
-                for (const char *q = buf, *end = buf + got;
-                     (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++)
-                    lines++;
-                cli_progress_update(&prog, lines, done, 0);
-            }
-        }
-        if (ferror(in)) {
-            cli_error(sub, "%s: %s", path, strerror(errno));
-            status = EXIT_DATA;
-        }
-        if (in != stdin)
-            fclose(in);
-        if (status != EXIT_OK)
-            break;
-    }
-    cli_progress_end(&prog);
-    if (!buf) {
-        cli_error(sub, "out of memory");
-        status = EXIT_DATA;
-    }
-    free(buf);
-    if (status == EXIT_OK && logtk_archive_writer_close(w) != LOGTK_OK) {
-        cli_error(sub, "%s", logtk_archive_writer_errmsg(w));
-        status = EXIT_DATA;
-    }
+    /* a shipper's child: SIGTERM finishes the block in hand, SIGHUP rotates */
+    int reads_stdin = argc == optind;
+    for (int i = optind; i < argc; i++)
+        reads_stdin |= strcmp(argv[i], "-") == 0;
+    cli_signals_graceful(reads_stdin);
+    if (confirm)
+        signal(SIGPIPE, SIG_IGN); /* a shipper gone away: EPIPE on the confirmations */
+    compress_stream_opts so = {out, append, interval, confirm, quiet};
+    int status = compress_stream_run(w, &so, argv + optind, argc - optind);
     logtk_archive_writer_free(w); /* removes the temporary file after a failure */
     return status;
 }

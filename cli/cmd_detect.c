@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -83,6 +84,8 @@ static void usage(FILE *out)
             "  --no-learn          after warmup, stop learning (the warmup is the normal\n"
             "                      model); a MODEL never learns (--model ngram: per session)\n"
             "  --keep N            lines kept to show with window anomalies (10000)\n"
+            "  --flush WHEN        line: alerts flushed as they come; block: when the\n"
+            "                      buffer fills; auto (default): line unless stdout is a file\n"
             "\n"
             "Exit status: 0 success, 1 bad data, 2 usage error.  See logtk-detect(1).\n");
 }
@@ -104,6 +107,7 @@ typedef struct detect_opts {
     /* watch options */
     int alert_new, no_learn;
     const char *rare_count, *bucket, *rate_factor, *ngram, *top_k, *warmup, *keep;
+    const char *flush; /* --flush line|block|auto (watch) */
 } detect_opts;
 
 /* A training error names what was trained on: the input file, or the first
@@ -124,7 +128,7 @@ enum {
     DOPT_WINDOW, DOPT_ID_REGEX, DOPT_SIZE, DOPT_STEP, DOPT_IDLE, DOPT_TIME_FIELDS,
     DOPT_TIME_FORMAT, DOPT_RARE_COUNT, DOPT_BUCKET, DOPT_RATE_FACTOR, DOPT_NGRAM, DOPT_TOP_K,
     DOPT_WARMUP, DOPT_KEEP, DOPT_OUTPUT, DOPT_SPLIT, DOPT_TRAIN_FRACTION, DOPT_ALERT_NEW,
-    DOPT_PARAM, DOPT_TRAIN, DOPT_TEST, DOPT_NO_LEARN
+    DOPT_PARAM, DOPT_TRAIN, DOPT_TEST, DOPT_NO_LEARN, DOPT_FLUSH
 };
 
 static const struct option detect_long_options[] = {
@@ -150,6 +154,7 @@ static const struct option detect_long_options[] = {
     {"top-k", required_argument, NULL, DOPT_TOP_K},
     {"warmup", required_argument, NULL, DOPT_WARMUP},
     {"keep", required_argument, NULL, DOPT_KEEP},
+    {"flush", required_argument, NULL, DOPT_FLUSH},
     /* the output layout, as `logtk parse --output` */
     {"output", required_argument, NULL, DOPT_OUTPUT},
     {"split", required_argument, NULL, DOPT_SPLIT},
@@ -197,6 +202,7 @@ static int parse_opts(const char *sub, int argc, char **argv, detect_opts *o)
         case DOPT_TOP_K: o->top_k = optarg; break;
         case DOPT_WARMUP: o->warmup = optarg; break;
         case DOPT_KEEP: o->keep = optarg; break;
+        case DOPT_FLUSH: o->flush = optarg; break;
         case DOPT_OUTPUT:
             o->format = optarg;
             if (strcmp(o->format, "tsv") != 0 && strcmp(o->format, "jsonl") != 0)
@@ -1315,6 +1321,7 @@ typedef struct watch_state {
     uint64_t anomalies, alerts, windows;
     kept_line *kept;
     size_t nkept;
+    int flush_alerts; /* --flush: fflush after each alert (else stdio's buffer) */
 } watch_state;
 
 static int keep_line(watch_state *w, const char *text, size_t len)
@@ -1395,7 +1402,8 @@ static int score_window(watch_state *w, const logtk_window *win)
         for (size_t i = 0; i < win->nevents; i++)
             print_alert_line(w, "anomaly", win->id.ptr, win->id.len, score, win->lines[i], i == 0,
                              i + 1 == win->nevents);
-        fflush(stdout);
+        if (w->flush_alerts)
+            fflush(stdout);
     }
     free(names);
     free(store);
@@ -1444,7 +1452,7 @@ static int report_stream_alerts(watch_state *w, const logtk_stream_alert *alerts
             putchar('\n');
         }
     }
-    if (n)
+    if (n && w->flush_alerts)
         fflush(stdout);
     return 0;
 }
@@ -1459,6 +1467,9 @@ static int drain_watch_windows(watch_state *w)
         }
     return EXIT_OK;
 }
+
+/* on_watch_line's "stop here" after SIGTERM/SIGINT (cli_feed_run returns it) */
+#define WATCH_STOPPED 100
 
 static int on_watch_line(void *user, const logtk_line *line, const logtk_record *rec,
                          const logtk_event *ev)
@@ -1507,9 +1518,17 @@ static int on_watch_line(void *user, const logtk_line *line, const logtk_record 
                       logtk_windows_errmsg(w->win));
             return EXIT_DATA;
         }
-        return drain_watch_windows(w);
+        rc = drain_watch_windows(w);
+        if (rc)
+            return rc;
     }
-    return 0;
+    /* a shipper's child: SIGHUP commits the alerts written, SIGTERM/SIGINT
+       end the watch as the end of input does (cli_signals.c) */
+    if (cli_hup_pending) {
+        cli_hup_pending = 0;
+        fflush(stdout);
+    }
+    return cli_stop_signal ? WATCH_STOPPED : 0;
 }
 
 static int is_model_file(const char *path)
@@ -1535,6 +1554,15 @@ static int cmd_watch(int argc, char **argv)
     w.sub = sub;
     w.o = &o;
     w.json = strcmp(o.format, "jsonl") == 0;
+    /* auto: alerts go out as they come unless stdout is a regular file,
+       which nobody reads alert by alert (a write(2) per alert is wasted) */
+    struct stat out_st;
+    int out_is_file = fstat(STDOUT_FILENO, &out_st) == 0 && S_ISREG(out_st.st_mode);
+    if (o.flush && strcmp(o.flush, "line") && strcmp(o.flush, "block") && strcmp(o.flush, "auto"))
+        return cli_usage_error(sub, "--flush wants line, block or auto, not '%s'", o.flush);
+    w.flush_alerts = o.flush ? strcmp(o.flush, "line") == 0 ||
+                                   (strcmp(o.flush, "auto") == 0 && !out_is_file)
+                             : !out_is_file;
     size_t first = 0;
     if (o.ninputs > 0 && is_model_file(o.inputs[0])) {
         first = 1;
@@ -1631,7 +1659,13 @@ static int cmd_watch(int argc, char **argv)
             printf("kind\tid\tscore\tline\ttext\n");
             fflush(stdout);
         }
+        int reads_stdin = o.ninputs == first;
+        for (size_t k = first; k < o.ninputs; k++)
+            reads_stdin |= strcmp(o.inputs[k], "-") == 0;
+        cli_signals_graceful(reads_stdin);
         rc = cli_feed_run(&f, (char *const *)(o.inputs + first), o.ninputs - first);
+        if (rc == WATCH_STOPPED)
+            rc = EXIT_OK; /* finish: windows, alerts, summary, as at the end of input */
         if (rc == EXIT_OK && w.win) {
             if (logtk_windows_finish(w.win) != LOGTK_OK) {
                 cli_error(sub, "%s", logtk_windows_errmsg(w.win));

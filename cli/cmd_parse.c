@@ -64,8 +64,11 @@
 
 #include "cli.h"
 #include "parse_shippers.h"
+#include "parse_live.h"
 
 #define SUB "parse"
+/* an on_line callback's "stop here" after SIGTERM/SIGINT (cli_feed_run returns it) */
+#define PARSE_STOPPED 100
 
 static void parse_usage(FILE *out)
 {
@@ -98,7 +101,15 @@ static void parse_usage(FILE *out)
             "  --templates FILE      write the template list (EventId, EventTemplate, Occurrences,\n"
             "                        EventKey: a content hash of the template, 16 hex digits)\n"
             "  --stream              write each row at once with the template as it is then;\n"
-            "                        memory does not grow with the input\n"
+            "                        memory does not grow with the input; with -o FILE the\n"
+            "                        rows go into FILE as they come\n"
+            "  --flush WHEN          line (each row), block (stdio buffer) or auto (default:\n"
+            "                        per row with --stream to a pipe, socket or terminal)\n"
+            "  --append              --stream -o FILE: keep FILE's rows and add to them\n"
+            "  --confirm             --stream -o FILE: rsyslog omprog confirmMessages, \"OK\"\n"
+            "                        on stdout when ready and per line once its row is synced\n"
+            "  --save-every N|Ns     with --save-state: save the state every N lines or N\n"
+            "                        seconds as well (atomically)\n"
             "  -q, --quiet           no progress or summary on stderr\n"
             "  --export KIND FILE    also write the final templates as shipper rules: KIND is\n"
             "                        lognorm (liblognorm v2 rulebase: rsyslog mmnormalize) or\n"
@@ -144,12 +155,16 @@ typedef struct parse_options {
     int reply_input;                       /* --reply-input: REPLY_INPUT_* */
     const char **alerts;                   /* --reply-alert NAME=VALUE */
     size_t nalerts;
+    int flush; /* --flush: 0 auto, 1 line, 2 block */
+    int append, confirm;
+    const char *save_every;
 } parse_options;
 
 enum {
     OPT_DATASET = 256, OPT_FORMAT, OPT_MASK, OPT_MASK_FILE, OPT_PARSER, OPT_PARAM, OPT_OUTPUT,
     OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK,
-    OPT_EXPORT, OPT_REPLY, OPT_REPLY_INPUT, OPT_REPLY_ALERT
+    OPT_EXPORT, OPT_REPLY, OPT_REPLY_INPUT, OPT_REPLY_ALERT,
+    OPT_FLUSH, OPT_APPEND, OPT_CONFIRM, OPT_SAVE_EVERY
 };
 
 static const struct option long_options[] = {
@@ -173,6 +188,10 @@ static const struct option long_options[] = {
     {"reply", required_argument, NULL, OPT_REPLY},
     {"reply-input", required_argument, NULL, OPT_REPLY_INPUT},
     {"reply-alert", required_argument, NULL, OPT_REPLY_ALERT},
+    {"flush", required_argument, NULL, OPT_FLUSH},
+    {"append", no_argument, NULL, OPT_APPEND},
+    {"confirm", no_argument, NULL, OPT_CONFIRM},
+    {"save-every", required_argument, NULL, OPT_SAVE_EVERY},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -292,6 +311,27 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
                 return cli_usage_error(SUB, "--reply-alert needs NAME=VALUE, got '%s'", optarg);
             bad_alloc = push(&o->alerts, &o->nalerts, optarg);
             break;
+        case OPT_FLUSH:
+            if (strcmp(optarg, "auto") == 0)
+                o->flush = 0;
+            else if (strcmp(optarg, "line") == 0)
+                o->flush = 1;
+            else if (strcmp(optarg, "block") == 0)
+                o->flush = 2;
+            else
+                return cli_usage_error(SUB, "--flush wants line, block or auto, not '%s'", optarg);
+            break;
+        case OPT_APPEND: o->append = 1; break;
+        case OPT_CONFIRM: o->confirm = 1; break;
+        case OPT_SAVE_EVERY: {
+            parse_live probe;
+            memset(&probe, 0, sizeof probe);
+            if (parse_live_parse_every(optarg, &probe) != 0)
+                return cli_usage_error(SUB, "--save-every wants a line count N or seconds Ns, "
+                                            "not '%s'", optarg);
+            o->save_every = optarg;
+            break;
+        }
         case 'h': parse_usage(stdout); return EXIT_OK;
         case ':':
             return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
@@ -330,6 +370,12 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         return cli_usage_error(SUB, "--reply-alert goes with --reply rsyslog");
     if (o->reply)
         o->stream = 1; /* an online parser, no per-line memory */
+    int live_file = o->stream && !out_is_stdout && strcmp(o->out_kind, "sqlite") != 0;
+    if ((o->append || o->confirm) && !live_file)
+        return cli_usage_error(SUB, "%s needs --stream and -o FILE (tsv, csv or jsonl)",
+                               o->append ? "--append" : "--confirm");
+    if (o->save_every && !o->save_state)
+        return cli_usage_error(SUB, "--save-every needs --save-state FILE");
     if (o->load_state && (o->nmasks || o->nmask_files || o->nparams))
         return cli_usage_error(SUB, "--load-state restores the parser's masks and parameters; "
                                     "it cannot be combined with --mask, --mask-file or --param");
@@ -578,6 +624,9 @@ typedef struct parse_run {
     int templates_ready;
     uint64_t checked, violations; /* --check */
     uint64_t *hash;             /* batch pass 1: the current input's line fingerprint */
+    parse_live live;            /* --stream -o FILE, --confirm, --save-every */
+    int live_input;             /* standard input is read and is a pipe, socket or terminal */
+    int flush_each_row;         /* the sink's flush policy, kept for the sink after a SIGHUP */
 } parse_run;
 
 /*
@@ -628,6 +677,17 @@ static int on_line_stream(void *user, const logtk_line *line, const logtk_record
                           const logtk_event *ev)
 {
     parse_run *run = user;
+    if (cli_hup_pending) { /* rotation: commit what is written, reopen -o FILE */
+        cli_hup_pending = 0;
+        if (run->live.path) {
+            if (parse_live_reopen(&run->live, &run->sink, run->opt->out_kind, run->format) !=
+                EXIT_OK)
+                return EXIT_DATA;
+            logtk_sink_set_flush(run->sink, run->flush_each_row);
+        } else if (fflush(stdout) != 0) {
+            return sink_failed(run->sink);
+        }
+    }
     /* Keep our own copy of the parameter slices: the event's array belongs to
      * the parser and the template lookup below is another call on it. */
     if (ev->nparams > run->params_cap) {
@@ -656,9 +716,13 @@ static int on_line_stream(void *user, const logtk_line *line, const logtk_record
     }
     if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
         return sink_failed(run->sink);
-    if (run->opt->check)
-        return check_row(run, &row, line->source, line->number);
-    return 0;
+    if (run->opt->check && check_row(run, &row, line->source, line->number) != EXIT_OK)
+        return EXIT_DATA;
+    if (run->live.confirm && parse_live_confirm(&run->live, 1) != EXIT_OK)
+        return EXIT_DATA;
+    if (run->live.state_path && parse_live_save_state(&run->live, run->parser, run->rows) != EXIT_OK)
+        return EXIT_DATA;
+    return cli_stop_signal ? PARSE_STOPPED : 0;
 }
 
 /* Batch mode, reading stdin in pass 1: copy each line to the spool file.  A
@@ -674,7 +738,7 @@ static int on_line_spool(void *user, const logtk_line *line, const logtk_record 
         cli_error(SUB, "%s: cannot spool standard input: %s", run->spool_path, strerror(errno));
         return EXIT_DATA;
     }
-    return 0;
+    return cli_stop_signal ? PARSE_STOPPED : 0;
 }
 
 /* Batch mode, pass 1 of a named file: fingerprint its lines. */
@@ -683,7 +747,7 @@ static int on_line_fingerprint(void *user, const logtk_line *line, const logtk_r
 {
     parse_run *run = user;
     *run->hash = cli_line_hash(*run->hash, line->data, line->len, line->eol_len);
-    return 0;
+    return cli_stop_signal ? PARSE_STOPPED : 0;
 }
 
 static int open_spool(parse_run *run)
@@ -729,7 +793,7 @@ static int cache_templates(parse_run *run)
  * `expected` lines is the known damage, already reported, not a change.
  */
 static int write_input(parse_run *run, logtk_reader *reader, const char *path, const char *shown,
-                       uint64_t first_index, const input_seen *was, int damaged)
+                       uint64_t first_index, const input_seen *was, int damaged, int cut_short)
 {
     uint64_t expected = was->lines, hash = 0;
     int grew = 0;
@@ -755,7 +819,7 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
             return EXIT_DATA;
         }
         if (seen == expected) {
-            grew = 1; /* grew since pass 1: report below */
+            grew = !cut_short; /* grew since pass 1 (report below), unless a signal cut pass 1 here */
             break;
         }
         hash = cli_line_hash(hash, line.data, line.len, line.eol_len);
@@ -820,9 +884,17 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
 static int open_outputs(parse_run *run)
 {
     const parse_options *o = run->opt;
-    if (logtk_sink_new(&run->sink, o->out_kind, o->out_path, run->format) != LOGTK_OK)
+    if (run->live.path) {
+        if (parse_live_open(&run->live, &run->sink, o->out_kind, run->format) != EXIT_OK)
+            return EXIT_DATA;
+    } else if (logtk_sink_new(&run->sink, o->out_kind, o->out_path, run->format) != LOGTK_OK) {
         return sink_failed(run->sink);
-    if (o->stream) {
+    }
+    if (o->flush || run->live.confirm) {
+        /* asked for; --confirm syncs each row, so it must leave stdio first */
+        run->flush_each_row = o->flush == 1 || run->live.confirm;
+        logtk_sink_set_flush(run->sink, run->flush_each_row);
+    } else if (o->stream) {
         /* flush per row when someone may be waiting at the other end: a pipe,
          * a socket or a terminal (see the top comment) */
         struct stat st;
@@ -832,6 +904,11 @@ static int open_outputs(parse_run *run)
         else
             waiting = isatty(STDOUT_FILENO) ||
                       (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+        /* rows into a file (--stream -o FILE) from a live input (a pipe, a
+           socket, a terminal: a shipper, tail -F) are wanted as they come too */
+        if (run->live.path && run->live_input)
+            waiting = 1;
+        run->flush_each_row = waiting;
         logtk_sink_set_flush(run->sink, waiting);
     }
     if (o->templates_path &&
@@ -856,6 +933,9 @@ static int finish_outputs(parse_run *run)
     int status = cache_templates(run);
     if (status != EXIT_OK)
         return status;
+    /* --stream -o FILE put FILE on stdout: --templates - wants the real one */
+    if (run->live.opened && parse_live_restore_stdout(&run->live) != EXIT_OK)
+        return EXIT_DATA;
     for (uint32_t id = 1; id <= run->set.n; id++) {
         if (run->set.canonical[id] != id)
             continue;
@@ -935,6 +1015,30 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     int to_stdout = o->out_path == NULL || strcmp(o->out_path, "-") == 0;
     int status;
     int damaged = 0; /* pass 1 stopped at a damaged compressed input: keep what came before */
+    int stopped = 0; /* pass 1 stopped by SIGTERM/SIGINT: the lines read are written */
+    int reads_stdin = 0;
+    for (size_t i = 0; i < npaths; i++)
+        reads_stdin |= strcmp(paths[i], "-") == 0;
+    cli_signals_graceful(reads_stdin);
+    struct stat in_st;
+    run->live_input = reads_stdin && (isatty(STDIN_FILENO) ||
+                                      (fstat(STDIN_FILENO, &in_st) == 0 &&
+                                       (S_ISFIFO(in_st.st_mode) || S_ISSOCK(in_st.st_mode))));
+    if (o->confirm)
+        signal(SIGPIPE, SIG_IGN); /* the shipper gone: EPIPE on the confirmations */
+    /* a device or FIFO given as -o is written directly (and as it goes) anyway */
+    struct stat out_st;
+    if (o->stream && !to_stdout && strcmp(o->out_kind, "sqlite") != 0 &&
+        (stat(o->out_path, &out_st) != 0 || S_ISREG(out_st.st_mode)))
+        run->live.path = o->out_path;
+    if ((o->confirm || o->append) && !run->live.path)
+        return cli_usage_error(SUB, "%s needs -o to name a regular file", o->confirm ? "--confirm" : "--append");
+    run->live.append = o->append;
+    run->live.confirm = o->confirm;
+    run->live.confirm_fd = -1;
+    run->live.state_path = o->save_state;
+    if (o->save_every)
+        parse_live_parse_every(o->save_every, &run->live);
     /* Batch output to stdout starts only after pass 1 succeeded (or stopped at
      * damage, see the top comment), so another bad input prints nothing; a
      * file output is opened first to catch an unwritable path before a long
@@ -978,6 +1082,11 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
         uint64_t before = feed.lines;
         status = cli_feed_run(&feed, &paths[i], 1);
         counts[i].lines = feed.lines - before;
+        if (status == PARSE_STOPPED || (status == EXIT_OK && cli_stop_signal)) {
+            stopped = 1;
+            npaths = i + 1; /* pass 2 stops here too */
+            status = EXIT_OK;
+        }
         if (status != EXIT_OK && feed.status == LOGTK_ERR_ARCHIVE) {
             /* cli_feed printed the message; the lines before the damage were fed */
             damaged = 1;
@@ -991,7 +1100,7 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
                       strerror(errno));
             status = EXIT_DATA;
         }
-        if (damaged)
+        if (damaged || stopped)
             break;
     }
     cli_progress_end(&run->progress);
@@ -1029,7 +1138,8 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
             int is_stdin = strcmp(paths[i], "-") == 0;
             status = write_input(run, reader, is_stdin ? run->spool_path : paths[i],
                                  is_stdin ? "standard input" : paths[i], index, &counts[i],
-                                 damaged && i + 1 == npaths && !is_stdin);
+                                 damaged && i + 1 == npaths && !is_stdin,
+                                 stopped && i + 1 == npaths);
             index += counts[i].lines;
         }
         cli_progress_end(&run->progress);
@@ -1055,6 +1165,9 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     }
     if (status == EXIT_OK && damaged)
         status = EXIT_DATA;
+    if (status == EXIT_OK && stopped && !o->quiet)
+        cli_error(SUB, "stopped by %s after %llu lines; their rows are written",
+                  cli_signal_name(cli_stop_signal), (unsigned long long)feed.lines);
     return status;
 }
 
@@ -1097,6 +1210,8 @@ int cmd_parse(int argc, char **argv)
         status = run_parse(&run, argv + first_file, (size_t)(argc - first_file));
 
     logtk_sink_free(run.sink); /* an uncommitted output's temporary file goes away */
+    if (run.live.opened) /* confirm_fd is set only then */
+        parse_live_close(&run.live);
     if (run.templates.out) /* not committed: the temporary file goes away */
         cli_output_close(SUB, opt.templates_path, &run.templates, 0);
     if (run.state.out)

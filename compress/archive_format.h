@@ -42,6 +42,17 @@
 #define LTKA_END_MAGIC "LTKE"
 #define LTKA_VERSION 4     /* the version this logtk writes */
 #define LTKA_VERSION_MIN 3 /* the oldest it reads (version 3: no content_hash) */
+/*
+ * Version 5 is version 4 whose file header flags may hold LTKA_FLAG_OPEN:
+ * an archive being appended to (logtk compress --append), committed block by
+ * block, whose footer is written only when its writer closes.  Such a file
+ * ending right after a whole block is complete, not truncated.  Only
+ * appending writes version 5; every other archive stays version 4, which
+ * older logtk reads.
+ */
+#define LTKA_VERSION_OPEN 5
+#define LTKA_VERSION_MAX 5 /* the newest it reads */
+#define LTKA_FLAG_OPEN 1   /* file header flags, version 5: blocks are being appended */
 #define LTKA_FILE_HEADER_LEN 8
 #define LTKA_BLOCK_HEADER_LEN 36    /* version 4 */
 #define LTKA_BLOCK_HEADER_LEN_V3 32 /* version 3 */

@@ -271,11 +271,12 @@ static int check_file_header(logtk_archive_reader *r)
         memcmp(ltka_reader_ptr(r), LTKA_FILE_MAGIC, 4) != 0)
         return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: not a logtk archive", r->name);
     int version = ltka_reader_ptr(r)[4];
-    if (version < LTKA_VERSION_MIN || version > LTKA_VERSION)
+    if (version < LTKA_VERSION_MIN || version > LTKA_VERSION_MAX)
         return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE,
                                "%s: archive format version %u, this logtk reads versions %u to %u",
-                               r->name, (unsigned)version, LTKA_VERSION_MIN, LTKA_VERSION);
+                               r->name, (unsigned)version, LTKA_VERSION_MIN, LTKA_VERSION_MAX);
     r->version = version;
+    r->open_archive = version == LTKA_VERSION_OPEN && (ltka_reader_ptr(r)[5] & LTKA_FLAG_OPEN);
     r->header_len = ltka_block_header_len(version);
     r->buf_pos += LTKA_FILE_HEADER_LEN;
     return LOGTK_OK;
@@ -531,6 +532,8 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
         return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", r->name, strerror(r->io_error));
     if (avail == 0) {
         r->at_end = 1;
+        if (r->open_archive) /* still being appended to: its blocks so far are all of it */
+            return LOGTK_DONE;
         return lost_to_end(r, b, r->next_line, "archive ends without its index (truncated?)");
     }
     const uint8_t *p = ltka_reader_ptr(r);

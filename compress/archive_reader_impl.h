@@ -52,7 +52,8 @@ struct logtk_archive_reader {
     int eof, io_error, at_end;
     uint64_t trailing;  /* bytes found after the index, reported once after the last block */
     uint64_t serial;    /* distinct for every open and seek, so read-ahead can tell positions apart */
-    int version;        /* the archive's format version (LTKA_VERSION_MIN..LTKA_VERSION) */
+    int version;        /* the archive's format version (LTKA_VERSION_MIN..LTKA_VERSION_MAX) */
+    int open_archive;   /* version 5 with LTKA_FLAG_OPEN: no footer yet, ending after a block is fine */
     size_t header_len;  /* bytes of its block headers */
     uint64_t next_line; /* 0-based line expected next */
     uint64_t scan_from; /* 0-based: blocks ending before this line are passed over unchecked (cat without an index) */

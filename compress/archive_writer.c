@@ -29,9 +29,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "archive_append.h"
 #include "archive_format.h"
 #include "archive_index.h"
 #include "archive_writer_impl.h"
@@ -61,6 +66,11 @@ struct logtk_archive_writer {
     int open;
     int failed; /* sticky error status of the open output, LOGTK_OK when none */
     logtk_outfile out;
+    int fd;              /* appending (open_append): the archive itself, else -1 */
+    char *append_path;   /* its path, for messages */
+    uint64_t appended_after; /* appending: lines the archive held when opened */
+    uint64_t bytes_cut;      /* appending: bytes of footer or torn end cut when opened */
+    logtk_strbuf carry;      /* flush: the unfinished line moved to the next block */
     logtk_write_callback cb;
     void *cb_user;
     uint64_t offset;     /* bytes written so far */
@@ -89,6 +99,7 @@ int logtk_archive_writer_new(logtk_archive_writer **out)
     w->threads = 1;
     w->block_lines = LTKA_DEFAULT_BLOCK_LINES;
     w->block_bytes = LTKA_DEFAULT_BLOCK_BYTES;
+    w->fd = -1;
     return LOGTK_OK;
 }
 
@@ -186,6 +197,19 @@ static int emit(logtk_archive_writer *w, const void *data, size_t len)
     if (w->cb) {
         if (w->cb(w->cb_user, data, len) != 0)
             return logtk_error_set(&w->err, LOGTK_ERR_IO, "archive output: write failed");
+    } else if (w->fd >= 0) {
+        const char *p = data;
+        size_t left = len;
+        while (left > 0) {
+            ssize_t n = write(w->fd, p, left);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", w->append_path,
+                                       strerror(n < 0 ? errno : EIO));
+            p += n;
+            left -= (size_t)n;
+        }
     } else {
         int rc = logtk_outfile_write(&w->out, data, len, &w->err);
         if (rc != LOGTK_OK)
@@ -216,9 +240,14 @@ static void stop_pool(logtk_archive_writer *w)
     w->pool = NULL;
 }
 
-static int start(logtk_archive_writer *w)
+/* Sets up the pipeline; writes the file header unless with_header is 0 (appending). */
+static int start(logtk_archive_writer *w, int with_header)
 {
     uint8_t hdr[LTKA_FILE_HEADER_LEN] = {'L', 'T', 'K', 'A', LTKA_VERSION, 0, 0, 0};
+    if (w->fd >= 0) {
+        hdr[4] = LTKA_VERSION_OPEN;
+        hdr[5] = LTKA_FLAG_OPEN;
+    }
     w->open = 1;
     w->failed = LOGTK_OK;
     w->offset = 0;
@@ -251,7 +280,7 @@ static int start(logtk_archive_writer *w)
     if (w->threads > 1)
         w->pool = ltka_pool_new(w->threads, w->njobs - 1, encode_job, (void *const *)w->encoders);
     /* no pool (no threads available): the ring degenerates to one job, encoded inline */
-    return emit(w, hdr, sizeof hdr);
+    return with_header ? emit(w, hdr, sizeof hdr) : LOGTK_OK;
 }
 
 int logtk_archive_writer_open_path(logtk_archive_writer *w, const char *path)
@@ -263,10 +292,105 @@ int logtk_archive_writer_open_path(logtk_archive_writer *w, const char *path)
     int rc = logtk_outfile_open(&w->out, path, &w->err);
     if (rc != LOGTK_OK)
         return rc;
-    rc = start(w);
+    rc = start(w, 1);
     if (rc != LOGTK_OK) {
         stop_pool(w);
         logtk_outfile_abort(&w->out);
+        w->open = 0;
+    }
+    return rc;
+}
+
+/* fsync that tolerates file systems without it; returns 0 or an errno. */
+static int sync_fd(int fd)
+{
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        return errno ? errno : EIO;
+    return 0;
+}
+
+static int pwrite_all(int fd, const void *data, size_t len, uint64_t off)
+{
+    while (len > 0) {
+        ssize_t n = pwrite(fd, data, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : EIO;
+        data = (const char *)data + n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+int logtk_archive_writer_open_append(logtk_archive_writer *w, const char *path)
+{
+    if (w->open)
+        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer already open");
+    logtk_error_clear(&w->err);
+    w->cb = NULL;
+    if (!path || !*path || strcmp(path, "-") == 0)
+        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "appending needs a file name");
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: not a regular file (appending cuts "
+                               "and syncs the file)", path);
+    }
+    /* two writers appending to one archive would interleave their blocks */
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        return logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", path,
+                               e == EWOULDBLOCK ? "another process is appending to it" : strerror(e));
+    }
+    ltka_append_state found;
+    int rc = ltka_append_scan(fd, path, &found, &w->err);
+    if (rc != LOGTK_OK) {
+        ltka_index_free(&found.index);
+        close(fd);
+        return rc;
+    }
+    free(w->append_path);
+    if (!(w->append_path = strdup(path))) {
+        ltka_index_free(&found.index);
+        close(fd);
+        return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    w->fd = fd;
+    rc = start(w, found.empty);
+    int e = 0;
+    if (rc == LOGTK_OK && !found.empty) {
+        /* flag the archive open before its footer (or torn end) goes: a crash
+           in between leaves an open archive with a footer, which reads fine */
+        static const uint8_t open_mark[2] = {LTKA_VERSION_OPEN, LTKA_FLAG_OPEN};
+        if (!(e = pwrite_all(fd, open_mark, 2, 4)) && !(e = sync_fd(fd)) &&
+            ftruncate(fd, (off_t)found.end) != 0)
+            e = errno;
+        if (!e && lseek(fd, (off_t)found.end, SEEK_SET) < 0)
+            e = errno;
+        w->offset = found.end;
+        w->lines_done = w->lines_cut = found.lines;
+        ltka_index_free(&w->index);
+        w->index = found.index;
+        found.index.entries = NULL;
+        found.index.count = found.index.cap = 0;
+    }
+    if (rc == LOGTK_OK && !e)
+        e = sync_fd(fd);
+    if (rc == LOGTK_OK && e)
+        rc = logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", path, strerror(e));
+    ltka_index_free(&found.index);
+    w->appended_after = found.lines;
+    w->bytes_cut = found.cut;
+    if (rc != LOGTK_OK) {
+        stop_pool(w);
+        close(fd);
+        w->fd = -1;
         w->open = 0;
     }
     return rc;
@@ -281,7 +405,7 @@ int logtk_archive_writer_open_callback(logtk_archive_writer *w, logtk_write_call
     logtk_error_clear(&w->err);
     w->cb = cb;
     w->cb_user = user;
-    int rc = start(w);
+    int rc = start(w, 1);
     if (rc != LOGTK_OK) {
         stop_pool(w);
         w->open = 0;
@@ -311,6 +435,11 @@ static int write_job(logtk_archive_writer *w, block_job *j)
         rc = emit(w, j->payload.data, j->payload.len);
     if (rc == LOGTK_OK)
         rc = emit(w, j->line_hashes.data, j->line_hashes.len);
+    /* appending: each block is durable before the next starts, so a crash
+       leaves whole blocks and at most one torn one (archive_append.c) */
+    int e;
+    if (rc == LOGTK_OK && w->fd >= 0 && (e = sync_fd(w->fd)) != 0)
+        rc = logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", w->append_path, strerror(e));
     w->lines_done += j->nlines;
     logtk_strbuf_clear(&j->text);
     return rc;
@@ -402,6 +531,47 @@ int logtk_archive_writer_write(logtk_archive_writer *w, const void *data, size_t
     return LOGTK_OK;
 }
 
+int logtk_archive_writer_flush(logtk_archive_writer *w)
+{
+    if (!w->open)
+        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer not open");
+    if (w->failed != LOGTK_OK)
+        return w->failed;
+    block_job *j = &w->jobs[w->fill];
+    size_t last = j->text.len;
+    while (last > 0 && j->text.data[last - 1] != '\n')
+        last--;
+    int rc = LOGTK_OK;
+    if (last > 0) {
+        /* the unfinished line (if any) waits for its end in the next block */
+        logtk_strbuf_clear(&w->carry);
+        if (logtk_strbuf_append(&w->carry, j->text.data + last, j->text.len - last) != 0)
+            return fail(w, logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory"));
+        j->text.len = last;
+        rc = hand_over(w, w->cur_lines);
+        if (rc == LOGTK_OK && w->carry.len > 0 &&
+            logtk_strbuf_append(&w->jobs[w->fill].text, w->carry.data, w->carry.len) != 0)
+            rc = logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    if (rc == LOGTK_OK && w->pool)
+        rc = drain(w, 1);
+    return rc == LOGTK_OK ? rc : fail(w, rc);
+}
+
+uint64_t logtk_archive_writer_lines_written(const logtk_archive_writer *w)
+{
+    return w->lines_done;
+}
+
+void logtk_archive_writer_append_info(const logtk_archive_writer *w, uint64_t *lines_before,
+                                      uint64_t *bytes_cut)
+{
+    if (lines_before)
+        *lines_before = w->appended_after;
+    if (bytes_cut)
+        *bytes_cut = w->bytes_cut;
+}
+
 int logtk_archive_writer_close(logtk_archive_writer *w)
 {
     if (!w->open)
@@ -424,7 +594,17 @@ int logtk_archive_writer_close(logtk_archive_writer *w)
         logtk_strbuf_free(&footer);
     }
     w->open = 0;
-    if (!w->cb) {
+    if (w->fd >= 0) {
+        /* the footer is down and synced: the archive is closed (flags 0) */
+        static const uint8_t closed_mark[1] = {0};
+        int e = 0;
+        if (rc == LOGTK_OK && !(e = sync_fd(w->fd)) && !(e = pwrite_all(w->fd, closed_mark, 1, 5)))
+            e = sync_fd(w->fd);
+        if (rc == LOGTK_OK && e)
+            rc = logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", w->append_path, strerror(e));
+        close(w->fd); /* on failure the whole blocks stay: appending again goes on from them */
+        w->fd = -1;
+    } else if (!w->cb) {
         if (rc == LOGTK_OK)
             rc = logtk_outfile_commit(&w->out, &w->err);
         else
@@ -454,8 +634,12 @@ void logtk_archive_writer_free(logtk_archive_writer *w)
     if (!w)
         return;
     stop_pool(w);
-    if (w->open && !w->cb)
+    if (w->fd >= 0)
+        close(w->fd); /* appending: the blocks written are kept, never removed */
+    else if (w->open && !w->cb)
         logtk_outfile_abort(&w->out);
+    logtk_strbuf_free(&w->carry);
+    free(w->append_path);
     for (int i = 0; i < w->njobs; i++) {
         logtk_strbuf_free(&w->jobs[i].text);
         logtk_strbuf_free(&w->jobs[i].payload);

@@ -1218,6 +1218,46 @@ int logtk_archive_writer_set_option(logtk_archive_writer *w, const char *name, c
  */
 int logtk_archive_writer_open_path(logtk_archive_writer *w, const char *path);
 
+/**
+ * Opens the archive at `path` to append to it, for a writer that runs as
+ * long as a log stream (a shipper's child process): created when missing
+ * (then version 5, see logtk-archive(5)), otherwise reopened, never
+ * replaced.  Every block is written to the file itself and synced before the
+ * next one starts, so after a crash or kill -9 the file holds every line of
+ * the blocks written; the footer comes at close.  Reopening finds the last
+ * whole block and cuts what follows it: the footer of a closed archive, or
+ * the torn end a killed writer left.  A file that is not an archive, an
+ * archive of another version, or one damaged anywhere but in such a torn
+ * end is refused and left as it is (LOGTK_ERR_ARCHIVE), as is a file
+ * another process is appending to (LOGTK_ERR_IO; the lock is flock(2)).
+ * Returns LOGTK_OK, LOGTK_ERR_ARCHIVE, LOGTK_ERR_IO or LOGTK_ERR_NOMEM.
+ */
+int logtk_archive_writer_open_append(logtk_archive_writer *w, const char *path);
+
+/**
+ * Closes the block being filled at its last complete line and writes it
+ * (appending: and syncs it), so that every whole line given so far is in
+ * the output; an unfinished last line waits for its end in the next block.
+ * A flush costs a block: small blocks compress worse.  Returns LOGTK_OK or
+ * an error (then sticky, as for write).
+ */
+int logtk_archive_writer_flush(logtk_archive_writer *w);
+
+/**
+ * Lines in the blocks written so far (appending: counting the lines the
+ * archive held when opened).  After logtk_archive_writer_flush() every whole
+ * line given is counted, and, when appending, on disk.
+ */
+uint64_t logtk_archive_writer_lines_written(const logtk_archive_writer *w);
+
+/**
+ * After logtk_archive_writer_open_append(): the lines the archive held
+ * and the bytes cut off its end (its footer, or a torn block of a killed
+ * writer).  Either pointer may be NULL.
+ */
+void logtk_archive_writer_append_info(const logtk_archive_writer *w, uint64_t *lines_before,
+                                      uint64_t *bytes_cut);
+
 /** Opens the output as a callback receiving the archive bytes in order. */
 int logtk_archive_writer_open_callback(logtk_archive_writer *w, logtk_write_callback cb, void *user);
 
