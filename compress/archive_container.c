@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "archive_format.h"
+#include "block_layout.h"
 #include "hashtab.h"
 
 static const char *const stream_names[LTKA_NSTREAMS] = {

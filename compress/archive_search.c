@@ -81,6 +81,10 @@
 #include <string.h>
 
 #include "archive_format.h"
+#include "block_decode.h"
+#include "block_layout.h"
+#include "block_query.h"
+#include "line_split.h"
 #include "archive_reader_impl.h"
 #include "archive_search.h"
 #include "block_pool.h"

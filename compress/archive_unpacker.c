@@ -27,7 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive_unpacker.h"
 #include "archive_format.h"
+#include "block_decode.h"
+#include "block_layout.h"
 #include "archive_reader_impl.h"
 #include "block_pool.h"
 

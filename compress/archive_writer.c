@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "archive_format.h"
+#include "block_encode.h"
 #include "archive_index.h"
 #include "archive_writer_impl.h"
 #include "block_pool.h"
