@@ -89,6 +89,7 @@
 #include "archive_search.h"
 #include "archive_search_impl.h"
 #include "block_pool.h"
+#include "block_readahead.h"
 #include "errmsg.h"
 #include "hashtab.h"
 #include "growarray.h"

@@ -33,6 +33,7 @@
 #include "block_layout.h"
 #include "archive_reader_impl.h"
 #include "block_pool.h"
+#include "block_readahead.h"
 
 #define UNPACK_MAX_THREADS 64
 /*
