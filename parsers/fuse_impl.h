@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mix.h"
 #include "parser_impl.h"
 #include "strbuf.h"
 #include "u64map.h"
