@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "archive_format.h"
+#include "block_layout.h"
 #include "hashtab.h"
 
 static const char *const stream_names[LTKA_NSTREAMS] = {
@@ -41,6 +42,22 @@ static inline uint64_t lane_round(uint64_t acc, uint64_t w)
     return rotl64(acc + w * 0xc2b2ae3d27d4eb4full, 31) * 0x9e3779b185ebca87ull;
 }
 
+/*
+ * The little-endian word at p, as logtk-archive(5) defines the checksum:
+ * one load where the host is little-endian, bytes assembled elsewhere, so
+ * an archive checks the same on every machine.
+ */
+static inline uint64_t load_le64(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+#else
+    return ltka_get_u64(p);
+#endif
+}
+
 static inline uint64_t avalanche(uint64_t x)
 {
     x ^= x >> 33;
@@ -58,20 +75,16 @@ uint32_t ltka_checksum(const void *data, size_t len)
              d = 0x082efa98ec4e6c89ull;
     size_t n = len;
     while (n >= 32) {
-        uint64_t w[4];
-        memcpy(w, p, 32);
-        a = lane_round(a, w[0]);
-        b = lane_round(b, w[1]);
-        c = lane_round(c, w[2]);
-        d = lane_round(d, w[3]);
+        a = lane_round(a, load_le64(p));
+        b = lane_round(b, load_le64(p + 8));
+        c = lane_round(c, load_le64(p + 16));
+        d = lane_round(d, load_le64(p + 24));
         p += 32;
         n -= 32;
     }
     uint64_t h = rotl64(a, 1) + rotl64(b, 7) + rotl64(c, 12) + rotl64(d, 18) + (uint64_t)len;
     while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = avalanche(h ^ w);
+        h = avalanche(h ^ load_le64(p));
         p += 8;
         n -= 8;
     }

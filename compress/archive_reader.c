@@ -54,6 +54,8 @@
 #endif
 
 #include "archive_format.h"
+#include "block_decode.h"
+#include "block_layout.h"
 #include "archive_index.h"
 #include "archive_reader_impl.h"
 

@@ -27,9 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive_unpacker.h"
 #include "archive_format.h"
+#include "block_decode.h"
+#include "block_layout.h"
 #include "archive_reader_impl.h"
 #include "block_pool.h"
+#include "block_readahead.h"
 
 #define UNPACK_MAX_THREADS 64
 /*

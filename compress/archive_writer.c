@@ -38,6 +38,7 @@
 
 #include "archive_append.h"
 #include "archive_format.h"
+#include "block_encode.h"
 #include "archive_index.h"
 #include "archive_writer_impl.h"
 #include "block_pool.h"

@@ -55,7 +55,10 @@
 #include <emmintrin.h>
 #endif
 
-#include "archive_format.h"
+#include "block_encode.h"
+#include "block_layout.h"
+#include "header_fields.h"
+#include "line_split.h"
 #include "growarray.h"
 #include "hashtab.h"
 

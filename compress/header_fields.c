@@ -25,7 +25,8 @@
 
 #include <string.h>
 
-#include "archive_format.h"
+#include "header_fields.h"
+#include "block_layout.h"
 
 /* Lines looked at per block: enough for a stable majority, cheap next to encoding the block. */
 #define HEADER_SAMPLE_LINES 256

@@ -64,7 +64,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "archive_format.h"
+#include "line_split.h"
+#include "block_layout.h"
 
 /* Byte classes. */
 enum { C_DELIM = 0, C_WORD = 1, C_DIGIT = 2, C_HEXLETTER = 4, C_MARKER = 8, C_X = 16 };

@@ -1,6 +1,7 @@
 /* hashtab.c - byte-string interning table.  See hashtab.h. */
 #include "config.h"
 #include "hashtab.h"
+#include "mix.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -11,8 +12,9 @@
 
 /* A simple multiply-mix hash over 8-byte words (wyhash-like in spirit, written
    for this project).  Stable across runs so that content hashes can key
-   templates merged across shards. */
-static inline uint64_t mix64(uint64_t x)
+   templates merged across shards: hash_round is part of that definition
+   (the general mixer is logtk_mix64, in mix.h). */
+static inline uint64_t hash_round(uint64_t x)
 {
     x ^= x >> 32;
     x *= 0xd6e8feb86659fd93ULL;
@@ -36,18 +38,18 @@ uint64_t logtk_hash_bytes_seeded(const void *data, size_t len, uint64_t seed)
     const unsigned char *p = data;
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0xff51afd7ed558ccdULL) ^ seed;
     if (seed)
-        h = mix64(h);
+        h = hash_round(h);
     while (len >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
-        h = mix64(h ^ w) + 0x632be59bd9b4e019ULL;
+        h = hash_round(h ^ w) + 0x632be59bd9b4e019ULL;
         p += 8;
         len -= 8;
     }
     uint64_t tail = 0;
     for (size_t i = 0; i < len; i++)
         tail |= (uint64_t)p[i] << (8 * i);
-    return mix64(h ^ tail ^ 0xa0761d6478bd642fULL);
+    return hash_round(h ^ tail ^ 0xa0761d6478bd642fULL);
 }
 
 static atomic_uint_fast64_t process_seed;
@@ -60,7 +62,7 @@ uint64_t logtk_hash_seed(void)
     uint64_t fresh = 0;
     if (getrandom(&fresh, sizeof fresh, GRND_NONBLOCK) != (ssize_t)sizeof fresh)
         fresh = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&fresh;
-    fresh = mix64(fresh) | 1; /* 0 means "not drawn yet" */
+    fresh = logtk_mix64(fresh) | 1; /* 0 means "not drawn yet" */
     uint_fast64_t expected = 0;
     /* the first thread's seed wins: every table of the process must use one */
     atomic_compare_exchange_strong(&process_seed, &expected, fresh);

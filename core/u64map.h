@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mix.h" /* logtk_mix64, which callers use to make keys */
+
 typedef struct logtk_u64map {
     uint64_t *keys;
     uint32_t *values;
@@ -21,17 +23,6 @@ typedef struct logtk_u64map {
     size_t nslots;  /* power of two */
     size_t count;
 } logtk_u64map;
-
-/** The finaliser of a 64-bit mix (murmur3's fmix64): spreads every input bit. */
-static inline uint64_t logtk_mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
 
 /** Initialises an empty map sized for about `expected` keys.  Returns 0 or -1. */
 int logtk_u64map_init(logtk_u64map *m, size_t expected);

@@ -20,6 +20,7 @@
 #include "errmsg.h"
 #include "hashtab.h"
 #include "logtk.h"
+#include "mix.h"
 #include "strbuf.h"
 
 /* ---------------------------------------------------------------- sessions */
@@ -248,13 +249,10 @@ int detect_symmetric_eigen_large(const double *a, size_t n, double *w, double *v
 /** Solves a x = b for symmetric positive definite a (destroyed); x overwrites b.  0 or -1. */
 int detect_cholesky_solve(double *a, double *b, size_t n);
 
-/** Deterministic xorshift-style PRNG (splitmix64). */
+/** Deterministic PRNG: the library's splitmix64 (core/mix.h). */
 static inline uint64_t detect_rand_next(uint64_t *state)
 {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return logtk_splitmix64(state);
 }
 
 /** Uniform integer in [0, n). */

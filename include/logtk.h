@@ -9,6 +9,11 @@
  * Conventions (shared by every handle):
  *  - Handles are opaque.  `logtk_X_new(&h, ...)` creates one, `logtk_X_free(h)`
  *    releases it; `logtk_X_free(NULL)` is harmless.
+ *  - A constructor that fails leaves *out NULL, except the four whose error
+ *    needs a handle to say why (logtk_parser_merge, logtk_output_open,
+ *    logtk_sink_new, logtk_grep_new): on error they leave *out a handle whose
+ *    errmsg gives the reason (NULL only when that handle could not be
+ *    allocated); free it in every case.
  *  - Every call that can fail returns an int status: LOGTK_OK (0), LOGTK_DONE
  *    (1, "nothing more", not an error) or a negative LOGTK_ERR_* code.  Codes are
  *    never renumbered.  After a failure, `logtk_X_errmsg(h)` gives a readable
@@ -490,9 +495,9 @@ int logtk_parser_template_key(logtk_parser *p, uint32_t template_id, uint64_t *k
  * once).  names[i] (may be NULL, or names NULL) names snapshot i in messages.
  * Returns LOGTK_OK, LOGTK_ERR_STATE (a snapshot damaged, foreign, or made
  * with another algorithm, parameter or mask: the message names it),
- * LOGTK_ERR_INVALID (n == 0) or LOGTK_ERR_NOMEM.  On error *out is still a
- * parser (unless out of memory) so logtk_parser_errmsg(*out) can be read;
- * free it in every case.
+ * LOGTK_ERR_INVALID (n == 0) or LOGTK_ERR_NOMEM.  On error *out is a parser
+ * whose logtk_parser_errmsg() gives the reason (NULL only when it could not
+ * be allocated); free it in every case.
  */
 int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshots,
                        const size_t *lens, const char *const *names);
@@ -629,8 +634,9 @@ typedef struct logtk_output logtk_output;
 
 /**
  * Opens an output for `path`.  Returns LOGTK_OK, LOGTK_ERR_IO (the message
- * names the path and the system error) or LOGTK_ERR_NOMEM.  *out is set even
- * on LOGTK_ERR_IO so the message can be read; free it with logtk_output_free().
+ * names the path and the system error) or LOGTK_ERR_NOMEM.  On error *out is
+ * an output whose logtk_output_errmsg() gives the reason (NULL only when it
+ * could not be allocated); free it with logtk_output_free() in every case.
  */
 int logtk_output_open(logtk_output **out, const char *path);
 
@@ -711,8 +717,10 @@ typedef struct logtk_row {
 /**
  * Creates a sink of the given kind writing to `path` (NULL or "-": stdout).
  * `format` gives the header field names (may be NULL: no header fields).
- * Returns LOGTK_OK, LOGTK_ERR_NOT_FOUND (unknown kind), LOGTK_ERR_IO.  On
- * error, *out is still set when non-NULL so logtk_sink_errmsg() can be read.
+ * Returns LOGTK_OK, LOGTK_ERR_NOT_FOUND (unknown kind), LOGTK_ERR_INVALID (a
+ * sqlite sink to standard output or a device), LOGTK_ERR_IO or
+ * LOGTK_ERR_NOMEM.  On error *out is a sink whose logtk_sink_errmsg() gives
+ * the reason (NULL only when it could not be allocated); free it in every case.
  */
 int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
                    const logtk_format *format);
@@ -1399,7 +1407,9 @@ typedef struct logtk_grep logtk_grep;
 /**
  * Compiles a search: a fixed string or a PCRE2 pattern (JIT, match limits).
  * Returns LOGTK_OK, LOGTK_ERR_SYNTAX (message quotes the pattern and offset)
- * or LOGTK_ERR_NOMEM.  *out is set even on error, so the message can be read.
+ * or LOGTK_ERR_NOMEM.  On error *out is a search whose logtk_grep_errmsg()
+ * gives the reason (NULL only when it could not be allocated); free it in
+ * every case.
  */
 int logtk_grep_new(logtk_grep **out, const char *pattern, int flags);
 

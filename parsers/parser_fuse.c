@@ -20,124 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hashtab.h"
-#include "parser_impl.h"
-#include "strbuf.h"
-#include "u64map.h"
+#include "fuse_header.h"
+#include "fuse_impl.h"
+#include "fuse_snapshot.h"
 #include "growarray.h"
-
-#define FUSE_NO_ID UINT32_MAX
-
-/* For the few small helpers of the per-byte and per-token loops. */
-#if defined(__GNUC__)
-#define FUSE_INLINE static inline __attribute__((always_inline))
-#else
-#define FUSE_INLINE static inline
-#endif
-
-typedef struct fuse_group {
-    uint64_t values[8];  /* distinct word hashes seen at the free position */
-    uint32_t members[8]; /* template holding each value */
-    uint32_t nvalues;
-    uint32_t position;
-    int promoted;
-    int varform_seen; /* some line showed the slot's variable form */
-    int value_like;   /* some word seen there looks like a value (looks_like_value) */
-    int shape_seen;   /* some word seen there is variables only ("<*>,<*>") */
-    int non_unit;     /* some word seen there is not a unit of size (is_size_unit) */
-    int plain_word;   /* some word seen there does not look like a value */
-    int non_event;      /* some word seen there is neither a past participle nor a code symbol */
-    int non_numbered;   /* some word seen there is not a numbered name of one stem (numbered_stem) */
-    uint64_t stem;      /* hash of the letters of the first word seen there, when a numbered name */
-    uint32_t pool;         /* prefix pool of the slot (fuse_pool), FUSE_NO_ID when none */
-    uint32_t next_in_pool; /* next group of the same pool, FUSE_NO_ID at the end */
-} fuse_group;
-
-/*
- * The evidence of one slot pooled over every sibling group whose line
- * shares the words before the slot ("session opened for user _", whatever
- * follows): the distinct words seen there in any of them, and the chain of
- * those groups.
- */
-typedef struct fuse_pool {
-    uint64_t values[8]; /* distinct word hashes seen at the slot, over all its groups */
-    uint32_t nvalues;
-    int varform_seen;     /* some line of some group showed the slot's variable form */
-    uint32_t first_group; /* chain of member groups (fuse_group.next_in_pool) */
-} fuse_pool;
-
-/*
- * Whole-token variables closing a line are a printed list, one "<*>", when
- * there are at least this many: messages print at most four fixed fields in
- * a row ("REPORT : <*> <*> <*> <*>", written so by the ground truths),
- * while a list ("delete blk_1 blk_2 ... blk_100") has any length.
- */
-#define FUSE_LIST_MIN 5
-
-/* Hashes of "<*>", "<*>.", "<*>.." and "<*>...": a whole-token number with sentence dots. */
-#define FUSE_WILD_DOTS 4
-
-/*
- * Memo of mask_token(): the hash of a token's masked form by the token's
- * bytes.  Tokens with punctuation ("key=value", "name:", "(x)") go through
- * the byte-wise mask, the costliest step of a line, and the same ones come
- * back line after line; the memo answers them with one probe and a compare
- * of a few words.  Direct-mapped: a token simply replaces the one in its
- * slot.  It is made on first use with its slots marked empty (only their
- * lengths written), and grows (emptied) while tokens keep replacing others
- * and a fair share of tokens are found, up to a bound.  It is a cache of a pure function, so what is parsed does
- * not depend on it (nor is it saved in snapshots).
- */
-#define FUSE_MEMO_WORDS 5 /* tokens up to 40 bytes */
-#define FUSE_MEMO_MIN 4096
-#define FUSE_MEMO_MAX 16384
-typedef struct fuse_memo {
-    uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
-    uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
-    uint32_t len;                    /* 0: an empty slot */
-    uint32_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
-    char form[8 * FUSE_MEMO_WORDS];  /* the masked form, for a line that misses the table */
-} fuse_memo;
-
-typedef struct fuse_state {
-    long threshold;
-    long max_entries;
-    int header_auto; /* "header=auto": find and wildcard the line's header (header_length) */
-
-    logtk_u64map exact;  /* sequence hash -> template id */
-    logtk_u64map groups; /* sibling key -> index into group_list */
-    fuse_group *group_list;
-    size_t ngroups, groups_cap;
-    logtk_u64map pools; /* prefix key (pool_key) -> index into pool_list */
-    fuse_pool *pool_list;
-    size_t npools, pools_cap;
-    uint32_t *redirect; /* template id -> earlier id with the same text (itself when none) */
-    size_t redirect_cap;
-    logtk_u64map by_text;  /* content hash -> template id */
-
-    uint64_t wild_dots[FUSE_WILD_DOTS]; /* hashes of "<*>", "<*>.", ... (quick_token_hash) */
-
-    /* per-line scratch, reused */
-    logtk_strbuf norm;
-    size_t *tok_off, *tok_len;
-    uint64_t *tok_hash;
-    uint8_t *tok_wild;
-    uint8_t *tok_form;  /* per token: its masked form as the quick hash found it (FORM_*) */
-    logtk_slice *tok;
-    logtk_slice *kept;  /* the line's tokens without quantity asides (slow path) */
-    size_t tok_cap;
-    size_t *wf_prefix;  /* per token: bytes kept by its variable form before "<*>" */
-    size_t *wf_suffix;  /* per token: bytes kept after "<*>" */
-    uint64_t *wf_hash;  /* per token: hash of its variable form */
-    logtk_strbuf wform; /* variable forms, for template tokens */
-    logtk_strbuf wfscratch; /* one variable form being hashed */
-    logtk_slice *edit;  /* template tokens being generalized */
-    size_t edit_cap;
-    fuse_memo *memo;    /* see fuse_memo; NULL until a token needs it */
-    size_t memo_slots;  /* a power of two */
-    size_t memo_evictions; /* tokens that replaced another since the memo last grew */
-    size_t memo_hits;      /* tokens the memo answered since it last grew */
-} fuse_state;
+#include "hashtab.h"
 
 /* ------------------------------------------------------------------ hashing */
 
@@ -214,12 +101,6 @@ FUSE_INLINE uint64_t salted(uint64_t h, size_t pos)
 
 /* ---------------------------------------------------------------------- map */
 
-/* A key's value, FUSE_NO_ID when absent. */
-static uint32_t map_get(const logtk_u64map *m, uint64_t key)
-{
-    const uint32_t *v = logtk_u64map_find(m, key);
-    return v ? *v : FUSE_NO_ID;
-}
 
 /* ---------------------------------------------------------------- masking */
 
@@ -251,10 +132,6 @@ enum fuse_rule {
 #endif
 #define FUSE_RULE_OFF(r) ((FUSE_RULES_OFF >> (r)) & 1)
 
-static int is_alnum_byte(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 
 static int is_wild_at(const char *s, size_t i, size_t n)
 {
@@ -283,7 +160,7 @@ static int is_path(const char *s, size_t n)
  * English month and weekday names as whole tokens: parts of timestamps, which
  * are variables in every ground truth, yet carry no digit.
  */
-static int is_calendar_word(const char *s, size_t n)
+int fuse_is_calendar_word(const char *s, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_CALENDAR))
         return 0;
@@ -336,10 +213,6 @@ FUSE_INLINE int is_path_delimiter(char c)
     return path_delimiters[(unsigned char)c];
 }
 
-static int is_letter(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 
 /*
  * An identifier whose digits sit inside it ("jk2_init", "flush2DB",
@@ -716,7 +589,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
     char *o = out;
     if (n == 0)
         return 0;
-    if ((s[0] == '.' && is_path(s, n)) || is_calendar_word(s, n)) {
+    if ((s[0] == '.' && is_path(s, n)) || fuse_is_calendar_word(s, n)) {
         size_t end = n;
         while (end > 1 && (s[end - 1] == ',' || s[end - 1] == '.' || s[end - 1] == ':'))
             end--;
@@ -927,7 +800,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     if (!any_digit) {
         if (is_dns_name(s, n))
             return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
-        int wild = (n == 3 && is_calendar_word(s, n)) ||
+        int wild = (n == 3 && fuse_is_calendar_word(s, n)) ||
                    ((n == 4 || n == 5) && is_value_word(s, n)); /* its own first test, inline */
         *hash = wild ? wild_dots[0] : h;
         *form = wild ? FORM_WILD : FORM_SELF;
@@ -1095,300 +968,6 @@ static int wildform_hash(logtk_strbuf *scratch, const char *s, size_t n, size_t 
     return 0;
 }
 
-/* ------------------------------------------------------------ line header */
-
-/*
- * Level words of every common logger, in any case ("INFO", "Info",
- * "notice", "WARNING"), and the one-letter levels of Android's logcat
- * ("D", "I", "W", "E", "V", "F"), upper case only: a lone lower-case letter
- * is a word.  A level in brackets ("[notice]") counts too.
- */
-static int is_level_word(const char *s, size_t n)
-{
-    if (n >= 3 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '<' && s[n - 1] == '>'))) {
-        s++;
-        n -= 2;
-    }
-    if (n == 1)
-        return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
-               s[0] == 'F';
-    /* by length (3 to 8), zero-padded to 8 bytes, so that a token is compared
-       with few names a word at a time: every header token is tested */
-    static const char levels[6][7][8] = {
-        {"err"},
-        {"info", "warn", "crit"},
-        {"trace", "debug", "error", "fatal", "emerg", "alert"},
-        {"notice", "severe"},
-        {"warning"},
-        {"critical"},
-    };
-    if (n < 3 || n > 8)
-        return 0;
-    char lower[8] = {0};
-    for (size_t i = 0; i < n; i++) {
-        if (!is_letter(s[i]))
-            return 0;
-        lower[i] = (char)(s[i] | 0x20);
-    }
-    for (size_t w = 0; w < 7 && levels[n - 3][w][0]; w++)
-        if (memcmp(levels[n - 3][w], lower, 8) == 0)
-            return 1;
-    return 0;
-}
-
-/*
- * A date or a time, by the lengths of its digit groups: "hh:mm[:ss]" with
- * an optional fraction ("16:49:06", "18:01:47,978", "09:00:55.123"), a
- * date of a 2- or 4-digit group then one or two 1-2 digit groups joined by
- * '-' or '/' ("2015-10-18", "03-17", "17/06/09"), whatever time follows
- * ("2005-06-03-15.42.50.675872"), or a four-digit year with dots
- * ("2005.11.09"); one trailing ',' allowed.  Addresses ("10.0.0.1:80"),
- * versions ("1.2.3") and ratios ("1/2") do not have these shapes.  Every
- * header this rule looks for holds one, and a message practically never
- * starts with one, so it is what makes a prefix a header.
- */
-static int is_date_or_time(const char *s, size_t n)
-{
-    if (n && s[n - 1] == ',')
-        n--;
-    size_t len[4], ngroups = 0, i = 0;
-    char sep[4];
-    while (ngroups < 4) {
-        size_t start = i;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++;
-        if (i == start)
-            return 0;
-        len[ngroups] = i - start;
-        sep[ngroups] = i < n ? s[i] : 0;
-        ngroups++;
-        if (i == n || ngroups == 4)
-            break;
-        i++; /* the separator */
-    }
-    if (ngroups < 2)
-        return 0;
-    if (sep[0] == ':') { /* a time: every group after the first two digits, a fraction last */
-        if (len[0] > 2 || len[1] != 2)
-            return 0;
-        for (size_t g = 1; g + 1 < ngroups; g++)
-            if (sep[g] != ':' && sep[g] != '.' && sep[g] != ',')
-                return 0;
-        return i == n || sep[ngroups - 1] == 0;
-    }
-    if (sep[0] == '-' || sep[0] == '/') /* a date; a time may follow */
-        return (len[0] == 2 || len[0] == 4) && len[1] <= 2 &&
-               (ngroups == 2 ? i == n : (sep[1] == sep[0] && len[2] <= 2));
-    if (sep[0] == '.') /* a year with dots */
-        return len[0] == 4 && ngroups >= 3 && len[1] == 2 && sep[1] == '.' && len[2] == 2;
-    return 0;
-}
-
-/* A month or weekday name, any case ("Jul", "SUN"). */
-static int is_calendar_any_case(const char *s, size_t n)
-{
-    if (n != 3 || !is_letter(s[0]))
-        return 0;
-    char w[3] = {(char)(s[0] & ~0x20), (char)(s[1] | 0x20), (char)(s[2] | 0x20)};
-    return is_calendar_word(w, 3);
-}
-
-/* Letters, digits and ". - _ / @" only (a host, a node, a file name). */
-static int is_name_chars(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!is_alnum_byte(s[i]) && s[i] != '.' && s[i] != '-' && s[i] != '_' && s[i] != '/' &&
-            s[i] != '@')
-            return 0;
-    return n > 0;
-}
-
-/*
- * The component closing a header: a name and a colon, the name optionally
- * followed by bracketed parts ("sshd:", "kernel[0]:", "sshd(pam_unix)[42]:",
- * "org.apache.Foo$Bar:", "com.apple.CDScheduler[43]:").  It starts with a
- * letter; "::" and "name:value" are not components.
- */
-static int is_component(const char *s, size_t n)
-{
-    if (n < 2 || s[n - 1] != ':' || s[n - 2] == ':' || !is_letter(s[0]))
-        return 0;
-    n--;
-    size_t i = 0;
-    while (i < n && (is_alnum_byte(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_' ||
-                     s[i] == '$' || s[i] == '/'))
-        i++;
-    while (i < n && (s[i] == '(' || s[i] == '[')) {
-        char close = s[i] == '(' ? ')' : ']';
-        i++;
-        while (i < n && s[i] != close && s[i] != ' ')
-            i++;
-        if (i == n)
-            return 0;
-        i++;
-    }
-    return i == n;
-}
-
-/*
- * A dotted component name without a colon ("nova.osapi_compute.wsgi.server"):
- * letters, digits and '_' in three or more dot-separated parts, a letter
- * first.  Only taken right after a level word.
- */
-static int is_dotted_component(const char *s, size_t n)
-{
-    if (!n || !is_letter(s[0]) || s[n - 1] == '.')
-        return 0;
-    size_t dots = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '.') {
-            if (s[i - 1] == '.')
-                return 0;
-            dots++;
-        } else if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '$') {
-            return 0;
-        }
-    }
-    return dots >= 2;
-}
-
-/* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
-static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
-{
-    if (t[from].ptr[0] != '[')
-        return 0;
-    *dated = 0;
-    for (size_t k = from; k < n && k < from + 8; k++) {
-        const char *s = t[k].ptr;
-        size_t len = t[k].len;
-        if (k == from)
-            s++, len--;
-        int closes = len > 0 && s[len - 1] == ']';
-        if (closes)
-            len--;
-        if (is_date_or_time(s, len))
-            *dated = 1;
-        if (closes)
-            return k - from + 1;
-    }
-    return 0;
-}
-
-/*
- * The number of leading tokens that are the line's header rather than its
- * message, 0 when there is none (see the top comment, "Line header").
- * A header is a run of header words - dates and times, numbers and ids
- * (tokens with a digit), month and day names, a lone "-", bracketed spans
- * with a date in them, and at most one plain word (the host) - holding at
- * least one date or time, and ending
- *   - in a component "name:" ("Jun 14 15:16:01 combo sshd[42]:"), or
- *   - in a level word, itself followed by what loggers print after a
- *     level: bracketed spans ("[main]", "[req-1 - - -]"), a component
- *     ("name:" or a dotted name) and a "-" ("INFO [main] org.Foo: ..."), or
- *   - in a "-" after the date, unless a level follows it ("12:01:02 - msg"), or
- *   - in a date or a bracketed date span followed by anything else: the
- *     last header word, or the "-" one or two words later that separates
- *     a program name from the message ("[10.30 16:49:06] chrome.exe - ...").
- */
-static size_t header_length(const logtk_slice *t, size_t n)
-{
-    size_t i = 0, end = 0, limit = n < 24 ? n : 24;
-    int dated = 0, hosts = 0;
-    if (n < 2)
-        return 0;
-    while (i < limit) {
-        const char *s = t[i].ptr;
-        size_t len = t[i].len;
-        int span_dated = 0;
-        size_t span;
-        /* a digit opens no level word, component or bracket: straight to the date test */
-        int digit_first = s[0] >= '0' && s[0] <= '9';
-        if (!digit_first && is_level_word(s, len)) {
-            if (!dated)
-                return 0;
-            i++;
-            end = i;
-            /* what follows a level: spans, a component, a "-" */
-            int component = 0;
-            while (i < limit) {
-                s = t[i].ptr;
-                len = t[i].len;
-                if ((span = bracket_span(t, i, limit, &span_dated)) != 0) {
-                    i += span;
-                    end = i;
-                } else if (!component && (is_component(s, len) || is_dotted_component(s, len))) {
-                    component = 1;
-                    i++;
-                    end = i;
-                } else if (len == 1 && s[0] == '-') {
-                    i++;
-                    end = i;
-                    break;
-                } else {
-                    break;
-                }
-            }
-            return end < n ? end : 0;
-        }
-        if (!digit_first && is_component(s, len)) {
-            if (!dated)
-                return 0;
-            i++;
-            if (i < n && t[i].len == 1 && t[i].ptr[0] == '-')
-                i++;
-            return i < n ? i : 0;
-        }
-        if (!digit_first && (span = bracket_span(t, i, limit, &span_dated)) != 0 && span_dated) {
-            dated = 1;
-            i += span;
-            end = i;
-            continue;
-        }
-        if (is_date_or_time(s, len)) {
-            dated = 1;
-            end = ++i;
-            continue;
-        }
-        if (len == 1 && s[0] == '-') {
-            end = ++i;
-            /* after the date a "-" separates the header from what follows, unless a level does */
-            if (dated && !(i < limit && is_level_word(t[i].ptr, t[i].len)))
-                return end < n ? end : 0;
-            continue;
-        }
-        if (is_calendar_any_case(s, len)) {
-            end = ++i;
-            continue;
-        }
-        int digit = 0, value_chars = 1;
-        for (size_t k = 0; k < len && value_chars; k++) {
-            digit |= s[k] >= '0' && s[k] <= '9';
-            value_chars &= is_alnum_byte(s[k]) || s[k] == '.' || s[k] == '-' || s[k] == '_' ||
-                           s[k] == '/' || s[k] == '@' || s[k] == ':' || s[k] == ',' || s[k] == '+';
-        }
-        if (digit && value_chars) {
-            end = ++i; /* a number, an id, a node or file name with a number */
-            continue;
-        }
-        /* a host: header only when a component or a level follows it */
-        if (!hosts && is_name_chars(s, len) && i + 1 < limit &&
-            (is_component(t[i + 1].ptr, t[i + 1].len) ||
-             is_level_word(t[i + 1].ptr, t[i + 1].len))) {
-            hosts = 1;
-            i++;
-            continue;
-        }
-        break;
-    }
-    if (!dated)
-        return 0;
-    /* a lone "-" one or two words on separates a program name from the message */
-    for (size_t k = end; k < end + 3 && k + 1 < n; k++)
-        if (t[k].len == 1 && t[k].ptr[0] == '-')
-            return k + 1;
-    return end < n ? end : 0;
-}
-
 /* ------------------------------------------------------------ life cycle */
 
 static int fuse_init(logtk_parser *p, void *state)
@@ -1459,7 +1038,7 @@ static uint32_t resolve(const fuse_state *st, uint32_t id)
     return id;
 }
 
-static int ensure_redirect(fuse_state *st, uint32_t id)
+int fuse_ensure_redirect(fuse_state *st, uint32_t id)
 {
     if (id < st->redirect_cap)
         return 0;
@@ -1916,7 +1495,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
      * token (position 0, hdr = 1) is never read, only hashed as "<*>".
      */
     const logtk_slice *in = line->tokens;
-    size_t hdr = st->header_auto ? header_length(in, n) : 0;
+    size_t hdr = st->header_auto ? fuse_header_length(in, n) : 0;
     if (hdr) {
         in += hdr - 1;
         n -= hdr - 1;
@@ -2159,7 +1738,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             id = logtk_tmpl_create(p, st->tok, n);
             if (id == 0)
                 return LOGTK_ERR_NOMEM;
-            if (ensure_redirect(st, id) != 0 || logtk_u64map_put(&st->by_text, th, id) != 0)
+            if (fuse_ensure_redirect(st, id) != 0 || logtk_u64map_put(&st->by_text, th, id) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
         if ((long)st->exact.count < st->max_entries && logtk_u64map_put(&st->exact, seq, id) != 0)
@@ -2265,246 +1844,6 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         id = resolve(st, id);
     }
     *template_id = resolve(st, id);
-    return LOGTK_OK;
-}
-
-/* --------------------------------------------------------------- snapshot */
-
-/*
- * Blob layout (all varints): the three maps as (count, then key/value
- * pairs), the sibling groups (count, then position, flags, stem, pool + 1,
- * next group of the pool + 1, nvalues and the value/member pairs), the
- * redirects (count, then id/target pairs), the pool map and the prefix
- * pools (count, then first group + 1, varform flag, nvalues, values).
- * Keys are hashes of token text, so they are stable across builds of the
- * same version; template ids refer to the shared template store.
- */
-typedef struct fuse_pair {
-    uint64_t key;
-    uint32_t value;
-} fuse_pair;
-
-static int pair_order(const void *a, const void *b)
-{
-    uint64_t x = ((const fuse_pair *)a)->key, y = ((const fuse_pair *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
-/*
- * Entries in key order, not slot order: the slot layout depends on the
- * table's growth history, and equal content must give equal bytes.
- */
-static int save_map(logtk_strbuf *out, const logtk_u64map *m)
-{
-    fuse_pair *pairs = malloc((m->count ? m->count : 1) * sizeof *pairs);
-    if (!pairs)
-        return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < m->nslots; i++)
-        if (m->used[i]) {
-            pairs[k].key = m->keys[i];
-            pairs[k].value = m->values[i];
-            k++;
-        }
-    qsort(pairs, k, sizeof *pairs, pair_order);
-    int rc = logtk_strbuf_put_varint(out, k);
-    for (size_t i = 0; rc == 0 && i < k; i++)
-        rc = logtk_strbuf_put_varint(out, pairs[i].key) != 0 ||
-                     logtk_strbuf_put_varint(out, pairs[i].value) != 0
-                 ? -1
-                 : 0;
-    free(pairs);
-    return rc;
-}
-
-static int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
-{
-    fuse_state *st = state;
-    int ok = save_map(out, &st->exact) == 0 && save_map(out, &st->groups) == 0 &&
-             save_map(out, &st->by_text) == 0 &&
-             logtk_strbuf_put_varint(out, st->ngroups) == 0;
-    for (size_t g = 0; ok && g < st->ngroups; g++) {
-        const fuse_group *grp = &st->group_list[g];
-        ok = logtk_strbuf_put_varint(out, grp->position) == 0 &&
-             logtk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
-                                                    grp->value_like << 2 | grp->shape_seen << 3 |
-                                                    grp->non_unit << 4 | grp->plain_word << 5 |
-                                                    grp->non_event << 6 |
-                                                    grp->non_numbered << 7)) == 0 &&
-             logtk_strbuf_put_varint(out, grp->stem) == 0 &&
-             logtk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
-             logtk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
-             logtk_strbuf_put_varint(out, grp->nvalues) == 0;
-        for (uint32_t v = 0; ok && v < grp->nvalues; v++)
-            ok = logtk_strbuf_put_varint(out, grp->values[v]) == 0 &&
-                 logtk_strbuf_put_varint(out, grp->members[v]) == 0;
-    }
-    size_t nredirect = 0;
-    for (size_t i = 0; i < st->redirect_cap; i++)
-        nredirect += st->redirect[i] != 0 && st->redirect[i] != i;
-    ok = ok && logtk_strbuf_put_varint(out, nredirect) == 0;
-    for (size_t i = 0; ok && i < st->redirect_cap; i++)
-        if (st->redirect[i] != 0 && st->redirect[i] != i)
-            ok = logtk_strbuf_put_varint(out, i) == 0 &&
-                 logtk_strbuf_put_varint(out, st->redirect[i]) == 0;
-    ok = ok && save_map(out, &st->pools) == 0 && logtk_strbuf_put_varint(out, st->npools) == 0;
-    for (size_t k = 0; ok && k < st->npools; k++) {
-        const fuse_pool *pool = &st->pool_list[k];
-        ok = logtk_strbuf_put_varint(out, (uint32_t)(pool->first_group + 1u)) == 0 &&
-             logtk_strbuf_put_varint(out, (uint64_t)pool->varform_seen) == 0 &&
-             logtk_strbuf_put_varint(out, pool->nvalues) == 0;
-        for (uint32_t v = 0; ok && v < pool->nvalues; v++)
-            ok = logtk_strbuf_put_varint(out, pool->values[v]) == 0;
-    }
-    return ok ? LOGTK_OK : logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-}
-
-#define FUSE_BAD(what) logtk_parser_error(p, LOGTK_ERR_STATE, "fuse state: %s", what)
-
-/* Reads one map whose values must be below `limit`; 1 on bad data, -1 on no memory. */
-static int load_map(const uint8_t **pos, const uint8_t *end, logtk_u64map *m, uint64_t limit)
-{
-    uint64_t count, key, value;
-    if (logtk_snap_varint(pos, end, &count) != 0 || count > (uint64_t)(end - *pos) / 2)
-        return 1;
-    for (uint64_t i = 0; i < count; i++) {
-        if (logtk_snap_varint(pos, end, &key) != 0 || logtk_snap_varint(pos, end, &value) != 0 ||
-            value >= limit || map_get(m, key) != FUSE_NO_ID)
-            return 1;
-        if (logtk_u64map_put(m, key, (uint32_t)value) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-static int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
-{
-    fuse_state *st = state;
-    const uint8_t *pos = data, *end = data + len;
-    uint64_t ntemplates = (uint64_t)logtk_tmpl_count(p) + 1, v, k;
-    if (ntemplates > 1 && ensure_redirect(st, (uint32_t)(ntemplates - 1)) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-    int rc = load_map(&pos, end, &st->exact, ntemplates);
-    if (rc == 0)
-        rc = load_map(&pos, end, &st->groups, UINT32_MAX);
-    if (rc == 0)
-        rc = load_map(&pos, end, &st->by_text, ntemplates);
-    if (rc < 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-    if (rc > 0)
-        return FUSE_BAD("bad map");
-    if (logtk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3)
-        return FUSE_BAD("bad group count");
-    if (v > 0) {
-        fuse_group *q = calloc((size_t)v, sizeof *q);
-        if (!q)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        free(st->group_list);
-        st->group_list = q;
-        st->groups_cap = (size_t)v;
-    }
-    st->ngroups = (size_t)v;
-    for (size_t g = 0; g < st->ngroups; g++) {
-        fuse_group *grp = &st->group_list[g];
-        uint64_t position, promoted, nvalues, stem, pool, next;
-        if (logtk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
-            logtk_snap_varint(&pos, end, &promoted) != 0 || promoted > 255 ||
-            logtk_snap_varint(&pos, end, &stem) != 0 ||
-            logtk_snap_varint(&pos, end, &pool) != 0 || pool > UINT32_MAX ||
-            logtk_snap_varint(&pos, end, &next) != 0 || next > st->ngroups ||
-            logtk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
-            return FUSE_BAD("bad group");
-        grp->stem = stem;
-        grp->pool = (uint32_t)(pool - 1); /* FUSE_NO_ID when 0; checked against the pools below */
-        grp->next_in_pool = (uint32_t)(next - 1);
-        grp->non_event = (int)(promoted >> 6 & 1);
-        grp->non_numbered = (int)(promoted >> 7 & 1);
-        grp->position = (uint32_t)position;
-        grp->promoted = (int)(promoted & 1);
-        grp->varform_seen = (int)(promoted >> 1 & 1);
-        grp->value_like = (int)(promoted >> 2 & 1);
-        grp->shape_seen = (int)(promoted >> 3 & 1);
-        grp->non_unit = (int)(promoted >> 4 & 1);
-        grp->plain_word = (int)(promoted >> 5 & 1);
-        grp->nvalues = (uint32_t)nvalues;
-        for (uint32_t i = 0; i < grp->nvalues; i++) {
-            if (logtk_snap_varint(&pos, end, &grp->values[i]) != 0 ||
-                logtk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates)
-                return FUSE_BAD("bad group member");
-            grp->members[i] = (uint32_t)k;
-        }
-    }
-    for (size_t i = 0; i < st->groups.nslots; i++)
-        if (st->groups.used[i] && st->groups.values[i] >= st->ngroups)
-            return FUSE_BAD("bad group index");
-    uint64_t nredirect;
-    if (logtk_snap_varint(&pos, end, &nredirect) != 0 || nredirect > (uint64_t)(end - pos) / 2)
-        return FUSE_BAD("bad redirect count");
-    for (uint64_t i = 0; i < nredirect; i++) {
-        if (logtk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates ||
-            logtk_snap_varint(&pos, end, &v) != 0 || v == 0 || v >= ntemplates || v == k)
-            return FUSE_BAD("bad redirect");
-        st->redirect[k] = (uint32_t)v;
-    }
-    rc = load_map(&pos, end, &st->pools, UINT32_MAX);
-    if (rc < 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-    if (rc > 0 || logtk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3 ||
-        v > st->ngroups)
-        return FUSE_BAD("bad pool count");
-    if (v > 0) {
-        fuse_pool *q = calloc((size_t)v, sizeof *q);
-        if (!q)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        free(st->pool_list);
-        st->pool_list = q;
-        st->pools_cap = (size_t)v;
-    }
-    st->npools = (size_t)v;
-    for (size_t pk = 0; pk < st->npools; pk++) {
-        fuse_pool *pool = &st->pool_list[pk];
-        uint64_t first, varform, nvalues;
-        if (logtk_snap_varint(&pos, end, &first) != 0 || first > st->ngroups ||
-            logtk_snap_varint(&pos, end, &varform) != 0 || varform > 1 ||
-            logtk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
-            return FUSE_BAD("bad pool");
-        pool->first_group = (uint32_t)(first - 1);
-        pool->varform_seen = (int)varform;
-        pool->nvalues = (uint32_t)nvalues;
-        for (uint32_t i = 0; i < pool->nvalues; i++)
-            if (logtk_snap_varint(&pos, end, &pool->values[i]) != 0)
-                return FUSE_BAD("bad pool value");
-    }
-    if (pos != end)
-        return FUSE_BAD("trailing bytes");
-    for (size_t i = 0; i < st->pools.nslots; i++)
-        if (st->pools.used[i] && st->pools.values[i] >= st->npools)
-            return FUSE_BAD("bad pool index");
-    /* every group of a pool is on that pool's chain, once: chains end */
-    size_t chained = 0;
-    for (size_t pk = 0; pk < st->npools; pk++)
-        for (uint32_t g = st->pool_list[pk].first_group; g != FUSE_NO_ID;
-             g = st->group_list[g].next_in_pool) {
-            if (st->group_list[g].pool != pk || ++chained > st->ngroups)
-                return FUSE_BAD("bad pool chain");
-        }
-    for (size_t g = 0; g < st->ngroups; g++)
-        if (st->group_list[g].pool != FUSE_NO_ID && st->group_list[g].pool >= st->npools)
-            return FUSE_BAD("bad group pool");
-        else if (st->group_list[g].pool != FUSE_NO_ID)
-            chained--;
-    if (chained != 0)
-        return FUSE_BAD("bad pool chain");
-    /* a redirect chain must end: at most one step per template */
-    for (uint32_t id = 1; id < ntemplates; id++) {
-        uint32_t r = id;
-        for (uint64_t steps = 0; r < st->redirect_cap && st->redirect[r] != 0 && st->redirect[r] != r;
-             steps++) {
-            if (steps >= ntemplates)
-                return FUSE_BAD("redirect cycle");
-            r = st->redirect[r];
-        }
-    }
     return LOGTK_OK;
 }
 

@@ -76,6 +76,7 @@
 #include "growarray.h"
 #include "hashtab.h"
 #include "mask.h"
+#include "mix.h"
 #include "parser_impl.h"
 
 #define MOLFI_SPEC "#spec#"
@@ -374,10 +375,7 @@ typedef struct molfi_ga {
 
 static uint64_t rng_next(molfi_ga *ga)
 {
-    uint64_t z = (ga->rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return logtk_splitmix64(&ga->rng);
 }
 
 /* Uniform in [0, 1). */

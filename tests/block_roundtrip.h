@@ -6,7 +6,9 @@
 
 #include <string.h>
 
-#include "archive_format.h"
+#include "block_decode.h"
+#include "block_encode.h"
+#include "block_layout.h"
 
 /*
  * Encodes text[0..len) as one block at `level` with the log format `format`

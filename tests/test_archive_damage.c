@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "archive_format.h"
+#include "archive_unpacker.h"
+#include "block_decode.h"
 #include "logtk.h"
 #include "membuf.h"
 #include "test_harness.h"

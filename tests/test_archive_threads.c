@@ -25,6 +25,7 @@
 
 #include "archive_writer_impl.h"
 #include "block_pool.h"
+#include "block_readahead.h"
 #include "logtk.h"
 #include "membuf.h"
 #include "test_harness.h"

@@ -15,11 +15,12 @@
 #include "logtk.h"
 #include "test_harness.h"
 
+/* A file of text under /tmp; a path stays valid for the next 7 calls. */
 static const char *write_tmp(const char *name, const char *text)
 {
-    static char path[4][256];
+    static char path[8][256];
     static int k;
-    char *p = path[k++ % 4];
+    char *p = path[k++ % 8];
     snprintf(p, 256, "/tmp/test_detect_%ld_%s", (long)getpid(), name);
     FILE *f = fopen(p, "w");
     fputs(text, f);
@@ -121,6 +122,8 @@ static void test_sessions(void)
     unlink(csv);
     unlink(labels);
     unlink(bad);
+    unlink(conflict);
+    unlink(repeat);
     unlink(badcsv);
 }
 

@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_format.h"
+#include "block_decode.h"
+#include "block_encode.h"
+#include "block_layout.h"
+#include "header_fields.h"
 #include "block_roundtrip.h"
 #include "logtk.h"
 #include "test_harness.h"

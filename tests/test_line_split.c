@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_format.h"
+#include "block_decode.h"
+#include "block_encode.h"
+#include "block_layout.h"
+#include "line_split.h"
 #include "logtk.h"
 #include "test_harness.h"
 

@@ -13,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive_format.h"
+#include "block_decode.h"
+#include "block_layout.h"
 #include "block_roundtrip.h"
 #include "logtk.h"
 #include "test_harness.h"

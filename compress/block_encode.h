@@ -1,0 +1,34 @@
+/*
+ * block_encode.h - text -> block payload (block_encode.c; internal).
+ */
+#ifndef LOGTK_BLOCK_ENCODE_H
+#define LOGTK_BLOCK_ENCODE_H
+
+#include <stdint.h>
+
+#include "block_layout.h"
+#include "strbuf.h"
+
+typedef struct ltka_encoder ltka_encoder;
+
+/** Creates an encoder (reusable across blocks, one thread at a time); NULL on no memory. */
+ltka_encoder *ltka_encoder_new(int level);
+void ltka_encoder_free(ltka_encoder *e);
+
+/**
+ * Gives the encoder a log format (Loghub notation; NULL: none): each block's
+ * header parts are then the tokens the format puts before <Content> (see
+ * header_fields.c).  Returns LOGTK_OK, LOGTK_ERR_SYNTAX (bad format) or
+ * LOGTK_ERR_NOMEM.
+ */
+int ltka_encoder_set_format(ltka_encoder *e, const char *spec);
+
+/**
+ * Encodes raw text (whole lines; only the last may lack "\n") into a payload,
+ * appended to out.  *nlines receives the line count.  Returns LOGTK_OK or
+ * LOGTK_ERR_NOMEM.
+ */
+int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbuf *out,
+                      uint32_t *nlines);
+
+#endif

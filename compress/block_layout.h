@@ -1,0 +1,126 @@
+/*
+ * block_layout.h - what a block payload holds: its streams, the numbers
+ * chunks, the template markers and the numeric column codings (internal;
+ * shared by block_encode.c, block_decode.c, block_query.c, line_split.c).
+ */
+#ifndef LOGTK_BLOCK_LAYOUT_H
+#define LOGTK_BLOCK_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Most header parts (leading tokens stored as parts of their own) per line. */
+#define LTKA_MAX_HEADER_PARTS 8
+
+/* Streams of a block payload, in payload order. */
+enum {
+    LTKA_S_TEMPLATES = 0, /* template count, then len + bytes of each template */
+    LTKA_S_TIDS,          /* per part: width byte, then per line a template index of that width */
+    LTKA_S_EOLS,          /* per line: 0 "\n", 1 "\r\n", 2 none (last line only) */
+    LTKA_S_NUMMETA,       /* per numeric column: coding byte and width info */
+    LTKA_S_NUMS,          /* numeric values, column-major (varints), in chunks (below) */
+    LTKA_S_PADS,          /* empty since version 3: explicit zero padding follows its column in LTKA_S_NUMS */
+    LTKA_S_STRS,          /* string variables, column-major: len + bytes */
+    LTKA_NSTREAMS
+};
+
+/*
+ * The numbers stream is stored (raw_len == stored_len) as chunks that
+ * decompress on their own:  nchunks(varint), then per chunk
+ * first_template(varint, delta from the previous chunk's; 0 for the first)
+ * raw_len(varint) stored_len(varint; == raw_len: not compressed), then the
+ * chunks' bytes in order.  A chunk holds the numeric columns of whole
+ * templates; a new chunk starts at the first template after the current one
+ * reached LTKA_NUM_CHUNK_BYTES.
+ */
+#define LTKA_NUM_CHUNK_BYTES ((size_t)32 << 10)
+
+/*
+ * Template bytes: markers for variables; any literal byte in 1..LTKA_M_LAST
+ * is escaped.  All kinds but LTKA_M_STR are numeric: one value per line in
+ * the numbers stream (a numeric column), zero padding as for decimals.
+ */
+#define LTKA_M_UNUM 0x01 /* unsigned decimal digit run */
+#define LTKA_M_SNUM 0x02 /* optional '-' then a digit run */
+#define LTKA_M_STR 0x03  /* a string variable */
+#define LTKA_M_IP 0x04   /* dotted quad "a.b.c.d" of 1-3 digit parts (value: see LTKA_IP_PACKED_FLAG) */
+#define LTKA_M_ESC 0x05  /* next byte is literal */
+#define LTKA_M_HEXL 0x06 /* hex digits 0-9a-f (value; pad: leading zeros) */
+#define LTKA_M_HEXU 0x07 /* hex digits 0-9A-F */
+#define LTKA_M_LAST 0x07 /* highest marker: bytes 1..7 are escaped in templates */
+
+/*
+ * Value of an LTKA_M_IP variable: a canonical IPv4 address (parts 0-255
+ * without leading zeros) is the 32-bit address a << 24 | b << 16 | c << 8 | d;
+ * any other quad is LTKA_IP_PACKED_FLAG | p0 << 36 | p1 << 24 | p2 << 12 | p3
+ * with each part p = (digits - 1) << 10 | value ("10.957.43.015":
+ * 1 << 10 | 10, 2 << 10 | 957, 1 << 10 | 43, 2 << 10 | 15).  A packed value
+ * that is not of that form (stray bits, 4 digits, a value of more digits
+ * than it says) or that describes a canonical address is damage.
+ */
+#define LTKA_IP_PACKED_FLAG ((uint64_t)1 << 48)
+
+/** Nonzero when v is a valid LTKA_M_IP value (an address, or a packed non-canonical quad). */
+static inline int ltka_ip_value_ok(uint64_t v)
+{
+    if (v < ((uint64_t)1 << 32))
+        return 1;
+    if ((v >> 48) != 1)
+        return 0;
+    int canonical = 1;
+    for (int shift = 36; shift >= 0; shift -= 12) {
+        unsigned part = (unsigned)(v >> shift) & 0xfff, digits = (part >> 10) + 1, value = part & 1023;
+        if (digits > 3 || value >= (digits == 1 ? 10u : digits == 2 ? 100u : 1000u))
+            return 0;
+        canonical &= value <= 255 && (digits == 1 || value >= (digits == 2 ? 10u : 100u));
+    }
+    return !canonical;
+}
+
+/*
+ * Hex numbers (line_split.c): without "0x", words of at least
+ * LTKA_HEX_MIN_DIGITS hex digits (with a decimal digit and a letter); with
+ * or without, at most LTKA_HEX_MAX_DIGITS (chosen by the compression ratio
+ * on the Loghub-2k logs; longer ids such as ZooKeeper's 0x14ed93111f20005
+ * share long prefixes that zstd finds in their text but not in a varint of
+ * their value).
+ */
+#ifndef LTKA_HEX_MIN_DIGITS
+#define LTKA_HEX_MIN_DIGITS 4
+#endif
+#ifndef LTKA_HEX_MAX_DIGITS
+#define LTKA_HEX_MAX_DIGITS 12
+#endif
+
+/*
+ * Coding byte of a numeric column (LTKA_S_NUMMETA): bit 0 delta (zigzag
+ * varints of differences) else raw varints; bits 1-2 zero padding: 0 a
+ * constant count (varint follows), 1 a fixed width (varint width << 1 |
+ * sign follows), 2 a count per value, the n bytes after the column's values
+ * in its numbers chunk.  Bit 3 (IP columns
+ * only, with bits 0-2 clear and a constant pad of 0): octet planes, the
+ * values written as 4n bytes, first octet of every value, then the second,
+ * ... (zstd packs a plane of one repeated octet to nothing).
+ */
+#define LTKA_COL_DELTA 1
+#define LTKA_COL_PLANES 8
+
+
+/** Nonzero when template byte c is a variable marker (not a literal, not an escape). */
+static inline int ltka_is_var_marker(unsigned c)
+{
+    return c >= LTKA_M_UNUM && c <= LTKA_M_LAST && c != LTKA_M_ESC;
+}
+/** Nonzero when marker c is a numeric kind (its values are in the numbers stream). */
+static inline int ltka_is_num_marker(unsigned c)
+{
+    return ltka_is_var_marker(c) && c != LTKA_M_STR;
+}
+
+/* Per-stream sizes of an encoded block, for `logtk info`. */
+typedef struct ltka_stream_sizes {
+    uint64_t raw[LTKA_NSTREAMS];
+    uint64_t stored[LTKA_NSTREAMS];
+} ltka_stream_sizes;
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * fuse_header.c - where a line's header (date, time, level, component,
+ * program name) ends and its message starts, for the fuse parser.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse_header.h"
+#include "fuse_impl.h"
+
+/*
+ * Level words of every common logger, in any case ("INFO", "Info",
+ * "notice", "WARNING"), and the one-letter levels of Android's logcat
+ * ("D", "I", "W", "E", "V", "F"), upper case only: a lone lower-case letter
+ * is a word.  A level in brackets ("[notice]") counts too.
+ */
+static int is_level_word(const char *s, size_t n)
+{
+    if (n >= 3 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '<' && s[n - 1] == '>'))) {
+        s++;
+        n -= 2;
+    }
+    if (n == 1)
+        return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
+               s[0] == 'F';
+    /* by length (3 to 8), zero-padded to 8 bytes, so that a token is compared
+       with few names a word at a time: every header token is tested */
+    static const char levels[6][7][8] = {
+        {"err"},
+        {"info", "warn", "crit"},
+        {"trace", "debug", "error", "fatal", "emerg", "alert"},
+        {"notice", "severe"},
+        {"warning"},
+        {"critical"},
+    };
+    if (n < 3 || n > 8)
+        return 0;
+    char lower[8] = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (!is_letter(s[i]))
+            return 0;
+        lower[i] = (char)(s[i] | 0x20);
+    }
+    for (size_t w = 0; w < 7 && levels[n - 3][w][0]; w++)
+        if (memcmp(levels[n - 3][w], lower, 8) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * A date or a time, by the lengths of its digit groups: "hh:mm[:ss]" with
+ * an optional fraction ("16:49:06", "18:01:47,978", "09:00:55.123"), a
+ * date of a 2- or 4-digit group then one or two 1-2 digit groups joined by
+ * '-' or '/' ("2015-10-18", "03-17", "17/06/09"), whatever time follows
+ * ("2005-06-03-15.42.50.675872"), or a four-digit year with dots
+ * ("2005.11.09"); one trailing ',' allowed.  Addresses ("10.0.0.1:80"),
+ * versions ("1.2.3") and ratios ("1/2") do not have these shapes.  Every
+ * header this rule looks for holds one, and a message practically never
+ * starts with one, so it is what makes a prefix a header.
+ */
+static int is_date_or_time(const char *s, size_t n)
+{
+    if (n && s[n - 1] == ',')
+        n--;
+    size_t len[4], ngroups = 0, i = 0;
+    char sep[4];
+    while (ngroups < 4) {
+        size_t start = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == start)
+            return 0;
+        len[ngroups] = i - start;
+        sep[ngroups] = i < n ? s[i] : 0;
+        ngroups++;
+        if (i == n || ngroups == 4)
+            break;
+        i++; /* the separator */
+    }
+    if (ngroups < 2)
+        return 0;
+    if (sep[0] == ':') { /* a time: every group after the first two digits, a fraction last */
+        if (len[0] > 2 || len[1] != 2)
+            return 0;
+        for (size_t g = 1; g + 1 < ngroups; g++)
+            if (sep[g] != ':' && sep[g] != '.' && sep[g] != ',')
+                return 0;
+        return i == n || sep[ngroups - 1] == 0;
+    }
+    if (sep[0] == '-' || sep[0] == '/') /* a date; a time may follow */
+        return (len[0] == 2 || len[0] == 4) && len[1] <= 2 &&
+               (ngroups == 2 ? i == n : (sep[1] == sep[0] && len[2] <= 2));
+    if (sep[0] == '.') /* a year with dots */
+        return len[0] == 4 && ngroups >= 3 && len[1] == 2 && sep[1] == '.' && len[2] == 2;
+    return 0;
+}
+
+/* A month or weekday name, any case ("Jul", "SUN"). */
+static int is_calendar_any_case(const char *s, size_t n)
+{
+    if (n != 3 || !is_letter(s[0]))
+        return 0;
+    char w[3] = {(char)(s[0] & ~0x20), (char)(s[1] | 0x20), (char)(s[2] | 0x20)};
+    return fuse_is_calendar_word(w, 3);
+}
+
+/* Letters, digits and ". - _ / @" only (a host, a node, a file name). */
+static int is_name_chars(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_alnum_byte(s[i]) && s[i] != '.' && s[i] != '-' && s[i] != '_' && s[i] != '/' &&
+            s[i] != '@')
+            return 0;
+    return n > 0;
+}
+
+/*
+ * The component closing a header: a name and a colon, the name optionally
+ * followed by bracketed parts ("sshd:", "kernel[0]:", "sshd(pam_unix)[42]:",
+ * "org.apache.Foo$Bar:", "com.apple.CDScheduler[43]:").  It starts with a
+ * letter; "::" and "name:value" are not components.
+ */
+static int is_component(const char *s, size_t n)
+{
+    if (n < 2 || s[n - 1] != ':' || s[n - 2] == ':' || !is_letter(s[0]))
+        return 0;
+    n--;
+    size_t i = 0;
+    while (i < n && (is_alnum_byte(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_' ||
+                     s[i] == '$' || s[i] == '/'))
+        i++;
+    while (i < n && (s[i] == '(' || s[i] == '[')) {
+        char close = s[i] == '(' ? ')' : ']';
+        i++;
+        while (i < n && s[i] != close && s[i] != ' ')
+            i++;
+        if (i == n)
+            return 0;
+        i++;
+    }
+    return i == n;
+}
+
+/*
+ * A dotted component name without a colon ("nova.osapi_compute.wsgi.server"):
+ * letters, digits and '_' in three or more dot-separated parts, a letter
+ * first.  Only taken right after a level word.
+ */
+static int is_dotted_component(const char *s, size_t n)
+{
+    if (!n || !is_letter(s[0]) || s[n - 1] == '.')
+        return 0;
+    size_t dots = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '.') {
+            if (s[i - 1] == '.')
+                return 0;
+            dots++;
+        } else if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '$') {
+            return 0;
+        }
+    }
+    return dots >= 2;
+}
+
+/* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
+static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
+{
+    if (t[from].ptr[0] != '[')
+        return 0;
+    *dated = 0;
+    for (size_t k = from; k < n && k < from + 8; k++) {
+        const char *s = t[k].ptr;
+        size_t len = t[k].len;
+        if (k == from)
+            s++, len--;
+        int closes = len > 0 && s[len - 1] == ']';
+        if (closes)
+            len--;
+        if (is_date_or_time(s, len))
+            *dated = 1;
+        if (closes)
+            return k - from + 1;
+    }
+    return 0;
+}
+
+/*
+ * The number of leading tokens that are the line's header rather than its
+ * message, 0 when there is none.
+ * A header is a run of header words - dates and times, numbers and ids
+ * (tokens with a digit), month and day names, a lone "-", bracketed spans
+ * with a date in them, and at most one plain word (the host) - holding at
+ * least one date or time, and ending
+ *   - in a component "name:" ("Jun 14 15:16:01 combo sshd[42]:"), or
+ *   - in a level word, itself followed by what loggers print after a
+ *     level: bracketed spans ("[main]", "[req-1 - - -]"), a component
+ *     ("name:" or a dotted name) and a "-" ("INFO [main] org.Foo: ..."), or
+ *   - in a "-" after the date, unless a level follows it ("12:01:02 - msg"), or
+ *   - in a date or a bracketed date span followed by anything else: the
+ *     last header word, or the "-" one or two words later that separates
+ *     a program name from the message ("[10.30 16:49:06] chrome.exe - ...").
+ */
+size_t fuse_header_length(const logtk_slice *t, size_t n)
+{
+    size_t i = 0, end = 0, limit = n < 24 ? n : 24;
+    int dated = 0, hosts = 0;
+    if (n < 2)
+        return 0;
+    while (i < limit) {
+        const char *s = t[i].ptr;
+        size_t len = t[i].len;
+        int span_dated = 0;
+        size_t span;
+        /* a digit opens no level word, component or bracket: straight to the date test */
+        int digit_first = s[0] >= '0' && s[0] <= '9';
+        if (!digit_first && is_level_word(s, len)) {
+            if (!dated)
+                return 0;
+            i++;
+            end = i;
+            /* what follows a level: spans, a component, a "-" */
+            int component = 0;
+            while (i < limit) {
+                s = t[i].ptr;
+                len = t[i].len;
+                if ((span = bracket_span(t, i, limit, &span_dated)) != 0) {
+                    i += span;
+                    end = i;
+                } else if (!component && (is_component(s, len) || is_dotted_component(s, len))) {
+                    component = 1;
+                    i++;
+                    end = i;
+                } else if (len == 1 && s[0] == '-') {
+                    i++;
+                    end = i;
+                    break;
+                } else {
+                    break;
+                }
+            }
+            return end < n ? end : 0;
+        }
+        if (!digit_first && is_component(s, len)) {
+            if (!dated)
+                return 0;
+            i++;
+            if (i < n && t[i].len == 1 && t[i].ptr[0] == '-')
+                i++;
+            return i < n ? i : 0;
+        }
+        if (!digit_first && (span = bracket_span(t, i, limit, &span_dated)) != 0 && span_dated) {
+            dated = 1;
+            i += span;
+            end = i;
+            continue;
+        }
+        if (is_date_or_time(s, len)) {
+            dated = 1;
+            end = ++i;
+            continue;
+        }
+        if (len == 1 && s[0] == '-') {
+            end = ++i;
+            /* after the date a "-" separates the header from what follows, unless a level does */
+            if (dated && !(i < limit && is_level_word(t[i].ptr, t[i].len)))
+                return end < n ? end : 0;
+            continue;
+        }
+        if (is_calendar_any_case(s, len)) {
+            end = ++i;
+            continue;
+        }
+        int digit = 0, value_chars = 1;
+        for (size_t k = 0; k < len && value_chars; k++) {
+            digit |= s[k] >= '0' && s[k] <= '9';
+            value_chars &= is_alnum_byte(s[k]) || s[k] == '.' || s[k] == '-' || s[k] == '_' ||
+                           s[k] == '/' || s[k] == '@' || s[k] == ':' || s[k] == ',' || s[k] == '+';
+        }
+        if (digit && value_chars) {
+            end = ++i; /* a number, an id, a node or file name with a number */
+            continue;
+        }
+        /* a host: header only when a component or a level follows it */
+        if (!hosts && is_name_chars(s, len) && i + 1 < limit &&
+            (is_component(t[i + 1].ptr, t[i + 1].len) ||
+             is_level_word(t[i + 1].ptr, t[i + 1].len))) {
+            hosts = 1;
+            i++;
+            continue;
+        }
+        break;
+    }
+    if (!dated)
+        return 0;
+    /* a lone "-" one or two words on separates a program name from the message */
+    for (size_t k = end; k < end + 3 && k + 1 < n; k++)
+        if (t[k].len == 1 && t[k].ptr[0] == '-')
+            return k + 1;
+    return end < n ? end : 0;
+}

@@ -1,0 +1,19 @@
+/*
+ * fuse_header.h - where a line's header ends, for the fuse parser
+ * (fuse_header.c; internal).
+ */
+#ifndef LOGTK_FUSE_HEADER_H
+#define LOGTK_FUSE_HEADER_H
+
+#include <stddef.h>
+
+#include "parser_impl.h"
+
+/**
+ * The number of leading tokens of t[0..n) that are the line's header
+ * rather than its message (dates and times, a level, a component, a
+ * program name), 0 when there is none.
+ */
+size_t fuse_header_length(const logtk_slice *t, size_t n);
+
+#endif

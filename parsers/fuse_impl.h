@@ -1,0 +1,151 @@
+/*
+ * fuse_impl.h - the fuse parser's state, shared by parser_fuse.c,
+ * fuse_header.c and fuse_snapshot.c (internal to those files).
+ */
+#ifndef LOGTK_FUSE_IMPL_H
+#define LOGTK_FUSE_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mix.h"
+#include "parser_impl.h"
+#include "strbuf.h"
+#include "u64map.h"
+
+#define FUSE_NO_ID UINT32_MAX
+
+/* For the few small helpers of the per-byte and per-token loops. */
+#if defined(__GNUC__)
+#define FUSE_INLINE static inline __attribute__((always_inline))
+#else
+#define FUSE_INLINE static inline
+#endif
+
+typedef struct fuse_group {
+    uint64_t values[8];  /* distinct word hashes seen at the free position */
+    uint32_t members[8]; /* template holding each value */
+    uint32_t nvalues;
+    uint32_t position;
+    int promoted;
+    int varform_seen; /* some line showed the slot's variable form */
+    int value_like;   /* some word seen there looks like a value (looks_like_value) */
+    int shape_seen;   /* some word seen there is variables only ("<*>,<*>") */
+    int non_unit;     /* some word seen there is not a unit of size (is_size_unit) */
+    int plain_word;   /* some word seen there does not look like a value */
+    int non_event;      /* some word seen there is neither a past participle nor a code symbol */
+    int non_numbered;   /* some word seen there is not a numbered name of one stem (numbered_stem) */
+    uint64_t stem;      /* hash of the letters of the first word seen there, when a numbered name */
+    uint32_t pool;         /* prefix pool of the slot (fuse_pool), FUSE_NO_ID when none */
+    uint32_t next_in_pool; /* next group of the same pool, FUSE_NO_ID at the end */
+} fuse_group;
+
+/*
+ * The evidence of one slot pooled over every sibling group whose line
+ * shares the words before the slot ("session opened for user _", whatever
+ * follows): the distinct words seen there in any of them, and the chain of
+ * those groups.
+ */
+typedef struct fuse_pool {
+    uint64_t values[8]; /* distinct word hashes seen at the slot, over all its groups */
+    uint32_t nvalues;
+    int varform_seen;     /* some line of some group showed the slot's variable form */
+    uint32_t first_group; /* chain of member groups (fuse_group.next_in_pool) */
+} fuse_pool;
+
+/*
+ * Whole-token variables closing a line are a printed list, one "<*>", when
+ * there are at least this many: messages print at most four fixed fields in
+ * a row ("REPORT : <*> <*> <*> <*>", written so by the ground truths),
+ * while a list ("delete blk_1 blk_2 ... blk_100") has any length.
+ */
+#define FUSE_LIST_MIN 5
+
+/* Hashes of "<*>", "<*>.", "<*>.." and "<*>...": a whole-token number with sentence dots. */
+#define FUSE_WILD_DOTS 4
+
+/*
+ * Memo of mask_token(): the hash of a token's masked form by the token's
+ * bytes.  Tokens with punctuation ("key=value", "name:", "(x)") go through
+ * the byte-wise mask, the costliest step of a line, and the same ones come
+ * back line after line; the memo answers them with one probe and a compare
+ * of a few words.  Direct-mapped: a token simply replaces the one in its
+ * slot.  It is made on first use with its slots marked empty (only their
+ * lengths written), and grows (emptied) while tokens keep replacing others
+ * and a fair share of tokens are found, up to a bound.  It is a cache of a pure function, so what is parsed does
+ * not depend on it (nor is it saved in snapshots).
+ */
+#define FUSE_MEMO_WORDS 5 /* tokens up to 40 bytes */
+#define FUSE_MEMO_MIN 4096
+#define FUSE_MEMO_MAX 16384
+typedef struct fuse_memo {
+    uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
+    uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
+    uint32_t len;                    /* 0: an empty slot */
+    uint32_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
+    char form[8 * FUSE_MEMO_WORDS];  /* the masked form, for a line that misses the table */
+} fuse_memo;
+
+typedef struct fuse_state {
+    long threshold;
+    long max_entries;
+    int header_auto; /* "header=auto": find and wildcard the line's header (header_length) */
+
+    logtk_u64map exact;  /* sequence hash -> template id */
+    logtk_u64map groups; /* sibling key -> index into group_list */
+    fuse_group *group_list;
+    size_t ngroups, groups_cap;
+    logtk_u64map pools; /* prefix key (pool_key) -> index into pool_list */
+    fuse_pool *pool_list;
+    size_t npools, pools_cap;
+    uint32_t *redirect; /* template id -> earlier id with the same text (itself when none) */
+    size_t redirect_cap;
+    logtk_u64map by_text;  /* content hash -> template id */
+
+    uint64_t wild_dots[FUSE_WILD_DOTS]; /* hashes of "<*>", "<*>.", ... (quick_token_hash) */
+
+    /* per-line scratch, reused */
+    logtk_strbuf norm;
+    size_t *tok_off, *tok_len;
+    uint64_t *tok_hash;
+    uint8_t *tok_wild;
+    uint8_t *tok_form;  /* per token: its masked form as the quick hash found it (FORM_*) */
+    logtk_slice *tok;
+    logtk_slice *kept;  /* the line's tokens without quantity asides (slow path) */
+    size_t tok_cap;
+    size_t *wf_prefix;  /* per token: bytes kept by its variable form before "<*>" */
+    size_t *wf_suffix;  /* per token: bytes kept after "<*>" */
+    uint64_t *wf_hash;  /* per token: hash of its variable form */
+    logtk_strbuf wform; /* variable forms, for template tokens */
+    logtk_strbuf wfscratch; /* one variable form being hashed */
+    logtk_slice *edit;  /* template tokens being generalized */
+    size_t edit_cap;
+    fuse_memo *memo;    /* see fuse_memo; NULL until a token needs it */
+    size_t memo_slots;  /* a power of two */
+    size_t memo_evictions; /* tokens that replaced another since the memo last grew */
+    size_t memo_hits;      /* tokens the memo answered since it last grew */
+} fuse_state;
+
+/* A key's value, FUSE_NO_ID when absent. */
+static inline uint32_t map_get(const logtk_u64map *m, uint64_t key)
+{
+    const uint32_t *v = logtk_u64map_find(m, key);
+    return v ? *v : FUSE_NO_ID;
+}
+
+static inline int is_alnum_byte(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static inline int is_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/** Nonzero when s[0..n) is a month or weekday name (the calendar masking rule). */
+int fuse_is_calendar_word(const char *s, size_t n);
+/** Makes room for a redirect of template id: 0, or -1 when out of memory. */
+int fuse_ensure_redirect(fuse_state *st, uint32_t id);
+
+#endif

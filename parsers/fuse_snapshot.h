@@ -1,0 +1,19 @@
+/*
+ * fuse_snapshot.h - the fuse parser's state saved and loaded
+ * (fuse_snapshot.c; internal; the parser table is in parser_fuse.c).
+ */
+#ifndef LOGTK_FUSE_SNAPSHOT_H
+#define LOGTK_FUSE_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parser_impl.h"
+#include "strbuf.h"
+
+/** Appends the state to out (logtk_parser_algo.save). */
+int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out);
+/** Replaces the state by a saved one (logtk_parser_algo.load). */
+int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len);
+
+#endif
