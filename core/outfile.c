@@ -104,11 +104,14 @@ static mode_t current_umask(void)
     return m;
 }
 
+#define OUTFILE_BUFFER_SIZE ((size_t)1 << 18)
+
 int logtk_outfile_open(logtk_outfile *o, const char *path, logtk_errbuf *err)
 {
     o->fp = NULL;
     o->path = NULL;
     o->tmp_path = NULL;
+    o->buffer = NULL;
     if (is_stdout_path(path)) {
         o->fp = stdout;
         return LOGTK_OK;
@@ -181,6 +184,14 @@ int logtk_outfile_open(logtk_outfile *o, const char *path, logtk_errbuf *err)
         o->path = o->tmp_path = NULL;
         return rc;
     }
+    /* stdio's buffer is st_blksize (4 KiB): 13,000 write calls for a 53 MB
+     * table of 200,000 rows.  A larger one cuts the system time of writing;
+     * without it (no memory) the default buffer still works. */
+    if ((o->buffer = malloc(OUTFILE_BUFFER_SIZE)) != NULL &&
+        setvbuf(o->fp, o->buffer, _IOFBF, OUTFILE_BUFFER_SIZE) != 0) {
+        free(o->buffer);
+        o->buffer = NULL;
+    }
     return LOGTK_OK;
 }
 
@@ -207,9 +218,11 @@ static void release(logtk_outfile *o)
         logtk_temporary_remove(o->tmp_path); /* renamed or removed by now */
     free(o->path);
     free(o->tmp_path);
+    free(o->buffer); /* every path here has closed fp, or never gave it the buffer */
     o->fp = NULL;
     o->path = NULL;
     o->tmp_path = NULL;
+    o->buffer = NULL;
     o->prepared = 0;
 }
 

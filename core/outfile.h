@@ -35,9 +35,10 @@ typedef struct logtk_outfile {
     char *path;     /* the target path (malloc'd), NULL for stdout */
     char *tmp_path; /* the temporary file's path (malloc'd), NULL for stdout or a device */
     int prepared;   /* logtk_outfile_prepare() succeeded: commit only renames */
+    char *buffer;   /* fp's stdio buffer (malloc'd) for a temporary file, freed after fclose */
 } logtk_outfile;
 
-#define LOGTK_OUTFILE_INIT {NULL, NULL, NULL, 0}
+#define LOGTK_OUTFILE_INIT {NULL, NULL, NULL, 0, NULL}
 
 /**
  * Opens an output: NULL or "-" is stdout, anything else a temporary file next

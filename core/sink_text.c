@@ -107,8 +107,9 @@ static logtk_slice content_value(const logtk_row *row)
 /* Appends bytes with TAB, LF, CR and backslash escaped. */
 static int tsv_escape(logtk_strbuf *b, const char *p, size_t n)
 {
-    /* Worst case every byte doubles: reserve once, then write in place. */
-    if (n > SIZE_MAX / 2 - 1 || logtk_strbuf_reserve(b, 2 * n) != 0)
+    /* Worst case every byte doubles: reserve once, then write in place (plus
+     * one word: a clean tail is stored as a whole padded word). */
+    if (n > SIZE_MAX / 2 - 8 || logtk_strbuf_reserve(b, 2 * n + 8) != 0)
         return -1;
     char *o = b->data + b->len;
     size_t i = 0;
@@ -120,6 +121,16 @@ static int tsv_escape(logtk_strbuf *b, const char *p, size_t n)
                 o += 8;
                 i += 8;
                 continue;
+            }
+        } else {
+            /* the last 1-7 bytes, padded with blanks (clean) to one word: most
+             * fields end clean, and a byte at a time cost a third of the time */
+            uint64_t w = ONES * ' ';
+            memcpy(&w, p + i, n - i);
+            if (!(HAS_LESS(w, 14) | HAS_BYTE(w, '\\'))) {
+                memcpy(o, &w, 8); /* the padding lies past the end: not counted */
+                o += n - i;
+                break;
             }
         }
         size_t stop = n - i > 8 ? i + 8 : n; /* a word with a special byte, or the tail */
