@@ -43,6 +43,12 @@ void cli_template_event_name(const char *text, size_t len, char out[9]);
 int cli_bench_deeplog(const char *dir, const char *const *only, size_t nonly,
                       int (*apply)(logtk_detector *, const char *));
 
+/** Appends value to a growable array of strings (*list, *n; realloc'd). Returns 0 or -1. */
+int cli_push_string(const char ***list, size_t *n, const char *value);
+
+/** 1 when name is one of names[0..n), else 0. */
+int cli_name_listed(const char *const *names, size_t n, const char *name);
+
 /** Program name for messages ("logtk"). */
 extern const char *cli_progname;
 

@@ -491,3 +491,21 @@ int cli_unknown_option(const char *subcommand, char *const *argv)
         return cli_usage_error(subcommand, "unknown option '-%c'", optopt);
     return cli_usage_error(subcommand, "unknown option '%s'", argv[optind - 1]);
 }
+
+int cli_push_string(const char ***list, size_t *n, const char *value)
+{
+    const char **bigger = realloc(*list, (*n + 1) * sizeof **list);
+    if (bigger == NULL)
+        return -1;
+    bigger[(*n)++] = value;
+    *list = bigger;
+    return 0;
+}
+
+int cli_name_listed(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}

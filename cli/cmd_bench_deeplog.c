@@ -160,9 +160,7 @@ int cli_bench_deeplog(const char *dir, const char *const *only, size_t nonly,
     int status = EXIT_OK;
     for (size_t mi = 0; logtk_detector_model_name(mi) && status == EXIT_OK; mi++) {
         const char *model = logtk_detector_model_name(mi);
-        int wanted = nonly == 0;
-        for (size_t k = 0; k < nonly; k++)
-            wanted |= strcmp(only[k], model) == 0;
+        int wanted = nonly == 0 || cli_name_listed(only, nonly, model);
         logtk_detector *probe;
         if (!wanted || logtk_detector_new(&probe, model) != LOGTK_OK)
             continue;

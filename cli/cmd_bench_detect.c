@@ -219,9 +219,7 @@ int cmd_bench_detect(int argc, char **argv)
     int status = EXIT_OK;
     for (size_t mi = 0; logtk_detector_model_name(mi) && status == EXIT_OK; mi++) {
         const char *model = logtk_detector_model_name(mi);
-        int wanted = nonly == 0;
-        for (size_t k = 0; k < nonly; k++)
-            wanted |= strcmp(only[k], model) == 0;
+        int wanted = nonly == 0 || cli_name_listed(only, nonly, model);
         if (!wanted)
             continue;
         for (size_t si = 0; si < sizeof splits / sizeof splits[0] && status == EXIT_OK; si++) {

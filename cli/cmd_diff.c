@@ -118,16 +118,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int push(const char ***list, size_t *n, const char *value)
-{
-    const char **bigger = realloc(*list, (*n + 1) * sizeof **list);
-    if (bigger == NULL)
-        return -1;
-    bigger[(*n)++] = value;
-    *list = bigger;
-    return 0;
-}
-
 /* Returns -1 to go on, or the exit status. */
 static int parse_arguments(int argc, char **argv, diff_options *o, int *first_file)
 {
@@ -141,12 +131,12 @@ static int parse_arguments(int argc, char **argv, diff_options *o, int *first_fi
         switch (c) {
         case OPT_DATASET: o->dataset_name = optarg; break;
         case OPT_FORMAT: o->format_spec = optarg; break;
-        case OPT_MASK: bad_alloc = push(&o->masks, &o->nmasks, optarg); break;
+        case OPT_MASK: bad_alloc = cli_push_string(&o->masks, &o->nmasks, optarg); break;
         case OPT_PARSER: o->parser_name = optarg; break;
         case OPT_PARAM:
             if (strchr(optarg, '=') == NULL || optarg[0] == '=')
                 return cli_usage_error(SUB, "--param needs NAME=VALUE, got '%s'", optarg);
-            bad_alloc = push(&o->params, &o->nparams, optarg);
+            bad_alloc = cli_push_string(&o->params, &o->nparams, optarg);
             break;
         case 'o': o->out_path = optarg; break;
         case OPT_OUTPUT: o->out_kind = optarg; break;

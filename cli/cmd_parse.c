@@ -197,17 +197,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Appends to a growable array of strings; returns 0 or -1. */
-static int push(const char ***list, size_t *n, const char *value)
-{
-    const char **bigger = realloc(*list, (*n + 1) * sizeof **list);
-    if (bigger == NULL)
-        return -1;
-    bigger[(*n)++] = value;
-    *list = bigger;
-    return 0;
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -239,13 +228,13 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         switch (c) {
         case OPT_DATASET: o->dataset_name = optarg; break;
         case OPT_FORMAT: o->format_spec = optarg; break;
-        case OPT_MASK: bad_alloc = push(&o->masks, &o->nmasks, optarg); break;
-        case OPT_MASK_FILE: bad_alloc = push(&o->mask_files, &o->nmask_files, optarg); break;
+        case OPT_MASK: bad_alloc = cli_push_string(&o->masks, &o->nmasks, optarg); break;
+        case OPT_MASK_FILE: bad_alloc = cli_push_string(&o->mask_files, &o->nmask_files, optarg); break;
         case OPT_PARSER: o->parser_name = optarg; break;
         case OPT_PARAM:
             if (strchr(optarg, '=') == NULL || optarg[0] == '=')
                 return cli_usage_error(SUB, "--param needs NAME=VALUE, got '%s'", optarg);
-            bad_alloc = push(&o->params, &o->nparams, optarg);
+            bad_alloc = cli_push_string(&o->params, &o->nparams, optarg);
             break;
         case 'o': o->out_path = optarg; break;
         case OPT_OUTPUT: o->out_kind = optarg; break;
@@ -309,7 +298,7 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
         case OPT_REPLY_ALERT:
             if (strchr(optarg, '=') == NULL || optarg[0] == '=')
                 return cli_usage_error(SUB, "--reply-alert needs NAME=VALUE, got '%s'", optarg);
-            bad_alloc = push(&o->alerts, &o->nalerts, optarg);
+            bad_alloc = cli_push_string(&o->alerts, &o->nalerts, optarg);
             break;
         case OPT_FLUSH:
             if (strcmp(optarg, "auto") == 0)
