@@ -191,6 +191,9 @@ run() {
           printf "%.2f %.2f %s %d %d", wall, cpu, ($3 == "-" ? "-" : $3), (wall >= w), (cpu > b) }')
     secs=$1 cpu=$2 rss=$3 over_wall=$4 over_cpu=$5
     problem=
+    # grep -c and diff answer with status 1 ("no line", "something changed")
+    answers=no
+    { [ "$r_cmd" = grep-c ] || [ "$r_cmd" = diff ]; } && [ $rc -eq 1 ] && answers=yes
     if [ $rc -ge 124 ]; then
         # timeout gives 124 (or 137 after its -k grace); before the wall bound,
         # a SIGKILL or SIGXCPU is the kernel's CPU limit
@@ -211,9 +214,9 @@ run() {
         problem="peak RSS $rss KB, over $((rss_bound_kb / 1024)) MB"
     elif [ $rc -ne 0 ] && grep -q -i -e 'out of memory' -e 'cannot allocate' "$err"; then
         problem="ran out of memory within ${bound_mb} MB: $(head -n 1 "$err")"
-    elif [ $rc -ne 0 ] && ! [ "$r_cmd" = grep-c ] && [ -n "$r_named" ] && ! grep -q -F -e "$r_named" -e "session '" "$err"; then
+    elif [ $rc -ne 0 ] && [ $answers = no ] && ! [ "$r_cmd" = grep-c ] && [ -n "$r_named" ] && ! grep -q -F -e "$r_named" -e "session '" "$err"; then
         problem="the error does not name $r_named: $(head -n 1 "$err" | cut -c 1-200)"
-    elif [ $rc -ne 0 ] && ! [ -s "$err" ] && ! { [ "$r_cmd" = grep-c ] && [ $rc -eq 1 ]; }; then
+    elif [ $rc -ne 0 ] && ! [ -s "$err" ] && [ $answers = no ]; then
         problem="status $rc without a message"
     fi
     [ -z "$problem" ] && [ $rc -eq 0 ] && ok=yes
@@ -375,6 +378,13 @@ for in in "$gen"/*.log "$gen"/*.log.* /dev/zero; do
     fi
     if run "$name" detect-watch "$in" "\"\$LOGTK\" detect watch -q --alert-new --rare-count 2 --ngram 3 --bucket 10 --warmup 10 '$work/sample.model' '$in'"; then
         line_check; damaged_check; verdict
+    fi
+    # diff against the sample: status 1 (a significant change) is an answer
+    if run "$name" diff "$in" "\"\$LOGTK\" diff -q --binary --output jsonl -o diff.jsonl '$sample' '$in'"; then
+        damaged_check; verdict
+    fi
+    if run "$name" report "$in" "\"\$LOGTK\" report -q -o page.html '$in'"; then
+        damaged_check; verdict
     fi
     # An endless stream cannot be compressed in bounded time (as gzip < /dev/zero).
     [ "$in" = /dev/zero ] && continue
