@@ -428,22 +428,45 @@ static uint64_t mix64(uint64_t h, uint64_t v)
     return h ^ (h >> 31);
 }
 
+static uint64_t load_u64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
 uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len)
 {
+    /* Four lanes, each word one add and one multiply by an odd constant (a
+     * bijection), so the words of a line do not wait on each other: a single
+     * chain of full mixes per word was 11% of `parse -o FILE`'s time.  The
+     * lanes are mixed into h once per line.  A fingerprint against a file
+     * changed between two passes, not against an adversary. */
+    const uint64_t k = 0x9e3779b97f4a7c15ULL;
     const unsigned char *p = (const unsigned char *)data;
+    uint64_t a = (uint64_t)len << 2 | eol_len, b = 1, c = 2, d = 3;
     size_t i = 0;
-    h = mix64(h, (uint64_t)len << 2 | eol_len);
-    for (; i + 8 <= len; i += 8) {
-        uint64_t v;
-        memcpy(&v, p + i, 8);
-        h = mix64(h, v);
+    for (; i + 32 <= len; i += 32) {
+        a = (a + load_u64(p + i)) * k;
+        b = (b + load_u64(p + i + 8)) * k;
+        c = (c + load_u64(p + i + 16)) * k;
+        d = (d + load_u64(p + i + 24)) * k;
     }
+    for (; i + 8 <= len; i += 8)
+        a = (a + load_u64(p + i)) * k;
     if (i < len) {
+        /* the last 1-7 bytes: the line's last word when it has one (its
+         * bytes before i are counted twice, which is harmless), else bytes */
         uint64_t v = 0;
-        memcpy(&v, p + i, len - i);
-        h = mix64(h, v);
+        if (len >= 8) {
+            v = load_u64(p + len - 8);
+        } else {
+            for (size_t j = 0; i + j < len; j++)
+                v |= (uint64_t)p[i + j] << (8 * j);
+        }
+        b = (b + v) * k;
     }
-    return h;
+    return mix64(mix64(mix64(mix64(h, a), b), c), d);
 }
 
 /* ------------------------------------------------------- output is not an input */
