@@ -26,6 +26,7 @@
  */
 #include "config.h"
 #include "detect_impl.h"
+#include "mix.h"
 #include "outfile.h"
 
 #include <errno.h>
@@ -304,6 +305,110 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
     return LOGTK_OK;
 }
 
+/*
+ * Scores of distinct count vectors, kept for one logtk_detector_score()
+ * call: a score is a function of the session's counts (and of its unseen
+ * events), and sessions repeat their counts (HDFS: 575k sessions, a few
+ * thousand distinct vectors), so each distinct vector is transformed and
+ * scored once (a one-class SVM's kernel sum over its support vectors was
+ * 300k sessions/s).  The key is an order-independent hash of the events'
+ * columns; an entry keeps its (column, count) pairs, so a hit is checked,
+ * never assumed.  Bounded: past SCORE_MEMO_ENTRIES entries or
+ * SCORE_MEMO_PAIRS pairs, new vectors are scored without being kept.
+ */
+#define SCORE_MEMO_ENTRIES ((size_t)1 << 16)
+#define SCORE_MEMO_PAIRS ((size_t)1 << 22)
+
+typedef struct score_memo_pair {
+    int32_t col;
+    double count;
+} score_memo_pair;
+
+typedef struct score_memo {
+    uint64_t *keys;     /* 0: empty slot */
+    double *values;
+    uint32_t *first;    /* the entry's pairs: pairs[first .. first + npairs) */
+    uint32_t *npairs;
+    size_t cap, used;   /* cap: a power of two, twice SCORE_MEMO_ENTRIES at most */
+    score_memo_pair *pairs;
+    size_t pairs_used, pairs_cap;
+} score_memo;
+
+static int score_memo_init(score_memo *mm, size_t rows)
+{
+    memset(mm, 0, sizeof *mm);
+    size_t cap = 64;
+    while (cap < 2 * rows && cap < 2 * SCORE_MEMO_ENTRIES)
+        cap *= 2;
+    mm->keys = calloc(cap, sizeof *mm->keys);
+    mm->values = malloc(cap * sizeof *mm->values);
+    mm->first = malloc(cap * sizeof *mm->first);
+    mm->npairs = malloc(cap * sizeof *mm->npairs);
+    mm->cap = cap;
+    return mm->keys && mm->values && mm->first && mm->npairs ? 0 : -1;
+}
+
+static void score_memo_free(score_memo *mm)
+{
+    free(mm->keys);
+    free(mm->values);
+    free(mm->first);
+    free(mm->npairs);
+    free(mm->pairs);
+}
+
+/* The slot holding the vector x (nonzero columns cols[0..n)) under key h, or
+ * the empty slot where it would go. */
+static size_t score_memo_slot(const score_memo *mm, uint64_t h, const double *x,
+                              size_t n, int *found)
+{
+    size_t i = (size_t)h & (mm->cap - 1);
+    *found = 0;
+    while (mm->keys[i]) {
+        if (mm->keys[i] == h && mm->npairs[i] == n) {
+            const score_memo_pair *pr = mm->pairs + mm->first[i];
+            size_t k = 0;
+            while (k < n && x[pr[k].col] == pr[k].count)
+                k++;
+            if (k == n) {
+                *found = 1;
+                return i;
+            }
+        }
+        i = (i + 1) & (mm->cap - 1);
+    }
+    return i;
+}
+
+/* Keeps x's counts (before the features' transform) and its score in slot i. */
+static void score_memo_put(score_memo *mm, size_t i, uint64_t h, const double *x,
+                           const int32_t *cols, size_t n, double score)
+{
+    if (mm->used >= SCORE_MEMO_ENTRIES || mm->used >= mm->cap / 2 ||
+        mm->pairs_used + n > SCORE_MEMO_PAIRS)
+        return;
+    if (mm->pairs_used + n > mm->pairs_cap) {
+        size_t cap = mm->pairs_cap ? mm->pairs_cap : 1024;
+        while (cap < mm->pairs_used + n)
+            cap *= 2;
+        score_memo_pair *bigger = realloc(mm->pairs, cap * sizeof *bigger);
+        if (!bigger)
+            return; /* not kept: scored again when it recurs */
+        mm->pairs = bigger;
+        mm->pairs_cap = cap;
+    }
+    for (size_t k = 0; k < n; k++) {
+        mm->pairs[mm->pairs_used + k].col = cols[k];
+        mm->pairs[mm->pairs_used + k].count = x[cols[k]];
+    }
+    mm->keys[i] = h;
+    mm->values[i] = score;
+    mm->first[i] = (uint32_t)mm->pairs_used;
+    mm->npairs[i] = (uint32_t)n;
+    mm->pairs_used += n;
+    mm->used++;
+}
+
 int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size_t *rows,
                          size_t nrows, double *scores, uint8_t *anomalous)
 {
@@ -342,24 +447,52 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
         free(map);
         return LOGTK_OK;
     }
+    score_memo memo;
+    int32_t *cols = malloc((m + 1) * sizeof *cols);
+    if (!cols || score_memo_init(&memo, nrows) != 0) {
+        free(cols);
+        score_memo_free(&memo);
+        free(map);
+        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    }
     for (size_t k = 0; k < nrows; k++) {
-        size_t i = rows ? rows[k] : k;
+        size_t i = rows ? rows[k] : k, ncols = 0;
         memset(x, 0, (m + 1) * sizeof *x);
         double unseen = 0;
+        uint64_t h = 0;
         if (i < s->count) {
             size_t n;
             const uint32_t *ev = detect_session_events(s, i, &n);
             for (size_t t = 0; t < n; t++) {
                 int32_t j = map[ev[t]];
-                if (j >= 0)
+                if (j >= 0) {
+                    if (x[j] == 0)
+                        cols[ncols++] = j;
                     x[j] += 1;
-                else
+                    h += logtk_mix64((uint64_t)j + 1); /* a sum: order does not count */
+                } else {
                     unseen += 1;
+                }
             }
         }
-        detect_features_transform(&d->features, x);
-        x[m] = unseen;
-        double score = d->ops->score(d, x);
+        h ^= logtk_mix64((uint64_t)unseen ^ (uint64_t)ncols << 32);
+        h += h == 0;
+        int found;
+        size_t slot = score_memo_slot(&memo, h, x, ncols, &found);
+        double score;
+        if (found && memo.values[slot] == memo.values[slot] && unseen == 0) {
+            score = memo.values[slot];
+        } else {
+            /* an unseen count is not in the pairs: such vectors are not kept */
+            int keep = !found && unseen == 0;
+            if (keep)
+                score_memo_put(&memo, slot, h, x, cols, ncols, 0);
+            detect_features_transform(&d->features, x);
+            x[m] = unseen;
+            score = d->ops->score(d, x);
+            if (keep && memo.keys[slot] == h)
+                memo.values[slot] = score;
+        }
         /* an event never seen in training is evidence of its own: the
            session scores above the threshold by its count of them */
         if (unseen > 0 && unseen_is_anomaly && !(score > d->threshold))
@@ -369,6 +502,8 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
         if (anomalous)
             anomalous[k] = score > d->threshold;
     }
+    score_memo_free(&memo);
+    free(cols);
     free(map);
     return LOGTK_OK;
 }
