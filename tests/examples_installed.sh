@@ -37,6 +37,14 @@ fi
 pc=$(find "$tmp/root" -name logtk.pc | head -n 1)
 [ -n "$pc" ] && r=ok || r=no; check $r "logtk.pc installed"
 [ -n "$pc" ] || { echo "$passed passed, $failed failed"; exit 1; }
+# one man(3) page per API group, installed, each with its group's calls
+man3=$(find "$tmp/root" -type d -name man3 | head -n 1)
+for page in reader:logtk_reader_next format:logtk_format_match parser:logtk_parser_match \
+    sinks:logtk_sink_new_callback detector:logtk_detector_train archive:logtk_archive_reader_next; do
+    f="$man3/logtk_${page%%:*}.3"
+    [ -f "$f" ] && grep -q "^int ${page#*:}(" "$f" && r=ok || r=no
+    check $r "man page logtk_${page%%:*}(3) installed, declaring ${page#*:}"
+done
 # The installed logtk.pc names the configured prefix; point it at tmp/root.
 prefix=$(sed -n 's/^prefix=//p' "$pc")
 mkdir -p "$tmp/pc"
