@@ -736,6 +736,14 @@ uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len)
     return id < 0 ? UINT32_MAX : (uint32_t)id;
 }
 
+uint32_t logtk_parser_find_token(const logtk_parser *p, const char *ptr, size_t len)
+{
+    if (!p->dict_ready)
+        return UINT32_MAX;
+    int64_t id = logtk_hashtab_find(&p->dict, ptr, len);
+    return id < 0 ? UINT32_MAX : (uint32_t)id;
+}
+
 uint32_t logtk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n)
 {
     static const uint32_t no_ids[1] = {0};
