@@ -72,6 +72,13 @@ build_and_run() { # $1 variant name, rest: link flags
     for prog in shipper shipper_threads; do
         if ! $CC $CFLAGS $cflags -o "$tmp/$prog-$variant" "$LOGTK_SRCDIR/examples/$prog.c" \
             $LDFLAGS "$@" -lpthread >"$tmp/cc.log" 2>&1; then
+            if [ "$variant" = static ] && grep -q 'cannot find -l' "$tmp/cc.log"; then
+                # a static library of a dependency is not installed (CI installs
+                # them all: liblz4-dev and libacl1-dev hold libarchive's)
+                echo "static link skipped: $(grep -o 'cannot find -l[^: ]*' "$tmp/cc.log" | sort -u | tr '\n' ' ')"
+                static_skipped=1
+                return
+            fi
             cat "$tmp/cc.log"
             check no "$prog ($variant) builds against the installed library"
             return
@@ -103,10 +110,13 @@ check $r "examples/shipper (in the tree) writes what logtk parse --stream writes
 
 build_and_run shared $libs
 if [ "$sanitized" = 0 ]; then
+    static_skipped=0
     build_and_run static -static $static_libs
-    # a static binary needs no liblogtk.so at run time
-    ldd "$tmp/shipper-static" 2>&1 | grep -q 'liblogtk' && r=no || r=ok
-    check $r "the static shipper does not load liblogtk.so"
+    if [ "$static_skipped" = 0 ]; then
+        # a static binary needs no liblogtk.so at run time
+        ldd "$tmp/shipper-static" 2>&1 | grep -q 'liblogtk' && r=no || r=ok
+        check $r "the static shipper does not load liblogtk.so"
+    fi
 else
     echo "static link skipped: sanitizer build"
 fi
