@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "logtk.h"
+#include "parser_impl.h"
 #include "test_harness.h"
 #include "parser_test_util.h"
 
@@ -320,4 +321,51 @@ TEST(match_agrees_with_parsing_on_loghub)
     /* every algorithm on one log; logsig and shiso keep most general templates */
     for (size_t a = 0; logtk_parser_algorithm_name(a) != NULL; a++)
         agreement_on(dir, "HDFS", logtk_parser_algorithm_name(a), 0.70);
+}
+
+/* Templates made directly (as an algorithm would), to pin the choice among
+   several that match: the most fixed text wins, then the lowest id. */
+static uint32_t make_template(logtk_parser *p, const char *text)
+{
+    logtk_slice tok[16];
+    size_t n = 0;
+    for (const char *c = text; *c && n < 16;) {
+        const char *e = strchr(c, ' ');
+        size_t len = e ? (size_t)(e - c) : strlen(c);
+        tok[n].ptr = c;
+        tok[n++].len = len;
+        c += len + (e != NULL);
+    }
+    return logtk_tmpl_create(p, tok, n);
+}
+
+static uint32_t match_id(logtk_parser *p, const char *line)
+{
+    logtk_event ev;
+    int rc = logtk_parser_match(p, line, strlen(line), &ev);
+    return rc == LOGTK_OK ? ev.template_id : 0;
+}
+
+TEST(match_picks_the_most_specific_then_the_lowest_id)
+{
+    logtk_parser *p = new_parser("iplom"); /* a batch parser: no structure of its own */
+    uint32_t any = make_template(p, "<*>");
+    uint32_t job = make_template(p, "job <*> done");
+    uint32_t cleanup = make_template(p, "job cleanup done");
+    uint32_t x_any = make_template(p, "x <*>");
+    uint32_t any_y = make_template(p, "<*> y");
+    CHECK(match_id(p, "job cleanup done") == cleanup);
+    CHECK(match_id(p, "job 42 done") == job);
+    CHECK(match_id(p, "job") == any);
+    CHECK(match_id(p, "x y") == x_any); /* a tie: 2 fixed bytes each, the lower id */
+    CHECK(match_id(p, "z y") == any_y);
+    CHECK(match_id(p, "  job   7 done ") == job); /* blank runs match blank runs */
+    /* a text change is seen: "job cleanup done" widened to "job cleanup <*>" */
+    CHECK_STATUS(logtk_tmpl_set_wildcard(p, cleanup, 2), LOGTK_OK);
+    CHECK(match_id(p, "job cleanup started") == cleanup);
+    CHECK(match_id(p, "job cleanup done") == cleanup); /* 13 fixed bytes against job's 9 */
+    CHECK_STATUS(logtk_tmpl_set_wildcard(p, cleanup, 0), LOGTK_OK); /* "<*> cleanup <*>" */
+    CHECK(match_id(p, "job cleanup done") == job);
+    CHECK(match_id(p, "the cleanup ran") == cleanup);
+    logtk_parser_free(p);
 }
