@@ -364,7 +364,7 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
  * ev->created / ev->changed are 0.  The answer always matches the line under
  * logtk_template_match().  Where the algorithm's own search would put the
  * line in an existing template unchanged (Drain: its prefix tree; SHISO:
- * its tree walk; ULP: its word key), that template is the answer; otherwise
+ * its tree walk; ULP: its word key; LenMa: its length buckets), that template is the answer; otherwise
  * (and for the batch parsers, whose structure is gone after finish) the most
  * specific template that matches
  * (most fixed text; the lowest id on a tie).  Cost: the templates that share
