@@ -363,11 +363,12 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
  * templates, counts and line count unchanged; no callback fires and
  * ev->created / ev->changed are 0.  The answer always matches the line under
  * logtk_template_match().  Where the algorithm's own search would put the
- * line in an existing template unchanged (Drain: its prefix tree; SHISO:
- * its tree walk; ULP: its word key; LenMa: its length buckets), that template is the answer; otherwise
- * (and for the batch parsers, whose structure is gone after finish) the most
- * specific template that matches
- * (most fixed text; the lowest id on a tie).  Cost: the templates that share
+ * line in an existing template unchanged (Drain: its prefix tree; SHISO: its
+ * tree walk; ULP: its word key; LenMa: its length buckets), that template is
+ * the answer; otherwise, and for the batch parsers, whose structure is gone
+ * after finish, the most specific template that matches (most fixed text;
+ * the lowest id on a tie).  Two ids the algorithm merged into one text are
+ * answered by the id whose text both show.  Cost: the templates that share
  * the line's first word or start with "<*>", not all of them.  Batch parsers
  * have templates only after logtk_parser_finish().  Returns LOGTK_OK,
  * LOGTK_ERR_NOT_FOUND (no template matches; ev->template_id is 0),
