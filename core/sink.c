@@ -52,14 +52,16 @@ static int sink_fail(logtk_sink *s, int rc)
         s->ops->release(s);
     }
     if (s->open) {
-        logtk_outfile_abort(&s->out);
+        if (s->out.fp)
+            logtk_outfile_abort(&s->out);
         s->open = 0;
     }
     return rc;
 }
 
-int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
-                   const logtk_format *format)
+/* The part of every constructor before the output opens: kind, field names. */
+static int sink_setup(logtk_sink **out, const char *kind, const char *display,
+                      const logtk_format *format)
 {
     if (out == NULL)
         return LOGTK_ERR_INVALID;
@@ -69,9 +71,7 @@ int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
         return LOGTK_ERR_NOMEM;
     *out = s;
     logtk_arena_init(&s->arena, 4096);
-    int to_stdout = path == NULL || strcmp(path, "-") == 0;
-    s->display_path = logtk_arena_strndup(&s->arena, to_stdout ? "<stdout>" : path,
-                                          strlen(to_stdout ? "<stdout>" : path));
+    s->display_path = logtk_arena_strndup(&s->arena, display, strlen(display));
     if (s->display_path == NULL) {
         s->display_path = "<output>";
         s->failed = 1;
@@ -106,13 +106,23 @@ int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
             }
         }
     }
+    return LOGTK_OK;
+}
 
+int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
+                   const logtk_format *format)
+{
+    int to_stdout = path == NULL || strcmp(path, "-") == 0;
+    int rc = sink_setup(out, kind, to_stdout ? "<stdout>" : path, format);
+    if (rc != LOGTK_OK)
+        return rc;
+    logtk_sink *s = *out;
     if (s->ops->needs_file && to_stdout) {
         s->failed = 1;
         return logtk_error_set(&s->err, LOGTK_ERR_INVALID,
                                "%s output cannot go to standard output: name a file", s->ops->kind);
     }
-    int rc = logtk_outfile_open(&s->out, path, &s->err);
+    rc = logtk_outfile_open(&s->out, path, &s->err);
     if (rc != LOGTK_OK) {
         s->failed = 1;
         return rc;
@@ -130,6 +140,57 @@ int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
     return LOGTK_OK;
 }
 
+/* Callback and memory sinks: no file to open; the header goes out now. */
+static int sink_new_unfiled(logtk_sink **out, const char *kind, const logtk_format *format,
+                            logtk_write_callback cb, void *user, const char *display)
+{
+    int rc = sink_setup(out, kind, display, format);
+    if (rc != LOGTK_OK)
+        return rc;
+    logtk_sink *s = *out;
+    if (s->ops->needs_file) {
+        s->failed = 1;
+        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "%s output needs a file, not %s",
+                               s->ops->kind, display);
+    }
+    s->callback = cb;
+    s->callback_user = user;
+    s->to_memory = cb == NULL;
+    s->open = 1;
+    rc = s->ops->begin(s);
+    if (rc != LOGTK_OK)
+        return sink_fail(s, rc);
+    return LOGTK_OK;
+}
+
+int logtk_sink_new_callback(logtk_sink **out, const char *kind, logtk_write_callback cb,
+                            void *user, const logtk_format *format)
+{
+    if (cb == NULL) {
+        if (out)
+            *out = NULL;
+        return LOGTK_ERR_INVALID;
+    }
+    return sink_new_unfiled(out, kind, format, cb, user, "<callback>");
+}
+
+int logtk_sink_new_memory(logtk_sink **out, const char *kind, const logtk_format *format)
+{
+    return sink_new_unfiled(out, kind, format, NULL, NULL, "<memory>");
+}
+
+int logtk_sink_memory_take(logtk_sink *s, logtk_slice *bytes)
+{
+    if (s == NULL || bytes == NULL || !s->to_memory)
+        return LOGTK_ERR_INVALID;
+    if (s->memory_taken)
+        logtk_strbuf_clear(&s->memory);
+    bytes->ptr = s->memory.data ? s->memory.data : "";
+    bytes->len = s->memory.len;
+    s->memory_taken = 1;
+    return LOGTK_OK;
+}
+
 int logtk_sink_set_flush(logtk_sink *s, int every_row)
 {
     if (s == NULL)
@@ -141,6 +202,24 @@ int logtk_sink_set_flush(logtk_sink *s, int every_row)
 int logtk_sink_emit_row(logtk_sink *s)
 {
     size_t n = s->row.len;
+    if (s->callback || s->to_memory) {
+        int failed;
+        if (s->to_memory) {
+            if (s->memory_taken) {
+                logtk_strbuf_clear(&s->memory);
+                s->memory_taken = 0;
+            }
+            failed = n && logtk_strbuf_append(&s->memory, s->row.data, n) != 0;
+        } else {
+            failed = n && s->callback(s->callback_user, s->row.data, n) != 0;
+        }
+        logtk_strbuf_clear(&s->row);
+        if (failed)
+            return s->to_memory ? logtk_sink_nomem(s)
+                                : logtk_error_set(&s->err, LOGTK_ERR_IO,
+                                                  "<callback>: the write function failed");
+        return LOGTK_OK;
+    }
     if (n && fwrite(s->row.data, 1, n, s->out.fp) != n) {
         int e = errno;
         logtk_strbuf_clear(&s->row);
@@ -207,6 +286,10 @@ int logtk_sink_close(logtk_sink *s)
         s->ops->release(s);
     }
     s->open = 0;
+    if (s->callback || s->to_memory) {
+        s->closed = 1;
+        return LOGTK_OK;
+    }
     rc = logtk_outfile_commit(&s->out, &s->err);
     if (rc != LOGTK_OK) {
         s->failed = 1;
@@ -229,9 +312,10 @@ void logtk_sink_free(logtk_sink *s)
         return;
     if (s->ops && s->ops->release && s->impl)
         s->ops->release(s);
-    if (s->open)
+    if (s->open && s->out.fp)
         logtk_outfile_abort(&s->out);
     logtk_strbuf_free(&s->row);
+    logtk_strbuf_free(&s->memory);
     logtk_strbuf_free(&s->scratch);
     logtk_arena_free(&s->arena);
     free(s);

@@ -48,6 +48,13 @@ struct logtk_sink {
     int open;                 /* the output is open and not yet committed/aborted */
     int closed;               /* logtk_sink_close() succeeded */
     void *impl;               /* the kind's own state */
+    /* logtk_sink_new_callback / logtk_sink_new_memory: rows go to the
+       caller's function or to `memory` instead of an output file */
+    logtk_write_callback callback;
+    void *callback_user;
+    int to_memory;
+    logtk_strbuf memory;
+    int memory_taken;         /* logtk_sink_memory_take() gave out memory: clear before adding */
 };
 
 extern const logtk_sink_ops logtk_sink_tsv_ops;

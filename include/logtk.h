@@ -368,9 +368,12 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
  * templates, counts and line count unchanged; no callback fires and
  * ev->created / ev->changed are 0.  The answer always matches the line under
  * logtk_template_match().  Where the algorithm's own search would put the
- * line in an existing template unchanged (Drain: its prefix tree), that
- * template is the answer; otherwise the most specific template that matches
- * (most fixed text; the lowest id on a tie).  Cost: the templates that share
+ * line in an existing template unchanged (Drain: its prefix tree; SHISO: its
+ * tree walk; ULP: its word key; LenMa: its length buckets), that template is
+ * the answer; otherwise, and for the batch parsers, whose structure is gone
+ * after finish, the most specific template that matches (most fixed text;
+ * the lowest id on a tie).  Two ids the algorithm merged into one text are
+ * answered by the id whose text both show.  Cost: the templates that share
  * the line's first word or start with "<*>", not all of them.  Batch parsers
  * have templates only after logtk_parser_finish().  Returns LOGTK_OK,
  * LOGTK_ERR_NOT_FOUND (no template matches; ev->template_id is 0),
@@ -751,6 +754,40 @@ int logtk_json_write_member(FILE *fp, const char *name, const char *s, size_t n)
  * LOGTK_ERR_NOMEM or LOGTK_ERR_IO.
  */
 int logtk_json_write_string(FILE *fp, const char *s, size_t n);
+ * Output callback of callback sinks and the archive writer: write len bytes
+ * (data is valid during the call only); return 0 on success, nonzero on
+ * failure.
+ */
+typedef int (*logtk_write_callback)(void *user, const void *data, size_t len);
+
+/**
+ * Creates a sink of a text kind ("tsv", "csv", "jsonl", "templates") that
+ * hands its output to `cb` instead of a file, so an embedder gets rows
+ * escaped exactly as the file sinks write them without writing an escaper:
+ * the header row (if the kind has one) during this call, then each row as
+ * one call with the whole row and its line end, in order.  A nonzero return
+ * from cb makes the write fail with LOGTK_ERR_IO and the sink unusable.
+ * logtk_sink_close() ends it (nothing to commit); logtk_sink_set_flush() has
+ * no effect.  Returns LOGTK_OK, LOGTK_ERR_NOT_FOUND (unknown kind),
+ * LOGTK_ERR_INVALID (cb NULL, or "sqlite", which needs a file) or the error
+ * of the header's callback; *out is set as for logtk_sink_new().
+ */
+int logtk_sink_new_callback(logtk_sink **out, const char *kind, logtk_write_callback cb,
+                            void *user, const logtk_format *format);
+
+/**
+ * Creates a sink of a text kind that collects its output in memory, read
+ * with logtk_sink_memory_take().  Returns as logtk_sink_new_callback().
+ */
+int logtk_sink_new_memory(logtk_sink **out, const char *kind, const logtk_format *format);
+
+/**
+ * The bytes a memory sink has written since the last take (the header row
+ * first): *bytes is valid until the next call on s, and the next take or
+ * write starts afresh, so memory stays at what was not yet taken.  Returns
+ * LOGTK_OK or LOGTK_ERR_INVALID (not a memory sink).
+ */
+int logtk_sink_memory_take(logtk_sink *s, logtk_slice *bytes);
 
 /** The name of the i-th sink kind (0-based: "tsv", "csv", "jsonl", "sqlite", "templates"), or NULL past the end. */
 const char *logtk_sink_kind_name(size_t i);
@@ -1198,8 +1235,7 @@ int logtk_sessions_add_window(logtk_sessions *s, const logtk_window *win,
 /** Default compression level of the writer (zstd level of each column stream). */
 #define LOGTK_ARCHIVE_DEFAULT_LEVEL 3
 
-/** Output callback: write len bytes; return 0 on success, nonzero on failure. */
-typedef int (*logtk_write_callback)(void *user, const void *data, size_t len);
+/* The archive writer's output callback is logtk_write_callback (see the sinks). */
 
 typedef struct logtk_archive_writer logtk_archive_writer;
 

@@ -736,6 +736,14 @@ uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len)
     return id < 0 ? UINT32_MAX : (uint32_t)id;
 }
 
+uint32_t logtk_parser_find_token(const logtk_parser *p, const char *ptr, size_t len)
+{
+    if (!p->dict_ready)
+        return UINT32_MAX;
+    int64_t id = logtk_hashtab_find(&p->dict, ptr, len);
+    return id < 0 ? UINT32_MAX : (uint32_t)id;
+}
+
 uint32_t logtk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n)
 {
     static const uint32_t no_ids[1] = {0};
@@ -1528,17 +1536,41 @@ static void index_unlink(logtk_parser *p, uint32_t id, template_entry *t)
     (void)id;
 }
 
+/* Before which template of a bucket `id` goes: buckets are kept from the most
+   specific to the least (lowest id first on a tie), so a search can stop at
+   its first match. */
+static int index_precedes(const template_entry *a, uint32_t aid, const template_entry *b,
+                          uint32_t bid)
+{
+    return a->idx_literal > b->idx_literal || (a->idx_literal == b->idx_literal && aid < bid);
+}
+
 static int index_link(logtk_parser *p, uint32_t id, template_entry *t)
 {
     uint32_t *head = logtk_u64map_find(&p->index_heads, t->idx_key);
     uint32_t first = head ? *head : 0;
-    if (logtk_u64map_put(&p->index_heads, t->idx_key, id) != 0)
-        return nomem(p);
-    t->idx_prev = 0;
-    t->idx_next = first;
-    if (first)
-        entry(p, first)->idx_prev = id;
     t->idx_in = 1;
+    if (first == 0 || index_precedes(t, id, entry(p, first), first)) {
+        if (logtk_u64map_put(&p->index_heads, t->idx_key, id) != 0) {
+            t->idx_in = 0;
+            return nomem(p);
+        }
+        t->idx_prev = 0;
+        t->idx_next = first;
+        if (first)
+            entry(p, first)->idx_prev = id;
+        return LOGTK_OK;
+    }
+    uint32_t at = first; /* the last template that stays before id */
+    for (uint32_t next; (next = entry(p, at)->idx_next) != 0 &&
+                        !index_precedes(t, id, entry(p, next), next);)
+        at = next;
+    template_entry *before = entry(p, at);
+    t->idx_prev = at;
+    t->idx_next = before->idx_next;
+    if (before->idx_next)
+        entry(p, before->idx_next)->idx_prev = id;
+    before->idx_next = id;
     return LOGTK_OK;
 }
 
@@ -1574,18 +1606,25 @@ static int refresh_index(logtk_parser *p)
     return LOGTK_OK;
 }
 
-/* The most specific template of bucket `key` matching content, if better than *best. */
+/*
+ * The most specific template of bucket `key` matching content, if better
+ * than *best.  The bucket is in order of preference, so the walk ends at the
+ * first match or at the first template that could not beat *best; a
+ * template with more fixed bytes than the line has is passed over unmatched
+ * (each fixed byte, blanks included, needs a byte of the line).
+ */
 static void search_bucket(logtk_parser *p, uint64_t key, const char *content, size_t len,
-                          uint32_t *best, size_t *best_literal)
+                          uint32_t *best)
 {
     uint32_t *head = logtk_u64map_find(&p->index_heads, key);
+    const template_entry *b = entry(p, *best);
     for (uint32_t id = head ? *head : 0; id != 0;) {
-        template_entry *t = entry(p, id);
-        int better = *best == 0 || t->idx_literal > *best_literal ||
-                     (t->idx_literal == *best_literal && id < *best);
-        if (better && logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)) {
+        const template_entry *t = entry(p, id);
+        if (b && !index_precedes(t, id, b, *best))
+            return;
+        if (t->idx_literal <= len && logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)) {
             *best = id;
-            *best_literal = t->idx_literal;
+            return;
         }
         id = t->idx_next;
     }
@@ -1620,9 +1659,8 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
             best = 0;
     }
     if (best == 0) {
-        size_t best_literal = 0;
-        search_bucket(p, first_word_key(content, len, 0), content, len, &best, &best_literal);
-        search_bucket(p, WILD_FIRST_KEY, content, len, &best, &best_literal);
+        search_bucket(p, first_word_key(content, len, 0), content, len, &best);
+        search_bucket(p, WILD_FIRST_KEY, content, len, &best);
     }
     if (best == 0)
         return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template matches the line");

@@ -197,6 +197,12 @@ int logtk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id);
 uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len);
 
 /**
+ * The id of a token already in the dictionary, or UINT32_MAX when it is not
+ * there; unlike logtk_parser_intern_token() it adds nothing (for match hooks).
+ */
+uint32_t logtk_parser_find_token(const logtk_parser *p, const char *ptr, size_t len);
+
+/**
  * The template whose tokens are exactly the interned tokens ids[0..n), made
  * with logtk_tmpl_create() the first time this sequence is asked for; for
  * batch parsers that build their final templates as token-id sequences and

@@ -119,6 +119,42 @@ static double similarity(const lenma_template *t, const uint32_t *ids, const log
     return dot / (sqrt(na) * sqrt(nb));
 }
 
+/*
+ * logtk_parser_match(): the template lenma_feed would pick, without
+ * changing it.  A word the dictionary does not hold equals no template
+ * word, so it gets an id no word has (the variable mark's is taken:
+ * UINT32_MAX - 1, never reached by interning) instead of being interned.
+ */
+static int lenma_match(logtk_parser *p, void *state, const logtk_parse_line *line,
+                       uint32_t *template_id)
+{
+    lenma_state *s = state;
+    size_t n = line->ntokens;
+    *template_id = 0;
+    if (logtk_array_reserve((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids))
+        return lenma_nomem(p);
+    for (size_t i = 0; i < n; i++) {
+        s->ids[i] = logtk_parser_find_token(p, line->tokens[i].ptr, line->tokens[i].len);
+        if (s->ids[i] == UINT32_MAX)
+            s->ids[i] = UINT32_MAX - 1;
+    }
+    if (n >= s->nbuckets)
+        return LOGTK_OK;
+    const lenma_bucket *b = &s->buckets[n];
+    long best = -1;
+    double best_score = 0;
+    for (size_t k = 0; k < b->n; k++) {
+        double score = similarity(&s->templates[b->items[k]], s->ids, line->tokens, n);
+        if (score >= s->threshold && (best < 0 || score > best_score)) {
+            best = b->items[k];
+            best_score = score;
+        }
+    }
+    if (best >= 0)
+        *template_id = s->templates[best].template_id;
+    return LOGTK_OK;
+}
+
 static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                       uint32_t *template_id)
 {
@@ -204,4 +240,5 @@ const logtk_parser_algo logtk_algo_lenma = {
     .finish = NULL,
     .save = NULL,
     .load = NULL,
+    .match = lenma_match,
 };

@@ -78,6 +78,26 @@ static int shiso_nomem(logtk_parser *p)
     return logtk_parser_error(p, LOGTK_ERR_NOMEM, "shiso: out of memory");
 }
 
+/* Unit character-class vector of a word: lower, upper, digit, other. */
+static void text_vector(const char *w, size_t len, double out[4])
+{
+    double c[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)w[i];
+        if (ch >= 'a' && ch <= 'z')
+            c[0]++;
+        else if (ch >= 'A' && ch <= 'Z')
+            c[1]++;
+        else if (ch >= '0' && ch <= '9')
+            c[2]++;
+        else
+            c[3]++;
+    }
+    double norm = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]);
+    for (int k = 0; k < 4; k++)
+        out[k] = norm > 0 ? c[k] / norm : 0.0;
+}
+
 /* Unit character-class vector of token id (computed once). */
 static const double *word_vector(logtk_parser *p, shiso_state *s, uint32_t id)
 {
@@ -92,21 +112,7 @@ static const double *word_vector(logtk_parser *p, shiso_state *s, uint32_t id)
     if (!s->vec_ready[id]) {
         size_t len;
         const char *w = logtk_parser_token_text(p, id, &len);
-        double c[4] = {0, 0, 0, 0};
-        for (size_t i = 0; i < len; i++) {
-            unsigned char ch = (unsigned char)w[i];
-            if (ch >= 'a' && ch <= 'z')
-                c[0]++;
-            else if (ch >= 'A' && ch <= 'Z')
-                c[1]++;
-            else if (ch >= '0' && ch <= '9')
-                c[2]++;
-            else
-                c[3]++;
-        }
-        double norm = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]);
-        for (int k = 0; k < 4; k++)
-            s->vec[id][k] = norm > 0 ? c[k] / norm : 0.0;
+        text_vector(w, len, s->vec[id]);
         s->vec_ready[id] = 1;
     }
     return s->vec[id];
@@ -266,6 +272,107 @@ static int shiso_feed(logtk_parser *p, void *state, const logtk_parse_line *line
     }
 }
 
+/*
+ * logtk_parser_match(): the walk of shiso_feed without changing the tree.
+ * A word the parser never saw has no token id (interning it would grow the
+ * dictionary for every new value matched), so the line's words are compared
+ * by id where known and by their own text's vector where not; an unknown
+ * word equals no format word.  The node the walk selects is the answer
+ * (the shared layer keeps it when its text matches the line); a walk that
+ * would add a node gives none.
+ */
+#define SHISO_UNKNOWN UINT32_MAX
+
+static double match_distance(logtk_parser *p, shiso_state *s, const logtk_slice *word,
+                             uint32_t id, uint32_t format_word)
+{
+    if (format_word == s->star || id == s->star || id == format_word)
+        return 0.0;
+    double va[4];
+    if (id == SHISO_UNKNOWN) {
+        text_vector(word->ptr, word->len, va);
+    } else {
+        const double *pa = word_vector(p, s, id);
+        if (pa == NULL)
+            return 1.0;
+        memcpy(va, pa, sizeof va);
+    }
+    const double *vb = word_vector(p, s, format_word);
+    if (vb == NULL)
+        return 1.0;
+    double d = 0;
+    for (int k = 0; k < 4; k++)
+        d += (va[k] - vb[k]) * (va[k] - vb[k]);
+    return sqrt(d);
+}
+
+/* seq_ratio (same_length) or similarity of the line to a node's format. */
+static double match_score(logtk_parser *p, shiso_state *s, const logtk_parse_line *line,
+                          const shiso_node *node, int same_length)
+{
+    size_t na = line->ntokens, nb = node->nformat;
+    if (na == nb || same_length) {
+        if (na != nb)
+            return 1.0;
+        if (na == 0)
+            return 0.0;
+        double sum = 0;
+        for (size_t i = 0; i < na; i++)
+            sum += match_distance(p, s, &line->tokens[i], s->msg[i], node->format[i]);
+        return sum / (2.0 * (double)na);
+    }
+    size_t nl = na > nb ? na : nb, ns = na > nb ? nb : na;
+    double sum = 0;
+    for (size_t i = 0; i < ns; i++)
+        sum += match_distance(p, s, &line->tokens[i], s->msg[i], node->format[i]);
+    uint32_t extra = na > nb ? s->msg[ns] : node->format[ns];
+    sum += (double)(nl - ns) * (extra == s->star ? 0.0 : 1.0);
+    return sum / (2.0 * (double)nl);
+}
+
+static int shiso_match(logtk_parser *p, void *state, const logtk_parse_line *line,
+                       uint32_t *template_id)
+{
+    shiso_state *s = state;
+    size_t n = line->ntokens;
+    *template_id = 0;
+    if (logtk_array_reserve((void **)&s->msg, &s->msg_cap, n + 1, sizeof *s->msg))
+        return shiso_nomem(p);
+    for (size_t i = 0; i < n; i++)
+        s->msg[i] = logtk_parser_find_token(p, line->tokens[i].ptr, line->tokens[i].len);
+    uint32_t parent = 0;
+    for (;;) {
+        const shiso_node *par = &s->nodes[parent];
+        double dmin = 1.1;
+        long select = -1;
+        for (uint32_t c = 0; c < par->nchildren; c++) {
+            double d = match_score(p, s, line, &s->nodes[par->children[c]], 1);
+            if (d <= s->merge_threshold && d < dmin) {
+                dmin = d;
+                select = par->children[c];
+            }
+        }
+        if (select >= 0) {
+            *template_id = s->nodes[select].template_id;
+            return LOGTK_OK;
+        }
+        if ((long)par->nchildren < s->max_child_num)
+            return LOGTK_OK;
+        double r = 1.1;
+        uint32_t next = 0;
+        for (uint32_t c = 0; c < par->nchildren; c++) {
+            double sim = match_score(p, s, line, &s->nodes[par->children[c]], 0);
+            if (r > sim) {
+                r = sim;
+                next = par->children[c];
+            }
+        }
+        if (next == 0)
+            return LOGTK_OK;
+        parent = next;
+    }
+}
+
 static int shiso_init(logtk_parser *p, void *state)
 {
     shiso_state *s = state;
@@ -323,4 +430,5 @@ const logtk_parser_algo logtk_algo_shiso = {
     .finish = NULL,
     .save = NULL,
     .load = NULL,
+    .match = shiso_match,
 };

@@ -463,6 +463,26 @@ static int ulp_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     return LOGTK_OK;
 }
 
+/* logtk_parser_match(): the group of the line's key, looked up without adding one. */
+static int ulp_match(logtk_parser *p, void *state, const logtk_parse_line *line,
+                     uint32_t *template_id)
+{
+    ulp_state *s = state;
+    *template_id = 0;
+    if (build_text(s, line) != 0)
+        return ulp_nomem(p);
+    const char *text;
+    size_t tlen;
+    int rc = logtk_masker_apply(s->key_regex, s->text.data ? s->text.data : "", s->text.len,
+                                &text, &tlen, &s->err);
+    if (rc == LOGTK_ERR_NOMEM || build_key(s, text, tlen) != 0)
+        return ulp_nomem(p);
+    int64_t k = logtk_hashtab_find(&s->keys, s->key.data, s->key.len);
+    if (k >= 0)
+        *template_id = s->groups[k].template_id;
+    return LOGTK_OK;
+}
+
 static int ulp_init(logtk_parser *p, void *state)
 {
     ulp_state *s = state;
@@ -513,4 +533,5 @@ const logtk_parser_algo logtk_algo_ulp = {
     .finish = NULL,
     .save = NULL,
     .load = NULL,
+    .match = ulp_match,
 };
