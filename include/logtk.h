@@ -754,6 +754,8 @@ int logtk_json_write_member(FILE *fp, const char *name, const char *s, size_t n)
  * LOGTK_ERR_NOMEM or LOGTK_ERR_IO.
  */
 int logtk_json_write_string(FILE *fp, const char *s, size_t n);
+
+/**
  * Output callback of callback sinks and the archive writer: write len bytes
  * (data is valid during the call only); return 0 on success, nonzero on
  * failure.
