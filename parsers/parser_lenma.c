@@ -119,6 +119,26 @@ static double similarity(const lenma_template *t, const uint32_t *ids, const log
     return dot / (sqrt(na) * sqrt(nb));
 }
 
+/* The most similar template of length n at or above the threshold (the
+ * first of equals), as an index into s->templates, or -1; s->ids holds the
+ * line's word ids. */
+static long lenma_best(const lenma_state *s, const logtk_parse_line *line, size_t n)
+{
+    if (n >= s->nbuckets)
+        return -1;
+    const lenma_bucket *b = &s->buckets[n];
+    long best = -1;
+    double best_score = 0;
+    for (size_t k = 0; k < b->n; k++) {
+        double score = similarity(&s->templates[b->items[k]], s->ids, line->tokens, n);
+        if (score >= s->threshold && (best < 0 || score > best_score)) {
+            best = b->items[k];
+            best_score = score;
+        }
+    }
+    return best;
+}
+
 /*
  * logtk_parser_match(): the template lenma_feed would pick, without
  * changing it.  A word the dictionary does not hold equals no template
@@ -138,18 +158,7 @@ static int lenma_match(logtk_parser *p, void *state, const logtk_parse_line *lin
         if (s->ids[i] == UINT32_MAX)
             s->ids[i] = UINT32_MAX - 1;
     }
-    if (n >= s->nbuckets)
-        return LOGTK_OK;
-    const lenma_bucket *b = &s->buckets[n];
-    long best = -1;
-    double best_score = 0;
-    for (size_t k = 0; k < b->n; k++) {
-        double score = similarity(&s->templates[b->items[k]], s->ids, line->tokens, n);
-        if (score >= s->threshold && (best < 0 || score > best_score)) {
-            best = b->items[k];
-            best_score = score;
-        }
-    }
+    long best = lenma_best(s, line, n);
     if (best >= 0)
         *template_id = s->templates[best].template_id;
     return LOGTK_OK;
@@ -175,17 +184,7 @@ static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         s->nbuckets = cap;
     }
     lenma_bucket *b = &s->buckets[n];
-    long best = -1;
-    double best_score = 0;
-    for (size_t k = 0; k < b->n; k++) {
-        double score = similarity(&s->templates[b->items[k]], s->ids, line->tokens, n);
-        if (score < s->threshold)
-            continue;
-        if (best < 0 || score > best_score) {
-            best = b->items[k];
-            best_score = score;
-        }
-    }
+    long best = lenma_best(s, line, n);
     if (best >= 0) {
         lenma_template *t = &s->templates[best];
         for (size_t i = 0; i < n; i++) {

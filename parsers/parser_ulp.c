@@ -398,19 +398,27 @@ static int template_tokens(logtk_parser *p, ulp_state *s, const logtk_parse_line
     return 0;
 }
 
-static int ulp_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
-                    uint32_t *template_id)
+/* The line's group key into s->key: its text, the key masks over it, then
+ * build_key.  Returns 0 or -1 (out of memory; a mask at its match limit
+ * leaves its text as it was). */
+static int line_key(ulp_state *s, const logtk_parse_line *line)
 {
-    ulp_state *s = state;
     if (build_text(s, line) != 0)
-        return ulp_nomem(p);
+        return -1;
     const char *text;
     size_t tlen;
     int rc = logtk_masker_apply(s->key_regex, s->text.data ? s->text.data : "", s->text.len,
                                 &text, &tlen, &s->err);
-    if (rc == LOGTK_ERR_NOMEM)
-        return ulp_nomem(p);
-    if (build_key(s, text, tlen) != 0)
+    if (rc == LOGTK_ERR_NOMEM || build_key(s, text, tlen) != 0)
+        return -1;
+    return 0;
+}
+
+static int ulp_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+                    uint32_t *template_id)
+{
+    ulp_state *s = state;
+    if (line_key(s, line) != 0)
         return ulp_nomem(p);
     int inserted;
     int64_t k = logtk_hashtab_intern(&s->keys, s->key.data, s->key.len, &inserted);
@@ -450,7 +458,7 @@ static int ulp_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         if (g->template_id == 0)
             return LOGTK_ERR_NOMEM;
     } else {
-        rc = logtk_tmpl_set(p, g->template_id, s->slices, g->nfirst);
+        int rc = logtk_tmpl_set(p, g->template_id, s->slices, g->nfirst);
         if (rc != LOGTK_OK)
             return rc;
     }
@@ -469,13 +477,7 @@ static int ulp_match(logtk_parser *p, void *state, const logtk_parse_line *line,
 {
     ulp_state *s = state;
     *template_id = 0;
-    if (build_text(s, line) != 0)
-        return ulp_nomem(p);
-    const char *text;
-    size_t tlen;
-    int rc = logtk_masker_apply(s->key_regex, s->text.data ? s->text.data : "", s->text.len,
-                                &text, &tlen, &s->err);
-    if (rc == LOGTK_ERR_NOMEM || build_key(s, text, tlen) != 0)
+    if (line_key(s, line) != 0)
         return ulp_nomem(p);
     int64_t k = logtk_hashtab_find(&s->keys, s->key.data, s->key.len);
     if (k >= 0)
