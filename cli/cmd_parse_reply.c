@@ -11,6 +11,7 @@
  *
  *   {"$!":{"logtk":{"EventId":"E3","EventKey":"...","EventTemplate":"...",
  *     "ParameterList":[...],"NewTemplate":true,"TemplateChanged":false,
+ *     ("ParameterNames":[...] with named masks: --mask NAME=REGEX)
  *     <header fields of --format/--dataset by name>}}}
  *
  * (with --reply-alert, also "Alerts":[{"Kind":"rare-template","EventId":"E7",
@@ -253,7 +254,9 @@ typedef struct reply_run {
     logtk_format *format;
     logtk_parser *parser;
     logtk_slice *params; /* a copy of the event's slices: the template lookup is another call */
+    logtk_slice *names;  /* and of their mask names (named masks only) */
     size_t params_cap;
+    int have_names;      /* the event named its parameters' masks */
     char *copy;          /* fulljson: the line, decoded in place */
     size_t copy_cap;
     logtk_stream *alerts; /* --reply-alert: streaming detectors, or NULL */
@@ -280,6 +283,15 @@ static int write_reply(reply_run *r, const logtk_record *rec, const logtk_event 
         if (i)
             fputc(',', fp);
         rc |= logtk_json_write_string(fp, r->params[i].ptr, r->params[i].len);
+    }
+    if (r->have_names) {
+        /* which named mask (--mask NAME=REGEX) produced each parameter; "" for none */
+        fputs("],\"ParameterNames\":[", fp);
+        for (size_t i = 0; i < ev->nparams; i++) {
+            if (i)
+                fputc(',', fp);
+            rc |= logtk_json_write_string(fp, r->names[i].ptr, r->names[i].len);
+        }
     }
     fprintf(fp, "],\"NewTemplate\":%s,\"TemplateChanged\":%s", ev->created ? "true" : "false",
             ev->changed ? "true" : "false");
@@ -412,16 +424,22 @@ int cli_parse_reply_run(const char *subcommand, logtk_format *format, logtk_pars
         if (ev.nparams > r.params_cap) {
             size_t cap = ev.nparams * 2;
             logtk_slice *bigger = realloc(r.params, cap * sizeof *bigger);
-            if (bigger == NULL) {
+            if (bigger != NULL)
+                r.params = bigger;
+            logtk_slice *bigger_names = bigger ? realloc(r.names, cap * sizeof *bigger_names) : NULL;
+            if (bigger_names == NULL) {
                 cli_error(subcommand, "out of memory");
                 status = EXIT_DATA;
                 break;
             }
-            r.params = bigger;
+            r.names = bigger_names;
             r.params_cap = cap;
         }
+        r.have_names = ev.param_names != NULL;
         if (ev.nparams)
             memcpy(r.params, ev.params, ev.nparams * sizeof *r.params);
+        if (ev.nparams && r.have_names)
+            memcpy(r.names, ev.param_names, ev.nparams * sizeof *r.names);
         if (write_reply(&r, &rec, &ev) != 0 || fflush(stdout) != 0) {
             cli_error(subcommand, "standard output: write error");
             status = EXIT_DATA;
@@ -431,6 +449,7 @@ int cli_parse_reply_run(const char *subcommand, logtk_format *format, logtk_pars
     logtk_reader_free(reader);
     logtk_stream_free(r.alerts);
     free(r.params);
+    free(r.names);
     free(r.copy);
     return status;
 }
