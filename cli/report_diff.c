@@ -812,17 +812,31 @@ int report_diff_page(FILE *fp, const char *path, const char *title)
     report_page_begin(fp, title);
     fputs("<header><h1>", fp);
     report_str(fp, title);
-    fprintf(fp, "</h1><p>logtk diff: %s templates, A %s lines, B %s lines</p></header>\n<main>\n",
-            report_count(c1, d.nrows), report_count(c2, lines_a), report_count(c3, lines_b));
+    uint64_t peer_lines = 0;
+    for (size_t i = 0; i < d.npeers; i++)
+        peer_lines += d.peers[i].lines;
+    if (d.nrows == 0 && d.npeers) /* diff --peers: hosts, no two sides */
+        fprintf(fp, "</h1><p>logtk diff --peers: %zu hosts, %s lines</p></header>\n<main>\n",
+                d.npeers, report_count(c1, peer_lines));
+    else
+        fprintf(fp, "</h1><p>logtk diff: %s templates, A %s lines, B %s lines</p></header>\n<main>\n",
+                report_count(c1, d.nrows), report_count(c2, lines_a), report_count(c3, lines_b));
     fprintf(fp, "<section id=\"summary\" data-templates=\"%zu\" data-significant=\"%zu\" "
                 "data-peers=\"%zu\"><div class=\"tiles\">",
             d.nrows, nsig, d.npeers);
-    fprintf(fp, "<div class=\"tile\"><b>%zu</b><span>significant changes</span></div>", nsig);
-    for (size_t k = 0; k < 3; k++)
-        fprintf(fp, "<div class=\"tile\"><b>%zu</b><span>%s</span></div>", nstatus[k],
-                statuses[k]);
-    fprintf(fp, "<div class=\"tile\"><b>%s</b><span>lines A</span></div>", report_count(c1, lines_a));
-    fprintf(fp, "<div class=\"tile\"><b>%s</b><span>lines B</span></div>", report_count(c1, lines_b));
+    if (d.nrows || !d.npeers) { /* the tiles of two sides; a peers-only page has none */
+        fprintf(fp, "<div class=\"tile\"><b>%zu</b><span>significant changes</span></div>", nsig);
+        for (size_t k = 0; k < 3; k++)
+            fprintf(fp, "<div class=\"tile\"><b>%zu</b><span>%s</span></div>", nstatus[k],
+                    statuses[k]);
+        fprintf(fp, "<div class=\"tile\"><b>%s</b><span>lines A</span></div>",
+                report_count(c1, lines_a));
+        fprintf(fp, "<div class=\"tile\"><b>%s</b><span>lines B</span></div>",
+                report_count(c1, lines_b));
+    } else {
+        fprintf(fp, "<div class=\"tile\"><b>%s</b><span>lines</span></div>",
+                report_count(c1, peer_lines));
+    }
     if (d.npeers)
         fprintf(fp, "<div class=\"tile\"><b>%zu</b><span>hosts</span></div>", d.npeers);
     fputs("</div></section>\n", fp);

@@ -4,8 +4,9 @@
 #   report-parse.png, report-parse-narrow.png  a detect run over the sample log
 #       with an error burst planted at its end (a parse page with its
 #       anomalous window shaded and the new template marked);
-#   report-diff.png, report-diff-narrow.png    the diff and peers fixtures of
-#       tests/data (the schema of `logtk diff --output jsonl`).
+#   report-diff.png, report-diff-narrow.png    `logtk diff --output jsonl` of
+#       tests/data/diff_a.log against diff_b.log;
+#   report-peers.png   `logtk diff --peers` over the hosts of tests/data/diff_hosts.log.
 # Wide: 1280 px, narrow: 390 px (a phone).
 #
 # Usage: LOGTK=./logtk sh tests/report_screenshots.sh [OUTDIR]   (default: doc)
@@ -47,12 +48,22 @@ fmt='<Date> <Time> <Level> <Component>: <Content>'
     --format "$fmt" -o "$tmp/novelty.model" "$sample" 2>/dev/null || exit 1
 "$LOGTK" report -q --format "$fmt" --detect "$tmp/novelty.model" --window-size 50 \
     --title "app.log" -o "$tmp/parse.html" "$tmp/app.log" || exit 1
-cat "$src/tests/data/report_diff.jsonl" "$src/tests/data/report_peers.jsonl" > "$tmp/diff.jsonl"
-"$LOGTK" report --diff "$tmp/diff.jsonl" --title "host-3 against its peers" \
+# real `logtk diff` output (status 1: something changed): two days of a log,
+# and the hosts of one log against their peers
+"$LOGTK" diff --output jsonl "$src/tests/data/diff_a.log" "$src/tests/data/diff_b.log" \
+    > "$tmp/diff.jsonl"
+[ $? -le 1 ] || exit 1
+"$LOGTK" diff --peers --group-by '^\S+ \S+ (\S+)' --output jsonl "$src/tests/data/diff_hosts.log" \
+    > "$tmp/peers.jsonl"
+[ $? -le 1 ] || exit 1
+"$LOGTK" report --diff "$tmp/diff.jsonl" --title "diff_a.log against diff_b.log" \
     -o "$tmp/diff.html" || exit 1
+"$LOGTK" report --diff "$tmp/peers.jsonl" --title "the hosts of diff_hosts.log against their peers" \
+    -o "$tmp/peers.html" || exit 1
 
 mkdir -p "$out"
 shoot "$tmp/parse.html" "$out/report-parse.png" 1280 1300
 shoot "$tmp/parse.html" "$out/report-parse-narrow.png" 390 1300
 shoot "$tmp/diff.html" "$out/report-diff.png" 1280 1300
 shoot "$tmp/diff.html" "$out/report-diff-narrow.png" 390 1300
+shoot "$tmp/peers.html" "$out/report-peers.png" 1280 700
