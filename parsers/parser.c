@@ -59,6 +59,7 @@
 #include "hashtab.h"
 #include "mask.h"
 #include "parser_impl.h"
+#include "parser_state.h"
 #include "strbuf.h"
 #include "template_match.h"
 #include "tokenize.h"
@@ -90,154 +91,19 @@ static const logtk_parser_algo *const algorithm_registry[] = {
     &logtk_algo_molfi,
 };
 #define ALGORITHM_COUNT (sizeof algorithm_registry / sizeof algorithm_registry[0])
-#define DEFAULT_ALGORITHM (&logtk_algo_fuse)
+#define DEFAULT_ALGORITHM LOGTK_PARSER_DEFAULT_ALGO
 
-#define SNAPSHOT_MAGIC "LTKPSNAP"
-#define SNAPSHOT_MAGIC_LEN 8
-/* 2: a template may carry an alias and the text it shows (version 1 is still read);
-   3: each mask is followed by its name (written only when a mask has one, so
-   snapshots without named masks stay byte-identical to version 2) */
-#define SNAPSHOT_VERSION 3
-#define SNAPSHOT_VERSION_UNNAMED 2
-#define SNAPSHOT_VERSION_OLDEST 1
+/* The registered algorithm of this name (not NUL-terminated), or NULL. */
+const logtk_parser_algo *logtk_parser_algo_by_name(const char *name, size_t len)
+{
+    for (size_t i = 0; i < ALGORITHM_COUNT; i++)
+        if (strlen(algorithm_registry[i]->name) == len &&
+            memcmp(algorithm_registry[i]->name, name, len) == 0)
+            return algorithm_registry[i];
+    return NULL;
+}
 
 static const char wildcard_text[] = LOGTK_WILDCARD;
-
-/* ------------------------------------------------------------------- types */
-
-typedef struct template_entry {
-    logtk_slice *tokens; /* malloc'd; token bytes live in the parser's arena */
-    uint32_t ntokens;
-    uint32_t cap;
-    uint64_t count;
-    uint64_t created_serial; /* feed serial that created it */
-    uint64_t changed_serial; /* feed serial of the last change */
-    int pending;             /* queued for a callback */
-    int text_dirty;
-    /* The text shown for the template when it is not its tokens joined: the
-       algorithm's template made to match every line assigned (fit_line);
-       NULL when the tokens already match them all.  Malloc'd, NUL-ended. */
-    char *shown;
-    size_t shown_len;
-    /* Some line has matched what the template shows: its words are facts
-       about lines, not only the algorithm's guess (see fit_line). */
-    int seen_line;
-    char *text; /* rendered text shown (malloc'd), valid when !text_dirty */
-    size_t text_len;
-    size_t text_cap;
-    size_t nwild; /* "<*>" in text: the parameters of each line */
-    uint32_t alias; /* logtk_tmpl_alias(): the template whose text this one shows; 0: none */
-    /* How each token pairs with a line token (token_fit), made by render()
-       with the text, so that fitting a line does not rescan the tokens for
-       "<*>"; valid when !text_dirty and !shown. */
-    struct token_fit *fit;
-    uint32_t fit_cap;
-    int fit_stale; /* fit is not yet made for the text rendered last (see classify_tokens) */
-    /* the match index (logtk_parser_match): the bucket this template is in
-       and its neighbours there; idx_stale: its text changed since */
-    int idx_stale;
-    int idx_in;
-    uint64_t idx_key;
-    uint32_t idx_prev, idx_next;
-    size_t idx_literal; /* bytes of fixed text: the more, the more specific */
-} template_entry;
-
-/*
- * How one template token pairs with one line token.  Every line is fitted
- * to its template token by token, so this is worked out once per template
- * text instead of once per line.
- */
-enum token_fit_kind {
-    FIT_LITERAL, /* no '<': the same bytes */
-    FIT_WILD,    /* "<*>": anything */
-    FIT_ONE_STAR, /* prefix "<*>" suffix, no blank: both ends compare, the middle is the value */
-    FIT_GLOB     /* anything else with a '<': the glob matcher */
-};
-typedef struct token_fit {
-    uint32_t kind;
-    uint32_t stars;  /* "<*>" in the token: the parameters it takes */
-    uint32_t before; /* parameters taken by the tokens before it */
-    uint32_t prefix; /* FIT_ONE_STAR: bytes before the "<*>" */
-} token_fit;
-
-typedef struct param_pair {
-    char *name;
-    char *value;
-} param_pair;
-
-struct logtk_parser {
-    const logtk_parser_algo *algo;
-    void *state;
-    logtk_errbuf err;
-
-    logtk_masker *masker;
-    logtk_tokens tokens;
-
-    template_entry *templates; /* id - 1 */
-    uint32_t ntemplates;
-    size_t templates_cap;
-    logtk_arena token_arena;
-
-    int keep_assignments;
-    uint32_t *assign; /* line index - assign_base -> template id */
-    uint64_t assign_len;
-    uint64_t assign_cap;
-    uint64_t assign_base; /* lines before this one (fed before a load) are not kept */
-    uint64_t lines;
-    int finished;
-
-    logtk_template_callback callback;
-    void *callback_user;
-    uint64_t serial; /* feed counter, starts at 1; finish uses its own */
-    uint32_t *pending; /* templates touched in this feed/finish, for callbacks */
-    size_t npending;
-    size_t pending_cap;
-
-    param_pair *params;
-    size_t nparams;
-
-    logtk_slice *param_out; /* ev->params */
-    size_t param_out_cap;
-    logtk_tmatch_scratch merge;   /* fit_line, keep_covering */
-    logtk_strbuf scratch_new;     /* keep_covering: the new tokens joined */
-
-    /* batch algorithms: the original content of each line fed, so that the
-       templates made in finish can be fitted to their lines */
-    logtk_strbuf batch_content;
-    uint64_t *batch_offsets; /* line k (from assign_base) is [off[k], off[k+1]) */
-    uint64_t batch_lines;
-    uint64_t batch_offsets_cap;
-
-    logtk_hashtab dict; /* batch helpers: token dictionary */
-    int dict_ready;
-    uint32_t *stored_tokens;
-    uint64_t stored_len;
-    uint64_t stored_cap;
-    uint64_t *stored_offsets; /* line k occupies [off[k], off[k+1]) */
-    uint64_t stored_lines;
-    uint64_t stored_offsets_cap;
-
-    logtk_hashtab tmpl_by_ids; /* logtk_tmpl_from_token_ids: token-id sequence -> */
-    int tmpl_by_ids_ready;
-    uint32_t *tmpl_of_ids;     /* ... index -> template id */
-    size_t tmpl_of_ids_cap;
-    logtk_slice *ids_slices;   /* scratch: the sequence as slices */
-    size_t ids_slices_cap;
-
-    logtk_slice *param_names; /* ev->param_names, when a mask has a name */
-    size_t param_names_cap;
-
-    /* logtk_parser_match: templates bucketed by their first token when it is
-       fixed text (key: its hash), else in the bucket WILD_FIRST_KEY; a map
-       from key to the first template of the bucket, the rest linked through
-       the templates.  text_epoch counts text changes, index_epoch the one
-       the index reflects, so a match after no change costs no scan. */
-    logtk_u64map index_heads;
-    int index_ready;
-    uint64_t text_epoch;
-    uint64_t index_epoch;
-    uint32_t index_count; /* templates 1..index_count have been seen by the index */
-};
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -251,7 +117,7 @@ int logtk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
     return code;
 }
 
-static int nomem(logtk_parser *p)
+int logtk_parser_nomem(logtk_parser *p)
 {
     return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
@@ -268,7 +134,7 @@ static int grow_array(void **arr, uint64_t *cap, uint64_t need, size_t elem)
     return rc;
 }
 
-static int grow_size(void **arr, size_t *cap, size_t need, size_t elem)
+int logtk_parser_grow_size(void **arr, size_t *cap, size_t need, size_t elem)
 {
     uint64_t c = *cap;
     int rc = grow_array(arr, &c, need, elem);
@@ -330,13 +196,6 @@ int logtk_snap_put_bytes(logtk_strbuf *out, const char *ptr, size_t len)
 
 /* ---------------------------------------------------------------- templates */
 
-static template_entry *entry(const logtk_parser *p, uint32_t id)
-{
-    if (id == 0 || id > p->ntemplates)
-        return NULL;
-    return &p->templates[id - 1];
-}
-
 /* The text of t will change: render it again, and reindex it for match. */
 static inline void text_changed(logtk_parser *p, template_entry *t)
 {
@@ -350,7 +209,7 @@ static void mark_pending(logtk_parser *p, uint32_t id, template_entry *t)
     text_changed(p, t);
     if (t->pending || p->callback == NULL)
         return;
-    if (grow_size((void **)&p->pending, &p->pending_cap, p->npending + 1, sizeof *p->pending))
+    if (logtk_parser_grow_size((void **)&p->pending, &p->pending_cap, p->npending + 1, sizeof *p->pending))
         return; /* out of memory: the callback is lost, the state is intact */
     p->pending[p->npending++] = id;
     t->pending = 1;
@@ -375,31 +234,29 @@ static int copy_token(logtk_parser *p, logtk_slice *dst, const char *ptr, size_t
 }
 
 static int keep_covering(logtk_parser *p, template_entry *t);
-static int render(logtk_parser *p, template_entry *t);
-
 uint32_t logtk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
 {
     if (p->ntemplates == UINT32_MAX - 1 || n > UINT32_MAX) {
         logtk_parser_error(p, LOGTK_ERR_NOMEM, "too many templates");
         return 0;
     }
-    if (grow_size((void **)&p->templates, &p->templates_cap, (size_t)p->ntemplates + 1,
+    if (logtk_parser_grow_size((void **)&p->templates, &p->templates_cap, (size_t)p->ntemplates + 1,
                   sizeof *p->templates)) {
-        nomem(p);
+        logtk_parser_nomem(p);
         return 0;
     }
     template_entry *t = &p->templates[p->ntemplates];
     memset(t, 0, sizeof *t);
     t->tokens = malloc((n ? n : 1) * sizeof *t->tokens);
     if (t->tokens == NULL) {
-        nomem(p);
+        logtk_parser_nomem(p);
         return 0;
     }
     t->cap = (uint32_t)(n ? n : 1);
     for (size_t i = 0; i < n; i++) {
         if (copy_token(p, &t->tokens[i], tokens[i].ptr, tokens[i].len) != 0) {
             free(t->tokens);
-            nomem(p);
+            logtk_parser_nomem(p);
             return 0;
         }
     }
@@ -425,7 +282,7 @@ int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size
         return LOGTK_OK;
     logtk_slice *nt = malloc((n ? n : 1) * sizeof *nt);
     if (nt == NULL)
-        return nomem(p);
+        return logtk_parser_nomem(p);
     for (size_t i = 0; i < n; i++) {
         /* keep the old copy of an unchanged token (tokens may point into it) */
         if (i < t->ntokens && tokens[i].len == t->tokens[i].len &&
@@ -433,10 +290,10 @@ int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size
             nt[i] = t->tokens[i];
         } else if (copy_token(p, &nt[i], tokens[i].ptr, tokens[i].len) != 0) {
             free(nt);
-            return nomem(p);
+            return logtk_parser_nomem(p);
         }
     }
-    int rc = render(p, t); /* what was shown, for keep_covering */
+    int rc = logtk_parser_render(p, t); /* what was shown, for keep_covering */
     free(t->tokens);
     t->tokens = nt;
     t->ntokens = (uint32_t)n;
@@ -459,7 +316,7 @@ int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos)
         return LOGTK_OK;
     /* the new tokens match whatever the old ones did; a shown text may
        still be needed beside them */
-    int rc = t->shown ? render(p, t) : LOGTK_OK;
+    int rc = t->shown ? logtk_parser_render(p, t) : LOGTK_OK;
     s->ptr = wildcard_text;
     s->len = LOGTK_WILDCARD_LEN;
     if (t->shown && rc == LOGTK_OK)
@@ -508,7 +365,7 @@ static int classify_tokens(logtk_parser *p, template_entry *t)
     if (t->ntokens > t->fit_cap) {
         token_fit *f = realloc(t->fit, t->ntokens * sizeof *f);
         if (f == NULL)
-            return nomem(p);
+            return logtk_parser_nomem(p);
         t->fit = f;
         t->fit_cap = t->ntokens;
     }
@@ -537,7 +394,7 @@ static int classify_tokens(logtk_parser *p, template_entry *t)
     return LOGTK_OK;
 }
 
-static int render(logtk_parser *p, template_entry *t)
+int logtk_parser_render(logtk_parser *p, template_entry *t)
 {
     if (!t->text_dirty)
         return LOGTK_OK;
@@ -550,7 +407,7 @@ static int render(logtk_parser *p, template_entry *t)
     if (need > t->text_cap) {
         char *q = realloc(t->text, need);
         if (q == NULL)
-            return nomem(p);
+            return logtk_parser_nomem(p);
         t->text = q;
         t->text_cap = need;
     }
@@ -575,13 +432,13 @@ static int render(logtk_parser *p, template_entry *t)
 }
 
 /* Shows text[0..len) for t; NULL: its tokens joined. */
-static int set_shown(logtk_parser *p, template_entry *t, const char *text, size_t len)
+int logtk_parser_set_shown(logtk_parser *p, template_entry *t, const char *text, size_t len)
 {
     char *copy = NULL;
     if (text) {
         copy = malloc(len + 1);
         if (copy == NULL)
-            return nomem(p);
+            return logtk_parser_nomem(p);
         memcpy(copy, text, len);
         copy[len] = '\0';
     }
@@ -601,7 +458,7 @@ static int show_merge(logtk_parser *p, template_entry *t, const char *a, size_t 
                       enum logtk_tmatch_mode mode, const char *other, size_t olen, int other_is_template)
 {
     if (logtk_tmatch_merge(&p->merge, a, alen, other, olen, other_is_template, mode) != LOGTK_OK)
-        return nomem(p);
+        return logtk_parser_nomem(p);
     const logtk_strbuf *out = &p->merge.out;
     const char *text = out->data ? out->data : "";
     int ok = other_is_template ? logtk_tmatch_covers(text, out->len, other, olen)
@@ -610,8 +467,8 @@ static int show_merge(logtk_parser *p, template_entry *t, const char *a, size_t 
         ok = logtk_tmatch_covers(text, out->len, a, alen);
     assert(ok);
     if (!ok)
-        return set_shown(p, t, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
-    return set_shown(p, t, text, out->len);
+        return logtk_parser_set_shown(p, t, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    return logtk_parser_set_shown(p, t, text, out->len);
 }
 
 /*
@@ -623,18 +480,18 @@ static int show_merge(logtk_parser *p, template_entry *t, const char *a, size_t 
 static int keep_covering(logtk_parser *p, template_entry *t)
 {
     if (!t->seen_line)
-        return set_shown(p, t, NULL, 0);
+        return logtk_parser_set_shown(p, t, NULL, 0);
     if (join_tokens(&p->scratch_new, t->tokens, t->ntokens) != 0)
-        return nomem(p);
+        return logtk_parser_nomem(p);
     const char *now = p->scratch_new.data;
     size_t now_len = p->scratch_new.len;
     if (logtk_tmatch_covers(now, now_len, t->text, t->text_len))
-        return set_shown(p, t, NULL, 0);
+        return logtk_parser_set_shown(p, t, NULL, 0);
     return show_merge(p, t, now, now_len, LOGTK_TMATCH_A_IS_GUESS, t->text, t->text_len, 1);
 }
 
 /* The template whose text id shows: id itself, or the one it is an alias of. */
-static uint32_t shown_id(const logtk_parser *p, uint32_t id)
+uint32_t logtk_parser_shown_id(const logtk_parser *p, uint32_t id)
 {
     template_entry *t;
     while ((t = entry(p, id)) != NULL && t->alias != 0)
@@ -644,8 +501,8 @@ static uint32_t shown_id(const logtk_parser *p, uint32_t id)
 
 int logtk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target)
 {
-    id = shown_id(p, id);
-    target = shown_id(p, target);
+    id = logtk_parser_shown_id(p, id);
+    target = logtk_parser_shown_id(p, target);
     template_entry *t = entry(p, id), *root = entry(p, target);
     if (t == NULL || root == NULL)
         return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u or %u", (unsigned)id,
@@ -653,9 +510,9 @@ int logtk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target)
     if (id == target)
         return LOGTK_OK;
     /* the lines of id must match what target shows from now on */
-    int rc = render(p, root);
+    int rc = logtk_parser_render(p, root);
     if (rc == LOGTK_OK)
-        rc = render(p, t);
+        rc = logtk_parser_render(p, t);
     if (rc != LOGTK_OK)
         return rc;
     if (t->seen_line && !logtk_tmatch_covers(root->text, root->text_len, t->text, t->text_len)) {
@@ -683,8 +540,8 @@ static void flush_callbacks(logtk_parser *p)
         uint32_t id = p->pending[i];
         template_entry *t = entry(p, id);
         t->pending = 0;
-        template_entry *shown = entry(p, shown_id(p, id));
-        if (p->callback == NULL || render(p, shown) != LOGTK_OK)
+        template_entry *shown = entry(p, logtk_parser_shown_id(p, id));
+        if (p->callback == NULL || logtk_parser_render(p, shown) != LOGTK_OK)
             continue;
         int kind = t->created_serial == p->serial ? LOGTK_TEMPLATE_CREATED
                                                   : LOGTK_TEMPLATE_CHANGED;
@@ -700,7 +557,7 @@ static int record_assignment(logtk_parser *p, uint64_t index, uint32_t id)
     uint64_t k = index - p->assign_base;
     if (k >= p->assign_len) {
         if (grow_array((void **)&p->assign, &p->assign_cap, k + 1, sizeof *p->assign))
-            return nomem(p);
+            return logtk_parser_nomem(p);
         memset(p->assign + p->assign_len, 0, (size_t)(k + 1 - p->assign_len) * sizeof *p->assign);
         p->assign_len = k + 1;
     }
@@ -796,13 +653,13 @@ int logtk_parser_store_line(logtk_parser *p, const logtk_parse_line *line)
                    sizeof *p->stored_offsets) ||
         grow_array((void **)&p->stored_tokens, &p->stored_cap, p->stored_len + line->ntokens,
                    sizeof *p->stored_tokens))
-        return nomem(p);
+        return logtk_parser_nomem(p);
     if (p->stored_lines == 0)
         p->stored_offsets[0] = 0;
     for (size_t i = 0; i < line->ntokens; i++) {
         uint32_t id = logtk_parser_intern_token(p, line->tokens[i].ptr, line->tokens[i].len);
         if (id == UINT32_MAX)
-            return nomem(p);
+            return logtk_parser_nomem(p);
         p->stored_tokens[p->stored_len++] = id;
     }
     p->stored_offsets[++p->stored_lines] = p->stored_len;
@@ -846,7 +703,7 @@ static const logtk_parser_algo *find_algorithm(const char *name)
     return NULL;
 }
 
-static int parser_create(logtk_parser **out, const logtk_parser_algo *algo)
+int logtk_parser_create(logtk_parser **out, const logtk_parser_algo *algo)
 {
     logtk_parser *p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -878,7 +735,7 @@ int logtk_parser_new(logtk_parser **out, const char *algorithm)
     const logtk_parser_algo *algo = find_algorithm(algorithm);
     if (algo == NULL)
         return LOGTK_ERR_NOT_FOUND;
-    return parser_create(out, algo);
+    return logtk_parser_create(out, algo);
 }
 
 const char *logtk_parser_algorithm(const logtk_parser *p)
@@ -940,7 +797,7 @@ static int record_param(logtk_parser *p, const char *name, const char *value)
         if (strcmp(p->params[i].name, name) == 0) {
             char *v = strdup(value);
             if (v == NULL)
-                return nomem(p);
+                return logtk_parser_nomem(p);
             free(p->params[i].value);
             p->params[i].value = v;
             return LOGTK_OK;
@@ -948,13 +805,13 @@ static int record_param(logtk_parser *p, const char *name, const char *value)
     }
     param_pair *q = realloc(p->params, (p->nparams + 1) * sizeof *q);
     if (q == NULL)
-        return nomem(p);
+        return logtk_parser_nomem(p);
     p->params = q;
     char *n = strdup(name), *v = strdup(value);
     if (n == NULL || v == NULL) {
         free(n);
         free(v);
-        return nomem(p);
+        return logtk_parser_nomem(p);
     }
     p->params[p->nparams].name = n;
     p->params[p->nparams].value = v;
@@ -1036,8 +893,8 @@ int logtk_parser_template(logtk_parser *p, uint32_t template_id, logtk_slice *te
     if (t == NULL)
         return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u",
                                   (unsigned)template_id);
-    template_entry *shown = entry(p, shown_id(p, template_id));
-    int rc = render(p, shown);
+    template_entry *shown = entry(p, logtk_parser_shown_id(p, template_id));
+    int rc = logtk_parser_render(p, shown);
     if (rc != LOGTK_OK)
         return rc;
     if (text) {
@@ -1178,19 +1035,19 @@ static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n, l
 static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t len,
                     const logtk_slice *tokens, size_t ntokens, size_t *np)
 {
-    id = shown_id(p, id);
+    id = logtk_parser_shown_id(p, id);
     template_entry *t = entry(p, id);
     if (np)
         *np = SIZE_MAX;
-    int rc = render(p, t);
+    int rc = logtk_parser_render(p, t);
     if (rc != LOGTK_OK)
         return rc;
-    if (np && grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1,
+    if (np && logtk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1,
                         sizeof *p->param_out))
-        return nomem(p);
+        return logtk_parser_nomem(p);
     if (tokens) {
         if (classify_tokens(p, t) != LOGTK_OK)
-            return nomem(p);
+            return logtk_parser_nomem(p);
         int caps_ok;
         if (tokens_fit(t, tokens, ntokens, np ? p->param_out : NULL, &caps_ok)) {
             t->seen_line = 1;
@@ -1207,7 +1064,7 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
     }
     enum logtk_tmatch_mode mode = t->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
     if ((rc = show_merge(p, t, t->text, t->text_len, mode, content, len, 0)) != LOGTK_OK ||
-        (rc = render(p, t)) != LOGTK_OK)
+        (rc = logtk_parser_render(p, t)) != LOGTK_OK)
         return rc;
     t->seen_line = 1;
     t->changed_serial = p->serial;
@@ -1219,16 +1076,16 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
 static int capture_params(logtk_parser *p, uint32_t id, const char *content, size_t len,
                           const logtk_slice *tokens, size_t ntokens, size_t *np)
 {
-    template_entry *t = entry(p, shown_id(p, id));
-    int rc = render(p, t);
+    template_entry *t = entry(p, logtk_parser_shown_id(p, id));
+    int rc = logtk_parser_render(p, t);
     *np = 0;
     if (rc != LOGTK_OK)
         return rc;
-    if (grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1, sizeof *p->param_out))
-        return nomem(p);
+    if (logtk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1, sizeof *p->param_out))
+        return logtk_parser_nomem(p);
     int caps_ok;
     if (tokens && classify_tokens(p, t) != LOGTK_OK)
-        return nomem(p);
+        return logtk_parser_nomem(p);
     if (tokens && tokens_fit(t, tokens, ntokens, p->param_out, &caps_ok) && caps_ok) {
         *np = t->nwild;
         return LOGTK_OK;
@@ -1248,7 +1105,7 @@ static int keep_batch_content(logtk_parser *p, uint64_t index, const char *conte
     if (grow_array((void **)&p->batch_offsets, &p->batch_offsets_cap, p->batch_lines + 2,
                    sizeof *p->batch_offsets) ||
         logtk_strbuf_append(&p->batch_content, content, len) != 0)
-        return nomem(p);
+        return logtk_parser_nomem(p);
     p->batch_offsets[0] = 0;
     p->batch_offsets[++p->batch_lines] = p->batch_content.len;
     return LOGTK_OK;
@@ -1290,7 +1147,7 @@ static int unite_same_text(logtk_parser *p)
         return LOGTK_OK;
     text_key *keys = malloc(p->ntemplates * sizeof *keys);
     if (keys == NULL)
-        return nomem(p);
+        return logtk_parser_nomem(p);
     for (uint32_t i = 0; i < p->ntemplates; i++) {
         const template_entry *t = &p->templates[i];
         uint64_t h = logtk_content_key("", 0);
@@ -1341,7 +1198,7 @@ static int prepare(logtk_parser *p, const char *content, size_t len, const char 
     if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
         return mrc;
     if (logtk_tokenize(&p->tokens, *masked, *mlen) != LOGTK_OK)
-        return nomem(p);
+        return logtk_parser_nomem(p);
     return mrc;
 }
 
@@ -1355,9 +1212,9 @@ static int fill_event_text(logtk_parser *p, logtk_event *ev, uint32_t id, const 
     ev->template_text.ptr = "";
     ev->template_text.len = 0;
     ev->param_names = NULL;
-    template_entry *t = entry(p, shown_id(p, id));
+    template_entry *t = entry(p, logtk_parser_shown_id(p, id));
     if (t) {
-        int rc = render(p, t);
+        int rc = logtk_parser_render(p, t);
         if (rc != LOGTK_OK)
             return rc;
         ev->template_text.ptr = t->text;
@@ -1365,9 +1222,9 @@ static int fill_event_text(logtk_parser *p, logtk_event *ev, uint32_t id, const 
     }
     if (logtk_masker_named_count(p->masker) == 0)
         return LOGTK_OK;
-    if (grow_size((void **)&p->param_names, &p->param_names_cap, ev->nparams + 1,
+    if (logtk_parser_grow_size((void **)&p->param_names, &p->param_names_cap, ev->nparams + 1,
                   sizeof *p->param_names))
-        return nomem(p);
+        return logtk_parser_nomem(p);
     for (size_t i = 0; i < ev->nparams; i++) {
         size_t start = (size_t)(ev->params[i].ptr - content);
         const char *name = logtk_masker_name_of(p->masker, start, start + ev->params[i].len);
@@ -1553,7 +1410,7 @@ static int index_link(logtk_parser *p, uint32_t id, template_entry *t)
     if (first == 0 || index_precedes(t, id, entry(p, first), first)) {
         if (logtk_u64map_put(&p->index_heads, t->idx_key, id) != 0) {
             t->idx_in = 0;
-            return nomem(p);
+            return logtk_parser_nomem(p);
         }
         t->idx_prev = 0;
         t->idx_next = first;
@@ -1578,7 +1435,7 @@ static int refresh_index(logtk_parser *p)
 {
     if (!p->index_ready) {
         if (logtk_u64map_init(&p->index_heads, 64) != 0)
-            return nomem(p);
+            return logtk_parser_nomem(p);
         p->index_ready = 1;
         p->index_count = 0;
         p->index_epoch = p->text_epoch - 1;
@@ -1593,7 +1450,7 @@ static int refresh_index(logtk_parser *p)
         t->idx_stale = 0;
         if (t->alias != 0)
             continue; /* shows another template's text: that one answers */
-        int rc = render(p, t);
+        int rc = logtk_parser_render(p, t);
         if (rc != LOGTK_OK)
             return rc;
         t->idx_key = first_word_key(t->text, t->text_len, 1);
@@ -1653,8 +1510,8 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
         logtk_parse_line line = {p->tokens.tok, p->tokens.n, {masked, mlen}, p->lines};
         if ((rc = p->algo->match(p, p->state, &line, &best)) != LOGTK_OK)
             return rc;
-        template_entry *t = entry(p, shown_id(p, best));
-        if (t && (render(p, t) != LOGTK_OK ||
+        template_entry *t = entry(p, logtk_parser_shown_id(p, best));
+        if (t && (logtk_parser_render(p, t) != LOGTK_OK ||
                   !logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)))
             best = 0;
     }
@@ -1674,629 +1531,3 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
     return rc != LOGTK_OK ? rc : mrc;
 }
 
-/* ---------------------------------------------------------------- snapshots */
-
-int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
-{
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
-    int ok = logtk_strbuf_append(&b, SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_LEN) == 0 &&
-             logtk_strbuf_put_varint(&b, logtk_masker_named_count(p->masker)
-                                                 ? SNAPSHOT_VERSION
-                                                 : SNAPSHOT_VERSION_UNNAMED) == 0 &&
-             logtk_snap_put_bytes(&b, p->algo->name, strlen(p->algo->name)) == 0 &&
-             logtk_strbuf_put_varint(&b, p->nparams) == 0;
-    for (size_t i = 0; ok && i < p->nparams; i++)
-        ok = logtk_snap_put_bytes(&b, p->params[i].name, strlen(p->params[i].name)) == 0 &&
-             logtk_snap_put_bytes(&b, p->params[i].value, strlen(p->params[i].value)) == 0;
-    size_t nmasks = logtk_masker_count(p->masker);
-    int named = logtk_masker_named_count(p->masker) > 0;
-    ok = ok && logtk_strbuf_put_varint(&b, nmasks) == 0;
-    for (size_t i = 0; ok && i < nmasks; i++) {
-        const char *pat = logtk_masker_pattern(p->masker, i);
-        const char *rep = logtk_masker_replacement(p->masker, i);
-        const char *name = logtk_masker_name(p->masker, i);
-        ok = logtk_snap_put_bytes(&b, pat, strlen(pat)) == 0 &&
-             logtk_snap_put_bytes(&b, rep, strlen(rep)) == 0 &&
-             (!named || logtk_snap_put_bytes(&b, name ? name : "", name ? strlen(name) : 0) == 0);
-    }
-    ok = ok && logtk_strbuf_put_varint(&b, p->lines) == 0 &&
-         logtk_strbuf_put_varint(&b, p->ntemplates) == 0;
-    for (uint32_t i = 0; ok && i < p->ntemplates; i++) {
-        const template_entry *t = &p->templates[i];
-        ok = logtk_strbuf_put_varint(&b, t->count) == 0 &&
-             logtk_strbuf_put_varint(&b, t->ntokens) == 0;
-        for (uint32_t k = 0; ok && k < t->ntokens; k++)
-            ok = logtk_snap_put_bytes(&b, t->tokens[k].ptr, t->tokens[k].len) == 0;
-        /* version 2: the alias, whether a line was seen, the shown text (length + 1; 0: none) */
-        ok = ok && logtk_strbuf_put_varint(&b, t->alias) == 0 &&
-             logtk_strbuf_put_varint(&b, (uint64_t)t->seen_line) == 0 &&
-             logtk_strbuf_put_varint(&b, t->shown ? (uint64_t)t->shown_len + 1 : 0) == 0 &&
-             (!t->shown || logtk_strbuf_append(&b, t->shown, t->shown_len) == 0);
-    }
-    int rc = LOGTK_OK;
-    if (ok) {
-        logtk_strbuf blob = LOGTK_STRBUF_INIT;
-        if (p->algo->save)
-            rc = p->algo->save(p, p->state, &blob);
-        if (rc == LOGTK_OK)
-            ok = logtk_snap_put_bytes(&b, blob.data ? blob.data : "", blob.len) == 0;
-        logtk_strbuf_free(&blob);
-    }
-    if (ok && rc == LOGTK_OK) {
-        uint64_t sum = logtk_hash_bytes(b.data, b.len);
-        unsigned char le[8];
-        for (int i = 0; i < 8; i++)
-            le[i] = (unsigned char)(sum >> (8 * i));
-        ok = logtk_strbuf_append(&b, le, 8) == 0;
-    }
-    if (!ok || rc != LOGTK_OK) {
-        logtk_strbuf_free(&b);
-        return rc != LOGTK_OK ? rc : nomem(p);
-    }
-    *buf = b.data;
-    *len = b.len;
-    return LOGTK_OK;
-}
-
-/* Copies a snapshot string into a NUL-terminated scratch buffer. */
-static const char *snap_cstr(logtk_strbuf *s, const char *ptr, size_t len)
-{
-    logtk_strbuf_clear(s);
-    if (memchr(ptr, '\0', len) != NULL || logtk_strbuf_append(s, ptr, len) != 0)
-        return NULL;
-    return s->data ? s->data : "";
-}
-
-static int load_into(logtk_parser *q, const uint8_t *d, const uint8_t *end, logtk_errbuf *why)
-{
-    const uint8_t *pos = d + SNAPSHOT_MAGIC_LEN;
-    uint64_t v, n;
-    const char *s;
-    size_t slen;
-    logtk_strbuf a = LOGTK_STRBUF_INIT, b = LOGTK_STRBUF_INIT, c = LOGTK_STRBUF_INIT;
-    logtk_slice *toks = NULL;
-    size_t toks_cap = 0;
-    int rc = LOGTK_ERR_STATE;
-#define BAD(msg)                                                        \
-    do {                                                                \
-        logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: %s", msg); \
-        goto done;                                                      \
-    } while (0)
-    if (logtk_varint_get(&pos, end, &v) != 0)
-        BAD("truncated");
-    uint64_t version = v; /* checked by check_snapshot_frame */
-    if (logtk_snap_bytes(&pos, end, &s, &slen) != 0)
-        BAD("truncated");
-    if (logtk_varint_get(&pos, end, &n) != 0)
-        BAD("truncated");
-    for (uint64_t i = 0; i < n; i++) {
-        const char *vs;
-        size_t vlen;
-        if (logtk_snap_bytes(&pos, end, &s, &slen) != 0 ||
-            logtk_snap_bytes(&pos, end, &vs, &vlen) != 0)
-            BAD("truncated parameters");
-        const char *name = snap_cstr(&a, s, slen), *value = snap_cstr(&b, vs, vlen);
-        if (name == NULL || value == NULL)
-            BAD("bad parameter");
-        if (logtk_parser_set_param(q, name, value) != LOGTK_OK) {
-            logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: parameter %s: %s", name,
-                            logtk_parser_errmsg(q));
-            goto done;
-        }
-    }
-    if (logtk_varint_get(&pos, end, &n) != 0)
-        BAD("truncated masks");
-    for (uint64_t i = 0; i < n; i++) {
-        const char *rs;
-        size_t rlen;
-        if (logtk_snap_bytes(&pos, end, &s, &slen) != 0 ||
-            logtk_snap_bytes(&pos, end, &rs, &rlen) != 0)
-            BAD("truncated masks");
-        const char *pat = snap_cstr(&a, s, slen), *rep = snap_cstr(&b, rs, rlen);
-        if (pat == NULL || rep == NULL)
-            BAD("bad mask");
-        const char *name = NULL;
-        if (version >= 3) {
-            const char *ns;
-            size_t nslen;
-            if (logtk_snap_bytes(&pos, end, &ns, &nslen) != 0)
-                BAD("truncated masks");
-            if (nslen > 0 && (name = snap_cstr(&c, ns, nslen)) == NULL)
-                BAD("bad mask name");
-        }
-        if (logtk_parser_add_named_mask(q, name, pat, rep) != LOGTK_OK) {
-            logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: mask: %s",
-                            logtk_parser_errmsg(q));
-            goto done;
-        }
-    }
-    uint64_t lines;
-    if (logtk_varint_get(&pos, end, &lines) != 0 || logtk_varint_get(&pos, end, &n) != 0)
-        BAD("truncated templates");
-    if (n > (uint64_t)(end - pos) || n >= UINT32_MAX - 1)
-        BAD("bad template count");
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t count, ntok;
-        if (logtk_varint_get(&pos, end, &count) != 0 || logtk_varint_get(&pos, end, &ntok) != 0)
-            BAD("truncated templates");
-        if (ntok > (uint64_t)(end - pos))
-            BAD("bad token count");
-        if (grow_size((void **)&toks, &toks_cap, (size_t)ntok + 1, sizeof *toks)) {
-            rc = logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        for (uint64_t k = 0; k < ntok; k++) {
-            if (logtk_snap_bytes(&pos, end, &toks[k].ptr, &toks[k].len) != 0)
-                BAD("truncated template");
-        }
-        uint32_t id = logtk_tmpl_create(q, toks, (size_t)ntok);
-        if (id == 0) {
-            rc = logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        q->templates[id - 1].count = count;
-        if (version < 2)
-            continue;
-        uint64_t alias, seen, shown;
-        if (logtk_varint_get(&pos, end, &alias) != 0 || logtk_varint_get(&pos, end, &seen) != 0 ||
-            logtk_varint_get(&pos, end, &shown) != 0)
-            BAD("truncated template");
-        if (alias > n || alias == id || seen > 1 || shown > (uint64_t)(end - pos) + 1)
-            BAD("bad template alias or shown text");
-        q->templates[id - 1].alias = (uint32_t)alias;
-        q->templates[id - 1].seen_line = (int)seen;
-        if (shown == 0)
-            continue;
-        if (set_shown(q, &q->templates[id - 1], (const char *)pos, (size_t)(shown - 1)) != LOGTK_OK) {
-            rc = logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        pos += shown - 1;
-    }
-    /* an alias names an earlier or later template; no chain may loop */
-    for (uint32_t i = 1; i <= q->ntemplates; i++) {
-        uint32_t r = i;
-        for (uint32_t steps = 0; r != 0 && steps <= q->ntemplates; steps++)
-            r = q->templates[r - 1].alias;
-        if (r != 0)
-            BAD("template aliases loop");
-    }
-    if (logtk_snap_bytes(&pos, end, &s, &slen) != 0)
-        BAD("truncated algorithm state");
-    if (pos != end)
-        BAD("trailing bytes");
-    q->lines = lines;
-    q->assign_base = lines;
-    if (q->algo->load) {
-        int lrc = q->algo->load(q, q->state, (const uint8_t *)s, slen);
-        if (lrc != LOGTK_OK) {
-            logtk_error_set(why, lrc == LOGTK_ERR_NOMEM ? lrc : LOGTK_ERR_STATE,
-                            "parser snapshot: %s state: %s", q->algo->name,
-                            logtk_parser_errmsg(q)[0] ? logtk_parser_errmsg(q) : "damaged");
-            rc = why->code;
-            goto done;
-        }
-    } else if (slen != 0) {
-        BAD("unexpected algorithm state");
-    }
-    rc = LOGTK_OK;
-#undef BAD
-done:
-    logtk_strbuf_free(&a);
-    logtk_strbuf_free(&b);
-    logtk_strbuf_free(&c);
-    free(toks);
-    return rc;
-}
-
-/*
- * Checks a snapshot's frame: magic, checksum, version; gives the algorithm
- * name it was saved by and the end of the checksummed part.  Returns
- * LOGTK_OK or LOGTK_ERR_STATE with the reason in *why.
- */
-static int check_snapshot_frame(const void *buf, size_t len, const char **name, size_t *nlen,
-                                const uint8_t **body_end, logtk_errbuf *why)
-{
-    const uint8_t *d = buf;
-    if (buf == NULL || len < SNAPSHOT_MAGIC_LEN + 8 || memcmp(d, SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_LEN))
-        return logtk_error_set(why, LOGTK_ERR_STATE, "not a logtk parser snapshot");
-    const uint8_t *end = d + len - 8;
-    uint64_t sum = 0;
-    for (int i = 0; i < 8; i++)
-        sum |= (uint64_t)end[i] << (8 * i);
-    if (sum != logtk_hash_bytes(d, len - 8))
-        return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot damaged (checksum mismatch)");
-    const uint8_t *pos = d + SNAPSHOT_MAGIC_LEN;
-    uint64_t version;
-    if (logtk_varint_get(&pos, end, &version) != 0 || logtk_snap_bytes(&pos, end, name, nlen))
-        return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
-    if (version < SNAPSHOT_VERSION_OLDEST || version > SNAPSHOT_VERSION)
-        return logtk_error_set(why, LOGTK_ERR_STATE,
-                               "parser snapshot version %llu, this build reads version %d",
-                               (unsigned long long)version, SNAPSHOT_VERSION);
-    *body_end = end;
-    return LOGTK_OK;
-}
-
-int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
-{
-    logtk_error_clear(&p->err);
-    const uint8_t *d = buf;
-    const uint8_t *end;
-    const char *name;
-    size_t nlen;
-    if (check_snapshot_frame(buf, len, &name, &nlen, &end, &p->err) != LOGTK_OK)
-        return p->err.code;
-    if (nlen != strlen(p->algo->name) || memcmp(name, p->algo->name, nlen) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_STATE,
-                                  "parser snapshot is for \"%.*s\", this parser is \"%s\"",
-                                  (int)(nlen > 64 ? 64 : nlen), name, p->algo->name);
-    logtk_parser *q;
-    int rc = parser_create(&q, p->algo);
-    if (rc != LOGTK_OK)
-        return logtk_parser_error(p, rc, "out of memory");
-    q->keep_assignments = p->keep_assignments;
-    logtk_errbuf why;
-    logtk_error_clear(&why);
-    rc = load_into(q, d, end, &why);
-    if (rc != LOGTK_OK) {
-        logtk_parser_free(q);
-        return logtk_error_copy(&p->err, &why);
-    }
-    /* swap the loaded state in; keep the caller's callback */
-    logtk_parser old = *p;
-    *p = *q;
-    p->callback = old.callback;
-    p->callback_user = old.callback_user;
-    logtk_error_clear(&p->err);
-    *q = old;
-    logtk_parser_free(q);
-    return LOGTK_OK;
-}
-
-/* The registered algorithm of this name (not NUL-terminated), or NULL. */
-static const logtk_parser_algo *algorithm_by_name(const char *name, size_t len)
-{
-    for (size_t i = 0; i < ALGORITHM_COUNT; i++)
-        if (strlen(algorithm_registry[i]->name) == len &&
-            memcmp(algorithm_registry[i]->name, name, len) == 0)
-            return algorithm_registry[i];
-    return NULL;
-}
-
-int logtk_parser_snapshot_algorithm(const void *buf, size_t len, const char **name)
-{
-    logtk_errbuf why;
-    const char *aname;
-    size_t alen;
-    const uint8_t *end;
-    *name = NULL;
-    if (check_snapshot_frame(buf, len, &aname, &alen, &end, &why) != LOGTK_OK)
-        return LOGTK_ERR_STATE;
-    const logtk_parser_algo *algo = algorithm_by_name(aname, alen);
-    if (algo == NULL)
-        return LOGTK_ERR_NOT_FOUND;
-    *name = algo->name;
-    return LOGTK_OK;
-}
-
-/* ------------------------------------------------------ content hash keys */
-
-/* The key is logtk_content_key() (core/content_key.h): FNV-1a 64 of the text. */
-int logtk_parser_template_key(logtk_parser *p, uint32_t template_id, uint64_t *key)
-{
-    logtk_slice text;
-    int rc = logtk_parser_template(p, template_id, &text, NULL);
-    if (rc == LOGTK_OK && key)
-        *key = logtk_content_key(text.ptr, text.len);
-    return rc;
-}
-
-/* ------------------------------------------------------------------ merging */
-
-/*
- * Merging shard states (see logtk_parser_merge() in logtk.h).
- *
- * Every snapshot is loaded into its own parser (so it gets the full
- * validation of logtk_parser_load()), and all must agree on the algorithm,
- * the parameters (as a set: the order they were set in does not matter) and
- * the masks (as a sequence: masks run in order).  The union of their
- * templates is keyed by content, (key, text), with line counts summed; two
- * ids of one shard with the same text (an online parser that merged them)
- * become one entry.  Sorting by (key, text) gives an order that depends only
- * on the set of texts, never on the order of the shards or of their ids.
- *
- * The fold: the texts, in that order, are fed as messages to a fresh parser
- * of the same algorithm, parameters and masks, then finished.  Templates the
- * algorithm would group land in one template (a "<*>" in a text is a
- * variable to every algorithm, so "user 7 logged in" from one shard and
- * "user <*> logged in" from another meet); each source text's line count
- * goes to the template it landed in.  The fold sees each text once, so
- * algorithm state that counts lines (for example how often a word was seen
- * in a position) restarts from the templates alone; the template store, its
- * counts and the total of lines fed are exact.
- *
- * The result is saved and loaded once more, so the handle returned is
- * exactly what logtk_parser_load() of the merged snapshot gives: parsing
- * continues from it with line index = total lines of the shards.
- */
-
-typedef struct merge_item {
-    uint64_t key;
-    const char *text; /* rendered text, owned by a shard parser */
-    size_t len;
-    uint64_t count;
-} merge_item;
-
-static int merge_item_cmp(const void *a, const void *b)
-{
-    const merge_item *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = n ? memcmp(x->text, y->text, n) : 0;
-    if (c != 0)
-        return c;
-    return x->len < y->len ? -1 : x->len > y->len;
-}
-
-static int param_pair_cmp(const void *a, const void *b)
-{
-    return strcmp(((const param_pair *)a)->name, ((const param_pair *)b)->name);
-}
-
-/* A parser with an error set, for the caller to read; NULL when even that fails. */
-static logtk_parser *error_parser(const logtk_parser_algo *algo, const logtk_errbuf *why)
-{
-    logtk_parser *p = NULL;
-    if (parser_create(&p, algo ? algo : DEFAULT_ALGORITHM) != LOGTK_OK)
-        return NULL;
-    logtk_error_copy(&p->err, why);
-    return p;
-}
-
-static const char *shard_name(const char *const *names, size_t i, char *buf, size_t cap)
-{
-    if (names && names[i])
-        return names[i];
-    snprintf(buf, cap, "snapshot %zu", i + 1);
-    return buf;
-}
-
-/* Loads snapshot i into a new parser of its own algorithm. */
-static int load_shard(logtk_parser **out, const void *buf, size_t len, const char *name,
-                      logtk_errbuf *why)
-{
-    const char *aname;
-    size_t alen;
-    const uint8_t *end;
-    *out = NULL;
-    logtk_errbuf frame;
-    logtk_error_clear(&frame);
-    if (check_snapshot_frame(buf, len, &aname, &alen, &end, &frame) != LOGTK_OK)
-        return logtk_error_set(why, LOGTK_ERR_STATE, "%s: %s", name, logtk_error_text(&frame));
-    const logtk_parser_algo *algo = algorithm_by_name(aname, alen);
-    if (algo == NULL)
-        return logtk_error_set(why, LOGTK_ERR_STATE,
-                               "%s: parser snapshot of an unknown algorithm \"%.*s\"", name,
-                               (int)(alen > 64 ? 64 : alen), aname);
-    logtk_parser *p;
-    if (parser_create(&p, algo) != LOGTK_OK)
-        return logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
-    if (logtk_parser_load(p, buf, len) != LOGTK_OK) {
-        logtk_error_set(why, p->err.code, "%s: %s", name, logtk_parser_errmsg(p));
-        logtk_parser_free(p);
-        return why->code;
-    }
-    *out = p;
-    return LOGTK_OK;
-}
-
-/* Sorted copy of p's parameters (pointers into p). */
-static param_pair *sorted_params(const logtk_parser *p)
-{
-    param_pair *s = malloc((p->nparams ? p->nparams : 1) * sizeof *s);
-    if (s == NULL)
-        return NULL;
-    if (p->nparams)
-        memcpy(s, p->params, p->nparams * sizeof *s);
-    qsort(s, p->nparams, sizeof *s, param_pair_cmp);
-    return s;
-}
-
-/* LOGTK_OK when shard b was made with a's algorithm, parameters and masks. */
-static int check_same_setup(const logtk_parser *a, const char *aname, const param_pair *asorted,
-                            const logtk_parser *b, const char *bname, logtk_errbuf *why)
-{
-    if (a->algo != b->algo)
-        return logtk_error_set(why, LOGTK_ERR_STATE,
-                               "%s: state of parser \"%s\", but %s is of parser \"%s\"", bname,
-                               b->algo->name, aname, a->algo->name);
-    param_pair *bs = sorted_params(b);
-    if (bs == NULL)
-        return logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
-    int rc = LOGTK_OK;
-    size_t i = 0, j = 0;
-    while (rc == LOGTK_OK && (i < a->nparams || j < b->nparams)) {
-        int c = i == a->nparams ? 1 : j == b->nparams ? -1 : strcmp(asorted[i].name, bs[j].name);
-        if (c < 0)
-            rc = logtk_error_set(why, LOGTK_ERR_STATE,
-                                 "%s: parameter %s=%s of %s is not set in this state", bname,
-                                 asorted[i].name, asorted[i].value, aname);
-        else if (c > 0)
-            rc = logtk_error_set(why, LOGTK_ERR_STATE,
-                                 "%s: parameter %s=%s is not set in %s", bname, bs[j].name,
-                                 bs[j].value, aname);
-        else if (strcmp(asorted[i].value, bs[j].value) != 0)
-            rc = logtk_error_set(why, LOGTK_ERR_STATE, "%s: parameter %s=%s, but %s has %s=%s",
-                                 bname, bs[j].name, bs[j].value, aname, asorted[i].name,
-                                 asorted[i].value);
-        i++, j++;
-    }
-    free(bs);
-    if (rc != LOGTK_OK)
-        return rc;
-    size_t na = logtk_masker_count(a->masker), nb = logtk_masker_count(b->masker);
-    for (size_t k = 0; k < na || k < nb; k++) {
-        if (k >= na || k >= nb)
-            return logtk_error_set(why, LOGTK_ERR_STATE, "%s: %zu masks, but %s has %zu", bname,
-                                   nb, aname, na);
-        const char *aname_k = logtk_masker_name(a->masker, k);
-        const char *bname_k = logtk_masker_name(b->masker, k);
-        if (strcmp(logtk_masker_pattern(a->masker, k), logtk_masker_pattern(b->masker, k)) ||
-            strcmp(logtk_masker_replacement(a->masker, k),
-                   logtk_masker_replacement(b->masker, k)) ||
-            strcmp(aname_k ? aname_k : "", bname_k ? bname_k : ""))
-            return logtk_error_set(why, LOGTK_ERR_STATE,
-                                   "%s: mask %zu is \"%s\", but %s has \"%s\"", bname, k + 1,
-                                   logtk_masker_pattern(b->masker, k), aname,
-                                   logtk_masker_pattern(a->masker, k));
-    }
-    return LOGTK_OK;
-}
-
-/* Folds the sorted, distinct items into a fresh parser configured like `model`. */
-static int fold_templates(logtk_parser **out, const logtk_parser *model, const param_pair *params,
-                          const merge_item *items, size_t nitems, uint64_t total_lines,
-                          logtk_errbuf *why)
-{
-    logtk_parser *f = NULL, *r = NULL;
-    void *snap = NULL;
-    size_t snap_len = 0;
-    int rc = parser_create(&f, model->algo);
-    if (rc != LOGTK_OK)
-        return logtk_error_set(why, rc, "out of memory");
-    for (size_t i = 0; rc == LOGTK_OK && i < model->nparams; i++)
-        rc = logtk_parser_set_param(f, params[i].name, params[i].value);
-    for (size_t k = 0; rc == LOGTK_OK && k < logtk_masker_count(model->masker); k++)
-        rc = logtk_parser_add_named_mask(f, logtk_masker_name(model->masker, k),
-                                         logtk_masker_pattern(model->masker, k),
-                                         logtk_masker_replacement(model->masker, k));
-    for (size_t i = 0; rc == LOGTK_OK && i < nitems; i++) {
-        rc = logtk_parser_feed(f, items[i].text, items[i].len, NULL);
-        if (rc == LOGTK_ERR_LIMIT)
-            rc = LOGTK_OK; /* parsed without that mask, as when parsing */
-    }
-    if (rc == LOGTK_OK)
-        rc = logtk_parser_finish(f);
-    if (rc != LOGTK_OK) {
-        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
-        goto done;
-    }
-    /* counts follow the sources; then the merged parser has fed total_lines */
-    for (uint32_t id = 1; id <= f->ntemplates; id++)
-        f->templates[id - 1].count = 0;
-    for (size_t i = 0; i < nitems; i++) {
-        uint32_t id = 0;
-        if (logtk_parser_assignment(f, i, &id) != LOGTK_OK || entry(f, id) == NULL) {
-            rc = logtk_error_set(why, LOGTK_ERR_STATE,
-                                 "merging: %s gave template \"%.*s\" no template",
-                                 f->algo->name, (int)(items[i].len > 200 ? 200 : items[i].len),
-                                 items[i].text);
-            goto done;
-        }
-        f->templates[id - 1].count += items[i].count;
-    }
-    f->lines = total_lines;
-    if ((rc = logtk_parser_save(f, &snap, &snap_len)) != LOGTK_OK) {
-        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
-        goto done;
-    }
-    if ((rc = parser_create(&r, model->algo)) != LOGTK_OK) {
-        logtk_error_set(why, rc, "out of memory");
-        goto done;
-    }
-    if ((rc = logtk_parser_load(r, snap, snap_len)) != LOGTK_OK) {
-        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(r));
-        logtk_parser_free(r);
-        r = NULL;
-        goto done;
-    }
-    *out = r;
-done:
-    free(snap);
-    logtk_parser_free(f);
-    return rc;
-}
-
-int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshots,
-                       const size_t *lens, const char *const *names)
-{
-    logtk_errbuf why;
-    logtk_error_clear(&why);
-    logtk_parser **shards = NULL;
-    param_pair *params0 = NULL;
-    merge_item *items = NULL;
-    size_t nitems = 0;
-    uint64_t total_lines = 0;
-    char name0[32], namei[32];
-    int rc = LOGTK_OK;
-    *out = NULL;
-    if (n == 0 || snapshots == NULL || lens == NULL) {
-        rc = logtk_error_set(&why, LOGTK_ERR_INVALID, "no parser snapshots to merge");
-        goto done;
-    }
-    shards = calloc(n, sizeof *shards);
-    if (shards == NULL) {
-        rc = logtk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    size_t total_templates = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *ni = shard_name(names, i, namei, sizeof namei);
-        if ((rc = load_shard(&shards[i], snapshots[i], lens[i], ni, &why)) != LOGTK_OK)
-            goto done;
-        if (i == 0 && (params0 = sorted_params(shards[0])) == NULL) {
-            rc = logtk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        if (i > 0 && (rc = check_same_setup(shards[0], shard_name(names, 0, name0, sizeof name0),
-                                            params0, shards[i], ni, &why)) != LOGTK_OK) {
-            goto done;
-        }
-        if (shards[i]->lines > UINT64_MAX - total_lines) {
-            rc = logtk_error_set(&why, LOGTK_ERR_STATE, "%s: line count overflows", ni);
-            goto done;
-        }
-        total_lines += shards[i]->lines;
-        total_templates += shards[i]->ntemplates;
-    }
-    items = malloc((total_templates ? total_templates : 1) * sizeof *items);
-    if (items == NULL) {
-        rc = logtk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        for (uint32_t id = 1; id <= shards[i]->ntemplates; id++) {
-            template_entry *t = entry(shards[i], id);
-            template_entry *shown = entry(shards[i], shown_id(shards[i], id));
-            if ((rc = render(shards[i], shown)) != LOGTK_OK) {
-                logtk_error_set(&why, rc, "out of memory");
-                goto done;
-            }
-            merge_item *it = &items[nitems++];
-            it->text = shown->text;
-            it->len = shown->text_len;
-            it->key = logtk_content_key(shown->text, shown->text_len);
-            it->count = t->count;
-        }
-    }
-    qsort(items, nitems, sizeof *items, merge_item_cmp);
-    size_t distinct = 0;
-    for (size_t i = 0; i < nitems; i++) {
-        if (distinct > 0 && merge_item_cmp(&items[distinct - 1], &items[i]) == 0)
-            items[distinct - 1].count += items[i].count;
-        else
-            items[distinct++] = items[i];
-    }
-    rc = fold_templates(out, shards[0], params0, items, distinct, total_lines, &why);
-done:
-    if (rc != LOGTK_OK)
-        *out = error_parser(shards && shards[0] ? shards[0]->algo : NULL, &why);
-    for (size_t i = 0; shards && i < n; i++)
-        logtk_parser_free(shards[i]);
-    free(shards);
-    free(params0);
-    free(items);
-    return rc;
-}

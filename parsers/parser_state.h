@@ -1,0 +1,191 @@
+/*
+ * parser_state.h - internal: the state behind a logtk_parser handle, shared by
+ * parser.c (templates, feeding, fitting, match) and parser_snapshot.c
+ * (snapshots, content keys, merging).  Algorithms see the handle only through
+ * parser_impl.h.
+ */
+#ifndef LOGTK_PARSER_STATE_H
+#define LOGTK_PARSER_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "errmsg.h"
+#include "hashtab.h"
+#include "mask.h"
+#include "parser_impl.h"
+#include "strbuf.h"
+#include "template_match.h"
+#include "tokenize.h"
+#include "u64map.h"
+
+/* logtk_parser_new(..., NULL) and a snapshot naming no known algorithm */
+#define LOGTK_PARSER_DEFAULT_ALGO (&logtk_algo_fuse)
+
+/* ------------------------------------------------------------------- types */
+
+typedef struct template_entry {
+    logtk_slice *tokens; /* malloc'd; token bytes live in the parser's arena */
+    uint32_t ntokens;
+    uint32_t cap;
+    uint64_t count;
+    uint64_t created_serial; /* feed serial that created it */
+    uint64_t changed_serial; /* feed serial of the last change */
+    int pending;             /* queued for a callback */
+    int text_dirty;
+    /* The text shown for the template when it is not its tokens joined: the
+       algorithm's template made to match every line assigned (fit_line);
+       NULL when the tokens already match them all.  Malloc'd, NUL-ended. */
+    char *shown;
+    size_t shown_len;
+    /* Some line has matched what the template shows: its words are facts
+       about lines, not only the algorithm's guess (see fit_line). */
+    int seen_line;
+    char *text; /* rendered text shown (malloc'd), valid when !text_dirty */
+    size_t text_len;
+    size_t text_cap;
+    size_t nwild; /* "<*>" in text: the parameters of each line */
+    uint32_t alias; /* logtk_tmpl_alias(): the template whose text this one shows; 0: none */
+    /* How each token pairs with a line token (token_fit), made by render()
+       with the text, so that fitting a line does not rescan the tokens for
+       "<*>"; valid when !text_dirty and !shown. */
+    struct token_fit *fit;
+    uint32_t fit_cap;
+    int fit_stale; /* fit is not yet made for the text rendered last (see classify_tokens) */
+    /* the match index (logtk_parser_match): the bucket this template is in
+       and its neighbours there; idx_stale: its text changed since */
+    int idx_stale;
+    int idx_in;
+    uint64_t idx_key;
+    uint32_t idx_prev, idx_next;
+    size_t idx_literal; /* bytes of fixed text: the more, the more specific */
+} template_entry;
+
+/*
+ * How one template token pairs with one line token.  Every line is fitted
+ * to its template token by token, so this is worked out once per template
+ * text instead of once per line.
+ */
+enum token_fit_kind {
+    FIT_LITERAL, /* no '<': the same bytes */
+    FIT_WILD,    /* "<*>": anything */
+    FIT_ONE_STAR, /* prefix "<*>" suffix, no blank: both ends compare, the middle is the value */
+    FIT_GLOB     /* anything else with a '<': the glob matcher */
+};
+typedef struct token_fit {
+    uint32_t kind;
+    uint32_t stars;  /* "<*>" in the token: the parameters it takes */
+    uint32_t before; /* parameters taken by the tokens before it */
+    uint32_t prefix; /* FIT_ONE_STAR: bytes before the "<*>" */
+} token_fit;
+
+typedef struct param_pair {
+    char *name;
+    char *value;
+} param_pair;
+
+struct logtk_parser {
+    const logtk_parser_algo *algo;
+    void *state;
+    logtk_errbuf err;
+
+    logtk_masker *masker;
+    logtk_tokens tokens;
+
+    template_entry *templates; /* id - 1 */
+    uint32_t ntemplates;
+    size_t templates_cap;
+    logtk_arena token_arena;
+
+    int keep_assignments;
+    uint32_t *assign; /* line index - assign_base -> template id */
+    uint64_t assign_len;
+    uint64_t assign_cap;
+    uint64_t assign_base; /* lines before this one (fed before a load) are not kept */
+    uint64_t lines;
+    int finished;
+
+    logtk_template_callback callback;
+    void *callback_user;
+    uint64_t serial; /* feed counter, starts at 1; finish uses its own */
+    uint32_t *pending; /* templates touched in this feed/finish, for callbacks */
+    size_t npending;
+    size_t pending_cap;
+
+    param_pair *params;
+    size_t nparams;
+
+    logtk_slice *param_out; /* ev->params */
+    size_t param_out_cap;
+    logtk_tmatch_scratch merge;   /* fit_line, keep_covering */
+    logtk_strbuf scratch_new;     /* keep_covering: the new tokens joined */
+
+    /* batch algorithms: the original content of each line fed, so that the
+       templates made in finish can be fitted to their lines */
+    logtk_strbuf batch_content;
+    uint64_t *batch_offsets; /* line k (from assign_base) is [off[k], off[k+1]) */
+    uint64_t batch_lines;
+    uint64_t batch_offsets_cap;
+
+    logtk_hashtab dict; /* batch helpers: token dictionary */
+    int dict_ready;
+    uint32_t *stored_tokens;
+    uint64_t stored_len;
+    uint64_t stored_cap;
+    uint64_t *stored_offsets; /* line k occupies [off[k], off[k+1]) */
+    uint64_t stored_lines;
+    uint64_t stored_offsets_cap;
+
+    logtk_hashtab tmpl_by_ids; /* logtk_tmpl_from_token_ids: token-id sequence -> */
+    int tmpl_by_ids_ready;
+    uint32_t *tmpl_of_ids;     /* ... index -> template id */
+    size_t tmpl_of_ids_cap;
+    logtk_slice *ids_slices;   /* scratch: the sequence as slices */
+    size_t ids_slices_cap;
+
+    logtk_slice *param_names; /* ev->param_names, when a mask has a name */
+    size_t param_names_cap;
+
+    /* logtk_parser_match: templates bucketed by their first token when it is
+       fixed text (key: its hash), else in the bucket WILD_FIRST_KEY; a map
+       from key to the first template of the bucket, the rest linked through
+       the templates.  text_epoch counts text changes, index_epoch the one
+       the index reflects, so a match after no change costs no scan. */
+    logtk_u64map index_heads;
+    int index_ready;
+    uint64_t text_epoch;
+    uint64_t index_epoch;
+    uint32_t index_count; /* templates 1..index_count have been seen by the index */
+};
+
+/* Template id -> its entry, or NULL for 0 and ids past the end. */
+static inline template_entry *entry(const logtk_parser *p, uint32_t id)
+{
+    if (id == 0 || id > p->ntemplates)
+        return NULL;
+    return &p->templates[id - 1];
+}
+
+/* Sets the handle's error to "out of memory"; returns LOGTK_ERR_NOMEM. */
+int logtk_parser_nomem(logtk_parser *p);
+
+/* logtk_array_reserve() for size_t capacities, through the 64-bit checks. */
+int logtk_parser_grow_size(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* An empty handle of algorithm algo (its state created, no masks, no lines). */
+int logtk_parser_create(logtk_parser **out, const logtk_parser_algo *algo);
+
+/* Renders t's text (and its token fit) if it changed since the last render. */
+int logtk_parser_render(logtk_parser *p, template_entry *t);
+
+/* Sets the text t shows (a copy of text[0..len)), or NULL: its own. */
+int logtk_parser_set_shown(logtk_parser *p, template_entry *t, const char *text, size_t len);
+
+/* The id whose text template id shows (following aliases). */
+uint32_t logtk_parser_shown_id(const logtk_parser *p, uint32_t id);
+
+/* The registered algorithm of this name (name[0..len), not NUL-terminated), or NULL. */
+const logtk_parser_algo *logtk_parser_algo_by_name(const char *name, size_t len);
+
+#endif
