@@ -32,6 +32,19 @@ check() { # NAME CONDITION...
     if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; fails=$((fails + 1)); fi
 }
 lines() { "$LOGTK" decompress "$1" 2>/dev/null | wc -l; }
+# until CONDITION...: polls every 0.05 s, up to 10 s, so a loaded machine (CI
+# runs the tests two at a time, and again under ASan) waits longer instead
+# of failing; a condition that never holds still fails its check.
+until_true() {
+    tries=0
+    while ! "$@" 2>/dev/null; do
+        tries=$((tries + 1))
+        [ $tries -ge 200 ] && return 1
+        sleep 0.05
+    done
+}
+has_lines() { [ "$(lines "$1")" -eq "$2" ]; }
+has_rows() { [ -f "$1" ] && [ "$(wc -l < "$1")" -eq "$2" ]; }
 wait_exit() { # PID: its exit status; killed (137) when not done within 5 s
     ( sleep 5; kill -9 "$1" 2>/dev/null ) &
     watchdog=$!
@@ -46,7 +59,7 @@ gen() { i=$1; while [ "$i" -le "$2" ]; do echo "request $i served in $((i % 97))
 "$LOGTK" compress --append --flush-interval 0.3 -q -o a.ltk < in.fifo & PID=$!
 exec 7> in.fifo
 gen 1 100 >&7
-sleep 1
+until_true has_lines a.ltk 100
 check "compress: a quiet block is on disk within the interval (100 lines)" [ "$(lines a.ltk)" -eq 100 ]
 "$LOGTK" decompress a.ltk > /dev/null 2>&1
 check "compress: the open archive decompresses without error" [ $? -eq 0 ]
@@ -67,17 +80,17 @@ check "compress --append after kill -9: archive whole again" [ $? -eq 0 ]
 "$LOGTK" compress --append --flush-interval 0.2 -q -o b.ltk < in.fifo & PID=$!
 exec 7> in.fifo
 gen 1 20 >&7
-sleep 0.6
+until_true has_lines b.ltk 20
 mv b.ltk b.ltk.1
 kill -HUP $PID
 sleep 0.3
 gen 21 30 >&7
-sleep 0.6
+until_true has_lines b.ltk 10
 check "compress SIGHUP: the process goes on" kill -0 $PID
 check "compress SIGHUP: the renamed archive is closed and whole" [ "$(lines b.ltk.1)" -eq 20 ]
 check "compress SIGHUP: new lines go to a new archive" [ "$(lines b.ltk)" -eq 10 ]
 gen 31 35 >&7
-sleep 0.1
+sleep 0.5
 kill -TERM $PID
 wait_exit $PID > status; st=$(cat status); PID=
 exec 7>&-
@@ -88,7 +101,7 @@ check "compress SIGTERM: the block in hand committed" [ "$(lines b.ltk)" -eq 15 
 "$LOGTK" compress -q -o c.ltk < in.fifo & PID=$!
 exec 7> in.fifo
 gen 1 50 >&7
-sleep 0.3
+sleep 0.5
 kill -TERM $PID
 wait_exit $PID > status; st=$(cat status); PID=
 exec 7>&-
@@ -100,7 +113,8 @@ check "compress SIGTERM (no --append): exit 0, archive of the 50 lines, no tempo
     < in.fifo > confirms & PID=$!
 exec 7> in.fifo
 gen 1 20 >&7
-sleep 0.5
+until_true has_rows rows.tsv 21
+until_true has_rows confirms 21
 check "parse --stream -o FILE: rows in FILE before the input ends" [ "$(wc -l < rows.tsv)" -eq 21 ]
 check "parse --confirm: one OK when ready, one per line" [ "$(grep -c '^OK$' confirms)" -eq 21 ]
 check "parse --save-every: the state was saved" [ -s p.state ]
@@ -108,7 +122,7 @@ mv rows.tsv rows.tsv.1
 kill -HUP $PID
 sleep 0.2
 gen 21 25 >&7
-sleep 0.5
+until_true has_rows rows.tsv 6
 check "parse SIGHUP: a new FILE with its header row and the new rows" \
     [ "$(head -1 rows.tsv | cut -f1)" = LineId -a "$(wc -l < rows.tsv)" -eq 6 ]
 kill -TERM $PID
@@ -123,7 +137,7 @@ check "parse --load-state of the periodic save keeps the template id" \
 "$LOGTK" detect watch --alert-new < in.fifo > watch.out 2> watch.err & PID=$!
 exec 7> in.fifo
 gen 1 10 >&7
-sleep 0.3
+sleep 0.5
 kill -TERM $PID
 wait_exit $PID > status; st=$(cat status); PID=
 exec 7>&-
