@@ -242,7 +242,8 @@ static int add_example(summary *s, template_stat *t, const char *text, size_t le
         s->examples = grown;
         s->examples_cap = cap;
     }
-    memcpy(s->examples + s->examples_len, text, keep);
+    if (keep) /* an empty line keeps nothing: examples may still be NULL */
+        memcpy(s->examples + s->examples_len, text, keep);
     t->example_off = s->examples_len;
     t->example_len = keep;
     t->example_cut = len > keep;

@@ -303,7 +303,7 @@ static void test_worker_failure(void)
         FILE *f = fopen(path, "wb");
         CHECK(f && fputs("good\n", f) >= 0 && fclose(f) == 0);
         logtk_archive_writer *w = NULL;
-        char tn[8];
+        char tn[16];
         snprintf(tn, sizeof tn, "%d", threads);
         CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
         CHECK(logtk_archive_writer_set_option(w, "threads", tn) == LOGTK_OK);
