@@ -402,7 +402,12 @@ double *detect_get_f64s(detect_cursor *c, size_t n)
 
 const char *detect_get_str(detect_cursor *c, size_t *n)
 {
-    size_t len = detect_get_count(c, (size_t)(c->end - c->p));
+    /* the limit is what remains after the length's own varint, so it is
+       checked once that is read (fuzz_model: a length counted from before
+       the varint read up to 10 bytes past the buffer) */
+    size_t len = detect_get_count(c, SIZE_MAX);
+    if (!c->bad && len > (size_t)(c->end - c->p))
+        c->bad = 1;
     if (c->bad) {
         *n = 0;
         return NULL;

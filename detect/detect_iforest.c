@@ -361,7 +361,8 @@ static int iforest_load(logtk_detector *d, detect_cursor *c)
         for (uint32_t i = st->roots[t]; i < end && !c->bad; i++) {
             if_node *n = &st->nodes[i];
             uint32_t f = detect_get_u32(c);
-            n->feature = (int32_t)f - 1;
+            /* f is checked against ncols below; a huge f must not overflow here */
+            n->feature = f <= d->features.ncols ? (int32_t)f - 1 : -1;
             n->right = detect_get_u32(c);
             n->value = detect_get_f64(c);
             /* an inner node's children lie after it, inside its tree */

@@ -116,7 +116,14 @@ static int pattern_vector(novelty_state *st, const double *x, double unseen)
     for (size_t j = 0; j < st->ncols; j++)
         if (x[j] != 0) {
             bad |= logtk_strbuf_put_varint(&st->scratch_key, j);
-            bad |= logtk_strbuf_put_varint(&st->scratch_key, (uint64_t)(x[j] + 0.5));
+            /* counts, rounded; a loaded model's transform can make any double of
+               them (fuzz_model: 4e304), and converting one out of range is
+               undefined, so those saturate */
+            double v = x[j] + 0.5;
+            uint64_t count = v >= 0 && v < 18446744073709549568.0 ? (uint64_t)v
+                             : v >= 0                              ? UINT64_MAX
+                                                                   : 0;
+            bad |= logtk_strbuf_put_varint(&st->scratch_key, count);
         }
     if (unseen > 0)
         bad |= logtk_strbuf_put_varint(&st->scratch_key, st->ncols);

@@ -1096,6 +1096,40 @@ static void test_many_events_limits(void)
     logtk_sessions_free(s);
 }
 
+/* A model payload found by fuzz_model (wrapped in a valid envelope): an event
+   name whose length fits what was left before its length's own varint was
+   read, so the name ran up to 10 bytes past the buffer (ASan: heap overflow in
+   logtk_detector_load).  It must be refused as damaged. */
+static void test_model_load_name_past_end(void)
+{
+    static const unsigned char payload[] = {
+        0x07, 0x6e, 0x6f, 0x76, 0x65, 0x6c, 0x74, 0x79, 0x00, 0xbe, 0x0d, 0x61, 0x05, 0x05,
+        0x05, 0x05, 0x05, 0x05, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+        0x11, 0x80, 0xd4, 0xd4, 0xd4, 0xd4, 0xd4, 0xd4, 0xd4, 0xd4, 0xd4, 0xd4, 0xd4, 0x00,
+        0x00, 0x05, 0x05, 0x05, 0x8b, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+        0x09, 0x09, 0x09, 0x09};
+    size_t plen = sizeof payload;
+    /* exactly sized, so ASan sees any read past the end */
+    unsigned char *buf = malloc(plen + 20);
+    CHECK(buf != NULL);
+    if (!buf)
+        return;
+    memcpy(buf, "LOGTKDET", 8);
+    for (int i = 0; i < 4; i++) {
+        buf[8 + i] = (unsigned char)(1u >> (8 * i));
+        buf[12 + i] = (unsigned char)(plen >> (8 * i));
+    }
+    memcpy(buf + 16, payload, plen);
+    uint32_t crc = detect_crc32(buf, plen + 16);
+    for (int i = 0; i < 4; i++)
+        buf[16 + plen + i] = (unsigned char)(crc >> (8 * i));
+    logtk_detector *d;
+    CHECK_STATUS(logtk_detector_new(&d, NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_load(d, buf, plen + 20), LOGTK_ERR_STATE);
+    logtk_detector_free(d);
+    free(buf);
+}
+
 int main(void)
 {
     test_stream();
@@ -1118,5 +1152,6 @@ int main(void)
     test_pca_many_events();
     test_invariants_many_events();
     test_many_events_limits();
+    test_model_load_name_past_end();
     return TEST_SUMMARY();
 }
