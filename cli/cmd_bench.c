@@ -36,11 +36,12 @@
 
 #define SUB "bench parse"
 
-enum gt_kind { GT_ORIGINAL, GT_CORRECTED, GT_LOGHUB2, GT_FULL };
-static const char *const gt_names[] = {"original", "corrected", "loghub2", "full"};
+enum gt_kind { GT_ORIGINAL, GT_CORRECTED, GT_LOGHUB2, GT_FULL, GT_FULL_LIST };
+static const char *const gt_names[] = {"original", "corrected", "loghub2", "full", "full-list"};
 /* The gt column with --no-preset, which marks that no preset helped. */
 static const char *const gt_names_no_preset[] = {"original/no-preset", "corrected/no-preset",
-                                                 "loghub2/no-preset", "full/no-preset"};
+                                                 "loghub2/no-preset", "full/no-preset",
+                                                 "full-list/no-preset"};
 
 /* A growable byte pool; strings are kept as offsets because the pool moves. */
 typedef struct byte_pool {
@@ -100,6 +101,7 @@ typedef struct bench_options {
     const char *loghub;
     const char *loghub2;
     const char *full;        /* --loghub2-full DIR: <D>/<D>_full.log + _structured.csv */
+    const char *full_lists;  /* --full-lists DIR: <D>_full.log_templates.csv (--gt full-list) */
     const char *parser;      /* NULL: library default; "all": every algorithm */
     enum gt_kind gt;
     unsigned long repeat;
@@ -116,7 +118,7 @@ static void bench_usage(FILE *out)
     fprintf(out,
             "usage: logtk bench parse [--loghub DIR] [--parser NAME|all]\n"
             "                         [--gt original|corrected|loghub2] [--loghub2 DIR]\n"
-            "                         [--loghub2-full DIR]\n"
+            "                         [--loghub2-full DIR] [--full-lists DIR]\n"
             "                         [--dataset A,B,...] [--no-preset] [--repeat N] [--quiet]\n"
             "       logtk bench parse --input FILE [--input FILE...] (--dataset NAME | --format FMT)\n"
             "                         [--parser NAME] [--repeat N] [--quiet]\n"
@@ -138,6 +140,12 @@ static void bench_usage(FILE *out)
             "                    against DIR/D/D_full.log_structured.csv (the sets DIR lacks\n"
             "                    are skipped) and prints the published rows (Drain, LILAC,\n"
             "                    UNLEASH) beside ours; the same as --gt full\n"
+            "  --full-lists DIR  score the Loghub-2.0 2k logs (from --loghub2) against the\n"
+            "                    convention of the full ground truth: each line's label is the\n"
+            "                    template of DIR/D_full.log_templates.csv that matches its\n"
+            "                    content (the most literal one when several do); lines that\n"
+            "                    match none are left out; the same as --gt full-list\n"
+            "                    (default DIR: $LOGTK_LOGHUB2_FULL/templates)\n"
             "  --parser NAME     parser algorithm, or 'all' for every one (default: the default)\n"
             "  --dataset LIST    only these datasets, comma-separated, case-insensitive\n"
             "  --no-preset       parse each whole raw line as content: no log format, masks or\n"
@@ -225,22 +233,30 @@ static int file_exists(const char *path)
 
 /* ------------------------------------------------------------ ground truth */
 
-/* The EventTemplate column of a structured CSV, one entry per record. */
+/* The EventTemplate column of a structured CSV, one entry per record; with
+ * --gt full-list only the lines a listed template matches have a row, row k
+ * being line line_of_row[k] of total_lines. */
 typedef struct ground_truth {
     byte_pool pool;
     ref_list rows;
+    size_t *line_of_row;     /* NULL: row k is line k */
+    size_t total_lines;      /* lines of the log when line_of_row is set */
+    size_t unmatched;        /* lines no listed template matches (left out) */
+    size_t several;          /* lines several listed templates match */
 } ground_truth;
 
 static void ground_truth_free(ground_truth *g)
 {
     free(g->pool.data);
     free(g->rows.items);
+    free(g->line_of_row);
     memset(g, 0, sizeof *g);
 }
 
-/* Loads the EventTemplate column of `path`; prints the error and returns -1 on failure. */
-static int ground_truth_load(ground_truth *g, const char *path)
+/* Loads column `name` of the CSV at `path`; prints the error and returns -1 on failure. */
+static int column_load(ground_truth *g, const char *path, const char *name)
 {
+    size_t name_len = strlen(name);
     logtk_csv *csv = NULL;
     const logtk_slice *fields;
     size_t nfields, column = SIZE_MAX;
@@ -261,17 +277,17 @@ static int ground_truth_load(ground_truth *g, const char *path)
         goto fail;
     }
     for (size_t i = 0; i < nfields; i++)
-        if (fields[i].len == 13 && memcmp(fields[i].ptr, "EventTemplate", 13) == 0)
+        if (fields[i].len == name_len && memcmp(fields[i].ptr, name, name_len) == 0)
             column = i;
     if (column == SIZE_MAX) {
-        cli_error(SUB, "%s:1: no EventTemplate column in the header", path);
+        cli_error(SUB, "%s:1: no %s column in the header", path, name);
         goto fail;
     }
     while ((rc = logtk_csv_next(csv, &fields, &nfields)) == LOGTK_OK) {
         pool_ref ref;
         if (column >= nfields) {
-            cli_error(SUB, "%s:%llu: record has %zu fields, EventTemplate is field %zu", path,
-                      (unsigned long long)logtk_csv_line(csv), nfields, column + 1);
+            cli_error(SUB, "%s:%llu: record has %zu fields, %s is field %zu", path,
+                      (unsigned long long)logtk_csv_line(csv), nfields, name, column + 1);
             goto fail;
         }
         if (pool_add(&g->pool, fields[column].ptr, fields[column].len, &ref) ||
@@ -289,6 +305,96 @@ static int ground_truth_load(ground_truth *g, const char *path)
 fail:
     logtk_csv_free(csv);
     return -1;
+}
+
+/* Loads the EventTemplate column of `path`; prints the error and returns -1 on failure. */
+static int ground_truth_load(ground_truth *g, const char *path)
+{
+    return column_load(g, path, "EventTemplate");
+}
+
+/* Characters of a template that are its own text: neither "<*>" nor blanks.
+ * Of several listed templates that match a line, the one with the most such
+ * characters is the most specific, the one an annotator meant for it. */
+static size_t template_literal_chars(const char *t, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + 3 <= n && memcmp(t + i, "<*>", 3) == 0) {
+            i += 2;
+            continue;
+        }
+        if (t[i] != ' ' && t[i] != '\t' && t[i] != '\r' && t[i] != '\n' && t[i] != '\v' &&
+            t[i] != '\f')
+            count++;
+    }
+    return count;
+}
+
+/*
+ * --gt full-list: the 2k lines' contents (the Content column of `structured`)
+ * labelled with the full ground truth's template list `list` (EventTemplate
+ * column): a line's label is the listed template that matches its content
+ * (logtk_template_match), the most literal one when several do; lines that
+ * no listed template matches get no row.  Prints the error and returns -1
+ * on failure.
+ */
+static int full_list_truth_load(ground_truth *g, const char *structured, const char *list)
+{
+    ground_truth contents = {0}, listed = {0};
+    size_t *literal = NULL;
+    int ret = -1;
+    if (column_load(&contents, structured, "Content") != 0 ||
+        column_load(&listed, list, "EventTemplate") != 0)
+        goto done;
+    literal = malloc((listed.rows.len + 1) * sizeof *literal);
+    g->line_of_row = malloc((contents.rows.len + 1) * sizeof *g->line_of_row);
+    if (!literal || !g->line_of_row) {
+        cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+        goto done;
+    }
+    for (size_t t = 0; t < listed.rows.len; t++)
+        literal[t] = template_literal_chars(listed.pool.data + listed.rows.items[t].off,
+                                            listed.rows.items[t].len);
+    g->total_lines = contents.rows.len;
+    for (size_t i = 0; i < contents.rows.len; i++) {
+        const char *content = contents.pool.data + contents.rows.items[i].off;
+        size_t content_len = contents.rows.items[i].len, best = SIZE_MAX, matches = 0;
+        for (size_t t = 0; t < listed.rows.len; t++) {
+            int rc = logtk_template_match(listed.pool.data + listed.rows.items[t].off,
+                                          listed.rows.items[t].len, content, content_len, NULL,
+                                          0, NULL);
+            if (rc == LOGTK_ERR_NOT_FOUND)
+                continue;
+            if (rc != LOGTK_OK) {
+                cli_error(SUB, "%s: %s", list, logtk_strerror(rc));
+                goto done;
+            }
+            matches++;
+            if (best == SIZE_MAX || literal[t] > literal[best])
+                best = t;
+        }
+        if (best == SIZE_MAX) {
+            g->unmatched++;
+            continue;
+        }
+        if (matches > 1)
+            g->several++;
+        pool_ref ref;
+        if (pool_add(&g->pool, listed.pool.data + listed.rows.items[best].off,
+                     listed.rows.items[best].len, &ref) ||
+            refs_push(&g->rows, ref)) {
+            cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+            goto done;
+        }
+        g->line_of_row[g->rows.len - 1] = i;
+    }
+    ret = 0;
+done:
+    free(literal);
+    ground_truth_free(&contents);
+    ground_truth_free(&listed);
+    return ret;
 }
 
 /* ------------------------------------------------------------ one run */
@@ -395,6 +501,11 @@ static void dataset_paths(const bench_options *o, const char *name, char *log, c
         snprintf(log, size, "%s/%s/%s_full.log", o->full, name, name);
         snprintf(csv, size, "%s/%s/%s_full.log_structured.csv", o->full, name, name);
         break;
+    case GT_FULL_LIST: /* the 2k log and its contents; the labels come from the list */
+        snprintf(log, size, "%s/2k_dataset/%s/%s_2k.log", o->loghub2, name, name);
+        snprintf(csv, size, "%s/2k_dataset/%s/%s_2k.log_structured_corrected.csv", o->loghub2,
+                 name, name);
+        break;
     }
 }
 
@@ -442,9 +553,10 @@ static int evaluate_and_print(const char *dataset, const char *parser_name,
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t id = 0;
-        int rc = logtk_parser_assignment(parser, i, &id);
+        size_t line = gt->line_of_row ? gt->line_of_row[i] : i;
+        int rc = logtk_parser_assignment(parser, line, &id);
         if (rc != LOGTK_OK || id == 0 || id > count) {
-            cli_error(SUB, "%s: line %zu: no template (%s)", dataset, i + 1,
+            cli_error(SUB, "%s: line %zu: no template (%s)", dataset, line + 1,
                       rc != LOGTK_OK ? logtk_parser_errmsg(parser) : "id out of range");
             goto done;
         }
@@ -460,14 +572,19 @@ static int evaluate_and_print(const char *dataset, const char *parser_name,
         goto done;
     }
     uint64_t passes_lines = res->lines * o->repeat;
+    if (gt->line_of_row && !o->quiet)
+        fprintf(stderr, "%s %s: note: %s: %zu of %zu lines scored (%zu match no listed template, "
+                "%zu several)\n", cli_progname, SUB, dataset, n, gt->total_lines, gt->unmatched,
+                gt->several);
     printf("%s\t%s\t%s\t%llu\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.0f\n", dataset, parser_name,
-           (o->no_preset ? gt_names_no_preset : gt_names)[o->gt], (unsigned long long)res->lines, m.ga, m.pa, m.fga, m.fta,
+           (o->no_preset ? gt_names_no_preset : gt_names)[o->gt],
+           (unsigned long long)(gt->line_of_row ? n : res->lines), m.ga, m.pa, m.fga, m.fta,
            res->seconds, res->seconds > 0 ? (double)passes_lines / res->seconds : 0.0);
     fflush(stdout);
     if (o->gt == GT_FULL && !o->no_preset)
         print_published(dataset);
     totals->datasets++;
-    totals->lines += res->lines;
+    totals->lines += gt->line_of_row ? n : res->lines;
     totals->passes_lines += passes_lines;
     totals->seconds += res->seconds;
     totals->ga += m.ga;
@@ -500,12 +617,20 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
      * missing ones are skipped quietly, and a run that finds none fails. */
     if (o->gt == GT_FULL && !file_exists(log_path) && !file_exists(csv_path))
         return -1;
+    char list_path[4096];
+    if (o->gt == GT_FULL_LIST) {
+        snprintf(list_path, sizeof list_path, "%s/%s_full.log_templates.csv", o->full_lists,
+                 name);
+        if (!file_exists(list_path))
+            return -1; /* the lists cover some of the 14 sets */
+    }
 
     ground_truth gt = {0};
     logtk_format *format = NULL;
     logtk_parser *parser = NULL;
     int ex = EXIT_DATA;
-    if (ground_truth_load(&gt, csv_path) != 0)
+    if ((o->gt == GT_FULL_LIST ? full_list_truth_load(&gt, csv_path, list_path)
+                               : ground_truth_load(&gt, csv_path)) != 0)
         goto done;
     int rc = logtk_format_new(&format);
     if (rc == LOGTK_OK)
@@ -523,14 +648,16 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
                      0, label, &res, &parser);
     if (ex != EXIT_OK)
         goto done;
-    if (res.lines != gt.rows.len) {
+    size_t records = gt.line_of_row ? gt.total_lines : gt.rows.len;
+    if (res.lines != records) {
         cli_error(SUB, "%s: %s has %llu lines but %s has %zu records; cannot match them", name,
-                  log_path, (unsigned long long)res.lines, csv_path, gt.rows.len);
+                  log_path, (unsigned long long)res.lines, csv_path, records);
         ex = EXIT_DATA;
         goto done;
     }
-    if (res.lines == 0) {
-        cli_error(SUB, "%s: %s is empty", name, log_path);
+    if (res.lines == 0 || gt.rows.len == 0) {
+        cli_error(SUB, "%s: %s is empty%s", name, log_path,
+                  res.lines ? " of lines a listed template matches" : "");
         ex = EXIT_DATA;
         goto done;
     }
@@ -597,6 +724,11 @@ static int bench_accuracy(const bench_options *o)
         } else {
             print_mean(parser_name, o, &totals);
         }
+        if (o->gt == GT_FULL_LIST && totals.datasets == 0 && status == EXIT_OK) {
+            cli_error(SUB, "%s holds no template list of a Loghub-2.0 set with a 2k log in %s "
+                      "(<D>_full.log_templates.csv)", o->full_lists, o->loghub2);
+            return EXIT_DATA;
+        }
         if (o->gt == GT_FULL && totals.datasets == 0 && status == EXIT_OK) {
             cli_error(SUB, "%s holds no full-size Loghub-2.0 set (<D>/<D>_full.log and "
                       "<D>/<D>_full.log_structured.csv)", o->full);
@@ -655,6 +787,7 @@ static int cmd_bench_parse(int argc, char **argv)
         {"loghub", required_argument, NULL, 'l'},
         {"loghub2", required_argument, NULL, 'L'},
         {"loghub2-full", required_argument, NULL, 'F'},
+        {"full-lists", required_argument, NULL, 'T'},
         {"parser", required_argument, NULL, 'p'},
         {"gt", required_argument, NULL, 'g'},
         {"repeat", required_argument, NULL, 'r'},
@@ -687,6 +820,7 @@ static int cmd_bench_parse(int argc, char **argv)
         case 'l': o.loghub = optarg; break;
         case 'L': o.loghub2 = optarg; break;
         case 'F': o.full = optarg; o.gt = GT_FULL; break;
+        case 'T': o.full_lists = optarg; o.gt = GT_FULL_LIST; break;
         case 'p': o.parser = optarg; break;
         case 'd': o.datasets = optarg; break;
         case 'f': o.format = optarg; break;
@@ -702,9 +836,11 @@ static int cmd_bench_parse(int argc, char **argv)
                 o.gt = GT_LOGHUB2;
             else if (strcmp(optarg, "full") == 0)
                 o.gt = GT_FULL;
+            else if (strcmp(optarg, "full-list") == 0)
+                o.gt = GT_FULL_LIST;
             else {
-                ex = cli_usage_error(SUB, "--gt must be original, corrected, loghub2 or full, not '%s'",
-                                     optarg);
+                ex = cli_usage_error(SUB, "--gt must be original, corrected, loghub2, full or "
+                                     "full-list, not '%s'", optarg);
                 goto done;
             }
             break;
@@ -762,7 +898,20 @@ static int cmd_bench_parse(int argc, char **argv)
     }
     if (o.datasets && (ex = check_dataset_list(o.datasets)) != 0)
         goto done;
-    const char *root = o.gt == GT_LOGHUB2 ? o.loghub2 : o.gt == GT_FULL ? o.full : o.loghub;
+    char default_lists[4096];
+    if (o.gt == GT_FULL_LIST && !o.full_lists && getenv("LOGTK_LOGHUB2_FULL") &&
+        *getenv("LOGTK_LOGHUB2_FULL")) {
+        snprintf(default_lists, sizeof default_lists, "%s/templates", getenv("LOGTK_LOGHUB2_FULL"));
+        o.full_lists = default_lists;
+    }
+    if (o.gt == GT_FULL_LIST && (!o.full_lists || !o.loghub2 || !*o.loghub2)) {
+        ex = cli_usage_error(SUB, "--gt full-list needs --full-lists DIR (or $LOGTK_LOGHUB2_FULL) "
+                             "and --loghub2 DIR (or $LOGTK_LOGHUB2)");
+        goto done;
+    }
+    const char *root = o.gt == GT_LOGHUB2 || o.gt == GT_FULL_LIST ? o.loghub2
+                       : o.gt == GT_FULL                         ? o.full
+                                                                 : o.loghub;
     if (!root || !*root) {
         ex = cli_usage_error(SUB, o.gt == GT_LOGHUB2 ? "--gt loghub2 needs --loghub2 DIR (or $LOGTK_LOGHUB2)"
                                   : o.gt == GT_FULL ? "--gt full needs --loghub2-full DIR"
