@@ -1,15 +1,26 @@
 /*
- * detect_logclustering.c - LogClustering (Lin et al., ICSE 2016), as
- * loglizer: tf-idf vectors, cosine distance, max_dist 0.3, anomaly
- * threshold 0.3, "online" mode with 1,000 bootstrap rows.
+ * detect_logclustering.c - LogClustering (Lin et al., ICSE 2016), after
+ * loglizer: tf-idf vectors, cosine distance, max_dist 0.3, "online" mode
+ * with 1,000 bootstrap rows; loglizer's anomaly threshold 0.3 with radius=0.
+ *
+ * The defaults differ from loglizer's so that the model works when trained
+ * on normal sessions only (DeepLog's protocol): the smoothed idf (tfidf=2),
+ * since loglizer's gives the events of every training session weight 0 and
+ * a session of only those events the zero vector, and per-cluster radii
+ * (radius=1): a row is anomalous when it lies more than `margin` beyond the
+ * radius of every cluster, a radius being the farthest training row whose
+ * nearest cluster it is.  A single fixed threshold either flags normal rows
+ * that the online pass left 0.14 from their moved cluster mean (DeepLog) or
+ * passes truncated sessions 0.11 from a one-session cluster (hdfs100k).
  *
  * Training (on normal rows when labels are known): complete-linkage
  * agglomerative clustering of the first `bootstrap` rows, cut at max_dist;
  * each cluster is represented by its mean.  The remaining rows are then
  * assigned online, in input order: join the nearest representative when
- * within max_dist (moving its mean), else found a new cluster.  A row is
- * anomalous when its distance to the nearest representative exceeds the
- * anomaly threshold.  Distance = 1 - cos(x, y) (0 below 1e-8).
+ * within max_dist (moving its mean), else found a new cluster.  With
+ * radius=0 a row is anomalous when its distance to the nearest
+ * representative exceeds the anomaly threshold.  Distance = 1 - cos(x, y)
+ * (0 below 1e-8).
  *
  * Identical vectors are at distance 0 and complete linkage merges them
  * first without changing any other distance, so the bootstrap clustering

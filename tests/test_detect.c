@@ -460,6 +460,41 @@ static void test_logclustering_normal_only(void)
     logtk_sessions_free(s);
 }
 
+/*
+ * PCA trained on normal sessions only: with loglizer's idf the events of
+ * every training session weigh 0, so the truncated session "A B" has the
+ * same vector as the training shape "A A A B": one verdict for both (it
+ * flagged both).  With the smoothed idf those events count: the
+ * training shapes lie in the normal subspace, "A B" and "A B D x 8" do not.
+ */
+static void test_pca_normal_only(void)
+{
+    size_t ntrain;
+    logtk_sessions *s = normal_only_sessions(&ntrain);
+    size_t train[64], test[5];
+    for (size_t k = 0; k < ntrain; k++)
+        train[k] = k;
+    for (size_t k = 0; k < 5; k++)
+        test[k] = ntrain + k;
+    double score[5];
+    uint8_t v[5];
+    logtk_detector *d;
+    CHECK_STATUS(logtk_detector_new(&d, "pca"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    CHECK(!v[0] && !v[1] && !v[2]);
+    CHECK(v[3] && v[4]);
+    CHECK_STATUS(logtk_detector_set_param(d, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_param(d, "n_components", "0.95"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    /* loglizer's settings: the training shape "A A A B" and the truncated
+       "A B" are the same (zero-weight) vector, so one verdict serves both */
+    CHECK(score[0] == score[3] && v[0] == v[3]);
+    logtk_detector_free(d);
+    logtk_sessions_free(s);
+}
+
 /* LEB128 varint at *p (the model file's counts and string lengths). */
 static size_t read_varint(const unsigned char **p)
 {
@@ -1320,6 +1355,7 @@ int main(void)
     test_novelty();
     test_logclustering_normal_only();
     test_logclustering_version2_file();
+    test_pca_normal_only();
     test_sessions();
     test_splits();
     test_models();
