@@ -47,7 +47,7 @@ static void usage(FILE *out)
         fprintf(out, " %s", logtk_detector_model_name(i));
     fprintf(out,
             "\n"
-            "  --param K=V         model parameter (see logtk-detect(1)); tfidf=0/1, zero_mean=0/1\n"
+            "  --param K=V         model parameter (see logtk-detect(1)); tfidf=0/1/2, zero_mean=0/1\n"
             "  --labels FILE       Id,Label CSV; ids not among the sessions are counted and skipped;\n"
             "                      predict then prints precision, recall, F1 on stderr\n"
             "  --train INPUT       eval: train on this input (repeatable) ...\n"

@@ -5,7 +5,9 @@
  * Feature space (loglizer's FeatureExtractor): one column per distinct event
  * seen in the training rows, in order of first appearance; a row's vector
  * counts its events; events not seen in training are dropped.  Options:
- *   tf-idf     x_j *= log(N / df_j), N = training rows, df_j = rows with j;
+ *   tf-idf     x_j *= log(N / df_j), N = training rows, df_j = rows with j
+ *              (tfidf=1, loglizer's), or the smoothed log((1 + N) / (1 + df_j)) + 1
+ *              (tfidf=2), which gives an event that every row has weight 1, not 0;
  *   zero-mean  x_j -= mean_j over the training rows (after tf-idf).
  *
  * Training matrices are de-duplicated: log sessions repeat a handful of
@@ -104,6 +106,11 @@ int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *row
         f->idf = malloc(m * sizeof *f->idf);
         if (!f->idf)
             rc = -1;
+        else if (tfidf == DETECT_TFIDF_SMOOTH)
+            /* never 0: an event that every training row has keeps weight 1,
+               so a row of such events is not the zero vector */
+            for (size_t j = 0; j < f->ncols; j++)
+                f->idf[j] = log((1.0 + (double)nrows) / (1.0 + df[j])) + 1.0;
         else
             for (size_t j = 0; j < f->ncols; j++)
                 f->idf[j] = log((double)nrows / (df[j] + 1e-8));

@@ -103,7 +103,12 @@ typedef struct detect_matrix {
 void detect_features_init(detect_features *f);
 void detect_features_free(detect_features *f);
 
-/** Learns the vocabulary and the idf/mean vectors from rows of s. */
+/* Values of the tfidf parameter: 0 raw counts, 1 loglizer's idf log(N / df),
+   2 the smoothed idf log((1 + N) / (1 + df)) + 1 (never 0). */
+#define DETECT_TFIDF_LOGLIZER 1
+#define DETECT_TFIDF_SMOOTH 2
+
+/** Learns the vocabulary and the idf/mean vectors from rows of s (tfidf: 0, 1, 2 as above). */
 int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *rows, size_t nrows,
                         int tfidf, int zero_mean);
 

@@ -1,15 +1,26 @@
 /*
- * detect_logclustering.c - LogClustering (Lin et al., ICSE 2016), as
- * loglizer: tf-idf vectors, cosine distance, max_dist 0.3, anomaly
- * threshold 0.3, "online" mode with 1,000 bootstrap rows.
+ * detect_logclustering.c - LogClustering (Lin et al., ICSE 2016), after
+ * loglizer: tf-idf vectors, cosine distance, max_dist 0.3, "online" mode
+ * with 1,000 bootstrap rows; loglizer's anomaly threshold 0.3 with radius=0.
+ *
+ * The defaults differ from loglizer's so that the model works when trained
+ * on normal sessions only (DeepLog's protocol): the smoothed idf (tfidf=2),
+ * since loglizer's gives the events of every training session weight 0 and
+ * a session of only those events the zero vector, and per-cluster radii
+ * (radius=1): a row is anomalous when it lies more than `margin` beyond the
+ * radius of every cluster, a radius being the farthest training row whose
+ * nearest cluster it is.  A single fixed threshold either flags normal rows
+ * that the online pass left 0.14 from their moved cluster mean (DeepLog) or
+ * passes truncated sessions 0.11 from a one-session cluster (hdfs100k).
  *
  * Training (on normal rows when labels are known): complete-linkage
  * agglomerative clustering of the first `bootstrap` rows, cut at max_dist;
  * each cluster is represented by its mean.  The remaining rows are then
  * assigned online, in input order: join the nearest representative when
- * within max_dist (moving its mean), else found a new cluster.  A row is
- * anomalous when its distance to the nearest representative exceeds the
- * anomaly threshold.  Distance = 1 - cos(x, y) (0 below 1e-8).
+ * within max_dist (moving its mean), else found a new cluster.  With
+ * radius=0 a row is anomalous when its distance to the nearest
+ * representative exceeds the anomaly threshold.  Distance = 1 - cos(x, y)
+ * (0 below 1e-8).
  *
  * Identical vectors are at distance 0 and complete linkage merges them
  * first without changing any other distance, so the bootstrap clustering
@@ -28,6 +39,10 @@ static const detect_param_def lc_params[] = {
     {"max_dist", 0.3, 0, 2, NULL, "largest distance inside a cluster"},
     {"anomaly_threshold", 0.3, 0, 2, NULL, "distance to the nearest cluster above which a row is anomalous"},
     {"bootstrap", 1000, 1, 1e9, NULL, "rows clustered offline before the online pass"},
+    {"radius", 1, 0, 1, NULL,
+     "1: a row is anomalous beyond its nearest cluster's training radius plus margin; "
+     "0: beyond anomaly_threshold (loglizer)"},
+    {"margin", 0.01, 0, 2, NULL, "distance beyond a cluster's radius still normal (radius=1)"},
     {NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -36,6 +51,8 @@ typedef struct lc_state {
     double *reps;  /* count x m */
     double *norms; /* count */
     double *sizes; /* count */
+    double *radii; /* count: the farthest training row whose nearest cluster it is
+                      (radius=1), else NULL */
     uint32_t *nz;  /* m: scratch, the nonzero columns of the vector being placed */
 } lc_state;
 
@@ -46,6 +63,7 @@ static void lc_free(void *p)
         free(st->reps);
         free(st->norms);
         free(st->sizes);
+        free(st->radii);
         free(st->nz);
         free(st);
     }
@@ -128,6 +146,38 @@ static size_t nearest(const lc_state *st, const double *x, double nx, double *di
     }
     *dist = bd;
     return best;
+}
+
+/* The smallest distance of x beyond a cluster's radius (radius=1's score). */
+static double beyond_radius(const lc_state *st, const double *x, double nx)
+{
+    double best = INFINITY;
+    size_t nnz = nonzeros(x, st->m, st->nz);
+    for (size_t c = 0; c < st->count; c++) {
+        double dd = cos_dist(x, st->nz, nnz, nx, st->reps + c * st->m, st->norms[c]) -
+                    st->radii[c];
+        if (dd < best)
+            best = dd;
+    }
+    return best;
+}
+
+/* Each cluster's radius: the farthest of the training rows whose nearest
+   representative it is, measured against the final representatives (the
+   online pass moved them after the rows joined), so no training row lies
+   beyond its cluster's radius. */
+static int lc_radii(lc_state *st, const detect_matrix *mx, const double *norms)
+{
+    st->radii = calloc(st->count ? st->count : 1, sizeof *st->radii);
+    if (!st->radii)
+        return -1;
+    for (size_t r = 0; r < mx->nrows; r++) {
+        double dist;
+        size_t c = nearest(st, mx->x + r * st->m, norms[r], &dist);
+        if (dist > st->radii[c])
+            st->radii[c] = dist;
+    }
+    return 0;
 }
 
 static int lc_train(logtk_detector *d, const detect_matrix *mx)
@@ -243,8 +293,10 @@ static int lc_train(logtk_detector *d, const detect_matrix *mx)
         }
     }
     free(tmp);
+    if (DETECT_PARAM(d, 3) != 0 && lc_radii(st, mx, norms) != 0)
+        goto done;
     d->state = st;
-    d->threshold = DETECT_PARAM(d, 1);
+    d->threshold = DETECT_PARAM(d, 3) != 0 ? DETECT_PARAM(d, 4) : DETECT_PARAM(d, 1);
     st = NULL;
     rc = LOGTK_OK;
 done:
@@ -262,6 +314,8 @@ done:
 static double lc_score(const logtk_detector *d, double *x)
 {
     const lc_state *st = d->state;
+    if (st->radii)
+        return beyond_radius(st, x, norm2(x, st->m));
     double dist;
     nearest(st, x, norm2(x, st->m), &dist);
     return dist;
@@ -275,6 +329,8 @@ static int lc_save(const logtk_detector *d, logtk_strbuf *b)
         bad |= detect_put_f64(b, st->sizes[c]);
         bad |= detect_put_f64s(b, st->reps + c * st->m, st->m);
     }
+    if (st->radii)
+        bad |= detect_put_f64s(b, st->radii, st->count);
     return bad ? -1 : 0;
 }
 
@@ -302,10 +358,15 @@ static int lc_load(logtk_detector *d, detect_cursor *c)
         if (bad)
             return LOGTK_ERR_NOMEM;
     }
+    if (!c->bad && DETECT_PARAM(d, 3) != 0) {
+        st->radii = detect_get_f64s(c, count);
+        if (!st->radii)
+            return LOGTK_ERR_STATE;
+    }
     return c->bad ? LOGTK_ERR_STATE : LOGTK_OK;
 }
 
 const detect_model_ops detect_logclustering_ops = {
     "logclustering", "LogClustering: cosine distance to clusters of normal sessions",
-    0, 1, 0, 1, lc_params, lc_train, lc_score, lc_save, lc_load, lc_free, 0, NULL, NULL,
+    0, DETECT_TFIDF_SMOOTH, 0, 1, lc_params, lc_train, lc_score, lc_save, lc_load, lc_free, 0, NULL, NULL,
 };

@@ -36,7 +36,17 @@
 #include <unistd.h>
 
 #define MODEL_MAGIC "LOGTKDET"
-#define MODEL_VERSION 2u /* 2: the unseen parameter, the ngram model */
+#define MODEL_VERSION 3u /* 2: the unseen parameter, the ngram model; 3: logclustering's radius */
+
+/* Parameters added in version 3, with the value that reproduces what a
+   version-2 file's model did (a file names only the parameters it knew). */
+static const struct {
+    const detect_model_ops *ops;
+    const char *param;
+    double before;
+} added_in_v3[] = {
+    {&detect_logclustering_ops, "radius", 0},
+};
 
 static const detect_model_ops *const models[] = {
     &detect_pca_ops, &detect_invariants_ops, &detect_logclustering_ops, &detect_iforest_ops,
@@ -141,7 +151,8 @@ const char *logtk_detector_errmsg(const logtk_detector *d)
 }
 
 static const detect_param_def common_params[DETECT_COMMON_PARAMS] = {
-    {"tfidf", 0, 0, 1, NULL, "weight counts by inverse document frequency (0/1)"},
+    {"tfidf", 0, 0, 2, NULL,
+     "weight counts by inverse document frequency (0 off, 1 log(N/df), 2 smoothed)"},
     {"zero_mean", 0, 0, 1, NULL, "centre every column on its training mean (0/1)"},
     {"unseen", 1, 0, 1, NULL, "a session with an event never seen in training is anomalous (0/1)"},
 };
@@ -221,7 +232,8 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
         nnorm += label == LOGTK_LABEL_NORMAL;
     }
     reset_model(d);
-    if (detect_features_fit(&d->features, s, rows, nrows, d->params[0] != 0,
+    int tfidf = d->params[0] >= DETECT_TFIDF_SMOOTH ? DETECT_TFIDF_SMOOTH : d->params[0] != 0;
+    if (detect_features_fit(&d->features, s, rows, nrows, tfidf,
                             d->params[1] != 0) != 0)
         return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     if (d->features.ncols == 0)
@@ -635,6 +647,10 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
     detect_features_init(&tmp.features);
     if (version == 1)
         tmp.params[2] = 0; /* version 1 ignored unseen events */
+    for (size_t a = 0; version < 3 && a < sizeof added_in_v3 / sizeof added_in_v3[0]; a++)
+        for (size_t k = 0; added_in_v3[a].ops == ops && ops->params[k].name; k++)
+            if (strcmp(ops->params[k].name, added_in_v3[a].param) == 0)
+                DETECT_PARAM(&tmp, k) = added_in_v3[a].before;
     size_t np = detect_get_count(&c, DETECT_MAX_PARAMS + DETECT_COMMON_PARAMS);
     for (size_t i = 0; i < np && !c.bad; i++) {
         size_t n;

@@ -10,6 +10,11 @@
  * Jackson & Mudholkar at confidence c_alpha (3.2905 = 99.9 %), computed from
  * the residual eigenvalues, as loglizer does; a fixed "threshold" overrides.
  *
+ * Defaults: the smoothed idf (tfidf=2) and 99 % of the variance, not
+ * loglizer's idf and 95 %: trained on normal sessions only, loglizer's idf
+ * weighs the events of every session 0, so a session that lost them has a
+ * normal vector (DeepLog's split: F1 .642 -> .954; hdfs100k unchanged).
+ *
  * Scoring costs 2 k m multiply-adds on the dense vector.
  *
  * Up to DETECT_JACOBI_MAX events the covariance is built from dense rows and
@@ -36,7 +41,7 @@ typedef struct pca_state {
 } pca_state;
 
 static const detect_param_def pca_params[] = {
-    {"n_components", 0.95, 1e-9, 1e6, NULL,
+    {"n_components", 0.99, 1e-9, 1e6, NULL,
      "variance to explain (< 1) or number of components (>= 1)"},
     {"c_alpha", 3.2905, 0, 100, NULL, "Q-statistic confidence (3.2905 = 99.9 %)"},
     {"threshold", 0, 0, 1e300, NULL, "fixed SPE threshold (0 = Q-statistic)"},
@@ -380,5 +385,5 @@ static int pca_load(logtk_detector *d, detect_cursor *c)
 
 const detect_model_ops detect_pca_ops = {
     "pca", "PCA: squared prediction error off the normal subspace, Q-statistic threshold",
-    0, 1, 1, 0, pca_params, pca_train, pca_score, pca_save, pca_load, pca_free, 1, NULL, NULL,
+    0, DETECT_TFIDF_SMOOTH, 1, 0, pca_params, pca_train, pca_score, pca_save, pca_load, pca_free, 1, NULL, NULL,
 };

@@ -965,7 +965,8 @@ int logtk_detector_supervised(const logtk_detector *d);
 
 /**
  * Sets a parameter by name from its text form, before training.  Every model
- * has "tfidf" and "zero_mean" (0/1); the others are listed in logtk-detect(1)
+ * has "tfidf" (0 raw counts, 1 loglizer's idf, 2 smoothed idf) and "zero_mean"
+ * (0/1); the others are listed in logtk-detect(1)
  * and by logtk_detector_param_name().  Returns LOGTK_ERR_NOT_FOUND for an
  * unknown name and LOGTK_ERR_INVALID for a bad value.
  */

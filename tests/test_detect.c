@@ -380,6 +380,218 @@ static void test_novelty(void)
     logtk_sessions_free(s);
 }
 
+/* Appends session id's space-separated events, labeled (or not: label < -1). */
+static void add_session(logtk_sessions *s, const char *id, const char *events, int label)
+{
+    while (*events) {
+        size_t n = strcspn(events, " ");
+        logtk_sessions_append(s, id, strlen(id), events, n);
+        events += n + (events[n] == ' ');
+    }
+    if (label >= -1)
+        logtk_sessions_set_label(s, id, strlen(id), label);
+}
+
+/*
+ * Trained on normal sessions only (DeepLog's protocol), the unsupervised
+ * models must pass sessions that look like their training ones and flag the
+ * others.  A and B are in every training session: loglizer's idf log(N/df)
+ * gives them weight 0, so the training shape "A A A B" was a (near) zero
+ * vector, at distance 1 from every cluster, and flagged.  "A B" is a
+ * truncated session: as close as 0.11 in cosine to the one-session cluster
+ * "A A A B", within loglizer's fixed 0.3, but beyond that cluster's radius
+ * (0: one row).
+ */
+static logtk_sessions *normal_only_sessions(size_t *ntrain)
+{
+    logtk_sessions *s;
+    logtk_sessions_new(&s);
+    char id[32];
+    size_t n = 0;
+    for (int i = 0; i < 20; i++) {
+        snprintf(id, sizeof id, "c%d", i);
+        add_session(s, id, "A B C C C", LOGTK_LABEL_NORMAL);
+        snprintf(id, sizeof id, "d%d", i);
+        add_session(s, id, "A B C C C D", LOGTK_LABEL_NORMAL);
+        n += 2;
+    }
+    add_session(s, "a", "A A A B", LOGTK_LABEL_NORMAL);
+    *ntrain = n + 1;
+    add_session(s, "t_like_a", "A A A B", -2);
+    add_session(s, "t_like_c", "A B C C C", -2);
+    add_session(s, "t_like_d", "A B C C C D", -2);
+    add_session(s, "t_truncated", "A B", -2);
+    add_session(s, "t_many_d", "A B D D D D D D D D", -2);
+    return s;
+}
+
+static void test_logclustering_normal_only(void)
+{
+    size_t ntrain;
+    logtk_sessions *s = normal_only_sessions(&ntrain);
+    size_t train[64], test[5];
+    for (size_t k = 0; k < ntrain; k++)
+        train[k] = k;
+    for (size_t k = 0; k < 5; k++)
+        test[k] = ntrain + k;
+    double score[5];
+    uint8_t v[5];
+    logtk_detector *d;
+    CHECK_STATUS(logtk_detector_new(&d, "logclustering"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    /* the training shapes pass (at most their cluster's radius: score <= 0) */
+    CHECK(!v[0] && !v[1] && !v[2]);
+    CHECK(score[0] <= 0 && score[1] <= 0 && score[2] <= 0);
+    /* the truncated session and the one with too many D's are flagged */
+    CHECK(v[3] && v[4]);
+    /* loglizer's rule (radius=0): the truncated session is within 0.3 */
+    CHECK_STATUS(logtk_detector_set_param(d, "radius", "0"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    CHECK(logtk_detector_threshold(d) == 0.3);
+    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    CHECK(!v[0] && !v[1] && !v[2] && !v[3] && v[4]);
+    /* loglizer's idf as well: the zero-weight shape "A A A B" is flagged */
+    CHECK_STATUS(logtk_detector_set_param(d, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    CHECK(v[0] && !v[1] && !v[2]);
+    logtk_detector_free(d);
+    logtk_sessions_free(s);
+}
+
+/*
+ * PCA trained on normal sessions only: with loglizer's idf the events of
+ * every training session weigh 0, so the truncated session "A B" has the
+ * same vector as the training shape "A A A B": one verdict for both (it
+ * flagged both).  With the smoothed idf those events count: the
+ * training shapes lie in the normal subspace, "A B" and "A B D x 8" do not.
+ */
+static void test_pca_normal_only(void)
+{
+    size_t ntrain;
+    logtk_sessions *s = normal_only_sessions(&ntrain);
+    size_t train[64], test[5];
+    for (size_t k = 0; k < ntrain; k++)
+        train[k] = k;
+    for (size_t k = 0; k < 5; k++)
+        test[k] = ntrain + k;
+    double score[5];
+    uint8_t v[5];
+    logtk_detector *d;
+    CHECK_STATUS(logtk_detector_new(&d, "pca"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    CHECK(!v[0] && !v[1] && !v[2]);
+    CHECK(v[3] && v[4]);
+    CHECK_STATUS(logtk_detector_set_param(d, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_param(d, "n_components", "0.95"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    /* loglizer's settings: the training shape "A A A B" and the truncated
+       "A B" are the same (zero-weight) vector, so one verdict serves both */
+    CHECK(score[0] == score[3] && v[0] == v[3]);
+    logtk_detector_free(d);
+    logtk_sessions_free(s);
+}
+
+/* LEB128 varint at *p (the model file's counts and string lengths). */
+static size_t read_varint(const unsigned char **p)
+{
+    size_t v = 0;
+    for (int shift = 0;; shift += 7) {
+        unsigned char b = *(*p)++;
+        v |= (size_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+}
+
+/*
+ * A version-2 file of a logclustering model saved by this version: the
+ * payload without the parameters version 3 added (radius, margin), version 2,
+ * a fresh checksum.  The model must have radius=0 (no radii after the
+ * representatives), as every version-2 model had.  Returns the new length.
+ */
+static size_t as_version2(unsigned char *buf, size_t len)
+{
+    const unsigned char *p = buf + 16;
+    p += read_varint(&p); /* model name */
+    unsigned char *count_at = (unsigned char *)p;
+    size_t np = read_varint(&p);
+    unsigned char *out = (unsigned char *)p;
+    for (size_t i = 0; i < np; i++) {
+        const unsigned char *start = p;
+        size_t n = read_varint(&p);
+        int added = (n == 6 && memcmp(p, "radius", 6) == 0) ||
+                    (n == 6 && memcmp(p, "margin", 6) == 0);
+        p += n + 8;
+        if (!added) {
+            memmove(out, start, (size_t)(p - start));
+            out += p - start;
+        } else {
+            *count_at -= 1; /* under 128 parameters: one byte */
+        }
+    }
+    size_t rest = (size_t)(buf + len - 4 - p);
+    memmove(out, p, rest);
+    out += rest;
+    size_t plen = (size_t)(out - buf) - 16;
+    for (int i = 0; i < 4; i++) {
+        buf[8 + i] = (unsigned char)(2u >> (8 * i));
+        buf[12 + i] = (unsigned char)(plen >> (8 * i));
+    }
+    uint32_t crc = detect_crc32(buf, 16 + plen);
+    for (int i = 0; i < 4; i++)
+        buf[16 + plen + i] = (unsigned char)(crc >> (8 * i));
+    return plen + 20;
+}
+
+/* A version-2 logclustering file loads with loglizer's rule (radius=0): the
+   same verdicts as when it was written, not radii read from thin air. */
+static void test_logclustering_version2_file(void)
+{
+    size_t ntrain;
+    logtk_sessions *s = normal_only_sessions(&ntrain);
+    size_t train[64], test[5];
+    for (size_t k = 0; k < ntrain; k++)
+        train[k] = k;
+    for (size_t k = 0; k < 5; k++)
+        test[k] = ntrain + k;
+    logtk_detector *d, *d2;
+    CHECK_STATUS(logtk_detector_new(&d, "logclustering"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_param(d, "radius", "0"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    double score[5], score2[5];
+    uint8_t v[5], v2[5];
+    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    void *buf;
+    size_t len;
+    CHECK_STATUS(logtk_detector_save(d, &buf, &len), LOGTK_OK);
+    size_t len2 = as_version2(buf, len);
+    CHECK(len2 < len);
+    logtk_detector_new(&d2, NULL);
+    CHECK_STATUS(logtk_detector_load(d2, buf, len2), LOGTK_OK);
+    double radius = -1;
+    for (size_t i = 0;; i++) {
+        double value;
+        const char *name = logtk_detector_param_name(d2, i, &value);
+        if (!name)
+            break;
+        if (strcmp(name, "radius") == 0)
+            radius = value;
+    }
+    CHECK(radius == 0);
+    CHECK(logtk_detector_threshold(d2) == 0.3);
+    CHECK_STATUS(logtk_detector_score(d2, s, test, 5, score2, v2), LOGTK_OK);
+    CHECK(memcmp(score, score2, sizeof score) == 0);
+    CHECK(memcmp(v, v2, sizeof v) == 0);
+    logtk_free(buf);
+    logtk_detector_free(d);
+    logtk_detector_free(d2);
+    logtk_sessions_free(s);
+}
+
 /* Pulls every ready window into arrays for checks. */
 typedef struct pulled {
     char ids[32][64];
@@ -1141,6 +1353,9 @@ int main(void)
     test_sessions_from_windows();
     test_hdfs_end_to_end();
     test_novelty();
+    test_logclustering_normal_only();
+    test_logclustering_version2_file();
+    test_pca_normal_only();
     test_sessions();
     test_splits();
     test_models();
