@@ -63,7 +63,7 @@ static int footer_at_end(int fd, uint64_t size, ltka_index *ix, uint64_t *start)
         read_at(fd, size - sizeof trailer, trailer, sizeof trailer) != 0 ||
         memcmp(trailer + 8, LTKA_END_MAGIC, 4) != 0)
         return -1;
-    uint32_t body = ltka_get_u32(trailer + 4);
+    uint32_t body = logtk_le_get_u32(trailer + 4);
     if (body < 4 || (uint64_t)body + sizeof trailer + LTKA_FILE_HEADER_LEN > size)
         return -1;
     uint8_t *p = malloc(body);
@@ -71,7 +71,7 @@ static int footer_at_end(int fd, uint64_t size, ltka_index *ix, uint64_t *start)
         return -1;
     uint64_t at = size - sizeof trailer - body;
     int ok = read_at(fd, at, p, body) == 0 && memcmp(p, LTKA_INDEX_MAGIC, 4) == 0 &&
-             ltka_get_u32(trailer) == ltka_checksum(p, body) && ltka_index_parse(ix, p, body) == 0;
+             logtk_le_get_u32(trailer) == logtk_checksum32(p, body) && ltka_index_parse(ix, p, body) == 0;
     free(p);
     if (!ok)
         return -1;
@@ -99,7 +99,7 @@ static int block_intact(int fd, uint64_t off, const ltka_block_header *h)
     if (!p)
         return 0;
     int ok = read_at(fd, off + LTKA_BLOCK_HEADER_LEN, p, n) == 0 &&
-             ltka_checksum(p, h->payload_len) == h->payload_hash &&
+             logtk_checksum32(p, h->payload_len) == h->payload_hash &&
              ltka_content_hash(p + h->payload_len, hashes, h->nlines, h->raw_bytes) ==
                  h->content_hash;
     free(p);

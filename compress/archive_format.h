@@ -16,7 +16,7 @@
  *   footer := "LTKI" nblocks(varint) {offset first_line nlines raw_bytes}(varint each)...
  *             footer_hash(u32) footer_len(u32) "LTKE"   (hash and len cover "LTKI"...)
  *
- * All fixed-width integers are little-endian.  Hashes are ltka_checksum()
+ * All fixed-width integers are little-endian.  Hashes are logtk_checksum32()
  * (version 2 changed it from logtk_hash_bytes(), which is slower; version 3
  * added the IP and hex variables and escapes template bytes 1..7; version 4
  * added the checksums of the block's decoded text (line_hashes, content_hash),
@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "errmsg.h"
+#include "saved_frame.h"
 #include "strbuf.h"
 
 #define LTKA_FILE_MAGIC "LTKA"
@@ -92,27 +93,9 @@ static inline uint32_t ltka_check_group(uint32_t nlines)
 /** Name of stream i, for `logtk info`. */
 const char *ltka_stream_name(int i);
 
-/* ---- little-endian helpers ---- */
-static inline void ltka_put_u32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-}
-static inline uint32_t ltka_get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline void ltka_put_u64(uint8_t *p, uint64_t v)
-{
-    ltka_put_u32(p, (uint32_t)v);
-    ltka_put_u32(p + 4, (uint32_t)(v >> 32));
-}
-static inline uint64_t ltka_get_u64(const uint8_t *p)
-{
-    return (uint64_t)ltka_get_u32(p) | (uint64_t)ltka_get_u32(p + 4) << 32;
-}
+/* Little-endian words and the checksum: core/saved_frame.h, shared with the
+ * snapshot and model files. */
 
-/** 32-bit checksum of bytes. */
-uint32_t ltka_checksum(const void *data, size_t len);
 
 /** A parsed block header. */
 typedef struct ltka_block_header {
@@ -121,7 +104,7 @@ typedef struct ltka_block_header {
     uint32_t raw_bytes;
     uint32_t payload_len;
     uint32_t payload_hash;
-    uint32_t content_hash;    /* ltka_checksum() of the line_hashes after the payload (version 4) */
+    uint32_t content_hash;    /* logtk_checksum32() of the line_hashes after the payload (version 4) */
     int has_content_hash;     /* 0 for a version 3 header */
 } ltka_block_header;
 

@@ -53,10 +53,10 @@ int ltka_index_serialize(const ltka_index *ix, logtk_strbuf *out)
             return -1;
     }
     uint32_t body = (uint32_t)(out->len - start);
-    uint32_t sum = ltka_checksum(out->data + start, body);
+    uint32_t sum = logtk_checksum32(out->data + start, body);
     uint8_t tail[12];
-    ltka_put_u32(tail, sum);
-    ltka_put_u32(tail + 4, body);
+    logtk_le_put_u32(tail, sum);
+    logtk_le_put_u32(tail + 4, body);
     memcpy(tail + 8, LTKA_END_MAGIC, 4);
     return logtk_strbuf_append(out, tail, sizeof tail);
 }

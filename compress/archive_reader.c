@@ -386,7 +386,7 @@ static int try_footer(logtk_archive_reader *r, size_t *len_out, size_t *trailing
             return -1;
         const uint8_t *t = e - 8;
         size_t body = (size_t)(t - p);
-        if (ltka_get_u32(t + 4) == body && ltka_get_u32(t) == ltka_checksum(p, body)) {
+        if (logtk_le_get_u32(t + 4) == body && logtk_le_get_u32(t) == logtk_checksum32(p, body)) {
             ltka_index ix = {0};
             int ok = ltka_index_parse(&ix, p, body);
             if (ok == 0 && r->index_state != 1) {
@@ -615,7 +615,7 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
     r->block_no++;
     int counts_fail = raw->line_hashes &&
                       ltka_content_hash(raw->line_hashes, hashes_len, h.nlines, h.raw_bytes) != h.content_hash;
-    const char *why = ltka_checksum(raw->payload, raw->len) != h.payload_hash ? "checksum mismatch"
+    const char *why = logtk_checksum32(raw->payload, raw->len) != h.payload_hash ? "checksum mismatch"
                       : counts_fail ? "line checksums damaged"
                                     : NULL;
     if (why) {
@@ -709,7 +709,7 @@ static int load_index(logtk_archive_reader *r)
                fread(trailer, 1, sizeof trailer, r->fp) != sizeof trailer) {
         return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: cannot read the index", r->name);
     }
-    uint32_t body = ltka_get_u32(trailer + 4);
+    uint32_t body = logtk_le_get_u32(trailer + 4);
     if (memcmp(trailer + 8, LTKA_END_MAGIC, 4) != 0 ||
         body > size - LTKA_FILE_HEADER_LEN - LTKA_FOOTER_TRAILER_LEN || body > FOOTER_MAX)
         return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index missing or damaged", r->name);
@@ -727,7 +727,7 @@ static int load_index(logtk_archive_reader *r)
         }
         p = tmp;
     }
-    int ok = ltka_get_u32(trailer) == ltka_checksum(p, body) && ltka_index_parse(&r->index, p, body) == 0;
+    int ok = logtk_le_get_u32(trailer) == logtk_checksum32(p, body) && ltka_index_parse(&r->index, p, body) == 0;
     free(tmp);
     if (!ok) {
         ltka_index_clear(&r->index);

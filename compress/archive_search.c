@@ -999,7 +999,7 @@ static int check_selected_groups(search_ctx *x, const uint8_t *payload, size_t l
             if (x->whole.len > raw_bytes)
                 return logtk_error_set(derr, LOGTK_ERR_ARCHIVE, "block decodes to more bytes than its header says");
         }
-        if (ltka_checksum(x->whole.data, x->whole.len) != ltka_get_u32(line_hashes + 4 * g))
+        if (logtk_checksum32(x->whole.data, x->whole.len) != logtk_le_get_u32(line_hashes + 4 * g))
             return logtk_error_set(derr, LOGTK_ERR_ARCHIVE,
                                    "decoded lines %zu-%zu of the block fail the content checksum",
                                    g * lines + 1, g * lines + lines < nlines ? g * lines + lines : (size_t)nlines);

@@ -423,7 +423,7 @@ static int write_job(logtk_archive_writer *w, block_job *j)
                                (unsigned long long)(j->first_line + j->line_count),
                                logtk_strerror(j->rc));
     ltka_block_header h = {w->lines_done, j->nlines, (uint32_t)j->text.len, (uint32_t)j->payload.len,
-                           ltka_checksum(j->payload.data, j->payload.len),
+                           logtk_checksum32(j->payload.data, j->payload.len),
                            ltka_content_hash((const uint8_t *)j->line_hashes.data, j->line_hashes.len,
                                              j->nlines, (uint32_t)j->text.len),
                            1};

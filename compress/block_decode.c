@@ -459,7 +459,7 @@ read_tids(const uint8_t *p, unsigned width, uint32_t nl, uint32_t nt, uint32_t *
     for (uint32_t i = 0; i < nl; i++) {
         uint32_t t = width == 1   ? p[i]
                      : width == 2 ? (uint32_t)p[2 * i] | (uint32_t)p[2 * i + 1] << 8
-                                  : ltka_get_u32(p + 4 * (size_t)i);
+                                  : logtk_le_get_u32(p + 4 * (size_t)i);
         if (t >= nt) {
             bad = 1;
             t = 0;

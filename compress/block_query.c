@@ -47,7 +47,7 @@ static inline __attribute__((always_inline)) uint32_t tid_at(const uint8_t *p, u
 {
     return width == 1   ? p[i]
            : width == 2 ? (uint32_t)p[2 * (size_t)i] | (uint32_t)p[2 * (size_t)i + 1] << 8
-                        : ltka_get_u32(p + 4 * (size_t)i);
+                        : logtk_le_get_u32(p + 4 * (size_t)i);
 }
 
 /*

@@ -11,16 +11,18 @@
  * once per call (set-local event index -> column), counted into a reused
  * dense buffer, transformed and scored.  No allocation per row.
  *
- * Model file (documented in logtk-model(5)):
+ * Model file (documented in logtk-model(5)), the saved frame of
+ * core/saved_frame.h:
  *   "LOGTKDET"  8-byte magic
- *   u32         format version (1)
- *   u32         payload length L
+ *   u32         format version (4)
+ *   u64         payload length L
  *   L bytes     payload: model name, parameters (name, value), threshold,
  *               feature space (event names, tf-idf / mean vectors), then
  *               the model's own state
- *   u32         CRC-32 of everything before it
- * Numbers are little-endian; strings are a LEB128 length and bytes.  The CRC
- * catches damage, the magic foreign files, the version newer files; every
+ *   u32         logtk_checksum32() of everything before it
+ * Numbers are little-endian; strings are a LEB128 length and bytes.  The
+ * checksum catches damage, the magic foreign files, the version newer files
+ * (versions 1 to 3, still read, had a u32 length and a CRC-32); every
  * count read is bounded by the bytes left, so a hostile file cannot make the
  * loader allocate more than the file's size allows.
  */
@@ -28,6 +30,7 @@
 #include "detect_impl.h"
 #include "mix.h"
 #include "outfile.h"
+#include "saved_frame.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -36,7 +39,11 @@
 #include <unistd.h>
 
 #define MODEL_MAGIC "LOGTKDET"
-#define MODEL_VERSION 3u /* 2: the unseen parameter, the ngram model; 3: logclustering's radius */
+/* 2: the unseen parameter, the ngram model; 3: logclustering's radius;
+   4: the saved frame (u64 length, logtk_checksum32) instead of a u32 length
+   and a CRC-32 */
+#define MODEL_VERSION 4u
+#define MODEL_VERSION_FRAMED 4u
 
 /* Parameters added in version 3, with the value that reproduces what a
    version-2 file's model did (a file names only the parameters it knew). */
@@ -567,10 +574,7 @@ int logtk_detector_save(logtk_detector *d, void **buf, size_t *len)
         return logtk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
     logtk_strbuf b = LOGTK_STRBUF_INIT;
     int bad = 0;
-    bad |= logtk_strbuf_append(&b, MODEL_MAGIC, 8);
-    bad |= detect_put_u32(&b, MODEL_VERSION);
-    bad |= detect_put_u32(&b, 0); /* payload length, patched below */
-    size_t start = b.len;
+    bad |= logtk_frame_begin(&b, MODEL_MAGIC, MODEL_VERSION);
     bad |= detect_put_str(&b, d->ops->name, strlen(d->ops->name));
     size_t np = model_param_count(d->ops) + DETECT_COMMON_PARAMS;
     bad |= logtk_strbuf_put_varint(&b, np);
@@ -594,15 +598,8 @@ int logtk_detector_save(logtk_detector *d, void **buf, size_t *len)
     if (f->mean)
         bad |= detect_put_f64s(&b, f->mean, f->ncols);
     bad |= d->ops->save(d, &b);
-    if (bad || b.len - start > UINT32_MAX) {
-        logtk_strbuf_free(&b);
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
-    }
-    uint32_t plen = (uint32_t)(b.len - start);
-    for (int i = 0; i < 4; i++)
-        b.data[12 + i] = (char)(plen >> (8 * i));
-    uint32_t crc = detect_crc32(b.data, b.len);
-    if (detect_put_u32(&b, crc) != 0) {
+    bad |= logtk_frame_end(&b, 0);
+    if (bad) {
         logtk_strbuf_free(&b);
         return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     }
@@ -623,18 +620,29 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
         return load_error(d, "is not a logtk model (bad magic)");
     detect_cursor c = {p + 8, p + len, 0};
     uint32_t version = detect_get_u32(&c);
-    uint32_t plen = detect_get_u32(&c);
-    if (version < 1 || version > MODEL_VERSION)
-        return logtk_error_set(&d->err, LOGTK_ERR_STATE,
-                               "model file has format version %u; this logtk reads version %u",
-                               version, MODEL_VERSION);
-    if ((size_t)plen != len - 20)
-        return load_error(d, "is truncated or has trailing bytes");
-    uint32_t crc = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 |
-                   (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
-    if (crc != detect_crc32(p, len - 4))
-        return load_error(d, "is damaged (checksum mismatch)");
-    c.end = p + len - 4;
+    if (version >= MODEL_VERSION_FRAMED) {
+        const uint8_t *payload;
+        size_t plen;
+        if (logtk_frame_open(buf, len, MODEL_MAGIC, MODEL_VERSION, "model file", &version,
+                             &payload, &plen, &d->err) != LOGTK_OK)
+            return d->err.code;
+        c.p = payload;
+        c.end = payload + plen;
+    } else {
+        /* versions 1 to 3: a u32 payload length and a CRC-32 */
+        uint32_t plen = detect_get_u32(&c);
+        if (version < 1)
+            return logtk_error_set(&d->err, LOGTK_ERR_STATE,
+                                   "model file version %u; this logtk reads versions 1 to %u",
+                                   version, MODEL_VERSION);
+        if ((size_t)plen != len - 20)
+            return load_error(d, "is truncated or has trailing bytes");
+        uint32_t crc = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 |
+                       (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
+        if (crc != detect_crc32(p, len - 4))
+            return load_error(d, "is damaged (checksum mismatch)");
+        c.end = p + len - 4;
+    }
 
     size_t nlen;
     const char *name = detect_get_str(&c, &nlen);

@@ -446,7 +446,10 @@ int logtk_template_rebuilds(const char *tmpl, size_t tlen, const char *content, 
 
 /**
  * Saves the learned state (templates, parameters, masks) as an opaque,
- * versioned byte snapshot.  *buf is released with logtk_free().
+ * versioned byte snapshot in logtk's saved-file frame: the magic
+ * LOGTK_PARSER_SNAPSHOT_MAGIC, a u32 version, a u64 body length, the body
+ * and a 32-bit checksum, as a model file (logtk-model(5)).  Snapshots of
+ * earlier versions still load.  *buf is released with logtk_free().
  */
 int logtk_parser_save(logtk_parser *p, void **buf, size_t *len);
 

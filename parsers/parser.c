@@ -26,14 +26,17 @@
  * captured masked range goes back through the mask span map, so a "<*>" that
  * a mask produced yields the original text it hid.
  *
- * Snapshot layout (all integers unsigned LEB128 varints, strings as
- * varint length + bytes):
- *     "LTKPSNAP" magic (8 bytes), format version,
+ * Snapshot layout (version 4): the saved frame of core/saved_frame.h
+ * ("LTKPSNAP" magic, u32 version, u64 body length, body, 32-bit checksum)
+ * around a body whose integers are unsigned LEB128 varints and strings a
+ * varint length + bytes:
  *     algorithm name, params (count, then name/value pairs in the order set),
- *     masks (count, then pattern/replacement), lines fed,
- *     templates (count, then per template: line count, token count, tokens),
- *     algorithm blob (length + bytes),
- *     checksum: logtk_hash_bytes() of everything before it, 8 bytes little endian.
+ *     masks (count, then pattern/replacement/name), lines fed,
+ *     templates (count, then per template: line count, token count, tokens,
+ *     alias, whether a line was seen, the text shown),
+ *     algorithm blob (length + bytes).
+ * Versions 1 to 3 (still read) had a varint version after the magic and
+ * ended with an 8-byte logtk_hash_bytes() of everything before it.
  * Load checks the checksum first, then builds a complete fresh parser from
  * the snapshot and swaps it in only when everything was valid, so a failed
  * load leaves the parser as it was.

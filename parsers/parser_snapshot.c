@@ -16,15 +16,19 @@
 #include "content_key.h"
 #include "growarray.h"
 #include "parser_state.h"
+#include "saved_frame.h"
 #include "template_match.h"
 
 #define SNAPSHOT_MAGIC "LTKPSNAP"
 #define SNAPSHOT_MAGIC_LEN 8
 /* 2: a template may carry an alias and the text it shows (version 1 is still read);
-   3: each mask is followed by its name (written only when a mask has one, so
-   snapshots without named masks stay byte-identical to version 2) */
-#define SNAPSHOT_VERSION 3
-#define SNAPSHOT_VERSION_UNNAMED 2
+   3: each mask is followed by its name (written only when a mask had one);
+   4: the saved-file frame of core/saved_frame.h (u32 version, u64 length,
+      32-bit checksum) around the version 3 body, every mask with its name.
+   Versions 1 to 3 put a varint version after the magic and end with an
+   8-byte logtk_hash_bytes(); they are still read. */
+#define SNAPSHOT_VERSION 4
+#define SNAPSHOT_VERSION_FRAMED 4 /* the first version in a saved frame */
 #define SNAPSHOT_VERSION_OLDEST 1
 
 /* ---------------------------------------------------------------- snapshots */
@@ -32,17 +36,13 @@
 int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
 {
     logtk_strbuf b = LOGTK_STRBUF_INIT;
-    int ok = logtk_strbuf_append(&b, SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_LEN) == 0 &&
-             logtk_strbuf_put_varint(&b, logtk_masker_named_count(p->masker)
-                                                 ? SNAPSHOT_VERSION
-                                                 : SNAPSHOT_VERSION_UNNAMED) == 0 &&
+    int ok = logtk_frame_begin(&b, SNAPSHOT_MAGIC, SNAPSHOT_VERSION) == 0 &&
              logtk_snap_put_bytes(&b, p->algo->name, strlen(p->algo->name)) == 0 &&
              logtk_strbuf_put_varint(&b, p->nparams) == 0;
     for (size_t i = 0; ok && i < p->nparams; i++)
         ok = logtk_snap_put_bytes(&b, p->params[i].name, strlen(p->params[i].name)) == 0 &&
              logtk_snap_put_bytes(&b, p->params[i].value, strlen(p->params[i].value)) == 0;
     size_t nmasks = logtk_masker_count(p->masker);
-    int named = logtk_masker_named_count(p->masker) > 0;
     ok = ok && logtk_strbuf_put_varint(&b, nmasks) == 0;
     for (size_t i = 0; ok && i < nmasks; i++) {
         const char *pat = logtk_masker_pattern(p->masker, i);
@@ -50,7 +50,7 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
         const char *name = logtk_masker_name(p->masker, i);
         ok = logtk_snap_put_bytes(&b, pat, strlen(pat)) == 0 &&
              logtk_snap_put_bytes(&b, rep, strlen(rep)) == 0 &&
-             (!named || logtk_snap_put_bytes(&b, name ? name : "", name ? strlen(name) : 0) == 0);
+             logtk_snap_put_bytes(&b, name ? name : "", name ? strlen(name) : 0) == 0;
     }
     ok = ok && logtk_strbuf_put_varint(&b, p->lines) == 0 &&
          logtk_strbuf_put_varint(&b, p->ntemplates) == 0;
@@ -75,13 +75,8 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
             ok = logtk_snap_put_bytes(&b, blob.data ? blob.data : "", blob.len) == 0;
         logtk_strbuf_free(&blob);
     }
-    if (ok && rc == LOGTK_OK) {
-        uint64_t sum = logtk_hash_bytes(b.data, b.len);
-        unsigned char le[8];
-        for (int i = 0; i < 8; i++)
-            le[i] = (unsigned char)(sum >> (8 * i));
-        ok = logtk_strbuf_append(&b, le, 8) == 0;
-    }
+    if (ok && rc == LOGTK_OK)
+        ok = logtk_frame_end(&b, 0) == 0;
     if (!ok || rc != LOGTK_OK) {
         logtk_strbuf_free(&b);
         return rc != LOGTK_OK ? rc : logtk_parser_nomem(p);
@@ -100,10 +95,13 @@ static const char *snap_cstr(logtk_strbuf *s, const char *ptr, size_t len)
     return s->data ? s->data : "";
 }
 
-static int load_into(logtk_parser *q, const uint8_t *d, const uint8_t *end, logtk_errbuf *why)
+/* Loads the snapshot body [body, end) of format `version` (the algorithm
+ * name first) into the fresh parser q. */
+static int load_into(logtk_parser *q, uint32_t version, const uint8_t *body, const uint8_t *end,
+                     logtk_errbuf *why)
 {
-    const uint8_t *pos = d + SNAPSHOT_MAGIC_LEN;
-    uint64_t v, n;
+    const uint8_t *pos = body;
+    uint64_t n;
     const char *s;
     size_t slen;
     logtk_strbuf a = LOGTK_STRBUF_INIT, b = LOGTK_STRBUF_INIT, c = LOGTK_STRBUF_INIT;
@@ -115,9 +113,6 @@ static int load_into(logtk_parser *q, const uint8_t *d, const uint8_t *end, logt
         logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: %s", msg); \
         goto done;                                                      \
     } while (0)
-    if (logtk_varint_get(&pos, end, &v) != 0)
-        BAD("truncated");
-    uint64_t version = v; /* checked by check_snapshot_frame */
     if (logtk_snap_bytes(&pos, end, &s, &slen) != 0)
         BAD("truncated");
     if (logtk_varint_get(&pos, end, &n) != 0)
@@ -243,42 +238,64 @@ done:
 }
 
 /*
- * Checks a snapshot's frame: magic, checksum, version; gives the algorithm
- * name it was saved by and the end of the checksummed part.  Returns
- * LOGTK_OK or LOGTK_ERR_STATE with the reason in *why.
+ * Checks a snapshot's frame: magic, version, length and checksum (version 4
+ * on: the saved frame of core/saved_frame.h; versions 1 to 3: a varint
+ * version after the magic and an 8-byte hash at the end, told apart by the
+ * byte after the magic, which is the version's low byte in both); gives the
+ * version, the body [*body, *body_end) and the algorithm name it was saved
+ * by, which opens the body.  Returns LOGTK_OK or LOGTK_ERR_STATE with the
+ * reason in *why.
  */
-static int check_snapshot_frame(const void *buf, size_t len, const char **name, size_t *nlen,
-                                const uint8_t **body_end, logtk_errbuf *why)
+static int check_snapshot_frame(const void *buf, size_t len, uint32_t *version,
+                                const uint8_t **body, const uint8_t **body_end, const char **name,
+                                size_t *nlen, logtk_errbuf *why)
 {
     const uint8_t *d = buf;
     if (buf == NULL || len < SNAPSHOT_MAGIC_LEN + 8 || memcmp(d, SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_LEN))
         return logtk_error_set(why, LOGTK_ERR_STATE, "not a logtk parser snapshot");
-    const uint8_t *end = d + len - 8;
-    uint64_t sum = 0;
-    for (int i = 0; i < 8; i++)
-        sum |= (uint64_t)end[i] << (8 * i);
-    if (sum != logtk_hash_bytes(d, len - 8))
-        return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot damaged (checksum mismatch)");
-    const uint8_t *pos = d + SNAPSHOT_MAGIC_LEN;
-    uint64_t version;
-    if (logtk_varint_get(&pos, end, &version) != 0 || logtk_snap_bytes(&pos, end, name, nlen))
-        return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
-    if (version < SNAPSHOT_VERSION_OLDEST || version > SNAPSHOT_VERSION)
-        return logtk_error_set(why, LOGTK_ERR_STATE,
-                               "parser snapshot version %llu, this build reads version %d",
-                               (unsigned long long)version, SNAPSHOT_VERSION);
+    const uint8_t *pos, *end;
+    if (d[SNAPSHOT_MAGIC_LEN] >= SNAPSHOT_VERSION_FRAMED) {
+        size_t n;
+        int rc = logtk_frame_open(buf, len, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, "parser snapshot",
+                                  version, &pos, &n, why);
+        if (rc != LOGTK_OK)
+            return rc;
+        end = pos + n;
+    } else {
+        end = d + len - 8;
+        uint64_t sum = 0;
+        for (int i = 0; i < 8; i++)
+            sum |= (uint64_t)end[i] << (8 * i);
+        if (sum != logtk_hash_bytes(d, len - 8))
+            return logtk_error_set(why, LOGTK_ERR_STATE,
+                                   "parser snapshot damaged (checksum mismatch)");
+        pos = d + SNAPSHOT_MAGIC_LEN;
+        uint64_t v;
+        if (logtk_varint_get(&pos, end, &v) != 0)
+            return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
+        if (v < SNAPSHOT_VERSION_OLDEST || v >= SNAPSHOT_VERSION_FRAMED)
+            return logtk_error_set(why, LOGTK_ERR_STATE,
+                                   "parser snapshot version %llu; this logtk reads versions %d "
+                                   "to %d",
+                                   (unsigned long long)v, SNAPSHOT_VERSION_OLDEST,
+                                   SNAPSHOT_VERSION);
+        *version = (uint32_t)v;
+    }
+    *body = pos;
     *body_end = end;
+    if (logtk_snap_bytes(&pos, end, name, nlen))
+        return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
     return LOGTK_OK;
 }
 
 int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
 {
     logtk_error_clear(&p->err);
-    const uint8_t *d = buf;
-    const uint8_t *end;
+    const uint8_t *body, *end;
     const char *name;
     size_t nlen;
-    if (check_snapshot_frame(buf, len, &name, &nlen, &end, &p->err) != LOGTK_OK)
+    uint32_t version;
+    if (check_snapshot_frame(buf, len, &version, &body, &end, &name, &nlen, &p->err) != LOGTK_OK)
         return p->err.code;
     if (nlen != strlen(p->algo->name) || memcmp(name, p->algo->name, nlen) != 0)
         return logtk_parser_error(p, LOGTK_ERR_STATE,
@@ -291,7 +308,7 @@ int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
     q->keep_assignments = p->keep_assignments;
     logtk_errbuf why;
     logtk_error_clear(&why);
-    rc = load_into(q, d, end, &why);
+    rc = load_into(q, version, body, end, &why);
     if (rc != LOGTK_OK) {
         logtk_parser_free(q);
         return logtk_error_copy(&p->err, &why);
@@ -314,7 +331,9 @@ int logtk_parser_snapshot_algorithm(const void *buf, size_t len, const char **na
     size_t alen;
     const uint8_t *end;
     *name = NULL;
-    if (check_snapshot_frame(buf, len, &aname, &alen, &end, &why) != LOGTK_OK)
+    const uint8_t *body;
+    uint32_t version;
+    if (check_snapshot_frame(buf, len, &version, &body, &end, &aname, &alen, &why) != LOGTK_OK)
         return LOGTK_ERR_STATE;
     const logtk_parser_algo *algo = logtk_parser_algo_by_name(aname, alen);
     if (algo == NULL)
@@ -416,7 +435,9 @@ static int load_shard(logtk_parser **out, const void *buf, size_t len, const cha
     *out = NULL;
     logtk_errbuf frame;
     logtk_error_clear(&frame);
-    if (check_snapshot_frame(buf, len, &aname, &alen, &end, &frame) != LOGTK_OK)
+    const uint8_t *body;
+    uint32_t version;
+    if (check_snapshot_frame(buf, len, &version, &body, &end, &aname, &alen, &frame) != LOGTK_OK)
         return logtk_error_set(why, LOGTK_ERR_STATE, "%s: %s", name, logtk_error_text(&frame));
     const logtk_parser_algo *algo = logtk_parser_algo_by_name(aname, alen);
     if (algo == NULL)

@@ -337,7 +337,7 @@ static void damage(int kind, membuf *bad, unsigned char *intact)
             int n = 1 + (int)rnd_below(4);
             for (int k = 0; k < n; k++)
                 payload[rnd_below(h.payload_len)] ^= (uint8_t)(1 + rnd_below(255));
-            h.payload_hash = ltka_checksum(payload, h.payload_len);
+            h.payload_hash = logtk_checksum32(payload, h.payload_len);
         }
         ltka_block_header_write(hdr, &h);
         intact[i] = 0;

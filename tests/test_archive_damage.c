@@ -173,7 +173,7 @@ static void test_forged_payload(void)
         goto out;
     /* the forger's work: other's payload, the payload hash recomputed, the header rewritten */
     memcpy(a.bytes + sa[0] + LTKA_BLOCK_HEADER_LEN, b.bytes + sb[0] + LTKA_BLOCK_HEADER_LEN, hb.payload_len);
-    ha.payload_hash = ltka_checksum(a.bytes + sa[0] + LTKA_BLOCK_HEADER_LEN, ha.payload_len);
+    ha.payload_hash = logtk_checksum32(a.bytes + sa[0] + LTKA_BLOCK_HEADER_LEN, ha.payload_len);
     ltka_block_header_write(a.bytes + sa[0], &ha);
     for (int threads = 1; threads <= 2; threads++) {
         outcome o;

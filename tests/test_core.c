@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "logtk.h"
+#include "saved_frame.h"
 #include "arena.h"
 #include "hashtab.h"
 #include "strbuf.h"
@@ -228,4 +229,55 @@ TEST(test_output_prepare)
         fclose(f);
     unlink(path);
     CHECK(rmdir(dir) == 0); /* no temporary file left behind */
+}
+
+/* ---- the saved-file frame (core/saved_frame.c) ---- */
+
+TEST(saved_frame_round_trip_and_refusals)
+{
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    CHECK(logtk_strbuf_append(&b, "xy", 2) == 0); /* a frame may start mid-buffer */
+    CHECK(logtk_frame_begin(&b, "TESTMAGC", 7) == 0);
+    CHECK(logtk_strbuf_append(&b, "payload", 7) == 0);
+    CHECK(logtk_frame_end(&b, 2) == 0);
+    const uint8_t *f = (const uint8_t *)b.data + 2;
+    size_t n = b.len - 2;
+    CHECK(n == LOGTK_FRAME_HEADER_LEN + 7 + LOGTK_FRAME_TRAILER_LEN);
+    CHECK(logtk_le_get_u32(f + 8) == 7 && logtk_le_get_u64(f + 12) == 7);
+    CHECK(logtk_frame_version(f, n, "TESTMAGC") == 7);
+    CHECK(logtk_frame_version(f, n, "OTHERMAG") == 0);
+
+    logtk_errbuf why;
+    logtk_error_clear(&why);
+    uint32_t version = 0;
+    const uint8_t *payload = NULL;
+    size_t plen = 0;
+    CHECK_STATUS(logtk_frame_open(f, n, "TESTMAGC", 7, "test file", &version, &payload, &plen, &why),
+                 LOGTK_OK);
+    CHECK(version == 7 && plen == 7 && memcmp(payload, "payload", 7) == 0);
+
+    /* each fault gets its own message */
+    CHECK_STATUS(logtk_frame_open(f, n, "OTHERMAG", 7, "test file", &version, &payload, &plen, &why),
+                 LOGTK_ERR_STATE);
+    CHECK(strstr(logtk_error_text(&why), "not a logtk test file") != NULL);
+    CHECK_STATUS(logtk_frame_open(f, n, "TESTMAGC", 6, "test file", &version, &payload, &plen, &why),
+                 LOGTK_ERR_STATE);
+    CHECK(strstr(logtk_error_text(&why), "version 7; this logtk reads versions up to 6") != NULL);
+    CHECK_STATUS(logtk_frame_open(f, n - 1, "TESTMAGC", 7, "test file", &version, &payload, &plen,
+                                  &why),
+                 LOGTK_ERR_STATE);
+    CHECK(strstr(logtk_error_text(&why), "truncated") != NULL);
+    CHECK_STATUS(logtk_frame_open(f, 10, "TESTMAGC", 7, "test file", &version, &payload, &plen,
+                                  &why),
+                 LOGTK_ERR_STATE);
+    CHECK(strstr(logtk_error_text(&why), "truncated") != NULL);
+    for (size_t i = LOGTK_FRAME_HEADER_LEN; i < n; i++) {
+        b.data[2 + i] ^= 0x10;
+        CHECK_STATUS(logtk_frame_open(f, n, "TESTMAGC", 7, "test file", &version, &payload, &plen,
+                                      &why),
+                     LOGTK_ERR_STATE);
+        CHECK(strstr(logtk_error_text(&why), "damaged (checksum mismatch)") != NULL);
+        b.data[2 + i] ^= 0x10;
+    }
+    logtk_strbuf_free(&b);
 }

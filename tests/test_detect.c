@@ -509,12 +509,16 @@ static size_t read_varint(const unsigned char **p)
 
 /*
  * A version-2 file of a logclustering model saved by this version: the
- * payload without the parameters version 3 added (radius, margin), version 2,
- * a fresh checksum.  The model must have radius=0 (no radii after the
+ * payload without the parameters version 3 added (radius, margin), version
+ * 2's frame (u32 length, CRC-32).  The model must have radius=0 (no radii after the
  * representatives), as every version-2 model had.  Returns the new length.
  */
 static size_t as_version2(unsigned char *buf, size_t len)
 {
+    /* from the saved frame (20-byte header: u64 length) to version 2's
+       16-byte header (u32 length); the 4 checksum bytes stay at the end */
+    memmove(buf + 16, buf + 20, len - 24);
+    len -= 4;
     const unsigned char *p = buf + 16;
     p += read_varint(&p); /* model name */
     unsigned char *count_at = (unsigned char *)p;

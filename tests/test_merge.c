@@ -276,10 +276,10 @@ TEST(test_refusals)
     memcpy(bad, fuse.buf, fuse.len);
     bad[fuse.len / 2] ^= 0x20;
     bufs[1] = bad, lens[1] = fuse.len;
-    expect_refused(bufs, lens, 2, names, LOGTK_ERR_STATE, "b.state: parser snapshot damaged");
+    expect_refused(bufs, lens, 2, names, LOGTK_ERR_STATE, "b.state: parser snapshot is damaged");
     bad[fuse.len / 2] ^= 0x20;
     bad[fuse.len - 1] ^= 1;
-    expect_refused(bufs, lens, 2, names, LOGTK_ERR_STATE, "b.state: parser snapshot damaged");
+    expect_refused(bufs, lens, 2, names, LOGTK_ERR_STATE, "b.state: parser snapshot is damaged");
     /* truncated, empty, and not a snapshot at all */
     bufs[1] = fuse.buf, lens[1] = fuse.len - 9;
     expect_refused(bufs, lens, 2, names, LOGTK_ERR_STATE, "b.state:");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hashtab.h"
+#include "saved_frame.h"
 #include "logtk.h"
 #include "test_harness.h"
 
@@ -455,21 +456,21 @@ TEST(test_snapshot)
     CHECK(logtk_parser_template_count(p2) == before);
     CHECK(strstr(logtk_parser_errmsg(p2), "snapshot") != NULL);
 
-    /* a newer version and another algorithm, with a valid checksum */
+    /* a newer version and another algorithm, with a valid checksum (the
+     * saved frame: u32 version after the 8-byte magic, then a u64 length,
+     * the body, whose first string is the algorithm, and a u32 checksum) */
     memcpy(bad, snap, len);
-    bad[8] = 4; /* newer than this build (3); the version varint follows the 8-byte magic */
-    uint64_t sum = logtk_hash_bytes(bad, len - 8);
-    for (int k = 0; k < 8; k++)
-        bad[len - 8 + k] = (unsigned char)(sum >> (8 * k));
+    CHECK(bad[8] == 4);
+    bad[8] = 5; /* newer than this build */
+    logtk_le_put_u32(bad + len - 4, logtk_checksum32(bad, len - 4));
     CHECK_STATUS(logtk_parser_load(p2, bad, len), LOGTK_ERR_STATE);
-    CHECK(strstr(logtk_parser_errmsg(p2), "version") != NULL);
+    CHECK(strstr(logtk_parser_errmsg(p2), "version 5") != NULL);
     memcpy(bad, snap, len);
-    CHECK(memcmp(bad + 10, "drain", 5) == 0);
-    bad[12] = 'o'; /* "droin" */
-    sum = logtk_hash_bytes(bad, len - 8);
-    for (int k = 0; k < 8; k++)
-        bad[len - 8 + k] = (unsigned char)(sum >> (8 * k));
+    CHECK(bad[20] == 5 && memcmp(bad + 21, "drain", 5) == 0);
+    bad[23] = 'o'; /* "droin" */
+    logtk_le_put_u32(bad + len - 4, logtk_checksum32(bad, len - 4));
     CHECK_STATUS(logtk_parser_load(p2, bad, len), LOGTK_ERR_STATE);
+    CHECK(strstr(logtk_parser_errmsg(p2), "droin") != NULL);
     CHECK_STATUS(logtk_parser_load(p2, NULL, 0), LOGTK_ERR_STATE);
     free(bad);
     logtk_free(snap);

@@ -212,7 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             uint8_t *payload = hdr + LTKA_BLOCK_HEADER_LEN;
             for (size_t i = 1; i + 1 < size && i < 16; i += 2)
                 payload[data[i] % h.payload_len] ^= data[i + 1] | 1;
-            h.payload_hash = ltka_checksum(payload, h.payload_len);
+            h.payload_hash = logtk_checksum32(payload, h.payload_len);
             ltka_block_header_write(hdr, &h);
             /* the content checksum (format 4) turns any other text into damage */
             membuf forged = {0};

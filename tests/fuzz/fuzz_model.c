@@ -3,13 +3,17 @@
  * damaged or foreign model must be refused with LOGTK_ERR_STATE, never crash
  * or over-allocate.  Half of the inputs get a valid header and checksum
  * wrapped around them, so the fuzzer also reaches the payload parsers
- * behind the CRC; whatever loads must then score a session safely.
+ * behind the CRC (version 1's envelope, and the saved frame of version 4
+ * when bit 1 of the first byte is set); whatever loads must then score a
+ * session safely.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "logtk.h"
+#include "saved_frame.h"
+#include "strbuf.h"
 
 static uint32_t crc32_ieee(const unsigned char *p, size_t n)
 {
@@ -46,6 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rc = logtk_detector_load(d, buf, plen + 20);
             free(buf);
         }
+    }
+    if (rc != LOGTK_OK && size > 0 && (data[0] & 2)) {
+        /* the same payload in the saved frame of version 4 (core/saved_frame.h) */
+        size_t plen = size - 1;
+        logtk_strbuf b = LOGTK_STRBUF_INIT;
+        if (logtk_frame_begin(&b, "LOGTKDET", 4) == 0 &&
+            logtk_strbuf_append(&b, data + 1, plen) == 0 && logtk_frame_end(&b, 0) == 0)
+            rc = logtk_detector_load(d, b.data, b.len);
+        logtk_strbuf_free(&b);
     }
     if (rc == LOGTK_OK) {
         logtk_sessions *s;

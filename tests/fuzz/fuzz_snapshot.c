@@ -1,8 +1,9 @@
 /*
  * fuzz_snapshot.c - random bytes into logtk_parser_load().
  *
- * Each input is loaded twice: as is (exercises the framing and checksum
- * checks), and with the magic and checksum patched to be valid, so the
+ * Each input is loaded three times: as is (exercises the framing and
+ * checksum checks), with the magic and checksum of a version 1-3 snapshot
+ * patched to be valid, and as the body of a version 4 frame, so the
  * fuzzer reaches the parsing of params, masks, templates and Drain's tree
  * blob.  A snapshot that loads must leave a parser that can feed, extract
  * and save again.  The parser is of the algorithm the snapshot names
@@ -18,6 +19,8 @@
 
 #include "hashtab.h"
 #include "logtk.h"
+#include "saved_frame.h"
+#include "strbuf.h"
 
 static void exercise(logtk_parser *p)
 {
@@ -73,5 +76,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         exercise(merged);
     logtk_parser_free(merged);
     free(fixed);
+
+    /* the same bytes as the body of a version 4 snapshot (the saved frame) */
+    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    if (logtk_frame_begin(&b, "LTKPSNAP", 4) == 0 && logtk_strbuf_append(&b, data, size) == 0 &&
+        logtk_frame_end(&b, 0) == 0) {
+        if (logtk_parser_snapshot_algorithm(b.data, b.len, &algorithm) != LOGTK_OK)
+            algorithm = "drain";
+        if (logtk_parser_new(&p, algorithm) == LOGTK_OK) {
+            if (logtk_parser_load(p, b.data, b.len) == LOGTK_OK)
+                exercise(p);
+            logtk_parser_free(p);
+        }
+    }
+    logtk_strbuf_free(&b);
     return 0;
 }

@@ -1,0 +1,139 @@
+/*
+ * saved_frame.c - the framing of saved files and the checksum they and the
+ * archive's blocks share (see saved_frame.h).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "logtk.h"
+#include "saved_frame.h"
+
+/*
+ * The checksum (archive format version 2 on) reads 32 bytes per round into
+ * four independent lanes (multiply, rotate), so the multiplications of the
+ * lanes overlap in the CPU instead of waiting on each other: checking a block
+ * costs a fraction of decompressing it.  The lanes, the length and the tail
+ * bytes are folded together with a final avalanche.
+ */
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+    return (x << r) | (x >> (64 - r));
+}
+
+static inline uint64_t lane_round(uint64_t acc, uint64_t w)
+{
+    return rotl64(acc + w * 0xc2b2ae3d27d4eb4full, 31) * 0x9e3779b185ebca87ull;
+}
+
+/*
+ * The little-endian word at p, as logtk-archive(5) defines the checksum:
+ * one load where the host is little-endian, bytes assembled elsewhere, so
+ * a file checks the same on every machine.
+ */
+static inline uint64_t load_le64(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+#else
+    return logtk_le_get_u64(p);
+#endif
+}
+
+static inline uint64_t avalanche(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 32;
+    return x;
+}
+
+uint32_t logtk_checksum32(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull, c = 0xa4093822299f31d0ull,
+             d = 0x082efa98ec4e6c89ull;
+    size_t n = len;
+    while (n >= 32) {
+        a = lane_round(a, load_le64(p));
+        b = lane_round(b, load_le64(p + 8));
+        c = lane_round(c, load_le64(p + 16));
+        d = lane_round(d, load_le64(p + 24));
+        p += 32;
+        n -= 32;
+    }
+    uint64_t h = rotl64(a, 1) + rotl64(b, 7) + rotl64(c, 12) + rotl64(d, 18) + (uint64_t)len;
+    while (n >= 8) {
+        h = avalanche(h ^ load_le64(p));
+        p += 8;
+        n -= 8;
+    }
+    uint64_t tail = 0;
+    for (size_t i = 0; i < n; i++)
+        tail |= (uint64_t)p[i] << (8 * i);
+    return (uint32_t)avalanche(h ^ tail ^ 0x9216d5d98979fb1bull);
+}
+
+int logtk_frame_begin(logtk_strbuf *b, const char *magic, uint32_t version)
+{
+    uint8_t head[LOGTK_FRAME_HEADER_LEN];
+    memcpy(head, magic, LOGTK_FRAME_MAGIC_LEN);
+    logtk_le_put_u32(head + 8, version);
+    logtk_le_put_u64(head + 12, 0); /* the payload length, written by logtk_frame_end */
+    return logtk_strbuf_append(b, head, sizeof head);
+}
+
+int logtk_frame_end(logtk_strbuf *b, size_t start)
+{
+    /* the frame must have been begun at start: its header lies before the end */
+    if (b->len < start + LOGTK_FRAME_HEADER_LEN)
+        return -1;
+    logtk_le_put_u64((uint8_t *)b->data + start + 12,
+                     (uint64_t)(b->len - start - LOGTK_FRAME_HEADER_LEN));
+    uint8_t sum[LOGTK_FRAME_TRAILER_LEN];
+    logtk_le_put_u32(sum, logtk_checksum32(b->data + start, b->len - start));
+    return logtk_strbuf_append(b, sum, sizeof sum);
+}
+
+uint32_t logtk_frame_version(const void *buf, size_t len, const char *magic)
+{
+    if (buf == NULL || len < LOGTK_FRAME_HEADER_LEN ||
+        memcmp(buf, magic, LOGTK_FRAME_MAGIC_LEN) != 0)
+        return 0;
+    return logtk_le_get_u32((const uint8_t *)buf + 8);
+}
+
+int logtk_frame_open(const void *buf, size_t len, const char *magic, uint32_t newest,
+                     const char *what, uint32_t *version,
+                     const uint8_t **payload, size_t *payload_len, logtk_errbuf *why)
+{
+    const uint8_t *d = buf;
+    if (d == NULL || len < LOGTK_FRAME_MAGIC_LEN || memcmp(d, magic, LOGTK_FRAME_MAGIC_LEN) != 0)
+        return logtk_error_set(why, LOGTK_ERR_STATE, "not a logtk %s (bad magic)", what);
+    if (len < LOGTK_FRAME_HEADER_LEN + LOGTK_FRAME_TRAILER_LEN)
+        return logtk_error_set(why, LOGTK_ERR_STATE, "%s is truncated (%zu bytes)", what, len);
+    uint32_t v = logtk_le_get_u32(d + 8);
+    if (v > newest)
+        return logtk_error_set(why, LOGTK_ERR_STATE,
+                               "%s version %u; this logtk reads versions up to %u", what, v,
+                               newest);
+    uint64_t n = logtk_le_get_u64(d + 12);
+    if (n != (uint64_t)(len - LOGTK_FRAME_HEADER_LEN - LOGTK_FRAME_TRAILER_LEN))
+        return logtk_error_set(why, LOGTK_ERR_STATE,
+                               "%s is truncated or has bytes after its end (%zu bytes, its "
+                               "frame says %llu)",
+                               what, len,
+                               (unsigned long long)(n + LOGTK_FRAME_HEADER_LEN +
+                                                    LOGTK_FRAME_TRAILER_LEN));
+    if (logtk_le_get_u32(d + len - LOGTK_FRAME_TRAILER_LEN) !=
+        logtk_checksum32(d, len - LOGTK_FRAME_TRAILER_LEN))
+        return logtk_error_set(why, LOGTK_ERR_STATE, "%s is damaged (checksum mismatch)", what);
+    *version = v;
+    *payload = d + LOGTK_FRAME_HEADER_LEN;
+    *payload_len = (size_t)n;
+    return LOGTK_OK;
+}
