@@ -44,10 +44,18 @@
 /* Match limits: far above what any real log line needs (a matching HDFS line
  * uses well under a thousand), low enough that a hostile line fails fast. */
 enum { FORMAT_MATCH_LIMIT = 2000000, FORMAT_DEPTH_LIMIT = 10000 };
-/* The limit is not lowered after hits (as masks do): lines of one dataset
- * that match another's format after 100,000 to 2,000,000 steps would then be
- * kept unmatched, changing results on matching lines.  Lines no path can
- * match are refused before PCRE2 instead (simple_can_match, plan_can_match). */
+/* The limit is not lowered after a few scattered hits (as masks do): lines of
+ * one dataset that match another's format after 100,000 to 2,000,000 steps
+ * would then be kept unmatched, changing results on matching lines.  Lines no
+ * path can match are refused before PCRE2 instead (simple_can_match,
+ * plan_can_match).  What is left are regexes that backtrack catastrophically
+ * on lines a path might match (a user's "(x+x+)+y" on runs of x): after
+ * FORMAT_LIMIT_STREAK hits in a row the limit drops to a hundredth, never
+ * below FORMAT_MATCH_LIMIT_FLOOR nor below ten times the steps the costliest
+ * measured successful match needed (core/regex.c measures them), so a format
+ * whose matching lines are expensive keeps what they need. */
+enum { FORMAT_LIMIT_STREAK = 8, FORMAT_LIMIT_DIVISOR = 100, FORMAT_MATCH_LIMIT_FLOOR = 20000,
+       FORMAT_SUCCESS_MARGIN = 10 };
 enum { MAX_TAGS = LOGTK_MAX_FIELDS + 1 };
 
 /* One item of a simple literal: a byte value 0..255, or LIT_WS for \s+. */
@@ -79,6 +87,8 @@ struct logtk_format {
     const char *field_names[LOGTK_MAX_FIELDS];
 
     logtk_regex *regex;
+    const char *spec;    /* the format as given (arena), named when the limit is lowered */
+    uint32_t lowerings;  /* of the regex's match limit, as last reported */
 
     int simple;           /* only tags and literal text: the fast matcher applies */
     /* formats with optional groups ("<Component>(\\[<PID>\\])?: <Content>"):
@@ -108,6 +118,8 @@ static void release_regex(logtk_format *f)
 {
     logtk_regex_free(f->regex);
     f->regex = NULL;
+    f->spec = NULL;
+    f->lowerings = 0;
 }
 
 void logtk_format_free(logtk_format *f)
@@ -132,6 +144,11 @@ size_t logtk_format_field_count(const logtk_format *f)
 const char *logtk_format_field_name(const logtk_format *f, size_t i)
 {
     return i < f->nfields ? f->field_names[i] : NULL;
+}
+
+unsigned logtk_format_limit_lowerings(const logtk_format *f)
+{
+    return f->regex ? logtk_regex_lowerings(f->regex) : 0;
 }
 
 /* Internal (tests and the differential fuzzer): 0 forces PCRE2 for every line. */
@@ -414,6 +431,10 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         .match_limit = FORMAT_MATCH_LIMIT,
         .depth_limit = FORMAT_DEPTH_LIMIT,
         .jit_stack_max = 1024 * 1024,
+        .lower_after = FORMAT_LIMIT_STREAK,
+        .lower_divisor = FORMAT_LIMIT_DIVISOR,
+        .lower_floor = FORMAT_MATCH_LIMIT_FLOOR,
+        .success_margin = FORMAT_SUCCESS_MARGIN,
     };
     logtk_regex_error rerr;
     if (logtk_regex_compile(&f->regex, re.data, re.len, &config, &rerr) != LOGTK_OK) {
@@ -435,6 +456,13 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         }
         f->tag_group[t] = num;
     }
+    /* enough of it to name it in a message (the message itself is 512 bytes) */
+    f->spec = logtk_arena_strndup(&f->arena, spec, strnlen(spec, 300));
+    if (!f->spec) {
+        rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+
     /* The fast matcher applies when every fragment is plain literal text. */
     for (size_t k = 0; k < nfrag && simple; k++) {
         int s = parse_simple_literal(f, spec + frag_start[k], frag_end[k] - frag_start[k],
@@ -809,9 +837,19 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
         fill_unmatched(f, line, len, rec);
         if (rc == LOGTK_REGEX_NOMATCH)
             return LOGTK_OK;
-        if (rc == LOGTK_REGEX_LIMIT)
+        if (rc == LOGTK_REGEX_LIMIT) {
+            uint32_t lowerings = logtk_regex_lowerings(f->regex);
+            if (lowerings != f->lowerings) {
+                f->lowerings = lowerings;
+                return logtk_error_set(&f->err, LOGTK_ERR_LIMIT,
+                                       "log format \"%s\": %d lines in a row hit the regex match "
+                                       "limit; lowered to %lu steps for the lines that follow",
+                                       f->spec, (int)FORMAT_LIMIT_STREAK,
+                                       (unsigned long)logtk_regex_match_limit(f->regex));
+            }
             return logtk_error_set(&f->err, LOGTK_ERR_LIMIT,
                                    "log format: match limit reached on a line of %zu bytes", len);
+        }
         char buf[256];
         logtk_regex_failure(f->regex, buf, sizeof buf);
         return logtk_error_set(&f->err, LOGTK_ERR_LIMIT, "log format: %s", buf);

@@ -237,3 +237,35 @@ TEST(deep_match_gets_a_jit_stack)
     logtk_regex_free(a);
     logtk_regex_free(b);
 }
+
+/* The same case through the public log format, as `logtk parse --format` runs it. */
+TEST(format_catastrophic_regex_bounded)
+{
+    logtk_format *f;
+    CHECK_STATUS(logtk_format_new(&f), LOGTK_OK);
+    CHECK_STATUS(logtk_format_compile(f, "<A> (x+x+)+[yz] <Content>"), LOGTK_OK);
+    char line[128];
+    logtk_record rec;
+    int hits = 0;
+    clock_t t0 = clock();
+    for (int i = 0; i < 2000; i++) {
+        int n = snprintf(line, sizeof line, "a %s", run_of('x', 50 + i % 30, ""));
+        int rc = logtk_format_match(f, line, (size_t)n, &rec);
+        hits += rc == LOGTK_ERR_LIMIT;
+        CHECK(!rec.matched);
+        if (i == 7) { /* the 8th hit in a row lowers the limit and says so */
+            CHECK(logtk_format_limit_lowerings(f) == 1);
+            CHECK(strstr(logtk_format_errmsg(f), "(x+x+)+[yz]") != NULL);
+            CHECK(strstr(logtk_format_errmsg(f), "lowered to 20000 steps") != NULL);
+        }
+    }
+    double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    CHECK(hits == 2000);
+    CHECK(logtk_format_limit_lowerings(f) == 1);
+    CHECK(cpu < 2.0);
+    const char *ok = "a xxxy rest of it";
+    CHECK_STATUS(logtk_format_match(f, ok, strlen(ok), &rec), LOGTK_OK);
+    CHECK(rec.matched);
+    CHECK_BYTES(rec.content.ptr, rec.content.len, "rest of it");
+    logtk_format_free(f);
+}
