@@ -100,6 +100,19 @@ TEST(flags_caseless_literal_newline)
     logtk_regex_free(re);
 }
 
+/* UTF: '.' is one character, and invalid UTF-8 in a log line is not an error. */
+TEST(utf_mode)
+{
+    logtk_regex_config bytes = {0}, utf = {.flags = LOGTK_REGEX_UTF};
+    logtk_regex *b = compile("^.$", &bytes);
+    logtk_regex *u = compile("^.$", &utf);
+    CHECK(match(b, "\xc3\xa9") == LOGTK_REGEX_NOMATCH); /* two bytes */
+    CHECK(match(u, "\xc3\xa9") > 0);                    /* one character */
+    CHECK(match(u, "\xff") == LOGTK_REGEX_NOMATCH);      /* invalid: no match, no error */
+    logtk_regex_free(b);
+    logtk_regex_free(u);
+}
+
 TEST(limit_without_adaptation_stays)
 {
     logtk_regex_config cfg = {.match_limit = 100000, .depth_limit = 10000};
