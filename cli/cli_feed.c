@@ -59,6 +59,7 @@ static int feed_source(cli_feed *f, logtk_reader *reader, const char *path)
     logtk_record rec;
     logtk_event ev;
     int warned_format = 0, warned_mask = 0, checked_binary = f->allow_binary;
+    unsigned format_lowerings = logtk_format_limit_lowerings(f->format);
     char msg[1024];
 
     for (;;) {
@@ -81,6 +82,14 @@ static int feed_source(cli_feed *f, logtk_reader *reader, const char *path)
             f->format_limit_hits++;
             warn_limit(f, &warned_format, &line,
                        "log format hit the regex match limit; line kept whole as content");
+            if (logtk_format_limit_lowerings(f->format) != format_lowerings) {
+                /* once per lowering: later lines get less than this one did */
+                format_lowerings = logtk_format_limit_lowerings(f->format);
+                if (!f->quiet)
+                    cli_error(f->subcommand ? f->subcommand : "feed", "warning: %s:%llu: %s",
+                              line.source, (unsigned long long)line.number,
+                              logtk_format_errmsg(f->format));
+            }
         } else if (rc != LOGTK_OK) {
             return line_fail(f, rc, &line, logtk_format_errmsg(f->format));
         }

@@ -15,7 +15,7 @@
  * templates together may hold every piece), and only the values those lines
  * need are expanded, from only the number chunks they live in.  Candidates
  * are rebuilt and matched exactly (memmem, or PCRE2 with JIT and match
- * limits), so the output is the same as `decompress | grep`.
+ * limits, core/regex.h), so the output is the same as `decompress | grep`.
  * Before whole candidate lines are rebuilt, the units that may hold a
  * piece (each piece lies in one unit) are rebuilt alone, from only their
  * templates' values, and lines missing a piece are dropped: a parameter
@@ -73,10 +73,8 @@
  */
 #include "config.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
 #include <stdint.h>
-#include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -424,53 +422,47 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
     g->sure_ok = (flags & LOGTK_GREP_FIXED) && !(flags & LOGTK_GREP_INVERT) && g->plen > 0;
     if ((flags & LOGTK_GREP_FIXED) && !(flags & LOGTK_GREP_ICASE))
         return LOGTK_OK; /* memmem */
-    uint32_t opts = 0;
+    logtk_regex_config config = {.match_limit = 1000000, .depth_limit = 10000};
     if (flags & LOGTK_GREP_FIXED)
-        opts |= PCRE2_LITERAL;
+        config.flags |= LOGTK_REGEX_LITERAL;
     if (flags & LOGTK_GREP_ICASE)
-        opts |= PCRE2_CASELESS;
-    int errcode;
-    PCRE2_SIZE erroff;
-    g->code = pcre2_compile((PCRE2_SPTR)pattern, g->plen, opts, &errcode, &erroff, NULL);
-    if (!g->code) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(errcode, msg, sizeof msg);
+        config.flags |= LOGTK_REGEX_CASELESS;
+    logtk_regex_error rerr;
+    if (logtk_regex_compile(&g->regex, pattern, g->plen, &config, &rerr) != LOGTK_OK) {
+        if (rerr.code == LOGTK_ERR_NOMEM)
+            return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
         return logtk_error_set(&g->err, LOGTK_ERR_SYNTAX, "pattern '%s': %s at offset %zu", pattern,
-                               (char *)msg, (size_t)erroff);
+                               rerr.reason, rerr.offset);
     }
-    g->jit = pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE) == 0;
-    g->main.md = pcre2_match_data_create_from_pattern(g->code, NULL);
-    g->mctx = pcre2_match_context_create(NULL);
-    if (!g->main.md || !g->mctx)
+    /* every search context, the serial one too, matches with its own clone */
+    if (logtk_regex_clone(g->regex, &g->main.re) != LOGTK_OK)
         return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
-    pcre2_set_match_limit(g->mctx, 1000000);
-    pcre2_set_depth_limit(g->mctx, 10000);
     return LOGTK_OK;
 }
 
 /* 1 match, 0 no match, <0 error (message in err). */
-static int match_line(const logtk_grep *g, pcre2_match_data *md, logtk_errbuf *err, const char *s,
+static int match_line(const logtk_grep *g, logtk_regex *re, logtk_errbuf *err, const char *s,
                       size_t n)
 {
-    if (!g->code) {
+    if (!g->regex) {
         if (g->plen == 0)
             return 1;
         return memmem(s, n, g->pattern, g->plen) != NULL;
     }
-    int rc = g->jit ? pcre2_jit_match(g->code, (PCRE2_SPTR)s, n, 0, 0, md, g->mctx)
-                    : pcre2_match(g->code, (PCRE2_SPTR)s, n, 0, 0, md, g->mctx);
-    if (rc >= 0)
+    int rc = logtk_regex_match(re, s, n, 0, 0);
+    if (rc > 0)
         return 1;
-    if (rc == PCRE2_ERROR_NOMATCH)
+    if (rc == LOGTK_REGEX_NOMATCH)
         return 0;
-    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
+    if (rc == LOGTK_REGEX_LIMIT)
         return logtk_error_set(err, LOGTK_ERR_LIMIT, "pattern '%s': match limit reached", g->pattern);
-    return logtk_error_set(err, LOGTK_ERR_DATA, "pattern '%s': match error %d", g->pattern, rc);
+    return logtk_error_set(err, LOGTK_ERR_DATA, "pattern '%s': match error %d", g->pattern,
+                           logtk_regex_failure(re, NULL, 0));
 }
 
 int logtk_grep_line(logtk_grep *g, const char *line, size_t len)
 {
-    int m = match_line(g, g->main.md, &g->err, line, len);
+    int m = match_line(g, g->main.re, &g->err, line, len);
     if (m < 0)
         return m;
     return (g->flags & LOGTK_GREP_INVERT) ? !m : m;
@@ -675,7 +667,7 @@ static void ctx_free(search_ctx *x)
 {
     if (x->own_dec)
         ltka_decoder_free(x->dec);
-    pcre2_match_data_free(x->md);
+    logtk_regex_free(x->re);
     logtk_strbuf_free(&x->line);
     logtk_strbuf_free(&x->held);
     free(x->held_lens);
@@ -906,7 +898,7 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
         if (total_bytes > raw_bytes)
             return block_damaged(x, bp, nlines, "too long");
         if (maybe) {
-            m = match_line(g, x->md, &x->err, x->line.data ? x->line.data : "", x->line.len);
+            m = match_line(g, x->re, &x->err, x->line.data ? x->line.data : "", x->line.len);
             if (m < 0)
                 return m;
         }
@@ -1180,8 +1172,7 @@ static int pool_start(logtk_grep *g)
         x->g = g;
         x->dec = ltka_decoder_new();
         x->own_dec = 1;
-        x->md = g->code ? pcre2_match_data_create_from_pattern(g->code, NULL) : NULL;
-        if (!x->dec || (g->code && !x->md)) {
+        if (!x->dec || (g->regex && logtk_regex_clone(g->regex, &x->re) != LOGTK_OK)) {
             pool_free(p);
             return -1;
         }
@@ -1257,8 +1248,7 @@ void logtk_grep_free(logtk_grep *g)
     clear_pieces(&g->pieces);
     free(g->masks);
     free(g->phrases);
-    pcre2_code_free(g->code);
-    pcre2_match_context_free(g->mctx);
-    ctx_free(&g->main);
+    ctx_free(&g->main); /* its clone before the pattern it borrows */
+    logtk_regex_free(g->regex);
     free(g);
 }

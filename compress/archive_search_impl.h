@@ -6,11 +6,7 @@
 #ifndef LOGTK_ARCHIVE_SEARCH_IMPL_H
 #define LOGTK_ARCHIVE_SEARCH_IMPL_H
 
-#ifndef PCRE2_CODE_UNIT_WIDTH
-#define PCRE2_CODE_UNIT_WIDTH 8
-#endif
 #include <stdint.h>
-#include <pcre2.h>
 
 #include "block_decode.h"
 #include "block_layout.h"
@@ -18,6 +14,7 @@
 #include "errmsg.h"
 #include "hashtab.h"
 #include "logtk.h"
+#include "regex.h"
 #include "strbuf.h"
 
 /*
@@ -66,7 +63,7 @@ typedef struct search_ctx {
     struct logtk_grep *g;
     ltka_decoder *dec; /* owned by workers; the reader's in the serial path */
     int own_dec;
-    pcre2_match_data *md;
+    logtk_regex *re; /* a clone of the grep's pattern (NULL: memmem) */
     logtk_strbuf line;
     logtk_strbuf held;      /* a block's selected lines, held back until its content checksum holds ... */
     uint32_t *held_lens;    /* ... and their lengths */
@@ -177,9 +174,7 @@ struct logtk_grep {
     piece_set pieces; /* required texts of a match; none: no template check */
     piece_masks *masks; /* per piece, for the bit-parallel template check */
     phrase_masks *phrases; /* per phrase of pieces (pieces.nphrases) */
-    pcre2_code *code;
-    pcre2_match_context *mctx;
-    int jit;
+    logtk_regex *regex; /* the compiled pattern; NULL: -F without -i (memmem) */
     int sure_ok; /* -F, not -v, non-empty: a template literal holding the pattern makes its lines match */
     search_ctx main;
     int threads;

@@ -7,8 +7,8 @@
  * every tag becomes a lazy group (.*?); the whole is anchored ^...$ and
  * matched against the line with leading and trailing whitespace stripped (as
  * Python's str.strip() does).  We compile that to one PCRE2 pattern with JIT,
- * one reused match_data and match/depth limits so hostile input ends with
- * LOGTK_ERR_LIMIT instead of hanging.  Tags become generated group names
+ * one reused match_data and match/depth limits (core/regex.h) so hostile
+ * input ends with LOGTK_ERR_LIMIT instead of hanging.  Tags become generated group names
  * (f0, f1, ...) so that fields with names PCRE2 would reject still work and
  * capturing groups inside fragments ("(\[<PID>\])?") do not shift numbering.
  *
@@ -31,8 +31,6 @@
  */
 #include "config.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,15 +38,24 @@
 #include "arena.h"
 #include "errmsg.h"
 #include "logtk.h"
+#include "regex.h"
 #include "strbuf.h"
 
 /* Match limits: far above what any real log line needs (a matching HDFS line
  * uses well under a thousand), low enough that a hostile line fails fast. */
 enum { FORMAT_MATCH_LIMIT = 2000000, FORMAT_DEPTH_LIMIT = 10000 };
-/* The limit is not lowered after hits (as masks do): lines of one dataset
- * that match another's format after 100,000 to 2,000,000 steps would then be
- * kept unmatched, changing results on matching lines.  Lines no path can
- * match are refused before PCRE2 instead (simple_can_match, plan_can_match). */
+/* The limit is not lowered after a few scattered hits (as masks do): lines of
+ * one dataset that match another's format after 100,000 to 2,000,000 steps
+ * would then be kept unmatched, changing results on matching lines.  Lines no
+ * path can match are refused before PCRE2 instead (simple_can_match,
+ * plan_can_match).  What is left are regexes that backtrack catastrophically
+ * on lines a path might match (a user's "(x+x+)+y" on runs of x): after
+ * FORMAT_LIMIT_STREAK hits in a row the limit drops to a hundredth, never
+ * below FORMAT_MATCH_LIMIT_FLOOR nor below ten times the steps the costliest
+ * measured successful match needed (core/regex.c measures them), so a format
+ * whose matching lines are expensive keeps what they need. */
+enum { FORMAT_LIMIT_STREAK = 8, FORMAT_LIMIT_DIVISOR = 100, FORMAT_MATCH_LIMIT_FLOOR = 20000,
+       FORMAT_SUCCESS_MARGIN = 10 };
 enum { MAX_TAGS = LOGTK_MAX_FIELDS + 1 };
 
 /* One item of a simple literal: a byte value 0..255, or LIT_WS for \s+. */
@@ -79,11 +86,9 @@ struct logtk_format {
     size_t nfields;
     const char *field_names[LOGTK_MAX_FIELDS];
 
-    pcre2_code *code;
-    pcre2_match_data *match_data;
-    pcre2_match_context *match_context;
-    pcre2_jit_stack *jit_stack;
-    int jit;
+    logtk_regex *regex;
+    const char *spec;    /* the format as given (arena), named when the limit is lowered */
+    uint32_t lowerings;  /* of the regex's match limit, as last reported */
 
     int simple;           /* only tags and literal text: the fast matcher applies */
     /* formats with optional groups ("<Component>(\\[<PID>\\])?: <Content>"):
@@ -111,15 +116,10 @@ int logtk_format_new(logtk_format **out)
 
 static void release_regex(logtk_format *f)
 {
-    pcre2_match_data_free(f->match_data);
-    pcre2_match_context_free(f->match_context);
-    pcre2_jit_stack_free(f->jit_stack);
-    pcre2_code_free(f->code);
-    f->match_data = NULL;
-    f->match_context = NULL;
-    f->jit_stack = NULL;
-    f->code = NULL;
-    f->jit = 0;
+    logtk_regex_free(f->regex);
+    f->regex = NULL;
+    f->spec = NULL;
+    f->lowerings = 0;
 }
 
 void logtk_format_free(logtk_format *f)
@@ -144,6 +144,11 @@ size_t logtk_format_field_count(const logtk_format *f)
 const char *logtk_format_field_name(const logtk_format *f, size_t i)
 {
     return i < f->nfields ? f->field_names[i] : NULL;
+}
+
+unsigned logtk_format_limit_lowerings(const logtk_format *f)
+{
+    return f->regex ? logtk_regex_lowerings(f->regex) : 0;
 }
 
 /* Internal (tests and the differential fuzzer): 0 forces PCRE2 for every line. */
@@ -419,49 +424,43 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         goto done;
     }
 
-    /* Compile, JIT, limits. */
-    int errcode;
-    PCRE2_SIZE erroff;
-    /* '.' and '$' as in Python: only LF is a newline, whatever PCRE2's build default. */
-    pcre2_compile_context *cctx = pcre2_compile_context_create(NULL);
-    if (!cctx) {
-        rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    pcre2_set_newline(cctx, PCRE2_NEWLINE_LF);
-    f->code = pcre2_compile((PCRE2_SPTR)re.data, re.len, 0, &errcode, &erroff, cctx);
-    pcre2_compile_context_free(cctx);
-    if (!f->code) {
-        PCRE2_UCHAR buf[256];
-        pcre2_get_error_message(errcode, buf, sizeof buf);
-        size_t at = erroff < re.len ? origin[erroff] : strlen(spec);
-        rc = syntax_error(f, spec, at, (const char *)buf);
+    /* Compile, JIT, limits.  '.' and '$' as in Python: only LF is a newline,
+       whatever PCRE2's build default. */
+    const logtk_regex_config config = {
+        .flags = LOGTK_REGEX_NEWLINE_LF,
+        .match_limit = FORMAT_MATCH_LIMIT,
+        .depth_limit = FORMAT_DEPTH_LIMIT,
+        .jit_stack_max = 1024 * 1024,
+        .lower_after = FORMAT_LIMIT_STREAK,
+        .lower_divisor = FORMAT_LIMIT_DIVISOR,
+        .lower_floor = FORMAT_MATCH_LIMIT_FLOOR,
+        .success_margin = FORMAT_SUCCESS_MARGIN,
+    };
+    logtk_regex_error rerr;
+    if (logtk_regex_compile(&f->regex, re.data, re.len, &config, &rerr) != LOGTK_OK) {
+        if (rerr.code == LOGTK_ERR_NOMEM) {
+            rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+        } else {
+            size_t at = rerr.offset < re.len ? origin[rerr.offset] : strlen(spec);
+            rc = syntax_error(f, spec, at, rerr.reason);
+        }
         goto done;
     }
     for (size_t t = 0; t < f->ntags; t++) {
         char gname[16];
         snprintf(gname, sizeof gname, "f%zu", t);
-        int num = pcre2_substring_number_from_name(f->code, (PCRE2_SPTR)gname);
-        if (num <= 0) { /* a fragment defined the same group name */
+        uint32_t num = logtk_regex_group_number(f->regex, gname);
+        if (num == 0) { /* a fragment defined the same group name */
             rc = syntax_error(f, spec, 0, "group names f0, f1, ... are reserved");
             goto done;
         }
-        f->tag_group[t] = (uint32_t)num;
+        f->tag_group[t] = num;
     }
-    f->match_data = pcre2_match_data_create_from_pattern(f->code, NULL);
-    f->match_context = pcre2_match_context_create(NULL);
-    if (!f->match_data || !f->match_context) {
+    /* enough of it to name it in a message (the message itself is 512 bytes) */
+    f->spec = logtk_arena_strndup(&f->arena, spec, strnlen(spec, 300));
+    if (!f->spec) {
         rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
         goto done;
-    }
-    pcre2_set_match_limit(f->match_context, FORMAT_MATCH_LIMIT);
-    pcre2_set_depth_limit(f->match_context, FORMAT_DEPTH_LIMIT);
-    if (pcre2_jit_compile(f->code, PCRE2_JIT_COMPLETE) == 0) {
-        f->jit_stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
-        if (f->jit_stack) {
-            pcre2_jit_stack_assign(f->match_context, NULL, f->jit_stack);
-            f->jit = 1;
-        }
     }
 
     /* The fast matcher applies when every fragment is plain literal text. */
@@ -833,26 +832,32 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
         }
     }
 
-    int rc = f->jit ? pcre2_jit_match(f->code, (PCRE2_SPTR)s, (size_t)(end - s), 0, 0,
-                                      f->match_data, f->match_context)
-                    : pcre2_match(f->code, (PCRE2_SPTR)s, (size_t)(end - s), 0, 0, f->match_data,
-                                  f->match_context);
-    if (rc < 0) {
+    int rc = logtk_regex_match(f->regex, s, (size_t)(end - s), 0, 0);
+    if (rc <= 0) {
         fill_unmatched(f, line, len, rec);
-        if (rc == PCRE2_ERROR_NOMATCH)
+        if (rc == LOGTK_REGEX_NOMATCH)
             return LOGTK_OK;
-        if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-            rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
+        if (rc == LOGTK_REGEX_LIMIT) {
+            uint32_t lowerings = logtk_regex_lowerings(f->regex);
+            if (lowerings != f->lowerings) {
+                f->lowerings = lowerings;
+                return logtk_error_set(&f->err, LOGTK_ERR_LIMIT,
+                                       "log format \"%s\": %d lines in a row hit the regex match "
+                                       "limit; lowered to %lu steps for the lines that follow",
+                                       f->spec, (int)FORMAT_LIMIT_STREAK,
+                                       (unsigned long)logtk_regex_match_limit(f->regex));
+            }
             return logtk_error_set(&f->err, LOGTK_ERR_LIMIT,
                                    "log format: match limit reached on a line of %zu bytes", len);
-        PCRE2_UCHAR buf[256];
-        pcre2_get_error_message(rc, buf, sizeof buf);
-        return logtk_error_set(&f->err, LOGTK_ERR_LIMIT, "log format: %s", (const char *)buf);
+        }
+        char buf[256];
+        logtk_regex_failure(f->regex, buf, sizeof buf);
+        return logtk_error_set(&f->err, LOGTK_ERR_LIMIT, "log format: %s", buf);
     }
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(f->match_data);
+    const size_t *ov = logtk_regex_ovector(f->regex);
     for (size_t t = 0; t < f->ntags; t++) {
         uint32_t g = f->tag_group[t];
-        if ((uint32_t)rc > g && ov[2 * g] != PCRE2_UNSET) {
+        if ((uint32_t)rc > g && ov[2 * g] != LOGTK_REGEX_UNSET) {
             tags[t].ptr = s + ov[2 * g];
             tags[t].len = ov[2 * g + 1] - ov[2 * g];
         } else { /* an optional part that did not take part */

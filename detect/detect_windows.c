@@ -4,7 +4,7 @@
  * Detectors score windows, not lines, so a stream of (line, event, label)
  * must be cut into windows the way loglizer cuts it:
  *   - session windows gather the lines that name an id (an HDFS block).  The
- *     id regex (PCRE2, compiled once with JIT and match limits) is searched
+ *     id regex (PCRE2, compiled once with JIT and match limits, core/regex.h) is searched
  *     over the whole line and every match counts, so a line naming two
  *     blocks joins both sessions, as loglizer's HDFS loader does.  Each
  *     session is a growable array; memory grows with open sessions, and an
@@ -26,9 +26,7 @@
  */
 #include "config.h"
 #include "detect_impl.h"
-
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
+#include "regex.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -72,11 +70,7 @@ struct logtk_windows {
     int bound;
     int started;
     /* id regex */
-    pcre2_code *re;
-    pcre2_match_data *md;
-    pcre2_match_context *mctx;
-    pcre2_jit_stack *jit_stack;
-    int jit;
+    logtk_regex *re;
     /* sessions */
     logtk_hashtab ids;
     win_session *sess;
@@ -301,10 +295,7 @@ void logtk_windows_free(logtk_windows *w)
     free(w->id_regex);
     free(w->time_fields);
     free(w->time_format);
-    pcre2_match_data_free(w->md);
-    pcre2_match_context_free(w->mctx);
-    pcre2_jit_stack_free(w->jit_stack);
-    pcre2_code_free(w->re);
+    logtk_regex_free(w->re);
     logtk_hashtab_free(&w->ids);
     for (size_t i = 0; i < w->nsess; i++) {
         free(w->sess[i].events);
@@ -352,17 +343,20 @@ int logtk_windows_set_option(logtk_windows *w, const char *name, const char *val
     if (strcmp(name, "id_regex") == 0) {
         if (set_string(&w->id_regex, value) != 0)
             return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-        int errcode;
-        PCRE2_SIZE erroff;
-        pcre2_code *re = pcre2_compile((PCRE2_SPTR)value, PCRE2_ZERO_TERMINATED, 0, &errcode,
-                                       &erroff, NULL);
-        if (!re) {
-            PCRE2_UCHAR buf[256];
-            pcre2_get_error_message(errcode, buf, sizeof buf);
+        static const logtk_regex_config config = {
+            .match_limit = WIN_MATCH_LIMIT,
+            .depth_limit = WIN_MATCH_LIMIT,
+            .jit_stack_max = 512 * 1024,
+        };
+        logtk_regex *re;
+        logtk_regex_error rerr;
+        if (logtk_regex_compile(&re, value, (size_t)-1, &config, &rerr) != LOGTK_OK) {
+            if (rerr.code == LOGTK_ERR_NOMEM)
+                return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
             return logtk_error_set(&w->err, LOGTK_ERR_SYNTAX, "id regex '%s': %s at offset %zu",
-                                   value, (const char *)buf, (size_t)erroff);
+                                   value, rerr.reason, rerr.offset);
         }
-        pcre2_code_free(w->re);
+        logtk_regex_free(w->re);
         w->re = re;
         return LOGTK_OK;
     }
@@ -460,19 +454,6 @@ static int start(logtk_windows *w)
     if (w->kind == WIN_SESSION) {
         if (!w->re && logtk_windows_set_option(w, "id_regex", "blk_-?\\d+") != LOGTK_OK)
             return w->err.code;
-        w->md = pcre2_match_data_create_from_pattern(w->re, NULL);
-        w->mctx = pcre2_match_context_create(NULL);
-        if (!w->md || !w->mctx)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-        pcre2_set_match_limit(w->mctx, WIN_MATCH_LIMIT);
-        pcre2_set_depth_limit(w->mctx, WIN_MATCH_LIMIT);
-        if (pcre2_jit_compile(w->re, PCRE2_JIT_COMPLETE) == 0) {
-            w->jit_stack = pcre2_jit_stack_create(32 * 1024, 512 * 1024, NULL);
-            if (w->jit_stack) {
-                pcre2_jit_stack_assign(w->mctx, NULL, w->jit_stack);
-                w->jit = 1;
-            }
-        }
     } else if (w->kind == WIN_TIME) {
         if (!w->time_format)
             return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "time windows need time_format");
@@ -648,15 +629,14 @@ static int sweep_idle(logtk_windows *w, int all)
 static int add_session_line(logtk_windows *w, const char *text, size_t len, uint64_t line_no,
                             uint32_t event, int label)
 {
-    PCRE2_SIZE offset = 0;
+    size_t offset = 0;
     size_t found = 0;
     struct {
         size_t off, len;
     } seen[WIN_MAX_IDS_PER_LINE];
     while (offset <= len && found < WIN_MAX_IDS_PER_LINE) {
-        int rc = w->jit ? pcre2_jit_match(w->re, (PCRE2_SPTR)text, len, offset, 0, w->md, w->mctx)
-                        : pcre2_match(w->re, (PCRE2_SPTR)text, len, offset, 0, w->md, w->mctx);
-        if (rc == PCRE2_ERROR_NOMATCH)
+        int rc = logtk_regex_match(w->re, text, len, offset, 0);
+        if (rc == LOGTK_REGEX_NOMATCH)
             break;
         if (rc < 0) {
             w->stats.no_id++;
@@ -664,7 +644,7 @@ static int add_session_line(logtk_windows *w, const char *text, size_t len, uint
                                    "line %llu: the id regex hit its match limit; line skipped",
                                    (unsigned long long)line_no);
         }
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(w->md);
+        const size_t *ov = logtk_regex_ovector(w->re);
         size_t s = ov[0], e = ov[1];
         int dup = 0;
         for (size_t i = 0; i < found && !dup; i++)

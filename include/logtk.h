@@ -246,6 +246,17 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
 /** The last error. */
 const char *logtk_format_errmsg(const logtk_format *f);
 
+/**
+ * How many times the format's regex match limit (2,000,000 steps) has been
+ * lowered since logtk_format_compile().  After 8 lines in a row hit it (a
+ * regex that backtracks catastrophically on this input), it drops to a
+ * hundredth, never below 20,000 steps nor below ten times what the costliest
+ * measured matching line needed; a later matching line that needs more
+ * raises it again.  The logtk_format_match() call that lowered it returns
+ * LOGTK_ERR_LIMIT with an errmsg naming the format and the new limit.
+ */
+unsigned logtk_format_limit_lowerings(const logtk_format *f);
+
 /** Frees the format.  NULL is harmless. */
 void logtk_format_free(logtk_format *f);
 

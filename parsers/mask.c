@@ -2,7 +2,8 @@
  * mask.c - ordered masking rules with a span map back to the original text.
  *
  * Each rule is a PCRE2 pattern compiled once (JIT when available) and run
- * with a match limit, a depth limit and a private JIT stack, so a hostile
+ * with a match limit, a depth limit and a private JIT stack (core/regex.h,
+ * one handle per rule, limits from mask.h), so a hostile
  * pattern or line fails that line's rule (LOGTK_ERR_LIMIT) instead of hanging
  * the tool.  Rules apply in order, each over the output of the previous one,
  * replacing every match as Python's re.sub does (which is what Loghub's
@@ -27,18 +28,15 @@
  */
 #include "config.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <stdlib.h>
 #include <string.h>
 
 #include "mask.h"
+#include "regex.h"
 #include "strbuf.h"
 
 typedef struct mask_rule {
-    pcre2_code *code;
-    int jit; /* 1 when JIT compiled */
+    logtk_regex *regex; /* its own match data, context and (lowered) match limit */
     /* prefilter, from PCRE2's own analysis: a match needs min_length bytes
        and, when first_kind is 1, starts with first_unit */
     size_t min_length;
@@ -49,7 +47,6 @@ typedef struct mask_rule {
     char *replacement;
     size_t replacement_len;
     char *name; /* logtk_masker_add_named(): reported for what the rule replaced; NULL: none */
-    uint32_t match_limit; /* lowered after each hit, see LOGTK_MASK_LIMIT_DIVISOR */
 } mask_rule;
 
 typedef struct span_segment {
@@ -71,10 +68,6 @@ struct logtk_masker {
     mask_rule *rules;
     size_t nrules;
     size_t cap;
-    pcre2_match_data *match_data;
-    pcre2_match_context *match_context;
-    pcre2_jit_stack *jit_stack;
-    uint32_t context_limit; /* the match limit now set in match_context */
     logtk_strbuf text[2];
     segment_list segs[2];
     int cur;         /* index of the buffer holding the current text; -1: the input */
@@ -89,17 +82,6 @@ int logtk_masker_new(logtk_masker **out)
     if (m == NULL)
         return LOGTK_ERR_NOMEM;
     m->cur = -1;
-    m->match_context = pcre2_match_context_create(NULL);
-    m->jit_stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
-    if (m->match_context == NULL || m->jit_stack == NULL) {
-        logtk_masker_free(m);
-        return LOGTK_ERR_NOMEM;
-    }
-    pcre2_set_match_limit(m->match_context, LOGTK_MASK_MATCH_LIMIT);
-    m->context_limit = LOGTK_MASK_MATCH_LIMIT;
-    pcre2_set_depth_limit(m->match_context, LOGTK_MASK_DEPTH_LIMIT);
-    pcre2_set_heap_limit(m->match_context, 20 * 1024); /* KiB */
-    pcre2_jit_stack_assign(m->match_context, NULL, m->jit_stack);
     *out = m;
     return LOGTK_OK;
 }
@@ -109,15 +91,12 @@ void logtk_masker_free(logtk_masker *m)
     if (m == NULL)
         return;
     for (size_t i = 0; i < m->nrules; i++) {
-        pcre2_code_free(m->rules[i].code);
+        logtk_regex_free(m->rules[i].regex);
         free(m->rules[i].pattern);
         free(m->rules[i].replacement);
         free(m->rules[i].name);
     }
     free(m->rules);
-    pcre2_match_data_free(m->match_data);
-    pcre2_match_context_free(m->match_context);
-    pcre2_jit_stack_free(m->jit_stack);
     for (int i = 0; i < 2; i++) {
         logtk_strbuf_free(&m->text[i]);
         free(m->segs[i].seg);
@@ -150,53 +129,50 @@ int logtk_masker_add_named(logtk_masker *m, const char *name, const char *patter
 {
     if (replacement == NULL)
         replacement = "<*>";
-    int errcode;
-    PCRE2_SIZE erroff;
-    pcre2_code *code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0, &errcode,
-                                     &erroff, NULL);
-    if (code == NULL) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(errcode, msg, sizeof msg);
+    static const logtk_regex_config config = {
+        .match_limit = LOGTK_MASK_MATCH_LIMIT,
+        .depth_limit = LOGTK_MASK_DEPTH_LIMIT,
+        .heap_limit_kib = 20 * 1024,
+        .jit_stack_max = 1024 * 1024,
+        .lower_after = 1, /* every hit lowers the limit, see mask.h */
+        .lower_divisor = LOGTK_MASK_LIMIT_DIVISOR,
+        .lower_floor = LOGTK_MASK_MATCH_LIMIT_FLOOR,
+    };
+    logtk_regex *code;
+    logtk_regex_error rerr;
+    if (logtk_regex_compile(&code, pattern, (size_t)-1, &config, &rerr) != LOGTK_OK) {
+        if (rerr.code == LOGTK_ERR_NOMEM)
+            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         return logtk_error_set(err, LOGTK_ERR_SYNTAX, "mask \"%s\": %s at offset %zu", pattern,
-                               (const char *)msg, (size_t)erroff);
+                               rerr.reason, rerr.offset);
     }
     if (m->nrules == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 4;
         mask_rule *r = realloc(m->rules, cap * sizeof *r);
         if (r == NULL) {
-            pcre2_code_free(code);
+            logtk_regex_free(code);
             return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         }
         m->rules = r;
         m->cap = cap;
     }
     mask_rule *r = &m->rules[m->nrules];
-    r->code = code;
-    r->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
-    r->match_limit = LOGTK_MASK_MATCH_LIMIT;
-    uint32_t info = 0;
-    r->min_length = 0;
+    r->regex = code;
+    r->min_length = logtk_regex_min_length(code);
     r->first_kind = 0;
-    if (pcre2_pattern_info(code, PCRE2_INFO_MINLENGTH, &info) == 0)
-        r->min_length = info;
-    uint32_t ftype = 0;
-    pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODETYPE, &ftype);
-    if (ftype == 1 && pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODEUNIT, &info) == 0) {
-        uint32_t opts = 0;
-        pcre2_pattern_info(code, PCRE2_INFO_ALLOPTIONS, &opts);
-        if (!(opts & PCRE2_CASELESS) && info < 256) {
-            /* An inline (?i) does not show in ALLOPTIONS, yet makes the first
-               unit caseless ("(?i)error" must find "ERROR"): for a letter the
-               prefilter then looks for both cases. */
-            r->first_kind = 1;
-            r->first_unit = (unsigned char)info;
-            r->first_other_case = r->first_unit;
-            if (may_turn_caseless(pattern)) {
-                if (info >= 'a' && info <= 'z')
-                    r->first_other_case = (unsigned char)(info - 'a' + 'A');
-                else if (info >= 'A' && info <= 'Z')
-                    r->first_other_case = (unsigned char)(info - 'A' + 'a');
-            }
+    unsigned char info;
+    if (logtk_regex_first_byte(code, &info)) {
+        /* An inline (?i) does not show in PCRE2's ALLOPTIONS, yet makes the
+           first unit caseless ("(?i)error" must find "ERROR"): for a letter
+           the prefilter then looks for both cases. */
+        r->first_kind = 1;
+        r->first_unit = info;
+        r->first_other_case = r->first_unit;
+        if (may_turn_caseless(pattern)) {
+            if (info >= 'a' && info <= 'z')
+                r->first_other_case = (unsigned char)(info - 'a' + 'A');
+            else if (info >= 'A' && info <= 'Z')
+                r->first_other_case = (unsigned char)(info - 'A' + 'a');
         }
     }
     r->pattern = strdup(pattern);
@@ -204,27 +180,11 @@ int logtk_masker_add_named(logtk_masker *m, const char *name, const char *patter
     r->replacement_len = strlen(replacement);
     r->name = name && name[0] ? strdup(name) : NULL;
     if (r->pattern == NULL || r->replacement == NULL || (name && name[0] && r->name == NULL)) {
-        pcre2_code_free(code);
+        logtk_regex_free(code);
         free(r->pattern);
         free(r->replacement);
         free(r->name);
         return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-    }
-    /* one match data block big enough for every rule */
-    uint32_t pairs = 0;
-    pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &pairs);
-    pairs += 1;
-    if (m->match_data == NULL || pcre2_get_ovector_count(m->match_data) < pairs) {
-        pcre2_match_data *md = pcre2_match_data_create(pairs, NULL);
-        if (md == NULL) {
-            pcre2_code_free(code);
-            free(r->pattern);
-            free(r->replacement);
-            free(r->name);
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-        }
-        pcre2_match_data_free(m->match_data);
-        m->match_data = md;
     }
     if (r->name)
         m->nnamed++;
@@ -457,12 +417,6 @@ static inline int copy_stretch(logtk_strbuf *out, segment_list *dst, const char 
     return 0;
 }
 
-static int is_limit_error(int rc)
-{
-    return rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-           rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT;
-}
-
 /*
  * Runs rule r from `start`.  The prefilter skips the engine call (about 100
  * instructions of set-up each) when too few bytes are left or the literal
@@ -470,11 +424,11 @@ static int is_limit_error(int rc)
  * search there (look-behind still sees the whole subject).  A start-byte set
  * such as \d is left to the JIT, whose own scan is faster than a table loop.
  */
-static int run_match(logtk_masker *m, const mask_rule *r, const char *subject, size_t len,
-                     size_t start, uint32_t options)
+static int run_match(const mask_rule *r, const char *subject, size_t len, size_t start,
+                     uint32_t options)
 {
     if (start > len || len - start < r->min_length)
-        return PCRE2_ERROR_NOMATCH;
+        return LOGTK_REGEX_NOMATCH;
     if (r->first_kind == 1) {
         const char *hit = memchr(subject + start, r->first_unit, len - start);
         if (r->first_other_case != r->first_unit) {
@@ -485,28 +439,13 @@ static int run_match(logtk_masker *m, const mask_rule *r, const char *subject, s
                 hit = other;
         }
         if (hit == NULL)
-            return PCRE2_ERROR_NOMATCH;
+            return LOGTK_REGEX_NOMATCH;
         start = (size_t)(hit - subject);
     }
     if (len - start < r->min_length)
-        return PCRE2_ERROR_NOMATCH;
-    if (m->context_limit != r->match_limit) {
-        pcre2_set_match_limit(m->match_context, r->match_limit);
-        m->context_limit = r->match_limit;
-    }
-    if (r->jit)
-        return pcre2_jit_match(r->code, (PCRE2_SPTR)subject, len, start, options, m->match_data,
-                               m->match_context);
-    return pcre2_match(r->code, (PCRE2_SPTR)subject, len, start, options, m->match_data,
-                       m->match_context);
-}
-
-/* Rule r hit its limit on this line: later lines give it less (see mask.h). */
-static void lower_limit(mask_rule *r)
-{
-    r->match_limit /= LOGTK_MASK_LIMIT_DIVISOR;
-    if (r->match_limit < LOGTK_MASK_MATCH_LIMIT_FLOOR)
-        r->match_limit = LOGTK_MASK_MATCH_LIMIT_FLOOR;
+        return LOGTK_REGEX_NOMATCH;
+    /* a hit lowers the rule's limit for later lines (see mask.h) */
+    return logtk_regex_match(r->regex, subject, len, start, options);
 }
 
 int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char **masked,
@@ -520,19 +459,17 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
     size_t cur_len = len;
     for (size_t ri = 0; ri < m->nrules; ri++) {
         mask_rule *r = &m->rules[ri];
-        int rc = run_match(m, r, cur_text, cur_len, 0, 0);
-        if (rc == PCRE2_ERROR_NOMATCH)
+        int rc = run_match(r, cur_text, cur_len, 0, 0);
+        if (rc == LOGTK_REGEX_NOMATCH)
             continue; /* common case: nothing to copy */
         if (rc < 0) {
-            if (is_limit_error(rc))
-                lower_limit(r);
-            if (is_limit_error(rc))
+            if (rc == LOGTK_REGEX_LIMIT)
                 status = logtk_error_set(err, LOGTK_ERR_LIMIT,
                                          "mask \"%s\" hit its match limit; not applied",
                                          r->pattern);
             else
                 status = logtk_error_set(err, LOGTK_ERR_LIMIT, "mask \"%s\": match error %d",
-                                         r->pattern, rc);
+                                         r->pattern, logtk_regex_failure(r->regex, NULL, 0));
             continue;
         }
         int next = m->cur == 0 ? 1 : 0;
@@ -547,7 +484,7 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
         dst->n = 0;
         int failed = 0;
         for (;;) {
-            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->match_data);
+            const size_t *ov = logtk_regex_ovector(r->regex);
             size_t s = ov[0], e = ov[1];
             if (e < s) /* \K tricks; treat as empty at s */
                 e = s;
@@ -576,16 +513,14 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
                    '-', 'ab') is 'a--'); progress is guaranteed */
                 if (s >= cur_len)
                     break;
-                options = PCRE2_NOTEMPTY_ATSTART;
+                options = LOGTK_REGEX_NOTEMPTY_ATSTART;
             }
             if (e > cur_len)
                 break;
-            rc = run_match(m, r, cur_text, cur_len, e, options);
-            if (rc == PCRE2_ERROR_NOMATCH)
+            rc = run_match(r, cur_text, cur_len, e, options);
+            if (rc == LOGTK_REGEX_NOMATCH)
                 break;
             if (rc < 0) {
-                if (is_limit_error(rc))
-                    lower_limit(r);
                 status = logtk_error_set(err, LOGTK_ERR_LIMIT,
                                          "mask \"%s\" hit its match limit; not applied",
                                          r->pattern);

@@ -27,9 +27,9 @@ allowed_folders() {
 allowed_libs() {
     case $1 in
     core) echo "libc pcre2 archive compression zstd sqlite" ;;
-    parsers) echo "libc pcre2" ;;
-    compress) echo "libc pcre2 zstd" ;;
-    detect) echo "libc pcre2 libsvm" ;;
+    parsers) echo "libc" ;;
+    compress) echo "libc zstd" ;;
+    detect) echo "libc libsvm" ;;
     datasets) echo "libc" ;;
     cli) echo "libc" ;;
     esac

@@ -107,6 +107,18 @@ BEGIN {
     for (i = 0; i < lines; i++) print line
 }' > "$out/format_mismatch.log"
 
+# Lines on which a user's format regex "<A> (x+x+)+[yz] <Content>"
+# backtracks catastrophically: "a " and a run of x with no y or z, so each
+# one spends the whole match limit unless the limit adapts.
+awk -v lines=$((20000 / scale)) '
+BEGIN {
+    for (i = 0; i < lines; i++) {
+        line = "a "
+        for (j = 0; j < 50 + i % 30; j++) line = line "x"
+        print line
+    }
+}' > "$out/catastrophic_format.log"
+
 # Many empty lines: every one is a row.
 awk -v lines=$((1000000 / scale)) 'BEGIN { for (i = 0; i < lines; i++) print "" }' > "$out/empty_lines.log"
 
