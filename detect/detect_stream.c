@@ -67,7 +67,7 @@ struct logtk_stream {
     /* the events close_bucket visits: counted in the current bucket, and
        with a mean above 1 at their last close (sorted by id) */
     uint32_t *touched, *high, *visit;
-    size_t ntouched, nhigh, visit_cap;
+    size_t ntouched, nhigh;
     uint64_t closes;       /* buckets closed */
     uint64_t close_visits; /* event states visited by those closes (work) */
     /* buckets */
@@ -250,7 +250,6 @@ static int grow_events(logtk_stream *s, uint32_t event)
         s->visit = vv;
     if (!c || !b || !m || !n || !y || !tv || !hv || !vv)
         return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
-    s->visit_cap = 2 * cap;
     size_t old = s->nevents_cap;
     memset(s->count + old, 0, (cap - old) * sizeof *c);
     memset(s->in_bucket + old, 0, (cap - old) * sizeof *b);
