@@ -77,8 +77,14 @@ static int apply_params(logtk_detector *d, const char *model)
     return EXIT_OK;
 }
 
+/* run_one's answer when the model refused the training set as over one of
+   its size limits: the row is skipped with the reason on stderr (a bench of
+   the other models and splits still means something). */
+#define RUN_SKIPPED (-1)
+
 static int run_one(const char *model, logtk_sessions *s, const size_t *train, size_t ntrain,
-                   const size_t *test, size_t ntest, run_result *out)
+                   const size_t *test, size_t ntest, const char *path, const char *split,
+                   run_result *out)
 {
     logtk_detector *d;
     int rc = logtk_detector_new(&d, model);
@@ -93,6 +99,12 @@ static int run_one(const char *model, logtk_sessions *s, const size_t *train, si
     double t0 = cli_now();
     rc = logtk_detector_train(d, s, train, ntrain);
     out->train_s = cli_now() - t0;
+    if (rc == LOGTK_ERR_LIMIT) {
+        cli_error("bench detect", "%s: %s split: skipped: %s", path, split,
+                  logtk_detector_errmsg(d));
+        logtk_detector_free(d);
+        return RUN_SKIPPED;
+    }
     if (rc != LOGTK_OK) {
         cli_error("bench detect", "%s: %s", model, logtk_detector_errmsg(d));
         logtk_detector_free(d);
@@ -232,23 +244,27 @@ int cmd_bench_detect(int argc, char **argv)
             }
             run_result r;
             memset(&r, 0, sizeof r);
-            status = run_one(model, s, train, ntrain, test, ntest, &r);
+            status = run_one(model, s, train, ntrain, test, ntest, path, splits[si].name, &r);
             if (status == EXIT_OK)
                 print_row(model, splits[si].name, splits[si].fraction, &r);
-            if (status == EXIT_OK && si == 0 && scale > 0) {
+            int skipped = status == RUN_SKIPPED;
+            if (skipped)
+                status = EXIT_OK;
+            if (status == EXIT_OK && !skipped && si == 0 && scale > 0) {
                 size_t *big_train = replicate(train, ntrain, (size_t)scale);
                 size_t ntest_big = ntest * ((1000000 + ntest - 1) / (ntest ? ntest : 1));
                 size_t *big_test = replicate(test, ntest, ntest_big);
                 run_result big;
                 memset(&big, 0, sizeof big);
+                char name[64];
+                snprintf(name, sizeof name, "scale%ld", scale);
                 if (big_train && big_test)
                     status = run_one(model, s, big_train, (size_t)scale, big_test, ntest_big,
-                                     &big);
-                if (status == EXIT_OK && big_train && big_test) {
-                    char name[64];
-                    snprintf(name, sizeof name, "scale%ld", scale);
+                                     path, name, &big);
+                if (status == EXIT_OK && big_train && big_test)
                     print_row(model, name, 0.5, &big);
-                }
+                if (status == RUN_SKIPPED)
+                    status = EXIT_OK;
                 free(big_train);
                 free(big_test);
             }

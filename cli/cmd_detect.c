@@ -1322,6 +1322,14 @@ typedef struct watch_state {
     kept_line *kept;
     size_t nkept;
     int flush_alerts; /* --flush: fflush after each alert (else stdio's buffer) */
+    /* window_names' buffers, kept across windows: local_of[template id] is
+       the id's slot + 1 in the current window (0: not in it) */
+    uint32_t *local_of;
+    size_t local_of_cap;
+    uint32_t *local_events;
+    logtk_slice *local_names;
+    char *local_store;
+    size_t local_cap;
 } watch_state;
 
 static int keep_line(watch_state *w, const char *text, size_t len)
@@ -1381,17 +1389,84 @@ static void print_alert_line(watch_state *w, const char *kind, const char *id, s
     putchar('\n');
 }
 
+/*
+ * The window's events renumbered 0.. by distinct template, with each
+ * template's name as template_names gives it (the MD5 of its current text):
+ * the cost is the window's events, where naming every template the parser
+ * holds cost each window all templates seen so far (a watch over 10^5
+ * distinct lines was quadratic).  *out is win with the new events.
+ */
+static int window_names(watch_state *w, const logtk_window *win, logtk_window *out)
+{
+    uint32_t count = logtk_parser_template_count(w->parser);
+    if (w->local_of_cap < (size_t)count + 1) {
+        size_t cap = w->local_of_cap ? w->local_of_cap : 1024;
+        while (cap < (size_t)count + 1)
+            cap *= 2;
+        uint32_t *grown = realloc(w->local_of, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        memset(grown + w->local_of_cap, 0, (cap - w->local_of_cap) * sizeof *grown);
+        w->local_of = grown;
+        w->local_of_cap = cap;
+    }
+    if (w->local_cap < win->nevents) {
+        size_t cap = win->nevents * 2;
+        uint32_t *ev = realloc(w->local_events, cap * sizeof *ev);
+        if (ev)
+            w->local_events = ev;
+        logtk_slice *nm = realloc(w->local_names, cap * sizeof *nm);
+        if (nm)
+            w->local_names = nm;
+        char *st = realloc(w->local_store, cap * 12);
+        if (st)
+            w->local_store = st;
+        if (!ev || !nm || !st)
+            return -1;
+        w->local_cap = cap;
+    }
+    uint32_t nlocal = 0;
+    for (size_t i = 0; i < win->nevents; i++) {
+        uint32_t e = win->events[i];
+        if (e >= 1 && e <= count && w->local_of[e]) {
+            w->local_events[i] = w->local_of[e] - 1;
+            continue;
+        }
+        char *name = w->local_store + (size_t)nlocal * 12;
+        size_t len = 8;
+        logtk_slice text;
+        uint64_t occurrences;
+        if (e >= 1 && e <= count) {
+            if (logtk_parser_template(w->parser, e, &text, &occurrences) != LOGTK_OK)
+                text.ptr = "", text.len = 0;
+            template_event_name(text.ptr, text.len, name);
+            w->local_of[e] = nlocal + 1;
+        } else { /* as logtk_sessions_add_window names an id without a name */
+            len = e ? (size_t)snprintf(name, 12, "%u", e) : 0;
+        }
+        w->local_names[nlocal].ptr = name;
+        w->local_names[nlocal].len = len;
+        w->local_events[i] = nlocal++;
+    }
+    for (size_t i = 0; i < win->nevents; i++) {
+        uint32_t e = win->events[i];
+        if (e >= 1 && e <= count)
+            w->local_of[e] = 0;
+    }
+    *out = *win;
+    out->events = w->local_events;
+    return 0;
+}
+
 static int score_window(watch_state *w, const logtk_window *win)
 {
     w->windows++;
     logtk_sessions *s;
     if (logtk_sessions_new(&s) != LOGTK_OK)
         return -1;
-    logtk_slice *names = NULL;
-    char *store = NULL;
-    size_t nnames = 0;
-    int rc = template_names(w->parser, &names, &nnames, &store);
-    if (rc == 0 && logtk_sessions_add_window(s, win, names, nnames) != LOGTK_OK)
+    logtk_window local;
+    int rc = window_names(w, win, &local);
+    if (rc == 0 && logtk_sessions_add_window(s, &local, w->local_names, local.nevents) != LOGTK_OK)
         rc = -1;
     double score = 0;
     uint8_t verdict = 0;
@@ -1405,8 +1480,6 @@ static int score_window(watch_state *w, const logtk_window *win)
         if (w->flush_alerts)
             fflush(stdout);
     }
-    free(names);
-    free(store);
     logtk_sessions_free(s);
     return rc;
 }
@@ -1690,6 +1763,10 @@ static int cmd_watch(int argc, char **argv)
     for (size_t i = 0; w.kept && i < w.nkept; i++)
         free(w.kept[i].text);
     free(w.kept);
+    free(w.local_of);
+    free(w.local_events);
+    free(w.local_names);
+    free(w.local_store);
     logtk_stream_free(w.stream);
     logtk_windows_free(in.win);
     logtk_parser_free(in.parser);

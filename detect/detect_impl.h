@@ -186,6 +186,14 @@ struct logtk_detector {
     detect_features features;
     double threshold;
     void *state; /* model-specific */
+    /* Set by a model's train or load where scoring a row from its raw
+       counts, at a cost in proportion to the row's n events, beats the
+       dense transform (PCA over thousands of events); NULL otherwise, and
+       then the dense path's results are the reference.  Columns cols[0..n),
+       counts x[cols[t]], every other x[j] 0; unseen as x[ncols] would be.
+       Returns 0 with *score set, or nonzero to fall back to the dense path. */
+    int (*score_sparse)(const logtk_detector *d, const double *x, const int32_t *cols, size_t n,
+                        double unseen, double *score);
     /* scoring scratch, reused across calls */
     double *xbuf;
     size_t xbuf_cap;
@@ -228,6 +236,13 @@ struct detect_model_ops {
 extern const detect_model_ops detect_pca_ops, detect_invariants_ops, detect_logclustering_ops,
     detect_iforest_ops, detect_ocsvm_ops, detect_novelty_ops, detect_lr_ops, detect_dtree_ops, detect_svm_ops,
     detect_ngram_ops;
+
+/* ---------------------------------------------------------------- streaming */
+
+/** Event states the stream's bucket closes have visited so far: the work of
+    rate-change detection, which must grow with the events of each bucket,
+    not with all events seen (tests hold it to that). */
+uint64_t detect_stream_close_visits(const logtk_stream *s);
 
 /* ---------------------------------------------------------------- linear algebra */
 

@@ -93,6 +93,7 @@ static void reset_model(logtk_detector *d)
     if (d->state && d->ops)
         d->ops->free_state(d->state);
     d->state = NULL;
+    d->score_sparse = NULL;
     d->trained = 0;
     d->threshold = 0;
     detect_features_free(&d->features);
@@ -326,14 +327,15 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
 
 /*
  * Scores of distinct count vectors, kept for one logtk_detector_score()
- * call: a score is a function of the session's counts (and of its unseen
- * events), and sessions repeat their counts (HDFS: 575k sessions, a few
- * thousand distinct vectors), so each distinct vector is transformed and
- * scored once (a one-class SVM's kernel sum over its support vectors was
- * 300k sessions/s).  The key is an order-independent hash of the events'
- * columns; an entry keeps its (column, count) pairs, so a hit is checked,
- * never assumed.  Bounded: past SCORE_MEMO_ENTRIES entries or
- * SCORE_MEMO_PAIRS pairs, new vectors are scored without being kept.
+ * call: a score is a function of the session's counts and of its number of
+ * events unseen in training, and sessions repeat their counts (HDFS: 575k
+ * sessions, a few thousand distinct vectors), so each distinct vector is
+ * transformed and scored once (a one-class SVM's kernel sum over its
+ * support vectors was 300k sessions/s).  The key is an order-independent
+ * hash of the events' columns and the unseen count; an entry keeps its
+ * (column, count) pairs and its unseen count, so a hit is checked, never
+ * assumed.  Bounded: past SCORE_MEMO_ENTRIES entries or SCORE_MEMO_PAIRS
+ * pairs, new vectors are scored without being kept.
  */
 #define SCORE_MEMO_ENTRIES ((size_t)1 << 16)
 #define SCORE_MEMO_PAIRS ((size_t)1 << 22)
@@ -346,6 +348,7 @@ typedef struct score_memo_pair {
 typedef struct score_memo {
     uint64_t *keys;     /* 0: empty slot */
     double *values;
+    double *unseen;     /* the entry's count of events unseen in training */
     uint32_t *first;    /* the entry's pairs: pairs[first .. first + npairs) */
     uint32_t *npairs;
     size_t cap, used;   /* cap: a power of two, twice SCORE_MEMO_ENTRIES at most */
@@ -361,30 +364,33 @@ static int score_memo_init(score_memo *mm, size_t rows)
         cap *= 2;
     mm->keys = calloc(cap, sizeof *mm->keys);
     mm->values = malloc(cap * sizeof *mm->values);
+    mm->unseen = malloc(cap * sizeof *mm->unseen);
     mm->first = malloc(cap * sizeof *mm->first);
     mm->npairs = malloc(cap * sizeof *mm->npairs);
     mm->cap = cap;
-    return mm->keys && mm->values && mm->first && mm->npairs ? 0 : -1;
+    return mm->keys && mm->values && mm->unseen && mm->first && mm->npairs ? 0 : -1;
 }
 
 static void score_memo_free(score_memo *mm)
 {
     free(mm->keys);
     free(mm->values);
+    free(mm->unseen);
     free(mm->first);
     free(mm->npairs);
     free(mm->pairs);
 }
 
-/* The slot holding the vector x (nonzero columns cols[0..n)) under key h, or
- * the empty slot where it would go. */
+/* The slot holding the vector x (nonzero columns cols[0..n), `unseen`
+ * events unseen in training) under key h, or the empty slot where it would
+ * go. */
 static size_t score_memo_slot(const score_memo *mm, uint64_t h, const double *x,
-                              size_t n, int *found)
+                              size_t n, double unseen, int *found)
 {
     size_t i = (size_t)h & (mm->cap - 1);
     *found = 0;
     while (mm->keys[i]) {
-        if (mm->keys[i] == h && mm->npairs[i] == n) {
+        if (mm->keys[i] == h && mm->npairs[i] == n && mm->unseen[i] == unseen) {
             const score_memo_pair *pr = mm->pairs + mm->first[i];
             size_t k = 0;
             while (k < n && x[pr[k].col] == pr[k].count)
@@ -401,7 +407,7 @@ static size_t score_memo_slot(const score_memo *mm, uint64_t h, const double *x,
 
 /* Keeps x's counts (before the features' transform) and its score in slot i. */
 static void score_memo_put(score_memo *mm, size_t i, uint64_t h, const double *x,
-                           const int32_t *cols, size_t n, double score)
+                           const int32_t *cols, size_t n, double unseen, double score)
 {
     if (mm->used >= SCORE_MEMO_ENTRIES || mm->used >= mm->cap / 2 ||
         mm->pairs_used + n > SCORE_MEMO_PAIRS)
@@ -422,6 +428,7 @@ static void score_memo_put(score_memo *mm, size_t i, uint64_t h, const double *x
     }
     mm->keys[i] = h;
     mm->values[i] = score;
+    mm->unseen[i] = unseen;
     mm->first[i] = (uint32_t)mm->pairs_used;
     mm->npairs[i] = (uint32_t)n;
     mm->pairs_used += n;
@@ -474,9 +481,13 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
         free(map);
         return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     }
+    /* x is cleared whole only after a transform wrote all of it; a row
+       answered from the memo or by the model's sparse scoring touched its
+       own columns only, so those are reset, and a row costs its events
+       rather than the m columns of the vocabulary (10^5 on hostile input). */
+    memset(x, 0, (m + 1) * sizeof *x);
     for (size_t k = 0; k < nrows; k++) {
         size_t i = rows ? rows[k] : k, ncols = 0;
-        memset(x, 0, (m + 1) * sizeof *x);
         double unseen = 0;
         uint64_t h = 0;
         if (i < s->count) {
@@ -497,21 +508,29 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
         h ^= logtk_mix64((uint64_t)unseen ^ (uint64_t)ncols << 32);
         h += h == 0;
         int found;
-        size_t slot = score_memo_slot(&memo, h, x, ncols, &found);
+        size_t slot = score_memo_slot(&memo, h, x, ncols, unseen, &found);
         double score;
-        if (found && memo.values[slot] == memo.values[slot] && unseen == 0) {
+        int dense = 0;
+        if (found && memo.values[slot] == memo.values[slot]) {
             score = memo.values[slot];
         } else {
-            /* an unseen count is not in the pairs: such vectors are not kept */
-            int keep = !found && unseen == 0;
+            int keep = !found;
             if (keep)
-                score_memo_put(&memo, slot, h, x, cols, ncols, 0);
-            detect_features_transform(&d->features, x);
-            x[m] = unseen;
-            score = d->ops->score(d, x);
+                score_memo_put(&memo, slot, h, x, cols, ncols, unseen, 0);
+            if (!d->score_sparse || d->score_sparse(d, x, cols, ncols, unseen, &score) != 0) {
+                detect_features_transform(&d->features, x);
+                x[m] = unseen;
+                score = d->ops->score(d, x);
+                dense = 1;
+            }
             if (keep && memo.keys[slot] == h)
                 memo.values[slot] = score;
         }
+        if (dense)
+            memset(x, 0, (m + 1) * sizeof *x);
+        else
+            for (size_t t = 0; t < ncols; t++)
+                x[cols[t]] = 0;
         /* an event never seen in training is evidence of its own: the
            session scores above the threshold by its count of them */
         if (unseen > 0 && unseen_is_anomaly && !(score > d->threshold))
@@ -722,6 +741,7 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
     d->threshold = tmp.threshold;
     d->features = tmp.features;
     d->state = tmp.state;
+    d->score_sparse = tmp.score_sparse;
     d->trained = 1;
     logtk_error_clear(&d->err);
     return LOGTK_OK;

@@ -12,6 +12,11 @@
  *     event (alpha 0.3: a few buckets of memory, adapts to slow drift) give
  *     rate changes when a bucket closes; an event needs 3 buckets of history
  *     before it can be flagged, so a template born mid-bucket is not;
+ *     closing a bucket visits the events counted in it and those whose
+ *     mean is above 1 (only they can alert); every other event's mean
+ *     only decays, and that is applied when it is next visited (see
+ *     close_bucket), so a bucket costs its own events, not every event
+ *     seen so far;
  *   - the n-gram detector is DeepLog's "is the next key among the top g
  *     predicted" rule with counting instead of an LSTM: the context (the
  *     last n-1 events) is interned in a hash table, each context keeps its
@@ -56,8 +61,15 @@ struct logtk_stream {
     uint32_t *in_bucket;
     double *mean;
     uint32_t *buckets_seen;
+    uint64_t *synced; /* closes applied to mean and buckets_seen */
     size_t nevents_cap;
     uint32_t max_event;
+    /* the events close_bucket visits: counted in the current bucket, and
+       with a mean above 1 at their last close (sorted by id) */
+    uint32_t *touched, *high, *visit;
+    size_t ntouched, nhigh;
+    uint64_t closes;       /* buckets closed */
+    uint64_t close_visits; /* event states visited by those closes (work) */
     /* buckets */
     double bucket_start;
     int have_bucket;
@@ -100,6 +112,10 @@ void logtk_stream_free(logtk_stream *s)
     free(s->in_bucket);
     free(s->mean);
     free(s->buckets_seen);
+    free(s->synced);
+    free(s->touched);
+    free(s->high);
+    free(s->visit);
     for (size_t i = 0; i < s->nctx; i++) {
         free(s->ctx[i].events);
         free(s->ctx[i].counts);
@@ -219,35 +235,93 @@ static int grow_events(logtk_stream *s, uint32_t event)
     uint32_t *n = realloc(s->buckets_seen, cap * sizeof *n);
     if (n)
         s->buckets_seen = n;
-    if (!c || !b || !m || !n)
+    uint64_t *y = realloc(s->synced, cap * sizeof *y);
+    if (y)
+        s->synced = y;
+    /* an event is in touched or high at most once each: visit holds both */
+    uint32_t *tv = realloc(s->touched, cap * sizeof *tv);
+    if (tv)
+        s->touched = tv;
+    uint32_t *hv = realloc(s->high, cap * sizeof *hv);
+    if (hv)
+        s->high = hv;
+    uint32_t *vv = realloc(s->visit, 2 * cap * sizeof *vv);
+    if (vv)
+        s->visit = vv;
+    if (!c || !b || !m || !n || !y || !tv || !hv || !vv)
         return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     size_t old = s->nevents_cap;
     memset(s->count + old, 0, (cap - old) * sizeof *c);
     memset(s->in_bucket + old, 0, (cap - old) * sizeof *b);
     memset(s->mean + old, 0, (cap - old) * sizeof *m);
     memset(s->buckets_seen + old, 0, (cap - old) * sizeof *n);
+    memset(s->synced + old, 0, (cap - old) * sizeof *y);
     s->nevents_cap = cap;
     return LOGTK_OK;
 }
 
-/* Closes the current bucket: compares counts with the moving averages. */
+/* One bucket's update of an event's moving average (c: its count in the
+   bucket); the same arithmetic whether the bucket is closed now or, for an
+   absent event, applied later. */
+static inline double ewma_step(double m, double c, uint32_t buckets_seen)
+{
+    return buckets_seen ? (1 - STREAM_EWMA_ALPHA) * m + STREAM_EWMA_ALPHA * c : c;
+}
+
+/* Applies the closes event e was absent from since it was last visited:
+   each decays its mean (until it reaches 0, which then stays) and counts a
+   bucket seen, exactly as closing them one by one did. */
+static void catch_up(logtk_stream *s, uint32_t e)
+{
+    uint64_t missed = s->closes - s->synced[e];
+    double m = s->mean[e];
+    uint32_t seen = s->buckets_seen[e];
+    for (; missed > 0 && !(m == 0 && seen != 0); missed--) {
+        m = ewma_step(m, 0.0, seen);
+        seen++;
+    }
+    s->buckets_seen[e] = seen + (uint32_t)missed;
+    s->mean[e] = m;
+    s->synced[e] = s->closes;
+}
+
+/* Closes the current bucket: compares counts with the moving averages.
+   Only the events counted in the bucket and those whose mean is above 1
+   can alert (a drop needs mean >= rate_factor > 1); they are visited in
+   id order, as a scan of every event did, and every other event's decay
+   waits in catch_up. */
 static int close_bucket(logtk_stream *s, int alerting)
 {
-    for (uint32_t e = 0; e <= s->max_event && e < s->nevents_cap; e++) {
+    size_t nvisit = 0;
+    for (size_t i = 0; i < s->ntouched; i++)
+        s->visit[nvisit++] = s->touched[i];
+    for (size_t i = 0; i < s->nhigh; i++)
+        s->visit[nvisit++] = s->high[i];
+    detect_sort_u32(s->visit, nvisit);
+    s->ntouched = 0;
+    s->nhigh = 0;
+    int rc = LOGTK_OK;
+    for (size_t i = 0; i < nvisit; i++) {
+        uint32_t e = s->visit[i];
+        if (i > 0 && e == s->visit[i - 1])
+            continue;
         if (!s->count[e])
-            continue; /* never seen: no history */
+            continue; /* never counted (--no-learn after warmup): no history */
+        s->close_visits++;
+        catch_up(s, e);
         double c = s->in_bucket[e], m = s->mean[e];
-        if (alerting && s->buckets_seen[e] >= STREAM_MIN_BUCKETS &&
-            (c > s->rate_factor * (m > 1 ? m : 1) || (m >= s->rate_factor && c == 0))) {
-            int rc = add_alert(s, LOGTK_ALERT_RATE_CHANGE, e, c, m, s->bucket_start);
-            if (rc != LOGTK_OK)
-                return rc;
-        }
-        s->mean[e] = s->buckets_seen[e] ? (1 - STREAM_EWMA_ALPHA) * m + STREAM_EWMA_ALPHA * c : c;
+        if (rc == LOGTK_OK && alerting && s->buckets_seen[e] >= STREAM_MIN_BUCKETS &&
+            (c > s->rate_factor * (m > 1 ? m : 1) || (m >= s->rate_factor && c == 0)))
+            rc = add_alert(s, LOGTK_ALERT_RATE_CHANGE, e, c, m, s->bucket_start);
+        s->mean[e] = ewma_step(m, c, s->buckets_seen[e]);
         s->buckets_seen[e]++;
         s->in_bucket[e] = 0;
+        s->synced[e] = s->closes + 1;
+        if (s->mean[e] > 1)
+            s->high[s->nhigh++] = e;
     }
-    return LOGTK_OK;
+    s->closes++;
+    return rc;
 }
 
 /* n-gram step: checks the event against its context's followers, learns. */
@@ -357,7 +431,8 @@ int logtk_stream_observe(logtk_stream *s, uint32_t event, double t,
                 break;
             }
         }
-        s->in_bucket[event]++;
+        if (s->in_bucket[event]++ == 0)
+            s->touched[s->ntouched++] = event;
     }
     uint64_t before = s->count[event];
     if (alerting && before == 0 && s->new_template)
@@ -367,14 +442,21 @@ int logtk_stream_observe(logtk_stream *s, uint32_t event, double t,
                        t);
     if (rc != LOGTK_OK)
         return rc;
-    if (!alerting || s->learn)
-        s->count[event]++;
+    if (!alerting || s->learn) {
+        if (s->count[event]++ == 0)
+            s->synced[event] = s->closes; /* its history starts now */
+    }
     if (s->ngram >= 2 && (rc = ngram_step(s, event, t, alerting)) != LOGTK_OK)
         return rc;
     s->seen_events++;
     *alerts = s->alerts;
     *nalerts = s->nalerts;
     return LOGTK_OK;
+}
+
+uint64_t detect_stream_close_visits(const logtk_stream *s)
+{
+    return s->close_visits;
 }
 
 int logtk_stream_finish(logtk_stream *s, const logtk_stream_alert **alerts, size_t *nalerts)
