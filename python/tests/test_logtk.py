@@ -326,6 +326,30 @@ class DaskLocalTest(unittest.TestCase):
             # ids are numbered in first-seen order
             self.assertEqual(list(dict.fromkeys(r1.ids)), list(range(1, len(r1.templates) + 1)))
 
+    def test_numpy_and_pure_python_give_the_same_result(self):
+        # numpy (optional) only speeds up counting and relabelling the per-line ids
+        shards = ldask.plan_shards([SAMPLE], shard_bytes=4096)
+        with tempfile.TemporaryDirectory() as d:
+            results = []
+            saved = ldask._np
+            try:
+                for np in (saved, None):
+                    ldask._np = np
+                    r = ldask.parse(None, [SAMPLE], out=os.path.join(d, "rows.tsv"),
+                                    format=SAMPLE_FORMAT, shards=shards, return_ids=True)
+                    with open(os.path.join(d, "rows.tsv"), "rb") as f:
+                        results.append((r.templates, r.ids.tolist(), f.read()))
+            finally:
+                ldask._np = saved
+            self.assertEqual(results[0], results[1])
+
+    def test_plan_shards_are_nearly_equal(self):
+        size = os.path.getsize(SAMPLE)
+        shards = ldask.plan_shards([SAMPLE], shard_bytes=size // 4)
+        self.assertEqual(len(shards), 5)  # ceil(size / shard_bytes)
+        sizes = [end - start for _, start, end in shards]
+        self.assertLess(max(sizes) - min(sizes), 400)  # no small last shard (a line or two)
+
     def test_compress_and_grep_shards(self):
         with tempfile.TemporaryDirectory() as d:
             manifest = ldask.compress(None, [SAMPLE], os.path.join(d, "arch"), shard_bytes=4096)
