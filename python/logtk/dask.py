@@ -114,10 +114,13 @@ def _open_shard(parser, shard, fn):
         if os.fstat(f.fileno()).st_size < end:
             raise _err(_lib.ERR_DATA, "%s: changed while being parsed (shorter than %d bytes)"
                        % (path, end))
-        # ACCESS_COPY: writable to ctypes (from_buffer), never written, never copied
-        m = mmap.mmap(f.fileno(), end, access=mmap.ACCESS_COPY)
+        # ACCESS_COPY: writable to ctypes (from_buffer), never written, never copied.
+        # A file cut shorter while mapped would fault (SIGBUS): logs are appended to,
+        # not cut, and the size was checked just above.
+        base = start - start % mmap.ALLOCATIONGRANULARITY
+        m = mmap.mmap(f.fileno(), end - base, access=mmap.ACCESS_COPY, offset=base)
     try:
-        view = (ctypes.c_char * (end - start)).from_buffer(m, start)
+        view = (ctypes.c_char * (end - start)).from_buffer(m, start - base)
         try:
             return fn(lambda r: _lib.lib.logtk_reader_open_memory(r, view, end - start, name))
         finally:
