@@ -1,5 +1,5 @@
 """logtk.dask.parse with 1 and 2 workers: wall time, the speed-up, and where the time goes
-(not run by make check; tests/python_dask_bench.sh runs it).
+(not run by make check).
 
 usage: LOGTK_LIBRARY=.libs/liblogtk.so PYTHONPATH=python /usr/bin/python3 \\
            python/tests/dask_bench.py FILE [RUNS] [SHARD_MB]
