@@ -124,7 +124,7 @@ def _open_shard(parser, shard, fn):
         try:
             return fn(lambda r: _lib.lib.logtk_reader_open_memory(r, view, end - start, name))
         finally:
-            del view  # the mapping closes only once no buffer points into it
+            view = None  # the mapping closes only once no buffer points into it
     finally:
         m.close()
 
