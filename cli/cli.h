@@ -151,6 +151,8 @@ typedef struct cli_template_set {
     uint64_t *key;          /* [id] logtk_parser_template_key() */
     uint64_t *count;        /* [id] lines of every id with this text at the canonical id, else 0 */
     uint32_t *canonical;    /* [id] the lowest id with the same text */
+    uint32_t *number;       /* [id] the EventId output prints for canonical[id]: canonical ids
+                               numbered 1, 2, ... in id order, no gaps (cli_template_set_build) */
     char *bytes;
 } cli_template_set;
 
@@ -162,7 +164,7 @@ void cli_template_set_free(cli_template_set *s);
 
 /**
  * Writes the set as TSV: a header row, then per canonical template EventId
- * ("E" and the id), EventTemplate (TSV-escaped), Occurrences and EventKey
+ * ("E" and number[id]), EventTemplate (TSV-escaped), Occurrences and EventKey
  * (the content-hash key, 16 hex digits).  Returns 0, or -1 on a write error.
  */
 int cli_templates_write(FILE *fp, const cli_template_set *s);

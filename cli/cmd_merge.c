@@ -88,9 +88,11 @@ int cli_template_set_build(cli_template_set *s, logtk_parser *p)
     s->key = calloc((size_t)n + 1, sizeof *s->key);
     s->count = calloc((size_t)n + 1, sizeof *s->count);
     s->canonical = calloc((size_t)n + 1, sizeof *s->canonical);
+    s->number = calloc((size_t)n + 1, sizeof *s->number);
     s->bytes = malloc(total + 1);
     uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
-    if (!s->text || !s->key || !s->count || !s->canonical || !s->bytes || !order) {
+    if (!s->text || !s->key || !s->count || !s->canonical || !s->number || !s->bytes ||
+        !order) {
         free(order);
         cli_template_set_free(s);
         return -1;
@@ -131,6 +133,18 @@ int cli_template_set_build(cli_template_set *s, logtk_parser *p)
         }
     }
     free(order);
+    /*
+     * Output numbers the canonical templates 1, 2, ... in id order.  The ids
+     * an online parser merged away leave gaps that depend on the order the
+     * lines came in (a template created, then merged, by one line); a run
+     * over shards (logtk_parser_merge(), logtk.dask) cannot know them, but
+     * it knows the canonical templates and their order, which for an online
+     * parser is the order of their first lines.  So one process and shards
+     * print the same EventIds.
+     */
+    uint32_t next = 0;
+    for (uint32_t id = 1; id <= n; id++)
+        s->number[id] = s->canonical[id] == id ? ++next : s->number[s->canonical[id]];
     return 0;
 }
 
@@ -140,6 +154,7 @@ void cli_template_set_free(cli_template_set *s)
     free(s->key);
     free(s->count);
     free(s->canonical);
+    free(s->number);
     free(s->bytes);
     memset(s, 0, sizeof *s);
 }
@@ -151,7 +166,7 @@ int cli_templates_write(FILE *fp, const cli_template_set *s)
     for (uint32_t id = 1; id <= s->n; id++) {
         if (s->canonical[id] != id)
             continue;
-        if (fprintf(fp, "E%lu\t", (unsigned long)id) < 0 ||
+        if (fprintf(fp, "E%lu\t", (unsigned long)s->number[id]) < 0 ||
             logtk_tsv_write_field(fp, s->text[id].ptr, s->text[id].len) != LOGTK_OK ||
             fprintf(fp, "\t%llu\t%016llx\n", (unsigned long long)s->count[id],
                     (unsigned long long)s->key[id]) < 0)

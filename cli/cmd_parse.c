@@ -770,6 +770,10 @@ static int cache_templates(parse_run *run)
         cli_error(SUB, "out of memory");
         return EXIT_DATA;
     }
+    /* --stream (and --reply) rows went out with the ids as they were then:
+       the template list names them the same way, gaps and all */
+    for (uint32_t id = 1; (run->opt->stream || run->opt->reply) && id <= run->set.n; id++)
+        run->set.number[id] = run->set.canonical[id];
     run->templates_ready = 1;
     return EXIT_OK;
 }
@@ -823,7 +827,8 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
         row.nparams = 0;
         row.params = NULL;
         if (id >= 1 && id <= run->set.n) {
-            id = row.template_id = run->set.canonical[id];
+            id = run->set.canonical[id];
+            row.template_id = run->set.number[id]; /* printed without gaps (cli.h) */
             row.template_text = run->set.text[id];
             rc = logtk_parser_extract(run->parser, id, rec.content.ptr, rec.content.len, &ev);
             if (rc == LOGTK_OK || rc == LOGTK_ERR_LIMIT) {
@@ -837,7 +842,7 @@ static int write_input(parse_run *run, logtk_reader *reader, const char *path, c
         if (logtk_sink_write(run->sink, &row) != LOGTK_OK)
             return sink_failed(run->sink);
         for (size_t x = 0; x < run->opt->nexports && row.template_id; x++) {
-            if (cli_export_observe(run->exporter[x], row.template_id, rec.content.ptr,
+            if (cli_export_observe(run->exporter[x], id, rec.content.ptr,
                                    rec.content.len, row.params, row.nparams) != 0) {
                 cli_error(SUB, "out of memory");
                 return EXIT_DATA;
@@ -928,7 +933,8 @@ static int finish_outputs(parse_run *run)
     for (uint32_t id = 1; id <= run->set.n; id++) {
         if (run->set.canonical[id] != id)
             continue;
-        if (logtk_sink_write_template(run->sink, id, run->set.text[id], run->set.count[id]) !=
+        if (logtk_sink_write_template(run->sink, run->set.number[id], run->set.text[id],
+                                      run->set.count[id]) !=
             LOGTK_OK)
             return sink_failed(run->sink);
     }

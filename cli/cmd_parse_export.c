@@ -664,12 +664,12 @@ int cli_export_write(cli_export *x, FILE *fp, const cli_template_set *set)
             }
             fputc('\n', fp);
             for (size_t r = i; r < j; r++)
-                fprintf(fp, "rule=E%u:%.*s\n", (unsigned)id, (int)rules[r].len, rules[r].buf);
-            fprintf(fp, "annotate=E%u:+logtk_key=\"%016llx\"\n", (unsigned)id,
+                fprintf(fp, "rule=E%u:%.*s\n", (unsigned)set->number[id], (int)rules[r].len, rules[r].buf);
+            fprintf(fp, "annotate=E%u:+logtk_key=\"%016llx\"\n", (unsigned)set->number[id],
                     (unsigned long long)set->key[id]);
         } else {
             fprintf(fp, "      <rule provider='logtk' id='E%u' class='logtk'>\n        <patterns>\n",
-                    (unsigned)id);
+                    (unsigned)set->number[id]);
             for (size_t r = i; r < j; r++)
                 if (!rules[r].dead)
                     fprintf(fp, "          <pattern>%.*s</pattern>\n", (int)rules[r].len,
@@ -681,7 +681,7 @@ int cli_export_write(cli_export *x, FILE *fp, const cli_template_set *set)
                     "          <value name='logtk.key'>%016llx</value>\n"
                     "        </values>\n"
                     "      </rule>\n",
-                    (unsigned)id, (unsigned long long)set->key[id]);
+                    (unsigned)set->number[id], (unsigned long long)set->key[id]);
         }
     }
     if (rc == 0 && x->kind == EXPORT_PATTERNDB)

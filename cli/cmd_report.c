@@ -788,7 +788,8 @@ static void write_templates(page *pg)
         fprintf(fp, "<tr data-template-id=\"%u\" data-count=\"%llu\"%s><td class=\"n hide-narrow\">"
                     "E%u</td>"
                     "<td class=\"t\"><code>",
-                id, (unsigned long long)count, is_new ? " data-new=\"1\"" : "", id);
+                pg->set->number[id], (unsigned long long)count, is_new ? " data-new=\"1\"" : "",
+                pg->set->number[id]); /* the EventId of logtk parse */
         report_text(fp, pg->set->text[id].ptr, pg->set->text[id].len, REPORT_TEXT_MAX);
         fputs("</code>", fp);
         if (is_new)

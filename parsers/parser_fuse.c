@@ -1829,11 +1829,17 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
          * "rhost=<*>" (an address) and "rhost=host.example.org" are one
          * template; likewise "to <*>," and "to LOCAL(<*>),".  Plain words
          * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
+         * A unit slot ("KB,") beside its variable form ("<*>,") is one
+         * that varied elsewhere: lines never print a masked value where a
+         * unit stands, but a merged shard's template does (its "93.0 B"
+         * and "5.2 KB" lines made it "<*> <*>,"), so the fold of
+         * logtk_parser_merge() reaches what one process reaches.
          */
         int rc = LOGTK_OK;
         if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_event) ||
             (grp->varform_seen && grp->value_like) || shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
+            (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
             ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
             rc = promote(p, st, g);
         /* the word joins the slot's prefix pool, which may settle groups one word short */

@@ -88,4 +88,12 @@ for w in 2 4; do
 done
 [ $status -eq 0 ] && echo "1, 2 and 4 workers: byte-identical outputs ($(ls "$tmp/run1" | wc -l) files)"
 for w in 1 2 4; do cat "$tmp/timings-$w.json" 2>/dev/null | tr -d '\n '; echo; done
+# the speed-up of the scale-up's parse (wall clock: a figure for a quiet machine;
+# python/tests/dask_bench.py repeats the runs and gives CPU times)
+"$PY" - "$tmp" <<'EOF'
+import json, sys
+wall = {w: json.load(open("%s/timings-%d.json" % (sys.argv[1], w)))["parse_wall"] for w in (1, 2)}
+print("parse of the scale-up: 1 worker %.2f s, 2 workers %.2f s: %.2fx"
+      % (wall[1], wall[2], wall[1] / wall[2]))
+EOF
 exit $status

@@ -233,6 +233,46 @@ TEST(test_batch_parser)
     logtk_free(s[1].buf);
 }
 
+/*
+ * A unit slot that varied in one shard only ("93.0 B" beside "5.2 KB" made
+ * it "<*> <*>,") and stayed "KB," in another: one process sees both units
+ * and gives one template, so the merge must too (the fold meets "KB," and
+ * the slot's variable form "<*>,", never two units).  Both orders.
+ */
+TEST(test_fuse_unit_slot_varied_in_one_shard)
+{
+    static const char *const kb_only[] = {
+        "Block rdd_1 stored as bytes in memory (estimated size 4.2 KB, free 8.4 KB)",
+        "Block rdd_2 stored as bytes in memory (estimated size 5.2 KB, free 9.4 KB)",
+        "Block rdd_3 stored as bytes in memory (estimated size 6.2 KB, free 10.4 KB)"};
+    static const char *const both[] = {
+        "Block rdd_7 stored as bytes in memory (estimated size 93.0 B, free 317.1 KB)",
+        "Block rdd_8 stored as bytes in memory (estimated size 5.0 KB, free 317.1 KB)"};
+    static const char general[] =
+        "Block <*> stored as bytes in memory (estimated size <*> <*>, free <*> KB)";
+    static const char specific[] =
+        "Block <*> stored as bytes in memory (estimated size <*> KB, free <*> KB)";
+    snapshot s[2] = {shard("fuse", kb_only, 3, NULL), shard("fuse", both, 2, NULL)};
+    static const size_t ab[2] = {0, 1}, ba[2] = {1, 0};
+    const size_t *orders[2] = {ab, ba};
+    for (int k = 0; k < 2; k++) {
+        logtk_parser *m = merge_in_order(s, orders[k], 2);
+        if (m == NULL)
+            continue;
+        CHECK(lines_of(m, general) == 5); /* every line, as one process gives it */
+        CHECK(find_template(m, specific) == 0);
+        logtk_parser_free(m);
+    }
+    /* what one process gives the same lines */
+    logtk_parser *one = new_parser("fuse");
+    feed_all(one, kb_only, 3);
+    feed_all(one, both, 2);
+    CHECK(lines_of(one, general) == 5 && find_template(one, specific) == 0);
+    logtk_parser_free(one);
+    logtk_free(s[0].buf);
+    logtk_free(s[1].buf);
+}
+
 /* Expects a refusal whose message contains `needle`. */
 static void expect_refused(const void *const *bufs, const size_t *lens, size_t n,
                            const char *const *names, int code, const char *needle)

@@ -1,0 +1,108 @@
+"""logtk.dask.parse with 1 and 2 workers: wall time, the speed-up, and where the time goes
+(not run by make check).
+
+usage: LOGTK_LIBRARY=.libs/liblogtk.so PYTHONPATH=python /usr/bin/python3 \\
+           python/tests/dask_bench.py FILE [RUNS] [SHARD_MB]
+
+FILE: an HDFS log, e.g. 2M lines: the scale-up of tests/python_dask.sh, or
+    for i in $(seq 1000); do cat $LOGTK_LOGHUB/HDFS/HDFS_2k.log; done > hdfs2m.log
+Starts a dask-scheduler and dask-workers (one thread each) on 127.0.0.1 for 1, then 2
+workers, and runs the job of tests/python_dask.sh (parse with every line's final id returned, shards of
+SHARD_MB MiB, default 16) RUNS times (default 5) after a warm-up.  Prints per worker count
+the median wall time (and of its steps), the CPU seconds of the workers, the scheduler and
+this process (the client), the summed busy time of the worker tasks (Dask's task stream) over
+wall x workers, and at the end the ratio of the medians (1 worker / 2 workers).
+On a machine shared with other work, CPU times and the busy/wall ratio say more than
+the wall clock.
+"""
+import os
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import logtk.dask as ldask
+
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run(path, workers, runs, shard_bytes):
+    """A dask-scheduler and `workers` dask-workers (one thread each) on 127.0.0.1, as
+    tests/python_dask.sh starts them; all stopped on return."""
+    from distributed import Client
+    tmp = tempfile.mkdtemp(prefix="logtk-dask-bench.")
+    port = _free_port()
+    procs = []
+    try:
+        env = dict(os.environ, DASK_TEMPORARY_DIRECTORY=tmp)
+        log = open(os.path.join(tmp, "cluster.log"), "wb")
+        procs.append(subprocess.Popen(["dask-scheduler", "--host", "127.0.0.1", "--port",
+                                       str(port), "--no-dashboard", "--no-show"], cwd=tmp,
+                                      env=env, stdout=log, stderr=log))
+        for w in range(workers):
+            procs.append(subprocess.Popen(
+                ["dask-worker", "tcp://127.0.0.1:%d" % port, "--host", "127.0.0.1",
+                 "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", "w%d" % w,
+                 "--local-directory", os.path.join(tmp, "w%d" % w)], env=env, stdout=log,
+                stderr=log))
+        with Client("tcp://127.0.0.1:%d" % port, timeout=60) as c:
+            c.wait_for_workers(workers, timeout=120)
+            ldask.parse(c, [path], dataset="HDFS", shard_bytes=shard_bytes, return_ids=True)
+            rows = []
+            for _ in range(runs):
+                before, sched, here = c.run(cpu), c.run_on_scheduler(cpu), cpu()
+                t0 = time.time()
+                t = time.perf_counter()
+                r = ldask.parse(c, [path], dataset="HDFS", shard_bytes=shard_bytes,
+                                return_ids=True)
+                wall = time.perf_counter() - t
+                after, sched2, here2 = c.run(cpu), c.run_on_scheduler(cpu), cpu()
+                tasks = c.get_task_stream(start=t0)
+                busy = sum(s["stop"] - s["start"] for task in tasks
+                           for s in task["startstops"] if s["action"] == "compute")
+                rows.append((wall, busy / (wall * workers),
+                             sum(after[k] - before[k] for k in after), sched2 - sched,
+                             here2 - here, r.timings))
+        walls = [x[0] for x in rows]
+        med = lambda k: statistics.median(x[k] for x in rows)  # noqa: E731
+        steps = {k: statistics.median(x[5][k] for x in rows)
+                 for k in ("learn", "merge", "classify", "total")}
+        print("%d worker%s: %d lines in %d shards: wall median %.3f s (min %.3f; learn %.3f, "
+              "merge %.3f, classify and ids %.3f); CPU: workers %.2f s, scheduler %.2f s, "
+              "client %.2f s; worker busy / (wall x workers) %.2f"
+              % (workers, "s" if workers > 1 else "", r.lines, len(r.shards),
+                 statistics.median(walls), min(walls), steps["learn"], steps["merge"],
+                 steps["total"] - steps["learn"] - steps["merge"], med(2), med(3), med(4),
+                 med(1)))
+        sys.stdout.flush()
+        return statistics.median(walls)
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    path = sys.argv[1]
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    shard_bytes = int(float(sys.argv[3]) * (1 << 20)) if len(sys.argv) > 3 else 16 << 20
+    one = run(path, 1, runs, shard_bytes)
+    two = run(path, 2, runs, shard_bytes)
+    print("speed-up, 2 workers over 1: %.2fx (medians %.3f s / %.3f s)" % (one / two, one, two))
