@@ -259,29 +259,36 @@ static int add_room(size_t *total, size_t n, size_t factor)
 }
 
 /*
- * Appends a JSON string (with quotes).  Control bytes are escaped.  When
- * `strict`, bytes that are not well-formed UTF-8 become U+FFFD and *lossy is
- * set; otherwise they pass unchanged (the TSV ParameterList carries raw bytes,
- * like every other TSV column).
+ * Writes a JSON string (with quotes) at o, which has room for 6n + 2 bytes,
+ * and returns the new end (json_string appends one).  Control bytes are
+ * escaped.  When `strict`, bytes that are not well-formed UTF-8 become U+FFFD
+ * and *lossy is set; otherwise they pass unchanged (tsv_json_put is the TSV
+ * ParameterList's non-strict twin: raw bytes, like every other TSV column).
  */
-static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int *lossy)
+static char *json_put(char *o, const char *s, size_t n, int strict, int *lossy)
 {
     static const char hex[] = "0123456789abcdef";
-    /* Worst case a byte becomes six ("\u00XX"): reserve once, write in place. */
-    if (n > (SIZE_MAX - 8) / 6 || logtk_strbuf_reserve(b, 6 * n + 2) != 0)
-        return -1;
     const unsigned char *p = (const unsigned char *)s;
-    char *o = b->data + b->len;
     *o++ = '"';
     size_t i = 0;
     while (i < n) {
-        if (i + 8 <= n) {
+        if (n - i >= 8) {
             uint64_t w = load_word(s + i);
-            if (!(HAS_LESS(w, 0x20) | HAS_BYTE(w, '"') | HAS_BYTE(w, '\\') | (w & HIGHS))) {
+            if (!(JSON_SPECIAL(w) | (w & HIGHS))) {
                 memcpy(o, &w, 8);
                 o += 8;
                 i += 8;
                 continue;
+            }
+        } else if (n >= 8) {
+            /* the last 1-7 bytes: as in tsv_put, the string's last whole
+             * word, when it is clean ASCII, overlaps bytes written as
+             * themselves (no UTF-8 sequence reaches into an ASCII word) */
+            uint64_t w = load_word(s + n - 8);
+            if (!(JSON_SPECIAL(w) | (w & HIGHS))) {
+                memcpy(o - (8 - (n - i)), &w, 8);
+                o += n - i;
+                break;
             }
         }
         unsigned c = p[i];
@@ -325,6 +332,15 @@ static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int
         i++;
     }
     *o++ = '"';
+    return o;
+}
+
+static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int *lossy)
+{
+    /* Worst case a byte becomes six ("\u00XX"): reserve once, write in place. */
+    if (n > (SIZE_MAX - 8) / 6 || logtk_strbuf_reserve(b, 6 * n + 2) != 0)
+        return -1;
+    char *o = json_put(b->data + b->len, s, n, strict, lossy);
     b->len = (size_t)(o - b->data);
     b->data[b->len] = '\0';
     return 0;
@@ -520,19 +536,19 @@ typedef struct jsonl_state {
     logtk_slice *prefix; /* nfields */
 } jsonl_state;
 
-static int jsonl_member(logtk_sink *s, jsonl_lossy *lossy, const char *name, logtk_slice prefix,
-                        logtk_slice v)
+/* Writes the member prefix and the JSON string of v at o; notes v when it was not UTF-8. */
+static char *jsonl_member(char *o, jsonl_lossy *lossy, const char *name, logtk_slice prefix,
+                          logtk_slice v)
 {
-    logtk_strbuf *b = &s->row;
     int bad = 0;
-    TRY(logtk_strbuf_append(b, prefix.ptr, prefix.len));
-    TRY(json_string(b, v.ptr, v.len, 1, &bad));
+    memcpy(o, prefix.ptr, prefix.len);
+    o = json_put(o + prefix.len, v.ptr, v.len, 1, &bad);
     if (bad && lossy->count < sizeof lossy->names / sizeof lossy->names[0]) {
         lossy->names[lossy->count] = name;
         lossy->values[lossy->count] = v;
         lossy->count++;
     }
-    return 0;
+    return o;
 }
 
 static int jsonl_begin(logtk_sink *s)
@@ -570,32 +586,56 @@ static logtk_slice lit(const char *text)
     return x;
 }
 
+#define CONTENT_PREFIX ",\"Content\":"
+#define EVENT_ID_PREFIX ",\"EventId\":\"E"
+#define TEMPLATE_PREFIX ",\"EventTemplate\":"
+#define PARAMS_PREFIX ",\"ParameterList\":["
+
+/*
+ * One row: as tsv_write_row, its worst-case size (a byte may become six) is
+ * reserved once and the members are written in place; the rare base64 twins
+ * are appended after.
+ */
 static int jsonl_write_row(logtk_sink *s, const logtk_row *row)
 {
     logtk_strbuf *b = &s->row;
+    const jsonl_state *st = s->impl;
     jsonl_lossy lossy;
     lossy.count = 0;
-    TRY(logtk_strbuf_puts(b, "{\"LineId\":"));
-    TRY(append_u64(b, row->line_id));
-    const jsonl_state *st = s->impl;
+    logtk_slice c = content_value(row);
+    /* the fixed text and numbers: 160; the field prefixes; 6 per byte of a
+     * string and 3 per parameter (quotes, comma) */
+    size_t room = 160;
+    int too_big = add_room(&room, c.len, 6) || add_room(&room, row->template_text.len, 6) ||
+                  add_room(&room, row->nparams, 3);
+    for (size_t i = 0; i < s->nfields && !too_big; i++)
+        too_big = add_room(&room, field_value(s, row, i).len, 6) ||
+                  add_room(&room, st->prefix[i].len + 2, 1);
+    for (size_t i = 0; i < row->nparams && !too_big; i++)
+        too_big = add_room(&room, row->params[i].len, 6);
+    if (too_big || logtk_strbuf_reserve(b, room) != 0)
+        return logtk_sink_nomem(s);
+    char *o = b->data + b->len;
+    memcpy(o, "{\"LineId\":", 10);
+    o = put_u64(o + 10, row->line_id);
     for (size_t i = 0; i < s->nfields; i++)
-        if (jsonl_member(s, &lossy, s->field_names[i], st->prefix[i], field_value(s, row, i)) != 0)
-            return LOGTK_ERR_NOMEM;
-    if (jsonl_member(s, &lossy, "Content", lit(",\"Content\":"), content_value(row)) != 0)
-        return LOGTK_ERR_NOMEM;
-    TRY(logtk_strbuf_puts(b, ",\"EventId\":\"E"));
-    TRY(append_u64(b, row->template_id));
-    TRY(logtk_strbuf_putc(b, '"'));
-    if (jsonl_member(s, &lossy, "EventTemplate", lit(",\"EventTemplate\":"), row->template_text) != 0)
-        return LOGTK_ERR_NOMEM;
-    TRY(logtk_strbuf_puts(b, ",\"ParameterList\":["));
+        o = jsonl_member(o, &lossy, s->field_names[i], st->prefix[i], field_value(s, row, i));
+    o = jsonl_member(o, &lossy, "Content", lit(CONTENT_PREFIX), c);
+    memcpy(o, EVENT_ID_PREFIX, sizeof EVENT_ID_PREFIX - 1);
+    o = put_u64(o + sizeof EVENT_ID_PREFIX - 1, row->template_id);
+    *o++ = '"';
+    o = jsonl_member(o, &lossy, "EventTemplate", lit(TEMPLATE_PREFIX), row->template_text);
+    memcpy(o, PARAMS_PREFIX, sizeof PARAMS_PREFIX - 1);
+    o += sizeof PARAMS_PREFIX - 1;
     int params_bad = 0;
     for (size_t i = 0; i < row->nparams; i++) {
         if (i)
-            TRY(logtk_strbuf_putc(b, ','));
-        TRY(json_string(b, row->params[i].ptr, row->params[i].len, 1, &params_bad));
+            *o++ = ',';
+        o = json_put(o, row->params[i].ptr, row->params[i].len, 1, &params_bad);
     }
-    TRY(logtk_strbuf_putc(b, ']'));
+    *o++ = ']';
+    b->len = (size_t)(o - b->data);
+    b->data[b->len] = '\0';
     for (size_t k = 0; k < lossy.count; k++) {
         TRY(logtk_strbuf_putc(b, ','));
         logtk_strbuf_clear(&s->scratch);
