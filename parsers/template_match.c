@@ -261,10 +261,18 @@ int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, lo
     size_t star = next_star(t, ti, tlen);
     if (star == tlen) /* no "<*>": the whole line is the one piece */
         return piece_at(t + ti, tlen - ti, s, slen, si) == slen;
-    /* the last piece, anchored at the end */
-    size_t last = star, k;
-    for (k = next_star(t, star + 3, tlen); k < tlen; k = next_star(t, k + 3, tlen))
+    /* the last piece, anchored at the end; the "<*>" found on the way are
+     * kept (up to STARS_KEPT) for the walk below, which would look again */
+    enum { STARS_KEPT = 32 };
+    size_t stars[STARS_KEPT];
+    size_t nstars = 1, last = star, k;
+    stars[0] = star;
+    for (k = next_star(t, star + 3, tlen); k < tlen; k = next_star(t, k + 3, tlen)) {
+        if (nstars < STARS_KEPT)
+            stars[nstars] = k;
+        nstars++;
         last = k;
+    }
     size_t tail = last + 3;
     size_t limit = piece_ending(t + tail, tlen - tail, s, slen);
     if (limit == SIZE_MAX || limit < si)
@@ -276,7 +284,8 @@ int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, lo
     size_t n = 0;
     for (;;) {
         size_t from = star + 3;
-        size_t next = from <= last ? next_star(t, from, tlen) : tlen;
+        size_t next = from > last ? tlen : n + 1 < STARS_KEPT ? stars[n + 1]
+                                                              : next_star(t, from, tlen);
         if (from > last) {
             /* the last "<*>" takes what lies between */
             if (caps) {

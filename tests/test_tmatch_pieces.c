@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "template_match.h"
@@ -14,11 +15,11 @@
 /* Matches t against s; checks the captures joined by '|' equal `want`. */
 static int captures(const char *t, const char *s, const char *want)
 {
-    logtk_slice caps[8];
+    logtk_slice caps[64];
     if (!logtk_tmatch_glob(t, strlen(t), s, strlen(s), caps))
         return 0;
     size_t n = logtk_tmatch_count_wildcards(t, strlen(t));
-    char got[256] = "";
+    char got[512] = "";
     for (size_t i = 0; i < n; i++) {
         if (i)
             strcat(got, "|");
@@ -53,4 +54,21 @@ TEST(a_blank_run_starting_the_last_piece_takes_the_lines_whole_run)
     CHECK(captures("<*> end", "x   end", "x"));
     CHECK(captures("<*> <*> end", "a b  \t end", "a|b"));
     CHECK(captures("start <*> end", "start  mid   end", "mid"));
+}
+
+/* The matcher keeps the first 32 "<*>" positions it finds; a template with
+ * more looks the rest up again. */
+TEST(a_template_with_more_stars_than_kept_captures_each)
+{
+    char t[512] = "", s[512] = "", want[512] = "";
+    for (int i = 0; i < 40; i++) {
+        char part[16];
+        snprintf(part, sizeof part, "%sk%d=<*>", i ? " " : "", i);
+        strcat(t, part);
+        snprintf(part, sizeof part, "%sk%d=v%d", i ? " " : "", i, i);
+        strcat(s, part);
+        snprintf(part, sizeof part, "%sv%d", i ? "|" : "", i);
+        strcat(want, part);
+    }
+    CHECK(captures(t, s, want));
 }
