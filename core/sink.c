@@ -16,6 +16,13 @@
  *    stay lossless on bytes that are not UTF-8.
  * Rows are assembled in a reused buffer and written with one fwrite, so the
  * hot path allocates nothing once the buffer has seen the longest row.
+ *
+ * A sink writing a file of its own (the temporary file; not stdout, which
+ * other writers share, nor a device or pipe, nor a sink flushed per row)
+ * lets the rows collect in that buffer up to SINK_BLOCK bytes and hands each
+ * full block to a writer thread (sink_writer.c), so the copy into the page
+ * cache overlaps the formatting of the next block instead of following it.
+ * Everything that touches the file first drains the blocks (sink_drain).
  */
 #include "config.h"
 #include "sink_impl.h"
@@ -44,10 +51,60 @@ int logtk_sink_nomem(logtk_sink *s)
     return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "%s: out of memory", s->display_path);
 }
 
+/* Rows of a batched sink go out in blocks of at least this many bytes. */
+#define SINK_BLOCK ((size_t)1 << 18)
+
+static int sink_io_error(logtk_sink *s, int e)
+{
+    return logtk_error_set(&s->err, LOGTK_ERR_IO, "%s: %s", s->display_path,
+                           strerror(e ? e : EIO));
+}
+
+/* A batched sink's full block: to the writer thread (started with the first
+ * block), or written here when no thread can be had. */
+static int sink_put_block(logtk_sink *s)
+{
+    if (s->writer == NULL && !s->writer_failed) {
+        s->writer = logtk_sink_writer_start(s->out.fp);
+        s->writer_failed = s->writer == NULL;
+    }
+    if (s->writer) {
+        int e = logtk_sink_writer_put(s->writer, &s->row);
+        logtk_strbuf_clear(&s->row);
+        return e ? sink_io_error(s, e) : LOGTK_OK;
+    }
+    size_t n = s->row.len;
+    errno = 0;
+    int e = n && fwrite(s->row.data, 1, n, s->out.fp) != n ? (errno ? errno : EIO) : 0;
+    logtk_strbuf_clear(&s->row);
+    return e ? sink_io_error(s, e) : LOGTK_OK;
+}
+
+/* Writes the rows a batched sink still holds and stops its writer thread, so
+ * the file is complete and the caller may use it. */
+static int sink_drain(logtk_sink *s)
+{
+    int e = logtk_sink_writer_stop(s->writer);
+    s->writer = NULL;
+    if (e) {
+        logtk_strbuf_clear(&s->row);
+        return sink_io_error(s, e);
+    }
+    if (!s->batch || s->row.len == 0)
+        return LOGTK_OK;
+    s->writer_failed = 1; /* the last bytes are written here */
+    int rc = sink_put_block(s);
+    s->writer_failed = 0;
+    return rc;
+}
+
 /* Marks the sink failed with status rc (its message already set) and drops the output. */
 static int sink_fail(logtk_sink *s, int rc)
 {
     s->failed = 1;
+    logtk_sink_writer_stop(s->writer); /* its error, if any, comes second */
+    s->writer = NULL;
+    logtk_strbuf_clear(&s->row);
     if (s->ops && s->ops->release && s->impl) {
         s->ops->release(s);
     }
@@ -134,6 +191,7 @@ int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
                         s->ops->kind);
         return sink_fail(s, LOGTK_ERR_INVALID);
     }
+    s->batch = s->out.tmp_path != NULL && !s->ops->needs_file;
     rc = s->ops->begin(s);
     if (rc != LOGTK_OK)
         return sink_fail(s, rc);
@@ -195,6 +253,14 @@ int logtk_sink_set_flush(logtk_sink *s, int every_row)
 {
     if (s == NULL)
         return LOGTK_ERR_INVALID;
+    if (every_row && !s->flush_each_row && !s->failed && s->open) {
+        /* from now on each row is written at once: the rows held go first */
+        int rc = sink_drain(s);
+        if (rc == LOGTK_OK && s->batch && fflush(s->out.fp) != 0)
+            rc = sink_io_error(s, errno);
+        if (rc != LOGTK_OK)
+            return sink_fail(s, rc);
+    }
     s->flush_each_row = every_row != 0;
     return LOGTK_OK;
 }
@@ -220,6 +286,8 @@ int logtk_sink_emit_row(logtk_sink *s)
                                                   "<callback>: the write function failed");
         return LOGTK_OK;
     }
+    if (s->batch && !s->flush_each_row)
+        return n < SINK_BLOCK ? LOGTK_OK : sink_put_block(s);
     if (n && fwrite(s->row.data, 1, n, s->out.fp) != n) {
         int e = errno;
         logtk_strbuf_clear(&s->row);
@@ -280,6 +348,8 @@ int logtk_sink_close(logtk_sink *s)
     if (s->failed || !s->open)
         return sink_unusable(s);
     int rc = s->ops->finish ? s->ops->finish(s) : LOGTK_OK;
+    if (rc == LOGTK_OK)
+        rc = sink_drain(s);
     if (rc != LOGTK_OK)
         return sink_fail(s, rc);
     if (s->ops->release) {
@@ -312,6 +382,8 @@ void logtk_sink_free(logtk_sink *s)
         return;
     if (s->ops && s->ops->release && s->impl)
         s->ops->release(s);
+    logtk_sink_writer_stop(s->writer); /* before the file it writes is closed */
+    s->writer = NULL;
     if (s->open && s->out.fp)
         logtk_outfile_abort(&s->out);
     logtk_strbuf_free(&s->row);

@@ -16,6 +16,7 @@
 #include "errmsg.h"
 #include "outfile.h"
 #include "strbuf.h"
+#include "sink_writer.h"
 
 /** The operations of one sink kind.  Every function returns a status code. */
 typedef struct logtk_sink_ops {
@@ -44,6 +45,9 @@ struct logtk_sink {
     logtk_strbuf row;         /* the row being built (text kinds), reused */
     logtk_strbuf scratch;     /* second reusable buffer (base64, SQL text) */
     int flush_each_row;       /* fflush after every row (streaming to a pipe) */
+    int batch;                /* a file of our own: rows collect in `row` and go out in blocks */
+    logtk_sink_writer *writer; /* writes the blocks meanwhile, once one is full (NULL before) */
+    int writer_failed;        /* no thread could be started: blocks are written here */
     int failed;               /* a write failed: later calls repeat the error */
     int open;                 /* the output is open and not yet committed/aborted */
     int closed;               /* logtk_sink_close() succeeded */
@@ -77,8 +81,9 @@ int logtk_base64_append(logtk_strbuf *b, const void *data, size_t n);
 
 /**
  * Writes the row buffer s->row to the output (and flushes when
- * flush_each_row), then clears it.  Returns LOGTK_OK or LOGTK_ERR_IO naming
- * the output.
+ * flush_each_row), then clears it; a batched sink (a file of its own, not
+ * flushed per row) keeps the rows until they fill a block.  Returns LOGTK_OK
+ * or LOGTK_ERR_IO naming the output.
  */
 int logtk_sink_emit_row(logtk_sink *s);
 

@@ -64,6 +64,50 @@ static uint64_t load_word(const char *p)
     return w;
 }
 
+/*
+ * Sixteen bytes at a time where the machine has SSE2 (every x86-64): a
+ * field's long runs (the content, the template) cost a third of the word
+ * loop.  Each test is nonzero when some byte of p[0..16) needs care; the
+ * fallback asks the word tests twice.
+ */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+static __m128i load16(const char *p) { return _mm_loadu_si128((const __m128i *)p); }
+
+/* bytes <= 13 (TAB, LF, CR and the other low controls: as HAS_LESS(w, 14)) */
+static __m128i at_most(__m128i x, char c) { return _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(c)), x); }
+
+static int tsv_special16(const char *p)
+{
+    __m128i x = load16(p);
+    return _mm_movemask_epi8(_mm_or_si128(at_most(x, 13), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+}
+
+/* control bytes, quote, backslash; `strict` adds bytes >= 0x80 */
+static int json_special16(const char *p, int strict)
+{
+    __m128i x = load16(p);
+    __m128i m = _mm_or_si128(at_most(x, 0x1f), _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                                             _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    return _mm_movemask_epi8(m) | (strict ? _mm_movemask_epi8(x) : 0);
+}
+#else
+static int tsv_special16(const char *p)
+{
+    uint64_t a = load_word(p), b = load_word(p + 8);
+    return (HAS_LESS(a, 14) | HAS_BYTE(a, '\\') | HAS_LESS(b, 14) | HAS_BYTE(b, '\\')) != 0;
+}
+
+static int json_special16(const char *p, int strict)
+{
+    uint64_t a = load_word(p), b = load_word(p + 8);
+    uint64_t m = HAS_LESS(a, 0x20) | HAS_BYTE(a, '"') | HAS_BYTE(a, '\\') |
+                 HAS_LESS(b, 0x20) | HAS_BYTE(b, '"') | HAS_BYTE(b, '\\');
+    return (m | (strict ? (a | b) & HIGHS : 0)) != 0;
+}
+#endif
+
 /* Index of the first byte in [i, n) that may need CSV quoting (',', '"', CR, LF). */
 static size_t csv_skip(const char *p, size_t i, size_t n)
 {
@@ -104,76 +148,222 @@ static logtk_slice content_value(const logtk_row *row)
 
 /* ------------------------------------------------------------------- TSV */
 
+/* Bytes that need care in TSV: TAB, LF, CR (all below 14) and backslash. */
+#define TSV_SPECIAL(w) (HAS_LESS(w, 14) | HAS_BYTE(w, '\\'))
+
+/* Writes p[0..n) TSV-escaped at o, a byte at a time; returns the new end. */
+static char *tsv_put_bytes(char *o, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if ((unsigned char)c >= 14 && c != '\\') {
+            *o++ = c;
+            continue;
+        }
+        char esc = c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\\' ? '\\' : 0;
+        if (esc)
+            *o++ = '\\';
+        *o++ = esc ? esc : c;
+    }
+    return o;
+}
+
+/*
+ * Writes p[0..n) TSV-escaped at o, which has room for 2n bytes; returns the
+ * new end.  Sixteen clean bytes are copied at once.  A field's last 1-15
+ * bytes are tested as the field's last whole block, which overlaps bytes
+ * already written: when that block is clean, those overlapping bytes were
+ * clean too and so were written as themselves, ending the output, and the
+ * block can be stored again over them (no byte-sized loop and no
+ * variable-length memcpy, which used to be a third of the time).  A short
+ * field is its first and its last 8 (or 4) bytes, overlapping, the same way.
+ */
+static char *tsv_put(char *o, const char *p, size_t n)
+{
+    if (n >= 16) {
+        size_t i = 0;
+        for (; n - i >= 16; i += 16) {
+            if (tsv_special16(p + i)) {
+                o = tsv_put_bytes(o, p + i, 16);
+            } else {
+                memcpy(o, p + i, 16);
+                o += 16;
+            }
+        }
+        size_t rest = n - i;
+        if (rest == 0)
+            return o;
+        if (!tsv_special16(p + n - 16)) {
+            memcpy(o - (16 - rest), p + n - 16, 16);
+            return o + rest;
+        }
+        return tsv_put_bytes(o, p + i, rest);
+    }
+    if (n >= 8) {
+        uint64_t first = load_word(p), last = load_word(p + n - 8);
+        if (!(TSV_SPECIAL(first) | TSV_SPECIAL(last))) {
+            memcpy(o, &first, 8);
+            memcpy(o + n - 8, &last, 8);
+            return o + n;
+        }
+    } else if (n >= 4) {
+        uint32_t first, last;
+        memcpy(&first, p, 4);
+        memcpy(&last, p + n - 4, 4);
+        uint64_t both = (uint64_t)first << 32 | last;
+        if (!TSV_SPECIAL(both)) {
+            memcpy(o, &first, 4);
+            memcpy(o + n - 4, &last, 4);
+            return o + n;
+        }
+    }
+    return tsv_put_bytes(o, p, n);
+}
+
 /* Appends bytes with TAB, LF, CR and backslash escaped. */
 static int tsv_escape(logtk_strbuf *b, const char *p, size_t n)
 {
-    /* Worst case every byte doubles: reserve once, then write in place (plus
-     * one word: a clean tail is stored as a whole padded word). */
-    if (n > SIZE_MAX / 2 - 8 || logtk_strbuf_reserve(b, 2 * n + 8) != 0)
+    /* Worst case every byte doubles: reserve once, then write in place. */
+    if (n > SIZE_MAX / 2 - 8 || logtk_strbuf_reserve(b, 2 * n) != 0)
         return -1;
-    char *o = b->data + b->len;
-    size_t i = 0;
-    while (i < n) {
-        if (i + 8 <= n) {
-            uint64_t w = load_word(p + i);
-            if (!(HAS_LESS(w, 14) | HAS_BYTE(w, '\\'))) { /* eight clean bytes */
-                memcpy(o, &w, 8);
-                o += 8;
-                i += 8;
-                continue;
-            }
-        } else {
-            /* the last 1-7 bytes, padded with blanks (clean) to one word: most
-             * fields end clean, and a byte at a time cost a third of the time */
-            uint64_t w = ONES * ' ';
-            memcpy(&w, p + i, n - i);
-            if (!(HAS_LESS(w, 14) | HAS_BYTE(w, '\\'))) {
-                memcpy(o, &w, 8); /* the padding lies past the end: not counted */
-                o += n - i;
-                break;
-            }
-        }
-        size_t stop = n - i > 8 ? i + 8 : n; /* a word with a special byte, or the tail */
-        for (; i < stop; i++) {
-            char c = p[i];
-            char esc = c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\\' ? '\\' : 0;
-            if (esc) {
-                *o++ = '\\';
-                *o++ = esc;
-            } else {
-                *o++ = c;
-            }
-        }
-    }
+    char *o = tsv_put(b->data + b->len, p, n);
     b->len = (size_t)(o - b->data);
     b->data[b->len] = '\0';
     return 0;
 }
 
-/*
- * Appends a JSON string (with quotes).  Control bytes are escaped.  When
- * `strict`, bytes that are not well-formed UTF-8 become U+FFFD and *lossy is
- * set; otherwise they pass unchanged (the TSV ParameterList carries raw bytes,
- * like every other TSV column).
- */
-static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int *lossy)
+/* Bytes a parameter may not hold as is in the TSV ParameterList's JSON:
+ * control bytes, the quote and the backslash. */
+#define JSON_SPECIAL(w) (HAS_LESS(w, 0x20) | HAS_BYTE(w, '"') | HAS_BYTE(w, '\\'))
+
+/* tsv_json_put's byte at a time: a JSON escape is TSV-escaped in turn, which
+ * doubles its backslash (and a backslash it escapes). */
+static char *tsv_json_put_bytes(char *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    /* Worst case a byte becomes six ("\u00XX"): reserve once, write in place. */
-    if (n > (SIZE_MAX - 8) / 6 || logtk_strbuf_reserve(b, 6 * n + 2) != 0)
-        return -1;
     const unsigned char *p = (const unsigned char *)s;
-    char *o = b->data + b->len;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = p[i];
+        if (c >= 0x20 && c != '"' && c != '\\') { /* bytes >= 0x80 too: kept raw */
+            *o++ = (char)c;
+            continue;
+        }
+        *o++ = '\\';
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        default:
+            memcpy(o, "u00", 3);
+            o[3] = hex[c >> 4];
+            o[4] = hex[c & 15];
+            o += 5;
+        }
+    }
+    return o;
+}
+
+/*
+ * Writes one ParameterList element at o: the JSON string of p[0..n) (not
+ * strict: raw bytes pass, like every TSV column), then TSV-escaped, in one
+ * step instead of building the JSON and escaping it again.  Room needed:
+ * 7n + 2 (a control byte is "\\u00XX").  Returns the new end.  The tail is
+ * handled as in tsv_put: clean JSON bytes are written as themselves.
+ */
+static char *tsv_json_put(char *o, const char *p, size_t n)
+{
+    *o++ = '"';
+    size_t i = 0;
+    for (; n - i >= 16 && !json_special16(p + i, 0); i += 16) {
+        memcpy(o, p + i, 16);
+        o += 16;
+    }
+    for (; n - i >= 8; i += 8) {
+        uint64_t w = load_word(p + i);
+        if (JSON_SPECIAL(w)) {
+            o = tsv_json_put_bytes(o, p + i, 8);
+        } else {
+            memcpy(o, &w, 8);
+            o += 8;
+        }
+    }
+    size_t rest = n - i;
+    if (rest && n >= 8 && !JSON_SPECIAL(load_word(p + n - 8))) {
+        uint64_t w = load_word(p + n - 8);
+        memcpy(o - (8 - rest), &w, 8);
+        o += rest;
+    } else {
+        o = tsv_json_put_bytes(o, p + i, rest);
+    }
+    *o++ = '"';
+    return o;
+}
+
+/* Writes v in decimal at o; returns the new end. */
+static char *put_u64(char *o, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[sizeof digits - ++n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    memcpy(o, digits + sizeof digits - n, n);
+    return o + n;
+}
+
+/* Adds n * factor (factor <= 7) to *total; -1 when the sum would pass half
+ * of SIZE_MAX (it cannot wrap: each step adds less than that half). */
+static int add_room(size_t *total, size_t n, size_t factor)
+{
+    if (n > SIZE_MAX / 16)
+        return -1;
+    *total += n * factor;
+    return *total > SIZE_MAX / 2 ? -1 : 0;
+}
+
+/*
+ * Writes a JSON string (with quotes) at o, which has room for 6n + 2 bytes,
+ * and returns the new end (json_string appends one).  Control bytes are
+ * escaped.  When `strict`, bytes that are not well-formed UTF-8 become U+FFFD
+ * and *lossy is set; otherwise they pass unchanged (tsv_json_put is the TSV
+ * ParameterList's non-strict twin: raw bytes, like every other TSV column).
+ */
+static char *json_put(char *o, const char *s, size_t n, int strict, int *lossy)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
     *o++ = '"';
     size_t i = 0;
     while (i < n) {
-        if (i + 8 <= n) {
+        if (n - i >= 16 && !json_special16(s + i, 1)) {
+            memcpy(o, s + i, 16);
+            o += 16;
+            i += 16;
+            continue;
+        }
+        if (n - i >= 8) {
             uint64_t w = load_word(s + i);
-            if (!(HAS_LESS(w, 0x20) | HAS_BYTE(w, '"') | HAS_BYTE(w, '\\') | (w & HIGHS))) {
+            if (!(JSON_SPECIAL(w) | (w & HIGHS))) {
                 memcpy(o, &w, 8);
                 o += 8;
                 i += 8;
                 continue;
+            }
+        } else if (n >= 8) {
+            /* the last 1-7 bytes: as in tsv_put, the string's last whole
+             * word, when it is clean ASCII, overlaps bytes written as
+             * themselves (no UTF-8 sequence reaches into an ASCII word) */
+            uint64_t w = load_word(s + n - 8);
+            if (!(JSON_SPECIAL(w) | (w & HIGHS))) {
+                memcpy(o - (8 - (n - i)), &w, 8);
+                o += n - i;
+                break;
             }
         }
         unsigned c = p[i];
@@ -217,6 +407,15 @@ static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int
         i++;
     }
     *o++ = '"';
+    return o;
+}
+
+static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int *lossy)
+{
+    /* Worst case a byte becomes six ("\u00XX"): reserve once, write in place. */
+    if (n > (SIZE_MAX - 8) / 6 || logtk_strbuf_reserve(b, 6 * n + 2) != 0)
+        return -1;
+    char *o = json_put(b->data + b->len, s, n, strict, lossy);
     b->len = (size_t)(o - b->data);
     b->data[b->len] = '\0';
     return 0;
@@ -281,35 +480,50 @@ static int tsv_begin(logtk_sink *s)
     return logtk_sink_emit_row(s);
 }
 
+/*
+ * One row: its worst-case size is reserved once, then every column is written
+ * in place (no call per column to grow the buffer; the row is most of the
+ * output's cost after the parsing).
+ */
 static int tsv_write_row(logtk_sink *s, const logtk_row *row)
 {
     logtk_strbuf *b = &s->row;
-    TRY(append_u64(b, row->line_id));
+    logtk_slice c = content_value(row);
+    /* LineId, EventId, their tabs and "E", "[]", the newline: 64; TSV doubles
+     * a byte at most, a parameter's JSON+TSV takes 7 per byte and 3 more */
+    size_t room = 64;
+    int too_big = add_room(&room, c.len, 2) || add_room(&room, row->template_text.len, 2) ||
+                  add_room(&room, s->nfields, 1) || add_room(&room, row->nparams, 3);
+    for (size_t i = 0; i < s->nfields && !too_big; i++)
+        too_big = add_room(&room, field_value(s, row, i).len, 2);
+    for (size_t i = 0; i < row->nparams && !too_big; i++)
+        too_big = add_room(&room, row->params[i].len, 7);
+    if (too_big || logtk_strbuf_reserve(b, room) != 0)
+        return logtk_sink_nomem(s);
+    char *o = put_u64(b->data + b->len, row->line_id);
     for (size_t i = 0; i < s->nfields; i++) {
         logtk_slice v = field_value(s, row, i);
-        TRY(put_tab(b));
-        TRY(tsv_escape(b, v.ptr, v.len));
+        *o++ = '\t';
+        o = tsv_put(o, v.ptr, v.len);
     }
-    logtk_slice c = content_value(row);
-    TRY(put_tab(b));
-    TRY(tsv_escape(b, c.ptr, c.len));
-    TRY(logtk_strbuf_append(b, "\tE", 2));
-    TRY(append_u64(b, row->template_id));
-    TRY(put_tab(b));
-    TRY(tsv_escape(b, row->template_text.ptr, row->template_text.len));
-    TRY(put_tab(b));
-    /* The JSON array is built in scratch, then TSV-escaped into the row. */
-    logtk_strbuf *j = &s->scratch;
-    logtk_strbuf_clear(j);
-    TRY(logtk_strbuf_putc(j, '['));
+    *o++ = '\t';
+    o = tsv_put(o, c.ptr, c.len);
+    *o++ = '\t';
+    *o++ = 'E';
+    o = put_u64(o, row->template_id);
+    *o++ = '\t';
+    o = tsv_put(o, row->template_text.ptr, row->template_text.len);
+    *o++ = '\t';
+    *o++ = '[';
     for (size_t i = 0; i < row->nparams; i++) {
         if (i)
-            TRY(logtk_strbuf_putc(j, ','));
-        TRY(json_string(j, row->params[i].ptr, row->params[i].len, 0, NULL));
+            *o++ = ',';
+        o = tsv_json_put(o, row->params[i].ptr, row->params[i].len);
     }
-    TRY(logtk_strbuf_putc(j, ']'));
-    TRY(tsv_escape(b, j->data, j->len));
-    TRY(logtk_strbuf_putc(b, '\n'));
+    *o++ = ']';
+    *o++ = '\n';
+    b->len = (size_t)(o - b->data);
+    b->data[b->len] = '\0';
     return logtk_sink_emit_row(s);
 }
 
@@ -397,19 +611,19 @@ typedef struct jsonl_state {
     logtk_slice *prefix; /* nfields */
 } jsonl_state;
 
-static int jsonl_member(logtk_sink *s, jsonl_lossy *lossy, const char *name, logtk_slice prefix,
-                        logtk_slice v)
+/* Writes the member prefix and the JSON string of v at o; notes v when it was not UTF-8. */
+static char *jsonl_member(char *o, jsonl_lossy *lossy, const char *name, logtk_slice prefix,
+                          logtk_slice v)
 {
-    logtk_strbuf *b = &s->row;
     int bad = 0;
-    TRY(logtk_strbuf_append(b, prefix.ptr, prefix.len));
-    TRY(json_string(b, v.ptr, v.len, 1, &bad));
+    memcpy(o, prefix.ptr, prefix.len);
+    o = json_put(o + prefix.len, v.ptr, v.len, 1, &bad);
     if (bad && lossy->count < sizeof lossy->names / sizeof lossy->names[0]) {
         lossy->names[lossy->count] = name;
         lossy->values[lossy->count] = v;
         lossy->count++;
     }
-    return 0;
+    return o;
 }
 
 static int jsonl_begin(logtk_sink *s)
@@ -447,32 +661,56 @@ static logtk_slice lit(const char *text)
     return x;
 }
 
+#define CONTENT_PREFIX ",\"Content\":"
+#define EVENT_ID_PREFIX ",\"EventId\":\"E"
+#define TEMPLATE_PREFIX ",\"EventTemplate\":"
+#define PARAMS_PREFIX ",\"ParameterList\":["
+
+/*
+ * One row: as tsv_write_row, its worst-case size (a byte may become six) is
+ * reserved once and the members are written in place; the rare base64 twins
+ * are appended after.
+ */
 static int jsonl_write_row(logtk_sink *s, const logtk_row *row)
 {
     logtk_strbuf *b = &s->row;
+    const jsonl_state *st = s->impl;
     jsonl_lossy lossy;
     lossy.count = 0;
-    TRY(logtk_strbuf_puts(b, "{\"LineId\":"));
-    TRY(append_u64(b, row->line_id));
-    const jsonl_state *st = s->impl;
+    logtk_slice c = content_value(row);
+    /* the fixed text and numbers: 160; the field prefixes; 6 per byte of a
+     * string and 3 per parameter (quotes, comma) */
+    size_t room = 160;
+    int too_big = add_room(&room, c.len, 6) || add_room(&room, row->template_text.len, 6) ||
+                  add_room(&room, row->nparams, 3);
+    for (size_t i = 0; i < s->nfields && !too_big; i++)
+        too_big = add_room(&room, field_value(s, row, i).len, 6) ||
+                  add_room(&room, st->prefix[i].len + 2, 1);
+    for (size_t i = 0; i < row->nparams && !too_big; i++)
+        too_big = add_room(&room, row->params[i].len, 6);
+    if (too_big || logtk_strbuf_reserve(b, room) != 0)
+        return logtk_sink_nomem(s);
+    char *o = b->data + b->len;
+    memcpy(o, "{\"LineId\":", 10);
+    o = put_u64(o + 10, row->line_id);
     for (size_t i = 0; i < s->nfields; i++)
-        if (jsonl_member(s, &lossy, s->field_names[i], st->prefix[i], field_value(s, row, i)) != 0)
-            return LOGTK_ERR_NOMEM;
-    if (jsonl_member(s, &lossy, "Content", lit(",\"Content\":"), content_value(row)) != 0)
-        return LOGTK_ERR_NOMEM;
-    TRY(logtk_strbuf_puts(b, ",\"EventId\":\"E"));
-    TRY(append_u64(b, row->template_id));
-    TRY(logtk_strbuf_putc(b, '"'));
-    if (jsonl_member(s, &lossy, "EventTemplate", lit(",\"EventTemplate\":"), row->template_text) != 0)
-        return LOGTK_ERR_NOMEM;
-    TRY(logtk_strbuf_puts(b, ",\"ParameterList\":["));
+        o = jsonl_member(o, &lossy, s->field_names[i], st->prefix[i], field_value(s, row, i));
+    o = jsonl_member(o, &lossy, "Content", lit(CONTENT_PREFIX), c);
+    memcpy(o, EVENT_ID_PREFIX, sizeof EVENT_ID_PREFIX - 1);
+    o = put_u64(o + sizeof EVENT_ID_PREFIX - 1, row->template_id);
+    *o++ = '"';
+    o = jsonl_member(o, &lossy, "EventTemplate", lit(TEMPLATE_PREFIX), row->template_text);
+    memcpy(o, PARAMS_PREFIX, sizeof PARAMS_PREFIX - 1);
+    o += sizeof PARAMS_PREFIX - 1;
     int params_bad = 0;
     for (size_t i = 0; i < row->nparams; i++) {
         if (i)
-            TRY(logtk_strbuf_putc(b, ','));
-        TRY(json_string(b, row->params[i].ptr, row->params[i].len, 1, &params_bad));
+            *o++ = ',';
+        o = json_put(o, row->params[i].ptr, row->params[i].len, 1, &params_bad);
     }
-    TRY(logtk_strbuf_putc(b, ']'));
+    *o++ = ']';
+    b->len = (size_t)(o - b->data);
+    b->data[b->len] = '\0';
     for (size_t k = 0; k < lossy.count; k++) {
         TRY(logtk_strbuf_putc(b, ','));
         logtk_strbuf_clear(&s->scratch);

@@ -717,7 +717,11 @@ void logtk_output_free(logtk_output *o);
  *            computed by the sink from the text it is given.
  * A sink given a path writes a temporary file next to it and renames it into
  * place on logtk_sink_close(); freeing an unclosed sink removes the temporary
- * file, so a half-written output never replaces a good file.
+ * file, so a half-written output never replaces a good file.  Such a text
+ * sink (not one flushed per row) writes its rows in blocks of 256 KiB from a
+ * thread of its own, started with the first full block and ended by
+ * logtk_sink_close() or logtk_sink_free(); a write error shows at a later
+ * logtk_sink_write() or at close.
  */
 typedef struct logtk_sink logtk_sink;
 

@@ -144,6 +144,14 @@ static int glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_sl
    returns the end, or SIZE_MAX. */
 static size_t piece_at(const char *p, size_t plen, const char *s, size_t slen, size_t at)
 {
+    /* Most lines hold a piece byte for byte: then each blank run of the piece
+     * met an equal run followed by the same non-blank byte, so only a blank
+     * run at the piece's end could take more of the line (the walk below
+     * takes all of it). */
+    if (slen - at >= plen && memcmp(p, s + at, plen) == 0 &&
+        (plen == 0 || !blank((unsigned char)p[plen - 1]) || at + plen == slen ||
+         !blank((unsigned char)s[at + plen])))
+        return at + plen;
     size_t pi = 0, si = at;
     while (pi < plen) {
         unsigned char c = (unsigned char)p[pi];
@@ -171,6 +179,12 @@ static size_t piece_at(const char *p, size_t plen, const char *s, size_t slen, s
 /* Matches piece p backwards so that it ends at s[end); returns its start, or SIZE_MAX. */
 static size_t piece_ending(const char *p, size_t plen, const char *s, size_t end)
 {
+    /* byte for byte, as in piece_at, mirrored: a blank run at the piece's
+     * start would take the line's whole run */
+    if (end >= plen && memcmp(p, s + end - plen, plen) == 0 &&
+        (plen == 0 || !blank((unsigned char)p[0]) || end == plen ||
+         !blank((unsigned char)s[end - plen - 1])))
+        return end - plen;
     size_t pi = plen, si = end;
     while (pi > 0) {
         unsigned char c = (unsigned char)p[pi - 1];
@@ -247,10 +261,18 @@ int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, lo
     size_t star = next_star(t, ti, tlen);
     if (star == tlen) /* no "<*>": the whole line is the one piece */
         return piece_at(t + ti, tlen - ti, s, slen, si) == slen;
-    /* the last piece, anchored at the end */
-    size_t last = star, k;
-    for (k = next_star(t, star + 3, tlen); k < tlen; k = next_star(t, k + 3, tlen))
+    /* the last piece, anchored at the end; the "<*>" found on the way are
+     * kept (up to STARS_KEPT) for the walk below, which would look again */
+    enum { STARS_KEPT = 32 };
+    size_t stars[STARS_KEPT];
+    size_t nstars = 1, last = star, k;
+    stars[0] = star;
+    for (k = next_star(t, star + 3, tlen); k < tlen; k = next_star(t, k + 3, tlen)) {
+        if (nstars < STARS_KEPT)
+            stars[nstars] = k;
+        nstars++;
         last = k;
+    }
     size_t tail = last + 3;
     size_t limit = piece_ending(t + tail, tlen - tail, s, slen);
     if (limit == SIZE_MAX || limit < si)
@@ -262,7 +284,8 @@ int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, lo
     size_t n = 0;
     for (;;) {
         size_t from = star + 3;
-        size_t next = from <= last ? next_star(t, from, tlen) : tlen;
+        size_t next = from > last ? tlen : n + 1 < STARS_KEPT ? stars[n + 1]
+                                                              : next_star(t, from, tlen);
         if (from > last) {
             /* the last "<*>" takes what lies between */
             if (caps) {
