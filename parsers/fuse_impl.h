@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fuse_shape.h"
 #include "mix.h"
 #include "parser_impl.h"
 #include "strbuf.h"
@@ -82,7 +83,8 @@ typedef struct fuse_memo {
     uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
     uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
     uint32_t len;                    /* 0: an empty slot */
-    uint32_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
+    uint16_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
+    uint16_t kept_digit;             /* the masked form holds a digit (see fuse_shape.c) */
     char form[8 * FUSE_MEMO_WORDS];  /* the masked form, for a line that misses the table */
 } fuse_memo;
 
@@ -124,6 +126,7 @@ typedef struct fuse_state {
     size_t memo_slots;  /* a power of two */
     size_t memo_evictions; /* tokens that replaced another since the memo last grew */
     size_t memo_hits;      /* tokens the memo answered since it last grew */
+    fuse_shape_cache shapes; /* line shape -> sequence hash (fuse_shape.h) */
 } fuse_state;
 
 /* A key's value, FUSE_NO_ID when absent. */

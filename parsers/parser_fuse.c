@@ -740,6 +740,15 @@ static size_t mask_token(const char *s, size_t n, char *out)
     return (size_t)(o - out);
 }
 
+/* Nonzero when s[0..n) holds one of '0'..'9' (a masked form that kept a digit). */
+static int holds_digit(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (byte_class[(unsigned char)s[i]] == CLS_DIGIT)
+            return 1;
+    return 0;
+}
+
 /*
  * A token's masked form as found by quick_token_hash(), so that a line
  * that misses the table is written out without masking those tokens again.
@@ -762,7 +771,8 @@ enum {
  * form in *form.
  */
 static int quick_token_hash(const char *s, size_t n, const char *limit,
-                            const uint64_t *wild_dots, uint64_t *hash, uint8_t *form)
+                            const uint64_t *wild_dots, uint64_t *hash, uint8_t *form,
+                            int *kept_digit)
 {
 #if FUSE_SWAR
     const uint64_t high = 0x8080808080808080ULL;
@@ -818,6 +828,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     if (lead && is_digit_name(s, n - dots)) {
         *hash = h; /* "jk2_init", "eth0": a name, itself */
         *form = FORM_SELF;
+        *kept_digit = 1;
         return 1;
     }
     /* "node-7", "core.12": a kept name (name_prefix needs a '-' or '.' after letters) */
@@ -844,7 +855,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     *form = (uint8_t)(FORM_WILD + dots);
     return 1;
 #else
-    (void)s, (void)n, (void)limit, (void)wild_dots, (void)hash, (void)form;
+    (void)s, (void)n, (void)limit, (void)wild_dots, (void)hash, (void)form, (void)kept_digit;
     return 0;
 #endif
 }
@@ -914,13 +925,14 @@ FUSE_INLINE int memo_holds(const fuse_memo *m, size_t n, const uint64_t *w)
 }
 
 static void memo_keep(fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked,
-                      const char *form, size_t form_len)
+                      const char *form, size_t form_len, int kept_digit)
 {
     memset(m->words, 0, sizeof m->words);
     memcpy(m->words, w, (n + 7) / 8 * 8);
     m->len = (uint32_t)n;
     m->masked = masked;
-    m->form_len = form_len <= sizeof m->form ? (uint32_t)form_len : 0;
+    m->form_len = form_len <= sizeof m->form ? (uint16_t)form_len : 0;
+    m->kept_digit = (uint16_t)kept_digit;
     memcpy(m->form, form, m->form_len);
 }
 
@@ -1010,6 +1022,7 @@ static void fuse_destroy(void *state)
     logtk_strbuf_free(&st->wfscratch);
     free(st->edit);
     free(st->memo);
+    fuse_shape_free(&st->shapes);
 }
 
 static int fuse_set_param(logtk_parser *p, void *state, const char *name, const char *value)
@@ -1024,6 +1037,7 @@ static int fuse_set_param(logtk_parser *p, void *state, const char *name, const 
             return logtk_parser_error(p, LOGTK_ERR_INVALID,
                                       "header: expected auto or none, got '%s'", value);
         st->header_auto = strcmp(value, "auto") == 0;
+        fuse_shape_clear(&st->shapes); /* lines now split into header and message otherwise */
         return LOGTK_OK;
     }
     return LOGTK_ERR_NOT_FOUND;
@@ -1486,6 +1500,22 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
 {
     fuse_state *st = state;
     size_t n = line->ntokens;
+
+    /*
+     * a line shaped like one seen before (its digits aside, fuse_shape.c)
+     * has that line's sequence hash: when the exact table knows it, that is
+     * the line's template, without masking or hashing a token
+     */
+    const uint64_t line_shape = fuse_line_shape(line->masked.ptr, line->masked.len);
+    uint64_t shape_seq;
+    if (fuse_shape_find(&st->shapes, line_shape, &shape_seq)) {
+        uint32_t known = map_get(&st->exact, shape_seq);
+        if (known != FUSE_NO_ID) {
+            *template_id = resolve(st, known);
+            return LOGTK_OK;
+        }
+    }
+
     if (grow_scratch(st, n + 1) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
@@ -1508,6 +1538,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     uint64_t seq = 0, seq_before_run = 0;
     size_t kept = 0, asides = 0; /* tokens hashed; pairs joined (quantity asides, bounds) */
     size_t run_from = SIZE_MAX;  /* first of the trailing whole-token variables */
+    int kept_digit = 0;          /* some masked form holds a digit: the shape cannot stand for the line */
     for (size_t i = 0; i < hdr; i++)
         seq += salted(wild_h, kept++);
     if (hdr)
@@ -1516,7 +1547,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         const logtk_slice *t = &in[i];
         uint64_t h;
         uint8_t form = FORM_MASK;
-        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form)) {
+        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &kept_digit)) {
             logtk_slice one = *t;
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
                 one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
@@ -1534,6 +1565,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                                                 : NULL;
             if (slot && memo_holds(slot, one.len, words)) {
                 h = slot->masked;
+                kept_digit |= slot->kept_digit;
                 st->memo_hits++;
             } else {
                 /* the masked bytes, with 8 bytes of slack for hash_padded */
@@ -1542,6 +1574,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                     return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
                 size_t masked_len = mask_token(one.ptr, one.len, st->norm.data);
                 h = hash_padded(st->norm.data, masked_len);
+                int digit = holds_digit(st->norm.data, masked_len);
+                kept_digit |= digit;
                 if (slot == NULL) {
                     if (st->memo == NULL)
                         memo_grow(st);
@@ -1552,7 +1586,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                        that never come back, ids and counters, would only fill it) */
                     memo_grow(st);
                 } else {
-                    memo_keep(slot, one.len, words, h, st->norm.data, masked_len);
+                    memo_keep(slot, one.len, words, h, st->norm.data, masked_len, digit);
                 }
             }
         }
@@ -1571,6 +1605,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         kept = run_from + 1;
     }
     seq += logtk_mix64(kept + 1);
+    if (!kept_digit)
+        fuse_shape_keep(&st->shapes, line_shape, seq);
 
     /* 2. fast path: a sequence seen before */
     const uint64_t fast_seq = seq;
@@ -1732,7 +1768,12 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 st->tok[i].len = st->tok_len[i];
             }
         }
-        uint64_t th = template_hash(st->tok, n);
+        /*
+         * the template's text hash: every token's hash is already the hash of
+         * these very bytes (tok_hash, the variable forms' once promoted), so
+         * it is the sequence hash itself, template_hash() without the rehash
+         */
+        uint64_t th = seq;
         id = map_get(&st->by_text, th);
         if (id == FUSE_NO_ID) {
             id = logtk_tmpl_create(p, st->tok, n);

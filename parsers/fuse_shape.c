@@ -1,0 +1,110 @@
+/*
+ * fuse_shape.c - the fuse parser's line cache (see fuse_shape.h).
+ *
+ * Why a line's shape may stand for the line: every rule that turns a line
+ * into its sequence hash (the tokenizer, the header, the quick hash, the
+ * masks, the quantity asides) tests a digit only as a digit, never as a
+ * particular one, and whatever it copies to a masked form it copies from
+ * the same place of the line.  So two lines of one shape are split, masked
+ * and hashed the same way, and their masked forms differ at most where a
+ * digit was copied.  parser_fuse.c keeps a line's sequence here only when
+ * no masked form of it kept a digit ("eth0", "do_page_fault2+<*>"); then
+ * every line of that shape has the same masked forms, hence the same
+ * sequence hash, and that is all the cache answers: the template still
+ * comes from the exact table, as for any other line.  It is a cache of a
+ * pure function, so what is parsed does not depend on it (nor is it saved
+ * in snapshots).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse_shape.h"
+
+#define FUSE_SHAPE_MIN 4096
+#define FUSE_SHAPE_MAX (1u << 18)
+
+/* A multiply-xorshift round per eight bytes, as the token hashes do. */
+static inline uint64_t shape_round(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 31);
+}
+
+/*
+ * Eight bytes at once (SWAR): digits lose their low four bits, which makes
+ * each of them '0'.  A byte b below 0x80 is a digit when b + 0x50 reaches
+ * 0x80 and b + 0x46 does not; neither sum carries into the next byte.
+ */
+static inline uint64_t zero_digits(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    uint64_t low7 = w & (0x7f * ones);
+    uint64_t digit = (low7 + 0x50 * ones) & ~(low7 + 0x46 * ones) & ~w & high;
+    return w & ~((digit >> 7) * 0x0f);
+}
+
+uint64_t fuse_line_shape(const char *s, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8); /* byte order does not matter: only equality is used */
+        h = shape_round(h, zero_digits(w));
+    }
+    if (i < n) {
+        if (n >= 8) {
+            memcpy(&w, s + n - 8, 8); /* the last eight bytes, overlapping */
+        } else {
+            w = 0;
+            memcpy(&w, s, n);
+        }
+        h = shape_round(h, zero_digits(w));
+    }
+    h = logtk_mix64(h);
+    return h ? h : 1;
+}
+
+static void shape_grow(fuse_shape_cache *c)
+{
+    size_t nslots = c->slots ? 2 * c->nslots : FUSE_SHAPE_MIN;
+    fuse_shape_slot *s = calloc(nslots, sizeof *s);
+    if (s == NULL)
+        return;
+    free(c->slots);
+    c->slots = s;
+    c->nslots = nslots;
+    c->evictions = 0;
+    c->hits = 0;
+}
+
+void fuse_shape_keep(fuse_shape_cache *c, uint64_t shape, uint64_t seq)
+{
+    if (c->slots == NULL)
+        shape_grow(c);
+    if (c->slots == NULL)
+        return;
+    fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
+    if (s->shape != 0 && ++c->evictions > c->nslots && c->hits >= c->evictions / 4 &&
+        c->nslots < FUSE_SHAPE_MAX) {
+        /* shapes keep replacing others that come back: more room */
+        shape_grow(c);
+        s = &c->slots[shape & (c->nslots - 1)];
+    }
+    s->shape = shape;
+    s->seq = seq;
+}
+
+void fuse_shape_clear(fuse_shape_cache *c)
+{
+    if (c->slots)
+        memset(c->slots, 0, c->nslots * sizeof *c->slots);
+    c->evictions = c->hits = 0;
+}
+
+void fuse_shape_free(fuse_shape_cache *c)
+{
+    free(c->slots);
+    memset(c, 0, sizeof *c);
+}

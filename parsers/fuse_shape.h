@@ -1,0 +1,60 @@
+/*
+ * fuse_shape.h - the fuse parser's line cache: a line's shape (its bytes
+ * with every ASCII digit read as '0') names the hash of its masked token
+ * sequence, so that a line shaped like one seen before skips the per-token
+ * masking and hashing (fuse_shape.c; internal to parser_fuse.c).
+ */
+#ifndef LOGTK_FUSE_SHAPE_H
+#define LOGTK_FUSE_SHAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mix.h"
+
+typedef struct fuse_shape_slot {
+    uint64_t shape; /* fuse_line_shape() of the line; 0: an empty slot */
+    uint64_t seq;   /* the sequence hash its tokens give */
+} fuse_shape_slot;
+
+/*
+ * Direct-mapped: a shape simply replaces the one in its slot.  Made on first
+ * use, it grows (emptied) while shapes keep replacing others and a fair
+ * share of lines are found, up to a bound, so memory stays bounded.
+ */
+typedef struct fuse_shape_cache {
+    fuse_shape_slot *slots; /* NULL until the first line is kept */
+    size_t nslots;          /* a power of two */
+    size_t evictions;       /* shapes that replaced another since the cache last grew */
+    size_t hits;            /* lines found since it last grew */
+} fuse_shape_cache;
+
+/**
+ * The shape of a line's bytes s[0..n): a 64-bit hash, never 0, of the bytes
+ * with each of '0'..'9' replaced by '0'.
+ */
+uint64_t fuse_line_shape(const char *s, size_t n);
+
+/** The sequence hash kept for shape in *seq: 1, or 0 when the cache does not hold it. */
+static inline int fuse_shape_find(fuse_shape_cache *c, uint64_t shape, uint64_t *seq)
+{
+    if (c->slots == NULL)
+        return 0;
+    const fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
+    if (s->shape != shape)
+        return 0;
+    c->hits++;
+    *seq = s->seq;
+    return 1;
+}
+
+/** Keeps shape -> seq (out of memory only leaves the cache as it was). */
+void fuse_shape_keep(fuse_shape_cache *c, uint64_t shape, uint64_t seq);
+
+/** Forgets every shape (the line -> sequence function changed: a parameter). */
+void fuse_shape_clear(fuse_shape_cache *c);
+
+/** Frees the cache; it is then empty. */
+void fuse_shape_free(fuse_shape_cache *c);
+
+#endif
