@@ -69,9 +69,12 @@ uint64_t fuse_line_shape(const char *s, size_t n)
 static void shape_grow(fuse_shape_cache *c)
 {
     size_t nslots = c->slots ? 2 * c->nslots : FUSE_SHAPE_MIN;
-    fuse_shape_slot *s = calloc(nslots, sizeof *s);
+    /* not calloc: a reused block would be cleared whole, where only the keys need it */
+    fuse_shape_slot *s = malloc(nslots * sizeof *s);
     if (s == NULL)
         return;
+    for (size_t k = 0; k < nslots; k++)
+        s[k].shape = 0;
     free(c->slots);
     c->slots = s;
     c->nslots = nslots;
@@ -98,8 +101,8 @@ void fuse_shape_keep(fuse_shape_cache *c, uint64_t shape, uint64_t seq)
 
 void fuse_shape_clear(fuse_shape_cache *c)
 {
-    if (c->slots)
-        memset(c->slots, 0, c->nslots * sizeof *c->slots);
+    for (size_t k = 0; c->slots && k < c->nslots; k++)
+        c->slots[k].shape = 0;
     c->evictions = c->hits = 0;
 }
 

@@ -982,6 +982,8 @@ static int wildform_hash(logtk_strbuf *scratch, const char *s, size_t n, size_t 
 
 /* ------------------------------------------------------------ life cycle */
 
+#define FUSE_GROUPS_RESERVED 4096
+
 static int fuse_init(logtk_parser *p, void *state)
 {
     fuse_state *st = state;
@@ -991,8 +993,17 @@ static int fuse_init(logtk_parser *p, void *state)
     static const char wild_dots[] = "<*>...";
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LOGTK_WILDCARD_LEN + d);
+    /*
+     * Room up front for the groups and pools of a few thousand lines of new
+     * messages: growing copies every group, byte by byte, each time (an
+     * untouched reservation costs address space, not memory).
+     */
     if (logtk_u64map_init(&st->exact, 1024) != 0 || logtk_u64map_init(&st->groups, 4096) != 0 ||
-        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 1024) != 0)
+        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 4096) != 0 ||
+        logtk_array_reserve((void **)&st->group_list, &st->groups_cap, FUSE_GROUPS_RESERVED,
+                            sizeof *st->group_list) != 0 ||
+        logtk_array_reserve((void **)&st->pool_list, &st->pools_cap, FUSE_GROUPS_RESERVED,
+                            sizeof *st->pool_list) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
