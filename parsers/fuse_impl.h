@@ -118,6 +118,9 @@ typedef struct fuse_state {
     size_t *wf_prefix;  /* per token: bytes kept by its variable form before "<*>" */
     size_t *wf_suffix;  /* per token: bytes kept after "<*>" */
     uint64_t *wf_hash;  /* per token: hash of its variable form */
+    uint64_t *sib_key;  /* per token: its sibling key as the first promotion round made it */
+    uint32_t *sib_group; /* per token: the group found at that key then (FUSE_NO_ID: none) */
+    uint8_t *sib_known;  /* per token: 1 when sib_key and sib_group were set for this line */
     logtk_strbuf wform; /* variable forms, for template tokens */
     logtk_strbuf wfscratch; /* one variable form being hashed */
     logtk_slice *edit;  /* template tokens being generalized */
@@ -132,7 +135,7 @@ typedef struct fuse_state {
 /* A key's value, FUSE_NO_ID when absent. */
 static inline uint32_t map_get(const logtk_u64map *m, uint64_t key)
 {
-    const uint32_t *v = logtk_u64map_find(m, key);
+    const uint32_t *v = logtk_u64map_lookup(m, key);
     return v ? *v : FUSE_NO_ID;
 }
 

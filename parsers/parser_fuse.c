@@ -1029,6 +1029,9 @@ static void fuse_destroy(void *state)
     free(st->wf_prefix);
     free(st->wf_suffix);
     free(st->wf_hash);
+    free(st->sib_key);
+    free(st->sib_group);
+    free(st->sib_known);
     logtk_strbuf_free(&st->wform);
     logtk_strbuf_free(&st->wfscratch);
     free(st->edit);
@@ -1173,7 +1176,16 @@ static int grow_scratch(fuse_state *st, size_t n)
     uint64_t *wh = realloc(st->wf_hash, cap * sizeof *wh);
     if (wh)
         st->wf_hash = wh;
-    if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh)
+    uint64_t *sk = realloc(st->sib_key, cap * sizeof *sk);
+    if (sk)
+        st->sib_key = sk;
+    uint32_t *sg = realloc(st->sib_group, cap * sizeof *sg);
+    if (sg)
+        st->sib_group = sg;
+    uint8_t *sn = realloc(st->sib_known, cap);
+    if (sn)
+        st->sib_known = sn;
+    if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh || !sk || !sg || !sn)
         return -1;
     st->tok_cap = cap;
     return 0;
@@ -1725,14 +1737,22 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     }
 
     /* 3. take promoted positions as variables, then register the line's siblings */
-    int changed = 1;
+    int changed = 1, promoted_any = 0;
+    memset(st->sib_known, 0, n); /* see sib_key */
     for (int round = 0; changed && round < 64; round++) {
         changed = 0;
         for (size_t i = 0; i < n && constants >= 2; i++) {
             if (st->tok_wild[i])
                 continue;
-            uint32_t g = map_get(&st->groups, sibling_key(seq, n, st->tok_hash, st->wf_hash, i));
+            uint64_t key = sibling_key(seq, n, st->tok_hash, st->wf_hash, i);
+            uint32_t g = map_get(&st->groups, key);
+            if (round == 0) {
+                st->sib_key[i] = key;
+                st->sib_group[i] = g;
+                st->sib_known[i] = 1;
+            }
             if (g != FUSE_NO_ID && st->group_list[g].promoted) {
+                promoted_any = 1;
                 seq += salted(st->wf_hash[i], i) - salted(st->tok_hash[i], i);
                 st->tok_hash[i] = st->wf_hash[i];
                 st->tok_wild[i] = 1;
@@ -1806,13 +1826,20 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     for (size_t i = 0; i < n; i++) {
         const uint64_t before = prefix;
         prefix += salted(st->tok_hash[i], i);
+        if (i < hdr || constants - !st->tok_wild[i] < 1)
+            continue; /* the header, or no other constant: nothing anchors the group */
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
         int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
                       only_variables(st->norm.data + st->tok_off[i], st->tok_len[i]);
-        if (i < hdr || constants - !st->tok_wild[i] < 1)
-            continue; /* the header, or no other constant: nothing anchors the group */
-        uint64_t key = sibling_key(seq, n, st->tok_hash, st->wf_hash, i);
-        uint32_t g = map_get(&st->groups, key);
+        /*
+         * the key and group the first promotion round found, when nothing was
+         * promoted since (the sequence is the same); a group once found stays,
+         * while one absent then may have been made at this very key since
+         */
+        int known = !promoted_any && st->sib_known[i];
+        uint64_t key = known ? st->sib_key[i] : sibling_key(seq, n, st->tok_hash, st->wf_hash, i);
+        uint32_t g = known && st->sib_group[i] != FUSE_NO_ID ? st->sib_group[i]
+                                                             : map_get(&st->groups, key);
         if (g == FUSE_NO_ID) {
             if ((long)st->ngroups >= st->max_entries)
                 continue;
