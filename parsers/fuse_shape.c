@@ -25,33 +25,50 @@
 #define FUSE_SHAPE_MIN 4096
 #define FUSE_SHAPE_MAX (1u << 18)
 
-/* A multiply-xorshift round per eight bytes, as the token hashes do. */
+/*
+ * One round per eight bytes: the full 128-bit product of the state and an
+ * odd constant, its halves folded (every input bit reaches every output
+ * bit, in three instructions where the 128-bit product is one).
+ */
 static inline uint64_t shape_round(uint64_t h, uint64_t w)
 {
+#if defined(__SIZEOF_INT128__)
+    __extension__ unsigned __int128 p = (unsigned __int128)(h ^ w) * 0x9e3779b97f4a7c15ULL;
+    return (uint64_t)p ^ (uint64_t)(p >> 64);
+#else
     h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
     return h ^ (h >> 31);
+#endif
 }
 
 /*
  * Eight bytes at once (SWAR): digits lose their low four bits, which makes
- * each of them '0'.  A byte b below 0x80 is a digit when b + 0x50 reaches
- * 0x80 and b + 0x46 does not; neither sum carries into the next byte.
+ * each of them '0'.  With t = b ^ '0', a byte b is a digit when t is below
+ * 10, that is when neither t's high bit (b >= 0x80) nor that of
+ * (t & 0x7f) + 0x76 is set; the sum never carries into the next byte.
  */
 static inline uint64_t zero_digits(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-    uint64_t low7 = w & (0x7f * ones);
-    uint64_t digit = (low7 + 0x50 * ones) & ~(low7 + 0x46 * ones) & ~w & high;
+    uint64_t t = w ^ (0x30 * ones);
+    uint64_t digit = ~(((t & (0x7f * ones)) + 0x76 * ones) | t) & high;
     return w & ~((digit >> 7) * 0x0f);
 }
 
 uint64_t fuse_line_shape(const char *s, size_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w, v;
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, s + i, 8); /* byte order does not matter: only equality is used */
+    /* byte order does not matter: only equality is used */
+    for (; i + 16 <= n; i += 16) {
+        memcpy(&w, s + i, 8);
+        memcpy(&v, s + i + 8, 8);
+        h = shape_round(shape_round(h, zero_digits(w)), zero_digits(v));
+    }
+    if (i + 8 <= n) {
+        memcpy(&w, s + i, 8);
         h = shape_round(h, zero_digits(w));
+        i += 8;
     }
     if (i < n) {
         if (n >= 8) {

@@ -1197,12 +1197,30 @@ static int grow_scratch(fuse_state *st, size_t n)
  * names, class and file names: "host.example.org", "a.b.C").  Message words
  * are not written like that in any of the logs we know.
  */
+/* Bytes the two scans below stop at; every other byte is passed over with one test. */
+enum { MARK_NONE = 0, MARK_ALNUM = 1, MARK_OPEN = 2, MARK_DOT = 3 };
+static const unsigned char word_marks[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+    ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+    ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1,
+    ['<'] = MARK_OPEN, ['.'] = MARK_DOT,
+};
+
 static int looks_like_value(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (is_wild_at(s, i, n))
+        unsigned mark = word_marks[(unsigned char)s[i]];
+        if (mark == MARK_OPEN && is_wild_at(s, i, n))
             return 1;
-        if (s[i] == '.' && i > 0 && i + 1 < n && is_alnum_byte(s[i - 1]) && is_alnum_byte(s[i + 1]))
+        if (mark == MARK_DOT && i > 0 && i + 1 < n && is_alnum_byte(s[i - 1]) &&
+            is_alnum_byte(s[i + 1]))
             return 1;
     }
     return 0;
@@ -1213,10 +1231,11 @@ static int only_variables(const char *s, size_t n)
 {
     int wild = 0;
     for (size_t i = 0; i < n; i++) {
-        if (is_wild_at(s, i, n)) {
+        unsigned mark = word_marks[(unsigned char)s[i]];
+        if (mark == MARK_OPEN && is_wild_at(s, i, n)) {
             wild = 1;
             i += 2;
-        } else if (is_alnum_byte(s[i])) {
+        } else if (mark == MARK_ALNUM) {
             return 0;
         }
     }
