@@ -41,19 +41,7 @@ static inline uint64_t shape_round(uint64_t h, uint64_t w)
 #endif
 }
 
-/*
- * Eight bytes at once (SWAR): digits lose their low four bits, which makes
- * each of them '0'.  With t = b ^ '0', a byte b is a digit when t is below
- * 10, that is when neither t's high bit (b >= 0x80) nor that of
- * (t & 0x7f) + 0x76 is set; the sum never carries into the next byte.
- */
-static inline uint64_t zero_digits(uint64_t w)
-{
-    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-    uint64_t t = w ^ (0x30 * ones);
-    uint64_t digit = ~(((t & (0x7f * ones)) + 0x76 * ones) | t) & high;
-    return w & ~((digit >> 7) * 0x0f);
-}
+#define zero_digits fuse_zero_digits
 
 uint64_t fuse_line_shape(const char *s, size_t n)
 {

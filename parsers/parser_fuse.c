@@ -862,7 +862,11 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
 
 /*
  * The memo slot of token s[0..n) (readable up to limit), with its bytes as
- * words in w; NULL when it is too long to be kept.
+ * words in w[0..FUSE_MEMO_WORDS) and the same words with every digit read as
+ * '0' in w[FUSE_MEMO_WORDS..): the slot is chosen by the latter, since a
+ * token whose masked form keeps no digit masks like every token of its
+ * shape (fuse_shape.c), whatever its digits; NULL when it is too long to be
+ * kept.
  */
 FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, size_t n,
                                  const char *limit, uint64_t *w)
@@ -870,10 +874,12 @@ FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, s
     if (n == 0 || n > 8 * FUSE_MEMO_WORDS || memo == NULL)
         return NULL;
     uint64_t h = n;
+    uint64_t *z = w + FUSE_MEMO_WORDS;
     size_t i = 0, k = 0;
     for (; n - i >= 8; i += 8, k++) {
         memcpy(&w[k], s + i, 8);
-        h = hash_round(h, w[k]);
+        z[k] = fuse_zero_digits(w[k]);
+        h = hash_round(h, z[k]);
     }
     if (i < n) {
         size_t rest = n - i;
@@ -887,7 +893,8 @@ FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, s
             w[k] = 0;
             memcpy(&w[k], s + i, rest);
         }
-        h = hash_round(h, w[k]);
+        z[k] = fuse_zero_digits(w[k]);
+        h = hash_round(h, z[k]);
         k++;
     }
     (void)limit;
@@ -913,13 +920,18 @@ static void memo_grow(fuse_state *st)
     st->memo_hits = 0;
 }
 
-/* Does slot m hold the token of n bytes whose words are w (memo_slot)? */
+/*
+ * Does slot m hold the token of n bytes whose words are w (memo_slot)?  A
+ * masked form that kept a digit holds for the token's own bytes only, any
+ * other for every token of its shape.
+ */
 FUSE_INLINE int memo_holds(const fuse_memo *m, size_t n, const uint64_t *w)
 {
     if (m->len != n)
         return 0;
+    const uint64_t *key = m->kept_digit ? w : w + FUSE_MEMO_WORDS;
     for (size_t k = 0; k * 8 < n; k++)
-        if (m->words[k] != w[k])
+        if (m->words[k] != key[k])
             return 0;
     return 1;
 }
@@ -928,7 +940,7 @@ static void memo_keep(fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked
                       const char *form, size_t form_len, int kept_digit)
 {
     memset(m->words, 0, sizeof m->words);
-    memcpy(m->words, w, (n + 7) / 8 * 8);
+    memcpy(m->words, kept_digit ? w : w + FUSE_MEMO_WORDS, (n + 7) / 8 * 8);
     m->len = (uint32_t)n;
     m->masked = masked;
     m->form_len = form_len <= sizeof m->form ? (uint16_t)form_len : 0;
@@ -1601,7 +1613,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 i++;
                 asides++;
             }
-            uint64_t words[FUSE_MEMO_WORDS];
+            uint64_t words[2 * FUSE_MEMO_WORDS];
             fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
                                                             one.len, limit, words)
                                                 : NULL;
@@ -1704,7 +1716,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 st->tok_hash[i] = wild_h;
         } else {
             /* the memo's copy when it still holds the token, else the mask */
-            uint64_t words[FUSE_MEMO_WORDS];
+            uint64_t words[2 * FUSE_MEMO_WORDS];
             const fuse_memo *slot =
                 memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
             if (slot && memo_holds(slot, toks[i].len, words) && slot->form_len) {
