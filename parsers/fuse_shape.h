@@ -30,17 +30,23 @@ typedef struct fuse_shape_cache {
 } fuse_shape_cache;
 
 /**
- * Eight bytes at once (SWAR): every one of '0'..'9' becomes '0' (its low
+ * Eight bytes at once (SWAR): fuse_digit_bytes() marks the digits of w,
+ * fuse_zero_digits() makes every one of '0'..'9' '0' (its low
  * four bits cleared), the other bytes stay.  With t = b ^ '0', a byte b is
  * a digit when t is below 10, that is when neither t's high bit (b >= 0x80)
  * nor that of (t & 0x7f) + 0x76 is set; the sum never carries into the
  * next byte.
  */
-static inline uint64_t fuse_zero_digits(uint64_t w)
+static inline uint64_t fuse_digit_bytes(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
     uint64_t t = w ^ (0x30 * ones);
-    uint64_t digit = ~(((t & (0x7f * ones)) + 0x76 * ones) | t) & high;
+    return ~(((t & (0x7f * ones)) + 0x76 * ones) | t) & high; /* 0x80 at each digit */
+}
+
+static inline uint64_t fuse_zero_digits(uint64_t w)
+{
+    uint64_t digit = fuse_digit_bytes(w);
     return w & ~((digit >> 3) - (digit >> 7)); /* 0x10 - 0x01: 0x0f at each digit */
 }
 

@@ -740,13 +740,31 @@ static size_t mask_token(const char *s, size_t n, char *out)
     return (size_t)(o - out);
 }
 
-/* Nonzero when s[0..n) holds one of '0'..'9' (a masked form that kept a digit). */
+/*
+ * Nonzero when s[0..n) holds one of '0'..'9' (a masked form that kept a
+ * digit); s is the masking buffer, readable 8 bytes past n.
+ */
 static int holds_digit(const char *s, size_t n)
 {
+#if FUSE_SWAR
+    uint64_t w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        if (fuse_digit_bytes(w))
+            return 1;
+    }
+    if (i < n) {
+        memcpy(&w, s + i, 8);
+        return fuse_digit_bytes(w & (~0ULL >> (8 * (8 - (n - i))))) != 0;
+    }
+    return 0;
+#else
     for (size_t i = 0; i < n; i++)
         if (byte_class[(unsigned char)s[i]] == CLS_DIGIT)
             return 1;
     return 0;
+#endif
 }
 
 /*
