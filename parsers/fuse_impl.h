@@ -121,6 +121,8 @@ typedef struct fuse_state {
     uint64_t *sib_key;  /* per token: its sibling key as the first promotion round made it */
     uint32_t *sib_group; /* per token: the group found at that key then (FUSE_NO_ID: none) */
     uint8_t *sib_known;  /* per token: 1 when sib_key and sib_group were set for this line */
+    logtk_strbuf stash;  /* masked forms made while hashing the line (FORM_STASHED) */
+    size_t *stash_off, *stash_len; /* per token: its masked form in stash */
     logtk_strbuf wform; /* variable forms, for template tokens */
     logtk_strbuf wfscratch; /* one variable form being hashed */
     logtk_slice *edit;  /* template tokens being generalized */

@@ -772,9 +772,10 @@ static int holds_digit(const char *s, size_t n)
  * that misses the table is written out without masking those tokens again.
  */
 enum {
-    FORM_MASK, /* only mask_token() knows */
-    FORM_SELF, /* the token itself */
-    FORM_WILD  /* FORM_WILD + d: "<*>" and d dots */
+    FORM_MASK,    /* only mask_token() knows */
+    FORM_SELF,    /* the token itself */
+    FORM_STASHED, /* masked while hashing: in st->stash (stash_off, stash_len) */
+    FORM_WILD     /* FORM_WILD + d: "<*>" and d dots */
 };
 
 /*
@@ -1062,6 +1063,9 @@ static void fuse_destroy(void *state)
     free(st->sib_key);
     free(st->sib_group);
     free(st->sib_known);
+    free(st->stash_off);
+    free(st->stash_len);
+    logtk_strbuf_free(&st->stash);
     logtk_strbuf_free(&st->wform);
     logtk_strbuf_free(&st->wfscratch);
     free(st->edit);
@@ -1215,7 +1219,14 @@ static int grow_scratch(fuse_state *st, size_t n)
     uint8_t *sn = realloc(st->sib_known, cap);
     if (sn)
         st->sib_known = sn;
-    if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh || !sk || !sg || !sn)
+    size_t *so = realloc(st->stash_off, cap * sizeof *so);
+    if (so)
+        st->stash_off = so;
+    size_t *sl = realloc(st->stash_len, cap * sizeof *sl);
+    if (sl)
+        st->stash_len = sl;
+    if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh || !sk || !sg || !sn ||
+        !so || !sl)
         return -1;
     st->tok_cap = cap;
     return 0;
@@ -1611,6 +1622,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     size_t kept = 0, asides = 0; /* tokens hashed; pairs joined (quantity asides, bounds) */
     size_t run_from = SIZE_MAX;  /* first of the trailing whole-token variables */
     int kept_digit = 0;          /* some masked form holds a digit: the shape cannot stand for the line */
+    logtk_strbuf_clear(&st->stash);
     for (size_t i = 0; i < hdr; i++)
         seq += salted(wild_h, kept++);
     if (hdr)
@@ -1646,6 +1658,11 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                     return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
                 size_t masked_len = mask_token(one.ptr, one.len, st->norm.data);
                 h = hash_padded(st->norm.data, masked_len);
+                /* kept for the masked elements below, should the line miss the table */
+                st->stash_off[kept] = st->stash.len;
+                st->stash_len[kept] = masked_len;
+                if (logtk_strbuf_append(&st->stash, st->norm.data, masked_len) == 0)
+                    form = FORM_STASHED;
                 int digit = holds_digit(st->norm.data, masked_len);
                 kept_digit |= digit;
                 if (slot == NULL) {
@@ -1726,6 +1743,9 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         if (form == FORM_SELF) {
             len = toks[i].len;
             memcpy(o, toks[i].ptr, len);
+        } else if (form == FORM_STASHED) {
+            len = st->stash_len[i];
+            memcpy(o, st->stash.data + st->stash_off[i], len);
         } else if (form >= FORM_WILD) {
             size_t dots = (size_t)(form - FORM_WILD);
             memcpy(o, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
