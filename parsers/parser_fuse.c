@@ -1466,9 +1466,9 @@ static int join_pool(fuse_state *st, uint32_t g, uint64_t prefix, size_t n, size
     if (k == FUSE_NO_ID) {
         if (logtk_array_reserve((void **)&st->pool_list, &st->pools_cap, st->npools + 1, sizeof *st->pool_list) != 0)
             return -1;
+        static const fuse_pool new_pool = {.first_group = FUSE_NO_ID};
         k = (uint32_t)st->npools;
-        memset(&st->pool_list[k], 0, sizeof st->pool_list[k]);
-        st->pool_list[k].first_group = FUSE_NO_ID;
+        st->pool_list[k] = new_pool;
         if (logtk_u64map_put(&st->pools, key, k) != 0)
             return -1;
         st->npools++;
@@ -1915,11 +1915,10 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             if (logtk_array_reserve((void **)&st->group_list, &st->groups_cap, st->ngroups + 1,
                                     sizeof *st->group_list) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            static const fuse_group new_group = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
             g = (uint32_t)st->ngroups++;
-            memset(&st->group_list[g], 0, sizeof st->group_list[g]);
+            st->group_list[g] = new_group;
             st->group_list[g].position = (uint32_t)i;
-            st->group_list[g].pool = FUSE_NO_ID;
-            st->group_list[g].next_in_pool = FUSE_NO_ID;
             if (logtk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n, hdr) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
