@@ -120,6 +120,7 @@ void fuse_shape_keep(fuse_shape_cache *c, uint64_t shape, uint64_t seq)
     }
     s->shape = shape;
     s->seq = seq;
+    s->id = UINT32_MAX;
 }
 
 void fuse_shape_clear(fuse_shape_cache *c)

@@ -15,6 +15,8 @@
 typedef struct fuse_shape_slot {
     uint64_t shape; /* fuse_line_shape() of the line; 0: an empty slot */
     uint64_t seq;   /* the sequence hash its tokens give */
+    uint32_t id;    /* the exact table's template for seq once known, else UINT32_MAX
+                       (an entry of that table never changes once made) */
 } fuse_shape_slot;
 
 /*
@@ -56,17 +58,16 @@ static inline uint64_t fuse_zero_digits(uint64_t w)
  */
 uint64_t fuse_line_shape(const char *s, size_t n);
 
-/** The sequence hash kept for shape in *seq: 1, or 0 when the cache does not hold it. */
-static inline int fuse_shape_find(fuse_shape_cache *c, uint64_t shape, uint64_t *seq)
+/** The slot that holds shape, NULL when the cache does not hold it. */
+static inline fuse_shape_slot *fuse_shape_find(fuse_shape_cache *c, uint64_t shape)
 {
     if (c->slots == NULL)
-        return 0;
-    const fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
+        return NULL;
+    fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
     if (s->shape != shape)
-        return 0;
+        return NULL;
     c->hits++;
-    *seq = s->seq;
-    return 1;
+    return s;
 }
 
 /** Keeps shape -> seq (out of memory only leaves the cache as it was). */

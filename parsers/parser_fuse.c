@@ -1590,11 +1590,12 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
      * the line's template, without masking or hashing a token
      */
     const uint64_t line_shape = fuse_line_shape(line->masked.ptr, line->masked.len);
-    uint64_t shape_seq;
-    if (fuse_shape_find(&st->shapes, line_shape, &shape_seq)) {
-        uint32_t known = map_get(&st->exact, shape_seq);
-        if (known != FUSE_NO_ID) {
-            *template_id = resolve(st, known);
+    fuse_shape_slot *shaped = fuse_shape_find(&st->shapes, line_shape);
+    if (shaped) {
+        if (shaped->id == FUSE_NO_ID)
+            shaped->id = map_get(&st->exact, shaped->seq);
+        if (shaped->id != FUSE_NO_ID) {
+            *template_id = resolve(st, shaped->id);
             return LOGTK_OK;
         }
     }
