@@ -65,12 +65,13 @@ uint64_t fuse_line_shape(const char *s, size_t n)
         v = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(z, z));
         h = shape_round(shape_round(h, w), v);
     }
-#endif
+#else
     for (; i + 16 <= n; i += 16) {
         memcpy(&w, s + i, 8);
         memcpy(&v, s + i + 8, 8);
         h = shape_round(shape_round(h, zero_digits(w)), zero_digits(v));
     }
+#endif
     if (i + 8 <= n) {
         memcpy(&w, s + i, 8);
         h = shape_round(h, zero_digits(w));

@@ -1578,28 +1578,14 @@ static uint32_t annotated_value(const fuse_state *st, uint64_t seq, size_t n)
     return FUSE_NO_ID;
 }
 
-static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
-                     uint32_t *template_id)
+/* The whole of fuse_feed() for a line its shape did not answer; kept out of line, see there. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *line,
+                       uint64_t line_shape, uint32_t *template_id)
 {
-    fuse_state *st = state;
     size_t n = line->ntokens;
-
-    /*
-     * a line shaped like one seen before (its digits aside, fuse_shape.c)
-     * has that line's sequence hash: when the exact table knows it, that is
-     * the line's template, without masking or hashing a token
-     */
-    const uint64_t line_shape = fuse_line_shape(line->masked.ptr, line->masked.len);
-    fuse_shape_slot *shaped = fuse_shape_find(&st->shapes, line_shape);
-    if (shaped) {
-        if (shaped->id == FUSE_NO_ID)
-            shaped->id = map_get(&st->exact, shaped->seq);
-        if (shaped->id != FUSE_NO_ID) {
-            *template_id = resolve(st, shaped->id);
-            return LOGTK_OK;
-        }
-    }
-
     if (grow_scratch(st, n + 1) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
@@ -1993,6 +1979,30 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     }
     *template_id = resolve(st, id);
     return LOGTK_OK;
+}
+
+/*
+ * A line shaped like one seen before (its digits aside, fuse_shape.c) has
+ * that line's sequence hash: when the exact table knows it, that is the
+ * line's template, without masking or hashing a token.  The most common
+ * case by far, so it is this small function and the rest is feed_tokens(),
+ * whose many locals would cost every line their saving and restoring.
+ */
+static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+                     uint32_t *template_id)
+{
+    fuse_state *st = state;
+    const uint64_t line_shape = fuse_line_shape(line->masked.ptr, line->masked.len);
+    fuse_shape_slot *shaped = fuse_shape_find(&st->shapes, line_shape);
+    if (shaped) {
+        if (shaped->id == FUSE_NO_ID)
+            shaped->id = map_get(&st->exact, shaped->seq);
+        if (shaped->id != FUSE_NO_ID) {
+            *template_id = resolve(st, shaped->id);
+            return LOGTK_OK;
+        }
+    }
+    return feed_tokens(p, st, line, line_shape, template_id);
 }
 
 const logtk_parser_algo logtk_algo_fuse = {
