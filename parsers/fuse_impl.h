@@ -118,6 +118,7 @@ typedef struct fuse_state {
     size_t *wf_prefix;  /* per token: bytes kept by its variable form before "<*>" */
     size_t *wf_suffix;  /* per token: bytes kept after "<*>" */
     uint64_t *wf_hash;  /* per token: hash of its variable form */
+    uint64_t *salt_tok, *salt_wf; /* per token: salted() of tok_hash and of wf_hash (slow path) */
     uint64_t *sib_key;  /* per token: its sibling key as the first promotion round made it */
     uint32_t *sib_group; /* per token: the group found at that key then (FUSE_NO_ID: none) */
     uint8_t *sib_known;  /* per token: 1 when sib_key and sib_group were set for this line */

@@ -1064,6 +1064,8 @@ static void fuse_destroy(void *state)
     free(st->sib_group);
     free(st->sib_known);
     free(st->stash_off);
+    free(st->salt_tok);
+    free(st->salt_wf);
     free(st->stash_len);
     logtk_strbuf_free(&st->stash);
     logtk_strbuf_free(&st->wform);
@@ -1219,6 +1221,12 @@ static int grow_scratch(fuse_state *st, size_t n)
     uint8_t *sn = realloc(st->sib_known, cap);
     if (sn)
         st->sib_known = sn;
+    uint64_t *ts = realloc(st->salt_tok, cap * sizeof *ts);
+    if (ts)
+        st->salt_tok = ts;
+    uint64_t *ws2 = realloc(st->salt_wf, cap * sizeof *ws2);
+    if (ws2)
+        st->salt_wf = ws2;
     size_t *so = realloc(st->stash_off, cap * sizeof *so);
     if (so)
         st->stash_off = so;
@@ -1226,7 +1234,7 @@ static int grow_scratch(fuse_state *st, size_t n)
     if (sl)
         st->stash_len = sl;
     if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh || !sk || !sg || !sn ||
-        !so || !sl)
+        !so || !sl || !ts || !ws2)
         return -1;
     st->tok_cap = cap;
     return 0;
@@ -1434,12 +1442,17 @@ static uint64_t numbered_stem(const char *s, size_t n)
     return hash_bytes(s, n - 1) | 1;
 }
 
-/* Key of the sibling group "sequence with position pos free". */
-static uint64_t sibling_key(uint64_t seq, size_t n, const uint64_t *tok_hash,
-                            const uint64_t *wf_hash, size_t pos)
+/*
+ * Key of the sibling group "sequence with position pos free":
+ * seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) +
+ * logtk_mix64(n) + 0x51 * (pos + 1), from the salted hashes made once per
+ * line (salt_tok, salt_wf) and mix_n = logtk_mix64(n).  Snapshots keep
+ * these keys: the formula must not change.
+ */
+FUSE_INLINE uint64_t sibling_key(uint64_t seq, uint64_t mix_n, uint64_t salt_tok,
+                                 uint64_t salt_wf, size_t pos)
 {
-    return seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) + logtk_mix64(n) +
-           0x51ULL * (pos + 1);
+    return seq - salt_tok + salt_wf + mix_n + 0x51ULL * (pos + 1);
 }
 
 /*
@@ -1765,8 +1778,10 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
     if (list_from > 0 && n - list_from >= FUSE_LIST_MIN)
         n = list_from + 1;
     seq = logtk_mix64(n + 1);
-    for (size_t i = 0; i < n; i++)
-        seq += salted(st->tok_hash[i], i);
+    for (size_t i = 0; i < n; i++) {
+        st->salt_tok[i] = salted(st->tok_hash[i], i);
+        seq += st->salt_tok[i];
+    }
     /* the quick hashes are the hashes of these very bytes, or nothing would ever hit */
     assert(fast_seq == seq);
     (void)fast_seq;
@@ -1789,8 +1804,11 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
             wildform_hash(&st->wfscratch, t, st->tok_len[i], st->wf_prefix[i], st->wf_suffix[i],
                           &st->wf_hash[i]) != 0)
             return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
+                                                           : salted(st->wf_hash[i], i);
         constants += !st->tok_wild[i];
     }
+    const uint64_t mix_n = logtk_mix64(n); /* for sibling_key */
 
     /* 3. take promoted positions as variables, then register the line's siblings */
     int changed = 1, promoted_any = 0;
@@ -1800,7 +1818,7 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
         for (size_t i = 0; i < n && constants >= 2; i++) {
             if (st->tok_wild[i])
                 continue;
-            uint64_t key = sibling_key(seq, n, st->tok_hash, st->wf_hash, i);
+            uint64_t key = sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i);
             uint32_t g = map_get(&st->groups, key);
             if (round == 0) {
                 st->sib_key[i] = key;
@@ -1809,8 +1827,9 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
             }
             if (g != FUSE_NO_ID && st->group_list[g].promoted) {
                 promoted_any = 1;
-                seq += salted(st->wf_hash[i], i) - salted(st->tok_hash[i], i);
+                seq += st->salt_wf[i] - st->salt_tok[i];
                 st->tok_hash[i] = st->wf_hash[i];
+                st->salt_tok[i] = st->salt_wf[i];
                 st->tok_wild[i] = 1;
                 constants--;
                 changed = 1;
@@ -1881,7 +1900,7 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
     uint64_t prefix = 0; /* the line's words before position i, for the prefix pools */
     for (size_t i = 0; i < n; i++) {
         const uint64_t before = prefix;
-        prefix += salted(st->tok_hash[i], i);
+        prefix += st->salt_tok[i];
         if (i < hdr || constants - !st->tok_wild[i] < 1)
             continue; /* the header, or no other constant: nothing anchors the group */
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
@@ -1893,7 +1912,8 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
          * while one absent then may have been made at this very key since
          */
         int known = !promoted_any && st->sib_known[i];
-        uint64_t key = known ? st->sib_key[i] : sibling_key(seq, n, st->tok_hash, st->wf_hash, i);
+        uint64_t key = known ? st->sib_key[i]
+                             : sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i);
         uint32_t g = known && st->sib_group[i] != FUSE_NO_ID ? st->sib_group[i]
                                                              : map_get(&st->groups, key);
         if (g == FUSE_NO_ID) {
