@@ -17,6 +17,7 @@ int logtk_u64map_init(logtk_u64map *m, size_t expected)
     m->used = calloc(n, 1);
     m->nslots = n;
     m->count = 0;
+    m->seed = logtk_hash_seed();
     return m->keys && m->values && m->used ? 0 : -1;
 }
 
@@ -34,7 +35,7 @@ void logtk_u64map_free(logtk_u64map *m)
 static size_t slot_of(const logtk_u64map *m, uint64_t key)
 {
     size_t mask = m->nslots - 1;
-    size_t i = (size_t)logtk_mix64(key ^ logtk_hash_seed()) & mask;
+    size_t i = (size_t)logtk_mix64(key ^ m->seed) & mask;
     while (m->used[i] && m->keys[i] != key)
         i = (i + 1) & mask;
     return i;

@@ -22,6 +22,7 @@ typedef struct logtk_u64map {
     uint8_t *used;  /* 1 where the slot holds a key */
     size_t nslots;  /* power of two */
     size_t count;
+    uint64_t seed;  /* logtk_hash_seed(), kept so that a lookup need not ask for it */
 } logtk_u64map;
 
 /** Initialises an empty map sized for about `expected` keys.  Returns 0 or -1. */
@@ -32,6 +33,21 @@ void logtk_u64map_free(logtk_u64map *m);
 
 /** Pointer to key's value, or NULL when the key is absent. */
 uint32_t *logtk_u64map_find(const logtk_u64map *m, uint64_t key);
+
+/**
+ * logtk_u64map_find(), inline: for the per-token lookups of a parser's hot
+ * path, where the call and the seed's atomic load cost as much as the probe.
+ */
+static inline uint32_t *logtk_u64map_lookup(const logtk_u64map *m, uint64_t key)
+{
+    if (m->nslots == 0)
+        return NULL;
+    size_t mask = m->nslots - 1;
+    for (size_t i = (size_t)logtk_mix64(key ^ m->seed) & mask; m->used[i]; i = (i + 1) & mask)
+        if (m->keys[i] == key)
+            return &m->values[i];
+    return NULL;
+}
 
 /** Sets key's value (inserting the key).  Returns 0 or -1 (out of memory). */
 int logtk_u64map_put(logtk_u64map *m, uint64_t key, uint32_t value);

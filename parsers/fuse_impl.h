@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fuse_shape.h"
 #include "mix.h"
 #include "parser_impl.h"
 #include "strbuf.h"
@@ -82,7 +83,8 @@ typedef struct fuse_memo {
     uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
     uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
     uint32_t len;                    /* 0: an empty slot */
-    uint32_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
+    uint16_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
+    uint16_t kept_digit;             /* the masked form holds a digit (see fuse_shape.c) */
     char form[8 * FUSE_MEMO_WORDS];  /* the masked form, for a line that misses the table */
 } fuse_memo;
 
@@ -116,6 +118,12 @@ typedef struct fuse_state {
     size_t *wf_prefix;  /* per token: bytes kept by its variable form before "<*>" */
     size_t *wf_suffix;  /* per token: bytes kept after "<*>" */
     uint64_t *wf_hash;  /* per token: hash of its variable form */
+    uint64_t *salt_tok, *salt_wf; /* per token: salted() of tok_hash and of wf_hash (slow path) */
+    uint64_t *sib_key;  /* per token: its sibling key as the first promotion round made it */
+    uint32_t *sib_group; /* per token: the group found at that key then (FUSE_NO_ID: none) */
+    uint8_t *sib_known;  /* per token: 1 when sib_key and sib_group were set for this line */
+    logtk_strbuf stash;  /* masked forms made while hashing the line (FORM_STASHED) */
+    size_t *stash_off, *stash_len; /* per token: its masked form in stash */
     logtk_strbuf wform; /* variable forms, for template tokens */
     logtk_strbuf wfscratch; /* one variable form being hashed */
     logtk_slice *edit;  /* template tokens being generalized */
@@ -124,12 +132,13 @@ typedef struct fuse_state {
     size_t memo_slots;  /* a power of two */
     size_t memo_evictions; /* tokens that replaced another since the memo last grew */
     size_t memo_hits;      /* tokens the memo answered since it last grew */
+    fuse_shape_cache shapes; /* line shape -> sequence hash (fuse_shape.h) */
 } fuse_state;
 
 /* A key's value, FUSE_NO_ID when absent. */
 static inline uint32_t map_get(const logtk_u64map *m, uint64_t key)
 {
-    const uint32_t *v = logtk_u64map_find(m, key);
+    const uint32_t *v = logtk_u64map_lookup(m, key);
     return v ? *v : FUSE_NO_ID;
 }
 

@@ -741,13 +741,41 @@ static size_t mask_token(const char *s, size_t n, char *out)
 }
 
 /*
+ * Nonzero when s[0..n) holds one of '0'..'9' (a masked form that kept a
+ * digit); s is the masking buffer, readable 8 bytes past n.
+ */
+static int holds_digit(const char *s, size_t n)
+{
+#if FUSE_SWAR
+    uint64_t w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        if (fuse_digit_bytes(w))
+            return 1;
+    }
+    if (i < n) {
+        memcpy(&w, s + i, 8);
+        return fuse_digit_bytes(w & (~0ULL >> (8 * (8 - (n - i))))) != 0;
+    }
+    return 0;
+#else
+    for (size_t i = 0; i < n; i++)
+        if (byte_class[(unsigned char)s[i]] == CLS_DIGIT)
+            return 1;
+    return 0;
+#endif
+}
+
+/*
  * A token's masked form as found by quick_token_hash(), so that a line
  * that misses the table is written out without masking those tokens again.
  */
 enum {
-    FORM_MASK, /* only mask_token() knows */
-    FORM_SELF, /* the token itself */
-    FORM_WILD  /* FORM_WILD + d: "<*>" and d dots */
+    FORM_MASK,    /* only mask_token() knows */
+    FORM_SELF,    /* the token itself */
+    FORM_STASHED, /* masked while hashing: in st->stash (stash_off, stash_len) */
+    FORM_WILD     /* FORM_WILD + d: "<*>" and d dots */
 };
 
 /*
@@ -762,7 +790,8 @@ enum {
  * form in *form.
  */
 static int quick_token_hash(const char *s, size_t n, const char *limit,
-                            const uint64_t *wild_dots, uint64_t *hash, uint8_t *form)
+                            const uint64_t *wild_dots, uint64_t *hash, uint8_t *form,
+                            int *kept_digit)
 {
 #if FUSE_SWAR
     const uint64_t high = 0x8080808080808080ULL;
@@ -818,6 +847,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     if (lead && is_digit_name(s, n - dots)) {
         *hash = h; /* "jk2_init", "eth0": a name, itself */
         *form = FORM_SELF;
+        *kept_digit = 1;
         return 1;
     }
     /* "node-7", "core.12": a kept name (name_prefix needs a '-' or '.' after letters) */
@@ -844,14 +874,18 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     *form = (uint8_t)(FORM_WILD + dots);
     return 1;
 #else
-    (void)s, (void)n, (void)limit, (void)wild_dots, (void)hash, (void)form;
+    (void)s, (void)n, (void)limit, (void)wild_dots, (void)hash, (void)form, (void)kept_digit;
     return 0;
 #endif
 }
 
 /*
  * The memo slot of token s[0..n) (readable up to limit), with its bytes as
- * words in w; NULL when it is too long to be kept.
+ * words in w[0..FUSE_MEMO_WORDS) and the same words with every digit read as
+ * '0' in w[FUSE_MEMO_WORDS..): the slot is chosen by the latter, since a
+ * token whose masked form keeps no digit masks like every token of its
+ * shape (fuse_shape.c), whatever its digits; NULL when it is too long to be
+ * kept.
  */
 FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, size_t n,
                                  const char *limit, uint64_t *w)
@@ -859,10 +893,12 @@ FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, s
     if (n == 0 || n > 8 * FUSE_MEMO_WORDS || memo == NULL)
         return NULL;
     uint64_t h = n;
+    uint64_t *z = w + FUSE_MEMO_WORDS;
     size_t i = 0, k = 0;
     for (; n - i >= 8; i += 8, k++) {
         memcpy(&w[k], s + i, 8);
-        h = hash_round(h, w[k]);
+        z[k] = fuse_zero_digits(w[k]);
+        h = hash_round(h, z[k]);
     }
     if (i < n) {
         size_t rest = n - i;
@@ -876,7 +912,8 @@ FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, s
             w[k] = 0;
             memcpy(&w[k], s + i, rest);
         }
-        h = hash_round(h, w[k]);
+        z[k] = fuse_zero_digits(w[k]);
+        h = hash_round(h, z[k]);
         k++;
     }
     (void)limit;
@@ -902,25 +939,31 @@ static void memo_grow(fuse_state *st)
     st->memo_hits = 0;
 }
 
-/* Does slot m hold the token of n bytes whose words are w (memo_slot)? */
+/*
+ * Does slot m hold the token of n bytes whose words are w (memo_slot)?  A
+ * masked form that kept a digit holds for the token's own bytes only, any
+ * other for every token of its shape.
+ */
 FUSE_INLINE int memo_holds(const fuse_memo *m, size_t n, const uint64_t *w)
 {
     if (m->len != n)
         return 0;
+    const uint64_t *key = m->kept_digit ? w : w + FUSE_MEMO_WORDS;
     for (size_t k = 0; k * 8 < n; k++)
-        if (m->words[k] != w[k])
+        if (m->words[k] != key[k])
             return 0;
     return 1;
 }
 
 static void memo_keep(fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked,
-                      const char *form, size_t form_len)
+                      const char *form, size_t form_len, int kept_digit)
 {
     memset(m->words, 0, sizeof m->words);
-    memcpy(m->words, w, (n + 7) / 8 * 8);
+    memcpy(m->words, kept_digit ? w : w + FUSE_MEMO_WORDS, (n + 7) / 8 * 8);
     m->len = (uint32_t)n;
     m->masked = masked;
-    m->form_len = form_len <= sizeof m->form ? (uint32_t)form_len : 0;
+    m->form_len = form_len <= sizeof m->form ? (uint16_t)form_len : 0;
+    m->kept_digit = (uint16_t)kept_digit;
     memcpy(m->form, form, m->form_len);
 }
 
@@ -970,6 +1013,8 @@ static int wildform_hash(logtk_strbuf *scratch, const char *s, size_t n, size_t 
 
 /* ------------------------------------------------------------ life cycle */
 
+#define FUSE_GROUPS_RESERVED 4096
+
 static int fuse_init(logtk_parser *p, void *state)
 {
     fuse_state *st = state;
@@ -979,8 +1024,17 @@ static int fuse_init(logtk_parser *p, void *state)
     static const char wild_dots[] = "<*>...";
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LOGTK_WILDCARD_LEN + d);
+    /*
+     * Room up front for the groups and pools of a few thousand lines of new
+     * messages: growing copies every group, byte by byte, each time (an
+     * untouched reservation costs address space, not memory).
+     */
     if (logtk_u64map_init(&st->exact, 1024) != 0 || logtk_u64map_init(&st->groups, 4096) != 0 ||
-        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 1024) != 0)
+        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 4096) != 0 ||
+        logtk_array_reserve((void **)&st->group_list, &st->groups_cap, FUSE_GROUPS_RESERVED,
+                            sizeof *st->group_list) != 0 ||
+        logtk_array_reserve((void **)&st->pool_list, &st->pools_cap, FUSE_GROUPS_RESERVED,
+                            sizeof *st->pool_list) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
@@ -1006,10 +1060,19 @@ static void fuse_destroy(void *state)
     free(st->wf_prefix);
     free(st->wf_suffix);
     free(st->wf_hash);
+    free(st->sib_key);
+    free(st->sib_group);
+    free(st->sib_known);
+    free(st->stash_off);
+    free(st->salt_tok);
+    free(st->salt_wf);
+    free(st->stash_len);
+    logtk_strbuf_free(&st->stash);
     logtk_strbuf_free(&st->wform);
     logtk_strbuf_free(&st->wfscratch);
     free(st->edit);
     free(st->memo);
+    fuse_shape_free(&st->shapes);
 }
 
 static int fuse_set_param(logtk_parser *p, void *state, const char *name, const char *value)
@@ -1024,6 +1087,7 @@ static int fuse_set_param(logtk_parser *p, void *state, const char *name, const 
             return logtk_parser_error(p, LOGTK_ERR_INVALID,
                                       "header: expected auto or none, got '%s'", value);
         st->header_auto = strcmp(value, "auto") == 0;
+        fuse_shape_clear(&st->shapes); /* lines now split into header and message otherwise */
         return LOGTK_OK;
     }
     return LOGTK_ERR_NOT_FOUND;
@@ -1148,7 +1212,29 @@ static int grow_scratch(fuse_state *st, size_t n)
     uint64_t *wh = realloc(st->wf_hash, cap * sizeof *wh);
     if (wh)
         st->wf_hash = wh;
-    if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh)
+    uint64_t *sk = realloc(st->sib_key, cap * sizeof *sk);
+    if (sk)
+        st->sib_key = sk;
+    uint32_t *sg = realloc(st->sib_group, cap * sizeof *sg);
+    if (sg)
+        st->sib_group = sg;
+    uint8_t *sn = realloc(st->sib_known, cap);
+    if (sn)
+        st->sib_known = sn;
+    uint64_t *ts = realloc(st->salt_tok, cap * sizeof *ts);
+    if (ts)
+        st->salt_tok = ts;
+    uint64_t *ws2 = realloc(st->salt_wf, cap * sizeof *ws2);
+    if (ws2)
+        st->salt_wf = ws2;
+    size_t *so = realloc(st->stash_off, cap * sizeof *so);
+    if (so)
+        st->stash_off = so;
+    size_t *sl = realloc(st->stash_len, cap * sizeof *sl);
+    if (sl)
+        st->stash_len = sl;
+    if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh || !sk || !sg || !sn ||
+        !so || !sl || !ts || !ws2)
         return -1;
     st->tok_cap = cap;
     return 0;
@@ -1160,12 +1246,30 @@ static int grow_scratch(fuse_state *st, size_t n)
  * names, class and file names: "host.example.org", "a.b.C").  Message words
  * are not written like that in any of the logs we know.
  */
+/* Bytes the two scans below stop at; every other byte is passed over with one test. */
+enum { MARK_NONE = 0, MARK_ALNUM = 1, MARK_OPEN = 2, MARK_DOT = 3 };
+static const unsigned char word_marks[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+    ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+    ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1,
+    ['<'] = MARK_OPEN, ['.'] = MARK_DOT,
+};
+
 static int looks_like_value(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (is_wild_at(s, i, n))
+        unsigned mark = word_marks[(unsigned char)s[i]];
+        if (mark == MARK_OPEN && is_wild_at(s, i, n))
             return 1;
-        if (s[i] == '.' && i > 0 && i + 1 < n && is_alnum_byte(s[i - 1]) && is_alnum_byte(s[i + 1]))
+        if (mark == MARK_DOT && i > 0 && i + 1 < n && is_alnum_byte(s[i - 1]) &&
+            is_alnum_byte(s[i + 1]))
             return 1;
     }
     return 0;
@@ -1176,10 +1280,11 @@ static int only_variables(const char *s, size_t n)
 {
     int wild = 0;
     for (size_t i = 0; i < n; i++) {
-        if (is_wild_at(s, i, n)) {
+        unsigned mark = word_marks[(unsigned char)s[i]];
+        if (mark == MARK_OPEN && is_wild_at(s, i, n)) {
             wild = 1;
             i += 2;
-        } else if (is_alnum_byte(s[i])) {
+        } else if (mark == MARK_ALNUM) {
             return 0;
         }
     }
@@ -1337,12 +1442,17 @@ static uint64_t numbered_stem(const char *s, size_t n)
     return hash_bytes(s, n - 1) | 1;
 }
 
-/* Key of the sibling group "sequence with position pos free". */
-static uint64_t sibling_key(uint64_t seq, size_t n, const uint64_t *tok_hash,
-                            const uint64_t *wf_hash, size_t pos)
+/*
+ * Key of the sibling group "sequence with position pos free":
+ * seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) +
+ * logtk_mix64(n) + 0x51 * (pos + 1), from the salted hashes made once per
+ * line (salt_tok, salt_wf) and mix_n = logtk_mix64(n).  Snapshots keep
+ * these keys: the formula must not change.
+ */
+FUSE_INLINE uint64_t sibling_key(uint64_t seq, uint64_t mix_n, uint64_t salt_tok,
+                                 uint64_t salt_wf, size_t pos)
 {
-    return seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) + logtk_mix64(n) +
-           0x51ULL * (pos + 1);
+    return seq - salt_tok + salt_wf + mix_n + 0x51ULL * (pos + 1);
 }
 
 /*
@@ -1369,9 +1479,9 @@ static int join_pool(fuse_state *st, uint32_t g, uint64_t prefix, size_t n, size
     if (k == FUSE_NO_ID) {
         if (logtk_array_reserve((void **)&st->pool_list, &st->pools_cap, st->npools + 1, sizeof *st->pool_list) != 0)
             return -1;
+        static const fuse_pool new_pool = {.first_group = FUSE_NO_ID};
         k = (uint32_t)st->npools;
-        memset(&st->pool_list[k], 0, sizeof st->pool_list[k]);
-        st->pool_list[k].first_group = FUSE_NO_ID;
+        st->pool_list[k] = new_pool;
         if (logtk_u64map_put(&st->pools, key, k) != 0)
             return -1;
         st->npools++;
@@ -1481,10 +1591,13 @@ static uint32_t annotated_value(const fuse_state *st, uint64_t seq, size_t n)
     return FUSE_NO_ID;
 }
 
-static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
-                     uint32_t *template_id)
+/* The whole of fuse_feed() for a line its shape did not answer; kept out of line, see there. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *line,
+                       uint64_t line_shape, uint32_t *template_id)
 {
-    fuse_state *st = state;
     size_t n = line->ntokens;
     if (grow_scratch(st, n + 1) != 0)
         return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
@@ -1508,6 +1621,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     uint64_t seq = 0, seq_before_run = 0;
     size_t kept = 0, asides = 0; /* tokens hashed; pairs joined (quantity asides, bounds) */
     size_t run_from = SIZE_MAX;  /* first of the trailing whole-token variables */
+    int kept_digit = 0;          /* some masked form holds a digit: the shape cannot stand for the line */
+    logtk_strbuf_clear(&st->stash);
     for (size_t i = 0; i < hdr; i++)
         seq += salted(wild_h, kept++);
     if (hdr)
@@ -1516,7 +1631,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         const logtk_slice *t = &in[i];
         uint64_t h;
         uint8_t form = FORM_MASK;
-        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form)) {
+        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &kept_digit)) {
             logtk_slice one = *t;
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
                 one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
@@ -1528,12 +1643,13 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 i++;
                 asides++;
             }
-            uint64_t words[FUSE_MEMO_WORDS];
+            uint64_t words[2 * FUSE_MEMO_WORDS];
             fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
                                                             one.len, limit, words)
                                                 : NULL;
             if (slot && memo_holds(slot, one.len, words)) {
                 h = slot->masked;
+                kept_digit |= slot->kept_digit;
                 st->memo_hits++;
             } else {
                 /* the masked bytes, with 8 bytes of slack for hash_padded */
@@ -1542,6 +1658,13 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                     return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
                 size_t masked_len = mask_token(one.ptr, one.len, st->norm.data);
                 h = hash_padded(st->norm.data, masked_len);
+                /* kept for the masked elements below, should the line miss the table */
+                st->stash_off[kept] = st->stash.len;
+                st->stash_len[kept] = masked_len;
+                if (logtk_strbuf_append(&st->stash, st->norm.data, masked_len) == 0)
+                    form = FORM_STASHED;
+                int digit = holds_digit(st->norm.data, masked_len);
+                kept_digit |= digit;
                 if (slot == NULL) {
                     if (st->memo == NULL)
                         memo_grow(st);
@@ -1552,7 +1675,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                        that never come back, ids and counters, would only fill it) */
                     memo_grow(st);
                 } else {
-                    memo_keep(slot, one.len, words, h, st->norm.data, masked_len);
+                    memo_keep(slot, one.len, words, h, st->norm.data, masked_len, digit);
                 }
             }
         }
@@ -1571,6 +1694,8 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         kept = run_from + 1;
     }
     seq += logtk_mix64(kept + 1);
+    if (!kept_digit)
+        fuse_shape_keep(&st->shapes, line_shape, seq);
 
     /* 2. fast path: a sequence seen before */
     const uint64_t fast_seq = seq;
@@ -1618,6 +1743,9 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
         if (form == FORM_SELF) {
             len = toks[i].len;
             memcpy(o, toks[i].ptr, len);
+        } else if (form == FORM_STASHED) {
+            len = st->stash_len[i];
+            memcpy(o, st->stash.data + st->stash_off[i], len);
         } else if (form >= FORM_WILD) {
             size_t dots = (size_t)(form - FORM_WILD);
             memcpy(o, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
@@ -1626,7 +1754,7 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 st->tok_hash[i] = wild_h;
         } else {
             /* the memo's copy when it still holds the token, else the mask */
-            uint64_t words[FUSE_MEMO_WORDS];
+            uint64_t words[2 * FUSE_MEMO_WORDS];
             const fuse_memo *slot =
                 memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
             if (slot && memo_holds(slot, toks[i].len, words) && slot->form_len) {
@@ -1650,8 +1778,10 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     if (list_from > 0 && n - list_from >= FUSE_LIST_MIN)
         n = list_from + 1;
     seq = logtk_mix64(n + 1);
-    for (size_t i = 0; i < n; i++)
-        seq += salted(st->tok_hash[i], i);
+    for (size_t i = 0; i < n; i++) {
+        st->salt_tok[i] = salted(st->tok_hash[i], i);
+        seq += st->salt_tok[i];
+    }
     /* the quick hashes are the hashes of these very bytes, or nothing would ever hit */
     assert(fast_seq == seq);
     (void)fast_seq;
@@ -1674,20 +1804,32 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
             wildform_hash(&st->wfscratch, t, st->tok_len[i], st->wf_prefix[i], st->wf_suffix[i],
                           &st->wf_hash[i]) != 0)
             return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
+                                                           : salted(st->wf_hash[i], i);
         constants += !st->tok_wild[i];
     }
+    const uint64_t mix_n = logtk_mix64(n); /* for sibling_key */
 
     /* 3. take promoted positions as variables, then register the line's siblings */
-    int changed = 1;
+    int changed = 1, promoted_any = 0;
+    memset(st->sib_known, 0, n); /* see sib_key */
     for (int round = 0; changed && round < 64; round++) {
         changed = 0;
         for (size_t i = 0; i < n && constants >= 2; i++) {
             if (st->tok_wild[i])
                 continue;
-            uint32_t g = map_get(&st->groups, sibling_key(seq, n, st->tok_hash, st->wf_hash, i));
+            uint64_t key = sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i);
+            uint32_t g = map_get(&st->groups, key);
+            if (round == 0) {
+                st->sib_key[i] = key;
+                st->sib_group[i] = g;
+                st->sib_known[i] = 1;
+            }
             if (g != FUSE_NO_ID && st->group_list[g].promoted) {
-                seq += salted(st->wf_hash[i], i) - salted(st->tok_hash[i], i);
+                promoted_any = 1;
+                seq += st->salt_wf[i] - st->salt_tok[i];
                 st->tok_hash[i] = st->wf_hash[i];
+                st->salt_tok[i] = st->salt_wf[i];
                 st->tok_wild[i] = 1;
                 constants--;
                 changed = 1;
@@ -1732,7 +1874,12 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
                 st->tok[i].len = st->tok_len[i];
             }
         }
-        uint64_t th = template_hash(st->tok, n);
+        /*
+         * the template's text hash: every token's hash is already the hash of
+         * these very bytes (tok_hash, the variable forms' once promoted), so
+         * it is the sequence hash itself, template_hash() without the rehash
+         */
+        uint64_t th = seq;
         id = map_get(&st->by_text, th);
         if (id == FUSE_NO_ID) {
             id = logtk_tmpl_create(p, st->tok, n);
@@ -1753,25 +1900,32 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     uint64_t prefix = 0; /* the line's words before position i, for the prefix pools */
     for (size_t i = 0; i < n; i++) {
         const uint64_t before = prefix;
-        prefix += salted(st->tok_hash[i], i);
+        prefix += st->salt_tok[i];
+        if (i < hdr || constants - !st->tok_wild[i] < 1)
+            continue; /* the header, or no other constant: nothing anchors the group */
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
         int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
                       only_variables(st->norm.data + st->tok_off[i], st->tok_len[i]);
-        if (i < hdr || constants - !st->tok_wild[i] < 1)
-            continue; /* the header, or no other constant: nothing anchors the group */
-        uint64_t key = sibling_key(seq, n, st->tok_hash, st->wf_hash, i);
-        uint32_t g = map_get(&st->groups, key);
+        /*
+         * the key and group the first promotion round found, when nothing was
+         * promoted since (the sequence is the same); a group once found stays,
+         * while one absent then may have been made at this very key since
+         */
+        int known = !promoted_any && st->sib_known[i];
+        uint64_t key = known ? st->sib_key[i]
+                             : sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i);
+        uint32_t g = known && st->sib_group[i] != FUSE_NO_ID ? st->sib_group[i]
+                                                             : map_get(&st->groups, key);
         if (g == FUSE_NO_ID) {
             if ((long)st->ngroups >= st->max_entries)
                 continue;
             if (logtk_array_reserve((void **)&st->group_list, &st->groups_cap, st->ngroups + 1,
                                     sizeof *st->group_list) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            static const fuse_group new_group = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
             g = (uint32_t)st->ngroups++;
-            memset(&st->group_list[g], 0, sizeof st->group_list[g]);
+            st->group_list[g] = new_group;
             st->group_list[g].position = (uint32_t)i;
-            st->group_list[g].pool = FUSE_NO_ID;
-            st->group_list[g].next_in_pool = FUSE_NO_ID;
             if (logtk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n, hdr) != 0)
                 return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
@@ -1851,6 +2005,30 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     }
     *template_id = resolve(st, id);
     return LOGTK_OK;
+}
+
+/*
+ * A line shaped like one seen before (its digits aside, fuse_shape.c) has
+ * that line's sequence hash: when the exact table knows it, that is the
+ * line's template, without masking or hashing a token.  The most common
+ * case by far, so it is this small function and the rest is feed_tokens(),
+ * whose many locals would cost every line their saving and restoring.
+ */
+static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+                     uint32_t *template_id)
+{
+    fuse_state *st = state;
+    const uint64_t line_shape = fuse_line_shape(line->masked.ptr, line->masked.len);
+    fuse_shape_slot *shaped = fuse_shape_find(&st->shapes, line_shape);
+    if (shaped) {
+        if (shaped->id == FUSE_NO_ID)
+            shaped->id = map_get(&st->exact, shaped->seq);
+        if (shaped->id != FUSE_NO_ID) {
+            *template_id = resolve(st, shaped->id);
+            return LOGTK_OK;
+        }
+    }
+    return feed_tokens(p, st, line, line_shape, template_id);
 }
 
 const logtk_parser_algo logtk_algo_fuse = {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dataset_registry.h"
+#include "fuse_shape.h"
 #include "logtk.h"
 #include "test_harness.h"
 #include "parser_test_util.h"
@@ -830,4 +831,61 @@ TEST(test_fuse_stack_frames)
     CHECK(same_text(p, 5, 6));
     CHECK(logtk_parser_template_count(p) == 7);
     logtk_parser_free(p);
+}
+
+/*
+ * The line cache (fuse_shape.c) lets a line stand for another of its shape,
+ * digits aside, only when no masked form kept a digit: a device name
+ * ("eth0"), kept as a word, tells lines apart although only a digit differs,
+ * while a value ("12") does not.  Both through the quick hash (a plain
+ * token) and through the mask and its memo (a token with punctuation).
+ */
+TEST(test_fuse_shape_cache_digits)
+{
+    static const char *const lines[] = {
+        "took 12 ms",          "took 47 ms",          "took 47, then 3 ms",
+        "took 12, then 9 ms",  "link eth0 state up",  "link eth1 state up",
+        "link eth0 state up",  "port eth0, state up", "port eth1, state up",
+        "port eth1, state up", "port eth0, state up",
+    };
+    logtk_parser *p = run_parser("fuse", lines, 11, NULL, NULL);
+    CHECK(p != NULL);
+    CHECK_TEXT(p, 0, "took <*> ms");
+    CHECK(same_text(p, 0, 1));
+    CHECK_TEXT(p, 2, "took <*>, then <*> ms");
+    CHECK(same_text(p, 2, 3));
+    CHECK_TEXT(p, 4, "link eth0 state up");
+    CHECK_TEXT(p, 5, "link eth1 state up");
+    CHECK(same_text(p, 4, 6));
+    CHECK_TEXT(p, 7, "port eth0, state up");
+    CHECK_TEXT(p, 8, "port eth1, state up");
+    CHECK(same_text(p, 8, 9));
+    CHECK(same_text(p, 7, 10));
+    logtk_parser_free(p);
+}
+
+/* fuse_zero_digits() reads each of '0'..'9' as '0' and leaves every other byte, at every place. */
+TEST(test_fuse_zero_digits)
+{
+    int wrong = 0;
+    for (unsigned b = 0; b < 256; b++)
+        for (unsigned place = 0; place < 8; place++) {
+            unsigned char in[8], out[8];
+            for (unsigned k = 0; k < 8; k++)
+                in[k] = (unsigned char)(k == place ? b : (b * 7 + k * 31) & 0xff);
+            uint64_t w, z;
+            memcpy(&w, in, 8);
+            z = fuse_zero_digits(w);
+            memcpy(out, &z, 8);
+            for (unsigned k = 0; k < 8; k++)
+                wrong += out[k] != (in[k] >= '0' && in[k] <= '9' ? '0' : in[k]);
+        }
+    CHECK(wrong == 0);
+    /* shapes: equal for lines that differ in digits only, else (almost surely) different */
+    CHECK(fuse_line_shape("took 12 ms", 10) == fuse_line_shape("took 47 ms", 10));
+    CHECK(fuse_line_shape("took 12 ms", 10) != fuse_line_shape("took 12 ks", 10));
+    CHECK(fuse_line_shape("took 123 ms", 11) != fuse_line_shape("took 12 ms", 10));
+    CHECK(fuse_line_shape("id 0123456789abcdef:77", 22) == fuse_line_shape("id 9876543210abcdef:01", 22));
+    CHECK(fuse_line_shape("id 0123456789abcdef:77", 22) != fuse_line_shape("id 0123456789abcdeg:77", 22));
+    CHECK(fuse_line_shape("", 0) != 0);
 }

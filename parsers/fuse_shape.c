@@ -1,0 +1,138 @@
+/*
+ * fuse_shape.c - the fuse parser's line cache (see fuse_shape.h).
+ *
+ * Why a line's shape may stand for the line: every rule that turns a line
+ * into its sequence hash (the tokenizer, the header, the quick hash, the
+ * masks, the quantity asides) tests a digit only as a digit, never as a
+ * particular one, and whatever it copies to a masked form it copies from
+ * the same place of the line.  So two lines of one shape are split, masked
+ * and hashed the same way, and their masked forms differ at most where a
+ * digit was copied.  parser_fuse.c keeps a line's sequence here only when
+ * no masked form of it kept a digit ("eth0", "do_page_fault2+<*>"); then
+ * every line of that shape has the same masked forms, hence the same
+ * sequence hash, and that is all the cache answers: the template still
+ * comes from the exact table, as for any other line.  It is a cache of a
+ * pure function, so what is parsed does not depend on it (nor is it saved
+ * in snapshots).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse_shape.h"
+
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
+#define FUSE_SHAPE_MIN 4096
+#define FUSE_SHAPE_MAX (1u << 18)
+
+/*
+ * One round per eight bytes: the full 128-bit product of the state and an
+ * odd constant, its halves folded (every input bit reaches every output
+ * bit, in three instructions where the 128-bit product is one).
+ */
+static inline uint64_t shape_round(uint64_t h, uint64_t w)
+{
+#if defined(__SIZEOF_INT128__)
+    __extension__ unsigned __int128 p = (unsigned __int128)(h ^ w) * 0x9e3779b97f4a7c15ULL;
+    return (uint64_t)p ^ (uint64_t)(p >> 64);
+#else
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 31);
+#endif
+}
+
+#define zero_digits fuse_zero_digits
+
+uint64_t fuse_line_shape(const char *s, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w, v;
+    size_t i = 0;
+    /* byte order does not matter: only equality is used */
+#if defined(__SSE2__) && defined(__x86_64__)
+    /* sixteen bytes at once, the same two words as below: digits are the bytes
+       above '/' and below ':' (compared as signed, so bytes >= 0x80 are not) */
+    const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1);
+    const __m128i low = _mm_set1_epi8(0x0f);
+    for (; i + 16 <= n; i += 16) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(b, below), _mm_cmplt_epi8(b, above));
+        __m128i z = _mm_andnot_si128(_mm_and_si128(digit, low), b);
+        w = (uint64_t)_mm_cvtsi128_si64(z);
+        v = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(z, z));
+        h = shape_round(shape_round(h, w), v);
+    }
+#else
+    for (; i + 16 <= n; i += 16) {
+        memcpy(&w, s + i, 8);
+        memcpy(&v, s + i + 8, 8);
+        h = shape_round(shape_round(h, zero_digits(w)), zero_digits(v));
+    }
+#endif
+    if (i + 8 <= n) {
+        memcpy(&w, s + i, 8);
+        h = shape_round(h, zero_digits(w));
+        i += 8;
+    }
+    if (i < n) {
+        if (n >= 8) {
+            memcpy(&w, s + n - 8, 8); /* the last eight bytes, overlapping */
+        } else {
+            w = 0;
+            memcpy(&w, s, n);
+        }
+        h = shape_round(h, zero_digits(w));
+    }
+    h = logtk_mix64(h);
+    return h ? h : 1;
+}
+
+static void shape_grow(fuse_shape_cache *c)
+{
+    size_t nslots = c->slots ? 2 * c->nslots : FUSE_SHAPE_MIN;
+    /* not calloc: a reused block would be cleared whole, where only the keys need it */
+    fuse_shape_slot *s = malloc(nslots * sizeof *s);
+    if (s == NULL)
+        return;
+    for (size_t k = 0; k < nslots; k++)
+        s[k].shape = 0;
+    free(c->slots);
+    c->slots = s;
+    c->nslots = nslots;
+    c->evictions = 0;
+    c->hits = 0;
+}
+
+void fuse_shape_keep(fuse_shape_cache *c, uint64_t shape, uint64_t seq)
+{
+    if (c->slots == NULL)
+        shape_grow(c);
+    if (c->slots == NULL)
+        return;
+    fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
+    if (s->shape != 0 && ++c->evictions > c->nslots && c->hits >= c->evictions / 4 &&
+        c->nslots < FUSE_SHAPE_MAX) {
+        /* shapes keep replacing others that come back: more room */
+        shape_grow(c);
+        s = &c->slots[shape & (c->nslots - 1)];
+    }
+    s->shape = shape;
+    s->seq = seq;
+    s->id = UINT32_MAX;
+}
+
+void fuse_shape_clear(fuse_shape_cache *c)
+{
+    for (size_t k = 0; c->slots && k < c->nslots; k++)
+        c->slots[k].shape = 0;
+    c->evictions = c->hits = 0;
+}
+
+void fuse_shape_free(fuse_shape_cache *c)
+{
+    free(c->slots);
+    memset(c, 0, sizeof *c);
+}
