@@ -516,16 +516,23 @@ static int check_same_setup(const logtk_parser *a, const char *aname, const para
     return LOGTK_OK;
 }
 
-/* A fresh parser of model's algorithm, parameters and masks (what a merge
-   feeds the templates to). */
+/* A fresh parser of model's algorithm, parameters (set in name order, so
+   that shards whose parameters were set in another order merge to the same
+   state) and masks: what a merge feeds the templates to. */
 static int configured_like(logtk_parser **out, const logtk_parser *model, logtk_errbuf *why)
 {
     logtk_parser *f = NULL;
+    param_pair *sorted = sorted_params(model);
+    if (sorted == NULL)
+        return logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
     int rc = logtk_parser_create(&f, model->algo);
-    if (rc != LOGTK_OK)
+    if (rc != LOGTK_OK) {
+        free(sorted);
         return logtk_error_set(why, rc, "out of memory");
+    }
     for (size_t i = 0; rc == LOGTK_OK && i < model->nparams; i++)
-        rc = logtk_parser_set_param(f, model->params[i].name, model->params[i].value);
+        rc = logtk_parser_set_param(f, sorted[i].name, sorted[i].value);
+    free(sorted);
     for (size_t k = 0; rc == LOGTK_OK && k < logtk_masker_count(model->masker); k++)
         rc = logtk_parser_add_named_mask(f, logtk_masker_name(model->masker, k),
                                          logtk_masker_pattern(model->masker, k),
