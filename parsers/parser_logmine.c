@@ -509,7 +509,8 @@ static int candidates(logmine_index *ix, const logmine_seq *msg, size_t since, s
         if (npos < msg->n)
             qsort(ix->order, msg->n, sizeof *ix->order, cmp_u64);
         if (++ix->query == 0) { /* stamps wrapped: start them over */
-            memset(ix->stamp, 0, ix->stamp_cap * sizeof *ix->stamp);
+            if (ix->stamp != NULL)
+                memset(ix->stamp, 0, ix->stamp_cap * sizeof *ix->stamp);
             ix->query = 1;
         }
         for (size_t k = 0; k < npos; k++) {
@@ -537,7 +538,7 @@ static int candidates(logmine_index *ix, const logmine_seq *msg, size_t since, s
                 ix->cand[n++] = c;
             }
         }
-        if (npos > 1)
+        if (npos > 1 && n > 1) /* (qsort of no candidates: ix->cand may be NULL) */
             qsort(ix->cand, n, sizeof *ix->cand, cmp_u32);
     }
     if (n > LOGMINE_MAX_CANDIDATES) {
