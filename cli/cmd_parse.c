@@ -1103,6 +1103,10 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
         cli_error(SUB, "%s", logtk_parser_errmsg(run->parser));
         status = EXIT_DATA;
     }
+    const char *capped_what = NULL;
+    uint64_t capped = logtk_parser_capped(run->parser, &capped_what);
+    if (status == EXIT_OK && capped && !o->quiet) /* a cap never acts silently */
+        cli_error(SUB, "warning: %s", capped_what ? capped_what : "capped");
 
     /* a file replaced, rewritten or appended to since pass 1 read it: say so
        before a row is written */
@@ -1146,10 +1150,11 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
         status = finish_outputs(run);
     if (status == EXIT_OK && !o->quiet && isatty(STDERR_FILENO))
         fprintf(stderr, "logtk parse: %llu lines, %lu templates, %llu lines did not match the "
-                        "format%s\n",
+                        "format%s%s\n",
                 (unsigned long long)feed.lines,
                 (unsigned long)logtk_parser_template_count(run->parser),
-                (unsigned long long)feed.unmatched, damaged ? " (input damaged, see above)" : "");
+                (unsigned long long)feed.unmatched, damaged ? " (input damaged, see above)" : "",
+                capped ? " (parser capped, see the warning)" : "");
     if (status == EXIT_OK && o->check) {
         if (!o->quiet || run->violations)
             fprintf(stderr, "logtk parse: check: %llu rows, %llu whose template does not match "

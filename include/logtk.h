@@ -396,6 +396,16 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
 /** Ends the input: batch parsers compute their templates here; online parsers just note it. */
 int logtk_parser_finish(logtk_parser *p);
 
+/**
+ * What the algorithm's documented caps cut (see LIMITS in logtk-parse(1)):
+ * the batch parsers that are quadratic in distinct messages (LKE, LogMine,
+ * MoLFI) cap their work far above the Loghub-2k sizes.  Returns how many
+ * lines or messages a cap touched (0: none, the result is the uncapped
+ * algorithm's) and sets *what (when not NULL) to a message naming each cap,
+ * or NULL; valid until p is freed.  Complete after logtk_parser_finish().
+ */
+uint64_t logtk_parser_capped(const logtk_parser *p, const char **what);
+
 /** Number of lines fed so far. */
 uint64_t logtk_parser_line_count(const logtk_parser *p);
 

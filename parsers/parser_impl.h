@@ -263,6 +263,20 @@ static inline const logtk_parse_line *logtk_parse_line_cap(const logtk_parse_lin
 
 /* ------------------------------------------------------------- other helpers */
 
+/**
+ * Records that the algorithm cut its work at one of its documented caps
+ * (logtk-parse(1), LIMITS): `count` is how many lines (or distinct messages,
+ * as the message says) the cap touched; the message names the cap and what
+ * it did instead.  Calls add up (counts summed, messages joined by "; ");
+ * logtk_parser_capped() reads them back, and `logtk parse` prints them as a
+ * warning.  Call it in finish(), once per cap.
+ */
+void logtk_parser_note_cap(logtk_parser *p, uint64_t count, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /** Sets the parser's error message and returns code (printf-style). */
 int logtk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -67,8 +67,14 @@
  * Cost: quadratic in distinct messages for the distances (the reference is
  * quadratic in all messages): each ordered pair of distinct word sequences
  * that occurs is measured once, and the 2-means runs over those pairs with
- * their counts; the walk reads each line's row of links once, so it is
- * quadratic in lines with a tiny constant.
+ * their counts (counted in lines x events, not lines^2); the walk reads
+ * each line's row of links once, so it is quadratic in lines with a tiny
+ * constant, and skips the lines whose event is close to none.  Only the
+ * first LKE_MAX_EVENTS distinct messages are clustered (the matrices grow
+ * with their square); the lines of later ones keep their own words, counted
+ * and reported (logtk_parser_capped).  Left: many lines of a few events
+ * closer than the threshold still make quadratic links (20,000 lines of two
+ * such events: 0.45 s, 345 MB).
  */
 #include "config.h"
 
@@ -84,6 +90,13 @@
  * subsequences, both O(words^2): a longer line is its first LKE_MAX_TOKENS - 1
  * tokens and "<*>" for the rest (see logtk_parse_line_cap). */
 #define LKE_MAX_TOKENS 256
+
+/* Distinct word sequences that take part in the clustering: the distances
+ * are an events x events matrix (with its counts and 2-means labels, 13
+ * bytes a cell).  An event first seen after the first LKE_MAX_EVENTS keeps
+ * its own words as its template (as a message in no group does), counted
+ * and reported; Loghub-2k's logs (at most 2,000 lines) never reach it. */
+#define LKE_MAX_EVENTS 2048
 
 typedef struct lke_state {
     long split_threshold;
@@ -606,6 +619,10 @@ static int lke_finish(logtk_parser *p, void *state)
     size_t nl = r->nlines ? (size_t)r->nlines : 1;
     uint32_t *scratch = NULL, *pair_count = NULL, *order = NULL, *links = NULL;
     uint32_t *group_start = NULL;
+    uint32_t *seen_before = NULL, *count_by_later = NULL, *sub_event = NULL;
+    uint32_t *all_event_of_line = NULL;
+    uint64_t all_lines = 0;
+    unsigned char *has_close = NULL;
     unsigned char *visited = NULL;
     lke_frame *frames = NULL;
     size_t frames_cap = 0, links_cap = 0;
@@ -662,6 +679,31 @@ static int lke_finish(logtk_parser *p, void *state)
     if (r->nlines == 0)
         goto done;
     double v = floor((double)total_words / (double)r->nlines);
+    if (s->capped_lines)
+        logtk_parser_note_cap(p, s->capped_lines,
+                              "lke: %llu lines longer than %d tokens read as their first %d and "
+                              "one wildcard (LKE_MAX_TOKENS)",
+                              (unsigned long long)s->capped_lines, LKE_MAX_TOKENS,
+                              LKE_MAX_TOKENS - 1);
+    /* steps 2-4 see only the lines of the first LKE_MAX_EVENTS events */
+    all_lines = r->nlines;
+    all_event_of_line = r->event_of_line;
+    if (r->nevents > LKE_MAX_EVENTS) {
+        uint64_t kept = 0;
+        sub_event = malloc(nl * sizeof *sub_event);
+        if (sub_event == NULL)
+            goto oom;
+        for (uint64_t k = 0; k < all_lines; k++)
+            if (all_event_of_line[k] < LKE_MAX_EVENTS)
+                sub_event[kept++] = all_event_of_line[k];
+        logtk_parser_note_cap(p, all_lines - kept,
+                              "lke: %llu lines of the %zu distinct messages after the first %d "
+                              "keep their own words as their template (LKE_MAX_EVENTS)",
+                              (unsigned long long)(all_lines - kept),
+                              r->nevents - LKE_MAX_EVENTS, LKE_MAX_EVENTS);
+        r->event_of_line = sub_event;
+        r->nlines = kept;
+    }
     size_t L = r->maxlen + 2;
     r->weight = malloc(L * sizeof *r->weight);
     r->prefix = malloc(L * sizeof *r->prefix);
@@ -680,20 +722,31 @@ static int lke_finish(logtk_parser *p, void *state)
     }
 
     /* 2: distances of the ordered event pairs that occur (earlier line first) */
-    size_t E = r->nevents;
-    if (E > 0 && E > SIZE_MAX / E / sizeof(double))
-        goto oom;
+    size_t E = r->nevents < LKE_MAX_EVENTS ? r->nevents : LKE_MAX_EVENTS;
     pair_count = calloc(E * E, sizeof *pair_count);
     dist = malloc(E * E * sizeof *dist);
     assign = calloc(E * E, 1);
-    if (pair_count == NULL || dist == NULL || assign == NULL)
+    seen_before = calloc(E, sizeof *seen_before);
+    count_by_later = calloc(E * E, sizeof *count_by_later);
+    if (pair_count == NULL || dist == NULL || assign == NULL || seen_before == NULL ||
+        count_by_later == NULL)
         goto oom;
-    for (uint64_t i = 0; i < r->nlines; i++) {
-        uint32_t a = r->event_of_line[i];
-        pair_count[(size_t)a * E + a]++; /* the diagonal pair (i, i) */
-        for (uint64_t j = i + 1; j < r->nlines; j++)
-            pair_count[(size_t)a * E + r->event_of_line[j]]++;
+    /* pair_count[a][b]: the pairs of lines i <= j with events a, b (the
+       diagonal pair (i, i) included).  Line j adds, for every a, the lines of
+       a before it: lines x events instead of lines^2 (10^6 equal lines). */
+    for (uint64_t j = 0; j < r->nlines; j++) {
+        uint32_t b = r->event_of_line[j];
+        uint32_t *row = count_by_later + (size_t)b * E;
+        for (size_t a = 0; a < E; a++)
+            row[a] += seen_before[a];
+        row[b]++; /* (j, j) */
+        seen_before[b]++;
     }
+    for (size_t b = 0; b < E; b++)
+        for (size_t a = 0; a < E; a++)
+            pair_count[a * E + b] = count_by_later[b * E + a];
+    free(count_by_later);
+    count_by_later = NULL;
     double dmin = INFINITY, dmax = -INFINITY;
     for (size_t a = 0; a < E; a++)
         for (size_t b = 0; b < E; b++) {
@@ -748,6 +801,14 @@ static int lke_finish(logtk_parser *p, void *state)
        a line reached only from an earlier group's member stays apart.  The
        walk follows each line's links in the iteration order of the Python
        set that holds them; members keep the walk's order. */
+    /* a line whose event is not closer than the threshold to any event
+       links nowhere: no scan of the later lines (10^6 equal lines) */
+    has_close = calloc(E ? E : 1, 1);
+    if (has_close == NULL)
+        goto oom;
+    for (size_t a = 0; a < E; a++)
+        for (size_t b = 0; b < E && !has_close[a]; b++)
+            has_close[a] = pair_count[a * E + b] != 0 && dist[a * E + b] < threshold;
     visited = calloc(nl, 1);
     order = malloc(nl * sizeof *order);
     group_start = malloc((nl + 1) * sizeof *group_start);
@@ -770,9 +831,10 @@ static int lke_finish(logtk_parser *p, void *state)
                 goto oom;
             const double *drow = dist + (size_t)r->event_of_line[node] * E;
             size_t nlinks = 0;
-            for (uint64_t j = (uint64_t)node + 1; j < r->nlines; j++)
-                if (drow[r->event_of_line[j]] < threshold)
-                    links[top + nlinks++] = (uint32_t)j;
+            if (has_close[r->event_of_line[node]])
+                for (uint64_t j = (uint64_t)node + 1; j < r->nlines; j++)
+                    if (drow[r->event_of_line[j]] < threshold)
+                        links[top + nlinks++] = (uint32_t)j;
             if (nlinks > 1 && py_set_order(&settab, links + top, nlinks))
                 goto oom;
             frames[depth].base = top;
@@ -808,6 +870,8 @@ static int lke_finish(logtk_parser *p, void *state)
     }
 
     /* every line: the template its words got, else its own tokens */
+    r->event_of_line = all_event_of_line;
+    r->nlines = all_lines;
     for (uint64_t k = 0; k < r->nlines; k++) {
         uint32_t t = r->template_of_event[r->event_of_line[k]];
         if (t == 0) {
@@ -833,6 +897,12 @@ done:
         logtk_hashtab_free(&events);
     if (r->ok_templates)
         logtk_hashtab_free(&r->templates);
+    if (sub_event != NULL && r->event_of_line == sub_event)
+        r->event_of_line = all_event_of_line;
+    free(sub_event);
+    free(seen_before);
+    free(count_by_later);
+    free(has_close);
     free(scratch);
     free(word_cache);
     free(strip_buf);

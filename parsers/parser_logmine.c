@@ -28,17 +28,58 @@
  * Difference: pairs of patterns whose alignment table would exceed 2^24
  * cells are merged position by position instead (a guard against
  * quadratic memory on huge lines).
+ *
+ * Cost.  The reference measures every message against every cluster:
+ * quadratic in lines (10^6 empty lines, or 10^5 distinct events, took
+ * minutes).  Here, with the same outcome: a (position, token) index keeps
+ * only the clusters that share enough aligned tokens to be within reach
+ * (see candidates()), and a message or pattern met again is measured only
+ * against the clusters made since its last copy (see logmine_copies).  What
+ * is left is capped: at most LOGMINE_MAX_CANDIDATES clusters are measured
+ * per message, the most recent, counted and reported (logtk_parser_capped).
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hashtab.h"
 #include "growarray.h"
 #include "parser_impl.h"
+#include "u64map.h"
 
 #define LOGMINE_MAX_ALIGN_CELLS ((size_t)1 << 24)
+
+/* Clusters whose distance one message or pattern is computed against, at
+ * most, after the (position, token) index has ruled out those that cannot
+ * be within reach: the most recent ones are kept, the older ones are not
+ * compared (counted, and reported as a cap).  Loghub-2k's logs never come
+ * near it (at most 2,000 messages); 10^5 distinct events that share no
+ * token at some position never reach it either. */
+#define LOGMINE_MAX_CANDIDATES 4096
+
+/* The clusters of one level that hold token t at position i of their
+   pattern (ascending: clusters are only appended). */
+typedef struct logmine_posting {
+    uint32_t *ids;
+    size_t n, cap;
+} logmine_posting;
+
+typedef struct logmine_index {
+    logtk_u64map where; /* (position << 32 | token) -> posting */
+    int ready;
+    logmine_posting *postings;
+    size_t npostings, postings_cap;
+    uint32_t *stamp; /* cluster -> the query that last took it as a candidate */
+    size_t stamp_cap;
+    uint32_t query;
+    uint32_t *cand; /* scratch: candidates of one query */
+    size_t cand_cap;
+    uint64_t *order; /* scratch: (posting length << 32 | position) */
+    size_t order_cap;
+    uint64_t capped; /* queries that had more candidates than LOGMINE_MAX_CANDIDATES */
+} logmine_index;
 
 typedef struct logmine_state {
     double max_dist, k, k1, k2, alpha;
@@ -294,6 +335,222 @@ static int add_pattern(logmine_cluster *c, logmine_seq view)
     return 0;
 }
 
+static void index_free(logmine_index *ix)
+{
+    if (ix->ready)
+        logtk_u64map_free(&ix->where);
+    for (size_t i = 0; i < ix->npostings; i++)
+        free(ix->postings[i].ids);
+    free(ix->postings);
+    free(ix->stamp);
+    free(ix->cand);
+    free(ix->order);
+    memset(ix, 0, sizeof *ix);
+}
+
+/* Empties the index for a new level (keeps the scratch). */
+static int index_reset(logmine_index *ix)
+{
+    if (ix->ready)
+        logtk_u64map_free(&ix->where);
+    ix->ready = 0;
+    for (size_t i = 0; i < ix->npostings; i++)
+        free(ix->postings[i].ids);
+    ix->npostings = 0;
+    if (logtk_u64map_init(&ix->where, 1024) != 0)
+        return -1;
+    ix->ready = 1;
+    return 0;
+}
+
+/* Cluster c's pattern goes into the index. */
+static int index_add(logmine_index *ix, uint32_t c, const logmine_seq *pat)
+{
+    if (logtk_array_reserve((void **)&ix->stamp, &ix->stamp_cap, (size_t)c + 1, sizeof *ix->stamp))
+        return -1;
+    ix->stamp[c] = 0;
+    for (size_t i = 0; i < pat->n; i++) {
+        uint64_t key = (uint64_t)i << 32 | pat->tok[i];
+        uint32_t *v = logtk_u64map_find(&ix->where, key);
+        size_t at;
+        if (v != NULL) {
+            at = *v;
+        } else {
+            if (logtk_array_reserve((void **)&ix->postings, &ix->postings_cap, ix->npostings + 1,
+                                    sizeof *ix->postings) ||
+                logtk_u64map_put(&ix->where, key, (uint32_t)ix->npostings) != 0)
+                return -1;
+            at = ix->npostings++;
+            memset(&ix->postings[at], 0, sizeof ix->postings[at]);
+        }
+        logmine_posting *post = &ix->postings[at];
+        if (logtk_array_reserve((void **)&post->ids, &post->cap, post->n + 1, sizeof *post->ids))
+            return -1;
+        post->ids[post->n++] = c;
+    }
+    return 0;
+}
+
+/*
+ * Copies.  A sequence met again at the same level (a repeated message, or
+ * a pattern that several clusters share) is as far from the clusters it
+ * met before as it was then, so it joins the ones it joined then, and only
+ * the clusters made since are measured: a copy costs what is new, not the
+ * whole level, and the outcome is the reference's (a copy that joins
+ * nothing opens one more cluster, as there).
+ */
+typedef struct logmine_seen {
+    uint32_t *joined; /* clusters the sequence joined, ascending */
+    size_t n, cap;
+    size_t since;     /* clusters before this one have been measured */
+} logmine_seen;
+
+typedef struct logmine_copies {
+    logtk_hashtab keys; /* token sequence -> record */
+    int ready;
+    logmine_seen *seen;
+    size_t nseen, seen_cap;
+} logmine_copies;
+
+static void copies_free(logmine_copies *cp)
+{
+    if (cp->ready)
+        logtk_hashtab_free(&cp->keys);
+    for (size_t i = 0; i < cp->nseen; i++)
+        free(cp->seen[i].joined);
+    free(cp->seen);
+    memset(cp, 0, sizeof *cp);
+}
+
+static int copies_reset(logmine_copies *cp)
+{
+    copies_free(cp);
+    if (logtk_hashtab_init(&cp->keys, 1024) != 0)
+        return -1;
+    cp->ready = 1;
+    return 0;
+}
+
+/* The record of seq, new (nothing joined, nothing measured) the first time. */
+static logmine_seen *copies_find(logmine_copies *cp, const logmine_seq *seq)
+{
+    static const uint32_t no_tokens[1] = {0};
+    int inserted = 0;
+    int64_t id = logtk_hashtab_intern(&cp->keys, seq->n ? seq->tok : no_tokens,
+                                      seq->n * sizeof *seq->tok, &inserted);
+    if (id < 0)
+        return NULL;
+    if (inserted) {
+        if (logtk_array_reserve((void **)&cp->seen, &cp->seen_cap, (size_t)id + 1, sizeof *cp->seen))
+            return NULL;
+        memset(&cp->seen[id], 0, sizeof cp->seen[id]);
+        cp->nseen = (size_t)id + 1;
+    }
+    return &cp->seen[id];
+}
+
+static int seen_join(logmine_seen *r, uint32_t c)
+{
+    if (logtk_array_reserve((void **)&r->joined, &r->cap, r->n + 1, sizeof *r->joined))
+        return -1;
+    r->joined[r->n++] = c;
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The clusters (of nclusters) that msg may be within max_dist of, ascending,
+ * in ix->cand[0..*ncand).  A cluster within reach shares at least R aligned
+ * tokens with msg: the distance is 1 - (sum of the weights, at most kmax
+ * each, of equal aligned tokens) / maxlen with maxlen >= msg->n, so
+ * dis < max_dist needs eq > (1 - max_dist) * n / kmax (less a margin for the
+ * rounding of the repeated subtraction).  Then any n - R + 1 positions of
+ * msg hold one of those equal tokens, and the candidates are the clusters
+ * listed under the n - R + 1 (position, token) pairs with the fewest.  When
+ * no such bound exists (kmax 0, max_dist above 1) every cluster is one.
+ * Only clusters from `since` on are looked at.  Past LOGMINE_MAX_CANDIDATES
+ * the most recent are kept.
+ */
+static int candidates(logmine_index *ix, const logmine_seq *msg, size_t since, size_t nclusters,
+                      double max_dist, double kmax, size_t *ncand)
+{
+    double r0 = kmax > 0 ? (1.0 - max_dist - 1e-9) * (double)msg->n / kmax : -1.0;
+    size_t n = 0;
+    if (r0 < 0) { /* no bound: every cluster */
+        if (logtk_array_reserve((void **)&ix->cand, &ix->cand_cap, nclusters + 1, sizeof *ix->cand))
+            return -1;
+        for (size_t c = since; c < nclusters; c++)
+            ix->cand[n++] = (uint32_t)c;
+    } else {
+        double need = floor(r0) + 1; /* R: equal aligned tokens needed */
+        if (need > (double)msg->n) {
+            *ncand = 0; /* cannot be within reach of anything */
+            return 0;
+        }
+        size_t npos = msg->n - (size_t)need + 1;
+        if (logtk_array_reserve((void **)&ix->order, &ix->order_cap, msg->n + 1, sizeof *ix->order))
+            return -1;
+        for (size_t i = 0; i < msg->n; i++) {
+            uint32_t *v = logtk_u64map_find(&ix->where, (uint64_t)i << 32 | msg->tok[i]);
+            uint64_t len = v ? ix->postings[*v].n : 0;
+            ix->order[i] = len << 32 | i;
+        }
+        if (npos < msg->n)
+            qsort(ix->order, msg->n, sizeof *ix->order, cmp_u64);
+        if (++ix->query == 0) { /* stamps wrapped: start them over */
+            if (ix->stamp != NULL)
+                memset(ix->stamp, 0, ix->stamp_cap * sizeof *ix->stamp);
+            ix->query = 1;
+        }
+        for (size_t k = 0; k < npos; k++) {
+            size_t i = (size_t)(ix->order[k] & UINT32_MAX);
+            uint32_t *v = logtk_u64map_find(&ix->where, (uint64_t)i << 32 | msg->tok[i]);
+            if (v == NULL)
+                continue;
+            const logmine_posting *post = &ix->postings[*v];
+            size_t lo = 0, hi = post->n; /* the first cluster >= since */
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (post->ids[mid] < since)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (logtk_array_reserve((void **)&ix->cand, &ix->cand_cap, n + post->n - lo + 1,
+                                    sizeof *ix->cand))
+                return -1;
+            for (size_t j = lo; j < post->n; j++) {
+                uint32_t c = post->ids[j];
+                if (ix->stamp[c] == ix->query)
+                    continue;
+                ix->stamp[c] = ix->query;
+                ix->cand[n++] = c;
+            }
+        }
+        if (npos > 1 && n > 1) /* (qsort of no candidates: ix->cand may be NULL) */
+            qsort(ix->cand, n, sizeof *ix->cand, cmp_u32);
+    }
+    if (n > LOGMINE_MAX_CANDIDATES) {
+        memmove(ix->cand, ix->cand + (n - LOGMINE_MAX_CANDIDATES),
+                LOGMINE_MAX_CANDIDATES * sizeof *ix->cand);
+        n = LOGMINE_MAX_CANDIDATES;
+        ix->capped++;
+    }
+    *ncand = n;
+    return 0;
+}
+
 static int logmine_finish(logtk_parser *p, void *state)
 {
     logmine_state *s = state;
@@ -304,21 +561,33 @@ static int logmine_finish(logtk_parser *p, void *state)
     size_t align_cap = 0;
     int rc = LOGTK_OK;
     double max_dist = s->max_dist;
+    logmine_index ix;
+    memset(&ix, 0, sizeof ix);
+    logmine_copies cp;
+    memset(&cp, 0, sizeof cp);
 
     /* level 0: messages */
+    if (index_reset(&ix) != 0 || copies_reset(&cp) != 0)
+        goto oom;
     for (size_t line = 0; line < s->nlines; line++) {
         logmine_seq msg = {s->tokens + s->off[line], s->off[line + 1] - s->off[line]};
-        int matched = 0;
         uint32_t l32 = (uint32_t)line;
-        for (size_t c = 0; c < ncur; c++) {
+        logmine_seen *seen = copies_find(&cp, &msg);
+        size_t ncand;
+        if (seen == NULL ||
+            candidates(&ix, &msg, seen->since, ncur, max_dist, s->k, &ncand) != 0)
+            goto oom;
+        for (size_t x = 0; x < ncand; x++) {
+            uint32_t c = ix.cand[x];
             double dis = distance(s, &msg, &cur[c].pattern, 0);
-            if (dis != 0 && dis < max_dist) {
-                if (add_logs(&cur[c], &l32, 1) != 0)
-                    goto oom;
-                matched = 1;
-            }
+            if (dis != 0 && dis < max_dist && seen_join(seen, c) != 0)
+                goto oom;
         }
-        if (!matched) {
+        seen->since = ncur;
+        for (size_t x = 0; x < seen->n; x++)
+            if (add_logs(&cur[seen->joined[x]], &l32, 1) != 0)
+                goto oom;
+        if (seen->n == 0) {
             if (logtk_array_reserve((void **)&cur, &cur_cap, ncur + 1, sizeof *cur))
                 goto oom;
             memset(&cur[ncur], 0, sizeof cur[ncur]);
@@ -327,34 +596,47 @@ static int logmine_finish(logtk_parser *p, void *state)
                 goto oom;
             }
             ncur++;
-            if (add_logs(&cur[ncur - 1], &l32, 1) != 0)
+            if (add_logs(&cur[ncur - 1], &l32, 1) != 0 ||
+                index_add(&ix, (uint32_t)(ncur - 1), &cur[ncur - 1].pattern) != 0)
                 goto oom;
         }
     }
 
     /* higher levels: cluster the patterns, then merge each cluster's patterns */
+    double kmax = s->k1 > s->k2 ? s->k1 : s->k2;
     for (long level = 1; level < s->levels; level++) {
         max_dist *= s->alpha;
         nnext = 0;
+        if (index_reset(&ix) != 0 || copies_reset(&cp) != 0)
+            goto oom;
         for (size_t o = 0; o < ncur; o++) {
-            int matched = 0;
-            for (size_t c = 0; c < nnext; c++) {
+            size_t ncand;
+            logmine_seen *seen = copies_find(&cp, &cur[o].pattern);
+            if (seen == NULL ||
+                candidates(&ix, &cur[o].pattern, seen->since, nnext, max_dist, kmax, &ncand) != 0)
+                goto oom;
+            for (size_t x = 0; x < ncand; x++) {
+                uint32_t c = ix.cand[x];
                 double dis = distance(s, &cur[o].pattern, &next[c].pattern, 1);
-                if (dis != 0 && dis < max_dist) {
-                    if (add_logs(&next[c], cur[o].logs, cur[o].nlogs) != 0 ||
-                        add_pattern(&next[c], cur[o].pattern) != 0)
-                        goto oom;
-                    matched = 1;
-                }
+                if (dis != 0 && dis < max_dist && seen_join(seen, c) != 0)
+                    goto oom;
             }
-            if (!matched) {
+            seen->since = nnext;
+            for (size_t x = 0; x < seen->n; x++) {
+                logmine_cluster *c = &next[seen->joined[x]];
+                if (add_logs(c, cur[o].logs, cur[o].nlogs) != 0 ||
+                    add_pattern(c, cur[o].pattern) != 0)
+                    goto oom;
+            }
+            if (seen->n == 0) {
                 if (logtk_array_reserve((void **)&next, &next_cap, nnext + 1, sizeof *next))
                     goto oom;
                 logmine_cluster *c = &next[nnext++];
                 memset(c, 0, sizeof *c);
                 if (copy_seq(&c->pattern, cur[o].pattern.tok, cur[o].pattern.n) != 0 ||
                     add_logs(c, cur[o].logs, cur[o].nlogs) != 0 ||
-                    add_pattern(c, cur[o].pattern) != 0)
+                    add_pattern(c, cur[o].pattern) != 0 ||
+                    index_add(&ix, (uint32_t)(nnext - 1), &c->pattern) != 0)
                     goto oom;
             }
         }
@@ -390,6 +672,12 @@ static int logmine_finish(logtk_parser *p, void *state)
     keys_of_line = calloc(s->nlines ? s->nlines : 1, sizeof *keys_of_line);
     if (keys_of_line == NULL)
         goto oom;
+    if (ix.capped)
+        logtk_parser_note_cap(p, ix.capped,
+                              "logmine: %llu messages or patterns compared with only the %d most "
+                              "recent of the clusters that could be within reach "
+                              "(LOGMINE_MAX_CANDIDATES)",
+                              (unsigned long long)ix.capped, LOGMINE_MAX_CANDIDATES);
     for (size_t c = 0; c < ncur; c++) {
         const logmine_seq *pat = &cur[c].pattern;
         uint32_t id = logtk_tmpl_from_token_ids(p, pat->tok, pat->n);
@@ -415,6 +703,8 @@ done:
     free(score);
     free(pointer);
     free(keys_of_line);
+    copies_free(&cp);
+    index_free(&ix);
     return rc;
 }
 

@@ -105,6 +105,19 @@ static const char *const adapt_rules[] = {
  * wildcard) stands for the rest. */
 #define MOLFI_MAX_WORDS 512
 
+/* The search's budgets.  The initial population makes about one template
+ * per distinct message for each individual (when messages share nothing),
+ * so it costs population x distinct messages template builds; every child
+ * of every generation then re-covers one cluster (a pass over its
+ * messages): generations x population x distinct messages.  Past
+ * MOLFI_POPULATION_BUDGET the population is cut (down to 2), past
+ * MOLFI_SEARCH_BUDGET the generations (down to the initial population
+ * alone).  Loghub-2k's logs (at most 2,000 messages: 20 x 2,000 = 4e4 and
+ * 200 x 20 x 2,000 = 8e6) are far below both; 10^5 distinct messages get
+ * 16 generations of 6. */
+#define MOLFI_POPULATION_BUDGET 524288.0
+#define MOLFI_SEARCH_BUDGET 10000000.0
+
 typedef struct molfi_state {
     logtk_masker *adapt; /* "<*>" -> sub sign, then adapt_rules */
     logtk_errbuf err;
@@ -318,6 +331,11 @@ typedef struct cluster {
     uint32_t length;
     uint32_t *msgs; /* message ids, in first-seen order */
     uint32_t n;
+    /* (word << 32 | position in msgs), sorted, one run of n per word
+       position: the messages holding a word at a position, ascending, so a
+       template's matches are read off its rarest fixed word instead of
+       scanning the cluster (distinct messages make that quadratic) */
+    uint64_t *postings;
 } cluster;
 
 typedef struct pool_template {
@@ -370,7 +388,8 @@ typedef struct molfi_ga {
     size_t idx_cap, idx2_cap;
     /* population: pop, children, next */
     individual *banks[3];
-    size_t mu;
+    size_t mu;        /* population, after MOLFI_SEARCH_BUDGET */
+    long generations; /* after MOLFI_SEARCH_BUDGET */
 } molfi_ga;
 
 static uint64_t rng_next(molfi_ga *ga)
@@ -410,6 +429,56 @@ static const uint32_t *pool_matches(const molfi_ga *ga, uint32_t id)
     return ga->match_pool + ga->pool[id].match_off;
 }
 
+/* [*lo, *hi): the postings of cluster cl holding word at position pos. */
+static void posting_range(const cluster *cl, uint32_t pos, uint32_t word, const uint64_t **lo,
+                          const uint64_t **hi)
+{
+    const uint64_t *run = cl->postings + (size_t)pos * cl->n;
+    uint64_t first = (uint64_t)word << 32, last = first | UINT32_MAX;
+    size_t a = 0, b = cl->n;
+    while (a < b) { /* the first posting >= first */
+        size_t mid = a + (b - a) / 2;
+        if (run[mid] < first)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    size_t c = a, d = cl->n;
+    while (c < d) { /* the first posting > last */
+        size_t mid = c + (d - c) / 2;
+        if (run[mid] <= last)
+            c = mid + 1;
+        else
+            d = mid;
+    }
+    *lo = run + a;
+    *hi = run + c;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The postings of every cluster (see cluster.postings). */
+static int build_postings(molfi_ga *ga)
+{
+    for (uint32_t c = 0; c < ga->nclusters; c++) {
+        cluster *cl = &ga->clusters[c];
+        cl->postings = malloc((size_t)cl->length * cl->n * sizeof *cl->postings);
+        if (cl->postings == NULL)
+            return -1;
+        for (uint32_t i = 0; i < cl->length; i++) {
+            uint64_t *run = cl->postings + (size_t)i * cl->n;
+            for (uint32_t k = 0; k < cl->n; k++)
+                run[k] = (uint64_t)msg_words(ga, cl->msgs[k])[i] << 32 | k;
+            qsort(run, cl->n, sizeof *run, cmp_u64);
+        }
+    }
+    return 0;
+}
+
 /*
  * The pool id of the template `tokens` (length of cluster c), computing its
  * matched messages the first time it is seen.  Returns NO_INDEX when out of
@@ -445,13 +514,30 @@ static uint32_t intern_template(molfi_ga *ga, uint32_t c, const uint32_t *tokens
     t->match_off = ga->match_len;
     uint32_t *out = ga->match_pool + ga->match_len;
     uint32_t nm = 0;
-    for (uint32_t k = 0; k < cl->n; k++) {
-        const uint32_t *w = msg_words(ga, cl->msgs[k]);
-        size_t f = 0;
-        while (f < nfixed && w[ga->fixed_pos[f]] == tokens[ga->fixed_pos[f]])
-            f++;
-        if (f == nfixed)
+    if (nfixed == 0) {
+        for (uint32_t k = 0; k < cl->n; k++)
             out[nm++] = k;
+    } else {
+        /* the candidates: the messages holding the rarest fixed word at its
+           position (ascending, as a scan of the cluster would give them) */
+        const uint64_t *lo = NULL, *hi = NULL;
+        for (size_t f = 0; f < nfixed; f++) {
+            const uint64_t *a, *b;
+            posting_range(cl, ga->fixed_pos[f], tokens[ga->fixed_pos[f]], &a, &b);
+            if (lo == NULL || b - a < hi - lo) {
+                lo = a;
+                hi = b;
+            }
+        }
+        for (const uint64_t *x = lo; x < hi; x++) {
+            uint32_t k = (uint32_t)*x;
+            const uint32_t *w = msg_words(ga, cl->msgs[k]);
+            size_t f = 0;
+            while (f < nfixed && w[ga->fixed_pos[f]] == tokens[ga->fixed_pos[f]])
+                f++;
+            if (f == nfixed)
+                out[nm++] = k;
+        }
     }
     t->nmatch = nm;
     ga->match_len += nm;
@@ -880,8 +966,10 @@ static void ga_free(molfi_ga *ga)
     for (int b = 0; b < 3; b++)
         free_bank(ga, ga->banks[b]);
     if (ga->clusters)
-        for (uint32_t c = 0; c < ga->nclusters; c++)
+        for (uint32_t c = 0; c < ga->nclusters; c++) {
             free(ga->clusters[c].msgs);
+            free(ga->clusters[c].postings);
+        }
     free(ga->clusters);
     free(ga->word_flags);
     free(ga->cluster_of_msg);
@@ -1031,7 +1119,7 @@ static int run_search(molfi_ga *ga, individual **best)
     pop = next;
     next = tmp;
 
-    for (long gen = 1; gen < ga->s->generations; gen++) {
+    for (long gen = 1; gen < ga->generations; gen++) {
         for (size_t i = 0; i + 1 < mu + 1; i += 2) {
             individual *a = &kids[i], *b = &kids[i + 1];
             if (copy_individual(ga, a, tournament(ga, pop)) ||
@@ -1126,9 +1214,37 @@ static int molfi_finish(logtk_parser *p, void *state)
     int rc = LOGTK_OK;
     if (s->nlines == 0)
         return LOGTK_OK;
+    if (s->capped_lines)
+        logtk_parser_note_cap(p, s->capped_lines,
+                              "molfi: %llu lines longer than %d words read as their first %d "
+                              "and one wildcard (MOLFI_MAX_WORDS)",
+                              (unsigned long long)s->capped_lines, MOLFI_MAX_WORDS,
+                              MOLFI_MAX_WORDS - 1);
 
-    if (build_clusters(&ga) || logtk_hashtab_init(&ga.pool_keys, 4096))
+    if (build_clusters(&ga) || build_postings(&ga) || logtk_hashtab_init(&ga.pool_keys, 4096))
         goto oom;
+    {
+        double nmsg = 0;
+        for (uint32_t c = 0; c < ga.nclusters; c++)
+            nmsg += ga.clusters[c].n;
+        ga.generations = s->generations;
+        if (nmsg > 0 && (double)ga.mu * nmsg > MOLFI_POPULATION_BUDGET) {
+            size_t mu = (size_t)(MOLFI_POPULATION_BUDGET / nmsg);
+            mu += mu & 1; /* children come in pairs */
+            ga.mu = mu < 2 ? 2 : mu;
+        }
+        if (nmsg > 0 && (double)ga.generations * (double)ga.mu * nmsg > MOLFI_SEARCH_BUDGET) {
+            ga.generations = (long)(MOLFI_SEARCH_BUDGET / ((double)ga.mu * nmsg));
+            if (ga.generations < 1)
+                ga.generations = 1;
+        }
+        if (ga.mu != (size_t)s->population || ga.generations != s->generations)
+            logtk_parser_note_cap(p, (uint64_t)nmsg,
+                                  "molfi: search of %.0f distinct messages cut to %ld "
+                                  "generations of %zu (from %ld of %ld; MOLFI_POPULATION_BUDGET, "
+                                  "MOLFI_SEARCH_BUDGET)",
+                                  nmsg, ga.generations, ga.mu, s->generations, s->population);
+    }
     ga.pool_ready = 1;
     uint32_t max_len = 0;
     for (uint32_t c = 0; c < ga.nclusters; c++)

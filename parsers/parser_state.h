@@ -157,6 +157,11 @@ struct logtk_parser {
     uint64_t text_epoch;
     uint64_t index_epoch;
     uint32_t index_count; /* templates 1..index_count have been seen by the index */
+
+    /* logtk_parser_note_cap (parser_caps.c): what the algorithm's documented
+       caps cut, summed over calls, and their messages joined by "; " */
+    uint64_t capped;
+    char capped_what[512];
 };
 
 /* Template id -> its entry, or NULL for 0 and ids past the end. */

@@ -43,3 +43,38 @@ TEST(test_deterministic)
         logtk_parser_free(p);
     }
 }
+
+/* Equal lines are measured once: 10^5 of them (a quadratic pair count or
+   walk takes minutes) finish at once with one template, and no cap. */
+TEST(test_many_equal_lines_one_template)
+{
+    logtk_parser *p = new_parser("lke");
+    for (int i = 0; i < 100000; i++)
+        CHECK_STATUS(logtk_parser_feed(p, "disk full on volume", 19, NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
+    CHECK(logtk_parser_template_count(p) == 1);
+    CHECK(tid(p, 0) == tid(p, 99999));
+    const char *what = "unset";
+    CHECK(logtk_parser_capped(p, &what) == 0);
+    CHECK(what == NULL);
+    logtk_parser_free(p);
+}
+
+/* Past LKE_MAX_EVENTS (2048) distinct messages the later ones keep their own
+   words, and the cap says how many lines it touched. */
+TEST(test_distinct_cap_reported)
+{
+    logtk_parser *p = new_parser("lke");
+    char line[64];
+    for (int i = 0; i < 2100; i++) {
+        int n = snprintf(line, sizeof line, "event w%c%c%c happened", 'a' + i % 26,
+                         'a' + i / 26 % 26, 'a' + i / 676);
+        CHECK_STATUS(logtk_parser_feed(p, line, (size_t)n, NULL), LOGTK_OK);
+    }
+    CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
+    const char *what = NULL;
+    CHECK(logtk_parser_capped(p, &what) == 52);
+    CHECK(what != NULL && strstr(what, "LKE_MAX_EVENTS") != NULL);
+    CHECK(template_is(p, tid(p, 2099), "event wtcd happened"));
+    logtk_parser_free(p);
+}

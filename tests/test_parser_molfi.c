@@ -137,3 +137,21 @@ TEST(test_molfi_merges)
     CHECK(template_is(p, tid(p, 32), "file <*> was deleted"));
     logtk_parser_free(p);
 }
+
+/* The search is bounded by its input: 100,000 generations asked for on 60
+   distinct messages are cut (MOLFI_SEARCH_BUDGET) and the cut reported. */
+TEST(test_search_budget_reported)
+{
+    logtk_parser *p = new_parser("molfi");
+    CHECK_STATUS(logtk_parser_set_param(p, "generations", "100000"), LOGTK_OK);
+    char line[64];
+    for (int i = 0; i < 60; i++) {
+        int n = snprintf(line, sizeof line, "event w%c%c happened", 'a' + i % 26, 'a' + i / 26);
+        CHECK_STATUS(logtk_parser_feed(p, line, (size_t)n, NULL), LOGTK_OK);
+    }
+    CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
+    const char *what = NULL;
+    CHECK(logtk_parser_capped(p, &what) == 60);
+    CHECK(what != NULL && strstr(what, "8333 generations of 20") != NULL);
+    logtk_parser_free(p);
+}
