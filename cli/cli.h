@@ -137,6 +137,72 @@ typedef struct cli_feed {
  */
 int cli_feed_run(cli_feed *f, char *const *paths, size_t npaths);
 
+/* ---- cli_parser_options.c: the options that make a format and a parser ----
+ * --dataset --format --mask --mask-file --parser --param --max-line-length
+ * --binary mean the same in every subcommand that parses logs (parse, diff):
+ * put CLI_PARSER_LONG_OPTIONS in the getopt_long table, hand each option to
+ * cli_parser_option(), then build with cli_parser_options_format(),
+ * cli_parser_options_new_parser() and cli_parser_options_configure(). */
+
+#include <getopt.h>
+
+enum {
+    CLI_OPT_DATASET = 0x1000, CLI_OPT_FORMAT, CLI_OPT_MASK, CLI_OPT_MASK_FILE, CLI_OPT_PARSER,
+    CLI_OPT_PARAM, CLI_OPT_MAX_LINE, CLI_OPT_BINARY
+};
+
+#define CLI_PARSER_LONG_OPTIONS                                                                  \
+    {"dataset", required_argument, NULL, CLI_OPT_DATASET},                                       \
+    {"format", required_argument, NULL, CLI_OPT_FORMAT},                                         \
+    {"mask", required_argument, NULL, CLI_OPT_MASK},                                             \
+    {"mask-file", required_argument, NULL, CLI_OPT_MASK_FILE},                                   \
+    {"parser", required_argument, NULL, CLI_OPT_PARSER},                                         \
+    {"param", required_argument, NULL, CLI_OPT_PARAM},                                           \
+    {"max-line-length", required_argument, NULL, CLI_OPT_MAX_LINE},                              \
+    {"binary", no_argument, NULL, CLI_OPT_BINARY}
+
+typedef struct cli_parser_options {
+    int data_exit;           /* set by the caller: the exit status of bad data (EXIT_DATA;
+                                diff's is 2) */
+    const char *dataset_name, *format_spec, *parser_name;
+    const char **masks, **mask_files, **params; /* --param values hold NAME=VALUE */
+    size_t nmasks, nmask_files, nparams;
+    size_t max_line;         /* 0: the reader's default */
+    int allow_binary;
+} cli_parser_options;
+
+/**
+ * Takes getopt_long's `c` and its argument when c is one of
+ * CLI_PARSER_LONG_OPTIONS: returns 1 with *status -1 (go on) or the exit
+ * status after printing the error (a --param without '=', a line length the
+ * reader refuses).  Returns 0 for any other option.
+ */
+int cli_parser_option(const char *subcommand, int c, const char *arg, cli_parser_options *o,
+                      int *status);
+
+/** Frees the lists (the struct itself is the caller's). */
+void cli_parser_options_free(cli_parser_options *o);
+
+/**
+ * Finds --dataset (*dataset NULL without it) and compiles --format, else the
+ * dataset's format, into a new *format.  Returns -1 to go on, or the exit
+ * status after printing the error (an unknown dataset lists the known ones).
+ */
+int cli_parser_options_format(const char *subcommand, const cli_parser_options *o,
+                              const logtk_dataset **dataset, logtk_format **format);
+
+/** logtk_parser_new(parser, name) with the CLI's messages.  Returns -1 to go on or an exit status. */
+int cli_parser_options_new_parser(const char *subcommand, const cli_parser_options *o,
+                                  const char *name, logtk_parser **parser);
+
+/**
+ * Configures parser: the dataset's masks and parameters, then --param,
+ * --mask ([NAME=]RE) and --mask-file in that order.  Returns -1 to go on, or
+ * the exit status after printing the error.
+ */
+int cli_parser_options_configure(const char *subcommand, const cli_parser_options *o,
+                                 const logtk_dataset *dataset, logtk_parser *parser);
+
 /* ---- cmd_merge.c: the template list of `parse --templates` and `merge --templates` ---- */
 
 /**
