@@ -203,7 +203,7 @@ int cli_parser_options_new_parser(const char *subcommand, const cli_parser_optio
 int cli_parser_options_configure(const char *subcommand, const cli_parser_options *o,
                                  const logtk_dataset *dataset, logtk_parser *parser);
 
-/* ---- cmd_merge.c: the template list of `parse --templates` and `merge --templates` ---- */
+/* ---- cli_templates.c: the template list of `parse --templates` and `merge --templates` ---- */
 
 /**
  * A parser's templates as output names them.  Ids whose texts are equal (an
@@ -227,9 +227,10 @@ int cli_template_set_build(cli_template_set *s, logtk_parser *p);
 void cli_template_set_free(cli_template_set *s);
 
 /**
- * Writes the set as TSV: a header row, then per canonical template EventId
- * ("E" and the id), EventTemplate (TSV-escaped), Occurrences and EventKey
- * (the content-hash key, 16 hex digits).  Returns 0, or -1 on a write error.
+ * Writes the set through the library's "templates" sink: a header row, then
+ * per canonical template EventId ("E" and the id), EventTemplate
+ * (TSV-escaped), Occurrences and EventKey (the content-hash key, 16 hex
+ * digits).  Returns 0, or -1 on a write error.
  */
 int cli_templates_write(FILE *fp, const cli_template_set *s);
 

@@ -32,7 +32,7 @@
  * The default parser is the library's (fuse).  An online parser may merge
  * two templates by making their texts equal, keeping both ids; batch rows
  * and the template lists name such a template by its lowest id, so rows of
- * one template share one EventId (cli_template_set in cmd_merge.c).  The
+ * one template share one EventId (cli_template_set in cli_templates.c).  The
  * --templates list adds an EventKey column, the template's content hash,
  * which names it the same way in every run and shard (see `logtk merge`).
  * --load-state without --parser continues with the state's own parser.
