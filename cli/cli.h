@@ -23,12 +23,11 @@ int cmd_merge(int argc, char **argv);   /* cmd_merge.c: merge saved parser state
 int cmd_diff(int argc, char **argv);    /* cmd_diff.c: templates compared between logs */
 int cmd_bench(int argc, char **argv);
 int cmd_detect(int argc, char **argv);   /* cmd_detect.c: train, predict, eval, watch */
-int cmd_compress(int argc, char **argv); /* cmd_compress.c; the same file also defines
-                                            decompress, info, grep and cat below */
-int cmd_decompress(int argc, char **argv); /* cmd_compress.c */
-int cmd_info(int argc, char **argv);       /* cmd_compress.c */
-int cmd_grep(int argc, char **argv);       /* cmd_compress.c */
-int cmd_cat(int argc, char **argv);        /* cmd_compress.c */
+int cmd_compress(int argc, char **argv);   /* cmd_compress.c */
+int cmd_decompress(int argc, char **argv); /* cmd_decompress.c */
+int cmd_info(int argc, char **argv);       /* cmd_info.c */
+int cmd_grep(int argc, char **argv);       /* cmd_grep.c */
+int cmd_cat(int argc, char **argv);        /* cmd_decompress.c: decompress of a line range */
 /* `logtk bench compress` and `logtk bench detect`, dispatched from cmd_bench.c;
    argv[0] is "compress" / "detect". */
 int cmd_bench_compress(int argc, char **argv);
@@ -311,6 +310,12 @@ int cli_refuse_output_is_input(const char *subcommand, const char *what, const c
                                char *const *inputs, size_t ninputs);
 
 uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len);
+
+/**
+ * Opens the archive at path ("-" = stdin) in a new *r (free it in every
+ * case).  Returns 0, or -1 after printing the reader's message.
+ */
+int cli_archive_open(const char *subcommand, const char *path, logtk_archive_reader **r);
 
 /* ---- cli_signals.c: SIGTERM, SIGINT, SIGHUP for commands in a log pipeline ---- */
 
