@@ -35,9 +35,6 @@ int cmd_bench_detect(int argc, char **argv);
 int cmd_bench_diff(int argc, char **argv);  /* cmd_bench_diff.c: the planted-fault benchmark */
 int cmd_report(int argc, char **argv);     /* cmd_report.c: one HTML page of a run */
 
-/** Detect's event name of a template text: the first 8 hex digits of its MD5
-    (cmd_detect.c), written with a NUL into out. */
-void cli_template_event_name(const char *text, size_t len, char out[9]);
 /** bench detect --deeplog DIR (cmd_bench_deeplog.c); apply sets --param values. */
 int cli_bench_deeplog(const char *dir, const char *const *only, size_t nonly,
                       int (*apply)(logtk_detector *, const char *));

@@ -547,6 +547,14 @@ const char *logtk_dataset_format(const logtk_dataset *d);
  */
 int logtk_dataset_configure(const logtk_dataset *d, logtk_parser *p);
 
+/**
+ * Loghub's (and Drain's) EventId of a template text[0..len): the first 8 hex
+ * digits of its MD5, written with a NUL into out, so a template equal to
+ * Loghub's gets Loghub's EventId and session files and models made from
+ * Loghub's data apply to logs parsed here (detect's event names).
+ */
+void logtk_loghub_event_id(const char *text, size_t len, char out[9]);
+
 /** A published parsing result on a full-size Loghub-2.0 dataset. */
 typedef struct logtk_published_result {
     const char *parser;  /**< "Drain", "LILAC", "UNLEASH" */
