@@ -170,7 +170,7 @@ int cli_parser_options_configure(const char *subcommand, const cli_parser_option
             n = sizeof name - 1;
         memcpy(name, o->params[i], n);
         name[n] = '\0';
-        if (logtk_parser_set_param(parser, name, eq + 1) != LOGTK_OK) {
+        if (logtk_parser_set_option(parser, name, eq + 1) != LOGTK_OK) {
             cli_error(subcommand, "--param %s: %s", o->params[i], logtk_parser_errmsg(parser));
             return EXIT_USAGE;
         }

@@ -325,12 +325,16 @@ const char *logtk_parser_algorithm_summary(size_t i);
 const char *logtk_parser_algorithm(const logtk_parser *p);
 
 /**
- * Sets a parameter by name from its text form, before the first line is fed.
+ * Sets a parameter by name from its text form, before the first line is fed
+ * (one verb for every handle: set_option, as logtk_windows_set_option()).
  * Drain: "st" (similarity threshold, 0..1, default 0.4), "depth" (prefix-tree
  * depth including root and length layers, >= 3, default 4), "max_children"
  * (default 100).  Returns LOGTK_ERR_NOT_FOUND for a name this algorithm does not
  * have and LOGTK_ERR_INVALID for a bad value.
  */
+int logtk_parser_set_option(logtk_parser *p, const char *name, const char *value);
+
+/** Deprecated: the old name of logtk_parser_set_option(), kept so that existing programs build and link. */
 int logtk_parser_set_param(logtk_parser *p, const char *name, const char *value);
 
 /**
@@ -535,7 +539,7 @@ const char *logtk_dataset_format(const logtk_dataset *d);
 
 /**
  * Applies the dataset's masks and the parameters it sets for p's algorithm,
- * by logtk_parser_set_param() name: drain: st, depth; spell: tau; iplom: ct,
+ * by logtk_parser_set_option() name: drain: st, depth; spell: tau; iplom: ct,
  * lower_bound; ael: min_event_count, merge_percent; lenma: threshold; brain:
  * threshold, delimiter; logram: double_threshold, tri_threshold; logmine:
  * max_dist, k; shiso: max_child_num, merge_threshold, format_lookup_threshold,
@@ -977,6 +981,9 @@ int logtk_detector_supervised(const logtk_detector *d);
  * and by logtk_detector_param_name().  Returns LOGTK_ERR_NOT_FOUND for an
  * unknown name and LOGTK_ERR_INVALID for a bad value.
  */
+int logtk_detector_set_option(logtk_detector *d, const char *name, const char *value);
+
+/** Deprecated: the old name of logtk_detector_set_option(), kept so that existing programs build and link. */
 int logtk_detector_set_param(logtk_detector *d, const char *name, const char *value);
 
 /** The name of the detector's i-th parameter, or NULL past the end; *value gets its value. */

@@ -299,3 +299,20 @@ TEST(test_deeplog_protocol)
     CHECK(deeplog_f1(s, ntrain, nabnormal, "invariants") >= 0.94);
     logtk_sessions_free(s);
 }
+
+/* One verb for every handle: logtk_detector_set_option(), and the old name
+   logtk_detector_set_param() still sets and refuses the same way. */
+TEST(test_detector_set_option_and_its_old_name)
+{
+    logtk_detector *a = NULL, *b = NULL;
+    CHECK_STATUS(logtk_detector_new(&a, "pca"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_new(&b, "pca"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(a, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_param(b, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(a, "no_such", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_detector_set_param(b, "no_such", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_detector_set_option(a, "tfidf", "x"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_detector_set_param(b, "tfidf", "x"), LOGTK_ERR_INVALID);
+    logtk_detector_free(a);
+    logtk_detector_free(b);
+}
