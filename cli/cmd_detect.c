@@ -1447,17 +1447,6 @@ static int on_watch_line(void *user, const logtk_line *line, const logtk_record 
     return cli_stop_signal ? WATCH_STOPPED : 0;
 }
 
-static int is_model_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    char magic[8];
-    int yes = fread(magic, 1, 8, f) == 8 && memcmp(magic, LOGTK_MODEL_MAGIC, 8) == 0;
-    fclose(f);
-    return yes;
-}
-
 static int cmd_watch(int argc, char **argv)
 {
     const char *sub = "detect watch";
@@ -1480,7 +1469,7 @@ static int cmd_watch(int argc, char **argv)
                                    (strcmp(o.flush, "auto") == 0 && !out_is_file)
                              : !out_is_file;
     size_t first = 0;
-    if (o.ninputs > 0 && is_model_file(o.inputs[0])) {
+    if (o.ninputs > 0 && logtk_detector_probe_file(o.inputs[0])) {
         first = 1;
         logtk_detector_new(&w.detector, NULL);
         if (!w.detector || logtk_detector_load_file(w.detector, o.inputs[0]) != LOGTK_OK) {

@@ -1050,6 +1050,14 @@ int logtk_detector_save_file(logtk_detector *d, const char *path);
 /** Reads a model file; errors name the file. */
 int logtk_detector_load_file(logtk_detector *d, const char *path);
 
+/**
+ * 1 when the file at path starts as a model file does (LOGTK_MODEL_MAGIC),
+ * else 0 (also when it cannot be read): tells a model from a log without
+ * loading it.  Only the first bytes are read, so a FIFO or /dev/zero costs
+ * nothing; logtk_detector_load_file() still checks the whole file.
+ */
+int logtk_detector_probe_file(const char *path);
+
 /** The last error. */
 const char *logtk_detector_errmsg(const logtk_detector *d);
 

@@ -316,3 +316,28 @@ TEST(test_detector_set_option_and_its_old_name)
     logtk_detector_free(a);
     logtk_detector_free(b);
 }
+
+/* A saved model is told from a log by its first bytes; anything else,
+   a missing file or NULL is not a model. */
+TEST(test_detector_probe_file)
+{
+    char model[] = "/tmp/logtk-probe-model-XXXXXX", other[] = "/tmp/logtk-probe-log-XXXXXX";
+    int fm = mkstemp(model), fo = mkstemp(other);
+    CHECK(fm >= 0 && fo >= 0);
+    close(fm);
+    CHECK(write(fo, "LOGTKDE", 7) == 7); /* one byte short of the magic */
+    close(fo);
+    logtk_detector *d = NULL;
+    CHECK_STATUS(logtk_detector_new(&d, "ngram"), LOGTK_OK);
+    logtk_sessions *s = workflow();
+    CHECK_STATUS(logtk_detector_train(d, s, NULL, 0), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_save_file(d, model), LOGTK_OK);
+    CHECK(logtk_detector_probe_file(model) == 1);
+    CHECK(logtk_detector_probe_file(other) == 0);
+    CHECK(logtk_detector_probe_file("/nonexistent/logtk-probe") == 0);
+    CHECK(logtk_detector_probe_file(NULL) == 0);
+    unlink(model);
+    unlink(other);
+    logtk_sessions_free(s);
+    logtk_detector_free(d);
+}
