@@ -23,12 +23,11 @@ int cmd_merge(int argc, char **argv);   /* cmd_merge.c: merge saved parser state
 int cmd_diff(int argc, char **argv);    /* cmd_diff.c: templates compared between logs */
 int cmd_bench(int argc, char **argv);
 int cmd_detect(int argc, char **argv);   /* cmd_detect.c: train, predict, eval, watch */
-int cmd_compress(int argc, char **argv); /* cmd_compress.c; the same file also defines
-                                            decompress, info, grep and cat below */
-int cmd_decompress(int argc, char **argv); /* cmd_compress.c */
-int cmd_info(int argc, char **argv);       /* cmd_compress.c */
-int cmd_grep(int argc, char **argv);       /* cmd_compress.c */
-int cmd_cat(int argc, char **argv);        /* cmd_compress.c */
+int cmd_compress(int argc, char **argv);   /* cmd_compress.c */
+int cmd_decompress(int argc, char **argv); /* cmd_decompress.c */
+int cmd_info(int argc, char **argv);       /* cmd_info.c */
+int cmd_grep(int argc, char **argv);       /* cmd_grep.c */
+int cmd_cat(int argc, char **argv);        /* cmd_decompress.c: decompress of a line range */
 /* `logtk bench compress` and `logtk bench detect`, dispatched from cmd_bench.c;
    argv[0] is "compress" / "detect". */
 int cmd_bench_compress(int argc, char **argv);
@@ -36,9 +35,6 @@ int cmd_bench_detect(int argc, char **argv);
 int cmd_bench_diff(int argc, char **argv);  /* cmd_bench_diff.c: the planted-fault benchmark */
 int cmd_report(int argc, char **argv);     /* cmd_report.c: one HTML page of a run */
 
-/** Detect's event name of a template text: the first 8 hex digits of its MD5
-    (cmd_detect.c), written with a NUL into out. */
-void cli_template_event_name(const char *text, size_t len, char out[9]);
 /** bench detect --deeplog DIR (cmd_bench_deeplog.c); apply sets --param values. */
 int cli_bench_deeplog(const char *dir, const char *const *only, size_t nonly,
                       int (*apply)(logtk_detector *, const char *));
@@ -137,7 +133,73 @@ typedef struct cli_feed {
  */
 int cli_feed_run(cli_feed *f, char *const *paths, size_t npaths);
 
-/* ---- cmd_merge.c: the template list of `parse --templates` and `merge --templates` ---- */
+/* ---- cli_parser_options.c: the options that make a format and a parser ----
+ * --dataset --format --mask --mask-file --parser --param --max-line-length
+ * --binary mean the same in every subcommand that parses logs (parse, diff):
+ * put CLI_PARSER_LONG_OPTIONS in the getopt_long table, hand each option to
+ * cli_parser_option(), then build with cli_parser_options_format(),
+ * cli_parser_options_new_parser() and cli_parser_options_configure(). */
+
+#include <getopt.h>
+
+enum {
+    CLI_OPT_DATASET = 0x1000, CLI_OPT_FORMAT, CLI_OPT_MASK, CLI_OPT_MASK_FILE, CLI_OPT_PARSER,
+    CLI_OPT_PARAM, CLI_OPT_MAX_LINE, CLI_OPT_BINARY
+};
+
+#define CLI_PARSER_LONG_OPTIONS                                                                  \
+    {"dataset", required_argument, NULL, CLI_OPT_DATASET},                                       \
+    {"format", required_argument, NULL, CLI_OPT_FORMAT},                                         \
+    {"mask", required_argument, NULL, CLI_OPT_MASK},                                             \
+    {"mask-file", required_argument, NULL, CLI_OPT_MASK_FILE},                                   \
+    {"parser", required_argument, NULL, CLI_OPT_PARSER},                                         \
+    {"param", required_argument, NULL, CLI_OPT_PARAM},                                           \
+    {"max-line-length", required_argument, NULL, CLI_OPT_MAX_LINE},                              \
+    {"binary", no_argument, NULL, CLI_OPT_BINARY}
+
+typedef struct cli_parser_options {
+    int data_exit;           /* set by the caller: the exit status of bad data (EXIT_DATA;
+                                diff's is 2) */
+    const char *dataset_name, *format_spec, *parser_name;
+    const char **masks, **mask_files, **params; /* --param values hold NAME=VALUE */
+    size_t nmasks, nmask_files, nparams;
+    size_t max_line;         /* 0: the reader's default */
+    int allow_binary;
+} cli_parser_options;
+
+/**
+ * Takes getopt_long's `c` and its argument when c is one of
+ * CLI_PARSER_LONG_OPTIONS: returns 1 with *status -1 (go on) or the exit
+ * status after printing the error (a --param without '=', a line length the
+ * reader refuses).  Returns 0 for any other option.
+ */
+int cli_parser_option(const char *subcommand, int c, const char *arg, cli_parser_options *o,
+                      int *status);
+
+/** Frees the lists (the struct itself is the caller's). */
+void cli_parser_options_free(cli_parser_options *o);
+
+/**
+ * Finds --dataset (*dataset NULL without it) and compiles --format, else the
+ * dataset's format, into a new *format.  Returns -1 to go on, or the exit
+ * status after printing the error (an unknown dataset lists the known ones).
+ */
+int cli_parser_options_format(const char *subcommand, const cli_parser_options *o,
+                              const logtk_dataset **dataset, logtk_format **format);
+
+/** logtk_parser_new(parser, name) with the CLI's messages.  Returns -1 to go on or an exit status. */
+int cli_parser_options_new_parser(const char *subcommand, const cli_parser_options *o,
+                                  const char *name, logtk_parser **parser);
+
+/**
+ * Configures parser: the dataset's masks and parameters, then --param,
+ * --mask ([NAME=]RE) and --mask-file in that order.  Returns -1 to go on, or
+ * the exit status after printing the error.
+ */
+int cli_parser_options_configure(const char *subcommand, const cli_parser_options *o,
+                                 const logtk_dataset *dataset, logtk_parser *parser);
+
+/* ---- cli_templates.c: the template list of `parse --templates` and `merge --templates` ---- */
 
 /**
  * A parser's templates as output names them.  Ids whose texts are equal (an
@@ -163,9 +225,10 @@ int cli_template_set_build(cli_template_set *s, logtk_parser *p);
 void cli_template_set_free(cli_template_set *s);
 
 /**
- * Writes the set as TSV: a header row, then per canonical template EventId
- * ("E" and number[id]), EventTemplate (TSV-escaped), Occurrences and EventKey
- * (the content-hash key, 16 hex digits).  Returns 0, or -1 on a write error.
+ * Writes the set through the library's "templates" sink: a header row, then
+ * per canonical template EventId ("E" and number[id]), EventTemplate
+ * (TSV-escaped), Occurrences and EventKey (the content-hash key, 16 hex
+ * digits).  Returns 0, or -1 on a write error.
  */
 int cli_templates_write(FILE *fp, const cli_template_set *s);
 
@@ -246,6 +309,12 @@ int cli_refuse_output_is_input(const char *subcommand, const char *what, const c
                                char *const *inputs, size_t ninputs);
 
 uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len);
+
+/**
+ * Opens the archive at path ("-" = stdin) in a new *r (free it in every
+ * case).  Returns 0, or -1 after printing the reader's message.
+ */
+int cli_archive_open(const char *subcommand, const char *path, logtk_archive_reader **r);
 
 /* ---- cli_signals.c: SIGTERM, SIGINT, SIGHUP for commands in a log pipeline ---- */
 

@@ -532,3 +532,16 @@ int cli_name_listed(const char *const *names, size_t n, const char *name)
             return 1;
     return 0;
 }
+
+int cli_archive_open(const char *subcommand, const char *path, logtk_archive_reader **r)
+{
+    if (logtk_archive_reader_new(r) != LOGTK_OK) {
+        cli_error(subcommand, "out of memory");
+        return -1;
+    }
+    if (logtk_archive_reader_open_path(*r, path) != LOGTK_OK) {
+        cli_error(subcommand, "%s", logtk_archive_reader_errmsg(*r));
+        return -1;
+    }
+    return 0;
+}

@@ -12,6 +12,7 @@
  * turning each session's event sequence into its feature vector.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,35 +164,45 @@ int cmd_bench_detect(int argc, char **argv)
     size_t nonly = 0;
     long scale = 575000;
     int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "--anomaly") == 0 && i + 1 < argc) {
-            dir = argv[++i];
-        } else if (strcmp(a, "--deeplog") == 0 && i + 1 < argc) {
-            deeplog = argv[++i];
-        } else if (strcmp(a, "--model") == 0 && i + 1 < argc) {
+    static const struct option long_options[] = {
+        {"anomaly", required_argument, NULL, 'A'}, {"deeplog", required_argument, NULL, 'D'},
+        {"model", required_argument, NULL, 'm'},   {"param", required_argument, NULL, 'P'},
+        {"scale", required_argument, NULL, 'S'},   {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":qh", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'h': usage(stdout); return EXIT_OK;
+        case 'A': dir = optarg; break;
+        case 'D': deeplog = optarg; break;
+        case 'm':
             if (nonly == sizeof only / sizeof only[0])
                 return cli_usage_error("bench detect", "too many --model options");
-            only[nonly++] = argv[++i];
-        } else if (strcmp(a, "--param") == 0 && i + 1 < argc) {
+            only[nonly++] = optarg;
+            break;
+        case 'P':
             if (nparams == sizeof params / sizeof params[0])
                 return cli_usage_error("bench detect", "too many --param options");
-            params[nparams++] = argv[++i];
-        } else if (strcmp(a, "--scale") == 0 && i + 1 < argc) {
+            params[nparams++] = optarg;
+            break;
+        case 'S': {
             char *end;
             errno = 0;
-            scale = strtol(argv[++i], &end, 10);
-            if (end == argv[i] || *end || errno || scale < 0)
-                return cli_usage_error("bench detect", "bad --scale '%s'", argv[i]);
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            quiet = 1;
-        } else {
-            return cli_usage_error("bench detect", "unknown option '%s'", a);
+            scale = strtol(optarg, &end, 10);
+            if (end == optarg || *end || errno || scale < 0)
+                return cli_usage_error("bench detect", "bad --scale '%s'", optarg);
+            break;
+        }
+        case 'q': quiet = 1; break;
+        case ':':
+            return cli_usage_error("bench detect", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_unknown_option("bench detect", argv);
         }
     }
+    if (optind < argc)
+        return cli_usage_error("bench detect", "unknown option '%s'", argv[optind]);
     (void)quiet;
     for (size_t k = 0; deeplog && k < nonly; k++) {
         logtk_detector *d;

@@ -59,7 +59,8 @@ static void diff_usage(FILE *out)
             "  --format FMT          log format, e.g. '<Date> <Time> <Level> <Component>: <Content>'\n"
             "  --parser NAME         online parser (default fuse)\n"
             "  --param NAME=VALUE    parser parameter (repeatable)\n"
-            "  --mask RE             replace matches of the PCRE2 regex by <*> (repeatable)\n"
+            "  --mask [NAME=]RE      replace matches of the PCRE2 regex by <*> (repeatable)\n"
+            "  --mask-file FILE      one regex per line, optionally REGEX<TAB>REPLACEMENT\n"
             "  --max-line-length N   longest line accepted, in bytes (default 1048576)\n"
             "  --binary              read files that look binary instead of refusing them\n"
             "statistics:\n"
@@ -79,28 +80,21 @@ static void diff_usage(FILE *out)
 }
 
 typedef struct diff_options {
-    const char *dataset_name, *format_spec, *parser_name, *out_path, *out_kind;
+    cli_parser_options in; /* read and applied as parse does */
+    const char *out_path, *out_kind;
     const char *group_regex, *by_field;
-    const char **masks, **params;
-    size_t nmasks, nparams;
     const char *alpha, *min_ratio, *examples, *top;
-    size_t max_line;
     long limit;
-    int peers, quiet, allow_binary;
+    int peers, quiet;
 } diff_options;
 
 enum {
-    OPT_DATASET = 256, OPT_FORMAT, OPT_MASK, OPT_PARSER, OPT_PARAM, OPT_OUTPUT, OPT_PEERS,
-    OPT_GROUP_BY, OPT_BY_FIELD, OPT_ALPHA, OPT_MIN_RATIO, OPT_EXAMPLES, OPT_TOP, OPT_LIMIT,
-    OPT_MAX_LINE, OPT_BINARY
+    OPT_OUTPUT = 256, OPT_PEERS,
+    OPT_GROUP_BY, OPT_BY_FIELD, OPT_ALPHA, OPT_MIN_RATIO, OPT_EXAMPLES, OPT_TOP, OPT_LIMIT
 };
 
 static const struct option long_options[] = {
-    {"dataset", required_argument, NULL, OPT_DATASET},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"mask", required_argument, NULL, OPT_MASK},
-    {"parser", required_argument, NULL, OPT_PARSER},
-    {"param", required_argument, NULL, OPT_PARAM},
+    CLI_PARSER_LONG_OPTIONS,
     {"out", required_argument, NULL, 'o'},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"peers", no_argument, NULL, OPT_PEERS},
@@ -111,8 +105,6 @@ static const struct option long_options[] = {
     {"examples", required_argument, NULL, OPT_EXAMPLES},
     {"top", required_argument, NULL, OPT_TOP},
     {"limit", required_argument, NULL, OPT_LIMIT},
-    {"max-line-length", required_argument, NULL, OPT_MAX_LINE},
-    {"binary", no_argument, NULL, OPT_BINARY},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -126,18 +118,14 @@ static int parse_arguments(int argc, char **argv, diff_options *o, int *first_fi
     opterr = 0;
     o->limit = 20;
     while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
-        int bad_alloc = 0;
         char *end;
+        int status;
+        if (cli_parser_option(SUB, c, optarg, &o->in, &status)) {
+            if (status >= 0)
+                return status;
+            continue;
+        }
         switch (c) {
-        case OPT_DATASET: o->dataset_name = optarg; break;
-        case OPT_FORMAT: o->format_spec = optarg; break;
-        case OPT_MASK: bad_alloc = cli_push_string(&o->masks, &o->nmasks, optarg); break;
-        case OPT_PARSER: o->parser_name = optarg; break;
-        case OPT_PARAM:
-            if (strchr(optarg, '=') == NULL || optarg[0] == '=')
-                return cli_usage_error(SUB, "--param needs NAME=VALUE, got '%s'", optarg);
-            bad_alloc = cli_push_string(&o->params, &o->nparams, optarg);
-            break;
         case 'o': o->out_path = optarg; break;
         case OPT_OUTPUT: o->out_kind = optarg; break;
         case OPT_PEERS: o->peers = 1; break;
@@ -153,24 +141,10 @@ static int parse_arguments(int argc, char **argv, diff_options *o, int *first_fi
             if (errno || end == optarg || *end || o->limit < 0)
                 return cli_usage_error(SUB, "--limit needs a number >= 0, got '%s'", optarg);
             break;
-        case OPT_MAX_LINE: {
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (errno || end == optarg || *end || v == 0 || optarg[0] == '-' || v > SIZE_MAX)
-                return cli_usage_error(SUB, "--max-line-length needs a positive number of bytes, "
-                                            "got '%s'", optarg);
-            o->max_line = (size_t)v;
-            break;
-        }
-        case OPT_BINARY: o->allow_binary = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': diff_usage(stdout); return EXIT_OK;
         case ':': return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
         default: return cli_unknown_option(SUB, argv);
-        }
-        if (bad_alloc) {
-            cli_error(SUB, "out of memory");
-            return EXIT_TROUBLE;
         }
     }
     *first_file = optind;
@@ -205,47 +179,18 @@ typedef struct diff_run {
 static int set_up(diff_run *run)
 {
     const diff_options *o = run->o;
-    const logtk_dataset *dataset = NULL;
-    if (o->dataset_name && !(dataset = logtk_dataset_find(o->dataset_name)))
-        return cli_usage_error(SUB, "unknown dataset '%s'", o->dataset_name);
-    if (logtk_format_new(&run->format) != LOGTK_OK) {
-        cli_error(SUB, "out of memory");
-        return EXIT_TROUBLE;
-    }
-    const char *spec = o->format_spec ? o->format_spec : dataset ? logtk_dataset_format(dataset) : NULL;
-    if (spec && logtk_format_compile(run->format, spec) != LOGTK_OK)
-        return cli_usage_error(SUB, "invalid log format: %s", logtk_format_errmsg(run->format));
-    int rc = logtk_parser_new(&run->parser, o->parser_name);
-    if (rc == LOGTK_ERR_NOT_FOUND)
-        return cli_usage_error(SUB, "unknown parser '%s'", o->parser_name);
-    if (rc != LOGTK_OK) {
-        cli_error(SUB, "%s", logtk_strerror(rc));
-        return EXIT_TROUBLE;
-    }
+    const logtk_dataset *dataset;
+    int rc = cli_parser_options_format(SUB, &o->in, &dataset, &run->format);
+    if (rc < 0)
+        rc = cli_parser_options_new_parser(SUB, &o->in, o->in.parser_name, &run->parser);
+    if (rc >= 0)
+        return rc;
     /* one pass: counts are taken as lines are fed, per-line assignments are
        not needed */
     if (run->pass == 0)
         logtk_parser_set_param(run->parser, "keep_assignments", "0");
-    if (dataset && logtk_dataset_configure(dataset, run->parser) != LOGTK_OK) {
-        cli_error(SUB, "dataset %s: %s", logtk_dataset_name(dataset),
-                  logtk_parser_errmsg(run->parser));
-        return EXIT_TROUBLE;
-    }
-    for (size_t i = 0; i < o->nparams; i++) {
-        char name[128];
-        const char *eq = strchr(o->params[i], '=');
-        size_t n = (size_t)(eq - o->params[i]);
-        if (n >= sizeof name)
-            n = sizeof name - 1;
-        memcpy(name, o->params[i], n);
-        name[n] = '\0';
-        if (logtk_parser_set_param(run->parser, name, eq + 1) != LOGTK_OK)
-            return cli_usage_error(SUB, "--param %s: %s", o->params[i],
-                                   logtk_parser_errmsg(run->parser));
-    }
-    for (size_t i = 0; i < o->nmasks; i++)
-        if (logtk_parser_add_mask(run->parser, o->masks[i], NULL) != LOGTK_OK)
-            return cli_usage_error(SUB, "--mask: %s", logtk_parser_errmsg(run->parser));
+    if ((rc = cli_parser_options_configure(SUB, &o->in, dataset, run->parser)) >= 0)
+        return rc;
 
     if (logtk_diff_new(&run->diff) != LOGTK_OK) {
         cli_error(SUB, "out of memory");
@@ -466,7 +411,7 @@ static int take_inputs(diff_run *run, char **paths, size_t npaths, int one_group
         cli_error(SUB, "out of memory");
         return EXIT_TROUBLE;
     }
-    if (run->o->max_line && logtk_reader_set_max_line(reader, run->o->max_line) != LOGTK_OK) {
+    if (run->o->in.max_line && logtk_reader_set_max_line(reader, run->o->in.max_line) != LOGTK_OK) {
         cli_error(SUB, "--max-line-length: %s", logtk_reader_errmsg(reader));
         logtk_reader_free(reader);
         return EXIT_TROUBLE;
@@ -490,7 +435,7 @@ static int take_inputs(diff_run *run, char **paths, size_t npaths, int one_group
             break;
         }
         result = take_reader(run, reader, strcmp(paths[i], "-") ? paths[i] : "-", group,
-                             !run->o->allow_binary, 1);
+                             !run->o->in.allow_binary, 1);
         logtk_reader_close(reader);
     }
     logtk_reader_free(reader);
@@ -836,11 +781,11 @@ int cmd_diff(int argc, char **argv)
 {
     diff_options o;
     memset(&o, 0, sizeof o);
+    o.in.data_exit = EXIT_TROUBLE;
     int first = 0;
     int st = parse_arguments(argc, argv, &o, &first);
     if (st >= 0) {
-        free(o.masks);
-        free(o.params);
+        cli_parser_options_free(&o.in);
         return st;
     }
     char **paths = argv + first;
@@ -958,7 +903,6 @@ done:
     logtk_diff_free(run.diff);
     logtk_parser_free(run.parser);
     logtk_format_free(run.format);
-    free(o.masks);
-    free(o.params);
+    cli_parser_options_free(&o.in);
     return result;
 }

@@ -32,7 +32,7 @@
  * The default parser is the library's (fuse).  An online parser may merge
  * two templates by making their texts equal, keeping both ids; batch rows
  * and the template lists name such a template by its lowest id, so rows of
- * one template share one EventId (cli_template_set in cmd_merge.c).  The
+ * one template share one EventId (cli_template_set in cli_templates.c).  The
  * --templates list adds an EventKey column, the template's content hash,
  * which names it the same way in every run and shard (see `logtk merge`).
  * --load-state without --parser continues with the state's own parser.
@@ -133,22 +133,13 @@ static void parse_usage(FILE *out)
 /* ------------------------------------------------------------- options */
 
 typedef struct parse_options {
-    const char *dataset_name;
-    const char *format_spec;
-    const char *parser_name;
+    cli_parser_options in; /* the input and parser options (cli_parser_options.c) */
     const char *out_path;
     const char *out_kind;
     const char *templates_path;
     const char *save_state;
     const char *load_state;
-    const char **masks;
-    size_t nmasks;
-    const char **mask_files;
-    size_t nmask_files;
-    const char **params;
-    size_t nparams;
-    size_t max_line;
-    int stream, quiet, allow_binary, list_parsers, check;
+    int stream, quiet, list_parsers, check;
     const char *export_kind[2], *export_path[2]; /* --export KIND FILE, once per kind */
     size_t nexports;
     const char *reply;                     /* --reply rsyslog */
@@ -161,28 +152,21 @@ typedef struct parse_options {
 } parse_options;
 
 enum {
-    OPT_DATASET = 256, OPT_FORMAT, OPT_MASK, OPT_MASK_FILE, OPT_PARSER, OPT_PARAM, OPT_OUTPUT,
-    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_MAX_LINE, OPT_LIST, OPT_BINARY, OPT_CHECK,
+    OPT_OUTPUT = 256,
+    OPT_TEMPLATES, OPT_STREAM, OPT_SAVE, OPT_LOAD, OPT_LIST, OPT_CHECK,
     OPT_EXPORT, OPT_REPLY, OPT_REPLY_INPUT, OPT_REPLY_ALERT,
     OPT_FLUSH, OPT_APPEND, OPT_CONFIRM, OPT_SAVE_EVERY
 };
 
 static const struct option long_options[] = {
-    {"dataset", required_argument, NULL, OPT_DATASET},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"mask", required_argument, NULL, OPT_MASK},
-    {"mask-file", required_argument, NULL, OPT_MASK_FILE},
-    {"parser", required_argument, NULL, OPT_PARSER},
-    {"param", required_argument, NULL, OPT_PARAM},
+    CLI_PARSER_LONG_OPTIONS,
     {"out", required_argument, NULL, 'o'},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"templates", required_argument, NULL, OPT_TEMPLATES},
     {"stream", no_argument, NULL, OPT_STREAM},
     {"save-state", required_argument, NULL, OPT_SAVE},
     {"load-state", required_argument, NULL, OPT_LOAD},
-    {"max-line-length", required_argument, NULL, OPT_MAX_LINE},
     {"list-parsers", no_argument, NULL, OPT_LIST},
-    {"binary", no_argument, NULL, OPT_BINARY},
     {"check", no_argument, NULL, OPT_CHECK},
     {"export", required_argument, NULL, OPT_EXPORT},
     {"reply", required_argument, NULL, OPT_REPLY},
@@ -224,48 +208,20 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
-        int bad_alloc = 0;
+        int bad_alloc = 0, status;
+        if (cli_parser_option(SUB, c, optarg, &o->in, &status)) {
+            if (status >= 0)
+                return status;
+            continue;
+        }
         switch (c) {
-        case OPT_DATASET: o->dataset_name = optarg; break;
-        case OPT_FORMAT: o->format_spec = optarg; break;
-        case OPT_MASK: bad_alloc = cli_push_string(&o->masks, &o->nmasks, optarg); break;
-        case OPT_MASK_FILE: bad_alloc = cli_push_string(&o->mask_files, &o->nmask_files, optarg); break;
-        case OPT_PARSER: o->parser_name = optarg; break;
-        case OPT_PARAM:
-            if (strchr(optarg, '=') == NULL || optarg[0] == '=')
-                return cli_usage_error(SUB, "--param needs NAME=VALUE, got '%s'", optarg);
-            bad_alloc = cli_push_string(&o->params, &o->nparams, optarg);
-            break;
         case 'o': o->out_path = optarg; break;
         case OPT_OUTPUT: o->out_kind = optarg; break;
         case OPT_TEMPLATES: o->templates_path = optarg; break;
         case OPT_STREAM: o->stream = 1; break;
         case OPT_SAVE: o->save_state = optarg; break;
         case OPT_LOAD: o->load_state = optarg; break;
-        case OPT_MAX_LINE: {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
-                return cli_usage_error(SUB, "--max-line-length needs a positive number of bytes, "
-                                            "got '%s'", optarg);
-            /* the reader owns the range: ask it now, so a value it refuses is a
-             * usage error (2) and not a data error (1) after the output was opened */
-            logtk_reader *probe = NULL;
-            int refused = logtk_reader_new(&probe) != LOGTK_OK || v > SIZE_MAX ||
-                          logtk_reader_set_max_line(probe, (size_t)v) != LOGTK_OK;
-            if (refused) {
-                int usage = cli_usage_error(SUB, "--max-line-length: %s",
-                                            probe ? logtk_reader_errmsg(probe) : "out of memory");
-                logtk_reader_free(probe);
-                return usage;
-            }
-            logtk_reader_free(probe);
-            o->max_line = (size_t)v;
-            break;
-        }
         case OPT_LIST: o->list_parsers = 1; break;
-        case OPT_BINARY: o->allow_binary = 1; break;
         case 'q': o->quiet = 1; break;
         case OPT_CHECK: o->check = 1; break;
         case OPT_EXPORT:
@@ -365,7 +321,7 @@ static int parse_arguments(int argc, char **argv, parse_options *o, int *first_f
                                o->append ? "--append" : "--confirm");
     if (o->save_every && !o->save_state)
         return cli_usage_error(SUB, "--save-every needs --save-state FILE");
-    if (o->load_state && (o->nmasks || o->nmask_files || o->nparams))
+    if (o->load_state && (o->in.nmasks || o->in.nmask_files || o->in.nparams))
         return cli_usage_error(SUB, "--load-state restores the parser's masks and parameters; "
                                     "it cannot be combined with --mask, --mask-file or --param");
     int stdin_count = 0;
@@ -428,75 +384,18 @@ static int is_batch_parser(const char *name)
     return batch;
 }
 
-/* A mask file holds a few regexes; anything near this size is not one. */
-#define MASK_FILE_MAX ((size_t)16 << 20)
-
-/* Adds the masks of one --mask-file.  Returns -1 to go on or an exit status. */
-static int add_mask_file(logtk_parser *p, const char *path)
-{
-    char *text;
-    size_t len;
-    if (cli_read_file(SUB, path, MASK_FILE_MAX, &text, &len) != EXIT_OK)
-        return EXIT_DATA;
-    int result = -1;
-    size_t lineno = 0;
-    char *line = text, *end = text + len;
-    while (line < end && result < 0) {
-        char *nl = memchr(line, '\n', (size_t)(end - line));
-        char *stop = nl ? nl : end;
-        lineno++;
-        if (stop > line && stop[-1] == '\r')
-            stop--;
-        *stop = '\0';
-        if (line[0] != '\0' && line[0] != '#') {
-            char *tab = strchr(line, '\t');
-            const char *replacement = NULL;
-            if (tab) {
-                *tab = '\0';
-                replacement = tab + 1;
-            }
-            if (logtk_parser_add_mask(p, line, replacement) != LOGTK_OK) {
-                cli_error(SUB, "%s:%zu: %s", path, lineno, logtk_parser_errmsg(p));
-                result = EXIT_USAGE;
-            }
-        }
-        line = nl ? nl + 1 : end;
-    }
-    free(text);
-    return result;
-}
-
 /* Creates and configures the format and parser.  Returns -1 to go on or an exit status. */
 static int set_up(const parse_options *o, logtk_format **format, logtk_parser **parser)
 {
-    const logtk_dataset *dataset = NULL;
-    if (o->dataset_name) {
-        dataset = logtk_dataset_find(o->dataset_name);
-        if (dataset == NULL) {
-            cli_error(SUB, "unknown dataset '%s'; known datasets:", o->dataset_name);
-            for (size_t i = 0; logtk_dataset_at(i); i++)
-                fprintf(stderr, "%s%s", i ? " " : "  ", logtk_dataset_name(logtk_dataset_at(i)));
-            fputc('\n', stderr);
-            return EXIT_USAGE;
-        }
-    }
-
-    int rc = logtk_format_new(format);
-    if (rc != LOGTK_OK) {
-        cli_error(SUB, "%s", logtk_strerror(rc));
-        return EXIT_DATA;
-    }
-    const char *spec = o->format_spec ? o->format_spec
-                                      : dataset ? logtk_dataset_format(dataset) : NULL;
-    if (spec && (rc = logtk_format_compile(*format, spec)) != LOGTK_OK) {
-        cli_error(SUB, "invalid log format: %s", logtk_format_errmsg(*format));
-        return EXIT_USAGE;
-    }
+    const logtk_dataset *dataset;
+    int rc = cli_parser_options_format(SUB, &o->in, &dataset, format);
+    if (rc >= 0)
+        return rc;
 
     /* --load-state without --parser continues with the state's own parser */
     char *state = NULL;
     size_t state_len = 0;
-    const char *parser_name = o->parser_name;
+    const char *parser_name = o->in.parser_name;
     if (o->load_state) {
         if (cli_read_file_magic(SUB, o->load_state, LOGTK_PARSER_SNAPSHOT_MAGIC,
                                 "logtk parser snapshot", &state, &state_len) != EXIT_OK)
@@ -506,17 +405,10 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
             logtk_parser_snapshot_algorithm(state, state_len, &saved_by) == LOGTK_OK)
             parser_name = saved_by; /* otherwise the load below reports the problem */
     }
-    rc = logtk_parser_new(parser, parser_name);
-    if (rc != LOGTK_OK)
+    rc = cli_parser_options_new_parser(SUB, &o->in, parser_name, parser);
+    if (rc >= 0) {
         free(state);
-    if (rc == LOGTK_ERR_NOT_FOUND) {
-        cli_error(SUB, "unknown parser '%s'; 'logtk parse --list-parsers' shows them",
-                  o->parser_name);
-        return EXIT_USAGE;
-    }
-    if (rc != LOGTK_OK) {
-        cli_error(SUB, "%s", logtk_strerror(rc));
-        return EXIT_DATA;
+        return rc;
     }
     if (o->stream) {
         const char *name = logtk_parser_algorithm(*parser);
@@ -546,50 +438,7 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
         return -1; /* the snapshot holds masks and parameters */
     }
 
-    if (dataset && (rc = logtk_dataset_configure(dataset, *parser)) != LOGTK_OK) {
-        cli_error(SUB, "dataset %s: %s", logtk_dataset_name(dataset),
-                  logtk_parser_errmsg(*parser));
-        return EXIT_DATA;
-    }
-    for (size_t i = 0; i < o->nparams; i++) {
-        char name[128];
-        const char *eq = strchr(o->params[i], '=');
-        size_t n = (size_t)(eq - o->params[i]);
-        if (n >= sizeof name)
-            n = sizeof name - 1;
-        memcpy(name, o->params[i], n);
-        name[n] = '\0';
-        if (logtk_parser_set_param(*parser, name, eq + 1) != LOGTK_OK) {
-            cli_error(SUB, "--param %s: %s", o->params[i], logtk_parser_errmsg(*parser));
-            return EXIT_USAGE;
-        }
-    }
-    for (size_t i = 0; i < o->nmasks; i++) {
-        /* NAME=PATTERN names the mask when NAME is [A-Z][A-Z0-9_]* (Drain3's
-           mask names: IP, NUM, HEX); any other text is a pattern, so
-           "size=\d+" stays a pattern as it always was */
-        const char *pattern = o->masks[i];
-        size_t name_len = 0;
-        if (pattern[0] >= 'A' && pattern[0] <= 'Z') {
-            name_len = strspn(pattern, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-            if (pattern[name_len] != '=' || name_len > 64)
-                name_len = 0;
-        }
-        char name[65];
-        memcpy(name, pattern, name_len);
-        name[name_len] = '\0';
-        if (logtk_parser_add_named_mask(*parser, name, pattern + (name_len ? name_len + 1 : 0),
-                                        NULL) != LOGTK_OK) {
-            cli_error(SUB, "--mask: %s", logtk_parser_errmsg(*parser));
-            return EXIT_USAGE;
-        }
-    }
-    for (size_t i = 0; i < o->nmask_files; i++) {
-        int st = add_mask_file(*parser, o->mask_files[i]);
-        if (st >= 0)
-            return st;
-    }
-    return -1;
+    return cli_parser_options_configure(SUB, &o->in, dataset, *parser);
 }
 
 /* -------------------------------------------------------------- the run */
@@ -1054,8 +903,8 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     feed.parser = run->parser;
     feed.user = run;
     feed.progress = &run->progress;
-    feed.max_line = o->max_line;
-    feed.allow_binary = o->allow_binary;
+    feed.max_line = o->in.max_line;
+    feed.allow_binary = o->in.allow_binary;
     feed.quiet = o->quiet;
     cli_progress_init(&run->progress, o->stream ? "parse" : "parse (pass 1 of 2)", o->quiet);
     status = EXIT_OK;
@@ -1088,7 +937,7 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
             npaths = i + 1; /* pass 2 stops here too */
             status = EXIT_OK;
         }
-        if (status != EXIT_OK && feed.status == LOGTK_ERR_DATA && !o->allow_binary)
+        if (status != EXIT_OK && feed.status == LOGTK_ERR_DATA && !o->in.allow_binary)
             cli_error(SUB, "(use --binary to parse a file that looks binary anyway)");
         if (status == EXIT_OK && is_stdin && run->spool && fflush(run->spool) != 0) {
             cli_error(SUB, "%s: cannot spool standard input: %s", run->spool_path,
@@ -1129,8 +978,8 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
             cli_error(SUB, "out of memory");
             status = EXIT_DATA;
         }
-        if (status == EXIT_OK && o->max_line)
-            logtk_reader_set_max_line(reader, o->max_line);
+        if (status == EXIT_OK && o->in.max_line)
+            logtk_reader_set_max_line(reader, o->in.max_line);
         cli_progress_init(&run->progress, "parse (pass 2 of 2)", o->quiet);
         uint64_t index = first_index;
         for (size_t i = 0; i < npaths && status == EXIT_OK; i++) {
@@ -1189,6 +1038,7 @@ int cmd_parse(int argc, char **argv)
 {
     parse_options opt;
     memset(&opt, 0, sizeof opt);
+    opt.in.data_exit = EXIT_DATA;
     int first_file = argc;
     int status = parse_arguments(argc, argv, &opt, &first_file);
     if (status < 0 && opt.list_parsers) {
@@ -1201,7 +1051,7 @@ int cmd_parse(int argc, char **argv)
     if (status < 0)
         status = set_up(&opt, &run.format, &run.parser);
     if (status < 0 && opt.reply) {
-        status = cli_parse_reply_run(SUB, run.format, run.parser, opt.reply_input, opt.max_line,
+        status = cli_parse_reply_run(SUB, run.format, run.parser, opt.reply_input, opt.in.max_line,
                                      opt.alerts, opt.nalerts);
         if (status == EXIT_OK && opt.save_state) /* rsyslog closed our input: keep the templates */
             status = save_reply_state(run.parser, opt.save_state);
@@ -1231,9 +1081,7 @@ int cmd_parse(int argc, char **argv)
     cli_template_set_free(&run.set);
     logtk_parser_free(run.parser);
     logtk_format_free(run.format);
-    free(opt.masks);
-    free(opt.mask_files);
-    free(opt.params);
+    cli_parser_options_free(&opt.in);
     free(opt.alerts);
     return status;
 }

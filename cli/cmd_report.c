@@ -456,7 +456,7 @@ static int detect_windows(logtk_parser *p, const char *model_path, uint64_t size
         logtk_slice text;
         if (logtk_parser_template(p, id, &text, NULL) != LOGTK_OK)
             text.ptr = "", text.len = 0;
-        cli_template_event_name(text.ptr, text.len, names + (size_t)id * 9);
+        logtk_loghub_event_id(text.ptr, text.len, names + (size_t)id * 9);
     }
     uint64_t lines = logtk_parser_line_count(p);
     char sid[64];

@@ -176,7 +176,7 @@ const char *logtk_detector_param_name(const logtk_detector *d, size_t i, double 
                                     : d->ops->params[i - DETECT_COMMON_PARAMS].name;
 }
 
-int logtk_detector_set_param(logtk_detector *d, const char *name, const char *value)
+int logtk_detector_set_option(logtk_detector *d, const char *name, const char *value)
 {
     const detect_param_def *def = NULL;
     size_t slot = 0;
@@ -213,6 +213,12 @@ int logtk_detector_set_param(logtk_detector *d, const char *name, const char *va
     }
     d->params[slot] = v;
     return LOGTK_OK;
+}
+
+/* the old name, kept for programs built against it (logtk.h) */
+int logtk_detector_set_param(logtk_detector *d, const char *name, const char *value)
+{
+    return logtk_detector_set_option(d, name, value);
 }
 
 int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size_t *rows,

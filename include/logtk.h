@@ -336,12 +336,16 @@ const char *logtk_parser_algorithm_summary(size_t i);
 const char *logtk_parser_algorithm(const logtk_parser *p);
 
 /**
- * Sets a parameter by name from its text form, before the first line is fed.
+ * Sets a parameter by name from its text form, before the first line is fed
+ * (one verb for every handle: set_option, as logtk_windows_set_option()).
  * Drain: "st" (similarity threshold, 0..1, default 0.4), "depth" (prefix-tree
  * depth including root and length layers, >= 3, default 4), "max_children"
  * (default 100).  Returns LOGTK_ERR_NOT_FOUND for a name this algorithm does not
  * have and LOGTK_ERR_INVALID for a bad value.
  */
+int logtk_parser_set_option(logtk_parser *p, const char *name, const char *value);
+
+/** Deprecated: the old name of logtk_parser_set_option(), kept so that existing programs build and link. */
 int logtk_parser_set_param(logtk_parser *p, const char *name, const char *value);
 
 /**
@@ -559,7 +563,7 @@ const char *logtk_dataset_format(const logtk_dataset *d);
 
 /**
  * Applies the dataset's masks and the parameters it sets for p's algorithm,
- * by logtk_parser_set_param() name: drain: st, depth; spell: tau; iplom: ct,
+ * by logtk_parser_set_option() name: drain: st, depth; spell: tau; iplom: ct,
  * lower_bound; ael: min_event_count, merge_percent; lenma: threshold; brain:
  * threshold, delimiter; logram: double_threshold, tri_threshold; logmine:
  * max_dist, k; shiso: max_child_num, merge_threshold, format_lookup_threshold,
@@ -570,6 +574,14 @@ const char *logtk_dataset_format(const logtk_dataset *d);
  * Returns LOGTK_OK or the parser's error (a mask that does not compile).
  */
 int logtk_dataset_configure(const logtk_dataset *d, logtk_parser *p);
+
+/**
+ * Loghub's (and Drain's) EventId of a template text[0..len): the first 8 hex
+ * digits of its MD5, written with a NUL into out, so a template equal to
+ * Loghub's gets Loghub's EventId and session files and models made from
+ * Loghub's data apply to logs parsed here (detect's event names).
+ */
+void logtk_loghub_event_id(const char *text, size_t len, char out[9]);
 
 /** A published parsing result on a full-size Loghub-2.0 dataset. */
 typedef struct logtk_published_result {
@@ -998,6 +1010,9 @@ int logtk_detector_supervised(const logtk_detector *d);
  * and by logtk_detector_param_name().  Returns LOGTK_ERR_NOT_FOUND for an
  * unknown name and LOGTK_ERR_INVALID for a bad value.
  */
+int logtk_detector_set_option(logtk_detector *d, const char *name, const char *value);
+
+/** Deprecated: the old name of logtk_detector_set_option(), kept so that existing programs build and link. */
 int logtk_detector_set_param(logtk_detector *d, const char *name, const char *value);
 
 /** The name of the detector's i-th parameter, or NULL past the end; *value gets its value. */
@@ -1063,6 +1078,14 @@ int logtk_detector_save_file(logtk_detector *d, const char *path);
 
 /** Reads a model file; errors name the file. */
 int logtk_detector_load_file(logtk_detector *d, const char *path);
+
+/**
+ * 1 when the file at path starts as a model file does (LOGTK_MODEL_MAGIC),
+ * else 0 (also when it cannot be read): tells a model from a log without
+ * loading it.  Only the first bytes are read, so a FIFO or /dev/zero costs
+ * nothing; logtk_detector_load_file() still checks the whole file.
+ */
+int logtk_detector_probe_file(const char *path);
 
 /** The last error. */
 const char *logtk_detector_errmsg(const logtk_detector *d);

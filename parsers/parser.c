@@ -822,7 +822,7 @@ static int record_param(logtk_parser *p, const char *name, const char *value)
     return LOGTK_OK;
 }
 
-int logtk_parser_set_param(logtk_parser *p, const char *name, const char *value)
+int logtk_parser_set_option(logtk_parser *p, const char *name, const char *value)
 {
     logtk_error_clear(&p->err);
     if (name == NULL || value == NULL)
@@ -847,6 +847,12 @@ int logtk_parser_set_param(logtk_parser *p, const char *name, const char *value)
     if (rc != LOGTK_OK)
         return rc;
     return record_param(p, name, value);
+}
+
+/* the old name, kept for programs built against it (logtk.h) */
+int logtk_parser_set_param(logtk_parser *p, const char *name, const char *value)
+{
+    return logtk_parser_set_option(p, name, value);
 }
 
 int logtk_parser_add_mask(logtk_parser *p, const char *pattern, const char *replacement)

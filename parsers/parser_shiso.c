@@ -118,59 +118,6 @@ static const double *word_vector(logtk_parser *p, shiso_state *s, uint32_t id)
     return s->vec[id];
 }
 
-static double word_distance(logtk_parser *p, shiso_state *s, uint32_t a, uint32_t b)
-{
-    if (a == s->star || b == s->star)
-        return 0.0;
-    if (a == b)
-        return 0.0;
-    /* copy a's vector: computing b's may move the cache */
-    const double *pa = word_vector(p, s, a);
-    if (pa == NULL)
-        return 1.0;
-    double va[4] = {pa[0], pa[1], pa[2], pa[3]};
-    const double *vb = word_vector(p, s, b);
-    if (vb == NULL)
-        return 1.0;
-    double d = 0;
-    for (int k = 0; k < 4; k++)
-        d += (va[k] - vb[k]) * (va[k] - vb[k]);
-    return sqrt(d);
-}
-
-/* Distance of the empty word from w: 0 for the wildcard, else |unit vector| = 1. */
-static double empty_distance(const shiso_state *s, uint32_t w)
-{
-    return w == s->star ? 0.0 : 1.0;
-}
-
-static double seq_ratio(logtk_parser *p, shiso_state *s, const uint32_t *a, size_t na,
-                        const uint32_t *b, size_t nb)
-{
-    if (na != nb)
-        return 1.0;
-    if (na == 0)
-        return 0.0;
-    double sum = 0;
-    for (size_t i = 0; i < na; i++)
-        sum += word_distance(p, s, a[i], b[i]);
-    return sum / (2.0 * (double)na);
-}
-
-static double similarity(logtk_parser *p, shiso_state *s, const uint32_t *a, size_t na,
-                         const uint32_t *b, size_t nb)
-{
-    if (na == nb)
-        return seq_ratio(p, s, a, na, b, nb);
-    const uint32_t *large = na > nb ? a : b, *small = na > nb ? b : a;
-    size_t nl = na > nb ? na : nb, ns = na > nb ? nb : na;
-    double sum = 0;
-    for (size_t i = 0; i < ns; i++)
-        sum += word_distance(p, s, small[i], large[i]);
-    sum += (double)(nl - ns) * empty_distance(s, large[ns]);
-    return sum / (2.0 * (double)nl);
-}
-
 static int render(logtk_parser *p, shiso_state *s, const shiso_node *n)
 {
     if (logtk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)n->nformat + 1, sizeof *s->slices))
@@ -215,76 +162,16 @@ static int add_child(logtk_parser *p, shiso_state *s, uint32_t parent, size_t nt
     return LOGTK_OK;
 }
 
-static int shiso_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
-                      uint32_t *template_id)
-{
-    shiso_state *s = state;
-    size_t n = line->ntokens;
-    if (logtk_array_reserve((void **)&s->msg, &s->msg_cap, n + 1, sizeof *s->msg))
-        return shiso_nomem(p);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t id = logtk_parser_intern_token(p, line->tokens[i].ptr, line->tokens[i].len);
-        if (id == UINT32_MAX)
-            return shiso_nomem(p);
-        s->msg[i] = id;
-    }
-    uint32_t parent = 0;
-    for (;;) {
-        const shiso_node *par = &s->nodes[parent];
-        double dmin = 1.1;
-        long select = -1;
-        for (uint32_t c = 0; c < par->nchildren; c++) {
-            const shiso_node *ch = &s->nodes[par->children[c]];
-            double d = seq_ratio(p, s, s->msg, n, ch->format, ch->nformat);
-            if (d <= s->merge_threshold && d < dmin) {
-                dmin = d;
-                select = par->children[c];
-            }
-        }
-        if (select >= 0) {
-            shiso_node *sel = &s->nodes[select];
-            for (uint32_t i = 0; i < sel->nformat; i++) {
-                if (sel->format[i] != s->msg[i] && sel->format[i] != s->star) {
-                    sel->format[i] = s->star;
-                    int rc = logtk_tmpl_set_wildcard(p, sel->template_id, i);
-                    if (rc != LOGTK_OK)
-                        return rc;
-                }
-            }
-            *template_id = sel->template_id;
-            return LOGTK_OK;
-        }
-        if ((long)par->nchildren < s->max_child_num)
-            return add_child(p, s, parent, n, template_id);
-        double r = 1.1;
-        uint32_t next = 0;
-        for (uint32_t c = 0; c < par->nchildren; c++) {
-            const shiso_node *ch = &s->nodes[par->children[c]];
-            double sim = similarity(p, s, s->msg, n, ch->format, ch->nformat);
-            if (r > sim) {
-                r = sim;
-                next = par->children[c];
-            }
-        }
-        if (next == 0) /* cannot happen: similarities are at most 1 */
-            return logtk_parser_error(p, LOGTK_ERR_STATE, "shiso: no child to descend into");
-        parent = next;
-    }
-}
-
 /*
- * logtk_parser_match(): the walk of shiso_feed without changing the tree.
- * A word the parser never saw has no token id (interning it would grow the
- * dictionary for every new value matched), so the line's words are compared
- * by id where known and by their own text's vector where not; an unknown
- * word equals no format word.  The node the walk selects is the answer
- * (the shared layer keeps it when its text matches the line); a walk that
- * would add a node gives none.
+ * Word distances.  A word of the line is known by its token id; while
+ * matching (logtk_parser_match()), a word the parser never saw has none
+ * (interning it would grow the dictionary for every new value matched), so
+ * it is compared by its own text's vector, and it equals no format word.
  */
 #define SHISO_UNKNOWN UINT32_MAX
 
-static double match_distance(logtk_parser *p, shiso_state *s, const logtk_slice *word,
-                             uint32_t id, uint32_t format_word)
+static double word_distance(logtk_parser *p, shiso_state *s, const logtk_slice *word,
+                            uint32_t id, uint32_t format_word)
 {
     if (format_word == s->star || id == s->star || id == format_word)
         return 0.0;
@@ -306,8 +193,13 @@ static double match_distance(logtk_parser *p, shiso_state *s, const logtk_slice 
     return sqrt(d);
 }
 
-/* seq_ratio (same_length) or similarity of the line to a node's format. */
-static double match_score(logtk_parser *p, shiso_state *s, const logtk_parse_line *line,
+/*
+ * The distance of the line (its ids in s->msg) from a node's format: with
+ * same_length, SHISO's ratio of two sequences of one length (1 for other
+ * lengths), else its similarity, where the longer side's extra words count
+ * as one each (none for the wildcard).
+ */
+static double line_distance(logtk_parser *p, shiso_state *s, const logtk_parse_line *line,
                           const shiso_node *node, int same_length)
 {
     size_t na = line->ntokens, nb = node->nformat;
@@ -318,59 +210,99 @@ static double match_score(logtk_parser *p, shiso_state *s, const logtk_parse_lin
             return 0.0;
         double sum = 0;
         for (size_t i = 0; i < na; i++)
-            sum += match_distance(p, s, &line->tokens[i], s->msg[i], node->format[i]);
+            sum += word_distance(p, s, &line->tokens[i], s->msg[i], node->format[i]);
         return sum / (2.0 * (double)na);
     }
     size_t nl = na > nb ? na : nb, ns = na > nb ? nb : na;
     double sum = 0;
     for (size_t i = 0; i < ns; i++)
-        sum += match_distance(p, s, &line->tokens[i], s->msg[i], node->format[i]);
+        sum += word_distance(p, s, &line->tokens[i], s->msg[i], node->format[i]);
     uint32_t extra = na > nb ? s->msg[ns] : node->format[ns];
     sum += (double)(nl - ns) * (extra == s->star ? 0.0 : 1.0);
     return sum / (2.0 * (double)nl);
 }
 
-static int shiso_match(logtk_parser *p, void *state, const logtk_parse_line *line,
-                       uint32_t *template_id)
+/*
+ * One walk of the format tree serves learning (shiso_feed) and matching
+ * (shiso_match): a message walks down from the root; among the children of
+ * one length close enough (merge_threshold) the nearest is its format,
+ * which learning generalises (each differing word becomes the wildcard);
+ * else, while the node has room, learning adds the message as a new child
+ * (matching finds none); else the walk descends into the most similar
+ * child.  Matching changes nothing, so its answer is the template learning
+ * would have given without the generalisation.
+ */
+static int shiso_walk(logtk_parser *p, shiso_state *s, const logtk_parse_line *line, int learn,
+                      uint32_t *template_id)
 {
-    shiso_state *s = state;
     size_t n = line->ntokens;
     *template_id = 0;
     if (logtk_array_reserve((void **)&s->msg, &s->msg_cap, n + 1, sizeof *s->msg))
         return shiso_nomem(p);
-    for (size_t i = 0; i < n; i++)
-        s->msg[i] = logtk_parser_find_token(p, line->tokens[i].ptr, line->tokens[i].len);
+    for (size_t i = 0; i < n; i++) {
+        const logtk_slice *w = &line->tokens[i];
+        if (!learn) {
+            s->msg[i] = logtk_parser_find_token(p, w->ptr, w->len);
+            continue;
+        }
+        s->msg[i] = logtk_parser_intern_token(p, w->ptr, w->len);
+        if (s->msg[i] == UINT32_MAX)
+            return shiso_nomem(p);
+    }
     uint32_t parent = 0;
     for (;;) {
         const shiso_node *par = &s->nodes[parent];
         double dmin = 1.1;
         long select = -1;
         for (uint32_t c = 0; c < par->nchildren; c++) {
-            double d = match_score(p, s, line, &s->nodes[par->children[c]], 1);
+            double d = line_distance(p, s, line, &s->nodes[par->children[c]], 1);
             if (d <= s->merge_threshold && d < dmin) {
                 dmin = d;
                 select = par->children[c];
             }
         }
         if (select >= 0) {
-            *template_id = s->nodes[select].template_id;
+            shiso_node *sel = &s->nodes[select];
+            for (uint32_t i = 0; learn && i < sel->nformat; i++) {
+                if (sel->format[i] != s->msg[i] && sel->format[i] != s->star) {
+                    sel->format[i] = s->star;
+                    int rc = logtk_tmpl_set_wildcard(p, sel->template_id, i);
+                    if (rc != LOGTK_OK)
+                        return rc;
+                }
+            }
+            *template_id = sel->template_id;
             return LOGTK_OK;
         }
         if ((long)par->nchildren < s->max_child_num)
-            return LOGTK_OK;
+            return learn ? add_child(p, s, parent, n, template_id) : LOGTK_OK;
         double r = 1.1;
         uint32_t next = 0;
         for (uint32_t c = 0; c < par->nchildren; c++) {
-            double sim = match_score(p, s, line, &s->nodes[par->children[c]], 0);
+            double sim = line_distance(p, s, line, &s->nodes[par->children[c]], 0);
             if (r > sim) {
                 r = sim;
                 next = par->children[c];
             }
         }
-        if (next == 0)
-            return LOGTK_OK;
+        if (next == 0) /* cannot happen while learning: similarities are at most 1 */
+            return learn ? logtk_parser_error(p, LOGTK_ERR_STATE,
+                                              "shiso: no child to descend into")
+                         : LOGTK_OK;
         parent = next;
     }
+}
+
+static int shiso_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+                      uint32_t *template_id)
+{
+    return shiso_walk(p, state, line, 1, template_id);
+}
+
+static int shiso_match(logtk_parser *p, void *state, const logtk_parse_line *line,
+                       uint32_t *template_id)
+{
+    return shiso_walk(p, state, line, 0, template_id);
 }
 
 static int shiso_init(logtk_parser *p, void *state)

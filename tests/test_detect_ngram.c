@@ -299,3 +299,45 @@ TEST(test_deeplog_protocol)
     CHECK(deeplog_f1(s, ntrain, nabnormal, "invariants") >= 0.94);
     logtk_sessions_free(s);
 }
+
+/* One verb for every handle: logtk_detector_set_option(), and the old name
+   logtk_detector_set_param() still sets and refuses the same way. */
+TEST(test_detector_set_option_and_its_old_name)
+{
+    logtk_detector *a = NULL, *b = NULL;
+    CHECK_STATUS(logtk_detector_new(&a, "pca"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_new(&b, "pca"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(a, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_param(b, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(a, "no_such", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_detector_set_param(b, "no_such", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_detector_set_option(a, "tfidf", "x"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_detector_set_param(b, "tfidf", "x"), LOGTK_ERR_INVALID);
+    logtk_detector_free(a);
+    logtk_detector_free(b);
+}
+
+/* A saved model is told from a log by its first bytes; anything else,
+   a missing file or NULL is not a model. */
+TEST(test_detector_probe_file)
+{
+    char model[] = "/tmp/logtk-probe-model-XXXXXX", other[] = "/tmp/logtk-probe-log-XXXXXX";
+    int fm = mkstemp(model), fo = mkstemp(other);
+    CHECK(fm >= 0 && fo >= 0);
+    close(fm);
+    CHECK(write(fo, "LOGTKDE", 7) == 7); /* one byte short of the magic */
+    close(fo);
+    logtk_detector *d = NULL;
+    CHECK_STATUS(logtk_detector_new(&d, "ngram"), LOGTK_OK);
+    logtk_sessions *s = workflow();
+    CHECK_STATUS(logtk_detector_train(d, s, NULL, 0), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_save_file(d, model), LOGTK_OK);
+    CHECK(logtk_detector_probe_file(model) == 1);
+    CHECK(logtk_detector_probe_file(other) == 0);
+    CHECK(logtk_detector_probe_file("/nonexistent/logtk-probe") == 0);
+    CHECK(logtk_detector_probe_file(NULL) == 0);
+    unlink(model);
+    unlink(other);
+    logtk_sessions_free(s);
+    logtk_detector_free(d);
+}

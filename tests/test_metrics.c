@@ -141,6 +141,28 @@ TEST(test_bad_arguments)
     CHECK_STATUS(logtk_evaluate(1, NULL, &s, &m), LOGTK_ERR_INVALID);
 }
 
+/* Loghub's EventId is the MD5 prefix of the template: RFC 1321's test
+   vectors, one of them one block, one 56 bytes (its length goes into a second
+   padding block) and one of two full blocks. */
+TEST(test_loghub_event_id)
+{
+    static const struct {
+        const char *text, *id;
+    } vectors[] = {
+        {"", "d41d8cd9"},
+        {"abc", "90015098"},
+        {"The quick brown fox jumps over the lazy dog", "9e107d9d"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "8215ef07"},
+        {"1234567890123456789012345678901234567890123456789012345678901234567890123456789"
+         "0", "57edf4a2"},
+    };
+    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
+        char id[9];
+        logtk_loghub_event_id(vectors[i].text, strlen(vectors[i].text), id);
+        CHECK(strcmp(id, vectors[i].id) == 0);
+    }
+}
+
 /* A larger case checked against counts computed independently: 1000
    messages, true template i % 10, parsed i % 20 (every true group split in
    two), so no group is right but PA counts the messages whose strings agree. */

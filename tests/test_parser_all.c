@@ -158,3 +158,28 @@ TEST(test_presets)
         }
     }
 }
+
+/* One verb for every handle: logtk_parser_set_option(), and the old name
+   logtk_parser_set_param() still sets and refuses the same way. */
+TEST(test_set_option_and_its_old_name)
+{
+    logtk_parser *a = NULL, *b = NULL;
+    CHECK_STATUS(logtk_parser_new(&a, "drain"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(&b, "drain"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(a, "st", "0.7"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_param(b, "st", "0.7"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(a, "no_such", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_parser_set_param(b, "no_such", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_parser_set_option(a, "st", "2"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_param(b, "st", "2"), LOGTK_ERR_INVALID);
+    /* the same parameters recorded: equal snapshots */
+    void *sa = NULL, *sb = NULL;
+    size_t la = 0, lb = 0;
+    CHECK_STATUS(logtk_parser_save(a, &sa, &la), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_save(b, &sb, &lb), LOGTK_OK);
+    CHECK(la == lb && memcmp(sa, sb, la) == 0);
+    free(sa);
+    free(sb);
+    logtk_parser_free(a);
+    logtk_parser_free(b);
+}
