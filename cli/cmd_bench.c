@@ -435,7 +435,7 @@ static int timed_parse(const char *algorithm, const logtk_dataset *preset, logtk
             return EXIT_DATA;
         }
         if (streaming) {
-            rc = logtk_parser_set_param(parser, "keep_assignments", "0");
+            rc = logtk_parser_set_option(parser, "keep_assignments", "0");
             (void)rc; /* a parser without the option keeps them; memory then grows */
         }
 

@@ -72,7 +72,7 @@ static int apply_params(logtk_detector *d, const char *model)
             continue;
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(eq - dot - 1), dot + 1);
-        if (logtk_detector_set_param(d, name, eq + 1) != LOGTK_OK)
+        if (logtk_detector_set_option(d, name, eq + 1) != LOGTK_OK)
             return cli_usage_error("bench detect", "%s", logtk_detector_errmsg(d));
     }
     return EXIT_OK;

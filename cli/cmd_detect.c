@@ -931,7 +931,7 @@ static int make_detector(const char *sub, const detect_opts *o, logtk_detector *
         }
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(eq - o->params[k]), o->params[k]);
-        if (logtk_detector_set_param(d, name, eq + 1) != LOGTK_OK) {
+        if (logtk_detector_set_option(d, name, eq + 1) != LOGTK_OK) {
             int rc = cli_usage_error(sub, "%s", logtk_detector_errmsg(d));
             logtk_detector_free(d);
             return rc;

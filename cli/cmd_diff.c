@@ -188,7 +188,7 @@ static int set_up(diff_run *run)
     /* one pass: counts are taken as lines are fed, per-line assignments are
        not needed */
     if (run->pass == 0)
-        logtk_parser_set_param(run->parser, "keep_assignments", "0");
+        logtk_parser_set_option(run->parser, "keep_assignments", "0");
     if ((rc = cli_parser_options_configure(SUB, &o->in, dataset, run->parser)) >= 0)
         return rc;
 

@@ -420,7 +420,7 @@ static int set_up(const parse_options *o, logtk_format **format, logtk_parser **
                                         "(--list-parsers says which)",
                                    name);
         }
-        rc = logtk_parser_set_param(*parser, "keep_assignments", "0");
+        rc = logtk_parser_set_option(*parser, "keep_assignments", "0");
         if (rc != LOGTK_OK) {
             free(state);
             cli_error(SUB, "--stream: %s", logtk_parser_errmsg(*parser));

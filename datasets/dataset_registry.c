@@ -8,7 +8,7 @@
  * from logparser's per-parser benchmark scripts; Logram's two thresholds come
  * from logparser's Logram benchmark script.  Values stay text, exactly as the
  * scripts write them, so nothing is lost to float formatting and
- * logtk_parser_set_param() parses them like user input.
+ * logtk_parser_set_option() parses them like user input.
  *
  * Why a table and not one config per parser: the same dataset is parsed by
  * every algorithm of the suite, and some benchmark scripts use a slightly
@@ -495,7 +495,7 @@ static const logtk_dataset presets[] = {
 /* Which preset field each algorithm's parameter comes from. */
 typedef struct param_binding {
     const char *algorithm;
-    const char *name; /* logtk_parser_set_param() name */
+    const char *name; /* logtk_parser_set_option() name */
     size_t offset;    /* offsetof the const char * field in logtk_dataset */
 } param_binding;
 
@@ -635,7 +635,7 @@ int logtk_dataset_configure(const logtk_dataset *d, logtk_parser *p)
     }
     const char *name, *value;
     for (size_t i = 0; dataset_param_at(d, algorithm, i, &name, &value); i++) {
-        int rc = logtk_parser_set_param(p, name, value);
+        int rc = logtk_parser_set_option(p, name, value);
         if (rc != LOGTK_OK && rc != LOGTK_ERR_NOT_FOUND)
             return rc;
     }

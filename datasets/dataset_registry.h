@@ -24,7 +24,7 @@ typedef struct dataset_mask_variant {
 
 /*
  * One preset.  Parameter values are text, exactly as the Loghub benchmark
- * scripts give them, and are passed to logtk_parser_set_param() unchanged;
+ * scripts give them, and are passed to logtk_parser_set_option() unchanged;
  * NULL means "not set: keep the parser's default".
  */
 struct logtk_dataset {
@@ -63,7 +63,7 @@ const char *const *dataset_masks_for(const logtk_dataset *d, const char *algorit
 
 /**
  * The i-th parameter (0-based) this preset sets for `algorithm`: fills *name
- * (the logtk_parser_set_param() name) and *value and returns 1, or returns 0
+ * (the logtk_parser_set_option() name) and *value and returns 1, or returns 0
  * past the end.  Parameters whose value the preset leaves unset are skipped.
  */
 int dataset_param_at(const logtk_dataset *d, const char *algorithm, size_t i, const char **name,

@@ -143,7 +143,7 @@ static int load_into(logtk_parser *q, uint32_t version, const uint8_t *body, con
         const char *name = snap_cstr(&a, s, slen), *value = snap_cstr(&b, vs, vlen);
         if (name == NULL || value == NULL)
             BAD("bad parameter");
-        if (logtk_parser_set_param(q, name, value) != LOGTK_OK) {
+        if (logtk_parser_set_option(q, name, value) != LOGTK_OK) {
             logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: parameter %s: %s", name,
                             logtk_parser_errmsg(q));
             goto done;
@@ -552,7 +552,7 @@ static int configured_like(logtk_parser **out, const logtk_parser *model, logtk_
         return logtk_error_set(why, rc, "out of memory");
     }
     for (size_t i = 0; rc == LOGTK_OK && i < model->nparams; i++)
-        rc = logtk_parser_set_param(f, sorted[i].name, sorted[i].value);
+        rc = logtk_parser_set_option(f, sorted[i].name, sorted[i].value);
     free(sorted);
     for (size_t k = 0; rc == LOGTK_OK && k < logtk_masker_count(model->masker); k++)
         rc = logtk_parser_add_named_mask(f, logtk_masker_name(model->masker, k),

@@ -58,7 +58,7 @@ static inline logtk_parser *run_parser(const char *algo, const char *const *line
     if (logtk_parser_new(&p, algo) != LOGTK_OK)
         return NULL;
     if (param)
-        CHECK_STATUS(logtk_parser_set_param(p, param, value), LOGTK_OK);
+        CHECK_STATUS(logtk_parser_set_option(p, param, value), LOGTK_OK);
     for (size_t i = 0; i < n; i++)
         CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), NULL), LOGTK_OK);
     CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);

@@ -236,9 +236,9 @@ static void test_errors(void)
     CHECK(d == NULL);
     logtk_detector_free(NULL);
     CHECK_STATUS(logtk_detector_new(&d, "pca"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_set_param(d, "nosuch", "1"), LOGTK_ERR_NOT_FOUND);
-    CHECK_STATUS(logtk_detector_set_param(d, "c_alpha", "abc"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_detector_set_param(d, "c_alpha", "2.5"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "nosuch", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_detector_set_option(d, "c_alpha", "abc"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_detector_set_option(d, "c_alpha", "2.5"), LOGTK_OK);
     double v = 0;
     int found = 0;
     for (size_t i = 0; logtk_detector_param_name(d, i, &v); i++)
@@ -359,21 +359,21 @@ static void test_novelty(void)
     uint8_t v[5];
     logtk_detector *d;
     CHECK_STATUS(logtk_detector_new(&d, "novelty"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_set_param(d, "key", "set"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "key", "set"), LOGTK_OK);
     CHECK_STATUS(logtk_detector_train(d, s, train, 3), LOGTK_OK);
     CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
     /* set key: more B's is still a seen set; {A,B} is 1 from {A,B,C};
        Z was never seen (1 bit); {B,C,D} is 2 from {A,B,C} */
     CHECK(score[0] == 0 && score[1] == 0 && score[2] == 1 && score[3] == 1 && score[4] == 2);
     CHECK(!v[0] && !v[1] && v[2] && v[3] && v[4]);
-    CHECK_STATUS(logtk_detector_set_param(d, "key", "counts"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_set_param(d, "distance", "2"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "key", "counts"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "distance", "2"), LOGTK_OK);
     CHECK_STATUS(logtk_detector_train(d, s, train, 3), LOGTK_OK);
     CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
     /* counts key: an unseen vector scores 1 + the set distance */
     CHECK(score[0] == 0 && score[1] == 1 && score[2] == 2 && score[3] == 2 && score[4] == 3);
     CHECK(!v[0] && !v[1] && v[2] && v[3] && v[4]);
-    CHECK_STATUS(logtk_detector_set_param(d, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "tfidf", "1"), LOGTK_OK);
     CHECK_STATUS(logtk_detector_train(d, s, train, 3), LOGTK_ERR_INVALID);
     CHECK(strstr(logtk_detector_errmsg(d), "tfidf") != NULL);
     logtk_detector_free(d);
@@ -446,13 +446,13 @@ static void test_logclustering_normal_only(void)
     /* the truncated session and the one with too many D's are flagged */
     CHECK(v[3] && v[4]);
     /* loglizer's rule (radius=0): the truncated session is within 0.3 */
-    CHECK_STATUS(logtk_detector_set_param(d, "radius", "0"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "radius", "0"), LOGTK_OK);
     CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
     CHECK(logtk_detector_threshold(d) == 0.3);
     CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
     CHECK(!v[0] && !v[1] && !v[2] && !v[3] && v[4]);
     /* loglizer's idf as well: the zero-weight shape "A A A B" is flagged */
-    CHECK_STATUS(logtk_detector_set_param(d, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "tfidf", "1"), LOGTK_OK);
     CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
     CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
     CHECK(v[0] && !v[1] && !v[2]);
@@ -484,8 +484,8 @@ static void test_pca_normal_only(void)
     CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
     CHECK(!v[0] && !v[1] && !v[2]);
     CHECK(v[3] && v[4]);
-    CHECK_STATUS(logtk_detector_set_param(d, "tfidf", "1"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_set_param(d, "n_components", "0.95"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "tfidf", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "n_components", "0.95"), LOGTK_OK);
     CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
     CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
     /* loglizer's settings: the training shape "A A A B" and the truncated
@@ -564,7 +564,7 @@ static void test_logclustering_version2_file(void)
         test[k] = ntrain + k;
     logtk_detector *d, *d2;
     CHECK_STATUS(logtk_detector_new(&d, "logclustering"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_set_param(d, "radius", "0"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "radius", "0"), LOGTK_OK);
     CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
     double score[5], score2[5];
     uint8_t v[5], v2[5];
@@ -1193,8 +1193,8 @@ static void test_pca_many_events(void)
         logtk_sessions *s = random_sessions(n, D, 6, 5 + c);
         logtk_detector *d;
         logtk_detector_new(&d, "pca");
-        logtk_detector_set_param(d, "tfidf", "0");
-        logtk_detector_set_param(d, "n_components", "4");
+        logtk_detector_set_option(d, "tfidf", "0");
+        logtk_detector_set_option(d, "n_components", "4");
         int rc = logtk_detector_train(d, s, NULL, 0);
         CHECK_STATUS(rc, LOGTK_OK);
         if (rc != LOGTK_OK) {

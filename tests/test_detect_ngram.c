@@ -76,7 +76,7 @@ TEST(test_ngram_order_and_end)
     /* the same events in an order never seen: close before open; normal
        while trust_counts takes the counts of a normal session as normal */
     CHECK(score_of(d, "close read open", &v) == 0 && v == 0);
-    CHECK(logtk_detector_set_param(d, "trust_counts", "0") == LOGTK_OK);
+    CHECK(logtk_detector_set_option(d, "trust_counts", "0") == LOGTK_OK);
     CHECK(logtk_detector_train(d, s, NULL, 0) == LOGTK_OK);
     score_of(d, "close read open", &v);
     CHECK(v == 1);
@@ -95,7 +95,7 @@ TEST(test_ngram_unseen_event_is_evidence)
     logtk_detector *d;
     CHECK(logtk_detector_new(&d, "ngram") == LOGTK_OK);
     /* tolerate wrong orders: only hard evidence (unseen, wrong end) flags */
-    CHECK(logtk_detector_set_param(d, "tolerance", "5") == LOGTK_OK);
+    CHECK(logtk_detector_set_option(d, "tolerance", "5") == LOGTK_OK);
     CHECK(logtk_detector_train(d, s, NULL, 0) == LOGTK_OK);
     uint8_t v = 9;
     CHECK(score_of(d, "open read close", &v) == 0 && v == 0);
@@ -120,7 +120,7 @@ TEST(test_unseen_event_every_model)
             logtk_detector *d;
             CHECK(logtk_detector_new(&d, models[m]) == LOGTK_OK);
             if (!flag && strcmp(models[m], "ngram") != 0 && strcmp(models[m], "novelty") != 0)
-                CHECK(logtk_detector_set_param(d, "unseen", "0") == LOGTK_OK);
+                CHECK(logtk_detector_set_option(d, "unseen", "0") == LOGTK_OK);
             CHECK(logtk_detector_train(d, s, NULL, 0) == LOGTK_OK);
             uint8_t v = 9;
             score_of(d, "open read panic close", &v);
@@ -149,7 +149,7 @@ TEST(test_ngram_save_load_round_trip)
     logtk_sessions *s = workflow();
     logtk_detector *d, *back;
     CHECK(logtk_detector_new(&d, "ngram") == LOGTK_OK);
-    CHECK(logtk_detector_set_param(d, "history", "3") == LOGTK_OK);
+    CHECK(logtk_detector_set_option(d, "history", "3") == LOGTK_OK);
     CHECK(logtk_detector_train(d, s, NULL, 0) == LOGTK_OK);
     void *buf;
     size_t len;

@@ -223,7 +223,7 @@ TEST(pca_many_events_sparse_scores_match_dense)
     logtk_sessions *train = many_event_sessions(300, 12, 40);
     logtk_detector *d;
     CHECK_STATUS(logtk_detector_new(&d, "pca"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_set_param(d, "n_components", "20"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_set_option(d, "n_components", "20"), LOGTK_OK);
     CHECK_STATUS(logtk_detector_train(d, train, NULL, 0), LOGTK_OK);
     CHECK(d->features.ncols > DETECT_JACOBI_MAX);
     CHECK(d->score_sparse != NULL);

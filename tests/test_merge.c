@@ -297,7 +297,7 @@ TEST(test_refusals)
     snapshot drain = shard("drain", lines, 3, NULL);
     snapshot masked = shard("fuse", lines, 3, "disk");
     logtk_parser *t3p = new_parser("fuse");
-    CHECK_STATUS(logtk_parser_set_param(t3p, "threshold", "3"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(t3p, "threshold", "3"), LOGTK_OK);
     feed_all(t3p, lines, 3);
     snapshot t3 = save_of(t3p);
     logtk_parser_free(t3p);
@@ -337,10 +337,10 @@ TEST(test_refusals)
 
     /* the same parameters set in another order are the same setup */
     logtk_parser *p1 = new_parser("drain"), *p2 = new_parser("drain");
-    CHECK_STATUS(logtk_parser_set_param(p1, "st", "0.5"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p1, "depth", "5"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p2, "depth", "5"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p2, "st", "0.5"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p1, "st", "0.5"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p1, "depth", "5"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p2, "depth", "5"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p2, "st", "0.5"), LOGTK_OK);
     feed_all(p1, lines, 2);
     feed_all(p2, lines + 2, 1);
     snapshot s[2] = {save_of(p1), save_of(p2)};

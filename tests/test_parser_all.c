@@ -144,7 +144,7 @@ TEST(test_presets)
             const char *name, *value;
             size_t nparams = 0;
             for (size_t i = 0; dataset_param_at(ds, algo, i, &name, &value); i++) {
-                int rc = logtk_parser_set_param(p, name, value);
+                int rc = logtk_parser_set_option(p, name, value);
                 if (rc != LOGTK_OK)
                     fprintf(stderr, "%s %s: %s=%s rejected (%d)\n", logtk_dataset_name(ds),
                             algo, name, value, rc);

@@ -50,9 +50,9 @@ TEST(test_brain)
 
     /* bad parameters are refused */
     CHECK_STATUS(logtk_parser_new(&p, "brain"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p, "threshold", "0"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "delimiter", "(unclosed"), LOGTK_ERR_SYNTAX);
-    CHECK_STATUS(logtk_parser_set_param(p, "nope", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_parser_set_option(p, "threshold", "0"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "delimiter", "(unclosed"), LOGTK_ERR_SYNTAX);
+    CHECK_STATUS(logtk_parser_set_option(p, "nope", "1"), LOGTK_ERR_NOT_FOUND);
     logtk_parser_free(p);
 
     /* no lines at all */

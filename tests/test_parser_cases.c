@@ -13,7 +13,7 @@
  * '#' starts a comment line, blank lines are skipped:
  *
  *   parser NAME            starts a case: a new parser of algorithm NAME
- *   param NAME VALUE       logtk_parser_set_param() must accept it
+ *   param NAME VALUE       logtk_parser_set_option() must accept it
  *   reject NAME VALUE invalid|not_found
  *                          ... must refuse it with LOGTK_ERR_INVALID or
  *                          LOGTK_ERR_NOT_FOUND
@@ -283,7 +283,7 @@ static void run_directive(parser_case *c, char *text)
             case_result(c, 0, "reject: status \"%s\" is neither invalid nor not_found", w[2]);
             return;
         }
-        int rc = logtk_parser_set_param(c->parser, w[0], w[1]);
+        int rc = logtk_parser_set_option(c->parser, w[0], w[1]);
         case_result(c, rc == want, "%s=%s returned %d, expected %d", w[0], w[1], rc, want);
     } else if (strcmp(keyword, "same") == 0 || strcmp(keyword, "differ") == 0 ||
                strcmp(keyword, "distinct") == 0) {

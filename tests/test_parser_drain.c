@@ -16,9 +16,9 @@ static logtk_parser *new_drain(const char *st, const char *depth)
     logtk_parser *p = NULL;
     CHECK_STATUS(logtk_parser_new(&p, "drain"), LOGTK_OK);
     if (st)
-        CHECK_STATUS(logtk_parser_set_param(p, "st", st), LOGTK_OK);
+        CHECK_STATUS(logtk_parser_set_option(p, "st", st), LOGTK_OK);
     if (depth)
-        CHECK_STATUS(logtk_parser_set_param(p, "depth", depth), LOGTK_OK);
+        CHECK_STATUS(logtk_parser_set_option(p, "depth", depth), LOGTK_OK);
     return p;
 }
 
@@ -57,19 +57,19 @@ TEST(test_registry_and_params)
     CHECK(found);
     CHECK_STATUS(logtk_parser_new(&p, "drain"), LOGTK_OK);
     CHECK(strcmp(logtk_parser_algorithm(p), "drain") == 0);
-    CHECK_STATUS(logtk_parser_set_param(p, "st", "1.5"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "st", "1.5"), LOGTK_ERR_INVALID);
     CHECK(strstr(logtk_parser_errmsg(p), "st") != NULL);
-    CHECK_STATUS(logtk_parser_set_param(p, "st", "abc"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "depth", "2"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "max_children", "x"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "tau", "0.5"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_parser_set_option(p, "st", "abc"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "depth", "2"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "max_children", "x"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "tau", "0.5"), LOGTK_ERR_NOT_FOUND);
     CHECK(strstr(logtk_parser_errmsg(p), "tau") != NULL);
-    CHECK_STATUS(logtk_parser_set_param(p, "keep_assignments", "2"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "keep_assignments", "2"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_parser_add_mask(p, "([", NULL), LOGTK_ERR_SYNTAX);
     CHECK(strstr(logtk_parser_errmsg(p), "([") != NULL);
-    CHECK_STATUS(logtk_parser_set_param(p, "depth", "5"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "depth", "5"), LOGTK_OK);
     feed(p, "a b c d", NULL);
-    CHECK_STATUS(logtk_parser_set_param(p, "st", "0.3"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "st", "0.3"), LOGTK_ERR_INVALID);
     CHECK_STATUS(logtk_parser_add_mask(p, "\\d", NULL), LOGTK_ERR_INVALID);
     logtk_parser_free(p);
     logtk_parser_free(NULL);
@@ -159,8 +159,8 @@ TEST(test_max_children)
 {
     logtk_parser *p = NULL;
     CHECK_STATUS(logtk_parser_new(&p, "drain"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p, "max_children", "3"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p, "st", "0.3"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "max_children", "3"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "st", "0.3"), LOGTK_OK);
     /* two named children fit, the third slot becomes "<*>" and collects the rest */
     uint32_t a = feed(p, "aa x y", NULL);
     uint32_t b = feed(p, "bb x y", NULL);
@@ -359,7 +359,7 @@ TEST(test_callbacks_and_streaming)
     logtk_parser_free(p);
 
     p = new_drain(NULL, NULL);
-    CHECK_STATUS(logtk_parser_set_param(p, "keep_assignments", "0"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "keep_assignments", "0"), LOGTK_OK);
     for (int i = 0; i < 1000; i++) {
         char line[64];
         snprintf(line, sizeof line, "event %d at %d", i, i * 7);

@@ -89,7 +89,7 @@ TEST(test_fuse_siblings)
     CHECK(ev.template_id == 1 && ev.created == 1);
     CHECK_STATUS(logtk_parser_feed(p, "disk 4 full", 11, &ev), LOGTK_OK);
     CHECK(ev.template_id == 1 && ev.created == 0);
-    CHECK_STATUS(logtk_parser_set_param(p, "threshold", "1"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "threshold", "1"), LOGTK_ERR_INVALID);
     logtk_parser_free(p);
     logtk_parser_free(NULL);
 }
@@ -726,7 +726,7 @@ TEST(test_fuse_header)
     logtk_parser_free(p);
     p = NULL;
     CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p, "header", "sometimes"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "header", "sometimes"), LOGTK_ERR_INVALID);
     logtk_parser_free(p);
 
     /* messages are not cut: no date or time, or an address rather than a time */

@@ -38,8 +38,8 @@ TEST(test_many_equal_lines)
 TEST(test_candidate_cap_reported)
 {
     logtk_parser *p = new_parser("logmine");
-    CHECK_STATUS(logtk_parser_set_param(p, "max_dist", "1"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p, "levels", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "max_dist", "1"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "levels", "1"), LOGTK_OK);
     char line[32];
     for (int i = 0; i < 5000; i++) {
         int n = snprintf(line, sizeof line, "w%c%c%c", 'a' + i % 26, 'a' + i / 26 % 26,

@@ -25,9 +25,9 @@ static const char *const two_events[] = {
 static void logsig_run(const char *group_num, const char *seed, uint32_t *ids)
 {
     logtk_parser *p = new_parser("logsig");
-    CHECK_STATUS(logtk_parser_set_param(p, "group_num", group_num), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "group_num", group_num), LOGTK_OK);
     if (seed)
-        CHECK_STATUS(logtk_parser_set_param(p, "seed", seed), LOGTK_OK);
+        CHECK_STATUS(logtk_parser_set_option(p, "seed", seed), LOGTK_OK);
     CHECK_STATUS(logtk_parser_add_mask(p, "\\d+", NULL), LOGTK_OK);
     feed_all(p, two_events, 6);
     for (int i = 0; i < 6; i++)
@@ -53,9 +53,9 @@ static void logsig_run(const char *group_num, const char *seed, uint32_t *ids)
 TEST(test_logsig)
 {
     logtk_parser *p = new_parser("logsig");
-    CHECK_STATUS(logtk_parser_set_param(p, "group_num", "0"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "seed", "-1"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "max_passes", "0"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "group_num", "0"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "seed", "-1"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "max_passes", "0"), LOGTK_ERR_INVALID);
     logtk_parser_free(p);
     uint32_t a[6], b[6], c[6];
     logsig_run("2", NULL, a);

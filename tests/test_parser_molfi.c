@@ -42,7 +42,7 @@ static void molfi_run(const char *seed, uint32_t *ids, char **texts)
     if (p == NULL)
         return;
     if (seed)
-        CHECK_STATUS(logtk_parser_set_param(p, "seed", seed), LOGTK_OK);
+        CHECK_STATUS(logtk_parser_set_option(p, "seed", seed), LOGTK_OK);
     feed_all(p, molfi_lines, MOLFI_NLINES);
     for (size_t i = 0; i < MOLFI_NLINES; i++) {
         ids[i] = tid(p, i);
@@ -60,12 +60,12 @@ static void molfi_run(const char *seed, uint32_t *ids, char **texts)
 TEST(test_molfi)
 {
     logtk_parser *p = new_parser("molfi");
-    CHECK_STATUS(logtk_parser_set_param(p, "anything", "1"), LOGTK_ERR_NOT_FOUND);
-    CHECK_STATUS(logtk_parser_set_param(p, "population", "1"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "generations", "0"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "seed", "-1"), LOGTK_ERR_INVALID);
-    CHECK_STATUS(logtk_parser_set_param(p, "population", "8"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_set_param(p, "generations", "5"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "anything", "1"), LOGTK_ERR_NOT_FOUND);
+    CHECK_STATUS(logtk_parser_set_option(p, "population", "1"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "generations", "0"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "seed", "-1"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "population", "8"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "generations", "5"), LOGTK_OK);
     logtk_parser_free(p);
 
     uint32_t ids[MOLFI_NLINES], ids2[MOLFI_NLINES], ids3[MOLFI_NLINES];
@@ -143,7 +143,7 @@ TEST(test_molfi_merges)
 TEST(test_search_budget_reported)
 {
     logtk_parser *p = new_parser("molfi");
-    CHECK_STATUS(logtk_parser_set_param(p, "generations", "100000"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "generations", "100000"), LOGTK_OK);
     char line[64];
     for (int i = 0; i < 60; i++) {
         int n = snprintf(line, sizeof line, "event w%c%c happened", 'a' + i % 26, 'a' + i / 26);

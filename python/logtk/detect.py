@@ -100,7 +100,7 @@ class Detector:
             raise error(rc, "unknown model '%s'" % model if rc == _lib.ERR_NOT_FOUND else None)
         self._handle = h
         for name, value in params.items():
-            self._check(lib.logtk_detector_set_param(h, _bytes(name), _bytes(str(value))))
+            self._check(lib.logtk_detector_set_option(h, _bytes(name), _bytes(str(value))))
 
     def __del__(self):
         if getattr(self, "_handle", None):

@@ -143,7 +143,7 @@ class Parser:
             if d is not None:
                 self._check(lib.logtk_dataset_configure(d, h))
             for name, value in (params or {}).items():
-                self._check(lib.logtk_parser_set_param(h, _bytes(name), _bytes(str(value))))
+                self._check(lib.logtk_parser_set_option(h, _bytes(name), _bytes(str(value))))
             for mask in masks:
                 self.add_mask(mask)
         self._event = _lib.Event()
