@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "archive_append.h"
-#include "archive_format.h"
+#include "archive_container.h"
 
 /* Reads exactly n bytes at off; returns 0, or -1 (short file or error: errno). */
 static int read_at(int fd, uint64_t off, void *buf, size_t n)

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "block_layout.h"
 
 static const char *const stream_names[LTKA_NSTREAMS] = {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "archive_index.h"
 #include "growarray.h"
 

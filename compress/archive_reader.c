@@ -53,7 +53,7 @@
 #include <sys/mman.h>
 #endif
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "block_decode.h"
 #include "block_layout.h"
 #include "archive_index.h"

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "block_decode.h"
 #include "block_layout.h"
 #include "archive_index.h"

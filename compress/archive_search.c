@@ -78,7 +78,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "block_decode.h"
 #include "block_layout.h"
 #include "block_query.h"

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "archive_unpacker.h"
-#include "archive_format.h"
+#include "archive_container.h"
 #include "block_decode.h"
 #include "block_layout.h"
 #include "archive_reader_impl.h"

@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "archive_append.h"
-#include "archive_format.h"
+#include "archive_container.h"
 #include "block_encode.h"
 #include "archive_index.h"
 #include "archive_writer_impl.h"

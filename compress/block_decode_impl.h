@@ -13,7 +13,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "block_decode.h"
 #include "block_query.h"
 

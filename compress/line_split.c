@@ -13,7 +13,7 @@
  *     such as "dead", "cafe", "be" have no digit and stay text): a number
  *     variable of kind LTKA_M_HEXL or LTKA_M_HEXU, value + leading-zero
  *     count like a decimal, so addresses and ids that count up become
- *     small deltas (the limits are measured: see archive_format.h);
+ *     small deltas (the limits are measured: see archive_container.h);
  *   - a hex-like identifier that is not such a number (optional 0x, then
  *     only hex digits and '-', with at least one letter a-f and, without 0x,
  *     at least 8 characters: UUIDs, long ids and hashes, mixed case): one
@@ -53,7 +53,7 @@
  * (never past the copied literal, which ends at a delimiter) and on to its
  * end, and only that token is examined byte by byte, skipping the hex
  * search when the token has no letter a-f and no 'x'.  The output is exactly that of
- * the byte-by-byte tokenizer described above (tests/test_line_split.c checks
+ * the byte-by-byte splitter described above (tests/test_line_split.c checks
  * it against one); on the scale-up log this is about 45% fewer instructions.
  */
 #include "config.h"

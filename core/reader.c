@@ -1,6 +1,6 @@
 /*
  * reader.c - lines with their exact bytes from files, stdin, compressed files
- * and archive members.
+ * and container members (.tar, .zip: "archive" in logtk means a .ltk file).
  *
  * The reader is the hot path of every command (a 1M lines/s parser spends a
  * real share of its time here), so plain input takes a fast path: read() in
@@ -29,14 +29,14 @@
  * Concatenated streams (pigz, pbzip2, zstd frames, xz streams) are decoded
  * one after the other as one text, as gzip -d does.
  *
- * When the decoded data is itself an archive or compressed again (.tar.gz,
+ * When the decoded data is itself a container or compressed again (.tar.gz,
  * .gz.gz), the decoder feeds libarchive through a read callback, so tar
  * members behind a damaged gzip stream also come out up to the damage.
  * Uncompressed tar and zip go to libarchive directly: seekable files by
  * descriptor (zip needs seeking to read its central directory), pipes through
  * callbacks that first return the block already read for detection.  A
  * stream compressed twice comes out of libarchive's "raw" format and is named
- * after the file; tar and zip archives yield their regular-file members in
+ * after the file; tar and zip containers yield their regular-file members in
  * order, each named "ARCHIVE:MEMBER" and numbered from line 1.  Member data is
  * taken block by block (archive_read_data_block), because archive_read_data()
  * drops the bytes it already copied when a later block fails.
@@ -79,7 +79,7 @@ enum source_kind {
     SOURCE_FD,          /* plain bytes from a descriptor: read() fast path */
     SOURCE_MEMORY,      /* plain bytes in the caller's buffer: zero-copy */
     SOURCE_DECODER,     /* one compressed stream (or a concatenation) decoded here */
-    SOURCE_ARCHIVE      /* anything libarchive decodes */
+    SOURCE_LIBARCHIVE      /* anything libarchive decodes */
 };
 
 enum codec { CODEC_NONE, CODEC_GZIP, CODEC_BZIP2, CODEC_XZ, CODEC_ZSTD };
@@ -321,8 +321,8 @@ static int is_bzip2_start(const unsigned char *p, size_t n)
            memcmp(p + 4, "\x17\x72\x45\x38\x50\x90", k) == 0;
 }
 
-/* Magic numbers of the compressed and archive formats we hand to libarchive. */
-static int looks_compressed_or_archive(const unsigned char *p, size_t n)
+/* Magic numbers of the compressed and container formats we hand to libarchive. */
+static int looks_compressed_or_container(const unsigned char *p, size_t n)
 {
     if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
         return 1; /* gzip */
@@ -624,7 +624,7 @@ static int decode_some(logtk_reader *r, unsigned char *out, size_t room, size_t 
     return d->failed;
 }
 
-/* libarchive's read callback when the decoder's output is itself an archive
+/* libarchive's read callback when the decoder's output is itself a container
  * or compressed again: the block decoded for detection first, then more. */
 static la_ssize_t decoded_read_callback(struct archive *a, void *user, const void **out)
 {
@@ -668,7 +668,7 @@ static la_ssize_t pipe_read_callback(struct archive *a, void *user, const void *
     }
 }
 
-static int archive_failed(logtk_reader *r, const char *what)
+static int libarchive_failed(logtk_reader *r, const char *what)
 {
     const char *msg = r->ar ? archive_error_string(r->ar) : NULL;
     if (r->line_number > 0)
@@ -689,7 +689,7 @@ static int next_member(logtk_reader *r)
         if (rc == ARCHIVE_EOF)
             return LOGTK_DONE;
         if (rc < ARCHIVE_WARN)
-            return archive_failed(r, r->ar_in_member ? "damaged archive" : "unreadable archive");
+            return libarchive_failed(r, r->ar_in_member ? "damaged archive" : "unreadable archive");
         int fmt = archive_format(r->ar);
         r->ar_multi = fmt != ARCHIVE_FORMAT_RAW;
         if (r->ar_multi && archive_entry_filetype(entry) != AE_IFREG)
@@ -712,11 +712,11 @@ static int next_member(logtk_reader *r)
     }
 }
 
-enum archive_input { FROM_MEMORY, FROM_FD, FROM_PIPE, FROM_DECODER };
+enum libarchive_input { FROM_MEMORY, FROM_FD, FROM_PIPE, FROM_DECODER };
 
 /* Starts libarchive on the open source.  The first member is entered so that
- * an unreadable archive fails at open time, with the file named. */
-static int start_archive(logtk_reader *r, enum archive_input from)
+ * an unreadable container fails at open time, with the file named. */
+static int start_libarchive(logtk_reader *r, enum libarchive_input from)
 {
     r->ar = archive_read_new();
     if (!r->ar)
@@ -735,7 +735,7 @@ static int start_archive(logtk_reader *r, enum archive_input from)
         rc = archive_read_open(r->ar, r, NULL, pipe_read_callback, NULL);
     else
         rc = archive_read_open(r->ar, r, NULL, decoded_read_callback, NULL);
-    r->kind = SOURCE_ARCHIVE;
+    r->kind = SOURCE_LIBARCHIVE;
     /* A compressed empty file decodes to nothing, which no format (not even
      * raw) recognises: that is an empty input, not a damaged one. */
     if (rc != ARCHIVE_OK && from != FROM_DECODER && archive_filter_count(r->ar) > 1 &&
@@ -744,9 +744,9 @@ static int start_archive(logtk_reader *r, enum archive_input from)
         return LOGTK_OK;
     }
     if (rc != ARCHIVE_OK)
-        return archive_failed(r, "cannot open compressed data");
+        return libarchive_failed(r, "cannot open compressed data");
     rc = next_member(r);
-    if (rc == LOGTK_DONE) { /* an archive without regular files: no lines */
+    if (rc == LOGTK_DONE) { /* a container without regular files: no lines */
         r->eof = 1;
         r->finished = 0;
         return LOGTK_OK;
@@ -757,7 +757,7 @@ static int start_archive(logtk_reader *r, enum archive_input from)
 /* Uncompressed tar or zip from the descriptor: seekable files by descriptor
  * from the start, pipes through the callback that hands out the detection
  * block first. */
-static int start_raw_archive(logtk_reader *r, int seekable, size_t have)
+static int start_raw_libarchive(logtk_reader *r, int seekable, size_t have)
 {
     r->eof = 0;
     if (seekable) {
@@ -774,14 +774,14 @@ static int start_raw_archive(logtk_reader *r, int seekable, size_t have)
         r->raw_prefetch = have;
         r->raw_prefetch_off = 0;
     }
-    return start_archive(r, seekable ? FROM_FD : FROM_PIPE);
+    return start_libarchive(r, seekable ? FROM_FD : FROM_PIPE);
 }
 
 /*
  * Starts decoding a compressed stream whose first compressed bytes are in
  * r->dec.in.  The first block is decoded at once into the line window: when
  * it is plain text the lines are read from the decoder directly; when it is
- * an archive or compressed again, it goes to libarchive through
+ * a container or compressed again, it goes to libarchive through
  * decoded_read_callback.  A decoding error here is not an open error: it is
  * reported by logtk_reader_next() after whatever was decoded before it.
  */
@@ -798,13 +798,13 @@ static int start_decoder(logtk_reader *r, enum codec codec)
     rc = decode_some(r, (unsigned char *)r->buf, READ_BLOCK, &made);
     if (rc == LOGTK_ERR_NOMEM)
         return logtk_error_set(&r->err, rc, "%s: %s", r->name.data, r->dec.why);
-    if (made > 0 && looks_compressed_or_archive((const unsigned char *)r->buf, made)) {
+    if (made > 0 && looks_compressed_or_container((const unsigned char *)r->buf, made)) {
         if (!r->decoded && !(r->decoded = malloc(READ_BLOCK)))
             return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
         memcpy(r->decoded, r->buf, made);
         r->decoded_prefetch = made;
         r->decoded_prefetch_off = 0;
-        return start_archive(r, FROM_DECODER);
+        return start_libarchive(r, FROM_DECODER);
     }
     judge_binary(r, r->buf, made);
     r->end = made;
@@ -865,7 +865,7 @@ int logtk_reader_open_path(logtk_reader *r, const char *path)
         have += (size_t)n;
         r->plain_bytes += (uint64_t)n;
     }
-    if (!looks_compressed_or_archive((const unsigned char *)r->buf, have)) {
+    if (!looks_compressed_or_container((const unsigned char *)r->buf, have)) {
         r->end = have;
         judge_binary(r, r->buf, have);
         return LOGTK_OK;
@@ -881,7 +881,7 @@ int logtk_reader_open_path(logtk_reader *r, const char *path)
         r->dec.in_eof = r->eof;
         rc = start_decoder(r, codec);
     } else {
-        rc = start_raw_archive(r, seekable, have);
+        rc = start_raw_libarchive(r, seekable, have);
     }
     if (rc < 0) {
         logtk_errbuf keep = r->err;
@@ -902,7 +902,7 @@ int logtk_reader_open_memory(logtk_reader *r, const void *buf, size_t len, const
     r->mem_len = len;
     r->source_size = len;
     r->kind = SOURCE_MEMORY;
-    if (!looks_compressed_or_archive(buf, len)) {
+    if (!looks_compressed_or_container(buf, len)) {
         r->win = buf;
         r->end = len;
         r->eof = 1;
@@ -917,7 +917,7 @@ int logtk_reader_open_memory(logtk_reader *r, const void *buf, size_t len, const
         rc = start_decoder(r, codec);
     } else if ((rc = ensure_buffer(r, 2 * READ_BLOCK)) == LOGTK_OK) {
         r->win = r->buf;
-        rc = start_archive(r, FROM_MEMORY);
+        rc = start_libarchive(r, FROM_MEMORY);
     }
     if (rc < 0) {
         logtk_errbuf keep = r->err;
@@ -1101,7 +1101,7 @@ int logtk_reader_next(logtk_reader *r, logtk_line *line)
                 r->start = r->scan = r->end;
                 return LOGTK_OK;
             }
-            if (r->kind != SOURCE_ARCHIVE || !r->ar_in_member) {
+            if (r->kind != SOURCE_LIBARCHIVE || !r->ar_in_member) {
                 r->finished = 1;
                 return LOGTK_DONE;
             }

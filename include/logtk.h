@@ -113,13 +113,13 @@ typedef struct logtk_slice {
 } logtk_slice;
 
 /* ------------------------------------------------------------------------ */
-/* Reader: lines with their exact bytes, from files, stdin and archives      */
+/* Reader: lines with their exact bytes, from files, stdin and containers    */
 /* ------------------------------------------------------------------------ */
 
 /*
  * The reader yields lines from a plain file, stdin, a compressed file
  * (.gz .bz2 .xz .zst, detected by content, not by name) or the regular-file
- * members of a .tar, .tar.gz or .zip archive, one member after another.  Every
+ * members of a .tar, .tar.gz or .zip container, one member after another.  Every
  * source gives the same lines as the plain file would.
  *
  * Lines keep their exact bytes: NUL bytes, invalid UTF-8 and a CR before the

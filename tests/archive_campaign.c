@@ -46,7 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "membuf.h"
 
 enum { K_FLIP, K_TRUNCATE, K_APPEND, K_SWAP, K_DELETE, K_DUPLICATE, K_FORGED, NKINDS };

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "logtk.h"
 #include "test_harness.h"
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "test_harness.h"
 
 TEST(checksum_known_values)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "archive_unpacker.h"
 #include "block_decode.h"
 #include "logtk.h"

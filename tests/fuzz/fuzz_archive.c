@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_format.h"
+#include "archive_container.h"
 #include "archive_search.h"
 #include "logtk.h"
 #include "membuf.h"

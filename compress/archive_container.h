@@ -1,5 +1,5 @@
 /*
- * archive_format.h - the logtk archive container: file and block headers,
+ * archive_container.h - the logtk archive container: file and block headers,
  * checksums, line hashes (archive_container.c; internal).  What a block
  * payload holds is block_layout.h.
  *
@@ -29,8 +29,8 @@
  * own lines; its range is known from the index (or from its header when the
  * header is intact).
  */
-#ifndef LOGTK_ARCHIVE_FORMAT_H
-#define LOGTK_ARCHIVE_FORMAT_H
+#ifndef LOGTK_ARCHIVE_CONTAINER_H
+#define LOGTK_ARCHIVE_CONTAINER_H
 
 #include <stddef.h>
 #include <stdint.h>
