@@ -61,17 +61,13 @@
 #define LTKA_BLOCK_HEADER_LEN_V3 32 /* version 3 */
 /*
  * Lines per content checksum (version 4).  A search rebuilds the groups of
- * the lines it selects to check them, so a group is what a rare match
- * costs: 256 lines cost 4 bytes per 256 lines (1 KiB per block of 65536
- * lines, +0.07% on a 1M-line scale-up) and made grep for a word on one line
- * in 4,000 1.8x faster than groups of 1024 (see logtk-compress(1)).
+ * the lines it selects to check them, so a group is what a rare match costs;
+ * the trade-off (size against search time) is measured in logtk-archive(5).
  */
 #define LTKA_CHECK_LINES 256
 /*
  * A block of at most this many lines has one line hash: small blocks are
- * cheap to rebuild whole, and a log of a few thousand lines (Loghub-2k)
- * then pays 4 bytes for the check (groups of 1024 took the geometric mean
- * of the Loghub-2k ratios from 22.97 to 22.94; groups of 256 to 22.88).
+ * cheap to rebuild whole, and a small log then pays 4 bytes for the check.
  */
 #define LTKA_CHECK_SMALL 4096
 
