@@ -232,6 +232,37 @@ static int tsv_escape(logtk_strbuf *b, const char *p, size_t n)
     return 0;
 }
 
+/*
+ * The JSON escape of c (a control byte, '"' or '\\'): "\\n", "\\u001f"...;
+ * in_tsv writes it TSV-escaped in turn, each of its backslashes doubled.
+ */
+static inline char *json_escape(char *o, unsigned char c, int in_tsv)
+{
+    static const char hex[] = "0123456789abcdef";
+    *o++ = '\\';
+    if (in_tsv)
+        *o++ = '\\';
+    switch (c) {
+    case '"': *o++ = '"'; break;
+    case '\\':
+        *o++ = '\\';
+        if (in_tsv)
+            *o++ = '\\';
+        break;
+    case '\n': *o++ = 'n'; break;
+    case '\r': *o++ = 'r'; break;
+    case '\t': *o++ = 't'; break;
+    case '\b': *o++ = 'b'; break;
+    case '\f': *o++ = 'f'; break;
+    default:
+        memcpy(o, "u00", 3);
+        o[3] = hex[c >> 4];
+        o[4] = hex[c & 15];
+        o += 5;
+    }
+    return o;
+}
+
 /* Bytes a parameter may not hold as is in the TSV ParameterList's JSON:
  * control bytes, the quote and the backslash. */
 #define JSON_SPECIAL(w) (HAS_LESS(w, 0x20) | HAS_BYTE(w, '"') | HAS_BYTE(w, '\\'))
@@ -240,7 +271,6 @@ static int tsv_escape(logtk_strbuf *b, const char *p, size_t n)
  * doubles its backslash (and a backslash it escapes). */
 static char *tsv_json_put_bytes(char *o, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < n; i++) {
         unsigned c = p[i];
@@ -248,22 +278,7 @@ static char *tsv_json_put_bytes(char *o, const char *s, size_t n)
             *o++ = (char)c;
             continue;
         }
-        *o++ = '\\';
-        *o++ = '\\';
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; *o++ = '\\'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        default:
-            memcpy(o, "u00", 3);
-            o[3] = hex[c >> 4];
-            o[4] = hex[c & 15];
-            o += 5;
-        }
+        o = json_escape(o, (unsigned char)c, 1);
     }
     return o;
 }
@@ -336,7 +351,6 @@ static int add_room(size_t *total, size_t n, size_t factor)
  */
 static char *json_put(char *o, const char *s, size_t n, int strict, int *lossy)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s;
     *o++ = '"';
     size_t i = 0;
@@ -389,21 +403,7 @@ static char *json_put(char *o, const char *s, size_t n, int strict, int *lossy)
                 *lossy = 1;
             continue;
         }
-        *o++ = '\\';
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        default:
-            memcpy(o, "u00", 3);
-            o[3] = hex[c >> 4];
-            o[4] = hex[c & 15];
-            o += 5;
-        }
+        o = json_escape(o, (unsigned char)c, 0);
         i++;
     }
     *o++ = '"';

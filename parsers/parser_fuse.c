@@ -1182,59 +1182,39 @@ static int grow_scratch(fuse_state *st, size_t n)
     size_t cap = st->tok_cap ? st->tok_cap : 64;
     while (cap < n)
         cap *= 2;
-    size_t *o = realloc(st->tok_off, cap * sizeof *o);
-    if (o)
-        st->tok_off = o;
-    size_t *l = realloc(st->tok_len, cap * sizeof *l);
-    if (l)
-        st->tok_len = l;
-    uint64_t *h = realloc(st->tok_hash, cap * sizeof *h);
-    if (h)
-        st->tok_hash = h;
-    uint8_t *w = realloc(st->tok_wild, cap);
-    if (w)
-        st->tok_wild = w;
-    uint8_t *fm = realloc(st->tok_form, cap);
-    if (fm)
-        st->tok_form = fm;
-    logtk_slice *t = realloc(st->tok, cap * sizeof *t);
-    if (t)
-        st->tok = t;
-    logtk_slice *kt = realloc(st->kept, cap * sizeof *kt);
-    if (kt)
-        st->kept = kt;
-    size_t *wp = realloc(st->wf_prefix, cap * sizeof *wp);
-    if (wp)
-        st->wf_prefix = wp;
-    size_t *ws = realloc(st->wf_suffix, cap * sizeof *ws);
-    if (ws)
-        st->wf_suffix = ws;
-    uint64_t *wh = realloc(st->wf_hash, cap * sizeof *wh);
-    if (wh)
-        st->wf_hash = wh;
-    uint64_t *sk = realloc(st->sib_key, cap * sizeof *sk);
-    if (sk)
-        st->sib_key = sk;
-    uint32_t *sg = realloc(st->sib_group, cap * sizeof *sg);
-    if (sg)
-        st->sib_group = sg;
-    uint8_t *sn = realloc(st->sib_known, cap);
-    if (sn)
-        st->sib_known = sn;
-    uint64_t *ts = realloc(st->salt_tok, cap * sizeof *ts);
-    if (ts)
-        st->salt_tok = ts;
-    uint64_t *ws2 = realloc(st->salt_wf, cap * sizeof *ws2);
-    if (ws2)
-        st->salt_wf = ws2;
-    size_t *so = realloc(st->stash_off, cap * sizeof *so);
-    if (so)
-        st->stash_off = so;
-    size_t *sl = realloc(st->stash_len, cap * sizeof *sl);
-    if (sl)
-        st->stash_len = sl;
-    if (!o || !l || !h || !w || !fm || !t || !kt || !wp || !ws || !wh || !sk || !sg || !sn ||
-        !so || !sl || !ts || !ws2)
+    /* every per-token array, grown together: each keeps its old contents and
+       memory when another fails, and tok_cap moves only when all grew */
+    struct {
+        void **array;
+        size_t elem;
+    } const arrays[] = {
+        {(void **)&st->tok_off, sizeof *st->tok_off},
+        {(void **)&st->tok_len, sizeof *st->tok_len},
+        {(void **)&st->tok_hash, sizeof *st->tok_hash},
+        {(void **)&st->tok_wild, sizeof *st->tok_wild},
+        {(void **)&st->tok_form, sizeof *st->tok_form},
+        {(void **)&st->tok, sizeof *st->tok},
+        {(void **)&st->kept, sizeof *st->kept},
+        {(void **)&st->wf_prefix, sizeof *st->wf_prefix},
+        {(void **)&st->wf_suffix, sizeof *st->wf_suffix},
+        {(void **)&st->wf_hash, sizeof *st->wf_hash},
+        {(void **)&st->sib_key, sizeof *st->sib_key},
+        {(void **)&st->sib_group, sizeof *st->sib_group},
+        {(void **)&st->sib_known, sizeof *st->sib_known},
+        {(void **)&st->salt_tok, sizeof *st->salt_tok},
+        {(void **)&st->salt_wf, sizeof *st->salt_wf},
+        {(void **)&st->stash_off, sizeof *st->stash_off},
+        {(void **)&st->stash_len, sizeof *st->stash_len},
+    };
+    int failed = 0;
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+        void *grown = realloc(*arrays[k].array, cap * arrays[k].elem);
+        if (grown)
+            *arrays[k].array = grown;
+        else
+            failed = 1;
+    }
+    if (failed)
         return -1;
     st->tok_cap = cap;
     return 0;
