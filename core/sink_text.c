@@ -120,8 +120,8 @@ static size_t csv_skip(const char *p, size_t i, size_t n)
     return i;
 }
 
-/* Appends v in decimal, without printf. */
-static int append_u64(logtk_strbuf *b, uint64_t v)
+/* Writes v in decimal at o; returns the new end. */
+static char *put_u64(char *o, uint64_t v)
 {
     char digits[20];
     size_t n = 0;
@@ -129,7 +129,16 @@ static int append_u64(logtk_strbuf *b, uint64_t v)
         digits[sizeof digits - ++n] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    return logtk_strbuf_append(b, digits + sizeof digits - n, n);
+    memcpy(o, digits + sizeof digits - n, n);
+    return o + n;
+}
+
+/* Appends v in decimal, without printf. */
+static int append_u64(logtk_strbuf *b, uint64_t v)
+{
+    char digits[20];
+    size_t n = (size_t)(put_u64(digits, v) - digits);
+    return logtk_strbuf_append(b, digits, n);
 }
 
 static logtk_slice field_value(const logtk_sink *s, const logtk_row *row, size_t i)
@@ -319,18 +328,6 @@ static char *tsv_json_put(char *o, const char *p, size_t n)
     return o;
 }
 
-/* Writes v in decimal at o; returns the new end. */
-static char *put_u64(char *o, uint64_t v)
-{
-    char digits[20];
-    size_t n = 0;
-    do {
-        digits[sizeof digits - ++n] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    memcpy(o, digits + sizeof digits - n, n);
-    return o + n;
-}
 
 /* Adds n * factor (factor <= 7) to *total; -1 when the sum would pass half
  * of SIZE_MAX (it cannot wrap: each step adds less than that half). */
