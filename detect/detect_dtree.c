@@ -233,7 +233,9 @@ static int dtree_load(logtk_detector *d, detect_cursor *c)
     for (size_t i = 0; i < count; i++) {
         dtree_node *n = &st->nodes[i];
         uint32_t f = detect_get_u32(c);
-        n->feature = (int32_t)f - 1;
+        /* checked before it becomes an index: a damaged 0x80000000 must not
+           overflow int on the way (f - 1 as int32_t) */
+        n->feature = f != 0 && f <= d->features.ncols ? (int32_t)(f - 1) : -1;
         n->left = detect_get_u32(c);
         n->right = detect_get_u32(c);
         n->threshold = detect_get_f64(c);

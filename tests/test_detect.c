@@ -13,6 +13,7 @@
 
 #include "detect_impl.h" /* the eigen-solvers, the PRNG */
 #include "logtk.h"
+#include "saved_frame.h"
 #include "test_harness.h"
 
 /* A file of text under /tmp; a path stays valid for the next 7 calls. */
@@ -1346,6 +1347,45 @@ static void test_model_load_name_past_end(void)
     free(buf);
 }
 
+/*
+ * fuzz_model (UBSan): a decision-tree node whose feature field reads
+ * 0x80000000 made the loader compute INT_MIN - 1 before refusing it.  A
+ * trained tree's last node (a leaf, at the end of the payload) gets that
+ * field and a valid frame checksum: the load is refused, and under UBSan
+ * nothing overflows on the way.
+ */
+static void test_dtree_load_feature_overflow(void)
+{
+    logtk_sessions *s;
+    CHECK_STATUS(logtk_sessions_new(&s), LOGTK_OK);
+    char id[32];
+    for (int i = 0; i < 10; i++) {
+        snprintf(id, sizeof id, "n%d", i);
+        add_session(s, id, "A B B", LOGTK_LABEL_NORMAL);
+        snprintf(id, sizeof id, "a%d", i);
+        add_session(s, id, "A C", LOGTK_LABEL_ANOMALY);
+    }
+    logtk_detector *d, *d2;
+    CHECK_STATUS(logtk_detector_new(&d, "dtree"), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_train(d, s, NULL, 0), LOGTK_OK);
+    void *buf;
+    size_t len;
+    CHECK_STATUS(logtk_detector_save(d, &buf, &len), LOGTK_OK);
+    /* the last node: feature u32, left u32, right u32, threshold f64, value f64,
+       then the frame's 4-byte checksum */
+    unsigned char *b = buf;
+    size_t node = len - 4 - 28;
+    CHECK(logtk_le_get_u32(b + node) == 0); /* a leaf */
+    logtk_le_put_u32(b + node, 0x80000000u);
+    logtk_le_put_u32(b + len - 4, logtk_checksum32(b, len - 4));
+    CHECK_STATUS(logtk_detector_new(&d2, NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_load(d2, buf, len), LOGTK_ERR_STATE);
+    logtk_detector_free(d2);
+    logtk_free(buf);
+    logtk_detector_free(d);
+    logtk_sessions_free(s);
+}
+
 int main(void)
 {
     test_stream();
@@ -1372,5 +1412,6 @@ int main(void)
     test_invariants_many_events();
     test_many_events_limits();
     test_model_load_name_past_end();
+    test_dtree_load_feature_overflow();
     return TEST_SUMMARY();
 }
