@@ -676,7 +676,9 @@ uint64_t logtk_parser_stored_count(const logtk_parser *p)
 
 const uint32_t *logtk_parser_stored_line(const logtk_parser *p, uint64_t k, size_t *n)
 {
-    if (k >= p->stored_lines) {
+    /* no token stored yet (every line so far empty): no array to point into,
+       and NULL + 0 is undefined (fuzz_snapshot, UBSan) */
+    if (k >= p->stored_lines || p->stored_tokens == NULL) {
         *n = 0;
         return NULL;
     }
