@@ -434,6 +434,12 @@ static int logsig_finish(logtk_parser *p, void *state)
     logsig_state *s = state;
     uint64_t nlines = logtk_parser_stored_count(p);
     uint32_t k = (uint32_t)s->group_num;
+    if (s->capped_lines)
+        logtk_parser_note_cap(p, s->capped_lines,
+                              "logsig: %llu lines longer than %d tokens read as their first %d "
+                              "and one wildcard (LOGSIG_MAX_TOKENS)",
+                              (unsigned long long)s->capped_lines, LOGSIG_MAX_TOKENS,
+                              LOGSIG_MAX_TOKENS - 1);
     logsig_run run, *r = &run;
     memset(r, 0, sizeof *r);
     int rc = LOGTK_OK;

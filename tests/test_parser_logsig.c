@@ -64,3 +64,21 @@ TEST(test_logsig)
     CHECK(memcmp(a, b, sizeof a) == 0); /* deterministic */
     logsig_run("1", NULL, a);
 }
+
+/* A line past LOGSIG_MAX_TOKENS is read as its first 255 tokens and one
+ * wildcard, and the cap is counted and named (logtk_parser_capped). */
+TEST(logsig_reports_its_token_cap)
+{
+    logtk_parser *p = new_parser("logsig");
+    char line[4096];
+    size_t len = 0;
+    for (int i = 0; i < 300; i++)
+        len += (size_t)snprintf(line + len, sizeof line - len, "%sw%d", i ? " " : "", i);
+    CHECK_STATUS(logtk_parser_feed(p, "short line here", 15, NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_feed(p, line, len, NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_finish(p), LOGTK_OK);
+    const char *what = NULL;
+    CHECK(logtk_parser_capped(p, &what) == 1);
+    CHECK(what != NULL && strstr(what, "logsig") != NULL && strstr(what, "256") != NULL);
+    logtk_parser_free(p);
+}
