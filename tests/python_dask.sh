@@ -31,6 +31,15 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/logtk-dask.XXXXXX") || exit 1
 pids=
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null; done
+    # a worker whose scheduler went first may sit out SIGTERM (seen once in
+    # CI: 11 minutes): give them 10 s, then SIGKILL, so the test never hangs
+    for i in $(seq 50); do
+        alive=
+        for p in $pids; do kill -0 "$p" 2>/dev/null && alive=1; done
+        [ -z "$alive" ] && break
+        sleep 0.2
+    done
+    for p in $pids; do kill -9 "$p" 2>/dev/null; done
     for p in $pids; do wait "$p" 2>/dev/null; done
     rm -rf "$tmp"
 }
