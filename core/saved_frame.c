@@ -99,14 +99,6 @@ int logtk_frame_end(logtk_strbuf *b, size_t start)
     return logtk_strbuf_append(b, sum, sizeof sum);
 }
 
-uint32_t logtk_frame_version(const void *buf, size_t len, const char *magic)
-{
-    if (buf == NULL || len < LOGTK_FRAME_HEADER_LEN ||
-        memcmp(buf, magic, LOGTK_FRAME_MAGIC_LEN) != 0)
-        return 0;
-    return logtk_le_get_u32((const uint8_t *)buf + 8);
-}
-
 int logtk_frame_open(const void *buf, size_t len, const char *magic, uint32_t newest,
                      const char *what, uint32_t *version,
                      const uint8_t **payload, size_t *payload_len, logtk_errbuf *why)

@@ -65,15 +65,11 @@ int logtk_frame_begin(logtk_strbuf *b, const char *magic, uint32_t version);
  *  checksum.  Returns 0 or -1 (out of memory). */
 int logtk_frame_end(logtk_strbuf *b, size_t start);
 
-/** The version of a framed buffer with this magic, or 0 when buf is too short
- *  for a frame header or has another magic (no other check is made). */
-uint32_t logtk_frame_version(const void *buf, size_t len, const char *magic);
-
 /**
  * Opens the frame filling buf[0..len): checks the magic, that the version is
  * at most `newest`, the length and the checksum, in that order, and
  * gives the version and the payload.  On failure returns LOGTK_ERR_STATE with
- * why set to "WHAT: not a ... (bad magic)", "... version V; this logtk reads
+ * why set to "not a logtk WHAT (bad magic)", "WHAT version V; this logtk reads
  * versions up to N", "... is truncated or has bytes after its end" or "...
  * is damaged (checksum mismatch)", where `what` names the kind of file ("parser
  * snapshot", "model file").

@@ -77,8 +77,8 @@ typedef struct fuse_pool {
  * not depend on it (nor is it saved in snapshots).
  */
 #define FUSE_MEMO_WORDS 5 /* tokens up to 40 bytes */
-/* 512 slots (52 KB) to start: a fresh parser of 4096 (426 KB) took about a
-   hundred page faults to empty them, most of the cost of a 2,000-line log */
+/* 512 slots (52 KB) to start: emptying 4096 (426 KB) in a fresh parser took
+   about a hundred page faults, most of a 2,000-line log's faults */
 #define FUSE_MEMO_MIN 512
 #define FUSE_MEMO_MAX 16384
 typedef struct fuse_memo {
