@@ -5,8 +5,8 @@
  * Exit status, for every subcommand: 0 success, 1 bad data or failed check,
  * 2 usage error.
  */
-#ifndef LOGTK_CLI_H
-#define LOGTK_CLI_H
+#ifndef LTK_CLI_H
+#define LTK_CLI_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /*
  * compress_stream.h - the input loop of `logtk compress` (compress_stream.c).
  */
-#ifndef LOGTK_COMPRESS_STREAM_H
-#define LOGTK_COMPRESS_STREAM_H
+#ifndef LTK_COMPRESS_STREAM_H
+#define LTK_COMPRESS_STREAM_H
 
 #include "logtk.h"
 

@@ -1,8 +1,8 @@
 /*
  * parse_live.h - `logtk parse --stream` in a log pipeline (parse_live.c).
  */
-#ifndef LOGTK_PARSE_LIVE_H
-#define LOGTK_PARSE_LIVE_H
+#ifndef LTK_PARSE_LIVE_H
+#define LTK_PARSE_LIVE_H
 
 #include <stdint.h>
 

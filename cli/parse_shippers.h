@@ -4,8 +4,8 @@
  * liblognorm and syslog-ng patterndb (cmd_parse_export.c).  Kept apart from
  * cli.h so that cmd_parse.c only calls in here.
  */
-#ifndef LOGTK_PARSE_SHIPPERS_H
-#define LOGTK_PARSE_SHIPPERS_H
+#ifndef LTK_PARSE_SHIPPERS_H
+#define LTK_PARSE_SHIPPERS_H
 
 #include "cli.h"
 

@@ -9,8 +9,8 @@
  * through report_text(), which HTML-escapes it and replaces bytes that are not
  * well-formed UTF-8 (and control bytes) with U+FFFD.
  */
-#ifndef LOGTK_REPORT_H
-#define LOGTK_REPORT_H
+#ifndef LTK_REPORT_H
+#define LTK_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>

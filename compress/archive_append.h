@@ -2,22 +2,22 @@
  * archive_append.h - finding where an archive's blocks end, to append to it
  * (internal; see archive_append.c).
  */
-#ifndef LOGTK_ARCHIVE_APPEND_H
-#define LOGTK_ARCHIVE_APPEND_H
+#ifndef LTK_ARCHIVE_APPEND_H
+#define LTK_ARCHIVE_APPEND_H
 
 #include <stdint.h>
 
 #include "archive_index.h"
 #include "errmsg.h"
 
-/* What ltka_append_scan() found. */
-typedef struct ltka_append_state {
+/* What ltk_append_scan() found. */
+typedef struct ltk_append_state {
     int empty;         /* the file is empty: write a file header first */
     uint64_t end;      /* offset just after the last whole block: the next block goes here */
     uint64_t cut;      /* bytes after `end` to cut (a footer, or a torn tail) */
     uint64_t lines;    /* lines in the whole blocks */
-    ltka_index index;  /* the whole blocks (the caller frees it) */
-} ltka_append_state;
+    ltk_index index;  /* the whole blocks (the caller frees it) */
+} ltk_append_state;
 
 /**
  * Looks at the archive open on fd (read only; nothing is changed) and says
@@ -26,6 +26,6 @@ typedef struct ltka_append_state {
  * torn end of an open archive (the message, naming `name`, says which and
  * that the file was left as it is); LOGTK_ERR_IO; LOGTK_ERR_NOMEM.
  */
-int ltka_append_scan(int fd, const char *name, ltka_append_state *st, logtk_errbuf *err);
+int ltk_append_scan(int fd, const char *name, ltk_append_state *st, ltk_errbuf *err);
 
 #endif

@@ -47,7 +47,7 @@
 #include <unistd.h>
 #endif
 #if defined(_POSIX_MAPPED_FILES) && _POSIX_MAPPED_FILES > 0
-#define LTKA_USE_MMAP 1
+#define LTK_USE_MMAP 1
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -67,7 +67,7 @@ int logtk_archive_reader_new(logtk_archive_reader **out)
     *out = r;
     if (!r)
         return LOGTK_ERR_NOMEM;
-    r->dec = ltka_decoder_new();
+    r->dec = ltk_decoder_new();
     if (!r->dec) {
         free(r);
         *out = NULL;
@@ -76,14 +76,14 @@ int logtk_archive_reader_new(logtk_archive_reader **out)
     return LOGTK_OK;
 }
 
-struct ltka_file_map {
+struct ltk_file_map {
     const uint8_t *base;
     size_t len;
     int refs;
     int slot; /* its entry in map_table, -1: none */
 };
 
-#ifdef LTKA_USE_MMAP
+#ifdef LTK_USE_MMAP
 /*
  * Live maps, for the SIGBUS handler.  An entry is claimed by setting its
  * base (compare-and-swap from 0) after len, and released by clearing base;
@@ -164,27 +164,27 @@ static int map_table_add(const uint8_t *base, size_t len)
 #endif
 
 /* Bytes of the map that are the file's: all of it, unless the file was cut while mapped. */
-static size_t map_valid_len(const ltka_file_map *m)
+static size_t map_valid_len(const ltk_file_map *m)
 {
-#ifdef LTKA_USE_MMAP
+#ifdef LTK_USE_MMAP
     if (m && m->slot >= 0)
         return __atomic_load_n(&map_table[m->slot].cut, __ATOMIC_ACQUIRE);
 #endif
     return m ? m->len : 0;
 }
 
-ltka_file_map *ltka_reader_map_ref(logtk_archive_reader *r)
+ltk_file_map *ltk_reader_map_ref(logtk_archive_reader *r)
 {
     if (r->map)
         __atomic_add_fetch(&r->map->refs, 1, __ATOMIC_RELAXED);
     return r->map;
 }
 
-void ltka_file_map_unref(ltka_file_map *m)
+void ltk_file_map_unref(ltk_file_map *m)
 {
     if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) > 0)
         return;
-#ifdef LTKA_USE_MMAP
+#ifdef LTK_USE_MMAP
     if (m->slot >= 0)
         __atomic_store_n(&map_table[m->slot].base, 0, __ATOMIC_RELEASE);
     munmap((void *)m->base, m->len);
@@ -192,14 +192,14 @@ void ltka_file_map_unref(ltka_file_map *m)
     free(m);
 }
 
-int ltka_file_map_holds(const ltka_file_map *m, const uint8_t *p, size_t len)
+int ltk_file_map_holds(const ltk_file_map *m, const uint8_t *p, size_t len)
 {
     return m && p >= m->base && (size_t)(p - m->base) <= m->len && len <= m->len - (size_t)(p - m->base);
 }
 
 static void close_source(logtk_archive_reader *r)
 {
-    ltka_file_map_unref(r->map);
+    ltk_file_map_unref(r->map);
     r->map = NULL;
     if (r->fp && r->own_fp)
         fclose(r->fp);
@@ -214,12 +214,12 @@ static void close_source(logtk_archive_reader *r)
     r->doubtful_from = 0;
     r->scan_from = 0;
     r->index_state = 0;
-    ltka_index_clear(&r->index);
+    ltk_index_clear(&r->index);
     memset(&r->sizes, 0, sizeof r->sizes);
 }
 
 /* Makes at least n bytes available at r->buf + r->buf_pos; returns how many are. */
-size_t ltka_reader_fill(logtk_archive_reader *r, size_t n)
+size_t ltk_reader_fill(logtk_archive_reader *r, size_t n)
 {
     if (r->mem) {
         size_t end = r->mem_len;
@@ -262,25 +262,25 @@ size_t ltka_reader_fill(logtk_archive_reader *r, size_t n)
     return r->buf_len - r->buf_pos;
 }
 
-const uint8_t *ltka_reader_ptr(const logtk_archive_reader *r)
+const uint8_t *ltk_reader_ptr(const logtk_archive_reader *r)
 {
     return r->mem ? r->mem + r->buf_pos : r->buf + r->buf_pos;
 }
 
 static int check_file_header(logtk_archive_reader *r)
 {
-    if (ltka_reader_fill(r, LTKA_FILE_HEADER_LEN) < LTKA_FILE_HEADER_LEN ||
-        memcmp(ltka_reader_ptr(r), LTKA_FILE_MAGIC, 4) != 0)
-        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: not a logtk archive", r->name);
-    int version = ltka_reader_ptr(r)[4];
-    if (version < LTKA_VERSION_MIN || version > LTKA_VERSION_MAX)
-        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE,
+    if (ltk_reader_fill(r, LTK_FILE_HEADER_LEN) < LTK_FILE_HEADER_LEN ||
+        memcmp(ltk_reader_ptr(r), LTK_FILE_MAGIC, 4) != 0)
+        return ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: not a logtk archive", r->name);
+    int version = ltk_reader_ptr(r)[4];
+    if (version < LTK_VERSION_MIN || version > LTK_VERSION_MAX)
+        return ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE,
                                "%s: archive format version %u, this logtk reads versions %u to %u",
-                               r->name, (unsigned)version, LTKA_VERSION_MIN, LTKA_VERSION_MAX);
+                               r->name, (unsigned)version, LTK_VERSION_MIN, LTK_VERSION_MAX);
     r->version = version;
-    r->open_archive = version == LTKA_VERSION_OPEN && (ltka_reader_ptr(r)[5] & LTKA_FLAG_OPEN);
-    r->header_len = ltka_block_header_len(version);
-    r->buf_pos += LTKA_FILE_HEADER_LEN;
+    r->open_archive = version == LTK_VERSION_OPEN && (ltk_reader_ptr(r)[5] & LTK_FLAG_OPEN);
+    r->header_len = ltk_block_header_len(version);
+    r->buf_pos += LTK_FILE_HEADER_LEN;
     return LOGTK_OK;
 }
 
@@ -294,12 +294,12 @@ static uint64_t next_serial(void)
 /* Maps a regular, non-empty file as the memory source; on any failure the file is read through the buffer. */
 static void map_file(logtk_archive_reader *r)
 {
-#ifdef LTKA_USE_MMAP
+#ifdef LTK_USE_MMAP
     struct stat st;
     if (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
         (uint64_t)st.st_size > (uint64_t)SIZE_MAX)
         return;
-    ltka_file_map *fm = malloc(sizeof *fm);
+    ltk_file_map *fm = malloc(sizeof *fm);
     if (!fm)
         return;
     void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(r->fp), 0);
@@ -332,7 +332,7 @@ static void set_name(logtk_archive_reader *r, const char *name)
 int logtk_archive_reader_open_path(logtk_archive_reader *r, const char *path)
 {
     close_source(r);
-    logtk_error_clear(&r->err);
+    ltk_error_clear(&r->err);
     if (!path || strcmp(path, "-") == 0) {
         r->fp = stdin;
         r->own_fp = 0;
@@ -340,7 +340,7 @@ int logtk_archive_reader_open_path(logtk_archive_reader *r, const char *path)
     } else {
         r->fp = fopen(path, "rb");
         if (!r->fp)
-            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
+            return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
         r->own_fp = 1;
         set_name(r, path);
         map_file(r);
@@ -356,7 +356,7 @@ int logtk_archive_reader_open_memory(logtk_archive_reader *r, const void *buf, s
                                      const char *name)
 {
     close_source(r);
-    logtk_error_clear(&r->err);
+    ltk_error_clear(&r->err);
     r->mem = buf ? buf : (const uint8_t *)"";
     r->mem_len = buf ? len : 0;
     r->base = 0;
@@ -375,26 +375,26 @@ int logtk_archive_reader_open_memory(logtk_archive_reader *r, const void *buf, s
  */
 static int try_footer(logtk_archive_reader *r, size_t *len_out, size_t *trailing)
 {
-    size_t avail = ltka_reader_fill(r, FOOTER_MAX);
-    if (avail < 4 + LTKA_FOOTER_TRAILER_LEN || avail >= FOOTER_MAX)
+    size_t avail = ltk_reader_fill(r, FOOTER_MAX);
+    if (avail < 4 + LTK_FOOTER_TRAILER_LEN || avail >= FOOTER_MAX)
         return -1;
-    const uint8_t *p = ltka_reader_ptr(r);
+    const uint8_t *p = ltk_reader_ptr(r);
     const uint8_t *from = p + 4 + 8, *end = p + avail;
     for (;;) {
-        const uint8_t *e = memmem(from, (size_t)(end - from), LTKA_END_MAGIC, 4);
+        const uint8_t *e = memmem(from, (size_t)(end - from), LTK_END_MAGIC, 4);
         if (!e)
             return -1;
         const uint8_t *t = e - 8;
         size_t body = (size_t)(t - p);
-        if (logtk_le_get_u32(t + 4) == body && logtk_le_get_u32(t) == logtk_checksum32(p, body)) {
-            ltka_index ix = {0};
-            int ok = ltka_index_parse(&ix, p, body);
+        if (ltk_le_get_u32(t + 4) == body && ltk_le_get_u32(t) == ltk_checksum32(p, body)) {
+            ltk_index ix = {0};
+            int ok = ltk_index_parse(&ix, p, body);
             if (ok == 0 && r->index_state != 1) {
-                ltka_index_free(&r->index);
+                ltk_index_free(&r->index);
                 r->index = ix;
                 r->index_state = 1;
             } else {
-                ltka_index_free(&ix);
+                ltk_index_free(&ix);
             }
             *len_out = (size_t)(e + 4 - p);
             *trailing = avail - *len_out;
@@ -408,7 +408,7 @@ static uint64_t index_total_lines(const logtk_archive_reader *r)
 {
     if (r->index_state != 1 || r->index.count == 0)
         return 0;
-    const ltka_index_entry *e = &r->index.entries[r->index.count - 1];
+    const ltk_index_entry *e = &r->index.entries[r->index.count - 1];
     return e->first_line + e->nlines;
 }
 
@@ -422,11 +422,11 @@ static int damaged(logtk_archive_reader *r, logtk_archive_block *b, uint64_t fir
     b->damaged = 1;
     if (end > first) {
         b->nlines = end - first;
-        logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
+        ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
                         r->name, (unsigned long long)r->block_no + 1, (unsigned long long)first + 1,
                         (unsigned long long)end, why);
     } else {
-        logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: lines from %llu on lost: %s", r->name,
+        ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: lines from %llu on lost: %s", r->name,
                         (unsigned long long)first + 1, why);
     }
     return LOGTK_ERR_ARCHIVE;
@@ -446,10 +446,10 @@ static int lost_to_end(logtk_archive_reader *r, logtk_archive_block *b, uint64_t
     b->damaged = 1;
     if (total > first) {
         b->nlines = total - first;
-        logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: lines %llu-%llu lost: %s", r->name,
+        ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: lines %llu-%llu lost: %s", r->name,
                         (unsigned long long)first + 1, (unsigned long long)total, why);
     } else {
-        logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: lines from %llu on lost: %s", r->name,
+        ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: lines from %llu on lost: %s", r->name,
                         (unsigned long long)first + 1, why);
     }
     return LOGTK_ERR_ARCHIVE;
@@ -463,7 +463,7 @@ static int skipped(logtk_archive_reader *r, logtk_archive_block *b, uint64_t nby
     b->first_line = r->next_line + 1;
     b->damaged = 1;
     b->stored_bytes = nbytes ? nbytes : 1; /* tells it from a loss to the end */
-    logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: %llu bytes after line %llu passed over: %s (no lines lost)",
+    ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: %llu bytes after line %llu passed over: %s (no lines lost)",
                     r->name, (unsigned long long)nbytes, (unsigned long long)r->next_line, why);
     return LOGTK_ERR_ARCHIVE;
 }
@@ -483,15 +483,15 @@ static int resync(logtk_archive_reader *r, logtk_archive_block *b, const char *w
     uint64_t first = r->next_line, start = position(r);
     r->buf_pos++;
     for (;;) {
-        size_t avail = ltka_reader_fill(r, r->header_len);
+        size_t avail = ltk_reader_fill(r, r->header_len);
         if (avail < 4) {
             r->at_end = 1;
             return lost_to_end(r, b, first, why);
         }
-        const uint8_t *p = ltka_reader_ptr(r);
-        ltka_block_header h;
-        if (avail >= r->header_len && memcmp(p, LTKA_BLOCK_MAGIC, 4) == 0 &&
-            ltka_block_header_read(p, r->version, &h) == 0 && h.first_line >= first) {
+        const uint8_t *p = ltk_reader_ptr(r);
+        ltk_block_header h;
+        if (avail >= r->header_len && memcmp(p, LTK_BLOCK_MAGIC, 4) == 0 &&
+            ltk_block_header_read(p, r->version, &h) == 0 && h.first_line >= first) {
             r->next_line = h.first_line;
             if (h.first_line == first) /* a stray or repeated block: nothing lost */
                 return skipped(r, b, position(r) - start, why);
@@ -500,7 +500,7 @@ static int resync(logtk_archive_reader *r, logtk_archive_block *b, const char *w
             return rc;
         }
         size_t flen, trailing;
-        if (memcmp(p, LTKA_INDEX_MAGIC, 4) == 0 && try_footer(r, &flen, &trailing) == 0) {
+        if (memcmp(p, LTK_INDEX_MAGIC, 4) == 0 && try_footer(r, &flen, &trailing) == 0) {
             r->buf_pos += flen;
             r->trailing = trailing;
             r->at_end = 1;
@@ -512,7 +512,7 @@ static int resync(logtk_archive_reader *r, logtk_archive_block *b, const char *w
     }
 }
 
-int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_raw_block *raw)
+int ltk_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltk_raw_block *raw)
 {
     if (r->retry) {
         r->retry = 0;
@@ -529,17 +529,17 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
         }
         return LOGTK_DONE;
     }
-    size_t avail = ltka_reader_fill(r, r->header_len);
+    size_t avail = ltk_reader_fill(r, r->header_len);
     if (r->io_error)
-        return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", r->name, strerror(r->io_error));
+        return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", r->name, strerror(r->io_error));
     if (avail == 0) {
         r->at_end = 1;
         if (r->open_archive) /* still being appended to: its blocks so far are all of it */
             return LOGTK_DONE;
         return lost_to_end(r, b, r->next_line, "archive ends without its index (truncated?)");
     }
-    const uint8_t *p = ltka_reader_ptr(r);
-    if (avail >= 4 && memcmp(p, LTKA_INDEX_MAGIC, 4) == 0) {
+    const uint8_t *p = ltk_reader_ptr(r);
+    if (avail >= 4 && memcmp(p, LTK_INDEX_MAGIC, 4) == 0) {
         size_t flen, trailing;
         if (try_footer(r, &flen, &trailing) == 0) {
             r->buf_pos += flen;
@@ -548,12 +548,12 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
             uint64_t total = index_total_lines(r);
             if (total > r->next_line)
                 return damaged(r, b, r->next_line, total, "blocks missing before the index");
-            return ltka_reader_next_raw(r, b, raw);
+            return ltk_reader_next_raw(r, b, raw);
         }
         return resync(r, b, "damaged index");
     }
-    ltka_block_header h;
-    if (avail < r->header_len || ltka_block_header_read(p, r->version, &h) != 0)
+    ltk_block_header h;
+    if (avail < r->header_len || ltk_block_header_read(p, r->version, &h) != 0)
         return resync(r, b, avail < r->header_len ? "truncated block header" : "bad block header");
     uint64_t doubtful_from = r->doubtful_from;
     r->doubtful_from = 0;
@@ -578,19 +578,19 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
     if (h.payload_len > limit)
         return resync(r, b, "implausible block size");
     /* the line hashes (version 4) follow the payload */
-    size_t hashes_len = h.has_content_hash ? ltka_line_hashes_len(h.nlines) : 0;
+    size_t hashes_len = h.has_content_hash ? ltk_line_hashes_len(h.nlines) : 0;
     size_t body = (size_t)h.payload_len + hashes_len;
     if (r->scan_from > 0 && h.first_line + h.nlines <= r->scan_from) {
         /* before the wanted line (cat without an index): pass over it unchecked when it is all there */
-        if (ltka_reader_fill(r, r->header_len + body) >= r->header_len + body) {
+        if (ltk_reader_fill(r, r->header_len + body) >= r->header_len + body) {
             r->buf_pos += r->header_len + body;
             r->next_line = h.first_line + h.nlines;
             r->block_no++;
-            return ltka_reader_next_raw(r, b, raw);
+            return ltk_reader_next_raw(r, b, raw);
         }
     }
     r->buf_pos += r->header_len;
-    avail = ltka_reader_fill(r, body);
+    avail = ltk_reader_fill(r, body);
     memset(b, 0, sizeof *b);
     b->index = r->block_no;
     b->first_line = h.first_line + 1;
@@ -605,7 +605,7 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
         r->at_end = 1;
         return lost_to_end(r, b, h.first_line, why);
     }
-    raw->payload = ltka_reader_ptr(r);
+    raw->payload = ltk_reader_ptr(r);
     raw->len = h.payload_len;
     raw->nlines = h.nlines;
     raw->raw_bytes = h.raw_bytes;
@@ -614,8 +614,8 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
     r->next_line = h.first_line + h.nlines;
     r->block_no++;
     int counts_fail = raw->line_hashes &&
-                      ltka_content_hash(raw->line_hashes, hashes_len, h.nlines, h.raw_bytes) != h.content_hash;
-    const char *why = logtk_checksum32(raw->payload, raw->len) != h.payload_hash ? "checksum mismatch"
+                      ltk_content_hash(raw->line_hashes, hashes_len, h.nlines, h.raw_bytes) != h.content_hash;
+    const char *why = ltk_checksum32(raw->payload, raw->len) != h.payload_hash ? "checksum mismatch"
                       : counts_fail ? "line checksums damaged"
                                     : NULL;
     if (why) {
@@ -631,33 +631,33 @@ int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_r
 
 int logtk_archive_reader_next(logtk_archive_reader *r, logtk_archive_block *b)
 {
-    ltka_raw_block raw;
-    int rc = ltka_reader_next_raw(r, b, &raw);
+    ltk_raw_block raw;
+    int rc = ltk_reader_next_raw(r, b, &raw);
     if (rc != LOGTK_OK)
         return rc;
-    logtk_errbuf derr = {0};
-    rc = ltka_decode_block(r->dec, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &r->text,
+    ltk_errbuf derr = {0};
+    rc = ltk_decode_block(r->dec, raw.payload, raw.len, raw.nlines, raw.raw_bytes, &r->text,
                            &r->sizes, &derr);
     if (rc == LOGTK_ERR_NOMEM) {
         /* not damage: the block is kept (its payload stays where it is), the next call tries it again */
         r->retry_b = *b;
         r->retry_raw = raw;
         r->retry = 1;
-        return logtk_error_set(&r->err, LOGTK_ERR_NOMEM,
+        return ltk_error_set(&r->err, LOGTK_ERR_NOMEM,
                                "%s: out of memory decoding block %llu (lines %llu-%llu)", r->name,
                                (unsigned long long)b->index + 1, (unsigned long long)b->first_line,
                                (unsigned long long)(b->first_line + raw.nlines - 1));
     }
     if (rc == LOGTK_OK)
-        rc = ltka_check_content(raw.line_hashes, r->text.data, r->text.len, raw.nlines, &derr);
+        rc = ltk_check_content(raw.line_hashes, r->text.data, r->text.len, raw.nlines, &derr);
     if (rc != LOGTK_OK) {
         uint64_t first = b->first_line - 1;
         r->block_no--;
-        rc = damaged(r, b, first, first + raw.nlines, logtk_error_text(&derr));
+        rc = damaged(r, b, first, first + raw.nlines, ltk_error_text(&derr));
         r->block_no++;
         return rc;
     }
-    b->templates = ltka_decoder_template_count(r->dec);
+    b->templates = ltk_decoder_template_count(r->dec);
     b->text.ptr = r->text.data ? r->text.data : "";
     b->text.len = r->text.len;
     return LOGTK_OK;
@@ -666,10 +666,10 @@ int logtk_archive_reader_next(logtk_archive_reader *r, logtk_archive_block *b)
 /* Goes back to the first block (after the file header) of a seekable source. */
 static int rewind_to_first_block(logtk_archive_reader *r)
 {
-    if (!r->mem && fseeko(r->fp, LTKA_FILE_HEADER_LEN, SEEK_SET) != 0)
-        return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: seek failed", r->name);
-    r->base = LTKA_FILE_HEADER_LEN;
-    r->buf_pos = r->mem ? LTKA_FILE_HEADER_LEN : 0;
+    if (!r->mem && fseeko(r->fp, LTK_FILE_HEADER_LEN, SEEK_SET) != 0)
+        return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: seek failed", r->name);
+    r->base = LTK_FILE_HEADER_LEN;
+    r->buf_pos = r->mem ? LTK_FILE_HEADER_LEN : 0;
     r->buf_len = 0;
     r->eof = 0;
     r->at_end = 0;
@@ -696,42 +696,42 @@ static int load_index(logtk_archive_reader *r)
         all = r->mem;
     } else {
         if (fseeko(r->fp, 0, SEEK_END) != 0)
-            return logtk_error_set(&r->err, LOGTK_ERR_UNSUPPORTED, "%s: not seekable", r->name);
+            return ltk_error_set(&r->err, LOGTK_ERR_UNSUPPORTED, "%s: not seekable", r->name);
         off_t end = ftello(r->fp);
         size = end < 0 ? 0 : (uint64_t)end;
     }
-    uint8_t trailer[LTKA_FOOTER_TRAILER_LEN];
-    if (size < LTKA_FILE_HEADER_LEN + LTKA_FOOTER_TRAILER_LEN)
-        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: no index", r->name);
+    uint8_t trailer[LTK_FOOTER_TRAILER_LEN];
+    if (size < LTK_FILE_HEADER_LEN + LTK_FOOTER_TRAILER_LEN)
+        return ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: no index", r->name);
     if (all) {
-        memcpy(trailer, all + size - LTKA_FOOTER_TRAILER_LEN, LTKA_FOOTER_TRAILER_LEN);
-    } else if (fseeko(r->fp, (off_t)(size - LTKA_FOOTER_TRAILER_LEN), SEEK_SET) != 0 ||
+        memcpy(trailer, all + size - LTK_FOOTER_TRAILER_LEN, LTK_FOOTER_TRAILER_LEN);
+    } else if (fseeko(r->fp, (off_t)(size - LTK_FOOTER_TRAILER_LEN), SEEK_SET) != 0 ||
                fread(trailer, 1, sizeof trailer, r->fp) != sizeof trailer) {
-        return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: cannot read the index", r->name);
+        return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: cannot read the index", r->name);
     }
-    uint32_t body = logtk_le_get_u32(trailer + 4);
-    if (memcmp(trailer + 8, LTKA_END_MAGIC, 4) != 0 ||
-        body > size - LTKA_FILE_HEADER_LEN - LTKA_FOOTER_TRAILER_LEN || body > FOOTER_MAX)
-        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index missing or damaged", r->name);
-    uint64_t start = size - LTKA_FOOTER_TRAILER_LEN - body;
+    uint32_t body = ltk_le_get_u32(trailer + 4);
+    if (memcmp(trailer + 8, LTK_END_MAGIC, 4) != 0 ||
+        body > size - LTK_FILE_HEADER_LEN - LTK_FOOTER_TRAILER_LEN || body > FOOTER_MAX)
+        return ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index missing or damaged", r->name);
+    uint64_t start = size - LTK_FOOTER_TRAILER_LEN - body;
     const uint8_t *p;
     if (all) {
         p = all + start;
     } else {
         tmp = malloc(body ? body : 1);
         if (!tmp)
-            return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
         if (fseeko(r->fp, (off_t)start, SEEK_SET) != 0 || fread(tmp, 1, body, r->fp) != body) {
             free(tmp);
-            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: cannot read the index", r->name);
+            return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: cannot read the index", r->name);
         }
         p = tmp;
     }
-    int ok = logtk_le_get_u32(trailer) == logtk_checksum32(p, body) && ltka_index_parse(&r->index, p, body) == 0;
+    int ok = ltk_le_get_u32(trailer) == ltk_checksum32(p, body) && ltk_index_parse(&r->index, p, body) == 0;
     free(tmp);
     if (!ok) {
-        ltka_index_clear(&r->index);
-        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index damaged", r->name);
+        ltk_index_clear(&r->index);
+        return ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index damaged", r->name);
     }
     r->index_state = 1;
     /* the position is unknown now: go back to the first block */
@@ -743,9 +743,9 @@ static int seek_by_index(logtk_archive_reader *r, uint64_t line);
 /* Nonzero when a block header for 0-based line `first` lies at the reader's position. */
 static int block_here(logtk_archive_reader *r, uint64_t first)
 {
-    ltka_block_header h;
-    return ltka_reader_fill(r, r->header_len) >= r->header_len &&
-           ltka_block_header_read(ltka_reader_ptr(r), r->version, &h) == 0 && h.first_line == first;
+    ltk_block_header h;
+    return ltk_reader_fill(r, r->header_len) >= r->header_len &&
+           ltk_block_header_read(ltk_reader_ptr(r), r->version, &h) == 0 && h.first_line == first;
 }
 
 int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
@@ -758,7 +758,7 @@ int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
         rc = seek_by_index(r, line);
         /* blocks moved (one deleted, two swapped): the index no longer says where they are */
         if (rc == LOGTK_OK && !block_here(r, r->next_line))
-            rc = logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: the index does not match the blocks", r->name);
+            rc = ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: the index does not match the blocks", r->name);
         if (rc != LOGTK_ERR_ARCHIVE)
             return rc;
     }
@@ -774,7 +774,7 @@ int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
         else if (fresh)
             rc = LOGTK_OK;
         if (rc == LOGTK_OK) {
-            logtk_error_clear(&r->err);
+            ltk_error_clear(&r->err);
             r->scan_from = line - 1;
         }
         return rc;
@@ -785,17 +785,17 @@ int logtk_archive_reader_seek_line(logtk_archive_reader *r, uint64_t line)
 /* Positions the reader at the block the index gives for 1-based `line`. */
 static int seek_by_index(logtk_archive_reader *r, uint64_t line)
 {
-    long i = ltka_index_find_line(&r->index, line - 1);
+    long i = ltk_index_find_line(&r->index, line - 1);
     if (i < 0)
         return LOGTK_DONE;
-    const ltka_index_entry *e = &r->index.entries[i];
+    const ltk_index_entry *e = &r->index.entries[i];
     if (r->mem) {
         if (e->offset >= r->mem_len)
-            return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index points past the end", r->name);
+            return ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: index points past the end", r->name);
         r->buf_pos = (size_t)e->offset;
     } else {
         if (fseeko(r->fp, (off_t)e->offset, SEEK_SET) != 0)
-            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: seek failed", r->name);
+            return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: seek failed", r->name);
         r->base = e->offset;
         r->buf_pos = r->buf_len = 0;
         r->eof = 0;
@@ -834,7 +834,7 @@ int logtk_archive_reader_stream_stats(const logtk_archive_reader *r, int i, cons
 {
     if (i < 0 || i >= LTKA_NSTREAMS)
         return LOGTK_DONE;
-    *name = ltka_stream_name(i);
+    *name = ltk_stream_name(i);
     *raw = r->sizes.raw[i];
     *stored = r->sizes.stored[i];
     return LOGTK_OK;
@@ -842,7 +842,7 @@ int logtk_archive_reader_stream_stats(const logtk_archive_reader *r, int i, cons
 
 const char *logtk_archive_reader_errmsg(const logtk_archive_reader *r)
 {
-    return r ? logtk_error_text(&r->err) : "out of memory";
+    return r ? ltk_error_text(&r->err) : "out of memory";
 }
 
 void logtk_archive_reader_free(logtk_archive_reader *r)
@@ -850,9 +850,9 @@ void logtk_archive_reader_free(logtk_archive_reader *r)
     if (!r)
         return;
     close_source(r);
-    ltka_index_free(&r->index);
-    ltka_decoder_free(r->dec);
-    logtk_strbuf_free(&r->text);
+    ltk_index_free(&r->index);
+    ltk_decoder_free(r->dec);
+    ltk_strbuf_free(&r->text);
     free(r->buf);
     free(r);
 }

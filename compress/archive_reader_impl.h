@@ -1,8 +1,8 @@
 /*
  * archive_reader_impl.h - the archive reader's state, shared with search (internal).
  */
-#ifndef LOGTK_ARCHIVE_READER_IMPL_H
-#define LOGTK_ARCHIVE_READER_IMPL_H
+#ifndef LTK_ARCHIVE_READER_IMPL_H
+#define LTK_ARCHIVE_READER_IMPL_H
 
 #include <stdio.h>
 
@@ -19,43 +19,43 @@
  * payloads in it, so reopening or freeing the reader never unmaps bytes a
  * worker is reading.
  */
-typedef struct ltka_file_map ltka_file_map;
+typedef struct ltk_file_map ltk_file_map;
 
 /** A new reference to the map of r's file, or NULL when r does not read a mapped file. */
-ltka_file_map *ltka_reader_map_ref(logtk_archive_reader *r);
+ltk_file_map *ltk_reader_map_ref(logtk_archive_reader *r);
 
 /** Drops a reference; the last one unmaps the file.  NULL is harmless. */
-void ltka_file_map_unref(ltka_file_map *m);
+void ltk_file_map_unref(ltk_file_map *m);
 
 /** Nonzero when p[0..len) lies inside the map (m may be NULL: then 0). */
-int ltka_file_map_holds(const ltka_file_map *m, const uint8_t *p, size_t len);
+int ltk_file_map_holds(const ltk_file_map *m, const uint8_t *p, size_t len);
 
 /* A block's payload, checked against its checksum but not decoded. */
-struct ltka_raw_block {
+struct ltk_raw_block {
     const uint8_t *payload; /* valid until the next read */
     size_t len;
     uint32_t nlines;
     uint32_t raw_bytes;
     const uint8_t *line_hashes; /* the block's line hashes, right after the payload (NULL: version 3) */
 };
-typedef struct ltka_raw_block ltka_raw_block;
+typedef struct ltk_raw_block ltk_raw_block;
 
 struct logtk_archive_reader {
-    logtk_errbuf err;
+    ltk_errbuf err;
     char name[256];
     FILE *fp;
     int own_fp;
     const uint8_t *mem; /* memory source (buf_pos then indexes it) */
     size_t mem_len;
-    ltka_file_map *map; /* the file's map when mem is one, else NULL */
+    ltk_file_map *map; /* the file's map when mem is one, else NULL */
     uint8_t *buf; /* read buffer for file sources */
     size_t buf_cap, buf_pos, buf_len;
     uint64_t base; /* file offset of buf[0] */
     int eof, io_error, at_end;
     uint64_t trailing;  /* bytes found after the index, reported once after the last block */
     uint64_t serial;    /* distinct for every open and seek, so read-ahead can tell positions apart */
-    int version;        /* the archive's format version (LTKA_VERSION_MIN..LTKA_VERSION_MAX) */
-    int open_archive;   /* version 5 with LTKA_FLAG_OPEN: no footer yet, ending after a block is fine */
+    int version;        /* the archive's format version (LTK_VERSION_MIN..LTK_VERSION_MAX) */
+    int open_archive;   /* version 5 with LTK_FLAG_OPEN: no footer yet, ending after a block is fine */
     size_t header_len;  /* bytes of its block headers */
     uint64_t next_line; /* 0-based line expected next */
     uint64_t scan_from; /* 0-based: blocks ending before this line are passed over unchecked (cat without an index) */
@@ -63,18 +63,18 @@ struct logtk_archive_reader {
     uint64_t block_no;
     int retry;                 /* a block whose decoding ran out of memory, returned again next: */
     logtk_archive_block retry_b;
-    ltka_raw_block retry_raw;
-    ltka_index index;
+    ltk_raw_block retry_raw;
+    ltk_index index;
     int index_state; /* 0 not loaded, 1 loaded */
-    ltka_decoder *dec;
-    logtk_strbuf text;
-    ltka_stream_sizes sizes;
+    ltk_decoder *dec;
+    ltk_strbuf text;
+    ltk_stream_sizes sizes;
 };
 
 /** Like logtk_archive_reader_next() but stops before decoding. */
-int ltka_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltka_raw_block *raw);
+int ltk_reader_next_raw(logtk_archive_reader *r, logtk_archive_block *b, ltk_raw_block *raw);
 
-size_t ltka_reader_fill(logtk_archive_reader *r, size_t n);
-const uint8_t *ltka_reader_ptr(const logtk_archive_reader *r);
+size_t ltk_reader_fill(logtk_archive_reader *r, size_t n);
+const uint8_t *ltk_reader_ptr(const logtk_archive_reader *r);
 
 #endif

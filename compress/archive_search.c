@@ -29,7 +29,7 @@
  * and variables) says what each numeric variable it covers must be written
  * as - exactly some digits, ending or starting with them - and those
  * columns are checked value by value straight from the numbers stream
- * (ltka_decode_number_tests), so an IP or block id leaves only the units
+ * (ltk_decode_number_tests), so an IP or block id leaves only the units
  * whose numbers fit (10.251.43.115: 38,000 candidates of a block -> 8).
  * An IPv4 address stored as an IP variable (format version 3) is one
  * column: a piece laid over it gets one test of the octets it fixes, exact
@@ -336,7 +336,7 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
     g->plen = strlen(pattern);
     g->pattern = strdup(pattern);
     if (!g->pattern)
-        return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
     /*
      * Templates are checked against pieces of the pattern's required text
      * without blanks or CR: such a piece lies inside one part of a line
@@ -351,7 +351,7 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
     if (g->pieces.n > 0) {
         g->masks = calloc((size_t)g->pieces.n, sizeof *g->masks);
         if (!g->masks)
-            return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
         for (int k = 0; k < g->pieces.n; k++) {
             piece_masks *pm = &g->masks[k];
             size_t n = g->pieces.len[k] < 64 ? g->pieces.len[k] : 64;
@@ -362,15 +362,15 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
                 /* template bytes are read as they are: a folded piece byte takes either case */
                 pm->byte[c] |= 1ull << i;
                 pm->byte[up] |= 1ull << i;
-                for (int kind = LTKA_M_UNUM; kind <= LTKA_M_LAST; kind++)
-                    if (ltka_is_var_marker((unsigned)kind) &&
-                        (ltka_var_may_contain(kind, c) || ltka_var_may_contain(kind, up)))
+                for (int kind = LTK_M_UNUM; kind <= LTK_M_LAST; kind++)
+                    if (ltk_is_var_marker((unsigned)kind) &&
+                        (ltk_var_may_contain(kind, c) || ltk_var_may_contain(kind, up)))
                         pm->var[kind] |= 1ull << i;
             }
             pm->last = n ? 1ull << (n - 1) : 0;
             for (size_t i = 0; i < g->pieces.len[k]; i++) {
                 unsigned char c = (unsigned char)g->pieces.text[k][i];
-                if (ltka_literal_only(c, fold))
+                if (ltk_literal_only(c, fold))
                     pm->literal_need[c >> 6] |= 1ull << (c & 63);
             }
             const char *pt = g->pieces.text[k];
@@ -396,7 +396,7 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
     if (g->pieces.n > 0 && g->pieces.nphrases > 0) {
         g->phrases = calloc((size_t)g->pieces.nphrases, sizeof *g->phrases);
         if (!g->phrases)
-            return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
         for (int h = 0; h < g->pieces.nphrases; h++) {
             phrase_masks *hm = &g->phrases[h];
             const char *ph = g->pieces.phrase[h];
@@ -406,9 +406,9 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
                 unsigned char up = g->pieces.fold ? (unsigned char)toupper(c) : c;
                 hm->byte[c] |= 1ull << i;
                 hm->byte[up] |= 1ull << i;
-                for (int kind = LTKA_M_UNUM; kind <= LTKA_M_LAST; kind++)
-                    if (ltka_is_var_marker((unsigned)kind) &&
-                        (ltka_var_may_contain(kind, c) || ltka_var_may_contain(kind, up)))
+                for (int kind = LTK_M_UNUM; kind <= LTK_M_LAST; kind++)
+                    if (ltk_is_var_marker((unsigned)kind) &&
+                        (ltk_var_may_contain(kind, c) || ltk_var_may_contain(kind, up)))
                         hm->var[kind] |= 1ull << i;
                 if (i > 0 && is_blank_byte(ph[i]) && !is_blank_byte(ph[i - 1]))
                     hm->run_start |= 1ull << (i - 1);
@@ -422,26 +422,26 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
     g->sure_ok = (flags & LOGTK_GREP_FIXED) && !(flags & LOGTK_GREP_INVERT) && g->plen > 0;
     if ((flags & LOGTK_GREP_FIXED) && !(flags & LOGTK_GREP_ICASE))
         return LOGTK_OK; /* memmem */
-    logtk_regex_config config = {.match_limit = 1000000, .depth_limit = 10000};
+    ltk_regex_config config = {.match_limit = 1000000, .depth_limit = 10000};
     if (flags & LOGTK_GREP_FIXED)
         config.flags |= LOGTK_REGEX_LITERAL;
     if (flags & LOGTK_GREP_ICASE)
         config.flags |= LOGTK_REGEX_CASELESS;
-    logtk_regex_error rerr;
-    if (logtk_regex_compile(&g->regex, pattern, g->plen, &config, &rerr) != LOGTK_OK) {
+    ltk_regex_error rerr;
+    if (ltk_regex_compile(&g->regex, pattern, g->plen, &config, &rerr) != LOGTK_OK) {
         if (rerr.code == LOGTK_ERR_NOMEM)
-            return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
-        return logtk_error_set(&g->err, LOGTK_ERR_SYNTAX, "pattern '%s': %s at offset %zu", pattern,
+            return ltk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&g->err, LOGTK_ERR_SYNTAX, "pattern '%s': %s at offset %zu", pattern,
                                rerr.reason, rerr.offset);
     }
     /* every search context, the serial one too, matches with its own clone */
-    if (logtk_regex_clone(g->regex, &g->main.re) != LOGTK_OK)
-        return logtk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_regex_clone(g->regex, &g->main.re) != LOGTK_OK)
+        return ltk_error_set(&g->err, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
 
 /* 1 match, 0 no match, <0 error (message in err). */
-static int match_line(const logtk_grep *g, logtk_regex *re, logtk_errbuf *err, const char *s,
+static int match_line(const logtk_grep *g, ltk_regex *re, ltk_errbuf *err, const char *s,
                       size_t n)
 {
     if (!g->regex) {
@@ -449,18 +449,18 @@ static int match_line(const logtk_grep *g, logtk_regex *re, logtk_errbuf *err, c
             return 1;
         return memmem(s, n, g->pattern, g->plen) != NULL;
     }
-    int rc = logtk_regex_match(re, s, n, 0, 0);
+    int rc = ltk_regex_match(re, s, n, 0, 0);
     if (rc > 0)
         return 1;
     if (rc == LOGTK_REGEX_NOMATCH)
         return 0;
     if (rc == LOGTK_REGEX_LIMIT)
-        return logtk_error_set(err, LOGTK_ERR_LIMIT, "pattern '%s': match limit reached", g->pattern);
-    return logtk_error_set(err, LOGTK_ERR_DATA, "pattern '%s': match error %d", g->pattern,
-                           logtk_regex_failure(re, NULL, 0));
+        return ltk_error_set(err, LOGTK_ERR_LIMIT, "pattern '%s': match limit reached", g->pattern);
+    return ltk_error_set(err, LOGTK_ERR_DATA, "pattern '%s': match error %d", g->pattern,
+                           ltk_regex_failure(re, NULL, 0));
 }
 
-int logtk_grep_line(logtk_grep *g, const char *line, size_t len)
+int ltk_grep_line(logtk_grep *g, const char *line, size_t len)
 {
     int m = match_line(g, g->main.re, &g->err, line, len);
     if (m < 0)
@@ -473,28 +473,28 @@ int logtk_grep_line(logtk_grep *g, const char *line, size_t len)
  * (x->psure) and whether all digits of its lines come from its numeric
  * variables (x->dclean).  LOGTK_OK or LOGTK_ERR_NOMEM (message in derr).
  */
-static int template_flags(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logtk_errbuf *derr)
+static int template_flags(const logtk_grep *g, search_ctx *x, ltk_decoder *d, ltk_errbuf *derr)
 {
-    uint32_t nt = ltka_decoder_template_count(d);
+    uint32_t nt = ltk_decoder_template_count(d);
     if (nt > x->psure_cap) {
         uint8_t *m = realloc(x->psure, nt);
         if (!m)
-            return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
         x->psure = m;
         x->psure_cap = nt;
     }
     if (nt > x->dclean_cap) {
         uint8_t *m = realloc(x->dclean, nt);
         if (!m)
-            return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
         x->dclean = m;
         x->dclean_cap = nt;
     }
     for (uint32_t t = 0; t < nt; t++) {
         size_t tl;
-        const uint8_t *tb = ltka_decoder_template(d, t, &tl);
-        x->psure[t] = x->maybe[t] ? ltka_template_sure_pieces(g, tb, tl, x->maybe[t], &x->line) : 0;
-        x->dclean[t] = x->maybe[t] ? (uint8_t)ltka_template_digits_clean(tb, tl) : 0;
+        const uint8_t *tb = ltk_decoder_template(d, t, &tl);
+        x->psure[t] = x->maybe[t] ? ltk_template_sure_pieces(g, tb, tl, x->maybe[t], &x->line) : 0;
+        x->dclean[t] = x->maybe[t] ? (uint8_t)ltk_template_digits_clean(tb, tl) : 0;
     }
     return LOGTK_OK;
 }
@@ -508,14 +508,14 @@ static int template_flags(const logtk_grep *g, search_ctx *x, ltka_decoder *d, l
  * piece is kept unseen.  Keeps cand in order; returns LOGTK_OK, or the
  * decoder's error (message in derr) or LOGTK_ERR_NOMEM.
  */
-static int prune_candidates(const logtk_grep *g, search_ctx *x, ltka_decoder *d, uint8_t all,
-                            uint32_t *ncand, logtk_errbuf *derr)
+static int prune_candidates(const logtk_grep *g, search_ctx *x, ltk_decoder *d, uint8_t all,
+                            uint32_t *ncand, ltk_errbuf *derr)
 {
-    uint32_t parts = ltka_decoder_part_count(d);
+    uint32_t parts = ltk_decoder_part_count(d);
     if (*ncand > x->look_cap) {
         uint32_t *m = realloc(x->look, (size_t)*ncand * sizeof *m);
         if (!m)
-            return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
         x->look = m;
         x->look_cap = *ncand;
     }
@@ -525,8 +525,8 @@ static int prune_candidates(const logtk_grep *g, search_ctx *x, ltka_decoder *d,
             return rc;
     }
     /* template of part p of line i: tids[p * nl + i] (filled for candidates) */
-    const uint32_t *tids = ltka_decoder_unit_templates(d);
-    size_t nl = ltka_decoder_line_count(d);
+    const uint32_t *tids = ltk_decoder_unit_templates(d);
+    size_t nl = ltk_decoder_line_count(d);
     uint32_t nlook = 0;
     for (uint32_t c = 0; c < *ncand; c++) {
         uint8_t bits = 0;
@@ -538,11 +538,11 @@ static int prune_candidates(const logtk_grep *g, search_ctx *x, ltka_decoder *d,
     if (nlook == 0)
         return LOGTK_OK;
     /* number tests first: lines none of whose units can hold some piece go without a rebuild */
-    int pairs = x->tests_done ? x->test_pairs : ltka_number_filter(g, x, d, derr);
+    int pairs = x->tests_done ? x->test_pairs : ltk_number_filter(g, x, d, derr);
     if (pairs < 0)
         return pairs;
     if (pairs > 0) {
-        const uint32_t *ranks = ltka_decoder_unit_ranks(d);
+        const uint32_t *ranks = ltk_decoder_unit_ranks(d);
         uint32_t keep = 0, j = 0, nlook2 = 0;
         for (uint32_t c = 0; c < *ncand; c++) {
             uint32_t i = x->cand[c];
@@ -569,7 +569,7 @@ static int prune_candidates(const logtk_grep *g, search_ctx *x, ltka_decoder *d,
         if (nlook == 0)
             return LOGTK_OK;
     }
-    int rc = ltka_decode_values_for_units(d, x->look, nlook, x->maybe, derr);
+    int rc = ltk_decode_values_for_units(d, x->look, nlook, x->maybe, derr);
     if (rc != LOGTK_OK)
         return rc;
     uint32_t keep = 0, j = 0;
@@ -587,16 +587,16 @@ static int prune_candidates(const logtk_grep *g, search_ctx *x, ltka_decoder *d,
                     /* a piece with a bounded digit run needs a variable written as those digits */
                     for (int k = 0; k < g->pieces.n; k++)
                         if ((m >> k & 1) && g->masks[k].num_len &&
-                            !ltka_decoder_unit_has_number(d, i, p, g->masks[k].num_value, g->masks[k].num_digits,
+                            !ltk_decoder_unit_has_number(d, i, p, g->masks[k].num_value, g->masks[k].num_digits,
                                                           g->masks[k].num_len))
                             m &= (uint8_t)~(1u << k);
                 if (!m)
                     continue;
-                logtk_strbuf_clear(&x->line);
-                if (ltka_decoder_unit(d, i, p, &x->line) != LOGTK_OK)
-                    return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+                ltk_strbuf_clear(&x->line);
+                if (ltk_decoder_unit(d, i, p, &x->line) != LOGTK_OK)
+                    return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
                 for (int k = 0; k < g->pieces.n; k++)
-                    if ((m >> k & 1) && ltka_text_holds_piece(g, k, x->line.data ? x->line.data : (char *)"", x->line.len))
+                    if ((m >> k & 1) && ltk_text_holds_piece(g, k, x->line.data ? x->line.data : (char *)"", x->line.len))
                         found |= (uint8_t)(1u << k);
             }
             if (found != all)
@@ -609,30 +609,30 @@ static int prune_candidates(const logtk_grep *g, search_ctx *x, ltka_decoder *d,
 }
 
 /*
- * Number tests before candidates (after ltka_decode_lines_count): a
+ * Number tests before candidates (after ltk_decode_lines_count): a
  * template whose lines may hold a piece only where its numbers fit marks
  * only the lines of its units that pass (found through the id histograms),
  * unless most pass; the other templates mark all their lines (x->mark, for
- * ltka_decode_lines_mark_counted).  So an IP whose pieces are numbers of
+ * ltk_decode_lines_mark_counted).  So an IP whose pieces are numbers of
  * many templates makes candidates of the few lines that carry it instead
  * of every line of those templates.  Returns 0, 1 when some piece fits no
  * unit of the block, or a negative error (message in derr).
  */
-static int mark_tested(const logtk_grep *g, search_ctx *x, ltka_decoder *d, uint8_t all, uint8_t *line_mask,
-                       logtk_errbuf *derr)
+static int mark_tested(const logtk_grep *g, search_ctx *x, ltk_decoder *d, uint8_t all, uint8_t *line_mask,
+                       ltk_errbuf *derr)
 {
-    uint32_t nt = ltka_decoder_template_count(d);
+    uint32_t nt = ltk_decoder_template_count(d);
     if (nt > x->mark_cap) {
         uint8_t *m = realloc(x->mark, nt);
         if (!m)
-            return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
         x->mark = m;
         x->mark_cap = nt;
     }
     int rc = template_flags(g, x, d, derr);
     if (rc != LOGTK_OK)
         return rc;
-    int pairs = ltka_number_filter(g, x, d, derr);
+    int pairs = ltk_number_filter(g, x, d, derr);
     if (pairs < 0)
         return pairs;
     x->tests_done = 1;
@@ -647,7 +647,7 @@ static int mark_tested(const logtk_grep *g, search_ctx *x, ltka_decoder *d, uint
             if (!(tested & 1))
                 continue;
             const uint8_t *alive = x->alive + x->alive_off[(size_t)t * MAX_PIECES + (size_t)k];
-            uint32_t count = ltka_decoder_template_lines(d, t), npass = 0;
+            uint32_t count = ltk_decoder_template_lines(d, t), npass = 0;
             for (uint32_t r = 0; r < count; r++)
                 npass += alive[r] != 0;
             if (npass == 0)
@@ -657,7 +657,7 @@ static int mark_tested(const logtk_grep *g, search_ctx *x, ltka_decoder *d, uint
             if ((uint64_t)npass * 4 > count)
                 x->mark[t] |= bit; /* most pass: marking the whole template is as good */
             else
-                ltka_decode_mark_units(d, t, alive, bit, line_mask);
+                ltk_decode_mark_units(d, t, alive, bit, line_mask);
         }
     }
     return (avail & all) != all;
@@ -666,12 +666,12 @@ static int mark_tested(const logtk_grep *g, search_ctx *x, ltka_decoder *d, uint
 static void ctx_free(search_ctx *x)
 {
     if (x->own_dec)
-        ltka_decoder_free(x->dec);
-    logtk_regex_free(x->re);
-    logtk_strbuf_free(&x->line);
-    logtk_strbuf_free(&x->held);
+        ltk_decoder_free(x->dec);
+    ltk_regex_free(x->re);
+    ltk_strbuf_free(&x->line);
+    ltk_strbuf_free(&x->held);
     free(x->held_lens);
-    logtk_strbuf_free(&x->whole);
+    ltk_strbuf_free(&x->whole);
     free(x->sel_lines);
     free(x->group_on);
     free(x->group_lines);
@@ -694,7 +694,7 @@ static void ctx_free(search_ctx *x)
     free(x->memo);
     free(x->memo_tests);
     if (x->cache_ready)
-        logtk_hashtab_free(&x->cache);
+        ltk_hashtab_free(&x->cache);
     free(x->cache_val);
     memset(x, 0, sizeof *x);
 }
@@ -705,10 +705,10 @@ static void ctx_free(search_ctx *x)
  */
 static int build_line(search_ctx *x, uint32_t i)
 {
-    logtk_strbuf_clear(&x->line);
-    if (ltka_decoder_line(x->dec, i, 0, &x->line) != LOGTK_OK)
+    ltk_strbuf_clear(&x->line);
+    if (ltk_decoder_line(x->dec, i, 0, &x->line) != LOGTK_OK)
         return -1;
-    if (ltka_decoder_line_eol(x->dec, i) == 1 && logtk_strbuf_putc(&x->line, '\r') != 0)
+    if (ltk_decoder_line_eol(x->dec, i) == 1 && ltk_strbuf_putc(&x->line, '\r') != 0)
         return -1;
     return 0;
 }
@@ -722,7 +722,7 @@ typedef struct block_place {
 
 static int block_damaged(search_ctx *x, const block_place *bp, uint32_t nlines, const char *why)
 {
-    return logtk_error_set(&x->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
+    return ltk_error_set(&x->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
                            bp->name, (unsigned long long)bp->index + 1,
                            (unsigned long long)bp->first_line,
                            (unsigned long long)(bp->first_line + nlines - 1), why);
@@ -733,7 +733,7 @@ static void note_selected(search_ctx *x, uint32_t i)
 {
     if (!x->recording)
         return;
-    if (logtk_array_reserve((void **)&x->sel_lines, &x->sel_lines_cap, x->nsel_lines + 1, sizeof *x->sel_lines) != 0)
+    if (ltk_array_reserve((void **)&x->sel_lines, &x->sel_lines_cap, x->nsel_lines + 1, sizeof *x->sel_lines) != 0)
         x->sel_failed = 1;
     else
         x->sel_lines[x->nsel_lines++] = i;
@@ -749,17 +749,17 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
                         uint32_t nlines, uint32_t raw_bytes, const block_place *bp,
                         logtk_write_callback cb, void *user, uint64_t *count, uint32_t *ntemplates)
 {
-    logtk_errbuf derr = {0};
-    ltka_decoder *d = x->dec;
-    int rc = ltka_decode_templates(d, payload, len, nlines, raw_bytes, &derr);
+    ltk_errbuf derr = {0};
+    ltk_decoder *d = x->dec;
+    int rc = ltk_decode_templates(d, payload, len, nlines, raw_bytes, &derr);
     if (rc != LOGTK_OK)
-        return block_damaged(x, bp, nlines, logtk_error_text(&derr));
-    uint32_t nt = ltka_decoder_template_count(d);
+        return block_damaged(x, bp, nlines, ltk_error_text(&derr));
+    uint32_t nt = ltk_decoder_template_count(d);
     *ntemplates = nt;
     if (nt > x->maybe_cap) {
         uint8_t *m = realloc(x->maybe, nt);
         if (!m)
-            return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
         x->maybe = m;
         x->maybe_cap = nt;
     }
@@ -768,8 +768,8 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
     uint8_t any_mask = g->pieces.n ? 0 : 0xff;
     for (uint32_t t = 0; t < nt; t++) {
         size_t tl;
-        const uint8_t *tb = ltka_decoder_template(d, t, &tl);
-        x->maybe[t] = g->pieces.n ? ltka_cached_piece_mask(g, x, tb, tl) : 0;
+        const uint8_t *tb = ltk_decoder_template(d, t, &tl);
+        x->maybe[t] = g->pieces.n ? ltk_cached_piece_mask(g, x, tb, tl) : 0;
         any_mask |= x->maybe[t];
     }
     int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
@@ -782,7 +782,7 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
             x->cand = m;
         uint8_t *lm = m ? realloc(x->line_mask, nlines) : NULL;
         if (!lm)
-            return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
         x->line_mask = lm;
         x->line_cap = nlines;
     }
@@ -802,26 +802,26 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
     x->ids_state = 0;
     if (sparse && g->pieces.n > 0) {
         /* templates counted, number tests run, then only the units that pass are marked */
-        rc = ltka_decode_lines_count(d, &derr);
+        rc = ltk_decode_lines_count(d, &derr);
         if (rc != LOGTK_OK)
-            return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+            return block_damaged(x, bp, nlines, ltk_error_text(&derr));
         x->ids_state = 1;
         rc = mark_tested(g, x, d, all, line_mask, &derr);
         if (rc == LOGTK_ERR_NOMEM)
-            return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
         if (rc < 0)
-            return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+            return block_damaged(x, bp, nlines, ltk_error_text(&derr));
         if (rc == 1)
             return LOGTK_OK; /* some piece fits no unit of this block */
-        ltka_decode_lines_mark_counted(d, x->mark, line_mask);
+        ltk_decode_lines_mark_counted(d, x->mark, line_mask);
     } else {
-        rc = sparse ? ltka_decode_lines_mark(d, x->maybe, line_mask, &derr)
-                    : ltka_decode_lines_masked(d, x->maybe, line_mask, &derr);
+        rc = sparse ? ltk_decode_lines_mark(d, x->maybe, line_mask, &derr)
+                    : ltk_decode_lines_masked(d, x->maybe, line_mask, &derr);
         if (rc != LOGTK_OK)
-            return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+            return block_damaged(x, bp, nlines, ltk_error_text(&derr));
         x->ids_state = sparse ? 1 : 2;
     }
-    uint32_t n = ltka_decoder_line_count(d);
+    uint32_t n = ltk_decoder_line_count(d);
     uint32_t ncand = 0;
     if (invert) {
         for (uint32_t i = 0; i < n; i++)
@@ -834,9 +834,9 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
             hit++;
         }
         x->dense = (uint64_t)ncand * 64 > n; /* measured: sparse wins below about 1 line in 60 */
-        rc = sparse ? ltka_decode_index_lines(d, x->cand, ncand, &derr) : LOGTK_OK;
+        rc = sparse ? ltk_decode_index_lines(d, x->cand, ncand, &derr) : LOGTK_OK;
         if (rc != LOGTK_OK)
-            return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+            return block_damaged(x, bp, nlines, ltk_error_text(&derr));
         if (!cb && g->sure_ok && ncand > 0) {
             /*
              * Counting only: a candidate with a part whose template's
@@ -846,19 +846,19 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
             if (nt > x->sure_cap) {
                 uint8_t *m = realloc(x->sure, nt);
                 if (!m)
-                    return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+                    return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
                 x->sure = m;
                 x->sure_cap = nt;
             }
             for (uint32_t t = 0; t < nt; t++) {
                 size_t tl;
-                const uint8_t *tb = ltka_decoder_template(d, t, &tl);
-                x->sure[t] = x->maybe[t] == all && ltka_template_is_sure(g, tb, tl);
+                const uint8_t *tb = ltk_decoder_template(d, t, &tl);
+                x->sure[t] = x->maybe[t] == all && ltk_template_is_sure(g, tb, tl);
             }
-            uint32_t parts = ltka_decoder_part_count(d), kept = 0;
+            uint32_t parts = ltk_decoder_part_count(d), kept = 0;
             for (uint32_t c = 0; c < ncand; c++) {
                 uint32_t i = x->cand[c], p = 0;
-                while (p < parts && !x->sure[ltka_decoder_line_template(d, i, p)])
+                while (p < parts && !x->sure[ltk_decoder_line_template(d, i, p)])
                     p++;
                 if (p < parts) {
                     (*count)++;
@@ -873,16 +873,16 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
     if (!invert && g->pieces.n > 0 && ncand > 0) {
         rc = prune_candidates(g, x, d, all, &ncand, &derr);
         if (rc == LOGTK_ERR_NOMEM)
-            return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
         if (rc != LOGTK_OK)
-            return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+            return block_damaged(x, bp, nlines, ltk_error_text(&derr));
     }
     if (!invert && ncand == 0)
         return LOGTK_OK; /* no line left to rebuild: no value is decoded */
     /* only the values of candidate lines are expanded (all with -v) */
-    rc = invert ? ltka_decode_values(d, NULL, &derr) : ltka_decode_values_for_lines(d, x->cand, ncand, &derr);
+    rc = invert ? ltk_decode_values(d, NULL, &derr) : ltk_decode_values_for_lines(d, x->cand, ncand, &derr);
     if (rc != LOGTK_OK)
-        return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+        return block_damaged(x, bp, nlines, ltk_error_text(&derr));
     uint64_t total_bytes = 0;
     for (uint32_t c = 0; c < ncand; c++) {
         uint32_t i = x->cand[c];
@@ -893,7 +893,7 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
             continue;
         }
         if (build_line(x, i) != 0)
-            return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
         total_bytes += x->line.len;
         if (total_bytes > raw_bytes)
             return block_damaged(x, bp, nlines, "too long");
@@ -908,10 +908,10 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
             if (cb) {
                 /* the line already ends with its '\r' when it had one (see build_line);
                    a last line without a terminator gets one, as grep prints it */
-                if (logtk_strbuf_putc(&x->line, '\n') != 0)
-                    return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+                if (ltk_strbuf_putc(&x->line, '\n') != 0)
+                    return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
                 if (cb(user, x->line.data, x->line.len) != 0)
-                    return logtk_error_set(&x->err, LOGTK_ERR_IO, "write failed");
+                    return ltk_error_set(&x->err, LOGTK_ERR_IO, "write failed");
             }
         }
     }
@@ -922,29 +922,29 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
 static int hold_line(void *user, const void *data, size_t len)
 {
     search_ctx *x = user;
-    if (logtk_array_reserve((void **)&x->held_lens, &x->held_cap, x->nheld + 1, sizeof *x->held_lens) != 0)
+    if (ltk_array_reserve((void **)&x->held_lens, &x->held_cap, x->nheld + 1, sizeof *x->held_lens) != 0)
         return -1;
-    if (len > UINT32_MAX || logtk_strbuf_append(&x->held, data, len) != 0)
+    if (len > UINT32_MAX || ltk_strbuf_append(&x->held, data, len) != 0)
         return -1;
     x->held_lens[x->nheld++] = (uint32_t)len;
     return 0;
 }
 
 /*
- * Checks the line groups (ltka_check_group() lines each) holding the lines
+ * Checks the line groups (ltk_check_group() lines each) holding the lines
  * search_block selected against the block's line hashes: only those groups
  * are rebuilt, through the same sparse steps a search takes (template ids
  * counted, then the values of just those lines), or the whole block when
  * they are a good part of it.
  */
 static int check_selected_groups(search_ctx *x, const uint8_t *payload, size_t len, uint32_t nlines,
-                                 uint32_t raw_bytes, const uint8_t *line_hashes, logtk_errbuf *derr)
+                                 uint32_t raw_bytes, const uint8_t *line_hashes, ltk_errbuf *derr)
 {
-    ltka_decoder *d = x->dec;
-    uint32_t lines = ltka_check_group(nlines);
+    ltk_decoder *d = x->dec;
+    uint32_t lines = ltk_check_group(nlines);
     size_t ngroups = ((size_t)nlines + lines - 1) / lines;
-    if (logtk_array_reserve((void **)&x->group_on, &x->group_on_cap, ngroups + 1, 1) != 0)
-        return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&x->group_on, &x->group_on_cap, ngroups + 1, 1) != 0)
+        return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
     memset(x->group_on, 0, ngroups);
     uint64_t nin = 0;
     for (size_t k = 0; k < x->nsel_lines; k++) {
@@ -956,12 +956,12 @@ static int check_selected_groups(search_ctx *x, const uint8_t *payload, size_t l
     }
     if (nin * 4 > nlines) {
         /* most of the block: decode it whole, check every group */
-        logtk_strbuf_clear(&x->whole);
-        int rc = ltka_decode_block(d, payload, len, nlines, raw_bytes, &x->whole, NULL, derr);
-        return rc == LOGTK_OK ? ltka_check_content(line_hashes, x->whole.data, x->whole.len, nlines, derr) : rc;
+        ltk_strbuf_clear(&x->whole);
+        int rc = ltk_decode_block(d, payload, len, nlines, raw_bytes, &x->whole, NULL, derr);
+        return rc == LOGTK_OK ? ltk_check_content(line_hashes, x->whole.data, x->whole.len, nlines, derr) : rc;
     }
-    if (logtk_array_reserve((void **)&x->group_lines, &x->group_lines_cap, nin + 1, sizeof *x->group_lines) != 0)
-        return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&x->group_lines, &x->group_lines_cap, nin + 1, sizeof *x->group_lines) != 0)
+        return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
     uint32_t n = 0;
     for (size_t g = 0; g < ngroups; g++)
         if (x->group_on[g])
@@ -970,29 +970,29 @@ static int check_selected_groups(search_ctx *x, const uint8_t *payload, size_t l
     /* the search's own reading of the template ids is reused: counted, or every unit indexed */
     int rc = LOGTK_OK;
     if (x->ids_state == 0) {
-        rc = ltka_decode_templates(d, payload, len, nlines, raw_bytes, derr);
+        rc = ltk_decode_templates(d, payload, len, nlines, raw_bytes, derr);
         if (rc == LOGTK_OK)
-            rc = ltka_decode_lines_count(d, derr);
+            rc = ltk_decode_lines_count(d, derr);
     }
     if (rc == LOGTK_OK && x->ids_state != 2)
-        rc = ltka_decode_index_lines(d, x->group_lines, n, derr);
+        rc = ltk_decode_index_lines(d, x->group_lines, n, derr);
     if (rc == LOGTK_OK)
-        rc = ltka_decode_values_for_lines(d, x->group_lines, n, derr);
+        rc = ltk_decode_values_for_lines(d, x->group_lines, n, derr);
     if (rc != LOGTK_OK)
         return rc;
     uint32_t k = 0;
     for (size_t g = 0; g < ngroups; g++) {
         if (!x->group_on[g])
             continue;
-        logtk_strbuf_clear(&x->whole);
+        ltk_strbuf_clear(&x->whole);
         for (; k < n && x->group_lines[k] / lines == g; k++) {
-            if (ltka_decoder_line(d, x->group_lines[k], 1, &x->whole) != LOGTK_OK)
-                return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+            if (ltk_decoder_line(d, x->group_lines[k], 1, &x->whole) != LOGTK_OK)
+                return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
             if (x->whole.len > raw_bytes)
-                return logtk_error_set(derr, LOGTK_ERR_ARCHIVE, "block decodes to more bytes than its header says");
+                return ltk_error_set(derr, LOGTK_ERR_ARCHIVE, "block decodes to more bytes than its header says");
         }
-        if (logtk_checksum32(x->whole.data, x->whole.len) != logtk_le_get_u32(line_hashes + 4 * g))
-            return logtk_error_set(derr, LOGTK_ERR_ARCHIVE,
+        if (ltk_checksum32(x->whole.data, x->whole.len) != ltk_le_get_u32(line_hashes + 4 * g))
+            return ltk_error_set(derr, LOGTK_ERR_ARCHIVE,
                                    "decoded lines %zu-%zu of the block fail the content checksum",
                                    g * lines + 1, g * lines + lines < nlines ? g * lines + lines : (size_t)nlines);
     }
@@ -1016,7 +1016,7 @@ static int search_block_checked(const logtk_grep *g, search_ctx *x, const uint8_
     if (!line_hashes) /* format 3: nothing to check against */
         return search_block(g, x, payload, len, nlines, raw_bytes, bp, cb, user, count, ntemplates);
     uint64_t selected = 0;
-    logtk_strbuf_clear(&x->held);
+    ltk_strbuf_clear(&x->held);
     x->nheld = 0;
     x->nsel_lines = 0;
     x->sel_failed = 0;
@@ -1025,21 +1025,21 @@ static int search_block_checked(const logtk_grep *g, search_ctx *x, const uint8_
                           ntemplates);
     x->recording = 0;
     if (rc == LOGTK_ERR_IO && cb)
-        return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
     if (rc != LOGTK_OK || selected == 0)
         return rc;
     if (x->sel_failed)
-        return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
-    logtk_errbuf derr = {0};
+        return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+    ltk_errbuf derr = {0};
     rc = check_selected_groups(x, payload, len, nlines, raw_bytes, line_hashes, &derr);
     if (rc == LOGTK_ERR_NOMEM)
-        return logtk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
     if (rc != LOGTK_OK)
-        return block_damaged(x, bp, nlines, logtk_error_text(&derr));
+        return block_damaged(x, bp, nlines, ltk_error_text(&derr));
     const char *p = x->held.data;
     for (size_t k = 0; k < x->nheld; k++) {
         if (cb(user, p, x->held_lens[k]) != 0)
-            return logtk_error_set(&x->err, LOGTK_ERR_IO, "write failed");
+            return ltk_error_set(&x->err, LOGTK_ERR_IO, "write failed");
         p += x->held_lens[k];
     }
     *count += selected;
@@ -1051,11 +1051,11 @@ static int search_block_checked(const logtk_grep *g, search_ctx *x, const uint8_
 static int next_block_serial(logtk_grep *g, logtk_archive_reader *r, logtk_archive_block *b,
                              logtk_write_callback cb, void *user, uint64_t *count)
 {
-    ltka_raw_block raw;
-    int rc = ltka_reader_next_raw(r, b, &raw);
+    ltk_raw_block raw;
+    int rc = ltk_reader_next_raw(r, b, &raw);
     if (rc != LOGTK_OK) {
         if (rc < 0)
-            logtk_error_copy(&g->err, &r->err);
+            ltk_error_copy(&g->err, &r->err);
         return rc;
     }
     search_ctx *x = &g->main;
@@ -1065,9 +1065,9 @@ static int next_block_serial(logtk_grep *g, logtk_archive_reader *r, logtk_archi
     rc = search_block_checked(g, x, raw.payload, raw.len, raw.nlines, raw.raw_bytes, raw.line_hashes, &bp, cb,
                               user, count, &b->templates);
     if (rc != LOGTK_OK) {
-        logtk_error_copy(&g->err, &x->err);
+        ltk_error_copy(&g->err, &x->err);
         if (rc == LOGTK_ERR_ARCHIVE) {
-            logtk_error_copy(&r->err, &g->err);
+            ltk_error_copy(&r->err, &g->err);
             b->damaged = 1;
         }
     }
@@ -1081,8 +1081,8 @@ static int next_block_serial(logtk_grep *g, logtk_archive_reader *r, logtk_archi
  * callback, so selected lines are collected), and what the worker found.
  */
 typedef struct grep_job {
-    ltka_read_job in;   /* first: the block as read; in.rc and in.err get the search's status */
-    logtk_strbuf out;   /* selected lines, back to back ... */
+    ltk_read_job in;   /* first: the block as read; in.rc and in.err get the search's status */
+    ltk_strbuf out;   /* selected lines, back to back ... */
     uint32_t *lens;     /* ... and their lengths */
     size_t nlens, lens_cap;
     uint64_t count;
@@ -1102,16 +1102,16 @@ typedef struct grep_job {
 
 struct grep_pool {
     int nthreads;
-    ltka_readahead *ra;
+    ltk_readahead *ra;
     search_ctx ctx[GREP_MAX_THREADS]; /* worker i's */
 };
 
 static int job_collect(void *user, const void *data, size_t len)
 {
     grep_job *j = user;
-    if (logtk_array_reserve((void **)&j->lens, &j->lens_cap, j->nlens + 1, sizeof *j->lens) != 0)
+    if (ltk_array_reserve((void **)&j->lens, &j->lens_cap, j->nlens + 1, sizeof *j->lens) != 0)
         return -1;
-    if (len > UINT32_MAX || logtk_strbuf_append(&j->out, data, len) != 0)
+    if (len > UINT32_MAX || ltk_strbuf_append(&j->out, data, len) != 0)
         return -1;
     j->lens[j->nlens++] = (uint32_t)len;
     return 0;
@@ -1122,19 +1122,19 @@ static void grep_work(void *state, void *arg)
 {
     search_ctx *x = state;
     grep_job *j = arg;
-    ltka_read_job *in = &j->in;
+    ltk_read_job *in = &j->in;
     block_place bp = {in->source, in->b.index, in->b.first_line};
-    logtk_strbuf_clear(&j->out);
+    ltk_strbuf_clear(&j->out);
     j->nlens = 0;
     j->count = 0;
-    logtk_error_clear(&x->err);
+    ltk_error_clear(&x->err);
     uint32_t nt = 0;
     int rc = search_block_checked(x->g, x, in->payload, in->len, in->nlines, in->raw_bytes,
                                   in->line_hashes, &bp,
                                   in->flags ? job_collect : NULL, j, &j->count, &nt);
     in->b.templates = nt;
     if (rc != LOGTK_OK) {
-        logtk_error_copy(&in->err, &x->err);
+        ltk_error_copy(&in->err, &x->err);
         if (rc == LOGTK_ERR_ARCHIVE)
             in->b.damaged = 1;
     }
@@ -1144,7 +1144,7 @@ static void grep_work(void *state, void *arg)
 static void free_job(void *arg)
 {
     grep_job *j = arg;
-    logtk_strbuf_free(&j->out);
+    ltk_strbuf_free(&j->out);
     free(j->lens);
 }
 
@@ -1152,7 +1152,7 @@ static void pool_free(grep_pool *p)
 {
     if (!p)
         return;
-    ltka_readahead_free(p->ra, free_job); /* stops the workers first */
+    ltk_readahead_free(p->ra, free_job); /* stops the workers first */
     for (int i = 0; i < p->nthreads; i++)
         ctx_free(&p->ctx[i]);
     free(p);
@@ -1170,14 +1170,14 @@ static int pool_start(logtk_grep *g)
         search_ctx *x = &p->ctx[i];
         states[i] = x;
         x->g = g;
-        x->dec = ltka_decoder_new();
+        x->dec = ltk_decoder_new();
         x->own_dec = 1;
-        if (!x->dec || (g->regex && logtk_regex_clone(g->regex, &x->re) != LOGTK_OK)) {
+        if (!x->dec || (g->regex && ltk_regex_clone(g->regex, &x->re) != LOGTK_OK)) {
             pool_free(p);
             return -1;
         }
     }
-    p->ra = ltka_readahead_new(p->nthreads, GREP_DEPTH, sizeof(grep_job), grep_work, states);
+    p->ra = ltk_readahead_new(p->nthreads, GREP_DEPTH, sizeof(grep_job), grep_work, states);
     if (!p->ra) {
         pool_free(p);
         return -1;
@@ -1190,21 +1190,21 @@ static int next_block_parallel(logtk_grep *g, logtk_archive_reader *r, logtk_arc
                                logtk_write_callback cb, void *user, uint64_t *count)
 {
     int end_rc;
-    grep_job *j = (grep_job *)ltka_readahead_next(g->pool->ra, r, cb != NULL, &end_rc);
+    grep_job *j = (grep_job *)ltk_readahead_next(g->pool->ra, r, cb != NULL, &end_rc);
     if (!j)
         return LOGTK_DONE; /* a fatal error was delivered in its block's turn */
     *b = j->in.b;
     if (j->in.rc != LOGTK_OK) {
-        logtk_error_copy(&g->err, &j->in.err);
+        ltk_error_copy(&g->err, &j->in.err);
         if (j->in.rc == LOGTK_ERR_ARCHIVE)
-            logtk_error_copy(&r->err, &j->in.err);
+            ltk_error_copy(&r->err, &j->in.err);
         return j->in.rc;
     }
     if (cb) {
         const char *s = j->out.data;
         for (size_t k = 0; k < j->nlens; k++) {
             if (cb(user, s, j->lens[k]) != 0)
-                return logtk_error_set(&g->err, LOGTK_ERR_IO, "write failed");
+                return ltk_error_set(&g->err, LOGTK_ERR_IO, "write failed");
             s += j->lens[k];
         }
     }
@@ -1236,7 +1236,7 @@ int logtk_grep_next_block(logtk_grep *g, logtk_archive_reader *r, logtk_archive_
 
 const char *logtk_grep_errmsg(const logtk_grep *g)
 {
-    return g ? logtk_error_text(&g->err) : "out of memory";
+    return g ? ltk_error_text(&g->err) : "out of memory";
 }
 
 void logtk_grep_free(logtk_grep *g)
@@ -1249,6 +1249,6 @@ void logtk_grep_free(logtk_grep *g)
     free(g->masks);
     free(g->phrases);
     ctx_free(&g->main); /* its clone before the pattern it borrows */
-    logtk_regex_free(g->regex);
+    ltk_regex_free(g->regex);
     free(g);
 }

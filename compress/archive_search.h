@@ -3,14 +3,14 @@
  * logtk_grep_* API: the selection of one line alone, which the tests and
  * the archive fuzzer use to check grep's output against a plain scan.
  */
-#ifndef LOGTK_ARCHIVE_SEARCH_H
-#define LOGTK_ARCHIVE_SEARCH_H
+#ifndef LTK_ARCHIVE_SEARCH_H
+#define LTK_ARCHIVE_SEARCH_H
 
 #include <stddef.h>
 
 #include "logtk.h"
 
 /** Nonzero when one line (without its terminator) is selected by g's patterns. */
-int logtk_grep_line(logtk_grep *g, const char *line, size_t len);
+int ltk_grep_line(logtk_grep *g, const char *line, size_t len);
 
 #endif

@@ -3,8 +3,8 @@
  * archive_search.c (the grep driver) and pattern_placement.c (where the
  * pattern's pieces can lie in a template) (internal).
  */
-#ifndef LOGTK_ARCHIVE_SEARCH_IMPL_H
-#define LOGTK_ARCHIVE_SEARCH_IMPL_H
+#ifndef LTK_ARCHIVE_SEARCH_IMPL_H
+#define LTK_ARCHIVE_SEARCH_IMPL_H
 
 #include <stdint.h>
 
@@ -59,16 +59,16 @@ typedef struct align_memo {
  * worker of the parallel path has its own.
  */
 typedef struct search_ctx {
-    logtk_errbuf err;
+    ltk_errbuf err;
     struct logtk_grep *g;
-    ltka_decoder *dec; /* owned by workers; the reader's in the serial path */
+    ltk_decoder *dec; /* owned by workers; the reader's in the serial path */
     int own_dec;
-    logtk_regex *re; /* a clone of the grep's pattern (NULL: memmem) */
-    logtk_strbuf line;
-    logtk_strbuf held;      /* a block's selected lines, held back until its content checksum holds ... */
+    ltk_regex *re; /* a clone of the grep's pattern (NULL: memmem) */
+    ltk_strbuf line;
+    ltk_strbuf held;      /* a block's selected lines, held back until its content checksum holds ... */
     uint32_t *held_lens;    /* ... and their lengths */
     size_t nheld, held_cap;
-    logtk_strbuf whole;     /* lines rebuilt to check their content checksum */
+    ltk_strbuf whole;     /* lines rebuilt to check their content checksum */
     uint32_t *sel_lines;    /* the lines of the block search_block selected (while recording) */
     size_t nsel_lines, sel_lines_cap;
     int recording, sel_failed;
@@ -84,7 +84,7 @@ typedef struct search_ctx {
     size_t line_cap;
     uint8_t *nfa;
     size_t nfa_cap;
-    logtk_hashtab cache; /* distinct templates seen so far ... */
+    ltk_hashtab cache; /* distinct templates seen so far ... */
     int cache_ready;
     uint8_t *cache_val; /* ... and the mask of each */
     size_t cache_cap;
@@ -97,7 +97,7 @@ typedef struct search_ctx {
     size_t look_cap;
     uint8_t *dclean; /* per template: every digit of its lines comes from a numeric variable of its own */
     size_t dclean_cap;
-    ltka_num_test *tests; /* number tests of the block (see number_filter) ... */
+    ltk_num_test *tests; /* number tests of the block (see number_filter) ... */
     size_t ntests, tests_cap;
     uint8_t *alive;       /* ... the alignments still possible per (template, piece) unit ... */
     size_t alive_cap;
@@ -116,7 +116,7 @@ typedef struct search_ctx {
     int had_tests;        /* the last block had number tests */
     struct align_memo *memo; /* per (cached template id, piece): its alignments' tests (see number_filter) ... */
     size_t memo_cap;         /* ... entries, ids * MAX_PIECES */
-    ltka_num_test *memo_tests; /* ... the tests they point into */
+    ltk_num_test *memo_tests; /* ... the tests they point into */
     size_t memo_ntests, memo_tests_cap;
 } search_ctx;
 
@@ -131,7 +131,7 @@ typedef struct grep_pool grep_pool;
  */
 typedef struct piece_masks {
     uint64_t byte[256];
-    uint64_t var[LTKA_M_LAST + 1]; /* indexed by variable marker (see ltka_is_var_marker) */
+    uint64_t var[LTK_M_LAST + 1]; /* indexed by variable marker (see ltk_is_var_marker) */
     uint64_t last;   /* the bit of the piece's last byte */
     uint64_t literal_need[4]; /* bytes of the whole piece no variable can produce (bit c) */
     /*
@@ -160,21 +160,21 @@ typedef struct piece_masks {
  */
 typedef struct phrase_masks {
     uint64_t byte[256];
-    uint64_t var[LTKA_M_LAST + 1]; /* positions a variable of each kind can produce (never a blank) */
+    uint64_t var[LTK_M_LAST + 1]; /* positions a variable of each kind can produce (never a blank) */
     uint64_t last;
     uint64_t run_start;
     uint8_t pieces;
 } phrase_masks;
 
 struct logtk_grep {
-    logtk_errbuf err;
+    ltk_errbuf err;
     int flags;
     char *pattern;
     size_t plen;
     piece_set pieces; /* required texts of a match; none: no template check */
     piece_masks *masks; /* per piece, for the bit-parallel template check */
     phrase_masks *phrases; /* per phrase of pieces (pieces.nphrases) */
-    logtk_regex *regex; /* the compiled pattern; NULL: -F without -i (memmem) */
+    ltk_regex *regex; /* the compiled pattern; NULL: -F without -i (memmem) */
     int sure_ok; /* -F, not -v, non-empty: a template literal holding the pattern makes its lines match */
     search_ctx main;
     int threads;

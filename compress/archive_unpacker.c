@@ -46,18 +46,18 @@
 #define UNPACK_DEPTH 2
 
 typedef struct unpack_job {
-    ltka_read_job in; /* first: the block as read */
-    logtk_strbuf text;
-    ltka_stream_sizes sizes;
+    ltk_read_job in; /* first: the block as read */
+    ltk_strbuf text;
+    ltk_stream_sizes sizes;
 } unpack_job;
 
 struct logtk_archive_unpacker {
-    logtk_errbuf err;
+    ltk_errbuf err;
     int threads;
-    ltka_decoder *decoders[UNPACK_MAX_THREADS];
-    ltka_readahead *ra; /* NULL: not started yet, or no thread could be */
+    ltk_decoder *decoders[UNPACK_MAX_THREADS];
+    ltk_readahead *ra; /* NULL: not started yet, or no thread could be */
     int serial;         /* ran out of memory: no more read-ahead, decode in the caller's thread */
-    logtk_strbuf retry_text; /* a block decoded again after running out of memory */
+    ltk_strbuf retry_text; /* a block decoded again after running out of memory */
     unpack_job *last;        /* serial: the job delivered last, whose text goes at the next call */
 };
 
@@ -72,7 +72,7 @@ int logtk_archive_unpacker_new(logtk_archive_unpacker **out, int threads)
     u->threads = threads;
     if (threads > 1) {
         for (int i = 0; i < threads; i++) {
-            if ((u->decoders[i] = ltka_decoder_new()) == NULL) {
+            if ((u->decoders[i] = ltk_decoder_new()) == NULL) {
                 logtk_archive_unpacker_free(u);
                 return LOGTK_ERR_NOMEM;
             }
@@ -82,26 +82,26 @@ int logtk_archive_unpacker_new(logtk_archive_unpacker **out, int threads)
     return LOGTK_OK;
 }
 
-int ltka_test_worker_nomem;
+int ltk_test_worker_nomem;
 
 /* Read-ahead work function: state is the worker's decoder. */
 static void decode_job(void *state, void *arg)
 {
     unpack_job *j = arg;
-    ltka_read_job *in = &j->in;
-    logtk_errbuf derr = {0};
-    if (__atomic_load_n(&ltka_test_worker_nomem, __ATOMIC_RELAXED) > 0 &&
-        __atomic_sub_fetch(&ltka_test_worker_nomem, 1, __ATOMIC_RELAXED) >= 0)
+    ltk_read_job *in = &j->in;
+    ltk_errbuf derr = {0};
+    if (__atomic_load_n(&ltk_test_worker_nomem, __ATOMIC_RELAXED) > 0 &&
+        __atomic_sub_fetch(&ltk_test_worker_nomem, 1, __ATOMIC_RELAXED) >= 0)
         in->rc = LOGTK_ERR_NOMEM;
     else
-        in->rc = ltka_decode_block(state, in->payload, in->len, in->nlines, in->raw_bytes,
+        in->rc = ltk_decode_block(state, in->payload, in->len, in->nlines, in->raw_bytes,
                                    &j->text, &j->sizes, &derr);
     if (in->rc == LOGTK_ERR_NOMEM)
         return; /* not damage: the caller decodes it again (retry_job) */
     if (in->rc == LOGTK_OK)
-        in->rc = ltka_check_content(in->line_hashes, j->text.data, j->text.len, in->nlines, &derr);
+        in->rc = ltk_check_content(in->line_hashes, j->text.data, j->text.len, in->nlines, &derr);
     if (in->rc == LOGTK_OK) {
-        in->b.templates = ltka_decoder_template_count(state);
+        in->b.templates = ltk_decoder_template_count(state);
         in->b.text.ptr = j->text.data ? j->text.data : "";
         in->b.text.len = j->text.len;
         return;
@@ -113,16 +113,16 @@ static void decode_job(void *state, void *arg)
     in->b.first_line = first + 1;
     in->b.damaged = 1;
     in->b.nlines = in->nlines;
-    in->rc = logtk_error_set(&in->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
+    in->rc = ltk_error_set(&in->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
                              in->source, (unsigned long long)index + 1, (unsigned long long)first + 1,
-                             (unsigned long long)(first + in->nlines), logtk_error_text(&derr));
+                             (unsigned long long)(first + in->nlines), ltk_error_text(&derr));
 }
 
 
 static void free_job(void *arg)
 {
     unpack_job *j = arg;
-    logtk_strbuf_free(&j->text);
+    ltk_strbuf_free(&j->text);
 }
 
 /* The serial path: the reader decodes. */
@@ -130,7 +130,7 @@ static int next_inline(logtk_archive_unpacker *u, logtk_archive_reader *r, logtk
 {
     int rc = logtk_archive_reader_next(r, b);
     if (rc != LOGTK_OK && rc != LOGTK_DONE)
-        logtk_error_copy(&u->err, &r->err);
+        ltk_error_copy(&u->err, &r->err);
     return rc;
 }
 
@@ -139,18 +139,18 @@ static int next_inline(logtk_archive_unpacker *u, logtk_archive_reader *r, logtk
  * they were stopped (its payload is still read, in the map or in its
  * copy): decode it here with the reader's decoder.
  */
-static int retry_job(logtk_archive_unpacker *u, logtk_archive_reader *r, ltka_read_job *j,
+static int retry_job(logtk_archive_unpacker *u, logtk_archive_reader *r, ltk_read_job *j,
                      logtk_archive_block *b)
 {
-    logtk_errbuf derr = {0};
-    logtk_strbuf_clear(&u->retry_text);
-    int rc = ltka_decode_block(r->dec, j->payload, j->len, j->nlines, j->raw_bytes, &u->retry_text, NULL,
+    ltk_errbuf derr = {0};
+    ltk_strbuf_clear(&u->retry_text);
+    int rc = ltk_decode_block(r->dec, j->payload, j->len, j->nlines, j->raw_bytes, &u->retry_text, NULL,
                                &derr);
     if (rc == LOGTK_OK)
-        rc = ltka_check_content(j->line_hashes, u->retry_text.data, u->retry_text.len, j->nlines, &derr);
+        rc = ltk_check_content(j->line_hashes, u->retry_text.data, u->retry_text.len, j->nlines, &derr);
     *b = j->b;
     if (rc == LOGTK_ERR_NOMEM)
-        return logtk_error_set(&u->err, LOGTK_ERR_NOMEM,
+        return ltk_error_set(&u->err, LOGTK_ERR_NOMEM,
                                "%s: out of memory decoding block %llu (lines %llu-%llu)", j->source,
                                (unsigned long long)j->b.index + 1, (unsigned long long)j->b.first_line,
                                (unsigned long long)(j->b.first_line + j->nlines - 1));
@@ -160,12 +160,12 @@ static int retry_job(logtk_archive_unpacker *u, logtk_archive_reader *r, ltka_re
         b->first_line = j->b.first_line;
         b->damaged = 1;
         b->nlines = j->nlines;
-        return logtk_error_set(&u->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
+        return ltk_error_set(&u->err, LOGTK_ERR_ARCHIVE, "%s: block %llu (lines %llu-%llu) damaged: %s",
                                j->source, (unsigned long long)b->index + 1,
                                (unsigned long long)b->first_line,
-                               (unsigned long long)(b->first_line + j->nlines - 1), logtk_error_text(&derr));
+                               (unsigned long long)(b->first_line + j->nlines - 1), ltk_error_text(&derr));
     }
-    b->templates = ltka_decoder_template_count(r->dec);
+    b->templates = ltk_decoder_template_count(r->dec);
     b->text.ptr = u->retry_text.data ? u->retry_text.data : "";
     b->text.len = u->retry_text.len;
     return LOGTK_OK;
@@ -179,14 +179,14 @@ int logtk_archive_unpacker_next(logtk_archive_unpacker *u, logtk_archive_reader 
     if (u->serial) {
         /* wound down after running out of memory: deliver what was read, then go on serially */
         if (u->last)
-            logtk_strbuf_free(&u->last->text);
-        ltka_read_job *j = u->ra ? ltka_readahead_take(u->ra) : NULL;
+            ltk_strbuf_free(&u->last->text);
+        ltk_read_job *j = u->ra ? ltk_readahead_take(u->ra) : NULL;
         u->last = (unpack_job *)j;
         if (!j) {
             if (u->ra) {
-                ltka_readahead_free(u->ra, free_job);
+                ltk_readahead_free(u->ra, free_job);
                 u->ra = NULL;
-                logtk_strbuf_free(&u->retry_text);
+                ltk_strbuf_free(&u->retry_text);
             }
             return next_inline(u, r, b);
         }
@@ -194,46 +194,46 @@ int logtk_archive_unpacker_next(logtk_archive_unpacker *u, logtk_archive_reader 
             return retry_job(u, r, j, b);
         *b = j->b;
         if (j->rc != LOGTK_OK)
-            logtk_error_copy(&u->err, &j->err);
+            ltk_error_copy(&u->err, &j->err);
         return j->rc;
     }
     if (!u->ra) {
-        u->ra = ltka_readahead_new(u->threads, UNPACK_DEPTH, sizeof(unpack_job), decode_job,
+        u->ra = ltk_readahead_new(u->threads, UNPACK_DEPTH, sizeof(unpack_job), decode_job,
                                    (void *const *)u->decoders);
         if (!u->ra) /* no thread could be started: decode here */
             return next_inline(u, r, b);
     }
     int end_rc;
-    ltka_read_job *j = ltka_readahead_next(u->ra, r, 0, &end_rc);
+    ltk_read_job *j = ltk_readahead_next(u->ra, r, 0, &end_rc);
     if (!j)
         return end_rc;
     if (j->rc == LOGTK_ERR_NOMEM && j->payload) {
         /* fewer threads: the workers' stacks and buffers go, the rest is decoded here */
         u->serial = 1;
-        ltka_readahead_stop(u->ra, free_job); /* decoded texts go too: decoded again in turn */
+        ltk_readahead_stop(u->ra, free_job); /* decoded texts go too: decoded again in turn */
         for (int i = 0; i < u->threads; i++)
-            ltka_decoder_trim(u->decoders[i]);
+            ltk_decoder_trim(u->decoders[i]);
         u->last = (unpack_job *)j;
         return retry_job(u, r, j, b);
     }
     *b = j->b;
     if (j->rc != LOGTK_OK)
-        logtk_error_copy(&u->err, &j->err);
+        ltk_error_copy(&u->err, &j->err);
     return j->rc;
 }
 
 const char *logtk_archive_unpacker_errmsg(const logtk_archive_unpacker *u)
 {
-    return u ? logtk_error_text(&u->err) : "out of memory";
+    return u ? ltk_error_text(&u->err) : "out of memory";
 }
 
 void logtk_archive_unpacker_free(logtk_archive_unpacker *u)
 {
     if (!u)
         return;
-    ltka_readahead_free(u->ra, free_job);
+    ltk_readahead_free(u->ra, free_job);
     for (int i = 0; i < UNPACK_MAX_THREADS; i++)
-        ltka_decoder_free(u->decoders[i]);
-    logtk_strbuf_free(&u->retry_text);
+        ltk_decoder_free(u->decoders[i]);
+    ltk_strbuf_free(&u->retry_text);
     free(u);
 }

@@ -48,46 +48,46 @@
 
 /* One block on its way through the pipeline. */
 typedef struct block_job {
-    logtk_strbuf text;    /* the block's raw lines */
-    logtk_strbuf payload; /* encoded by a worker */
+    ltk_strbuf text;    /* the block's raw lines */
+    ltk_strbuf payload; /* encoded by a worker */
     uint64_t first_line;  /* 0-based number of its first line */
     uint64_t line_count;  /* lines as counted by the cutter (for messages) */
     uint32_t nlines;      /* lines as counted by the encoder */
-    logtk_strbuf line_hashes; /* checksums of text's line groups, which a reader checks its decoded lines against */
+    ltk_strbuf line_hashes; /* checksums of text's line groups, which a reader checks its decoded lines against */
     int rc;               /* the encoder's status */
     int injected_rc;      /* test hook: fail with this instead of encoding */
 } block_job;
 
 struct logtk_archive_writer {
-    logtk_errbuf err;
+    ltk_errbuf err;
     int level;
     int threads;
     size_t block_lines;
     size_t block_bytes;
     int open;
     int failed; /* sticky error status of the open output, LOGTK_OK when none */
-    logtk_outfile out;
+    ltk_outfile out;
     int fd;              /* appending (open_append): the archive itself, else -1 */
     char *append_path;   /* its path, for messages */
     uint64_t appended_after; /* appending: lines the archive held when opened */
     uint64_t bytes_cut;      /* appending: bytes of footer or torn end cut when opened */
-    logtk_strbuf carry;      /* flush: the unfinished line moved to the next block */
+    ltk_strbuf carry;      /* flush: the unfinished line moved to the next block */
     logtk_write_callback cb;
     void *cb_user;
     uint64_t offset;     /* bytes written so far */
     uint64_t lines_done; /* lines in blocks written */
     uint64_t lines_cut;  /* lines in blocks handed over for encoding */
-    ltka_encoder *encoders[MAX_THREADS]; /* encoder i belongs to worker i (0: inline) */
+    ltk_encoder *encoders[MAX_THREADS]; /* encoder i belongs to worker i (0: inline) */
     block_job *jobs;     /* ring: njobs = 1 inline, 2T + 1 with a pool */
     int njobs;
     int fill;            /* the job being filled */
     size_t cur_lines;    /* complete lines in jobs[fill].text */
-    ltka_pool *pool;     /* NULL: encode inline */
+    ltk_pool *pool;     /* NULL: encode inline */
     uint64_t blocks_cut; /* blocks handed over */
     char *format;        /* the log's format (option "format"), NULL: none */
     uint64_t fail_block; /* test hook: this block fails with fail_rc */
     int fail_rc;
-    ltka_index index;
+    ltk_index index;
 };
 
 int logtk_archive_writer_new(logtk_archive_writer **out)
@@ -98,8 +98,8 @@ int logtk_archive_writer_new(logtk_archive_writer **out)
         return LOGTK_ERR_NOMEM;
     w->level = LOGTK_ARCHIVE_DEFAULT_LEVEL;
     w->threads = 1;
-    w->block_lines = LTKA_DEFAULT_BLOCK_LINES;
-    w->block_bytes = LTKA_DEFAULT_BLOCK_BYTES;
+    w->block_lines = LTK_DEFAULT_BLOCK_LINES;
+    w->block_bytes = LTK_DEFAULT_BLOCK_BYTES;
     w->fd = -1;
     return LOGTK_OK;
 }
@@ -121,16 +121,16 @@ int logtk_archive_writer_set_option(logtk_archive_writer *w, const char *name, c
 {
     size_t v;
     if (w->open)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "options must be set before opening");
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "options must be set before opening");
     if (strcmp(name, "level") == 0) {
         char *end;
         long l = strtol(value, &end, 10);
         if (end == value || *end || l < -7 || l > 22)
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "level: '%s' is not in -7..22", value);
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "level: '%s' is not in -7..22", value);
         if (l != w->level) {
             /* encoders carry their level: make new ones */
             for (int i = 0; i < MAX_THREADS; i++) {
-                ltka_encoder_free(w->encoders[i]);
+                ltk_encoder_free(w->encoders[i]);
                 w->encoders[i] = NULL;
             }
         }
@@ -139,14 +139,14 @@ int logtk_archive_writer_set_option(logtk_archive_writer *w, const char *name, c
     }
     if (strcmp(name, "threads") == 0) {
         if (parse_size(value, 1, MAX_THREADS, &v) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "threads: '%s' is not in 1..%d", value,
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "threads: '%s' is not in 1..%d", value,
                                    MAX_THREADS);
         w->threads = (int)v;
         return LOGTK_OK;
     }
     if (strcmp(name, "block_lines") == 0) {
         if (parse_size(value, 1, 0xFFFFFFF0u, &v) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "block_lines: bad value '%s'", value);
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "block_lines: bad value '%s'", value);
         w->block_lines = v;
         return LOGTK_OK;
     }
@@ -157,30 +157,30 @@ int logtk_archive_writer_set_option(logtk_archive_writer *w, const char *name, c
         if (rc == LOGTK_OK && value)
             rc = logtk_format_compile(f, value);
         if (rc != LOGTK_OK) {
-            logtk_error_set(&w->err, rc, "format: %s", f ? logtk_format_errmsg(f) : "out of memory");
+            ltk_error_set(&w->err, rc, "format: %s", f ? logtk_format_errmsg(f) : "out of memory");
             logtk_format_free(f);
             return rc;
         }
         logtk_format_free(f);
         char *copy = value ? strdup(value) : NULL;
         if (value && !copy)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
         free(w->format);
         w->format = copy;
         /* encoders carry their format: make new ones */
         for (int i = 0; i < MAX_THREADS; i++) {
-            ltka_encoder_free(w->encoders[i]);
+            ltk_encoder_free(w->encoders[i]);
             w->encoders[i] = NULL;
         }
         return LOGTK_OK;
     }
     if (strcmp(name, "block_bytes") == 0) {
-        if (parse_size(value, 1, LTKA_MAX_BLOCK_BYTES / 2, &v) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "block_bytes: bad value '%s'", value);
+        if (parse_size(value, 1, LTK_MAX_BLOCK_BYTES / 2, &v) != 0)
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "block_bytes: bad value '%s'", value);
         w->block_bytes = v;
         return LOGTK_OK;
     }
-    return logtk_error_set(&w->err, LOGTK_ERR_NOT_FOUND, "unknown archive option '%s'", name);
+    return ltk_error_set(&w->err, LOGTK_ERR_NOT_FOUND, "unknown archive option '%s'", name);
 }
 
 /* Records the first error of an open output; later calls return it. */
@@ -197,7 +197,7 @@ static int emit(logtk_archive_writer *w, const void *data, size_t len)
         return LOGTK_OK;
     if (w->cb) {
         if (w->cb(w->cb_user, data, len) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_IO, "archive output: write failed");
+            return ltk_error_set(&w->err, LOGTK_ERR_IO, "archive output: write failed");
     } else if (w->fd >= 0) {
         const char *p = data;
         size_t left = len;
@@ -206,13 +206,13 @@ static int emit(logtk_archive_writer *w, const void *data, size_t len)
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
-                return logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", w->append_path,
+                return ltk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", w->append_path,
                                        strerror(n < 0 ? errno : EIO));
             p += n;
             left -= (size_t)n;
         }
     } else {
-        int rc = logtk_outfile_write(&w->out, data, len, &w->err);
+        int rc = ltk_outfile_write(&w->out, data, len, &w->err);
         if (rc != LOGTK_OK)
             return rc;
     }
@@ -224,30 +224,30 @@ static int emit(logtk_archive_writer *w, const void *data, size_t len)
 static void encode_job(void *state, void *arg)
 {
     block_job *j = arg;
-    logtk_strbuf_clear(&j->payload);
+    ltk_strbuf_clear(&j->payload);
     if (j->injected_rc != LOGTK_OK) {
         j->rc = j->injected_rc;
         return;
     }
-    j->rc = ltka_encode_block(state, j->text.data, j->text.len, &j->payload, &j->nlines);
-    logtk_strbuf_clear(&j->line_hashes);
-    if (j->rc == LOGTK_OK && ltka_line_hashes(j->text.data, j->text.len, j->nlines, &j->line_hashes) != 0)
+    j->rc = ltk_encode_block(state, j->text.data, j->text.len, &j->payload, &j->nlines);
+    ltk_strbuf_clear(&j->line_hashes);
+    if (j->rc == LOGTK_OK && ltk_line_hashes(j->text.data, j->text.len, j->nlines, &j->line_hashes) != 0)
         j->rc = LOGTK_ERR_NOMEM;
 }
 
 static void stop_pool(logtk_archive_writer *w)
 {
-    ltka_pool_free(w->pool); /* waits for running jobs */
+    ltk_pool_free(w->pool); /* waits for running jobs */
     w->pool = NULL;
 }
 
 /* Sets up the pipeline; writes the file header unless with_header is 0 (appending). */
 static int start(logtk_archive_writer *w, int with_header)
 {
-    uint8_t hdr[LTKA_FILE_HEADER_LEN] = {'L', 'T', 'K', 'A', LTKA_VERSION, 0, 0, 0};
+    uint8_t hdr[LTK_FILE_HEADER_LEN] = {'L', 'T', 'K', 'A', LTK_VERSION, 0, 0, 0};
     if (w->fd >= 0) {
-        hdr[4] = LTKA_VERSION_OPEN;
-        hdr[5] = LTKA_FLAG_OPEN;
+        hdr[4] = LTK_VERSION_OPEN;
+        hdr[5] = LTK_FLAG_OPEN;
     }
     w->open = 1;
     w->failed = LOGTK_OK;
@@ -257,29 +257,29 @@ static int start(logtk_archive_writer *w, int with_header)
     w->blocks_cut = 0;
     w->cur_lines = 0;
     w->fill = 0;
-    ltka_index_clear(&w->index);
+    ltk_index_clear(&w->index);
     int want_jobs = w->threads > 1 ? 2 * w->threads + 1 : 1;
     if (w->njobs < want_jobs) {
         block_job *jobs = realloc(w->jobs, (size_t)want_jobs * sizeof *jobs);
         if (!jobs)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
         memset(jobs + w->njobs, 0, (size_t)(want_jobs - w->njobs) * sizeof *jobs);
         w->jobs = jobs;
         w->njobs = want_jobs;
     }
     for (int i = 0; i < w->njobs; i++)
-        logtk_strbuf_clear(&w->jobs[i].text);
+        ltk_strbuf_clear(&w->jobs[i].text);
     for (int i = 0; i < w->threads; i++) {
         if (!w->encoders[i]) {
-            if (!(w->encoders[i] = ltka_encoder_new(w->level)))
-                return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-            int rc = ltka_encoder_set_format(w->encoders[i], w->format);
+            if (!(w->encoders[i] = ltk_encoder_new(w->level)))
+                return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            int rc = ltk_encoder_set_format(w->encoders[i], w->format);
             if (rc != LOGTK_OK)
-                return logtk_error_set(&w->err, rc, "format: cannot compile '%s'", w->format);
+                return ltk_error_set(&w->err, rc, "format: cannot compile '%s'", w->format);
         }
     }
     if (w->threads > 1)
-        w->pool = ltka_pool_new(w->threads, w->njobs - 1, encode_job, (void *const *)w->encoders);
+        w->pool = ltk_pool_new(w->threads, w->njobs - 1, encode_job, (void *const *)w->encoders);
     /* no pool (no threads available): the ring degenerates to one job, encoded inline */
     return with_header ? emit(w, hdr, sizeof hdr) : LOGTK_OK;
 }
@@ -287,16 +287,16 @@ static int start(logtk_archive_writer *w, int with_header)
 int logtk_archive_writer_open_path(logtk_archive_writer *w, const char *path)
 {
     if (w->open)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer already open");
-    logtk_error_clear(&w->err);
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer already open");
+    ltk_error_clear(&w->err);
     w->cb = NULL;
-    int rc = logtk_outfile_open(&w->out, path, &w->err);
+    int rc = ltk_outfile_open(&w->out, path, &w->err);
     if (rc != LOGTK_OK)
         return rc;
     rc = start(w, 1);
     if (rc != LOGTK_OK) {
         stop_pool(w);
-        logtk_outfile_abort(&w->out);
+        ltk_outfile_abort(&w->out);
         w->open = 0;
     }
     return rc;
@@ -328,39 +328,39 @@ static int pwrite_all(int fd, const void *data, size_t len, uint64_t off)
 int logtk_archive_writer_open_append(logtk_archive_writer *w, const char *path)
 {
     if (w->open)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer already open");
-    logtk_error_clear(&w->err);
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer already open");
+    ltk_error_clear(&w->err);
     w->cb = NULL;
     if (!path || !*path || strcmp(path, "-") == 0)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "appending needs a file name");
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "appending needs a file name");
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0)
-        return logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
+        return ltk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: not a regular file (appending cuts "
+        return ltk_error_set(&w->err, LOGTK_ERR_IO, "%s: not a regular file (appending cuts "
                                "and syncs the file)", path);
     }
     /* two writers appending to one archive would interleave their blocks */
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
         close(fd);
-        return logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", path,
+        return ltk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", path,
                                e == EWOULDBLOCK ? "another process is appending to it" : strerror(e));
     }
-    ltka_append_state found;
-    int rc = ltka_append_scan(fd, path, &found, &w->err);
+    ltk_append_state found;
+    int rc = ltk_append_scan(fd, path, &found, &w->err);
     if (rc != LOGTK_OK) {
-        ltka_index_free(&found.index);
+        ltk_index_free(&found.index);
         close(fd);
         return rc;
     }
     free(w->append_path);
     if (!(w->append_path = strdup(path))) {
-        ltka_index_free(&found.index);
+        ltk_index_free(&found.index);
         close(fd);
-        return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     w->fd = fd;
     rc = start(w, found.empty);
@@ -368,7 +368,7 @@ int logtk_archive_writer_open_append(logtk_archive_writer *w, const char *path)
     if (rc == LOGTK_OK && !found.empty) {
         /* flag the archive open before its footer (or torn end) goes: a crash
            in between leaves an open archive with a footer, which reads fine */
-        static const uint8_t open_mark[2] = {LTKA_VERSION_OPEN, LTKA_FLAG_OPEN};
+        static const uint8_t open_mark[2] = {LTK_VERSION_OPEN, LTK_FLAG_OPEN};
         if (!(e = pwrite_all(fd, open_mark, 2, 4)) && !(e = sync_fd(fd)) &&
             ftruncate(fd, (off_t)found.end) != 0)
             e = errno;
@@ -376,7 +376,7 @@ int logtk_archive_writer_open_append(logtk_archive_writer *w, const char *path)
             e = errno;
         w->offset = found.end;
         w->lines_done = w->lines_cut = found.lines;
-        ltka_index_free(&w->index);
+        ltk_index_free(&w->index);
         w->index = found.index;
         found.index.entries = NULL;
         found.index.count = found.index.cap = 0;
@@ -384,8 +384,8 @@ int logtk_archive_writer_open_append(logtk_archive_writer *w, const char *path)
     if (rc == LOGTK_OK && !e)
         e = sync_fd(fd);
     if (rc == LOGTK_OK && e)
-        rc = logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", path, strerror(e));
-    ltka_index_free(&found.index);
+        rc = ltk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", path, strerror(e));
+    ltk_index_free(&found.index);
     w->appended_after = found.lines;
     w->bytes_cut = found.cut;
     if (rc != LOGTK_OK) {
@@ -400,10 +400,10 @@ int logtk_archive_writer_open_append(logtk_archive_writer *w, const char *path)
 int logtk_archive_writer_open_callback(logtk_archive_writer *w, logtk_write_callback cb, void *user)
 {
     if (w->open)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer already open");
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer already open");
     if (!cb)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "no output callback");
-    logtk_error_clear(&w->err);
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "no output callback");
+    ltk_error_clear(&w->err);
     w->cb = cb;
     w->cb_user = user;
     int rc = start(w, 1);
@@ -418,19 +418,19 @@ int logtk_archive_writer_open_callback(logtk_archive_writer *w, logtk_write_call
 static int write_job(logtk_archive_writer *w, block_job *j)
 {
     if (j->rc != LOGTK_OK)
-        return logtk_error_set(&w->err, j->rc, "encoding block %zu (lines %llu-%llu): %s",
+        return ltk_error_set(&w->err, j->rc, "encoding block %zu (lines %llu-%llu): %s",
                                w->index.count + 1, (unsigned long long)j->first_line + 1,
                                (unsigned long long)(j->first_line + j->line_count),
                                logtk_strerror(j->rc));
-    ltka_block_header h = {w->lines_done, j->nlines, (uint32_t)j->text.len, (uint32_t)j->payload.len,
-                           logtk_checksum32(j->payload.data, j->payload.len),
-                           ltka_content_hash((const uint8_t *)j->line_hashes.data, j->line_hashes.len,
+    ltk_block_header h = {w->lines_done, j->nlines, (uint32_t)j->text.len, (uint32_t)j->payload.len,
+                           ltk_checksum32(j->payload.data, j->payload.len),
+                           ltk_content_hash((const uint8_t *)j->line_hashes.data, j->line_hashes.len,
                                              j->nlines, (uint32_t)j->text.len),
                            1};
-    uint8_t hdr[LTKA_BLOCK_HEADER_LEN];
-    ltka_block_header_write(hdr, &h);
-    if (ltka_index_add(&w->index, w->offset, w->lines_done, j->nlines, j->text.len) != 0)
-        return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+    uint8_t hdr[LTK_BLOCK_HEADER_LEN];
+    ltk_block_header_write(hdr, &h);
+    if (ltk_index_add(&w->index, w->offset, w->lines_done, j->nlines, j->text.len) != 0)
+        return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
     int rc = emit(w, hdr, sizeof hdr);
     if (rc == LOGTK_OK)
         rc = emit(w, j->payload.data, j->payload.len);
@@ -440,9 +440,9 @@ static int write_job(logtk_archive_writer *w, block_job *j)
        leaves whole blocks and at most one torn one (archive_append.c) */
     int e;
     if (rc == LOGTK_OK && w->fd >= 0 && (e = sync_fd(w->fd)) != 0)
-        rc = logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", w->append_path, strerror(e));
+        rc = ltk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", w->append_path, strerror(e));
     w->lines_done += j->nlines;
-    logtk_strbuf_clear(&j->text);
+    ltk_strbuf_clear(&j->text);
     return rc;
 }
 
@@ -450,7 +450,7 @@ static int write_job(logtk_archive_writer *w, block_job *j)
 static int drain(logtk_archive_writer *w, int wait)
 {
     block_job *j;
-    while ((j = ltka_pool_collect(w->pool, wait)) != NULL) {
+    while ((j = ltk_pool_collect(w->pool, wait)) != NULL) {
         int rc = write_job(w, j);
         if (rc != LOGTK_OK)
             return rc;
@@ -474,12 +474,12 @@ static int hand_over(logtk_archive_writer *w, uint64_t line_count)
     }
     /* write what is finished; when the pool is full, wait for the oldest block first */
     int rc = drain(w, 0);
-    while (rc == LOGTK_OK && !ltka_pool_has_room(w->pool))
-        rc = write_job(w, ltka_pool_collect(w->pool, 1));
+    while (rc == LOGTK_OK && !ltk_pool_has_room(w->pool))
+        rc = write_job(w, ltk_pool_collect(w->pool, 1));
     if (rc != LOGTK_OK)
         return rc;
     /* the pool holds at most njobs - 1 jobs, the last ones submitted: never jobs[fill + 1] */
-    ltka_pool_submit(w->pool, j);
+    ltk_pool_submit(w->pool, j);
     w->fill = (w->fill + 1) % w->njobs;
     return rc;
 }
@@ -487,7 +487,7 @@ static int hand_over(logtk_archive_writer *w, uint64_t line_count)
 int logtk_archive_writer_write(logtk_archive_writer *w, const void *data, size_t len)
 {
     if (!w->open)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer not open");
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer not open");
     if (w->failed != LOGTK_OK)
         return w->failed;
     const char *p = data, *end = p + len;
@@ -508,11 +508,11 @@ int logtk_archive_writer_write(logtk_archive_writer *w, const void *data, size_t
             }
         }
         size_t take = cut ? (size_t)(cut - p) : (size_t)(end - p);
-        if (have + take > LTKA_MAX_BLOCK_BYTES)
-            return fail(w, logtk_error_set(&w->err, LOGTK_ERR_LINE_TOO_LONG,
+        if (have + take > LTK_MAX_BLOCK_BYTES)
+            return fail(w, ltk_error_set(&w->err, LOGTK_ERR_LINE_TOO_LONG,
                                            "line %llu longer than %zu bytes",
                                            (unsigned long long)(w->lines_cut + w->cur_lines + !cut),
-                                           (size_t)LTKA_MAX_BLOCK_BYTES / 2));
+                                           (size_t)LTK_MAX_BLOCK_BYTES / 2));
         /*
          * No room reserved up front: the buffer doubles as the block fills
          * (a few reallocations for the first blocks; the buffers are reused
@@ -520,8 +520,8 @@ int logtk_archive_writer_write(logtk_archive_writer *w, const void *data, size_t
          * block_bytes per job (the archive fuzzer ran at 20 inputs a second
          * under AddressSanitizer, mostly clearing 8 MiB buffers).
          */
-        if (logtk_strbuf_append(&j->text, p, take) != 0)
-            return fail(w, logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory"));
+        if (ltk_strbuf_append(&j->text, p, take) != 0)
+            return fail(w, ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory"));
         p += take;
         if (cut) {
             int rc = hand_over(w, w->cur_lines);
@@ -535,7 +535,7 @@ int logtk_archive_writer_write(logtk_archive_writer *w, const void *data, size_t
 int logtk_archive_writer_flush(logtk_archive_writer *w)
 {
     if (!w->open)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer not open");
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer not open");
     if (w->failed != LOGTK_OK)
         return w->failed;
     block_job *j = &w->jobs[w->fill];
@@ -545,14 +545,14 @@ int logtk_archive_writer_flush(logtk_archive_writer *w)
     int rc = LOGTK_OK;
     if (last > 0) {
         /* the unfinished line (if any) waits for its end in the next block */
-        logtk_strbuf_clear(&w->carry);
-        if (logtk_strbuf_append(&w->carry, j->text.data + last, j->text.len - last) != 0)
-            return fail(w, logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory"));
+        ltk_strbuf_clear(&w->carry);
+        if (ltk_strbuf_append(&w->carry, j->text.data + last, j->text.len - last) != 0)
+            return fail(w, ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory"));
         j->text.len = last;
         rc = hand_over(w, w->cur_lines);
         if (rc == LOGTK_OK && w->carry.len > 0 &&
-            logtk_strbuf_append(&w->jobs[w->fill].text, w->carry.data, w->carry.len) != 0)
-            rc = logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            ltk_strbuf_append(&w->jobs[w->fill].text, w->carry.data, w->carry.len) != 0)
+            rc = ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     if (rc == LOGTK_OK && w->pool)
         rc = drain(w, 1);
@@ -576,7 +576,7 @@ void logtk_archive_writer_append_info(const logtk_archive_writer *w, uint64_t *l
 int logtk_archive_writer_close(logtk_archive_writer *w)
 {
     if (!w->open)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer not open");
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "archive writer not open");
     int rc = w->failed;
     block_job *last = &w->jobs[w->fill];
     if (rc == LOGTK_OK && last->text.len > 0) {
@@ -587,12 +587,12 @@ int logtk_archive_writer_close(logtk_archive_writer *w)
         rc = drain(w, 1);
     stop_pool(w);
     if (rc == LOGTK_OK) {
-        logtk_strbuf footer = LOGTK_STRBUF_INIT;
-        if (ltka_index_serialize(&w->index, &footer) != 0)
-            rc = logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+        ltk_strbuf footer = LTK_STRBUF_INIT;
+        if (ltk_index_serialize(&w->index, &footer) != 0)
+            rc = ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
         else
             rc = emit(w, footer.data, footer.len);
-        logtk_strbuf_free(&footer);
+        ltk_strbuf_free(&footer);
     }
     w->open = 0;
     if (w->fd >= 0) {
@@ -602,19 +602,19 @@ int logtk_archive_writer_close(logtk_archive_writer *w)
         if (rc == LOGTK_OK && !(e = sync_fd(w->fd)) && !(e = pwrite_all(w->fd, closed_mark, 1, 5)))
             e = sync_fd(w->fd);
         if (rc == LOGTK_OK && e)
-            rc = logtk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", w->append_path, strerror(e));
+            rc = ltk_error_set(&w->err, LOGTK_ERR_IO, "%s: %s", w->append_path, strerror(e));
         close(w->fd); /* on failure the whole blocks stay: appending again goes on from them */
         w->fd = -1;
     } else if (!w->cb) {
         if (rc == LOGTK_OK)
-            rc = logtk_outfile_commit(&w->out, &w->err);
+            rc = ltk_outfile_commit(&w->out, &w->err);
         else
-            logtk_outfile_abort(&w->out);
+            ltk_outfile_abort(&w->out);
     }
     return rc;
 }
 
-void ltka_writer_fail_block(logtk_archive_writer *w, uint64_t block, int rc)
+void ltk_writer_fail_block(logtk_archive_writer *w, uint64_t block, int rc)
 {
     w->fail_block = block;
     w->fail_rc = rc;
@@ -627,7 +627,7 @@ uint64_t logtk_archive_writer_bytes_written(const logtk_archive_writer *w)
 
 const char *logtk_archive_writer_errmsg(const logtk_archive_writer *w)
 {
-    return w ? logtk_error_text(&w->err) : "out of memory";
+    return w ? ltk_error_text(&w->err) : "out of memory";
 }
 
 void logtk_archive_writer_free(logtk_archive_writer *w)
@@ -638,18 +638,18 @@ void logtk_archive_writer_free(logtk_archive_writer *w)
     if (w->fd >= 0)
         close(w->fd); /* appending: the blocks written are kept, never removed */
     else if (w->open && !w->cb)
-        logtk_outfile_abort(&w->out);
-    logtk_strbuf_free(&w->carry);
+        ltk_outfile_abort(&w->out);
+    ltk_strbuf_free(&w->carry);
     free(w->append_path);
     for (int i = 0; i < w->njobs; i++) {
-        logtk_strbuf_free(&w->jobs[i].text);
-        logtk_strbuf_free(&w->jobs[i].payload);
-        logtk_strbuf_free(&w->jobs[i].line_hashes);
+        ltk_strbuf_free(&w->jobs[i].text);
+        ltk_strbuf_free(&w->jobs[i].payload);
+        ltk_strbuf_free(&w->jobs[i].line_hashes);
     }
     free(w->jobs);
     for (int i = 0; i < MAX_THREADS; i++)
-        ltka_encoder_free(w->encoders[i]);
-    ltka_index_free(&w->index);
+        ltk_encoder_free(w->encoders[i]);
+    ltk_index_free(&w->index);
     free(w->format);
     free(w);
 }

@@ -1,8 +1,8 @@
 /*
  * archive_writer_impl.h - the archive writer's test hook (internal).
  */
-#ifndef LOGTK_ARCHIVE_WRITER_IMPL_H
-#define LOGTK_ARCHIVE_WRITER_IMPL_H
+#ifndef LTK_ARCHIVE_WRITER_IMPL_H
+#define LTK_ARCHIVE_WRITER_IMPL_H
 
 #include <stdint.h>
 
@@ -15,6 +15,6 @@
  * worker's failure surfaces with the block's line range and that the output
  * is not committed.
  */
-void ltka_writer_fail_block(logtk_archive_writer *w, uint64_t block, int rc);
+void ltk_writer_fail_block(logtk_archive_writer *w, uint64_t block, int rc);
 
 #endif

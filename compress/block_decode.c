@@ -2,13 +2,13 @@
  * block_decode.c - payload -> columns -> lines (the inverse of block_encode.c).
  *
  * Decoding runs in two steps so that search can stop in between:
- *  1. ltka_decode_columns(): decompress the seven streams, check the
+ *  1. ltk_decode_columns(): decompress the seven streams, check the
  *     template dictionary (and turn templates into "ops": literal spans with
  *     escapes removed, and variable slots), and expand every numeric column
  *     (delta, leading zeros; an IP column may be stored as octet planes) and
  *     string column into flat arrays indexed by (template, position, rank of
  *     the line among the lines of its template).
- *  2. ltka_decoder_line(): rebuild one line by walking its template's ops;
+ *  2. ltk_decoder_line(): rebuild one line by walking its template's ops;
  *     decimal numbers are written in place from their digit count (no copy,
  *     no library call), addresses and hex numbers by helpers of their own
  *     (scale-up log, 2M lines: decompress 7,494 -> 6,850 million
@@ -32,7 +32,7 @@
 #include "block_decode_impl.h"
 #include "growarray.h"
 
-ltka_decoder *ltka_decoder_new(void)
+ltk_decoder *ltk_decoder_new(void)
 {
     /*
      * The zstd context (some 160 KB) is made when a stream first needs it:
@@ -40,11 +40,11 @@ ltka_decoder *ltka_decoder_new(void)
      * made some 25 decoders per input, a fresh mapping each under
      * AddressSanitizer).
      */
-    return calloc(1, sizeof(ltka_decoder));
+    return calloc(1, sizeof(ltk_decoder));
 }
 
 /* The decoder's zstd context, made on first use; NULL when out of memory. */
-static ZSTD_DCtx *dctx_of(ltka_decoder *d)
+static ZSTD_DCtx *dctx_of(ltk_decoder *d)
 {
     if (!d->dctx)
         d->dctx = ZSTD_createDCtx();
@@ -52,11 +52,11 @@ static ZSTD_DCtx *dctx_of(ltka_decoder *d)
 }
 
 /* Frees every buffer of d but its zstd context. */
-static void free_buffers(ltka_decoder *d)
+static void free_buffers(ltk_decoder *d)
 {
     for (int i = 0; i < LTKA_NSTREAMS; i++)
-        logtk_strbuf_free(&d->streams[i]);
-    logtk_strbuf_free(&d->lits);
+        ltk_strbuf_free(&d->streams[i]);
+    ltk_strbuf_free(&d->lits);
     free(d->tmpls);
     free(d->ops);
     free(d->line_tid);
@@ -78,7 +78,7 @@ static void free_buffers(ltka_decoder *d)
     free(d->dict_len);
 }
 
-void ltka_decoder_free(ltka_decoder *d)
+void ltk_decoder_free(ltk_decoder *d)
 {
     if (!d)
         return;
@@ -87,7 +87,7 @@ void ltka_decoder_free(ltka_decoder *d)
     free(d);
 }
 
-void ltka_decoder_trim(ltka_decoder *d)
+void ltk_decoder_trim(ltk_decoder *d)
 {
     if (!d)
         return;
@@ -98,22 +98,22 @@ void ltka_decoder_trim(ltka_decoder *d)
 }
 
 /* Reads and checks the stream headers; streams are decompressed on demand. */
-static int read_stream_headers(ltka_decoder *d, const uint8_t *p, const uint8_t *end,
-                               logtk_errbuf *err)
+static int read_stream_headers(ltk_decoder *d, const uint8_t *p, const uint8_t *end,
+                               ltk_errbuf *err)
 {
     /* No stream is larger than this for a block of expect_bytes raw bytes. */
     uint64_t limit = (uint64_t)d->expect_bytes * 2 + (uint64_t)d->nlines * 16 + 64;
     for (int i = 0; i < LTKA_NSTREAMS; i++) {
         uint64_t raw_len, stored_len;
-        if (logtk_varint_get(&p, end, &raw_len) != 0 || logtk_varint_get(&p, end, &stored_len) != 0)
+        if (ltk_varint_get(&p, end, &raw_len) != 0 || ltk_varint_get(&p, end, &stored_len) != 0)
             return BAD("truncated stream header");
         if (raw_len > limit || stored_len > (uint64_t)(end - p))
-            return BAD("stream %s: bad length", ltka_stream_name(i));
+            return BAD("stream %s: bad length", ltk_stream_name(i));
         d->src[i] = p;
         d->stored[i] = stored_len;
         d->raw_len[i] = raw_len;
         d->loaded[i] = 0;
-        logtk_strbuf_clear(&d->streams[i]);
+        ltk_strbuf_clear(&d->streams[i]);
         d->zchunk.key = NULL; /* a new payload: nothing is half-read */
         p += stored_len;
     }
@@ -122,21 +122,21 @@ static int read_stream_headers(ltka_decoder *d, const uint8_t *p, const uint8_t 
     return LOGTK_OK;
 }
 
-static int read_stream(ltka_decoder *d, int i, logtk_errbuf *err)
+static int read_stream(ltk_decoder *d, int i, ltk_errbuf *err)
 {
-    logtk_strbuf *st = &d->streams[i];
+    ltk_strbuf *st = &d->streams[i];
     size_t raw_len = (size_t)d->raw_len[i], stored_len = (size_t)d->stored[i];
-    logtk_strbuf_clear(st);
-    if (logtk_strbuf_reserve(st, raw_len) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    ltk_strbuf_clear(st);
+    if (ltk_strbuf_reserve(st, raw_len) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     if (stored_len == raw_len) {
         memcpy(st->data, d->src[i], raw_len);
     } else {
         if (!dctx_of(d))
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         size_t r = ZSTD_decompressDCtx(d->dctx, st->data, raw_len, d->src[i], stored_len);
         if (ZSTD_isError(r) || r != raw_len)
-            return BAD("stream %s: zstd: %s", ltka_stream_name(i),
+            return BAD("stream %s: zstd: %s", ltk_stream_name(i),
                        ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
     }
     st->len = raw_len;
@@ -153,13 +153,13 @@ static int read_stream(ltka_decoder *d, int i, logtk_errbuf *err)
  * values of a few lines, does not pay for the bytes after them.  Whenever
  * the stream is complete its size is checked as ZSTD_decompressDCtx would.
  */
-static int zprefix_get(ltka_decoder *d, zprefix *z, const void *key, const uint8_t *src,
+static int zprefix_get(ltk_decoder *d, zprefix *z, const void *key, const uint8_t *src,
                        size_t src_len, uint8_t *dst, size_t dst_len, size_t *avail, size_t want,
-                       int stream, uint32_t chunk_no, logtk_errbuf *err)
+                       int stream, uint32_t chunk_no, ltk_errbuf *err)
 {
 #define ZBAD(why)                                                                                  \
-    (chunk_no ? BAD("stream %s: chunk %u: zstd: %s", ltka_stream_name(stream), chunk_no, why)      \
-              : BAD("stream %s: zstd: %s", ltka_stream_name(stream), why))
+    (chunk_no ? BAD("stream %s: chunk %u: zstd: %s", ltk_stream_name(stream), chunk_no, why)      \
+              : BAD("stream %s: zstd: %s", ltk_stream_name(stream), why))
     if (want > dst_len)
         want = dst_len;
     if (*avail >= want)
@@ -171,7 +171,7 @@ static int zprefix_get(ltka_decoder *d, zprefix *z, const void *key, const uint8
     }
     if (z->key != key && want >= dst_len - dst_len / 4) {
         if (!dctx_of(d))
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         size_t r = ZSTD_decompressDCtx(d->dctx, dst, dst_len, src, src_len);
         if (ZSTD_isError(r) || r != dst_len)
             return ZBAD(ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
@@ -181,9 +181,9 @@ static int zprefix_get(ltka_decoder *d, zprefix *z, const void *key, const uint8
     if (z->key != key) {
         /* (re)start this stream from its first byte */
         if (!z->zs && !(z->zs = ZSTD_createDStream()))
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         if (ZSTD_isError(ZSTD_DCtx_reset(z->zs, ZSTD_reset_session_only)))
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "zstd: cannot reset a stream");
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "zstd: cannot reset a stream");
         z->key = key;
         z->in_pos = 0;
         *avail = 0;
@@ -223,19 +223,19 @@ static int zprefix_get(ltka_decoder *d, zprefix *z, const void *key, const uint8
 }
 
 /* read_stream once per block: search loads the padding and string streams only when it needs them. */
-static int ensure_stream(ltka_decoder *d, int i, logtk_errbuf *err)
+static int ensure_stream(ltk_decoder *d, int i, ltk_errbuf *err)
 {
     return d->loaded[i] ? LOGTK_OK : read_stream(d, i, err);
 }
 
-static int read_chunk_directory(ltka_decoder *d, logtk_errbuf *err);
+static int read_chunk_directory(ltk_decoder *d, ltk_errbuf *err);
 
 /*
  * The streams every line needs: template ids, line ends, column codings and
  * the numbers' chunk directory.  Zero padding and strings are decompressed
  * by parse_columns, and only when a column it expands needs them.
  */
-int ltka_decode_read_line_streams(ltka_decoder *d, logtk_errbuf *err)
+int ltk_decode_read_line_streams(ltk_decoder *d, ltk_errbuf *err)
 {
     int rc = read_stream(d, LTKA_S_TIDS, err);
     if (rc == LOGTK_OK)
@@ -250,29 +250,29 @@ int ltka_decode_read_line_streams(ltka_decoder *d, logtk_errbuf *err)
  * sizes the stream buffer; chunks are decompressed by load_chunks() only
  * when a column in them is needed.
  */
-static int read_chunk_directory(ltka_decoder *d, logtk_errbuf *err)
+static int read_chunk_directory(ltk_decoder *d, ltk_errbuf *err)
 {
     const uint8_t *p = d->src[LTKA_S_NUMS], *end = p + d->stored[LTKA_S_NUMS];
     if (d->stored[LTKA_S_NUMS] != d->raw_len[LTKA_S_NUMS])
         return BAD("stream numbers: not a chunk directory");
     uint64_t n;
-    if (logtk_varint_get(&p, end, &n) != 0 || n > (uint64_t)(end - p) / 3 || n > d->ntemplates)
+    if (ltk_varint_get(&p, end, &n) != 0 || n > (uint64_t)(end - p) / 3 || n > d->ntemplates)
         return BAD("stream numbers: bad chunk count");
-    if (logtk_array_reserve((void **)&d->chunks, &d->chunks_cap, n + 1, sizeof *d->chunks) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->chunks, &d->chunks_cap, n + 1, sizeof *d->chunks) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint64_t limit = (uint64_t)d->expect_bytes * 2 + (uint64_t)d->nlines * 16 + 64;
     uint64_t raw_total = 0, stored_total = 0, first = 0;
     for (uint64_t c = 0; c < n; c++) {
         uint64_t delta, raw, stored;
-        if (logtk_varint_get(&p, end, &delta) != 0 || logtk_varint_get(&p, end, &raw) != 0 ||
-            logtk_varint_get(&p, end, &stored) != 0)
+        if (ltk_varint_get(&p, end, &delta) != 0 || ltk_varint_get(&p, end, &raw) != 0 ||
+            ltk_varint_get(&p, end, &stored) != 0)
             return BAD("stream numbers: truncated chunk directory");
         if ((c == 0) != (delta == 0) || delta > d->ntemplates - first || (c > 0 && first + delta >= d->ntemplates))
             return BAD("stream numbers: chunk %llu: bad first template", (unsigned long long)c + 1);
         first += delta;
         if (raw > limit - raw_total || stored > raw)
             return BAD("stream numbers: chunk %llu: bad size", (unsigned long long)c + 1);
-        ltka_chunk *ch = &d->chunks[c];
+        ltk_chunk *ch = &d->chunks[c];
         ch->first_template = (uint32_t)first;
         ch->raw_off = (size_t)raw_total;
         ch->raw_len = (size_t)raw;
@@ -287,19 +287,19 @@ static int read_chunk_directory(ltka_decoder *d, logtk_errbuf *err)
     for (uint64_t c = 0; c < n; c++)
         d->chunks[c].src = p + d->chunks[c].stored_off;
     d->nchunks = (uint32_t)n;
-    logtk_strbuf *st = &d->streams[LTKA_S_NUMS];
-    logtk_strbuf_clear(st);
-    if (logtk_strbuf_reserve(st, (size_t)raw_total) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    ltk_strbuf *st = &d->streams[LTKA_S_NUMS];
+    ltk_strbuf_clear(st);
+    if (ltk_strbuf_reserve(st, (size_t)raw_total) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     st->len = (size_t)raw_total;
     st->data[st->len] = '\0';
     return LOGTK_OK;
 }
 
 /* Makes at least want bytes of numbers chunk c available (see zprefix_get). */
-int ltka_decode_chunk_prefix(ltka_decoder *d, uint32_t c, size_t want, logtk_errbuf *err)
+int ltk_decode_chunk_prefix(ltk_decoder *d, uint32_t c, size_t want, ltk_errbuf *err)
 {
-    ltka_chunk *ch = &d->chunks[c];
+    ltk_chunk *ch = &d->chunks[c];
     uint8_t *dst = (uint8_t *)d->streams[LTKA_S_NUMS].data + ch->raw_off;
     return zprefix_get(d, &d->zchunk, ch, ch->src, ch->stored_len, dst, ch->raw_len, &ch->avail, want,
                        LTKA_S_NUMS, c + 1, err);
@@ -310,28 +310,28 @@ int ltka_decode_chunk_prefix(ltka_decoder *d, uint32_t c, size_t want, logtk_err
  * lines are made by build_ops() for the templates whose lines are rebuilt
  * (search rebuilds a few lines of a few templates).
  */
-static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
+static int parse_templates(ltk_decoder *d, ltk_errbuf *err)
 {
     const uint8_t *p = (const uint8_t *)d->streams[LTKA_S_TEMPLATES].data;
     const uint8_t *end = p + d->streams[LTKA_S_TEMPLATES].len;
     uint64_t n;
-    if (logtk_varint_get(&p, end, &n) != 0 || n > (uint64_t)d->nlines * d->nparts)
+    if (ltk_varint_get(&p, end, &n) != 0 || n > (uint64_t)d->nlines * d->nparts)
         return BAD("bad template count");
     d->ntemplates = (uint32_t)n;
-    if (logtk_array_reserve((void **)&d->tmpls, &d->tmpls_cap, n + 1, sizeof *d->tmpls) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->tmpls, &d->tmpls_cap, n + 1, sizeof *d->tmpls) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->nops = 0;
-    logtk_strbuf_clear(&d->lits);
+    ltk_strbuf_clear(&d->lits);
     /* a template has at most one op per byte and at most its bytes of literals */
     size_t tbytes = (size_t)(end - p);
     /* literals get 16 bytes of slack: put_unit copies short ones 16 bytes at a time */
-    if (logtk_array_reserve((void **)&d->ops, &d->ops_cap, tbytes + 1, sizeof *d->ops) != 0 ||
-        logtk_strbuf_reserve(&d->lits, tbytes + 17) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->ops, &d->ops_cap, tbytes + 1, sizeof *d->ops) != 0 ||
+        ltk_strbuf_reserve(&d->lits, tbytes + 17) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->lits.data[0] = '\0';
     for (uint32_t t = 0; t < n; t++) {
         uint64_t len;
-        if (logtk_varint_get(&p, end, &len) != 0 || len > (uint64_t)(end - p))
+        if (ltk_varint_get(&p, end, &len) != 0 || len > (uint64_t)(end - p))
             return BAD("template %u: bad length", t);
         tmpl_info *ti = &d->tmpls[t];
         memset(ti, 0, sizeof *ti);
@@ -349,13 +349,13 @@ static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
                     break;
                 q += 8;
             }
-            while (q < qe && *q > LTKA_M_LAST)
+            while (q < qe && *q > LTK_M_LAST)
                 q++;
             if (q == qe)
                 break;
             uint8_t c = *q;
-            if (ltka_is_var_marker(c)) {
-                if (c == LTKA_M_STR)
+            if (ltk_is_var_marker(c)) {
+                if (c == LTK_M_STR)
                     ti->nstr++;
                 else
                     ti->nnum++;
@@ -367,9 +367,9 @@ static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
                 q++;
                 continue;
             }
-            if (c != LTKA_M_ESC)
+            if (c != LTK_M_ESC)
                 return BAD("template %u: bad marker", t);
-            if (q + 1 == qe || q[1] < 1 || q[1] > LTKA_M_LAST)
+            if (q + 1 == qe || q[1] < 1 || q[1] > LTK_M_LAST)
                 return BAD("template %u: bad escape", t);
             escapes++;
             q += 2;
@@ -391,7 +391,7 @@ static int parse_templates(ltka_decoder *d, logtk_errbuf *err)
  * parse_templates, and room for the ops and literals of every template was
  * reserved there.
  */
-static void build_ops(ltka_decoder *d, uint32_t t)
+static void build_ops(ltk_decoder *d, uint32_t t)
 {
     tmpl_info *ti = &d->tmpls[t];
     if (ti->built)
@@ -406,9 +406,9 @@ static void build_ops(ltka_decoder *d, uint32_t t)
         uint8_t c = *q;
         tmpl_op *op = &d->ops[d->nops++];
         op->pad_mode = op->pad_arg = 0;
-        if (ltka_is_var_marker(c)) {
+        if (ltk_is_var_marker(c)) {
             op->kind = c;
-            op->slot = c == LTKA_M_STR ? nstr++ : nnum++;
+            op->slot = c == LTK_M_STR ? nstr++ : nnum++;
             op->off = op->len = 0;
             q++;
             continue;
@@ -419,12 +419,12 @@ static void build_ops(ltka_decoder *d, uint32_t t)
         op->off = (uint32_t)nlits;
         while (q < qe) {
             const uint8_t *r = q;
-            while (r < qe && *r > LTKA_M_LAST)
+            while (r < qe && *r > LTK_M_LAST)
                 r++;
             memcpy(lits + nlits, q, (size_t)(r - q));
             nlits += (size_t)(r - q);
             q = r;
-            if (q == qe || ltka_is_var_marker(*q))
+            if (q == qe || ltk_is_var_marker(*q))
                 break;
             if (*q == 0) {
                 lits[nlits++] = 0;
@@ -459,7 +459,7 @@ read_tids(const uint8_t *p, unsigned width, uint32_t nl, uint32_t nt, uint32_t *
     for (uint32_t i = 0; i < nl; i++) {
         uint32_t t = width == 1   ? p[i]
                      : width == 2 ? (uint32_t)p[2 * i] | (uint32_t)p[2 * i + 1] << 8
-                                  : logtk_le_get_u32(p + 4 * (size_t)i);
+                                  : ltk_le_get_u32(p + 4 * (size_t)i);
         if (t >= nt) {
             bad = 1;
             t = 0;
@@ -484,14 +484,14 @@ read_tids(const uint8_t *p, unsigned width, uint32_t nl, uint32_t nt, uint32_t *
  * per part a width byte (1, 2 or 4), then one little-endian id per line).
  * The ids themselves are checked by whoever reads them.
  */
-int ltka_decode_locate_line_columns(ltka_decoder *d, logtk_errbuf *err)
+int ltk_decode_locate_line_columns(ltk_decoder *d, ltk_errbuf *err)
 {
     size_t nunits = (size_t)d->nlines * d->nparts;
-    if (logtk_array_reserve((void **)&d->line_tid, &d->lines_cap, nunits + 1, sizeof *d->line_tid) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->line_tid, &d->lines_cap, nunits + 1, sizeof *d->line_tid) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint32_t *r = realloc(d->line_rank, d->lines_cap * sizeof *r);
     if (!r)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->line_rank = r;
     const uint8_t *p = (const uint8_t *)d->streams[LTKA_S_TIDS].data;
     const uint8_t *end = p + d->streams[LTKA_S_TIDS].len;
@@ -509,8 +509,8 @@ int ltka_decode_locate_line_columns(ltka_decoder *d, logtk_errbuf *err)
                 return BAD("line %u: bad line end", i);
     d->line_eol = eol;
     /* counts per template in a dense array (tmpl_info is large; the id loops are hot) */
-    if (logtk_array_reserve((void **)&d->tcount, &d->tcount_cap, (size_t)d->ntemplates + 1, sizeof *d->tcount) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->tcount, &d->tcount_cap, (size_t)d->ntemplates + 1, sizeof *d->tcount) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint32_t nl = d->nlines;
     for (uint32_t part = 0; part < d->nparts; part++) {
         if (p >= end)
@@ -527,9 +527,9 @@ int ltka_decode_locate_line_columns(ltka_decoder *d, logtk_errbuf *err)
     return LOGTK_OK;
 }
 
-int ltka_decode_parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask, logtk_errbuf *err)
+int ltk_decode_parse_lines(ltk_decoder *d, const uint8_t *tmask, uint8_t *line_mask, ltk_errbuf *err)
 {
-    int rc = ltka_decode_locate_line_columns(d, err);
+    int rc = ltk_decode_locate_line_columns(d, err);
     if (rc != LOGTK_OK)
         return rc;
     uint32_t *count = d->tcount, nt = d->ntemplates, np = d->nparts;
@@ -560,7 +560,7 @@ int ltka_decode_parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line
 
 /* A failed decode leaves the decoder empty, so no caller can read a half-decoded
    block; passes rc through. */
-int ltka_decode_result(ltka_decoder *d, int rc)
+int ltk_decode_result(ltk_decoder *d, int rc)
 {
     if (rc != LOGTK_OK) {
         d->nlines = 0;
@@ -657,8 +657,8 @@ static int read_string_columns(const uint8_t **sp, const uint8_t *se, size_t nco
  * skipped over (search uses this to avoid the work for lines it will not
  * rebuild).
  */
-static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *sel, size_t nsel,
-                         logtk_errbuf *err)
+static int parse_columns(ltk_decoder *d, const uint8_t *want, const uint64_t *sel, size_t nsel,
+                         ltk_errbuf *err)
 {
     size_t nnum = 0, nstr = 0;
     for (uint32_t t = 0; t < d->ntemplates; t++) {
@@ -670,26 +670,26 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
         if (nnum > d->streams[LTKA_S_NUMS].len || nstr > d->raw_len[LTKA_S_STRS])
             return BAD("more variables than stored values");
     }
-    if (logtk_array_reserve((void **)&d->nums, &d->nums_cap, nnum + 1, sizeof *d->nums) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->nums, &d->nums_cap, nnum + 1, sizeof *d->nums) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint8_t *pd = realloc(d->pads, d->nums_cap);
     if (!pd)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->pads = pd;
-    if (logtk_array_reserve((void **)&d->strp, &d->strs_cap, nstr + 1, sizeof *d->strp) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->strp, &d->strs_cap, nstr + 1, sizeof *d->strp) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     uint32_t *sl = realloc(d->strl, d->strs_cap * sizeof *sl);
     if (!sl)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->strl = sl;
 
     const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
     const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
     /* the chunks of the numbers stream that hold wanted columns, and their last wanted template */
-    if (logtk_array_reserve((void **)&d->chunk_need, &d->chunk_need_cap, (size_t)d->nchunks + 1, 1) != 0 ||
-        logtk_array_reserve((void **)&d->chunk_last, &d->chunk_last_cap, (size_t)d->nchunks + 1,
+    if (ltk_array_reserve((void **)&d->chunk_need, &d->chunk_need_cap, (size_t)d->nchunks + 1, 1) != 0 ||
+        ltk_array_reserve((void **)&d->chunk_last, &d->chunk_last_cap, (size_t)d->nchunks + 1,
                             sizeof *d->chunk_last) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     memset(d->chunk_need, 0, (size_t)d->nchunks + 1);
     {
         /* chunk_need[c]: 1 parse up to its last wanted template, 2 that is its last template with numbers */
@@ -764,8 +764,8 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
         if (d->nchunks > 0) {
             chunk_parse = d->chunk_need[chunk] && t <= d->chunk_last[chunk];
             if (chunk_parse && ne != chunk_end) {
-                ltka_chunk *ch = &d->chunks[chunk];
-                if ((rc = ltka_decode_chunk_prefix(d, chunk, ch->raw_len, err)) != LOGTK_OK)
+                ltk_chunk *ch = &d->chunks[chunk];
+                if ((rc = ltk_decode_chunk_prefix(d, chunk, ch->raw_len, err)) != LOGTK_OK)
                     return rc;
                 ne = chunk_end;
             }
@@ -796,12 +796,12 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
             tmpl_op *op = &d->ops[ti->first_op + o];
             if (op->kind == 0)
                 continue;
-            if (op->kind == LTKA_M_STR && skip) {
+            if (op->kind == LTK_M_STR && skip) {
                 if (need_strs && read_string_columns(&sp, se, 1, n, NULL, NULL, NULL, NULL) != 0)
                     return BAD("template %u: bad string variable", t);
                 continue;
             }
-            if (op->kind == LTKA_M_STR) {
+            if (op->kind == LTK_M_STR) {
                 size_t base = ti->str_base + (size_t)op->slot * n;
                 if (!d->dict_ptr || !d->dict_len) {
                     /* made once per decoder, when a block first has a string column */
@@ -810,7 +810,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                     d->dict_ptr = malloc(65536 * sizeof *d->dict_ptr);
                     d->dict_len = malloc(65536 * sizeof *d->dict_len);
                     if (!d->dict_ptr || !d->dict_len)
-                        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+                        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
                 }
                 if (read_string_columns(&sp, se, 1, n, d->strp + base, d->strl + base, d->dict_ptr,
                                         d->dict_len) != 0)
@@ -822,7 +822,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 return BAD("template %u: bad or missing column coding", t);
             int delta = cc.delta, pad_mode = cc.pad_mode;
             uint64_t arg = cc.arg;
-            if (cc.planes && op->kind != LTKA_M_IP)
+            if (cc.planes && op->kind != LTK_M_IP)
                 return BAD("template %u: bad column coding", t);
             if (skip || !chunk_parse) {
                 /* a chunk not parsed this far holds no wanted column here */
@@ -831,8 +831,8 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                     return BAD("template %u: %s", t, why);
                 continue;
             }
-            int snum = op->kind == LTKA_M_SNUM;
-            int hex = op->kind == LTKA_M_HEXL || op->kind == LTKA_M_HEXU;
+            int snum = op->kind == LTK_M_SNUM;
+            int hex = op->kind == LTK_M_HEXL || op->kind == LTK_M_HEXU;
             /* fixed width: values stay below 10^width (16^width); an address below 2^32 */
             uint64_t limit = UINT64_MAX;
             if (pad_mode == 0 && (snum ? arg >> 1 : arg) > 19)
@@ -844,7 +844,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 limit = hex ? (width < 16 ? 1ull << (4 * width) : UINT64_MAX)
                             : (width < 20 ? pow10_table[width] : UINT64_MAX);
             }
-            int ip = op->kind == LTKA_M_IP; /* values checked by ltka_ip_value_ok instead of limit */
+            int ip = op->kind == LTK_M_IP; /* values checked by ltk_ip_value_ok instead of limit */
             if (ip && (pad_mode != 0 || arg != 0))
                 return BAD("template %u: address column with zero padding", t);
             /* the pad of modes 0 and 1 is applied when a line is rebuilt */
@@ -904,7 +904,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
                 }
                 for (size_t c = s0; c < s1; c++) {
                     uint32_t r = (uint32_t)sel[c];
-                    if (vals[r] >= limit || (ip && !ltka_ip_value_ok(vals[r])))
+                    if (vals[r] >= limit || (ip && !ltk_ip_value_ok(vals[r])))
                         return BAD("template %u: value wider than its column", t);
                     if (pad_mode == 2) {
                         if ((snum ? pp[r] >> 1 : pp[r]) > 19)
@@ -932,7 +932,7 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
             }
             if (ip) {
                 for (uint32_t k = 0; k < n; k++)
-                    if (!ltka_ip_value_ok(vals[k]))
+                    if (!ltk_ip_value_ok(vals[k]))
                         return BAD("template %u: bad dotted quad value", t);
             } else if (limit != UINT64_MAX) {
                 for (uint32_t k = 0; k < n; k++)
@@ -955,17 +955,17 @@ static int parse_columns(ltka_decoder *d, const uint8_t *want, const uint64_t *s
     return LOGTK_OK;
 }
 
-int ltka_decode_templates(ltka_decoder *d, const uint8_t *payload, size_t len,
-                          uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err)
+int ltk_decode_templates(ltk_decoder *d, const uint8_t *payload, size_t len,
+                          uint32_t expect_lines, uint32_t expect_bytes, ltk_errbuf *err)
 {
     const uint8_t *p = payload, *end = payload + len;
     uint64_t nlines;
     d->nlines = 0;
     d->ntemplates = 0;
     uint64_t nparts;
-    if (logtk_varint_get(&p, end, &nlines) != 0 || nlines != expect_lines)
+    if (ltk_varint_get(&p, end, &nlines) != 0 || nlines != expect_lines)
         return BAD("line count does not match the block header");
-    if (logtk_varint_get(&p, end, &nparts) != 0 || nparts < 1 || nparts > LTKA_MAX_HEADER_PARTS + 1)
+    if (ltk_varint_get(&p, end, &nparts) != 0 || nparts < 1 || nparts > LTK_MAX_HEADER_PARTS + 1)
         return BAD("bad part count");
     d->nparts = (uint32_t)nparts;
     if (nlines > (uint64_t)expect_bytes + 1)
@@ -977,34 +977,34 @@ int ltka_decode_templates(ltka_decoder *d, const uint8_t *payload, size_t len,
         rc = read_stream(d, LTKA_S_TEMPLATES, err);
     if (rc == LOGTK_OK)
         rc = parse_templates(d, err);
-    return ltka_decode_result(d, rc);
+    return ltk_decode_result(d, rc);
 }
 
-int ltka_decode_lines(ltka_decoder *d, logtk_errbuf *err)
+int ltk_decode_lines(ltk_decoder *d, ltk_errbuf *err)
 {
-    return ltka_decode_lines_masked(d, NULL, NULL, err);
+    return ltk_decode_lines_masked(d, NULL, NULL, err);
 }
 
-int ltka_decode_lines_masked(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
-                             logtk_errbuf *err)
+int ltk_decode_lines_masked(ltk_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
+                             ltk_errbuf *err)
 {
-    int rc = ltka_decode_read_line_streams(d, err);
+    int rc = ltk_decode_read_line_streams(d, err);
     if (rc == LOGTK_OK)
-        rc = ltka_decode_parse_lines(d, tmask, line_mask, err);
-    return ltka_decode_result(d, rc);
+        rc = ltk_decode_parse_lines(d, tmask, line_mask, err);
+    return ltk_decode_result(d, rc);
 }
 
-int ltka_decode_prepare(ltka_decoder *d, const uint8_t *payload, size_t len,
-                        uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err)
+int ltk_decode_prepare(ltk_decoder *d, const uint8_t *payload, size_t len,
+                        uint32_t expect_lines, uint32_t expect_bytes, ltk_errbuf *err)
 {
-    int rc = ltka_decode_templates(d, payload, len, expect_lines, expect_bytes, err);
-    return rc == LOGTK_OK ? ltka_decode_lines(d, err) : rc;
+    int rc = ltk_decode_templates(d, payload, len, expect_lines, expect_bytes, err);
+    return rc == LOGTK_OK ? ltk_decode_lines(d, err) : rc;
 }
 
-int ltka_decode_values(ltka_decoder *d, const uint8_t *want, logtk_errbuf *err)
+int ltk_decode_values(ltk_decoder *d, const uint8_t *want, ltk_errbuf *err)
 {
     int rc = parse_columns(d, want, NULL, 0, err);
-    return ltka_decode_result(d, rc);
+    return ltk_decode_result(d, rc);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -1013,15 +1013,15 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int ltka_decode_values_for_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
-                                 logtk_errbuf *err)
+int ltk_decode_values_for_lines(ltk_decoder *d, const uint32_t *lines, uint32_t nsel,
+                                 ltk_errbuf *err)
 {
     /* many lines: expanding every column is cheaper than picking */
     if ((uint64_t)nsel * 16 > d->nlines)
-        return ltka_decode_values(d, NULL, err);
+        return ltk_decode_values(d, NULL, err);
     size_t np = d->nparts, n = (size_t)nsel * np;
-    if (logtk_array_reserve((void **)&d->sel, &d->sel_cap, n + 1, sizeof *d->sel) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->sel, &d->sel_cap, n + 1, sizeof *d->sel) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     for (uint32_t c = 0; c < nsel; c++)
         for (size_t p = 0; p < np; p++) {
             size_t u = p * d->nlines + lines[c];
@@ -1034,18 +1034,18 @@ int ltka_decode_values_for_lines(ltka_decoder *d, const uint32_t *lines, uint32_
             d->sel[m++] = d->sel[i];
     /* sel non-NULL even when empty: then nothing is expanded */
     int rc = parse_columns(d, NULL, d->sel, m, err);
-    return ltka_decode_result(d, rc);
+    return ltk_decode_result(d, rc);
 }
 
-int ltka_decode_values_for_units(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
-                                 const uint8_t *tmask, logtk_errbuf *err)
+int ltk_decode_values_for_units(ltk_decoder *d, const uint32_t *lines, uint32_t nsel,
+                                 const uint8_t *tmask, ltk_errbuf *err)
 {
     /* many lines: expanding the marked templates' columns whole is cheaper than picking */
     if ((uint64_t)nsel * 16 > d->nlines)
-        return ltka_decode_result(d, parse_columns(d, tmask, NULL, 0, err));
+        return ltk_decode_result(d, parse_columns(d, tmask, NULL, 0, err));
     size_t np = d->nparts, n = 0;
-    if (logtk_array_reserve((void **)&d->sel, &d->sel_cap, (size_t)nsel * np + 1, sizeof *d->sel) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->sel, &d->sel_cap, (size_t)nsel * np + 1, sizeof *d->sel) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     for (uint32_t c = 0; c < nsel; c++)
         for (size_t p = 0; p < np; p++) {
             size_t u = p * d->nlines + lines[c];
@@ -1057,48 +1057,48 @@ int ltka_decode_values_for_units(ltka_decoder *d, const uint32_t *lines, uint32_
     for (size_t i = 0; i < n; i++)
         if (m == 0 || d->sel[i] != d->sel[m - 1])
             d->sel[m++] = d->sel[i];
-    return ltka_decode_result(d, parse_columns(d, NULL, d->sel, m, err));
+    return ltk_decode_result(d, parse_columns(d, NULL, d->sel, m, err));
 }
 
-int ltka_decode_columns(ltka_decoder *d, const uint8_t *payload, size_t len,
-                        uint32_t expect_lines, uint32_t expect_bytes, logtk_errbuf *err)
+int ltk_decode_columns(ltk_decoder *d, const uint8_t *payload, size_t len,
+                        uint32_t expect_lines, uint32_t expect_bytes, ltk_errbuf *err)
 {
-    int rc = ltka_decode_prepare(d, payload, len, expect_lines, expect_bytes, err);
-    return rc == LOGTK_OK ? ltka_decode_values(d, NULL, err) : rc;
+    int rc = ltk_decode_prepare(d, payload, len, expect_lines, expect_bytes, err);
+    return rc == LOGTK_OK ? ltk_decode_values(d, NULL, err) : rc;
 }
 
-uint32_t ltka_decoder_template_count(const ltka_decoder *d)
+uint32_t ltk_decoder_template_count(const ltk_decoder *d)
 {
     return d->ntemplates;
 }
 
-const uint8_t *ltka_decoder_template(const ltka_decoder *d, uint32_t t, size_t *len)
+const uint8_t *ltk_decoder_template(const ltk_decoder *d, uint32_t t, size_t *len)
 {
     *len = d->tmpls[t].len;
     return d->tmpls[t].bytes;
 }
 
-uint32_t ltka_decoder_part_count(const ltka_decoder *d)
+uint32_t ltk_decoder_part_count(const ltk_decoder *d)
 {
     return d->nparts;
 }
 
-const uint32_t *ltka_decoder_unit_templates(const ltka_decoder *d)
+const uint32_t *ltk_decoder_unit_templates(const ltk_decoder *d)
 {
     return d->line_tid;
 }
 
-uint32_t ltka_decoder_line_template(const ltka_decoder *d, uint32_t i, uint32_t p)
+uint32_t ltk_decoder_line_template(const ltk_decoder *d, uint32_t i, uint32_t p)
 {
     return d->line_tid[(size_t)p * d->nlines + i];
 }
 
-int ltka_decoder_line_eol(const ltka_decoder *d, uint32_t i)
+int ltk_decoder_line_eol(const ltk_decoder *d, uint32_t i)
 {
     return d->line_eol[i];
 }
 
-uint32_t ltka_decoder_line_count(const ltka_decoder *d)
+uint32_t ltk_decoder_line_count(const ltk_decoder *d)
 {
     return d->nlines;
 }
@@ -1109,7 +1109,7 @@ static const char digit_pairs[201] =
     "8081828384858687888990919293949596979899";
 
 /*
- * Writes the dotted quad of IP value v (checked by ltka_ip_value_ok) at
+ * Writes the dotted quad of IP value v (checked by ltk_ip_value_ok) at
  * dst: at most 15 bytes, and one more that the caller's room covers (the
  * '.' after the last part); returns the bytes written.
  */
@@ -1152,7 +1152,7 @@ static size_t put_ip(char *dst, uint64_t v)
 static inline __attribute__((always_inline)) unsigned number_zeros(const tmpl_op *op, unsigned n, unsigned pad,
                                                                    unsigned *neg)
 {
-    unsigned snum = op->kind == LTKA_M_SNUM;
+    unsigned snum = op->kind == LTK_M_SNUM;
     if (op->pad_mode == 1) {
         /* fixed width: arg is width << 1 | sign; the value fits (checked) */
         *neg = snum & op->pad_arg;
@@ -1179,7 +1179,7 @@ static inline __attribute__((always_inline)) char *put_zeros(char *d, unsigned z
 /* A hex number of column op (see put_number). */
 static size_t put_hex_number(char *dst, const tmpl_op *op, uint64_t v, unsigned pad)
 {
-    const char *xdigits = op->kind == LTKA_M_HEXL ? "0123456789abcdef" : "0123456789ABCDEF";
+    const char *xdigits = op->kind == LTK_M_HEXL ? "0123456789abcdef" : "0123456789ABCDEF";
     unsigned n = (unsigned)(64 - __builtin_clzll(v | 1) + 3) >> 2, neg;
     char *d = put_zeros(dst, number_zeros(op, n, pad, &neg));
     for (unsigned k = n; k-- > 0; v >>= 4)
@@ -1199,8 +1199,8 @@ static size_t put_hex_number(char *dst, const tmpl_op *op, uint64_t v, unsigned 
 static inline __attribute__((always_inline)) size_t put_number(char *dst, const tmpl_op *op, uint64_t v,
                                                                unsigned pad)
 {
-    if (__builtin_expect(op->kind > LTKA_M_SNUM, 0))
-        return op->kind == LTKA_M_IP ? put_ip(dst, v) : put_hex_number(dst, op, v, pad);
+    if (__builtin_expect(op->kind > LTK_M_SNUM, 0))
+        return op->kind == LTK_M_IP ? put_ip(dst, v) : put_hex_number(dst, op, v, pad);
     uint64_t x = v | 1;
     unsigned t = (unsigned)(((64 - __builtin_clzll(x)) * 1233) >> 12);
     unsigned n = t - (x < pow10_table[t]) + 1;
@@ -1230,7 +1230,7 @@ static inline __attribute__((always_inline)) size_t put_number(char *dst, const 
  * 16, which the next op overwrites) is reserved once per unit; only string
  * variables check again.
  */
-static inline __attribute__((always_inline)) int put_unit(ltka_decoder *d, size_t u, logtk_strbuf *out)
+static inline __attribute__((always_inline)) int put_unit(ltk_decoder *d, size_t u, ltk_strbuf *out)
 {
     const tmpl_info *ti = &d->tmpls[d->line_tid[u]];
     if (!ti->built) /* checked here: the call costs more than the check, and most units find ops built */
@@ -1240,7 +1240,7 @@ static inline __attribute__((always_inline)) int put_unit(ltka_decoder *d, size_
     uint32_t k = d->line_rank[u], n = ti->count;
     const tmpl_op *op = d->ops + ti->first_op, *ope = op + ti->nops;
     if (out->cap - out->len < (size_t)ti->max_fixed + 25 &&
-        logtk_strbuf_reserve(out, (size_t)ti->max_fixed + 24) != 0)
+        ltk_strbuf_reserve(out, (size_t)ti->max_fixed + 24) != 0)
         return LOGTK_ERR_NOMEM;
     char *dst = out->data + out->len;
     const char *lits = d->lits.data;
@@ -1251,12 +1251,12 @@ static inline __attribute__((always_inline)) int put_unit(ltka_decoder *d, size_
             else
                 memcpy(dst, lits + op->off, op->len);
             dst += op->len;
-        } else if (op->kind == LTKA_M_STR) {
+        } else if (op->kind == LTK_M_STR) {
             size_t x = ti->str_base + (size_t)op->slot * n + k;
             size_t sl = d->strl[x];
             out->len = (size_t)(dst - out->data);
             /* room for this string and everything fixed that may follow */
-            if (logtk_strbuf_reserve(out, sl + (size_t)ti->max_fixed + 24) != 0)
+            if (ltk_strbuf_reserve(out, sl + (size_t)ti->max_fixed + 24) != 0)
                 return LOGTK_ERR_NOMEM;
             dst = out->data + out->len;
             memcpy(dst, d->strp[x], sl);
@@ -1270,7 +1270,7 @@ static inline __attribute__((always_inline)) int put_unit(ltka_decoder *d, size_
     return LOGTK_OK;
 }
 
-int ltka_decoder_unit(ltka_decoder *d, uint32_t i, uint32_t p, logtk_strbuf *out)
+int ltk_decoder_unit(ltk_decoder *d, uint32_t i, uint32_t p, ltk_strbuf *out)
 {
     if (put_unit(d, (size_t)p * d->nlines + i, out) != LOGTK_OK)
         return LOGTK_ERR_NOMEM;
@@ -1279,7 +1279,7 @@ int ltka_decoder_unit(ltka_decoder *d, uint32_t i, uint32_t p, logtk_strbuf *out
     return LOGTK_OK;
 }
 
-int ltka_decoder_unit_has_number(ltka_decoder *d, uint32_t i, uint32_t p, uint64_t v, const char *digits,
+int ltk_decoder_unit_has_number(ltk_decoder *d, uint32_t i, uint32_t p, uint64_t v, const char *digits,
                                  size_t n)
 {
     size_t u = (size_t)p * d->nlines + i;
@@ -1288,7 +1288,7 @@ int ltka_decoder_unit_has_number(ltka_decoder *d, uint32_t i, uint32_t p, uint64
     uint32_t k = d->line_rank[u];
     const tmpl_op *op = d->ops + ti->first_op, *ope = op + ti->nops;
     for (; op < ope; op++) {
-        if (op->kind != LTKA_M_UNUM && op->kind != LTKA_M_SNUM)
+        if (op->kind != LTK_M_UNUM && op->kind != LTK_M_SNUM)
             continue; /* literals, strings, addresses and hex numbers are not decimal numbers */
         size_t x = ti->num_base + (size_t)op->slot * ti->count + k;
         if (d->nums[x] != v)
@@ -1307,13 +1307,13 @@ int ltka_decoder_unit_has_number(ltka_decoder *d, uint32_t i, uint32_t p, uint64
     return 0;
 }
 
-int ltka_decoder_line(ltka_decoder *d, uint32_t i, int with_eol, logtk_strbuf *out)
+int ltk_decoder_line(ltk_decoder *d, uint32_t i, int with_eol, ltk_strbuf *out)
 {
     for (uint32_t p = 0; p < d->nparts; p++)
         if (put_unit(d, (size_t)p * d->nlines + i, out) != LOGTK_OK)
             return LOGTK_ERR_NOMEM;
     if (with_eol && d->line_eol[i] != 2) {
-        if (logtk_strbuf_reserve(out, 2) != 0)
+        if (ltk_strbuf_reserve(out, 2) != 0)
             return LOGTK_ERR_NOMEM;
         if (d->line_eol[i] == 1)
             out->data[out->len++] = '\r';
@@ -1324,16 +1324,16 @@ int ltka_decoder_line(ltka_decoder *d, uint32_t i, int with_eol, logtk_strbuf *o
     return LOGTK_OK;
 }
 
-int ltka_test_decode_nomem;
+int ltk_test_decode_nomem;
 
-int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint32_t expect_lines,
-                      uint32_t expect_bytes, logtk_strbuf *text, ltka_stream_sizes *sizes,
-                      logtk_errbuf *err)
+int ltk_decode_block(ltk_decoder *d, const uint8_t *payload, size_t len, uint32_t expect_lines,
+                      uint32_t expect_bytes, ltk_strbuf *text, ltk_stream_sizes *sizes,
+                      ltk_errbuf *err)
 {
-    if (__atomic_load_n(&ltka_test_decode_nomem, __ATOMIC_RELAXED) > 0 &&
-        __atomic_sub_fetch(&ltka_test_decode_nomem, 1, __ATOMIC_RELAXED) >= 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory (test hook)");
-    int rc = ltka_decode_columns(d, payload, len, expect_lines, expect_bytes, err);
+    if (__atomic_load_n(&ltk_test_decode_nomem, __ATOMIC_RELAXED) > 0 &&
+        __atomic_sub_fetch(&ltk_test_decode_nomem, 1, __ATOMIC_RELAXED) >= 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory (test hook)");
+    int rc = ltk_decode_columns(d, payload, len, expect_lines, expect_bytes, err);
     if (rc != LOGTK_OK)
         return rc;
     if (sizes)
@@ -1341,14 +1341,14 @@ int ltka_decode_block(ltka_decoder *d, const uint8_t *payload, size_t len, uint3
             sizes->raw[i] += d->streams[i].len;
             sizes->stored[i] += d->stored[i];
         }
-    logtk_strbuf_clear(text);
+    ltk_strbuf_clear(text);
     /* the header's size, up to a bound: a forged one must not make this fail for want of memory */
     size_t room = expect_bytes < ((size_t)64 << 20) ? expect_bytes : ((size_t)64 << 20);
-    if (logtk_strbuf_reserve(text, room + 4096) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_strbuf_reserve(text, room + 4096) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < d->nlines; i++) {
-        if (ltka_decoder_line(d, i, 1, text) != LOGTK_OK)
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        if (ltk_decoder_line(d, i, 1, text) != LOGTK_OK)
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         if (text->len > expect_bytes)
             return BAD("block decodes to more bytes than its header says");
     }

@@ -3,8 +3,8 @@
  * that block_decode.c (decoding) and block_query.c (search's queries on a
  * decoded block) share (internal to those two files).
  */
-#ifndef LOGTK_BLOCK_DECODE_IMPL_H
-#define LOGTK_BLOCK_DECODE_IMPL_H
+#ifndef LTK_BLOCK_DECODE_IMPL_H
+#define LTK_BLOCK_DECODE_IMPL_H
 
 #include <stdint.h>
 #include <string.h>
@@ -38,14 +38,14 @@ typedef struct zprefix {
 } zprefix;
 
 /* One chunk of the numbers stream. */
-typedef struct ltka_chunk {
+typedef struct ltk_chunk {
     uint32_t first_template;
     size_t avail;      /* bytes of it decompressed into the stream buffer so far */
     size_t raw_off;    /* in the stream buffer */
     size_t raw_len;
     const uint8_t *src; /* stored bytes inside the payload */
     size_t stored_off, stored_len;
-} ltka_chunk;
+} ltk_chunk;
 
 typedef struct tmpl_info {
     const uint8_t *bytes; /* escaped template bytes, inside the templates stream */
@@ -59,9 +59,9 @@ typedef struct tmpl_info {
     size_t str_base;
 } tmpl_info;
 
-struct ltka_decoder {
+struct ltk_decoder {
     ZSTD_DCtx *dctx;
-    logtk_strbuf streams[LTKA_NSTREAMS];
+    ltk_strbuf streams[LTKA_NSTREAMS];
     uint64_t stored[LTKA_NSTREAMS];
     uint64_t raw_len[LTKA_NSTREAMS];
     const uint8_t *src[LTKA_NSTREAMS]; /* stream bytes inside the payload */
@@ -73,22 +73,22 @@ struct ltka_decoder {
     size_t tmpls_cap;
     tmpl_op *ops;
     size_t ops_cap, nops;
-    logtk_strbuf lits;
+    ltk_strbuf lits;
     uint32_t *line_tid, *line_rank; /* per unit, part-major: part * nlines + line */
     const uint8_t *line_eol; /* per line, inside streams[LTKA_S_EOLS] */
     size_t lines_cap;
-    const uint8_t *part_col[LTKA_MAX_HEADER_PARTS + 1]; /* template-id column of each part ... */
-    uint8_t part_width[LTKA_MAX_HEADER_PARTS + 1];      /* ... and its id width */
+    const uint8_t *part_col[LTK_MAX_HEADER_PARTS + 1]; /* template-id column of each part ... */
+    uint8_t part_width[LTK_MAX_HEADER_PARTS + 1];      /* ... and its id width */
     uint32_t *part_count; /* search: lines per (part, template), part * (ntemplates + 1) + t */
     size_t part_count_cap;
     uint32_t *part_snap; /* search: the same counts before every CHECKPOINT_LINES lines of a part */
     size_t part_snap_cap;
-    ltka_chunk *chunks; /* of the numbers stream */
+    ltk_chunk *chunks; /* of the numbers stream */
     size_t chunks_cap;
     uint32_t nchunks;
     uint8_t *chunk_need;
     size_t chunk_need_cap;
-    uint8_t *test_live; /* ltka_decode_number_tests: tests that still have a unit to look at */
+    uint8_t *test_live; /* ltk_decode_number_tests: tests that still have a unit to look at */
     size_t test_live_cap;
     uint32_t *chunk_last; /* per chunk: the last template whose columns are wanted */
     size_t chunk_last_cap;
@@ -135,7 +135,7 @@ static inline __attribute__((always_inline)) int get_varint(const uint8_t **pp, 
     if (end - p >= 10)
         return get_varint_word(pp, v);
 #endif
-    return logtk_varint_get(pp, end, v);
+    return ltk_varint_get(pp, end, v);
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -143,7 +143,7 @@ static inline __attribute__((always_inline)) int get_varint(const uint8_t **pp, 
  * A long varint (random ids, deltas of unrelated values) with at least ten
  * bytes readable: the length from the first byte without the continuation
  * bit in a word, then the 7-bit groups packed together in three shift
- * steps.  Accepts exactly what logtk_varint_get accepts.  (Used for all
+ * steps.  Accepts exactly what ltk_varint_get accepts.  (Used for all
  * lengths it was slower: the length branches of get_varint predict well.)
  */
 static inline __attribute__((always_inline)) int get_varint_word(const uint8_t **pp, uint64_t *v)
@@ -178,7 +178,7 @@ static inline __attribute__((always_inline)) int get_varint_word(const uint8_t *
 }
 #endif
 
-#define BAD(...) logtk_error_set(err, LOGTK_ERR_ARCHIVE, __VA_ARGS__)
+#define BAD(...) ltk_error_set(err, LOGTK_ERR_ARCHIVE, __VA_ARGS__)
 
 /* pow10_table[w] = 10^w: a value of a column of width w is below 10^w. */
 static const uint64_t pow10_table[20] = {
@@ -236,7 +236,7 @@ static int skip_varints(const uint8_t **pp, const uint8_t *end, uint64_t n)
     return 0;
 }
 
-/* A numeric column's coding (see LTKA_COL_DELTA). */
+/* A numeric column's coding (see LTK_COL_DELTA). */
 typedef struct column_coding {
     int delta, pad_mode, planes;
     uint64_t arg; /* the constant pad (mode 0) or width << 1 | sign (mode 1) */
@@ -249,13 +249,13 @@ static inline __attribute__((always_inline)) int read_column_coding(const uint8_
     if (*mp >= me)
         return -1;
     uint8_t meta = *(*mp)++;
-    cc->delta = meta & LTKA_COL_DELTA;
+    cc->delta = meta & LTK_COL_DELTA;
     cc->pad_mode = meta >> 1 & 3;
-    cc->planes = (meta & LTKA_COL_PLANES) != 0;
+    cc->planes = (meta & LTK_COL_PLANES) != 0;
     cc->arg = 0;
     if (meta > 15 || cc->pad_mode > 2 || (cc->planes && (meta & 7) != 0))
         return -1;
-    if (cc->pad_mode < 2 && logtk_varint_get(mp, me, &cc->arg) != 0)
+    if (cc->pad_mode < 2 && ltk_varint_get(mp, me, &cc->arg) != 0)
         return -1;
     return cc->planes && cc->arg != 0 ? -1 : 0;
 }
@@ -300,14 +300,14 @@ static const char *skip_number_column(const uint8_t **np, const uint8_t *ne, int
 }
 
 /* A failed decode leaves the decoder empty; passes rc through. */
-int ltka_decode_result(ltka_decoder *d, int rc);
+int ltk_decode_result(ltk_decoder *d, int rc);
 /* Reads the template-id and line-end streams and the numbers chunk directory. */
-int ltka_decode_read_line_streams(ltka_decoder *d, logtk_errbuf *err);
+int ltk_decode_read_line_streams(ltk_decoder *d, ltk_errbuf *err);
 /* Makes at least want bytes of numbers chunk c available. */
-int ltka_decode_chunk_prefix(ltka_decoder *d, uint32_t c, size_t want, logtk_errbuf *err);
+int ltk_decode_chunk_prefix(ltk_decoder *d, uint32_t c, size_t want, ltk_errbuf *err);
 /* Finds each part's template-id column and its width in the line streams. */
-int ltka_decode_locate_line_columns(ltka_decoder *d, logtk_errbuf *err);
+int ltk_decode_locate_line_columns(ltk_decoder *d, ltk_errbuf *err);
 /* Builds every unit's template and rank (and marks lines by tmask, when not NULL). */
-int ltka_decode_parse_lines(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask, logtk_errbuf *err);
+int ltk_decode_parse_lines(ltk_decoder *d, const uint8_t *tmask, uint8_t *line_mask, ltk_errbuf *err);
 
 #endif

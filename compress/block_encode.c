@@ -20,7 +20,7 @@
  *   - string variables are length-prefixed; a long column whose values
  *     repeat (hosts, users, states) is a dictionary plus an index per value
  *     (put_string_column); zstd finds the other repeats.
- * Before that, each line is cut into units: up to LTKA_MAX_HEADER_PARTS
+ * Before that, each line is cut into units: up to LTK_MAX_HEADER_PARTS
  * leading "header" tokens (chosen per block, see choose_header_parts) and the
  * rest, each with its own template, so the numbers of the header fields form
  * columns across all lines instead of one column per message template.
@@ -62,12 +62,12 @@
 #include "growarray.h"
 #include "hashtab.h"
 
-struct ltka_encoder {
+struct ltk_encoder {
     int level;
     ZSTD_CCtx *cctx;
-    logtk_strbuf tmpl;
-    logtk_strbuf prev_tmpl; /* the previous line's template (the two buffers swap per line) */
-    ltka_var *vars;
+    ltk_strbuf tmpl;
+    ltk_strbuf prev_tmpl; /* the previous line's template (the two buffers swap per line) */
+    ltk_var *vars;
     size_t nvars, vars_cap;
     /* per line */
     /* per unit (a line has nparts units: header tokens, then the rest) */
@@ -84,7 +84,7 @@ struct ltka_encoder {
     size_t tvars_cap;
     uint32_t *group_key; /* per template written: the interned template it is a group of */
     size_t group_key_cap;
-    logtk_strbuf streams[LTKA_NSTREAMS];
+    ltk_strbuf streams[LTKA_NSTREAMS];
     uint64_t *colbuf; /* values of the column being written */
     size_t colbuf_cap;
     uint8_t *padbuf; /* and their leading-zero counts */
@@ -93,17 +93,17 @@ struct ltka_encoder {
     uint32_t *chunk_tmpl;
     size_t *chunk_off;
     size_t chunk_cap;
-    logtk_strbuf chunk_box, chunk_data;
-    logtk_strbuf trial_planes, trial_out; /* put_numeric_column's trial of octet planes */
+    ltk_strbuf chunk_box, chunk_data;
+    ltk_strbuf trial_planes, trial_out; /* put_numeric_column's trial of octet planes */
     logtk_format *format; /* the log's format, when the user gave one (header_fields.c) */
     /* dictionary of the string column being written (string_dictionary) */
     uint32_t *dict_slot, *dict_id, *dict_first;
     size_t dict_slot_cap, dict_id_cap, dict_first_cap;
 };
 
-ltka_encoder *ltka_encoder_new(int level)
+ltk_encoder *ltk_encoder_new(int level)
 {
-    ltka_encoder *e = calloc(1, sizeof *e);
+    ltk_encoder *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
     e->level = level;
@@ -115,13 +115,13 @@ ltka_encoder *ltka_encoder_new(int level)
     return e;
 }
 
-void ltka_encoder_free(ltka_encoder *e)
+void ltk_encoder_free(ltk_encoder *e)
 {
     if (!e)
         return;
     ZSTD_freeCCtx(e->cctx);
-    logtk_strbuf_free(&e->tmpl);
-    logtk_strbuf_free(&e->prev_tmpl);
+    ltk_strbuf_free(&e->tmpl);
+    ltk_strbuf_free(&e->prev_tmpl);
     free(e->vars);
     free(e->line_tid);
     free(e->line_var);
@@ -135,16 +135,16 @@ void ltka_encoder_free(ltka_encoder *e)
     free(e->padbuf);
     free(e->chunk_tmpl);
     free(e->chunk_off);
-    logtk_strbuf_free(&e->chunk_box);
-    logtk_strbuf_free(&e->chunk_data);
-    logtk_strbuf_free(&e->trial_planes);
-    logtk_strbuf_free(&e->trial_out);
+    ltk_strbuf_free(&e->chunk_box);
+    ltk_strbuf_free(&e->chunk_data);
+    ltk_strbuf_free(&e->trial_planes);
+    ltk_strbuf_free(&e->trial_out);
     logtk_format_free(e->format);
     free(e->dict_slot);
     free(e->dict_id);
     free(e->dict_first);
     for (int i = 0; i < LTKA_NSTREAMS; i++)
-        logtk_strbuf_free(&e->streams[i]);
+        ltk_strbuf_free(&e->streams[i]);
     free(e);
 }
 
@@ -193,16 +193,16 @@ static inline int nhexdigits(uint64_t v)
 /* Digits of v as a variable of numeric kind `kind` writes it (without leading zeros). */
 static inline int kind_digits(int kind, uint64_t v)
 {
-    return kind == LTKA_M_HEXL || kind == LTKA_M_HEXU ? nhexdigits(v) : ndigits(v);
+    return kind == LTK_M_HEXL || kind == LTK_M_HEXU ? nhexdigits(v) : ndigits(v);
 }
 
 /*
- * Writes one numeric column of a numeric kind (see ltka_is_num_marker): n
- * values and their pad bytes (see ltka_var).  The first pass picks raw or delta coding
+ * Writes one numeric column of a numeric kind (see ltk_is_num_marker): n
+ * values and their pad bytes (see ltk_var).  The first pass picks raw or delta coding
  * by their sizes; the digit width is only looked at when the leading-zero
  * counts differ, and the varints go straight into room reserved for them.
  */
-static int put_varint_column(ltka_encoder *e, const uint64_t *values, const uint8_t *pads_in,
+static int put_varint_column(ltk_encoder *e, const uint64_t *values, const uint8_t *pads_in,
                              uint32_t n, int kind)
 {
     uint64_t raw_size = 0, delta_size = 0, prev = 0;
@@ -215,13 +215,13 @@ static int put_varint_column(ltka_encoder *e, const uint64_t *values, const uint
         prev = value;
         pad_same &= pads_in[k] == pad0;
     }
-    int width0 = kind_digits(kind, values[0]) + (kind == LTKA_M_SNUM ? pad0 >> 1 : pad0);
-    int sign0 = kind == LTKA_M_SNUM ? pad0 & 1 : 0;
+    int width0 = kind_digits(kind, values[0]) + (kind == LTK_M_SNUM ? pad0 >> 1 : pad0);
+    int sign0 = kind == LTK_M_SNUM ? pad0 & 1 : 0;
     if (!pad_same) {
         for (uint32_t k = 0; k < n && width_same; k++) {
             int pad = pads_in[k];
-            int zeros = kind == LTKA_M_SNUM ? pad >> 1 : pad;
-            int sign = kind == LTKA_M_SNUM ? pad & 1 : 0;
+            int zeros = kind == LTK_M_SNUM ? pad >> 1 : pad;
+            int sign = kind == LTK_M_SNUM ? pad & 1 : 0;
             if (sign != sign0 || kind_digits(kind, values[k]) + zeros != width0)
                 width_same = 0;
         }
@@ -229,16 +229,16 @@ static int put_varint_column(ltka_encoder *e, const uint64_t *values, const uint
     int delta = delta_size < raw_size;
     /* meta byte: bit 0 delta; bits 1-2 pad mode (0 constant, 1 fixed width, 2 explicit) */
     int pad_mode = pad_same ? 0 : width_same ? 1 : 2;
-    logtk_strbuf *meta = &e->streams[LTKA_S_NUMMETA];
-    if (logtk_strbuf_putc(meta, (char)(delta | pad_mode << 1)) != 0)
+    ltk_strbuf *meta = &e->streams[LTKA_S_NUMMETA];
+    if (ltk_strbuf_putc(meta, (char)(delta | pad_mode << 1)) != 0)
         return -1;
-    if (pad_mode == 0 && logtk_strbuf_put_varint(meta, pad0) != 0)
+    if (pad_mode == 0 && ltk_strbuf_put_varint(meta, pad0) != 0)
         return -1;
-    if (pad_mode == 1 && logtk_strbuf_put_varint(meta, (uint64_t)width0 << 1 | (uint64_t)sign0) != 0)
+    if (pad_mode == 1 && ltk_strbuf_put_varint(meta, (uint64_t)width0 << 1 | (uint64_t)sign0) != 0)
         return -1;
-    logtk_strbuf *nums = &e->streams[LTKA_S_NUMS];
+    ltk_strbuf *nums = &e->streams[LTKA_S_NUMS];
     size_t bytes = delta ? delta_size : raw_size;
-    if (logtk_strbuf_reserve(nums, bytes) != 0)
+    if (ltk_strbuf_reserve(nums, bytes) != 0)
         return -1;
     char *d = nums->data + nums->len;
     if (delta) {
@@ -260,16 +260,16 @@ static int put_varint_column(ltka_encoder *e, const uint64_t *values, const uint
      * it decompressed for the values, instead of decompressing a separate
      * stream up to them.
      */
-    if (pad_mode == 2 && logtk_strbuf_append(nums, pads_in, n) != 0)
+    if (pad_mode == 2 && ltk_strbuf_append(nums, pads_in, n) != 0)
         return -1;
     return 0;
 }
 
 /* Compressed size of data[0..len) at zstd level 1 (a trial; SIZE_MAX when it fails). */
-static size_t trial_size(ltka_encoder *e, const void *data, size_t len)
+static size_t trial_size(ltk_encoder *e, const void *data, size_t len)
 {
     size_t bound = ZSTD_compressBound(len);
-    if (logtk_strbuf_reserve(&e->trial_out, bound) != 0)
+    if (ltk_strbuf_reserve(&e->trial_out, bound) != 0)
         return SIZE_MAX;
     size_t r = ZSTD_compressCCtx(e->cctx, e->trial_out.data, bound, data, len, 1);
     return ZSTD_isError(r) ? SIZE_MAX : r;
@@ -277,7 +277,7 @@ static size_t trial_size(ltka_encoder *e, const void *data, size_t len)
 
 /*
  * Writes a numeric column (see put_varint_column).  An address column may
- * instead be written as octet planes (LTKA_COL_PLANES): the octets that
+ * instead be written as octet planes (LTK_COL_PLANES): the octets that
  * repeat (a network, the major parts of a version) make runs zstd packs to
  * nothing and the others cost a byte each, where a varint mixes them into
  * 7-bit groups; but an address repeated line after line (one session's
@@ -290,21 +290,21 @@ static size_t trial_size(ltka_encoder *e, const void *data, size_t len)
 #ifndef PLANES_TRIAL_VALUES
 #define PLANES_TRIAL_VALUES 32
 #endif
-static int put_numeric_column(ltka_encoder *e, const uint64_t *values, const uint8_t *pads_in,
+static int put_numeric_column(ltk_encoder *e, const uint64_t *values, const uint8_t *pads_in,
                               uint32_t n, int kind)
 {
-    logtk_strbuf *meta = &e->streams[LTKA_S_NUMMETA], *nums = &e->streams[LTKA_S_NUMS];
+    ltk_strbuf *meta = &e->streams[LTKA_S_NUMMETA], *nums = &e->streams[LTKA_S_NUMS];
     size_t meta0 = meta->len, nums0 = nums->len;
     if (put_varint_column(e, values, pads_in, n, kind) != 0)
         return -1;
-    if (kind != LTKA_M_IP || n < PLANES_TRIAL_VALUES)
+    if (kind != LTK_M_IP || n < PLANES_TRIAL_VALUES)
         return 0;
     for (uint32_t k = 0; k < n; k++)
         if (values[k] >> 32)
             return 0; /* a packed non-canonical quad has no four octets: varints only */
-    logtk_strbuf *planes = &e->trial_planes;
-    logtk_strbuf_clear(planes);
-    if (logtk_strbuf_reserve(planes, 4 * (size_t)n) != 0)
+    ltk_strbuf *planes = &e->trial_planes;
+    ltk_strbuf_clear(planes);
+    if (ltk_strbuf_reserve(planes, 4 * (size_t)n) != 0)
         return -1;
     unsigned char *d = (unsigned char *)planes->data;
     for (uint32_t k = 0; k < n; k++) {
@@ -321,8 +321,8 @@ static int put_numeric_column(ltka_encoder *e, const uint64_t *values, const uin
         return 0;
     meta->len = meta0;
     nums->len = nums0;
-    if (logtk_strbuf_putc(meta, LTKA_COL_PLANES) != 0 || logtk_strbuf_put_varint(meta, 0) != 0 ||
-        logtk_strbuf_append(nums, planes->data, planes->len) != 0)
+    if (ltk_strbuf_putc(meta, LTK_COL_PLANES) != 0 || ltk_strbuf_put_varint(meta, 0) != 0 ||
+        ltk_strbuf_append(nums, planes->data, planes->len) != 0)
         return -1;
     return 0;
 }
@@ -337,21 +337,21 @@ static int put_numeric_column(ltka_encoder *e, const uint64_t *values, const uin
  * distinct values, or 0 when there are more than STRING_DICT_MAX or memory
  * runs out (the column is then written plainly).
  */
-static uint32_t string_dictionary(ltka_encoder *e, const char *text, const uint64_t *spans, uint32_t n)
+static uint32_t string_dictionary(ltk_encoder *e, const char *text, const uint64_t *spans, uint32_t n)
 {
     size_t cap = 64;
     while (cap < (size_t)n * 2)
         cap <<= 1;
-    if (logtk_array_reserve((void **)&e->dict_slot, &e->dict_slot_cap, cap, sizeof *e->dict_slot) != 0 ||
-        logtk_array_reserve((void **)&e->dict_id, &e->dict_id_cap, n, sizeof *e->dict_id) != 0 ||
-        logtk_array_reserve((void **)&e->dict_first, &e->dict_first_cap, n, sizeof *e->dict_first) != 0)
+    if (ltk_array_reserve((void **)&e->dict_slot, &e->dict_slot_cap, cap, sizeof *e->dict_slot) != 0 ||
+        ltk_array_reserve((void **)&e->dict_id, &e->dict_id_cap, n, sizeof *e->dict_id) != 0 ||
+        ltk_array_reserve((void **)&e->dict_first, &e->dict_first_cap, n, sizeof *e->dict_first) != 0)
         return 0;
     memset(e->dict_slot, 0, cap * sizeof *e->dict_slot); /* 0: empty, else id + 1 */
     uint32_t k = 0;
     for (uint32_t v = 0; v < n; v++) {
         const char *s = text + (spans[v] >> 32);
         uint32_t slen = (uint32_t)spans[v];
-        size_t at = (size_t)logtk_hash_bytes(s, slen) & (cap - 1);
+        size_t at = (size_t)ltk_hash_bytes(s, slen) & (cap - 1);
         for (;;) {
             uint32_t slot = e->dict_slot[at];
             if (slot == 0) {
@@ -394,9 +394,9 @@ static uint32_t string_dictionary(ltka_encoder *e, const char *text, const uint6
 #ifndef STRING_DICT_REPEAT
 #define STRING_DICT_REPEAT 4u
 #endif
-static int put_string_column(ltka_encoder *e, const char *text, const uint64_t *spans, uint32_t n)
+static int put_string_column(ltk_encoder *e, const char *text, const uint64_t *spans, uint32_t n)
 {
-    logtk_strbuf *strs = &e->streams[LTKA_S_STRS];
+    ltk_strbuf *strs = &e->streams[LTKA_S_STRS];
     int coded = n >= STRING_DICT_MIN;
     size_t plain = (size_t)coded;
     for (uint32_t v = 0; v < n; v++) {
@@ -413,7 +413,7 @@ static int put_string_column(ltka_encoder *e, const char *text, const uint64_t *
             dict += (size_t)varint_len(slen) + slen;
         }
     }
-    if (logtk_strbuf_reserve(strs, dict < plain ? dict : plain) != 0)
+    if (ltk_strbuf_reserve(strs, dict < plain ? dict : plain) != 0)
         return -1;
     char *d = strs->data + strs->len;
     if (dict < plain) {
@@ -485,7 +485,7 @@ static inline size_t template_part_end(const char *t, size_t a, size_t tlen)
     while (a < tlen && is_blank(t[a]))
         a++;
     while (a < tlen && !is_blank(t[a]))
-        a += (unsigned char)t[a] == LTKA_M_ESC ? 2 : 1; /* an escaped byte is never a blank */
+        a += (unsigned char)t[a] == LTK_M_ESC ? 2 : 1; /* an escaped byte is never a blank */
     return a;
 }
 
@@ -495,9 +495,9 @@ static uint32_t template_var_count(const char *t, size_t len)
     uint32_t n = 0;
     for (size_t a = 0; a < len; a++) {
         unsigned char c = (unsigned char)t[a];
-        if (c == LTKA_M_ESC)
+        if (c == LTK_M_ESC)
             a++;
-        else if (ltka_is_var_marker(c))
+        else if (ltk_is_var_marker(c))
             n++;
     }
     return n;
@@ -518,9 +518,9 @@ static int cmp_u64(const void *x, const void *y)
  * the block: leading token positions with few distinct shapes are header;
  * the header ends after the last such position that usually holds a number.
  */
-static size_t choose_header_parts(ltka_encoder *e, const char *text, size_t len)
+static size_t choose_header_parts(ltk_encoder *e, const char *text, size_t len)
 {
-    enum { MAXH = LTKA_MAX_HEADER_PARTS, SAMPLE = 1024 };
+    enum { MAXH = LTK_MAX_HEADER_PARTS, SAMPLE = 1024 };
     if (!e->sample_hash && !(e->sample_hash = malloc(sizeof(uint64_t) * MAXH * SAMPLE)))
         return 0;
     size_t with_var[MAXH] = {0};
@@ -531,11 +531,11 @@ static size_t choose_header_parts(ltka_encoder *e, const char *text, size_t len)
         size_t a = pos;
         for (int p = 0; p < MAXH; p++) {
             size_t b = part_end(text, a, lend, len);
-            logtk_strbuf_clear(&e->tmpl);
+            ltk_strbuf_clear(&e->tmpl);
             e->nvars = 0;
-            if (ltka_split_line(text + a, b - a, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
+            if (ltk_split_line(text + a, b - a, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
                 return 0;
-            e->sample_hash[p * SAMPLE + n] = logtk_hash_bytes(e->tmpl.data ? e->tmpl.data : "", e->tmpl.len);
+            e->sample_hash[p * SAMPLE + n] = ltk_hash_bytes(e->tmpl.data ? e->tmpl.data : "", e->tmpl.len);
             if (e->nvars > 0)
                 with_var[p]++;
             a = b;
@@ -570,9 +570,9 @@ static size_t choose_header_parts(ltka_encoder *e, const char *text, size_t len)
 #endif
 
 /* Starts numbers chunk *nchunks at template t and stream offset off. */
-static int add_number_chunk(ltka_encoder *e, size_t *nchunks, uint32_t t, size_t off)
+static int add_number_chunk(ltk_encoder *e, size_t *nchunks, uint32_t t, size_t off)
 {
-    if (logtk_array_reserve((void **)&e->chunk_tmpl, &e->chunk_cap, *nchunks + 1, sizeof *e->chunk_tmpl) != 0)
+    if (ltk_array_reserve((void **)&e->chunk_tmpl, &e->chunk_cap, *nchunks + 1, sizeof *e->chunk_tmpl) != 0)
         return -1;
     size_t *co = realloc(e->chunk_off, e->chunk_cap * sizeof *co);
     if (!co)
@@ -589,19 +589,19 @@ static int add_number_chunk(ltka_encoder *e, size_t *nchunks, uint32_t t, size_t
  * templates of candidate lines.  The stream entry is stored (raw_len ==
  * stored_len) and holds the chunk directory and the chunks.
  */
-static int put_chunked_numbers(ltka_encoder *e, size_t nchunks, int level, logtk_strbuf *out)
+static int put_chunked_numbers(ltk_encoder *e, size_t nchunks, int level, ltk_strbuf *out)
 {
-    logtk_strbuf *st = &e->streams[LTKA_S_NUMS];
-    logtk_strbuf *box = &e->chunk_box;
-    logtk_strbuf_clear(box);
-    logtk_strbuf_clear(&e->chunk_data);
-    if (logtk_strbuf_put_varint(box, nchunks) != 0)
+    ltk_strbuf *st = &e->streams[LTKA_S_NUMS];
+    ltk_strbuf *box = &e->chunk_box;
+    ltk_strbuf_clear(box);
+    ltk_strbuf_clear(&e->chunk_data);
+    if (ltk_strbuf_put_varint(box, nchunks) != 0)
         return -1;
     for (size_t c = 0; c < nchunks; c++) {
         size_t off = e->chunk_off[c];
         size_t raw = (c + 1 < nchunks ? e->chunk_off[c + 1] : st->len) - off;
         size_t bound = ZSTD_compressBound(raw);
-        if (logtk_strbuf_reserve(&e->chunk_data, bound + 1) != 0)
+        if (ltk_strbuf_reserve(&e->chunk_data, bound + 1) != 0)
             return -1;
         size_t clen = 0;
         if (raw > 0) {
@@ -621,14 +621,14 @@ static int put_chunked_numbers(ltka_encoder *e, size_t nchunks, int level, logtk
         }
         e->chunk_data.len += clen;
         uint32_t first = e->chunk_tmpl[c] - (c > 0 ? e->chunk_tmpl[c - 1] : 0);
-        if (logtk_strbuf_put_varint(box, first) != 0 || logtk_strbuf_put_varint(box, raw) != 0 ||
-            logtk_strbuf_put_varint(box, clen) != 0)
+        if (ltk_strbuf_put_varint(box, first) != 0 || ltk_strbuf_put_varint(box, raw) != 0 ||
+            ltk_strbuf_put_varint(box, clen) != 0)
             return -1;
     }
-    if (logtk_strbuf_append(box, e->chunk_data.data, e->chunk_data.len) != 0)
+    if (ltk_strbuf_append(box, e->chunk_data.data, e->chunk_data.len) != 0)
         return -1;
-    if (logtk_strbuf_put_varint(out, box->len) != 0 || logtk_strbuf_put_varint(out, box->len) != 0 ||
-        logtk_strbuf_append(out, box->data, box->len) != 0)
+    if (ltk_strbuf_put_varint(out, box->len) != 0 || ltk_strbuf_put_varint(out, box->len) != 0 ||
+        ltk_strbuf_append(out, box->data, box->len) != 0)
         return -1;
     return 0;
 }
@@ -654,9 +654,9 @@ static int put_chunked_numbers(ltka_encoder *e, size_t nchunks, int level, logtk
  * gives each new id's interned template and e->tvars is rewritten for the
  * new ids.  Returns the number of templates to write, 0 when out of memory.
  */
-static uint32_t split_large_templates(ltka_encoder *e, size_t nlines, size_t nparts, uint32_t ninterned)
+static uint32_t split_large_templates(ltk_encoder *e, size_t nlines, size_t nparts, uint32_t ninterned)
 {
-    if (logtk_array_reserve((void **)&e->tcount, &e->tcap, (size_t)ninterned + 1, sizeof *e->tcount) != 0)
+    if (ltk_array_reserve((void **)&e->tcount, &e->tcap, (size_t)ninterned + 1, sizeof *e->tcount) != 0)
         return 0;
     uint32_t *tst = realloc(e->tstart, e->tcap * sizeof *tst);
     if (!tst)
@@ -673,8 +673,8 @@ static uint32_t split_large_templates(ltka_encoder *e, size_t nlines, size_t npa
         total += e->tvars[t] > 0 && n > TEMPLATE_GROUP_UNITS ? (n + TEMPLATE_GROUP_UNITS - 1) / TEMPLATE_GROUP_UNITS : 1;
     }
     e->tstart[ninterned] = total;
-    if (logtk_array_reserve((void **)&e->group_key, &e->group_key_cap, total, sizeof *e->group_key) != 0 ||
-        logtk_array_reserve((void **)&e->tvars, &e->tvars_cap, total, sizeof *e->tvars) != 0)
+    if (ltk_array_reserve((void **)&e->group_key, &e->group_key_cap, total, sizeof *e->group_key) != 0 ||
+        ltk_array_reserve((void **)&e->tvars, &e->tvars_cap, total, sizeof *e->tvars) != 0)
         return 0;
     /* new ids only grow (tstart[t] >= t): fill from the last template down */
     for (uint32_t t = ninterned; t-- > 0;)
@@ -696,22 +696,22 @@ static uint32_t split_large_templates(ltka_encoder *e, size_t nlines, size_t npa
 }
 
 /* Encodes with a given number of parts per line and zstd level. */
-static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t nparts, int level,
-                        logtk_strbuf *out, uint32_t *nlines_out)
+static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t nparts, int level,
+                        ltk_strbuf *out, uint32_t *nlines_out)
 {
     int rc = LOGTK_ERR_NOMEM;
-    logtk_hashtab templates;
-    if (logtk_hashtab_init(&templates, 1024) != 0)
+    ltk_hashtab templates;
+    if (ltk_hashtab_init(&templates, 1024) != 0)
         return LOGTK_ERR_NOMEM;
     for (int i = 0; i < LTKA_NSTREAMS; i++)
-        logtk_strbuf_clear(&e->streams[i]);
+        ltk_strbuf_clear(&e->streams[i]);
     e->nvars = 0;
 
     /* 1. split lines into units (header parts + rest), each into template + variables */
     size_t nlines = 0, pos = 0;
     size_t header_len = 0; /* template bytes of the header parts of the previous line */
-    logtk_strbuf *eols = &e->streams[LTKA_S_EOLS];
-    logtk_strbuf *tids = &e->streams[LTKA_S_TIDS];
+    ltk_strbuf *eols = &e->streams[LTKA_S_EOLS];
+    ltk_strbuf *tids = &e->streams[LTKA_S_TIDS];
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
@@ -725,7 +725,7 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
             }
         }
         size_t need = (nlines + 1) * nparts;
-        if (logtk_array_reserve((void **)&e->line_tid, &e->lines_cap, need, sizeof *e->line_tid) != 0)
+        if (ltk_array_reserve((void **)&e->line_tid, &e->lines_cap, need, sizeof *e->line_tid) != 0)
             goto done;
         if (e->units_cap != e->lines_cap) {
             /* the other per-unit arrays follow lines_cap */
@@ -747,11 +747,11 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
          * number of runs gives exactly the templates of the line's parts.
          */
         size_t v0 = e->nvars;
-        logtk_strbuf swap = e->prev_tmpl;
+        ltk_strbuf swap = e->prev_tmpl;
         e->prev_tmpl = e->tmpl;
         e->tmpl = swap;
         e->tmpl.len = 0;
-        if (ltka_split_line(text + pos, dlen, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
+        if (ltk_split_line(text + pos, dlen, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
             goto done;
         for (size_t k = v0; k < e->nvars; k++)
             e->vars[k].str_off += (uint32_t)pos;
@@ -806,12 +806,12 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
             }
             if (!same) {
                 int inserted = 0;
-                int64_t got = logtk_hashtab_intern(&templates, tt + ta, tb - ta, &inserted);
+                int64_t got = ltk_hashtab_intern(&templates, tt + ta, tb - ta, &inserted);
                 if (got < 0)
                     goto done;
                 id = (uint32_t)got;
                 if (inserted) {
-                    if (logtk_array_reserve((void **)&e->tvars, &e->tvars_cap, id + 1, sizeof *e->tvars) != 0)
+                    if (ltk_array_reserve((void **)&e->tvars, &e->tvars_cap, id + 1, sizeof *e->tvars) != 0)
                         goto done;
                     e->tvars[id] = template_var_count(tt + ta, tb - ta);
                 }
@@ -822,7 +822,7 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
             if (p + 2 == nparts)
                 header_len = ta;
         }
-        if (logtk_strbuf_putc(eols, (char)eol) != 0)
+        if (ltk_strbuf_putc(eols, (char)eol) != 0)
             goto done;
         nlines++;
         pos = nl ? end + 1 : len;
@@ -842,7 +842,7 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
             if (e->line_tid[i * nparts + p] > max)
                 max = e->line_tid[i * nparts + p];
         unsigned width = max < 0x100 ? 1 : max < 0x10000 ? 2 : 4;
-        if (logtk_strbuf_reserve(tids, 1 + nlines * width) != 0)
+        if (ltk_strbuf_reserve(tids, 1 + nlines * width) != 0)
             goto done;
         tids->data[tids->len++] = (char)width;
         unsigned char *d = (unsigned char *)tids->data + tids->len;
@@ -862,18 +862,18 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
     }
 
     /* 2. template dictionary */
-    logtk_strbuf *ts = &e->streams[LTKA_S_TEMPLATES];
-    if (logtk_strbuf_put_varint(ts, ntemplates) != 0)
+    ltk_strbuf *ts = &e->streams[LTKA_S_TEMPLATES];
+    if (ltk_strbuf_put_varint(ts, ntemplates) != 0)
         goto done;
     for (uint32_t t = 0; t < ntemplates; t++) {
         size_t tl;
-        const char *tk = logtk_hashtab_key(&templates, e->group_key[t], &tl);
-        if (logtk_strbuf_put_varint(ts, tl) != 0 || logtk_strbuf_append(ts, tk, tl) != 0)
+        const char *tk = ltk_hashtab_key(&templates, e->group_key[t], &tl);
+        if (ltk_strbuf_put_varint(ts, tl) != 0 || ltk_strbuf_append(ts, tk, tl) != 0)
             goto done;
     }
 
     /* 3. group lines by template (counting sort keeps line order within a template) */
-    if (logtk_array_reserve((void **)&e->tcount, &e->tcap, ntemplates + 1, sizeof *e->tcount) != 0)
+    if (ltk_array_reserve((void **)&e->tcount, &e->tcap, ntemplates + 1, sizeof *e->tcount) != 0)
         goto done;
     {
         uint32_t *tst = realloc(e->tstart, e->tcap * sizeof *tst);
@@ -903,7 +903,7 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
 
     /*
      * 4. columns; the numbers are cut into chunks at template boundaries:
-     * a new chunk starts once the current one reached LTKA_NUM_CHUNK_BYTES,
+     * a new chunk starts once the current one reached LTK_NUM_CHUNK_BYTES,
      * and a large template (LARGE_TEMPLATE_NUM_BYTES of numbers or more)
      * gets a chunk of its own, so that a search for a rare template's lines
      * does not decompress a large neighbour's numbers with them.
@@ -912,10 +912,10 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
     int after_large = 0; /* the previous template had a chunk of its own */
     for (uint32_t t = 0; t < ntemplates; t++) {
         size_t tl;
-        const char *tk = logtk_hashtab_key(&templates, e->group_key[t], &tl);
+        const char *tk = ltk_hashtab_key(&templates, e->group_key[t], &tl);
         size_t s = 0;
         size_t nums_len = e->streams[LTKA_S_NUMS].len;
-        if (t == 0 || after_large || nums_len - chunk_start >= LTKA_NUM_CHUNK_BYTES) {
+        if (t == 0 || after_large || nums_len - chunk_start >= LTK_NUM_CHUNK_BYTES) {
             if (add_number_chunk(e, &nchunks, t, nums_len) != 0)
                 goto done;
             chunk_start = nums_len;
@@ -930,27 +930,27 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
         if (nv == 0)
             continue;
         size_t cells = (size_t)n * nv;
-        if (logtk_array_reserve((void **)&e->colbuf, &e->colbuf_cap, cells, sizeof *e->colbuf) != 0 ||
-            logtk_array_reserve((void **)&e->padbuf, &e->padbuf_cap, cells, sizeof *e->padbuf) != 0)
+        if (ltk_array_reserve((void **)&e->colbuf, &e->colbuf_cap, cells, sizeof *e->colbuf) != 0 ||
+            ltk_array_reserve((void **)&e->padbuf, &e->padbuf_cap, cells, sizeof *e->padbuf) != 0)
             goto done;
         const uint32_t *units = e->order + e->tstart[t];
         for (uint32_t k = 0; k < n; k++) {
-            const ltka_var *v = &e->vars[e->line_var[units[k]]];
+            const ltk_var *v = &e->vars[e->line_var[units[k]]];
             for (uint32_t c = 0; c < nv; c++) {
                 e->colbuf[(size_t)c * n + k] =
-                    v[c].kind == LTKA_M_STR ? (uint64_t)v[c].str_off << 32 | v[c].str_len : v[c].value;
+                    v[c].kind == LTK_M_STR ? (uint64_t)v[c].str_off << 32 | v[c].str_len : v[c].value;
                 e->padbuf[(size_t)c * n + k] = v[c].pad;
             }
         }
         for (size_t j = 0; j < tl; j++) {
             unsigned char c = (unsigned char)tk[j];
-            if (c == LTKA_M_ESC) {
+            if (c == LTK_M_ESC) {
                 j++;
-            } else if (ltka_is_num_marker(c)) {
+            } else if (ltk_is_num_marker(c)) {
                 if (put_numeric_column(e, e->colbuf + s * n, e->padbuf + s * n, n, c) != 0)
                     goto done;
                 s++;
-            } else if (c == LTKA_M_STR) {
+            } else if (c == LTK_M_STR) {
                 if (put_string_column(e, text, e->colbuf + s * n, n) != 0)
                     goto done;
                 s++;
@@ -968,17 +968,17 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
     }
 
     /* 5. payload: nlines, then each stream (raw_len, stored_len, bytes) */
-    if (logtk_strbuf_put_varint(out, nlines) != 0 || logtk_strbuf_put_varint(out, nparts) != 0)
+    if (ltk_strbuf_put_varint(out, nlines) != 0 || ltk_strbuf_put_varint(out, nparts) != 0)
         goto done;
     for (int i = 0; i < LTKA_NSTREAMS; i++) {
-        logtk_strbuf *st = &e->streams[i];
+        ltk_strbuf *st = &e->streams[i];
         if (i == LTKA_S_NUMS) {
             if (put_chunked_numbers(e, nchunks, level, out) != 0)
                 goto done;
             continue;
         }
         size_t bound = ZSTD_compressBound(st->len);
-        if (logtk_strbuf_put_varint(out, st->len) != 0 || logtk_strbuf_reserve(out, bound + 20) != 0)
+        if (ltk_strbuf_put_varint(out, st->len) != 0 || ltk_strbuf_reserve(out, bound + 20) != 0)
             goto done;
         size_t clen = 0;
         if (st->len > 0) {
@@ -1007,22 +1007,22 @@ static int encode_parts(ltka_encoder *e, const char *text, size_t len, size_t np
             out->data[out->len] = '\0';
         } else {
             /* stored: stored_len == raw_len means "not compressed" */
-            if (logtk_strbuf_put_varint(out, st->len) != 0 ||
-                logtk_strbuf_append(out, st->data, st->len) != 0)
+            if (ltk_strbuf_put_varint(out, st->len) != 0 ||
+                ltk_strbuf_append(out, st->data, st->len) != 0)
                 goto done;
         }
     }
     *nlines_out = (uint32_t)nlines;
     rc = LOGTK_OK;
 done:
-    logtk_hashtab_free(&templates);
+    ltk_hashtab_free(&templates);
     return rc;
 }
 
 /* Levels from which the header length is chosen by trial instead of by the heuristic alone. */
 #define THOROUGH_LEVEL 12
 
-int ltka_encoder_set_format(ltka_encoder *e, const char *spec)
+int ltk_encoder_set_format(ltk_encoder *e, const char *spec)
 {
     logtk_format_free(e->format);
     e->format = NULL;
@@ -1038,7 +1038,7 @@ int ltka_encoder_set_format(ltka_encoder *e, const char *spec)
     return rc;
 }
 
-int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbuf *out,
+int ltk_encode_block(ltk_encoder *e, const char *text, size_t len, ltk_strbuf *out,
                       uint32_t *nlines_out)
 {
     size_t h = choose_header_parts(e, text, len), bound = h;
@@ -1048,7 +1048,7 @@ int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbu
          * it): a guess that runs into the message is cut back to it; the
          * thorough levels also try the format's longer header.
          */
-        int k = ltka_format_header_parts(e->format, text, len, LTKA_MAX_HEADER_PARTS);
+        int k = ltk_format_header_parts(e->format, text, len, LTK_MAX_HEADER_PARTS);
         if (k >= 0 && (size_t)k < h)
             h = (size_t)k;
         if (k >= 0 && (size_t)k > bound)
@@ -1061,11 +1061,11 @@ int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbu
          * every shorter one with a quick zstd level and keep the smallest
          * (which header fields pay off depends on the log).
          */
-        logtk_strbuf trial = LOGTK_STRBUF_INIT;
+        ltk_strbuf trial = LTK_STRBUF_INIT;
         size_t best_h = h, best_size = SIZE_MAX;
         for (size_t k = 0; k <= h; k++) {
             uint32_t nl;
-            logtk_strbuf_clear(&trial);
+            ltk_strbuf_clear(&trial);
             if (encode_parts(e, text, len, k + 1, 3, &trial, &nl) != LOGTK_OK)
                 break;
             if (trial.len < best_size) {
@@ -1073,7 +1073,7 @@ int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbu
                 best_h = k;
             }
         }
-        logtk_strbuf_free(&trial);
+        ltk_strbuf_free(&trial);
         h = best_h;
     }
     return encode_parts(e, text, len, h + 1, e->level, out, nlines_out);

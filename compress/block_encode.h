@@ -1,19 +1,19 @@
 /*
  * block_encode.h - text -> block payload (block_encode.c; internal).
  */
-#ifndef LOGTK_BLOCK_ENCODE_H
-#define LOGTK_BLOCK_ENCODE_H
+#ifndef LTK_BLOCK_ENCODE_H
+#define LTK_BLOCK_ENCODE_H
 
 #include <stdint.h>
 
 #include "block_layout.h"
 #include "strbuf.h"
 
-typedef struct ltka_encoder ltka_encoder;
+typedef struct ltk_encoder ltk_encoder;
 
 /** Creates an encoder (reusable across blocks, one thread at a time); NULL on no memory. */
-ltka_encoder *ltka_encoder_new(int level);
-void ltka_encoder_free(ltka_encoder *e);
+ltk_encoder *ltk_encoder_new(int level);
+void ltk_encoder_free(ltk_encoder *e);
 
 /**
  * Gives the encoder a log format (Loghub notation; NULL: none): each block's
@@ -21,14 +21,14 @@ void ltka_encoder_free(ltka_encoder *e);
  * header_fields.c).  Returns LOGTK_OK, LOGTK_ERR_SYNTAX (bad format) or
  * LOGTK_ERR_NOMEM.
  */
-int ltka_encoder_set_format(ltka_encoder *e, const char *spec);
+int ltk_encoder_set_format(ltk_encoder *e, const char *spec);
 
 /**
  * Encodes raw text (whole lines; only the last may lack "\n") into a payload,
  * appended to out.  *nlines receives the line count.  Returns LOGTK_OK or
  * LOGTK_ERR_NOMEM.
  */
-int ltka_encode_block(ltka_encoder *e, const char *text, size_t len, logtk_strbuf *out,
+int ltk_encode_block(ltk_encoder *e, const char *text, size_t len, ltk_strbuf *out,
                       uint32_t *nlines);
 
 #endif

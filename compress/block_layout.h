@@ -3,14 +3,14 @@
  * chunks, the template markers and the numeric column codings (internal;
  * shared by block_encode.c, block_decode.c, block_query.c, line_split.c).
  */
-#ifndef LOGTK_BLOCK_LAYOUT_H
-#define LOGTK_BLOCK_LAYOUT_H
+#ifndef LTK_BLOCK_LAYOUT_H
+#define LTK_BLOCK_LAYOUT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* Most header parts (leading tokens stored as parts of their own) per line. */
-#define LTKA_MAX_HEADER_PARTS 8
+#define LTK_MAX_HEADER_PARTS 8
 
 /* Streams of a block payload, in payload order. */
 enum {
@@ -31,37 +31,37 @@ enum {
  * raw_len(varint) stored_len(varint; == raw_len: not compressed), then the
  * chunks' bytes in order.  A chunk holds the numeric columns of whole
  * templates; a new chunk starts at the first template after the current one
- * reached LTKA_NUM_CHUNK_BYTES.
+ * reached LTK_NUM_CHUNK_BYTES.
  */
-#define LTKA_NUM_CHUNK_BYTES ((size_t)32 << 10)
+#define LTK_NUM_CHUNK_BYTES ((size_t)32 << 10)
 
 /*
- * Template bytes: markers for variables; any literal byte in 1..LTKA_M_LAST
- * is escaped.  All kinds but LTKA_M_STR are numeric: one value per line in
+ * Template bytes: markers for variables; any literal byte in 1..LTK_M_LAST
+ * is escaped.  All kinds but LTK_M_STR are numeric: one value per line in
  * the numbers stream (a numeric column), zero padding as for decimals.
  */
-#define LTKA_M_UNUM 0x01 /* unsigned decimal digit run */
-#define LTKA_M_SNUM 0x02 /* optional '-' then a digit run */
-#define LTKA_M_STR 0x03  /* a string variable */
-#define LTKA_M_IP 0x04   /* dotted quad "a.b.c.d" of 1-3 digit parts (value: see LTKA_IP_PACKED_FLAG) */
-#define LTKA_M_ESC 0x05  /* next byte is literal */
-#define LTKA_M_HEXL 0x06 /* hex digits 0-9a-f (value; pad: leading zeros) */
-#define LTKA_M_HEXU 0x07 /* hex digits 0-9A-F */
-#define LTKA_M_LAST 0x07 /* highest marker: bytes 1..7 are escaped in templates */
+#define LTK_M_UNUM 0x01 /* unsigned decimal digit run */
+#define LTK_M_SNUM 0x02 /* optional '-' then a digit run */
+#define LTK_M_STR 0x03  /* a string variable */
+#define LTK_M_IP 0x04   /* dotted quad "a.b.c.d" of 1-3 digit parts (value: see LTK_IP_PACKED_FLAG) */
+#define LTK_M_ESC 0x05  /* next byte is literal */
+#define LTK_M_HEXL 0x06 /* hex digits 0-9a-f (value; pad: leading zeros) */
+#define LTK_M_HEXU 0x07 /* hex digits 0-9A-F */
+#define LTK_M_LAST 0x07 /* highest marker: bytes 1..7 are escaped in templates */
 
 /*
- * Value of an LTKA_M_IP variable: a canonical IPv4 address (parts 0-255
+ * Value of an LTK_M_IP variable: a canonical IPv4 address (parts 0-255
  * without leading zeros) is the 32-bit address a << 24 | b << 16 | c << 8 | d;
- * any other quad is LTKA_IP_PACKED_FLAG | p0 << 36 | p1 << 24 | p2 << 12 | p3
+ * any other quad is LTK_IP_PACKED_FLAG | p0 << 36 | p1 << 24 | p2 << 12 | p3
  * with each part p = (digits - 1) << 10 | value ("10.957.43.015":
  * 1 << 10 | 10, 2 << 10 | 957, 1 << 10 | 43, 2 << 10 | 15).  A packed value
  * that is not of that form (stray bits, 4 digits, a value of more digits
  * than it says) or that describes a canonical address is damage.
  */
-#define LTKA_IP_PACKED_FLAG ((uint64_t)1 << 48)
+#define LTK_IP_PACKED_FLAG ((uint64_t)1 << 48)
 
-/** Nonzero when v is a valid LTKA_M_IP value (an address, or a packed non-canonical quad). */
-static inline int ltka_ip_value_ok(uint64_t v)
+/** Nonzero when v is a valid LTK_M_IP value (an address, or a packed non-canonical quad). */
+static inline int ltk_ip_value_ok(uint64_t v)
 {
     if (v < ((uint64_t)1 << 32))
         return 1;
@@ -79,17 +79,17 @@ static inline int ltka_ip_value_ok(uint64_t v)
 
 /*
  * Hex numbers (line_split.c): without "0x", words of at least
- * LTKA_HEX_MIN_DIGITS hex digits (with a decimal digit and a letter); with
- * or without, at most LTKA_HEX_MAX_DIGITS (chosen by the compression ratio
+ * LTK_HEX_MIN_DIGITS hex digits (with a decimal digit and a letter); with
+ * or without, at most LTK_HEX_MAX_DIGITS (chosen by the compression ratio
  * on the Loghub-2k logs; longer ids such as ZooKeeper's 0x14ed93111f20005
  * share long prefixes that zstd finds in their text but not in a varint of
  * their value).
  */
-#ifndef LTKA_HEX_MIN_DIGITS
-#define LTKA_HEX_MIN_DIGITS 4
+#ifndef LTK_HEX_MIN_DIGITS
+#define LTK_HEX_MIN_DIGITS 4
 #endif
-#ifndef LTKA_HEX_MAX_DIGITS
-#define LTKA_HEX_MAX_DIGITS 12
+#ifndef LTK_HEX_MAX_DIGITS
+#define LTK_HEX_MAX_DIGITS 12
 #endif
 
 /*
@@ -102,25 +102,25 @@ static inline int ltka_ip_value_ok(uint64_t v)
  * values written as 4n bytes, first octet of every value, then the second,
  * ... (zstd packs a plane of one repeated octet to nothing).
  */
-#define LTKA_COL_DELTA 1
-#define LTKA_COL_PLANES 8
+#define LTK_COL_DELTA 1
+#define LTK_COL_PLANES 8
 
 
 /** Nonzero when template byte c is a variable marker (not a literal, not an escape). */
-static inline int ltka_is_var_marker(unsigned c)
+static inline int ltk_is_var_marker(unsigned c)
 {
-    return c >= LTKA_M_UNUM && c <= LTKA_M_LAST && c != LTKA_M_ESC;
+    return c >= LTK_M_UNUM && c <= LTK_M_LAST && c != LTK_M_ESC;
 }
 /** Nonzero when marker c is a numeric kind (its values are in the numbers stream). */
-static inline int ltka_is_num_marker(unsigned c)
+static inline int ltk_is_num_marker(unsigned c)
 {
-    return ltka_is_var_marker(c) && c != LTKA_M_STR;
+    return ltk_is_var_marker(c) && c != LTK_M_STR;
 }
 
 /* Per-stream sizes of an encoded block, for `logtk info`. */
-typedef struct ltka_stream_sizes {
+typedef struct ltk_stream_sizes {
     uint64_t raw[LTKA_NSTREAMS];
     uint64_t stored[LTKA_NSTREAMS];
-} ltka_stream_sizes;
+} ltk_stream_sizes;
 
 #endif

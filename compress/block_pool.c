@@ -36,28 +36,28 @@ typedef struct pool_slot {
 } pool_slot;
 
 typedef struct pool_worker {
-    ltka_pool *pool;
+    ltk_pool *pool;
     void *state;
 } pool_worker;
 
-struct ltka_pool {
+struct ltk_pool {
     pthread_mutex_t mu;
     pthread_cond_t work_cv; /* workers: a job was queued, or stop */
     pthread_cond_t done_cv; /* caller: a job was finished */
-    ltka_pool_work work;
+    ltk_pool_work work;
     pool_slot *ring;
     int capacity;
     uint64_t submitted, started, collected;
     int stop;
     int nthreads;
-    pthread_t threads[LTKA_POOL_MAX_THREADS];
-    pool_worker workers[LTKA_POOL_MAX_THREADS];
+    pthread_t threads[LTK_POOL_MAX_THREADS];
+    pool_worker workers[LTK_POOL_MAX_THREADS];
 };
 
 static void *worker_main(void *arg)
 {
     pool_worker *wk = arg;
-    ltka_pool *p = wk->pool;
+    ltk_pool *p = wk->pool;
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->stop && p->started == p->submitted)
@@ -78,13 +78,13 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-ltka_pool *ltka_pool_new(int nthreads, int capacity, ltka_pool_work work, void *const *states)
+ltk_pool *ltk_pool_new(int nthreads, int capacity, ltk_pool_work work, void *const *states)
 {
     if (nthreads < 1 || capacity < 1)
         return NULL;
-    if (nthreads > LTKA_POOL_MAX_THREADS)
-        nthreads = LTKA_POOL_MAX_THREADS;
-    ltka_pool *p = calloc(1, sizeof *p);
+    if (nthreads > LTK_POOL_MAX_THREADS)
+        nthreads = LTK_POOL_MAX_THREADS;
+    ltk_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->ring = calloc((size_t)capacity, sizeof *p->ring);
@@ -105,24 +105,24 @@ ltka_pool *ltka_pool_new(int nthreads, int capacity, ltka_pool_work work, void *
         p->nthreads++;
     }
     if (p->nthreads == 0) {
-        ltka_pool_free(p);
+        ltk_pool_free(p);
         return NULL;
     }
     return p;
 }
 
-int ltka_pool_pending(const ltka_pool *p)
+int ltk_pool_pending(const ltk_pool *p)
 {
     /* submitted and collected change only in the caller's thread */
     return (int)(p->submitted - p->collected);
 }
 
-int ltka_pool_has_room(const ltka_pool *p)
+int ltk_pool_has_room(const ltk_pool *p)
 {
-    return ltka_pool_pending(p) < p->capacity;
+    return ltk_pool_pending(p) < p->capacity;
 }
 
-static void submit(ltka_pool *p, void *job, int done)
+static void submit(ltk_pool *p, void *job, int done)
 {
     pthread_mutex_lock(&p->mu);
     pool_slot *s = &p->ring[p->submitted % (uint64_t)p->capacity];
@@ -134,17 +134,17 @@ static void submit(ltka_pool *p, void *job, int done)
     pthread_mutex_unlock(&p->mu);
 }
 
-void ltka_pool_submit(ltka_pool *p, void *job)
+void ltk_pool_submit(ltk_pool *p, void *job)
 {
     submit(p, job, 0);
 }
 
-void ltka_pool_submit_done(ltka_pool *p, void *job)
+void ltk_pool_submit_done(ltk_pool *p, void *job)
 {
     submit(p, job, 1);
 }
 
-void *ltka_pool_collect(ltka_pool *p, int wait)
+void *ltk_pool_collect(ltk_pool *p, int wait)
 {
     if (p->collected == p->submitted)
         return NULL;
@@ -168,7 +168,7 @@ void *ltka_pool_collect(ltka_pool *p, int wait)
     return job;
 }
 
-void ltka_pool_drain(ltka_pool *p)
+void ltk_pool_drain(ltk_pool *p)
 {
     pthread_mutex_lock(&p->mu);
     p->submitted = p->started; /* queued jobs: dropped before any worker takes them */
@@ -179,7 +179,7 @@ void ltka_pool_drain(ltka_pool *p)
     pthread_mutex_unlock(&p->mu);
 }
 
-void ltka_pool_free(ltka_pool *p)
+void ltk_pool_free(ltk_pool *p)
 {
     if (!p)
         return;
@@ -196,7 +196,7 @@ void ltka_pool_free(ltka_pool *p)
     free(p);
 }
 
-void ltka_pool_stop(ltka_pool *p, void (*unstarted)(void *job, void *arg),
+void ltk_pool_stop(ltk_pool *p, void (*unstarted)(void *job, void *arg),
                     void (*uncollected)(void *job, void *arg), void *arg)
 {
     pthread_mutex_lock(&p->mu);

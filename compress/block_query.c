@@ -4,7 +4,7 @@
  *
  * Search (archive_search.c) stops between the decoding steps: templates
  * first, then the template ids, then only the values of candidate lines
- * (ltka_decode_values_for_lines).  Search pays only for what those lines
+ * (ltk_decode_values_for_lines).  Search pays only for what those lines
  * need, because most of a block is numbers and header columns:
  *  - ops are made only for templates whose lines are rebuilt (build_ops);
  *    the others are only checked and their variables counted;
@@ -14,23 +14,23 @@
  *    storing; explicit zero padding follows its column in the chunk; the
  *    strings stream is only read when a wanted template has strings;
  *  - for a rare pattern not every unit's template and rank is built:
- *    ltka_decode_lines_mark counts each part's ids (a machine word of one
+ *    ltk_decode_lines_mark counts each part's ids (a machine word of one
  *    repeated id at a time, the rest clamped without branches, keeping the
  *    counts every CHECKPOINT_LINES lines) and marks only the parts that hold
  *    a marking template (a word at a time when few templates mark), and
- *    ltka_decode_index_lines derives the rank of each candidate unit from
+ *    ltk_decode_index_lines derives the rank of each candidate unit from
  *    those counts.
- *  - search's number tests (ltka_decode_number_tests) check the values of a
+ *  - search's number tests (ltk_decode_number_tests) check the values of a
  *    few columns against digits of the pattern without storing them; a
  *    plain column whose units earlier columns already failed is read only
- *    at the live units (sparse_column_tests), and ltka_decode_mark_units
+ *    at the live units (sparse_column_tests), and ltk_decode_mark_units
  *    finds the lines of the units that pass from the id histograms.  The
  *    tested columns of a template run in order of how many of their first
  *    values fail (column_selectivity), not in column order: in HDFS the
  *    251 of 10.251.43.115 is in most addresses, the 43 is not; a column is
  *    read no further than its last unit still alive.  An IP column's test
- *    compares the octets the pattern fixes (LTKA_TEST_IP_MASK; a packed
- *    non-canonical quad passes it and is checked by LTKA_TEST_IP_PACKED,
+ *    compares the octets the pattern fixes (LTK_TEST_IP_MASK; a packed
+ *    non-canonical quad passes it and is checked by LTK_TEST_IP_PACKED,
  *    which every address passes); one stored as octet planes is read at the
  *    live units only, each value in place.
  */
@@ -47,7 +47,7 @@ static inline __attribute__((always_inline)) uint32_t tid_at(const uint8_t *p, u
 {
     return width == 1   ? p[i]
            : width == 2 ? (uint32_t)p[2 * (size_t)i] | (uint32_t)p[2 * (size_t)i + 1] << 8
-                        : logtk_le_get_u32(p + 4 * (size_t)i);
+                        : ltk_le_get_u32(p + 4 * (size_t)i);
 }
 
 /*
@@ -210,20 +210,20 @@ mark_part_few(const uint8_t *p, unsigned width, uint32_t nl, const uint32_t *ts,
  */
 #define CHECKPOINT_LINES 2048u
 
-int ltka_decode_lines_count(ltka_decoder *d, logtk_errbuf *err)
+int ltk_decode_lines_count(ltk_decoder *d, ltk_errbuf *err)
 {
-    int rc = ltka_decode_read_line_streams(d, err);
+    int rc = ltk_decode_read_line_streams(d, err);
     if (rc == LOGTK_OK)
-        rc = ltka_decode_locate_line_columns(d, err);
+        rc = ltk_decode_locate_line_columns(d, err);
     size_t stride = (size_t)d->ntemplates + 1;
     size_t nseg = ((size_t)d->nlines + CHECKPOINT_LINES - 1) / CHECKPOINT_LINES;
-    if (rc == LOGTK_OK && (logtk_array_reserve((void **)&d->part_count, &d->part_count_cap,
+    if (rc == LOGTK_OK && (ltk_array_reserve((void **)&d->part_count, &d->part_count_cap,
                                                stride * d->nparts, sizeof *d->part_count) != 0 ||
-                           logtk_array_reserve((void **)&d->part_snap, &d->part_snap_cap,
+                           ltk_array_reserve((void **)&d->part_snap, &d->part_snap_cap,
                                                stride * d->nparts * nseg + 1, sizeof *d->part_snap) != 0))
-        rc = logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        rc = ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     if (rc != LOGTK_OK)
-        return ltka_decode_result(d, rc);
+        return ltk_decode_result(d, rc);
     uint32_t nt = d->ntemplates, nl = d->nlines;
     /* one histogram per part: checks every id, counts templates, tells where marks are */
     memset(d->tcount, 0, stride * sizeof *d->tcount);
@@ -243,7 +243,7 @@ int ltka_decode_lines_count(ltka_decoder *d, logtk_errbuf *err)
                 count_tids(p, 4, from, to, nt, row);
         }
         if (row[nt] != 0)
-            return ltka_decode_result(d, BAD("part %u: bad template index", part));
+            return ltk_decode_result(d, BAD("part %u: bad template index", part));
         for (uint32_t t = 0; t < nt; t++)
             d->tcount[t] += row[t];
     }
@@ -252,7 +252,7 @@ int ltka_decode_lines_count(ltka_decoder *d, logtk_errbuf *err)
     return LOGTK_OK;
 }
 
-void ltka_decode_lines_mark_counted(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask)
+void ltk_decode_lines_mark_counted(ltk_decoder *d, const uint8_t *tmask, uint8_t *line_mask)
 {
     uint32_t nt = d->ntemplates, nl = d->nlines;
     size_t stride = (size_t)nt + 1;
@@ -287,12 +287,12 @@ void ltka_decode_lines_mark_counted(ltka_decoder *d, const uint8_t *tmask, uint8
     }
 }
 
-int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
-                           logtk_errbuf *err)
+int ltk_decode_lines_mark(ltk_decoder *d, const uint8_t *tmask, uint8_t *line_mask,
+                           ltk_errbuf *err)
 {
-    int rc = ltka_decode_lines_count(d, err);
+    int rc = ltk_decode_lines_count(d, err);
     if (rc == LOGTK_OK)
-        ltka_decode_lines_mark_counted(d, tmask, line_mask);
+        ltk_decode_lines_mark_counted(d, tmask, line_mask);
     return rc;
 }
 
@@ -305,7 +305,7 @@ int ltka_decode_lines_mark(ltka_decoder *d, const uint8_t *tmask, uint8_t *line_
  * unit was found: one template costs at most one pass over a part's ids,
  * and a few units only the stretches from their checkpoints.
  */
-void ltka_decode_mark_units(ltka_decoder *d, uint32_t t, const uint8_t *alive, uint8_t bit,
+void ltk_decode_mark_units(ltk_decoder *d, uint32_t t, const uint8_t *alive, uint8_t bit,
                             uint8_t *line_mask)
 {
     uint32_t nt = d->ntemplates, nl = d->nlines;
@@ -349,8 +349,8 @@ void ltka_decode_mark_units(ltka_decoder *d, uint32_t t, const uint8_t *alive, u
     }
 }
 
-int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nsel,
-                            logtk_errbuf *err)
+int ltk_decode_index_lines(ltk_decoder *d, const uint32_t *lines, uint32_t nsel,
+                            ltk_errbuf *err)
 {
     uint32_t nt = d->ntemplates, nl = d->nlines;
     size_t stride = (size_t)nt + 1;
@@ -367,8 +367,8 @@ int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nse
     enum { NCURSORS = 16 };
     if ((uint64_t)nsel * 64 > nl) {
         /* many lines: one pass over every unit costs less than counting per line */
-        int rc = ltka_decode_parse_lines(d, NULL, NULL, err);
-        return ltka_decode_result(d, rc);
+        int rc = ltk_decode_parse_lines(d, NULL, NULL, err);
+        return ltk_decode_result(d, rc);
     }
     for (uint32_t part = 0; part < d->nparts; part++) {
         const uint8_t *p = d->part_col[part];
@@ -381,9 +381,9 @@ int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nse
         for (uint32_t k = 0; k < nsel; k++) {
             uint32_t i = lines[k];
             if (i >= nl || i < from)
-                return logtk_error_set(err, LOGTK_ERR_INVALID, "selected lines not ascending");
+                return ltk_error_set(err, LOGTK_ERR_INVALID, "selected lines not ascending");
             from = i + 1;
-            uint32_t t = tid_at(p, width, i); /* checked by ltka_decode_lines_mark */
+            uint32_t t = tid_at(p, width, i); /* checked by ltk_decode_lines_mark */
             uint32_t before = 0;
             for (uint32_t q = 0; q < part; q++)
                 before += d->part_count[q * stride + t];
@@ -418,7 +418,7 @@ int ltka_decode_index_lines(ltka_decoder *d, const uint32_t *lines, uint32_t nse
     return LOGTK_OK;
 }
 
-/* The bits of packed IP parts: index bit 3 - k selects part k (see LTKA_TEST_IP_PACKED). */
+/* The bits of packed IP parts: index bit 3 - k selects part k (see LTK_TEST_IP_PACKED). */
 #define IP_PART(k) ((uint64_t)0xfff << (36 - 12 * (k)))
 #define IP_PARTS(f)                                                                                      \
     (((f) & 8 ? IP_PART(0) : 0) | ((f) & 4 ? IP_PART(1) : 0) | ((f) & 2 ? IP_PART(2) : 0) | ((f) & 1 ? IP_PART(3) : 0))
@@ -427,16 +427,16 @@ static const uint64_t ip_part_masks[16] = {IP_PARTS(0),  IP_PARTS(1),  IP_PARTS(
                                            IP_PARTS(8),  IP_PARTS(9),  IP_PARTS(10), IP_PARTS(11),
                                            IP_PARTS(12), IP_PARTS(13), IP_PARTS(14), IP_PARTS(15)};
 
-/* Nonzero when v passes test t (see ltka_num_test). */
-static inline int number_test_passes(const ltka_num_test *t, uint64_t v)
+/* Nonzero when v passes test t (see ltk_num_test). */
+static inline int number_test_passes(const ltk_num_test *t, uint64_t v)
 {
     if (t->kind == LTKA_TEST_EXACT)
         return v == t->value;
     if (t->kind == LTKA_TEST_SUFFIX)
         return v % pow10_table[t->len] == t->value;
-    if (t->kind == LTKA_TEST_IP_MASK) /* a packed non-canonical quad passes: LTKA_TEST_IP_PACKED tests it */
+    if (t->kind == LTK_TEST_IP_MASK) /* a packed non-canonical quad passes: LTK_TEST_IP_PACKED tests it */
         return (v >> 32) != 0 || (v & t->value >> 32) == (t->value & 0xffffffffu);
-    if (t->kind == LTKA_TEST_IP_PACKED) {
+    if (t->kind == LTK_TEST_IP_PACKED) {
         uint64_t m = ip_part_masks[t->value >> 48];
         return (v >> 32) == 0 || (v & m) == (t->value & m);
     }
@@ -455,7 +455,7 @@ static inline int number_test_passes(const ltka_num_test *t, uint64_t v)
  * the column, 1 when the column is not sparse enough (nothing read), or -1
  * with *bad set on a truncated column.
  */
-static int sparse_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, const ltka_num_test *tests,
+static int sparse_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, const ltk_num_test *tests,
                                size_t ntests, int *bad)
 {
     uint8_t bits = 0;
@@ -506,7 +506,7 @@ static int sparse_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t 
  */
 #define SAMPLE_VALUES 64
 static int column_selectivity(const uint8_t *p, const uint8_t *end, uint32_t n, int delta,
-                              const ltka_num_test *tests, size_t ntests)
+                              const ltk_num_test *tests, size_t ntests)
 {
     int digits = 64;
     for (size_t q = 0; q < ntests; q++) {
@@ -570,19 +570,19 @@ static void continued_prefix(uint64_t low, unsigned k, uint8_t *out)
  * the last one determine (none when it rules out every packed value).
  * Returns 0 when there is no such prefix of at least one byte.
  */
-static int column_prefixes(const ltka_num_test *tests, size_t ntests, varint_prefixes *vp)
+static int column_prefixes(const ltk_num_test *tests, size_t ntests, varint_prefixes *vp)
 {
-    const ltka_num_test *exact = NULL, *mask = NULL, *packed = NULL;
+    const ltk_num_test *exact = NULL, *mask = NULL, *packed = NULL;
     vp->n = 0;
     for (size_t q = 0; q < ntests; q++) {
-        const ltka_num_test *t = &tests[q];
+        const ltk_num_test *t = &tests[q];
         if (t->alive != tests[0].alive || t->bit != tests[0].bit)
             return 0;
         if (t->kind == LTKA_TEST_EXACT)
             exact = t;
-        else if (t->kind == LTKA_TEST_IP_MASK)
+        else if (t->kind == LTK_TEST_IP_MASK)
             mask = t;
-        else if (t->kind == LTKA_TEST_IP_PACKED)
+        else if (t->kind == LTK_TEST_IP_PACKED)
             packed = t;
     }
     if (exact) {
@@ -651,7 +651,7 @@ static size_t count_varint_ends(const uint8_t *p, size_t len)
  */
 #define PREFIX_SURVIVORS 256
 static int prefix_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, const varint_prefixes *vp,
-                               const ltka_num_test *tests, size_t ntests)
+                               const ltk_num_test *tests, size_t ntests)
 {
     const uint8_t *start = *pp, *col_end = start;
     if (skip_varints(&col_end, end, n) != 0)
@@ -713,7 +713,7 @@ static int prefix_column_tests(const uint8_t **pp, const uint8_t *end, uint32_t 
  * value by value, testing only units the test's alignment still allows.
  * 0, or -1 on a truncated column.
  */
-static int column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, int delta, const ltka_num_test *tests,
+static int column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, int delta, const ltk_num_test *tests,
                         size_t ntests)
 {
     int bad = 0;
@@ -782,7 +782,7 @@ static int column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, int 
  * t->len digits needs w == len, a prefix or suffix of len digits w >= len.
  * (Decimal and hex widths both count digits, as the tests' lengths do.)
  */
-static int width_rules_out(const ltka_num_test *t, uint64_t w)
+static int width_rules_out(const ltk_num_test *t, uint64_t w)
 {
     if (t->kind == LTKA_TEST_EXACT)
         return w != t->len;
@@ -798,10 +798,10 @@ static int width_rules_out(const ltka_num_test *t, uint64_t w)
  * reading a value: a time's two-digit minutes never hold "251" of
  * "10.251.43.115", so the chunk of a log's timestamp columns is not
  * decompressed for that query.  Tests are walked as
- * ltka_decode_number_tests walks them (by template, then slot; a slot the
+ * ltk_decode_number_tests walks them (by template, then slot; a slot the
  * template lacks is dropped).  0, or -1 on a bad column coding.
  */
-static int number_tests_live(ltka_decoder *d, const ltka_num_test *tests, size_t ntests, uint32_t last_t)
+static int number_tests_live(ltk_decoder *d, const ltk_num_test *tests, size_t ntests, uint32_t last_t)
 {
     const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
     const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
@@ -866,15 +866,15 @@ static int number_tests_live(ltka_decoder *d, const ltka_num_test *tests, size_t
  * so a parameter value (an IP, a block id) costs one pass over its
  * column instead of rebuilding every line of its template.
  */
-int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t ntests, logtk_errbuf *err)
+int ltk_decode_number_tests(ltk_decoder *d, const ltk_num_test *tests, size_t ntests, ltk_errbuf *err)
 {
     if (ntests == 0 || d->nchunks == 0)
         return LOGTK_OK; /* no numbers stored: nothing to test (parse_columns judges the block) */
     uint32_t last_t = tests[ntests - 1].tmpl;
     if (last_t >= d->ntemplates)
-        return logtk_error_set(err, LOGTK_ERR_INVALID, "number test of a template out of range");
-    if (logtk_array_reserve((void **)&d->test_live, &d->test_live_cap, ntests, 1) != 0)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(err, LOGTK_ERR_INVALID, "number test of a template out of range");
+    if (ltk_array_reserve((void **)&d->test_live, &d->test_live_cap, ntests, 1) != 0)
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     if (number_tests_live(d, tests, ntests, last_t) != 0)
         return BAD("bad or missing column coding");
     const uint8_t *live = d->test_live;
@@ -899,8 +899,8 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
             live_next++;
         if (!chunk_open && live_next < ntests && tests[live_next].tmpl >= t &&
             (chunk + 1 >= d->nchunks || tests[live_next].tmpl < d->chunks[chunk + 1].first_template)) {
-            ltka_chunk *ch = &d->chunks[chunk];
-            int rc = ltka_decode_chunk_prefix(d, chunk, ch->raw_len, err);
+            ltk_chunk *ch = &d->chunks[chunk];
+            int rc = ltk_decode_chunk_prefix(d, chunk, ch->raw_len, err);
             if (rc != LOGTK_OK)
                 return rc;
             np = nbase + ch->raw_off;
@@ -963,12 +963,12 @@ int ltka_decode_number_tests(ltka_decoder *d, const ltka_num_test *tests, size_t
     return LOGTK_OK;
 }
 
-uint32_t ltka_decoder_template_lines(const ltka_decoder *d, uint32_t t)
+uint32_t ltk_decoder_template_lines(const ltk_decoder *d, uint32_t t)
 {
     return d->tmpls[t].count;
 }
 
-const uint32_t *ltka_decoder_unit_ranks(const ltka_decoder *d)
+const uint32_t *ltk_decoder_unit_ranks(const ltk_decoder *d)
 {
     return d->line_rank;
 }

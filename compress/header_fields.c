@@ -2,7 +2,7 @@
  * header_fields.c - how many leading tokens of a block's lines are the header
  * fields of a log format (`logtk compress --format FMT` / `--dataset NAME`).
  *
- * The block encoder stores each line as units: up to LTKA_MAX_HEADER_PARTS
+ * The block encoder stores each line as units: up to LTK_MAX_HEADER_PARTS
  * leading blank-separated tokens ("header parts"), each with a template of
  * its own, then the rest of the line (see block_encode.c).  A header part's
  * templates are a small dictionary of that field's shapes - the levels
@@ -31,12 +31,12 @@
 /* Lines looked at per block: enough for a stable majority, cheap next to encoding the block. */
 #define HEADER_SAMPLE_LINES 256
 
-int ltka_format_header_parts(logtk_format *f, const char *text, size_t len, size_t max_parts)
+int ltk_format_header_parts(logtk_format *f, const char *text, size_t len, size_t max_parts)
 {
-    size_t votes[LTKA_MAX_HEADER_PARTS + 1] = {0};
+    size_t votes[LTK_MAX_HEADER_PARTS + 1] = {0};
     size_t sampled = 0, matched = 0, pos = 0;
-    if (max_parts > LTKA_MAX_HEADER_PARTS)
-        max_parts = LTKA_MAX_HEADER_PARTS;
+    if (max_parts > LTK_MAX_HEADER_PARTS)
+        max_parts = LTK_MAX_HEADER_PARTS;
     while (pos < len && sampled < HEADER_SAMPLE_LINES) {
         const char *line = text + pos;
         const char *nl = memchr(line, '\n', len - pos);

@@ -2,8 +2,8 @@
  * header_fields.h - how many leading tokens of a log's lines are header parts (header_fields.c;
  * internal).
  */
-#ifndef LOGTK_HEADER_FIELDS_H
-#define LOGTK_HEADER_FIELDS_H
+#ifndef LTK_HEADER_FIELDS_H
+#define LTK_HEADER_FIELDS_H
 
 #include <stddef.h>
 
@@ -14,6 +14,6 @@
  * most of the first lines of text[0..len) that match f, or -1 when fewer than
  * half of them match.
  */
-int ltka_format_header_parts(logtk_format *f, const char *text, size_t len, size_t max_parts);
+int ltk_format_header_parts(logtk_format *f, const char *text, size_t len, size_t max_parts);
 
 #endif

@@ -6,12 +6,12 @@
  * bytes) stays in the template as literal text, so whitespace runs, tabs and
  * odd bytes come back exactly.  A token without digits is literal too.  A
  * token with digits is either
- *   - a hex number: "0x" then 1..LTKA_HEX_MAX_DIGITS (12) hex digits of one
+ *   - a hex number: "0x" then 1..LTK_HEX_MAX_DIGITS (12) hex digits of one
  *     case (the "0x" stays template text), or, without "0x", a whole word
- *     of LTKA_HEX_MIN_DIGITS (4) to 12 hex digits with a decimal digit and
+ *     of LTK_HEX_MIN_DIGITS (4) to 12 hex digits with a decimal digit and
  *     a letter, all letters of one case ("a3f9c2e1", "DEADBEEF1"; words
  *     such as "dead", "cafe", "be" have no digit and stay text): a number
- *     variable of kind LTKA_M_HEXL or LTKA_M_HEXU, value + leading-zero
+ *     variable of kind LTK_M_HEXL or LTK_M_HEXU, value + leading-zero
  *     count like a decimal, so addresses and ids that count up become
  *     small deltas (the limits are measured: see archive_container.h);
  *   - a hex-like identifier that is not such a number (optional 0x, then
@@ -27,11 +27,11 @@
  *     digits are string variables (they do not fit 64 bits).  Four digit
  *     runs "a.b.c.d" of 1 to 3 digits each that are not part of a longer
  *     dotted number (no "digit." before, no ".digit" after) become one
- *     LTKA_M_IP variable: one column (and one search test) instead of four.
+ *     LTK_M_IP variable: one column (and one search test) instead of four.
  *     A canonical IPv4 address (parts 0-255 without leading zeros) has the
  *     32-bit address as its value; any other quad ("10.957.43.015", made
  *     by log generators and version strings) the packed form of
- *     LTKA_IP_PACKED_FLAG (each part's digit count and value), so that it
+ *     LTK_IP_PACKED_FLAG (each part's digit count and value), so that it
  *     shares the template of the real addresses next to it instead of
  *     making one of four numbers.
  *
@@ -78,7 +78,7 @@ enum { C_DELIM = 0, C_WORD = 1, C_DIGIT = 2, C_HEXLETTER = 4, C_MARKER = 8, C_X 
      : ((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || (c) == '_' || (c) == '-' ||   \
              (c) == '.' || (c) >= 0x80                                                          \
          ? C_WORD                                                                                \
-     : (c) >= 1 && (c) <= LTKA_M_LAST ? C_MARKER                                                 \
+     : (c) >= 1 && (c) <= LTK_M_LAST ? C_MARKER                                                 \
                                       : C_DELIM)
 #define CLASS4(c) CLASS_OF(c), CLASS_OF((c) + 1), CLASS_OF((c) + 2), CLASS_OF((c) + 3)
 #define CLASS16(c) CLASS4(c), CLASS4((c) + 4), CLASS4((c) + 8), CLASS4((c) + 12)
@@ -86,19 +86,19 @@ enum { C_DELIM = 0, C_WORD = 1, C_DIGIT = 2, C_HEXLETTER = 4, C_MARKER = 8, C_X 
 
 static const unsigned char byte_class[256] = {CLASS64(0), CLASS64(64), CLASS64(128), CLASS64(192)};
 
-int ltka_var_may_contain(int kind, unsigned char c)
+int ltk_var_may_contain(int kind, unsigned char c)
 {
     int digit = c >= '0' && c <= '9';
     switch (kind) {
-    case LTKA_M_UNUM:
+    case LTK_M_UNUM:
         return digit;
-    case LTKA_M_SNUM:
+    case LTK_M_SNUM:
         return digit || c == '-';
-    case LTKA_M_IP:
+    case LTK_M_IP:
         return digit || c == '.';
-    case LTKA_M_HEXL:
+    case LTK_M_HEXL:
         return digit || (c >= 'a' && c <= 'f');
-    case LTKA_M_HEXU:
+    case LTK_M_HEXU:
         return digit || (c >= 'A' && c <= 'F');
     default:
         return digit || c == '-' || c == 'x' || c == 'X' || (c >= 'a' && c <= 'f') ||
@@ -129,17 +129,17 @@ static inline size_t next_special(const unsigned char *s, size_t i, size_t len)
 }
 
 /*
- * ltka_split_line() reserves room for the worst case up front (a template
+ * ltk_split_line() reserves room for the worst case up front (a template
  * is at most twice the line: every byte escaped; variables are at most half
  * the line plus one: two variables are always separated by a literal byte),
  * so the helpers below append without checks.
  */
-static inline ltka_var *push_var(ltka_var **vars, size_t *nvars)
+static inline ltk_var *push_var(ltk_var **vars, size_t *nvars)
 {
     return &(*vars)[(*nvars)++];
 }
 
-static inline void put_byte(logtk_strbuf *t, char c)
+static inline void put_byte(ltk_strbuf *t, char c)
 {
     t->data[t->len++] = c;
 }
@@ -149,11 +149,11 @@ static inline void put_byte(logtk_strbuf *t, char c)
  * literals); avail bytes from s on belong to the line.  Most runs are a few
  * bytes long, so where the line has 8 or 16 bytes from s on they are moved
  * at once (the bytes past n are overwritten next or lie past the template's
- * end: ltka_split_line reserved 2 * len + 3 bytes, and the template holds at
+ * end: ltk_split_line reserved 2 * len + 3 bytes, and the template holds at
  * most twice the bytes of the line before s).  Otherwise two overlapping
  * fixed-size moves; nothing outside the line is read.
  */
-static inline void put_plain(logtk_strbuf *t, const char *s, size_t n, size_t avail)
+static inline void put_plain(ltk_strbuf *t, const char *s, size_t n, size_t avail)
 {
     char *d = t->data + t->len;
     if (n <= 8 && avail >= 8) {
@@ -196,14 +196,14 @@ static inline size_t scan_digit_run(const char *line, size_t i, size_t end, uint
 }
 
 /* Stores digit run [rs, rs + rlen) (at most 19 digits, value val) as a number variable. */
-static inline void put_number(logtk_strbuf *tmpl, ltka_var *v, const char *line, size_t rs,
+static inline void put_number(ltk_strbuf *tmpl, ltk_var *v, const char *line, size_t rs,
                               size_t rlen, uint64_t val, int sign_ok, int neg)
 {
     size_t zeros = 0;
     if (line[rs] == '0')
         while (zeros + 1 < rlen && line[rs + zeros] == '0')
             zeros++;
-    v->kind = sign_ok ? LTKA_M_SNUM : LTKA_M_UNUM;
+    v->kind = sign_ok ? LTK_M_SNUM : LTK_M_UNUM;
     v->value = val;
     v->pad = (uint8_t)(sign_ok ? (zeros << 1 | (size_t)neg) : zeros);
     v->str_off = 0;
@@ -225,7 +225,7 @@ static inline int is_digit(char c)
  * Nonzero when the digit run [rs, re) of value val, the first of a token's
  * stretch that ends at te, starts a dotted quad: four runs of 1-3 digits
  * joined by '.', not followed by ".digit".  *ip gets its value (see
- * ltka_ip_value), *end the index after it.
+ * ltk_ip_value), *end the index after it.
  */
 static int scan_ip(const char *line, size_t rs, size_t re, uint64_t val, size_t te, uint64_t *ip,
                    size_t *end)
@@ -248,14 +248,14 @@ static int scan_ip(const char *line, size_t rs, size_t re, uint64_t val, size_t 
     }
     if (re + 1 < te && line[re] == '.' && is_digit(line[re + 1]))
         return 0; /* "1.2.3.4.5": part of a longer dotted number */
-    *ip = canonical ? addr : LTKA_IP_PACKED_FLAG | packed;
+    *ip = canonical ? addr : LTK_IP_PACKED_FLAG | packed;
     *end = re;
     return 1;
 }
 
 /* Splits [ts, te) at its digit runs (no hex-like parts inside). */
 static void split_digits(const char *line, size_t len, size_t tok_start, size_t ts, size_t te,
-                         logtk_strbuf *tmpl, ltka_var **vars, size_t *nvars)
+                         ltk_strbuf *tmpl, ltk_var **vars, size_t *nvars)
 {
     size_t lit = ts; /* start of pending literal text */
     size_t i = ts;
@@ -275,13 +275,13 @@ static void split_digits(const char *line, size_t len, size_t tok_start, size_t 
             /* a dotted quad not preceded by "digit.": one IP variable */
             if (rs > lit)
                 put_plain(tmpl, line + lit, rs - lit, len - lit);
-            ltka_var *v = push_var(vars, nvars);
-            v->kind = LTKA_M_IP;
+            ltk_var *v = push_var(vars, nvars);
+            v->kind = LTK_M_IP;
             v->pad = 0;
             v->value = ip;
             v->str_off = 0;
             v->str_len = 0;
-            put_byte(tmpl, LTKA_M_IP);
+            put_byte(tmpl, LTK_M_IP);
             lit = i = ip_end;
             continue;
         }
@@ -295,17 +295,17 @@ static void split_digits(const char *line, size_t len, size_t tok_start, size_t 
         size_t lit_end = neg ? rs - 1 : rs;
         if (lit_end > lit)
             put_plain(tmpl, line + lit, lit_end - lit, len - lit);
-        ltka_var *v = push_var(vars, nvars);
+        ltk_var *v = push_var(vars, nvars);
         if (rlen > 19) {
             /* too long for 64 bits: a string variable (the sign stays literal) */
             if (neg)
                 put_byte(tmpl, '-');
-            v->kind = LTKA_M_STR;
+            v->kind = LTK_M_STR;
             v->pad = 0;
             v->value = 0;
             v->str_off = (uint32_t)rs;
             v->str_len = (uint32_t)rlen;
-            put_byte(tmpl, LTKA_M_STR);
+            put_byte(tmpl, LTK_M_STR);
         } else {
             put_number(tmpl, v, line, rs, rlen, val, sign_ok, neg);
         }
@@ -321,8 +321,8 @@ static void split_digits(const char *line, size_t len, size_t tok_start, size_t 
  * or string variables (see the top of the file); the rest is split at
  * digit runs.
  */
-static void split_token(const char *line, size_t len, size_t ts, size_t te, logtk_strbuf *tmpl,
-                        ltka_var **vars, size_t *nvars)
+static void split_token(const char *line, size_t len, size_t ts, size_t te, ltk_strbuf *tmpl,
+                        ltk_var **vars, size_t *nvars)
 {
     size_t done = ts, i = ts;
     while (i < te) {
@@ -354,8 +354,8 @@ static void split_token(const char *line, size_t len, size_t ts, size_t te, logt
         }
         int word_end = he == te || !is_alnum((unsigned char)line[he]);
         size_t hl = he - hs;
-        int hex_number = word_start && word_end && !dash && letter != 3 && hl <= LTKA_HEX_MAX_DIGITS &&
-                         (after_0x || (letter && digit && hl >= LTKA_HEX_MIN_DIGITS));
+        int hex_number = word_start && word_end && !dash && letter != 3 && hl <= LTK_HEX_MAX_DIGITS &&
+                         (after_0x || (letter && digit && hl >= LTK_HEX_MIN_DIGITS));
         if (hex_number || (word_start && word_end && letter && ((digit && hl >= 8) || after_0x))) {
             /* "0x" stays template text in front of the variable */
             size_t lit_end = after_0x ? hs - 2 : hs;
@@ -363,7 +363,7 @@ static void split_token(const char *line, size_t len, size_t ts, size_t te, logt
                 split_digits(line, len, ts, done, lit_end, tmpl, vars, nvars);
             if (after_0x)
                 put_plain(tmpl, line + hs - 2, 2, len - (hs - 2));
-            ltka_var *v = push_var(vars, nvars);
+            ltk_var *v = push_var(vars, nvars);
             if (hex_number) {
                 uint64_t val = 0;
                 size_t zeros = 0;
@@ -373,13 +373,13 @@ static void split_token(const char *line, size_t len, size_t ts, size_t te, logt
                     unsigned c = (unsigned char)line[j];
                     val = val << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
                 }
-                v->kind = letter == 2 ? LTKA_M_HEXU : LTKA_M_HEXL;
+                v->kind = letter == 2 ? LTK_M_HEXU : LTK_M_HEXL;
                 v->pad = (uint8_t)zeros;
                 v->value = val;
                 v->str_off = 0;
                 v->str_len = 0;
             } else {
-                v->kind = LTKA_M_STR;
+                v->kind = LTK_M_STR;
                 v->pad = 0;
                 v->value = 0;
                 v->str_off = (uint32_t)hs;
@@ -394,17 +394,17 @@ static void split_token(const char *line, size_t len, size_t ts, size_t te, logt
         split_digits(line, len, ts, done, te, tmpl, vars, nvars);
 }
 
-int ltka_split_line(const char *line, size_t len, logtk_strbuf *tmpl, ltka_var **vars,
+int ltk_split_line(const char *line, size_t len, ltk_strbuf *tmpl, ltk_var **vars,
                     size_t *nvars, size_t *cap)
 {
-    if (tmpl->len + 2 * len + 3 > tmpl->cap && logtk_strbuf_reserve(tmpl, 2 * len + 2) != 0)
+    if (tmpl->len + 2 * len + 3 > tmpl->cap && ltk_strbuf_reserve(tmpl, 2 * len + 2) != 0)
         return -1;
     size_t need = *nvars + len / 2 + 2;
     if (need > *cap) {
         size_t ncap = *cap ? *cap : 64;
         while (ncap < need)
             ncap *= 2;
-        ltka_var *nv = realloc(*vars, ncap * sizeof **vars);
+        ltk_var *nv = realloc(*vars, ncap * sizeof **vars);
         if (!nv)
             return -1;
         *vars = nv;
@@ -423,7 +423,7 @@ int ltka_split_line(const char *line, size_t len, logtk_strbuf *tmpl, ltka_var *
             break;
         if (byte_class[s[i]] & C_MARKER) {
             put_plain(tmpl, line + lit, i - lit, len - lit);
-            put_byte(tmpl, LTKA_M_ESC);
+            put_byte(tmpl, LTK_M_ESC);
             put_byte(tmpl, (char)s[i]);
             lit = ++i;
             continue;

@@ -39,7 +39,7 @@ static int shift_and_scan(const uint64_t *byte, const uint64_t *var, uint64_t la
 {
     for (size_t i = 0; i < tlen; i++) {
         uint8_t c = t[i];
-        if (ltka_is_var_marker(c)) {
+        if (ltk_is_var_marker(c)) {
             uint64_t cls = var[c];
             uint64_t x = ((state << 1) | 1) & cls, prev;
             do {
@@ -48,7 +48,7 @@ static int shift_and_scan(const uint64_t *byte, const uint64_t *var, uint64_t la
             } while (x != prev);
             state = x;
         } else {
-            if (c == LTKA_M_ESC && i + 1 < tlen)
+            if (c == LTK_M_ESC && i + 1 < tlen)
                 c = t[++i];
             state = ((state << 1) | 1) & byte[c];
         }
@@ -81,11 +81,11 @@ static int template_may_match(search_ctx *g, int fold, const char *piece, size_t
     uint8_t *kind = g->nfa, *byte = g->nfa + tlen + 1;
     for (size_t i = 0; i < tlen; i++) {
         uint8_t c = t[i];
-        if (ltka_is_var_marker(c)) {
+        if (ltk_is_var_marker(c)) {
             kind[n] = c;
             byte[n++] = 0;
         } else {
-            if (c == LTKA_M_ESC && i + 1 < tlen)
+            if (c == LTK_M_ESC && i + 1 < tlen)
                 c = t[++i];
             kind[n] = 0;
             byte[n++] = fold ? (uint8_t)tolower(c) : c;
@@ -117,8 +117,8 @@ static int template_may_match(search_ctx *g, int fold, const char *piece, size_t
                     fresh[jj + 1] = 1;
                     any = 1;
                 }
-            } else if ((f || i2) && (ltka_var_may_contain(kind[jj], c) ||
-                                     (fold && ltka_var_may_contain(kind[jj], (uint8_t)toupper(c))))) {
+            } else if ((f || i2) && (ltk_var_may_contain(kind[jj], c) ||
+                                     (fold && ltk_var_may_contain(kind[jj], (uint8_t)toupper(c))))) {
                 in[jj] = 1;
                 any = 1;
             }
@@ -145,11 +145,11 @@ static int template_may_hold_phrase(const phrase_masks *hm, const uint8_t *t, si
 }
 
 /* Nonzero when no variable of any kind can produce byte c (either case when folding). */
-int ltka_literal_only(unsigned char c, int fold)
+int ltk_literal_only(unsigned char c, int fold)
 {
-    for (int kind = LTKA_M_UNUM; kind <= LTKA_M_LAST; kind++)
-        if (ltka_is_var_marker((unsigned)kind) &&
-            (ltka_var_may_contain(kind, c) || (fold && ltka_var_may_contain(kind, (unsigned char)toupper(c)))))
+    for (int kind = LTK_M_UNUM; kind <= LTK_M_LAST; kind++)
+        if (ltk_is_var_marker((unsigned)kind) &&
+            (ltk_var_may_contain(kind, c) || (fold && ltk_var_may_contain(kind, (unsigned char)toupper(c)))))
             return 0;
     return 1;
 }
@@ -199,25 +199,25 @@ static uint8_t template_piece_mask(const logtk_grep *g, search_ctx *x, const uin
  * template_piece_mask is kept per distinct template (bounded: the cache starts
  * over when it grows large).
  */
-uint8_t ltka_cached_piece_mask(const logtk_grep *g, search_ctx *x, const uint8_t *t, size_t tlen)
+uint8_t ltk_cached_piece_mask(const logtk_grep *g, search_ctx *x, const uint8_t *t, size_t tlen)
 {
     enum { CACHE_MAX = 1 << 20 };
     if (!x->cache_ready || x->cache.count >= CACHE_MAX) {
         if (x->cache_ready) {
-            logtk_hashtab_free(&x->cache);
+            ltk_hashtab_free(&x->cache);
             if (x->memo) /* ids start over: so do the alignments remembered per id */
                 memset(x->memo, 0, x->memo_cap * sizeof *x->memo);
             x->memo_ntests = 0;
         }
-        x->cache_ready = logtk_hashtab_init(&x->cache, 4096) == 0;
+        x->cache_ready = ltk_hashtab_init(&x->cache, 4096) == 0;
         if (!x->cache_ready)
             return template_piece_mask(g, x, t, tlen);
     }
     int inserted = 0;
-    int64_t id = logtk_hashtab_intern(&x->cache, tlen ? (const char *)t : "", tlen, &inserted);
+    int64_t id = ltk_hashtab_intern(&x->cache, tlen ? (const char *)t : "", tlen, &inserted);
     if (id < 0)
         return template_piece_mask(g, x, t, tlen);
-    if (logtk_array_reserve((void **)&x->cache_val, &x->cache_cap, (size_t)id + 1, 1) != 0)
+    if (ltk_array_reserve((void **)&x->cache_val, &x->cache_cap, (size_t)id + 1, 1) != 0)
         return template_piece_mask(g, x, t, tlen);
     if (inserted)
         x->cache_val[id] = template_piece_mask(g, x, t, tlen);
@@ -236,14 +236,14 @@ static inline unsigned char fold_ascii(unsigned char c)
  * template in any part matches, and grep -c counts it without rebuilding
  * it.  Escaped bytes end a run here, which only misses some such templates.
  */
-int ltka_template_is_sure(const logtk_grep *g, const uint8_t *t, size_t tlen)
+int ltk_template_is_sure(const logtk_grep *g, const uint8_t *t, size_t tlen)
 {
     const unsigned char *pat = (const unsigned char *)g->pattern;
     size_t plen = g->plen, i = 0;
     int icase = (g->flags & LOGTK_GREP_ICASE) != 0;
     while (i < tlen) {
         size_t start = i;
-        while (i < tlen && (t[i] == 0 || t[i] > LTKA_M_LAST))
+        while (i < tlen && (t[i] == 0 || t[i] > LTK_M_LAST))
             i++;
         size_t rl = i - start;
         if (rl >= plen) {
@@ -262,13 +262,13 @@ int ltka_template_is_sure(const logtk_grep *g, const uint8_t *t, size_t tlen)
             }
         }
         if (i < tlen)
-            i += t[i] == LTKA_M_ESC ? 2 : 1;
+            i += t[i] == LTK_M_ESC ? 2 : 1;
     }
     return 0;
 }
 
 /* Nonzero when text[0..n) holds piece k (lower-cased first when folding; text is scratch). */
-int ltka_text_holds_piece(const logtk_grep *g, int k, char *text, size_t n)
+int ltk_text_holds_piece(const logtk_grep *g, int k, char *text, size_t n)
 {
     if (g->pieces.fold)
         for (size_t i = 0; i < n; i++)
@@ -294,20 +294,20 @@ int ltka_text_holds_piece(const logtk_grep *g, int k, char *text, size_t n)
  * text of one decimal numeric variable: no string, address or hex
  * variables, no literal digits, no two numeric variables side by side.
  */
-int ltka_template_digits_clean(const uint8_t *t, size_t tlen)
+int ltk_template_digits_clean(const uint8_t *t, size_t tlen)
 {
     int prev_num = 0;
     for (size_t i = 0; i < tlen; i++) {
         uint8_t c = t[i];
-        if (c == LTKA_M_STR || c == LTKA_M_IP || c == LTKA_M_HEXL || c == LTKA_M_HEXU || (c >= '0' && c <= '9'))
+        if (c == LTK_M_STR || c == LTK_M_IP || c == LTK_M_HEXL || c == LTK_M_HEXU || (c >= '0' && c <= '9'))
             return 0;
-        if (c == LTKA_M_UNUM || c == LTKA_M_SNUM) {
+        if (c == LTK_M_UNUM || c == LTK_M_SNUM) {
             if (prev_num)
                 return 0;
             prev_num = 1;
             continue;
         }
-        if (c == LTKA_M_ESC)
+        if (c == LTK_M_ESC)
             i++; /* an escaped byte (1..7) is a literal, not a marker */
         prev_num = 0;
     }
@@ -315,26 +315,26 @@ int ltka_template_digits_clean(const uint8_t *t, size_t tlen)
 }
 
 /* Bit k set: a literal run of the template (as in template_is_sure) holds piece k. */
-uint8_t ltka_template_sure_pieces(const logtk_grep *g, const uint8_t *t, size_t tlen, uint8_t maybe,
-                                  logtk_strbuf *scratch)
+uint8_t ltk_template_sure_pieces(const logtk_grep *g, const uint8_t *t, size_t tlen, uint8_t maybe,
+                                  ltk_strbuf *scratch)
 {
     uint8_t bits = 0;
     size_t i = 0;
     while (i < tlen && maybe & ~bits) {
         size_t start = i;
-        while (i < tlen && (t[i] == 0 || t[i] > LTKA_M_LAST))
+        while (i < tlen && (t[i] == 0 || t[i] > LTK_M_LAST))
             i++;
         for (int k = 0; k < g->pieces.n; k++) {
             if (!(maybe >> k & 1) || (bits >> k & 1) || i - start < g->pieces.len[k])
                 continue;
-            logtk_strbuf_clear(scratch);
-            if (logtk_strbuf_append(scratch, t + start, i - start) != 0)
+            ltk_strbuf_clear(scratch);
+            if (ltk_strbuf_append(scratch, t + start, i - start) != 0)
                 return bits; /* fewer sure pieces: only more work */
-            if (ltka_text_holds_piece(g, k, scratch->data, scratch->len))
+            if (ltk_text_holds_piece(g, k, scratch->data, scratch->len))
                 bits |= (uint8_t)(1u << k);
         }
         if (i < tlen)
-            i += t[i] == LTKA_M_ESC ? 2 : 1;
+            i += t[i] == LTK_M_ESC ? 2 : 1;
     }
     return bits;
 }
@@ -364,8 +364,8 @@ typedef struct align_walk {
     long budget;
     int naligns, give_up;
     int ntests[MAX_ALIGNS];
-    ltka_num_test tests[MAX_ALIGNS][MAX_ALIGN_TESTS];
-    ltka_num_test cur[MAX_ALIGN_TESTS];
+    ltk_num_test tests[MAX_ALIGNS][MAX_ALIGN_TESTS];
+    ltk_num_test cur[MAX_ALIGN_TESTS];
 } align_walk;
 
 /*
@@ -397,7 +397,7 @@ static int ip_octet_fit(const char *f, size_t n, int suffix)
 
 /*
  * The test of an IP variable covering the piece bytes s[0..n) (see
- * number_test_for): the octets those bytes fix, as an LTKA_TEST_IP_MASK
+ * number_test_for): the octets those bytes fix, as an LTK_TEST_IP_MASK
  * test.  A piece that covers the whole variable must be a dotted quad of
  * 1-3 digit parts; one that starts inside it covers its last parts, one
  * that ends inside it its first ones, one that does both only places itself
@@ -405,17 +405,17 @@ static int ip_octet_fit(const char *f, size_t n, int suffix)
  * when only one octet can be written so ("115" of "10.251.43.115" at the
  * piece's end can only be 115; its "10" may be 10, 110 or 210).
  * That test speaks of canonical addresses only: a non-canonical quad
- * ("10.957.43.015", a packed value) passes every LTKA_TEST_IP_MASK test, so
+ * ("10.957.43.015", a packed value) passes every LTK_TEST_IP_MASK test, so
  * a piece that only such a quad can hold ("957", "015", "01" at the edge)
  * gets a test no address passes (mask 0, bits 1).  A second test,
- * LTKA_TEST_IP_PACKED, which every address passes, checks packed values:
+ * LTK_TEST_IP_PACKED, which every address passes, checks packed values:
  * the parts whose whole text the piece spells out (digit count and value),
  * or fails them all when the piece is a whole canonical address.  Without
  * it the scale-up log's redrawn addresses (70% of its quads) would all be
  * rebuilt for "10.251.43.115".  -1 is kept for what no dotted quad can hold
  * (other bytes, 4+ digits in a part, a fourth dot).
  */
-static int ip_test_for(const char *s, size_t n, int starts, int ends, ltka_num_test t[2])
+static int ip_test_for(const char *s, size_t n, int starts, int ends, ltk_num_test t[2])
 {
     size_t field_at[4], field_len[4], nf = 0, at = 0;
     for (size_t i = 0; i <= n; i++) {
@@ -490,7 +490,7 @@ static int ip_test_for(const char *s, size_t n, int starts, int ends, ltka_num_t
     }
     int nt = 0;
     if (fixed > 0) {
-        t[nt].kind = LTKA_TEST_IP_MASK;
+        t[nt].kind = LTK_TEST_IP_MASK;
         t[nt].len = (uint8_t)(3 * fixed);
         t[nt++].value = (uint64_t)mask << 32 | bits;
     }
@@ -500,7 +500,7 @@ static int ip_test_for(const char *s, size_t n, int starts, int ends, ltka_num_t
         packed = (uint64_t)0xfff << 36;
     }
     if (packed_flags != 0) {
-        t[nt].kind = LTKA_TEST_IP_PACKED;
+        t[nt].kind = LTK_TEST_IP_PACKED;
         t[nt].len = (uint8_t)(3 * packed_fixed);
         t[nt++].value = (uint64_t)packed_flags << 48 | packed;
     }
@@ -517,11 +517,11 @@ static int ip_test_for(const char *s, size_t n, int starts, int ends, ltka_num_t
  * the parts it spells out for a packed non-canonical quad (two tests: each
  * passes the other kind of value).
  */
-static int number_test_for(int kind, const char *s, size_t n, int starts, int ends, ltka_num_test *t)
+static int number_test_for(int kind, const char *s, size_t n, int starts, int ends, ltk_num_test *t)
 {
-    if (kind == LTKA_M_IP)
+    if (kind == LTK_M_IP)
         return ip_test_for(s, n, starts, ends, t);
-    if (kind == LTKA_M_HEXL || kind == LTKA_M_HEXU) {
+    if (kind == LTK_M_HEXL || kind == LTK_M_HEXU) {
         uint64_t v = 0;
         size_t significant = 0; /* digits from the first nonzero one */
         for (size_t i = 0; i < n; i++) {
@@ -543,7 +543,7 @@ static int number_test_for(int kind, const char *s, size_t n, int starts, int en
     }
     int minus = n > 0 && s[0] == '-';
     if (minus) {
-        if (kind != LTKA_M_SNUM)
+        if (kind != LTK_M_SNUM)
             return -1;
         s++;
         n--;
@@ -599,11 +599,11 @@ static void align_from(align_walk *w, size_t e, size_t i, int ncur)
     }
     for (size_t j = i; j < w->plen; j++) {
         unsigned char c = (unsigned char)w->piece[j];
-        if (!ltka_var_may_contain(k, c) && !(w->fold && ltka_var_may_contain(k, (unsigned char)toupper(c))))
+        if (!ltk_var_may_contain(k, c) && !(w->fold && ltk_var_may_contain(k, (unsigned char)toupper(c))))
             break;
         int nc = ncur;
-        if (k != LTKA_M_STR) {
-            ltka_num_test t[2];
+        if (k != LTK_M_STR) {
+            ltk_num_test t[2];
             int r = number_test_for(k, w->piece + i, j + 1 - i, i == 0, j + 1 == w->plen, t);
             if (r < 0)
                 continue;
@@ -639,13 +639,13 @@ static size_t template_elements(search_ctx *x, const uint8_t *t, size_t tlen)
     uint32_t nnum = 0;
     for (size_t i = 0; i < tlen; i++) {
         uint8_t c = t[i];
-        if (ltka_is_var_marker(c)) {
+        if (ltk_is_var_marker(c)) {
             x->elem_kind[n] = c;
             x->elem_byte[n] = 0;
-            x->elem_slot[n++] = c == LTKA_M_STR ? 0 : nnum++;
+            x->elem_slot[n++] = c == LTK_M_STR ? 0 : nnum++;
             continue;
         }
-        if (c == LTKA_M_ESC && i + 1 < tlen)
+        if (c == LTK_M_ESC && i + 1 < tlen)
             c = t[++i];
         x->elem_kind[n] = 0;
         x->elem_byte[n] = c;
@@ -659,13 +659,13 @@ static align_memo *align_memo_for(search_ctx *x, const uint8_t *t, size_t tlen, 
 {
     if (!x->cache_ready)
         return NULL;
-    int64_t id = logtk_hashtab_find(&x->cache, tlen ? (const char *)t : "", tlen);
+    int64_t id = ltk_hashtab_find(&x->cache, tlen ? (const char *)t : "", tlen);
     if (id < 0)
         return NULL;
     size_t need = ((size_t)id + 1) * MAX_PIECES;
     if (need > x->memo_cap) {
         size_t old = x->memo_cap;
-        if (logtk_array_reserve((void **)&x->memo, &x->memo_cap, need, sizeof *x->memo) != 0)
+        if (ltk_array_reserve((void **)&x->memo, &x->memo_cap, need, sizeof *x->memo) != 0)
             return NULL;
         memset(x->memo + old, 0, (x->memo_cap - old) * sizeof *x->memo);
     }
@@ -703,7 +703,7 @@ static void align_memo_store(search_ctx *x, align_memo *mm, const align_walk *w)
         size_t cap = (x->memo_ntests + add) * 2 + 256;
         if (cap > UINT32_MAX)
             return;
-        ltka_num_test *m = realloc(x->memo_tests, cap * sizeof *m);
+        ltk_num_test *m = realloc(x->memo_tests, cap * sizeof *m);
         if (!m)
             return;
         x->memo_tests = m;
@@ -734,7 +734,7 @@ static void align_memo_load(const search_ctx *x, const align_memo *mm, align_wal
 
 static int cmp_num_test(const void *a, const void *b)
 {
-    const ltka_num_test *x = a, *y = b;
+    const ltk_num_test *x = a, *y = b;
     if (x->tmpl != y->tmpl)
         return x->tmpl < y->tmpl ? -1 : 1;
     return x->slot < y->slot ? -1 : x->slot > y->slot;
@@ -747,14 +747,14 @@ static int cmp_num_test(const void *a, const void *b)
  * no alignment of piece k can hold in that unit.  Returns the number of
  * tested (template, piece) pairs, or a negative error (message in derr).
  */
-int ltka_number_filter(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logtk_errbuf *derr)
+int ltk_number_filter(const logtk_grep *g, search_ctx *x, ltk_decoder *d, ltk_errbuf *derr)
 {
-    uint32_t nt = ltka_decoder_template_count(d);
+    uint32_t nt = ltk_decoder_template_count(d);
     size_t need = (size_t)nt * MAX_PIECES;
     if (need > x->alive_off_cap) {
         size_t *m = realloc(x->alive_off, need * sizeof *m);
         if (!m)
-            return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
         x->alive_off = m;
         x->alive_off_cap = need;
     }
@@ -763,7 +763,7 @@ int ltka_number_filter(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logt
     if (nt > x->tested_cap) {
         uint8_t *m = realloc(x->tested, nt);
         if (!m)
-            return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
         x->tested = m;
         x->tested_cap = nt;
     }
@@ -773,15 +773,15 @@ int ltka_number_filter(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logt
     int pairs = 0;
     align_walk *w = malloc(sizeof *w);
     if (!w)
-        return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
     for (uint32_t t = 0; t < nt; t++) {
         uint8_t m = x->maybe[t] & (uint8_t)~x->psure[t];
         if (!m)
             continue;
         size_t tl;
-        const uint8_t *tb = ltka_decoder_template(d, t, &tl);
+        const uint8_t *tb = ltk_decoder_template(d, t, &tl);
         size_t ne = SIZE_MAX; /* elements made only when some piece's walk is not remembered */
-        uint32_t count = ltka_decoder_template_lines(d, t);
+        uint32_t count = ltk_decoder_template_lines(d, t);
         for (int k = 0; k < g->pieces.n; k++) {
             if (!(m >> k & 1))
                 continue;
@@ -793,7 +793,7 @@ int ltka_number_filter(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logt
             else {
                 if (ne == SIZE_MAX && (ne = template_elements(x, tb, tl)) == SIZE_MAX) {
                     free(w);
-                    return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+                    return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
                 }
                 walk_alignments(g, x, w, ne, k);
                 if (mm)
@@ -806,10 +806,10 @@ int ltka_number_filter(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logt
                 add += (size_t)w->ntests[a];
             if (x->ntests + add > x->tests_cap) {
                 size_t cap = (x->ntests + add) * 2 + 16;
-                ltka_num_test *nt2 = realloc(x->tests, cap * sizeof *nt2);
+                ltk_num_test *nt2 = realloc(x->tests, cap * sizeof *nt2);
                 if (!nt2) {
                     free(w);
-                    return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+                    return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
                 }
                 x->tests = nt2;
                 x->tests_cap = cap;
@@ -819,7 +819,7 @@ int ltka_number_filter(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logt
                 uint8_t *al = realloc(x->alive, cap);
                 if (!al) {
                     free(w);
-                    return logtk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
+                    return ltk_error_set(derr, LOGTK_ERR_NOMEM, "out of memory");
                 }
                 x->alive = al;
                 x->alive_cap = cap;
@@ -829,7 +829,7 @@ int ltka_number_filter(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logt
             x->tested[t] |= (uint8_t)(1u << k);
             for (int a = 0; a < w->naligns; a++)
                 for (int q = 0; q < w->ntests[a]; q++) {
-                    ltka_num_test *tt = &x->tests[x->ntests++];
+                    ltk_num_test *tt = &x->tests[x->ntests++];
                     *tt = w->tests[a][q];
                     tt->tmpl = t;
                     tt->bit = (uint8_t)(1u << a);
@@ -845,6 +845,6 @@ int ltka_number_filter(const logtk_grep *g, search_ctx *x, ltka_decoder *d, logt
     for (size_t q = 0; q < x->ntests; q++)
         x->tests[q].alive = x->alive + (size_t)(uintptr_t)x->tests[q].alive;
     qsort(x->tests, x->ntests, sizeof *x->tests, cmp_num_test);
-    int rc = ltka_decode_number_tests(d, x->tests, x->ntests, derr);
+    int rc = ltk_decode_number_tests(d, x->tests, x->ntests, derr);
     return rc != LOGTK_OK ? rc : pairs;
 }

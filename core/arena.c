@@ -8,8 +8,8 @@
 
 #define ARENA_ALIGN 16
 
-struct logtk_arena_chunk {
-    logtk_arena_chunk *next;
+struct ltk_arena_chunk {
+    ltk_arena_chunk *next;
     size_t size;
     size_t used;
     /* data follows, ARENA_ALIGN-aligned */
@@ -17,20 +17,20 @@ struct logtk_arena_chunk {
 
 static size_t chunk_header(void)
 {
-    return (sizeof(logtk_arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    return (sizeof(ltk_arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
 }
 
-void logtk_arena_init(logtk_arena *a, size_t chunk_size)
+void ltk_arena_init(ltk_arena *a, size_t chunk_size)
 {
     a->head = NULL;
     a->chunk_size = chunk_size ? chunk_size : (size_t)64 << 10;
     a->total = 0;
 }
 
-void *logtk_arena_alloc(logtk_arena *a, size_t n)
+void *ltk_arena_alloc(ltk_arena *a, size_t n)
 {
     size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-    logtk_arena_chunk *c = a->head;
+    ltk_arena_chunk *c = a->head;
     if (need < n)
         return NULL; /* overflow */
     if (c == NULL || c->size - c->used < need) {
@@ -58,9 +58,9 @@ void *logtk_arena_alloc(logtk_arena *a, size_t n)
     return p;
 }
 
-char *logtk_arena_strndup(logtk_arena *a, const char *s, size_t n)
+char *ltk_arena_strndup(ltk_arena *a, const char *s, size_t n)
 {
-    char *p = logtk_arena_alloc(a, n + 1);
+    char *p = ltk_arena_alloc(a, n + 1);
     if (p == NULL)
         return NULL;
     if (n)
@@ -69,14 +69,14 @@ char *logtk_arena_strndup(logtk_arena *a, const char *s, size_t n)
     return p;
 }
 
-void logtk_arena_reset(logtk_arena *a)
+void ltk_arena_reset(ltk_arena *a)
 {
-    logtk_arena_chunk *keep = a->head;
+    ltk_arena_chunk *keep = a->head;
     if (keep == NULL)
         return;
-    logtk_arena_chunk *c = keep->next;
+    ltk_arena_chunk *c = keep->next;
     while (c) {
-        logtk_arena_chunk *next = c->next;
+        ltk_arena_chunk *next = c->next;
         a->total -= chunk_header() + c->size;
         free(c);
         c = next;
@@ -85,11 +85,11 @@ void logtk_arena_reset(logtk_arena *a)
     keep->used = 0;
 }
 
-void logtk_arena_free(logtk_arena *a)
+void ltk_arena_free(ltk_arena *a)
 {
-    logtk_arena_chunk *c = a->head;
+    ltk_arena_chunk *c = a->head;
     while (c) {
-        logtk_arena_chunk *next = c->next;
+        ltk_arena_chunk *next = c->next;
         free(c);
         c = next;
     }

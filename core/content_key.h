@@ -11,23 +11,23 @@
  * 0x100000001b3), over the text's bytes exactly.  It is chosen for being
  * defined by a published constant pair rather than by this code base: keys
  * are written into files and compared across machines and releases, so this
- * must never change, unlike logtk_hash_bytes() (hashtab.h), which may be
+ * must never change, unlike ltk_hash_bytes() (hashtab.h), which may be
  * tuned for speed.  Templates are hashed once each, not per line, so the
  * byte-at-a-time loop costs nothing that matters.
  *
  * Header-only (static inline) so no internal symbol is added to the library.
  */
-#ifndef LOGTK_CONTENT_KEY_H
-#define LOGTK_CONTENT_KEY_H
+#ifndef LTK_CONTENT_KEY_H
+#define LTK_CONTENT_KEY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /** Characters of a key in text: 16 lowercase hex digits (no NUL). */
-#define LOGTK_CONTENT_KEY_HEX_LEN 16
+#define LTK_CONTENT_KEY_HEX_LEN 16
 
 /** FNV-1a 64 of the len bytes at text (text may be NULL when len is 0). */
-static inline uint64_t logtk_content_key(const void *text, size_t len)
+static inline uint64_t ltk_content_key(const void *text, size_t len)
 {
     const unsigned char *p = text;
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -43,14 +43,14 @@ static inline uint64_t logtk_content_key(const void *text, size_t len)
  * same text as printf "%016llx"), into out[0..15] followed by a NUL (out must
  * hold 17 bytes).  Returns out.
  */
-static inline char *logtk_content_key_hex(uint64_t key, char out[LOGTK_CONTENT_KEY_HEX_LEN + 1])
+static inline char *ltk_content_key_hex(uint64_t key, char out[LTK_CONTENT_KEY_HEX_LEN + 1])
 {
     static const char digits[] = "0123456789abcdef";
-    for (int i = LOGTK_CONTENT_KEY_HEX_LEN - 1; i >= 0; i--) {
+    for (int i = LTK_CONTENT_KEY_HEX_LEN - 1; i >= 0; i--) {
         out[i] = digits[key & 15];
         key >>= 4;
     }
-    out[LOGTK_CONTENT_KEY_HEX_LEN] = '\0';
+    out[LTK_CONTENT_KEY_HEX_LEN] = '\0';
     return out;
 }
 

@@ -27,13 +27,13 @@
 #include "strbuf.h"
 
 struct logtk_csv {
-    logtk_errbuf err;
+    ltk_errbuf err;
     logtk_reader *reader;
     int open;
     int at_start;           /* no record read yet: skip a BOM */
     uint64_t record_line;   /* physical line where the last record began */
-    logtk_strbuf bytes;     /* field bytes of the current record */
-    logtk_strbuf open_source; /* source of a line whose quoted field goes on */
+    ltk_strbuf bytes;     /* field bytes of the current record */
+    ltk_strbuf open_source; /* source of a line whose quoted field goes on */
     size_t *ends;           /* end offset of each field in bytes */
     logtk_slice *fields;
     size_t cap;             /* capacity of ends and fields */
@@ -58,8 +58,8 @@ void logtk_csv_free(logtk_csv *c)
     if (!c)
         return;
     logtk_reader_free(c->reader);
-    logtk_strbuf_free(&c->bytes);
-    logtk_strbuf_free(&c->open_source);
+    ltk_strbuf_free(&c->bytes);
+    ltk_strbuf_free(&c->open_source);
     free(c->ends);
     free(c->fields);
     free(c);
@@ -67,7 +67,7 @@ void logtk_csv_free(logtk_csv *c)
 
 const char *logtk_csv_errmsg(const logtk_csv *c)
 {
-    return logtk_error_text(&c->err);
+    return ltk_error_text(&c->err);
 }
 
 uint64_t logtk_csv_line(const logtk_csv *c)
@@ -81,19 +81,19 @@ static int opened(logtk_csv *c, int rc)
     c->at_start = 1;
     c->open = rc == LOGTK_OK;
     if (rc != LOGTK_OK)
-        return logtk_error_set(&c->err, rc, "%s", logtk_reader_errmsg(c->reader));
+        return ltk_error_set(&c->err, rc, "%s", logtk_reader_errmsg(c->reader));
     return LOGTK_OK;
 }
 
 int logtk_csv_open_path(logtk_csv *c, const char *path)
 {
-    logtk_error_clear(&c->err);
+    ltk_error_clear(&c->err);
     return opened(c, logtk_reader_open_path(c->reader, path));
 }
 
 int logtk_csv_open_memory(logtk_csv *c, const void *buf, size_t len, const char *name)
 {
-    logtk_error_clear(&c->err);
+    ltk_error_clear(&c->err);
     return opened(c, logtk_reader_open_memory(c->reader, buf, len, name));
 }
 
@@ -108,7 +108,7 @@ static int end_field(logtk_csv *c, size_t *nfields)
         if (s)
             c->fields = s;
         if (!e || !s)
-            return logtk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
         c->cap = cap;
     }
     c->ends[(*nfields)++] = c->bytes.len;
@@ -120,13 +120,13 @@ int logtk_csv_next(logtk_csv *c, const logtk_slice **fields, size_t *nfields)
     *fields = NULL;
     *nfields = 0;
     if (!c->open)
-        return logtk_error_set(&c->err, LOGTK_ERR_INVALID, "CSV reader has no open file");
+        return ltk_error_set(&c->err, LOGTK_ERR_INVALID, "CSV reader has no open file");
     logtk_line line;
     int rc = logtk_reader_next(c->reader, &line);
     if (rc == LOGTK_DONE)
         return LOGTK_DONE;
     if (rc != LOGTK_OK)
-        return logtk_error_set(&c->err, rc, "%s", logtk_reader_errmsg(c->reader));
+        return ltk_error_set(&c->err, rc, "%s", logtk_reader_errmsg(c->reader));
 
     const char *p = line.data, *end = line.data + line.len;
     if (c->at_start) {
@@ -135,9 +135,9 @@ int logtk_csv_next(logtk_csv *c, const logtk_slice **fields, size_t *nfields)
             p += 3;
     }
     c->record_line = line.number;
-    logtk_strbuf_clear(&c->bytes);
-    if (logtk_strbuf_reserve(&c->bytes, 64) != 0) /* slices never point at NULL */
-        return logtk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+    ltk_strbuf_clear(&c->bytes);
+    if (ltk_strbuf_reserve(&c->bytes, 64) != 0) /* slices never point at NULL */
+        return ltk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
     size_t n = 0;
     for (;;) { /* one field per iteration; p is at its first byte */
         if (p < end && *p == '"') {
@@ -145,14 +145,14 @@ int logtk_csv_next(logtk_csv *c, const logtk_slice **fields, size_t *nfields)
             for (;;) {
                 const char *q = memchr(p, '"', (size_t)(end - p));
                 if (!q) { /* the quoted field goes on over the line break */
-                    if (logtk_strbuf_append(&c->bytes, p, (size_t)(end - p)) != 0 ||
-                        logtk_strbuf_append(&c->bytes, end, line.eol_len) != 0)
-                        return logtk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+                    if (ltk_strbuf_append(&c->bytes, p, (size_t)(end - p)) != 0 ||
+                        ltk_strbuf_append(&c->bytes, end, line.eol_len) != 0)
+                        return ltk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
                     /* The reader reuses its source name for the next archive
                        member: keep this one for the message. */
-                    logtk_strbuf_clear(&c->open_source);
-                    if (logtk_strbuf_puts(&c->open_source, line.source) != 0)
-                        return logtk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+                    ltk_strbuf_clear(&c->open_source);
+                    if (ltk_strbuf_puts(&c->open_source, line.source) != 0)
+                        return ltk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
                     uint64_t previous = line.number;
                     if (line.eol_len == 0) /* the reader's final line had no terminator */
                         rc = LOGTK_DONE;
@@ -161,31 +161,31 @@ int logtk_csv_next(logtk_csv *c, const logtk_slice **fields, size_t *nfields)
                     if (rc == LOGTK_OK && line.number != previous + 1)
                         rc = LOGTK_DONE; /* the next member of an archive began */
                     if (rc == LOGTK_DONE)
-                        return logtk_error_set(&c->err, LOGTK_ERR_DATA,
+                        return ltk_error_set(&c->err, LOGTK_ERR_DATA,
                                                "%s:%llu: quoted field not closed before the end of "
                                                "the file",
                                                c->open_source.data,
                                                (unsigned long long)c->record_line);
                     if (rc != LOGTK_OK)
-                        return logtk_error_set(&c->err, rc, "%s",
+                        return ltk_error_set(&c->err, rc, "%s",
                                                logtk_reader_errmsg(c->reader));
                     p = line.data;
                     end = line.data + line.len;
                     continue;
                 }
-                if (logtk_strbuf_append(&c->bytes, p, (size_t)(q - p)) != 0)
-                    return logtk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+                if (ltk_strbuf_append(&c->bytes, p, (size_t)(q - p)) != 0)
+                    return ltk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
                 p = q + 1;
                 if (p < end && *p == '"') { /* a doubled quote */
-                    if (logtk_strbuf_putc(&c->bytes, '"') != 0)
-                        return logtk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+                    if (ltk_strbuf_putc(&c->bytes, '"') != 0)
+                        return ltk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
                     p++;
                     continue;
                 }
                 break;
             }
             if (p < end && *p != ',')
-                return logtk_error_set(&c->err, LOGTK_ERR_DATA,
+                return ltk_error_set(&c->err, LOGTK_ERR_DATA,
                                        "%s:%llu: unexpected character after a closing quote "
                                        "(column %zu)",
                                        line.source, (unsigned long long)line.number,
@@ -195,12 +195,12 @@ int logtk_csv_next(logtk_csv *c, const logtk_slice **fields, size_t *nfields)
             while (q < end && *q != ',' && *q != '"')
                 q++;
             if (q < end && *q == '"')
-                return logtk_error_set(&c->err, LOGTK_ERR_DATA,
+                return ltk_error_set(&c->err, LOGTK_ERR_DATA,
                                        "%s:%llu: quote inside an unquoted field (column %zu)",
                                        line.source, (unsigned long long)line.number,
                                        (size_t)(q - line.data) + 1);
-            if (logtk_strbuf_append(&c->bytes, p, (size_t)(q - p)) != 0)
-                return logtk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+            if (ltk_strbuf_append(&c->bytes, p, (size_t)(q - p)) != 0)
+                return ltk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
             p = q;
         }
         if ((rc = end_field(c, &n)) != LOGTK_OK)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int logtk_error_set(logtk_errbuf *e, int code, const char *fmt, ...)
+int ltk_error_set(ltk_errbuf *e, int code, const char *fmt, ...)
 {
     va_list ap;
     e->code = code;
@@ -17,20 +17,20 @@ int logtk_error_set(logtk_errbuf *e, int code, const char *fmt, ...)
     return code;
 }
 
-void logtk_error_clear(logtk_errbuf *e)
+void ltk_error_clear(ltk_errbuf *e)
 {
     e->code = LOGTK_OK;
     e->msg[0] = '\0';
 }
 
-const char *logtk_error_text(const logtk_errbuf *e)
+const char *ltk_error_text(const ltk_errbuf *e)
 {
     if (e->msg[0] != '\0')
         return e->msg;
     return e->code == LOGTK_OK ? "" : logtk_strerror(e->code);
 }
 
-int logtk_error_copy(logtk_errbuf *e, const logtk_errbuf *from)
+int ltk_error_copy(ltk_errbuf *e, const ltk_errbuf *from)
 {
     e->code = from->code;
     memcpy(e->msg, from->msg, sizeof e->msg);
@@ -57,13 +57,13 @@ const char *logtk_strerror(int status)
     }
 }
 
-#define LOGTK_STRINGIFY_(x) #x
-#define LOGTK_STRINGIFY(x) LOGTK_STRINGIFY_(x)
+#define LTK_STRINGIFY_(x) #x
+#define LTK_STRINGIFY(x) LTK_STRINGIFY_(x)
 
 const char *logtk_version(void)
 {
-    return LOGTK_STRINGIFY(LOGTK_VERSION_MAJOR) "." LOGTK_STRINGIFY(LOGTK_VERSION_MINOR) "."
-        LOGTK_STRINGIFY(LOGTK_VERSION_PATCH);
+    return LTK_STRINGIFY(LOGTK_VERSION_MAJOR) "." LTK_STRINGIFY(LOGTK_VERSION_MINOR) "."
+        LTK_STRINGIFY(LOGTK_VERSION_PATCH);
 }
 
 unsigned logtk_version_number(void)

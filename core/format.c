@@ -76,8 +76,8 @@ typedef struct plan_element {
 } plan_element;
 
 struct logtk_format {
-    logtk_errbuf err;
-    logtk_arena arena; /* names and literals; reset on recompile */
+    ltk_errbuf err;
+    ltk_arena arena; /* names and literals; reset on recompile */
     int compiled;
     size_t ntags;      /* fields + Content */
     size_t content_tag;
@@ -86,7 +86,7 @@ struct logtk_format {
     size_t nfields;
     const char *field_names[LOGTK_MAX_FIELDS];
 
-    logtk_regex *regex;
+    ltk_regex *regex;
     const char *spec;    /* the format as given (arena), named when the limit is lowered */
     uint32_t lowerings;  /* of the regex's match limit, as last reported */
 
@@ -109,14 +109,14 @@ int logtk_format_new(logtk_format **out)
     *out = f;
     if (!f)
         return LOGTK_ERR_NOMEM;
-    logtk_arena_init(&f->arena, 4096);
+    ltk_arena_init(&f->arena, 4096);
     f->fast_enabled = 1;
     return LOGTK_OK;
 }
 
 static void release_regex(logtk_format *f)
 {
-    logtk_regex_free(f->regex);
+    ltk_regex_free(f->regex);
     f->regex = NULL;
     f->spec = NULL;
     f->lowerings = 0;
@@ -127,13 +127,13 @@ void logtk_format_free(logtk_format *f)
     if (!f)
         return;
     release_regex(f);
-    logtk_arena_free(&f->arena);
+    ltk_arena_free(&f->arena);
     free(f);
 }
 
 const char *logtk_format_errmsg(const logtk_format *f)
 {
-    return logtk_error_text(&f->err);
+    return ltk_error_text(&f->err);
 }
 
 size_t logtk_format_field_count(const logtk_format *f)
@@ -148,19 +148,19 @@ const char *logtk_format_field_name(const logtk_format *f, size_t i)
 
 unsigned logtk_format_limit_lowerings(const logtk_format *f)
 {
-    return f->regex ? logtk_regex_lowerings(f->regex) : 0;
+    return f->regex ? ltk_regex_lowerings(f->regex) : 0;
 }
 
 /* Internal (tests and the differential fuzzer): 0 forces PCRE2 for every line. */
-void logtk_format_set_fast_path(logtk_format *f, int enabled);
-void logtk_format_set_fast_path(logtk_format *f, int enabled)
+void ltk_format_set_fast_path(logtk_format *f, int enabled);
+void ltk_format_set_fast_path(logtk_format *f, int enabled)
 {
     f->fast_enabled = enabled;
 }
 
 /* Internal: nonzero when the compiled format qualifies for the fast matcher. */
-int logtk_format_is_simple(const logtk_format *f);
-int logtk_format_is_simple(const logtk_format *f)
+int ltk_format_is_simple(const logtk_format *f);
+int ltk_format_is_simple(const logtk_format *f)
 {
     return f->simple;
 }
@@ -170,7 +170,7 @@ static int syntax_error(logtk_format *f, const char *spec, size_t at, const char
     size_t n = strlen(spec);
     if (at > n)
         at = n;
-    return logtk_error_set(&f->err, LOGTK_ERR_SYNTAX,
+    return ltk_error_set(&f->err, LOGTK_ERR_SYNTAX,
                            "log format, character %zu: %s\n  %s\n  %*s^", at + 1, what, spec,
                            (int)at, "");
 }
@@ -179,7 +179,7 @@ static int syntax_error(logtk_format *f, const char *spec, size_t at, const char
  * returns 0 when it uses any regex feature beyond escaped punctuation. */
 static int parse_simple_literal(logtk_format *f, const char *s, size_t n, literal *lit)
 {
-    lit->items = logtk_arena_alloc(&f->arena, (n + 1) * sizeof(short));
+    lit->items = ltk_arena_alloc(&f->arena, (n + 1) * sizeof(short));
     lit->n = 0;
     if (!lit->items)
         return -1;
@@ -222,7 +222,7 @@ static int parse_simple_literal(logtk_format *f, const char *s, size_t n, litera
 static int compile_plan(logtk_format *f, const char *spec)
 {
     size_t cap = 4 * MAX_TAGS + 8, n = 0, open_at = SIZE_MAX, ntags = 0, a = 0, i = 0;
-    plan_element *pl = logtk_arena_alloc(&f->arena, cap * sizeof *pl);
+    plan_element *pl = ltk_arena_alloc(&f->arena, cap * sizeof *pl);
     if (!pl)
         return -1;
     for (;;) {
@@ -288,8 +288,8 @@ static int compile_plan(logtk_format *f, const char *spec)
     for (size_t k = 0; k < n; k++)
         if (pl[k].kind == PLAN_LIT)
             nitems += pl[k].lit.n;
-    f->chain = logtk_arena_alloc(&f->arena, (n + 2) * sizeof *f->chain);
-    f->chain_items = logtk_arena_alloc(&f->arena, (nitems + 1) * sizeof *f->chain_items);
+    f->chain = ltk_arena_alloc(&f->arena, (n + 2) * sizeof *f->chain);
+    f->chain_items = ltk_arena_alloc(&f->arena, (nitems + 1) * sizeof *f->chain_items);
     if (!f->chain || !f->chain_items)
         return -1;
     f->plan = pl;
@@ -300,20 +300,20 @@ static int compile_plan(logtk_format *f, const char *spec)
 
 int logtk_format_compile(logtk_format *f, const char *spec)
 {
-    logtk_error_clear(&f->err);
+    ltk_error_clear(&f->err);
     release_regex(f);
-    logtk_arena_reset(&f->arena);
+    ltk_arena_reset(&f->arena);
     f->compiled = 0;
     f->ntags = f->nfields = 0;
     f->simple = 0;
     f->plan = NULL;
     f->plan_len = 0;
     if (!spec)
-        return logtk_error_set(&f->err, LOGTK_ERR_INVALID, "log format is NULL");
+        return ltk_error_set(&f->err, LOGTK_ERR_INVALID, "log format is NULL");
 
     /* Split into fragments and tags, building the regex and noting where
      * each regex byte came from so PCRE2 error offsets point into the spec. */
-    logtk_strbuf re = LOGTK_STRBUF_INIT;
+    ltk_strbuf re = LTK_STRBUF_INIT;
     size_t *origin = NULL, origin_cap = 0;
     size_t frag_start[MAX_TAGS + 1], frag_end[MAX_TAGS + 1];
     int content_seen = 0, rc = LOGTK_OK, simple = 1;
@@ -326,7 +326,7 @@ int logtk_format_compile(logtk_format *f, const char *spec)
             size_t cap_ = (origin_cap ? origin_cap * 2 : 256) + emit_n_;                 \
             size_t *o_ = realloc(origin, cap_ * sizeof *o_);                             \
             if (!o_) {                                                                   \
-                rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");          \
+                rc = ltk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");          \
                 goto done;                                                               \
             }                                                                            \
             origin = o_;                                                                 \
@@ -334,8 +334,8 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         }                                                                                \
         for (size_t emit_i_ = 0; emit_i_ < emit_n_; emit_i_++)                           \
             origin[re.len + emit_i_] = (from);                                           \
-        if (logtk_strbuf_puts(&re, (str)) != 0) {                                        \
-            rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");              \
+        if (ltk_strbuf_puts(&re, (str)) != 0) {                                        \
+            rc = ltk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");              \
             goto done;                                                                   \
         }                                                                                \
     } while (0)
@@ -399,9 +399,9 @@ int logtk_format_compile(logtk_format *f, const char *spec)
             rc = syntax_error(f, spec, i, "too many fields (at most 32 besides Content)");
             goto done;
         }
-        char *copy = logtk_arena_strndup(&f->arena, name, name_len);
+        char *copy = ltk_arena_strndup(&f->arena, name, name_len);
         if (!copy) {
-            rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+            rc = ltk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
             goto done;
         }
         f->tag_names[f->ntags] = copy;
@@ -426,7 +426,7 @@ int logtk_format_compile(logtk_format *f, const char *spec)
 
     /* Compile, JIT, limits.  '.' and '$' as in Python: only LF is a newline,
        whatever PCRE2's build default. */
-    const logtk_regex_config config = {
+    const ltk_regex_config config = {
         .flags = LOGTK_REGEX_NEWLINE_LF,
         .match_limit = FORMAT_MATCH_LIMIT,
         .depth_limit = FORMAT_DEPTH_LIMIT,
@@ -436,10 +436,10 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         .lower_floor = FORMAT_MATCH_LIMIT_FLOOR,
         .success_margin = FORMAT_SUCCESS_MARGIN,
     };
-    logtk_regex_error rerr;
-    if (logtk_regex_compile(&f->regex, re.data, re.len, &config, &rerr) != LOGTK_OK) {
+    ltk_regex_error rerr;
+    if (ltk_regex_compile(&f->regex, re.data, re.len, &config, &rerr) != LOGTK_OK) {
         if (rerr.code == LOGTK_ERR_NOMEM) {
-            rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+            rc = ltk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
         } else {
             size_t at = rerr.offset < re.len ? origin[rerr.offset] : strlen(spec);
             rc = syntax_error(f, spec, at, rerr.reason);
@@ -449,7 +449,7 @@ int logtk_format_compile(logtk_format *f, const char *spec)
     for (size_t t = 0; t < f->ntags; t++) {
         char gname[16];
         snprintf(gname, sizeof gname, "f%zu", t);
-        uint32_t num = logtk_regex_group_number(f->regex, gname);
+        uint32_t num = ltk_regex_group_number(f->regex, gname);
         if (num == 0) { /* a fragment defined the same group name */
             rc = syntax_error(f, spec, 0, "group names f0, f1, ... are reserved");
             goto done;
@@ -457,9 +457,9 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         f->tag_group[t] = num;
     }
     /* enough of it to name it in a message (the message itself is 512 bytes) */
-    f->spec = logtk_arena_strndup(&f->arena, spec, strnlen(spec, 300));
+    f->spec = ltk_arena_strndup(&f->arena, spec, strnlen(spec, 300));
     if (!f->spec) {
-        rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+        rc = ltk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
         goto done;
     }
 
@@ -468,21 +468,21 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         int s = parse_simple_literal(f, spec + frag_start[k], frag_end[k] - frag_start[k],
                                      &f->lits[k]);
         if (s < 0) {
-            rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+            rc = ltk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
             goto done;
         }
         simple = s;
     }
     f->simple = simple && nfrag == f->ntags + 1;
     if (!f->simple && compile_plan(f, spec) < 0) {
-        rc = logtk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
+        rc = ltk_error_set(&f->err, LOGTK_ERR_NOMEM, "out of memory");
         goto done;
     }
     f->compiled = 1;
 
 done:
 #undef EMIT
-    logtk_strbuf_free(&re);
+    ltk_strbuf_free(&re);
     free(origin);
     if (rc != LOGTK_OK) {
         release_regex(f);
@@ -832,32 +832,32 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
         }
     }
 
-    int rc = logtk_regex_match(f->regex, s, (size_t)(end - s), 0, 0);
+    int rc = ltk_regex_match(f->regex, s, (size_t)(end - s), 0, 0);
     if (rc <= 0) {
         fill_unmatched(f, line, len, rec);
         if (rc == LOGTK_REGEX_NOMATCH)
             return LOGTK_OK;
         if (rc == LOGTK_REGEX_LIMIT) {
-            uint32_t lowerings = logtk_regex_lowerings(f->regex);
+            uint32_t lowerings = ltk_regex_lowerings(f->regex);
             if (lowerings != f->lowerings) {
                 f->lowerings = lowerings;
-                return logtk_error_set(&f->err, LOGTK_ERR_LIMIT,
+                return ltk_error_set(&f->err, LOGTK_ERR_LIMIT,
                                        "log format \"%s\": %d lines in a row hit the regex match "
                                        "limit; lowered to %lu steps for the lines that follow",
                                        f->spec, (int)FORMAT_LIMIT_STREAK,
-                                       (unsigned long)logtk_regex_match_limit(f->regex));
+                                       (unsigned long)ltk_regex_match_limit(f->regex));
             }
-            return logtk_error_set(&f->err, LOGTK_ERR_LIMIT,
+            return ltk_error_set(&f->err, LOGTK_ERR_LIMIT,
                                    "log format: match limit reached on a line of %zu bytes", len);
         }
         char buf[256];
-        logtk_regex_failure(f->regex, buf, sizeof buf);
-        return logtk_error_set(&f->err, LOGTK_ERR_LIMIT, "log format: %s", buf);
+        ltk_regex_failure(f->regex, buf, sizeof buf);
+        return ltk_error_set(&f->err, LOGTK_ERR_LIMIT, "log format: %s", buf);
     }
-    const size_t *ov = logtk_regex_ovector(f->regex);
+    const size_t *ov = ltk_regex_ovector(f->regex);
     for (size_t t = 0; t < f->ntags; t++) {
         uint32_t g = f->tag_group[t];
-        if ((uint32_t)rc > g && ov[2 * g] != LOGTK_REGEX_UNSET) {
+        if ((uint32_t)rc > g && ov[2 * g] != LTK_REGEX_UNSET) {
             tags[t].ptr = s + ov[2 * g];
             tags[t].len = ov[2 * g + 1] - ov[2 * g];
         } else { /* an optional part that did not take part */

@@ -5,8 +5,8 @@
  * this is the one place that grows them, so the doubling rule and the
  * overflow check are written once.
  */
-#ifndef LOGTK_GROWARRAY_H
-#define LOGTK_GROWARRAY_H
+#ifndef LTK_GROWARRAY_H
+#define LTK_GROWARRAY_H
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
  * (from 16) until it fits.  Returns 0, or -1 when out of memory or when the
  * size would overflow (the array is then unchanged).
  */
-static inline int logtk_array_reserve(void **arr, size_t *cap, size_t need, size_t elem)
+static inline int ltk_array_reserve(void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;

@@ -13,7 +13,7 @@
 /* A simple multiply-mix hash over 8-byte words (wyhash-like in spirit, written
    for this project).  Stable across runs so that content hashes can key
    templates merged across shards: hash_round is part of that definition
-   (the general mixer is logtk_mix64, in mix.h). */
+   (the general mixer is ltk_mix64, in mix.h). */
 static inline uint64_t hash_round(uint64_t x)
 {
     x ^= x >> 32;
@@ -24,16 +24,16 @@ static inline uint64_t hash_round(uint64_t x)
     return x;
 }
 
-uint64_t logtk_hash_bytes(const void *data, size_t len)
+uint64_t ltk_hash_bytes(const void *data, size_t len)
 {
-    return logtk_hash_bytes_seeded(data, len, 0);
+    return ltk_hash_bytes_seeded(data, len, 0);
 }
 
 /* With a secret seed in the starting state, two inputs that differ before
    their last word reach states that differ by an unknown amount, so
    colliding keys cannot be computed offline as they can for seed 0 (each
    step is invertible). */
-uint64_t logtk_hash_bytes_seeded(const void *data, size_t len, uint64_t seed)
+uint64_t ltk_hash_bytes_seeded(const void *data, size_t len, uint64_t seed)
 {
     const unsigned char *p = data;
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0xff51afd7ed558ccdULL) ^ seed;
@@ -54,7 +54,7 @@ uint64_t logtk_hash_bytes_seeded(const void *data, size_t len, uint64_t seed)
 
 static atomic_uint_fast64_t process_seed;
 
-uint64_t logtk_hash_seed(void)
+uint64_t ltk_hash_seed(void)
 {
     uint64_t s = atomic_load_explicit(&process_seed, memory_order_acquire);
     if (s)
@@ -62,17 +62,17 @@ uint64_t logtk_hash_seed(void)
     uint64_t fresh = 0;
     if (getrandom(&fresh, sizeof fresh, GRND_NONBLOCK) != (ssize_t)sizeof fresh)
         fresh = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&fresh;
-    fresh = logtk_mix64(fresh) | 1; /* 0 means "not drawn yet" */
+    fresh = ltk_mix64(fresh) | 1; /* 0 means "not drawn yet" */
     uint_fast64_t expected = 0;
     /* the first thread's seed wins: every table of the process must use one */
     atomic_compare_exchange_strong(&process_seed, &expected, fresh);
     return atomic_load_explicit(&process_seed, memory_order_acquire);
 }
 
-int logtk_hashtab_init(logtk_hashtab *h, size_t expected)
+int ltk_hashtab_init(ltk_hashtab *h, size_t expected)
 {
     memset(h, 0, sizeof *h);
-    h->seed = logtk_hash_seed();
+    h->seed = ltk_hash_seed();
     size_t n = 16;
     while (n < expected * 2)
         n *= 2;
@@ -82,15 +82,15 @@ int logtk_hashtab_init(logtk_hashtab *h, size_t expected)
     h->keys = malloc(h->cap * sizeof *h->keys);
     h->key_lens = malloc(h->cap * sizeof *h->key_lens);
     h->hashes = malloc(h->cap * sizeof *h->hashes);
-    logtk_arena_init(&h->arena, 0);
+    ltk_arena_init(&h->arena, 0);
     if (!h->slots || !h->keys || !h->key_lens || !h->hashes) {
-        logtk_hashtab_free(h);
+        ltk_hashtab_free(h);
         return -1;
     }
     return 0;
 }
 
-static int64_t probe(const logtk_hashtab *h, uint64_t hash, const void *key, size_t len,
+static int64_t probe(const ltk_hashtab *h, uint64_t hash, const void *key, size_t len,
                      size_t *slot_out)
 {
     size_t mask = h->nslots - 1;
@@ -109,15 +109,15 @@ static int64_t probe(const logtk_hashtab *h, uint64_t hash, const void *key, siz
     }
 }
 
-int64_t logtk_hashtab_find(const logtk_hashtab *h, const void *key, size_t len)
+int64_t ltk_hashtab_find(const ltk_hashtab *h, const void *key, size_t len)
 {
     size_t slot;
     if (h->nslots == 0)
         return -1;
-    return probe(h, logtk_hash_bytes_seeded(key, len, h->seed), key, len, &slot);
+    return probe(h, ltk_hash_bytes_seeded(key, len, h->seed), key, len, &slot);
 }
 
-static int grow_slots(logtk_hashtab *h)
+static int grow_slots(ltk_hashtab *h)
 {
     size_t n = h->nslots * 2;
     uint32_t *slots = calloc(n, sizeof *slots);
@@ -135,9 +135,9 @@ static int grow_slots(logtk_hashtab *h)
     return 0;
 }
 
-int64_t logtk_hashtab_intern(logtk_hashtab *h, const void *key, size_t len, int *inserted)
+int64_t ltk_hashtab_intern(ltk_hashtab *h, const void *key, size_t len, int *inserted)
 {
-    uint64_t hash = logtk_hash_bytes_seeded(key, len, h->seed);
+    uint64_t hash = ltk_hash_bytes_seeded(key, len, h->seed);
     size_t slot;
     int64_t id = probe(h, hash, key, len, &slot);
     if (inserted)
@@ -162,7 +162,7 @@ int64_t logtk_hashtab_intern(logtk_hashtab *h, const void *key, size_t len, int 
         h->hashes = hashes;
         h->cap = cap;
     }
-    char *copy = logtk_arena_strndup(&h->arena, key, len);
+    char *copy = ltk_arena_strndup(&h->arena, key, len);
     if (copy == NULL)
         return -1;
     id = (int64_t)h->count++;
@@ -177,7 +177,7 @@ int64_t logtk_hashtab_intern(logtk_hashtab *h, const void *key, size_t len, int 
     return id;
 }
 
-const char *logtk_hashtab_key(const logtk_hashtab *h, uint32_t id, size_t *len)
+const char *ltk_hashtab_key(const ltk_hashtab *h, uint32_t id, size_t *len)
 {
     if (id >= h->count)
         return NULL;
@@ -186,12 +186,12 @@ const char *logtk_hashtab_key(const logtk_hashtab *h, uint32_t id, size_t *len)
     return h->keys[id];
 }
 
-void logtk_hashtab_free(logtk_hashtab *h)
+void ltk_hashtab_free(ltk_hashtab *h)
 {
     free(h->slots);
     free(h->keys);
     free(h->key_lens);
     free(h->hashes);
-    logtk_arena_free(&h->arena);
+    ltk_arena_free(&h->arena);
     memset(h, 0, sizeof *h);
 }

@@ -5,16 +5,16 @@
  * Two other mixing steps remain, each part of the definition of a value
  * that is kept or compared across runs, so they must not change and must
  * not be used for anything else: the checksum of logtk-archive(5)
- * (compress/archive_container.c) and the round of logtk_hash_bytes, whose
+ * (compress/archive_container.c) and the round of ltk_hash_bytes, whose
  * values key templates merged across shards (core/hashtab.c).
  */
-#ifndef LOGTK_MIX_H
-#define LOGTK_MIX_H
+#ifndef LTK_MIX_H
+#define LTK_MIX_H
 
 #include <stdint.h>
 
 /** The finaliser of a 64-bit mix (murmur3's fmix64): spreads every input bit. */
-static inline uint64_t logtk_mix64(uint64_t x)
+static inline uint64_t ltk_mix64(uint64_t x)
 {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdULL;
@@ -29,7 +29,7 @@ static inline uint64_t logtk_mix64(uint64_t x)
  * ratio, the result mixed): deterministic for a given seed, so sampling in
  * parsers and models repeats run to run.  Not for secrets.
  */
-static inline uint64_t logtk_splitmix64(uint64_t *state)
+static inline uint64_t ltk_splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -76,10 +76,10 @@ static int is_stdout_path(const char *path)
     return path == NULL || strcmp(path, "-") == 0;
 }
 
-static int set_io_error(logtk_errbuf *err, const char *path, int errnum)
+static int set_io_error(ltk_errbuf *err, const char *path, int errnum)
 {
     if (err)
-        return logtk_error_set(err, LOGTK_ERR_IO, "%s: %s", path ? path : "<stdout>",
+        return ltk_error_set(err, LOGTK_ERR_IO, "%s: %s", path ? path : "<stdout>",
                                strerror(errnum));
     return LOGTK_ERR_IO;
 }
@@ -106,7 +106,7 @@ static mode_t current_umask(void)
 
 #define OUTFILE_BUFFER_SIZE ((size_t)1 << 18)
 
-int logtk_outfile_open(logtk_outfile *o, const char *path, logtk_errbuf *err)
+int ltk_outfile_open(ltk_outfile *o, const char *path, ltk_errbuf *err)
 {
     o->fp = NULL;
     o->path = NULL;
@@ -119,7 +119,7 @@ int logtk_outfile_open(logtk_outfile *o, const char *path, logtk_errbuf *err)
     size_t n = strlen(path);
     if (n == 0 || path[n - 1] == '/') {
         if (err)
-            return logtk_error_set(err, LOGTK_ERR_IO, "%s: not a file name", n ? path : "\"\"");
+            return ltk_error_set(err, LOGTK_ERR_IO, "%s: not a file name", n ? path : "\"\"");
         return LOGTK_ERR_IO;
     }
     /* A device or FIFO (/dev/null, a named pipe) cannot be replaced: write to it
@@ -128,7 +128,7 @@ int logtk_outfile_open(logtk_outfile *o, const char *path, logtk_errbuf *err)
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         o->path = strdup(path);
         if (!o->path)
-            return err ? logtk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path)
+            return err ? ltk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path)
                        : LOGTK_ERR_NOMEM;
         o->fp = fopen(path, "w");
         if (!o->fp) {
@@ -157,7 +157,7 @@ int logtk_outfile_open(logtk_outfile *o, const char *path, logtk_errbuf *err)
         free(o->tmp_path);
         o->path = o->tmp_path = NULL;
         if (err)
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path);
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path);
         return LOGTK_ERR_NOMEM;
     }
     memcpy(o->tmp_path, path, dirlen);
@@ -195,16 +195,16 @@ int logtk_outfile_open(logtk_outfile *o, const char *path, logtk_errbuf *err)
     return LOGTK_OK;
 }
 
-int logtk_outfile_is_stdout(const logtk_outfile *o)
+int ltk_outfile_is_stdout(const ltk_outfile *o)
 {
     return o->fp != NULL && o->path == NULL;
 }
 
-int logtk_outfile_write(logtk_outfile *o, const void *buf, size_t n, logtk_errbuf *err)
+int ltk_outfile_write(ltk_outfile *o, const void *buf, size_t n, ltk_errbuf *err)
 {
     if (o->fp == NULL) {
         if (err)
-            return logtk_error_set(err, LOGTK_ERR_IO, "write to an output that is not open");
+            return ltk_error_set(err, LOGTK_ERR_IO, "write to an output that is not open");
         return LOGTK_ERR_IO;
     }
     if (n && fwrite(buf, 1, n, o->fp) != n)
@@ -212,7 +212,7 @@ int logtk_outfile_write(logtk_outfile *o, const void *buf, size_t n, logtk_errbu
     return LOGTK_OK;
 }
 
-static void release(logtk_outfile *o)
+static void release(ltk_outfile *o)
 {
     if (o->tmp_path)
         logtk_temporary_remove(o->tmp_path); /* renamed or removed by now */
@@ -226,13 +226,13 @@ static void release(logtk_outfile *o)
     o->prepared = 0;
 }
 
-int logtk_outfile_prepare(logtk_outfile *o, logtk_errbuf *err)
+int ltk_outfile_prepare(ltk_outfile *o, ltk_errbuf *err)
 {
     if (o->prepared)
         return LOGTK_OK;
     if (o->fp == NULL) {
         if (err)
-            return logtk_error_set(err, LOGTK_ERR_IO, "commit of an output that is not open");
+            return ltk_error_set(err, LOGTK_ERR_IO, "commit of an output that is not open");
         return LOGTK_ERR_IO;
     }
     int e = 0;
@@ -246,7 +246,7 @@ int logtk_outfile_prepare(logtk_outfile *o, logtk_errbuf *err)
             e = EIO;
         if (e) {
             int rc = set_io_error(err, o->path, e);
-            logtk_outfile_abort(o);
+            ltk_outfile_abort(o);
             return rc;
         }
         o->prepared = 1;
@@ -259,14 +259,14 @@ int logtk_outfile_prepare(logtk_outfile *o, logtk_errbuf *err)
     o->fp = NULL;
     if (e) {
         int rc = set_io_error(err, o->path, e);
-        logtk_outfile_abort(o);
+        ltk_outfile_abort(o);
         return rc;
     }
     o->prepared = 1;
     return LOGTK_OK;
 }
 
-int logtk_outfile_commit(logtk_outfile *o, logtk_errbuf *err)
+int ltk_outfile_commit(ltk_outfile *o, ltk_errbuf *err)
 {
     if (o->prepared) {
         int e = 0;
@@ -285,7 +285,7 @@ int logtk_outfile_commit(logtk_outfile *o, logtk_errbuf *err)
     }
     if (o->fp == NULL) {
         if (err)
-            return logtk_error_set(err, LOGTK_ERR_IO, "commit of an output that is not open");
+            return ltk_error_set(err, LOGTK_ERR_IO, "commit of an output that is not open");
         return LOGTK_ERR_IO;
     }
     if (o->tmp_path == NULL) { /* stdout or a device: flush (and close a device) */
@@ -323,7 +323,7 @@ int logtk_outfile_commit(logtk_outfile *o, logtk_errbuf *err)
     return LOGTK_OK;
 }
 
-void logtk_outfile_abort(logtk_outfile *o)
+void ltk_outfile_abort(ltk_outfile *o)
 {
     if (o->fp == NULL && o->tmp_path == NULL)
         return;

@@ -14,8 +14,8 @@
 #include "outfile.h"
 
 struct logtk_output {
-    logtk_outfile file;
-    logtk_errbuf err;
+    ltk_outfile file;
+    ltk_errbuf err;
 };
 
 int logtk_output_open(logtk_output **out, const char *path)
@@ -24,8 +24,8 @@ int logtk_output_open(logtk_output **out, const char *path)
     *out = o;
     if (o == NULL)
         return LOGTK_ERR_NOMEM;
-    o->file = (logtk_outfile)LOGTK_OUTFILE_INIT;
-    return logtk_outfile_open(&o->file, path, &o->err);
+    o->file = (ltk_outfile)LTK_OUTFILE_INIT;
+    return ltk_outfile_open(&o->file, path, &o->err);
 }
 
 FILE *logtk_output_stream(logtk_output *o)
@@ -39,8 +39,8 @@ int logtk_output_commit(logtk_output *o)
         return LOGTK_ERR_INVALID;
     if (o->file.fp == NULL && !o->file.prepared)
         return o->err.code < 0 ? o->err.code
-                               : logtk_error_set(&o->err, LOGTK_ERR_INVALID, "output not open");
-    return logtk_outfile_commit(&o->file, &o->err);
+                               : ltk_error_set(&o->err, LOGTK_ERR_INVALID, "output not open");
+    return ltk_outfile_commit(&o->file, &o->err);
 }
 
 int logtk_output_prepare(logtk_output *o)
@@ -49,19 +49,19 @@ int logtk_output_prepare(logtk_output *o)
         return LOGTK_ERR_INVALID;
     if (o->file.fp == NULL && !o->file.prepared)
         return o->err.code < 0 ? o->err.code
-                               : logtk_error_set(&o->err, LOGTK_ERR_INVALID, "output not open");
-    return logtk_outfile_prepare(&o->file, &o->err);
+                               : ltk_error_set(&o->err, LOGTK_ERR_INVALID, "output not open");
+    return ltk_outfile_prepare(&o->file, &o->err);
 }
 
 const char *logtk_output_errmsg(const logtk_output *o)
 {
-    return o ? logtk_error_text(&o->err) : "out of memory";
+    return o ? ltk_error_text(&o->err) : "out of memory";
 }
 
 void logtk_output_free(logtk_output *o)
 {
     if (o == NULL)
         return;
-    logtk_outfile_abort(&o->file);
+    ltk_outfile_abort(&o->file);
     free(o);
 }

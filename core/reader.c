@@ -105,7 +105,7 @@ typedef struct stream_decoder {
 } stream_decoder;
 
 struct logtk_reader {
-    logtk_errbuf err;
+    ltk_errbuf err;
     size_t max_line;
     enum source_kind kind;
 
@@ -146,8 +146,8 @@ struct logtk_reader {
     int binary;
     int binary_judged;
     uint64_t line_number;
-    logtk_strbuf name;    /* the path, "-" or the memory name */
-    logtk_strbuf source;  /* what lines report as their source */
+    ltk_strbuf name;    /* the path, "-" or the memory name */
+    ltk_strbuf source;  /* what lines report as their source */
 };
 
 int logtk_reader_new(logtk_reader **out)
@@ -164,7 +164,7 @@ int logtk_reader_new(logtk_reader **out)
 int logtk_reader_set_max_line(logtk_reader *r, size_t max_line)
 {
     if (max_line == 0 || max_line > ((size_t)1 << 40))
-        return logtk_error_set(&r->err, LOGTK_ERR_INVALID, "maximum line length %zu out of range",
+        return ltk_error_set(&r->err, LOGTK_ERR_INVALID, "maximum line length %zu out of range",
                                max_line);
     r->max_line = max_line;
     return LOGTK_OK;
@@ -214,7 +214,7 @@ int logtk_reader_close(logtk_reader *r)
     r->eof = r->pending = r->finished = 0;
     r->binary = r->binary_judged = 0;
     r->line_number = 0;
-    logtk_strbuf_clear(&r->source);
+    ltk_strbuf_clear(&r->source);
     return LOGTK_OK;
 }
 
@@ -227,14 +227,14 @@ void logtk_reader_free(logtk_reader *r)
     free(r->buf);
     free(r->raw);
     free(r->decoded);
-    logtk_strbuf_free(&r->name);
-    logtk_strbuf_free(&r->source);
+    ltk_strbuf_free(&r->name);
+    ltk_strbuf_free(&r->source);
     free(r);
 }
 
 const char *logtk_reader_errmsg(const logtk_reader *r)
 {
-    return logtk_error_text(&r->err);
+    return ltk_error_text(&r->err);
 }
 
 int logtk_reader_is_binary(const logtk_reader *r)
@@ -291,7 +291,7 @@ static int ensure_buffer(logtk_reader *r, size_t want)
         cap *= 2;
     char *b = realloc(r->buf, cap);
     if (!b)
-        return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "%s: out of memory", r->name.data);
+        return ltk_error_set(&r->err, LOGTK_ERR_NOMEM, "%s: out of memory", r->name.data);
     r->buf = b;
     r->cap = cap;
     if (r->kind != SOURCE_MEMORY)
@@ -301,10 +301,10 @@ static int ensure_buffer(logtk_reader *r, size_t want)
 
 static int set_name(logtk_reader *r, const char *name)
 {
-    logtk_strbuf_clear(&r->name);
-    logtk_strbuf_clear(&r->source);
-    if (logtk_strbuf_puts(&r->name, name) != 0 || logtk_strbuf_puts(&r->source, name) != 0)
-        return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
+    ltk_strbuf_clear(&r->name);
+    ltk_strbuf_clear(&r->source);
+    if (ltk_strbuf_puts(&r->name, name) != 0 || ltk_strbuf_puts(&r->source, name) != 0)
+        return ltk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
 
@@ -672,10 +672,10 @@ static int libarchive_failed(logtk_reader *r, const char *what)
 {
     const char *msg = r->ar ? archive_error_string(r->ar) : NULL;
     if (r->line_number > 0)
-        return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: %s after line %llu: %s",
+        return ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: %s after line %llu: %s",
                                r->source.data, what, (unsigned long long)r->line_number,
                                msg ? msg : "unknown error");
-    return logtk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: %s: %s", r->name.data, what,
+    return ltk_error_set(&r->err, LOGTK_ERR_ARCHIVE, "%s: %s: %s", r->name.data, what,
                            msg ? msg : "unknown error");
 }
 
@@ -700,13 +700,13 @@ static int next_member(logtk_reader *r)
         r->ar_block_offset = r->ar_offset = 0;
         r->line_number = 0;
         r->eof = 0;
-        logtk_strbuf_clear(&r->source);
+        ltk_strbuf_clear(&r->source);
         if (r->ar_multi) {
             const char *member = archive_entry_pathname(entry);
-            if (logtk_strbuf_printf(&r->source, "%s:%s", r->name.data, member ? member : "?") != 0)
-                return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
-        } else if (logtk_strbuf_puts(&r->source, r->name.data) != 0) {
-            return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
+            if (ltk_strbuf_printf(&r->source, "%s:%s", r->name.data, member ? member : "?") != 0)
+                return ltk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
+        } else if (ltk_strbuf_puts(&r->source, r->name.data) != 0) {
+            return ltk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
         }
         return LOGTK_OK;
     }
@@ -720,7 +720,7 @@ static int start_libarchive(logtk_reader *r, enum libarchive_input from)
 {
     r->ar = archive_read_new();
     if (!r->ar)
-        return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
     archive_read_support_filter_all(r->ar);
     archive_read_support_format_tar(r->ar);
     archive_read_support_format_gnutar(r->ar);
@@ -764,12 +764,12 @@ static int start_raw_libarchive(logtk_reader *r, int seekable, size_t have)
         if (lseek(r->fd, 0, SEEK_SET) != 0) {
             int e = errno;
             logtk_reader_close(r);
-            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", r->name.data, strerror(e));
+            return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", r->name.data, strerror(e));
         }
         r->plain_bytes = 0;
     } else {
         if (!r->raw && !(r->raw = malloc(READ_BLOCK)))
-            return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
         memcpy(r->raw, r->buf, have); /* the detection loop reads at most READ_BLOCK */
         r->raw_prefetch = have;
         r->raw_prefetch_off = 0;
@@ -797,10 +797,10 @@ static int start_decoder(logtk_reader *r, enum codec codec)
     size_t made;
     rc = decode_some(r, (unsigned char *)r->buf, READ_BLOCK, &made);
     if (rc == LOGTK_ERR_NOMEM)
-        return logtk_error_set(&r->err, rc, "%s: %s", r->name.data, r->dec.why);
+        return ltk_error_set(&r->err, rc, "%s: %s", r->name.data, r->dec.why);
     if (made > 0 && looks_compressed_or_container((const unsigned char *)r->buf, made)) {
         if (!r->decoded && !(r->decoded = malloc(READ_BLOCK)))
-            return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
         memcpy(r->decoded, r->buf, made);
         r->decoded_prefetch = made;
         r->decoded_prefetch_off = 0;
@@ -814,7 +814,7 @@ static int start_decoder(logtk_reader *r, enum codec codec)
 int logtk_reader_open_path(logtk_reader *r, const char *path)
 {
     logtk_reader_close(r);
-    logtk_error_clear(&r->err);
+    ltk_error_clear(&r->err);
     int is_stdin = path == NULL || strcmp(path, "-") == 0;
     int rc = set_name(r, is_stdin ? "-" : path);
     if (rc != LOGTK_OK)
@@ -824,7 +824,7 @@ int logtk_reader_open_path(logtk_reader *r, const char *path)
     } else {
         r->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (r->fd < 0)
-            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
+            return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
         r->own_fd = 1;
     }
     struct stat st;
@@ -832,7 +832,7 @@ int logtk_reader_open_path(logtk_reader *r, const char *path)
     if (fstat(r->fd, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             logtk_reader_close(r);
-            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", path, strerror(EISDIR));
+            return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", path, strerror(EISDIR));
         }
         if (S_ISREG(st.st_mode)) {
             r->source_size = (uint64_t)st.st_size;
@@ -856,7 +856,7 @@ int logtk_reader_open_path(logtk_reader *r, const char *path)
         if (n < 0) {
             int e = errno;
             logtk_reader_close(r);
-            return logtk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", r->name.data, strerror(e));
+            return ltk_error_set(&r->err, LOGTK_ERR_IO, "%s: %s", r->name.data, strerror(e));
         }
         if (n == 0) {
             r->eof = 1;
@@ -874,7 +874,7 @@ int logtk_reader_open_path(logtk_reader *r, const char *path)
     if (codec != CODEC_NONE) {
         /* the detection block is the decoder's first input; no seeking back */
         if (!r->raw && !(r->raw = malloc(READ_BLOCK)))
-            return logtk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&r->err, LOGTK_ERR_NOMEM, "out of memory");
         memcpy(r->raw, r->buf, have);
         r->dec.in = (const unsigned char *)r->raw;
         r->dec.in_len = have;
@@ -884,7 +884,7 @@ int logtk_reader_open_path(logtk_reader *r, const char *path)
         rc = start_raw_libarchive(r, seekable, have);
     }
     if (rc < 0) {
-        logtk_errbuf keep = r->err;
+        ltk_errbuf keep = r->err;
         logtk_reader_close(r);
         r->err = keep;
     }
@@ -894,7 +894,7 @@ int logtk_reader_open_path(logtk_reader *r, const char *path)
 int logtk_reader_open_memory(logtk_reader *r, const void *buf, size_t len, const char *name)
 {
     logtk_reader_close(r);
-    logtk_error_clear(&r->err);
+    ltk_error_clear(&r->err);
     int rc = set_name(r, name ? name : "<memory>");
     if (rc != LOGTK_OK)
         return rc;
@@ -920,7 +920,7 @@ int logtk_reader_open_memory(logtk_reader *r, const void *buf, size_t len, const
         rc = start_libarchive(r, FROM_MEMORY);
     }
     if (rc < 0) {
-        logtk_errbuf keep = r->err;
+        ltk_errbuf keep = r->err;
         logtk_reader_close(r);
         r->err = keep;
     }
@@ -940,10 +940,10 @@ static int input_failed(logtk_reader *r, int code, const char *what, const char 
 static int report_pending(logtk_reader *r)
 {
     if (r->line_number > 0)
-        return logtk_error_set(&r->err, r->pending, "%s: %s after line %llu: %s", r->source.data,
+        return ltk_error_set(&r->err, r->pending, "%s: %s after line %llu: %s", r->source.data,
                                r->pending_what, (unsigned long long)r->line_number,
                                r->pending_why);
-    return logtk_error_set(&r->err, r->pending, "%s: %s before the first line: %s",
+    return ltk_error_set(&r->err, r->pending, "%s: %s before the first line: %s",
                            r->source.data, r->pending_what, r->pending_why);
 }
 
@@ -1052,7 +1052,7 @@ static int fill(logtk_reader *r)
 int logtk_reader_next(logtk_reader *r, logtk_line *line)
 {
     if (r->kind == SOURCE_NONE)
-        return logtk_error_set(&r->err, LOGTK_ERR_INVALID, "reader has no open source");
+        return ltk_error_set(&r->err, LOGTK_ERR_INVALID, "reader has no open source");
     if (r->err.code < 0 && r->err.code != LOGTK_ERR_INVALID)
         return r->err.code; /* errors are sticky: the position is lost */
     for (;;) {
@@ -1123,7 +1123,7 @@ int logtk_reader_next(logtk_reader *r, logtk_line *line)
         int rc = fill(r);
         if (rc < 0) {
             if (rc == LOGTK_ERR_NOMEM)
-                return logtk_error_set(&r->err, rc, "%s: out of memory after line %llu",
+                return ltk_error_set(&r->err, rc, "%s: out of memory after line %llu",
                                        r->source.data, (unsigned long long)r->line_number);
             /* Deliver what is complete before reporting the damage; an
              * unfinished last line is not complete, so it is dropped. */
@@ -1138,6 +1138,6 @@ int logtk_reader_next(logtk_reader *r, logtk_line *line)
     }
 
 too_long:
-    return logtk_error_set(&r->err, LOGTK_ERR_LINE_TOO_LONG, "%s:%llu: line longer than %zu bytes",
+    return ltk_error_set(&r->err, LOGTK_ERR_LINE_TOO_LONG, "%s:%llu: line longer than %zu bytes",
                            r->source.data, (unsigned long long)r->line_number, r->max_line);
 }

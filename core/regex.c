@@ -33,15 +33,15 @@
 #include "regex.h"
 
 _Static_assert(sizeof(PCRE2_SIZE) == sizeof(size_t), "PCRE2 offsets are size_t");
-_Static_assert(PCRE2_UNSET == LOGTK_REGEX_UNSET, "PCRE2_UNSET is (size_t)-1");
+_Static_assert(PCRE2_UNSET == LTK_REGEX_UNSET, "PCRE2_UNSET is (size_t)-1");
 
 enum { JIT_STACK_START = 32 * 1024, MEASURED_FIRST = 64, MEASURE_FROM = 1024 };
 
-struct logtk_regex {
+struct ltk_regex {
     pcre2_code *code;
     int owns_code; /* 0 for a clone */
     int jit;
-    logtk_regex_config cfg;
+    ltk_regex_config cfg;
     pcre2_match_data *match_data;
     pcre2_match_context *context;
     pcre2_jit_stack *jit_stack; /* created on the first match that needs it */
@@ -56,7 +56,7 @@ struct logtk_regex {
     uint32_t measured;  /* successes measured */
 };
 
-static void set_error(logtk_regex_error *err, int code, size_t offset, const char *reason)
+static void set_error(ltk_regex_error *err, int code, size_t offset, const char *reason)
 {
     if (!err)
         return;
@@ -66,7 +66,7 @@ static void set_error(logtk_regex_error *err, int code, size_t offset, const cha
 }
 
 /* Match data and context for a compiled (or borrowed) pattern. */
-static int init_match_state(logtk_regex *re)
+static int init_match_state(ltk_regex *re)
 {
     re->match_data = pcre2_match_data_create_from_pattern(re->code, NULL);
     re->context = pcre2_match_context_create(NULL);
@@ -84,11 +84,11 @@ static int init_match_state(logtk_regex *re)
     return LOGTK_OK;
 }
 
-int logtk_regex_compile(logtk_regex **out, const char *pattern, size_t len,
-                        const logtk_regex_config *cfg, logtk_regex_error *err)
+int ltk_regex_compile(ltk_regex **out, const char *pattern, size_t len,
+                        const ltk_regex_config *cfg, ltk_regex_error *err)
 {
     *out = NULL;
-    logtk_regex *re = calloc(1, sizeof *re);
+    ltk_regex *re = calloc(1, sizeof *re);
     if (!re) {
         set_error(err, LOGTK_ERR_NOMEM, 0, "out of memory");
         return LOGTK_ERR_NOMEM;
@@ -128,7 +128,7 @@ int logtk_regex_compile(logtk_regex **out, const char *pattern, size_t len,
        interpreter gives the same results under the same limits */
     re->jit = pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE) == 0;
     if (init_match_state(re) != LOGTK_OK) {
-        logtk_regex_free(re);
+        ltk_regex_free(re);
         set_error(err, LOGTK_ERR_NOMEM, 0, "out of memory");
         return LOGTK_ERR_NOMEM;
     }
@@ -136,10 +136,10 @@ int logtk_regex_compile(logtk_regex **out, const char *pattern, size_t len,
     return LOGTK_OK;
 }
 
-int logtk_regex_clone(const logtk_regex *src, logtk_regex **out)
+int ltk_regex_clone(const ltk_regex *src, ltk_regex **out)
 {
     *out = NULL;
-    logtk_regex *re = calloc(1, sizeof *re);
+    ltk_regex *re = calloc(1, sizeof *re);
     if (!re)
         return LOGTK_ERR_NOMEM;
     re->code = src->code;
@@ -147,14 +147,14 @@ int logtk_regex_clone(const logtk_regex *src, logtk_regex **out)
     re->jit = src->jit;
     re->cfg = src->cfg;
     if (init_match_state(re) != LOGTK_OK) {
-        logtk_regex_free(re);
+        ltk_regex_free(re);
         return LOGTK_ERR_NOMEM;
     }
     *out = re;
     return LOGTK_OK;
 }
 
-void logtk_regex_free(logtk_regex *re)
+void ltk_regex_free(ltk_regex *re)
 {
     if (!re)
         return;
@@ -166,7 +166,7 @@ void logtk_regex_free(logtk_regex *re)
     free(re);
 }
 
-static int run(logtk_regex *re, const char *subject, size_t len, size_t start, uint32_t options)
+static int run(ltk_regex *re, const char *subject, size_t len, size_t start, uint32_t options)
 {
     if (!re->jit)
         return pcre2_match(re->code, (PCRE2_SPTR)subject, len, start, options, re->match_data,
@@ -185,14 +185,14 @@ static int run(logtk_regex *re, const char *subject, size_t len, size_t start, u
     return rc;
 }
 
-static void set_limit(logtk_regex *re, uint32_t limit)
+static void set_limit(ltk_regex *re, uint32_t limit)
 {
     re->limit = limit;
     pcre2_set_match_limit(re->context, limit);
 }
 
 /* The smallest limit no lowering may go below. */
-static uint32_t lowest_limit(const logtk_regex *re)
+static uint32_t lowest_limit(const ltk_regex *re)
 {
     uint32_t lowest = re->cfg.lower_floor;
     uint64_t needed = (uint64_t)re->cfg.success_margin * re->costliest;
@@ -202,7 +202,7 @@ static uint32_t lowest_limit(const logtk_regex *re)
 }
 
 /* A success: how many steps it needed, within a factor of two (see above). */
-static void measure_success(logtk_regex *re, const char *subject, size_t len, size_t start,
+static void measure_success(ltk_regex *re, const char *subject, size_t len, size_t start,
                             uint32_t options)
 {
     uint32_t limit = re->limit;
@@ -226,7 +226,7 @@ static void measure_success(logtk_regex *re, const char *subject, size_t len, si
         set_limit(re, lowest);
 }
 
-static void lower_after_hit(logtk_regex *re)
+static void lower_after_hit(ltk_regex *re)
 {
     if (re->cfg.lower_after == 0 || ++re->streak < re->cfg.lower_after)
         return;
@@ -248,7 +248,7 @@ static int is_limit(int rc)
            rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT;
 }
 
-int logtk_regex_match(logtk_regex *re, const char *subject, size_t len, size_t start,
+int ltk_regex_match(ltk_regex *re, const char *subject, size_t len, size_t start,
                       uint32_t flags)
 {
     uint32_t options = (flags & LOGTK_REGEX_NOTEMPTY_ATSTART) ? PCRE2_NOTEMPTY_ATSTART : 0;
@@ -276,12 +276,12 @@ int logtk_regex_match(logtk_regex *re, const char *subject, size_t len, size_t s
     return LOGTK_REGEX_FAILED;
 }
 
-const size_t *logtk_regex_ovector(const logtk_regex *re)
+const size_t *ltk_regex_ovector(const ltk_regex *re)
 {
     return pcre2_get_ovector_pointer(re->match_data);
 }
 
-int logtk_regex_failure(const logtk_regex *re, char *buf, size_t size)
+int ltk_regex_failure(const ltk_regex *re, char *buf, size_t size)
 {
     if (buf && size) {
         PCRE2_UCHAR msg[256];
@@ -292,20 +292,20 @@ int logtk_regex_failure(const logtk_regex *re, char *buf, size_t size)
     return re->failure;
 }
 
-uint32_t logtk_regex_capture_count(const logtk_regex *re)
+uint32_t ltk_regex_capture_count(const ltk_regex *re)
 {
     uint32_t n = 0;
     pcre2_pattern_info(re->code, PCRE2_INFO_CAPTURECOUNT, &n);
     return n;
 }
 
-uint32_t logtk_regex_group_number(const logtk_regex *re, const char *name)
+uint32_t ltk_regex_group_number(const ltk_regex *re, const char *name)
 {
     int n = pcre2_substring_number_from_name(re->code, (PCRE2_SPTR)name);
     return n > 0 ? (uint32_t)n : 0;
 }
 
-size_t logtk_regex_min_length(const logtk_regex *re)
+size_t ltk_regex_min_length(const ltk_regex *re)
 {
     uint32_t n = 0;
     if (pcre2_pattern_info(re->code, PCRE2_INFO_MINLENGTH, &n) != 0)
@@ -313,7 +313,7 @@ size_t logtk_regex_min_length(const logtk_regex *re)
     return n;
 }
 
-int logtk_regex_first_byte(const logtk_regex *re, unsigned char *unit)
+int ltk_regex_first_byte(const ltk_regex *re, unsigned char *unit)
 {
     uint32_t type = 0, value = 0, options = 0;
     pcre2_pattern_info(re->code, PCRE2_INFO_FIRSTCODETYPE, &type);
@@ -326,27 +326,27 @@ int logtk_regex_first_byte(const logtk_regex *re, unsigned char *unit)
     return 1;
 }
 
-int logtk_regex_is_jit(const logtk_regex *re)
+int ltk_regex_is_jit(const ltk_regex *re)
 {
     return re->jit;
 }
 
-uint32_t logtk_regex_match_limit(const logtk_regex *re)
+uint32_t ltk_regex_match_limit(const ltk_regex *re)
 {
     return re->limit;
 }
 
-uint64_t logtk_regex_limit_hits(const logtk_regex *re)
+uint64_t ltk_regex_limit_hits(const ltk_regex *re)
 {
     return re->hits;
 }
 
-uint32_t logtk_regex_lowerings(const logtk_regex *re)
+uint32_t ltk_regex_lowerings(const ltk_regex *re)
 {
     return re->lowerings;
 }
 
-uint32_t logtk_regex_costliest_success(const logtk_regex *re)
+uint32_t ltk_regex_costliest_success(const ltk_regex *re)
 {
     return re->costliest;
 }

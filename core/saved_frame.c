@@ -38,7 +38,7 @@ static inline uint64_t load_le64(const unsigned char *p)
     memcpy(&w, p, 8);
     return w;
 #else
-    return logtk_le_get_u64(p);
+    return ltk_le_get_u64(p);
 #endif
 }
 
@@ -52,7 +52,7 @@ static inline uint64_t avalanche(uint64_t x)
     return x;
 }
 
-uint32_t logtk_checksum32(const void *data, size_t len)
+uint32_t ltk_checksum32(const void *data, size_t len)
 {
     const unsigned char *p = data;
     uint64_t a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull, c = 0xa4093822299f31d0ull,
@@ -78,54 +78,54 @@ uint32_t logtk_checksum32(const void *data, size_t len)
     return (uint32_t)avalanche(h ^ tail ^ 0x9216d5d98979fb1bull);
 }
 
-int logtk_frame_begin(logtk_strbuf *b, const char *magic, uint32_t version)
+int ltk_frame_begin(ltk_strbuf *b, const char *magic, uint32_t version)
 {
-    uint8_t head[LOGTK_FRAME_HEADER_LEN];
-    memcpy(head, magic, LOGTK_FRAME_MAGIC_LEN);
-    logtk_le_put_u32(head + 8, version);
-    logtk_le_put_u64(head + 12, 0); /* the payload length, written by logtk_frame_end */
-    return logtk_strbuf_append(b, head, sizeof head);
+    uint8_t head[LTK_FRAME_HEADER_LEN];
+    memcpy(head, magic, LTK_FRAME_MAGIC_LEN);
+    ltk_le_put_u32(head + 8, version);
+    ltk_le_put_u64(head + 12, 0); /* the payload length, written by ltk_frame_end */
+    return ltk_strbuf_append(b, head, sizeof head);
 }
 
-int logtk_frame_end(logtk_strbuf *b, size_t start)
+int ltk_frame_end(ltk_strbuf *b, size_t start)
 {
     /* the frame must have been begun at start: its header lies before the end */
-    if (b->len < start + LOGTK_FRAME_HEADER_LEN)
+    if (b->len < start + LTK_FRAME_HEADER_LEN)
         return -1;
-    logtk_le_put_u64((uint8_t *)b->data + start + 12,
-                     (uint64_t)(b->len - start - LOGTK_FRAME_HEADER_LEN));
-    uint8_t sum[LOGTK_FRAME_TRAILER_LEN];
-    logtk_le_put_u32(sum, logtk_checksum32(b->data + start, b->len - start));
-    return logtk_strbuf_append(b, sum, sizeof sum);
+    ltk_le_put_u64((uint8_t *)b->data + start + 12,
+                     (uint64_t)(b->len - start - LTK_FRAME_HEADER_LEN));
+    uint8_t sum[LTK_FRAME_TRAILER_LEN];
+    ltk_le_put_u32(sum, ltk_checksum32(b->data + start, b->len - start));
+    return ltk_strbuf_append(b, sum, sizeof sum);
 }
 
-int logtk_frame_open(const void *buf, size_t len, const char *magic, uint32_t newest,
+int ltk_frame_open(const void *buf, size_t len, const char *magic, uint32_t newest,
                      const char *what, uint32_t *version,
-                     const uint8_t **payload, size_t *payload_len, logtk_errbuf *why)
+                     const uint8_t **payload, size_t *payload_len, ltk_errbuf *why)
 {
     const uint8_t *d = buf;
-    if (d == NULL || len < LOGTK_FRAME_MAGIC_LEN || memcmp(d, magic, LOGTK_FRAME_MAGIC_LEN) != 0)
-        return logtk_error_set(why, LOGTK_ERR_STATE, "not a logtk %s (bad magic)", what);
-    if (len < LOGTK_FRAME_HEADER_LEN + LOGTK_FRAME_TRAILER_LEN)
-        return logtk_error_set(why, LOGTK_ERR_STATE, "%s is truncated (%zu bytes)", what, len);
-    uint32_t v = logtk_le_get_u32(d + 8);
+    if (d == NULL || len < LTK_FRAME_MAGIC_LEN || memcmp(d, magic, LTK_FRAME_MAGIC_LEN) != 0)
+        return ltk_error_set(why, LOGTK_ERR_STATE, "not a logtk %s (bad magic)", what);
+    if (len < LTK_FRAME_HEADER_LEN + LTK_FRAME_TRAILER_LEN)
+        return ltk_error_set(why, LOGTK_ERR_STATE, "%s is truncated (%zu bytes)", what, len);
+    uint32_t v = ltk_le_get_u32(d + 8);
     if (v > newest)
-        return logtk_error_set(why, LOGTK_ERR_STATE,
+        return ltk_error_set(why, LOGTK_ERR_STATE,
                                "%s version %u; this logtk reads versions up to %u", what, v,
                                newest);
-    uint64_t n = logtk_le_get_u64(d + 12);
-    if (n != (uint64_t)(len - LOGTK_FRAME_HEADER_LEN - LOGTK_FRAME_TRAILER_LEN))
-        return logtk_error_set(why, LOGTK_ERR_STATE,
+    uint64_t n = ltk_le_get_u64(d + 12);
+    if (n != (uint64_t)(len - LTK_FRAME_HEADER_LEN - LTK_FRAME_TRAILER_LEN))
+        return ltk_error_set(why, LOGTK_ERR_STATE,
                                "%s is truncated or has bytes after its end (%zu bytes, its "
                                "frame says %llu)",
                                what, len,
-                               (unsigned long long)(n + LOGTK_FRAME_HEADER_LEN +
-                                                    LOGTK_FRAME_TRAILER_LEN));
-    if (logtk_le_get_u32(d + len - LOGTK_FRAME_TRAILER_LEN) !=
-        logtk_checksum32(d, len - LOGTK_FRAME_TRAILER_LEN))
-        return logtk_error_set(why, LOGTK_ERR_STATE, "%s is damaged (checksum mismatch)", what);
+                               (unsigned long long)(n + LTK_FRAME_HEADER_LEN +
+                                                    LTK_FRAME_TRAILER_LEN));
+    if (ltk_le_get_u32(d + len - LTK_FRAME_TRAILER_LEN) !=
+        ltk_checksum32(d, len - LTK_FRAME_TRAILER_LEN))
+        return ltk_error_set(why, LOGTK_ERR_STATE, "%s is damaged (checksum mismatch)", what);
     *version = v;
-    *payload = d + LOGTK_FRAME_HEADER_LEN;
+    *payload = d + LTK_FRAME_HEADER_LEN;
     *payload_len = (size_t)n;
     return LOGTK_OK;
 }

@@ -32,12 +32,12 @@
 #include <string.h>
 #include <strings.h>
 
-static const logtk_sink_ops *const sink_kinds[] = {
-    &logtk_sink_tsv_ops,
-    &logtk_sink_csv_ops,
-    &logtk_sink_jsonl_ops,
-    &logtk_sink_sqlite_ops,
-    &logtk_sink_templates_ops,
+static const ltk_sink_ops *const sink_kinds[] = {
+    &ltk_sink_tsv_ops,
+    &ltk_sink_csv_ops,
+    &ltk_sink_jsonl_ops,
+    &ltk_sink_sqlite_ops,
+    &ltk_sink_templates_ops,
 };
 #define SINK_KIND_COUNT (sizeof sink_kinds / sizeof sink_kinds[0])
 
@@ -46,9 +46,9 @@ const char *logtk_sink_kind_name(size_t i)
     return i < SINK_KIND_COUNT ? sink_kinds[i]->kind : NULL;
 }
 
-int logtk_sink_nomem(logtk_sink *s)
+int ltk_sink_nomem(logtk_sink *s)
 {
-    return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "%s: out of memory", s->display_path);
+    return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "%s: out of memory", s->display_path);
 }
 
 /* Rows of a batched sink go out in blocks of at least this many bytes. */
@@ -56,7 +56,7 @@ int logtk_sink_nomem(logtk_sink *s)
 
 static int sink_io_error(logtk_sink *s, int e)
 {
-    return logtk_error_set(&s->err, LOGTK_ERR_IO, "%s: %s", s->display_path,
+    return ltk_error_set(&s->err, LOGTK_ERR_IO, "%s: %s", s->display_path,
                            strerror(e ? e : EIO));
 }
 
@@ -65,18 +65,18 @@ static int sink_io_error(logtk_sink *s, int e)
 static int sink_put_block(logtk_sink *s)
 {
     if (s->writer == NULL && !s->writer_failed) {
-        s->writer = logtk_sink_writer_start(s->out.fp);
+        s->writer = ltk_sink_writer_start(s->out.fp);
         s->writer_failed = s->writer == NULL;
     }
     if (s->writer) {
-        int e = logtk_sink_writer_put(s->writer, &s->row);
-        logtk_strbuf_clear(&s->row);
+        int e = ltk_sink_writer_put(s->writer, &s->row);
+        ltk_strbuf_clear(&s->row);
         return e ? sink_io_error(s, e) : LOGTK_OK;
     }
     size_t n = s->row.len;
     errno = 0;
     int e = n && fwrite(s->row.data, 1, n, s->out.fp) != n ? (errno ? errno : EIO) : 0;
-    logtk_strbuf_clear(&s->row);
+    ltk_strbuf_clear(&s->row);
     return e ? sink_io_error(s, e) : LOGTK_OK;
 }
 
@@ -84,10 +84,10 @@ static int sink_put_block(logtk_sink *s)
  * the file is complete and the caller may use it. */
 static int sink_drain(logtk_sink *s)
 {
-    int e = logtk_sink_writer_stop(s->writer);
+    int e = ltk_sink_writer_stop(s->writer);
     s->writer = NULL;
     if (e) {
-        logtk_strbuf_clear(&s->row);
+        ltk_strbuf_clear(&s->row);
         return sink_io_error(s, e);
     }
     if (!s->batch || s->row.len == 0)
@@ -102,15 +102,15 @@ static int sink_drain(logtk_sink *s)
 static int sink_fail(logtk_sink *s, int rc)
 {
     s->failed = 1;
-    logtk_sink_writer_stop(s->writer); /* its error, if any, comes second */
+    ltk_sink_writer_stop(s->writer); /* its error, if any, comes second */
     s->writer = NULL;
-    logtk_strbuf_clear(&s->row);
+    ltk_strbuf_clear(&s->row);
     if (s->ops && s->ops->release && s->impl) {
         s->ops->release(s);
     }
     if (s->open) {
         if (s->out.fp)
-            logtk_outfile_abort(&s->out);
+            ltk_outfile_abort(&s->out);
         s->open = 0;
     }
     return rc;
@@ -127,12 +127,12 @@ static int sink_setup(logtk_sink **out, const char *kind, const char *display,
     if (s == NULL)
         return LOGTK_ERR_NOMEM;
     *out = s;
-    logtk_arena_init(&s->arena, 4096);
-    s->display_path = logtk_arena_strndup(&s->arena, display, strlen(display));
+    ltk_arena_init(&s->arena, 4096);
+    s->display_path = ltk_arena_strndup(&s->arena, display, strlen(display));
     if (s->display_path == NULL) {
         s->display_path = "<output>";
         s->failed = 1;
-        return logtk_sink_nomem(s);
+        return ltk_sink_nomem(s);
     }
 
     for (size_t i = 0; i < SINK_KIND_COUNT; i++)
@@ -140,26 +140,26 @@ static int sink_setup(logtk_sink **out, const char *kind, const char *display,
             s->ops = sink_kinds[i];
     if (s->ops == NULL) {
         s->failed = 1;
-        return logtk_error_set(&s->err, LOGTK_ERR_NOT_FOUND,
+        return ltk_error_set(&s->err, LOGTK_ERR_NOT_FOUND,
                                "unknown output kind '%s' (known: tsv, csv, jsonl, sqlite, templates)",
                                kind ? kind : "(null)");
     }
 
     s->nfields = format ? logtk_format_field_count(format) : 0;
     if (s->nfields) {
-        s->field_names = logtk_arena_alloc(&s->arena, s->nfields * sizeof *s->field_names);
+        s->field_names = ltk_arena_alloc(&s->arena, s->nfields * sizeof *s->field_names);
         if (s->field_names == NULL) {
             s->failed = 1;
-            return logtk_sink_nomem(s);
+            return ltk_sink_nomem(s);
         }
         for (size_t i = 0; i < s->nfields; i++) {
             const char *name = logtk_format_field_name(format, i);
             if (name == NULL)
                 name = "";
-            s->field_names[i] = logtk_arena_strndup(&s->arena, name, strlen(name));
+            s->field_names[i] = ltk_arena_strndup(&s->arena, name, strlen(name));
             if (s->field_names[i] == NULL) {
                 s->failed = 1;
-                return logtk_sink_nomem(s);
+                return ltk_sink_nomem(s);
             }
         }
     }
@@ -176,17 +176,17 @@ int logtk_sink_new(logtk_sink **out, const char *kind, const char *path,
     logtk_sink *s = *out;
     if (s->ops->needs_file && to_stdout) {
         s->failed = 1;
-        return logtk_error_set(&s->err, LOGTK_ERR_INVALID,
+        return ltk_error_set(&s->err, LOGTK_ERR_INVALID,
                                "%s output cannot go to standard output: name a file", s->ops->kind);
     }
-    rc = logtk_outfile_open(&s->out, path, &s->err);
+    rc = ltk_outfile_open(&s->out, path, &s->err);
     if (rc != LOGTK_OK) {
         s->failed = 1;
         return rc;
     }
     s->open = 1;
     if (s->ops->needs_file && s->out.tmp_path == NULL) {
-        logtk_error_set(&s->err, LOGTK_ERR_INVALID,
+        ltk_error_set(&s->err, LOGTK_ERR_INVALID,
                         "%s: %s output needs a regular file, not a device or pipe", path,
                         s->ops->kind);
         return sink_fail(s, LOGTK_ERR_INVALID);
@@ -208,7 +208,7 @@ static int sink_new_unfiled(logtk_sink **out, const char *kind, const logtk_form
     logtk_sink *s = *out;
     if (s->ops->needs_file) {
         s->failed = 1;
-        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "%s output needs a file, not %s",
+        return ltk_error_set(&s->err, LOGTK_ERR_INVALID, "%s output needs a file, not %s",
                                s->ops->kind, display);
     }
     s->callback = cb;
@@ -242,7 +242,7 @@ int logtk_sink_memory_take(logtk_sink *s, logtk_slice *bytes)
     if (s == NULL || bytes == NULL || !s->to_memory)
         return LOGTK_ERR_INVALID;
     if (s->memory_taken)
-        logtk_strbuf_clear(&s->memory);
+        ltk_strbuf_clear(&s->memory);
     bytes->ptr = s->memory.data ? s->memory.data : "";
     bytes->len = s->memory.len;
     s->memory_taken = 1;
@@ -265,24 +265,24 @@ int logtk_sink_set_flush(logtk_sink *s, int every_row)
     return LOGTK_OK;
 }
 
-int logtk_sink_emit_row(logtk_sink *s)
+int ltk_sink_emit_row(logtk_sink *s)
 {
     size_t n = s->row.len;
     if (s->callback || s->to_memory) {
         int failed;
         if (s->to_memory) {
             if (s->memory_taken) {
-                logtk_strbuf_clear(&s->memory);
+                ltk_strbuf_clear(&s->memory);
                 s->memory_taken = 0;
             }
-            failed = n && logtk_strbuf_append(&s->memory, s->row.data, n) != 0;
+            failed = n && ltk_strbuf_append(&s->memory, s->row.data, n) != 0;
         } else {
             failed = n && s->callback(s->callback_user, s->row.data, n) != 0;
         }
-        logtk_strbuf_clear(&s->row);
+        ltk_strbuf_clear(&s->row);
         if (failed)
-            return s->to_memory ? logtk_sink_nomem(s)
-                                : logtk_error_set(&s->err, LOGTK_ERR_IO,
+            return s->to_memory ? ltk_sink_nomem(s)
+                                : ltk_error_set(&s->err, LOGTK_ERR_IO,
                                                   "<callback>: the write function failed");
         return LOGTK_OK;
     }
@@ -290,14 +290,14 @@ int logtk_sink_emit_row(logtk_sink *s)
         return n < SINK_BLOCK ? LOGTK_OK : sink_put_block(s);
     if (n && fwrite(s->row.data, 1, n, s->out.fp) != n) {
         int e = errno;
-        logtk_strbuf_clear(&s->row);
-        return logtk_error_set(&s->err, LOGTK_ERR_IO, "%s: %s", s->display_path,
+        ltk_strbuf_clear(&s->row);
+        return ltk_error_set(&s->err, LOGTK_ERR_IO, "%s: %s", s->display_path,
                                strerror(e ? e : EIO));
     }
-    logtk_strbuf_clear(&s->row);
+    ltk_strbuf_clear(&s->row);
     if (s->flush_each_row && fflush(s->out.fp) != 0) {
         int e = errno;
-        return logtk_error_set(&s->err, LOGTK_ERR_IO, "%s: %s", s->display_path,
+        return ltk_error_set(&s->err, LOGTK_ERR_IO, "%s: %s", s->display_path,
                                strerror(e ? e : EIO));
     }
     return LOGTK_OK;
@@ -308,7 +308,7 @@ static int sink_unusable(logtk_sink *s)
 {
     if (s->err.code < 0)
         return s->err.code;
-    return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "%s: sink already closed",
+    return ltk_error_set(&s->err, LOGTK_ERR_INVALID, "%s: sink already closed",
                            s->display_path);
 }
 
@@ -360,7 +360,7 @@ int logtk_sink_close(logtk_sink *s)
         s->closed = 1;
         return LOGTK_OK;
     }
-    rc = logtk_outfile_commit(&s->out, &s->err);
+    rc = ltk_outfile_commit(&s->out, &s->err);
     if (rc != LOGTK_OK) {
         s->failed = 1;
         return rc;
@@ -373,7 +373,7 @@ const char *logtk_sink_errmsg(const logtk_sink *s)
 {
     if (s == NULL)
         return "no sink";
-    return logtk_error_text(&s->err);
+    return ltk_error_text(&s->err);
 }
 
 void logtk_sink_free(logtk_sink *s)
@@ -382,20 +382,20 @@ void logtk_sink_free(logtk_sink *s)
         return;
     if (s->ops && s->ops->release && s->impl)
         s->ops->release(s);
-    logtk_sink_writer_stop(s->writer); /* before the file it writes is closed */
+    ltk_sink_writer_stop(s->writer); /* before the file it writes is closed */
     s->writer = NULL;
     if (s->open && s->out.fp)
-        logtk_outfile_abort(&s->out);
-    logtk_strbuf_free(&s->row);
-    logtk_strbuf_free(&s->memory);
-    logtk_strbuf_free(&s->scratch);
-    logtk_arena_free(&s->arena);
+        ltk_outfile_abort(&s->out);
+    ltk_strbuf_free(&s->row);
+    ltk_strbuf_free(&s->memory);
+    ltk_strbuf_free(&s->scratch);
+    ltk_arena_free(&s->arena);
     free(s);
 }
 
 /* ------------------------------------------------------------------ UTF-8 */
 
-size_t logtk_utf8_sequence_length(const unsigned char *p, const unsigned char *end)
+size_t ltk_utf8_sequence_length(const unsigned char *p, const unsigned char *end)
 {
     unsigned c = p[0];
     if (c < 0x80)
@@ -426,7 +426,7 @@ size_t logtk_utf8_sequence_length(const unsigned char *p, const unsigned char *e
     return 0; /* continuation byte, C0/C1 overlong lead, F5..FF */
 }
 
-int logtk_utf8_valid(const char *s, size_t n)
+int ltk_utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
     while (p < end) {
@@ -440,7 +440,7 @@ int logtk_utf8_valid(const char *s, size_t n)
         }
         if (p >= end)
             break;
-        size_t k = logtk_utf8_sequence_length(p, end);
+        size_t k = ltk_utf8_sequence_length(p, end);
         if (k == 0)
             return 0;
         p += k;
@@ -450,13 +450,13 @@ int logtk_utf8_valid(const char *s, size_t n)
 
 /* ----------------------------------------------------------------- base64 */
 
-int logtk_base64_append(logtk_strbuf *b, const void *data, size_t n)
+int ltk_base64_append(ltk_strbuf *b, const void *data, size_t n)
 {
     static const char alphabet[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const unsigned char *p = data;
     size_t out_len = (n + 2) / 3 * 4;
-    if (logtk_strbuf_reserve(b, out_len) != 0)
+    if (ltk_strbuf_reserve(b, out_len) != 0)
         return -1;
     char *o = b->data + b->len;
     size_t i = 0;

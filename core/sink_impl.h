@@ -7,8 +7,8 @@
  * owns the atomic output file: kinds write through s->out.fp (text) or open
  * s->out.tmp_path themselves (sqlite), and never rename anything.
  */
-#ifndef LOGTK_SINK_IMPL_H
-#define LOGTK_SINK_IMPL_H
+#ifndef LTK_SINK_IMPL_H
+#define LTK_SINK_IMPL_H
 
 #include "logtk.h"
 
@@ -19,7 +19,7 @@
 #include "sink_writer.h"
 
 /** The operations of one sink kind.  Every function returns a status code. */
-typedef struct logtk_sink_ops {
+typedef struct ltk_sink_ops {
     const char *kind;  /* "tsv", "csv", "jsonl", "sqlite", "templates" */
     int needs_file;    /* 1: cannot write to stdout or a device (sqlite) */
     /** Called once the output is open: header row, database schema. */
@@ -32,21 +32,21 @@ typedef struct logtk_sink_ops {
     int (*finish)(logtk_sink *s);
     /** Releases the kind's own state; called exactly once, also after errors (may be NULL). */
     void (*release)(logtk_sink *s);
-} logtk_sink_ops;
+} ltk_sink_ops;
 
 struct logtk_sink {
-    const logtk_sink_ops *ops;
-    logtk_errbuf err;
-    logtk_outfile out;
+    const ltk_sink_ops *ops;
+    ltk_errbuf err;
+    ltk_outfile out;
     const char *display_path; /* for messages: the path or "<stdout>" (arena) */
     size_t nfields;           /* header fields of the format */
     char **field_names;       /* copies, in format order (arena) */
-    logtk_arena arena;
-    logtk_strbuf row;         /* the row being built (text kinds), reused */
-    logtk_strbuf scratch;     /* second reusable buffer (base64, SQL text) */
+    ltk_arena arena;
+    ltk_strbuf row;         /* the row being built (text kinds), reused */
+    ltk_strbuf scratch;     /* second reusable buffer (base64, SQL text) */
     int flush_each_row;       /* fflush after every row (streaming to a pipe) */
     int batch;                /* a file of our own: rows collect in `row` and go out in blocks */
-    logtk_sink_writer *writer; /* writes the blocks meanwhile, once one is full (NULL before) */
+    ltk_sink_writer *writer; /* writes the blocks meanwhile, once one is full (NULL before) */
     int writer_failed;        /* no thread could be started: blocks are written here */
     int failed;               /* a write failed: later calls repeat the error */
     int open;                 /* the output is open and not yet committed/aborted */
@@ -57,27 +57,27 @@ struct logtk_sink {
     logtk_write_callback callback;
     void *callback_user;
     int to_memory;
-    logtk_strbuf memory;
+    ltk_strbuf memory;
     int memory_taken;         /* logtk_sink_memory_take() gave out memory: clear before adding */
 };
 
-extern const logtk_sink_ops logtk_sink_tsv_ops;
-extern const logtk_sink_ops logtk_sink_csv_ops;
-extern const logtk_sink_ops logtk_sink_jsonl_ops;
-extern const logtk_sink_ops logtk_sink_sqlite_ops;
-extern const logtk_sink_ops logtk_sink_templates_ops;
+extern const ltk_sink_ops ltk_sink_tsv_ops;
+extern const ltk_sink_ops ltk_sink_csv_ops;
+extern const ltk_sink_ops ltk_sink_jsonl_ops;
+extern const ltk_sink_ops ltk_sink_sqlite_ops;
+extern const ltk_sink_ops ltk_sink_templates_ops;
 
 /** 1 when [p, p+n) is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF). */
-int logtk_utf8_valid(const char *p, size_t n);
+int ltk_utf8_valid(const char *p, size_t n);
 
 /**
  * Length of the well-formed UTF-8 sequence starting at p (1..4), or 0 when the
  * byte at p does not start one that fits in [p, end).
  */
-size_t logtk_utf8_sequence_length(const unsigned char *p, const unsigned char *end);
+size_t ltk_utf8_sequence_length(const unsigned char *p, const unsigned char *end);
 
 /** Appends the standard base64 (RFC 4648, with padding) of n bytes.  Returns 0 or -1. */
-int logtk_base64_append(logtk_strbuf *b, const void *data, size_t n);
+int ltk_base64_append(ltk_strbuf *b, const void *data, size_t n);
 
 /**
  * Writes the row buffer s->row to the output (and flushes when
@@ -85,9 +85,9 @@ int logtk_base64_append(logtk_strbuf *b, const void *data, size_t n);
  * flushed per row) keeps the rows until they fill a block.  Returns LOGTK_OK
  * or LOGTK_ERR_IO naming the output.
  */
-int logtk_sink_emit_row(logtk_sink *s);
+int ltk_sink_emit_row(logtk_sink *s);
 
 /** Records an out-of-memory error for s and returns LOGTK_ERR_NOMEM. */
-int logtk_sink_nomem(logtk_sink *s);
+int ltk_sink_nomem(logtk_sink *s);
 
 #endif

@@ -54,7 +54,7 @@ typedef struct sqlite_sink {
 
 static int db_error(logtk_sink *s, sqlite3 *db, const char *what)
 {
-    return logtk_error_set(&s->err, LOGTK_ERR_IO, "%s: sqlite: %s: %s", s->display_path, what,
+    return ltk_error_set(&s->err, LOGTK_ERR_IO, "%s: sqlite: %s: %s", s->display_path, what,
                            db ? sqlite3_errmsg(db) : "cannot open");
 }
 
@@ -63,7 +63,7 @@ static int exec_sql(logtk_sink *s, const char *sql)
     sqlite_sink *q = s->impl;
     char *msg = NULL;
     if (sqlite3_exec(q->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        logtk_error_set(&s->err, LOGTK_ERR_IO, "%s: sqlite: %s", s->display_path,
+        ltk_error_set(&s->err, LOGTK_ERR_IO, "%s: sqlite: %s", s->display_path,
                         msg ? msg : sqlite3_errmsg(q->db));
         sqlite3_free(msg);
         return LOGTK_ERR_IO;
@@ -72,17 +72,17 @@ static int exec_sql(logtk_sink *s, const char *sql)
 }
 
 /* Appends an SQL identifier in double quotes, doubling embedded quotes. */
-static int append_identifier(logtk_strbuf *b, const char *name)
+static int append_identifier(ltk_strbuf *b, const char *name)
 {
-    if (logtk_strbuf_putc(b, '"') != 0)
+    if (ltk_strbuf_putc(b, '"') != 0)
         return -1;
     for (const char *p = name; *p; p++) {
-        if (*p == '"' && logtk_strbuf_putc(b, '"') != 0)
+        if (*p == '"' && ltk_strbuf_putc(b, '"') != 0)
             return -1;
-        if (logtk_strbuf_putc(b, *p) != 0)
+        if (ltk_strbuf_putc(b, *p) != 0)
             return -1;
     }
-    return logtk_strbuf_putc(b, '"');
+    return ltk_strbuf_putc(b, '"');
 }
 
 /*
@@ -92,14 +92,14 @@ static int append_identifier(logtk_strbuf *b, const char *name)
  */
 static int column_names(logtk_sink *s, char ***out)
 {
-    char **cols = logtk_arena_alloc(&s->arena, (s->nfields ? s->nfields : 1) * sizeof *cols);
+    char **cols = ltk_arena_alloc(&s->arena, (s->nfields ? s->nfields : 1) * sizeof *cols);
     if (cols == NULL)
         return -1;
     static const char *const fixed[] = {"line_id", "content", "template_id"};
     for (size_t i = 0; i < s->nfields; i++) {
-        logtk_strbuf name = LOGTK_STRBUF_INIT;
-        if (logtk_strbuf_puts(&name, s->field_names[i][0] ? s->field_names[i] : "field") != 0) {
-            logtk_strbuf_free(&name);
+        ltk_strbuf name = LTK_STRBUF_INIT;
+        if (ltk_strbuf_puts(&name, s->field_names[i][0] ? s->field_names[i] : "field") != 0) {
+            ltk_strbuf_free(&name);
             return -1;
         }
         for (;;) {
@@ -110,13 +110,13 @@ static int column_names(logtk_sink *s, char ***out)
                 clash = strcasecmp(name.data, cols[k]) == 0;
             if (!clash)
                 break;
-            if (logtk_strbuf_putc(&name, '_') != 0) {
-                logtk_strbuf_free(&name);
+            if (ltk_strbuf_putc(&name, '_') != 0) {
+                ltk_strbuf_free(&name);
                 return -1;
             }
         }
-        cols[i] = logtk_arena_strndup(&s->arena, name.data, name.len);
-        logtk_strbuf_free(&name);
+        cols[i] = ltk_arena_strndup(&s->arena, name.data, name.len);
+        ltk_strbuf_free(&name);
         if (cols[i] == NULL)
             return -1;
     }
@@ -136,7 +136,7 @@ static int sqlite_begin(logtk_sink *s)
 {
     sqlite_sink *q = calloc(1, sizeof *q);
     if (q == NULL)
-        return logtk_sink_nomem(s);
+        return ltk_sink_nomem(s);
     s->impl = q;
     if (sqlite3_open_v2(s->out.tmp_path, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                         NULL) != SQLITE_OK)
@@ -148,39 +148,39 @@ static int sqlite_begin(logtk_sink *s)
 
     char **cols;
     if (column_names(s, &cols) != 0)
-        return logtk_sink_nomem(s);
-    logtk_strbuf *b = &s->scratch;
-    logtk_strbuf_clear(b);
-    int bad = logtk_strbuf_puts(b, "BEGIN;"
+        return ltk_sink_nomem(s);
+    ltk_strbuf *b = &s->scratch;
+    ltk_strbuf_clear(b);
+    int bad = ltk_strbuf_puts(b, "BEGIN;"
                                    "CREATE TABLE templates(template_id INTEGER PRIMARY KEY,"
                                    " template TEXT NOT NULL, count INTEGER NOT NULL,"
                                    " \"key\" TEXT NOT NULL);"
                                    "CREATE TABLE lines(line_id INTEGER PRIMARY KEY");
     for (size_t i = 0; i < s->nfields; i++) {
-        bad |= logtk_strbuf_puts(b, ", ");
+        bad |= ltk_strbuf_puts(b, ", ");
         bad |= append_identifier(b, cols[i]);
-        bad |= logtk_strbuf_puts(b, " TEXT");
+        bad |= ltk_strbuf_puts(b, " TEXT");
     }
-    bad |= logtk_strbuf_puts(b, ", content TEXT, template_id INTEGER);"
+    bad |= ltk_strbuf_puts(b, ", content TEXT, template_id INTEGER);"
                                 "CREATE TABLE parameters(line_id INTEGER NOT NULL,"
                                 " position INTEGER NOT NULL, value TEXT,"
                                 " PRIMARY KEY (line_id, position)) WITHOUT ROWID;"
                                 "CREATE VIEW structured AS SELECT lines.*, templates.template"
                                 " FROM lines LEFT JOIN templates USING (template_id);");
     if (bad)
-        return logtk_sink_nomem(s);
+        return ltk_sink_nomem(s);
     rc = exec_sql(s, b->data);
     if (rc != LOGTK_OK)
         return rc;
     q->in_transaction = 1;
 
-    logtk_strbuf_clear(b);
-    bad = logtk_strbuf_puts(b, "INSERT INTO lines VALUES (?");
+    ltk_strbuf_clear(b);
+    bad = ltk_strbuf_puts(b, "INSERT INTO lines VALUES (?");
     for (size_t i = 0; i < s->nfields + 2; i++)
-        bad |= logtk_strbuf_puts(b, ",?");
-    bad |= logtk_strbuf_putc(b, ')');
+        bad |= ltk_strbuf_puts(b, ",?");
+    bad |= ltk_strbuf_putc(b, ')');
     if (bad)
-        return logtk_sink_nomem(s);
+        return ltk_sink_nomem(s);
     if ((rc = prepare(s, b->data, &q->insert_line)) != LOGTK_OK ||
         (rc = prepare(s, "INSERT INTO parameters VALUES (?,?,?)", &q->insert_param)) !=
             LOGTK_OK ||
@@ -197,7 +197,7 @@ static int bind_bytes(sqlite3_stmt *st, int index, const char *p, size_t n)
         p = "";
         n = 0;
     }
-    if (logtk_utf8_valid(p, n))
+    if (ltk_utf8_valid(p, n))
         return sqlite3_bind_text64(st, index, p, n, SQLITE_STATIC, SQLITE_UTF8);
     return sqlite3_bind_blob64(st, index, p, n, SQLITE_STATIC);
 }
@@ -257,9 +257,9 @@ static int sqlite_write_template(logtk_sink *s, uint32_t template_id, logtk_slic
     int rc = sqlite3_bind_int64(st, 1, (sqlite3_int64)template_id);
     rc |= bind_bytes(st, 2, text.ptr, text.len);
     rc |= sqlite3_bind_int64(st, 3, (sqlite3_int64)count);
-    char key[LOGTK_CONTENT_KEY_HEX_LEN + 1];
-    logtk_content_key_hex(logtk_content_key(text.ptr, text.len), key);
-    rc |= sqlite3_bind_text(st, 4, key, LOGTK_CONTENT_KEY_HEX_LEN, SQLITE_TRANSIENT);
+    char key[LTK_CONTENT_KEY_HEX_LEN + 1];
+    ltk_content_key_hex(ltk_content_key(text.ptr, text.len), key);
+    rc |= sqlite3_bind_text(st, 4, key, LTK_CONTENT_KEY_HEX_LEN, SQLITE_TRANSIENT);
     if (rc != SQLITE_OK)
         return db_error(s, q->db, "bind");
     return step_and_reset(s, st, "insert template");
@@ -301,7 +301,7 @@ static void sqlite_release(logtk_sink *s)
     s->impl = NULL;
 }
 
-const logtk_sink_ops logtk_sink_sqlite_ops = {
+const ltk_sink_ops ltk_sink_sqlite_ops = {
     "sqlite", 1, sqlite_begin, sqlite_write_row, sqlite_write_template, sqlite_finish,
     sqlite_release,
 };

@@ -2,7 +2,7 @@
  * sink_text.c - the text sink kinds: TSV, CSV (Loghub layout) and JSON Lines.
  *
  * Each row is assembled in the sink's reused buffer and written with one
- * fwrite (logtk_sink_emit_row), so nothing is allocated per line.  The
+ * fwrite (ltk_sink_emit_row), so nothing is allocated per line.  The
  * escapers copy runs of ordinary bytes with one memcpy and only stop at the
  * few bytes that need care, which for typical log text means almost never.
  *
@@ -42,7 +42,7 @@
 #define TRY(expr)                       \
     do {                                \
         if ((expr) != 0)                \
-            return logtk_sink_nomem(s); \
+            return ltk_sink_nomem(s); \
     } while (0)
 
 /*
@@ -134,11 +134,11 @@ static char *put_u64(char *o, uint64_t v)
 }
 
 /* Appends v in decimal, without printf. */
-static int append_u64(logtk_strbuf *b, uint64_t v)
+static int append_u64(ltk_strbuf *b, uint64_t v)
 {
     char digits[20];
     size_t n = (size_t)(put_u64(digits, v) - digits);
-    return logtk_strbuf_append(b, digits, n);
+    return ltk_strbuf_append(b, digits, n);
 }
 
 static logtk_slice field_value(const logtk_sink *s, const logtk_row *row, size_t i)
@@ -230,10 +230,10 @@ static char *tsv_put(char *o, const char *p, size_t n)
 }
 
 /* Appends bytes with TAB, LF, CR and backslash escaped. */
-static int tsv_escape(logtk_strbuf *b, const char *p, size_t n)
+static int tsv_escape(ltk_strbuf *b, const char *p, size_t n)
 {
     /* Worst case every byte doubles: reserve once, then write in place. */
-    if (n > SIZE_MAX / 2 - 8 || logtk_strbuf_reserve(b, 2 * n) != 0)
+    if (n > SIZE_MAX / 2 - 8 || ltk_strbuf_reserve(b, 2 * n) != 0)
         return -1;
     char *o = tsv_put(b->data + b->len, p, n);
     b->len = (size_t)(o - b->data);
@@ -384,7 +384,7 @@ static char *json_put(char *o, const char *s, size_t n, int strict, int *lossy)
             continue;
         }
         if (c >= 0x80) {
-            size_t k = logtk_utf8_sequence_length(p + i, p + n);
+            size_t k = ltk_utf8_sequence_length(p + i, p + n);
             if (k == 0 && !strict)
                 k = 1; /* raw byte kept as is */
             if (k != 0) {
@@ -407,10 +407,10 @@ static char *json_put(char *o, const char *s, size_t n, int strict, int *lossy)
     return o;
 }
 
-static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int *lossy)
+static int json_string(ltk_strbuf *b, const char *s, size_t n, int strict, int *lossy)
 {
     /* Worst case a byte becomes six ("\u00XX"): reserve once, write in place. */
-    if (n > (SIZE_MAX - 8) / 6 || logtk_strbuf_reserve(b, 6 * n + 2) != 0)
+    if (n > (SIZE_MAX - 8) / 6 || ltk_strbuf_reserve(b, 6 * n + 2) != 0)
         return -1;
     char *o = json_put(b->data + b->len, s, n, strict, lossy);
     b->len = (size_t)(o - b->data);
@@ -418,63 +418,63 @@ static int json_string(logtk_strbuf *b, const char *s, size_t n, int strict, int
     return 0;
 }
 
-static int put_tab(logtk_strbuf *b) { return logtk_strbuf_putc(b, '\t'); }
+static int put_tab(ltk_strbuf *b) { return ltk_strbuf_putc(b, '\t'); }
 
 /* The tsv sink's escaping for programs writing their own TSV. */
 int logtk_tsv_write_field(FILE *fp, const char *s, size_t n)
 {
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    ltk_strbuf b = LTK_STRBUF_INIT;
     int rc = tsv_escape(&b, s, n) != 0 ? LOGTK_ERR_NOMEM : LOGTK_OK;
     if (rc == LOGTK_OK && b.len && fwrite(b.data, 1, b.len, fp) != b.len)
         rc = LOGTK_ERR_IO;
-    logtk_strbuf_free(&b);
+    ltk_strbuf_free(&b);
     return rc;
 }
 
 /* The jsonl sink's member convention for programs writing their own JSON. */
 int logtk_json_write_member(FILE *fp, const char *name, const char *s, size_t n)
 {
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    ltk_strbuf b = LTK_STRBUF_INIT;
     int lossy = 0, rc = LOGTK_OK;
     size_t name_len = strlen(name);
-    if (json_string(&b, name, name_len, 1, NULL) != 0 || logtk_strbuf_putc(&b, ':') != 0 ||
+    if (json_string(&b, name, name_len, 1, NULL) != 0 || ltk_strbuf_putc(&b, ':') != 0 ||
         json_string(&b, s, n, 1, &lossy) != 0)
         rc = LOGTK_ERR_NOMEM;
     if (rc == LOGTK_OK && lossy) {
         /* the exact bytes beside the U+FFFD text: ,"NAME_base64":"..." */
-        if (logtk_strbuf_putc(&b, ',') != 0 || logtk_strbuf_putc(&b, '"') != 0 ||
-            logtk_strbuf_append(&b, name, name_len) != 0 ||
-            logtk_strbuf_puts(&b, "_base64\":\"") != 0 || logtk_base64_append(&b, s, n) != 0 ||
-            logtk_strbuf_putc(&b, '"') != 0)
+        if (ltk_strbuf_putc(&b, ',') != 0 || ltk_strbuf_putc(&b, '"') != 0 ||
+            ltk_strbuf_append(&b, name, name_len) != 0 ||
+            ltk_strbuf_puts(&b, "_base64\":\"") != 0 || ltk_base64_append(&b, s, n) != 0 ||
+            ltk_strbuf_putc(&b, '"') != 0)
             rc = LOGTK_ERR_NOMEM;
     }
     if (rc == LOGTK_OK && b.len && fwrite(b.data, 1, b.len, fp) != b.len)
         rc = LOGTK_ERR_IO;
-    logtk_strbuf_free(&b);
+    ltk_strbuf_free(&b);
     return rc;
 }
 
 /* A bare JSON string, for callers framing their own arrays (mmexternal replies). */
 int logtk_json_write_string(FILE *fp, const char *s, size_t n)
 {
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    ltk_strbuf b = LTK_STRBUF_INIT;
     int rc = json_string(&b, s, n, 1, NULL) != 0 ? LOGTK_ERR_NOMEM : LOGTK_OK;
     if (rc == LOGTK_OK && fwrite(b.data, 1, b.len, fp) != b.len)
         rc = LOGTK_ERR_IO;
-    logtk_strbuf_free(&b);
+    ltk_strbuf_free(&b);
     return rc;
 }
 
 static int tsv_begin(logtk_sink *s)
 {
-    logtk_strbuf *b = &s->row;
-    TRY(logtk_strbuf_puts(b, "LineId"));
+    ltk_strbuf *b = &s->row;
+    TRY(ltk_strbuf_puts(b, "LineId"));
     for (size_t i = 0; i < s->nfields; i++) {
         TRY(put_tab(b));
         TRY(tsv_escape(b, s->field_names[i], strlen(s->field_names[i])));
     }
-    TRY(logtk_strbuf_puts(b, "\tContent\tEventId\tEventTemplate\tParameterList\n"));
-    return logtk_sink_emit_row(s);
+    TRY(ltk_strbuf_puts(b, "\tContent\tEventId\tEventTemplate\tParameterList\n"));
+    return ltk_sink_emit_row(s);
 }
 
 /*
@@ -484,7 +484,7 @@ static int tsv_begin(logtk_sink *s)
  */
 static int tsv_write_row(logtk_sink *s, const logtk_row *row)
 {
-    logtk_strbuf *b = &s->row;
+    ltk_strbuf *b = &s->row;
     logtk_slice c = content_value(row);
     /* LineId, EventId, their tabs and "E", "[]", the newline: 64; TSV doubles
      * a byte at most, a parameter's JSON+TSV takes 7 per byte and 3 more */
@@ -495,8 +495,8 @@ static int tsv_write_row(logtk_sink *s, const logtk_row *row)
         too_big = add_room(&room, field_value(s, row, i).len, 2);
     for (size_t i = 0; i < row->nparams && !too_big; i++)
         too_big = add_room(&room, row->params[i].len, 7);
-    if (too_big || logtk_strbuf_reserve(b, room) != 0)
-        return logtk_sink_nomem(s);
+    if (too_big || ltk_strbuf_reserve(b, room) != 0)
+        return ltk_sink_nomem(s);
     char *o = put_u64(b->data + b->len, row->line_id);
     for (size_t i = 0; i < s->nfields; i++) {
         logtk_slice v = field_value(s, row, i);
@@ -521,73 +521,73 @@ static int tsv_write_row(logtk_sink *s, const logtk_row *row)
     *o++ = '\n';
     b->len = (size_t)(o - b->data);
     b->data[b->len] = '\0';
-    return logtk_sink_emit_row(s);
+    return ltk_sink_emit_row(s);
 }
 
-const logtk_sink_ops logtk_sink_tsv_ops = {
+const ltk_sink_ops ltk_sink_tsv_ops = {
     "tsv", 0, tsv_begin, tsv_write_row, NULL, NULL, NULL,
 };
 
 /* ------------------------------------------------------------------- CSV */
 
 /* Appends one CSV field, quoted only when it holds a comma, quote, CR or LF. */
-static int csv_field(logtk_strbuf *b, const char *p, size_t n)
+static int csv_field(ltk_strbuf *b, const char *p, size_t n)
 {
     size_t i = csv_skip(p, 0, n);
     for (; i < n; i++)
         if (p[i] == ',' || p[i] == '"' || p[i] == '\n' || p[i] == '\r')
             break;
     if (i == n)
-        return logtk_strbuf_append(b, p, n);
-    if (logtk_strbuf_putc(b, '"') != 0)
+        return ltk_strbuf_append(b, p, n);
+    if (ltk_strbuf_putc(b, '"') != 0)
         return -1;
     size_t run = 0;
     for (i = 0; i < n; i++) {
         if (p[i] != '"')
             continue;
         /* copy through the quote, then add its twin */
-        if (logtk_strbuf_append(b, p + run, i + 1 - run) != 0 || logtk_strbuf_putc(b, '"') != 0)
+        if (ltk_strbuf_append(b, p + run, i + 1 - run) != 0 || ltk_strbuf_putc(b, '"') != 0)
             return -1;
         run = i + 1;
     }
-    if (logtk_strbuf_append(b, p + run, n - run) != 0)
+    if (ltk_strbuf_append(b, p + run, n - run) != 0)
         return -1;
-    return logtk_strbuf_putc(b, '"');
+    return ltk_strbuf_putc(b, '"');
 }
 
 static int csv_begin(logtk_sink *s)
 {
-    logtk_strbuf *b = &s->row;
-    TRY(logtk_strbuf_puts(b, "LineId"));
+    ltk_strbuf *b = &s->row;
+    TRY(ltk_strbuf_puts(b, "LineId"));
     for (size_t i = 0; i < s->nfields; i++) {
-        TRY(logtk_strbuf_putc(b, ','));
+        TRY(ltk_strbuf_putc(b, ','));
         TRY(csv_field(b, s->field_names[i], strlen(s->field_names[i])));
     }
-    TRY(logtk_strbuf_puts(b, ",Content,EventId,EventTemplate\n"));
-    return logtk_sink_emit_row(s);
+    TRY(ltk_strbuf_puts(b, ",Content,EventId,EventTemplate\n"));
+    return ltk_sink_emit_row(s);
 }
 
 static int csv_write_row(logtk_sink *s, const logtk_row *row)
 {
-    logtk_strbuf *b = &s->row;
+    ltk_strbuf *b = &s->row;
     TRY(append_u64(b, row->line_id));
     for (size_t i = 0; i < s->nfields; i++) {
         logtk_slice v = field_value(s, row, i);
-        TRY(logtk_strbuf_putc(b, ','));
+        TRY(ltk_strbuf_putc(b, ','));
         TRY(csv_field(b, v.ptr, v.len));
     }
     logtk_slice c = content_value(row);
-    TRY(logtk_strbuf_putc(b, ','));
+    TRY(ltk_strbuf_putc(b, ','));
     TRY(csv_field(b, c.ptr, c.len));
-    TRY(logtk_strbuf_append(b, ",E", 2));
+    TRY(ltk_strbuf_append(b, ",E", 2));
     TRY(append_u64(b, row->template_id));
-    TRY(logtk_strbuf_putc(b, ','));
+    TRY(ltk_strbuf_putc(b, ','));
     TRY(csv_field(b, row->template_text.ptr, row->template_text.len));
-    TRY(logtk_strbuf_putc(b, '\n'));
-    return logtk_sink_emit_row(s);
+    TRY(ltk_strbuf_putc(b, '\n'));
+    return ltk_sink_emit_row(s);
 }
 
-const logtk_sink_ops logtk_sink_csv_ops = {
+const ltk_sink_ops ltk_sink_csv_ops = {
     "csv", 0, csv_begin, csv_write_row, NULL, NULL, NULL,
 };
 
@@ -626,22 +626,22 @@ static char *jsonl_member(char *o, jsonl_lossy *lossy, const char *name, logtk_s
 static int jsonl_begin(logtk_sink *s)
 {
     /* JSON Lines has no header row; encode the field names once. */
-    jsonl_state *st = logtk_arena_alloc(&s->arena, sizeof *st);
+    jsonl_state *st = ltk_arena_alloc(&s->arena, sizeof *st);
     if (st == NULL)
-        return logtk_sink_nomem(s);
-    st->prefix = logtk_arena_alloc(&s->arena, (s->nfields ? s->nfields : 1) * sizeof *st->prefix);
+        return ltk_sink_nomem(s);
+    st->prefix = ltk_arena_alloc(&s->arena, (s->nfields ? s->nfields : 1) * sizeof *st->prefix);
     if (st->prefix == NULL)
-        return logtk_sink_nomem(s);
+        return ltk_sink_nomem(s);
     for (size_t i = 0; i < s->nfields; i++) {
-        logtk_strbuf *t = &s->scratch;
-        logtk_strbuf_clear(t);
-        TRY(logtk_strbuf_putc(t, ','));
+        ltk_strbuf *t = &s->scratch;
+        ltk_strbuf_clear(t);
+        TRY(ltk_strbuf_putc(t, ','));
         TRY(json_string(t, s->field_names[i], strlen(s->field_names[i]), 1, NULL));
-        TRY(logtk_strbuf_putc(t, ':'));
-        st->prefix[i].ptr = logtk_arena_strndup(&s->arena, t->data, t->len);
+        TRY(ltk_strbuf_putc(t, ':'));
+        st->prefix[i].ptr = ltk_arena_strndup(&s->arena, t->data, t->len);
         st->prefix[i].len = t->len;
         if (st->prefix[i].ptr == NULL)
-            return logtk_sink_nomem(s);
+            return ltk_sink_nomem(s);
     }
     s->impl = st;
     return LOGTK_OK;
@@ -670,7 +670,7 @@ static logtk_slice lit(const char *text)
  */
 static int jsonl_write_row(logtk_sink *s, const logtk_row *row)
 {
-    logtk_strbuf *b = &s->row;
+    ltk_strbuf *b = &s->row;
     const jsonl_state *st = s->impl;
     jsonl_lossy lossy;
     lossy.count = 0;
@@ -685,8 +685,8 @@ static int jsonl_write_row(logtk_sink *s, const logtk_row *row)
                   add_room(&room, st->prefix[i].len + 2, 1);
     for (size_t i = 0; i < row->nparams && !too_big; i++)
         too_big = add_room(&room, row->params[i].len, 6);
-    if (too_big || logtk_strbuf_reserve(b, room) != 0)
-        return logtk_sink_nomem(s);
+    if (too_big || ltk_strbuf_reserve(b, room) != 0)
+        return ltk_sink_nomem(s);
     char *o = b->data + b->len;
     memcpy(o, "{\"LineId\":", 10);
     o = put_u64(o + 10, row->line_id);
@@ -709,29 +709,29 @@ static int jsonl_write_row(logtk_sink *s, const logtk_row *row)
     b->len = (size_t)(o - b->data);
     b->data[b->len] = '\0';
     for (size_t k = 0; k < lossy.count; k++) {
-        TRY(logtk_strbuf_putc(b, ','));
-        logtk_strbuf_clear(&s->scratch);
-        TRY(logtk_strbuf_puts(&s->scratch, lossy.names[k]));
-        TRY(logtk_strbuf_puts(&s->scratch, "_base64"));
+        TRY(ltk_strbuf_putc(b, ','));
+        ltk_strbuf_clear(&s->scratch);
+        TRY(ltk_strbuf_puts(&s->scratch, lossy.names[k]));
+        TRY(ltk_strbuf_puts(&s->scratch, "_base64"));
         TRY(json_string(b, s->scratch.data, s->scratch.len, 1, NULL));
-        TRY(logtk_strbuf_puts(b, ":\""));
-        TRY(logtk_base64_append(b, lossy.values[k].ptr, lossy.values[k].len));
-        TRY(logtk_strbuf_putc(b, '"'));
+        TRY(ltk_strbuf_puts(b, ":\""));
+        TRY(ltk_base64_append(b, lossy.values[k].ptr, lossy.values[k].len));
+        TRY(ltk_strbuf_putc(b, '"'));
     }
     if (params_bad) {
-        TRY(logtk_strbuf_puts(b, ",\"ParameterList_base64\":["));
+        TRY(ltk_strbuf_puts(b, ",\"ParameterList_base64\":["));
         for (size_t i = 0; i < row->nparams; i++) {
-            TRY(logtk_strbuf_puts(b, i ? ",\"" : "\""));
-            TRY(logtk_base64_append(b, row->params[i].ptr, row->params[i].len));
-            TRY(logtk_strbuf_putc(b, '"'));
+            TRY(ltk_strbuf_puts(b, i ? ",\"" : "\""));
+            TRY(ltk_base64_append(b, row->params[i].ptr, row->params[i].len));
+            TRY(ltk_strbuf_putc(b, '"'));
         }
-        TRY(logtk_strbuf_putc(b, ']'));
+        TRY(ltk_strbuf_putc(b, ']'));
     }
-    TRY(logtk_strbuf_puts(b, "}\n"));
-    return logtk_sink_emit_row(s);
+    TRY(ltk_strbuf_puts(b, "}\n"));
+    return ltk_sink_emit_row(s);
 }
 
-const logtk_sink_ops logtk_sink_jsonl_ops = {
+const ltk_sink_ops ltk_sink_jsonl_ops = {
     "jsonl", 0, jsonl_begin, jsonl_write_row, NULL, NULL, jsonl_release,
 };
 
@@ -739,8 +739,8 @@ const logtk_sink_ops logtk_sink_jsonl_ops = {
 
 static int templates_begin(logtk_sink *s)
 {
-    TRY(logtk_strbuf_puts(&s->row, "EventId\tEventTemplate\tOccurrences\tEventKey\n"));
-    return logtk_sink_emit_row(s);
+    TRY(ltk_strbuf_puts(&s->row, "EventId\tEventTemplate\tOccurrences\tEventKey\n"));
+    return ltk_sink_emit_row(s);
 }
 
 static int templates_write_row(logtk_sink *s, const logtk_row *row)
@@ -753,21 +753,21 @@ static int templates_write_row(logtk_sink *s, const logtk_row *row)
 static int templates_write_template(logtk_sink *s, uint32_t template_id, logtk_slice text,
                                     uint64_t count)
 {
-    logtk_strbuf *b = &s->row;
-    char key[LOGTK_CONTENT_KEY_HEX_LEN + 1];
-    logtk_content_key_hex(logtk_content_key(text.ptr, text.len), key);
-    TRY(logtk_strbuf_putc(b, 'E'));
+    ltk_strbuf *b = &s->row;
+    char key[LTK_CONTENT_KEY_HEX_LEN + 1];
+    ltk_content_key_hex(ltk_content_key(text.ptr, text.len), key);
+    TRY(ltk_strbuf_putc(b, 'E'));
     TRY(append_u64(b, template_id));
     TRY(put_tab(b));
     TRY(tsv_escape(b, text.ptr, text.len));
     TRY(put_tab(b));
     TRY(append_u64(b, count));
     TRY(put_tab(b));
-    TRY(logtk_strbuf_append(b, key, LOGTK_CONTENT_KEY_HEX_LEN));
-    TRY(logtk_strbuf_putc(b, '\n'));
-    return logtk_sink_emit_row(s);
+    TRY(ltk_strbuf_append(b, key, LTK_CONTENT_KEY_HEX_LEN));
+    TRY(ltk_strbuf_putc(b, '\n'));
+    return ltk_sink_emit_row(s);
 }
 
-const logtk_sink_ops logtk_sink_templates_ops = {
+const ltk_sink_ops ltk_sink_templates_ops = {
     "templates", 0, templates_begin, templates_write_row, templates_write_template, NULL, NULL,
 };

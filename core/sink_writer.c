@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-struct logtk_sink_writer {
+struct ltk_sink_writer {
     FILE *fp;
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t work_cv; /* writer: a block was handed over, or stop */
     pthread_cond_t done_cv; /* caller: the block in flight is written */
-    logtk_strbuf block;     /* owned by the writer while busy */
+    ltk_strbuf block;     /* owned by the writer while busy */
     int busy, stop;
     int error;              /* errno of the first failed write, 0 if none */
 };
@@ -45,7 +45,7 @@ static int write_all(int fd, const char *p, size_t n)
 
 static void *writer_main(void *arg)
 {
-    logtk_sink_writer *w = arg;
+    ltk_sink_writer *w = arg;
     /* Blocks go to the descriptor: through fwrite, glibc would first copy
      * most of each block into the FILE's buffer (a copy of the whole output).
      * Whatever the FILE holds goes first; it stays empty until stop. */
@@ -61,7 +61,7 @@ static void *writer_main(void *arg)
             break; /* stop, and nothing left to write */
         pthread_mutex_unlock(&w->mu);
         int e = w->error ? 0 : write_all(fd, w->block.data, w->block.len);
-        logtk_strbuf_clear(&w->block);
+        ltk_strbuf_clear(&w->block);
         pthread_mutex_lock(&w->mu);
         if (e && !w->error)
             w->error = e;
@@ -72,9 +72,9 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-logtk_sink_writer *logtk_sink_writer_start(FILE *fp)
+ltk_sink_writer *ltk_sink_writer_start(FILE *fp)
 {
-    logtk_sink_writer *w = calloc(1, sizeof *w);
+    ltk_sink_writer *w = calloc(1, sizeof *w);
     if (w == NULL)
         return NULL;
     w->fp = fp;
@@ -111,14 +111,14 @@ logtk_sink_writer *logtk_sink_writer_start(FILE *fp)
     return w;
 }
 
-int logtk_sink_writer_put(logtk_sink_writer *w, logtk_strbuf *block)
+int ltk_sink_writer_put(ltk_sink_writer *w, ltk_strbuf *block)
 {
     pthread_mutex_lock(&w->mu);
     while (w->busy)
         pthread_cond_wait(&w->done_cv, &w->mu);
     int e = w->error;
     if (e == 0) {
-        logtk_strbuf emptied = w->block; /* cleared by the writer */
+        ltk_strbuf emptied = w->block; /* cleared by the writer */
         w->block = *block;
         *block = emptied;
         w->busy = 1;
@@ -128,7 +128,7 @@ int logtk_sink_writer_put(logtk_sink_writer *w, logtk_strbuf *block)
     return e;
 }
 
-int logtk_sink_writer_stop(logtk_sink_writer *w)
+int ltk_sink_writer_stop(ltk_sink_writer *w)
 {
     if (w == NULL)
         return 0;
@@ -140,7 +140,7 @@ int logtk_sink_writer_stop(logtk_sink_writer *w)
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
     int e = w->error;
-    logtk_strbuf_free(&w->block);
+    ltk_strbuf_free(&w->block);
     pthread_cond_destroy(&w->done_cv);
     pthread_cond_destroy(&w->work_cv);
     pthread_mutex_destroy(&w->mu);

@@ -7,22 +7,22 @@
  * One block is in flight at a time; handing over the next waits for it, so
  * memory stays at two blocks and rows reach the file in order.
  */
-#ifndef LOGTK_SINK_WRITER_H
-#define LOGTK_SINK_WRITER_H
+#ifndef LTK_SINK_WRITER_H
+#define LTK_SINK_WRITER_H
 
 #include <stdio.h>
 
 #include "strbuf.h"
 
-typedef struct logtk_sink_writer logtk_sink_writer;
+typedef struct ltk_sink_writer ltk_sink_writer;
 
 /**
  * Starts a thread that writes handed-over blocks to fp's descriptor (after
- * flushing fp); the caller must not touch fp until logtk_sink_writer_stop().  The thread takes
+ * flushing fp); the caller must not touch fp until ltk_sink_writer_stop().  The thread takes
  * no signals.  Returns NULL when no thread could be started (write in the
  * caller then).
  */
-logtk_sink_writer *logtk_sink_writer_start(FILE *fp);
+ltk_sink_writer *ltk_sink_writer_start(FILE *fp);
 
 /**
  * Waits until the block in flight is written, then hands over *block's bytes
@@ -30,12 +30,12 @@ logtk_sink_writer *logtk_sink_writer_start(FILE *fp);
  * is allocated after the first two).  Returns 0, or the errno of a failed
  * write (then *block is left as it was and nothing more is written).
  */
-int logtk_sink_writer_put(logtk_sink_writer *w, logtk_strbuf *block);
+int ltk_sink_writer_put(ltk_sink_writer *w, ltk_strbuf *block);
 
 /**
  * Waits until the block in flight is written, ends the thread and frees w.
  * Returns 0, or the errno of the first failed write.  NULL is harmless.
  */
-int logtk_sink_writer_stop(logtk_sink_writer *w);
+int ltk_sink_writer_stop(ltk_sink_writer *w);
 
 #endif

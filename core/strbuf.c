@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int logtk_strbuf_reserve(logtk_strbuf *b, size_t extra)
+int ltk_strbuf_reserve(ltk_strbuf *b, size_t extra)
 {
     size_t need = b->len + extra + 1;
     if (need < b->len)
@@ -28,9 +28,9 @@ int logtk_strbuf_reserve(logtk_strbuf *b, size_t extra)
     return 0;
 }
 
-int logtk_strbuf_append(logtk_strbuf *b, const void *s, size_t n)
+int ltk_strbuf_append(ltk_strbuf *b, const void *s, size_t n)
 {
-    if (logtk_strbuf_reserve(b, n) != 0)
+    if (ltk_strbuf_reserve(b, n) != 0)
         return -1;
     if (n)
         memcpy(b->data + b->len, s, n);
@@ -39,22 +39,22 @@ int logtk_strbuf_append(logtk_strbuf *b, const void *s, size_t n)
     return 0;
 }
 
-int logtk_strbuf_puts(logtk_strbuf *b, const char *s)
+int ltk_strbuf_puts(ltk_strbuf *b, const char *s)
 {
-    return logtk_strbuf_append(b, s, strlen(s));
+    return ltk_strbuf_append(b, s, strlen(s));
 }
 
-int logtk_strbuf_putc(logtk_strbuf *b, char c)
+int ltk_strbuf_putc(ltk_strbuf *b, char c)
 {
     if (b->len + 1 < b->cap) {
         b->data[b->len++] = c;
         b->data[b->len] = '\0';
         return 0;
     }
-    return logtk_strbuf_append(b, &c, 1);
+    return ltk_strbuf_append(b, &c, 1);
 }
 
-int logtk_strbuf_printf(logtk_strbuf *b, const char *fmt, ...)
+int ltk_strbuf_printf(ltk_strbuf *b, const char *fmt, ...)
 {
     va_list ap;
     char small[256];
@@ -64,8 +64,8 @@ int logtk_strbuf_printf(logtk_strbuf *b, const char *fmt, ...)
     if (n < 0)
         return -1;
     if ((size_t)n < sizeof small)
-        return logtk_strbuf_append(b, small, (size_t)n);
-    if (logtk_strbuf_reserve(b, (size_t)n) != 0)
+        return ltk_strbuf_append(b, small, (size_t)n);
+    if (ltk_strbuf_reserve(b, (size_t)n) != 0)
         return -1;
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -74,7 +74,7 @@ int logtk_strbuf_printf(logtk_strbuf *b, const char *fmt, ...)
     return 0;
 }
 
-int logtk_strbuf_put_varint(logtk_strbuf *b, uint64_t v)
+int ltk_strbuf_put_varint(ltk_strbuf *b, uint64_t v)
 {
     char tmp[10];
     size_t n = 0;
@@ -85,24 +85,24 @@ int logtk_strbuf_put_varint(logtk_strbuf *b, uint64_t v)
             byte |= 0x80;
         tmp[n++] = (char)byte;
     } while (v);
-    return logtk_strbuf_append(b, tmp, n);
+    return ltk_strbuf_append(b, tmp, n);
 }
 
-void logtk_strbuf_clear(logtk_strbuf *b)
+void ltk_strbuf_clear(ltk_strbuf *b)
 {
     b->len = 0;
     if (b->data)
         b->data[0] = '\0';
 }
 
-void logtk_strbuf_free(logtk_strbuf *b)
+void ltk_strbuf_free(ltk_strbuf *b)
 {
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
 
-int logtk_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
+int ltk_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
     const uint8_t *q = *p;
     uint64_t out = 0;

@@ -7,7 +7,7 @@
 
 #include "hashtab.h"
 
-int logtk_u64map_init(logtk_u64map *m, size_t expected)
+int ltk_u64map_init(ltk_u64map *m, size_t expected)
 {
     size_t n = 64;
     while (n < expected * 2)
@@ -17,11 +17,11 @@ int logtk_u64map_init(logtk_u64map *m, size_t expected)
     m->used = calloc(n, 1);
     m->nslots = n;
     m->count = 0;
-    m->seed = logtk_hash_seed();
+    m->seed = ltk_hash_seed();
     return m->keys && m->values && m->used ? 0 : -1;
 }
 
-void logtk_u64map_free(logtk_u64map *m)
+void ltk_u64map_free(ltk_u64map *m)
 {
     free(m->keys);
     free(m->values);
@@ -32,16 +32,16 @@ void logtk_u64map_free(logtk_u64map *m)
 /* The slot holding key, or the empty slot where it would go.  The keys are
    hashes of line content: the process seed keeps crafted ones from sharing
    a bucket run (slot order, which callers must not rely on, varies by run). */
-static size_t slot_of(const logtk_u64map *m, uint64_t key)
+static size_t slot_of(const ltk_u64map *m, uint64_t key)
 {
     size_t mask = m->nslots - 1;
-    size_t i = (size_t)logtk_mix64(key ^ m->seed) & mask;
+    size_t i = (size_t)ltk_mix64(key ^ m->seed) & mask;
     while (m->used[i] && m->keys[i] != key)
         i = (i + 1) & mask;
     return i;
 }
 
-uint32_t *logtk_u64map_find(const logtk_u64map *m, uint64_t key)
+uint32_t *ltk_u64map_find(const ltk_u64map *m, uint64_t key)
 {
     if (m->nslots == 0)
         return NULL;
@@ -49,11 +49,11 @@ uint32_t *logtk_u64map_find(const logtk_u64map *m, uint64_t key)
     return m->used[s] ? &m->values[s] : NULL;
 }
 
-static int grow(logtk_u64map *m)
+static int grow(ltk_u64map *m)
 {
-    logtk_u64map bigger;
-    if (logtk_u64map_init(&bigger, m->nslots) != 0) {
-        logtk_u64map_free(&bigger);
+    ltk_u64map bigger;
+    if (ltk_u64map_init(&bigger, m->nslots) != 0) {
+        ltk_u64map_free(&bigger);
         return -1;
     }
     for (size_t i = 0; i < m->nslots; i++)
@@ -64,13 +64,13 @@ static int grow(logtk_u64map *m)
             bigger.values[s] = m->values[i];
             bigger.count++;
         }
-    logtk_u64map_free(m);
+    ltk_u64map_free(m);
     *m = bigger;
     return 0;
 }
 
 /* Slot of key, inserted with value 0 when absent; (size_t)-1 when out of memory. */
-static size_t insert(logtk_u64map *m, uint64_t key)
+static size_t insert(ltk_u64map *m, uint64_t key)
 {
     if ((m->count + 1) * 2 > m->nslots && grow(m) != 0)
         return (size_t)-1;
@@ -84,7 +84,7 @@ static size_t insert(logtk_u64map *m, uint64_t key)
     return s;
 }
 
-int logtk_u64map_put(logtk_u64map *m, uint64_t key, uint32_t value)
+int ltk_u64map_put(ltk_u64map *m, uint64_t key, uint32_t value)
 {
     size_t s = insert(m, key);
     if (s == (size_t)-1)
@@ -93,7 +93,7 @@ int logtk_u64map_put(logtk_u64map *m, uint64_t key, uint32_t value)
     return 0;
 }
 
-int logtk_u64map_increment(logtk_u64map *m, uint64_t key)
+int ltk_u64map_increment(ltk_u64map *m, uint64_t key)
 {
     size_t s = insert(m, key);
     if (s == (size_t)-1)

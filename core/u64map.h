@@ -8,51 +8,51 @@
  * The fields are readable so callers can iterate (slot order is not key
  * order: sort when the order must not depend on the table's layout).
  */
-#ifndef LOGTK_U64MAP_H
-#define LOGTK_U64MAP_H
+#ifndef LTK_U64MAP_H
+#define LTK_U64MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mix.h" /* logtk_mix64, which callers use to make keys */
+#include "mix.h" /* ltk_mix64, which callers use to make keys */
 
-typedef struct logtk_u64map {
+typedef struct ltk_u64map {
     uint64_t *keys;
     uint32_t *values;
     uint8_t *used;  /* 1 where the slot holds a key */
     size_t nslots;  /* power of two */
     size_t count;
-    uint64_t seed;  /* logtk_hash_seed(), kept so that a lookup need not ask for it */
-} logtk_u64map;
+    uint64_t seed;  /* ltk_hash_seed(), kept so that a lookup need not ask for it */
+} ltk_u64map;
 
 /** Initialises an empty map sized for about `expected` keys.  Returns 0 or -1. */
-int logtk_u64map_init(logtk_u64map *m, size_t expected);
+int ltk_u64map_init(ltk_u64map *m, size_t expected);
 
 /** Frees the map; it is empty and must be initialised again before use. */
-void logtk_u64map_free(logtk_u64map *m);
+void ltk_u64map_free(ltk_u64map *m);
 
 /** Pointer to key's value, or NULL when the key is absent. */
-uint32_t *logtk_u64map_find(const logtk_u64map *m, uint64_t key);
+uint32_t *ltk_u64map_find(const ltk_u64map *m, uint64_t key);
 
 /**
- * logtk_u64map_find(), inline: for the per-token lookups of a parser's hot
+ * ltk_u64map_find(), inline: for the per-token lookups of a parser's hot
  * path, where the call and the seed's atomic load cost as much as the probe.
  */
-static inline uint32_t *logtk_u64map_lookup(const logtk_u64map *m, uint64_t key)
+static inline uint32_t *ltk_u64map_lookup(const ltk_u64map *m, uint64_t key)
 {
     if (m->nslots == 0)
         return NULL;
     size_t mask = m->nslots - 1;
-    for (size_t i = (size_t)logtk_mix64(key ^ m->seed) & mask; m->used[i]; i = (i + 1) & mask)
+    for (size_t i = (size_t)ltk_mix64(key ^ m->seed) & mask; m->used[i]; i = (i + 1) & mask)
         if (m->keys[i] == key)
             return &m->values[i];
     return NULL;
 }
 
 /** Sets key's value (inserting the key).  Returns 0 or -1 (out of memory). */
-int logtk_u64map_put(logtk_u64map *m, uint64_t key, uint32_t value);
+int ltk_u64map_put(ltk_u64map *m, uint64_t key, uint32_t value);
 
 /** Adds one to key's value (a new key starts at 0).  Returns 0 or -1. */
-int logtk_u64map_increment(logtk_u64map *m, uint64_t key);
+int ltk_u64map_increment(ltk_u64map *m, uint64_t key);
 
 #endif

@@ -536,7 +536,7 @@ static const param_binding bindings[] = {
     {"lke", "split_threshold", offsetof(logtk_dataset, lke_split_threshold)},
 };
 
-size_t dataset_count(void)
+size_t ltk_dataset_count(void)
 {
     return PRESET_COUNT;
 }
@@ -580,7 +580,7 @@ const char *logtk_dataset_format(const logtk_dataset *d)
 static const char *const self_masking[] = {"fuse", NULL};
 static const char *const no_masks[] = {NULL};
 
-const char *const *dataset_masks_for(const logtk_dataset *d, const char *algorithm)
+const char *const *ltk_dataset_masks_for(const logtk_dataset *d, const char *algorithm)
 {
     if (!algorithm)
         return d->masks;
@@ -593,7 +593,7 @@ const char *const *dataset_masks_for(const logtk_dataset *d, const char *algorit
     return d->masks;
 }
 
-int dataset_param_at(const logtk_dataset *d, const char *algorithm, size_t i, const char **name,
+int ltk_dataset_param_at(const logtk_dataset *d, const char *algorithm, size_t i, const char **name,
                      const char **value)
 {
     if (!algorithm)
@@ -627,14 +627,14 @@ int logtk_dataset_configure(const logtk_dataset *d, logtk_parser *p)
     if (!d || !p)
         return LOGTK_ERR_INVALID;
     const char *algorithm = logtk_parser_algorithm(p);
-    const char *const *masks = dataset_masks_for(d, algorithm);
+    const char *const *masks = ltk_dataset_masks_for(d, algorithm);
     for (size_t i = 0; masks[i]; i++) {
         int rc = logtk_parser_add_mask(p, masks[i], NULL);
         if (rc != LOGTK_OK)
             return rc;
     }
     const char *name, *value;
-    for (size_t i = 0; dataset_param_at(d, algorithm, i, &name, &value); i++) {
+    for (size_t i = 0; ltk_dataset_param_at(d, algorithm, i, &name, &value); i++) {
         int rc = logtk_parser_set_option(p, name, value);
         if (rc != LOGTK_OK && rc != LOGTK_ERR_NOT_FOUND)
             return rc;

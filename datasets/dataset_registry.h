@@ -4,8 +4,8 @@
  * The public API (logtk.h) sees logtk_dataset as opaque; tests and the
  * library read the table directly through this header.
  */
-#ifndef LOGTK_DATASET_REGISTRY_H
-#define LOGTK_DATASET_REGISTRY_H
+#ifndef LTK_DATASET_REGISTRY_H
+#define LTK_DATASET_REGISTRY_H
 
 #include <stddef.h>
 
@@ -17,10 +17,10 @@
 #define DATASET_MAX_VARIANTS 3
 
 /** A parser whose benchmark script uses a different regex list than the preset's. */
-typedef struct dataset_mask_variant {
+typedef struct ltk_dataset_mask_variant {
     const char *algorithm;                     /* parser name ("brain"); NULL ends the list */
     const char *masks[DATASET_MAX_MASKS + 2];  /* NULL-terminated; may be empty */
-} dataset_mask_variant;
+} ltk_dataset_mask_variant;
 
 /*
  * One preset.  Parameter values are text, exactly as the Loghub benchmark
@@ -31,7 +31,7 @@ struct logtk_dataset {
     const char *name;
     const char *format;                         /* Loghub log format */
     const char *masks[DATASET_MAX_MASKS + 1];   /* NULL-terminated, in order */
-    dataset_mask_variant variants[DATASET_MAX_VARIANTS + 1];
+    ltk_dataset_mask_variant variants[DATASET_MAX_VARIANTS + 1];
     const char *drain_st, *drain_depth;
     const char *spell_tau;
     const char *iplom_ct, *iplom_lower_bound;
@@ -51,7 +51,7 @@ struct logtk_dataset {
 };
 
 /** Number of presets (16). */
-size_t dataset_count(void);
+size_t ltk_dataset_count(void);
 
 /**
  * The masks a parser of `algorithm` gets for this preset: the variant's list
@@ -59,14 +59,14 @@ size_t dataset_count(void);
  * an empty list for parsers that mask for themselves ("fuse").
  * NULL-terminated; never NULL itself.
  */
-const char *const *dataset_masks_for(const logtk_dataset *d, const char *algorithm);
+const char *const *ltk_dataset_masks_for(const logtk_dataset *d, const char *algorithm);
 
 /**
  * The i-th parameter (0-based) this preset sets for `algorithm`: fills *name
  * (the logtk_parser_set_option() name) and *value and returns 1, or returns 0
  * past the end.  Parameters whose value the preset leaves unset are skipped.
  */
-int dataset_param_at(const logtk_dataset *d, const char *algorithm, size_t i, const char **name,
+int ltk_dataset_param_at(const logtk_dataset *d, const char *algorithm, size_t i, const char **name,
                      const char **value);
 
 #endif

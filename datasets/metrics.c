@@ -61,9 +61,9 @@ int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth
 
     int rc = LOGTK_ERR_NOMEM;
     size_t expected = n < 4096 ? n : 4096;
-    logtk_hashtab parsed_ids, true_ids;
-    int parsed_init = logtk_hashtab_init(&parsed_ids, expected) == 0;
-    int true_init = logtk_hashtab_init(&true_ids, expected) == 0;
+    ltk_hashtab parsed_ids, true_ids;
+    int parsed_init = ltk_hashtab_init(&parsed_ids, expected) == 0;
+    int true_init = ltk_hashtab_init(&true_ids, expected) == 0;
     uint32_t *pid = malloc(n * sizeof *pid);
     uint32_t *tid = malloc(n * sizeof *tid);
     parsed_group *groups = NULL;
@@ -73,8 +73,8 @@ int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth
 
     size_t pa_hits = 0;
     for (size_t i = 0; i < n; i++) {
-        int64_t p = logtk_hashtab_intern(&parsed_ids, parsed[i].ptr, parsed[i].len, NULL);
-        int64_t t = logtk_hashtab_intern(&true_ids, truth[i].ptr, truth[i].len, NULL);
+        int64_t p = ltk_hashtab_intern(&parsed_ids, parsed[i].ptr, parsed[i].len, NULL);
+        int64_t t = ltk_hashtab_intern(&true_ids, truth[i].ptr, truth[i].len, NULL);
         if (p < 0 || t < 0)
             goto done;
         pid[i] = (uint32_t)p;
@@ -107,8 +107,8 @@ int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth
         ga_hits += g->size;
         groups_correct++;
         size_t plen, tlen;
-        const char *ptext = logtk_hashtab_key(&parsed_ids, (uint32_t)p, &plen);
-        const char *ttext = logtk_hashtab_key(&true_ids, g->true_id, &tlen);
+        const char *ptext = ltk_hashtab_key(&parsed_ids, (uint32_t)p, &plen);
+        const char *ttext = ltk_hashtab_key(&true_ids, g->true_id, &tlen);
         if (plen == tlen && memcmp(ptext, ttext, plen) == 0)
             templates_correct++;
     }
@@ -128,8 +128,8 @@ done:
     free(pid);
     free(tid);
     if (parsed_init)
-        logtk_hashtab_free(&parsed_ids);
+        ltk_hashtab_free(&parsed_ids);
     if (true_init)
-        logtk_hashtab_free(&true_ids);
+        ltk_hashtab_free(&true_ids);
     return rc;
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const detect_param_def dtree_params[] = {
+static const ltk_detect_param_def dtree_params[] = {
     {"max_depth", 0, 0, 10000, NULL, "deepest level (0 = unlimited)"},
     {"min_samples_split", 2, 2, 1e12, NULL, "rows a node needs to be split"},
     {NULL, 0, 0, 0, NULL, NULL},
@@ -59,7 +59,7 @@ static int64_t new_node(dtree_state *st)
 }
 
 typedef struct build_ctx {
-    const detect_matrix *mx;
+    const ltk_detect_matrix *mx;
     dtree_state *st;
     size_t max_depth;
     double min_split;
@@ -76,7 +76,7 @@ static double gini(double a, double n)
 
 /* Insertion sort by one column: nodes are small (distinct vectors), and it
    keeps the code re-entrant. */
-static void sort_by_col(const detect_matrix *mx, uint32_t *rows, size_t n, size_t col)
+static void sort_by_col(const ltk_detect_matrix *mx, uint32_t *rows, size_t n, size_t col)
 {
     for (size_t i = 1; i < n; i++) {
         uint32_t r = rows[i];
@@ -92,7 +92,7 @@ static void sort_by_col(const detect_matrix *mx, uint32_t *rows, size_t n, size_
 
 static int build(build_ctx *c, uint32_t *rows, size_t n, size_t depth, int64_t *out)
 {
-    const detect_matrix *mx = c->mx;
+    const ltk_detect_matrix *mx = c->mx;
     int64_t id = new_node(c->st);
     if (id < 0)
         return -1;
@@ -167,7 +167,7 @@ static int build(build_ctx *c, uint32_t *rows, size_t n, size_t depth, int64_t *
     return 0;
 }
 
-static int dtree_train(logtk_detector *d, const detect_matrix *mx)
+static int dtree_train(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     dtree_state *st = calloc(1, sizeof *st);
     uint32_t *rows = malloc((mx->nrows ? mx->nrows : 1) * sizeof *rows);
@@ -202,24 +202,24 @@ static double dtree_score(const logtk_detector *d, double *x)
     return node->value;
 }
 
-static int dtree_save(const logtk_detector *d, logtk_strbuf *b)
+static int dtree_save(const logtk_detector *d, ltk_strbuf *b)
 {
     const dtree_state *st = d->state;
-    int bad = logtk_strbuf_put_varint(b, st->count);
+    int bad = ltk_strbuf_put_varint(b, st->count);
     for (size_t i = 0; i < st->count; i++) {
         const dtree_node *n = &st->nodes[i];
-        bad |= detect_put_u32(b, (uint32_t)(n->feature + 1));
-        bad |= detect_put_u32(b, n->left);
-        bad |= detect_put_u32(b, n->right);
-        bad |= detect_put_f64(b, n->threshold);
-        bad |= detect_put_f64(b, n->value);
+        bad |= ltk_detect_put_u32(b, (uint32_t)(n->feature + 1));
+        bad |= ltk_detect_put_u32(b, n->left);
+        bad |= ltk_detect_put_u32(b, n->right);
+        bad |= ltk_detect_put_f64(b, n->threshold);
+        bad |= ltk_detect_put_f64(b, n->value);
     }
     return bad ? -1 : 0;
 }
 
-static int dtree_load(logtk_detector *d, detect_cursor *c)
+static int dtree_load(logtk_detector *d, ltk_detect_cursor *c)
 {
-    size_t count = detect_get_count(c, (size_t)(c->end - c->p) / 28);
+    size_t count = ltk_detect_get_count(c, (size_t)(c->end - c->p) / 28);
     if (c->bad || count == 0)
         return LOGTK_ERR_STATE;
     dtree_state *st = calloc(1, sizeof *st);
@@ -232,14 +232,14 @@ static int dtree_load(logtk_detector *d, detect_cursor *c)
     st->count = st->cap = count;
     for (size_t i = 0; i < count; i++) {
         dtree_node *n = &st->nodes[i];
-        uint32_t f = detect_get_u32(c);
+        uint32_t f = ltk_detect_get_u32(c);
         /* checked before it becomes an index: a damaged 0x80000000 must not
            overflow int on the way (f - 1 as int32_t) */
         n->feature = f != 0 && f <= d->features.ncols ? (int32_t)(f - 1) : -1;
-        n->left = detect_get_u32(c);
-        n->right = detect_get_u32(c);
-        n->threshold = detect_get_f64(c);
-        n->value = detect_get_f64(c);
+        n->left = ltk_detect_get_u32(c);
+        n->right = ltk_detect_get_u32(c);
+        n->threshold = ltk_detect_get_f64(c);
+        n->value = ltk_detect_get_f64(c);
         /* children must come later, so a damaged file cannot make a cycle */
         if (f > d->features.ncols ||
             (n->feature >= 0 && (n->left <= i || n->right <= i || n->left >= count ||
@@ -249,7 +249,7 @@ static int dtree_load(logtk_detector *d, detect_cursor *c)
     return c->bad ? LOGTK_ERR_STATE : LOGTK_OK;
 }
 
-const detect_model_ops detect_dtree_ops = {
+const ltk_detect_model_ops ltk_detect_dtree_ops = {
     "dtree", "decision tree (CART, Gini), supervised",
     1, 1, 0, 0, dtree_params, dtree_train, dtree_score, dtree_save, dtree_load, dtree_free, 0, NULL, NULL,
 };

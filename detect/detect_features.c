@@ -24,21 +24,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-void detect_features_init(detect_features *f)
+void ltk_detect_features_init(ltk_detect_features *f)
 {
     memset(f, 0, sizeof *f);
 }
 
-void detect_features_free(detect_features *f)
+void ltk_detect_features_free(ltk_detect_features *f)
 {
     if (f->vocab.slots || f->vocab.keys)
-        logtk_hashtab_free(&f->vocab);
+        ltk_hashtab_free(&f->vocab);
     free(f->idf);
     free(f->mean);
     memset(f, 0, sizeof *f);
 }
 
-int32_t *detect_features_column_map(const detect_features *f, const logtk_sessions *s)
+int32_t *ltk_detect_features_column_map(const ltk_detect_features *f, const logtk_sessions *s)
 {
     size_t ne = s->events.count;
     int32_t *map = malloc((ne ? ne : 1) * sizeof *map);
@@ -46,29 +46,29 @@ int32_t *detect_features_column_map(const detect_features *f, const logtk_sessio
         return NULL;
     for (size_t e = 0; e < ne; e++) {
         size_t len;
-        const char *key = logtk_hashtab_key(&s->events, (uint32_t)e, &len);
-        int64_t col = logtk_hashtab_find(&f->vocab, key, len);
+        const char *key = ltk_hashtab_key(&s->events, (uint32_t)e, &len);
+        int64_t col = ltk_hashtab_find(&f->vocab, key, len);
         map[e] = col < 0 ? -1 : (int32_t)col;
     }
     return map;
 }
 
-int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *rows, size_t nrows,
+int ltk_detect_features_fit(ltk_detect_features *f, logtk_sessions *s, const size_t *rows, size_t nrows,
                         int tfidf, int zero_mean)
 {
-    detect_features_free(f);
-    if (detect_sessions_flatten(s) != 0 || logtk_hashtab_init(&f->vocab, 256) != 0)
+    ltk_detect_features_free(f);
+    if (ltk_detect_sessions_flatten(s) != 0 || ltk_hashtab_init(&f->vocab, 256) != 0)
         return -1;
     f->tfidf = tfidf;
     f->zero_mean = zero_mean;
     /* vocabulary in order of first appearance */
     for (size_t k = 0; k < nrows; k++) {
         size_t n;
-        const uint32_t *ev = detect_session_events(s, rows ? rows[k] : k, &n);
+        const uint32_t *ev = ltk_detect_session_events(s, rows ? rows[k] : k, &n);
         for (size_t t = 0; t < n; t++) {
             size_t len;
-            const char *key = logtk_hashtab_key(&s->events, ev[t], &len);
-            if (logtk_hashtab_intern(&f->vocab, key, len, NULL) < 0)
+            const char *key = ltk_hashtab_key(&s->events, ev[t], &len);
+            if (ltk_hashtab_intern(&f->vocab, key, len, NULL) < 0)
                 return -1;
         }
     }
@@ -76,7 +76,7 @@ int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *row
     if (!tfidf && !zero_mean)
         return 0;
     size_t m = f->ncols ? f->ncols : 1;
-    int32_t *map = detect_features_column_map(f, s);
+    int32_t *map = ltk_detect_features_column_map(f, s);
     double *df = calloc(m, sizeof *df), *sum = calloc(m, sizeof *sum);
     double *x = calloc(m, sizeof *x);
     if (!map || !df || !sum || !x) {
@@ -89,7 +89,7 @@ int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *row
     /* df: rows containing the event */
     for (size_t k = 0; k < nrows; k++) {
         size_t n;
-        const uint32_t *ev = detect_session_events(s, rows ? rows[k] : k, &n);
+        const uint32_t *ev = ltk_detect_session_events(s, rows ? rows[k] : k, &n);
         for (size_t t = 0; t < n; t++)
             x[map[ev[t]]] += 1;
         for (size_t t = 0; t < n; t++) {
@@ -130,7 +130,7 @@ int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *row
     return rc;
 }
 
-void detect_matrix_free(detect_matrix *m)
+void ltk_detect_matrix_free(ltk_detect_matrix *m)
 {
     free(m->x);
     free(m->row_start);
@@ -143,22 +143,22 @@ void detect_matrix_free(detect_matrix *m)
     memset(m, 0, sizeof *m);
 }
 
-void detect_matrix_row(const detect_matrix *m, size_t r, double *out)
+void ltk_detect_matrix_row(const ltk_detect_matrix *m, size_t r, double *out)
 {
     memset(out, 0, m->ncols * sizeof *out);
     for (size_t k = m->row_start[r]; k < m->row_start[r + 1]; k++)
         out[m->nz_col[k]] = (double)m->nz_count[k];
-    detect_features_transform(m->features, out);
+    ltk_detect_features_transform(m->features, out);
 }
 
-int detect_matrix_densify(detect_matrix *m)
+int ltk_detect_matrix_densify(ltk_detect_matrix *m)
 {
     size_t cells = m->nrows * m->ncols;
     m->x = malloc((cells > 0 ? cells : 1) * sizeof *m->x);
     if (!m->x)
         return -1;
     for (size_t r = 0; r < m->nrows; r++)
-        detect_matrix_row(m, r, m->x + r * m->ncols);
+        ltk_detect_matrix_row(m, r, m->x + r * m->ncols);
     return 0;
 }
 
@@ -179,7 +179,7 @@ static void sift_down(uint32_t *v, size_t root, size_t n)
     }
 }
 
-void detect_sort_u32(uint32_t *v, size_t n)
+void ltk_detect_sort_u32(uint32_t *v, size_t n)
 {
     if (n <= 16) { /* the usual session: a few events */
         for (size_t i = 1; i < n; i++) {
@@ -201,31 +201,31 @@ void detect_sort_u32(uint32_t *v, size_t n)
     }
 }
 
-int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessions *s,
+int ltk_detect_matrix_build(ltk_detect_matrix *m, const ltk_detect_features *f, logtk_sessions *s,
                         const size_t *rows, size_t nrows)
 {
     memset(m, 0, sizeof *m);
-    if (detect_sessions_flatten(s) != 0)
+    if (ltk_detect_sessions_flatten(s) != 0)
         return -1;
     size_t ncols = f->ncols;
     m->ncols = ncols;
     m->ninput = nrows;
     m->features = f;
-    int32_t *map = detect_features_column_map(f, s);
+    int32_t *map = ltk_detect_features_column_map(f, s);
     uint32_t *counts = calloc(ncols ? ncols : 1, sizeof *counts);
     uint32_t *touched = malloc((ncols ? ncols : 1) * sizeof *touched);
     /* a row's key: (column, count) pairs by ascending column, so that equal
        count vectors have equal keys whatever the number of columns */
     uint32_t *key = malloc((ncols ? ncols : 1) * 2 * sizeof *key);
     m->row_of = malloc((nrows ? nrows : 1) * sizeof *m->row_of);
-    logtk_hashtab seen;
-    int ok = map && counts && touched && key && m->row_of && logtk_hashtab_init(&seen, 1024) == 0;
+    ltk_hashtab seen;
+    int ok = map && counts && touched && key && m->row_of && ltk_hashtab_init(&seen, 1024) == 0;
     if (!ok) {
         free(map);
         free(counts);
         free(touched);
         free(key);
-        detect_matrix_free(m);
+        ltk_detect_matrix_free(m);
         return -1;
     }
     /* Pass 1: key every row by its raw count vector; distinct rows get ids
@@ -233,20 +233,20 @@ int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessio
     size_t cap = 0, nnz = 0;
     for (size_t k = 0; k < nrows && ok; k++) {
         size_t i = rows ? rows[k] : k, n, ntouched = 0;
-        const uint32_t *ev = detect_session_events(s, i, &n);
+        const uint32_t *ev = ltk_detect_session_events(s, i, &n);
         for (size_t t = 0; t < n; t++) {
             int32_t j = map[ev[t]];
             if (j >= 0 && counts[j]++ == 0)
                 touched[ntouched++] = (uint32_t)j;
         }
-        detect_sort_u32(touched, ntouched);
+        ltk_detect_sort_u32(touched, ntouched);
         for (size_t t = 0; t < ntouched; t++) {
             key[2 * t] = touched[t];
             key[2 * t + 1] = counts[touched[t]];
             counts[touched[t]] = 0;
         }
         int inserted = 0;
-        int64_t id = logtk_hashtab_intern(&seen, key, ntouched * 2 * sizeof *key, &inserted);
+        int64_t id = ltk_hashtab_intern(&seen, key, ntouched * 2 * sizeof *key, &inserted);
         if (id < 0) {
             ok = 0;
             break;
@@ -292,7 +292,7 @@ int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessio
         size_t at = 0;
         for (size_t r = 0; r < m->nrows; r++) {
             size_t len;
-            const char *c = logtk_hashtab_key(&seen, (uint32_t)r, &len);
+            const char *c = ltk_hashtab_key(&seen, (uint32_t)r, &len);
             size_t pairs = len / (2 * sizeof(uint32_t));
             m->row_start[r] = at;
             for (size_t t = 0; t < pairs; t++, at++) {
@@ -302,13 +302,13 @@ int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessio
         }
         m->row_start[m->nrows] = at;
     }
-    logtk_hashtab_free(&seen);
+    ltk_hashtab_free(&seen);
     free(map);
     free(counts);
     free(touched);
     free(key);
     if (!ok) {
-        detect_matrix_free(m);
+        ltk_detect_matrix_free(m);
         return -1;
     }
     return 0;
@@ -316,39 +316,39 @@ int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessio
 
 /* ---------------------------------------------------------------- serialization */
 
-int detect_put_u32(logtk_strbuf *b, uint32_t v)
+int ltk_detect_put_u32(ltk_strbuf *b, uint32_t v)
 {
     unsigned char t[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                           (unsigned char)(v >> 24)};
-    return logtk_strbuf_append(b, t, 4);
+    return ltk_strbuf_append(b, t, 4);
 }
 
-int detect_put_f64(logtk_strbuf *b, double v)
+int ltk_detect_put_f64(ltk_strbuf *b, double v)
 {
     uint64_t u;
     memcpy(&u, &v, 8);
     unsigned char t[8];
     for (int i = 0; i < 8; i++)
         t[i] = (unsigned char)(u >> (8 * i));
-    return logtk_strbuf_append(b, t, 8);
+    return ltk_strbuf_append(b, t, 8);
 }
 
-int detect_put_f64s(logtk_strbuf *b, const double *v, size_t n)
+int ltk_detect_put_f64s(ltk_strbuf *b, const double *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (detect_put_f64(b, v[i]) != 0)
+        if (ltk_detect_put_f64(b, v[i]) != 0)
             return -1;
     return 0;
 }
 
-int detect_put_str(logtk_strbuf *b, const char *s, size_t n)
+int ltk_detect_put_str(ltk_strbuf *b, const char *s, size_t n)
 {
-    if (logtk_strbuf_put_varint(b, n) != 0)
+    if (ltk_strbuf_put_varint(b, n) != 0)
         return -1;
-    return logtk_strbuf_append(b, s, n);
+    return ltk_strbuf_append(b, s, n);
 }
 
-uint32_t detect_get_u32(detect_cursor *c)
+uint32_t ltk_detect_get_u32(ltk_detect_cursor *c)
 {
     if (c->bad || c->end - c->p < 4) {
         c->bad = 1;
@@ -360,7 +360,7 @@ uint32_t detect_get_u32(detect_cursor *c)
     return v;
 }
 
-double detect_get_f64(detect_cursor *c)
+double ltk_detect_get_f64(ltk_detect_cursor *c)
 {
     if (c->bad || c->end - c->p < 8) {
         c->bad = 1;
@@ -377,17 +377,17 @@ double detect_get_f64(detect_cursor *c)
     return v;
 }
 
-size_t detect_get_count(detect_cursor *c, size_t limit)
+size_t ltk_detect_get_count(ltk_detect_cursor *c, size_t limit)
 {
     uint64_t v = 0;
-    if (c->bad || logtk_varint_get(&c->p, c->end, &v) != 0 || v > limit) {
+    if (c->bad || ltk_varint_get(&c->p, c->end, &v) != 0 || v > limit) {
         c->bad = 1;
         return 0;
     }
     return (size_t)v;
 }
 
-double *detect_get_f64s(detect_cursor *c, size_t n)
+double *ltk_detect_get_f64s(ltk_detect_cursor *c, size_t n)
 {
     if (c->bad || (size_t)(c->end - c->p) / 8 < n) {
         c->bad = 1;
@@ -399,7 +399,7 @@ double *detect_get_f64s(detect_cursor *c, size_t n)
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
-        v[i] = detect_get_f64(c);
+        v[i] = ltk_detect_get_f64(c);
     if (c->bad) {
         free(v);
         return NULL;
@@ -407,12 +407,12 @@ double *detect_get_f64s(detect_cursor *c, size_t n)
     return v;
 }
 
-const char *detect_get_str(detect_cursor *c, size_t *n)
+const char *ltk_detect_get_str(ltk_detect_cursor *c, size_t *n)
 {
     /* the limit is what remains after the length's own varint, so it is
        checked once that is read (fuzz_model: a length counted from before
        the varint read up to 10 bytes past the buffer) */
-    size_t len = detect_get_count(c, SIZE_MAX);
+    size_t len = ltk_detect_get_count(c, SIZE_MAX);
     if (!c->bad && len > (size_t)(c->end - c->p))
         c->bad = 1;
     if (c->bad) {
@@ -425,7 +425,7 @@ const char *detect_get_str(detect_cursor *c, size_t *n)
     return s;
 }
 
-uint32_t detect_crc32(const void *data, size_t len)
+uint32_t ltk_detect_crc32(const void *data, size_t len)
 {
     /* Bitwise CRC-32 (IEEE): model files are kilobytes, and a table built on
        first use would be shared mutable state across threads. */

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const detect_param_def iforest_params[] = {
+static const ltk_detect_param_def iforest_params[] = {
     {"trees", 100, 1, 10000, NULL, "number of trees"},
     {"max_samples", 0.9999, 1e-9, 1e12, NULL, "rows per tree: fraction (<= 1) or count"},
     {"contamination", 0.03, 0, 0.5, NULL, "expected anomalous share of the training rows"},
@@ -66,7 +66,7 @@ static double avg_path(double n)
 }
 
 typedef struct if_ctx {
-    const detect_matrix *mx;
+    const ltk_detect_matrix *mx;
     iforest_state *st;
     const double *cnt; /* per distinct row: copies in this tree's sample */
     size_t max_depth;
@@ -88,8 +88,8 @@ typedef struct if_ctx {
  */
 static size_t varying_features(if_ctx *c, const uint32_t *rows, size_t n)
 {
-    const detect_matrix *mx = c->mx;
-    const detect_features *fs = mx->features;
+    const ltk_detect_matrix *mx = c->mx;
+    const ltk_detect_features *fs = mx->features;
     size_t m = mx->ncols, nseen = 0, nf = 0;
     for (size_t i = 0; i < n; i++) {
         size_t r = rows[i];
@@ -104,12 +104,12 @@ static size_t varying_features(if_ctx *c, const uint32_t *rows, size_t n)
             }
         }
     }
-    detect_sort_u32(c->seen, nseen);
+    ltk_detect_sort_u32(c->seen, nseen);
     for (size_t k = 0; k < nseen; k++) {
         uint32_t f = c->seen[k];
         int varies = c->differs[f];
         if (!varies && c->occ[f] < n) { /* some rows lack the event */
-            double zero = 0; /* as detect_features_transform maps a count of 0 */
+            double zero = 0; /* as ltk_detect_features_transform maps a count of 0 */
             if (fs->idf)
                 zero *= fs->idf[f];
             if (fs->mean)
@@ -142,7 +142,7 @@ static int64_t push_node(iforest_state *st)
 
 static int grow(if_ctx *c, uint32_t *rows, size_t n, size_t depth)
 {
-    const detect_matrix *mx = c->mx;
+    const ltk_detect_matrix *mx = c->mx;
     size_t m = mx->ncols;
     int64_t id = push_node(c->st);
     if (id < 0)
@@ -159,14 +159,14 @@ static int grow(if_ctx *c, uint32_t *rows, size_t n, size_t depth)
         c->st->nodes[id].value = (double)depth + avg_path(size);
         return 0;
     }
-    uint32_t f = c->feats[detect_rand_below(&c->rng, nf)];
+    uint32_t f = c->feats[ltk_detect_rand_below(&c->rng, nf)];
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         double v = mx->x[rows[i] * m + f];
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
     }
-    double t = lo + detect_rand_unit(&c->rng) * (hi - lo);
+    double t = lo + ltk_detect_rand_unit(&c->rng) * (hi - lo);
     if (t >= hi)
         t = lo;
     size_t nl = 0;
@@ -212,7 +212,7 @@ static int cmp_scored(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int iforest_train(logtk_detector *d, const detect_matrix *mx)
+static int iforest_train(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     size_t N = mx->ninput, D = mx->nrows;
     double ms = DETECT_PARAM(d, 1);
@@ -247,7 +247,7 @@ static int iforest_train(logtk_detector *d, const detect_matrix *mx)
         memset(cnt, 0, D * sizeof *cnt);
         /* partial Fisher-Yates: the first `sample` entries are the draw */
         for (size_t i = 0; i < sample; i++) {
-            size_t j = i + (size_t)detect_rand_below(&c.rng, N - i);
+            size_t j = i + (size_t)ltk_detect_rand_below(&c.rng, N - i);
             uint32_t tmp = perm[i];
             perm[i] = perm[j];
             perm[j] = tmp;
@@ -314,28 +314,28 @@ done:
     return rc;
 }
 
-static int iforest_save(const logtk_detector *d, logtk_strbuf *b)
+static int iforest_save(const logtk_detector *d, ltk_strbuf *b)
 {
     const iforest_state *st = d->state;
-    int bad = logtk_strbuf_put_varint(b, st->ntrees);
-    bad |= detect_put_f64(b, st->norm);
-    bad |= logtk_strbuf_put_varint(b, st->count);
+    int bad = ltk_strbuf_put_varint(b, st->ntrees);
+    bad |= ltk_detect_put_f64(b, st->norm);
+    bad |= ltk_strbuf_put_varint(b, st->count);
     for (size_t t = 0; t <= st->ntrees; t++)
-        bad |= detect_put_u32(b, st->roots[t]);
+        bad |= ltk_detect_put_u32(b, st->roots[t]);
     for (size_t i = 0; i < st->count; i++) {
-        bad |= detect_put_u32(b, (uint32_t)(st->nodes[i].feature + 1));
-        bad |= detect_put_u32(b, st->nodes[i].right);
-        bad |= detect_put_f64(b, st->nodes[i].value);
+        bad |= ltk_detect_put_u32(b, (uint32_t)(st->nodes[i].feature + 1));
+        bad |= ltk_detect_put_u32(b, st->nodes[i].right);
+        bad |= ltk_detect_put_f64(b, st->nodes[i].value);
     }
     return bad ? -1 : 0;
 }
 
-static int iforest_load(logtk_detector *d, detect_cursor *c)
+static int iforest_load(logtk_detector *d, ltk_detect_cursor *c)
 {
     size_t left = (size_t)(c->end - c->p);
-    size_t ntrees = detect_get_count(c, left / 4);
-    double norm = detect_get_f64(c);
-    size_t count = detect_get_count(c, left / 16);
+    size_t ntrees = ltk_detect_get_count(c, left / 4);
+    double norm = ltk_detect_get_f64(c);
+    size_t count = ltk_detect_get_count(c, left / 16);
     if (c->bad || ntrees == 0 || count == 0 || !(norm > 0))
         return LOGTK_ERR_STATE;
     iforest_state *st = calloc(1, sizeof *st);
@@ -350,7 +350,7 @@ static int iforest_load(logtk_detector *d, detect_cursor *c)
     st->norm = norm;
     st->count = st->cap = count;
     for (size_t t = 0; t <= ntrees; t++) {
-        st->roots[t] = detect_get_u32(c);
+        st->roots[t] = ltk_detect_get_u32(c);
         if (st->roots[t] > count || (t > 0 && st->roots[t] <= st->roots[t - 1]))
             c->bad = 1;
     }
@@ -360,11 +360,11 @@ static int iforest_load(logtk_detector *d, detect_cursor *c)
         uint32_t end = st->roots[t + 1];
         for (uint32_t i = st->roots[t]; i < end && !c->bad; i++) {
             if_node *n = &st->nodes[i];
-            uint32_t f = detect_get_u32(c);
+            uint32_t f = ltk_detect_get_u32(c);
             /* f is checked against ncols below; a huge f must not overflow here */
             n->feature = f <= d->features.ncols ? (int32_t)f - 1 : -1;
-            n->right = detect_get_u32(c);
-            n->value = detect_get_f64(c);
+            n->right = ltk_detect_get_u32(c);
+            n->value = ltk_detect_get_f64(c);
             /* an inner node's children lie after it, inside its tree */
             if (f > d->features.ncols ||
                 (n->feature >= 0 && (i + 1 >= end || n->right <= i + 1 || n->right >= end)))
@@ -374,7 +374,7 @@ static int iforest_load(logtk_detector *d, detect_cursor *c)
     return c->bad ? LOGTK_ERR_STATE : LOGTK_OK;
 }
 
-const detect_model_ops detect_iforest_ops = {
+const ltk_detect_model_ops ltk_detect_iforest_ops = {
     "iforest", "Isolation Forest: short random isolation paths are anomalous",
     0, 0, 0, 0, iforest_params, iforest_train, iforest_score, iforest_save, iforest_load,
     iforest_free, 0, NULL, NULL,

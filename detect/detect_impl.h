@@ -8,10 +8,10 @@
  *   detect_model.c      the logtk_detector handle, model registry, parameters,
  *                       model file (save/load, checksum)
  *   detect_linalg.c     small dense linear algebra (symmetric eigen, Cholesky)
- *   detect_<model>.c    one file per model, each exporting a detect_model_ops
+ *   detect_<model>.c    one file per model, each exporting a ltk_detect_model_ops
  */
-#ifndef LOGTK_DETECT_IMPL_H
-#define LOGTK_DETECT_IMPL_H
+#ifndef LTK_DETECT_IMPL_H
+#define LTK_DETECT_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,10 +26,10 @@
 /* ---------------------------------------------------------------- sessions */
 
 struct logtk_sessions {
-    logtk_hashtab ids;     /* session id -> session index */
-    logtk_hashtab events;  /* event name -> event index (set-local) */
+    ltk_hashtab ids;     /* session id -> session index */
+    ltk_hashtab events;  /* event name -> event index (set-local) */
     /* per session: its events as a linked list of chunks while being built,
-       flattened on demand into seq/offsets (see detect_sessions_flatten). */
+       flattened on demand into seq/offsets (see ltk_detect_sessions_flatten). */
     int8_t *labels;
     size_t count, cap;
     /* flat storage: events of session i are seq[offsets[i] .. offsets[i+1]) */
@@ -41,32 +41,32 @@ struct logtk_sessions {
     uint32_t *pending_event; /* event index of pending item k */
     uint32_t *pending_session;
     size_t npending, pending_cap;
-    logtk_errbuf err;
+    ltk_errbuf err;
 };
 
 /** Makes seq/offsets current (merges events appended one by one).  0 or -1 (no memory). */
-int detect_sessions_flatten(logtk_sessions *s);
+int ltk_detect_sessions_flatten(logtk_sessions *s);
 
 /** Events of session i (after flatten). */
-static inline const uint32_t *detect_session_events(const logtk_sessions *s, size_t i, size_t *n)
+static inline const uint32_t *ltk_detect_session_events(const logtk_sessions *s, size_t i, size_t *n)
 {
     *n = s->offsets[i + 1] - s->offsets[i];
     return s->seq + s->offsets[i];
 }
 
 /** Parses "Normal"/"Anomaly"/"0"/"1"/"-"/... into a label; -2 when unknown text. */
-int detect_parse_label(const char *p, size_t n);
+int ltk_detect_parse_label(const char *p, size_t n);
 
 /* ---------------------------------------------------------------- features */
 
 /* The feature space learned in training: event names, idf weights, means. */
-typedef struct detect_features {
-    logtk_hashtab vocab; /* event name -> column */
+typedef struct ltk_detect_features {
+    ltk_hashtab vocab; /* event name -> column */
     size_t ncols;
     int tfidf, zero_mean;
     double *idf;  /* ncols, or NULL when !tfidf */
     double *mean; /* ncols, or NULL when !zero_mean */
-} detect_features;
+} ltk_detect_features;
 
 /*
  * A training matrix: the distinct count vectors of the rows, each with its
@@ -83,25 +83,25 @@ typedef struct detect_features {
  * dense transformed matrix x (nrows x ncols) is built only for the models
  * that read it (ops->sparse_input == 0), within DETECT_DENSE_MAX values.
  */
-typedef struct detect_matrix {
+typedef struct ltk_detect_matrix {
     size_t nrows, ncols; /* distinct rows */
     double *x;           /* nrows * ncols, row-major, transformed; NULL until
-                            detect_matrix_densify */
+                            ltk_detect_matrix_densify */
     size_t *row_start;   /* nrows + 1: row r's entries are [row_start[r], row_start[r+1]) */
     uint32_t *nz_col;    /* column of each entry, ascending within a row */
     uint32_t *nz_count;  /* raw count of each entry (> 0) */
-    const detect_features *features; /* the transform (idf, mean) */
+    const ltk_detect_features *features; /* the transform (idf, mean) */
     double *w_normal, *w_anomaly, *w_unknown; /* multiplicities */
     size_t ninput;       /* input rows */
     uint32_t *row_of;    /* ninput */
-} detect_matrix;
+} ltk_detect_matrix;
 
 /* Most values (nrows x ncols) of a dense training matrix: 2^25 doubles,
    256 MiB; above it the models that need x refuse with LOGTK_ERR_LIMIT. */
 #define DETECT_DENSE_MAX ((size_t)1 << 25)
 
-void detect_features_init(detect_features *f);
-void detect_features_free(detect_features *f);
+void ltk_detect_features_init(ltk_detect_features *f);
+void ltk_detect_features_free(ltk_detect_features *f);
 
 /* Values of the tfidf parameter: 0 raw counts, 1 loglizer's idf log(N / df),
    2 the smoothed idf log((1 + N) / (1 + df)) + 1 (never 0). */
@@ -109,26 +109,26 @@ void detect_features_free(detect_features *f);
 #define DETECT_TFIDF_SMOOTH 2
 
 /** Learns the vocabulary and the idf/mean vectors from rows of s (tfidf: 0, 1, 2 as above). */
-int detect_features_fit(detect_features *f, logtk_sessions *s, const size_t *rows, size_t nrows,
+int ltk_detect_features_fit(ltk_detect_features *f, logtk_sessions *s, const size_t *rows, size_t nrows,
                         int tfidf, int zero_mean);
 
 /** Maps s's set-local event indices to columns (-1 when unseen).  Caller frees. */
-int32_t *detect_features_column_map(const detect_features *f, const logtk_sessions *s);
+int32_t *ltk_detect_features_column_map(const ltk_detect_features *f, const logtk_sessions *s);
 
 /** Builds the de-duplicated sparse matrix of rows of s (x stays NULL).  0 or -1 (no memory). */
-int detect_matrix_build(detect_matrix *m, const detect_features *f, logtk_sessions *s,
+int ltk_detect_matrix_build(ltk_detect_matrix *m, const ltk_detect_features *f, logtk_sessions *s,
                         const size_t *rows, size_t nrows);
 /** Builds m->x (the caller checked nrows * ncols against DETECT_DENSE_MAX).  0 or -1. */
-int detect_matrix_densify(detect_matrix *m);
+int ltk_detect_matrix_densify(ltk_detect_matrix *m);
 /** Sorts n values ascending in place, without allocating (heapsort; insertion when short). */
-void detect_sort_u32(uint32_t *v, size_t n);
+void ltk_detect_sort_u32(uint32_t *v, size_t n);
 
 /** Writes distinct row r, transformed, densely into out (ncols values). */
-void detect_matrix_row(const detect_matrix *m, size_t r, double *out);
-void detect_matrix_free(detect_matrix *m);
+void ltk_detect_matrix_row(const ltk_detect_matrix *m, size_t r, double *out);
+void ltk_detect_matrix_free(ltk_detect_matrix *m);
 
 /** Transforms raw counts in place (tf-idf, then centring). */
-static inline void detect_features_transform(const detect_features *f, double *x)
+static inline void ltk_detect_features_transform(const ltk_detect_features *f, double *x)
 {
     if (f->idf)
         for (size_t j = 0; j < f->ncols; j++)
@@ -141,26 +141,26 @@ static inline void detect_features_transform(const detect_features *f, double *x
 /* ---------------------------------------------------------------- serialization */
 
 /* Model file payload helpers: little-endian fixed-width numbers, varint-length strings. */
-int detect_put_u32(logtk_strbuf *b, uint32_t v);
-int detect_put_f64(logtk_strbuf *b, double v);
-int detect_put_f64s(logtk_strbuf *b, const double *v, size_t n);
-int detect_put_str(logtk_strbuf *b, const char *s, size_t n);
+int ltk_detect_put_u32(ltk_strbuf *b, uint32_t v);
+int ltk_detect_put_f64(ltk_strbuf *b, double v);
+int ltk_detect_put_f64s(ltk_strbuf *b, const double *v, size_t n);
+int ltk_detect_put_str(ltk_strbuf *b, const char *s, size_t n);
 
-typedef struct detect_cursor {
+typedef struct ltk_detect_cursor {
     const uint8_t *p, *end;
     int bad; /* set on any read past the end or bad value */
-} detect_cursor;
+} ltk_detect_cursor;
 
-uint32_t detect_get_u32(detect_cursor *c);
-double detect_get_f64(detect_cursor *c);
+uint32_t ltk_detect_get_u32(ltk_detect_cursor *c);
+double ltk_detect_get_f64(ltk_detect_cursor *c);
 /** Reads n doubles into a fresh malloc'd array (NULL on error, c->bad set). */
-double *detect_get_f64s(detect_cursor *c, size_t n);
+double *ltk_detect_get_f64s(ltk_detect_cursor *c, size_t n);
 /** Reads a string; returns a pointer into the buffer and its length. */
-const char *detect_get_str(detect_cursor *c, size_t *n);
+const char *ltk_detect_get_str(ltk_detect_cursor *c, size_t *n);
 /** A count that must not exceed `limit` (guards allocations on damaged input). */
-size_t detect_get_count(detect_cursor *c, size_t limit);
+size_t ltk_detect_get_count(ltk_detect_cursor *c, size_t limit);
 
-uint32_t detect_crc32(const void *data, size_t len);
+uint32_t ltk_detect_crc32(const void *data, size_t len);
 
 /* ---------------------------------------------------------------- models */
 
@@ -168,22 +168,22 @@ uint32_t detect_crc32(const void *data, size_t len);
 /* parameters every model has: tfidf, zero_mean, unseen */
 #define DETECT_COMMON_PARAMS 3
 
-typedef struct detect_param_def {
+typedef struct ltk_detect_param_def {
     const char *name;
     double def;
     double min, max;
     const char *const *choices; /* NULL, or names of the values 0, 1, ... */
     const char *help;
-} detect_param_def;
+} ltk_detect_param_def;
 
-typedef struct detect_model_ops detect_model_ops;
+typedef struct ltk_detect_model_ops ltk_detect_model_ops;
 
 struct logtk_detector {
-    const detect_model_ops *ops;
+    const ltk_detect_model_ops *ops;
     double params[DETECT_MAX_PARAMS + DETECT_COMMON_PARAMS]; /* [0] tfidf, [1] zero_mean,
                                                                [2] unseen, then the model's */
     int trained;
-    detect_features features;
+    ltk_detect_features features;
     double threshold;
     void *state; /* model-specific */
     /* Set by a model's train or load where scoring a row from its raw
@@ -197,26 +197,26 @@ struct logtk_detector {
     /* scoring scratch, reused across calls */
     double *xbuf;
     size_t xbuf_cap;
-    logtk_errbuf err;
+    ltk_errbuf err;
 };
 
 /* A model's parameter k (0-based among the model's own). */
 #define DETECT_PARAM(d, k) ((d)->params[DETECT_COMMON_PARAMS + (k)])
 
-struct detect_model_ops {
+struct ltk_detect_model_ops {
     const char *name;
     const char *summary;
     int supervised;
     int default_tfidf, default_zero_mean;
     int train_normal_only; /* 1: train on normal rows when labels are known */
-    const detect_param_def *params; /* terminated by a NULL name */
+    const ltk_detect_param_def *params; /* terminated by a NULL name */
     /** Trains from m; sets d->threshold and d->state. */
-    int (*train)(logtk_detector *d, const detect_matrix *m);
+    int (*train)(logtk_detector *d, const ltk_detect_matrix *m);
     /** Scores one transformed vector (d->features.ncols values, then the row's count of
         events unseen in training at x[ncols]; may scribble on x). */
     double (*score)(const logtk_detector *d, double *x);
-    int (*save)(const logtk_detector *d, logtk_strbuf *b);
-    int (*load)(logtk_detector *d, detect_cursor *c);
+    int (*save)(const logtk_detector *d, ltk_strbuf *b);
+    int (*load)(logtk_detector *d, ltk_detect_cursor *c);
     void (*free_state)(void *state);
     /** 1: train reads the sparse rows only (m->x is NULL), and checks its own
         size limits; 0: the handle builds m->x within DETECT_DENSE_MAX. */
@@ -233,16 +233,16 @@ struct detect_model_ops {
                              const int32_t *map);
 };
 
-extern const detect_model_ops detect_pca_ops, detect_invariants_ops, detect_logclustering_ops,
-    detect_iforest_ops, detect_ocsvm_ops, detect_novelty_ops, detect_lr_ops, detect_dtree_ops, detect_svm_ops,
-    detect_ngram_ops;
+extern const ltk_detect_model_ops ltk_detect_pca_ops, ltk_detect_invariants_ops, ltk_detect_logclustering_ops,
+    ltk_detect_iforest_ops, ltk_detect_ocsvm_ops, ltk_detect_novelty_ops, ltk_detect_lr_ops, ltk_detect_dtree_ops, ltk_detect_svm_ops,
+    ltk_detect_ngram_ops;
 
 /* ---------------------------------------------------------------- streaming */
 
 /** Event states the stream's bucket closes have visited so far: the work of
     rate-change detection, which must grow with the events of each bucket,
     not with all events seen (tests hold it to that). */
-uint64_t detect_stream_close_visits(const logtk_stream *s);
+uint64_t ltk_detect_stream_close_visits(const logtk_stream *s);
 
 /* ---------------------------------------------------------------- linear algebra */
 
@@ -252,7 +252,7 @@ uint64_t detect_stream_close_visits(const logtk_stream *s);
  * (row-major n x n).  Cyclic Jacobi: exact to rounding, fine for the few
  * hundred events of log data.  Returns 0 or -1 (no memory).
  */
-int detect_symmetric_eigen(double *a, size_t n, double *w, double *v);
+int ltk_detect_symmetric_eigen(double *a, size_t n, double *w, double *v);
 
 /**
  * The same result for large n (a is only read): Householder tridiagonalisation
@@ -260,31 +260,31 @@ int detect_symmetric_eigen(double *a, size_t n, double *w, double *v);
  * The models call it above DETECT_JACOBI_MAX so that small problems keep
  * Jacobi's results bit for bit.  Returns 0 or -1 (no memory, no convergence).
  */
-int detect_symmetric_eigen_large(const double *a, size_t n, double *w, double *v);
+int ltk_detect_symmetric_eigen_large(const double *a, size_t n, double *w, double *v);
 
 /* Largest matrix the models hand to Jacobi (about 0.1 s); larger ones go to
-   detect_symmetric_eigen_large. */
+   ltk_detect_symmetric_eigen_large. */
 #define DETECT_JACOBI_MAX 128
 
 /** Solves a x = b for symmetric positive definite a (destroyed); x overwrites b.  0 or -1. */
-int detect_cholesky_solve(double *a, double *b, size_t n);
+int ltk_detect_cholesky_solve(double *a, double *b, size_t n);
 
 /** Deterministic PRNG: the library's splitmix64 (core/mix.h). */
-static inline uint64_t detect_rand_next(uint64_t *state)
+static inline uint64_t ltk_detect_rand_next(uint64_t *state)
 {
-    return logtk_splitmix64(state);
+    return ltk_splitmix64(state);
 }
 
 /** Uniform integer in [0, n). */
-static inline uint64_t detect_rand_below(uint64_t *state, uint64_t n)
+static inline uint64_t ltk_detect_rand_below(uint64_t *state, uint64_t n)
 {
-    return n ? detect_rand_next(state) % n : 0;
+    return n ? ltk_detect_rand_next(state) % n : 0;
 }
 
 /** Uniform double in [0, 1). */
-static inline double detect_rand_unit(uint64_t *state)
+static inline double ltk_detect_rand_unit(uint64_t *state)
 {
-    return (double)(detect_rand_next(state) >> 11) * (1.0 / 9007199254740992.0);
+    return (double)(ltk_detect_rand_next(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 #endif

@@ -29,7 +29,7 @@
    pairwise joins grow as m^3 and m^2 (1,000 events: a few seconds). */
 #define IM_MAX_EVENTS 1000
 
-static const detect_param_def im_params[] = {
+static const ltk_detect_param_def im_params[] = {
     {"percentage", 0.98, 0, 1, NULL, "share of rows an invariant must hold on"},
     {"epsilon", 0.5, 0, 1e9, NULL, "|X u| below this counts as zero when sizing the space"},
     {"max_length", 0, 0, 64, NULL, "longest invariant in columns (0 = unlimited)"},
@@ -88,16 +88,16 @@ static int im_add(im_state *st, const uint32_t *cols, const double *theta, size_
 }
 
 typedef struct im_ctx {
-    const detect_matrix *mx;
+    const ltk_detect_matrix *mx;
     double total; /* rows with multiplicity */
     double percentage;
-    logtk_hashtab sets; /* every candidate ever made: key = sorted uint32 cols */
+    ltk_hashtab sets; /* every candidate ever made: key = sorted uint32 cols */
     uint8_t *in_space;  /* per set id */
     uint8_t *is_inv;
     size_t space_cap;
 } im_ctx;
 
-static double row_weight(const detect_matrix *mx, size_t r)
+static double row_weight(const ltk_detect_matrix *mx, size_t r)
 {
     return mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r];
 }
@@ -105,7 +105,7 @@ static double row_weight(const detect_matrix *mx, size_t r)
 /* Does theta over cols hold (|x.theta| < 1e-8) on >= percentage of rows? */
 static int holds(const im_ctx *c, const uint32_t *cols, const double *theta, size_t len)
 {
-    const detect_matrix *mx = c->mx;
+    const ltk_detect_matrix *mx = c->mx;
     double zero = 0;
     for (size_t r = 0; r < mx->nrows; r++) {
         double s = 0;
@@ -120,7 +120,7 @@ static int holds(const im_ctx *c, const uint32_t *cols, const double *theta, siz
 /* loglizer's _check_invar_validity: smallest right singular vector, scaled. */
 static int check_validity(const im_ctx *c, const uint32_t *cols, size_t len, double *theta)
 {
-    const detect_matrix *mx = c->mx;
+    const ltk_detect_matrix *mx = c->mx;
     double a[64 * 64], w[64], v[64 * 64], min_theta[64];
     memset(a, 0, len * len * sizeof *a);
     for (size_t r = 0; r < mx->nrows; r++) {
@@ -130,7 +130,7 @@ static int check_validity(const im_ctx *c, const uint32_t *cols, size_t len, dou
             for (size_t j = 0; j < len; j++)
                 a[i * len + j] += wt * x[cols[i]] * x[cols[j]];
     }
-    detect_symmetric_eigen(a, len, w, v);
+    ltk_detect_symmetric_eigen(a, len, w, v);
     size_t min_index = 0;
     for (size_t i = 0; i < len; i++) {
         min_theta[i] = v[i * len + (len - 1)]; /* smallest eigenvalue's vector */
@@ -159,9 +159,9 @@ static int check_validity(const im_ctx *c, const uint32_t *cols, size_t len, dou
 static int64_t set_id(im_ctx *c, const uint32_t *cols, size_t len, int create)
 {
     if (!create)
-        return logtk_hashtab_find(&c->sets, cols, len * sizeof *cols);
+        return ltk_hashtab_find(&c->sets, cols, len * sizeof *cols);
     int inserted = 0;
-    int64_t id = logtk_hashtab_intern(&c->sets, cols, len * sizeof *cols, &inserted);
+    int64_t id = ltk_hashtab_intern(&c->sets, cols, len * sizeof *cols, &inserted);
     if (id < 0)
         return -1;
     if ((size_t)id >= c->space_cap) {
@@ -183,7 +183,7 @@ static int64_t set_id(im_ctx *c, const uint32_t *cols, size_t len, int create)
 
 static int in_space(const im_ctx *c, const uint32_t *cols, size_t len)
 {
-    int64_t id = logtk_hashtab_find(&c->sets, cols, len * sizeof *cols);
+    int64_t id = ltk_hashtab_find(&c->sets, cols, len * sizeof *cols);
     return id >= 0 && c->in_space[id];
 }
 
@@ -210,7 +210,7 @@ static int lex_less(const uint32_t *a, const uint32_t *b, size_t len)
     return 0;
 }
 
-static int im_train(logtk_detector *d, const detect_matrix *mx)
+static int im_train(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     size_t m = mx->ncols;
     im_ctx c;
@@ -223,7 +223,7 @@ static int im_train(logtk_detector *d, const detect_matrix *mx)
     if (max_len == 0 || max_len > 64)
         max_len = m < 64 ? m : 64;
     if (m > IM_MAX_EVENTS)
-        return logtk_error_set(&d->err, LOGTK_ERR_LIMIT,
+        return ltk_error_set(&d->err, LOGTK_ERR_LIMIT,
                                "invariants: %zu events exceed the %d that the search over "
                                "event combinations is limited to; train on fewer distinct "
                                "events (coarser templates, or sessions of one workflow)",
@@ -236,7 +236,7 @@ static int im_train(logtk_detector *d, const detect_matrix *mx)
     uint32_t *items = NULL, *joined = NULL;
     size_t nitems = 0, njoined = 0, joined_cap = 0;
     int rc = LOGTK_OK;
-    if (!st || !a || !w || !v || logtk_hashtab_init(&c.sets, 4096) != 0) {
+    if (!st || !a || !w || !v || ltk_hashtab_init(&c.sets, 4096) != 0) {
         rc = LOGTK_ERR_NOMEM;
         goto done;
     }
@@ -254,9 +254,9 @@ static int im_train(logtk_detector *d, const detect_matrix *mx)
         }
     }
     if (m <= DETECT_JACOBI_MAX)
-        detect_symmetric_eigen(a, m, w, v);
-    else if (detect_symmetric_eigen_large(a, m, w, v) != 0) {
-        rc = logtk_error_set(&d->err, LOGTK_ERR_NOMEM,
+        ltk_detect_symmetric_eigen(a, m, w, v);
+    else if (ltk_detect_symmetric_eigen_large(a, m, w, v) != 0) {
+        rc = ltk_error_set(&d->err, LOGTK_ERR_NOMEM,
                              "invariants: out of memory in the %zu x %zu eigen-decomposition",
                              m, m);
         goto done;
@@ -463,7 +463,7 @@ done:
     free(items);
     free(joined);
     if (c.sets.slots)
-        logtk_hashtab_free(&c.sets);
+        ltk_hashtab_free(&c.sets);
     free(c.in_space);
     free(c.is_inv);
     return rc;
@@ -483,35 +483,35 @@ static double im_score(const logtk_detector *d, double *x)
     return sum;
 }
 
-static int im_save(const logtk_detector *d, logtk_strbuf *b)
+static int im_save(const logtk_detector *d, ltk_strbuf *b)
 {
     const im_state *st = d->state;
-    int bad = logtk_strbuf_put_varint(b, st->count);
+    int bad = ltk_strbuf_put_varint(b, st->count);
     for (size_t q = 0; q < st->count; q++) {
         const invariant *iv = &st->inv[q];
-        bad |= logtk_strbuf_put_varint(b, iv->len);
+        bad |= ltk_strbuf_put_varint(b, iv->len);
         for (uint32_t k = 0; k < iv->len; k++) {
-            bad |= logtk_strbuf_put_varint(b, st->cols[iv->offset + k]);
-            bad |= detect_put_f64(b, st->theta[iv->offset + k]);
+            bad |= ltk_strbuf_put_varint(b, st->cols[iv->offset + k]);
+            bad |= ltk_detect_put_f64(b, st->theta[iv->offset + k]);
         }
     }
     return bad ? -1 : 0;
 }
 
-static int im_load(logtk_detector *d, detect_cursor *c)
+static int im_load(logtk_detector *d, ltk_detect_cursor *c)
 {
     im_state *st = calloc(1, sizeof *st);
     if (!st)
         return LOGTK_ERR_NOMEM;
     d->state = st;
-    size_t count = detect_get_count(c, (size_t)(c->end - c->p));
+    size_t count = ltk_detect_get_count(c, (size_t)(c->end - c->p));
     for (size_t q = 0; q < count && !c->bad; q++) {
-        size_t len = detect_get_count(c, 64);
+        size_t len = ltk_detect_get_count(c, 64);
         uint32_t cols[64];
         double theta[64];
         for (size_t k = 0; k < len && !c->bad; k++) {
-            cols[k] = (uint32_t)detect_get_count(c, d->features.ncols - 1);
-            theta[k] = detect_get_f64(c);
+            cols[k] = (uint32_t)ltk_detect_get_count(c, d->features.ncols - 1);
+            theta[k] = ltk_detect_get_f64(c);
         }
         if (c->bad || len == 0)
             return LOGTK_ERR_STATE;
@@ -521,7 +521,7 @@ static int im_load(logtk_detector *d, detect_cursor *c)
     return c->bad ? LOGTK_ERR_STATE : LOGTK_OK;
 }
 
-const detect_model_ops detect_invariants_ops = {
+const ltk_detect_model_ops ltk_detect_invariants_ops = {
     "invariants", "Invariants Mining: linear relations between event counts that must hold",
     0, 0, 0, 0, im_params, im_train, im_score, im_save, im_load, im_free, 0, NULL, NULL,
 };

@@ -6,7 +6,7 @@
  * exact; a cyclic Jacobi eigen-solver is short, unconditionally stable for
  * symmetric matrices, and needs no LAPACK.  A badly parsed log can have
  * thousands of templates, where Jacobi's many strided sweeps take minutes:
- * detect_symmetric_eigen_large (tridiagonal QL) covers those.  Cholesky
+ * ltk_detect_symmetric_eigen_large (tridiagonal QL) covers those.  Cholesky
  * solves the Newton steps of logistic regression.
  */
 #include "config.h"
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int detect_symmetric_eigen(double *a, size_t n, double *w, double *v)
+int ltk_detect_symmetric_eigen(double *a, size_t n, double *w, double *v)
 {
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
@@ -79,7 +79,7 @@ int detect_symmetric_eigen(double *a, size_t n, double *w, double *v)
     return 0;
 }
 
-int detect_cholesky_solve(double *a, double *b, size_t n)
+int ltk_detect_cholesky_solve(double *a, double *b, size_t n)
 {
     for (size_t j = 0; j < n; j++) {
         double d = a[j * n + j];
@@ -274,7 +274,7 @@ static int tridiagonal_eigen(const double *a, size_t n, double *d, double *q)
     return rc;
 }
 
-int detect_symmetric_eigen_large(const double *a, size_t n, double *w, double *v)
+int ltk_detect_symmetric_eigen_large(const double *a, size_t n, double *w, double *v)
 {
     if (n == 0)
         return 0;
@@ -288,7 +288,7 @@ int detect_symmetric_eigen_large(const double *a, size_t n, double *w, double *v
         return -1;
     }
     /* descending eigenvalues; columns of v follow (v[k*n + c] = row k of
-       eigenvector c, as detect_symmetric_eigen lays them out) */
+       eigenvector c, as ltk_detect_symmetric_eigen lays them out) */
     for (size_t i = 0; i < n; i++)
         order[i] = i;
     for (size_t i = 1; i < n; i++) { /* insertion sort: QL leaves d nearly sorted */

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const detect_param_def lc_params[] = {
+static const ltk_detect_param_def lc_params[] = {
     {"max_dist", 0.3, 0, 2, NULL, "largest distance inside a cluster"},
     {"anomaly_threshold", 0.3, 0, 2, NULL, "distance to the nearest cluster above which a row is anomalous"},
     {"bootstrap", 1000, 1, 1e9, NULL, "rows clustered offline before the online pass"},
@@ -166,7 +166,7 @@ static double beyond_radius(const lc_state *st, const double *x, double nx)
    representative it is, measured against the final representatives (the
    online pass moved them after the rows joined), so no training row lies
    beyond its cluster's radius. */
-static int lc_radii(lc_state *st, const detect_matrix *mx, const double *norms)
+static int lc_radii(lc_state *st, const ltk_detect_matrix *mx, const double *norms)
 {
     st->radii = calloc(st->count ? st->count : 1, sizeof *st->radii);
     if (!st->radii)
@@ -180,7 +180,7 @@ static int lc_radii(lc_state *st, const detect_matrix *mx, const double *norms)
     return 0;
 }
 
-static int lc_train(logtk_detector *d, const detect_matrix *mx)
+static int lc_train(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     size_t m = mx->ncols, N = mx->ninput;
     double max_dist = DETECT_PARAM(d, 0);
@@ -321,23 +321,23 @@ static double lc_score(const logtk_detector *d, double *x)
     return dist;
 }
 
-static int lc_save(const logtk_detector *d, logtk_strbuf *b)
+static int lc_save(const logtk_detector *d, ltk_strbuf *b)
 {
     const lc_state *st = d->state;
-    int bad = logtk_strbuf_put_varint(b, st->count);
+    int bad = ltk_strbuf_put_varint(b, st->count);
     for (size_t c = 0; c < st->count; c++) {
-        bad |= detect_put_f64(b, st->sizes[c]);
-        bad |= detect_put_f64s(b, st->reps + c * st->m, st->m);
+        bad |= ltk_detect_put_f64(b, st->sizes[c]);
+        bad |= ltk_detect_put_f64s(b, st->reps + c * st->m, st->m);
     }
     if (st->radii)
-        bad |= detect_put_f64s(b, st->radii, st->count);
+        bad |= ltk_detect_put_f64s(b, st->radii, st->count);
     return bad ? -1 : 0;
 }
 
-static int lc_load(logtk_detector *d, detect_cursor *c)
+static int lc_load(logtk_detector *d, ltk_detect_cursor *c)
 {
     size_t m = d->features.ncols;
-    size_t count = detect_get_count(c, (size_t)(c->end - c->p) / (8 * (m + 1)));
+    size_t count = ltk_detect_get_count(c, (size_t)(c->end - c->p) / (8 * (m + 1)));
     if (c->bad || count == 0)
         return LOGTK_ERR_STATE;
     lc_state *st = calloc(1, sizeof *st);
@@ -349,8 +349,8 @@ static int lc_load(logtk_detector *d, detect_cursor *c)
     if (!st->nz)
         return LOGTK_ERR_NOMEM;
     for (size_t k = 0; k < count && !c->bad; k++) {
-        double size = detect_get_f64(c);
-        double *rep = detect_get_f64s(c, m);
+        double size = ltk_detect_get_f64(c);
+        double *rep = ltk_detect_get_f64s(c, m);
         if (!rep)
             return LOGTK_ERR_STATE;
         int bad = lc_add(st, rep, size);
@@ -359,14 +359,14 @@ static int lc_load(logtk_detector *d, detect_cursor *c)
             return LOGTK_ERR_NOMEM;
     }
     if (!c->bad && DETECT_PARAM(d, 3) != 0) {
-        st->radii = detect_get_f64s(c, count);
+        st->radii = ltk_detect_get_f64s(c, count);
         if (!st->radii)
             return LOGTK_ERR_STATE;
     }
     return c->bad ? LOGTK_ERR_STATE : LOGTK_OK;
 }
 
-const detect_model_ops detect_logclustering_ops = {
+const ltk_detect_model_ops ltk_detect_logclustering_ops = {
     "logclustering", "LogClustering: cosine distance to clusters of normal sessions",
     0, DETECT_TFIDF_SMOOTH, 0, 1, lc_params, lc_train, lc_score, lc_save, lc_load, lc_free, 0, NULL, NULL,
 };

@@ -20,7 +20,7 @@
 
 static const char *const lr_weight_choices[] = {"none", "balanced", NULL};
 
-static const detect_param_def lr_params[] = {
+static const ltk_detect_param_def lr_params[] = {
     {"C", 100, 1e-9, 1e12, NULL, "inverse regularisation strength"},
     {"max_iter", 100, 1, 10000, NULL, "Newton iterations at most"},
     {"tol", 0.01, 0, 1, NULL, "stop when the gradient norm falls below tol * initial"},
@@ -47,7 +47,7 @@ static double sigmoid(double z)
     return z >= 0 ? 1.0 / (1.0 + exp(-z)) : exp(z) / (1.0 + exp(z));
 }
 
-static double margin(const detect_matrix *mx, const double *w, size_t r)
+static double margin(const ltk_detect_matrix *mx, const double *w, size_t r)
 {
     const double *x = mx->x + r * mx->ncols;
     double z = w[mx->ncols];
@@ -56,7 +56,7 @@ static double margin(const detect_matrix *mx, const double *w, size_t r)
     return z;
 }
 
-static int lr_train_dense(logtk_detector *d, const detect_matrix *mx)
+static int lr_train_dense(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     size_t m = mx->ncols, n1 = m + 1;
     double C = DETECT_PARAM(d, 0), tol = DETECT_PARAM(d, 2);
@@ -124,7 +124,7 @@ static int lr_train_dense(logtk_detector *d, const detect_matrix *mx)
             g0 = gn;
         if (gn <= tol * g0 * 1e-3 || gn < 1e-10)
             break;
-        if (detect_cholesky_solve(h, g, n1) != 0)
+        if (ltk_detect_cholesky_solve(h, g, n1) != 0)
             break;
         /* backtracking on the objective keeps Newton monotone */
         double f0 = 0;
@@ -175,7 +175,7 @@ static int lr_train_dense(logtk_detector *d, const detect_matrix *mx)
 #define LR_CG_MAX_ITER 200
 
 typedef struct lr_sparse {
-    const detect_matrix *mx;
+    const ltk_detect_matrix *mx;
     const double *idf, *mu; /* NULL when not used */
 } lr_sparse;
 
@@ -187,7 +187,7 @@ static double sp_value(const lr_sparse *sp, size_t at)
 /* w . x_r + bias, given mu_w = mu . w[0..m) */
 static double sp_margin(const lr_sparse *sp, const double *w, double mu_w, size_t r)
 {
-    const detect_matrix *mx = sp->mx;
+    const ltk_detect_matrix *mx = sp->mx;
     double z = w[mx->ncols] - mu_w;
     for (size_t at = mx->row_start[r]; at < mx->row_start[r + 1]; at++)
         z += w[mx->nz_col[at]] * sp_value(sp, at);
@@ -206,7 +206,7 @@ static double sp_mu_dot(const lr_sparse *sp, const double *w)
 /* out += alpha x_r for every row (alpha[r]), bias included */
 static void sp_add_rows(const lr_sparse *sp, const double *alpha, double *out)
 {
-    const detect_matrix *mx = sp->mx;
+    const ltk_detect_matrix *mx = sp->mx;
     double asum = 0;
     for (size_t r = 0; r < mx->nrows; r++) {
         if (alpha[r] == 0)
@@ -223,7 +223,7 @@ static void sp_add_rows(const lr_sparse *sp, const double *alpha, double *out)
 
 static double sp_objective(const lr_sparse *sp, const double *w, double C, double ca, double cn)
 {
-    const detect_matrix *mx = sp->mx;
+    const ltk_detect_matrix *mx = sp->mx;
     double f = 0, mu_w = sp_mu_dot(sp, w);
     for (size_t j = 0; j <= mx->ncols; j++)
         f += 0.5 * w[j] * w[j];
@@ -235,7 +235,7 @@ static double sp_objective(const lr_sparse *sp, const double *w, double C, doubl
     return f;
 }
 
-static int lr_train_sparse(logtk_detector *d, const detect_matrix *mx, double ca, double cn)
+static int lr_train_sparse(logtk_detector *d, const ltk_detect_matrix *mx, double ca, double cn)
 {
     size_t m = mx->ncols, n1 = m + 1, n = mx->nrows;
     double C = DETECT_PARAM(d, 0), tol = DETECT_PARAM(d, 2);
@@ -330,7 +330,7 @@ static int lr_train_sparse(logtk_detector *d, const detect_matrix *mx, double ca
     return LOGTK_OK;
 }
 
-static int lr_train(logtk_detector *d, const detect_matrix *mx)
+static int lr_train(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     if (mx->ncols > LR_DENSE_MAX_COLS || mx->nrows > DETECT_DENSE_MAX / mx->ncols) {
         double tot_a = 0, tot_n = 0;
@@ -346,8 +346,8 @@ static int lr_train(logtk_detector *d, const detect_matrix *mx)
         return lr_train_sparse(d, mx, ca, cn);
     }
     /* few events: exact Newton on the dense rows (the reference results) */
-    detect_matrix dense = *mx;
-    if (detect_matrix_densify(&dense) != 0)
+    ltk_detect_matrix dense = *mx;
+    if (ltk_detect_matrix_densify(&dense) != 0)
         return LOGTK_ERR_NOMEM;
     int rc = lr_train_dense(d, &dense);
     free(dense.x);
@@ -363,24 +363,24 @@ static double lr_score(const logtk_detector *d, double *x)
     return sigmoid(z);
 }
 
-static int lr_save(const logtk_detector *d, logtk_strbuf *b)
+static int lr_save(const logtk_detector *d, ltk_strbuf *b)
 {
     const linear_state *st = d->state;
-    return detect_put_f64s(b, st->w, st->m + 1);
+    return ltk_detect_put_f64s(b, st->w, st->m + 1);
 }
 
-static int lr_load(logtk_detector *d, detect_cursor *c)
+static int lr_load(logtk_detector *d, ltk_detect_cursor *c)
 {
     linear_state *st = calloc(1, sizeof *st);
     if (!st)
         return LOGTK_ERR_NOMEM;
     d->state = st;
     st->m = d->features.ncols;
-    st->w = detect_get_f64s(c, st->m + 1);
+    st->w = ltk_detect_get_f64s(c, st->m + 1);
     return st->w ? LOGTK_OK : LOGTK_ERR_STATE;
 }
 
-const detect_model_ops detect_lr_ops = {
+const ltk_detect_model_ops ltk_detect_lr_ops = {
     "lr", "logistic regression (L2, Newton), supervised",
     1, 1, 0, 0, lr_params, lr_train, lr_score, lr_save, lr_load, lr_free, 1, NULL, NULL,
 };

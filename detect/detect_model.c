@@ -19,7 +19,7 @@
  *   L bytes     payload: model name, parameters (name, value), threshold,
  *               feature space (event names, tf-idf / mean vectors), then
  *               the model's own state
- *   u32         logtk_checksum32() of everything before it
+ *   u32         ltk_checksum32() of everything before it
  * Numbers are little-endian; strings are a LEB128 length and bytes.  The
  * checksum catches damage, the magic foreign files, the version newer files
  * (versions 1 to 3, still read, had a u32 length and a CRC-32); every
@@ -40,7 +40,7 @@
 
 #define MODEL_MAGIC "LOGTKDET"
 /* 2: the unseen parameter, the ngram model; 3: logclustering's radius;
-   4: the saved frame (u64 length, logtk_checksum32) instead of a u32 length
+   4: the saved frame (u64 length, ltk_checksum32) instead of a u32 length
    and a CRC-32 */
 #define MODEL_VERSION 4u
 #define MODEL_VERSION_FRAMED 4u
@@ -48,17 +48,17 @@
 /* Parameters added in version 3, with the value that reproduces what a
    version-2 file's model did (a file names only the parameters it knew). */
 static const struct {
-    const detect_model_ops *ops;
+    const ltk_detect_model_ops *ops;
     const char *param;
     double before;
 } added_in_v3[] = {
-    {&detect_logclustering_ops, "radius", 0},
+    {&ltk_detect_logclustering_ops, "radius", 0},
 };
 
-static const detect_model_ops *const models[] = {
-    &detect_pca_ops, &detect_invariants_ops, &detect_logclustering_ops, &detect_iforest_ops,
-    &detect_ocsvm_ops, &detect_novelty_ops, &detect_lr_ops, &detect_dtree_ops, &detect_svm_ops,
-    &detect_ngram_ops,
+static const ltk_detect_model_ops *const models[] = {
+    &ltk_detect_pca_ops, &ltk_detect_invariants_ops, &ltk_detect_logclustering_ops, &ltk_detect_iforest_ops,
+    &ltk_detect_ocsvm_ops, &ltk_detect_novelty_ops, &ltk_detect_lr_ops, &ltk_detect_dtree_ops, &ltk_detect_svm_ops,
+    &ltk_detect_ngram_ops,
 };
 #define NMODELS (sizeof models / sizeof models[0])
 
@@ -72,7 +72,7 @@ const char *logtk_detector_model_summary(size_t i)
     return i < NMODELS ? models[i]->summary : NULL;
 }
 
-static const detect_model_ops *find_model(const char *name, size_t len)
+static const ltk_detect_model_ops *find_model(const char *name, size_t len)
 {
     for (size_t i = 0; i < NMODELS; i++)
         if (strlen(models[i]->name) == len && memcmp(models[i]->name, name, len) == 0)
@@ -80,7 +80,7 @@ static const detect_model_ops *find_model(const char *name, size_t len)
     return NULL;
 }
 
-static size_t model_param_count(const detect_model_ops *ops)
+static size_t model_param_count(const ltk_detect_model_ops *ops)
 {
     size_t n = 0;
     while (ops->params[n].name)
@@ -96,10 +96,10 @@ static void reset_model(logtk_detector *d)
     d->score_sparse = NULL;
     d->trained = 0;
     d->threshold = 0;
-    detect_features_free(&d->features);
+    ltk_detect_features_free(&d->features);
 }
 
-static void set_defaults(logtk_detector *d, const detect_model_ops *ops)
+static void set_defaults(logtk_detector *d, const ltk_detect_model_ops *ops)
 {
     d->ops = ops;
     d->params[0] = ops->default_tfidf;
@@ -112,14 +112,14 @@ static void set_defaults(logtk_detector *d, const detect_model_ops *ops)
 int logtk_detector_new(logtk_detector **out, const char *model)
 {
     *out = NULL;
-    const detect_model_ops *ops = find_model(model ? model : "pca", strlen(model ? model : "pca"));
+    const ltk_detect_model_ops *ops = find_model(model ? model : "pca", strlen(model ? model : "pca"));
     if (!ops)
         return LOGTK_ERR_NOT_FOUND;
     logtk_detector *d = calloc(1, sizeof *d);
     if (!d)
         return LOGTK_ERR_NOMEM;
     set_defaults(d, ops);
-    detect_features_init(&d->features);
+    ltk_detect_features_init(&d->features);
     *out = d;
     return LOGTK_OK;
 }
@@ -155,10 +155,10 @@ size_t logtk_detector_feature_count(const logtk_detector *d)
 
 const char *logtk_detector_errmsg(const logtk_detector *d)
 {
-    return d ? logtk_error_text(&d->err) : "no detector";
+    return d ? ltk_error_text(&d->err) : "no detector";
 }
 
-static const detect_param_def common_params[DETECT_COMMON_PARAMS] = {
+static const ltk_detect_param_def common_params[DETECT_COMMON_PARAMS] = {
     {"tfidf", 0, 0, 2, NULL,
      "weight counts by inverse document frequency (0 off, 1 log(N/df), 2 smoothed)"},
     {"zero_mean", 0, 0, 1, NULL, "centre every column on its training mean (0/1)"},
@@ -178,7 +178,7 @@ const char *logtk_detector_param_name(const logtk_detector *d, size_t i, double 
 
 int logtk_detector_set_option(logtk_detector *d, const char *name, const char *value)
 {
-    const detect_param_def *def = NULL;
+    const ltk_detect_param_def *def = NULL;
     size_t slot = 0;
     for (size_t i = 0; i < DETECT_COMMON_PARAMS; i++)
         if (strcmp(name, common_params[i].name) == 0) {
@@ -191,7 +191,7 @@ int logtk_detector_set_option(logtk_detector *d, const char *name, const char *v
             slot = DETECT_COMMON_PARAMS + k;
         }
     if (!def)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOT_FOUND, "model %s has no parameter '%s'",
+        return ltk_error_set(&d->err, LOGTK_ERR_NOT_FOUND, "model %s has no parameter '%s'",
                                d->ops->name, name);
     double v;
     int found = 0;
@@ -207,7 +207,7 @@ int logtk_detector_set_option(logtk_detector *d, const char *name, const char *v
         errno = 0;
         v = strtod(value, &end);
         if (end == value || *end != '\0' || errno != 0 || !(v >= def->min && v <= def->max))
-            return logtk_error_set(&d->err, LOGTK_ERR_INVALID,
+            return ltk_error_set(&d->err, LOGTK_ERR_INVALID,
                                    "%s: bad value '%s' for %s (%g .. %g)", d->ops->name, value,
                                    name, def->min, def->max);
     }
@@ -225,40 +225,40 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
                          size_t nrows)
 {
     logtk_sessions *s = (logtk_sessions *)cs;
-    logtk_error_clear(&d->err); /* a model's own message must not be masked by a stale one */
+    ltk_error_clear(&d->err); /* a model's own message must not be masked by a stale one */
     if (!rows)
         nrows = s->count;
     if (nrows == 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_INVALID, "%s: no training rows", d->ops->name);
-    if (detect_sessions_flatten(s) != 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&d->err, LOGTK_ERR_INVALID, "%s: no training rows", d->ops->name);
+    if (ltk_detect_sessions_flatten(s) != 0)
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     size_t nanom = 0, nnorm = 0;
     for (size_t k = 0; k < nrows; k++) {
         size_t i = rows ? rows[k] : k;
         if (i >= s->count)
-            return logtk_error_set(&d->err, LOGTK_ERR_INVALID, "row %zu out of range", i);
+            return ltk_error_set(&d->err, LOGTK_ERR_INVALID, "row %zu out of range", i);
         int label = s->labels[i];
         if (label == LOGTK_LABEL_UNKNOWN && d->ops->supervised)
-            return logtk_error_set(&d->err, LOGTK_ERR_DATA,
+            return ltk_error_set(&d->err, LOGTK_ERR_DATA,
                                    "%s needs labels; session '%s' has none (use --labels)",
-                                   d->ops->name, logtk_hashtab_key(&s->ids, (uint32_t)i, NULL));
+                                   d->ops->name, ltk_hashtab_key(&s->ids, (uint32_t)i, NULL));
         nanom += label == LOGTK_LABEL_ANOMALY;
         nnorm += label == LOGTK_LABEL_NORMAL;
     }
     reset_model(d);
     int tfidf = d->params[0] >= DETECT_TFIDF_SMOOTH ? DETECT_TFIDF_SMOOTH : d->params[0] != 0;
-    if (detect_features_fit(&d->features, s, rows, nrows, tfidf,
+    if (ltk_detect_features_fit(&d->features, s, rows, nrows, tfidf,
                             d->params[1] != 0) != 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     if (d->features.ncols == 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_INVALID,
+        return ltk_error_set(&d->err, LOGTK_ERR_INVALID,
                                "%s: the training rows have no events", d->ops->name);
     /* Rows the model learns from. */
     size_t *use = NULL, nuse = nrows;
     if (d->ops->train_normal_only && nnorm > 0) {
         use = malloc(nnorm * sizeof *use);
         if (!use)
-            return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
         nuse = 0;
         for (size_t k = 0; k < nrows; k++) {
             size_t i = rows ? rows[k] : k;
@@ -273,7 +273,7 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
             for (size_t k = 0; all && k < nrows; k++)
                 all[k] = k;
         }
-        int32_t *map = detect_features_column_map(&d->features, s);
+        int32_t *map = ltk_detect_features_column_map(&d->features, s);
         int rc = (!use && !rows && !all) || !map
                      ? LOGTK_ERR_NOMEM
                      : d->ops->train_sequences(d, s, use ? use : rows ? rows : all, nuse, map);
@@ -282,20 +282,20 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
         free(use);
         if (rc != LOGTK_OK) {
             reset_model(d);
-            return logtk_error_set(&d->err, rc, "%s: training failed: %s", d->ops->name,
+            return ltk_error_set(&d->err, rc, "%s: training failed: %s", d->ops->name,
                                    rc == LOGTK_ERR_NOMEM ? "out of memory" : logtk_strerror(rc));
         }
         d->trained = 1;
         return LOGTK_OK;
     }
-    detect_matrix m;
-    int rc = detect_matrix_build(&m, &d->features, s, use ? use : rows, nuse);
+    ltk_detect_matrix m;
+    int rc = ltk_detect_matrix_build(&m, &d->features, s, use ? use : rows, nuse);
     free(use);
     if (rc != 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     if (d->ops->supervised && (nanom == 0 || nnorm == 0)) {
-        detect_matrix_free(&m);
-        return logtk_error_set(&d->err, LOGTK_ERR_DATA,
+        ltk_detect_matrix_free(&m);
+        return ltk_error_set(&d->err, LOGTK_ERR_DATA,
                                "%s needs both classes in training (%zu anomalous, %zu normal)",
                                d->ops->name, nanom, nnorm);
     }
@@ -304,8 +304,8 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
            cannot overflow before it passes the limit */
         if (m.nrows > DETECT_DENSE_MAX / m.ncols) {
             size_t nr = m.nrows, nc = m.ncols;
-            detect_matrix_free(&m);
-            return logtk_error_set(
+            ltk_detect_matrix_free(&m);
+            return ltk_error_set(
                 &d->err, LOGTK_ERR_LIMIT,
                 "%s: %zu distinct training rows x %zu events exceed the %zu values "
                 "(%zu MiB) of dense matrix this model is limited to; train on fewer "
@@ -313,17 +313,17 @@ int logtk_detector_train(logtk_detector *d, const logtk_sessions *cs, const size
                 d->ops->name, nr, nc, DETECT_DENSE_MAX,
                 DETECT_DENSE_MAX * sizeof(double) >> 20);
         }
-        if (detect_matrix_densify(&m) != 0) {
-            detect_matrix_free(&m);
-            return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        if (ltk_detect_matrix_densify(&m) != 0) {
+            ltk_detect_matrix_free(&m);
+            return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
         }
     }
     rc = d->ops->train(d, &m);
-    detect_matrix_free(&m);
+    ltk_detect_matrix_free(&m);
     if (rc != LOGTK_OK) {
         reset_model(d);
         if (d->err.code == LOGTK_OK)
-            logtk_error_set(&d->err, rc, "%s: training failed: %s", d->ops->name,
+            ltk_error_set(&d->err, rc, "%s: training failed: %s", d->ops->name,
                             rc == LOGTK_ERR_NOMEM ? "out of memory" : logtk_strerror(rc));
         return rc;
     }
@@ -446,30 +446,30 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
 {
     logtk_sessions *s = (logtk_sessions *)cs;
     if (!d->trained)
-        return logtk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
+        return ltk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
     if (!rows)
         nrows = s->count;
-    if (detect_sessions_flatten(s) != 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_detect_sessions_flatten(s) != 0)
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     size_t m = d->features.ncols;
     /* x[m], after the features, counts the row's events unseen in training
        (ignored by every model but novelty). */
     if (d->xbuf_cap < m + 1) {
         double *x = realloc(d->xbuf, (m + 1) * sizeof *x);
         if (!x)
-            return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
         d->xbuf = x;
         d->xbuf_cap = m + 1;
     }
-    int32_t *map = detect_features_column_map(&d->features, s);
+    int32_t *map = ltk_detect_features_column_map(&d->features, s);
     if (!map)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     double *x = d->xbuf;
     int unseen_is_anomaly = d->params[2] != 0;
     if (d->ops->score_sequence) {
         for (size_t k = 0; k < nrows; k++) {
             size_t i = rows ? rows[k] : k, n = 0;
-            const uint32_t *ev = i < s->count ? detect_session_events(s, i, &n) : NULL;
+            const uint32_t *ev = i < s->count ? ltk_detect_session_events(s, i, &n) : NULL;
             double score = d->ops->score_sequence(d, ev, n, map);
             if (scores)
                 scores[k] = score;
@@ -485,7 +485,7 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
         free(cols);
         score_memo_free(&memo);
         free(map);
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     /* x is cleared whole only after a transform wrote all of it; a row
        answered from the memo or by the model's sparse scoring touched its
@@ -498,20 +498,20 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
         uint64_t h = 0;
         if (i < s->count) {
             size_t n;
-            const uint32_t *ev = detect_session_events(s, i, &n);
+            const uint32_t *ev = ltk_detect_session_events(s, i, &n);
             for (size_t t = 0; t < n; t++) {
                 int32_t j = map[ev[t]];
                 if (j >= 0) {
                     if (x[j] == 0)
                         cols[ncols++] = j;
                     x[j] += 1;
-                    h += logtk_mix64((uint64_t)j + 1); /* a sum: order does not count */
+                    h += ltk_mix64((uint64_t)j + 1); /* a sum: order does not count */
                 } else {
                     unseen += 1;
                 }
             }
         }
-        h ^= logtk_mix64((uint64_t)unseen ^ (uint64_t)ncols << 32);
+        h ^= ltk_mix64((uint64_t)unseen ^ (uint64_t)ncols << 32);
         h += h == 0;
         int found;
         size_t slot = score_memo_slot(&memo, h, x, ncols, unseen, &found);
@@ -524,7 +524,7 @@ int logtk_detector_score(logtk_detector *d, const logtk_sessions *cs, const size
             if (keep)
                 score_memo_put(&memo, slot, h, x, cols, ncols, unseen, 0);
             if (!d->score_sparse || d->score_sparse(d, x, cols, ncols, unseen, &score) != 0) {
-                detect_features_transform(&d->features, x);
+                ltk_detect_features_transform(&d->features, x);
                 x[m] = unseen;
                 score = d->ops->score(d, x);
                 dense = 1;
@@ -559,21 +559,21 @@ int logtk_detector_count_unseen(logtk_detector *d, const logtk_sessions *cs, con
     logtk_sessions *s = (logtk_sessions *)cs;
     *sessions = *events = *distinct = 0;
     if (!d->trained)
-        return logtk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
+        return ltk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
     if (!rows)
         nrows = s->count;
-    if (detect_sessions_flatten(s) != 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
-    int32_t *map = detect_features_column_map(&d->features, s);
+    if (ltk_detect_sessions_flatten(s) != 0)
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    int32_t *map = ltk_detect_features_column_map(&d->features, s);
     uint8_t *counted = calloc(s->events.count ? s->events.count : 1, 1);
     if (!map || !counted) {
         free(map);
         free(counted);
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     for (size_t k = 0; k < nrows; k++) {
         size_t i = rows ? rows[k] : k, n = 0;
-        const uint32_t *ev = i < s->count ? detect_session_events(s, i, &n) : NULL;
+        const uint32_t *ev = i < s->count ? ltk_detect_session_events(s, i, &n) : NULL;
         int any = 0;
         for (size_t t = 0; t < n; t++)
             if (map[ev[t]] < 0) {
@@ -596,37 +596,37 @@ int logtk_detector_save(logtk_detector *d, void **buf, size_t *len)
     *buf = NULL;
     *len = 0;
     if (!d->trained)
-        return logtk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
+        return ltk_error_set(&d->err, LOGTK_ERR_STATE, "%s: model not trained", d->ops->name);
+    ltk_strbuf b = LTK_STRBUF_INIT;
     int bad = 0;
-    bad |= logtk_frame_begin(&b, MODEL_MAGIC, MODEL_VERSION);
-    bad |= detect_put_str(&b, d->ops->name, strlen(d->ops->name));
+    bad |= ltk_frame_begin(&b, MODEL_MAGIC, MODEL_VERSION);
+    bad |= ltk_detect_put_str(&b, d->ops->name, strlen(d->ops->name));
     size_t np = model_param_count(d->ops) + DETECT_COMMON_PARAMS;
-    bad |= logtk_strbuf_put_varint(&b, np);
+    bad |= ltk_strbuf_put_varint(&b, np);
     for (size_t i = 0; i < np; i++) {
         double v;
         const char *name = logtk_detector_param_name(d, i, &v);
-        bad |= detect_put_str(&b, name, strlen(name));
-        bad |= detect_put_f64(&b, v);
+        bad |= ltk_detect_put_str(&b, name, strlen(name));
+        bad |= ltk_detect_put_f64(&b, v);
     }
-    bad |= detect_put_f64(&b, d->threshold);
-    const detect_features *f = &d->features;
-    bad |= logtk_strbuf_put_varint(&b, f->ncols);
+    bad |= ltk_detect_put_f64(&b, d->threshold);
+    const ltk_detect_features *f = &d->features;
+    bad |= ltk_strbuf_put_varint(&b, f->ncols);
     for (size_t j = 0; j < f->ncols; j++) {
         size_t n;
-        const char *key = logtk_hashtab_key(&f->vocab, (uint32_t)j, &n);
-        bad |= detect_put_str(&b, key, n);
+        const char *key = ltk_hashtab_key(&f->vocab, (uint32_t)j, &n);
+        bad |= ltk_detect_put_str(&b, key, n);
     }
-    bad |= detect_put_u32(&b, (f->idf ? 1u : 0u) | (f->mean ? 2u : 0u));
+    bad |= ltk_detect_put_u32(&b, (f->idf ? 1u : 0u) | (f->mean ? 2u : 0u));
     if (f->idf)
-        bad |= detect_put_f64s(&b, f->idf, f->ncols);
+        bad |= ltk_detect_put_f64s(&b, f->idf, f->ncols);
     if (f->mean)
-        bad |= detect_put_f64s(&b, f->mean, f->ncols);
+        bad |= ltk_detect_put_f64s(&b, f->mean, f->ncols);
     bad |= d->ops->save(d, &b);
-    bad |= logtk_frame_end(&b, 0);
+    bad |= ltk_frame_end(&b, 0);
     if (bad) {
-        logtk_strbuf_free(&b);
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        ltk_strbuf_free(&b);
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     *buf = b.data;
     *len = b.len;
@@ -635,7 +635,7 @@ int logtk_detector_save(logtk_detector *d, void **buf, size_t *len)
 
 static int load_error(logtk_detector *d, const char *what)
 {
-    return logtk_error_set(&d->err, LOGTK_ERR_STATE, "model file %s", what);
+    return ltk_error_set(&d->err, LOGTK_ERR_STATE, "model file %s", what);
 }
 
 int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
@@ -643,52 +643,52 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
     const uint8_t *p = buf;
     if (len < 20 || memcmp(p, MODEL_MAGIC, 8) != 0)
         return load_error(d, "is not a logtk model (bad magic)");
-    detect_cursor c = {p + 8, p + len, 0};
-    uint32_t version = detect_get_u32(&c);
+    ltk_detect_cursor c = {p + 8, p + len, 0};
+    uint32_t version = ltk_detect_get_u32(&c);
     if (version >= MODEL_VERSION_FRAMED) {
         const uint8_t *payload;
         size_t plen;
-        if (logtk_frame_open(buf, len, MODEL_MAGIC, MODEL_VERSION, "model file", &version,
+        if (ltk_frame_open(buf, len, MODEL_MAGIC, MODEL_VERSION, "model file", &version,
                              &payload, &plen, &d->err) != LOGTK_OK)
             return d->err.code;
         c.p = payload;
         c.end = payload + plen;
     } else {
         /* versions 1 to 3: a u32 payload length and a CRC-32 */
-        uint32_t plen = detect_get_u32(&c);
+        uint32_t plen = ltk_detect_get_u32(&c);
         if (version < 1)
-            return logtk_error_set(&d->err, LOGTK_ERR_STATE,
+            return ltk_error_set(&d->err, LOGTK_ERR_STATE,
                                    "model file version %u; this logtk reads versions 1 to %u",
                                    version, MODEL_VERSION);
         if ((size_t)plen != len - 20)
             return load_error(d, "is truncated or has trailing bytes");
         uint32_t crc = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 |
                        (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
-        if (crc != detect_crc32(p, len - 4))
+        if (crc != ltk_detect_crc32(p, len - 4))
             return load_error(d, "is damaged (checksum mismatch)");
         c.end = p + len - 4;
     }
 
     size_t nlen;
-    const char *name = detect_get_str(&c, &nlen);
-    const detect_model_ops *ops = c.bad ? NULL : find_model(name, nlen);
+    const char *name = ltk_detect_get_str(&c, &nlen);
+    const ltk_detect_model_ops *ops = c.bad ? NULL : find_model(name, nlen);
     if (!ops)
         return load_error(d, "names an unknown model");
     logtk_detector tmp;
     memset(&tmp, 0, sizeof tmp);
     set_defaults(&tmp, ops);
-    detect_features_init(&tmp.features);
+    ltk_detect_features_init(&tmp.features);
     if (version == 1)
         tmp.params[2] = 0; /* version 1 ignored unseen events */
     for (size_t a = 0; version < 3 && a < sizeof added_in_v3 / sizeof added_in_v3[0]; a++)
         for (size_t k = 0; added_in_v3[a].ops == ops && ops->params[k].name; k++)
             if (strcmp(ops->params[k].name, added_in_v3[a].param) == 0)
                 DETECT_PARAM(&tmp, k) = added_in_v3[a].before;
-    size_t np = detect_get_count(&c, DETECT_MAX_PARAMS + DETECT_COMMON_PARAMS);
+    size_t np = ltk_detect_get_count(&c, DETECT_MAX_PARAMS + DETECT_COMMON_PARAMS);
     for (size_t i = 0; i < np && !c.bad; i++) {
         size_t n;
-        const char *pname = detect_get_str(&c, &n);
-        double v = detect_get_f64(&c);
+        const char *pname = ltk_detect_get_str(&c, &n);
+        double v = ltk_detect_get_f64(&c);
         if (c.bad)
             break;
         int matched = 0;
@@ -703,28 +703,28 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
         if (!matched)
             c.bad = 1;
     }
-    tmp.threshold = detect_get_f64(&c);
-    size_t ncols = detect_get_count(&c, (size_t)(c.end - c.p));
+    tmp.threshold = ltk_detect_get_f64(&c);
+    size_t ncols = ltk_detect_get_count(&c, (size_t)(c.end - c.p));
     int rc = LOGTK_OK;
-    if (!c.bad && logtk_hashtab_init(&tmp.features.vocab, ncols + 16) != 0)
+    if (!c.bad && ltk_hashtab_init(&tmp.features.vocab, ncols + 16) != 0)
         rc = LOGTK_ERR_NOMEM;
     for (size_t j = 0; j < ncols && !c.bad && rc == LOGTK_OK; j++) {
         size_t n;
-        const char *key = detect_get_str(&c, &n);
+        const char *key = ltk_detect_get_str(&c, &n);
         int inserted = 0;
-        if (!c.bad && (logtk_hashtab_intern(&tmp.features.vocab, key, n, &inserted) < 0))
+        if (!c.bad && (ltk_hashtab_intern(&tmp.features.vocab, key, n, &inserted) < 0))
             rc = LOGTK_ERR_NOMEM;
         else if (!inserted)
             c.bad = 1; /* duplicate event name */
     }
     tmp.features.ncols = ncols;
-    uint32_t flags = detect_get_u32(&c);
+    uint32_t flags = ltk_detect_get_u32(&c);
     if (flags > 3)
         c.bad = 1;
     if ((flags & 1) && !c.bad)
-        tmp.features.idf = detect_get_f64s(&c, ncols);
+        tmp.features.idf = ltk_detect_get_f64s(&c, ncols);
     if ((flags & 2) && !c.bad)
-        tmp.features.mean = detect_get_f64s(&c, ncols);
+        tmp.features.mean = ltk_detect_get_f64s(&c, ncols);
     tmp.features.tfidf = (flags & 1) != 0;
     tmp.features.zero_mean = (flags & 2) != 0;
     if (!c.bad && rc == LOGTK_OK && ncols == 0)
@@ -736,9 +736,9 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
     if (rc != LOGTK_OK) {
         if (tmp.state)
             ops->free_state(tmp.state);
-        detect_features_free(&tmp.features);
+        ltk_detect_features_free(&tmp.features);
         if (rc == LOGTK_ERR_NOMEM)
-            return logtk_error_set(&d->err, rc, "out of memory");
+            return ltk_error_set(&d->err, rc, "out of memory");
         return load_error(d, "is damaged (inconsistent contents)");
     }
     reset_model(d);
@@ -749,7 +749,7 @@ int logtk_detector_load(logtk_detector *d, const void *buf, size_t len)
     d->state = tmp.state;
     d->score_sparse = tmp.score_sparse;
     d->trained = 1;
-    logtk_error_clear(&d->err);
+    ltk_error_clear(&d->err);
     return LOGTK_OK;
 }
 
@@ -763,14 +763,14 @@ int logtk_detector_save_file(logtk_detector *d, const char *path)
     /* The outfile layer writes a temporary file and renames it into place, and
        writes a device or FIFO directly and follows a symlink instead of
        replacing them (renaming over /dev/null would destroy it). */
-    logtk_outfile out = LOGTK_OUTFILE_INIT;
-    rc = logtk_outfile_open(&out, path, &d->err);
+    ltk_outfile out = LTK_OUTFILE_INIT;
+    rc = ltk_outfile_open(&out, path, &d->err);
     if (rc == LOGTK_OK) {
-        rc = logtk_outfile_write(&out, buf, len, &d->err);
+        rc = ltk_outfile_write(&out, buf, len, &d->err);
         if (rc == LOGTK_OK)
-            rc = logtk_outfile_commit(&out, &d->err);
+            rc = ltk_outfile_commit(&out, &d->err);
         else
-            logtk_outfile_abort(&out);
+            ltk_outfile_abort(&out);
     }
     free(buf);
     return rc;
@@ -780,7 +780,7 @@ int logtk_detector_load_file(logtk_detector *d, const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return logtk_error_set(&d->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
+        return ltk_error_set(&d->err, LOGTK_ERR_IO, "%s: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     while (buf) {
@@ -799,17 +799,17 @@ int logtk_detector_load_file(logtk_detector *d, const char *path)
     int err = ferror(f);
     fclose(f);
     if (!buf)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "%s: out of memory", path);
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "%s: out of memory", path);
     if (err) {
         free(buf);
-        return logtk_error_set(&d->err, LOGTK_ERR_IO, "%s: read error", path);
+        return ltk_error_set(&d->err, LOGTK_ERR_IO, "%s: read error", path);
     }
     int rc = logtk_detector_load(d, buf, n);
     free(buf);
     if (rc != LOGTK_OK) {
-        char msg[LOGTK_ERRMSG_MAX];
-        snprintf(msg, sizeof msg, "%s", logtk_error_text(&d->err));
-        logtk_error_set(&d->err, rc, "%s: %s", path, msg);
+        char msg[LTK_ERRMSG_MAX];
+        snprintf(msg, sizeof msg, "%s", ltk_error_text(&d->err));
+        ltk_error_set(&d->err, rc, "%s: %s", path, msg);
     }
     return rc;
 }

@@ -44,7 +44,7 @@
 
 #define NGRAM_MAX_HISTORY 32
 
-static const detect_param_def ngram_params[] = {
+static const ltk_detect_param_def ngram_params[] = {
     {"history", 10, 1, NGRAM_MAX_HISTORY, NULL, "events of context that predict the next (h)"},
     {"top_k", 9, 1, 1e6, NULL, "a next event outside the k most frequent followers is wrong (g)"},
     {"min_prob", 0, 0, 1, NULL, "also wrong: a follower with less than this share (0 = off)"},
@@ -479,7 +479,7 @@ static uint64_t seq_hash(const uint32_t *ev, size_t n, const int32_t *map)
 static int same_seq(const logtk_sessions *s, size_t a, size_t b, const int32_t *map)
 {
     size_t na, nb;
-    const uint32_t *ea = detect_session_events(s, a, &na), *eb = detect_session_events(s, b, &nb);
+    const uint32_t *ea = ltk_detect_session_events(s, a, &na), *eb = ltk_detect_session_events(s, b, &nb);
     if (na != nb)
         return 0;
     for (size_t t = 0; t < na; t++)
@@ -504,7 +504,7 @@ static int ngram_train_sequences(logtk_detector *d, const logtk_sessions *s, con
     int rc = st && slots && hashes && uniq ? LOGTK_OK : LOGTK_ERR_NOMEM;
     for (size_t k = 0; k < nrows && rc == LOGTK_OK; k++) {
         size_t i = rows[k], n;
-        const uint32_t *ev = detect_session_events(s, i, &n);
+        const uint32_t *ev = ltk_detect_session_events(s, i, &n);
         uint64_t h = seq_hash(ev, n, map);
         size_t slot = (size_t)h & (size - 1);
         for (; slots[slot]; slot = (slot + 1) & (size - 1)) {
@@ -526,7 +526,7 @@ static int ngram_train_sequences(logtk_detector *d, const logtk_sessions *s, con
     size_t history = (size_t)DETECT_PARAM(d, P_HISTORY);
     for (size_t u = 0; u < nuniq && rc == LOGTK_OK; u++) {
         size_t n;
-        const uint32_t *ev = detect_session_events(s, uniq[u].row, &n);
+        const uint32_t *ev = ltk_detect_session_events(s, uniq[u].row, &n);
         if (n + 2 > tokens_cap) {
             tokens_cap = (n + 2) * 2;
             uint32_t *grown = realloc(tokens, tokens_cap * sizeof *tokens);
@@ -629,43 +629,43 @@ static double ngram_score_sequence(const logtk_detector *d, const uint32_t *even
 
 /* The counts only: nodes (parent, token) in creation order, then the
    follower counts; everything else is derived again on load. */
-static int ngram_save(const logtk_detector *d, logtk_strbuf *b)
+static int ngram_save(const logtk_detector *d, ltk_strbuf *b)
 {
     const ngram_state *st = d->state;
-    int bad = logtk_strbuf_put_varint(b, st->nnodes);
+    int bad = ltk_strbuf_put_varint(b, st->nnodes);
     for (size_t n = 1; n < st->nnodes; n++) {
-        bad |= logtk_strbuf_put_varint(b, st->parent[n]);
-        bad |= logtk_strbuf_put_varint(b, st->token[n]);
+        bad |= ltk_strbuf_put_varint(b, st->parent[n]);
+        bad |= ltk_strbuf_put_varint(b, st->token[n]);
     }
-    bad |= logtk_strbuf_put_varint(b, st->nfollow);
+    bad |= ltk_strbuf_put_varint(b, st->nfollow);
     for (size_t i = 0; i < st->nfollow; i++) {
-        bad |= logtk_strbuf_put_varint(b, st->follow[i].node);
-        bad |= logtk_strbuf_put_varint(b, st->follow[i].token);
-        bad |= detect_put_f64(b, st->follow[i].count);
+        bad |= ltk_strbuf_put_varint(b, st->follow[i].node);
+        bad |= ltk_strbuf_put_varint(b, st->follow[i].token);
+        bad |= ltk_detect_put_f64(b, st->follow[i].count);
     }
-    bad |= logtk_strbuf_put_varint(b, st->ncounts);
+    bad |= ltk_strbuf_put_varint(b, st->ncounts);
     for (size_t i = 0; st->counts_set && i <= st->counts_mask; i++)
         if (st->counts_set[i]) {
-            bad |= detect_put_u32(b, (uint32_t)st->counts_set[i]);
-            bad |= detect_put_u32(b, (uint32_t)(st->counts_set[i] >> 32));
+            bad |= ltk_detect_put_u32(b, (uint32_t)st->counts_set[i]);
+            bad |= ltk_detect_put_u32(b, (uint32_t)(st->counts_set[i] >> 32));
         }
     return bad ? -1 : 0;
 }
 
-static int ngram_load(logtk_detector *d, detect_cursor *c)
+static int ngram_load(logtk_detector *d, ltk_detect_cursor *c)
 {
     ngram_state *st = ngram_new((uint32_t)d->features.ncols);
     if (!st)
         return LOGTK_ERR_NOMEM;
     size_t history = (size_t)DETECT_PARAM(d, P_HISTORY);
     /* every node and entry takes at least 2 bytes */
-    size_t nnodes = detect_get_count(c, (size_t)(c->end - c->p) / 2 + 1);
+    size_t nnodes = ltk_detect_get_count(c, (size_t)(c->end - c->p) / 2 + 1);
     int rc = c->bad || nnodes == 0 ? LOGTK_ERR_STATE : LOGTK_OK;
     if (rc == LOGTK_OK && add_node(st, 0, 0, 0) != 0)
         rc = LOGTK_ERR_NOMEM;
     for (size_t n = 1; n < nnodes && rc == LOGTK_OK; n++) {
-        size_t parent = detect_get_count(c, n - 1);
-        size_t token = detect_get_count(c, st->boundary);
+        size_t parent = ltk_detect_get_count(c, n - 1);
+        size_t token = ltk_detect_get_count(c, st->boundary);
         if (c->bad || st->depth[parent] >= history ||
             pair_map_find(&st->child, (uint32_t)parent, (uint32_t)token) >= 0)
             rc = LOGTK_ERR_STATE;
@@ -673,20 +673,20 @@ static int ngram_load(logtk_detector *d, detect_cursor *c)
                           (uint8_t)(st->depth[parent] + 1)) < 0)
             rc = LOGTK_ERR_NOMEM;
     }
-    size_t nfollow = rc == LOGTK_OK ? detect_get_count(c, (size_t)(c->end - c->p) / 10) : 0;
+    size_t nfollow = rc == LOGTK_OK ? ltk_detect_get_count(c, (size_t)(c->end - c->p) / 10) : 0;
     for (size_t i = 0; i < nfollow && rc == LOGTK_OK; i++) {
-        size_t node = detect_get_count(c, nnodes - 1);
-        size_t token = detect_get_count(c, st->boundary);
-        double count = detect_get_f64(c);
+        size_t node = ltk_detect_get_count(c, nnodes - 1);
+        size_t token = ltk_detect_get_count(c, st->boundary);
+        double count = ltk_detect_get_f64(c);
         if (c->bad || !(count > 0 && isfinite(count)) ||
             pair_map_find(&st->follow_index, (uint32_t)node, (uint32_t)token) >= 0)
             rc = LOGTK_ERR_STATE;
         else if (add_follow(st, (uint32_t)node, (uint32_t)token, count) != 0)
             rc = LOGTK_ERR_NOMEM;
     }
-    size_t ncounts = rc == LOGTK_OK ? detect_get_count(c, (size_t)(c->end - c->p) / 8) : 0;
+    size_t ncounts = rc == LOGTK_OK ? ltk_detect_get_count(c, (size_t)(c->end - c->p) / 8) : 0;
     for (size_t i = 0; i < ncounts && rc == LOGTK_OK; i++) {
-        uint64_t lo = detect_get_u32(c), hi = detect_get_u32(c);
+        uint64_t lo = ltk_detect_get_u32(c), hi = ltk_detect_get_u32(c);
         uint64_t h = lo | hi << 32;
         if (c->bad || h == 0 || counts_seen(st, h))
             rc = LOGTK_ERR_STATE;
@@ -706,7 +706,7 @@ static int ngram_load(logtk_detector *d, detect_cursor *c)
     return LOGTK_OK;
 }
 
-const detect_model_ops detect_ngram_ops = {
+const ltk_detect_model_ops ltk_detect_ngram_ops = {
     .name = "ngram",
     .summary = "next-event prediction (DeepLog's rule) from counted n-grams with backoff",
     .supervised = 0,

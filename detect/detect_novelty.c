@@ -38,7 +38,7 @@
 
 static const char *const key_choices[] = {"set", "counts", NULL};
 
-static const detect_param_def novelty_params[] = {
+static const ltk_detect_param_def novelty_params[] = {
     {"key", 1, 0, 1, key_choices, "pattern compared: set of events or count vector"},
     {"distance", 1, 1, 1e6, NULL, "smallest distance from normal behaviour that is flagged"},
     {NULL, 0, 0, 0, NULL, NULL},
@@ -50,12 +50,12 @@ typedef struct novelty_state {
     size_t words;       /* 64-bit words per set */
     size_t nsets;       /* distinct normal event sets */
     uint64_t *sets;     /* nsets * words */
-    logtk_hashtab set_index;    /* bitset bytes -> set */
-    logtk_hashtab vector_index; /* sparse count encoding -> vector (counts key only) */
+    ltk_hashtab set_index;    /* bitset bytes -> set */
+    ltk_hashtab vector_index; /* sparse count encoding -> vector (counts key only) */
     int indexes_ready;
     /* scoring scratch (one thread per handle) */
     uint64_t *scratch_set;
-    logtk_strbuf scratch_key;
+    ltk_strbuf scratch_key;
 } novelty_state;
 
 static void novelty_free(void *p)
@@ -66,10 +66,10 @@ static void novelty_free(void *p)
     free(st->sets);
     free(st->scratch_set);
     if (st->indexes_ready) {
-        logtk_hashtab_free(&st->set_index);
-        logtk_hashtab_free(&st->vector_index);
+        ltk_hashtab_free(&st->set_index);
+        ltk_hashtab_free(&st->vector_index);
     }
-    logtk_strbuf_free(&st->scratch_key);
+    ltk_strbuf_free(&st->scratch_key);
     free(st);
 }
 
@@ -82,13 +82,13 @@ static novelty_state *novelty_state_new(size_t ncols, int counts_key, size_t exp
     st->ncols = ncols;
     st->words = (ncols + 1 + 63) / 64;
     st->scratch_set = calloc(st->words, sizeof *st->scratch_set);
-    if (!st->scratch_set || logtk_hashtab_init(&st->set_index, expected_sets + 16) != 0) {
+    if (!st->scratch_set || ltk_hashtab_init(&st->set_index, expected_sets + 16) != 0) {
         free(st->scratch_set);
         free(st);
         return NULL;
     }
-    if (logtk_hashtab_init(&st->vector_index, counts_key ? expected_sets + 16 : 16) != 0) {
-        logtk_hashtab_free(&st->set_index);
+    if (ltk_hashtab_init(&st->vector_index, counts_key ? expected_sets + 16 : 16) != 0) {
+        ltk_hashtab_free(&st->set_index);
         free(st->scratch_set);
         free(st);
         return NULL;
@@ -111,11 +111,11 @@ static void pattern_set(novelty_state *st, const double *x, double unseen)
 /* Encodes the nonzero counts of x as (column, count) varints in scratch_key. */
 static int pattern_vector(novelty_state *st, const double *x, double unseen)
 {
-    logtk_strbuf_clear(&st->scratch_key);
+    ltk_strbuf_clear(&st->scratch_key);
     int bad = 0;
     for (size_t j = 0; j < st->ncols; j++)
         if (x[j] != 0) {
-            bad |= logtk_strbuf_put_varint(&st->scratch_key, j);
+            bad |= ltk_strbuf_put_varint(&st->scratch_key, j);
             /* counts, rounded; a loaded model's transform can make any double of
                them (fuzz_model: 4e304), and converting one out of range is
                undefined, so those saturate */
@@ -123,17 +123,17 @@ static int pattern_vector(novelty_state *st, const double *x, double unseen)
             uint64_t count = v >= 0 && v < 18446744073709549568.0 ? (uint64_t)v
                              : v >= 0                              ? UINT64_MAX
                                                                    : 0;
-            bad |= logtk_strbuf_put_varint(&st->scratch_key, count);
+            bad |= ltk_strbuf_put_varint(&st->scratch_key, count);
         }
     if (unseen > 0)
-        bad |= logtk_strbuf_put_varint(&st->scratch_key, st->ncols);
+        bad |= ltk_strbuf_put_varint(&st->scratch_key, st->ncols);
     return bad;
 }
 
 static int add_set(novelty_state *st)
 {
     int inserted = 0;
-    int64_t id = logtk_hashtab_intern(&st->set_index, st->scratch_set,
+    int64_t id = ltk_hashtab_intern(&st->set_index, st->scratch_set,
                                       st->words * sizeof *st->scratch_set, &inserted);
     if (id < 0)
         return -1;
@@ -148,10 +148,10 @@ static int add_set(novelty_state *st)
     return 0;
 }
 
-static int novelty_train(logtk_detector *d, const detect_matrix *mx)
+static int novelty_train(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     if (d->params[0] != 0 || d->params[1] != 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_INVALID,
+        return ltk_error_set(&d->err, LOGTK_ERR_INVALID,
                                "novelty works on raw counts: set tfidf=0 and zero_mean=0");
     novelty_state *st = novelty_state_new(mx->ncols, DETECT_PARAM(d, 0) != 0, mx->nrows);
     if (!st)
@@ -169,7 +169,7 @@ static int novelty_train(logtk_detector *d, const detect_matrix *mx)
         }
         if (st->counts_key) {
             if (pattern_vector(st, x, 0) != 0 ||
-                logtk_hashtab_intern(&st->vector_index, st->scratch_key.data,
+                ltk_hashtab_intern(&st->vector_index, st->scratch_key.data,
                                      st->scratch_key.len, NULL) < 0) {
                 novelty_free(st);
                 return LOGTK_ERR_NOMEM;
@@ -188,7 +188,7 @@ static unsigned popcount64(uint64_t v)
 
 static double nearest_set_distance(const novelty_state *st)
 {
-    if (logtk_hashtab_find(&st->set_index, st->scratch_set,
+    if (ltk_hashtab_find(&st->set_index, st->scratch_set,
                            st->words * sizeof *st->scratch_set) >= 0)
         return 0;
     unsigned best = (unsigned)(st->ncols + 1);
@@ -213,40 +213,40 @@ static double novelty_score(const logtk_detector *d, double *x)
         return dist;
     if (pattern_vector(st, x, unseen) != 0)
         return 1 + dist; /* out of memory: report as novel rather than hide it */
-    if (logtk_hashtab_find(&st->vector_index, st->scratch_key.data, st->scratch_key.len) >= 0)
+    if (ltk_hashtab_find(&st->vector_index, st->scratch_key.data, st->scratch_key.len) >= 0)
         return 0;
     return 1 + dist;
 }
 
 /* Payload: u32 key, varint nsets, the sets (words as two u32 each), varint
    nvectors, the count-vector encodings as strings. */
-static int novelty_save(const logtk_detector *d, logtk_strbuf *b)
+static int novelty_save(const logtk_detector *d, ltk_strbuf *b)
 {
     const novelty_state *st = d->state;
-    int bad = detect_put_u32(b, (uint32_t)st->counts_key);
-    bad |= logtk_strbuf_put_varint(b, st->nsets);
+    int bad = ltk_detect_put_u32(b, (uint32_t)st->counts_key);
+    bad |= ltk_strbuf_put_varint(b, st->nsets);
     for (size_t k = 0; k < st->nsets * st->words; k++) {
-        bad |= detect_put_u32(b, (uint32_t)st->sets[k]);
-        bad |= detect_put_u32(b, (uint32_t)(st->sets[k] >> 32));
+        bad |= ltk_detect_put_u32(b, (uint32_t)st->sets[k]);
+        bad |= ltk_detect_put_u32(b, (uint32_t)(st->sets[k] >> 32));
     }
     size_t nvec = st->counts_key ? st->vector_index.count : 0;
-    bad |= logtk_strbuf_put_varint(b, nvec);
+    bad |= ltk_strbuf_put_varint(b, nvec);
     for (size_t k = 0; k < nvec; k++) {
         size_t n;
-        const char *key = logtk_hashtab_key(&st->vector_index, (uint32_t)k, &n);
-        bad |= detect_put_str(b, key, n);
+        const char *key = ltk_hashtab_key(&st->vector_index, (uint32_t)k, &n);
+        bad |= ltk_detect_put_str(b, key, n);
     }
     return bad ? LOGTK_ERR_NOMEM : LOGTK_OK;
 }
 
-static int novelty_load(logtk_detector *d, detect_cursor *c)
+static int novelty_load(logtk_detector *d, ltk_detect_cursor *c)
 {
-    uint32_t counts_key = detect_get_u32(c);
+    uint32_t counts_key = ltk_detect_get_u32(c);
     if (counts_key > 1)
         return LOGTK_ERR_STATE;
     size_t ncols = d->features.ncols;
     size_t words = (ncols + 1 + 63) / 64;
-    size_t nsets = detect_get_count(c, (size_t)(c->end - c->p) / (8 * words));
+    size_t nsets = ltk_detect_get_count(c, (size_t)(c->end - c->p) / (8 * words));
     if (c->bad)
         return LOGTK_ERR_STATE;
     novelty_state *st = novelty_state_new(ncols, (int)counts_key, nsets);
@@ -255,8 +255,8 @@ static int novelty_load(logtk_detector *d, detect_cursor *c)
     d->state = st;
     for (size_t k = 0; k < nsets && !c->bad; k++) {
         for (size_t w = 0; w < words; w++) {
-            uint64_t lo = detect_get_u32(c);
-            uint64_t hi = detect_get_u32(c);
+            uint64_t lo = ltk_detect_get_u32(c);
+            uint64_t hi = ltk_detect_get_u32(c);
             st->scratch_set[w] = lo | hi << 32;
         }
         if (!c->bad && add_set(st) != 0)
@@ -264,19 +264,19 @@ static int novelty_load(logtk_detector *d, detect_cursor *c)
     }
     if (c->bad || st->nsets != nsets)
         return LOGTK_ERR_STATE; /* damaged or duplicate sets */
-    size_t nvec = detect_get_count(c, (size_t)(c->end - c->p));
+    size_t nvec = ltk_detect_get_count(c, (size_t)(c->end - c->p));
     if (!counts_key && nvec)
         return LOGTK_ERR_STATE;
     for (size_t k = 0; k < nvec && !c->bad; k++) {
         size_t n;
-        const char *key = detect_get_str(c, &n);
-        if (!c->bad && logtk_hashtab_intern(&st->vector_index, key, n, NULL) < 0)
+        const char *key = ltk_detect_get_str(c, &n);
+        if (!c->bad && ltk_hashtab_intern(&st->vector_index, key, n, NULL) < 0)
             return LOGTK_ERR_NOMEM;
     }
     return c->bad ? LOGTK_ERR_STATE : LOGTK_OK;
 }
 
-const detect_model_ops detect_novelty_ops = {
+const ltk_detect_model_ops ltk_detect_novelty_ops = {
     "novelty", "flags sessions whose event set (or count vector) no normal training session had",
     0, 0, 0, 1, novelty_params, novelty_train, novelty_score, novelty_save, novelty_load,
     novelty_free, 0, NULL, NULL,

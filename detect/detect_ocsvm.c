@@ -32,7 +32,7 @@ static int by_score(const void *a, const void *b)
 
 static const char *const kernel_choices[] = {"linear", "rbf", NULL};
 
-static const detect_param_def ocsvm_params[] = {
+static const ltk_detect_param_def ocsvm_params[] = {
     {"nu", 0.01, 1e-6, 1, NULL, "upper bound on the share of training rows outside"},
     {"kernel", 1, 0, 1, kernel_choices, "linear or rbf"},
     {"gamma", 0, 0, 1e9, NULL, "RBF width (0 = 1 / features)"},
@@ -40,10 +40,10 @@ static const detect_param_def ocsvm_params[] = {
     {NULL, 0, 0, 0, NULL, NULL},
 };
 
-static int ocsvm_train(logtk_detector *d, const detect_matrix *mx)
+static int ocsvm_train(logtk_detector *d, const ltk_detect_matrix *mx)
 {
-    detect_svm_state *st;
-    int rc = detect_svm_fit(&st, mx, 1, (int)DETECT_PARAM(d, 1), DETECT_PARAM(d, 2), 1,
+    ltk_detect_svm_state *st;
+    int rc = ltk_detect_svm_fit(&st, mx, 1, (int)DETECT_PARAM(d, 1), DETECT_PARAM(d, 2), 1,
                             DETECT_PARAM(d, 0), 1, 1, DETECT_PARAM(d, 3));
     if (rc != LOGTK_OK)
         return rc;
@@ -61,7 +61,7 @@ static int ocsvm_train(logtk_detector *d, const detect_matrix *mx)
     for (size_t r = 0; r < mx->nrows; r++) {
         memcpy(x, mx->x + r * m, m * sizeof *x);
         x[m] = 0;
-        rows[r].score = detect_svm_score_op(d, x);
+        rows[r].score = ltk_detect_svm_score_op(d, x);
         rows[r].weight = mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r];
         total += rows[r].weight;
     }
@@ -80,8 +80,8 @@ static int ocsvm_train(logtk_detector *d, const detect_matrix *mx)
     return LOGTK_OK;
 }
 
-const detect_model_ops detect_ocsvm_ops = {
+const ltk_detect_model_ops ltk_detect_ocsvm_ops = {
     "ocsvm", "one-class SVM (libsvm, RBF): outside the boundary of normal sessions",
-    0, 1, 0, 1, ocsvm_params, ocsvm_train, detect_svm_score_op, detect_svm_save_op, detect_svm_load_op,
-    detect_svm_free, 0, NULL, NULL,
+    0, 1, 0, 1, ocsvm_params, ocsvm_train, ltk_detect_svm_score_op, ltk_detect_svm_save_op, ltk_detect_svm_load_op,
+    ltk_detect_svm_free, 0, NULL, NULL,
 };

@@ -47,7 +47,7 @@ typedef struct pca_state {
     double mumu;
 } pca_state;
 
-static const detect_param_def pca_params[] = {
+static const ltk_detect_param_def pca_params[] = {
     {"n_components", 0.99, 1e-9, 1e6, NULL,
      "variance to explain (< 1) or number of components (>= 1)"},
     {"c_alpha", 3.2905, 0, 100, NULL, "Q-statistic confidence (3.2905 = 99.9 %)"},
@@ -194,7 +194,7 @@ static int pca_prepare_sparse(logtk_detector *d, pca_state *st)
 
 /* Up to DETECT_JACOBI_MAX events: the covariance from dense rows and Jacobi,
    exactly as the model was first written (its results are the reference). */
-static int pca_train_small(logtk_detector *d, const detect_matrix *mx)
+static int pca_train_small(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     size_t m = mx->ncols;
     double *cov = calloc(m * m, sizeof *cov), *w = malloc(m * sizeof *w);
@@ -209,7 +209,7 @@ static int pca_train_small(logtk_detector *d, const detect_matrix *mx)
     double total = 0;
     for (size_t r = 0; r < mx->nrows; r++) {
         double wt = mx->w_normal[r] + mx->w_anomaly[r] + mx->w_unknown[r];
-        detect_matrix_row(mx, r, x);
+        ltk_detect_matrix_row(mx, r, x);
         total += wt;
         for (size_t i = 0; i < m; i++) {
             if (x[i] == 0)
@@ -224,7 +224,7 @@ static int pca_train_small(logtk_detector *d, const detect_matrix *mx)
             cov[i * m + j] /= total;
             cov[j * m + i] = cov[i * m + j];
         }
-    detect_symmetric_eigen(cov, m, w, v);
+    ltk_detect_symmetric_eigen(cov, m, w, v);
     for (size_t i = 0; i < m; i++)
         if (w[i] < 0)
             w[i] = 0; /* rounding */
@@ -258,18 +258,18 @@ static int pca_train_small(logtk_detector *d, const detect_matrix *mx)
  * c is then X^T W^1/2 u_c / sqrt(T lambda_c).  Only components with a
  * nonzero eigenvalue exist on that side, so k is capped at the rank.
  */
-static double sparse_value(const detect_matrix *mx, size_t at)
+static double sparse_value(const ltk_detect_matrix *mx, size_t at)
 {
     const double *idf = mx->features->idf;
     return (double)mx->nz_count[at] * (idf ? idf[mx->nz_col[at]] : 1.0);
 }
 
-static int pca_train_large(logtk_detector *d, const detect_matrix *mx)
+static int pca_train_large(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     size_t m = mx->ncols, n = mx->nrows;
     size_t dim = n < m ? n : m;
     if (dim > PCA_MAX_DIM)
-        return logtk_error_set(
+        return ltk_error_set(
             &d->err, LOGTK_ERR_LIMIT,
             "pca: %zu distinct training rows over %zu events: the eigen-decomposition "
             "is limited to min(rows, events) <= %d; train on fewer sessions or fewer "
@@ -336,8 +336,8 @@ static int pca_train_large(logtk_detector *d, const detect_matrix *mx)
                 dense[mx->nz_col[at]] = 0;
         }
     }
-    if (detect_symmetric_eigen_large(a, dim, w, v) != 0) {
-        rc = logtk_error_set(&d->err, LOGTK_ERR_NOMEM,
+    if (ltk_detect_symmetric_eigen_large(a, dim, w, v) != 0) {
+        rc = ltk_error_set(&d->err, LOGTK_ERR_NOMEM,
                              "pca: out of memory in the %zu x %zu eigen-decomposition", dim, dim);
         goto done;
     }
@@ -350,7 +350,7 @@ static int pca_train_large(logtk_detector *d, const detect_matrix *mx)
     }
     size_t k = pca_choose_k(DETECT_PARAM(d, 0), w, dim, m <= n ? m : rank);
     if (k > 0 && m > DETECT_DENSE_MAX / k) {
-        rc = logtk_error_set(&d->err, LOGTK_ERR_LIMIT,
+        rc = ltk_error_set(&d->err, LOGTK_ERR_LIMIT,
                              "pca: %zu components x %zu events exceed the %zu values "
                              "(%zu MiB) a model's components are limited to; set "
                              "n_components to fewer components",
@@ -399,7 +399,7 @@ done:
     return rc;
 }
 
-static int pca_train(logtk_detector *d, const detect_matrix *mx)
+static int pca_train(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     if (mx->ncols <= DETECT_JACOBI_MAX)
         return pca_train_small(d, mx);
@@ -430,25 +430,25 @@ static double pca_score(const logtk_detector *d, double *x)
     return spe;
 }
 
-static int pca_save(const logtk_detector *d, logtk_strbuf *b)
+static int pca_save(const logtk_detector *d, ltk_strbuf *b)
 {
     const pca_state *st = d->state;
-    int bad = logtk_strbuf_put_varint(b, st->k);
-    bad |= detect_put_f64s(b, st->components, st->k * st->m);
+    int bad = ltk_strbuf_put_varint(b, st->k);
+    bad |= ltk_detect_put_f64s(b, st->components, st->k * st->m);
     return bad ? -1 : 0;
 }
 
-static int pca_load(logtk_detector *d, detect_cursor *c)
+static int pca_load(logtk_detector *d, ltk_detect_cursor *c)
 {
     size_t m = d->features.ncols;
-    size_t k = detect_get_count(c, m);
+    size_t k = ltk_detect_get_count(c, m);
     if (c->bad)
         return LOGTK_ERR_STATE;
     pca_state *st = pca_alloc(m, k);
     if (!st)
         return LOGTK_ERR_NOMEM;
     d->state = st;
-    double *comp = detect_get_f64s(c, k * m);
+    double *comp = ltk_detect_get_f64s(c, k * m);
     if (!comp)
         return LOGTK_ERR_STATE;
     memcpy(st->components, comp, k * m * sizeof *comp);
@@ -456,7 +456,7 @@ static int pca_load(logtk_detector *d, detect_cursor *c)
     return pca_prepare_sparse(d, st);
 }
 
-const detect_model_ops detect_pca_ops = {
+const ltk_detect_model_ops ltk_detect_pca_ops = {
     "pca", "PCA: squared prediction error off the normal subspace, Q-statistic threshold",
     0, DETECT_TFIDF_SMOOTH, 1, 0, pca_params, pca_train, pca_score, pca_save, pca_load, pca_free, 1, NULL, NULL,
 };

@@ -31,7 +31,7 @@ int logtk_sessions_new(logtk_sessions **out)
     logtk_sessions *s = calloc(1, sizeof *s);
     if (!s)
         return LOGTK_ERR_NOMEM;
-    if (logtk_hashtab_init(&s->ids, 1024) != 0 || logtk_hashtab_init(&s->events, 256) != 0) {
+    if (ltk_hashtab_init(&s->ids, 1024) != 0 || ltk_hashtab_init(&s->events, 256) != 0) {
         logtk_sessions_free(s);
         return LOGTK_ERR_NOMEM;
     }
@@ -49,8 +49,8 @@ void logtk_sessions_free(logtk_sessions *s)
 {
     if (!s)
         return;
-    logtk_hashtab_free(&s->ids);
-    logtk_hashtab_free(&s->events);
+    ltk_hashtab_free(&s->ids);
+    ltk_hashtab_free(&s->events);
     free(s->labels);
     free(s->seq);
     free(s->offsets);
@@ -61,7 +61,7 @@ void logtk_sessions_free(logtk_sessions *s)
 
 const char *logtk_sessions_errmsg(const logtk_sessions *s)
 {
-    return s ? logtk_error_text(&s->err) : "no session set";
+    return s ? ltk_error_text(&s->err) : "no session set";
 }
 
 size_t logtk_sessions_count(const logtk_sessions *s)
@@ -73,7 +73,7 @@ logtk_slice logtk_sessions_id(const logtk_sessions *s, size_t i)
 {
     logtk_slice sl = {"", 0};
     if (s && i < s->count) {
-        sl.ptr = logtk_hashtab_key(&s->ids, (uint32_t)i, &sl.len);
+        sl.ptr = ltk_hashtab_key(&s->ids, (uint32_t)i, &sl.len);
     }
     return sl;
 }
@@ -87,7 +87,7 @@ size_t logtk_sessions_length(const logtk_sessions *s, size_t i)
 {
     if (!s || i >= s->count)
         return 0;
-    if (detect_sessions_flatten((logtk_sessions *)s) != 0)
+    if (ltk_detect_sessions_flatten((logtk_sessions *)s) != 0)
         return 0;
     return s->offsets[i + 1] - s->offsets[i];
 }
@@ -95,15 +95,15 @@ size_t logtk_sessions_length(const logtk_sessions *s, size_t i)
 logtk_slice logtk_sessions_event(const logtk_sessions *s, size_t i, size_t k)
 {
     logtk_slice sl = {"", 0};
-    if (!s || i >= s->count || detect_sessions_flatten((logtk_sessions *)s) != 0)
+    if (!s || i >= s->count || ltk_detect_sessions_flatten((logtk_sessions *)s) != 0)
         return sl;
     if (k >= s->offsets[i + 1] - s->offsets[i])
         return sl;
-    sl.ptr = logtk_hashtab_key(&s->events, s->seq[s->offsets[i] + k], &sl.len);
+    sl.ptr = ltk_hashtab_key(&s->events, s->seq[s->offsets[i] + k], &sl.len);
     return sl;
 }
 
-int detect_parse_label(const char *p, size_t n)
+int ltk_detect_parse_label(const char *p, size_t n)
 {
     static const struct {
         const char *text;
@@ -120,7 +120,7 @@ int detect_parse_label(const char *p, size_t n)
 static int64_t add_session(logtk_sessions *s, const char *id, size_t id_len, int allow_existing)
 {
     int inserted = 0;
-    int64_t k = logtk_hashtab_intern(&s->ids, id, id_len, &inserted);
+    int64_t k = ltk_hashtab_intern(&s->ids, id, id_len, &inserted);
     if (k < 0)
         return -1;
     if (!inserted)
@@ -162,9 +162,9 @@ int logtk_sessions_append(logtk_sessions *s, const char *id, size_t id_len, cons
                           size_t event_len)
 {
     int64_t k = add_session(s, id, id_len, 1);
-    int64_t e = k < 0 ? -1 : logtk_hashtab_intern(&s->events, event, event_len, NULL);
+    int64_t e = k < 0 ? -1 : ltk_hashtab_intern(&s->events, event, event_len, NULL);
     if (k < 0 || e < 0)
-        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     if (s->npending == s->pending_cap) {
         size_t cap = s->pending_cap ? s->pending_cap * 2 : 4096;
         uint32_t *pe = realloc(s->pending_event, cap * sizeof *pe);
@@ -174,7 +174,7 @@ int logtk_sessions_append(logtk_sessions *s, const char *id, size_t id_len, cons
         if (ps)
             s->pending_session = ps;
         if (!pe || !ps)
-            return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
         s->pending_cap = cap;
     }
     s->pending_event[s->npending] = (uint32_t)e;
@@ -184,7 +184,7 @@ int logtk_sessions_append(logtk_sessions *s, const char *id, size_t id_len, cons
     return LOGTK_OK;
 }
 
-int detect_sessions_flatten(logtk_sessions *s)
+int ltk_detect_sessions_flatten(logtk_sessions *s)
 {
     if (s->flat || s->npending == 0) {
         s->flat = 1;
@@ -245,10 +245,10 @@ int detect_sessions_flatten(logtk_sessions *s)
 int logtk_sessions_set_label(logtk_sessions *s, const char *id, size_t id_len, int label)
 {
     if (label < LOGTK_LABEL_UNKNOWN || label > LOGTK_LABEL_ANOMALY)
-        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "bad label %d", label);
-    int64_t k = logtk_hashtab_find(&s->ids, id, id_len);
+        return ltk_error_set(&s->err, LOGTK_ERR_INVALID, "bad label %d", label);
+    int64_t k = ltk_hashtab_find(&s->ids, id, id_len);
     if (k < 0)
-        return logtk_error_set(&s->err, LOGTK_ERR_NOT_FOUND, "no session '%.*s'", (int)id_len,
+        return ltk_error_set(&s->err, LOGTK_ERR_NOT_FOUND, "no session '%.*s'", (int)id_len,
                                id);
     s->labels[k] = (int8_t)label;
     return LOGTK_OK;
@@ -265,22 +265,22 @@ static int find_column(const logtk_slice *fields, size_t nfields, const char *na
 }
 
 /* Opens path with the public CSV reader (compressed files and stdin work). */
-static int csv_open(logtk_csv **out, const char *path, logtk_errbuf *err)
+static int csv_open(logtk_csv **out, const char *path, ltk_errbuf *err)
 {
     if (logtk_csv_new(out) != LOGTK_OK)
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     int rc = logtk_csv_open_path(*out, path);
     if (rc != LOGTK_OK) {
-        logtk_error_set(err, rc, "%s", logtk_csv_errmsg(*out));
+        ltk_error_set(err, rc, "%s", logtk_csv_errmsg(*out));
         logtk_csv_free(*out);
         *out = NULL;
     }
     return rc;
 }
 
-static int csv_error(logtk_errbuf *err, const logtk_csv *c, int rc)
+static int csv_error(ltk_errbuf *err, const logtk_csv *c, int rc)
 {
-    return logtk_error_set(err, rc, "%s", logtk_csv_errmsg(c));
+    return ltk_error_set(err, rc, "%s", logtk_csv_errmsg(c));
 }
 
 /* The layouts of session files (see logtk_sessions_load_layout). */
@@ -375,13 +375,13 @@ int logtk_sessions_load_layout(logtk_sessions *s, const char *path, const char *
 {
     int layout = layout_code(layout_name);
     if (layout < 0)
-        return logtk_error_set(&s->err, LOGTK_ERR_INVALID,
+        return ltk_error_set(&s->err, LOGTK_ERR_INVALID,
                                "unknown session layout '%s' (csv, id-events, lines)",
                                layout_name);
     if (label_all < LOGTK_LABEL_UNKNOWN || label_all > LOGTK_LABEL_ANOMALY)
-        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "bad label %d", label_all);
-    if (detect_sessions_flatten(s) != 0)
-        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&s->err, LOGTK_ERR_INVALID, "bad label %d", label_all);
+    if (ltk_detect_sessions_flatten(s) != 0)
+        return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     logtk_csv *c;
     int rc = csv_open(&c, path, &s->err);
     if (rc != LOGTK_OK)
@@ -395,7 +395,7 @@ int logtk_sessions_load_layout(logtk_sessions *s, const char *path, const char *
         got = logtk_csv_next(c, &fields, &nfields);
         if (got != LOGTK_OK) {
             rc = got == LOGTK_DONE
-                     ? logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s: empty file", path)
+                     ? ltk_error_set(&s->err, LOGTK_ERR_DATA, "%s: empty file", path)
                      : csv_error(&s->err, c, got);
             logtk_csv_free(c);
             return rc;
@@ -412,7 +412,7 @@ int logtk_sessions_load_layout(logtk_sessions *s, const char *path, const char *
                                                                               fields[1].len))
                 hint = " (id,events lines without a header? use --input id-events)";
             logtk_csv_free(c);
-            return logtk_error_set(&s->err, LOGTK_ERR_DATA,
+            return ltk_error_set(&s->err, LOGTK_ERR_DATA,
                                    "%s:1: no EventSequence column in the header%s", path, hint);
         }
     } else if (layout == LAYOUT_ID_EVENTS) {
@@ -432,20 +432,20 @@ int logtk_sessions_load_layout(logtk_sessions *s, const char *path, const char *
             continue; /* blank line */
         if (nfields != ncols) {
             if (layout == LAYOUT_CSV)
-                rc = logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                rc = ltk_error_set(&s->err, LOGTK_ERR_DATA,
                                      "%s:%llu: %zu fields, header has %zu", path, line, nfields,
                                      ncols);
             else
-                rc = logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                rc = ltk_error_set(&s->err, LOGTK_ERR_DATA,
                                      "%s:%llu: %zu fields, the %s layout has %zu", path, line,
                                      nfields, layout_name, ncols);
             break;
         }
         int label = LOGTK_LABEL_UNKNOWN;
         if (col_label >= 0) {
-            label = detect_parse_label(fields[col_label].ptr, fields[col_label].len);
+            label = ltk_detect_parse_label(fields[col_label].ptr, fields[col_label].len);
             if (label == -2) {
-                rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: unknown label '%.*s'",
+                rc = ltk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: unknown label '%.*s'",
                                      path, line,
                                      (int)fields[col_label].len, fields[col_label].ptr);
                 break;
@@ -467,12 +467,12 @@ int logtk_sessions_load_layout(logtk_sessions *s, const char *path, const char *
         }
         int64_t k = add_session(s, id, id_len, 0);
         if (k == -2) {
-            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: duplicate session id '%.*s'",
+            rc = ltk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: duplicate session id '%.*s'",
                                  path, line, (int)id_len, id);
             break;
         }
         if (k < 0) {
-            rc = logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+            rc = ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
             break;
         }
         s->labels[k] = (int8_t)label;
@@ -484,9 +484,9 @@ int logtk_sessions_load_layout(logtk_sessions *s, const char *path, const char *
             while (q < end && *q != ' ' && *q != ']' && *q != '\'' && *q != ',')
                 q++;
             if (q > p) {
-                int64_t e = logtk_hashtab_intern(&s->events, p, (size_t)(q - p), NULL);
+                int64_t e = ltk_hashtab_intern(&s->events, p, (size_t)(q - p), NULL);
                 if (e < 0 || seq_reserve(s, 1) != 0) {
-                    rc = logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+                    rc = ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
                     break;
                 }
                 s->seq[s->seq_len++] = (uint32_t)e;
@@ -504,14 +504,14 @@ int logtk_sessions_load_layout(logtk_sessions *s, const char *path, const char *
         /* Undo: the interned ids of the failed rows stay in the table but
            point past count, which is harmless for lookups of loaded sessions
            only if we drop them; rebuild the id table to be exact. */
-        logtk_hashtab ids;
-        if (logtk_hashtab_init(&ids, count0 + 16) == 0) {
+        ltk_hashtab ids;
+        if (ltk_hashtab_init(&ids, count0 + 16) == 0) {
             for (size_t i = 0; i < count0; i++) {
                 size_t n;
-                const char *key = logtk_hashtab_key(&s->ids, (uint32_t)i, &n);
-                logtk_hashtab_intern(&ids, key, n, NULL);
+                const char *key = ltk_hashtab_key(&s->ids, (uint32_t)i, &n);
+                ltk_hashtab_intern(&ids, key, n, NULL);
             }
-            logtk_hashtab_free(&s->ids);
+            ltk_hashtab_free(&s->ids);
             s->ids = ids;
         }
         s->count = count0;
@@ -543,7 +543,7 @@ int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *un
         logtk_csv_free(c);
         if (got < 0)
             return rc;
-        return logtk_error_set(&s->err, LOGTK_ERR_DATA,
+        return ltk_error_set(&s->err, LOGTK_ERR_DATA,
                                "%s:1: expected a header with an id column and a Label column",
                                path);
     }
@@ -555,7 +555,7 @@ int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *un
         free(saved);
         free(labelled_on);
         logtk_csv_free(c);
-        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     memcpy(saved, s->labels, s->count);
     int id_col = col_label == 0 ? 1 : 0;
@@ -565,24 +565,24 @@ int logtk_sessions_load_labels(logtk_sessions *s, const char *path, uint64_t *un
         if (nfields == 1 && fields[0].len == 0)
             continue;
         if ((int)nfields <= col_label || (int)nfields <= id_col) {
-            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: missing field", path,
+            rc = ltk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: missing field", path,
                                  line);
             break;
         }
-        int label = detect_parse_label(fields[col_label].ptr, fields[col_label].len);
+        int label = ltk_detect_parse_label(fields[col_label].ptr, fields[col_label].len);
         if (label == -2) {
-            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: unknown label '%.*s'", path,
+            rc = ltk_error_set(&s->err, LOGTK_ERR_DATA, "%s:%llu: unknown label '%.*s'", path,
                                  line, (int)fields[col_label].len,
                                  fields[col_label].ptr);
             break;
         }
-        int64_t k = logtk_hashtab_find(&s->ids, fields[id_col].ptr, fields[id_col].len);
+        int64_t k = ltk_hashtab_find(&s->ids, fields[id_col].ptr, fields[id_col].len);
         if (k < 0 || (size_t)k >= s->count) {
             unknown++;
             continue;
         }
         if (labelled_on[k] && s->labels[k] != label) {
-            rc = logtk_error_set(&s->err, LOGTK_ERR_DATA,
+            rc = ltk_error_set(&s->err, LOGTK_ERR_DATA,
                                  "%s:%llu: id '%.*s' is labelled %s here but %s on line %llu",
                                  path, line, (int)fields[id_col].len, fields[id_col].ptr,
                                  label == LOGTK_LABEL_ANOMALY ? "Anomaly" : "Normal",
@@ -616,18 +616,18 @@ int logtk_sessions_split(const logtk_sessions *cs, const char *kind, double trai
     *train = *test = NULL;
     *ntrain = *ntest = 0;
     if (!(train_fraction >= 0.0 && train_fraction <= 1.0))
-        return logtk_error_set(&s->err, LOGTK_ERR_INVALID,
+        return ltk_error_set(&s->err, LOGTK_ERR_INVALID,
                                "train fraction %g is not between 0 and 1", train_fraction);
     int uniform = strcmp(kind, "uniform") == 0;
     if (!uniform && strcmp(kind, "sequential") != 0 && strcmp(kind, "chronological") != 0)
-        return logtk_error_set(&s->err, LOGTK_ERR_NOT_FOUND,
+        return ltk_error_set(&s->err, LOGTK_ERR_NOT_FOUND,
                                "unknown split '%s' (uniform, sequential, chronological)", kind);
     size_t n = s->count;
     size_t *tr = malloc((n + 1) * sizeof *tr), *te = malloc((n + 1) * sizeof *te);
     if (!tr || !te) {
         free(tr);
         free(te);
-        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     size_t a = 0, b = 0;
     if (uniform) {
@@ -636,9 +636,9 @@ int logtk_sessions_split(const logtk_sessions *cs, const char *kind, double trai
             if (s->labels[i] == LOGTK_LABEL_UNKNOWN) {
                 free(tr);
                 free(te);
-                return logtk_error_set(&s->err, LOGTK_ERR_DATA,
+                return ltk_error_set(&s->err, LOGTK_ERR_DATA,
                                        "uniform split needs labels; session '%s' has none",
-                                       logtk_hashtab_key(&s->ids, (uint32_t)i, NULL));
+                                       ltk_hashtab_key(&s->ids, (uint32_t)i, NULL));
             }
             if (s->labels[i] == LOGTK_LABEL_ANOMALY)
                 npos++;
@@ -674,7 +674,7 @@ int logtk_sessions_split(const logtk_sessions *cs, const char *kind, double trai
     /* Fisher-Yates shuffle of the training rows with a fixed seed. */
     uint64_t state = seed;
     for (size_t i = a; i > 1; i--) {
-        size_t j = (size_t)detect_rand_below(&state, i);
+        size_t j = (size_t)ltk_detect_rand_below(&state, i);
         size_t t = tr[i - 1];
         tr[i - 1] = tr[j];
         tr[j] = t;
@@ -719,8 +719,8 @@ int logtk_detect_evaluate(const logtk_sessions *s, const size_t *rows, size_t nr
 int logtk_sessions_add_window(logtk_sessions *s, const logtk_window *win,
                               const logtk_slice *names, size_t nnames)
 {
-    if (detect_sessions_flatten(s) != 0)
-        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_detect_sessions_flatten(s) != 0)
+        return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     char id[512];
     size_t id_len = win->id.len < 400 ? win->id.len : 400;
     memcpy(id, win->id.ptr, id_len);
@@ -730,7 +730,7 @@ int logtk_sessions_add_window(logtk_sessions *s, const logtk_window *win,
         k = add_session(s, id, id_len + (size_t)n, 0);
     }
     if (k < 0 || seq_reserve(s, win->nevents) != 0)
-        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     s->labels[k] = (int8_t)win->label;
     char num[16];
     for (size_t i = 0; i < win->nevents; i++) {
@@ -745,9 +745,9 @@ int logtk_sessions_add_window(logtk_sessions *s, const logtk_window *win,
             name = num;
             len = (size_t)n;
         }
-        int64_t ev = logtk_hashtab_intern(&s->events, name, len, NULL);
+        int64_t ev = ltk_hashtab_intern(&s->events, name, len, NULL);
         if (ev < 0)
-            return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
         s->seq[s->seq_len++] = (uint32_t)ev;
     }
     s->offsets[k + 1] = s->seq_len;

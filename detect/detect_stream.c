@@ -76,13 +76,13 @@ struct logtk_stream {
     /* n-grams */
     uint32_t history[STREAM_MAX_NGRAM];
     unsigned history_len;
-    logtk_hashtab contexts;
+    ltk_hashtab contexts;
     stream_context *ctx;
     size_t nctx, ctx_cap;
     /* alerts of the last call */
     logtk_stream_alert *alerts;
     size_t nalerts, alerts_cap;
-    logtk_errbuf err;
+    ltk_errbuf err;
 };
 
 int logtk_stream_new(logtk_stream **out)
@@ -96,7 +96,7 @@ int logtk_stream_new(logtk_stream **out)
     s->top_k = 9;
     s->warmup = 1000;
     s->learn = 1;
-    if (logtk_hashtab_init(&s->contexts, 1024) != 0) {
+    if (ltk_hashtab_init(&s->contexts, 1024) != 0) {
         free(s);
         return LOGTK_ERR_NOMEM;
     }
@@ -121,14 +121,14 @@ void logtk_stream_free(logtk_stream *s)
         free(s->ctx[i].counts);
     }
     free(s->ctx);
-    logtk_hashtab_free(&s->contexts);
+    ltk_hashtab_free(&s->contexts);
     free(s->alerts);
     free(s);
 }
 
 const char *logtk_stream_errmsg(const logtk_stream *s)
 {
-    return s ? logtk_error_text(&s->err) : "no stream";
+    return s ? ltk_error_text(&s->err) : "no stream";
 }
 
 const char *logtk_stream_alert_name(int kind)
@@ -156,7 +156,7 @@ int logtk_stream_set_option(logtk_stream *s, const char *name, const char *value
     char *end;
     double v = strtod(value, &end);
     if (*value == '\0' || *end != '\0' || !(v >= 0) || !isfinite(v))
-        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "bad value '%s' for %s", value, name);
+        return ltk_error_set(&s->err, LOGTK_ERR_INVALID, "bad value '%s' for %s", value, name);
     int integer = v == floor(v) && v <= STREAM_MAX_COUNT;
     if (strcmp(name, "new_template") == 0 && (v == 0 || v == 1)) {
         s->new_template = (int)v;
@@ -185,10 +185,10 @@ int logtk_stream_set_option(logtk_stream *s, const char *name, const char *value
                             : strcmp(name, "top_k") == 0       ? "1..1000000"
                             : strcmp(name, "bucket") == 0      ? "seconds, 0..1e15"
                                                                : "a whole number, 0..2^53";
-        return logtk_error_set(&s->err, LOGTK_ERR_INVALID, "bad value '%s' for %s (%s)", value,
+        return ltk_error_set(&s->err, LOGTK_ERR_INVALID, "bad value '%s' for %s (%s)", value,
                                name, range);
     } else {
-        return logtk_error_set(&s->err, LOGTK_ERR_NOT_FOUND,
+        return ltk_error_set(&s->err, LOGTK_ERR_NOT_FOUND,
                                "unknown stream option '%s' (new_template, rare_count, bucket, "
                                "rate_factor, ngram, top_k, warmup, learn)",
                                name);
@@ -203,7 +203,7 @@ static int add_alert(logtk_stream *s, int kind, uint32_t event, double value, do
         size_t cap = s->alerts_cap ? s->alerts_cap * 2 : 16;
         logtk_stream_alert *a = realloc(s->alerts, cap * sizeof *a);
         if (!a)
-            return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
         s->alerts = a;
         s->alerts_cap = cap;
     }
@@ -249,7 +249,7 @@ static int grow_events(logtk_stream *s, uint32_t event)
     if (vv)
         s->visit = vv;
     if (!c || !b || !m || !n || !y || !tv || !hv || !vv)
-        return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
     size_t old = s->nevents_cap;
     memset(s->count + old, 0, (cap - old) * sizeof *c);
     memset(s->in_bucket + old, 0, (cap - old) * sizeof *b);
@@ -297,7 +297,7 @@ static int close_bucket(logtk_stream *s, int alerting)
         s->visit[nvisit++] = s->touched[i];
     for (size_t i = 0; i < s->nhigh; i++)
         s->visit[nvisit++] = s->high[i];
-    detect_sort_u32(s->visit, nvisit);
+    ltk_detect_sort_u32(s->visit, nvisit);
     s->ntouched = 0;
     s->nhigh = 0;
     int rc = LOGTK_OK;
@@ -331,15 +331,15 @@ static int ngram_step(logtk_stream *s, uint32_t event, double t, int alerting)
     if (s->history_len >= need) {
         const uint32_t *context = s->history + (s->history_len - need);
         int inserted = 0;
-        int64_t k = logtk_hashtab_intern(&s->contexts, context, need * sizeof *context, &inserted);
+        int64_t k = ltk_hashtab_intern(&s->contexts, context, need * sizeof *context, &inserted);
         if (k < 0)
-            return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
         if (inserted) {
             if (s->nctx == s->ctx_cap) {
                 size_t cap = s->ctx_cap ? s->ctx_cap * 2 : 1024;
                 stream_context *c = realloc(s->ctx, cap * sizeof *c);
                 if (!c)
-                    return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+                    return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
                 s->ctx = c;
                 s->ctx_cap = cap;
             }
@@ -372,7 +372,7 @@ static int ngram_step(logtk_stream *s, uint32_t event, double t, int alerting)
                 if (cn)
                     c->counts = cn;
                 if (!ev || !cn)
-                    return logtk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
+                    return ltk_error_set(&s->err, LOGTK_ERR_NOMEM, "out of memory");
                 c->cap = cap;
             }
             c->events[c->n] = event;
@@ -454,7 +454,7 @@ int logtk_stream_observe(logtk_stream *s, uint32_t event, double t,
     return LOGTK_OK;
 }
 
-uint64_t detect_stream_close_visits(const logtk_stream *s)
+uint64_t ltk_detect_stream_close_visits(const logtk_stream *s)
 {
     return s->close_visits;
 }

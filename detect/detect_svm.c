@@ -31,9 +31,9 @@ static void svm_quiet(const char *s)
     (void)s;
 }
 
-void detect_svm_free(void *p)
+void ltk_detect_svm_free(void *p)
 {
-    detect_svm_state *st = p;
+    ltk_detect_svm_state *st = p;
     if (st) {
         free(st->sv);
         free(st->coef);
@@ -50,7 +50,7 @@ static size_t copies(double w, double scale)
     return c < 1 ? 1 : (size_t)(c + 0.5);
 }
 
-int detect_svm_fit(detect_svm_state **out, const detect_matrix *mx, int one_class, int kernel,
+int ltk_detect_svm_fit(ltk_detect_svm_state **out, const ltk_detect_matrix *mx, int one_class, int kernel,
                    double gamma, double C, double nu, double weight_anomaly,
                    double weight_normal, double max_rows)
 {
@@ -135,7 +135,7 @@ int detect_svm_fit(detect_svm_state **out, const detect_matrix *mx, int one_clas
         if (!model)
             rc = LOGTK_ERR_NOMEM;
     }
-    detect_svm_state *st = NULL;
+    ltk_detect_svm_state *st = NULL;
     if (rc == LOGTK_OK) {
         st = calloc(1, sizeof *st);
         if (!st)
@@ -175,14 +175,14 @@ int detect_svm_fit(detect_svm_state **out, const detect_matrix *mx, int one_clas
     free(prob.x);
     free(nodes);
     if (rc != LOGTK_OK) {
-        detect_svm_free(st);
+        ltk_detect_svm_free(st);
         return rc;
     }
     *out = st;
     return LOGTK_OK;
 }
 
-double detect_svm_decision(const detect_svm_state *st, const double *x)
+double ltk_detect_svm_decision(const ltk_detect_svm_state *st, const double *x)
 {
     size_t m = st->m;
     double sum = 0;
@@ -203,27 +203,27 @@ double detect_svm_decision(const detect_svm_state *st, const double *x)
     return sum - st->rho;
 }
 
-int detect_svm_save(const detect_svm_state *st, logtk_strbuf *b)
+int ltk_detect_svm_save(const ltk_detect_svm_state *st, ltk_strbuf *b)
 {
-    int bad = detect_put_u32(b, (uint32_t)st->kernel);
-    bad |= detect_put_f64(b, st->gamma);
-    bad |= detect_put_f64(b, st->rho);
-    bad |= logtk_strbuf_put_varint(b, st->nsv);
-    bad |= detect_put_f64s(b, st->coef, st->nsv);
-    bad |= detect_put_f64s(b, st->sv, st->nsv * st->m);
+    int bad = ltk_detect_put_u32(b, (uint32_t)st->kernel);
+    bad |= ltk_detect_put_f64(b, st->gamma);
+    bad |= ltk_detect_put_f64(b, st->rho);
+    bad |= ltk_strbuf_put_varint(b, st->nsv);
+    bad |= ltk_detect_put_f64s(b, st->coef, st->nsv);
+    bad |= ltk_detect_put_f64s(b, st->sv, st->nsv * st->m);
     return bad ? -1 : 0;
 }
 
-int detect_svm_load(detect_svm_state **out, size_t m, detect_cursor *c)
+int ltk_detect_svm_load(ltk_detect_svm_state **out, size_t m, ltk_detect_cursor *c)
 {
     *out = NULL;
-    uint32_t kernel = detect_get_u32(c);
-    double gamma = detect_get_f64(c), rho = detect_get_f64(c);
-    size_t nsv = detect_get_count(c, (size_t)(c->end - c->p) / (8 * (m + 1)));
+    uint32_t kernel = ltk_detect_get_u32(c);
+    double gamma = ltk_detect_get_f64(c), rho = ltk_detect_get_f64(c);
+    size_t nsv = ltk_detect_get_count(c, (size_t)(c->end - c->p) / (8 * (m + 1)));
     if (c->bad || kernel > DETECT_KERNEL_RBF || nsv == 0 ||
         (kernel == DETECT_KERNEL_LINEAR && nsv != 1))
         return LOGTK_ERR_STATE;
-    detect_svm_state *st = calloc(1, sizeof *st);
+    ltk_detect_svm_state *st = calloc(1, sizeof *st);
     if (!st)
         return LOGTK_ERR_NOMEM;
     st->m = m;
@@ -231,10 +231,10 @@ int detect_svm_load(detect_svm_state **out, size_t m, detect_cursor *c)
     st->gamma = gamma;
     st->rho = rho;
     st->nsv = nsv;
-    st->coef = detect_get_f64s(c, nsv);
-    st->sv = detect_get_f64s(c, nsv * m);
+    st->coef = ltk_detect_get_f64s(c, nsv);
+    st->sv = ltk_detect_get_f64s(c, nsv * m);
     if (!st->coef || !st->sv) {
-        detect_svm_free(st);
+        ltk_detect_svm_free(st);
         return LOGTK_ERR_STATE;
     }
     *out = st;
@@ -246,7 +246,7 @@ int detect_svm_load(detect_svm_state **out, size_t m, detect_cursor *c)
 static const char *const kernel_choices[] = {"linear", "rbf", NULL};
 static const char *const weight_choices[] = {"none", "balanced", NULL};
 
-static const detect_param_def svm_params[] = {
+static const ltk_detect_param_def svm_params[] = {
     {"C", 1, 1e-9, 1e12, NULL, "penalty of margin violations"},
     {"kernel", 0, 0, 1, kernel_choices, "linear or rbf"},
     {"gamma", 0, 0, 1e9, NULL, "RBF width (0 = 1 / features)"},
@@ -255,7 +255,7 @@ static const detect_param_def svm_params[] = {
     {NULL, 0, 0, 0, NULL, NULL},
 };
 
-static int svm_train_model(logtk_detector *d, const detect_matrix *mx)
+static int svm_train_model(logtk_detector *d, const ltk_detect_matrix *mx)
 {
     double na = 0, nn = 0;
     for (size_t r = 0; r < mx->nrows; r++) {
@@ -267,8 +267,8 @@ static int svm_train_model(logtk_detector *d, const detect_matrix *mx)
         wa = (na + nn) / (2 * na);
         wn = (na + nn) / (2 * nn);
     }
-    detect_svm_state *st;
-    int rc = detect_svm_fit(&st, mx, 0, (int)DETECT_PARAM(d, 1), DETECT_PARAM(d, 2),
+    ltk_detect_svm_state *st;
+    int rc = ltk_detect_svm_fit(&st, mx, 0, (int)DETECT_PARAM(d, 1), DETECT_PARAM(d, 2),
                             DETECT_PARAM(d, 0), 0.5, wa, wn, DETECT_PARAM(d, 4));
     if (rc != LOGTK_OK)
         return rc;
@@ -277,26 +277,26 @@ static int svm_train_model(logtk_detector *d, const detect_matrix *mx)
     return LOGTK_OK;
 }
 
-double detect_svm_score_op(const logtk_detector *d, double *x)
+double ltk_detect_svm_score_op(const logtk_detector *d, double *x)
 {
-    return detect_svm_decision(d->state, x);
+    return ltk_detect_svm_decision(d->state, x);
 }
 
-int detect_svm_save_op(const logtk_detector *d, logtk_strbuf *b)
+int ltk_detect_svm_save_op(const logtk_detector *d, ltk_strbuf *b)
 {
-    return detect_svm_save(d->state, b);
+    return ltk_detect_svm_save(d->state, b);
 }
 
-int detect_svm_load_op(logtk_detector *d, detect_cursor *c)
+int ltk_detect_svm_load_op(logtk_detector *d, ltk_detect_cursor *c)
 {
-    detect_svm_state *st;
-    int rc = detect_svm_load(&st, d->features.ncols, c);
+    ltk_detect_svm_state *st;
+    int rc = ltk_detect_svm_load(&st, d->features.ncols, c);
     d->state = st;
     return rc;
 }
 
-const detect_model_ops detect_svm_ops = {
+const ltk_detect_model_ops ltk_detect_svm_ops = {
     "svm", "support vector machine (libsvm C-SVC, linear or RBF), supervised",
-    1, 1, 0, 0, svm_params, svm_train_model, detect_svm_score_op, detect_svm_save_op,
-    detect_svm_load_op, detect_svm_free, 0, NULL, NULL,
+    1, 1, 0, 0, svm_params, svm_train_model, ltk_detect_svm_score_op, ltk_detect_svm_save_op,
+    ltk_detect_svm_load_op, ltk_detect_svm_free, 0, NULL, NULL,
 };

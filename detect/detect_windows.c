@@ -70,9 +70,9 @@ struct logtk_windows {
     int bound;
     int started;
     /* id regex */
-    logtk_regex *re;
+    ltk_regex *re;
     /* sessions */
-    logtk_hashtab ids;
+    ltk_hashtab ids;
     win_session *sess;
     size_t nsess, sess_cap;
     uint32_t *order;
@@ -94,10 +94,10 @@ struct logtk_windows {
     size_t qlen, qcap;
     win_queued *q;
     size_t nq, q_cap, q_pos;
-    logtk_strbuf qids;
-    logtk_strbuf scratch;
+    ltk_strbuf qids;
+    ltk_strbuf scratch;
     logtk_window_stats stats;
-    logtk_errbuf err;
+    ltk_errbuf err;
 };
 
 /* Running label of a window: unknown (-1) as soon as an unlabeled line
@@ -280,7 +280,7 @@ int logtk_windows_new(logtk_windows **out, const char *kind)
         return LOGTK_ERR_NOMEM;
     w->kind = k;
     w->size = k == WIN_TIME ? 3600 : 100;
-    if (logtk_hashtab_init(&w->ids, k == WIN_SESSION ? 4096 : 16) != 0) {
+    if (ltk_hashtab_init(&w->ids, k == WIN_SESSION ? 4096 : 16) != 0) {
         free(w);
         return LOGTK_ERR_NOMEM;
     }
@@ -295,8 +295,8 @@ void logtk_windows_free(logtk_windows *w)
     free(w->id_regex);
     free(w->time_fields);
     free(w->time_format);
-    logtk_regex_free(w->re);
-    logtk_hashtab_free(&w->ids);
+    ltk_regex_free(w->re);
+    ltk_hashtab_free(&w->ids);
     for (size_t i = 0; i < w->nsess; i++) {
         free(w->sess[i].events);
         free(w->sess[i].lines);
@@ -310,14 +310,14 @@ void logtk_windows_free(logtk_windows *w)
     free(w->qev);
     free(w->qln);
     free(w->q);
-    logtk_strbuf_free(&w->qids);
-    logtk_strbuf_free(&w->scratch);
+    ltk_strbuf_free(&w->qids);
+    ltk_strbuf_free(&w->scratch);
     free(w);
 }
 
 const char *logtk_windows_errmsg(const logtk_windows *w)
 {
-    return w ? logtk_error_text(&w->err) : "no windower";
+    return w ? ltk_error_text(&w->err) : "no windower";
 }
 
 void logtk_windows_stats(const logtk_windows *w, logtk_window_stats *out)
@@ -338,37 +338,37 @@ static int set_string(char **dst, const char *value)
 int logtk_windows_set_option(logtk_windows *w, const char *name, const char *value)
 {
     if (w->started)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "option '%s' set after the first line",
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "option '%s' set after the first line",
                                name);
     if (strcmp(name, "id_regex") == 0) {
         if (set_string(&w->id_regex, value) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-        static const logtk_regex_config config = {
+            return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+        static const ltk_regex_config config = {
             .match_limit = WIN_MATCH_LIMIT,
             .depth_limit = WIN_MATCH_LIMIT,
             .jit_stack_max = 512 * 1024,
         };
-        logtk_regex *re;
-        logtk_regex_error rerr;
-        if (logtk_regex_compile(&re, value, (size_t)-1, &config, &rerr) != LOGTK_OK) {
+        ltk_regex *re;
+        ltk_regex_error rerr;
+        if (ltk_regex_compile(&re, value, (size_t)-1, &config, &rerr) != LOGTK_OK) {
             if (rerr.code == LOGTK_ERR_NOMEM)
-                return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
-            return logtk_error_set(&w->err, LOGTK_ERR_SYNTAX, "id regex '%s': %s at offset %zu",
+                return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&w->err, LOGTK_ERR_SYNTAX, "id regex '%s': %s at offset %zu",
                                    value, rerr.reason, rerr.offset);
         }
-        logtk_regex_free(w->re);
+        ltk_regex_free(w->re);
         w->re = re;
         return LOGTK_OK;
     }
     if (strcmp(name, "time_fields") == 0 || strcmp(name, "time_format") == 0) {
         if (name[5] == 'f' && name[6] == 'o' && !time_format_valid(value))
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID,
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID,
                                    "time format '%s': unknown conversion (use %%Y %%y %%m %%d "
                                    "%%H %%M %%S %%f %%b %%s %%%%)",
                                    value);
         if (set_string(name[5] == 'f' && name[6] == 'i' ? &w->time_fields : &w->time_format,
                        value) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
         w->bound = 0;
         return LOGTK_OK;
     }
@@ -377,14 +377,14 @@ int logtk_windows_set_option(logtk_windows *w, const char *name, const char *val
     int bad = *value == '\0' || *end != '\0' || !(v >= 0) || !isfinite(v);
     if (strcmp(name, "idle") == 0) {
         if (bad || v != floor(v) || v > 9007199254740992.0) /* 2^53: exact as a double */
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID,
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID,
                                    "bad idle '%s' (lines, a whole number, 0..2^53)", value);
         w->idle = (uint64_t)v;
         return LOGTK_OK;
     }
     if (strcmp(name, "size") == 0 || strcmp(name, "step") == 0) {
         if (bad || v <= 0 || (w->kind == WIN_COUNT && v != floor(v)) || v > 1e15)
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "bad %s '%s' (%s, > 0)", name,
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "bad %s '%s' (%s, > 0)", name,
                                    value, w->kind == WIN_COUNT ? "lines" : "seconds");
         if (name[1] == 'i') {
             w->size = v;
@@ -395,7 +395,7 @@ int logtk_windows_set_option(logtk_windows *w, const char *name, const char *val
         }
         return LOGTK_OK;
     }
-    return logtk_error_set(&w->err, LOGTK_ERR_NOT_FOUND,
+    return ltk_error_set(&w->err, LOGTK_ERR_NOT_FOUND,
                            "unknown window option '%s' (id_regex, idle, size, step, time_fields, "
                            "time_format)",
                            name);
@@ -405,7 +405,7 @@ int logtk_windows_set_option(logtk_windows *w, const char *name, const char *val
 static int bind_names(logtk_windows *w, const char *const *names, size_t n)
 {
     if (!w->time_fields)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "time windows need time_fields");
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "time windows need time_fields");
     w->ntime_fields = 0;
     const char *p = w->time_fields;
     while (*p) {
@@ -419,16 +419,16 @@ static int bind_names(logtk_windows *w, const char *const *names, size_t n)
             if (strlen(names[i]) == len && memcmp(names[i], p, len) == 0)
                 found = (int)i;
         if (found < 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOT_FOUND,
+            return ltk_error_set(&w->err, LOGTK_ERR_NOT_FOUND,
                                    "time field '%.*s' is not a field of the log format", (int)len,
                                    p);
         if (w->ntime_fields == WIN_MAX_TIME_FIELDS)
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "too many time fields");
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "too many time fields");
         w->time_field_index[w->ntime_fields++] = found;
         p += len;
     }
     if (!w->ntime_fields)
-        return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "time_fields names no field");
+        return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "time_fields names no field");
     w->bound = 1;
     return LOGTK_OK;
 }
@@ -456,9 +456,9 @@ static int start(logtk_windows *w)
             return w->err.code;
     } else if (w->kind == WIN_TIME) {
         if (!w->time_format)
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID, "time windows need time_format");
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID, "time windows need time_format");
         if (!w->bound)
-            return logtk_error_set(&w->err, LOGTK_ERR_INVALID,
+            return ltk_error_set(&w->err, LOGTK_ERR_INVALID,
                                    "time windows need time_fields bound to a format or columns");
     }
     w->started = 1;
@@ -473,7 +473,7 @@ static int queue_window(logtk_windows *w, const uint32_t *ev, const uint64_t *ln
     if (w->q_pos == w->nq) { /* everything pulled: reuse the space */
         w->nq = w->q_pos = 0;
         w->qlen = 0;
-        logtk_strbuf_clear(&w->qids);
+        ltk_strbuf_clear(&w->qids);
     }
     if (w->qlen + n > w->qcap) {
         size_t cap = w->qcap ? w->qcap : 1024;
@@ -486,14 +486,14 @@ static int queue_window(logtk_windows *w, const uint32_t *ev, const uint64_t *ln
         if (l)
             w->qln = l;
         if (!e || !l)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
         w->qcap = cap;
     }
     if (w->nq == w->q_cap) {
         size_t cap = w->q_cap ? w->q_cap * 2 : 64;
         win_queued *q = realloc(w->q, cap * sizeof *q);
         if (!q)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
         w->q = q;
         w->q_cap = cap;
     }
@@ -505,8 +505,8 @@ static int queue_window(logtk_windows *w, const uint32_t *ev, const uint64_t *ln
     q->label = label;
     q->start = t0;
     q->end = t1;
-    if (logtk_strbuf_append(&w->qids, id, id_len) != 0)
-        return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_strbuf_append(&w->qids, id, id_len) != 0)
+        return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
     if (n) {
         memcpy(w->qev + w->qlen, ev, n * sizeof *ev);
         memcpy(w->qln + w->qlen, ln, n * sizeof *ln);
@@ -522,7 +522,7 @@ int logtk_windows_next(logtk_windows *w, logtk_window *out)
     if (w->q_pos >= w->nq) {
         w->nq = w->q_pos = 0;
         w->qlen = 0;
-        logtk_strbuf_clear(&w->qids);
+        ltk_strbuf_clear(&w->qids);
         return LOGTK_DONE;
     }
     const win_queued *q = &w->q[w->q_pos++];
@@ -543,7 +543,7 @@ static int complete_session(logtk_windows *w, uint32_t k)
 {
     win_session *se = &w->sess[k];
     size_t id_len;
-    const char *id = logtk_hashtab_key(&w->ids, k, &id_len);
+    const char *id = ltk_hashtab_key(&w->ids, k, &id_len);
     int rc = queue_window(w, se->events, se->lines, se->n, id, id_len, se->label, 0, 0);
     se->n = 0;
     se->active = 0;
@@ -554,15 +554,15 @@ static int session_add(logtk_windows *w, const char *id, size_t id_len, uint64_t
                        uint32_t event, int label)
 {
     int inserted = 0;
-    int64_t k = logtk_hashtab_intern(&w->ids, id, id_len, &inserted);
+    int64_t k = ltk_hashtab_intern(&w->ids, id, id_len, &inserted);
     if (k < 0)
-        return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
     if (inserted) {
         if (w->nsess == w->sess_cap) {
             size_t cap = w->sess_cap ? w->sess_cap * 2 : 1024;
             win_session *s = realloc(w->sess, cap * sizeof *s);
             if (!s)
-                return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+                return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
             w->sess = s;
             w->sess_cap = cap;
         }
@@ -574,7 +574,7 @@ static int session_add(logtk_windows *w, const char *id, size_t id_len, uint64_t
             size_t cap = w->order_cap ? w->order_cap * 2 : 1024;
             uint32_t *o = realloc(w->order, cap * sizeof *o);
             if (!o)
-                return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+                return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
             w->order = o;
             w->order_cap = cap;
         }
@@ -592,7 +592,7 @@ static int session_add(logtk_windows *w, const char *id, size_t id_len, uint64_t
         if (l)
             se->lines = l;
         if (!e || !l)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
         se->cap = cap;
     }
     se->label = merge_label(se->label, label, se->n == 0);
@@ -635,16 +635,16 @@ static int add_session_line(logtk_windows *w, const char *text, size_t len, uint
         size_t off, len;
     } seen[WIN_MAX_IDS_PER_LINE];
     while (offset <= len && found < WIN_MAX_IDS_PER_LINE) {
-        int rc = logtk_regex_match(w->re, text, len, offset, 0);
+        int rc = ltk_regex_match(w->re, text, len, offset, 0);
         if (rc == LOGTK_REGEX_NOMATCH)
             break;
         if (rc < 0) {
             w->stats.no_id++;
-            return logtk_error_set(&w->err, LOGTK_ERR_LIMIT,
+            return ltk_error_set(&w->err, LOGTK_ERR_LIMIT,
                                    "line %llu: the id regex hit its match limit; line skipped",
                                    (unsigned long long)line_no);
         }
-        const size_t *ov = logtk_regex_ovector(w->re);
+        const size_t *ov = ltk_regex_ovector(w->re);
         size_t s = ov[0], e = ov[1];
         int dup = 0;
         for (size_t i = 0; i < found && !dup; i++)
@@ -692,7 +692,7 @@ static int buffer_push(logtk_windows *w, uint64_t line_no, uint32_t event, int l
         if (t2)
             w->btime = t2;
         if (!e || !l || !b || !t2)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
         w->bcap = cap;
     }
     w->bev[w->blen] = event;
@@ -803,7 +803,7 @@ static int time_advance(logtk_windows *w, double t, int flush)
 static int time_add(logtk_windows *w, const logtk_slice *fields, size_t nfields, uint64_t line_no,
                     uint32_t event, int label)
 {
-    logtk_strbuf_clear(&w->scratch);
+    ltk_strbuf_clear(&w->scratch);
     int bad = 0;
     for (size_t i = 0; i < w->ntime_fields; i++) {
         size_t f = (size_t)w->time_field_index[i];
@@ -811,9 +811,9 @@ static int time_add(logtk_windows *w, const logtk_slice *fields, size_t nfields,
             bad = 1;
             break;
         }
-        if ((i && logtk_strbuf_putc(&w->scratch, ' ') != 0) ||
-            logtk_strbuf_append(&w->scratch, fields[f].ptr, fields[f].len) != 0)
-            return logtk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
+        if ((i && ltk_strbuf_putc(&w->scratch, ' ') != 0) ||
+            ltk_strbuf_append(&w->scratch, fields[f].ptr, fields[f].len) != 0)
+            return ltk_error_set(&w->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     double t = 0;
     if (bad ||

@@ -78,8 +78,8 @@ typedef struct diff_peer_rec {
 } diff_peer_rec;
 
 struct logtk_diff {
-    logtk_errbuf err;
-    logtk_arena arena;
+    ltk_errbuf err;
+    ltk_arena arena;
     double alpha, min_ratio, min_shift;
     uint32_t nexamples_opt, sample, top;
     uint64_t rng;
@@ -87,7 +87,7 @@ struct logtk_diff {
     char **group_names;
     uint64_t *group_lines;
     size_t ngroups, groups_cap;
-    logtk_u64map group_index;  /* hash of name -> index + 1 */
+    ltk_u64map group_index;  /* hash of name -> index + 1 */
     /* templates by id */
     diff_template *templates;
     size_t ntemplates, templates_cap; /* ids 0..ntemplates-1 in use (0 unused) */
@@ -311,7 +311,7 @@ int logtk_diff_new(logtk_diff **out)
     logtk_diff *d = calloc(1, sizeof *d);
     if (!d)
         return LOGTK_ERR_NOMEM;
-    logtk_arena_init(&d->arena, 0);
+    ltk_arena_init(&d->arena, 0);
     d->alpha = 0.05;
     d->min_ratio = 1.5;
     d->min_shift = 0.1;
@@ -319,7 +319,7 @@ int logtk_diff_new(logtk_diff **out)
     d->sample = 1000;
     d->top = 5;
     d->rng = 1;
-    if (logtk_u64map_init(&d->group_index, 16) != 0) {
+    if (ltk_u64map_init(&d->group_index, 16) != 0) {
         free(d);
         return LOGTK_ERR_NOMEM;
     }
@@ -364,16 +364,16 @@ void logtk_diff_free(logtk_diff *d)
     free(d->templates);
     free(d->group_names);
     free(d->group_lines);
-    logtk_u64map_free(&d->group_index);
+    ltk_u64map_free(&d->group_index);
     free_results(d);
     free(d->scratch);
-    logtk_arena_free(&d->arena);
+    ltk_arena_free(&d->arena);
     free(d);
 }
 
 const char *logtk_diff_errmsg(const logtk_diff *d)
 {
-    return d ? logtk_error_text(&d->err) : "";
+    return d ? ltk_error_text(&d->err) : "";
 }
 
 static int parse_num(const char *s, double lo, double hi, double *out)
@@ -390,7 +390,7 @@ int logtk_diff_set_option(logtk_diff *d, const char *name, const char *value)
 {
     double v;
     if (!name || !value)
-        return logtk_error_set(&d->err, LOGTK_ERR_INVALID, "option name and value needed");
+        return ltk_error_set(&d->err, LOGTK_ERR_INVALID, "option name and value needed");
     int known = 1, bad = 0;
     if (strcmp(name, "alpha") == 0)
         bad = parse_num(value, 0, 1, &v) || !(v > 0 && v < 1) ? 1 : (d->alpha = v, 0);
@@ -410,9 +410,9 @@ int logtk_diff_set_option(logtk_diff *d, const char *name, const char *value)
     else
         known = 0;
     if (!known)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOT_FOUND, "unknown diff option '%s'", name);
+        return ltk_error_set(&d->err, LOGTK_ERR_NOT_FOUND, "unknown diff option '%s'", name);
     if (bad)
-        return logtk_error_set(&d->err, LOGTK_ERR_INVALID, "bad value '%s' for diff option %s",
+        return ltk_error_set(&d->err, LOGTK_ERR_INVALID, "bad value '%s' for diff option %s",
                                value, name);
     return LOGTK_OK;
 }
@@ -432,7 +432,7 @@ int logtk_diff_group(logtk_diff *d, const char *name, size_t len, uint32_t *grou
     /* probe h, h+1, ... so two names with one hash still get two groups */
     uint64_t h = fnv64(name, len);
     for (;; h++) {
-        uint32_t *found = logtk_u64map_find(&d->group_index, h);
+        uint32_t *found = ltk_u64map_find(&d->group_index, h);
         if (!found)
             break;
         const char *g = d->group_names[*found - 1];
@@ -442,17 +442,17 @@ int logtk_diff_group(logtk_diff *d, const char *name, size_t len, uint32_t *grou
         }
     }
     if (d->ngroups >= UINT32_MAX - 1)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "too many groups");
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "too many groups");
     size_t cap = d->groups_cap;
-    if (logtk_array_reserve((void **)&d->group_names, &cap, d->ngroups + 1, sizeof(char *)))
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->group_names, &cap, d->ngroups + 1, sizeof(char *)))
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     cap = d->groups_cap;
-    if (logtk_array_reserve((void **)&d->group_lines, &cap, d->ngroups + 1, sizeof(uint64_t)))
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_array_reserve((void **)&d->group_lines, &cap, d->ngroups + 1, sizeof(uint64_t)))
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     d->groups_cap = cap;
-    char *copy = logtk_arena_strndup(&d->arena, name, len);
-    if (!copy || logtk_u64map_put(&d->group_index, h, (uint32_t)d->ngroups + 1) != 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    char *copy = ltk_arena_strndup(&d->arena, name, len);
+    if (!copy || ltk_u64map_put(&d->group_index, h, (uint32_t)d->ngroups + 1) != 0)
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     d->group_names[d->ngroups] = copy;
     d->group_lines[d->ngroups] = 0;
     *group = (uint32_t)d->ngroups++;
@@ -477,7 +477,7 @@ uint64_t logtk_diff_group_lines(const logtk_diff *d, uint32_t group)
 static diff_template *get_template(logtk_diff *d, uint32_t id)
 {
     if (id >= d->ntemplates) {
-        if (logtk_array_reserve((void **)&d->templates, &d->templates_cap, (size_t)id + 1,
+        if (ltk_array_reserve((void **)&d->templates, &d->templates_cap, (size_t)id + 1,
                                 sizeof *d->templates))
             return NULL;
         memset(d->templates + d->ntemplates, 0,
@@ -544,21 +544,21 @@ int logtk_diff_add(logtk_diff *d, uint32_t group, const logtk_event *ev, const c
                    size_t len)
 {
     if (!ev || ev->template_id == 0 || group >= d->ngroups || (ev->nparams && !ev->params))
-        return logtk_error_set(&d->err, LOGTK_ERR_INVALID,
+        return ltk_error_set(&d->err, LOGTK_ERR_INVALID,
                                "diff: a line needs a template id and a known group");
     diff_template *t = get_template(d, ev->template_id);
     diff_cell *c = t ? get_cell(t, group) : NULL;
     if (!c)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     c->count++;
     d->group_lines[group]++;
     if (c->nexamples < d->nexamples_opt && line) {
         if (!c->examples &&
-            !(c->examples = logtk_arena_alloc(&d->arena, d->nexamples_opt * sizeof(logtk_slice))))
-            return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
-        char *copy = logtk_arena_strndup(&d->arena, line, len);
+            !(c->examples = ltk_arena_alloc(&d->arena, d->nexamples_opt * sizeof(logtk_slice))))
+            return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        char *copy = ltk_arena_strndup(&d->arena, line, len);
         if (!copy)
-            return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
         c->examples[c->nexamples++] = (logtk_slice){copy, len};
     }
     if (ev->nparams == 0 && c->nparams == 0)
@@ -569,7 +569,7 @@ int logtk_diff_add(logtk_diff *d, uint32_t group, const logtk_event *ev, const c
             return LOGTK_OK;
         c->values = calloc(ev->nparams, sizeof *c->values);
         if (!c->values)
-            return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
         c->nparams = (uint32_t)ev->nparams;
     }
     for (size_t i = 0; i < ev->nparams; i++) {
@@ -586,7 +586,7 @@ int logtk_diff_add(logtk_diff *d, uint32_t group, const logtk_event *ev, const c
                     cap = d->sample;
                 double *v = realloc(dv->v, cap * sizeof *v);
                 if (!v)
-                    return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+                    return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
                 dv->v = v;
                 dv->cap = cap;
             }
@@ -603,11 +603,11 @@ int logtk_diff_add(logtk_diff *d, uint32_t group, const logtk_event *ev, const c
 int logtk_diff_set_template(logtk_diff *d, uint32_t template_id, const char *text, size_t len)
 {
     if (template_id == 0 || (len && !text))
-        return logtk_error_set(&d->err, LOGTK_ERR_INVALID, "diff: template id 0");
+        return ltk_error_set(&d->err, LOGTK_ERR_INVALID, "diff: template id 0");
     diff_template *t = get_template(d, template_id);
-    char *copy = t ? logtk_arena_strndup(&d->arena, text ? text : "", len) : NULL;
+    char *copy = t ? ltk_arena_strndup(&d->arena, text ? text : "", len) : NULL;
     if (!copy)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     t->text = copy;
     t->text_len = len;
     d->folded = 0;
@@ -620,7 +620,7 @@ static int merge_cell(logtk_diff *d, diff_cell *dst, diff_cell *src)
     dst->count += src->count;
     for (uint32_t i = 0; i < src->nexamples && dst->nexamples < d->nexamples_opt; i++) {
         if (!dst->examples &&
-            !(dst->examples = logtk_arena_alloc(&d->arena, d->nexamples_opt * sizeof(logtk_slice))))
+            !(dst->examples = ltk_arena_alloc(&d->arena, d->nexamples_opt * sizeof(logtk_slice))))
             return -1;
         dst->examples[dst->nexamples++] = src->examples[i];
     }
@@ -666,18 +666,18 @@ static int fold_templates(logtk_diff *d)
 {
     if (d->folded)
         return LOGTK_OK;
-    logtk_u64map first;
-    if (logtk_u64map_init(&first, d->ntemplates + 1) != 0)
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    ltk_u64map first;
+    if (ltk_u64map_init(&first, d->ntemplates + 1) != 0)
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     for (size_t id = 1; id < d->ntemplates; id++) {
         diff_template *t = &d->templates[id];
         if (!t->text)
             continue;
         uint64_t h = fnv64(t->text, t->text_len);
         for (;; h++) {
-            uint32_t *f = logtk_u64map_find(&first, h);
+            uint32_t *f = ltk_u64map_find(&first, h);
             if (!f) {
-                if (logtk_u64map_put(&first, h, (uint32_t)id) != 0)
+                if (ltk_u64map_put(&first, h, (uint32_t)id) != 0)
                     goto nomem;
                 break;
             }
@@ -692,12 +692,12 @@ static int fold_templates(logtk_diff *d)
             }
         }
     }
-    logtk_u64map_free(&first);
+    ltk_u64map_free(&first);
     d->folded = 1;
     return LOGTK_OK;
 nomem:
-    logtk_u64map_free(&first);
-    return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    ltk_u64map_free(&first);
+    return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
 }
 
 static const diff_cell *cell_at(const diff_template *t, size_t g)
@@ -732,7 +732,7 @@ static int cmp_double(const void *x, const void *y)
 
 static int push_param(logtk_diff *d, const logtk_diff_param *p)
 {
-    if (logtk_array_reserve((void **)&d->params, &d->params_cap, d->nparams_res + 1,
+    if (ltk_array_reserve((void **)&d->params, &d->params_cap, d->nparams_res + 1,
                             sizeof *d->params))
         return -1;
     d->params[d->nparams_res++] = *p;
@@ -808,7 +808,7 @@ static int cmp_change(const void *x, const void *y)
 int logtk_diff_compare(logtk_diff *d, uint32_t a, uint32_t b)
 {
     if (a >= d->ngroups || b >= d->ngroups || a == b)
-        return logtk_error_set(&d->err, LOGTK_ERR_INVALID, "diff: need two different groups");
+        return ltk_error_set(&d->err, LOGTK_ERR_INVALID, "diff: need two different groups");
     free_results(d);
     int rc = fold_templates(d);
     if (rc != LOGTK_OK)
@@ -823,7 +823,7 @@ int logtk_diff_compare(logtk_diff *d, uint32_t a, uint32_t b)
     double *pv = malloc((n ? n : 1) * sizeof *pv);
     if (!d->changes || !pv) {
         free(pv);
-        return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
     }
     for (size_t id = 1; id < d->ntemplates; id++) {
         const diff_template *t = &d->templates[id];
@@ -851,7 +851,7 @@ int logtk_diff_compare(logtk_diff *d, uint32_t a, uint32_t b)
         d->changes[i].c.q = pv[i];
     free(pv);
     if (rc != LOGTK_OK)
-        return logtk_error_set(&d->err, rc, "out of memory");
+        return ltk_error_set(&d->err, rc, "out of memory");
     /* parameters of templates present on both sides */
     for (size_t i = 0; i < d->nchanges; i++) {
         diff_change_rec *r = &d->changes[i];
@@ -865,12 +865,12 @@ int logtk_diff_compare(logtk_diff *d, uint32_t a, uint32_t b)
             rc = param_test(d, k, ca->values[k].v, ca->values[k].n, cb->values[k].v,
                             cb->values[k].n);
             if (rc != LOGTK_OK)
-                return logtk_error_set(&d->err, rc, "out of memory");
+                return ltk_error_set(&d->err, rc, "out of memory");
         }
         r->c.nparams = d->nparams_res - r->param_first;
     }
     if ((rc = correct_params(d, 0)) != LOGTK_OK)
-        return logtk_error_set(&d->err, rc, "out of memory");
+        return ltk_error_set(&d->err, rc, "out of memory");
     for (size_t i = 0; i < d->nchanges; i++) {
         diff_change_rec *r = &d->changes[i];
         int count_sig = r->c.q < d->alpha && ratio_large(d, r->c.rate_a, r->c.rate_b);
@@ -977,7 +977,7 @@ static int gather_rest(logtk_diff *d, const diff_template *t, uint32_t g, uint32
         if (o == g || !c->count || c->nparams != shape)
             continue;
         const diff_values *v = &c->values[k];
-        if (logtk_array_reserve((void **)&d->scratch, &d->scratch_cap, *n + v->n, sizeof(double)))
+        if (ltk_array_reserve((void **)&d->scratch, &d->scratch_cap, *n + v->n, sizeof(double)))
             return LOGTK_ERR_NOMEM;
         if (v->n)
             memcpy(d->scratch + *n, v->v, v->n * sizeof(double));
@@ -991,7 +991,7 @@ static int gather_rest(logtk_diff *d, const diff_template *t, uint32_t g, uint32
 int logtk_diff_peers(logtk_diff *d)
 {
     if (d->ngroups < 2)
-        return logtk_error_set(&d->err, LOGTK_ERR_INVALID, "diff: peers need at least 2 groups");
+        return ltk_error_set(&d->err, LOGTK_ERR_INVALID, "diff: peers need at least 2 groups");
     free_results(d);
     int rc = fold_templates(d);
     if (rc != LOGTK_OK)
@@ -1015,7 +1015,7 @@ int logtk_diff_peers(logtk_diff *d)
             const diff_cell *c = cell_at(t, g);
             uint64_t k = cell_count(c);
             double share = total ? (double)d->group_lines[g] / (double)total : 0;
-            if (logtk_array_reserve((void **)&tests, &tests_cap, ntests + 1, sizeof *tests))
+            if (ltk_array_reserve((void **)&tests, &tests_cap, ntests + 1, sizeof *tests))
                 goto nomem;
             peer_test *pt = &tests[ntests++];
             memset(pt, 0, sizeof *pt);
@@ -1029,7 +1029,7 @@ int logtk_diff_peers(logtk_diff *d)
             pt->max_stat = pt->g;
         }
     }
-    if (logtk_array_reserve((void **)&pv, &pv_cap, ntests + 1, sizeof *pv))
+    if (ltk_array_reserve((void **)&pv, &pv_cap, ntests + 1, sizeof *pv))
         goto nomem;
     for (size_t i = 0; i < ntests; i++)
         pv[i] = tests[i].p;
@@ -1087,7 +1087,7 @@ int logtk_diff_peers(logtk_diff *d)
                 continue;
             if (param_test(d, k, c->values[k].v, c->values[k].n, d->scratch, nrest) != LOGTK_OK)
                 goto nomem_owner;
-            if (logtk_array_reserve((void **)&owner, &owner_cap, d->nparams_res, sizeof *owner))
+            if (ltk_array_reserve((void **)&owner, &owner_cap, d->nparams_res, sizeof *owner))
                 goto nomem_owner;
             owner[d->nparams_res - 1] = i;
         }
@@ -1155,7 +1155,7 @@ nomem:
     free(tests);
     free(pv);
     free_results(d);
-    return logtk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
+    return ltk_error_set(&d->err, LOGTK_ERR_NOMEM, "out of memory");
 }
 
 size_t logtk_diff_peer_count(const logtk_diff *d)

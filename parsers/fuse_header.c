@@ -103,7 +103,7 @@ static int is_calendar_any_case(const char *s, size_t n)
     if (n != 3 || !is_letter(s[0]))
         return 0;
     char w[3] = {(char)(s[0] & ~0x20), (char)(s[1] | 0x20), (char)(s[2] | 0x20)};
-    return fuse_is_calendar_word(w, 3);
+    return ltk_fuse_is_calendar_word(w, 3);
 }
 
 /* Letters, digits and ". - _ / @" only (a host, a node, a file name). */
@@ -203,7 +203,7 @@ static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dat
  *     last header word, or the "-" one or two words later that separates
  *     a program name from the message ("[10.30 16:49:06] chrome.exe - ...").
  */
-size_t fuse_header_length(const logtk_slice *t, size_t n)
+size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
 {
     size_t i = 0, end = 0, limit = n < 24 ? n : 24;
     int dated = 0, hosts = 0;

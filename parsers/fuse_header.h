@@ -2,8 +2,8 @@
  * fuse_header.h - where a line's header ends, for the fuse parser
  * (fuse_header.c; internal).
  */
-#ifndef LOGTK_FUSE_HEADER_H
-#define LOGTK_FUSE_HEADER_H
+#ifndef LTK_FUSE_HEADER_H
+#define LTK_FUSE_HEADER_H
 
 #include <stddef.h>
 
@@ -14,6 +14,6 @@
  * rather than its message (dates and times, a level, a component, a
  * program name), 0 when there is none.
  */
-size_t fuse_header_length(const logtk_slice *t, size_t n);
+size_t ltk_fuse_header_length(const logtk_slice *t, size_t n);
 
 #endif

@@ -2,8 +2,8 @@
  * fuse_impl.h - the fuse parser's state, shared by parser_fuse.c,
  * fuse_header.c and fuse_snapshot.c (internal to those files).
  */
-#ifndef LOGTK_FUSE_IMPL_H
-#define LOGTK_FUSE_IMPL_H
+#ifndef LTK_FUSE_IMPL_H
+#define LTK_FUSE_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +23,7 @@
 #define FUSE_INLINE static inline
 #endif
 
-typedef struct fuse_group {
+typedef struct ltk_fuse_group {
     uint64_t values[8];  /* distinct word hashes seen at the free position */
     uint32_t members[8]; /* template holding each value */
     uint32_t nvalues;
@@ -37,9 +37,9 @@ typedef struct fuse_group {
     int non_event;      /* some word seen there is neither a past participle nor a code symbol */
     int non_numbered;   /* some word seen there is not a numbered name of one stem (numbered_stem) */
     uint64_t stem;      /* hash of the letters of the first word seen there, when a numbered name */
-    uint32_t pool;         /* prefix pool of the slot (fuse_pool), FUSE_NO_ID when none */
+    uint32_t pool;         /* prefix pool of the slot (ltk_fuse_pool), FUSE_NO_ID when none */
     uint32_t next_in_pool; /* next group of the same pool, FUSE_NO_ID at the end */
-} fuse_group;
+} ltk_fuse_group;
 
 /*
  * The evidence of one slot pooled over every sibling group whose line
@@ -47,12 +47,12 @@ typedef struct fuse_group {
  * follows): the distinct words seen there in any of them, and the chain of
  * those groups.
  */
-typedef struct fuse_pool {
+typedef struct ltk_fuse_pool {
     uint64_t values[8]; /* distinct word hashes seen at the slot, over all its groups */
     uint32_t nvalues;
     int varform_seen;     /* some line of some group showed the slot's variable form */
-    uint32_t first_group; /* chain of member groups (fuse_group.next_in_pool) */
-} fuse_pool;
+    uint32_t first_group; /* chain of member groups (ltk_fuse_group.next_in_pool) */
+} ltk_fuse_pool;
 
 /*
  * Whole-token variables closing a line are a printed list, one "<*>", when
@@ -81,35 +81,35 @@ typedef struct fuse_pool {
    about a hundred page faults, most of a 2,000-line log's faults */
 #define FUSE_MEMO_MIN 512
 #define FUSE_MEMO_MAX 16384
-typedef struct fuse_memo {
+typedef struct ltk_fuse_memo {
     uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
     uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
     uint32_t len;                    /* 0: an empty slot */
     uint16_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
     uint16_t kept_digit;             /* the masked form holds a digit (see fuse_shape.c) */
     char form[8 * FUSE_MEMO_WORDS];  /* the masked form, for a line that misses the table */
-} fuse_memo;
+} ltk_fuse_memo;
 
-typedef struct fuse_state {
+typedef struct ltk_fuse_state {
     long threshold;
     long max_entries;
     int header_auto; /* "header=auto": find and wildcard the line's header (header_length) */
 
-    logtk_u64map exact;  /* sequence hash -> template id */
-    logtk_u64map groups; /* sibling key -> index into group_list */
-    fuse_group *group_list;
+    ltk_u64map exact;  /* sequence hash -> template id */
+    ltk_u64map groups; /* sibling key -> index into group_list */
+    ltk_fuse_group *group_list;
     size_t ngroups, groups_cap;
-    logtk_u64map pools; /* prefix key (pool_key) -> index into pool_list */
-    fuse_pool *pool_list;
+    ltk_u64map pools; /* prefix key (pool_key) -> index into pool_list */
+    ltk_fuse_pool *pool_list;
     size_t npools, pools_cap;
     uint32_t *redirect; /* template id -> earlier id with the same text (itself when none) */
     size_t redirect_cap;
-    logtk_u64map by_text;  /* content hash -> template id */
+    ltk_u64map by_text;  /* content hash -> template id */
 
     uint64_t wild_dots[FUSE_WILD_DOTS]; /* hashes of "<*>", "<*>.", ... (quick_token_hash) */
 
     /* per-line scratch, reused */
-    logtk_strbuf norm;
+    ltk_strbuf norm;
     size_t *tok_off, *tok_len;
     uint64_t *tok_hash;
     uint8_t *tok_wild;
@@ -124,23 +124,23 @@ typedef struct fuse_state {
     uint64_t *sib_key;  /* per token: its sibling key as the first promotion round made it */
     uint32_t *sib_group; /* per token: the group found at that key then (FUSE_NO_ID: none) */
     uint8_t *sib_known;  /* per token: 1 when sib_key and sib_group were set for this line */
-    logtk_strbuf stash;  /* masked forms made while hashing the line (FORM_STASHED) */
+    ltk_strbuf stash;  /* masked forms made while hashing the line (FORM_STASHED) */
     size_t *stash_off, *stash_len; /* per token: its masked form in stash */
-    logtk_strbuf wform; /* variable forms, for template tokens */
-    logtk_strbuf wfscratch; /* one variable form being hashed */
+    ltk_strbuf wform; /* variable forms, for template tokens */
+    ltk_strbuf wfscratch; /* one variable form being hashed */
     logtk_slice *edit;  /* template tokens being generalized */
     size_t edit_cap;
-    fuse_memo *memo;    /* see fuse_memo; NULL until a token needs it */
+    ltk_fuse_memo *memo;    /* see ltk_fuse_memo; NULL until a token needs it */
     size_t memo_slots;  /* a power of two */
     size_t memo_evictions; /* tokens that replaced another since the memo last grew */
     size_t memo_hits;      /* tokens the memo answered since it last grew */
-    fuse_shape_cache shapes; /* line shape -> sequence hash (fuse_shape.h) */
-} fuse_state;
+    ltk_fuse_shape_cache shapes; /* line shape -> sequence hash (fuse_shape.h) */
+} ltk_fuse_state;
 
 /* A key's value, FUSE_NO_ID when absent. */
-static inline uint32_t map_get(const logtk_u64map *m, uint64_t key)
+static inline uint32_t map_get(const ltk_u64map *m, uint64_t key)
 {
-    const uint32_t *v = logtk_u64map_lookup(m, key);
+    const uint32_t *v = ltk_u64map_lookup(m, key);
     return v ? *v : FUSE_NO_ID;
 }
 
@@ -155,8 +155,8 @@ static inline int is_letter(char c)
 }
 
 /** Nonzero when s[0..n) is a month or weekday name (the calendar masking rule). */
-int fuse_is_calendar_word(const char *s, size_t n);
+int ltk_fuse_is_calendar_word(const char *s, size_t n);
 /** Makes room for a redirect of template id: 0, or -1 when out of memory. */
-int fuse_ensure_redirect(fuse_state *st, uint32_t id);
+int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id);
 
 #endif

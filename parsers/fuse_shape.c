@@ -45,9 +45,9 @@ static inline uint64_t shape_round(uint64_t h, uint64_t w)
 #endif
 }
 
-#define zero_digits fuse_zero_digits
+#define zero_digits ltk_fuse_zero_digits
 
-uint64_t fuse_line_shape(const char *s, size_t n)
+uint64_t ltk_fuse_line_shape(const char *s, size_t n)
 {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w, v;
     size_t i = 0;
@@ -86,15 +86,15 @@ uint64_t fuse_line_shape(const char *s, size_t n)
         }
         h = shape_round(h, zero_digits(w));
     }
-    h = logtk_mix64(h);
+    h = ltk_mix64(h);
     return h ? h : 1;
 }
 
-static void shape_grow(fuse_shape_cache *c)
+static void shape_grow(ltk_fuse_shape_cache *c)
 {
     size_t nslots = c->slots ? 2 * c->nslots : FUSE_SHAPE_MIN;
     /* not calloc: a reused block would be cleared whole, where only the keys need it */
-    fuse_shape_slot *s = malloc(nslots * sizeof *s);
+    ltk_fuse_shape_slot *s = malloc(nslots * sizeof *s);
     if (s == NULL)
         return;
     for (size_t k = 0; k < nslots; k++)
@@ -106,13 +106,13 @@ static void shape_grow(fuse_shape_cache *c)
     c->hits = 0;
 }
 
-void fuse_shape_keep(fuse_shape_cache *c, uint64_t shape, uint64_t seq)
+void ltk_fuse_shape_keep(ltk_fuse_shape_cache *c, uint64_t shape, uint64_t seq)
 {
     if (c->slots == NULL)
         shape_grow(c);
     if (c->slots == NULL)
         return;
-    fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
+    ltk_fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
     if (s->shape != 0 && ++c->evictions > c->nslots && c->hits >= c->evictions / 4 &&
         c->nslots < FUSE_SHAPE_MAX) {
         /* shapes keep replacing others that come back: more room */
@@ -124,14 +124,14 @@ void fuse_shape_keep(fuse_shape_cache *c, uint64_t shape, uint64_t seq)
     s->id = UINT32_MAX;
 }
 
-void fuse_shape_clear(fuse_shape_cache *c)
+void ltk_fuse_shape_clear(ltk_fuse_shape_cache *c)
 {
     for (size_t k = 0; c->slots && k < c->nslots; k++)
         c->slots[k].shape = 0;
     c->evictions = c->hits = 0;
 }
 
-void fuse_shape_free(fuse_shape_cache *c)
+void ltk_fuse_shape_free(ltk_fuse_shape_cache *c)
 {
     free(c->slots);
     memset(c, 0, sizeof *c);

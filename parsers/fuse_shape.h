@@ -4,51 +4,51 @@
  * sequence, so that a line shaped like one seen before skips the per-token
  * masking and hashing (fuse_shape.c; internal to parser_fuse.c).
  */
-#ifndef LOGTK_FUSE_SHAPE_H
-#define LOGTK_FUSE_SHAPE_H
+#ifndef LTK_FUSE_SHAPE_H
+#define LTK_FUSE_SHAPE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "mix.h"
 
-typedef struct fuse_shape_slot {
-    uint64_t shape; /* fuse_line_shape() of the line; 0: an empty slot */
+typedef struct ltk_fuse_shape_slot {
+    uint64_t shape; /* ltk_fuse_line_shape() of the line; 0: an empty slot */
     uint64_t seq;   /* the sequence hash its tokens give */
     uint32_t id;    /* the exact table's template for seq once known, else UINT32_MAX
                        (an entry of that table never changes once made) */
-} fuse_shape_slot;
+} ltk_fuse_shape_slot;
 
 /*
  * Direct-mapped: a shape simply replaces the one in its slot.  Made on first
  * use, it grows (emptied) while shapes keep replacing others and a fair
  * share of lines are found, up to a bound, so memory stays bounded.
  */
-typedef struct fuse_shape_cache {
-    fuse_shape_slot *slots; /* NULL until the first line is kept */
+typedef struct ltk_fuse_shape_cache {
+    ltk_fuse_shape_slot *slots; /* NULL until the first line is kept */
     size_t nslots;          /* a power of two */
     size_t evictions;       /* shapes that replaced another since the cache last grew */
     size_t hits;            /* lines found since it last grew */
-} fuse_shape_cache;
+} ltk_fuse_shape_cache;
 
 /**
- * Eight bytes at once (SWAR): fuse_digit_bytes() marks the digits of w,
- * fuse_zero_digits() makes every one of '0'..'9' '0' (its low
+ * Eight bytes at once (SWAR): ltk_fuse_digit_bytes() marks the digits of w,
+ * ltk_fuse_zero_digits() makes every one of '0'..'9' '0' (its low
  * four bits cleared), the other bytes stay.  With t = b ^ '0', a byte b is
  * a digit when t is below 10, that is when neither t's high bit (b >= 0x80)
  * nor that of (t & 0x7f) + 0x76 is set; the sum never carries into the
  * next byte.
  */
-static inline uint64_t fuse_digit_bytes(uint64_t w)
+static inline uint64_t ltk_fuse_digit_bytes(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
     uint64_t t = w ^ (0x30 * ones);
     return ~(((t & (0x7f * ones)) + 0x76 * ones) | t) & high; /* 0x80 at each digit */
 }
 
-static inline uint64_t fuse_zero_digits(uint64_t w)
+static inline uint64_t ltk_fuse_zero_digits(uint64_t w)
 {
-    uint64_t digit = fuse_digit_bytes(w);
+    uint64_t digit = ltk_fuse_digit_bytes(w);
     return w & ~((digit >> 3) - (digit >> 7)); /* 0x10 - 0x01: 0x0f at each digit */
 }
 
@@ -56,14 +56,14 @@ static inline uint64_t fuse_zero_digits(uint64_t w)
  * The shape of a line's bytes s[0..n): a 64-bit hash, never 0, of the bytes
  * with each of '0'..'9' replaced by '0'.
  */
-uint64_t fuse_line_shape(const char *s, size_t n);
+uint64_t ltk_fuse_line_shape(const char *s, size_t n);
 
 /** The slot that holds shape, NULL when the cache does not hold it. */
-static inline fuse_shape_slot *fuse_shape_find(fuse_shape_cache *c, uint64_t shape)
+static inline ltk_fuse_shape_slot *ltk_fuse_shape_find(ltk_fuse_shape_cache *c, uint64_t shape)
 {
     if (c->slots == NULL)
         return NULL;
-    fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
+    ltk_fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
     if (s->shape != shape)
         return NULL;
     c->hits++;
@@ -71,12 +71,12 @@ static inline fuse_shape_slot *fuse_shape_find(fuse_shape_cache *c, uint64_t sha
 }
 
 /** Keeps shape -> seq (out of memory only leaves the cache as it was). */
-void fuse_shape_keep(fuse_shape_cache *c, uint64_t shape, uint64_t seq);
+void ltk_fuse_shape_keep(ltk_fuse_shape_cache *c, uint64_t shape, uint64_t seq);
 
 /** Forgets every shape (the line -> sequence function changed: a parameter). */
-void fuse_shape_clear(fuse_shape_cache *c);
+void ltk_fuse_shape_clear(ltk_fuse_shape_cache *c);
 
 /** Frees the cache; it is then empty. */
-void fuse_shape_free(fuse_shape_cache *c);
+void ltk_fuse_shape_free(ltk_fuse_shape_cache *c);
 
 #endif

@@ -35,7 +35,7 @@ static int pair_order(const void *a, const void *b)
  * Entries in key order, not slot order: the slot layout depends on the
  * table's growth history, and equal content must give equal bytes.
  */
-static int save_map(logtk_strbuf *out, const logtk_u64map *m)
+static int save_map(ltk_strbuf *out, const ltk_u64map *m)
 {
     fuse_pair *pairs = malloc((m->count ? m->count : 1) * sizeof *pairs);
     if (!pairs)
@@ -48,112 +48,112 @@ static int save_map(logtk_strbuf *out, const logtk_u64map *m)
             k++;
         }
     qsort(pairs, k, sizeof *pairs, pair_order);
-    int rc = logtk_strbuf_put_varint(out, k);
+    int rc = ltk_strbuf_put_varint(out, k);
     for (size_t i = 0; rc == 0 && i < k; i++)
-        rc = logtk_strbuf_put_varint(out, pairs[i].key) != 0 ||
-                     logtk_strbuf_put_varint(out, pairs[i].value) != 0
+        rc = ltk_strbuf_put_varint(out, pairs[i].key) != 0 ||
+                     ltk_strbuf_put_varint(out, pairs[i].value) != 0
                  ? -1
                  : 0;
     free(pairs);
     return rc;
 }
 
-int fuse_save(logtk_parser *p, void *state, logtk_strbuf *out)
+int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
 {
-    fuse_state *st = state;
+    ltk_fuse_state *st = state;
     int ok = save_map(out, &st->exact) == 0 && save_map(out, &st->groups) == 0 &&
              save_map(out, &st->by_text) == 0 &&
-             logtk_strbuf_put_varint(out, st->ngroups) == 0;
+             ltk_strbuf_put_varint(out, st->ngroups) == 0;
     for (size_t g = 0; ok && g < st->ngroups; g++) {
-        const fuse_group *grp = &st->group_list[g];
-        ok = logtk_strbuf_put_varint(out, grp->position) == 0 &&
-             logtk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
+        const ltk_fuse_group *grp = &st->group_list[g];
+        ok = ltk_strbuf_put_varint(out, grp->position) == 0 &&
+             ltk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
                                                     grp->value_like << 2 | grp->shape_seen << 3 |
                                                     grp->non_unit << 4 | grp->plain_word << 5 |
                                                     grp->non_event << 6 |
                                                     grp->non_numbered << 7)) == 0 &&
-             logtk_strbuf_put_varint(out, grp->stem) == 0 &&
-             logtk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
-             logtk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
-             logtk_strbuf_put_varint(out, grp->nvalues) == 0;
+             ltk_strbuf_put_varint(out, grp->stem) == 0 &&
+             ltk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
+             ltk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
+             ltk_strbuf_put_varint(out, grp->nvalues) == 0;
         for (uint32_t v = 0; ok && v < grp->nvalues; v++)
-            ok = logtk_strbuf_put_varint(out, grp->values[v]) == 0 &&
-                 logtk_strbuf_put_varint(out, grp->members[v]) == 0;
+            ok = ltk_strbuf_put_varint(out, grp->values[v]) == 0 &&
+                 ltk_strbuf_put_varint(out, grp->members[v]) == 0;
     }
     size_t nredirect = 0;
     for (size_t i = 0; i < st->redirect_cap; i++)
         nredirect += st->redirect[i] != 0 && st->redirect[i] != i;
-    ok = ok && logtk_strbuf_put_varint(out, nredirect) == 0;
+    ok = ok && ltk_strbuf_put_varint(out, nredirect) == 0;
     for (size_t i = 0; ok && i < st->redirect_cap; i++)
         if (st->redirect[i] != 0 && st->redirect[i] != i)
-            ok = logtk_strbuf_put_varint(out, i) == 0 &&
-                 logtk_strbuf_put_varint(out, st->redirect[i]) == 0;
-    ok = ok && save_map(out, &st->pools) == 0 && logtk_strbuf_put_varint(out, st->npools) == 0;
+            ok = ltk_strbuf_put_varint(out, i) == 0 &&
+                 ltk_strbuf_put_varint(out, st->redirect[i]) == 0;
+    ok = ok && save_map(out, &st->pools) == 0 && ltk_strbuf_put_varint(out, st->npools) == 0;
     for (size_t k = 0; ok && k < st->npools; k++) {
-        const fuse_pool *pool = &st->pool_list[k];
-        ok = logtk_strbuf_put_varint(out, (uint32_t)(pool->first_group + 1u)) == 0 &&
-             logtk_strbuf_put_varint(out, (uint64_t)pool->varform_seen) == 0 &&
-             logtk_strbuf_put_varint(out, pool->nvalues) == 0;
+        const ltk_fuse_pool *pool = &st->pool_list[k];
+        ok = ltk_strbuf_put_varint(out, (uint32_t)(pool->first_group + 1u)) == 0 &&
+             ltk_strbuf_put_varint(out, (uint64_t)pool->varform_seen) == 0 &&
+             ltk_strbuf_put_varint(out, pool->nvalues) == 0;
         for (uint32_t v = 0; ok && v < pool->nvalues; v++)
-            ok = logtk_strbuf_put_varint(out, pool->values[v]) == 0;
+            ok = ltk_strbuf_put_varint(out, pool->values[v]) == 0;
     }
-    return ok ? LOGTK_OK : logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    return ok ? LOGTK_OK : ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
 
-#define FUSE_BAD(what) logtk_parser_error(p, LOGTK_ERR_STATE, "fuse state: %s", what)
+#define FUSE_BAD(what) ltk_parser_error(p, LOGTK_ERR_STATE, "fuse state: %s", what)
 
 /* Reads one map whose values must be below `limit`; 1 on bad data, -1 on no memory. */
-static int load_map(const uint8_t **pos, const uint8_t *end, logtk_u64map *m, uint64_t limit)
+static int load_map(const uint8_t **pos, const uint8_t *end, ltk_u64map *m, uint64_t limit)
 {
     uint64_t count, key, value;
-    if (logtk_snap_varint(pos, end, &count) != 0 || count > (uint64_t)(end - *pos) / 2)
+    if (ltk_snap_varint(pos, end, &count) != 0 || count > (uint64_t)(end - *pos) / 2)
         return 1;
     for (uint64_t i = 0; i < count; i++) {
-        if (logtk_snap_varint(pos, end, &key) != 0 || logtk_snap_varint(pos, end, &value) != 0 ||
+        if (ltk_snap_varint(pos, end, &key) != 0 || ltk_snap_varint(pos, end, &value) != 0 ||
             value >= limit || map_get(m, key) != FUSE_NO_ID)
             return 1;
-        if (logtk_u64map_put(m, key, (uint32_t)value) != 0)
+        if (ltk_u64map_put(m, key, (uint32_t)value) != 0)
             return -1;
     }
     return 0;
 }
 
-int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
+int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
 {
-    fuse_state *st = state;
+    ltk_fuse_state *st = state;
     const uint8_t *pos = data, *end = data + len;
-    uint64_t ntemplates = (uint64_t)logtk_tmpl_count(p) + 1, v, k;
-    if (ntemplates > 1 && fuse_ensure_redirect(st, (uint32_t)(ntemplates - 1)) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    uint64_t ntemplates = (uint64_t)ltk_tmpl_count(p) + 1, v, k;
+    if (ntemplates > 1 && ltk_fuse_ensure_redirect(st, (uint32_t)(ntemplates - 1)) != 0)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     int rc = load_map(&pos, end, &st->exact, ntemplates);
     if (rc == 0)
         rc = load_map(&pos, end, &st->groups, UINT32_MAX);
     if (rc == 0)
         rc = load_map(&pos, end, &st->by_text, ntemplates);
     if (rc < 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     if (rc > 0)
         return FUSE_BAD("bad map");
-    if (logtk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3)
+    if (ltk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3)
         return FUSE_BAD("bad group count");
     if (v > 0) {
-        fuse_group *q = calloc((size_t)v, sizeof *q);
+        ltk_fuse_group *q = calloc((size_t)v, sizeof *q);
         if (!q)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         free(st->group_list);
         st->group_list = q;
         st->groups_cap = (size_t)v;
     }
     st->ngroups = (size_t)v;
     for (size_t g = 0; g < st->ngroups; g++) {
-        fuse_group *grp = &st->group_list[g];
+        ltk_fuse_group *grp = &st->group_list[g];
         uint64_t position, promoted, nvalues, stem, pool, next;
-        if (logtk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
-            logtk_snap_varint(&pos, end, &promoted) != 0 || promoted > 255 ||
-            logtk_snap_varint(&pos, end, &stem) != 0 ||
-            logtk_snap_varint(&pos, end, &pool) != 0 || pool > UINT32_MAX ||
-            logtk_snap_varint(&pos, end, &next) != 0 || next > st->ngroups ||
-            logtk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
+        if (ltk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
+            ltk_snap_varint(&pos, end, &promoted) != 0 || promoted > 255 ||
+            ltk_snap_varint(&pos, end, &stem) != 0 ||
+            ltk_snap_varint(&pos, end, &pool) != 0 || pool > UINT32_MAX ||
+            ltk_snap_varint(&pos, end, &next) != 0 || next > st->ngroups ||
+            ltk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
             return FUSE_BAD("bad group");
         grp->stem = stem;
         grp->pool = (uint32_t)(pool - 1); /* FUSE_NO_ID when 0; checked against the pools below */
@@ -169,8 +169,8 @@ int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         grp->plain_word = (int)(promoted >> 5 & 1);
         grp->nvalues = (uint32_t)nvalues;
         for (uint32_t i = 0; i < grp->nvalues; i++) {
-            if (logtk_snap_varint(&pos, end, &grp->values[i]) != 0 ||
-                logtk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates)
+            if (ltk_snap_varint(&pos, end, &grp->values[i]) != 0 ||
+                ltk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates)
                 return FUSE_BAD("bad group member");
             grp->members[i] = (uint32_t)k;
         }
@@ -179,41 +179,41 @@ int fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         if (st->groups.used[i] && st->groups.values[i] >= st->ngroups)
             return FUSE_BAD("bad group index");
     uint64_t nredirect;
-    if (logtk_snap_varint(&pos, end, &nredirect) != 0 || nredirect > (uint64_t)(end - pos) / 2)
+    if (ltk_snap_varint(&pos, end, &nredirect) != 0 || nredirect > (uint64_t)(end - pos) / 2)
         return FUSE_BAD("bad redirect count");
     for (uint64_t i = 0; i < nredirect; i++) {
-        if (logtk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates ||
-            logtk_snap_varint(&pos, end, &v) != 0 || v == 0 || v >= ntemplates || v == k)
+        if (ltk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates ||
+            ltk_snap_varint(&pos, end, &v) != 0 || v == 0 || v >= ntemplates || v == k)
             return FUSE_BAD("bad redirect");
         st->redirect[k] = (uint32_t)v;
     }
     rc = load_map(&pos, end, &st->pools, UINT32_MAX);
     if (rc < 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-    if (rc > 0 || logtk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3 ||
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    if (rc > 0 || ltk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3 ||
         v > st->ngroups)
         return FUSE_BAD("bad pool count");
     if (v > 0) {
-        fuse_pool *q = calloc((size_t)v, sizeof *q);
+        ltk_fuse_pool *q = calloc((size_t)v, sizeof *q);
         if (!q)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         free(st->pool_list);
         st->pool_list = q;
         st->pools_cap = (size_t)v;
     }
     st->npools = (size_t)v;
     for (size_t pk = 0; pk < st->npools; pk++) {
-        fuse_pool *pool = &st->pool_list[pk];
+        ltk_fuse_pool *pool = &st->pool_list[pk];
         uint64_t first, varform, nvalues;
-        if (logtk_snap_varint(&pos, end, &first) != 0 || first > st->ngroups ||
-            logtk_snap_varint(&pos, end, &varform) != 0 || varform > 1 ||
-            logtk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
+        if (ltk_snap_varint(&pos, end, &first) != 0 || first > st->ngroups ||
+            ltk_snap_varint(&pos, end, &varform) != 0 || varform > 1 ||
+            ltk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
             return FUSE_BAD("bad pool");
         pool->first_group = (uint32_t)(first - 1);
         pool->varform_seen = (int)varform;
         pool->nvalues = (uint32_t)nvalues;
         for (uint32_t i = 0; i < pool->nvalues; i++)
-            if (logtk_snap_varint(&pos, end, &pool->values[i]) != 0)
+            if (ltk_snap_varint(&pos, end, &pool->values[i]) != 0)
                 return FUSE_BAD("bad pool value");
     }
     if (pos != end)

@@ -36,7 +36,7 @@
 #include "strbuf.h"
 
 typedef struct mask_rule {
-    logtk_regex *regex; /* its own match data, context and (lowered) match limit */
+    ltk_regex *regex; /* its own match data, context and (lowered) match limit */
     /* prefilter, from PCRE2's own analysis: a match needs min_length bytes
        and, when first_kind is 1, starts with first_unit */
     size_t min_length;
@@ -46,7 +46,7 @@ typedef struct mask_rule {
     char *pattern;
     char *replacement;
     size_t replacement_len;
-    char *name; /* logtk_masker_add_named(): reported for what the rule replaced; NULL: none */
+    char *name; /* ltk_masker_add_named(): reported for what the rule replaced; NULL: none */
 } mask_rule;
 
 typedef struct span_segment {
@@ -64,11 +64,11 @@ typedef struct segment_list {
     size_t cap;
 } segment_list;
 
-struct logtk_masker {
+struct ltk_masker {
     mask_rule *rules;
     size_t nrules;
     size_t cap;
-    logtk_strbuf text[2];
+    ltk_strbuf text[2];
     segment_list segs[2];
     int cur;         /* index of the buffer holding the current text; -1: the input */
     size_t orig_len; /* length of the last input */
@@ -76,9 +76,9 @@ struct logtk_masker {
     size_t nnamed;   /* rules with a name */
 };
 
-int logtk_masker_new(logtk_masker **out)
+int ltk_masker_new(ltk_masker **out)
 {
-    logtk_masker *m = calloc(1, sizeof *m);
+    ltk_masker *m = calloc(1, sizeof *m);
     if (m == NULL)
         return LOGTK_ERR_NOMEM;
     m->cur = -1;
@@ -86,19 +86,19 @@ int logtk_masker_new(logtk_masker **out)
     return LOGTK_OK;
 }
 
-void logtk_masker_free(logtk_masker *m)
+void ltk_masker_free(ltk_masker *m)
 {
     if (m == NULL)
         return;
     for (size_t i = 0; i < m->nrules; i++) {
-        logtk_regex_free(m->rules[i].regex);
+        ltk_regex_free(m->rules[i].regex);
         free(m->rules[i].pattern);
         free(m->rules[i].replacement);
         free(m->rules[i].name);
     }
     free(m->rules);
     for (int i = 0; i < 2; i++) {
-        logtk_strbuf_free(&m->text[i]);
+        ltk_strbuf_free(&m->text[i]);
         free(m->segs[i].seg);
     }
     free(m);
@@ -118,50 +118,50 @@ static int may_turn_caseless(const char *pattern)
     return 0;
 }
 
-int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replacement,
-                     logtk_errbuf *err)
+int ltk_masker_add(ltk_masker *m, const char *pattern, const char *replacement,
+                     ltk_errbuf *err)
 {
-    return logtk_masker_add_named(m, NULL, pattern, replacement, err);
+    return ltk_masker_add_named(m, NULL, pattern, replacement, err);
 }
 
-int logtk_masker_add_named(logtk_masker *m, const char *name, const char *pattern,
-                           const char *replacement, logtk_errbuf *err)
+int ltk_masker_add_named(ltk_masker *m, const char *name, const char *pattern,
+                           const char *replacement, ltk_errbuf *err)
 {
     if (replacement == NULL)
         replacement = "<*>";
-    static const logtk_regex_config config = {
-        .match_limit = LOGTK_MASK_MATCH_LIMIT,
-        .depth_limit = LOGTK_MASK_DEPTH_LIMIT,
+    static const ltk_regex_config config = {
+        .match_limit = LTK_MASK_MATCH_LIMIT,
+        .depth_limit = LTK_MASK_DEPTH_LIMIT,
         .heap_limit_kib = 20 * 1024,
         .jit_stack_max = 1024 * 1024,
         .lower_after = 1, /* every hit lowers the limit, see mask.h */
-        .lower_divisor = LOGTK_MASK_LIMIT_DIVISOR,
-        .lower_floor = LOGTK_MASK_MATCH_LIMIT_FLOOR,
+        .lower_divisor = LTK_MASK_LIMIT_DIVISOR,
+        .lower_floor = LTK_MASK_MATCH_LIMIT_FLOOR,
     };
-    logtk_regex *code;
-    logtk_regex_error rerr;
-    if (logtk_regex_compile(&code, pattern, (size_t)-1, &config, &rerr) != LOGTK_OK) {
+    ltk_regex *code;
+    ltk_regex_error rerr;
+    if (ltk_regex_compile(&code, pattern, (size_t)-1, &config, &rerr) != LOGTK_OK) {
         if (rerr.code == LOGTK_ERR_NOMEM)
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
-        return logtk_error_set(err, LOGTK_ERR_SYNTAX, "mask \"%s\": %s at offset %zu", pattern,
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(err, LOGTK_ERR_SYNTAX, "mask \"%s\": %s at offset %zu", pattern,
                                rerr.reason, rerr.offset);
     }
     if (m->nrules == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 4;
         mask_rule *r = realloc(m->rules, cap * sizeof *r);
         if (r == NULL) {
-            logtk_regex_free(code);
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+            ltk_regex_free(code);
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         }
         m->rules = r;
         m->cap = cap;
     }
     mask_rule *r = &m->rules[m->nrules];
     r->regex = code;
-    r->min_length = logtk_regex_min_length(code);
+    r->min_length = ltk_regex_min_length(code);
     r->first_kind = 0;
     unsigned char info;
-    if (logtk_regex_first_byte(code, &info)) {
+    if (ltk_regex_first_byte(code, &info)) {
         /* An inline (?i) does not show in PCRE2's ALLOPTIONS, yet makes the
            first unit caseless ("(?i)error" must find "ERROR"): for a letter
            the prefilter then looks for both cases. */
@@ -180,11 +180,11 @@ int logtk_masker_add_named(logtk_masker *m, const char *name, const char *patter
     r->replacement_len = strlen(replacement);
     r->name = name && name[0] ? strdup(name) : NULL;
     if (r->pattern == NULL || r->replacement == NULL || (name && name[0] && r->name == NULL)) {
-        logtk_regex_free(code);
+        ltk_regex_free(code);
         free(r->pattern);
         free(r->replacement);
         free(r->name);
-        return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     }
     if (r->name)
         m->nnamed++;
@@ -192,27 +192,27 @@ int logtk_masker_add_named(logtk_masker *m, const char *name, const char *patter
     return LOGTK_OK;
 }
 
-size_t logtk_masker_count(const logtk_masker *m)
+size_t ltk_masker_count(const ltk_masker *m)
 {
     return m->nrules;
 }
 
-const char *logtk_masker_pattern(const logtk_masker *m, size_t i)
+const char *ltk_masker_pattern(const ltk_masker *m, size_t i)
 {
     return i < m->nrules ? m->rules[i].pattern : NULL;
 }
 
-const char *logtk_masker_replacement(const logtk_masker *m, size_t i)
+const char *ltk_masker_replacement(const ltk_masker *m, size_t i)
 {
     return i < m->nrules ? m->rules[i].replacement : NULL;
 }
 
-const char *logtk_masker_name(const logtk_masker *m, size_t i)
+const char *ltk_masker_name(const ltk_masker *m, size_t i)
 {
     return i < m->nrules ? m->rules[i].name : NULL;
 }
 
-size_t logtk_masker_named_count(const logtk_masker *m)
+size_t ltk_masker_named_count(const ltk_masker *m)
 {
     return m->nnamed;
 }
@@ -222,7 +222,7 @@ size_t logtk_masker_named_count(const logtk_masker *m)
  * a binary search finds the replacement whose original range starts at
  * ostart; it names [ostart, oend) only when it hid exactly that range.
  */
-const char *logtk_masker_name_of(const logtk_masker *m, size_t ostart, size_t oend)
+const char *ltk_masker_name_of(const ltk_masker *m, size_t ostart, size_t oend)
 {
     if (m->cur < 0 || m->nnamed == 0)
         return NULL;
@@ -243,7 +243,7 @@ const char *logtk_masker_name_of(const logtk_masker *m, size_t ostart, size_t oe
     return NULL;
 }
 
-int logtk_masker_changed(const logtk_masker *m)
+int ltk_masker_changed(const ltk_masker *m)
 {
     return m->cur >= 0;
 }
@@ -297,7 +297,7 @@ static inline size_t map_end(const segment_list *l, size_t pos, size_t masked_le
 
 /* Index of the last segment starting at or before pos, scanning forward from
    the previous answer when it still applies (parameters come in order). */
-static inline size_t segment_index(logtk_masker *m, const segment_list *l, size_t pos)
+static inline size_t segment_index(ltk_masker *m, const segment_list *l, size_t pos)
 {
     size_t k = m->map_hint;
     if (k >= l->n || l->seg[k].mstart > pos) {
@@ -310,7 +310,7 @@ static inline size_t segment_index(logtk_masker *m, const segment_list *l, size_
     return m->map_hint = k;
 }
 
-void logtk_masker_map(logtk_masker *m, size_t start, size_t end, size_t *ostart, size_t *oend)
+void ltk_masker_map(ltk_masker *m, size_t start, size_t end, size_t *ostart, size_t *oend)
 {
     if (m->cur < 0) {
         *ostart = start;
@@ -347,9 +347,9 @@ void logtk_masker_map(logtk_masker *m, size_t start, size_t end, size_t *ostart,
 /* ---------------------------------------------------------------- applying */
 
 /* Appends bytes; the common case (room left) stays inline. */
-static inline int put_bytes(logtk_strbuf *b, const char *src, size_t n)
+static inline int put_bytes(ltk_strbuf *b, const char *src, size_t n)
 {
-    if (b->cap - b->len <= n && logtk_strbuf_reserve(b, n) != 0)
+    if (b->cap - b->len <= n && ltk_strbuf_reserve(b, n) != 0)
         return -1;
     memcpy(b->data + b->len, src, n);
     b->len += n;
@@ -387,7 +387,7 @@ static inline int push_segment(segment_list *l, size_t mstart, size_t mlen, size
  * `from` is the current segment list (NULL: the current text is the input);
  * *cursor walks it left to right across calls.
  */
-static inline int copy_stretch(logtk_strbuf *out, segment_list *dst, const char *cur_text,
+static inline int copy_stretch(ltk_strbuf *out, segment_list *dst, const char *cur_text,
                         const segment_list *from, size_t *cursor, size_t a, size_t b)
 {
     if (b <= a)
@@ -445,11 +445,11 @@ static int run_match(const mask_rule *r, const char *subject, size_t len, size_t
     if (len - start < r->min_length)
         return LOGTK_REGEX_NOMATCH;
     /* a hit lowers the rule's limit for later lines (see mask.h) */
-    return logtk_regex_match(r->regex, subject, len, start, options);
+    return ltk_regex_match(r->regex, subject, len, start, options);
 }
 
-int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char **masked,
-                       size_t *masked_len, logtk_errbuf *err)
+int ltk_masker_apply(ltk_masker *m, const char *text, size_t len, const char **masked,
+                       size_t *masked_len, ltk_errbuf *err)
 {
     int status = LOGTK_OK;
     m->cur = -1;
@@ -464,32 +464,32 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
             continue; /* common case: nothing to copy */
         if (rc < 0) {
             if (rc == LOGTK_REGEX_LIMIT)
-                status = logtk_error_set(err, LOGTK_ERR_LIMIT,
+                status = ltk_error_set(err, LOGTK_ERR_LIMIT,
                                          "mask \"%s\" hit its match limit; not applied",
                                          r->pattern);
             else
-                status = logtk_error_set(err, LOGTK_ERR_LIMIT, "mask \"%s\": match error %d",
-                                         r->pattern, logtk_regex_failure(r->regex, NULL, 0));
+                status = ltk_error_set(err, LOGTK_ERR_LIMIT, "mask \"%s\": match error %d",
+                                         r->pattern, ltk_regex_failure(r->regex, NULL, 0));
             continue;
         }
         int next = m->cur == 0 ? 1 : 0;
-        logtk_strbuf *out = &m->text[next];
+        ltk_strbuf *out = &m->text[next];
         segment_list *dst = &m->segs[next];
         const segment_list *from = m->cur >= 0 ? &m->segs[m->cur] : NULL;
         size_t cursor = 0, copied = 0;
         out->len = 0;
         if (out->cap <= cur_len + r->replacement_len &&
-            logtk_strbuf_reserve(out, cur_len + r->replacement_len + 64) != 0)
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+            ltk_strbuf_reserve(out, cur_len + r->replacement_len + 64) != 0)
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         dst->n = 0;
         int failed = 0;
         for (;;) {
-            const size_t *ov = logtk_regex_ovector(r->regex);
+            const size_t *ov = ltk_regex_ovector(r->regex);
             size_t s = ov[0], e = ov[1];
             if (e < s) /* \K tricks; treat as empty at s */
                 e = s;
             if (copy_stretch(out, dst, cur_text, from, &cursor, copied, s) != 0)
-                return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+                return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
             size_t ostart, oend;
             if (from == NULL) {
                 ostart = s;
@@ -504,7 +504,7 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
             if (put_bytes(out, r->replacement, r->replacement_len) != 0 ||
                 push_segment(dst, at, r->replacement_len, ostart, oend - ostart, 0,
                              (uint32_t)ri) != 0)
-                return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+                return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
             copied = e;
             uint32_t options = 0;
             if (e == s) {
@@ -521,7 +521,7 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
             if (rc == LOGTK_REGEX_NOMATCH)
                 break;
             if (rc < 0) {
-                status = logtk_error_set(err, LOGTK_ERR_LIMIT,
+                status = ltk_error_set(err, LOGTK_ERR_LIMIT,
                                          "mask \"%s\" hit its match limit; not applied",
                                          r->pattern);
                 failed = 1;
@@ -531,7 +531,7 @@ int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char
         if (failed)
             continue; /* keep the previous text and map */
         if (copy_stretch(out, dst, cur_text, from, &cursor, copied, cur_len) != 0)
-            return logtk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
         out->data[out->len] = '\0'; /* reserve always leaves room for it */
         m->cur = next;
         cur_text = out->data;

@@ -10,57 +10,57 @@
  *
  * The masked text and the map live in buffers owned by the masker and reused
  * for every line (no malloc per line once the longest line has been seen);
- * they are valid until the next logtk_masker_apply().
+ * they are valid until the next ltk_masker_apply().
  */
-#ifndef LOGTK_MASK_H
-#define LOGTK_MASK_H
+#ifndef LTK_MASK_H
+#define LTK_MASK_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "errmsg.h"
 
-typedef struct logtk_masker logtk_masker;
+typedef struct ltk_masker ltk_masker;
 
 /** Match limit (PCRE2 backtracking steps) per rule and line; depth limit alike. */
-#define LOGTK_MASK_MATCH_LIMIT 1000000u
-#define LOGTK_MASK_DEPTH_LIMIT 10000u
+#define LTK_MASK_MATCH_LIMIT 1000000u
+#define LTK_MASK_DEPTH_LIMIT 10000u
 /**
  * A rule that hit its match limit has shown that it backtracks
  * catastrophically on this input: each hit divides its limit by
- * LOGTK_MASK_LIMIT_DIVISOR, down to LOGTK_MASK_MATCH_LIMIT_FLOOR, so it
+ * LTK_MASK_LIMIT_DIVISOR, down to LTK_MASK_MATCH_LIMIT_FLOOR, so it
  * cannot cost the full limit on every line.  Rules that never hit the limit
  * keep it whole.
  */
-#define LOGTK_MASK_LIMIT_DIVISOR 8u
-#define LOGTK_MASK_MATCH_LIMIT_FLOOR 10000u
+#define LTK_MASK_LIMIT_DIVISOR 8u
+#define LTK_MASK_MATCH_LIMIT_FLOOR 10000u
 
 /** Creates a masker with no rules.  Returns LOGTK_OK or LOGTK_ERR_NOMEM. */
-int logtk_masker_new(logtk_masker **out);
+int ltk_masker_new(ltk_masker **out);
 
 /** Frees the masker.  NULL is harmless. */
-void logtk_masker_free(logtk_masker *m);
+void ltk_masker_free(ltk_masker *m);
 
 /**
  * Adds a rule at the end.  `replacement` NULL means "<*>"; it is inserted
  * literally.  Returns LOGTK_OK, LOGTK_ERR_SYNTAX (message in err quotes the
  * pattern and the PCRE2 error offset) or LOGTK_ERR_NOMEM.
  */
-int logtk_masker_add(logtk_masker *m, const char *pattern, const char *replacement,
-                     logtk_errbuf *err);
+int ltk_masker_add(ltk_masker *m, const char *pattern, const char *replacement,
+                     ltk_errbuf *err);
 
 /**
- * logtk_masker_add() with a name (NULL or "": none) that
- * logtk_masker_name_of() reports for the text the rule replaced.
+ * ltk_masker_add() with a name (NULL or "": none) that
+ * ltk_masker_name_of() reports for the text the rule replaced.
  */
-int logtk_masker_add_named(logtk_masker *m, const char *name, const char *pattern,
-                           const char *replacement, logtk_errbuf *err);
+int ltk_masker_add_named(ltk_masker *m, const char *name, const char *pattern,
+                           const char *replacement, ltk_errbuf *err);
 
 /** Name of rule i (NULL when it has none or i is out of range). */
-const char *logtk_masker_name(const logtk_masker *m, size_t i);
+const char *ltk_masker_name(const ltk_masker *m, size_t i);
 
 /** Number of rules with a name. */
-size_t logtk_masker_named_count(const logtk_masker *m);
+size_t ltk_masker_named_count(const ltk_masker *m);
 
 /**
  * The name of the rule whose replacement, in the last masked text, hid
@@ -68,14 +68,14 @@ size_t logtk_masker_named_count(const logtk_masker *m);
  * (verbatim text, an unnamed rule, or a range that is not one replacement).
  * When a later rule replaced an earlier one's replacement, the later names it.
  */
-const char *logtk_masker_name_of(const logtk_masker *m, size_t ostart, size_t oend);
+const char *ltk_masker_name_of(const ltk_masker *m, size_t ostart, size_t oend);
 
 /** Number of rules. */
-size_t logtk_masker_count(const logtk_masker *m);
+size_t ltk_masker_count(const ltk_masker *m);
 
 /** Pattern / replacement of rule i (NULL when out of range). */
-const char *logtk_masker_pattern(const logtk_masker *m, size_t i);
-const char *logtk_masker_replacement(const logtk_masker *m, size_t i);
+const char *ltk_masker_pattern(const ltk_masker *m, size_t i);
+const char *ltk_masker_replacement(const ltk_masker *m, size_t i);
 
 /**
  * Masks text[0..len).  On return *masked / *masked_len give the masked text
@@ -83,19 +83,19 @@ const char *logtk_masker_replacement(const logtk_masker *m, size_t i);
  * or LOGTK_ERR_LIMIT when a rule hit its match limit on this line: that rule
  * is skipped for the line (the others still apply) and err says which.
  */
-int logtk_masker_apply(logtk_masker *m, const char *text, size_t len, const char **masked,
-                       size_t *masked_len, logtk_errbuf *err);
+int ltk_masker_apply(ltk_masker *m, const char *text, size_t len, const char **masked,
+                       size_t *masked_len, ltk_errbuf *err);
 
 /**
  * Maps a range [start, end) of the last masked text to the original text
- * given to logtk_masker_apply(): *ostart / *oend are offsets in the original.
+ * given to ltk_masker_apply(): *ostart / *oend are offsets in the original.
  * A boundary inside a replacement widens to the whole replaced original.
  * Lookups in increasing order are cheapest (the masker remembers the last
  * segment it found).
  */
-void logtk_masker_map(logtk_masker *m, size_t start, size_t end, size_t *ostart, size_t *oend);
+void ltk_masker_map(ltk_masker *m, size_t start, size_t end, size_t *ostart, size_t *oend);
 
 /** Nonzero when the last apply changed the text (the map is not the identity). */
-int logtk_masker_changed(const logtk_masker *m);
+int ltk_masker_changed(const ltk_masker *m);
 
 #endif

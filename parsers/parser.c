@@ -36,7 +36,7 @@
  *     alias, whether a line was seen, the text shown),
  *     algorithm blob (length + bytes).
  * Versions 1 to 3 (still read) had a varint version after the magic and
- * ended with an 8-byte logtk_hash_bytes() of everything before it.
+ * ended with an 8-byte ltk_hash_bytes() of everything before it.
  * Load checks the checksum first, then builds a complete fresh parser from
  * the snapshot and swaps it in only when everything was valid, so a failed
  * load leaves the parser as it was.
@@ -74,30 +74,30 @@
  * --parser all`.  The default (logtk_parser_new(..., NULL)) is DEFAULT_ALGORITHM:
  * fuse, our own parser, the most accurate of the suite and online, so its
  * states merge across shards (logtk_parser_merge). */
-static const logtk_parser_algo *const algorithm_registry[] = {
-    &logtk_algo_drain,
-    &logtk_algo_spell,
-    &logtk_algo_iplom,
-    &logtk_algo_ael,
-    &logtk_algo_lenma,
-    &logtk_algo_logmine,
-    &logtk_algo_brain,
-    &logtk_algo_fuse,
-    &logtk_algo_ulp,
-    &logtk_algo_shiso,
-    &logtk_algo_logcluster,
-    &logtk_algo_slct,
-    &logtk_algo_lfa,
-    &logtk_algo_logram,
-    &logtk_algo_logsig,
-    &logtk_algo_lke,
-    &logtk_algo_molfi,
+static const ltk_parser_algo *const algorithm_registry[] = {
+    &ltk_algo_drain,
+    &ltk_algo_spell,
+    &ltk_algo_iplom,
+    &ltk_algo_ael,
+    &ltk_algo_lenma,
+    &ltk_algo_logmine,
+    &ltk_algo_brain,
+    &ltk_algo_fuse,
+    &ltk_algo_ulp,
+    &ltk_algo_shiso,
+    &ltk_algo_logcluster,
+    &ltk_algo_slct,
+    &ltk_algo_lfa,
+    &ltk_algo_logram,
+    &ltk_algo_logsig,
+    &ltk_algo_lke,
+    &ltk_algo_molfi,
 };
 #define ALGORITHM_COUNT (sizeof algorithm_registry / sizeof algorithm_registry[0])
-#define DEFAULT_ALGORITHM LOGTK_PARSER_DEFAULT_ALGO
+#define DEFAULT_ALGORITHM LTK_PARSER_DEFAULT_ALGO
 
 /* The registered algorithm of this name (not NUL-terminated), or NULL. */
-const logtk_parser_algo *logtk_parser_algo_by_name(const char *name, size_t len)
+const ltk_parser_algo *ltk_parser_algo_by_name(const char *name, size_t len)
 {
     for (size_t i = 0; i < ALGORITHM_COUNT; i++)
         if (strlen(algorithm_registry[i]->name) == len &&
@@ -106,11 +106,11 @@ const logtk_parser_algo *logtk_parser_algo_by_name(const char *name, size_t len)
     return NULL;
 }
 
-static const char wildcard_text[] = LOGTK_WILDCARD;
+static const char wildcard_text[] = LTK_WILDCARD;
 
 /* ------------------------------------------------------------------ helpers */
 
-int logtk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
+int ltk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
 {
     va_list ap;
     p->err.code = code;
@@ -120,24 +120,24 @@ int logtk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
     return code;
 }
 
-int logtk_parser_nomem(logtk_parser *p)
+int ltk_parser_nomem(logtk_parser *p)
 {
-    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
 
 /* Grows *arr (elements of size elem) to hold at least need elements. */
-/* logtk_array_reserve() for the 64-bit counts of stored lines. */
+/* ltk_array_reserve() for the 64-bit counts of stored lines. */
 static int grow_array(void **arr, uint64_t *cap, uint64_t need, size_t elem)
 {
     if (need > SIZE_MAX)
         return -1;
     size_t c = (size_t)*cap;
-    int rc = logtk_array_reserve(arr, &c, (size_t)need, elem);
+    int rc = ltk_array_reserve(arr, &c, (size_t)need, elem);
     *cap = c;
     return rc;
 }
 
-int logtk_parser_grow_size(void **arr, size_t *cap, size_t need, size_t elem)
+int ltk_parser_grow_size(void **arr, size_t *cap, size_t need, size_t elem)
 {
     uint64_t c = *cap;
     int rc = grow_array(arr, &c, need, elem);
@@ -145,44 +145,44 @@ int logtk_parser_grow_size(void **arr, size_t *cap, size_t need, size_t elem)
     return rc;
 }
 
-int logtk_param_double(logtk_parser *p, const char *name, const char *value, double lo,
+int ltk_param_double(logtk_parser *p, const char *name, const char *value, double lo,
                        double hi, double *out)
 {
     char *end;
     errno = 0;
     double v = value ? strtod(value, &end) : 0;
     if (value == NULL || end == value || *end != '\0' || errno != 0 || !(v >= lo && v <= hi))
-        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+        return ltk_parser_error(p, LOGTK_ERR_INVALID,
                                   "%s: parameter %s must be a number from %g to %g, not \"%s\"",
                                   p->algo->name, name, lo, hi, value ? value : "");
     *out = v;
     return LOGTK_OK;
 }
 
-int logtk_param_int(logtk_parser *p, const char *name, const char *value, long lo, long hi,
+int ltk_param_int(logtk_parser *p, const char *name, const char *value, long lo, long hi,
                     long *out)
 {
     char *end;
     errno = 0;
     long v = value ? strtol(value, &end, 10) : 0;
     if (value == NULL || end == value || *end != '\0' || errno != 0 || v < lo || v > hi)
-        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+        return ltk_parser_error(p, LOGTK_ERR_INVALID,
                                   "%s: parameter %s must be an integer from %ld to %ld, not \"%s\"",
                                   p->algo->name, name, lo, hi, value ? value : "");
     *out = v;
     return LOGTK_OK;
 }
 
-int logtk_snap_varint(const uint8_t **pos, const uint8_t *end, uint64_t *v)
+int ltk_snap_varint(const uint8_t **pos, const uint8_t *end, uint64_t *v)
 {
-    return logtk_varint_get(pos, end, v);
+    return ltk_varint_get(pos, end, v);
 }
 
-int logtk_snap_bytes(const uint8_t **pos, const uint8_t *end, const char **ptr, size_t *len)
+int ltk_snap_bytes(const uint8_t **pos, const uint8_t *end, const char **ptr, size_t *len)
 {
     const uint8_t *q = *pos;
     uint64_t n;
-    if (logtk_varint_get(&q, end, &n) != 0 || n > (uint64_t)(end - q))
+    if (ltk_varint_get(&q, end, &n) != 0 || n > (uint64_t)(end - q))
         return -1;
     *ptr = (const char *)q;
     *len = (size_t)n;
@@ -190,9 +190,9 @@ int logtk_snap_bytes(const uint8_t **pos, const uint8_t *end, const char **ptr, 
     return 0;
 }
 
-int logtk_snap_put_bytes(logtk_strbuf *out, const char *ptr, size_t len)
+int ltk_snap_put_bytes(ltk_strbuf *out, const char *ptr, size_t len)
 {
-    if (logtk_strbuf_put_varint(out, len) != 0 || logtk_strbuf_append(out, ptr, len) != 0)
+    if (ltk_strbuf_put_varint(out, len) != 0 || ltk_strbuf_append(out, ptr, len) != 0)
         return -1;
     return 0;
 }
@@ -212,7 +212,7 @@ static void mark_pending(logtk_parser *p, uint32_t id, template_entry *t)
     text_changed(p, t);
     if (t->pending || p->callback == NULL)
         return;
-    if (logtk_parser_grow_size((void **)&p->pending, &p->pending_cap, p->npending + 1, sizeof *p->pending))
+    if (ltk_parser_grow_size((void **)&p->pending, &p->pending_cap, p->npending + 1, sizeof *p->pending))
         return; /* out of memory: the callback is lost, the state is intact */
     p->pending[p->npending++] = id;
     t->pending = 1;
@@ -221,12 +221,12 @@ static void mark_pending(logtk_parser *p, uint32_t id, template_entry *t)
 /* Copies a token's bytes into the arena; "<*>" shares the static text. */
 static int copy_token(logtk_parser *p, logtk_slice *dst, const char *ptr, size_t len)
 {
-    if (logtk_is_wildcard(ptr, len)) {
+    if (ltk_is_wildcard(ptr, len)) {
         dst->ptr = wildcard_text;
-        dst->len = LOGTK_WILDCARD_LEN;
+        dst->len = LTK_WILDCARD_LEN;
         return 0;
     }
-    char *c = logtk_arena_alloc(&p->token_arena, len ? len : 1);
+    char *c = ltk_arena_alloc(&p->token_arena, len ? len : 1);
     if (c == NULL)
         return -1;
     if (len)
@@ -237,29 +237,29 @@ static int copy_token(logtk_parser *p, logtk_slice *dst, const char *ptr, size_t
 }
 
 static int keep_covering(logtk_parser *p, template_entry *t);
-uint32_t logtk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
+uint32_t ltk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
 {
     if (p->ntemplates == UINT32_MAX - 1 || n > UINT32_MAX) {
-        logtk_parser_error(p, LOGTK_ERR_NOMEM, "too many templates");
+        ltk_parser_error(p, LOGTK_ERR_NOMEM, "too many templates");
         return 0;
     }
-    if (logtk_parser_grow_size((void **)&p->templates, &p->templates_cap, (size_t)p->ntemplates + 1,
+    if (ltk_parser_grow_size((void **)&p->templates, &p->templates_cap, (size_t)p->ntemplates + 1,
                   sizeof *p->templates)) {
-        logtk_parser_nomem(p);
+        ltk_parser_nomem(p);
         return 0;
     }
     template_entry *t = &p->templates[p->ntemplates];
     memset(t, 0, sizeof *t);
     t->tokens = malloc((n ? n : 1) * sizeof *t->tokens);
     if (t->tokens == NULL) {
-        logtk_parser_nomem(p);
+        ltk_parser_nomem(p);
         return 0;
     }
     t->cap = (uint32_t)(n ? n : 1);
     for (size_t i = 0; i < n; i++) {
         if (copy_token(p, &t->tokens[i], tokens[i].ptr, tokens[i].len) != 0) {
             free(t->tokens);
-            logtk_parser_nomem(p);
+            ltk_parser_nomem(p);
             return 0;
         }
     }
@@ -272,11 +272,11 @@ uint32_t logtk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
     return id;
 }
 
-int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size_t n)
+int ltk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size_t n)
 {
     template_entry *t = entry(p, id);
     if (t == NULL)
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u", (unsigned)id);
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u", (unsigned)id);
     int same = n == t->ntokens;
     for (size_t i = 0; same && i < n; i++)
         same = tokens[i].len == t->tokens[i].len &&
@@ -285,7 +285,7 @@ int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size
         return LOGTK_OK;
     logtk_slice *nt = malloc((n ? n : 1) * sizeof *nt);
     if (nt == NULL)
-        return logtk_parser_nomem(p);
+        return ltk_parser_nomem(p);
     for (size_t i = 0; i < n; i++) {
         /* keep the old copy of an unchanged token (tokens may point into it) */
         if (i < t->ntokens && tokens[i].len == t->tokens[i].len &&
@@ -293,10 +293,10 @@ int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size
             nt[i] = t->tokens[i];
         } else if (copy_token(p, &nt[i], tokens[i].ptr, tokens[i].len) != 0) {
             free(nt);
-            return logtk_parser_nomem(p);
+            return ltk_parser_nomem(p);
         }
     }
-    int rc = logtk_parser_render(p, t); /* what was shown, for keep_covering */
+    int rc = ltk_parser_render(p, t); /* what was shown, for keep_covering */
     free(t->tokens);
     t->tokens = nt;
     t->ntokens = (uint32_t)n;
@@ -308,20 +308,20 @@ int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size
     return rc;
 }
 
-int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos)
+int ltk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos)
 {
     template_entry *t = entry(p, id);
     if (t == NULL || pos >= t->ntokens)
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u token %zu",
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u token %zu",
                                   (unsigned)id, pos);
     logtk_slice *s = &t->tokens[pos];
-    if (logtk_is_wildcard(s->ptr, s->len))
+    if (ltk_is_wildcard(s->ptr, s->len))
         return LOGTK_OK;
     /* the new tokens match whatever the old ones did; a shown text may
        still be needed beside them */
-    int rc = t->shown ? logtk_parser_render(p, t) : LOGTK_OK;
+    int rc = t->shown ? ltk_parser_render(p, t) : LOGTK_OK;
     s->ptr = wildcard_text;
-    s->len = LOGTK_WILDCARD_LEN;
+    s->len = LTK_WILDCARD_LEN;
     if (t->shown && rc == LOGTK_OK)
         rc = keep_covering(p, t);
     t->changed_serial = p->serial;
@@ -329,7 +329,7 @@ int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos)
     return rc;
 }
 
-const logtk_slice *logtk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t *n)
+const logtk_slice *ltk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t *n)
 {
     template_entry *t = entry(p, id);
     if (t == NULL) {
@@ -340,20 +340,20 @@ const logtk_slice *logtk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t 
     return t->tokens;
 }
 
-uint32_t logtk_tmpl_count(const logtk_parser *p)
+uint32_t ltk_tmpl_count(const logtk_parser *p)
 {
     return p->ntemplates;
 }
 
 /* Writes tokens joined by single spaces into out (cleared first). */
-static int join_tokens(logtk_strbuf *out, const logtk_slice *tok, size_t n)
+static int join_tokens(ltk_strbuf *out, const logtk_slice *tok, size_t n)
 {
-    logtk_strbuf_clear(out);
+    ltk_strbuf_clear(out);
     for (size_t i = 0; i < n; i++)
-        if ((i && logtk_strbuf_append(out, " ", 1) != 0) ||
-            logtk_strbuf_append(out, tok[i].ptr, tok[i].len) != 0)
+        if ((i && ltk_strbuf_append(out, " ", 1) != 0) ||
+            ltk_strbuf_append(out, tok[i].ptr, tok[i].len) != 0)
             return -1;
-    return logtk_strbuf_append(out, "", 0);
+    return ltk_strbuf_append(out, "", 0);
 }
 
 /*
@@ -368,7 +368,7 @@ static int classify_tokens(logtk_parser *p, template_entry *t)
     if (t->ntokens > t->fit_cap) {
         token_fit *f = realloc(t->fit, t->ntokens * sizeof *f);
         if (f == NULL)
-            return logtk_parser_nomem(p);
+            return ltk_parser_nomem(p);
         t->fit = f;
         t->fit_cap = t->ntokens;
     }
@@ -378,7 +378,7 @@ static int classify_tokens(logtk_parser *p, template_entry *t)
         token_fit *f = &t->fit[i];
         f->before = before;
         f->prefix = 0;
-        if (logtk_is_wildcard(tok->ptr, tok->len)) {
+        if (ltk_is_wildcard(tok->ptr, tok->len)) {
             f->kind = FIT_WILD;
             f->stars = 1;
         } else if (memchr(tok->ptr, '<', tok->len) == NULL) {
@@ -386,8 +386,8 @@ static int classify_tokens(logtk_parser *p, template_entry *t)
             f->stars = 0;
         } else {
             size_t at;
-            f->stars = (uint32_t)logtk_tmatch_count_wildcards(tok->ptr, tok->len);
-            f->kind = logtk_tmatch_one_star(tok->ptr, tok->len, &at) ? FIT_ONE_STAR : FIT_GLOB;
+            f->stars = (uint32_t)ltk_tmatch_count_wildcards(tok->ptr, tok->len);
+            f->kind = ltk_tmatch_one_star(tok->ptr, tok->len, &at) ? FIT_ONE_STAR : FIT_GLOB;
             if (f->kind == FIT_ONE_STAR)
                 f->prefix = (uint32_t)at;
         }
@@ -397,7 +397,7 @@ static int classify_tokens(logtk_parser *p, template_entry *t)
     return LOGTK_OK;
 }
 
-int logtk_parser_render(logtk_parser *p, template_entry *t)
+int ltk_parser_render(logtk_parser *p, template_entry *t)
 {
     if (!t->text_dirty)
         return LOGTK_OK;
@@ -410,7 +410,7 @@ int logtk_parser_render(logtk_parser *p, template_entry *t)
     if (need > t->text_cap) {
         char *q = realloc(t->text, need);
         if (q == NULL)
-            return logtk_parser_nomem(p);
+            return ltk_parser_nomem(p);
         t->text = q;
         t->text_cap = need;
     }
@@ -428,20 +428,20 @@ int logtk_parser_render(logtk_parser *p, template_entry *t)
     }
     t->text[len] = '\0';
     t->text_len = len;
-    t->nwild = logtk_tmatch_count_wildcards(t->text, len);
+    t->nwild = ltk_tmatch_count_wildcards(t->text, len);
     t->fit_stale = 1;
     t->text_dirty = 0;
     return LOGTK_OK;
 }
 
 /* Shows text[0..len) for t; NULL: its tokens joined. */
-int logtk_parser_set_shown(logtk_parser *p, template_entry *t, const char *text, size_t len)
+int ltk_parser_set_shown(logtk_parser *p, template_entry *t, const char *text, size_t len)
 {
     char *copy = NULL;
     if (text) {
         copy = malloc(len + 1);
         if (copy == NULL)
-            return logtk_parser_nomem(p);
+            return ltk_parser_nomem(p);
         memcpy(copy, text, len);
         copy[len] = '\0';
     }
@@ -458,20 +458,20 @@ int logtk_parser_set_shown(logtk_parser *p, template_entry *t, const char *text,
  * construction), "<*>" is shown, which matches everything.
  */
 static int show_merge(logtk_parser *p, template_entry *t, const char *a, size_t alen,
-                      enum logtk_tmatch_mode mode, const char *other, size_t olen, int other_is_template)
+                      enum ltk_tmatch_mode mode, const char *other, size_t olen, int other_is_template)
 {
-    if (logtk_tmatch_merge(&p->merge, a, alen, other, olen, other_is_template, mode) != LOGTK_OK)
-        return logtk_parser_nomem(p);
-    const logtk_strbuf *out = &p->merge.out;
+    if (ltk_tmatch_merge(&p->merge, a, alen, other, olen, other_is_template, mode) != LOGTK_OK)
+        return ltk_parser_nomem(p);
+    const ltk_strbuf *out = &p->merge.out;
     const char *text = out->data ? out->data : "";
-    int ok = other_is_template ? logtk_tmatch_covers(text, out->len, other, olen)
-                               : logtk_tmatch_glob(text, out->len, other, olen, NULL);
+    int ok = other_is_template ? ltk_tmatch_covers(text, out->len, other, olen)
+                               : ltk_tmatch_glob(text, out->len, other, olen, NULL);
     if (ok && mode == LOGTK_TMATCH_COVER_BOTH)
-        ok = logtk_tmatch_covers(text, out->len, a, alen);
+        ok = ltk_tmatch_covers(text, out->len, a, alen);
     assert(ok);
     if (!ok)
-        return logtk_parser_set_shown(p, t, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
-    return logtk_parser_set_shown(p, t, text, out->len);
+        return ltk_parser_set_shown(p, t, LTK_WILDCARD, LTK_WILDCARD_LEN);
+    return ltk_parser_set_shown(p, t, text, out->len);
 }
 
 /*
@@ -483,18 +483,18 @@ static int show_merge(logtk_parser *p, template_entry *t, const char *a, size_t 
 static int keep_covering(logtk_parser *p, template_entry *t)
 {
     if (!t->seen_line)
-        return logtk_parser_set_shown(p, t, NULL, 0);
+        return ltk_parser_set_shown(p, t, NULL, 0);
     if (join_tokens(&p->scratch_new, t->tokens, t->ntokens) != 0)
-        return logtk_parser_nomem(p);
+        return ltk_parser_nomem(p);
     const char *now = p->scratch_new.data;
     size_t now_len = p->scratch_new.len;
-    if (logtk_tmatch_covers(now, now_len, t->text, t->text_len))
-        return logtk_parser_set_shown(p, t, NULL, 0);
+    if (ltk_tmatch_covers(now, now_len, t->text, t->text_len))
+        return ltk_parser_set_shown(p, t, NULL, 0);
     return show_merge(p, t, now, now_len, LOGTK_TMATCH_A_IS_GUESS, t->text, t->text_len, 1);
 }
 
 /* The template whose text id shows: id itself, or the one it is an alias of. */
-uint32_t logtk_parser_shown_id(const logtk_parser *p, uint32_t id)
+uint32_t ltk_parser_shown_id(const logtk_parser *p, uint32_t id)
 {
     template_entry *t;
     while ((t = entry(p, id)) != NULL && t->alias != 0)
@@ -502,24 +502,24 @@ uint32_t logtk_parser_shown_id(const logtk_parser *p, uint32_t id)
     return id;
 }
 
-int logtk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target)
+int ltk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target)
 {
-    id = logtk_parser_shown_id(p, id);
-    target = logtk_parser_shown_id(p, target);
+    id = ltk_parser_shown_id(p, id);
+    target = ltk_parser_shown_id(p, target);
     template_entry *t = entry(p, id), *root = entry(p, target);
     if (t == NULL || root == NULL)
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u or %u", (unsigned)id,
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u or %u", (unsigned)id,
                                   (unsigned)target);
     if (id == target)
         return LOGTK_OK;
     /* the lines of id must match what target shows from now on */
-    int rc = logtk_parser_render(p, root);
+    int rc = ltk_parser_render(p, root);
     if (rc == LOGTK_OK)
-        rc = logtk_parser_render(p, t);
+        rc = ltk_parser_render(p, t);
     if (rc != LOGTK_OK)
         return rc;
-    if (t->seen_line && !logtk_tmatch_covers(root->text, root->text_len, t->text, t->text_len)) {
-        enum logtk_tmatch_mode mode =
+    if (t->seen_line && !ltk_tmatch_covers(root->text, root->text_len, t->text, t->text_len)) {
+        enum ltk_tmatch_mode mode =
             root->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
         if ((rc = show_merge(p, root, root->text, root->text_len, mode, t->text, t->text_len,
                              1)) != LOGTK_OK)
@@ -543,8 +543,8 @@ static void flush_callbacks(logtk_parser *p)
         uint32_t id = p->pending[i];
         template_entry *t = entry(p, id);
         t->pending = 0;
-        template_entry *shown = entry(p, logtk_parser_shown_id(p, id));
-        if (p->callback == NULL || logtk_parser_render(p, shown) != LOGTK_OK)
+        template_entry *shown = entry(p, ltk_parser_shown_id(p, id));
+        if (p->callback == NULL || ltk_parser_render(p, shown) != LOGTK_OK)
             continue;
         int kind = t->created_serial == p->serial ? LOGTK_TEMPLATE_CREATED
                                                   : LOGTK_TEMPLATE_CHANGED;
@@ -560,7 +560,7 @@ static int record_assignment(logtk_parser *p, uint64_t index, uint32_t id)
     uint64_t k = index - p->assign_base;
     if (k >= p->assign_len) {
         if (grow_array((void **)&p->assign, &p->assign_cap, k + 1, sizeof *p->assign))
-            return logtk_parser_nomem(p);
+            return ltk_parser_nomem(p);
         memset(p->assign + p->assign_len, 0, (size_t)(k + 1 - p->assign_len) * sizeof *p->assign);
         p->assign_len = k + 1;
     }
@@ -568,11 +568,11 @@ static int record_assignment(logtk_parser *p, uint64_t index, uint32_t id)
     return LOGTK_OK;
 }
 
-int logtk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id)
+int ltk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id)
 {
     template_entry *t = entry(p, id);
     if (t == NULL || line_index >= p->lines)
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no line %llu or template %u",
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no line %llu or template %u",
                                   (unsigned long long)line_index, (unsigned)id);
     if (line_index >= p->assign_base && line_index - p->assign_base < p->assign_len) {
         template_entry *old = entry(p, p->assign[line_index - p->assign_base]);
@@ -585,96 +585,96 @@ int logtk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id)
 
 /* ------------------------------------------------------------ batch helpers */
 
-uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len)
+uint32_t ltk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len)
 {
     if (!p->dict_ready) {
-        if (logtk_hashtab_init(&p->dict, 4096) != 0)
+        if (ltk_hashtab_init(&p->dict, 4096) != 0)
             return UINT32_MAX;
         p->dict_ready = 1;
     }
-    int64_t id = logtk_hashtab_intern(&p->dict, ptr, len, NULL);
+    int64_t id = ltk_hashtab_intern(&p->dict, ptr, len, NULL);
     return id < 0 ? UINT32_MAX : (uint32_t)id;
 }
 
-uint32_t logtk_parser_find_token(const logtk_parser *p, const char *ptr, size_t len)
+uint32_t ltk_parser_find_token(const logtk_parser *p, const char *ptr, size_t len)
 {
     if (!p->dict_ready)
         return UINT32_MAX;
-    int64_t id = logtk_hashtab_find(&p->dict, ptr, len);
+    int64_t id = ltk_hashtab_find(&p->dict, ptr, len);
     return id < 0 ? UINT32_MAX : (uint32_t)id;
 }
 
-uint32_t logtk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n)
+uint32_t ltk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n)
 {
     static const uint32_t no_ids[1] = {0};
     if (!p->tmpl_by_ids_ready) {
-        if (logtk_hashtab_init(&p->tmpl_by_ids, 256) != 0)
+        if (ltk_hashtab_init(&p->tmpl_by_ids, 256) != 0)
             goto oom;
         p->tmpl_by_ids_ready = 1;
     }
     int inserted = 0;
-    int64_t k = logtk_hashtab_intern(&p->tmpl_by_ids, n ? ids : no_ids, n * sizeof *ids, &inserted);
-    if (k < 0 || logtk_array_reserve((void **)&p->tmpl_of_ids, &p->tmpl_of_ids_cap, (size_t)k + 1,
+    int64_t k = ltk_hashtab_intern(&p->tmpl_by_ids, n ? ids : no_ids, n * sizeof *ids, &inserted);
+    if (k < 0 || ltk_array_reserve((void **)&p->tmpl_of_ids, &p->tmpl_of_ids_cap, (size_t)k + 1,
                                      sizeof *p->tmpl_of_ids) != 0)
         goto oom;
     if (!inserted)
         return p->tmpl_of_ids[k];
-    if (logtk_array_reserve((void **)&p->ids_slices, &p->ids_slices_cap, n + 1,
+    if (ltk_array_reserve((void **)&p->ids_slices, &p->ids_slices_cap, n + 1,
                             sizeof *p->ids_slices) != 0)
         goto oom;
     for (size_t i = 0; i < n; i++) {
-        p->ids_slices[i].ptr = logtk_parser_token_text(p, ids[i], &p->ids_slices[i].len);
-        assert(p->ids_slices[i].ptr != NULL); /* ids come from logtk_parser_intern_token */
+        p->ids_slices[i].ptr = ltk_parser_token_text(p, ids[i], &p->ids_slices[i].len);
+        assert(p->ids_slices[i].ptr != NULL); /* ids come from ltk_parser_intern_token */
     }
-    p->tmpl_of_ids[k] = logtk_tmpl_create(p, p->ids_slices, n);
+    p->tmpl_of_ids[k] = ltk_tmpl_create(p, p->ids_slices, n);
     return p->tmpl_of_ids[k];
 oom:
-    logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return 0;
 }
 
-int logtk_parser_assign_token_ids(logtk_parser *p, uint64_t line_index, const uint32_t *ids,
+int ltk_parser_assign_token_ids(logtk_parser *p, uint64_t line_index, const uint32_t *ids,
                                   size_t n)
 {
-    uint32_t id = logtk_tmpl_from_token_ids(p, ids, n);
-    return id ? logtk_parser_assign(p, line_index, id) : LOGTK_ERR_NOMEM;
+    uint32_t id = ltk_tmpl_from_token_ids(p, ids, n);
+    return id ? ltk_parser_assign(p, line_index, id) : LOGTK_ERR_NOMEM;
 }
 
-const char *logtk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len)
+const char *ltk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len)
 {
     if (!p->dict_ready) {
         if (len)
             *len = 0;
         return NULL;
     }
-    return logtk_hashtab_key(&p->dict, id, len);
+    return ltk_hashtab_key(&p->dict, id, len);
 }
 
-int logtk_parser_store_line(logtk_parser *p, const logtk_parse_line *line)
+int ltk_parser_store_line(logtk_parser *p, const ltk_parse_line *line)
 {
     if (grow_array((void **)&p->stored_offsets, &p->stored_offsets_cap, p->stored_lines + 2,
                    sizeof *p->stored_offsets) ||
         grow_array((void **)&p->stored_tokens, &p->stored_cap, p->stored_len + line->ntokens,
                    sizeof *p->stored_tokens))
-        return logtk_parser_nomem(p);
+        return ltk_parser_nomem(p);
     if (p->stored_lines == 0)
         p->stored_offsets[0] = 0;
     for (size_t i = 0; i < line->ntokens; i++) {
-        uint32_t id = logtk_parser_intern_token(p, line->tokens[i].ptr, line->tokens[i].len);
+        uint32_t id = ltk_parser_intern_token(p, line->tokens[i].ptr, line->tokens[i].len);
         if (id == UINT32_MAX)
-            return logtk_parser_nomem(p);
+            return ltk_parser_nomem(p);
         p->stored_tokens[p->stored_len++] = id;
     }
     p->stored_offsets[++p->stored_lines] = p->stored_len;
     return LOGTK_OK;
 }
 
-uint64_t logtk_parser_stored_count(const logtk_parser *p)
+uint64_t ltk_parser_stored_count(const logtk_parser *p)
 {
     return p->stored_lines;
 }
 
-const uint32_t *logtk_parser_stored_line(const logtk_parser *p, uint64_t k, size_t *n)
+const uint32_t *ltk_parser_stored_line(const logtk_parser *p, uint64_t k, size_t *n)
 {
     /* no token stored yet (every line so far empty): no array to point into,
        and NULL + 0 is undefined (fuzz_snapshot, UBSan) */
@@ -698,7 +698,7 @@ const char *logtk_parser_algorithm_summary(size_t i)
     return i < ALGORITHM_COUNT ? algorithm_registry[i]->summary : NULL;
 }
 
-static const logtk_parser_algo *find_algorithm(const char *name)
+static const ltk_parser_algo *find_algorithm(const char *name)
 {
     if (name == NULL)
         return DEFAULT_ALGORITHM;
@@ -708,7 +708,7 @@ static const logtk_parser_algo *find_algorithm(const char *name)
     return NULL;
 }
 
-int logtk_parser_create(logtk_parser **out, const logtk_parser_algo *algo)
+int ltk_parser_create(logtk_parser **out, const ltk_parser_algo *algo)
 {
     logtk_parser *p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -716,11 +716,11 @@ int logtk_parser_create(logtk_parser **out, const logtk_parser_algo *algo)
     p->algo = algo;
     p->keep_assignments = 1;
     p->serial = 1;
-    logtk_arena_init(&p->token_arena, 0);
+    ltk_arena_init(&p->token_arena, 0);
     p->state = calloc(1, algo->state_size ? algo->state_size : 1);
-    if (p->state == NULL || logtk_masker_new(&p->masker) != LOGTK_OK) {
+    if (p->state == NULL || ltk_masker_new(&p->masker) != LOGTK_OK) {
         free(p->state);
-        logtk_masker_free(p->masker);
+        ltk_masker_free(p->masker);
         free(p);
         return LOGTK_ERR_NOMEM;
     }
@@ -737,10 +737,10 @@ int logtk_parser_create(logtk_parser **out, const logtk_parser_algo *algo)
 int logtk_parser_new(logtk_parser **out, const char *algorithm)
 {
     *out = NULL;
-    const logtk_parser_algo *algo = find_algorithm(algorithm);
+    const ltk_parser_algo *algo = find_algorithm(algorithm);
     if (algo == NULL)
         return LOGTK_ERR_NOT_FOUND;
-    return logtk_parser_create(out, algo);
+    return ltk_parser_create(out, algo);
 }
 
 const char *logtk_parser_algorithm(const logtk_parser *p)
@@ -755,8 +755,8 @@ void logtk_parser_free(logtk_parser *p)
     if (p->algo && p->algo->destroy)
         p->algo->destroy(p->state);
     free(p->state);
-    logtk_masker_free(p->masker);
-    logtk_tokens_free(&p->tokens);
+    ltk_masker_free(p->masker);
+    ltk_tokens_free(&p->tokens);
     for (uint32_t i = 0; i < p->ntemplates; i++) {
         free(p->templates[i].tokens);
         free(p->templates[i].shown);
@@ -764,7 +764,7 @@ void logtk_parser_free(logtk_parser *p)
         free(p->templates[i].fit);
     }
     free(p->templates);
-    logtk_arena_free(&p->token_arena);
+    ltk_arena_free(&p->token_arena);
     free(p->assign);
     free(p->pending);
     for (size_t i = 0; i < p->nparams; i++) {
@@ -773,27 +773,27 @@ void logtk_parser_free(logtk_parser *p)
     }
     free(p->params);
     free(p->param_out);
-    logtk_tmatch_scratch_free(&p->merge);
-    logtk_strbuf_free(&p->scratch_new);
-    logtk_strbuf_free(&p->batch_content);
+    ltk_tmatch_scratch_free(&p->merge);
+    ltk_strbuf_free(&p->scratch_new);
+    ltk_strbuf_free(&p->batch_content);
     free(p->batch_offsets);
     if (p->dict_ready)
-        logtk_hashtab_free(&p->dict);
+        ltk_hashtab_free(&p->dict);
     free(p->stored_tokens);
     free(p->stored_offsets);
     if (p->tmpl_by_ids_ready)
-        logtk_hashtab_free(&p->tmpl_by_ids);
+        ltk_hashtab_free(&p->tmpl_by_ids);
     free(p->tmpl_of_ids);
     free(p->ids_slices);
     free(p->param_names);
     if (p->index_ready)
-        logtk_u64map_free(&p->index_heads);
+        ltk_u64map_free(&p->index_heads);
     free(p);
 }
 
 const char *logtk_parser_errmsg(const logtk_parser *p)
 {
-    return p ? logtk_error_text(&p->err) : "no parser";
+    return p ? ltk_error_text(&p->err) : "no parser";
 }
 
 static int record_param(logtk_parser *p, const char *name, const char *value)
@@ -802,7 +802,7 @@ static int record_param(logtk_parser *p, const char *name, const char *value)
         if (strcmp(p->params[i].name, name) == 0) {
             char *v = strdup(value);
             if (v == NULL)
-                return logtk_parser_nomem(p);
+                return ltk_parser_nomem(p);
             free(p->params[i].value);
             p->params[i].value = v;
             return LOGTK_OK;
@@ -810,13 +810,13 @@ static int record_param(logtk_parser *p, const char *name, const char *value)
     }
     param_pair *q = realloc(p->params, (p->nparams + 1) * sizeof *q);
     if (q == NULL)
-        return logtk_parser_nomem(p);
+        return ltk_parser_nomem(p);
     p->params = q;
     char *n = strdup(name), *v = strdup(value);
     if (n == NULL || v == NULL) {
         free(n);
         free(v);
-        return logtk_parser_nomem(p);
+        return ltk_parser_nomem(p);
     }
     p->params[p->nparams].name = n;
     p->params[p->nparams].value = v;
@@ -826,26 +826,26 @@ static int record_param(logtk_parser *p, const char *name, const char *value)
 
 int logtk_parser_set_option(logtk_parser *p, const char *name, const char *value)
 {
-    logtk_error_clear(&p->err);
+    ltk_error_clear(&p->err);
     if (name == NULL || value == NULL)
-        return logtk_parser_error(p, LOGTK_ERR_INVALID, "parameter name and value needed");
+        return ltk_parser_error(p, LOGTK_ERR_INVALID, "parameter name and value needed");
     if (p->lines > 0)
-        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+        return ltk_parser_error(p, LOGTK_ERR_INVALID,
                                   "%s: parameter %s must be set before the first line",
                                   p->algo->name, name);
     if (strcmp(name, "keep_assignments") == 0) {
         long v;
-        int rc = logtk_param_int(p, name, value, 0, 1, &v);
+        int rc = ltk_param_int(p, name, value, 0, 1, &v);
         if (rc == LOGTK_OK)
             p->keep_assignments = (int)v;
         return rc; /* not learned state: not recorded in snapshots */
     }
     if (p->algo->set_param == NULL)
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "%s has no parameter \"%s\"",
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "%s has no parameter \"%s\"",
                                   p->algo->name, name);
     int rc = p->algo->set_param(p, p->state, name, value);
     if (rc == LOGTK_ERR_NOT_FOUND && p->err.msg[0] == '\0')
-        logtk_parser_error(p, rc, "%s has no parameter \"%s\"", p->algo->name, name);
+        ltk_parser_error(p, rc, "%s has no parameter \"%s\"", p->algo->name, name);
     if (rc != LOGTK_OK)
         return rc;
     return record_param(p, name, value);
@@ -859,25 +859,25 @@ int logtk_parser_set_param(logtk_parser *p, const char *name, const char *value)
 
 int logtk_parser_add_mask(logtk_parser *p, const char *pattern, const char *replacement)
 {
-    logtk_error_clear(&p->err);
+    ltk_error_clear(&p->err);
     if (pattern == NULL)
-        return logtk_parser_error(p, LOGTK_ERR_INVALID, "mask pattern needed");
+        return ltk_parser_error(p, LOGTK_ERR_INVALID, "mask pattern needed");
     if (p->lines > 0)
-        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+        return ltk_parser_error(p, LOGTK_ERR_INVALID,
                                   "masks must be added before the first line");
-    return logtk_masker_add(p->masker, pattern, replacement, &p->err);
+    return ltk_masker_add(p->masker, pattern, replacement, &p->err);
 }
 
 int logtk_parser_add_named_mask(logtk_parser *p, const char *name, const char *pattern,
                                 const char *replacement)
 {
-    logtk_error_clear(&p->err);
+    ltk_error_clear(&p->err);
     if (pattern == NULL)
-        return logtk_parser_error(p, LOGTK_ERR_INVALID, "mask pattern needed");
+        return ltk_parser_error(p, LOGTK_ERR_INVALID, "mask pattern needed");
     if (p->lines > 0)
-        return logtk_parser_error(p, LOGTK_ERR_INVALID,
+        return ltk_parser_error(p, LOGTK_ERR_INVALID,
                                   "masks must be added before the first line");
-    return logtk_masker_add_named(p->masker, name, pattern, replacement, &p->err);
+    return ltk_masker_add_named(p->masker, name, pattern, replacement, &p->err);
 }
 
 int logtk_parser_set_callback(logtk_parser *p, logtk_template_callback cb, void *user)
@@ -902,10 +902,10 @@ int logtk_parser_template(logtk_parser *p, uint32_t template_id, logtk_slice *te
 {
     template_entry *t = entry(p, template_id);
     if (t == NULL)
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u",
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u",
                                   (unsigned)template_id);
-    template_entry *shown = entry(p, logtk_parser_shown_id(p, template_id));
-    int rc = logtk_parser_render(p, shown);
+    template_entry *shown = entry(p, ltk_parser_shown_id(p, template_id));
+    int rc = ltk_parser_render(p, shown);
     if (rc != LOGTK_OK)
         return rc;
     if (text) {
@@ -920,10 +920,10 @@ int logtk_parser_template(logtk_parser *p, uint32_t template_id, logtk_slice *te
 int logtk_parser_assignment(logtk_parser *p, uint64_t index, uint32_t *template_id)
 {
     if (!p->keep_assignments && p->algo->online)
-        return logtk_parser_error(p, LOGTK_ERR_UNSUPPORTED,
+        return ltk_parser_error(p, LOGTK_ERR_UNSUPPORTED,
                                   "assignments are not kept (keep_assignments=0)");
     if (index >= p->lines || index < p->assign_base)
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no assignment for line %llu",
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no assignment for line %llu",
                                   (unsigned long long)index);
     uint64_t k = index - p->assign_base;
     *template_id = k < p->assign_len ? p->assign[k] : 0;
@@ -950,8 +950,8 @@ static inline int token_fits(const logtk_slice *tok, const token_fit *f, const l
     case FIT_LITERAL:
         return tok->len == c->len && memcmp(tok->ptr, c->ptr, c->len) == 0;
     case FIT_ONE_STAR: {
-        /* what logtk_tmatch_glob() does with one "<*>" and no blank (logtk_tmatch_one_star) */
-        size_t prefix = f->prefix, suffix = tok->len - LOGTK_WILDCARD_LEN - prefix;
+        /* what ltk_tmatch_glob() does with one "<*>" and no blank (ltk_tmatch_one_star) */
+        size_t prefix = f->prefix, suffix = tok->len - LTK_WILDCARD_LEN - prefix;
         if (c->len < prefix + suffix || memcmp(tok->ptr, c->ptr, prefix) != 0 ||
             memcmp(tok->ptr + tok->len - suffix, c->ptr + c->len - suffix, suffix) != 0)
             return 0; /* equal bytes would have matched too */
@@ -963,7 +963,7 @@ static inline int token_fits(const logtk_slice *tok, const token_fit *f, const l
     }
     default:
         if (caps && f->stars) {
-            if (logtk_tmatch_glob(tok->ptr, tok->len, c->ptr, c->len, caps))
+            if (ltk_tmatch_glob(tok->ptr, tok->len, c->ptr, c->len, caps))
                 return 1;
             if (tok->len == c->len && memcmp(tok->ptr, c->ptr, c->len) == 0) {
                 *caps_ok = 0;
@@ -972,7 +972,7 @@ static inline int token_fits(const logtk_slice *tok, const token_fit *f, const l
             return 0;
         }
         return (tok->len == c->len && memcmp(tok->ptr, c->ptr, c->len) == 0) ||
-               logtk_tmatch_glob(tok->ptr, tok->len, c->ptr, c->len, NULL);
+               ltk_tmatch_glob(tok->ptr, tok->len, c->ptr, c->len, NULL);
     }
 }
 
@@ -1046,19 +1046,19 @@ static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n, l
 static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t len,
                     const logtk_slice *tokens, size_t ntokens, size_t *np)
 {
-    id = logtk_parser_shown_id(p, id);
+    id = ltk_parser_shown_id(p, id);
     template_entry *t = entry(p, id);
     if (np)
         *np = SIZE_MAX;
-    int rc = logtk_parser_render(p, t);
+    int rc = ltk_parser_render(p, t);
     if (rc != LOGTK_OK)
         return rc;
-    if (np && logtk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1,
+    if (np && ltk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1,
                         sizeof *p->param_out))
-        return logtk_parser_nomem(p);
+        return ltk_parser_nomem(p);
     if (tokens) {
         if (classify_tokens(p, t) != LOGTK_OK)
-            return logtk_parser_nomem(p);
+            return ltk_parser_nomem(p);
         int caps_ok;
         if (tokens_fit(t, tokens, ntokens, np ? p->param_out : NULL, &caps_ok)) {
             t->seen_line = 1;
@@ -1067,15 +1067,15 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
             return LOGTK_OK;
         }
     }
-    if (logtk_tmatch_glob(t->text, t->text_len, content, len, np ? p->param_out : NULL)) {
+    if (ltk_tmatch_glob(t->text, t->text_len, content, len, np ? p->param_out : NULL)) {
         t->seen_line = 1;
         if (np)
             *np = t->nwild;
         return LOGTK_OK;
     }
-    enum logtk_tmatch_mode mode = t->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
+    enum ltk_tmatch_mode mode = t->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
     if ((rc = show_merge(p, t, t->text, t->text_len, mode, content, len, 0)) != LOGTK_OK ||
-        (rc = logtk_parser_render(p, t)) != LOGTK_OK)
+        (rc = ltk_parser_render(p, t)) != LOGTK_OK)
         return rc;
     t->seen_line = 1;
     t->changed_serial = p->serial;
@@ -1087,22 +1087,22 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
 static int capture_params(logtk_parser *p, uint32_t id, const char *content, size_t len,
                           const logtk_slice *tokens, size_t ntokens, size_t *np)
 {
-    template_entry *t = entry(p, logtk_parser_shown_id(p, id));
-    int rc = logtk_parser_render(p, t);
+    template_entry *t = entry(p, ltk_parser_shown_id(p, id));
+    int rc = ltk_parser_render(p, t);
     *np = 0;
     if (rc != LOGTK_OK)
         return rc;
-    if (logtk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1, sizeof *p->param_out))
-        return logtk_parser_nomem(p);
+    if (ltk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, t->nwild + 1, sizeof *p->param_out))
+        return ltk_parser_nomem(p);
     int caps_ok;
     if (tokens && classify_tokens(p, t) != LOGTK_OK)
-        return logtk_parser_nomem(p);
+        return ltk_parser_nomem(p);
     if (tokens && tokens_fit(t, tokens, ntokens, p->param_out, &caps_ok) && caps_ok) {
         *np = t->nwild;
         return LOGTK_OK;
     }
-    if (!logtk_tmatch_glob(t->text, t->text_len, content, len, p->param_out))
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND,
+    if (!ltk_tmatch_glob(t->text, t->text_len, content, len, p->param_out))
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND,
                                   "the line does not match template %u", (unsigned)id);
     *np = t->nwild;
     return LOGTK_OK;
@@ -1115,8 +1115,8 @@ static int keep_batch_content(logtk_parser *p, uint64_t index, const char *conte
         return LOGTK_OK;
     if (grow_array((void **)&p->batch_offsets, &p->batch_offsets_cap, p->batch_lines + 2,
                    sizeof *p->batch_offsets) ||
-        logtk_strbuf_append(&p->batch_content, content, len) != 0)
-        return logtk_parser_nomem(p);
+        ltk_strbuf_append(&p->batch_content, content, len) != 0)
+        return ltk_parser_nomem(p);
     p->batch_offsets[0] = 0;
     p->batch_offsets[++p->batch_lines] = p->batch_content.len;
     return LOGTK_OK;
@@ -1158,12 +1158,12 @@ static int unite_same_text(logtk_parser *p)
         return LOGTK_OK;
     text_key *keys = malloc(p->ntemplates * sizeof *keys);
     if (keys == NULL)
-        return logtk_parser_nomem(p);
+        return ltk_parser_nomem(p);
     for (uint32_t i = 0; i < p->ntemplates; i++) {
         const template_entry *t = &p->templates[i];
-        uint64_t h = logtk_content_key("", 0);
+        uint64_t h = ltk_content_key("", 0);
         for (uint32_t k = 0; k < t->ntokens; k++)
-            h = logtk_hash_bytes(t->tokens[k].ptr, t->tokens[k].len) ^ (h * 0x100000001b3ULL);
+            h = ltk_hash_bytes(t->tokens[k].ptr, t->tokens[k].len) ^ (h * 0x100000001b3ULL);
         keys[i].key = h;
         keys[i].id = i + 1;
     }
@@ -1175,7 +1175,7 @@ static int unite_same_text(logtk_parser *p)
             j++;
         for (uint32_t k = i + 1; rc == LOGTK_OK && k < j; k++)
             if (same_tokens(entry(p, keys[i].id), entry(p, keys[k].id)))
-                rc = logtk_tmpl_alias(p, keys[k].id, keys[i].id);
+                rc = ltk_tmpl_alias(p, keys[k].id, keys[i].id);
         i = j;
     }
     free(keys);
@@ -1193,7 +1193,7 @@ static int fit_batch_lines(logtk_parser *p)
         uint64_t a = p->batch_offsets[k], b = p->batch_offsets[k + 1];
         rc = fit_line(p, id, p->batch_content.data + a, (size_t)(b - a), NULL, 0, NULL);
     }
-    logtk_strbuf_free(&p->batch_content);
+    ltk_strbuf_free(&p->batch_content);
     free(p->batch_offsets);
     p->batch_offsets = NULL;
     p->batch_offsets_cap = 0;
@@ -1205,11 +1205,11 @@ static int fit_batch_lines(logtk_parser *p)
 static int prepare(logtk_parser *p, const char *content, size_t len, const char **masked,
                    size_t *mlen)
 {
-    int mrc = logtk_masker_apply(p->masker, content, len, masked, mlen, &p->err);
+    int mrc = ltk_masker_apply(p->masker, content, len, masked, mlen, &p->err);
     if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
         return mrc;
-    if (logtk_tokenize(&p->tokens, *masked, *mlen) != LOGTK_OK)
-        return logtk_parser_nomem(p);
+    if (ltk_tokenize(&p->tokens, *masked, *mlen) != LOGTK_OK)
+        return ltk_parser_nomem(p);
     return mrc;
 }
 
@@ -1223,22 +1223,22 @@ static int fill_event_text(logtk_parser *p, logtk_event *ev, uint32_t id, const 
     ev->template_text.ptr = "";
     ev->template_text.len = 0;
     ev->param_names = NULL;
-    template_entry *t = entry(p, logtk_parser_shown_id(p, id));
+    template_entry *t = entry(p, ltk_parser_shown_id(p, id));
     if (t) {
-        int rc = logtk_parser_render(p, t);
+        int rc = ltk_parser_render(p, t);
         if (rc != LOGTK_OK)
             return rc;
         ev->template_text.ptr = t->text;
         ev->template_text.len = t->text_len;
     }
-    if (logtk_masker_named_count(p->masker) == 0)
+    if (ltk_masker_named_count(p->masker) == 0)
         return LOGTK_OK;
-    if (logtk_parser_grow_size((void **)&p->param_names, &p->param_names_cap, ev->nparams + 1,
+    if (ltk_parser_grow_size((void **)&p->param_names, &p->param_names_cap, ev->nparams + 1,
                   sizeof *p->param_names))
-        return logtk_parser_nomem(p);
+        return ltk_parser_nomem(p);
     for (size_t i = 0; i < ev->nparams; i++) {
         size_t start = (size_t)(ev->params[i].ptr - content);
-        const char *name = logtk_masker_name_of(p->masker, start, start + ev->params[i].len);
+        const char *name = ltk_masker_name_of(p->masker, start, start + ev->params[i].len);
         p->param_names[i].ptr = name ? name : "";
         p->param_names[i].len = name ? strlen(name) : 0;
     }
@@ -1251,14 +1251,14 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
     const char *masked;
     size_t mlen;
     if (content == NULL && len > 0)
-        return logtk_parser_error(p, LOGTK_ERR_INVALID, "NULL content");
+        return ltk_parser_error(p, LOGTK_ERR_INVALID, "NULL content");
     if (content == NULL)
         content = "";
     int mrc = prepare(p, content, len, &masked, &mlen);
     if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
         return mrc;
     p->serial++;
-    logtk_parse_line line = {p->tokens.tok, p->tokens.n, {masked, mlen}, p->lines};
+    ltk_parse_line line = {p->tokens.tok, p->tokens.n, {masked, mlen}, p->lines};
     uint32_t id = 0;
     int rc = p->algo->feed(p, p->state, &line, &id);
     if (rc != LOGTK_OK) {
@@ -1303,7 +1303,7 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
             if (rc != LOGTK_OK)
                 return rc;
         }
-        if (called_back && logtk_masker_named_count(p->masker) > 0 &&
+        if (called_back && ltk_masker_named_count(p->masker) > 0 &&
             (rc = prepare(p, content, len, &masked, &mlen)) != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
             return rc;
         if ((rc = fill_event_text(p, ev, t ? id : 0, content)) != LOGTK_OK)
@@ -1332,7 +1332,7 @@ int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *cont
                          logtk_event *ev)
 {
     if (entry(p, template_id) == NULL)
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u",
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template %u",
                                   (unsigned)template_id);
     if (content == NULL)
         content = "";
@@ -1341,7 +1341,7 @@ int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *cont
     const char *masked;
     size_t mlen;
     int rc;
-    if (logtk_masker_named_count(p->masker) > 0 &&
+    if (ltk_masker_named_count(p->masker) > 0 &&
         (rc = prepare(p, content, len, &masked, &mlen)) != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
         return rc;
     rc = capture_params(p, template_id, content, len, NULL, 0, &ev->nparams);
@@ -1384,9 +1384,9 @@ static uint64_t first_word_key(const char *text, size_t len, int template_text)
     size_t b = a;
     while (b < len && !blank_byte(text[b]))
         b++;
-    if (template_text && (a == b || logtk_tmatch_count_wildcards(text + a, b - a) > 0))
+    if (template_text && (a == b || ltk_tmatch_count_wildcards(text + a, b - a) > 0))
         return WILD_FIRST_KEY;
-    return logtk_mix64(logtk_hash_bytes(text + a, b - a));
+    return ltk_mix64(ltk_hash_bytes(text + a, b - a));
 }
 
 static void index_unlink(logtk_parser *p, uint32_t id, template_entry *t)
@@ -1398,7 +1398,7 @@ static void index_unlink(logtk_parser *p, uint32_t id, template_entry *t)
     if (t->idx_prev)
         entry(p, t->idx_prev)->idx_next = t->idx_next;
     else
-        *logtk_u64map_find(&p->index_heads, t->idx_key) = t->idx_next;
+        *ltk_u64map_find(&p->index_heads, t->idx_key) = t->idx_next;
     t->idx_in = 0;
     t->idx_prev = t->idx_next = 0;
     (void)id;
@@ -1415,13 +1415,13 @@ static int index_precedes(const template_entry *a, uint32_t aid, const template_
 
 static int index_link(logtk_parser *p, uint32_t id, template_entry *t)
 {
-    uint32_t *head = logtk_u64map_find(&p->index_heads, t->idx_key);
+    uint32_t *head = ltk_u64map_find(&p->index_heads, t->idx_key);
     uint32_t first = head ? *head : 0;
     t->idx_in = 1;
     if (first == 0 || index_precedes(t, id, entry(p, first), first)) {
-        if (logtk_u64map_put(&p->index_heads, t->idx_key, id) != 0) {
+        if (ltk_u64map_put(&p->index_heads, t->idx_key, id) != 0) {
             t->idx_in = 0;
-            return logtk_parser_nomem(p);
+            return ltk_parser_nomem(p);
         }
         t->idx_prev = 0;
         t->idx_next = first;
@@ -1445,8 +1445,8 @@ static int index_link(logtk_parser *p, uint32_t id, template_entry *t)
 static int refresh_index(logtk_parser *p)
 {
     if (!p->index_ready) {
-        if (logtk_u64map_init(&p->index_heads, 64) != 0)
-            return logtk_parser_nomem(p);
+        if (ltk_u64map_init(&p->index_heads, 64) != 0)
+            return ltk_parser_nomem(p);
         p->index_ready = 1;
         p->index_count = 0;
         p->index_epoch = p->text_epoch - 1;
@@ -1461,11 +1461,11 @@ static int refresh_index(logtk_parser *p)
         t->idx_stale = 0;
         if (t->alias != 0)
             continue; /* shows another template's text: that one answers */
-        int rc = logtk_parser_render(p, t);
+        int rc = ltk_parser_render(p, t);
         if (rc != LOGTK_OK)
             return rc;
         t->idx_key = first_word_key(t->text, t->text_len, 1);
-        t->idx_literal = t->text_len - LOGTK_WILDCARD_LEN * t->nwild;
+        t->idx_literal = t->text_len - LTK_WILDCARD_LEN * t->nwild;
         if ((rc = index_link(p, id, t)) != LOGTK_OK)
             return rc;
     }
@@ -1484,13 +1484,13 @@ static int refresh_index(logtk_parser *p)
 static void search_bucket(logtk_parser *p, uint64_t key, const char *content, size_t len,
                           uint32_t *best)
 {
-    uint32_t *head = logtk_u64map_find(&p->index_heads, key);
+    uint32_t *head = ltk_u64map_find(&p->index_heads, key);
     const template_entry *b = entry(p, *best);
     for (uint32_t id = head ? *head : 0; id != 0;) {
         const template_entry *t = entry(p, id);
         if (b && !index_precedes(t, id, b, *best))
             return;
-        if (t->idx_literal <= len && logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)) {
+        if (t->idx_literal <= len && ltk_tmatch_glob(t->text, t->text_len, content, len, NULL)) {
             *best = id;
             return;
         }
@@ -1500,9 +1500,9 @@ static void search_bucket(logtk_parser *p, uint64_t key, const char *content, si
 
 int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_event *ev)
 {
-    logtk_error_clear(&p->err);
+    ltk_error_clear(&p->err);
     if (ev == NULL || (content == NULL && len > 0))
-        return logtk_parser_error(p, LOGTK_ERR_INVALID, "match needs content and an event");
+        return ltk_parser_error(p, LOGTK_ERR_INVALID, "match needs content and an event");
     if (content == NULL)
         content = "";
     memset(ev, 0, sizeof *ev);
@@ -1518,12 +1518,12 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
         return rc;
     uint32_t best = 0;
     if (p->algo->match) {
-        logtk_parse_line line = {p->tokens.tok, p->tokens.n, {masked, mlen}, p->lines};
+        ltk_parse_line line = {p->tokens.tok, p->tokens.n, {masked, mlen}, p->lines};
         if ((rc = p->algo->match(p, p->state, &line, &best)) != LOGTK_OK)
             return rc;
-        template_entry *t = entry(p, logtk_parser_shown_id(p, best));
-        if (t && (logtk_parser_render(p, t) != LOGTK_OK ||
-                  !logtk_tmatch_glob(t->text, t->text_len, content, len, NULL)))
+        template_entry *t = entry(p, ltk_parser_shown_id(p, best));
+        if (t && (ltk_parser_render(p, t) != LOGTK_OK ||
+                  !ltk_tmatch_glob(t->text, t->text_len, content, len, NULL)))
             best = 0;
     }
     if (best == 0) {
@@ -1531,7 +1531,7 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
         search_bucket(p, WILD_FIRST_KEY, content, len, &best);
     }
     if (best == 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template matches the line");
+        return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template matches the line");
     ev->template_id = best;
     rc = capture_params(p, best, content, len, masked == content ? p->tokens.tok : NULL,
                         p->tokens.n, &ev->nparams);

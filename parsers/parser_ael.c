@@ -43,9 +43,9 @@ static int ael_init(logtk_parser *p, void *state)
     ael_state *s = state;
     s->min_event_count = 2;
     s->merge_percent = 1.0;
-    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    s->wildcard = ltk_parser_intern_token(p, LTK_WILDCARD, LTK_WILDCARD_LEN);
     if (s->wildcard == UINT32_MAX)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "ael: out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "ael: out of memory");
     return LOGTK_OK;
 }
 
@@ -53,18 +53,18 @@ static int ael_set_param(logtk_parser *p, void *state, const char *name, const c
 {
     ael_state *s = state;
     if (strcmp(name, "min_event_count") == 0)
-        return logtk_param_int(p, name, value, 0, 1000000000L, &s->min_event_count);
+        return ltk_param_int(p, name, value, 0, 1000000000L, &s->min_event_count);
     if (strcmp(name, "merge_percent") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &s->merge_percent);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &s->merge_percent);
     return LOGTK_ERR_NOT_FOUND;
 }
 
-static int ael_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int ael_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                     uint32_t *template_id)
 {
     (void)state;
     *template_id = 0;
-    return logtk_parser_store_line(p, line);
+    return ltk_parser_store_line(p, line);
 }
 
 /* An event: a distinct token sequence. */
@@ -95,15 +95,15 @@ static int has_diff(const uint32_t *a, const uint32_t *b, size_t n, double limit
 static int ael_finish(logtk_parser *p, void *state)
 {
     ael_state *s = state;
-    uint64_t nlines = logtk_parser_stored_count(p);
-    logtk_hashtab events_by_tokens, bins_by_key;
+    uint64_t nlines = ltk_parser_stored_count(p);
+    ltk_hashtab events_by_tokens, bins_by_key;
     ael_event *events = NULL;
     ael_bin *bins = NULL;
     uint32_t *event_of_line = NULL, *tmpl = NULL;
     size_t events_cap = 0, bins_cap = 0, tmpl_cap = 0;
     int rc = LOGTK_OK;
-    int ok_e = logtk_hashtab_init(&events_by_tokens, 1024) == 0;
-    int ok_b = logtk_hashtab_init(&bins_by_key, 256) == 0;
+    int ok_e = ltk_hashtab_init(&events_by_tokens, 1024) == 0;
+    int ok_b = ltk_hashtab_init(&bins_by_key, 256) == 0;
     event_of_line = malloc((nlines ? nlines : 1) * sizeof *event_of_line);
     if (!ok_e || !ok_b || event_of_line == NULL)
         goto oom;
@@ -112,11 +112,11 @@ static int ael_finish(logtk_parser *p, void *state)
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
         static const uint32_t no_tokens[1] = {0};
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
         if (t == NULL || n == 0)
             t = no_tokens; /* an empty line: a valid pointer for the zero-length key */
         int inserted = 0;
-        int64_t e = logtk_hashtab_intern(&events_by_tokens, t, n * sizeof *t, &inserted);
+        int64_t e = ltk_hashtab_intern(&events_by_tokens, t, n * sizeof *t, &inserted);
         if (e < 0)
             goto oom;
         event_of_line[k] = (uint32_t)e;
@@ -126,9 +126,9 @@ static int ael_finish(logtk_parser *p, void *state)
         for (size_t i = 0; i < n; i++)
             key[1] += t[i] == s->wildcard;
         int new_bin = 0;
-        int64_t b = logtk_hashtab_intern(&bins_by_key, key, sizeof key, &new_bin);
-        if (b < 0 || logtk_array_reserve((void **)&events, &events_cap, (size_t)e + 1, sizeof *events) ||
-            logtk_array_reserve((void **)&bins, &bins_cap, (size_t)b + 1, sizeof *bins))
+        int64_t b = ltk_hashtab_intern(&bins_by_key, key, sizeof key, &new_bin);
+        if (b < 0 || ltk_array_reserve((void **)&events, &events_cap, (size_t)e + 1, sizeof *events) ||
+            ltk_array_reserve((void **)&bins, &bins_cap, (size_t)b + 1, sizeof *bins))
             goto oom;
         if (new_bin)
             memset(&bins[b], 0, sizeof bins[b]);
@@ -153,7 +153,7 @@ static int ael_finish(logtk_parser *p, void *state)
         uint32_t first = bins[b].first;
         size_t n = events[first - 1].ntokens;
         int merge = (long)bins[b].nevents > s->min_event_count && n > 0;
-        if (logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl))
+        if (ltk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl))
             goto oom;
         /* taken: group != self or self-headed after visit; use template_id as mark */
         for (uint32_t e1 = first; e1; e1 = events[e1 - 1].next_in_bin) {
@@ -176,7 +176,7 @@ static int ael_finish(logtk_parser *p, void *state)
                             tmpl[i] = s->wildcard;
                 }
             }
-            a->template_id = logtk_tmpl_from_token_ids(p, tmpl, n);
+            a->template_id = ltk_tmpl_from_token_ids(p, tmpl, n);
             if (a->template_id == 0) {
                 rc = LOGTK_ERR_NOMEM;
                 goto done;
@@ -185,18 +185,18 @@ static int ael_finish(logtk_parser *p, void *state)
     }
     for (uint64_t k = 0; k < nlines; k++) {
         const ael_event *ev = &events[event_of_line[k]];
-        rc = logtk_parser_assign(p, k, events[ev->group].template_id);
+        rc = ltk_parser_assign(p, k, events[ev->group].template_id);
         if (rc != LOGTK_OK)
             goto done;
     }
     goto done;
 oom:
-    rc = logtk_parser_error(p, LOGTK_ERR_NOMEM, "ael: out of memory");
+    rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "ael: out of memory");
 done:
     if (ok_e)
-        logtk_hashtab_free(&events_by_tokens);
+        ltk_hashtab_free(&events_by_tokens);
     if (ok_b)
-        logtk_hashtab_free(&bins_by_key);
+        ltk_hashtab_free(&bins_by_key);
     free(events);
     free(bins);
     free(event_of_line);
@@ -204,7 +204,7 @@ done:
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_ael = {
+const ltk_parser_algo ltk_algo_ael = {
     .name = "ael",
     .summary = "AEL (QSIC'08): batch, bins by token and variable count, merges similar events",
     .online = 0,

@@ -73,9 +73,9 @@ typedef struct brain_state {
     long threshold;
     char separators[BRAIN_MAX_SEPARATORS][BRAIN_MAX_SEPARATOR_LEN + 1];
     size_t nseparators;
-    logtk_masker *delimiter; /* NULL when no delimiter regex */
+    ltk_masker *delimiter; /* NULL when no delimiter regex */
 
-    logtk_tokens retokenized; /* tokens of the line after the delimiter removal */
+    ltk_tokens retokenized; /* tokens of the line after the delimiter removal */
     /* every stored line's words as interned ids, concatenated */
     uint32_t *words;
     uint8_t *glued; /* 1: the word continues the previous word's whitespace token */
@@ -87,9 +87,9 @@ typedef struct brain_state {
 /* ---------------------------------------------------------------- u64 map */
 
 /* A key's count, 0 when absent. */
-static uint32_t count_of(const logtk_u64map *m, uint64_t key)
+static uint32_t count_of(const ltk_u64map *m, uint64_t key)
 {
-    const uint32_t *v = logtk_u64map_find(m, key);
+    const uint32_t *v = ltk_u64map_find(m, key);
     return v ? *v : 0;
 }
 
@@ -126,8 +126,8 @@ static int brain_init(logtk_parser *p, void *state)
 static void brain_destroy(void *state)
 {
     brain_state *st = state;
-    logtk_masker_free(st->delimiter);
-    logtk_tokens_free(&st->retokenized);
+    ltk_masker_free(st->delimiter);
+    ltk_tokens_free(&st->retokenized);
     free(st->words);
     free(st->glued);
     free(st->line_start);
@@ -137,10 +137,10 @@ static int brain_set_param(logtk_parser *p, void *state, const char *name, const
 {
     brain_state *st = state;
     if (strcmp(name, "threshold") == 0)
-        return logtk_param_int(p, name, value, 1, 1000000, &st->threshold);
+        return ltk_param_int(p, name, value, 1, 1000000, &st->threshold);
     if (strcmp(name, "split") == 0) {
         if (brain_set_separators(st, value) != 0)
-            return logtk_parser_error(p, LOGTK_ERR_INVALID,
+            return ltk_parser_error(p, LOGTK_ERR_INVALID,
                                       "split: at most %d separators of at most %d bytes, "
                                       "separated by spaces: \"%s\"",
                                       BRAIN_MAX_SEPARATORS, BRAIN_MAX_SEPARATOR_LEN, value);
@@ -149,12 +149,12 @@ static int brain_set_param(logtk_parser *p, void *state, const char *name, const
     if (strcmp(name, "delimiter") == 0) {
         if (!*value)
             return LOGTK_OK; /* the presets' "no delimiter" */
-        if (!st->delimiter && logtk_masker_new(&st->delimiter) != LOGTK_OK)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        logtk_errbuf err = {0, ""};
-        int rc = logtk_masker_add(st->delimiter, value, "", &err);
+        if (!st->delimiter && ltk_masker_new(&st->delimiter) != LOGTK_OK)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        ltk_errbuf err = {0, ""};
+        int rc = ltk_masker_add(st->delimiter, value, "", &err);
         if (rc != LOGTK_OK)
-            return logtk_parser_error(p, rc, "delimiter: %s", logtk_error_text(&err));
+            return ltk_parser_error(p, rc, "delimiter: %s", ltk_error_text(&err));
         return LOGTK_OK;
     }
     return LOGTK_ERR_NOT_FOUND;
@@ -176,7 +176,7 @@ static int push_word(logtk_parser *p, brain_state *st, const char *ptr, size_t l
         st->glued = g;
         st->words_cap = cap;
     }
-    uint32_t id = logtk_parser_intern_token(p, ptr, len);
+    uint32_t id = ltk_parser_intern_token(p, ptr, len);
     if (id == UINT32_MAX)
         return LOGTK_ERR_NOMEM;
     st->words[st->nwords] = id;
@@ -220,7 +220,7 @@ static int push_token(logtk_parser *p, brain_state *st, const char *ptr, size_t 
     return push_word(p, st, ptr + start, len - start, glued);
 }
 
-static int brain_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int brain_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                       uint32_t *template_id)
 {
     brain_state *st = state;
@@ -230,14 +230,14 @@ static int brain_feed(logtk_parser *p, void *state, const logtk_parse_line *line
     if (st->delimiter) {
         const char *text;
         size_t len;
-        logtk_errbuf err = {0, ""};
-        int rc = logtk_masker_apply(st->delimiter, line->masked.ptr, line->masked.len, &text,
+        ltk_errbuf err = {0, ""};
+        int rc = ltk_masker_apply(st->delimiter, line->masked.ptr, line->masked.len, &text,
                                     &len, &err);
         if (rc == LOGTK_ERR_NOMEM)
-            return logtk_parser_error(p, rc, "out of memory");
+            return ltk_parser_error(p, rc, "out of memory");
         /* a delimiter that hit its match limit is skipped for this line */
-        if (logtk_tokenize(&st->retokenized, text, len) != LOGTK_OK)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if (ltk_tokenize(&st->retokenized, text, len) != LOGTK_OK)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         tokens = st->retokenized.tok;
         ntokens = st->retokenized.n;
     }
@@ -245,7 +245,7 @@ static int brain_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         size_t cap = st->lines_cap ? st->lines_cap * 2 : 1024;
         uint64_t *ls = realloc(st->line_start, cap * sizeof *ls);
         if (!ls)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         st->line_start = ls;
         st->lines_cap = cap;
     }
@@ -253,7 +253,7 @@ static int brain_feed(logtk_parser *p, void *state, const logtk_parse_line *line
     for (size_t t = 0; t < ntokens; t++) {
         int rc = push_token(p, st, tokens[t].ptr, tokens[t].len);
         if (rc != LOGTK_OK)
-            return logtk_parser_error(p, rc, "out of memory");
+            return ltk_parser_error(p, rc, "out of memory");
     }
     st->nlines++;
     st->line_start[st->nlines] = st->nwords;
@@ -293,8 +293,8 @@ typedef struct brain_work {
     uint8_t *is_wild;        /* per token id: contains "<*>" or mostly digits */
     logtk_slice *tmpl;       /* rendering buffer: the template's tokens */
     size_t *tmpl_off;        /* their offsets in `text` while it may still grow */
-    logtk_strbuf text;       /* rendering buffer for template dedup */
-    logtk_u64map counts;
+    ltk_strbuf text;       /* rendering buffer for template dedup */
+    ltk_u64map counts;
 } brain_work;
 
 static void work_free(brain_work *w)
@@ -309,19 +309,19 @@ static void work_free(brain_work *w)
     free(w->is_wild);
     free(w->tmpl);
     free(w->tmpl_off);
-    logtk_strbuf_free(&w->text);
-    logtk_u64map_free(&w->counts);
+    ltk_strbuf_free(&w->text);
+    ltk_u64map_free(&w->counts);
 }
 
 /* Root of a line: the frequency value shared by the most words, first in the line on ties. */
-static uint32_t line_root(const uint32_t *freq, size_t n, logtk_u64map *scratch, uint32_t *width)
+static uint32_t line_root(const uint32_t *freq, size_t n, ltk_u64map *scratch, uint32_t *width)
 {
     /* lines are short: a quadratic count beats hashing for typical n < 64 */
     uint32_t best = 0, best_count = 0;
     if (n > 256) {
         /* long lines: count with the scratch map (cleared by the caller) */
         for (size_t i = 0; i < n; i++)
-            logtk_u64map_increment(scratch, freq[i]);
+            ltk_u64map_increment(scratch, freq[i]);
         for (size_t i = 0; i < n; i++) {
             uint32_t c = count_of(scratch, freq[i]);
             if (c > best_count) {
@@ -389,11 +389,11 @@ static int brain_finish(logtk_parser *p, void *state)
             ntok = st->words[i] + 1;
 
     /* 1. (position, word) frequencies over all lines */
-    if (logtk_u64map_init(&w.counts, nwords / 4 + 64) != 0)
+    if (ltk_u64map_init(&w.counts, nwords / 4 + 64) != 0)
         goto out;
     for (size_t k = 0; k < nlines; k++)
         for (uint64_t i = st->line_start[k]; i < st->line_start[k + 1]; i++)
-            if (logtk_u64map_increment(&w.counts, POS_KEY(i - st->line_start[k], st->words[i])) != 0)
+            if (ltk_u64map_increment(&w.counts, POS_KEY(i - st->line_start[k], st->words[i])) != 0)
                 goto out;
     w.freq = malloc((nwords ? nwords : 1) * sizeof *w.freq);
     w.group = malloc(nlines * sizeof *w.group);
@@ -404,43 +404,43 @@ static int brain_finish(logtk_parser *p, void *state)
             w.freq[i] = count_of(&w.counts, POS_KEY(i - st->line_start[k], st->words[i]));
 
     /* 2. initial groups: (length, root frequency, root width) */
-    logtk_hashtab groups;
-    if (logtk_hashtab_init(&groups, 1024) != 0)
+    ltk_hashtab groups;
+    if (ltk_hashtab_init(&groups, 1024) != 0)
         goto out;
-    logtk_u64map scratch = {0};
+    ltk_u64map scratch = {0};
     for (size_t k = 0; k < nlines; k++) {
         size_t n = (size_t)(st->line_start[k + 1] - st->line_start[k]);
         uint32_t width = 0, root = 0;
         if (n > 256) {
-            logtk_u64map_free(&scratch);
-            if (logtk_u64map_init(&scratch, n) != 0) {
-                logtk_hashtab_free(&groups);
+            ltk_u64map_free(&scratch);
+            if (ltk_u64map_init(&scratch, n) != 0) {
+                ltk_hashtab_free(&groups);
                 goto out;
             }
         }
         root = line_root(w.freq + st->line_start[k], n, &scratch, &width);
         uint32_t key[GROUP_KEY_LEN] = {(uint32_t)n, root, width};
-        int64_t g = logtk_hashtab_intern(&groups, key, sizeof key, NULL);
+        int64_t g = ltk_hashtab_intern(&groups, key, sizeof key, NULL);
         if (g < 0) {
-            logtk_u64map_free(&scratch);
-            logtk_hashtab_free(&groups);
+            ltk_u64map_free(&scratch);
+            ltk_hashtab_free(&groups);
             goto out;
         }
         w.group[k] = (uint32_t)g;
     }
-    logtk_u64map_free(&scratch);
+    ltk_u64map_free(&scratch);
     size_t ngroups = groups.count;
     w.group_root = malloc(ngroups * sizeof *w.group_root);
     if (!w.group_root) {
-        logtk_hashtab_free(&groups);
+        ltk_hashtab_free(&groups);
         goto out;
     }
     for (size_t g = 0; g < ngroups; g++) {
         uint32_t key[GROUP_KEY_LEN];
-        memcpy(key, logtk_hashtab_key(&groups, (uint32_t)g, NULL), sizeof key);
+        memcpy(key, ltk_hashtab_key(&groups, (uint32_t)g, NULL), sizeof key);
         w.group_root[g] = key[1];
     }
-    logtk_hashtab_free(&groups);
+    ltk_hashtab_free(&groups);
     if (order_lines_by_group(&w, nlines, ngroups) != 0)
         goto out;
 
@@ -452,15 +452,15 @@ static int brain_finish(logtk_parser *p, void *state)
         goto out;
     for (uint32_t t = 0; t < ntok; t++) {
         size_t len;
-        const char *s = logtk_parser_token_text(p, t, &len);
+        const char *s = ltk_parser_token_text(p, t, &len);
         w.is_wild[t] = s && (contains_wildcard(s, len) || mostly_digits(s, len));
     }
 
     /* 3. downward split per group, then templates */
-    logtk_hashtab tmpl_ids; /* template text -> index into id list */
+    ltk_hashtab tmpl_ids; /* template text -> index into id list */
     uint32_t *ids = NULL;
     size_t ids_cap = 0;
-    if (logtk_hashtab_init(&tmpl_ids, 256) != 0)
+    if (ltk_hashtab_init(&tmpl_ids, 256) != 0)
         goto out;
     uint32_t epoch = 0;
     size_t tmpl_cap = 0;
@@ -499,37 +499,37 @@ static int brain_finish(logtk_parser *p, void *state)
         for (size_t m = 0; m < nmembers; m++) {
             uint64_t start = st->line_start[members[m]];
             /* render on whitespace tokens: glued words join, each "<*>" word reads "<*>" */
-            logtk_strbuf_clear(&w.text);
+            ltk_strbuf_clear(&w.text);
             size_t ntmpl = 0;
             for (size_t i = 0; i < len; i++) {
                 uint32_t id = st->words[start + i];
                 size_t wlen;
                 const char *wtext;
                 if (w.is_wild[id] || w.variable_mark[id] == (uint32_t)g + 1) {
-                    wtext = LOGTK_WILDCARD;
-                    wlen = LOGTK_WILDCARD_LEN;
+                    wtext = LTK_WILDCARD;
+                    wlen = LTK_WILDCARD_LEN;
                 } else {
-                    wtext = logtk_parser_token_text(p, id, &wlen);
+                    wtext = ltk_parser_token_text(p, id, &wlen);
                 }
-                if (i > 0 && !st->glued[start + i] && logtk_strbuf_putc(&w.text, ' ') != 0)
+                if (i > 0 && !st->glued[start + i] && ltk_strbuf_putc(&w.text, ' ') != 0)
                     goto out_tmpl;
                 if (i == 0 || !st->glued[start + i]) {
                     w.tmpl_off[ntmpl] = w.text.len;
                     w.tmpl[ntmpl++].len = 0;
                 }
-                if (logtk_strbuf_append(&w.text, wtext, wlen) != 0)
+                if (ltk_strbuf_append(&w.text, wtext, wlen) != 0)
                     goto out_tmpl;
                 w.tmpl[ntmpl - 1].len += wlen;
             }
             int inserted = 0;
-            int64_t ti = logtk_hashtab_intern(&tmpl_ids, w.text.data ? w.text.data : "",
+            int64_t ti = ltk_hashtab_intern(&tmpl_ids, w.text.data ? w.text.data : "",
                                               w.text.len, &inserted);
             if (ti < 0)
                 goto out_tmpl;
             if (inserted) {
                 for (size_t t = 0; t < ntmpl; t++)
                     w.tmpl[t].ptr = w.text.data + w.tmpl_off[t];
-                uint32_t id = logtk_tmpl_create(p, w.tmpl, ntmpl);
+                uint32_t id = ltk_tmpl_create(p, w.tmpl, ntmpl);
                 if (id == 0)
                     goto out_tmpl;
                 if ((size_t)ti >= ids_cap) {
@@ -542,7 +542,7 @@ static int brain_finish(logtk_parser *p, void *state)
                 }
                 ids[ti] = id;
             }
-            int arc = logtk_parser_assign(p, members[m], ids[ti]);
+            int arc = ltk_parser_assign(p, members[m], ids[ti]);
             if (arc != LOGTK_OK) {
                 rc = arc;
                 goto out_tmpl;
@@ -552,15 +552,15 @@ static int brain_finish(logtk_parser *p, void *state)
     rc = LOGTK_OK;
 out_tmpl:
     free(ids);
-    logtk_hashtab_free(&tmpl_ids);
+    ltk_hashtab_free(&tmpl_ids);
 out:
     work_free(&w);
     if (rc == LOGTK_ERR_NOMEM)
-        return logtk_parser_error(p, rc, "brain: out of memory");
+        return ltk_parser_error(p, rc, "brain: out of memory");
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_brain = {
+const ltk_parser_algo ltk_algo_brain = {
     .name = "brain",
     .summary = "Brain (TSC'23): longest common (position, word) frequency pattern, "
                "then tree splitting (batch)",

@@ -16,7 +16,7 @@
 #include "parser_impl.h"
 #include "parser_state.h"
 
-void logtk_parser_note_cap(logtk_parser *p, uint64_t count, const char *fmt, ...)
+void ltk_parser_note_cap(logtk_parser *p, uint64_t count, const char *fmt, ...)
 {
     size_t used = strlen(p->capped_what);
     if (used > 0 && used + 2 < sizeof p->capped_what) {

@@ -75,22 +75,22 @@ typedef struct drain_state {
     size_t nchild_entries;
     uint32_t *length_nodes; /* token count -> length node, 0 = none */
     size_t length_cap;
-    logtk_arena arena;
+    ltk_arena arena;
 
-    logtk_hashtab short_map; /* text of short messages -> index in short_ids */
+    ltk_hashtab short_map; /* text of short messages -> index in short_ids */
     int short_ready;
     uint32_t *short_ids;
     size_t nshort;
     size_t short_cap;
-    logtk_strbuf scratch;
+    ltk_strbuf scratch;
 } drain_state;
 
-static const char drain_wildcard[] = LOGTK_WILDCARD;
+static const char drain_wildcard[] = LTK_WILDCARD;
 
 static uint64_t child_hash(uint32_t parent, const char *key, size_t len)
 {
     /* seeded: crafted tokens must not share a bucket run (key_hash is never saved) */
-    uint64_t h = logtk_hash_bytes_seeded(key, len, logtk_hash_seed());
+    uint64_t h = ltk_hash_bytes_seeded(key, len, ltk_hash_seed());
     return h ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ULL);
 }
 
@@ -173,8 +173,8 @@ static uint32_t add_child(drain_state *d, uint32_t parent, const char *key, size
 {
     if ((d->nchild_entries + 1) * 2 > d->nslots && grow_children(d) != 0)
         return 0;
-    const char *copy = logtk_is_wildcard(key, len) ? drain_wildcard
-                                                   : logtk_arena_strndup(&d->arena, key, len);
+    const char *copy = ltk_is_wildcard(key, len) ? drain_wildcard
+                                                   : ltk_arena_strndup(&d->arena, key, len);
     if (copy == NULL)
         return 0;
     uint32_t id = new_node(d);
@@ -192,7 +192,7 @@ static uint32_t add_child(drain_state *d, uint32_t parent, const char *key, size
     d->child_slots[i] = id;
     d->nchild_entries++;
     d->nodes[parent].nchildren++;
-    if (logtk_is_wildcard(key, len))
+    if (ltk_is_wildcard(key, len))
         d->nodes[parent].wildcard = id;
     return id;
 }
@@ -227,7 +227,7 @@ static size_t token_layers(const drain_state *d)
 }
 
 /* The leaf a message reaches, or 0 (search rules of the reference). */
-static uint32_t search_leaf(const drain_state *d, const logtk_parse_line *line)
+static uint32_t search_leaf(const drain_state *d, const ltk_parse_line *line)
 {
     size_t n = line->ntokens;
     if (n >= d->length_cap || d->length_nodes[n] == 0)
@@ -247,7 +247,7 @@ static uint32_t search_leaf(const drain_state *d, const logtk_parse_line *line)
 }
 
 /* Inserts a new cluster along its tokens (insertion rules of the reference). */
-static int insert_cluster(drain_state *d, const logtk_parse_line *line, uint32_t template_id)
+static int insert_cluster(drain_state *d, const ltk_parse_line *line, uint32_t template_id)
 {
     size_t n = line->ntokens;
     uint32_t node = n < d->length_cap ? d->length_nodes[n] : 0;
@@ -261,7 +261,7 @@ static int insert_cluster(drain_state *d, const logtk_parse_line *line, uint32_t
             uint32_t nchildren = d->nodes[node].nchildren;
             uint32_t wild = d->nodes[node].wildcard;
             if (has_digit(t->ptr, t->len)) {
-                c = wild ? wild : add_child(d, node, drain_wildcard, LOGTK_WILDCARD_LEN);
+                c = wild ? wild : add_child(d, node, drain_wildcard, LTK_WILDCARD_LEN);
             } else if (wild) {
                 c = (long)nchildren < d->max_children ? add_child(d, node, t->ptr, t->len)
                                                       : wild;
@@ -270,7 +270,7 @@ static int insert_cluster(drain_state *d, const logtk_parse_line *line, uint32_t
             } else {
                 /* the last free slot (or beyond, which the reference never
                    reaches) becomes the "<*>" child */
-                c = add_child(d, node, drain_wildcard, LOGTK_WILDCARD_LEN);
+                c = add_child(d, node, drain_wildcard, LTK_WILDCARD_LEN);
             }
             if (c == 0)
                 return -1;
@@ -283,24 +283,24 @@ static int insert_cluster(drain_state *d, const logtk_parse_line *line, uint32_t
 }
 
 /* Messages shorter than depth - 2 tokens: one template per distinct text. */
-static int short_message(logtk_parser *p, drain_state *d, const logtk_parse_line *line,
+static int short_message(logtk_parser *p, drain_state *d, const ltk_parse_line *line,
                          uint32_t *template_id)
 {
     if (!d->short_ready) {
-        if (logtk_hashtab_init(&d->short_map, 256) != 0)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if (ltk_hashtab_init(&d->short_map, 256) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         d->short_ready = 1;
     }
-    logtk_strbuf_clear(&d->scratch);
+    ltk_strbuf_clear(&d->scratch);
     for (size_t i = 0; i < line->ntokens; i++)
-        if ((i && logtk_strbuf_putc(&d->scratch, ' ') != 0) ||
-            logtk_strbuf_append(&d->scratch, line->tokens[i].ptr, line->tokens[i].len) != 0)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if ((i && ltk_strbuf_putc(&d->scratch, ' ') != 0) ||
+            ltk_strbuf_append(&d->scratch, line->tokens[i].ptr, line->tokens[i].len) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     int inserted;
-    int64_t k = logtk_hashtab_intern(&d->short_map, d->scratch.data ? d->scratch.data : "",
+    int64_t k = ltk_hashtab_intern(&d->short_map, d->scratch.data ? d->scratch.data : "",
                                      d->scratch.len, &inserted);
     if (k < 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     if (!inserted) {
         *template_id = d->short_ids[k];
         return LOGTK_OK;
@@ -309,11 +309,11 @@ static int short_message(logtk_parser *p, drain_state *d, const logtk_parse_line
         size_t cap = d->short_cap ? d->short_cap * 2 : 64;
         uint32_t *q = realloc(d->short_ids, cap * sizeof *q);
         if (q == NULL)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         d->short_ids = q;
         d->short_cap = cap;
     }
-    uint32_t id = logtk_tmpl_create(p, line->tokens, line->ntokens);
+    uint32_t id = ltk_tmpl_create(p, line->tokens, line->ntokens);
     if (id == 0)
         return LOGTK_ERR_NOMEM;
     d->short_ids[d->nshort++] = id;
@@ -322,10 +322,10 @@ static int short_message(logtk_parser *p, drain_state *d, const logtk_parse_line
 }
 
 /* Nonzero when the message's tokens are exactly the template's tokens. */
-static int same_as_template(const logtk_parser *p, uint32_t id, const logtk_parse_line *line)
+static int same_as_template(const logtk_parser *p, uint32_t id, const ltk_parse_line *line)
 {
     size_t m;
-    const logtk_slice *tt = logtk_tmpl_tokens(p, id, &m);
+    const logtk_slice *tt = ltk_tmpl_tokens(p, id, &m);
     if (m != line->ntokens)
         return 0;
     for (size_t i = 0; i < m; i++)
@@ -335,7 +335,7 @@ static int same_as_template(const logtk_parser *p, uint32_t id, const logtk_pars
     return 1;
 }
 
-static int drain_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int drain_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                       uint32_t *template_id)
 {
     drain_state *d = state;
@@ -350,11 +350,11 @@ static int drain_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         const drain_node *ln = &d->nodes[leaf];
         for (uint32_t c = 0; c < ln->nclusters; c++) {
             size_t m;
-            const logtk_slice *tt = logtk_tmpl_tokens(p, ln->clusters[c], &m);
+            const logtk_slice *tt = ltk_tmpl_tokens(p, ln->clusters[c], &m);
             long sim = 0, params = 0;
             for (size_t i = 0; i < m; i++) {
                 const logtk_slice *a = &tt[i], *b = &line->tokens[i];
-                if (logtk_is_wildcard(a->ptr, a->len)) {
+                if (ltk_is_wildcard(a->ptr, a->len)) {
                     params++;
                 } else if (a->len == b->len && a->ptr[0] == b->ptr[0] &&
                            memcmp(a->ptr, b->ptr, a->len) == 0) {
@@ -374,12 +374,12 @@ static int drain_feed(logtk_parser *p, void *state, const logtk_parse_line *line
             return LOGTK_OK;
         }
         size_t m;
-        const logtk_slice *tt = logtk_tmpl_tokens(p, best, &m);
+        const logtk_slice *tt = ltk_tmpl_tokens(p, best, &m);
         for (size_t i = 0; i < m; i++) {
             const logtk_slice *a = &tt[i], *b = &line->tokens[i];
-            if (!logtk_is_wildcard(a->ptr, a->len) &&
+            if (!ltk_is_wildcard(a->ptr, a->len) &&
                 (a->len != b->len || memcmp(a->ptr, b->ptr, a->len) != 0)) {
-                int rc = logtk_tmpl_set_wildcard(p, best, i);
+                int rc = ltk_tmpl_set_wildcard(p, best, i);
                 if (rc != LOGTK_OK)
                     return rc;
             }
@@ -398,11 +398,11 @@ static int drain_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         *template_id = best;
         return LOGTK_OK;
     }
-    uint32_t id = logtk_tmpl_create(p, line->tokens, n);
+    uint32_t id = ltk_tmpl_create(p, line->tokens, n);
     if (id == 0)
         return LOGTK_ERR_NOMEM;
     if (insert_cluster(d, line, id) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     *template_id = id;
     return LOGTK_OK;
 }
@@ -413,7 +413,7 @@ static int drain_feed(logtk_parser *p, void *state, const logtk_parse_line *line
  * would widen its cluster or start a new one gets 0 here.  Drain3's match()
  * asks the same of its tree.
  */
-static int drain_match(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int drain_match(logtk_parser *p, void *state, const ltk_parse_line *line,
                        uint32_t *template_id)
 {
     drain_state *d = state;
@@ -422,12 +422,12 @@ static int drain_match(logtk_parser *p, void *state, const logtk_parse_line *lin
     if (n < token_layers(d) + 1) {
         if (!d->short_ready)
             return LOGTK_OK;
-        logtk_strbuf_clear(&d->scratch);
+        ltk_strbuf_clear(&d->scratch);
         for (size_t i = 0; i < n; i++)
-            if ((i && logtk_strbuf_putc(&d->scratch, ' ') != 0) ||
-                logtk_strbuf_append(&d->scratch, line->tokens[i].ptr, line->tokens[i].len) != 0)
-                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        int64_t k = logtk_hashtab_find(&d->short_map, d->scratch.data ? d->scratch.data : "",
+            if ((i && ltk_strbuf_putc(&d->scratch, ' ') != 0) ||
+                ltk_strbuf_append(&d->scratch, line->tokens[i].ptr, line->tokens[i].len) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        int64_t k = ltk_hashtab_find(&d->short_map, d->scratch.data ? d->scratch.data : "",
                                        d->scratch.len);
         if (k >= 0)
             *template_id = d->short_ids[k];
@@ -441,11 +441,11 @@ static int drain_match(logtk_parser *p, void *state, const logtk_parse_line *lin
     uint32_t best = 0;
     for (uint32_t c = 0; c < ln->nclusters; c++) {
         size_t m;
-        const logtk_slice *tt = logtk_tmpl_tokens(p, ln->clusters[c], &m);
+        const logtk_slice *tt = ltk_tmpl_tokens(p, ln->clusters[c], &m);
         long sim = 0, params = 0;
         for (size_t i = 0; i < m; i++) {
             const logtk_slice *a = &tt[i], *b = &line->tokens[i];
-            if (logtk_is_wildcard(a->ptr, a->len))
+            if (ltk_is_wildcard(a->ptr, a->len))
                 params++;
             else if (a->len == b->len && memcmp(a->ptr, b->ptr, a->len) == 0)
                 sim++;
@@ -468,7 +468,7 @@ static int drain_init(logtk_parser *p, void *state)
     d->st = 0.4;
     d->depth = 4;
     d->max_children = 100;
-    logtk_arena_init(&d->arena, 0);
+    ltk_arena_init(&d->arena, 0);
     if (new_node(d) != 0) /* the root placeholder is node 0 */
         return LOGTK_ERR_NOMEM;
     if (d->nodes == NULL)
@@ -484,47 +484,47 @@ static void drain_destroy(void *state)
     free(d->nodes);
     free(d->child_slots);
     free(d->length_nodes);
-    logtk_arena_free(&d->arena);
+    ltk_arena_free(&d->arena);
     if (d->short_ready)
-        logtk_hashtab_free(&d->short_map);
+        ltk_hashtab_free(&d->short_map);
     free(d->short_ids);
-    logtk_strbuf_free(&d->scratch);
+    ltk_strbuf_free(&d->scratch);
 }
 
 static int drain_set_param(logtk_parser *p, void *state, const char *name, const char *value)
 {
     drain_state *d = state;
     if (strcmp(name, "st") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &d->st);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &d->st);
     if (strcmp(name, "depth") == 0)
-        return logtk_param_int(p, name, value, 3, 64, &d->depth);
+        return ltk_param_int(p, name, value, 3, 64, &d->depth);
     if (strcmp(name, "max_children") == 0)
-        return logtk_param_int(p, name, value, 2, 1000000, &d->max_children);
+        return ltk_param_int(p, name, value, 2, 1000000, &d->max_children);
     return LOGTK_ERR_NOT_FOUND;
 }
 
 /* ---------------------------------------------------------------- snapshot */
 
-static int drain_save(logtk_parser *p, void *state, logtk_strbuf *out)
+static int drain_save(logtk_parser *p, void *state, ltk_strbuf *out)
 {
     drain_state *d = state;
-    int ok = logtk_strbuf_put_varint(out, d->nnodes) == 0;
+    int ok = ltk_strbuf_put_varint(out, d->nnodes) == 0;
     for (uint32_t i = 1; ok && i < d->nnodes; i++) {
         const drain_node *n = &d->nodes[i];
         if (n->key == NULL)
-            ok = logtk_strbuf_put_varint(out, 0) == 0 &&
-                 logtk_strbuf_put_varint(out, n->key_len) == 0;
+            ok = ltk_strbuf_put_varint(out, 0) == 0 &&
+                 ltk_strbuf_put_varint(out, n->key_len) == 0;
         else
-            ok = logtk_strbuf_put_varint(out, (uint64_t)n->parent + 1) == 0 &&
-                 logtk_snap_put_bytes(out, n->key, n->key_len) == 0;
-        ok = ok && logtk_strbuf_put_varint(out, n->nclusters) == 0;
+            ok = ltk_strbuf_put_varint(out, (uint64_t)n->parent + 1) == 0 &&
+                 ltk_snap_put_bytes(out, n->key, n->key_len) == 0;
+        ok = ok && ltk_strbuf_put_varint(out, n->nclusters) == 0;
         for (uint32_t c = 0; ok && c < n->nclusters; c++)
-            ok = logtk_strbuf_put_varint(out, n->clusters[c]) == 0;
+            ok = ltk_strbuf_put_varint(out, n->clusters[c]) == 0;
     }
-    ok = ok && logtk_strbuf_put_varint(out, d->nshort) == 0;
+    ok = ok && ltk_strbuf_put_varint(out, d->nshort) == 0;
     for (size_t i = 0; ok && i < d->nshort; i++)
-        ok = logtk_strbuf_put_varint(out, d->short_ids[i]) == 0;
-    return ok ? LOGTK_OK : logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        ok = ltk_strbuf_put_varint(out, d->short_ids[i]) == 0;
+    return ok ? LOGTK_OK : ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
 
 /*
@@ -538,16 +538,16 @@ static int drain_load_tree(logtk_parser *p, drain_state *d, const uint8_t *data,
 {
     const uint8_t *pos = data, *end = data + len;
     uint64_t nnodes, v, k;
-    uint32_t ntemplates = logtk_tmpl_count(p);
-#define DRAIN_BAD(what) return logtk_parser_error(p, LOGTK_ERR_STATE, "drain state: %s", what)
-    if (logtk_snap_varint(&pos, end, &nnodes) != 0 || nnodes == 0 || nnodes > len / 2 + 1)
+    uint32_t ntemplates = ltk_tmpl_count(p);
+#define DRAIN_BAD(what) return ltk_parser_error(p, LOGTK_ERR_STATE, "drain state: %s", what)
+    if (ltk_snap_varint(&pos, end, &nnodes) != 0 || nnodes == 0 || nnodes > len / 2 + 1)
         DRAIN_BAD("bad node count");
     for (uint64_t i = 1; i < nnodes; i++) {
         uint32_t id;
-        if (logtk_snap_varint(&pos, end, &v) != 0)
+        if (ltk_snap_varint(&pos, end, &v) != 0)
             DRAIN_BAD("truncated");
         if (v == 0) {
-            if (logtk_snap_varint(&pos, end, &k) != 0 || k > (1u << 24))
+            if (ltk_snap_varint(&pos, end, &k) != 0 || k > (1u << 24))
                 DRAIN_BAD("bad length node");
             if (k < d->length_cap && d->length_nodes[k] != 0)
                 DRAIN_BAD("duplicate length node");
@@ -557,7 +557,7 @@ static int drain_load_tree(logtk_parser *p, drain_state *d, const uint8_t *data,
         } else {
             const char *key;
             size_t klen;
-            if (v - 1 >= i || logtk_snap_bytes(&pos, end, &key, &klen) != 0)
+            if (v - 1 >= i || ltk_snap_bytes(&pos, end, &key, &klen) != 0)
                 DRAIN_BAD("bad token node");
             if (find_child(d, (uint32_t)(v - 1), key, klen) != 0)
                 DRAIN_BAD("duplicate child");
@@ -566,49 +566,49 @@ static int drain_load_tree(logtk_parser *p, drain_state *d, const uint8_t *data,
                 node_tokens[id] = node_tokens[v - 1];
         }
         if (id == 0)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        if (logtk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos))
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if (ltk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos))
             DRAIN_BAD("bad cluster count");
         for (uint64_t c = 0; c < v; c++) {
             size_t m;
-            if (logtk_snap_varint(&pos, end, &k) != 0 || k == 0 || k > ntemplates)
+            if (ltk_snap_varint(&pos, end, &k) != 0 || k == 0 || k > ntemplates)
                 DRAIN_BAD("bad cluster");
-            logtk_tmpl_tokens(p, (uint32_t)k, &m);
+            ltk_tmpl_tokens(p, (uint32_t)k, &m);
             if (node_tokens[id] == 0 || m != (size_t)node_tokens[id] - 1)
                 DRAIN_BAD("cluster template length differs from its tree branch");
             if (add_cluster(d, id, (uint32_t)k) != 0)
-                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
     }
-    if (logtk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos))
+    if (ltk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos))
         DRAIN_BAD("bad short count");
     if (v && !d->short_ready) {
-        if (logtk_hashtab_init(&d->short_map, 256) != 0)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if (ltk_hashtab_init(&d->short_map, 256) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         d->short_ready = 1;
     }
     for (uint64_t i = 0; i < v; i++) {
-        if (logtk_snap_varint(&pos, end, &k) != 0 || k == 0 || k > ntemplates)
+        if (ltk_snap_varint(&pos, end, &k) != 0 || k == 0 || k > ntemplates)
             DRAIN_BAD("bad short template");
         size_t m;
-        const logtk_slice *tt = logtk_tmpl_tokens(p, (uint32_t)k, &m);
-        logtk_strbuf_clear(&d->scratch);
+        const logtk_slice *tt = ltk_tmpl_tokens(p, (uint32_t)k, &m);
+        ltk_strbuf_clear(&d->scratch);
         for (size_t t = 0; t < m; t++)
-            if ((t && logtk_strbuf_putc(&d->scratch, ' ') != 0) ||
-                logtk_strbuf_append(&d->scratch, tt[t].ptr, tt[t].len) != 0)
-                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            if ((t && ltk_strbuf_putc(&d->scratch, ' ') != 0) ||
+                ltk_strbuf_append(&d->scratch, tt[t].ptr, tt[t].len) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         int inserted;
-        int64_t slot = logtk_hashtab_intern(&d->short_map, d->scratch.data ? d->scratch.data : "",
+        int64_t slot = ltk_hashtab_intern(&d->short_map, d->scratch.data ? d->scratch.data : "",
                                             d->scratch.len, &inserted);
         if (slot < 0)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         if (!inserted || (size_t)slot != d->nshort)
             DRAIN_BAD("duplicate short template");
         if (d->nshort == d->short_cap) {
             size_t cap = d->short_cap ? d->short_cap * 2 : 64;
             uint32_t *q = realloc(d->short_ids, cap * sizeof *q);
             if (q == NULL)
-                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             d->short_ids = q;
             d->short_cap = cap;
         }
@@ -626,13 +626,13 @@ static int drain_load(logtk_parser *p, void *state, const uint8_t *data, size_t 
     /* a node takes at least three bytes, so node ids stay below len / 2 + 1 */
     uint32_t *node_tokens = calloc(len / 2 + 2, sizeof *node_tokens);
     if (node_tokens == NULL)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     int rc = drain_load_tree(p, d, data, len, node_tokens);
     free(node_tokens);
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_drain = {
+const ltk_parser_algo ltk_algo_drain = {
     .name = "drain",
     .summary = "Drain (ICWS 2017): fixed-depth prefix tree, online; params st, depth, "
                "max_children",

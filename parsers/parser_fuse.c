@@ -31,7 +31,7 @@
 /*
  * Hash of a byte string, eight bytes per step (a multiply-xorshift round per
  * word, the length folded in; not finalized, since every use mixes it
- * again: salted() in a sequence hash, logtk_u64map as a key).  Every token
+ * again: salted() in a sequence hash, ltk_u64map as a key).  Every token
  * hash of the parser
  * goes through this one function, so a token hashed straight from the
  * masking buffer (hash_padded) and the same bytes hashed elsewhere (a
@@ -96,7 +96,7 @@ static uint64_t hash_padded(const char *s, size_t n)
 /* Contribution of token hash h at position pos to the sequence hash. */
 FUSE_INLINE uint64_t salted(uint64_t h, size_t pos)
 {
-    return logtk_mix64(h + 0x9e3779b97f4a7c15ULL * (pos + 1));
+    return ltk_mix64(h + 0x9e3779b97f4a7c15ULL * (pos + 1));
 }
 
 /* ---------------------------------------------------------------------- map */
@@ -160,7 +160,7 @@ static int is_path(const char *s, size_t n)
  * English month and weekday names as whole tokens: parts of timestamps, which
  * are variables in every ground truth, yet carry no digit.
  */
-int fuse_is_calendar_word(const char *s, size_t n)
+int ltk_fuse_is_calendar_word(const char *s, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_CALENDAR))
         return 0;
@@ -589,7 +589,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
     char *o = out;
     if (n == 0)
         return 0;
-    if ((s[0] == '.' && is_path(s, n)) || fuse_is_calendar_word(s, n)) {
+    if ((s[0] == '.' && is_path(s, n)) || ltk_fuse_is_calendar_word(s, n)) {
         size_t end = n;
         while (end > 1 && (s[end - 1] == ',' || s[end - 1] == '.' || s[end - 1] == ':'))
             end--;
@@ -751,12 +751,12 @@ static int holds_digit(const char *s, size_t n)
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         memcpy(&w, s + i, 8);
-        if (fuse_digit_bytes(w))
+        if (ltk_fuse_digit_bytes(w))
             return 1;
     }
     if (i < n) {
         memcpy(&w, s + i, 8);
-        return fuse_digit_bytes(w & (~0ULL >> (8 * (8 - (n - i))))) != 0;
+        return ltk_fuse_digit_bytes(w & (~0ULL >> (8 * (8 - (n - i))))) != 0;
     }
     return 0;
 #else
@@ -829,7 +829,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     if (!any_digit) {
         if (is_dns_name(s, n))
             return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
-        int wild = (n == 3 && fuse_is_calendar_word(s, n)) ||
+        int wild = (n == 3 && ltk_fuse_is_calendar_word(s, n)) ||
                    ((n == 4 || n == 5) && is_value_word(s, n)); /* its own first test, inline */
         *hash = wild ? wild_dots[0] : h;
         *form = wild ? FORM_WILD : FORM_SELF;
@@ -863,10 +863,10 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     }
     if (keep) {
         /* "node-7" -> "node-<*>", "core.12." -> "core.<*>.": the name kept */
-        char masked[64 + LOGTK_WILDCARD_LEN + FUSE_WILD_DOTS + 8]; /* slack for hash_padded */
+        char masked[64 + LTK_WILDCARD_LEN + FUSE_WILD_DOTS + 8]; /* slack for hash_padded */
         memcpy(masked, s, keep);
-        memcpy(masked + keep, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
-        *hash = hash_padded(masked, keep + LOGTK_WILDCARD_LEN + dots);
+        memcpy(masked + keep, LTK_WILDCARD "...", LTK_WILDCARD_LEN + dots);
+        *hash = hash_padded(masked, keep + LTK_WILDCARD_LEN + dots);
         *form = FORM_MASK;
         return 1;
     }
@@ -887,7 +887,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
  * shape (fuse_shape.c), whatever its digits; NULL when it is too long to be
  * kept.
  */
-FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, size_t n,
+FUSE_INLINE ltk_fuse_memo *memo_slot(ltk_fuse_memo *memo, size_t slots, const char *s, size_t n,
                                  const char *limit, uint64_t *w)
 {
     if (n == 0 || n > 8 * FUSE_MEMO_WORDS || memo == NULL)
@@ -897,7 +897,7 @@ FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, s
     size_t i = 0, k = 0;
     for (; n - i >= 8; i += 8, k++) {
         memcpy(&w[k], s + i, 8);
-        z[k] = fuse_zero_digits(w[k]);
+        z[k] = ltk_fuse_zero_digits(w[k]);
         h = hash_round(h, z[k]);
     }
     if (i < n) {
@@ -912,22 +912,22 @@ FUSE_INLINE fuse_memo *memo_slot(fuse_memo *memo, size_t slots, const char *s, s
             w[k] = 0;
             memcpy(&w[k], s + i, rest);
         }
-        z[k] = fuse_zero_digits(w[k]);
+        z[k] = ltk_fuse_zero_digits(w[k]);
         h = hash_round(h, z[k]);
         k++;
     }
     (void)limit;
-    return &memo[logtk_mix64(h) & (slots - 1)];
+    return &memo[ltk_mix64(h) & (slots - 1)];
 }
 
 /*
  * Makes the memo (first use) or one twice as large (empty: its slots
  * move).  Out of memory only leaves the memo as it was.
  */
-static void memo_grow(fuse_state *st)
+static void memo_grow(ltk_fuse_state *st)
 {
     size_t slots = st->memo ? 2 * st->memo_slots : FUSE_MEMO_MIN;
-    fuse_memo *m = malloc(slots * sizeof *m);
+    ltk_fuse_memo *m = malloc(slots * sizeof *m);
     if (m == NULL)
         return;
     for (size_t k = 0; k < slots; k++)
@@ -944,7 +944,7 @@ static void memo_grow(fuse_state *st)
  * masked form that kept a digit holds for the token's own bytes only, any
  * other for every token of its shape.
  */
-FUSE_INLINE int memo_holds(const fuse_memo *m, size_t n, const uint64_t *w)
+FUSE_INLINE int memo_holds(const ltk_fuse_memo *m, size_t n, const uint64_t *w)
 {
     if (m->len != n)
         return 0;
@@ -955,7 +955,7 @@ FUSE_INLINE int memo_holds(const fuse_memo *m, size_t n, const uint64_t *w)
     return 1;
 }
 
-static void memo_keep(fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked,
+static void memo_keep(ltk_fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked,
                       const char *form, size_t form_len, int kept_digit)
 {
     memset(m->words, 0, sizeof m->words);
@@ -999,13 +999,13 @@ static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
  * Hash of the variable form prefix + "<*>" + suffix, equal to hash_bytes()
  * of those bytes; `scratch` holds them (slow path only).
  */
-static int wildform_hash(logtk_strbuf *scratch, const char *s, size_t n, size_t prefix,
+static int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size_t prefix,
                          size_t suffix, uint64_t *out)
 {
-    logtk_strbuf_clear(scratch);
-    if (logtk_strbuf_append(scratch, s, prefix) != 0 ||
-        logtk_strbuf_append(scratch, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0 ||
-        logtk_strbuf_append(scratch, s + n - suffix, suffix) != 0)
+    ltk_strbuf_clear(scratch);
+    if (ltk_strbuf_append(scratch, s, prefix) != 0 ||
+        ltk_strbuf_append(scratch, LTK_WILDCARD, LTK_WILDCARD_LEN) != 0 ||
+        ltk_strbuf_append(scratch, s + n - suffix, suffix) != 0)
         return -1;
     *out = hash_bytes(scratch->data, scratch->len);
     return 0;
@@ -1017,39 +1017,39 @@ static int wildform_hash(logtk_strbuf *scratch, const char *s, size_t n, size_t 
 
 static int fuse_init(logtk_parser *p, void *state)
 {
-    fuse_state *st = state;
+    ltk_fuse_state *st = state;
     st->threshold = 4; /* measured best of 2..8 as one global value on Loghub-2k */
     st->max_entries = 4L << 20;
     st->header_auto = 1;
     static const char wild_dots[] = "<*>...";
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
-        st->wild_dots[d] = hash_bytes(wild_dots, LOGTK_WILDCARD_LEN + d);
+        st->wild_dots[d] = hash_bytes(wild_dots, LTK_WILDCARD_LEN + d);
     /*
      * Room up front for the groups and pools of a few thousand lines of new
      * messages: growing copies every group, byte by byte, each time (an
      * untouched reservation costs address space, not memory).
      */
-    if (logtk_u64map_init(&st->exact, 1024) != 0 || logtk_u64map_init(&st->groups, 4096) != 0 ||
-        logtk_u64map_init(&st->by_text, 1024) != 0 || logtk_u64map_init(&st->pools, 4096) != 0 ||
-        logtk_array_reserve((void **)&st->group_list, &st->groups_cap, FUSE_GROUPS_RESERVED,
+    if (ltk_u64map_init(&st->exact, 1024) != 0 || ltk_u64map_init(&st->groups, 4096) != 0 ||
+        ltk_u64map_init(&st->by_text, 1024) != 0 || ltk_u64map_init(&st->pools, 4096) != 0 ||
+        ltk_array_reserve((void **)&st->group_list, &st->groups_cap, FUSE_GROUPS_RESERVED,
                             sizeof *st->group_list) != 0 ||
-        logtk_array_reserve((void **)&st->pool_list, &st->pools_cap, FUSE_GROUPS_RESERVED,
+        ltk_array_reserve((void **)&st->pool_list, &st->pools_cap, FUSE_GROUPS_RESERVED,
                             sizeof *st->pool_list) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
 
 static void fuse_destroy(void *state)
 {
-    fuse_state *st = state;
-    logtk_u64map_free(&st->exact);
-    logtk_u64map_free(&st->groups);
-    logtk_u64map_free(&st->by_text);
+    ltk_fuse_state *st = state;
+    ltk_u64map_free(&st->exact);
+    ltk_u64map_free(&st->groups);
+    ltk_u64map_free(&st->by_text);
     free(st->group_list);
-    logtk_u64map_free(&st->pools);
+    ltk_u64map_free(&st->pools);
     free(st->pool_list);
     free(st->redirect);
-    logtk_strbuf_free(&st->norm);
+    ltk_strbuf_free(&st->norm);
     free(st->tok_off);
     free(st->tok_len);
     free(st->tok_hash);
@@ -1067,27 +1067,27 @@ static void fuse_destroy(void *state)
     free(st->salt_tok);
     free(st->salt_wf);
     free(st->stash_len);
-    logtk_strbuf_free(&st->stash);
-    logtk_strbuf_free(&st->wform);
-    logtk_strbuf_free(&st->wfscratch);
+    ltk_strbuf_free(&st->stash);
+    ltk_strbuf_free(&st->wform);
+    ltk_strbuf_free(&st->wfscratch);
     free(st->edit);
     free(st->memo);
-    fuse_shape_free(&st->shapes);
+    ltk_fuse_shape_free(&st->shapes);
 }
 
 static int fuse_set_param(logtk_parser *p, void *state, const char *name, const char *value)
 {
-    fuse_state *st = state;
+    ltk_fuse_state *st = state;
     if (strcmp(name, "threshold") == 0)
-        return logtk_param_int(p, name, value, 2, 8, &st->threshold);
+        return ltk_param_int(p, name, value, 2, 8, &st->threshold);
     if (strcmp(name, "max_entries") == 0)
-        return logtk_param_int(p, name, value, 1024, 1L << 30, &st->max_entries);
+        return ltk_param_int(p, name, value, 1024, 1L << 30, &st->max_entries);
     if (strcmp(name, "header") == 0) {
         if (strcmp(value, "auto") != 0 && strcmp(value, "none") != 0)
-            return logtk_parser_error(p, LOGTK_ERR_INVALID,
+            return ltk_parser_error(p, LOGTK_ERR_INVALID,
                                       "header: expected auto or none, got '%s'", value);
         st->header_auto = strcmp(value, "auto") == 0;
-        fuse_shape_clear(&st->shapes); /* lines now split into header and message otherwise */
+        ltk_fuse_shape_clear(&st->shapes); /* lines now split into header and message otherwise */
         return LOGTK_OK;
     }
     return LOGTK_ERR_NOT_FOUND;
@@ -1095,14 +1095,14 @@ static int fuse_set_param(logtk_parser *p, void *state, const char *name, const 
 
 /* ------------------------------------------------------------- templates */
 
-static uint32_t resolve(const fuse_state *st, uint32_t id)
+static uint32_t resolve(const ltk_fuse_state *st, uint32_t id)
 {
     while (id < st->redirect_cap && st->redirect[id] != 0 && st->redirect[id] != id)
         id = st->redirect[id];
     return id;
 }
 
-int fuse_ensure_redirect(fuse_state *st, uint32_t id)
+int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id)
 {
     if (id < st->redirect_cap)
         return 0;
@@ -1121,25 +1121,25 @@ int fuse_ensure_redirect(fuse_state *st, uint32_t id)
 /* Content hash of a template's tokens. */
 static uint64_t template_hash(const logtk_slice *t, size_t n)
 {
-    uint64_t h = logtk_mix64(n + 1);
+    uint64_t h = ltk_mix64(n + 1);
     for (size_t i = 0; i < n; i++)
         h += salted(hash_bytes(t[i].ptr, t[i].len), i);
     return h;
 }
 
 /* Template id p now has "<*>" at pos; merge it into an earlier template with the same text. */
-static int generalize(logtk_parser *p, fuse_state *st, uint32_t id, size_t pos)
+static int generalize(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t pos)
 {
     id = resolve(st, id);
     size_t n;
-    const logtk_slice *t = logtk_tmpl_tokens(p, id, &n);
-    if (!t || pos >= n || logtk_is_wildcard(t[pos].ptr, t[pos].len))
+    const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
+    if (!t || pos >= n || ltk_is_wildcard(t[pos].ptr, t[pos].len))
         return LOGTK_OK;
     int rc;
     size_t keep = wildform_prefix(t[pos].ptr, t[pos].len);
     size_t tail = wildform_suffix(t[pos].ptr, t[pos].len, keep);
     if (keep == 0 && tail == 0) {
-        rc = logtk_tmpl_set_wildcard(p, id, pos);
+        rc = ltk_tmpl_set_wildcard(p, id, pos);
     } else {
         if (n > st->edit_cap) {
             logtk_slice *e = realloc(st->edit, n * sizeof *e);
@@ -1148,26 +1148,26 @@ static int generalize(logtk_parser *p, fuse_state *st, uint32_t id, size_t pos)
             st->edit = e;
             st->edit_cap = n;
         }
-        logtk_strbuf_clear(&st->wform);
-        if (logtk_strbuf_append(&st->wform, t[pos].ptr, keep) != 0 ||
-            logtk_strbuf_append(&st->wform, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0 ||
-            logtk_strbuf_append(&st->wform, t[pos].ptr + t[pos].len - tail, tail) != 0)
+        ltk_strbuf_clear(&st->wform);
+        if (ltk_strbuf_append(&st->wform, t[pos].ptr, keep) != 0 ||
+            ltk_strbuf_append(&st->wform, LTK_WILDCARD, LTK_WILDCARD_LEN) != 0 ||
+            ltk_strbuf_append(&st->wform, t[pos].ptr + t[pos].len - tail, tail) != 0)
             return LOGTK_ERR_NOMEM;
         memcpy(st->edit, t, n * sizeof *t);
         st->edit[pos].ptr = st->wform.data;
         st->edit[pos].len = st->wform.len;
-        rc = logtk_tmpl_set(p, id, st->edit, n);
+        rc = ltk_tmpl_set(p, id, st->edit, n);
     }
     if (rc != LOGTK_OK)
         return rc;
-    t = logtk_tmpl_tokens(p, id, &n);
+    t = ltk_tmpl_tokens(p, id, &n);
     uint64_t h = template_hash(t, n);
     uint32_t other = map_get(&st->by_text, h);
     if (other != FUSE_NO_ID && resolve(st, other) != id) {
         st->redirect[id] = resolve(st, other);
-        if ((rc = logtk_tmpl_alias(p, id, st->redirect[id])) != LOGTK_OK)
+        if ((rc = ltk_tmpl_alias(p, id, st->redirect[id])) != LOGTK_OK)
             return rc;
-    } else if (logtk_u64map_put(&st->by_text, h, id) != 0) {
+    } else if (ltk_u64map_put(&st->by_text, h, id) != 0) {
         return LOGTK_ERR_NOMEM;
     }
     return LOGTK_OK;
@@ -1175,7 +1175,7 @@ static int generalize(logtk_parser *p, fuse_state *st, uint32_t id, size_t pos)
 
 /* ------------------------------------------------------------------- feed */
 
-static int grow_scratch(fuse_state *st, size_t n)
+static int grow_scratch(ltk_fuse_state *st, size_t n)
 {
     if (n <= st->tok_cap)
         return 0;
@@ -1384,10 +1384,10 @@ static int is_code_symbol(const char *s, size_t n)
 {
     while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
         n--;
-    if (n <= LOGTK_WILDCARD_LEN || !is_wild_at(s, n - LOGTK_WILDCARD_LEN, n))
+    if (n <= LTK_WILDCARD_LEN || !is_wild_at(s, n - LTK_WILDCARD_LEN, n))
         return 0; /* the common case, without scanning for the symbol */
     size_t k = symbol_prefix(s, n);
-    return k > 0 && k + LOGTK_WILDCARD_LEN == n;
+    return k > 0 && k + LTK_WILDCARD_LEN == n;
 }
 
 /* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
@@ -1425,8 +1425,8 @@ static uint64_t numbered_stem(const char *s, size_t n)
 /*
  * Key of the sibling group "sequence with position pos free":
  * seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) +
- * logtk_mix64(n) + 0x51 * (pos + 1), from the salted hashes made once per
- * line (salt_tok, salt_wf) and mix_n = logtk_mix64(n).  Snapshots keep
+ * ltk_mix64(n) + 0x51 * (pos + 1), from the salted hashes made once per
+ * line (salt_tok, salt_wf) and mix_n = ltk_mix64(n).  Snapshots keep
  * these keys: the formula must not change.
  */
 FUSE_INLINE uint64_t sibling_key(uint64_t seq, uint64_t mix_n, uint64_t salt_tok,
@@ -1441,7 +1441,7 @@ FUSE_INLINE uint64_t sibling_key(uint64_t seq, uint64_t mix_n, uint64_t salt_tok
  */
 static uint64_t pool_key(uint64_t prefix, size_t pos, size_t n)
 {
-    return logtk_mix64(prefix + 0xd6e8feb86659fd93ULL * (pos + 1) + logtk_mix64(n + 7));
+    return ltk_mix64(prefix + 0xd6e8feb86659fd93ULL * (pos + 1) + ltk_mix64(n + 7));
 }
 
 /*
@@ -1449,20 +1449,20 @@ static uint64_t pool_key(uint64_t prefix, size_t pos, size_t n)
  * slot, creating the pool.  The first word (after the header) has no pool:
  * it is the event, and every line shares its empty prefix.  0, or -1 on no memory.
  */
-static int join_pool(fuse_state *st, uint32_t g, uint64_t prefix, size_t n, size_t first_word)
+static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, size_t first_word)
 {
-    fuse_group *grp = &st->group_list[g];
+    ltk_fuse_group *grp = &st->group_list[g];
     if (grp->position <= first_word)
         return 0;
     uint64_t key = pool_key(prefix, grp->position, n);
     uint32_t k = map_get(&st->pools, key);
     if (k == FUSE_NO_ID) {
-        if (logtk_array_reserve((void **)&st->pool_list, &st->pools_cap, st->npools + 1, sizeof *st->pool_list) != 0)
+        if (ltk_array_reserve((void **)&st->pool_list, &st->pools_cap, st->npools + 1, sizeof *st->pool_list) != 0)
             return -1;
-        static const fuse_pool new_pool = {.first_group = FUSE_NO_ID};
+        static const ltk_fuse_pool new_pool = {.first_group = FUSE_NO_ID};
         k = (uint32_t)st->npools;
         st->pool_list[k] = new_pool;
-        if (logtk_u64map_put(&st->pools, key, k) != 0)
+        if (ltk_u64map_put(&st->pools, key, k) != 0)
             return -1;
         st->npools++;
     }
@@ -1473,14 +1473,14 @@ static int join_pool(fuse_state *st, uint32_t g, uint64_t prefix, size_t n, size
 }
 
 /* Marks group g's slot variable and generalizes the templates that hold its words. */
-static int promote(logtk_parser *p, fuse_state *st, uint32_t g)
+static int promote(logtk_parser *p, ltk_fuse_state *st, uint32_t g)
 {
-    fuse_group *grp = &st->group_list[g];
+    ltk_fuse_group *grp = &st->group_list[g];
     grp->promoted = 1;
     for (uint32_t v = 0; v < grp->nvalues; v++) {
         int rc = generalize(p, st, grp->members[v], grp->position);
         if (rc != LOGTK_OK)
-            return rc == LOGTK_ERR_NOMEM ? logtk_parser_error(p, rc, "out of memory") : rc;
+            return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
     }
     return LOGTK_OK;
 }
@@ -1492,7 +1492,7 @@ static int promote(logtk_parser *p, fuse_state *st, uint32_t g)
  * message (see the top comment).  Not for participles, as in the group
  * rule.
  */
-static int pool_settles(const fuse_state *st, const fuse_group *grp)
+static int pool_settles(const ltk_fuse_state *st, const ltk_fuse_group *grp)
 {
     return !grp->promoted && grp->non_event &&
            (long)grp->nvalues + grp->varform_seen + 1 >= st->threshold;
@@ -1505,9 +1505,9 @@ static int pool_settles(const fuse_state *st, const fuse_group *grp)
  * is promoted (once per pool: later groups check themselves); past it,
  * only g is checked.
  */
-static int pool_add(logtk_parser *p, fuse_state *st, uint32_t g, uint64_t word, int varform)
+static int pool_add(logtk_parser *p, ltk_fuse_state *st, uint32_t g, uint64_t word, int varform)
 {
-    fuse_pool *pool = &st->pool_list[st->group_list[g].pool];
+    ltk_fuse_pool *pool = &st->pool_list[st->group_list[g].pool];
     int grew = 0;
     if (varform) {
         grew = !pool->varform_seen;
@@ -1550,7 +1550,7 @@ static int pool_add(logtk_parser *p, fuse_state *st, uint32_t g, uint64_t word, 
  * template.  Returns the known sequence's template, else FUSE_NO_ID; rare
  * (slow path, a '(' token after a variable), O(n) per candidate.
  */
-static uint32_t annotated_value(const fuse_state *st, uint64_t seq, size_t n)
+static uint32_t annotated_value(const ltk_fuse_state *st, uint64_t seq, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_ANNOTATION))
         return FUSE_NO_ID;
@@ -1561,7 +1561,7 @@ static uint32_t annotated_value(const fuse_state *st, uint64_t seq, size_t n)
             st->tok_wild[i] || memchr(t + 1, '(', len - 2) || memchr(t + 1, ')', len - 2))
             continue;
         /* the sequence without position i: later tokens move one place left */
-        uint64_t h = seq - logtk_mix64(n + 1) + logtk_mix64(n) - salted(st->tok_hash[i], i);
+        uint64_t h = seq - ltk_mix64(n + 1) + ltk_mix64(n) - salted(st->tok_hash[i], i);
         for (size_t k = i + 1; k < n; k++)
             h += salted(st->tok_hash[k], k - 1) - salted(st->tok_hash[k], k);
         uint32_t id = map_get(&st->exact, h);
@@ -1575,12 +1575,12 @@ static uint32_t annotated_value(const fuse_state *st, uint64_t seq, size_t n)
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *line,
+static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line *line,
                        uint64_t line_shape, uint32_t *template_id)
 {
     size_t n = line->ntokens;
     if (grow_scratch(st, n + 1) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
     /*
      * 0. the line's header (header_length) is one "<*>", however many tokens
@@ -1588,7 +1588,7 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
      * token (position 0, hdr = 1) is never read, only hashed as "<*>".
      */
     const logtk_slice *in = line->tokens;
-    size_t hdr = st->header_auto ? fuse_header_length(in, n) : 0;
+    size_t hdr = st->header_auto ? ltk_fuse_header_length(in, n) : 0;
     if (hdr) {
         in += hdr - 1;
         n -= hdr - 1;
@@ -1602,7 +1602,7 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
     size_t kept = 0, asides = 0; /* tokens hashed; pairs joined (quantity asides, bounds) */
     size_t run_from = SIZE_MAX;  /* first of the trailing whole-token variables */
     int kept_digit = 0;          /* some masked form holds a digit: the shape cannot stand for the line */
-    logtk_strbuf_clear(&st->stash);
+    ltk_strbuf_clear(&st->stash);
     for (size_t i = 0; i < hdr; i++)
         seq += salted(wild_h, kept++);
     if (hdr)
@@ -1624,7 +1624,7 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
                 asides++;
             }
             uint64_t words[2 * FUSE_MEMO_WORDS];
-            fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
+            ltk_fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
                                                             one.len, limit, words)
                                                 : NULL;
             if (slot && memo_holds(slot, one.len, words)) {
@@ -1634,14 +1634,14 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
             } else {
                 /* the masked bytes, with 8 bytes of slack for hash_padded */
                 if (one.len + 8 > st->norm.cap / 4 &&
-                    logtk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
-                    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                    ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
+                    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
                 size_t masked_len = mask_token(one.ptr, one.len, st->norm.data);
                 h = hash_padded(st->norm.data, masked_len);
                 /* kept for the masked elements below, should the line miss the table */
                 st->stash_off[kept] = st->stash.len;
                 st->stash_len[kept] = masked_len;
-                if (logtk_strbuf_append(&st->stash, st->norm.data, masked_len) == 0)
+                if (ltk_strbuf_append(&st->stash, st->norm.data, masked_len) == 0)
                     form = FORM_STASHED;
                 int digit = holds_digit(st->norm.data, masked_len);
                 kept_digit |= digit;
@@ -1673,9 +1673,9 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
         seq = seq_before_run + salted(wild_h, run_from); /* a trailing list: one "<*>" */
         kept = run_from + 1;
     }
-    seq += logtk_mix64(kept + 1);
+    seq += ltk_mix64(kept + 1);
     if (!kept_digit)
-        fuse_shape_keep(&st->shapes, line_shape, seq);
+        ltk_fuse_shape_keep(&st->shapes, line_shape, seq);
 
     /* 2. fast path: a sequence seen before */
     const uint64_t fast_seq = seq;
@@ -1712,12 +1712,12 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
     size_t room = 16;
     for (size_t i = 0; i < n; i++)
         room += MASKED_MAX(toks[i].len);
-    logtk_strbuf_clear(&st->norm);
-    if (logtk_strbuf_reserve(&st->norm, room) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    ltk_strbuf_clear(&st->norm);
+    if (ltk_strbuf_reserve(&st->norm, room) != 0)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     char *base = st->norm.data, *o = base;
     for (size_t i = 0; i < n; i++) {
-        size_t len = LOGTK_WILDCARD_LEN;
+        size_t len = LTK_WILDCARD_LEN;
         /* the forms the quick hash found (their hashes are in tok_hash), else mask_token() */
         uint8_t form = i < hdr ? FORM_WILD : asides ? FORM_MASK : st->tok_form[i];
         if (form == FORM_SELF) {
@@ -1728,14 +1728,14 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
             memcpy(o, st->stash.data + st->stash_off[i], len);
         } else if (form >= FORM_WILD) {
             size_t dots = (size_t)(form - FORM_WILD);
-            memcpy(o, LOGTK_WILDCARD "...", LOGTK_WILDCARD_LEN + dots);
+            memcpy(o, LTK_WILDCARD "...", LTK_WILDCARD_LEN + dots);
             len += dots;
             if (i < hdr)
                 st->tok_hash[i] = wild_h;
         } else {
             /* the memo's copy when it still holds the token, else the mask */
             uint64_t words[2 * FUSE_MEMO_WORDS];
-            const fuse_memo *slot =
+            const ltk_fuse_memo *slot =
                 memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
             if (slot && memo_holds(slot, toks[i].len, words) && slot->form_len) {
                 len = slot->form_len;
@@ -1757,7 +1757,7 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
         list_from--;
     if (list_from > 0 && n - list_from >= FUSE_LIST_MIN)
         n = list_from + 1;
-    seq = logtk_mix64(n + 1);
+    seq = ltk_mix64(n + 1);
     for (size_t i = 0; i < n; i++) {
         st->salt_tok[i] = salted(st->tok_hash[i], i);
         seq += st->salt_tok[i];
@@ -1776,19 +1776,19 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
     size_t constants = 0;
     for (size_t i = 0; i < n; i++) {
         const char *t = base + st->tok_off[i];
-        st->tok_wild[i] = logtk_is_wildcard(t, st->tok_len[i]);
+        st->tok_wild[i] = ltk_is_wildcard(t, st->tok_len[i]);
         st->wf_prefix[i] = wildform_prefix(t, st->tok_len[i]);
         st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, st->tok_len[i], st->wf_prefix[i]);
         st->wf_hash[i] = wild_h;
         if ((st->wf_prefix[i] || st->wf_suffix[i]) &&
             wildform_hash(&st->wfscratch, t, st->tok_len[i], st->wf_prefix[i], st->wf_suffix[i],
                           &st->wf_hash[i]) != 0)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
                                                            : salted(st->wf_hash[i], i);
         constants += !st->tok_wild[i];
     }
-    const uint64_t mix_n = logtk_mix64(n); /* for sibling_key */
+    const uint64_t mix_n = ltk_mix64(n); /* for sibling_key */
 
     /* 3. take promoted positions as variables, then register the line's siblings */
     int changed = 1, promoted_any = 0;
@@ -1821,9 +1821,9 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
         /* the known message with one value printed longer: its template, nothing to learn */
         id = resolve(st, id);
         if ((long)st->exact.count < st->max_entries &&
-            (logtk_u64map_put(&st->exact, seq, id) != 0 ||
-             logtk_u64map_put(&st->exact, seq_seen, id) != 0))
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            (ltk_u64map_put(&st->exact, seq, id) != 0 ||
+             ltk_u64map_put(&st->exact, seq_seen, id) != 0))
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         *template_id = id;
         return LOGTK_OK;
     }
@@ -1832,23 +1832,23 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
         size_t forms = 0;
         for (size_t i = 0; i < n; i++)
             if (st->tok_wild[i])
-                forms += st->wf_prefix[i] + LOGTK_WILDCARD_LEN + st->wf_suffix[i];
-        logtk_strbuf_clear(&st->wform);
-        if (logtk_strbuf_reserve(&st->wform, forms) != 0)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                forms += st->wf_prefix[i] + LTK_WILDCARD_LEN + st->wf_suffix[i];
+        ltk_strbuf_clear(&st->wform);
+        if (ltk_strbuf_reserve(&st->wform, forms) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         for (size_t i = 0; i < n; i++) {
             if (st->tok_wild[i] && (st->wf_prefix[i] || st->wf_suffix[i])) {
                 /* "key=<*>,": the key, the wildcard, the punctuation */
                 const char *t = st->norm.data + st->tok_off[i];
                 st->tok[i].ptr = st->wform.data + st->wform.len;
-                st->tok[i].len = st->wf_prefix[i] + LOGTK_WILDCARD_LEN + st->wf_suffix[i];
-                logtk_strbuf_append(&st->wform, t, st->wf_prefix[i]);
-                logtk_strbuf_append(&st->wform, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
-                logtk_strbuf_append(&st->wform, t + st->tok_len[i] - st->wf_suffix[i],
+                st->tok[i].len = st->wf_prefix[i] + LTK_WILDCARD_LEN + st->wf_suffix[i];
+                ltk_strbuf_append(&st->wform, t, st->wf_prefix[i]);
+                ltk_strbuf_append(&st->wform, LTK_WILDCARD, LTK_WILDCARD_LEN);
+                ltk_strbuf_append(&st->wform, t + st->tok_len[i] - st->wf_suffix[i],
                                     st->wf_suffix[i]);
             } else if (st->tok_wild[i]) {
-                st->tok[i].ptr = LOGTK_WILDCARD;
-                st->tok[i].len = LOGTK_WILDCARD_LEN;
+                st->tok[i].ptr = LTK_WILDCARD;
+                st->tok[i].len = LTK_WILDCARD_LEN;
             } else {
                 st->tok[i].ptr = st->norm.data + st->tok_off[i];
                 st->tok[i].len = st->tok_len[i];
@@ -1862,19 +1862,19 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
         uint64_t th = seq;
         id = map_get(&st->by_text, th);
         if (id == FUSE_NO_ID) {
-            id = logtk_tmpl_create(p, st->tok, n);
+            id = ltk_tmpl_create(p, st->tok, n);
             if (id == 0)
                 return LOGTK_ERR_NOMEM;
-            if (fuse_ensure_redirect(st, id) != 0 || logtk_u64map_put(&st->by_text, th, id) != 0)
-                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            if (ltk_fuse_ensure_redirect(st, id) != 0 || ltk_u64map_put(&st->by_text, th, id) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
-        if ((long)st->exact.count < st->max_entries && logtk_u64map_put(&st->exact, seq, id) != 0)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if ((long)st->exact.count < st->max_entries && ltk_u64map_put(&st->exact, seq, id) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     }
     id = resolve(st, id);
     if (seq != seq_seen && (long)st->exact.count < st->max_entries &&
-        logtk_u64map_put(&st->exact, seq_seen, id) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        ltk_u64map_put(&st->exact, seq_seen, id) != 0)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
     /* register this line's word at each position in its sibling group */
     uint64_t prefix = 0; /* the line's words before position i, for the prefix pools */
@@ -1899,17 +1899,17 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
         if (g == FUSE_NO_ID) {
             if ((long)st->ngroups >= st->max_entries)
                 continue;
-            if (logtk_array_reserve((void **)&st->group_list, &st->groups_cap, st->ngroups + 1,
+            if (ltk_array_reserve((void **)&st->group_list, &st->groups_cap, st->ngroups + 1,
                                     sizeof *st->group_list) != 0)
-                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            static const fuse_group new_group = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            static const ltk_fuse_group new_group = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
             g = (uint32_t)st->ngroups++;
             st->group_list[g] = new_group;
             st->group_list[g].position = (uint32_t)i;
-            if (logtk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n, hdr) != 0)
-                return logtk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            if (ltk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n, hdr) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
-        fuse_group *grp = &st->group_list[g];
+        ltk_fuse_group *grp = &st->group_list[g];
         if (grp->promoted)
             continue;
         uint32_t v;
@@ -1994,12 +1994,12 @@ static int feed_tokens(logtk_parser *p, fuse_state *st, const logtk_parse_line *
  * case by far, so it is this small function and the rest is feed_tokens(),
  * whose many locals would cost every line their saving and restoring.
  */
-static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                      uint32_t *template_id)
 {
-    fuse_state *st = state;
-    const uint64_t line_shape = fuse_line_shape(line->masked.ptr, line->masked.len);
-    fuse_shape_slot *shaped = fuse_shape_find(&st->shapes, line_shape);
+    ltk_fuse_state *st = state;
+    const uint64_t line_shape = ltk_fuse_line_shape(line->masked.ptr, line->masked.len);
+    ltk_fuse_shape_slot *shaped = ltk_fuse_shape_find(&st->shapes, line_shape);
     if (shaped) {
         if (shaped->id == FUSE_NO_ID)
             shaped->id = map_get(&st->exact, shaped->seq);
@@ -2011,17 +2011,17 @@ static int fuse_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     return feed_tokens(p, st, line, line_shape, template_id);
 }
 
-const logtk_parser_algo logtk_algo_fuse = {
+const ltk_parser_algo ltk_algo_fuse = {
     .name = "fuse",
     .summary = "logtk's own online parser: digit/punctuation-aware masks, exact lookup, "
                "Brain-style sibling groups (default)",
     .online = 1,
-    .state_size = sizeof(fuse_state),
+    .state_size = sizeof(ltk_fuse_state),
     .init = fuse_init,
     .destroy = fuse_destroy,
     .set_param = fuse_set_param,
     .feed = fuse_feed,
     .finish = NULL,
-    .save = fuse_save,
-    .load = fuse_load,
+    .save = ltk_fuse_save,
+    .load = ltk_fuse_load,
 };

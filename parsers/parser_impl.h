@@ -18,7 +18,7 @@
  *   - snapshot framing: magic, version, algorithm, params, masks, templates,
  *     then the algorithm's own blob, with a checksum.
  * An algorithm (parsers/parser_NAME.c) owns only its grouping logic and the
- * state it needs for it.  It is one `logtk_parser_algo` table plus one line in
+ * state it needs for it.  It is one `ltk_parser_algo` table plus one line in
  * the registry of parser.c.
  *
  * Life cycle of an algorithm's state
@@ -38,39 +38,39 @@
  *
  * Receiving a line
  * ----------------
- * feed() gets a `logtk_parse_line`: the masked tokens as slices into the
+ * feed() gets a `ltk_parse_line`: the masked tokens as slices into the
  * masked content (a token replaced by a mask reads "<*>", or "blk_<*>" for a
  * partial mask), plus the line's 0-based index.  The slices are valid only
  * during the call: copy what you keep (into your own arena, or intern tokens
- * with logtk_parser_intern_token()).
+ * with ltk_parser_intern_token()).
  *
  * Online algorithms (Drain, Spell, LenMa, SHISO, ULP) set *template_id to the
  * line's template during feed(): an existing id, or one made with
- * logtk_tmpl_create().  The shared layer then counts the line for that
+ * ltk_tmpl_create().  The shared layer then counts the line for that
  * template, records the assignment and extracts the parameters.
  *
  * Batch algorithms (IPLoM, AEL, LFA, LogMine, SLCT, LogCluster, LogSig, LKE,
- * MoLFI, Logram, Brain) keep the line in feed() (logtk_parser_store_line()
+ * MoLFI, Logram, Brain) keep the line in feed() (ltk_parser_store_line()
  * stores it as interned token ids, ready for finish) and set *template_id = 0.
  * In finish() they create the templates and report every line's template
- * with logtk_parser_assign(p, line_index, id).  Batch parsers need all lines
+ * with ltk_parser_assign(p, line_index, id).  Batch parsers need all lines
  * anyway, so they ignore keep_assignments (assignments are always kept).
  *
  * Templates
  * ---------
- * logtk_tmpl_create() copies the tokens and returns the new id (dense, from
- * 1); logtk_tmpl_set() replaces a template's tokens (any length);
- * logtk_tmpl_set_wildcard() turns one position into "<*>".  Both report
+ * ltk_tmpl_create() copies the tokens and returns the new id (dense, from
+ * 1); ltk_tmpl_set() replaces a template's tokens (any length);
+ * ltk_tmpl_set_wildcard() turns one position into "<*>".  Both report
  * LOGTK_TEMPLATE_CHANGED only when the rendered text really changes.  Token
- * slices returned by logtk_tmpl_tokens() stay valid until the template is
+ * slices returned by ltk_tmpl_tokens() stay valid until the template is
  * changed or the parser is freed.  A wildcard is the exact 3-byte token "<*>";
- * compare with logtk_is_wildcard().
+ * compare with ltk_is_wildcard().
  *
  * Parameters
  * ----------
  * set_param() receives every name the shared layer does not handle itself and
  * returns LOGTK_ERR_NOT_FOUND for a name it does not have, LOGTK_ERR_INVALID
- * (with a message via logtk_parser_error()) for a bad value.  The shared layer
+ * (with a message via ltk_parser_error()) for a bad value.  The shared layer
  * records accepted (name, value) pairs and stores them in snapshots; load
  * replays them into a fresh state before calling load().  So a parameter set
  * via text must fully determine the algorithm's configuration.
@@ -78,7 +78,7 @@
  * Snapshots
  * ---------
  * save() appends the algorithm's own state to `out` in any layout it likes
- * (use logtk_strbuf_put_varint and the logtk_snap_* readers below); template
+ * (use ltk_strbuf_put_varint and the ltk_snap_* readers below); template
  * ids in the blob refer to the shared template store, which is saved and
  * restored by the shared layer before load() runs.  load() must check every
  * length and id it reads and return LOGTK_ERR_STATE on anything odd; the
@@ -87,10 +87,10 @@
  * same results as without the round trip.
  *
  * Errors: return LOGTK_OK or a negative LOGTK_ERR_*; for a readable message
- * use logtk_parser_error(p, code, fmt, ...), which returns code.
+ * use ltk_parser_error(p, code, fmt, ...), which returns code.
  */
-#ifndef LOGTK_PARSER_IMPL_H
-#define LOGTK_PARSER_IMPL_H
+#ifndef LTK_PARSER_IMPL_H
+#define LTK_PARSER_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -99,25 +99,25 @@
 #include "strbuf.h"
 
 /** The wildcard token. */
-#define LOGTK_WILDCARD "<*>"
-#define LOGTK_WILDCARD_LEN 3
+#define LTK_WILDCARD "<*>"
+#define LTK_WILDCARD_LEN 3
 
 /** Nonzero when the slice is exactly "<*>". */
-static inline int logtk_is_wildcard(const char *ptr, size_t len)
+static inline int ltk_is_wildcard(const char *ptr, size_t len)
 {
     return len == 3 && ptr[0] == '<' && ptr[1] == '*' && ptr[2] == '>';
 }
 
 /** One fed line as an algorithm sees it. */
-typedef struct logtk_parse_line {
+typedef struct ltk_parse_line {
     const logtk_slice *tokens; /* masked tokens, in order; valid during feed() only */
     size_t ntokens;
     logtk_slice masked;        /* the whole masked content (tokens point into it) */
     uint64_t index;            /* 0-based line index */
-} logtk_parse_line;
+} ltk_parse_line;
 
 /** The table an algorithm provides. */
-typedef struct logtk_parser_algo {
+typedef struct ltk_parser_algo {
     const char *name;    /* "drain": lowercase, used by logtk_parser_new() */
     const char *summary; /* one line for --list-parsers */
     int online;          /* 1: feed() assigns templates; 0: batch, finish() assigns */
@@ -127,12 +127,12 @@ typedef struct logtk_parser_algo {
     void (*destroy)(void *state);
     /** NULL when the algorithm has no parameters. */
     int (*set_param)(logtk_parser *p, void *state, const char *name, const char *value);
-    int (*feed)(logtk_parser *p, void *state, const logtk_parse_line *line,
+    int (*feed)(logtk_parser *p, void *state, const ltk_parse_line *line,
                 uint32_t *template_id);
     /** May be NULL (online algorithms with nothing to do at the end). */
     int (*finish)(logtk_parser *p, void *state);
     /** May be NULL: the algorithm then has no blob and cannot resume beyond its templates. */
-    int (*save)(logtk_parser *p, void *state, logtk_strbuf *out);
+    int (*save)(logtk_parser *p, void *state, ltk_strbuf *out);
     int (*load)(logtk_parser *p, void *state, const uint8_t *data, size_t len);
     /**
      * May be NULL.  logtk_parser_match(): the template the algorithm's own
@@ -140,9 +140,9 @@ typedef struct logtk_parser_algo {
      * 0: none).  The shared layer keeps it only when its text matches the
      * line, and otherwise picks the most specific template that matches.
      */
-    int (*match)(logtk_parser *p, void *state, const logtk_parse_line *line,
+    int (*match)(logtk_parser *p, void *state, const ltk_parse_line *line,
                  uint32_t *template_id);
-} logtk_parser_algo;
+} ltk_parser_algo;
 
 /* ---------------------------------------------------------------- templates */
 
@@ -151,20 +151,20 @@ typedef struct logtk_parser_algo {
  * Returns its id (>= 1), or 0 when out of memory (the parser's error is set).
  * Fires LOGTK_TEMPLATE_CREATED and marks the current line's event as created.
  */
-uint32_t logtk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n);
+uint32_t ltk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n);
 
 /**
  * Replaces the tokens of template id (copied; any length).  Fires
  * LOGTK_TEMPLATE_CHANGED when the text differs.  Returns LOGTK_OK,
  * LOGTK_ERR_NOT_FOUND or LOGTK_ERR_NOMEM.
  */
-int logtk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size_t n);
+int ltk_tmpl_set(logtk_parser *p, uint32_t id, const logtk_slice *tokens, size_t n);
 
 /**
  * Makes token `pos` of template id a "<*>" (no-op when it already is one).
  * Cheap: no copy.  Fires LOGTK_TEMPLATE_CHANGED when it changed something.
  */
-int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos);
+int ltk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos);
 
 /**
  * Online algorithms that merge two templates into one keep both ids (lines
@@ -173,20 +173,20 @@ int logtk_tmpl_set_wildcard(logtk_parser *p, uint32_t id, size_t pos);
  * either id then group by text.  Returns LOGTK_OK, LOGTK_ERR_NOT_FOUND or
  * LOGTK_ERR_NOMEM.
  */
-int logtk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target);
+int ltk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target);
 
 /** Tokens of template id (NULL, *n = 0 when the id is unknown). */
-const logtk_slice *logtk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t *n);
+const logtk_slice *ltk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t *n);
 
 /** Number of templates (the highest id). */
-uint32_t logtk_tmpl_count(const logtk_parser *p);
+uint32_t ltk_tmpl_count(const logtk_parser *p);
 
 /**
  * Batch algorithms, in finish(): the final template of line `line_index`.  A
  * line may be reassigned; counts follow.  Returns LOGTK_OK,
  * LOGTK_ERR_NOT_FOUND (index >= lines fed or unknown id) or LOGTK_ERR_NOMEM.
  */
-int logtk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id);
+int ltk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id);
 
 /* -------------------------------------------------- helpers for batch parsers */
 
@@ -194,46 +194,46 @@ int logtk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id);
  * Interns a token in the parser-wide token dictionary; equal bytes give equal
  * ids (dense, from 0).  Returns the id, or UINT32_MAX when out of memory.
  */
-uint32_t logtk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len);
+uint32_t ltk_parser_intern_token(logtk_parser *p, const char *ptr, size_t len);
 
 /**
  * The id of a token already in the dictionary, or UINT32_MAX when it is not
- * there; unlike logtk_parser_intern_token() it adds nothing (for match hooks).
+ * there; unlike ltk_parser_intern_token() it adds nothing (for match hooks).
  */
-uint32_t logtk_parser_find_token(const logtk_parser *p, const char *ptr, size_t len);
+uint32_t ltk_parser_find_token(const logtk_parser *p, const char *ptr, size_t len);
 
 /**
  * The template whose tokens are exactly the interned tokens ids[0..n), made
- * with logtk_tmpl_create() the first time this sequence is asked for; for
+ * with ltk_tmpl_create() the first time this sequence is asked for; for
  * batch parsers that build their final templates as token-id sequences and
  * do not change them afterwards.  Returns the template id, or 0 when out of
  * memory (the parser's error is set).
  */
-uint32_t logtk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n);
+uint32_t ltk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n);
 
 /**
  * Batch algorithms, in finish(): line `line_index` gets the template of the
- * token ids ids[0..n) (logtk_tmpl_from_token_ids() then logtk_parser_assign()).
+ * token ids ids[0..n) (ltk_tmpl_from_token_ids() then ltk_parser_assign()).
  * Returns LOGTK_OK, LOGTK_ERR_NOMEM or LOGTK_ERR_NOT_FOUND.
  */
-int logtk_parser_assign_token_ids(logtk_parser *p, uint64_t line_index, const uint32_t *ids,
+int ltk_parser_assign_token_ids(logtk_parser *p, uint64_t line_index, const uint32_t *ids,
                                   size_t n);
 
 /** Bytes of interned token id (NUL-terminated); *len gets the length. */
-const char *logtk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len);
+const char *ltk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len);
 
 /**
  * Stores the line's tokens as interned ids, for use in finish().  Lines are
  * stored in order; stored line k is the k-th stored (normally line index k).
  * Returns LOGTK_OK or LOGTK_ERR_NOMEM.
  */
-int logtk_parser_store_line(logtk_parser *p, const logtk_parse_line *line);
+int ltk_parser_store_line(logtk_parser *p, const ltk_parse_line *line);
 
 /** Number of stored lines. */
-uint64_t logtk_parser_stored_count(const logtk_parser *p);
+uint64_t ltk_parser_stored_count(const logtk_parser *p);
 
 /** Token ids of stored line k (NULL when out of range); *n gets the count. */
-const uint32_t *logtk_parser_stored_line(const logtk_parser *p, uint64_t k, size_t *n);
+const uint32_t *ltk_parser_stored_line(const logtk_parser *p, uint64_t k, size_t *n);
 
 /*
  * Token cap for algorithms whose cost per line grows faster than the line
@@ -245,16 +245,16 @@ const uint32_t *logtk_parser_stored_line(const logtk_parser *p, uint64_t k, size
  * it has at most cap tokens, else *view, whose tokens are buf[0..cap) (buf
  * holds cap slices); the caller counts the capped lines.
  */
-static inline const logtk_parse_line *logtk_parse_line_cap(const logtk_parse_line *line,
-                                                          size_t cap, logtk_parse_line *view,
+static inline const ltk_parse_line *ltk_parse_line_cap(const ltk_parse_line *line,
+                                                          size_t cap, ltk_parse_line *view,
                                                           logtk_slice *buf)
 {
     if (line->ntokens <= cap || cap == 0)
         return line;
     for (size_t i = 0; i + 1 < cap; i++)
         buf[i] = line->tokens[i];
-    buf[cap - 1].ptr = LOGTK_WILDCARD;
-    buf[cap - 1].len = LOGTK_WILDCARD_LEN;
+    buf[cap - 1].ptr = LTK_WILDCARD;
+    buf[cap - 1].len = LTK_WILDCARD_LEN;
     *view = *line;
     view->tokens = buf;
     view->ntokens = cap;
@@ -271,14 +271,14 @@ static inline const logtk_parse_line *logtk_parse_line_cap(const logtk_parse_lin
  * logtk_parser_capped() reads them back, and `logtk parse` prints them as a
  * warning.  Call it in finish(), once per cap.
  */
-void logtk_parser_note_cap(logtk_parser *p, uint64_t count, const char *fmt, ...)
+void ltk_parser_note_cap(logtk_parser *p, uint64_t count, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
 /** Sets the parser's error message and returns code (printf-style). */
-int logtk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
+int ltk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -289,40 +289,40 @@ int logtk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
  * [lo, hi].  Return LOGTK_OK or LOGTK_ERR_INVALID with a message naming the
  * parameter.
  */
-int logtk_param_double(logtk_parser *p, const char *name, const char *value, double lo,
+int ltk_param_double(logtk_parser *p, const char *name, const char *value, double lo,
                        double hi, double *out);
-int logtk_param_int(logtk_parser *p, const char *name, const char *value, long lo, long hi,
+int ltk_param_int(logtk_parser *p, const char *name, const char *value, long lo, long hi,
                     long *out);
 
 /**
  * Snapshot readers over [*pos, end): each returns 0 and advances, or -1 on
- * truncation/overflow without advancing.  logtk_snap_bytes returns a pointer
+ * truncation/overflow without advancing.  ltk_snap_bytes returns a pointer
  * into the buffer (not NUL-terminated) of a varint-length-prefixed string,
- * the form logtk_snap_put_bytes() writes.
+ * the form ltk_snap_put_bytes() writes.
  */
-int logtk_snap_varint(const uint8_t **pos, const uint8_t *end, uint64_t *v);
-int logtk_snap_bytes(const uint8_t **pos, const uint8_t *end, const char **ptr, size_t *len);
-int logtk_snap_put_bytes(logtk_strbuf *out, const char *ptr, size_t len);
+int ltk_snap_varint(const uint8_t **pos, const uint8_t *end, uint64_t *v);
+int ltk_snap_bytes(const uint8_t **pos, const uint8_t *end, const char **ptr, size_t *len);
+int ltk_snap_put_bytes(ltk_strbuf *out, const char *ptr, size_t len);
 
 /* ------------------------------------------------------------------ registry */
 
 /** The algorithms, as listed in parser.c.  Add a line there for a new parser. */
-extern const logtk_parser_algo logtk_algo_drain;
-extern const logtk_parser_algo logtk_algo_spell;
-extern const logtk_parser_algo logtk_algo_iplom;
-extern const logtk_parser_algo logtk_algo_ael;
-extern const logtk_parser_algo logtk_algo_lenma;
-extern const logtk_parser_algo logtk_algo_logmine;
-extern const logtk_parser_algo logtk_algo_brain;
-extern const logtk_parser_algo logtk_algo_fuse;
-extern const logtk_parser_algo logtk_algo_ulp;
-extern const logtk_parser_algo logtk_algo_shiso;
-extern const logtk_parser_algo logtk_algo_logcluster;
-extern const logtk_parser_algo logtk_algo_slct;
-extern const logtk_parser_algo logtk_algo_lfa;
-extern const logtk_parser_algo logtk_algo_logram;
-extern const logtk_parser_algo logtk_algo_logsig;
-extern const logtk_parser_algo logtk_algo_lke;
-extern const logtk_parser_algo logtk_algo_molfi;
+extern const ltk_parser_algo ltk_algo_drain;
+extern const ltk_parser_algo ltk_algo_spell;
+extern const ltk_parser_algo ltk_algo_iplom;
+extern const ltk_parser_algo ltk_algo_ael;
+extern const ltk_parser_algo ltk_algo_lenma;
+extern const ltk_parser_algo ltk_algo_logmine;
+extern const ltk_parser_algo ltk_algo_brain;
+extern const ltk_parser_algo ltk_algo_fuse;
+extern const ltk_parser_algo ltk_algo_ulp;
+extern const ltk_parser_algo ltk_algo_shiso;
+extern const ltk_parser_algo ltk_algo_logcluster;
+extern const ltk_parser_algo ltk_algo_slct;
+extern const ltk_parser_algo ltk_algo_lfa;
+extern const ltk_parser_algo ltk_algo_logram;
+extern const ltk_parser_algo ltk_algo_logsig;
+extern const ltk_parser_algo ltk_algo_lke;
+extern const ltk_parser_algo ltk_algo_molfi;
 
 #endif

@@ -86,7 +86,7 @@ typedef struct iplom_state {
 
 static int iplom_nomem(logtk_parser *p)
 {
-    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "iplom: out of memory");
+    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "iplom: out of memory");
 }
 
 static int iplom_init(logtk_parser *p, void *state)
@@ -95,7 +95,7 @@ static int iplom_init(logtk_parser *p, void *state)
     s->ct = 0.35;
     s->lower_bound = 0.25;
     s->upper_bound = 0.9;
-    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    s->wildcard = ltk_parser_intern_token(p, LTK_WILDCARD, LTK_WILDCARD_LEN);
     return s->wildcard == UINT32_MAX ? iplom_nomem(p) : LOGTK_OK;
 }
 
@@ -126,11 +126,11 @@ static int iplom_set_param(logtk_parser *p, void *state, const char *name, const
 {
     iplom_state *s = state;
     if (strcmp(name, "ct") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &s->ct);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &s->ct);
     if (strcmp(name, "lower_bound") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &s->lower_bound);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &s->lower_bound);
     if (strcmp(name, "upper_bound") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &s->upper_bound);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &s->upper_bound);
     return LOGTK_ERR_NOT_FOUND;
 }
 
@@ -157,9 +157,9 @@ static int add_subtoken(logtk_parser *p, iplom_state *s, const char *ptr, size_t
     }
     int rc = LOGTK_OK;
     if (n > 0) {
-        uint32_t id = logtk_parser_intern_token(p, tmp, n);
+        uint32_t id = ltk_parser_intern_token(p, tmp, n);
         if (id == UINT32_MAX ||
-            logtk_array_reserve((void **)&s->tokens, &s->tokens_cap, s->ntokens + 1, sizeof *s->tokens))
+            ltk_array_reserve((void **)&s->tokens, &s->tokens_cap, s->ntokens + 1, sizeof *s->tokens))
             rc = iplom_nomem(p);
         else
             s->tokens[s->ntokens++] = id;
@@ -169,13 +169,13 @@ static int add_subtoken(logtk_parser *p, iplom_state *s, const char *ptr, size_t
     return rc;
 }
 
-static int iplom_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int iplom_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                       uint32_t *template_id)
 {
     iplom_state *s = state;
     *template_id = 0;
-    if (logtk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off) ||
-        logtk_array_reserve((void **)&s->line_index, &s->line_index_cap, s->nlines + 1, sizeof *s->line_index))
+    if (ltk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off) ||
+        ltk_array_reserve((void **)&s->line_index, &s->line_index_cap, s->nlines + 1, sizeof *s->line_index))
         return iplom_nomem(p);
     if (s->nlines == 0)
         s->off[0] = 0;
@@ -209,7 +209,7 @@ static const uint32_t *line_tokens(const iplom_state *s, uint32_t k)
 
 static iplom_partition *new_partition(iplom_state *s, uint32_t length, int step)
 {
-    if (logtk_array_reserve((void **)&s->parts, &s->parts_cap, s->nparts + 1, sizeof *s->parts))
+    if (ltk_array_reserve((void **)&s->parts, &s->parts_cap, s->nparts + 1, sizeof *s->parts))
         return NULL;
     iplom_partition *q = &s->parts[s->nparts++];
     memset(q, 0, sizeof *q);
@@ -221,7 +221,7 @@ static iplom_partition *new_partition(iplom_state *s, uint32_t length, int step)
 
 static int partition_add(iplom_partition *q, uint32_t line)
 {
-    if (logtk_array_reserve((void **)&q->lines, &q->cap, q->nlines + 1, sizeof *q->lines))
+    if (ltk_array_reserve((void **)&q->lines, &q->cap, q->nlines + 1, sizeof *q->lines))
         return -1;
     q->lines[q->nlines++] = line;
     return 0;
@@ -240,7 +240,7 @@ static uint32_t next_stamp(iplom_state *s)
 /* Distinct tokens per column of partition q into s->distinct. */
 static int count_distinct(iplom_state *s, const iplom_partition *q)
 {
-    if (logtk_array_reserve((void **)&s->distinct, &s->distinct_cap, (size_t)q->length + 1,
+    if (ltk_array_reserve((void **)&s->distinct, &s->distinct_cap, (size_t)q->length + 1,
              sizeof *s->distinct))
         return -1;
     for (uint32_t c = 0; c < q->length; c++) {
@@ -313,7 +313,7 @@ static int step2(iplom_state *s, uint32_t **keys, size_t *keys_cap)
             }
         if (min_count == 1)
             continue;
-        if (logtk_array_reserve((void **)keys, keys_cap, q->nlines, sizeof **keys))
+        if (ltk_array_reserve((void **)keys, keys_cap, q->nlines, sizeof **keys))
             return -1;
         for (size_t i = 0; i < q->nlines; i++)
             (*keys)[i] = line_tokens(s, q->lines[i])[min_col];
@@ -454,8 +454,8 @@ static int step3_partition(iplom_state *s, size_t qi, uint32_t **keys, size_t *k
         return rc < 0 ? -1 : 0;
     const iplom_partition *q = &s->parts[qi];
     size_t n = q->nlines;
-    if (logtk_array_reserve((void **)&s->pairs, &s->pairs_cap, n, sizeof *s->pairs) ||
-        logtk_array_reserve((void **)keys, keys_cap, n, sizeof **keys))
+    if (ltk_array_reserve((void **)&s->pairs, &s->pairs_cap, n, sizeof *s->pairs) ||
+        ltk_array_reserve((void **)keys, keys_cap, n, sizeof **keys))
         return -1;
     for (size_t i = 0; i < n; i++) {
         const uint32_t *t = line_tokens(s, q->lines[i]);
@@ -598,14 +598,14 @@ static int iplom_finish(logtk_parser *p, void *state)
     uint32_t *keys = NULL;
     size_t keys_cap = 0;
     int rc = LOGTK_OK;
-    logtk_hashtab seen_templates;
+    ltk_hashtab seen_templates;
     uint32_t *template_of = NULL; /* template-table id -> template id */
     size_t template_of_cap = 0;
-    if (logtk_hashtab_init(&seen_templates, 256) != 0)
+    if (ltk_hashtab_init(&seen_templates, 256) != 0)
         return iplom_nomem(p);
 
     /* scratch indexed by token id; the column scratch borrows val_a/cnt_a */
-    uint32_t dict = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    uint32_t dict = ltk_parser_intern_token(p, LTK_WILDCARD, LTK_WILDCARD_LEN);
     size_t need = (size_t)dict + 1, maxlen = 0;
     for (size_t k = 0; k < s->nlines; k++) {
         for (size_t i = s->off[k]; i < s->off[k + 1]; i++)
@@ -674,22 +674,22 @@ static int iplom_finish(logtk_parser *p, void *state)
         if (!q->valid || q->nlines == 0)
             continue;
         if (count_distinct(s, q) != 0 ||
-            logtk_array_reserve((void **)&keys, &keys_cap, (size_t)q->length + 1, sizeof *keys) ||
-            logtk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)q->length + 1, sizeof *s->slices))
+            ltk_array_reserve((void **)&keys, &keys_cap, (size_t)q->length + 1, sizeof *keys) ||
+            ltk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)q->length + 1, sizeof *s->slices))
             goto oom;
         const uint32_t *first = line_tokens(s, q->lines[0]);
         for (uint32_t c = 0; c < q->length; c++)
             keys[c] = s->distinct[c] == 1 ? first[c] : s->wildcard;
         int inserted = 0;
-        int64_t tid = logtk_hashtab_intern(&seen_templates, keys, q->length * sizeof *keys,
+        int64_t tid = ltk_hashtab_intern(&seen_templates, keys, q->length * sizeof *keys,
                                            &inserted);
-        if (tid < 0 || logtk_array_reserve((void **)&template_of, &template_of_cap, (size_t)tid + 1,
+        if (tid < 0 || ltk_array_reserve((void **)&template_of, &template_of_cap, (size_t)tid + 1,
                             sizeof *template_of))
             goto oom;
         if (inserted) {
             for (uint32_t c = 0; c < q->length; c++)
-                s->slices[c].ptr = logtk_parser_token_text(p, keys[c], &s->slices[c].len);
-            template_of[tid] = logtk_tmpl_create(p, s->slices, q->length);
+                s->slices[c].ptr = ltk_parser_token_text(p, keys[c], &s->slices[c].len);
+            template_of[tid] = ltk_tmpl_create(p, s->slices, q->length);
             if (template_of[tid] == 0) {
                 rc = LOGTK_ERR_NOMEM;
                 goto done;
@@ -697,7 +697,7 @@ static int iplom_finish(logtk_parser *p, void *state)
         }
         uint32_t template_id = template_of[tid];
         for (size_t i = 0; i < q->nlines; i++) {
-            rc = logtk_parser_assign(p, s->line_index[q->lines[i]], template_id);
+            rc = ltk_parser_assign(p, s->line_index[q->lines[i]], template_id);
             if (rc != LOGTK_OK)
                 goto done;
         }
@@ -708,11 +708,11 @@ oom:
 done:
     free(keys);
     free(template_of);
-    logtk_hashtab_free(&seen_templates);
+    ltk_hashtab_free(&seen_templates);
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_iplom = {
+const ltk_parser_algo ltk_algo_iplom = {
     .name = "iplom",
     .summary = "IPLoM (KDD'09): batch, iterative partitioning by length, column and token relation",
     .online = 0,

@@ -56,7 +56,7 @@ typedef struct lenma_state {
 
 static int lenma_nomem(logtk_parser *p)
 {
-    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "lenma: out of memory");
+    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "lenma: out of memory");
 }
 
 static int lenma_init(logtk_parser *p, void *state)
@@ -85,7 +85,7 @@ static int lenma_set_param(logtk_parser *p, void *state, const char *name, const
 {
     lenma_state *s = state;
     if (strcmp(name, "threshold") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &s->threshold);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &s->threshold);
     return LOGTK_ERR_NOT_FOUND;
 }
 
@@ -122,7 +122,7 @@ static double similarity(const lenma_template *t, const uint32_t *ids, const log
 /* The most similar template of length n at or above the threshold (the
  * first of equals), as an index into s->templates, or -1; s->ids holds the
  * line's word ids. */
-static long lenma_best(const lenma_state *s, const logtk_parse_line *line, size_t n)
+static long lenma_best(const lenma_state *s, const ltk_parse_line *line, size_t n)
 {
     if (n >= s->nbuckets)
         return -1;
@@ -145,16 +145,16 @@ static long lenma_best(const lenma_state *s, const logtk_parse_line *line, size_
  * word, so it gets an id no word has (the variable mark's is taken:
  * UINT32_MAX - 1, never reached by interning) instead of being interned.
  */
-static int lenma_match(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int lenma_match(logtk_parser *p, void *state, const ltk_parse_line *line,
                        uint32_t *template_id)
 {
     lenma_state *s = state;
     size_t n = line->ntokens;
     *template_id = 0;
-    if (logtk_array_reserve((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids))
+    if (ltk_array_reserve((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids))
         return lenma_nomem(p);
     for (size_t i = 0; i < n; i++) {
-        s->ids[i] = logtk_parser_find_token(p, line->tokens[i].ptr, line->tokens[i].len);
+        s->ids[i] = ltk_parser_find_token(p, line->tokens[i].ptr, line->tokens[i].len);
         if (s->ids[i] == UINT32_MAX)
             s->ids[i] = UINT32_MAX - 1;
     }
@@ -164,21 +164,21 @@ static int lenma_match(logtk_parser *p, void *state, const logtk_parse_line *lin
     return LOGTK_OK;
 }
 
-static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int lenma_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                       uint32_t *template_id)
 {
     lenma_state *s = state;
     size_t n = line->ntokens;
-    if (logtk_array_reserve((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids))
+    if (ltk_array_reserve((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids))
         return lenma_nomem(p);
     for (size_t i = 0; i < n; i++) {
-        s->ids[i] = logtk_parser_intern_token(p, line->tokens[i].ptr, line->tokens[i].len);
+        s->ids[i] = ltk_parser_intern_token(p, line->tokens[i].ptr, line->tokens[i].len);
         if (s->ids[i] == UINT32_MAX)
             return lenma_nomem(p);
     }
     if (n >= s->nbuckets) {
         size_t cap = s->nbuckets;
-        if (logtk_array_reserve((void **)&s->buckets, &cap, n + 1, sizeof *s->buckets))
+        if (ltk_array_reserve((void **)&s->buckets, &cap, n + 1, sizeof *s->buckets))
             return lenma_nomem(p);
         memset(s->buckets + s->nbuckets, 0, (cap - s->nbuckets) * sizeof *s->buckets);
         s->nbuckets = cap;
@@ -191,7 +191,7 @@ static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line
             t->lens[i] = (uint32_t)line->tokens[i].len;
             if (t->words[i] != s->ids[i] && t->words[i] != LENMA_VARIABLE) {
                 t->words[i] = LENMA_VARIABLE;
-                int rc = logtk_tmpl_set_wildcard(p, t->template_id, i);
+                int rc = ltk_tmpl_set_wildcard(p, t->template_id, i);
                 if (rc != LOGTK_OK)
                     return rc;
             }
@@ -200,9 +200,9 @@ static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         return LOGTK_OK;
     }
     /* a new template: the message itself */
-    if (logtk_array_reserve((void **)&s->templates, &s->templates_cap, s->ntemplates + 1,
+    if (ltk_array_reserve((void **)&s->templates, &s->templates_cap, s->ntemplates + 1,
              sizeof *s->templates) ||
-        logtk_array_reserve((void **)&b->items, &b->cap, b->n + 1, sizeof *b->items))
+        ltk_array_reserve((void **)&b->items, &b->cap, b->n + 1, sizeof *b->items))
         return lenma_nomem(p);
     lenma_template *t = &s->templates[s->ntemplates];
     t->words = malloc((n ? n : 1) * sizeof *t->words);
@@ -216,7 +216,7 @@ static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         t->words[i] = s->ids[i];
         t->lens[i] = (uint32_t)line->tokens[i].len;
     }
-    t->template_id = logtk_tmpl_create(p, line->tokens, n);
+    t->template_id = ltk_tmpl_create(p, line->tokens, n);
     if (t->template_id == 0) {
         free(t->words);
         free(t->lens);
@@ -227,7 +227,7 @@ static int lenma_feed(logtk_parser *p, void *state, const logtk_parse_line *line
     return LOGTK_OK;
 }
 
-const logtk_parser_algo logtk_algo_lenma = {
+const ltk_parser_algo ltk_algo_lenma = {
     .name = "lenma",
     .summary = "LenMa (2016): streaming, cosine similarity of word-length vectors",
     .online = 1,

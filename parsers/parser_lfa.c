@@ -42,18 +42,18 @@ typedef struct lfa_state {
 static int lfa_init(logtk_parser *p, void *state)
 {
     lfa_state *s = state;
-    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    s->wildcard = ltk_parser_intern_token(p, LTK_WILDCARD, LTK_WILDCARD_LEN);
     if (s->wildcard == UINT32_MAX)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "lfa: out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "lfa: out of memory");
     return LOGTK_OK;
 }
 
-static int lfa_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int lfa_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                     uint32_t *template_id)
 {
     (void)state;
     *template_id = 0;
-    return logtk_parser_store_line(p, line);
+    return ltk_parser_store_line(p, line);
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -65,15 +65,15 @@ static int compare_u64(const void *a, const void *b)
 static int lfa_finish(logtk_parser *p, void *state)
 {
     lfa_state *s = state;
-    uint64_t nlines = logtk_parser_stored_count(p);
-    logtk_hashtab pairs;
+    uint64_t nlines = ltk_parser_stored_count(p);
+    ltk_hashtab pairs;
     uint64_t *pair_count = NULL; /* (position, token) pair id -> occurrences */
     uint32_t *pair_of_token = NULL; /* pair id of each stored token, line by line */
     uint64_t *line_counts = NULL, *sorted = NULL;
     uint32_t *tmpl = NULL;
     size_t pair_cap = 0, pot_cap = 0, lc_cap = 0, sorted_cap = 0, tmpl_cap = 0;
     int rc = LOGTK_OK;
-    int ok_p = logtk_hashtab_init(&pairs, 4096) == 0;
+    int ok_p = ltk_hashtab_init(&pairs, 4096) == 0;
     if (!ok_p)
         goto oom;
 
@@ -81,14 +81,14 @@ static int lfa_finish(logtk_parser *p, void *state)
     size_t ntok_total = 0;
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
-        if (logtk_array_reserve((void **)&pair_of_token, &pot_cap, ntok_total + n + 1, sizeof *pair_of_token))
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
+        if (ltk_array_reserve((void **)&pair_of_token, &pot_cap, ntok_total + n + 1, sizeof *pair_of_token))
             goto oom;
         for (size_t i = 0; i < n; i++) {
             uint32_t key[2] = {(uint32_t)i, t[i]};
             int inserted = 0;
-            int64_t id = logtk_hashtab_intern(&pairs, key, sizeof key, &inserted);
-            if (id < 0 || logtk_array_reserve((void **)&pair_count, &pair_cap, (size_t)id + 1,
+            int64_t id = ltk_hashtab_intern(&pairs, key, sizeof key, &inserted);
+            if (id < 0 || ltk_array_reserve((void **)&pair_count, &pair_cap, (size_t)id + 1,
                                sizeof *pair_count))
                 goto oom;
             if (inserted)
@@ -103,10 +103,10 @@ static int lfa_finish(logtk_parser *p, void *state)
     size_t off = 0;
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
-        if (logtk_array_reserve((void **)&line_counts, &lc_cap, n + 1, sizeof *line_counts) ||
-            logtk_array_reserve((void **)&sorted, &sorted_cap, n + 1, sizeof *sorted) ||
-            logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl))
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
+        if (ltk_array_reserve((void **)&line_counts, &lc_cap, n + 1, sizeof *line_counts) ||
+            ltk_array_reserve((void **)&sorted, &sorted_cap, n + 1, sizeof *sorted) ||
+            ltk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl))
             goto oom;
         size_t nwords = 0;
         for (size_t i = 0; i < n; i++) {
@@ -132,16 +132,16 @@ static int lfa_finish(logtk_parser *p, void *state)
                         tmpl[i] = s->wildcard;
             }
         }
-        rc = logtk_parser_assign_token_ids(p, k, tmpl, n);
+        rc = ltk_parser_assign_token_ids(p, k, tmpl, n);
         if (rc != LOGTK_OK)
             goto done;
     }
     goto done;
 oom:
-    rc = logtk_parser_error(p, LOGTK_ERR_NOMEM, "lfa: out of memory");
+    rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "lfa: out of memory");
 done:
     if (ok_p)
-        logtk_hashtab_free(&pairs);
+        ltk_hashtab_free(&pairs);
     free(pair_count);
     free(pair_of_token);
     free(line_counts);
@@ -150,7 +150,7 @@ done:
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_lfa = {
+const ltk_parser_algo ltk_algo_lfa = {
     .name = "lfa",
     .summary = "LFA (MSR'10): batch, splits each message's word frequencies at the largest gap",
     .online = 0,

@@ -88,7 +88,7 @@
 
 /* Words of a message that take part in the edit distances and common
  * subsequences, both O(words^2): a longer line is its first LKE_MAX_TOKENS - 1
- * tokens and "<*>" for the rest (see logtk_parse_line_cap). */
+ * tokens and "<*>" for the rest (see ltk_parse_line_cap). */
 #define LKE_MAX_TOKENS 256
 
 /* Distinct word sequences that take part in the clustering: the distances
@@ -109,9 +109,9 @@ static int lke_init(logtk_parser *p, void *state)
 {
     lke_state *s = state;
     s->split_threshold = 4; /* the reference's default */
-    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    s->wildcard = ltk_parser_intern_token(p, LTK_WILDCARD, LTK_WILDCARD_LEN);
     if (s->wildcard == UINT32_MAX)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "lke: out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "lke: out of memory");
     return LOGTK_OK;
 }
 
@@ -119,19 +119,19 @@ static int lke_set_param(logtk_parser *p, void *state, const char *name, const c
 {
     lke_state *s = state;
     if (strcmp(name, "split_threshold") == 0)
-        return logtk_param_int(p, name, value, 1, 1000000000L, &s->split_threshold);
+        return ltk_param_int(p, name, value, 1, 1000000000L, &s->split_threshold);
     return LOGTK_ERR_NOT_FOUND;
 }
 
-static int lke_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int lke_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                     uint32_t *template_id)
 {
     lke_state *s = state;
-    logtk_parse_line view;
-    const logtk_parse_line *l = logtk_parse_line_cap(line, LKE_MAX_TOKENS, &view, s->cap_buf);
+    ltk_parse_line view;
+    const ltk_parse_line *l = ltk_parse_line_cap(line, LKE_MAX_TOKENS, &view, s->cap_buf);
     s->capped_lines += l != line;
     *template_id = 0;
-    return logtk_parser_store_line(p, l);
+    return ltk_parser_store_line(p, l);
 }
 
 typedef struct lke_event {
@@ -160,7 +160,7 @@ typedef struct lke_run {
     size_t ndict;
     /* results */
     uint32_t *template_of_event; /* template id, 0 = none yet */
-    logtk_hashtab templates;
+    ltk_hashtab templates;
     int ok_templates;
     uint32_t *template_ids;
     size_t template_ids_cap;
@@ -204,8 +204,8 @@ static int lcs(lke_run *r, const uint32_t *a, size_t m, const uint32_t *b, size_
                uint32_t **out, size_t *out_cap, size_t *nout)
 {
     size_t w = n + 1;
-    if (logtk_array_reserve((void **)&r->lcs_table, &r->lcs_cap, (m + 1) * w, sizeof *r->lcs_table) ||
-        logtk_array_reserve((void **)out, out_cap, (m < n ? m : n) + 1, sizeof **out))
+    if (ltk_array_reserve((void **)&r->lcs_table, &r->lcs_cap, (m + 1) * w, sizeof *r->lcs_table) ||
+        ltk_array_reserve((void **)out, out_cap, (m < n ? m : n) + 1, sizeof **out))
         return -1;
     uint32_t *L = r->lcs_table;
     for (size_t j = 0; j <= n; j++)
@@ -283,16 +283,16 @@ static uint32_t intern_template(lke_run *r, const uint32_t *words, size_t n)
 {
     static const uint32_t no_words[1] = {0};
     int inserted = 0;
-    int64_t t = logtk_hashtab_intern(&r->templates, n ? words : no_words, n * sizeof *words,
+    int64_t t = ltk_hashtab_intern(&r->templates, n ? words : no_words, n * sizeof *words,
                                      &inserted);
-    if (t < 0 || logtk_array_reserve((void **)&r->template_ids, &r->template_ids_cap, (size_t)t + 1,
+    if (t < 0 || ltk_array_reserve((void **)&r->template_ids, &r->template_ids_cap, (size_t)t + 1,
                       sizeof *r->template_ids) ||
-        logtk_array_reserve((void **)&r->slices, &r->slices_cap, n + 1, sizeof *r->slices))
+        ltk_array_reserve((void **)&r->slices, &r->slices_cap, n + 1, sizeof *r->slices))
         return 0;
     if (inserted) {
         for (size_t i = 0; i < n; i++)
-            r->slices[i].ptr = logtk_parser_token_text(r->p, words[i], &r->slices[i].len);
-        r->template_ids[t] = logtk_tmpl_create(r->p, r->slices, n);
+            r->slices[i].ptr = ltk_parser_token_text(r->p, words[i], &r->slices[i].len);
+        r->template_ids[t] = ltk_tmpl_create(r->p, r->slices, n);
     }
     return r->template_ids[t];
 }
@@ -338,8 +338,8 @@ static int split_group(lke_run *r, uint32_t *lines, size_t nl)
     if (common_part(r, lines, nl))
         return LOGTK_ERR_NOMEM;
     /* runs of constant / variable words; run ids keyed by (position, words) */
-    logtk_hashtab parts;
-    if (logtk_hashtab_init(&parts, nl * 2) != 0)
+    ltk_hashtab parts;
+    if (ltk_hashtab_init(&parts, nl * 2) != 0)
         return LOGTK_ERR_NOMEM;
     int rc = LOGTK_OK;
     size_t *run_off = malloc((nl + 1) * sizeof *run_off);
@@ -358,17 +358,17 @@ static int split_group(lke_run *r, uint32_t *lines, size_t nl)
             if (j < n && (r->mark[t[j]] == r->stamp) == label_prev)
                 continue;
             /* run t[start .. j) at position nruns */
-            if (logtk_array_reserve((void **)&key, &key_cap, j - start + 1, sizeof *key))
+            if (ltk_array_reserve((void **)&key, &key_cap, j - start + 1, sizeof *key))
                 goto oom;
             key[0] = (uint32_t)nruns;
             memcpy(key + 1, t + start, (j - start) * sizeof *key);
             int inserted = 0;
-            int64_t id = logtk_hashtab_intern(&parts, key, (j - start + 1) * sizeof *key,
+            int64_t id = ltk_hashtab_intern(&parts, key, (j - start + 1) * sizeof *key,
                                               &inserted);
             if (id < 0 ||
-                logtk_array_reserve((void **)&part_count, &pc_cap, (size_t)id + 1, sizeof *part_count) ||
-                logtk_array_reserve((void **)&part_pos, &pp_cap, (size_t)id + 1, sizeof *part_pos) ||
-                logtk_array_reserve((void **)&run_part, &run_cap, run_off[x] + nruns + 1, sizeof *run_part))
+                ltk_array_reserve((void **)&part_count, &pc_cap, (size_t)id + 1, sizeof *part_count) ||
+                ltk_array_reserve((void **)&part_pos, &pp_cap, (size_t)id + 1, sizeof *part_pos) ||
+                ltk_array_reserve((void **)&run_part, &run_cap, run_off[x] + nruns + 1, sizeof *run_part))
                 goto oom;
             if (inserted) {
                 part_count[id] = 0;
@@ -380,15 +380,15 @@ static int split_group(lke_run *r, uint32_t *lines, size_t nl)
             start = j;
         }
         if (n == 0) { /* one empty run */
-            if (logtk_array_reserve((void **)&key, &key_cap, 1, sizeof *key))
+            if (ltk_array_reserve((void **)&key, &key_cap, 1, sizeof *key))
                 goto oom;
             key[0] = 0;
             int inserted = 0;
-            int64_t id = logtk_hashtab_intern(&parts, key, sizeof *key, &inserted);
+            int64_t id = ltk_hashtab_intern(&parts, key, sizeof *key, &inserted);
             if (id < 0 ||
-                logtk_array_reserve((void **)&part_count, &pc_cap, (size_t)id + 1, sizeof *part_count) ||
-                logtk_array_reserve((void **)&part_pos, &pp_cap, (size_t)id + 1, sizeof *part_pos) ||
-                logtk_array_reserve((void **)&run_part, &run_cap, run_off[x] + 1, sizeof *run_part))
+                ltk_array_reserve((void **)&part_count, &pc_cap, (size_t)id + 1, sizeof *part_count) ||
+                ltk_array_reserve((void **)&part_pos, &pp_cap, (size_t)id + 1, sizeof *part_pos) ||
+                ltk_array_reserve((void **)&run_part, &run_cap, run_off[x] + 1, sizeof *run_part))
                 goto oom;
             if (inserted) {
                 part_count[id] = 0;
@@ -453,7 +453,7 @@ static int split_group(lke_run *r, uint32_t *lines, size_t nl)
         for (size_t id = 0; id < nparts; id++)
             nsplit += part_pos[id] == posi;
     if (nsplit <= 1) { /* no position splits the group: it is one template */
-        logtk_hashtab_free(&parts);
+        ltk_hashtab_free(&parts);
         free(run_off);
         free(run_part);
         free(part_count);
@@ -487,7 +487,7 @@ static int split_group(lke_run *r, uint32_t *lines, size_t nl)
 oom:
     rc = LOGTK_ERR_NOMEM;
 done:
-    logtk_hashtab_free(&parts);
+    ltk_hashtab_free(&parts);
     free(run_off);
     free(run_part);
     free(part_count);
@@ -507,21 +507,21 @@ static uint32_t word_of_token(lke_run *r, uint32_t **cache, size_t *cache_cap, c
 {
     if ((size_t)token + 1 > *cache_cap) {
         size_t old = *cache_cap;
-        if (logtk_array_reserve((void **)cache, cache_cap, (size_t)token + 1, sizeof **cache))
+        if (ltk_array_reserve((void **)cache, cache_cap, (size_t)token + 1, sizeof **cache))
             return UINT32_MAX;
         memset(*cache + old, 0, (*cache_cap - old) * sizeof **cache);
     }
     if ((*cache)[token] != 0)
         return (*cache)[token] - 1;
     size_t len;
-    const char *text = logtk_parser_token_text(r->p, token, &len);
-    if (logtk_array_reserve((void **)buf, buf_cap, len + 1, 1))
+    const char *text = ltk_parser_token_text(r->p, token, &len);
+    if (ltk_array_reserve((void **)buf, buf_cap, len + 1, 1))
         return UINT32_MAX;
     size_t n = 0;
     for (size_t i = 0; i < len;) {
-        if (i + LOGTK_WILDCARD_LEN <= len &&
-            memcmp(text + i, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) == 0) {
-            i += LOGTK_WILDCARD_LEN;
+        if (i + LTK_WILDCARD_LEN <= len &&
+            memcmp(text + i, LTK_WILDCARD, LTK_WILDCARD_LEN) == 0) {
+            i += LTK_WILDCARD_LEN;
             continue;
         }
         (*buf)[n++] = text[i++];
@@ -529,7 +529,7 @@ static uint32_t word_of_token(lke_run *r, uint32_t **cache, size_t *cache_cap, c
     uint32_t word = token;
     if (n == 0)
         word = LKE_NO_WORD;
-    else if (n != len && (word = logtk_parser_intern_token(r->p, *buf, n)) == UINT32_MAX)
+    else if (n != len && (word = ltk_parser_intern_token(r->p, *buf, n)) == UINT32_MAX)
         return UINT32_MAX;
     (*cache)[token] = word + 1;
     return word;
@@ -573,7 +573,7 @@ static int py_set_order(py_settab *t, uint32_t *keys, size_t n)
     size_t size = 8;
     while (size <= 4 * n)
         size <<= 1;
-    if (logtk_array_reserve((void **)&t->slots, &t->cap, 2 * size, sizeof *t->slots))
+    if (ltk_array_reserve((void **)&t->slots, &t->cap, 2 * size, sizeof *t->slots))
         return -1;
     int64_t *cur = t->slots, *next = t->slots + size;
     size_t mask = 7, used = 0;
@@ -611,11 +611,11 @@ static int lke_finish(logtk_parser *p, void *state)
     memset(r, 0, sizeof *r);
     r->p = p;
     r->s = s;
-    r->nlines = logtk_parser_stored_count(p);
+    r->nlines = ltk_parser_stored_count(p);
     int rc = LOGTK_OK;
-    logtk_hashtab events;
-    int ok_e = logtk_hashtab_init(&events, 1024) == 0;
-    r->ok_templates = logtk_hashtab_init(&r->templates, 256) == 0;
+    ltk_hashtab events;
+    int ok_e = ltk_hashtab_init(&events, 1024) == 0;
+    r->ok_templates = ltk_hashtab_init(&r->templates, 256) == 0;
     size_t nl = r->nlines ? (size_t)r->nlines : 1;
     uint32_t *scratch = NULL, *pair_count = NULL, *order = NULL, *links = NULL;
     uint32_t *group_start = NULL;
@@ -642,8 +642,8 @@ static int lke_finish(logtk_parser *p, void *state)
     uint64_t total_words = 0;
     for (uint64_t k = 0; k < r->nlines; k++) {
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
-        if (logtk_array_reserve((void **)&scratch, &scratch_cap, n + 1, sizeof *scratch))
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
+        if (ltk_array_reserve((void **)&scratch, &scratch_cap, n + 1, sizeof *scratch))
             goto oom;
         size_t nw = 0;
         for (size_t i = 0; i < n; i++) {
@@ -661,14 +661,14 @@ static int lke_finish(logtk_parser *p, void *state)
         if (nw > r->maxlen)
             r->maxlen = nw;
         int inserted = 0;
-        int64_t e = logtk_hashtab_intern(&events, scratch, nw * sizeof *scratch, &inserted);
+        int64_t e = ltk_hashtab_intern(&events, scratch, nw * sizeof *scratch, &inserted);
         if (e < 0)
             goto oom;
         r->event_of_line[k] = (uint32_t)e;
         if (!inserted)
             continue;
-        if (logtk_array_reserve((void **)&r->events, &r->events_cap, (size_t)e + 1, sizeof *r->events) ||
-            logtk_array_reserve((void **)&r->words, &r->words_cap, r->nwords + nw + 1, sizeof *r->words))
+        if (ltk_array_reserve((void **)&r->events, &r->events_cap, (size_t)e + 1, sizeof *r->events) ||
+            ltk_array_reserve((void **)&r->words, &r->words_cap, r->nwords + nw + 1, sizeof *r->words))
             goto oom;
         memcpy(r->words + r->nwords, scratch, nw * sizeof *scratch);
         r->events[e].off = r->nwords;
@@ -680,7 +680,7 @@ static int lke_finish(logtk_parser *p, void *state)
         goto done;
     double v = floor((double)total_words / (double)r->nlines);
     if (s->capped_lines)
-        logtk_parser_note_cap(p, s->capped_lines,
+        ltk_parser_note_cap(p, s->capped_lines,
                               "lke: %llu lines longer than %d tokens read as their first %d and "
                               "one wildcard (LKE_MAX_TOKENS)",
                               (unsigned long long)s->capped_lines, LKE_MAX_TOKENS,
@@ -696,7 +696,7 @@ static int lke_finish(logtk_parser *p, void *state)
         for (uint64_t k = 0; k < all_lines; k++)
             if (all_event_of_line[k] < LKE_MAX_EVENTS)
                 sub_event[kept++] = all_event_of_line[k];
-        logtk_parser_note_cap(p, all_lines - kept,
+        ltk_parser_note_cap(p, all_lines - kept,
                               "lke: %llu lines of the %zu distinct messages after the first %d "
                               "keep their own words as their template (LKE_MAX_EVENTS)",
                               (unsigned long long)(all_lines - kept),
@@ -825,8 +825,8 @@ static int lke_finish(logtk_parser *p, void *state)
         uint32_t node = (uint32_t)key;
         for (;;) {
             /* expand node: its forward links, in set order, pushed as a frame */
-            if (logtk_array_reserve((void **)&frames, &frames_cap, depth + 1, sizeof *frames) ||
-                logtk_array_reserve((void **)&links, &links_cap, top + r->nlines - node,
+            if (ltk_array_reserve((void **)&frames, &frames_cap, depth + 1, sizeof *frames) ||
+                ltk_array_reserve((void **)&links, &links_cap, top + r->nlines - node,
                                     sizeof *links))
                 goto oom;
             const double *drow = dist + (size_t)r->event_of_line[node] * E;
@@ -876,12 +876,12 @@ static int lke_finish(logtk_parser *p, void *state)
         uint32_t t = r->template_of_event[r->event_of_line[k]];
         if (t == 0) {
             size_t n;
-            const uint32_t *toks = logtk_parser_stored_line(p, k, &n);
+            const uint32_t *toks = ltk_parser_stored_line(p, k, &n);
             t = intern_template(r, toks, n);
         }
         if (t == 0)
             goto oom;
-        rc = logtk_parser_assign(p, k, t);
+        rc = ltk_parser_assign(p, k, t);
         if (rc != LOGTK_OK)
             goto done;
     }
@@ -891,12 +891,12 @@ fail:
         goto oom;
     goto done;
 oom:
-    rc = logtk_parser_error(p, LOGTK_ERR_NOMEM, "lke: out of memory");
+    rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "lke: out of memory");
 done:
     if (ok_e)
-        logtk_hashtab_free(&events);
+        ltk_hashtab_free(&events);
     if (r->ok_templates)
-        logtk_hashtab_free(&r->templates);
+        ltk_hashtab_free(&r->templates);
     if (sub_event != NULL && r->event_of_line == sub_event)
         r->event_of_line = all_event_of_line;
     free(sub_event);
@@ -932,7 +932,7 @@ done:
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_lke = {
+const ltk_parser_algo ltk_algo_lke = {
     .name = "lke",
     .summary = "LKE (ICDM'09): batch, weighted edit distance clustering, then splitting by "
                "variable runs; param split_threshold",

@@ -67,7 +67,7 @@ typedef struct logcluster_state {
 
 static int lc_nomem(logtk_parser *p)
 {
-    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "logcluster: out of memory");
+    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "logcluster: out of memory");
 }
 
 static int logcluster_init(logtk_parser *p, void *state)
@@ -75,8 +75,8 @@ static int logcluster_init(logtk_parser *p, void *state)
     logcluster_state *s = state;
     s->rsupport = 10;
     s->support = -1;
-    s->empty = logtk_parser_intern_token(p, "", 0);
-    if (s->empty == UINT32_MAX || logtk_array_reserve((void **)&s->off, &s->off_cap, 1024, sizeof *s->off))
+    s->empty = ltk_parser_intern_token(p, "", 0);
+    if (s->empty == UINT32_MAX || ltk_array_reserve((void **)&s->off, &s->off_cap, 1024, sizeof *s->off))
         return lc_nomem(p);
     s->off[0] = 0;
     return LOGTK_OK;
@@ -95,10 +95,10 @@ static int logcluster_set_param(logtk_parser *p, void *state, const char *name,
     logcluster_state *s = state;
     if (strcmp(name, "rsupport") == 0) {
         s->support = -1;
-        return logtk_param_double(p, name, value, 0.0, 100.0, &s->rsupport);
+        return ltk_param_double(p, name, value, 0.0, 100.0, &s->rsupport);
     }
     if (strcmp(name, "support") == 0)
-        return logtk_param_int(p, name, value, 0, 1L << 40, &s->support);
+        return ltk_param_int(p, name, value, 0, 1L << 40, &s->support);
     return LOGTK_ERR_NOT_FOUND;
 }
 
@@ -107,7 +107,7 @@ static long deleted_form(logtk_parser *p, const logtk_slice *t, char *buf, uint3
 {
     size_t n = 0;
     for (size_t i = 0; i < t->len;) {
-        if (i + 3 <= t->len && logtk_is_wildcard(t->ptr + i, 3)) {
+        if (i + 3 <= t->len && ltk_is_wildcard(t->ptr + i, 3)) {
             i += 3;
             continue;
         }
@@ -116,16 +116,16 @@ static long deleted_form(logtk_parser *p, const logtk_slice *t, char *buf, uint3
     *id = UINT32_MAX;
     if (n == 0)
         return 0;
-    *id = logtk_parser_intern_token(p, buf, n);
+    *id = ltk_parser_intern_token(p, buf, n);
     return *id == UINT32_MAX ? -1 : (long)n;
 }
 
-static int logcluster_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int logcluster_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                            uint32_t *template_id)
 {
     logcluster_state *s = state;
     *template_id = 0;
-    int rc = logtk_parser_store_line(p, line);
+    int rc = ltk_parser_store_line(p, line);
     if (rc != LOGTK_OK)
         return rc;
     size_t maxlen = 0;
@@ -135,8 +135,8 @@ static int logcluster_feed(logtk_parser *p, void *state, const logtk_parse_line 
     char small[256];
     char *buf = maxlen <= sizeof small ? small : malloc(maxlen);
     if (buf == NULL ||
-        logtk_array_reserve((void **)&s->words, &s->words_cap, s->nwords + line->ntokens + 1, sizeof *s->words) ||
-        logtk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off)) {
+        ltk_array_reserve((void **)&s->words, &s->words_cap, s->nwords + line->ntokens + 1, sizeof *s->words) ||
+        ltk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off)) {
         if (buf != small)
             free(buf);
         return lc_nomem(p);
@@ -175,19 +175,19 @@ static uint32_t cluster_template(logtk_parser *p, const logcluster_candidate *c,
     size_t n = 0;
     for (uint32_t i = 0; i <= c->nwords; i++) {
         if (c->vmax[i] > 0) {
-            out[n].ptr = LOGTK_WILDCARD;
-            out[n++].len = LOGTK_WILDCARD_LEN;
+            out[n].ptr = LTK_WILDCARD;
+            out[n++].len = LTK_WILDCARD_LEN;
         }
         if (i < c->nwords) {
             size_t len;
-            const char *w = logtk_parser_token_text(p, c->words[i], &len);
+            const char *w = ltk_parser_token_text(p, c->words[i], &len);
             if (len == 0)
                 continue; /* the empty first word is not printed */
             out[n].ptr = w;
             out[n++].len = len;
         }
     }
-    return logtk_tmpl_create(p, out, n);
+    return ltk_tmpl_create(p, out, n);
 }
 
 static int logcluster_finish(logtk_parser *p, void *state)
@@ -210,9 +210,9 @@ static int logcluster_finish(logtk_parser *p, void *state)
     size_t slices_cap = 0;
     logcluster_candidate *cands = NULL;
     size_t ncands = 0, cands_cap = 0, max_line = 0;
-    logtk_hashtab table, outliers;
-    int table_ready = logtk_hashtab_init(&table, 1024) == 0;
-    int outliers_ready = logtk_hashtab_init(&outliers, 1024) == 0;
+    ltk_hashtab table, outliers;
+    int table_ready = ltk_hashtab_init(&table, 1024) == 0;
+    int outliers_ready = ltk_hashtab_init(&outliers, 1024) == 0;
     uint32_t *outlier_ids = NULL;
     size_t noutlier_ids = 0, outlier_cap = 0;
     if (!freq || !seen || !cand_of_line || !seq || !vars || !table_ready || !outliers_ready)
@@ -249,11 +249,11 @@ static int logcluster_finish(logtk_parser *p, void *state)
             continue;
         }
         int inserted;
-        int64_t id = logtk_hashtab_intern(&table, seq, (size_t)n * sizeof *seq, &inserted);
+        int64_t id = ltk_hashtab_intern(&table, seq, (size_t)n * sizeof *seq, &inserted);
         if (id < 0)
             goto done;
         if (inserted) {
-            if (logtk_array_reserve((void **)&cands, &cands_cap, ncands + 1, sizeof *cands))
+            if (ltk_array_reserve((void **)&cands, &cands_cap, ncands + 1, sizeof *cands))
                 goto done;
             logcluster_candidate *c = &cands[ncands++];
             memset(c, 0, sizeof *c);
@@ -278,7 +278,7 @@ static int logcluster_finish(logtk_parser *p, void *state)
         cands[id].count++;
         cand_of_line[k] = (uint32_t)id;
     }
-    if (logtk_array_reserve((void **)&slices, &slices_cap, 2 * max_line + 2, sizeof *slices))
+    if (ltk_array_reserve((void **)&slices, &slices_cap, 2 * max_line + 2, sizeof *slices))
         goto done;
     /* clusters, then outliers by their own tokens */
     for (uint64_t k = 0; k < nlines; k++) {
@@ -293,27 +293,27 @@ static int logcluster_finish(logtk_parser *p, void *state)
             tid = cands[c].template_id;
         } else {
             size_t n;
-            const uint32_t *toks = logtk_parser_stored_line(p, k, &n);
+            const uint32_t *toks = ltk_parser_stored_line(p, k, &n);
             int inserted;
-            int64_t o = logtk_hashtab_intern(&outliers, toks ? (const void *)toks : "",
+            int64_t o = ltk_hashtab_intern(&outliers, toks ? (const void *)toks : "",
                                              n * sizeof *toks, &inserted);
             if (o < 0)
                 goto done;
             if (inserted) {
-                if (logtk_array_reserve((void **)&outlier_ids, &outlier_cap, noutlier_ids + 1,
+                if (ltk_array_reserve((void **)&outlier_ids, &outlier_cap, noutlier_ids + 1,
                          sizeof *outlier_ids) ||
-                    logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
+                    ltk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
                     goto done;
                 for (size_t i = 0; i < n; i++)
-                    slices[i].ptr = logtk_parser_token_text(p, toks[i], &slices[i].len);
-                outlier_ids[noutlier_ids] = logtk_tmpl_create(p, slices, n);
+                    slices[i].ptr = ltk_parser_token_text(p, toks[i], &slices[i].len);
+                outlier_ids[noutlier_ids] = ltk_tmpl_create(p, slices, n);
                 if (outlier_ids[noutlier_ids] == 0)
                     goto done;
                 noutlier_ids++;
             }
             tid = outlier_ids[o];
         }
-        rc = logtk_parser_assign(p, k, tid);
+        rc = ltk_parser_assign(p, k, tid);
         if (rc != LOGTK_OK)
             goto done_rc;
     }
@@ -333,13 +333,13 @@ done_rc:
     free(slices);
     free(outlier_ids);
     if (table_ready)
-        logtk_hashtab_free(&table);
+        ltk_hashtab_free(&table);
     if (outliers_ready)
-        logtk_hashtab_free(&outliers);
+        ltk_hashtab_free(&outliers);
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_logcluster = {
+const ltk_parser_algo ltk_algo_logcluster = {
     .name = "logcluster",
     .summary = "LogCluster (CNSM'15): batch, frequent words then frequent word sequences; "
                "params rsupport (percent) or support",

@@ -67,7 +67,7 @@ typedef struct logmine_posting {
 } logmine_posting;
 
 typedef struct logmine_index {
-    logtk_u64map where; /* (position << 32 | token) -> posting */
+    ltk_u64map where; /* (position << 32 | token) -> posting */
     int ready;
     logmine_posting *postings;
     size_t npostings, postings_cap;
@@ -107,7 +107,7 @@ typedef struct logmine_cluster {
 
 static int logmine_nomem(logtk_parser *p)
 {
-    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "logmine: out of memory");
+    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "logmine: out of memory");
 }
 
 static int logmine_init(logtk_parser *p, void *state)
@@ -117,7 +117,7 @@ static int logmine_init(logtk_parser *p, void *state)
     s->k = s->k1 = s->k2 = 1;
     s->alpha = 100;
     s->levels = 2;
-    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    s->wildcard = ltk_parser_intern_token(p, LTK_WILDCARD, LTK_WILDCARD_LEN);
     return s->wildcard == UINT32_MAX ? logmine_nomem(p) : LOGTK_OK;
 }
 
@@ -132,26 +132,26 @@ static int logmine_set_param(logtk_parser *p, void *state, const char *name, con
 {
     logmine_state *s = state;
     if (strcmp(name, "max_dist") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1e9, &s->max_dist);
+        return ltk_param_double(p, name, value, 0.0, 1e9, &s->max_dist);
     if (strcmp(name, "k") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1e9, &s->k);
+        return ltk_param_double(p, name, value, 0.0, 1e9, &s->k);
     if (strcmp(name, "k1") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1e9, &s->k1);
+        return ltk_param_double(p, name, value, 0.0, 1e9, &s->k1);
     if (strcmp(name, "k2") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1e9, &s->k2);
+        return ltk_param_double(p, name, value, 0.0, 1e9, &s->k2);
     if (strcmp(name, "alpha") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1e9, &s->alpha);
+        return ltk_param_double(p, name, value, 0.0, 1e9, &s->alpha);
     if (strcmp(name, "levels") == 0)
-        return logtk_param_int(p, name, value, 1, 16, &s->levels);
+        return ltk_param_int(p, name, value, 1, 16, &s->levels);
     return LOGTK_ERR_NOT_FOUND;
 }
 
-static int logmine_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int logmine_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                         uint32_t *template_id)
 {
     logmine_state *s = state;
     *template_id = 0;
-    if (logtk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off))
+    if (ltk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off))
         return logmine_nomem(p);
     if (s->nlines == 0)
         s->off[0] = 0;
@@ -169,13 +169,13 @@ static int logmine_feed(logtk_parser *p, void *state, const logtk_parse_line *li
             }
             tmp[n++] = ptr[i++];
         }
-        uint32_t id = n ? logtk_parser_intern_token(p, tmp, n) : 0;
+        uint32_t id = n ? ltk_parser_intern_token(p, tmp, n) : 0;
         if (tmp != buf)
             free(tmp);
         if (n == 0)
             continue;
         if (id == UINT32_MAX ||
-            logtk_array_reserve((void **)&s->tokens, &s->tokens_cap, s->ntokens + 1, sizeof *s->tokens))
+            ltk_array_reserve((void **)&s->tokens, &s->tokens_cap, s->ntokens + 1, sizeof *s->tokens))
             return logmine_nomem(p);
         s->tokens[s->ntokens++] = id;
     }
@@ -319,7 +319,7 @@ static int copy_seq(logmine_seq *dst, const uint32_t *tok, size_t n)
 
 static int add_logs(logmine_cluster *c, const uint32_t *logs, size_t n)
 {
-    if (logtk_array_reserve((void **)&c->logs, &c->logs_cap, c->nlogs + n, sizeof *c->logs))
+    if (ltk_array_reserve((void **)&c->logs, &c->logs_cap, c->nlogs + n, sizeof *c->logs))
         return -1;
     if (n)
         memcpy(c->logs + c->nlogs, logs, n * sizeof *logs);
@@ -329,7 +329,7 @@ static int add_logs(logmine_cluster *c, const uint32_t *logs, size_t n)
 
 static int add_pattern(logmine_cluster *c, logmine_seq view)
 {
-    if (logtk_array_reserve((void **)&c->patterns, &c->patterns_cap, c->npatterns + 1, sizeof *c->patterns))
+    if (ltk_array_reserve((void **)&c->patterns, &c->patterns_cap, c->npatterns + 1, sizeof *c->patterns))
         return -1;
     c->patterns[c->npatterns++] = view;
     return 0;
@@ -338,7 +338,7 @@ static int add_pattern(logmine_cluster *c, logmine_seq view)
 static void index_free(logmine_index *ix)
 {
     if (ix->ready)
-        logtk_u64map_free(&ix->where);
+        ltk_u64map_free(&ix->where);
     for (size_t i = 0; i < ix->npostings; i++)
         free(ix->postings[i].ids);
     free(ix->postings);
@@ -352,12 +352,12 @@ static void index_free(logmine_index *ix)
 static int index_reset(logmine_index *ix)
 {
     if (ix->ready)
-        logtk_u64map_free(&ix->where);
+        ltk_u64map_free(&ix->where);
     ix->ready = 0;
     for (size_t i = 0; i < ix->npostings; i++)
         free(ix->postings[i].ids);
     ix->npostings = 0;
-    if (logtk_u64map_init(&ix->where, 1024) != 0)
+    if (ltk_u64map_init(&ix->where, 1024) != 0)
         return -1;
     ix->ready = 1;
     return 0;
@@ -366,25 +366,25 @@ static int index_reset(logmine_index *ix)
 /* Cluster c's pattern goes into the index. */
 static int index_add(logmine_index *ix, uint32_t c, const logmine_seq *pat)
 {
-    if (logtk_array_reserve((void **)&ix->stamp, &ix->stamp_cap, (size_t)c + 1, sizeof *ix->stamp))
+    if (ltk_array_reserve((void **)&ix->stamp, &ix->stamp_cap, (size_t)c + 1, sizeof *ix->stamp))
         return -1;
     ix->stamp[c] = 0;
     for (size_t i = 0; i < pat->n; i++) {
         uint64_t key = (uint64_t)i << 32 | pat->tok[i];
-        uint32_t *v = logtk_u64map_find(&ix->where, key);
+        uint32_t *v = ltk_u64map_find(&ix->where, key);
         size_t at;
         if (v != NULL) {
             at = *v;
         } else {
-            if (logtk_array_reserve((void **)&ix->postings, &ix->postings_cap, ix->npostings + 1,
+            if (ltk_array_reserve((void **)&ix->postings, &ix->postings_cap, ix->npostings + 1,
                                     sizeof *ix->postings) ||
-                logtk_u64map_put(&ix->where, key, (uint32_t)ix->npostings) != 0)
+                ltk_u64map_put(&ix->where, key, (uint32_t)ix->npostings) != 0)
                 return -1;
             at = ix->npostings++;
             memset(&ix->postings[at], 0, sizeof ix->postings[at]);
         }
         logmine_posting *post = &ix->postings[at];
-        if (logtk_array_reserve((void **)&post->ids, &post->cap, post->n + 1, sizeof *post->ids))
+        if (ltk_array_reserve((void **)&post->ids, &post->cap, post->n + 1, sizeof *post->ids))
             return -1;
         post->ids[post->n++] = c;
     }
@@ -406,7 +406,7 @@ typedef struct logmine_seen {
 } logmine_seen;
 
 typedef struct logmine_copies {
-    logtk_hashtab keys; /* token sequence -> record */
+    ltk_hashtab keys; /* token sequence -> record */
     int ready;
     logmine_seen *seen;
     size_t nseen, seen_cap;
@@ -415,7 +415,7 @@ typedef struct logmine_copies {
 static void copies_free(logmine_copies *cp)
 {
     if (cp->ready)
-        logtk_hashtab_free(&cp->keys);
+        ltk_hashtab_free(&cp->keys);
     for (size_t i = 0; i < cp->nseen; i++)
         free(cp->seen[i].joined);
     free(cp->seen);
@@ -425,7 +425,7 @@ static void copies_free(logmine_copies *cp)
 static int copies_reset(logmine_copies *cp)
 {
     copies_free(cp);
-    if (logtk_hashtab_init(&cp->keys, 1024) != 0)
+    if (ltk_hashtab_init(&cp->keys, 1024) != 0)
         return -1;
     cp->ready = 1;
     return 0;
@@ -436,12 +436,12 @@ static logmine_seen *copies_find(logmine_copies *cp, const logmine_seq *seq)
 {
     static const uint32_t no_tokens[1] = {0};
     int inserted = 0;
-    int64_t id = logtk_hashtab_intern(&cp->keys, seq->n ? seq->tok : no_tokens,
+    int64_t id = ltk_hashtab_intern(&cp->keys, seq->n ? seq->tok : no_tokens,
                                       seq->n * sizeof *seq->tok, &inserted);
     if (id < 0)
         return NULL;
     if (inserted) {
-        if (logtk_array_reserve((void **)&cp->seen, &cp->seen_cap, (size_t)id + 1, sizeof *cp->seen))
+        if (ltk_array_reserve((void **)&cp->seen, &cp->seen_cap, (size_t)id + 1, sizeof *cp->seen))
             return NULL;
         memset(&cp->seen[id], 0, sizeof cp->seen[id]);
         cp->nseen = (size_t)id + 1;
@@ -451,7 +451,7 @@ static logmine_seen *copies_find(logmine_copies *cp, const logmine_seq *seq)
 
 static int seen_join(logmine_seen *r, uint32_t c)
 {
-    if (logtk_array_reserve((void **)&r->joined, &r->cap, r->n + 1, sizeof *r->joined))
+    if (ltk_array_reserve((void **)&r->joined, &r->cap, r->n + 1, sizeof *r->joined))
         return -1;
     r->joined[r->n++] = c;
     return 0;
@@ -488,7 +488,7 @@ static int candidates(logmine_index *ix, const logmine_seq *msg, size_t since, s
     double r0 = kmax > 0 ? (1.0 - max_dist - 1e-9) * (double)msg->n / kmax : -1.0;
     size_t n = 0;
     if (r0 < 0) { /* no bound: every cluster */
-        if (logtk_array_reserve((void **)&ix->cand, &ix->cand_cap, nclusters + 1, sizeof *ix->cand))
+        if (ltk_array_reserve((void **)&ix->cand, &ix->cand_cap, nclusters + 1, sizeof *ix->cand))
             return -1;
         for (size_t c = since; c < nclusters; c++)
             ix->cand[n++] = (uint32_t)c;
@@ -499,10 +499,10 @@ static int candidates(logmine_index *ix, const logmine_seq *msg, size_t since, s
             return 0;
         }
         size_t npos = msg->n - (size_t)need + 1;
-        if (logtk_array_reserve((void **)&ix->order, &ix->order_cap, msg->n + 1, sizeof *ix->order))
+        if (ltk_array_reserve((void **)&ix->order, &ix->order_cap, msg->n + 1, sizeof *ix->order))
             return -1;
         for (size_t i = 0; i < msg->n; i++) {
-            uint32_t *v = logtk_u64map_find(&ix->where, (uint64_t)i << 32 | msg->tok[i]);
+            uint32_t *v = ltk_u64map_find(&ix->where, (uint64_t)i << 32 | msg->tok[i]);
             uint64_t len = v ? ix->postings[*v].n : 0;
             ix->order[i] = len << 32 | i;
         }
@@ -515,7 +515,7 @@ static int candidates(logmine_index *ix, const logmine_seq *msg, size_t since, s
         }
         for (size_t k = 0; k < npos; k++) {
             size_t i = (size_t)(ix->order[k] & UINT32_MAX);
-            uint32_t *v = logtk_u64map_find(&ix->where, (uint64_t)i << 32 | msg->tok[i]);
+            uint32_t *v = ltk_u64map_find(&ix->where, (uint64_t)i << 32 | msg->tok[i]);
             if (v == NULL)
                 continue;
             const logmine_posting *post = &ix->postings[*v];
@@ -527,7 +527,7 @@ static int candidates(logmine_index *ix, const logmine_seq *msg, size_t since, s
                 else
                     hi = mid;
             }
-            if (logtk_array_reserve((void **)&ix->cand, &ix->cand_cap, n + post->n - lo + 1,
+            if (ltk_array_reserve((void **)&ix->cand, &ix->cand_cap, n + post->n - lo + 1,
                                     sizeof *ix->cand))
                 return -1;
             for (size_t j = lo; j < post->n; j++) {
@@ -588,7 +588,7 @@ static int logmine_finish(logtk_parser *p, void *state)
             if (add_logs(&cur[seen->joined[x]], &l32, 1) != 0)
                 goto oom;
         if (seen->n == 0) {
-            if (logtk_array_reserve((void **)&cur, &cur_cap, ncur + 1, sizeof *cur))
+            if (ltk_array_reserve((void **)&cur, &cur_cap, ncur + 1, sizeof *cur))
                 goto oom;
             memset(&cur[ncur], 0, sizeof cur[ncur]);
             if (copy_seq(&cur[ncur].pattern, msg.tok, msg.n) != 0) {
@@ -629,7 +629,7 @@ static int logmine_finish(logtk_parser *p, void *state)
                     goto oom;
             }
             if (seen->n == 0) {
-                if (logtk_array_reserve((void **)&next, &next_cap, nnext + 1, sizeof *next))
+                if (ltk_array_reserve((void **)&next, &next_cap, nnext + 1, sizeof *next))
                     goto oom;
                 logmine_cluster *c = &next[nnext++];
                 memset(c, 0, sizeof *c);
@@ -673,14 +673,14 @@ static int logmine_finish(logtk_parser *p, void *state)
     if (keys_of_line == NULL)
         goto oom;
     if (ix.capped)
-        logtk_parser_note_cap(p, ix.capped,
+        ltk_parser_note_cap(p, ix.capped,
                               "logmine: %llu messages or patterns compared with only the %d most "
                               "recent of the clusters that could be within reach "
                               "(LOGMINE_MAX_CANDIDATES)",
                               (unsigned long long)ix.capped, LOGMINE_MAX_CANDIDATES);
     for (size_t c = 0; c < ncur; c++) {
         const logmine_seq *pat = &cur[c].pattern;
-        uint32_t id = logtk_tmpl_from_token_ids(p, pat->tok, pat->n);
+        uint32_t id = ltk_tmpl_from_token_ids(p, pat->tok, pat->n);
         if (id == 0) {
             rc = LOGTK_ERR_NOMEM;
             goto done;
@@ -689,7 +689,7 @@ static int logmine_finish(logtk_parser *p, void *state)
             keys_of_line[cur[c].logs[i]] = id;
     }
     for (size_t line = 0; line < s->nlines; line++) {
-        rc = logtk_parser_assign(p, line, keys_of_line[line]);
+        rc = ltk_parser_assign(p, line, keys_of_line[line]);
         if (rc != LOGTK_OK)
             goto done;
     }
@@ -708,7 +708,7 @@ done:
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_logmine = {
+const ltk_parser_algo ltk_algo_logmine = {
     .name = "logmine",
     .summary = "LogMine (CIKM'16): batch, multi-level distance clustering, aligned pattern merge",
     .online = 0,

@@ -56,9 +56,9 @@ static int logram_init(logtk_parser *p, void *state)
     logram_state *s = state;
     s->double_threshold = 15; /* the reference's defaults */
     s->tri_threshold = 10;
-    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    s->wildcard = ltk_parser_intern_token(p, LTK_WILDCARD, LTK_WILDCARD_LEN);
     if (s->wildcard == UINT32_MAX)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "logram: out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "logram: out of memory");
     return LOGTK_OK;
 }
 
@@ -66,23 +66,23 @@ static int logram_set_param(logtk_parser *p, void *state, const char *name, cons
 {
     logram_state *s = state;
     if (strcmp(name, "double_threshold") == 0)
-        return logtk_param_int(p, name, value, 0, 1000000000L, &s->double_threshold);
+        return ltk_param_int(p, name, value, 0, 1000000000L, &s->double_threshold);
     if (strcmp(name, "tri_threshold") == 0)
-        return logtk_param_int(p, name, value, 0, 1000000000L, &s->tri_threshold);
+        return ltk_param_int(p, name, value, 0, 1000000000L, &s->tri_threshold);
     return LOGTK_ERR_NOT_FOUND;
 }
 
-static int logram_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int logram_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                        uint32_t *template_id)
 {
     (void)state;
     *template_id = 0;
-    return logtk_parser_store_line(p, line);
+    return ltk_parser_store_line(p, line);
 }
 
 /* Counts of n-grams, keyed by token-id tuples. */
 typedef struct gram_table {
-    logtk_hashtab index;
+    ltk_hashtab index;
     uint64_t *count;
     size_t cap;
 } gram_table;
@@ -90,8 +90,8 @@ typedef struct gram_table {
 static int gram_add(gram_table *g, const uint32_t *key, size_t n)
 {
     int inserted = 0;
-    int64_t id = logtk_hashtab_intern(&g->index, key, n * sizeof *key, &inserted);
-    if (id < 0 || logtk_array_reserve((void **)&g->count, &g->cap, (size_t)id + 1, sizeof *g->count))
+    int64_t id = ltk_hashtab_intern(&g->index, key, n * sizeof *key, &inserted);
+    if (id < 0 || ltk_array_reserve((void **)&g->count, &g->cap, (size_t)id + 1, sizeof *g->count))
         return -1;
     if (inserted)
         g->count[id] = 0;
@@ -102,7 +102,7 @@ static int gram_add(gram_table *g, const uint32_t *key, size_t n)
 static uint64_t gram_count(const gram_table *g, uint32_t a, uint32_t b)
 {
     uint32_t key[2] = {a, b};
-    int64_t id = logtk_hashtab_find(&g->index, key, sizeof key);
+    int64_t id = ltk_hashtab_find(&g->index, key, sizeof key);
     return id < 0 ? 0 : g->count[id];
 }
 
@@ -111,12 +111,12 @@ static int put_comma_free(logtk_parser *p, uint32_t id, uint32_t *out, size_t *n
                           char **buf, size_t *buf_cap)
 {
     size_t len;
-    const char *text = logtk_parser_token_text(p, id, &len);
+    const char *text = ltk_parser_token_text(p, id, &len);
     if (memchr(text, ',', len) == NULL) {
         out[(*nout)++] = id;
         return 0;
     }
-    if (logtk_array_reserve((void **)buf, buf_cap, len + 1, 1))
+    if (ltk_array_reserve((void **)buf, buf_cap, len + 1, 1))
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < len; i++)
@@ -124,7 +124,7 @@ static int put_comma_free(logtk_parser *p, uint32_t id, uint32_t *out, size_t *n
             (*buf)[k++] = text[i];
     if (k == 0)
         return 0;
-    uint32_t nid = logtk_parser_intern_token(p, *buf, k);
+    uint32_t nid = ltk_parser_intern_token(p, *buf, k);
     if (nid == UINT32_MAX)
         return -1;
     out[(*nout)++] = nid;
@@ -134,22 +134,22 @@ static int put_comma_free(logtk_parser *p, uint32_t id, uint32_t *out, size_t *n
 static int logram_finish(logtk_parser *p, void *state)
 {
     logram_state *s = state;
-    uint64_t nlines = logtk_parser_stored_count(p);
+    uint64_t nlines = ltk_parser_stored_count(p);
     gram_table doubles = {0}, triples = {0};
     uint32_t *tmpl = NULL;
     unsigned char *dynamic = NULL;
     char *buf = NULL;
     size_t tmpl_cap = 0, dynamic_cap = 0, buf_cap = 0;
     int rc = LOGTK_OK;
-    int ok_d = logtk_hashtab_init(&doubles.index, 4096) == 0;
-    int ok_r = logtk_hashtab_init(&triples.index, 4096) == 0;
+    int ok_d = ltk_hashtab_init(&doubles.index, 4096) == 0;
+    int ok_r = ltk_hashtab_init(&triples.index, 4096) == 0;
     if (!ok_d || !ok_r)
         goto oom;
 
     /* the two dictionaries */
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
         for (size_t i = 0; i + 2 < n; i++)
             if (gram_add(&triples, t + i, 3))
                 goto oom;
@@ -163,14 +163,14 @@ static int logram_finish(logtk_parser *p, void *state)
     uint64_t tri_min = (uint64_t)s->tri_threshold, dbl_min = (uint64_t)s->double_threshold;
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
-        if (logtk_array_reserve((void **)&dynamic, &dynamic_cap, n + 1, 1) ||
-            logtk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl))
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
+        if (ltk_array_reserve((void **)&dynamic, &dynamic_cap, n + 1, 1) ||
+            ltk_array_reserve((void **)&tmpl, &tmpl_cap, n + 1, sizeof *tmpl))
             goto oom;
         memset(dynamic, 0, n + 1);
         /* 1: tokens of rare 3-grams are candidates */
         for (size_t i = 0; i + 2 < n; i++) {
-            int64_t id = logtk_hashtab_find(&triples.index, t + i, 3 * sizeof *t);
+            int64_t id = ltk_hashtab_find(&triples.index, t + i, 3 * sizeof *t);
             if (id < 0 || triples.count[id] < tri_min)
                 dynamic[i] = dynamic[i + 1] = dynamic[i + 2] = 1;
         }
@@ -196,18 +196,18 @@ static int logram_finish(logtk_parser *p, void *state)
             else if (put_comma_free(p, t[i], tmpl, &m, &buf, &buf_cap))
                 goto oom;
         }
-        rc = logtk_parser_assign_token_ids(p, k, tmpl, m);
+        rc = ltk_parser_assign_token_ids(p, k, tmpl, m);
         if (rc != LOGTK_OK)
             goto done;
     }
     goto done;
 oom:
-    rc = logtk_parser_error(p, LOGTK_ERR_NOMEM, "logram: out of memory");
+    rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "logram: out of memory");
 done:
     if (ok_d)
-        logtk_hashtab_free(&doubles.index);
+        ltk_hashtab_free(&doubles.index);
     if (ok_r)
-        logtk_hashtab_free(&triples.index);
+        ltk_hashtab_free(&triples.index);
     free(doubles.count);
     free(triples.count);
     free(tmpl);
@@ -216,7 +216,7 @@ done:
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_logram = {
+const ltk_parser_algo ltk_algo_logram = {
     .name = "logram",
     .summary = "Logram (TSE'20): batch, tokens of rare 3-grams and 2-grams are variables; "
                "params double_threshold, tri_threshold",

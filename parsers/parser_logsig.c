@@ -54,7 +54,7 @@
 
 /* Words of a message that form its word pairs, O(words^2) of them: a
  * longer line is its first LOGSIG_MAX_TOKENS - 1 tokens and "<*>" for the
- * rest (see logtk_parse_line_cap), at most 32,385 pairs. */
+ * rest (see ltk_parse_line_cap), at most 32,385 pairs. */
 #define LOGSIG_MAX_TOKENS 256
 
 typedef struct logsig_state {
@@ -160,9 +160,9 @@ static int logsig_init(logtk_parser *p, void *state)
     s->group_num = 20;
     s->max_passes = 100;
     s->seed = 0;
-    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    s->wildcard = ltk_parser_intern_token(p, LTK_WILDCARD, LTK_WILDCARD_LEN);
     if (s->wildcard == UINT32_MAX)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "logsig: out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "logsig: out of memory");
     return LOGTK_OK;
 }
 
@@ -170,23 +170,23 @@ static int logsig_set_param(logtk_parser *p, void *state, const char *name, cons
 {
     logsig_state *s = state;
     if (strcmp(name, "group_num") == 0)
-        return logtk_param_int(p, name, value, 1, 1000000L, &s->group_num);
+        return ltk_param_int(p, name, value, 1, 1000000L, &s->group_num);
     if (strcmp(name, "max_passes") == 0)
-        return logtk_param_int(p, name, value, 1, 1000000L, &s->max_passes);
+        return ltk_param_int(p, name, value, 1, 1000000L, &s->max_passes);
     if (strcmp(name, "seed") == 0)
-        return logtk_param_int(p, name, value, 0, 2147483647L, &s->seed);
+        return ltk_param_int(p, name, value, 0, 2147483647L, &s->seed);
     return LOGTK_ERR_NOT_FOUND;
 }
 
-static int logsig_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int logsig_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                        uint32_t *template_id)
 {
     logsig_state *s = state;
-    logtk_parse_line view;
-    const logtk_parse_line *l = logtk_parse_line_cap(line, LOGSIG_MAX_TOKENS, &view, s->cap_buf);
+    ltk_parse_line view;
+    const ltk_parse_line *l = ltk_parse_line_cap(line, LOGSIG_MAX_TOKENS, &view, s->cap_buf);
     s->capped_lines += l != line;
     *template_id = 0;
-    return logtk_parser_store_line(p, l);
+    return ltk_parser_store_line(p, l);
 }
 
 /* A word pair and how often it occurs in one message. */
@@ -242,7 +242,7 @@ typedef struct logsig_event {
 } logsig_event;
 
 typedef struct logsig_run {
-    logtk_hashtab events_by_words, pairs, seqs, templates;
+    ltk_hashtab events_by_words, pairs, seqs, templates;
     int ok_events, ok_pairs, ok_seqs, ok_templates;
     uint32_t *words; /* every line's words ("<*>" dropped), event by event */
     size_t nwords_total, words_cap;
@@ -283,13 +283,13 @@ static void run_free(logsig_run *r)
             free(r->postings[i].count);
         }
     if (r->ok_events)
-        logtk_hashtab_free(&r->events_by_words);
+        ltk_hashtab_free(&r->events_by_words);
     if (r->ok_pairs)
-        logtk_hashtab_free(&r->pairs);
+        ltk_hashtab_free(&r->pairs);
     if (r->ok_seqs)
-        logtk_hashtab_free(&r->seqs);
+        ltk_hashtab_free(&r->seqs);
     if (r->ok_templates)
-        logtk_hashtab_free(&r->templates);
+        ltk_hashtab_free(&r->templates);
     free(r->words);
     free(r->events);
     free(r->event_of_line);
@@ -316,23 +316,23 @@ static int build_events(logtk_parser *p, const logsig_state *s, logsig_run *r, u
 {
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
-        if (logtk_array_reserve((void **)&r->scratch, &r->scratch_cap, n + 1, sizeof *r->scratch))
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
+        if (ltk_array_reserve((void **)&r->scratch, &r->scratch_cap, n + 1, sizeof *r->scratch))
             return -1;
         size_t nw = 0;
         for (size_t i = 0; i < n; i++)
             if (t[i] != s->wildcard)
                 r->scratch[nw++] = t[i];
         int inserted = 0;
-        int64_t e = logtk_hashtab_intern(&r->events_by_words, r->scratch, nw * sizeof *r->scratch,
+        int64_t e = ltk_hashtab_intern(&r->events_by_words, r->scratch, nw * sizeof *r->scratch,
                                          &inserted);
         if (e < 0)
             return -1;
         r->event_of_line[k] = (uint32_t)e;
         if (!inserted)
             continue;
-        if (logtk_array_reserve((void **)&r->events, &r->events_cap, (size_t)e + 1, sizeof *r->events) ||
-            logtk_array_reserve((void **)&r->words, &r->words_cap, r->nwords_total + nw + 1, sizeof *r->words))
+        if (ltk_array_reserve((void **)&r->events, &r->events_cap, (size_t)e + 1, sizeof *r->events) ||
+            ltk_array_reserve((void **)&r->words, &r->words_cap, r->nwords_total + nw + 1, sizeof *r->words))
             return -1;
         logsig_event *ev = &r->events[e];
         memcpy(r->words + r->nwords_total, r->scratch, nw * sizeof *r->words);
@@ -346,10 +346,10 @@ static int build_events(logtk_parser *p, const logsig_state *s, logsig_run *r, u
             for (size_t b = a + 1; b < nw; b++) {
                 uint32_t key[2] = {r->scratch[a], r->scratch[b]};
                 int new_pair = 0;
-                int64_t pid = logtk_hashtab_intern(&r->pairs, key, sizeof key, &new_pair);
+                int64_t pid = ltk_hashtab_intern(&r->pairs, key, sizeof key, &new_pair);
                 if (pid < 0)
                     return -1;
-                if (logtk_array_reserve((void **)&r->use_of_pair, &r->use_of_pair_cap, (size_t)pid + 1,
+                if (ltk_array_reserve((void **)&r->use_of_pair, &r->use_of_pair_cap, (size_t)pid + 1,
                          sizeof *r->use_of_pair))
                     return -1;
                 if (new_pair)
@@ -359,7 +359,7 @@ static int build_events(logtk_parser *p, const logsig_state *s, logsig_run *r, u
                     r->uses[u].mult++;
                     continue;
                 }
-                if (logtk_array_reserve((void **)&r->uses, &r->uses_cap, r->nuses + 1, sizeof *r->uses))
+                if (ltk_array_reserve((void **)&r->uses, &r->uses_cap, r->nuses + 1, sizeof *r->uses))
                     return -1;
                 r->use_of_pair[pid] = r->nuses;
                 r->uses[r->nuses].pair = (uint32_t)pid;
@@ -432,10 +432,10 @@ static uint32_t best_group(logsig_run *r, const logsig_event *ev, uint32_t cur, 
 static int logsig_finish(logtk_parser *p, void *state)
 {
     logsig_state *s = state;
-    uint64_t nlines = logtk_parser_stored_count(p);
+    uint64_t nlines = ltk_parser_stored_count(p);
     uint32_t k = (uint32_t)s->group_num;
     if (s->capped_lines)
-        logtk_parser_note_cap(p, s->capped_lines,
+        ltk_parser_note_cap(p, s->capped_lines,
                               "logsig: %llu lines longer than %d tokens read as their first %d "
                               "and one wildcard (LOGSIG_MAX_TOKENS)",
                               (unsigned long long)s->capped_lines, LOGSIG_MAX_TOKENS,
@@ -443,10 +443,10 @@ static int logsig_finish(logtk_parser *p, void *state)
     logsig_run run, *r = &run;
     memset(r, 0, sizeof *r);
     int rc = LOGTK_OK;
-    r->ok_events = logtk_hashtab_init(&r->events_by_words, 1024) == 0;
-    r->ok_pairs = logtk_hashtab_init(&r->pairs, 8192) == 0;
-    r->ok_seqs = logtk_hashtab_init(&r->seqs, 1024) == 0;
-    r->ok_templates = logtk_hashtab_init(&r->templates, 256) == 0;
+    r->ok_events = ltk_hashtab_init(&r->events_by_words, 1024) == 0;
+    r->ok_pairs = ltk_hashtab_init(&r->pairs, 8192) == 0;
+    r->ok_seqs = ltk_hashtab_init(&r->seqs, 1024) == 0;
+    r->ok_templates = ltk_hashtab_init(&r->templates, 256) == 0;
     size_t nl = nlines ? (size_t)nlines : 1;
     r->event_of_line = malloc(nl * sizeof *r->event_of_line);
     r->group_of_line = malloc(nl * sizeof *r->group_of_line);
@@ -518,7 +518,7 @@ static int logsig_finish(logtk_parser *p, void *state)
             if (ev->words[i] + 1 > ndict)
                 ndict = ev->words[i] + 1;
     }
-    if (logtk_array_reserve((void **)&r->word_count, &r->word_count_cap, ndict + 1, sizeof *r->word_count))
+    if (ltk_array_reserve((void **)&r->word_count, &r->word_count_cap, ndict + 1, sizeof *r->word_count))
         goto oom;
     memset(r->word_count, 0, (ndict + 1) * sizeof *r->word_count);
 
@@ -536,7 +536,7 @@ static int logsig_finish(logtk_parser *p, void *state)
         for (uint64_t x = lo; x < hi; x++) {
             uint32_t line = r->lines_by_group[x];
             const logsig_event *ev = &r->events[r->event_of_line[line]];
-            if (logtk_array_reserve((void **)&r->scratch, &r->scratch_cap, ev->nwords + 2, sizeof *r->scratch))
+            if (ltk_array_reserve((void **)&r->scratch, &r->scratch_cap, ev->nwords + 2, sizeof *r->scratch))
                 goto oom;
             size_t n = 0;
             r->scratch[n++] = g;
@@ -544,9 +544,9 @@ static int logsig_finish(logtk_parser *p, void *state)
                 if (r->word_count[ev->words[i]] >= half)
                     r->scratch[n++] = ev->words[i];
             int inserted = 0;
-            int64_t q = logtk_hashtab_intern(&r->seqs, r->scratch, n * sizeof *r->scratch,
+            int64_t q = ltk_hashtab_intern(&r->seqs, r->scratch, n * sizeof *r->scratch,
                                              &inserted);
-            if (q < 0 || logtk_array_reserve((void **)&r->seq_count, &r->seq_count_cap, (size_t)q + 1,
+            if (q < 0 || ltk_array_reserve((void **)&r->seq_count, &r->seq_count_cap, (size_t)q + 1,
                               sizeof *r->seq_count))
                 goto oom;
             if (inserted)
@@ -568,42 +568,42 @@ static int logsig_finish(logtk_parser *p, void *state)
         }
         /* the key starts with the group id; copy it out (keys need not be aligned) */
         size_t keylen;
-        const char *key = logtk_hashtab_key(&r->seqs, best, &keylen);
+        const char *key = ltk_hashtab_key(&r->seqs, best, &keylen);
         size_t nsig = keylen / sizeof(uint32_t) - 1;
-        if (logtk_array_reserve((void **)&r->scratch, &r->scratch_cap, nsig + 1, sizeof *r->scratch))
+        if (ltk_array_reserve((void **)&r->scratch, &r->scratch_cap, nsig + 1, sizeof *r->scratch))
             goto oom;
         memcpy(r->scratch, key + sizeof(uint32_t), nsig * sizeof(uint32_t));
         const uint32_t *sig = r->scratch;
         int inserted = 0;
-        int64_t t = logtk_hashtab_intern(&r->templates, sig, nsig * sizeof *sig, &inserted);
-        if (t < 0 || logtk_array_reserve((void **)&r->template_of, &r->template_of_cap, (size_t)t + 1,
+        int64_t t = ltk_hashtab_intern(&r->templates, sig, nsig * sizeof *sig, &inserted);
+        if (t < 0 || ltk_array_reserve((void **)&r->template_of, &r->template_of_cap, (size_t)t + 1,
                           sizeof *r->template_of) ||
-            logtk_array_reserve((void **)&r->slices, &r->slices_cap, nsig + 1, sizeof *r->slices))
+            ltk_array_reserve((void **)&r->slices, &r->slices_cap, nsig + 1, sizeof *r->slices))
             goto oom;
         if (inserted) {
             for (size_t i = 0; i < nsig; i++)
-                r->slices[i].ptr = logtk_parser_token_text(p, sig[i], &r->slices[i].len);
-            r->template_of[t] = logtk_tmpl_create(p, r->slices, nsig);
+                r->slices[i].ptr = ltk_parser_token_text(p, sig[i], &r->slices[i].len);
+            r->template_of[t] = ltk_tmpl_create(p, r->slices, nsig);
             if (r->template_of[t] == 0) {
                 rc = LOGTK_ERR_NOMEM;
                 goto done;
             }
         }
         for (uint64_t x = lo; x < hi; x++) {
-            rc = logtk_parser_assign(p, r->lines_by_group[x], r->template_of[t]);
+            rc = ltk_parser_assign(p, r->lines_by_group[x], r->template_of[t]);
             if (rc != LOGTK_OK)
                 goto done;
         }
     }
     goto done;
 oom:
-    rc = logtk_parser_error(p, LOGTK_ERR_NOMEM, "logsig: out of memory");
+    rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "logsig: out of memory");
 done:
     run_free(r);
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_logsig = {
+const ltk_parser_algo ltk_algo_logsig = {
     .name = "logsig",
     .summary = "LogSig (CIKM'11): batch, k groups by word-pair local search, signature per "
                "group; params group_num, seed, max_passes",

@@ -119,13 +119,13 @@ static const char *const adapt_rules[] = {
 #define MOLFI_SEARCH_BUDGET 10000000.0
 
 typedef struct molfi_state {
-    logtk_masker *adapt; /* "<*>" -> sub sign, then adapt_rules */
-    logtk_errbuf err;
+    ltk_masker *adapt; /* "<*>" -> sub sign, then adapt_rules */
+    ltk_errbuf err;
     char *spaced; /* scratch: the line after punctuation spacing */
     size_t spaced_cap;
     uint32_t *words; /* scratch: word ids of one line */
     size_t words_cap;
-    logtk_hashtab messages; /* adapted word-id sequence -> message id */
+    ltk_hashtab messages; /* adapted word-id sequence -> message id */
     int messages_ready;
     uint32_t *msg_words; /* message k: msg_words[msg_off[k] .. msg_off[k+1]) */
     size_t msg_words_len, msg_words_cap;
@@ -149,19 +149,19 @@ static int molfi_init(logtk_parser *p, void *state)
     s->generations = 200;
     s->population = 20;
     s->seed = 1;
-    s->star = logtk_parser_intern_token(p, "*", 1);
-    s->spec = logtk_parser_intern_token(p, MOLFI_SPEC, strlen(MOLFI_SPEC));
+    s->star = ltk_parser_intern_token(p, "*", 1);
+    s->spec = ltk_parser_intern_token(p, MOLFI_SPEC, strlen(MOLFI_SPEC));
     if (s->star == UINT32_MAX || s->spec == UINT32_MAX)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
-    if (logtk_masker_new(&s->adapt) != LOGTK_OK)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
-    int rc = logtk_masker_add(s->adapt, "<\\*>", MOLFI_SUB_SIGN, &s->err);
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+    if (ltk_masker_new(&s->adapt) != LOGTK_OK)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+    int rc = ltk_masker_add(s->adapt, "<\\*>", MOLFI_SUB_SIGN, &s->err);
     for (size_t i = 0; rc == LOGTK_OK && i < sizeof adapt_rules / sizeof adapt_rules[0]; i++)
-        rc = logtk_masker_add(s->adapt, adapt_rules[i], MOLFI_SUB_SIGN, &s->err);
+        rc = ltk_masker_add(s->adapt, adapt_rules[i], MOLFI_SUB_SIGN, &s->err);
     if (rc != LOGTK_OK)
-        return logtk_parser_error(p, rc, "molfi: %s", s->err.msg);
-    if (logtk_hashtab_init(&s->messages, 1024) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+        return ltk_parser_error(p, rc, "molfi: %s", s->err.msg);
+    if (ltk_hashtab_init(&s->messages, 1024) != 0)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
     s->messages_ready = 1;
     return LOGTK_OK;
 }
@@ -169,9 +169,9 @@ static int molfi_init(logtk_parser *p, void *state)
 static void molfi_destroy(void *state)
 {
     molfi_state *s = state;
-    logtk_masker_free(s->adapt);
+    ltk_masker_free(s->adapt);
     if (s->messages_ready)
-        logtk_hashtab_free(&s->messages);
+        ltk_hashtab_free(&s->messages);
     free(s->spaced);
     free(s->words);
     free(s->msg_words);
@@ -185,19 +185,19 @@ static int molfi_set_param(logtk_parser *p, void *state, const char *name, const
     long v;
     int rc;
     if (strcmp(name, "generations") == 0) {
-        rc = logtk_param_int(p, name, value, 1, 100000, &v);
+        rc = ltk_param_int(p, name, value, 1, 100000, &v);
         if (rc == LOGTK_OK)
             s->generations = v;
         return rc;
     }
     if (strcmp(name, "population") == 0) {
-        rc = logtk_param_int(p, name, value, 2, 10000, &v);
+        rc = ltk_param_int(p, name, value, 2, 10000, &v);
         if (rc == LOGTK_OK)
             s->population = v + (v & 1); /* children come in pairs */
         return rc;
     }
     if (strcmp(name, "seed") == 0) {
-        rc = logtk_param_int(p, name, value, 0, 2147483647L, &v);
+        rc = ltk_param_int(p, name, value, 0, 2147483647L, &v);
         if (rc == LOGTK_OK)
             s->seed = (unsigned long long)v;
         return rc;
@@ -225,21 +225,21 @@ static int has_xml(const char *w, size_t n)
     return 0;
 }
 
-static int molfi_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int molfi_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                       uint32_t *template_id)
 {
     molfi_state *s = state;
     *template_id = 0;
     const char *text;
     size_t len;
-    int rc = logtk_masker_apply(s->adapt, line->masked.ptr, line->masked.len, &text, &len, &s->err);
+    int rc = ltk_masker_apply(s->adapt, line->masked.ptr, line->masked.len, &text, &len, &s->err);
     if (rc == LOGTK_ERR_NOMEM)
-        return logtk_parser_error(p, rc, "molfi: out of memory");
+        return ltk_parser_error(p, rc, "molfi: out of memory");
     /* rc == LOGTK_ERR_LIMIT: that rule was skipped for this line; go on */
 
     /* spaces around punctuation; "-- >" (from "-->") is glued back */
-    if (logtk_array_reserve((void **)&s->spaced, &s->spaced_cap, 3 * len + 1, 1))
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+    if (ltk_array_reserve((void **)&s->spaced, &s->spaced_cap, 3 * len + 1, 1))
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
     size_t n = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)text[i];
@@ -280,8 +280,8 @@ static int molfi_feed(logtk_parser *p, void *state, const logtk_parse_line *line
             k++;
         if (k == n)
             break;
-        if (logtk_array_reserve((void **)&s->words, &s->words_cap, nw + 1, sizeof *s->words))
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+        if (ltk_array_reserve((void **)&s->words, &s->words_cap, nw + 1, sizeof *s->words))
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
         if (nw == MOLFI_MAX_WORDS - 1) { /* the rest is one wildcard word */
             s->words[nw++] = s->spec;
             s->capped_lines++;
@@ -292,25 +292,25 @@ static int molfi_feed(logtk_parser *p, void *state, const logtk_parse_line *line
             k++;
         uint32_t id = has_xml(s->spaced + start, k - start)
                           ? s->spec
-                          : logtk_parser_intern_token(p, s->spaced + start, k - start);
+                          : ltk_parser_intern_token(p, s->spaced + start, k - start);
         if (id == UINT32_MAX)
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
         s->words[nw++] = id;
     }
 
     int inserted = 0;
     static const uint32_t no_words[1] = {0};
-    int64_t mid = logtk_hashtab_intern(&s->messages, nw ? s->words : no_words,
+    int64_t mid = ltk_hashtab_intern(&s->messages, nw ? s->words : no_words,
                                        nw * sizeof *s->words, &inserted);
-    if (mid < 0 || logtk_array_reserve((void **)&s->line_msg, &s->line_msg_cap,
+    if (mid < 0 || ltk_array_reserve((void **)&s->line_msg, &s->line_msg_cap,
                                        (size_t)s->nlines + 1, sizeof *s->line_msg))
-        return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
     if (inserted) {
-        if (logtk_array_reserve((void **)&s->msg_words, &s->msg_words_cap,
+        if (ltk_array_reserve((void **)&s->msg_words, &s->msg_words_cap,
                                 s->msg_words_len + nw, sizeof *s->msg_words) ||
-            logtk_array_reserve((void **)&s->msg_off, &s->msg_off_cap, (size_t)mid + 2,
+            ltk_array_reserve((void **)&s->msg_off, &s->msg_off_cap, (size_t)mid + 2,
                                 sizeof *s->msg_off))
-            return logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
         if (mid == 0)
             s->msg_off[0] = 0;
         if (nw)
@@ -365,7 +365,7 @@ typedef struct molfi_ga {
     cluster *clusters;
     uint32_t nclusters;
     uint32_t *cluster_of_msg, *pos_of_msg;
-    logtk_hashtab pool_keys; /* word sequence -> pool id */
+    ltk_hashtab pool_keys; /* word sequence -> pool id */
     int pool_ready;
     pool_template *pool;
     size_t npool, pool_cap;
@@ -394,7 +394,7 @@ typedef struct molfi_ga {
 
 static uint64_t rng_next(molfi_ga *ga)
 {
-    return logtk_splitmix64(&ga->rng);
+    return ltk_splitmix64(&ga->rng);
 }
 
 /* Uniform in [0, 1). */
@@ -488,18 +488,18 @@ static uint32_t intern_template(molfi_ga *ga, uint32_t c, const uint32_t *tokens
 {
     const cluster *cl = &ga->clusters[c];
     int inserted = 0;
-    int64_t id = logtk_hashtab_intern(&ga->pool_keys, tokens, cl->length * sizeof *tokens,
+    int64_t id = ltk_hashtab_intern(&ga->pool_keys, tokens, cl->length * sizeof *tokens,
                                       &inserted);
     if (id < 0)
         return NO_INDEX;
     if (!inserted)
         return (uint32_t)id;
-    if (logtk_array_reserve((void **)&ga->pool, &ga->pool_cap, (size_t)id + 1, sizeof *ga->pool) ||
-        logtk_array_reserve((void **)&ga->tok_pool, &ga->tok_cap, ga->tok_len + cl->length,
+    if (ltk_array_reserve((void **)&ga->pool, &ga->pool_cap, (size_t)id + 1, sizeof *ga->pool) ||
+        ltk_array_reserve((void **)&ga->tok_pool, &ga->tok_cap, ga->tok_len + cl->length,
                             sizeof *ga->tok_pool) ||
-        logtk_array_reserve((void **)&ga->match_pool, &ga->match_cap, ga->match_len + cl->n,
+        ltk_array_reserve((void **)&ga->match_pool, &ga->match_cap, ga->match_len + cl->n,
                             sizeof *ga->match_pool) ||
-        logtk_array_reserve((void **)&ga->fixed_pos, &ga->fixed_pos_cap, cl->length + 1,
+        ltk_array_reserve((void **)&ga->fixed_pos, &ga->fixed_pos_cap, cl->length + 1,
                             sizeof *ga->fixed_pos))
         return NO_INDEX;
     pool_template *t = &ga->pool[id];
@@ -549,8 +549,8 @@ static uint32_t intern_template(molfi_ga *ga, uint32_t c, const uint32_t *tokens
 
 static int reserve_tokens(molfi_ga *ga, size_t n)
 {
-    return logtk_array_reserve((void **)&ga->tokens, &ga->tokens_cap, n + 1, sizeof *ga->tokens) ||
-           logtk_array_reserve((void **)&ga->tokens2, &ga->tokens2_cap, n + 1,
+    return ltk_array_reserve((void **)&ga->tokens, &ga->tokens_cap, n + 1, sizeof *ga->tokens) ||
+           ltk_array_reserve((void **)&ga->tokens2, &ga->tokens2_cap, n + 1,
                                sizeof *ga->tokens2);
 }
 
@@ -579,7 +579,7 @@ static uint32_t template_from_message(molfi_ga *ga, uint32_t c, uint32_t pos)
 
 static int list_push(id_list *l, uint32_t id)
 {
-    if (logtk_array_reserve((void **)&l->ids, &l->cap, l->n + 1, sizeof *l->ids))
+    if (ltk_array_reserve((void **)&l->ids, &l->cap, l->n + 1, sizeof *l->ids))
         return -1;
     l->ids[l->n++] = id;
     return 0;
@@ -587,7 +587,7 @@ static int list_push(id_list *l, uint32_t id)
 
 static int list_copy(id_list *dst, const id_list *src)
 {
-    if (logtk_array_reserve((void **)&dst->ids, &dst->cap, src->n + 1, sizeof *dst->ids))
+    if (ltk_array_reserve((void **)&dst->ids, &dst->cap, src->n + 1, sizeof *dst->ids))
         return -1;
     if (src->n)
         memcpy(dst->ids, src->ids, src->n * sizeof *src->ids);
@@ -600,9 +600,9 @@ static int list_copy(id_list *dst, const id_list *src)
 static int cover_cluster(molfi_ga *ga, id_list *l, uint32_t c)
 {
     const cluster *cl = &ga->clusters[c];
-    if (logtk_array_reserve((void **)&ga->uncovered, &ga->uncovered_cap, cl->n + 1,
+    if (ltk_array_reserve((void **)&ga->uncovered, &ga->uncovered_cap, cl->n + 1,
                             sizeof *ga->uncovered) ||
-        logtk_array_reserve((void **)&ga->uncovered_at, &ga->uncovered_at_cap, cl->n + 1,
+        ltk_array_reserve((void **)&ga->uncovered_at, &ga->uncovered_at_cap, cl->n + 1,
                             sizeof *ga->uncovered_at))
         return -1;
     for (uint32_t k = 0; k < cl->n; k++)
@@ -723,11 +723,11 @@ static int remove_sub_templates(molfi_ga *ga, id_list *l, uint32_t c)
     if (n < 2)
         return 0;
     const cluster *cl = &ga->clusters[c];
-    if (logtk_array_reserve((void **)&ga->cov_start, &ga->cov_start_cap, cl->n + 1,
+    if (ltk_array_reserve((void **)&ga->cov_start, &ga->cov_start_cap, cl->n + 1,
                             sizeof *ga->cov_start) ||
-        logtk_array_reserve((void **)&ga->cov_fill, &ga->cov_fill_cap, cl->n + 1,
+        ltk_array_reserve((void **)&ga->cov_fill, &ga->cov_fill_cap, cl->n + 1,
                             sizeof *ga->cov_fill) ||
-        logtk_array_reserve((void **)&ga->drop, &ga->drop_cap, n, 1))
+        ltk_array_reserve((void **)&ga->drop, &ga->drop_cap, n, 1))
         return -1;
     memset(ga->cov_start, 0, (cl->n + 1) * sizeof *ga->cov_start);
     size_t total = 0;
@@ -737,7 +737,7 @@ static int remove_sub_templates(molfi_ga *ga, id_list *l, uint32_t c)
             ga->cov_start[m[j] + 1]++;
         total += ga->pool[l->ids[t]].nmatch;
     }
-    if (logtk_array_reserve((void **)&ga->cov_list, &ga->cov_list_cap, total + 1,
+    if (ltk_array_reserve((void **)&ga->cov_list, &ga->cov_list_cap, total + 1,
                             sizeof *ga->cov_list))
         return -1;
     for (uint32_t k = 0; k < cl->n; k++) {
@@ -975,7 +975,7 @@ static void ga_free(molfi_ga *ga)
     free(ga->cluster_of_msg);
     free(ga->pos_of_msg);
     if (ga->pool_ready)
-        logtk_hashtab_free(&ga->pool_keys);
+        ltk_hashtab_free(&ga->pool_keys);
     free(ga->pool);
     free(ga->tok_pool);
     free(ga->match_pool);
@@ -1025,7 +1025,7 @@ static int build_clusters(molfi_ga *ga)
     for (size_t i = 0; i < s->msg_words_len; i++) {
         uint32_t w = s->msg_words[i];
         size_t len;
-        const char *text = logtk_parser_token_text(ga->p, w, &len);
+        const char *text = ltk_parser_token_text(ga->p, w, &len);
         unsigned char f = 0;
         if (len > 0 && text[0] == '[')
             f |= WORD_BRACKET;
@@ -1096,9 +1096,9 @@ static int run_search(molfi_ga *ga, individual **best)
     for (int b = 0; b < 3; b++)
         if (alloc_bank(ga, &ga->banks[b]))
             goto done;
-    if (logtk_array_reserve((void **)&ga->drop, &ga->drop_cap, n2, 1) ||
-        logtk_array_reserve((void **)&ga->idx, &ga->idx_cap, n2, sizeof *ga->idx) ||
-        logtk_array_reserve((void **)&ga->idx2, &ga->idx2_cap, n2, sizeof *ga->idx2))
+    if (ltk_array_reserve((void **)&ga->drop, &ga->drop_cap, n2, 1) ||
+        ltk_array_reserve((void **)&ga->idx, &ga->idx_cap, n2, sizeof *ga->idx) ||
+        ltk_array_reserve((void **)&ga->idx2, &ga->idx2_cap, n2, sizeof *ga->idx2))
         goto done;
     individual *pop = ga->banks[0], *kids = ga->banks[1], *next = ga->banks[2];
 
@@ -1209,19 +1209,19 @@ static int molfi_finish(logtk_parser *p, void *state)
     uint32_t *out_of_msg = NULL;
     logtk_slice *slices = NULL;
     size_t slices_cap = 0;
-    logtk_hashtab rendered;
+    ltk_hashtab rendered;
     int rendered_ready = 0;
     int rc = LOGTK_OK;
     if (s->nlines == 0)
         return LOGTK_OK;
     if (s->capped_lines)
-        logtk_parser_note_cap(p, s->capped_lines,
+        ltk_parser_note_cap(p, s->capped_lines,
                               "molfi: %llu lines longer than %d words read as their first %d "
                               "and one wildcard (MOLFI_MAX_WORDS)",
                               (unsigned long long)s->capped_lines, MOLFI_MAX_WORDS,
                               MOLFI_MAX_WORDS - 1);
 
-    if (build_clusters(&ga) || build_postings(&ga) || logtk_hashtab_init(&ga.pool_keys, 4096))
+    if (build_clusters(&ga) || build_postings(&ga) || ltk_hashtab_init(&ga.pool_keys, 4096))
         goto oom;
     {
         double nmsg = 0;
@@ -1239,7 +1239,7 @@ static int molfi_finish(logtk_parser *p, void *state)
                 ga.generations = 1;
         }
         if (ga.mu != (size_t)s->population || ga.generations != s->generations)
-            logtk_parser_note_cap(p, (uint64_t)nmsg,
+            ltk_parser_note_cap(p, (uint64_t)nmsg,
                                   "molfi: search of %.0f distinct messages cut to %ld "
                                   "generations of %zu (from %ld of %ld; MOLFI_POPULATION_BUDGET, "
                                   "MOLFI_SEARCH_BUDGET)",
@@ -1254,7 +1254,7 @@ static int molfi_finish(logtk_parser *p, void *state)
         goto oom;
 
     out_of_msg = malloc((size_t)s->nmsg * sizeof *out_of_msg);
-    if (!out_of_msg || logtk_hashtab_init(&rendered, 256))
+    if (!out_of_msg || ltk_hashtab_init(&rendered, 256))
         goto oom;
     rendered_ready = 1;
     for (uint32_t k = 0; k < s->nmsg; k++)
@@ -1280,21 +1280,21 @@ static int molfi_finish(logtk_parser *p, void *state)
                     if (out_of_msg[msg] != NO_INDEX)
                         continue;
                     if (out == NO_INDEX) {
-                        if (logtk_array_reserve((void **)&slices, &slices_cap, ga.clusters[c].length + 1,
+                        if (ltk_array_reserve((void **)&slices, &slices_cap, ga.clusters[c].length + 1,
                                                 sizeof *slices))
                             goto oom;
                         for (uint32_t i = 0; i < ga.clusters[c].length; i++) {
                             if (is_wild(&ga, tok[i])) {
-                                slices[i].ptr = LOGTK_WILDCARD;
-                                slices[i].len = LOGTK_WILDCARD_LEN;
+                                slices[i].ptr = LTK_WILDCARD;
+                                slices[i].len = LTK_WILDCARD_LEN;
                                 ga.tokens[i] = s->star;
                             } else {
-                                slices[i].ptr = logtk_parser_token_text(p, tok[i], &slices[i].len);
+                                slices[i].ptr = ltk_parser_token_text(p, tok[i], &slices[i].len);
                                 ga.tokens[i] = tok[i];
                             }
                         }
                         int inserted = 0;
-                        int64_t r = logtk_hashtab_intern(&rendered, ga.tokens,
+                        int64_t r = ltk_hashtab_intern(&rendered, ga.tokens,
                                                          ga.clusters[c].length * sizeof *ga.tokens,
                                                          &inserted);
                         if (r < 0)
@@ -1320,12 +1320,12 @@ static int molfi_finish(logtk_parser *p, void *state)
             if (n == 0 && empty_tmpl) {
                 id = empty_tmpl;
             } else {
-                if (logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
+                if (ltk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices))
                     goto oom_tor;
                 for (size_t i = 0; i < n; i++)
-                    slices[i].ptr = logtk_parser_token_text(p, s->msg_words[s->msg_off[msg] + i],
+                    slices[i].ptr = ltk_parser_token_text(p, s->msg_words[s->msg_off[msg] + i],
                                                             &slices[i].len);
-                id = logtk_tmpl_create(p, slices, n);
+                id = ltk_tmpl_create(p, slices, n);
                 if (id == 0) {
                     rc = LOGTK_ERR_NOMEM;
                     goto done_tor;
@@ -1334,28 +1334,28 @@ static int molfi_finish(logtk_parser *p, void *state)
                     empty_tmpl = id;
             }
         } else {
-            if (logtk_array_reserve((void **)&tmpl_of_rendered, &tor_cap, (size_t)r + 1,
+            if (ltk_array_reserve((void **)&tmpl_of_rendered, &tor_cap, (size_t)r + 1,
                                     sizeof *tmpl_of_rendered))
                 goto oom_tor;
             while (nrendered <= r)
                 tmpl_of_rendered[nrendered++] = 0;
             if (tmpl_of_rendered[r] == 0) {
                 size_t len;
-                const uint32_t *tok = (const uint32_t *)(const void *)logtk_hashtab_key(&rendered, r, &len);
+                const uint32_t *tok = (const uint32_t *)(const void *)ltk_hashtab_key(&rendered, r, &len);
                 size_t n = len / sizeof *tok;
-                if (logtk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices) ||
+                if (ltk_array_reserve((void **)&slices, &slices_cap, n + 1, sizeof *slices) ||
                     reserve_tokens(&ga, n))
                     goto oom_tor;
                 memcpy(ga.tokens, tok, n * sizeof *tok); /* key bytes may be unaligned */
                 for (size_t i = 0; i < n; i++) {
                     if (ga.tokens[i] == s->star) {
-                        slices[i].ptr = LOGTK_WILDCARD;
-                        slices[i].len = LOGTK_WILDCARD_LEN;
+                        slices[i].ptr = LTK_WILDCARD;
+                        slices[i].len = LTK_WILDCARD_LEN;
                     } else {
-                        slices[i].ptr = logtk_parser_token_text(p, ga.tokens[i], &slices[i].len);
+                        slices[i].ptr = ltk_parser_token_text(p, ga.tokens[i], &slices[i].len);
                     }
                 }
-                tmpl_of_rendered[r] = logtk_tmpl_create(p, slices, n);
+                tmpl_of_rendered[r] = ltk_tmpl_create(p, slices, n);
                 if (tmpl_of_rendered[r] == 0) {
                     rc = LOGTK_ERR_NOMEM;
                     goto done_tor;
@@ -1363,28 +1363,28 @@ static int molfi_finish(logtk_parser *p, void *state)
             }
             id = tmpl_of_rendered[r];
         }
-        rc = logtk_parser_assign(p, k, id);
+        rc = ltk_parser_assign(p, k, id);
         if (rc != LOGTK_OK)
             goto done_tor;
     }
     goto done_tor;
 oom_tor:
-    rc = logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+    rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
 done_tor:
     free(tmpl_of_rendered);
     goto done;
 oom:
-    rc = logtk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
+    rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "molfi: out of memory");
 done:
     if (rendered_ready)
-        logtk_hashtab_free(&rendered);
+        ltk_hashtab_free(&rendered);
     free(out_of_msg);
     free(slices);
     ga_free(&ga);
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_molfi = {
+const ltk_parser_algo ltk_algo_molfi = {
     .name = "molfi",
     .summary = "MoLFI (ICPC'18): batch, NSGA-II search for specific yet general templates",
     .online = 0,

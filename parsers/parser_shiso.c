@@ -75,7 +75,7 @@ typedef struct shiso_state {
 
 static int shiso_nomem(logtk_parser *p)
 {
-    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "shiso: out of memory");
+    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "shiso: out of memory");
 }
 
 /* Unit character-class vector of a word: lower, upper, digit, other. */
@@ -103,15 +103,15 @@ static const double *word_vector(logtk_parser *p, shiso_state *s, uint32_t id)
 {
     if (id >= s->vec_cap) {
         size_t old = s->vec_cap, cap = old, cap2 = old;
-        if (logtk_array_reserve((void **)&s->vec, &cap, (size_t)id + 1, sizeof *s->vec) ||
-            logtk_array_reserve((void **)&s->vec_ready, &cap2, (size_t)id + 1, 1))
+        if (ltk_array_reserve((void **)&s->vec, &cap, (size_t)id + 1, sizeof *s->vec) ||
+            ltk_array_reserve((void **)&s->vec_ready, &cap2, (size_t)id + 1, 1))
             return NULL;
         memset(s->vec_ready + old, 0, cap - old);
         s->vec_cap = cap;
     }
     if (!s->vec_ready[id]) {
         size_t len;
-        const char *w = logtk_parser_token_text(p, id, &len);
+        const char *w = ltk_parser_token_text(p, id, &len);
         text_vector(w, len, s->vec[id]);
         s->vec_ready[id] = 1;
     }
@@ -120,14 +120,14 @@ static const double *word_vector(logtk_parser *p, shiso_state *s, uint32_t id)
 
 static int render(logtk_parser *p, shiso_state *s, const shiso_node *n)
 {
-    if (logtk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)n->nformat + 1, sizeof *s->slices))
+    if (ltk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)n->nformat + 1, sizeof *s->slices))
         return -1;
     for (uint32_t i = 0; i < n->nformat; i++) {
         if (n->format[i] == s->star) {
-            s->slices[i].ptr = LOGTK_WILDCARD;
-            s->slices[i].len = LOGTK_WILDCARD_LEN;
+            s->slices[i].ptr = LTK_WILDCARD;
+            s->slices[i].len = LTK_WILDCARD_LEN;
         } else {
-            s->slices[i].ptr = logtk_parser_token_text(p, n->format[i], &s->slices[i].len);
+            s->slices[i].ptr = ltk_parser_token_text(p, n->format[i], &s->slices[i].len);
         }
     }
     return 0;
@@ -136,7 +136,7 @@ static int render(logtk_parser *p, shiso_state *s, const shiso_node *n)
 static int add_child(logtk_parser *p, shiso_state *s, uint32_t parent, size_t ntokens,
                      uint32_t *template_id)
 {
-    if (logtk_array_reserve((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
+    if (ltk_array_reserve((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
         return shiso_nomem(p);
     shiso_node *n = &s->nodes[s->nnodes];
     memset(n, 0, sizeof *n);
@@ -149,13 +149,13 @@ static int add_child(logtk_parser *p, shiso_state *s, uint32_t parent, size_t nt
     uint32_t id = (uint32_t)s->nnodes++;
     shiso_node *par = &s->nodes[parent];
     size_t cap = par->children_cap;
-    if (logtk_array_reserve((void **)&par->children, &cap, (size_t)par->nchildren + 1, sizeof *par->children))
+    if (ltk_array_reserve((void **)&par->children, &cap, (size_t)par->nchildren + 1, sizeof *par->children))
         return shiso_nomem(p);
     par->children_cap = (uint32_t)cap;
     par->children[par->nchildren++] = id;
     if (render(p, s, n) != 0)
         return shiso_nomem(p);
-    n->template_id = logtk_tmpl_create(p, s->slices, n->nformat);
+    n->template_id = ltk_tmpl_create(p, s->slices, n->nformat);
     if (n->template_id == 0)
         return LOGTK_ERR_NOMEM;
     *template_id = n->template_id;
@@ -199,7 +199,7 @@ static double word_distance(logtk_parser *p, shiso_state *s, const logtk_slice *
  * lengths), else its similarity, where the longer side's extra words count
  * as one each (none for the wildcard).
  */
-static double line_distance(logtk_parser *p, shiso_state *s, const logtk_parse_line *line,
+static double line_distance(logtk_parser *p, shiso_state *s, const ltk_parse_line *line,
                           const shiso_node *node, int same_length)
 {
     size_t na = line->ntokens, nb = node->nformat;
@@ -232,20 +232,20 @@ static double line_distance(logtk_parser *p, shiso_state *s, const logtk_parse_l
  * child.  Matching changes nothing, so its answer is the template learning
  * would have given without the generalisation.
  */
-static int shiso_walk(logtk_parser *p, shiso_state *s, const logtk_parse_line *line, int learn,
+static int shiso_walk(logtk_parser *p, shiso_state *s, const ltk_parse_line *line, int learn,
                       uint32_t *template_id)
 {
     size_t n = line->ntokens;
     *template_id = 0;
-    if (logtk_array_reserve((void **)&s->msg, &s->msg_cap, n + 1, sizeof *s->msg))
+    if (ltk_array_reserve((void **)&s->msg, &s->msg_cap, n + 1, sizeof *s->msg))
         return shiso_nomem(p);
     for (size_t i = 0; i < n; i++) {
         const logtk_slice *w = &line->tokens[i];
         if (!learn) {
-            s->msg[i] = logtk_parser_find_token(p, w->ptr, w->len);
+            s->msg[i] = ltk_parser_find_token(p, w->ptr, w->len);
             continue;
         }
-        s->msg[i] = logtk_parser_intern_token(p, w->ptr, w->len);
+        s->msg[i] = ltk_parser_intern_token(p, w->ptr, w->len);
         if (s->msg[i] == UINT32_MAX)
             return shiso_nomem(p);
     }
@@ -266,7 +266,7 @@ static int shiso_walk(logtk_parser *p, shiso_state *s, const logtk_parse_line *l
             for (uint32_t i = 0; learn && i < sel->nformat; i++) {
                 if (sel->format[i] != s->msg[i] && sel->format[i] != s->star) {
                     sel->format[i] = s->star;
-                    int rc = logtk_tmpl_set_wildcard(p, sel->template_id, i);
+                    int rc = ltk_tmpl_set_wildcard(p, sel->template_id, i);
                     if (rc != LOGTK_OK)
                         return rc;
                 }
@@ -286,20 +286,20 @@ static int shiso_walk(logtk_parser *p, shiso_state *s, const logtk_parse_line *l
             }
         }
         if (next == 0) /* cannot happen while learning: similarities are at most 1 */
-            return learn ? logtk_parser_error(p, LOGTK_ERR_STATE,
+            return learn ? ltk_parser_error(p, LOGTK_ERR_STATE,
                                               "shiso: no child to descend into")
                          : LOGTK_OK;
         parent = next;
     }
 }
 
-static int shiso_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int shiso_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                       uint32_t *template_id)
 {
     return shiso_walk(p, state, line, 1, template_id);
 }
 
-static int shiso_match(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int shiso_match(logtk_parser *p, void *state, const ltk_parse_line *line,
                        uint32_t *template_id)
 {
     return shiso_walk(p, state, line, 0, template_id);
@@ -312,9 +312,9 @@ static int shiso_init(logtk_parser *p, void *state)
     s->merge_threshold = 0.1;
     s->format_lookup_threshold = 0.3;
     s->super_format_threshold = 0.85;
-    s->star = logtk_parser_intern_token(p, "*", 1);
+    s->star = ltk_parser_intern_token(p, "*", 1);
     if (s->star == UINT32_MAX ||
-        logtk_array_reserve((void **)&s->nodes, &s->nodes_cap, 64, sizeof *s->nodes))
+        ltk_array_reserve((void **)&s->nodes, &s->nodes_cap, 64, sizeof *s->nodes))
         return shiso_nomem(p);
     memset(&s->nodes[0], 0, sizeof s->nodes[0]);
     s->nnodes = 1;
@@ -339,17 +339,17 @@ static int shiso_set_param(logtk_parser *p, void *state, const char *name, const
 {
     shiso_state *s = state;
     if (strcmp(name, "max_child_num") == 0)
-        return logtk_param_int(p, name, value, 1, 1000000, &s->max_child_num);
+        return ltk_param_int(p, name, value, 1, 1000000, &s->max_child_num);
     if (strcmp(name, "merge_threshold") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &s->merge_threshold);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &s->merge_threshold);
     if (strcmp(name, "format_lookup_threshold") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &s->format_lookup_threshold);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &s->format_lookup_threshold);
     if (strcmp(name, "super_format_threshold") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &s->super_format_threshold);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &s->super_format_threshold);
     return LOGTK_ERR_NOT_FOUND;
 }
 
-const logtk_parser_algo logtk_algo_shiso = {
+const ltk_parser_algo ltk_algo_shiso = {
     .name = "shiso",
     .summary = "SHISO (SCC'13): streaming, format tree with character-class word distance; "
                "params max_child_num, merge_threshold",

@@ -133,22 +133,22 @@ static int slct_set_param(logtk_parser *p, void *state, const char *name, const 
 {
     slct_state *s = state;
     if (strcmp(name, "support") == 0)
-        return logtk_param_int(p, name, value, 1, 1L << 40, &s->support);
+        return ltk_param_int(p, name, value, 1, 1L << 40, &s->support);
     if (strcmp(name, "join") == 0)
-        return logtk_param_int(p, name, value, 0, 1, &s->join);
+        return ltk_param_int(p, name, value, 0, 1, &s->join);
     if (strcmp(name, "refine") == 0)
-        return logtk_param_int(p, name, value, 0, 1, &s->refine);
+        return ltk_param_int(p, name, value, 0, 1, &s->refine);
     if (strcmp(name, "shared_outliers") == 0)
-        return logtk_param_int(p, name, value, 0, 1, &s->shared_outliers);
+        return ltk_param_int(p, name, value, 0, 1, &s->shared_outliers);
     return LOGTK_ERR_NOT_FOUND;
 }
 
-static int slct_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int slct_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                      uint32_t *template_id)
 {
     (void)state;
     *template_id = 0;
-    return logtk_parser_store_line(p, line);
+    return ltk_parser_store_line(p, line);
 }
 
 /* Key of a (position, token) pair. */
@@ -199,7 +199,7 @@ static uint32_t count_wildcards(const char *s, size_t n)
 {
     uint32_t c = 0;
     for (size_t i = 0; i + 3 <= n;) {
-        if (logtk_is_wildcard(s + i, 3)) {
+        if (ltk_is_wildcard(s + i, 3)) {
             c++;
             i += 3;
         } else {
@@ -261,7 +261,7 @@ static int sortrec_cmp(const void *x, const void *y)
 
 /* Working memory of one finish() run. */
 typedef struct slct_run {
-    logtk_hashtab pairs, cands, texts, outliers;
+    ltk_hashtab pairs, cands, texts, outliers;
     int pairs_ok, cands_ok, texts_ok, outliers_ok;
     uint64_t *pair_count;
     size_t pair_cap;
@@ -282,7 +282,7 @@ typedef struct slct_run {
     slct_event *ev;
     size_t nev, ev_cap;
     slct_sortrec *order;
-    logtk_strbuf text, collapsed, line;
+    ltk_strbuf text, collapsed, line;
     slct_seg *seg;
     size_t nseg, seg_cap;
     uint32_t *outlier_ids;
@@ -312,17 +312,17 @@ static void run_free(slct_run *r)
     free(r->seg);
     free(r->outlier_ids);
     free(r->slices);
-    logtk_strbuf_free(&r->text);
-    logtk_strbuf_free(&r->collapsed);
-    logtk_strbuf_free(&r->line);
+    ltk_strbuf_free(&r->text);
+    ltk_strbuf_free(&r->collapsed);
+    ltk_strbuf_free(&r->line);
     if (r->pairs_ok)
-        logtk_hashtab_free(&r->pairs);
+        ltk_hashtab_free(&r->pairs);
     if (r->cands_ok)
-        logtk_hashtab_free(&r->cands);
+        ltk_hashtab_free(&r->cands);
     if (r->texts_ok)
-        logtk_hashtab_free(&r->texts);
+        ltk_hashtab_free(&r->texts);
     if (r->outliers_ok)
-        logtk_hashtab_free(&r->outliers);
+        ltk_hashtab_free(&r->outliers);
 }
 
 /* Steps 1 and 2: frequent pairs, candidates, the candidate of every line. */
@@ -330,15 +330,15 @@ static int find_candidates(logtk_parser *p, slct_run *r, uint64_t nlines, uint64
 {
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
         for (size_t i = 0; i < n; i++) {
             uint64_t key64 = pair_key((uint32_t)i, t[i]);
             int ins;
-            int64_t id = logtk_hashtab_intern(&r->pairs, &key64, sizeof key64, &ins);
+            int64_t id = ltk_hashtab_intern(&r->pairs, &key64, sizeof key64, &ins);
             if (id < 0 ||
-                logtk_array_reserve((void **)&r->pair_count, &r->pair_cap, (size_t)id + 1,
+                ltk_array_reserve((void **)&r->pair_count, &r->pair_cap, (size_t)id + 1,
                                     sizeof *r->pair_count) ||
-                logtk_array_reserve((void **)&r->pair_pos, &r->pair_pos_cap, (size_t)id + 1,
+                ltk_array_reserve((void **)&r->pair_pos, &r->pair_pos_cap, (size_t)id + 1,
                                     sizeof *r->pair_pos))
                 return -1;
             if (ins) {
@@ -350,13 +350,13 @@ static int find_candidates(logtk_parser *p, slct_run *r, uint64_t nlines, uint64
     }
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
-        if (logtk_array_reserve((void **)&r->key, &r->key_cap, n + 1, sizeof *r->key))
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
+        if (ltk_array_reserve((void **)&r->key, &r->key_cap, n + 1, sizeof *r->key))
             return -1;
         uint32_t nk = 0, width = 0;
         for (size_t i = 0; i < n; i++) {
             uint64_t key64 = pair_key((uint32_t)i, t[i]);
-            int64_t id = logtk_hashtab_find(&r->pairs, &key64, sizeof key64);
+            int64_t id = ltk_hashtab_find(&r->pairs, &key64, sizeof key64);
             if (id >= 0 && r->pair_count[id] >= support) {
                 r->key[nk++] = (uint32_t)id;
                 width = (uint32_t)i + 1;
@@ -367,12 +367,12 @@ static int find_candidates(logtk_parser *p, slct_run *r, uint64_t nlines, uint64
             continue;
         }
         int ins;
-        int64_t c = logtk_hashtab_intern(&r->cands, r->key, (size_t)nk * sizeof *r->key, &ins);
+        int64_t c = ltk_hashtab_intern(&r->cands, r->key, (size_t)nk * sizeof *r->key, &ins);
         if (c < 0)
             return -1;
         if (ins) {
-            if (logtk_array_reserve((void **)&r->cand, &r->cand_cap, r->ncand + 1, sizeof *r->cand) ||
-                logtk_array_reserve((void **)&r->pool, &r->pool_cap, r->pool_len + nk, sizeof *r->pool))
+            if (ltk_array_reserve((void **)&r->cand, &r->cand_cap, r->ncand + 1, sizeof *r->cand) ||
+                ltk_array_reserve((void **)&r->pool, &r->pool_cap, r->pool_len + nk, sizeof *r->pool))
                 return -1;
             slct_cand *x = &r->cand[r->ncand++];
             memset(x, 0, sizeof *x);
@@ -451,7 +451,7 @@ static int find_clusters(slct_run *r, uint64_t support, int join)
     for (uint32_t c = 0; c < r->ncand; c++) {
         if (r->cand[c].support < support)
             continue;
-        if (logtk_array_reserve((void **)&r->cl, &r->cl_cap, r->ncl + 1, sizeof *r->cl))
+        if (ltk_array_reserve((void **)&r->cl, &r->cl_cap, r->ncl + 1, sizeof *r->cl))
             return -1;
         slct_cluster *x = &r->cl[r->ncl];
         memset(x, 0, sizeof *x);
@@ -463,9 +463,9 @@ static int find_clusters(slct_run *r, uint64_t support, int join)
         for (; it < end; it++) {
             if (*it != c && !(join && generalises(r, c, *it)))
                 continue;
-            if (logtk_array_reserve((void **)&r->edge_child, &r->edge_cap, r->nedge + 1,
+            if (ltk_array_reserve((void **)&r->edge_child, &r->edge_cap, r->nedge + 1,
                                     sizeof *r->edge_child) ||
-                logtk_array_reserve((void **)&r->edge_parent, &r->edge_parent_cap, r->nedge + 1,
+                ltk_array_reserve((void **)&r->edge_parent, &r->edge_parent_cap, r->nedge + 1,
                                     sizeof *r->edge_parent))
                 return -1;
             r->edge_child[r->nedge] = *it;
@@ -502,7 +502,7 @@ static int refine_with_line(const logtk_parser *p, const slct_run *r, slct_clust
             return -1;
         for (size_t i = 0; i < width; i++) {
             size_t len;
-            logtk_parser_token_text(p, t[i], &len);
+            ltk_parser_token_text(p, t[i], &len);
             x->slots[i].word = t[i];
             x->slots[i].head = (uint32_t)len;
             x->slots[i].tail = 0;
@@ -526,8 +526,8 @@ static int refine_with_line(const logtk_parser *p, const slct_run *r, slct_clust
         if (s->constant || s->gone)
             continue;
         size_t n1, n2;
-        const char *w1 = logtk_parser_token_text(p, s->word, &n1);
-        const char *w2 = logtk_parser_token_text(p, t[i], &n2);
+        const char *w1 = ltk_parser_token_text(p, s->word, &n1);
+        const char *w2 = ltk_parser_token_text(p, t[i], &n2);
         narrow_common(w1, n1, w2, n2, &s->head, &s->tail);
         if (s->head >= s->tail)
             s->gone = 1;
@@ -541,18 +541,18 @@ static int print_cluster(const logtk_parser *p, slct_run *r, const slct_cluster 
     for (int64_t i = 0; i < x->width; i++) {
         const slct_slot *s = &x->slots[i];
         size_t len;
-        const char *w = logtk_parser_token_text(p, s->word, &len);
-        int bad = i > 0 && logtk_strbuf_putc(&r->text, ' ');
+        const char *w = ltk_parser_token_text(p, s->word, &len);
+        int bad = i > 0 && ltk_strbuf_putc(&r->text, ' ');
         if (s->constant)
-            bad |= logtk_strbuf_append(&r->text, w, len);
+            bad |= ltk_strbuf_append(&r->text, w, len);
         else if (s->gone)
-            bad |= logtk_strbuf_append(&r->text, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+            bad |= ltk_strbuf_append(&r->text, LTK_WILDCARD, LTK_WILDCARD_LEN);
         else if (s->tail >= s->head)
-            bad |= logtk_strbuf_append(&r->text, w, s->head) |
-                   logtk_strbuf_append(&r->text, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) |
-                   logtk_strbuf_append(&r->text, w + s->tail, len - s->tail);
+            bad |= ltk_strbuf_append(&r->text, w, s->head) |
+                   ltk_strbuf_append(&r->text, LTK_WILDCARD, LTK_WILDCARD_LEN) |
+                   ltk_strbuf_append(&r->text, w + s->tail, len - s->tail);
         else
-            bad |= logtk_strbuf_append(&r->text, w, len);
+            bad |= ltk_strbuf_append(&r->text, w, len);
         if (bad)
             return -1;
     }
@@ -566,21 +566,21 @@ static int print_cluster(const logtk_parser *p, slct_run *r, const slct_cluster 
  */
 static int add_segments(slct_run *r, const char *s, size_t n, slct_event *ev)
 {
-    logtk_strbuf_clear(&r->collapsed);
+    ltk_strbuf_clear(&r->collapsed);
     for (size_t i = 0; i < n;) {
         size_t j = i, reps = 0;
-        while (j + 3 <= n && logtk_is_wildcard(s + j, 3)) {
+        while (j + 3 <= n && ltk_is_wildcard(s + j, 3)) {
             j += 3;
             reps++;
             if (j < n && s[j] == ' ')
                 j++;
         }
         if (reps >= 2) {
-            if (logtk_strbuf_append(&r->collapsed, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN))
+            if (ltk_strbuf_append(&r->collapsed, LTK_WILDCARD, LTK_WILDCARD_LEN))
                 return -1;
             i = j;
         } else {
-            if (logtk_strbuf_putc(&r->collapsed, s[i]))
+            if (ltk_strbuf_putc(&r->collapsed, s[i]))
                 return -1;
             i++;
         }
@@ -592,9 +592,9 @@ static int add_segments(slct_run *r, const char *s, size_t n, slct_event *ev)
        appended to the text pool by the caller right after */
     for (size_t i = 0;; ) {
         int at_end = i + 3 > len;
-        if (at_end || logtk_is_wildcard(c + i, 3)) {
+        if (at_end || ltk_is_wildcard(c + i, 3)) {
             size_t stop = at_end ? len : i;
-            if (logtk_array_reserve((void **)&r->seg, &r->seg_cap, r->nseg + 1, sizeof *r->seg))
+            if (ltk_array_reserve((void **)&r->seg, &r->seg_cap, r->nseg + 1, sizeof *r->seg))
                 return -1;
             r->seg[r->nseg].off = start;
             r->seg[r->nseg++].len = stop - start;
@@ -613,15 +613,15 @@ static int add_segments(slct_run *r, const char *s, size_t n, slct_event *ev)
 static int slct_finish(logtk_parser *p, void *state)
 {
     slct_state *s = state;
-    uint64_t nlines = logtk_parser_stored_count(p);
+    uint64_t nlines = ltk_parser_stored_count(p);
     uint64_t support = (uint64_t)s->support;
     slct_run run, *r = &run;
     memset(r, 0, sizeof *r);
     int rc = LOGTK_ERR_NOMEM;
-    r->pairs_ok = logtk_hashtab_init(&r->pairs, 4096) == 0;
-    r->cands_ok = logtk_hashtab_init(&r->cands, 1024) == 0;
-    r->texts_ok = logtk_hashtab_init(&r->texts, 256) == 0;
-    r->outliers_ok = logtk_hashtab_init(&r->outliers, 1024) == 0;
+    r->pairs_ok = ltk_hashtab_init(&r->pairs, 4096) == 0;
+    r->cands_ok = ltk_hashtab_init(&r->cands, 1024) == 0;
+    r->texts_ok = ltk_hashtab_init(&r->texts, 256) == 0;
+    r->outliers_ok = ltk_hashtab_init(&r->outliers, 1024) == 0;
     r->cand_of_line = malloc((nlines + 1) * sizeof *r->cand_of_line);
     if (!r->pairs_ok || !r->cands_ok || !r->texts_ok || !r->outliers_ok || !r->cand_of_line)
         goto nomem;
@@ -635,7 +635,7 @@ static int slct_finish(logtk_parser *p, void *state)
         if (c == UINT32_MAX)
             continue;
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
         const uint32_t *par = r->parents + r->cand[c].parents_off;
         for (uint32_t i = 0; i < r->cand[c].nparents; i++)
             if (refine_with_line(p, r, &r->cl[par[i]], t, n, (int)s->refine))
@@ -659,7 +659,7 @@ static int slct_finish(logtk_parser *p, void *state)
         if (print_cluster(p, r, x))
             goto nomem;
         int ins;
-        int64_t e = logtk_hashtab_intern(&r->texts, r->text.data + off, r->text.len - off, &ins);
+        int64_t e = ltk_hashtab_intern(&r->texts, r->text.data + off, r->text.len - off, &ins);
         if (e < 0)
             goto nomem;
         if (!ins) {
@@ -667,7 +667,7 @@ static int slct_finish(logtk_parser *p, void *state)
             x->event = (uint32_t)e;
             continue;
         }
-        if (logtk_array_reserve((void **)&r->ev, &r->ev_cap, r->nev + 1, sizeof *r->ev))
+        if (ltk_array_reserve((void **)&r->ev, &r->ev_cap, r->nev + 1, sizeof *r->ev))
             goto nomem;
         slct_event *ev = &r->ev[r->nev++];
         memset(ev, 0, sizeof *ev);
@@ -685,7 +685,7 @@ static int slct_finish(logtk_parser *p, void *state)
             if (add_segments(r, r->text.data + ev->text_off, ev->text_len, ev))
                 goto nomem;
             size_t base = r->text.len;
-            if (logtk_strbuf_append(&r->text, r->collapsed.data ? r->collapsed.data : "",
+            if (ltk_strbuf_append(&r->text, r->collapsed.data ? r->collapsed.data : "",
                                     r->collapsed.len))
                 goto nomem;
             for (size_t g = 0; g < ev->nseg; g++)
@@ -702,12 +702,12 @@ static int slct_finish(logtk_parser *p, void *state)
 
     for (uint64_t k = 0; k < nlines; k++) {
         size_t n;
-        const uint32_t *t = logtk_parser_stored_line(p, k, &n);
-        logtk_strbuf_clear(&r->line);
+        const uint32_t *t = ltk_parser_stored_line(p, k, &n);
+        ltk_strbuf_clear(&r->line);
         for (size_t i = 0; i < n; i++) {
             size_t len;
-            const char *w = logtk_parser_token_text(p, t[i], &len);
-            if ((i > 0 && logtk_strbuf_putc(&r->line, ' ')) || logtk_strbuf_append(&r->line, w, len))
+            const char *w = ltk_parser_token_text(p, t[i], &len);
+            if ((i > 0 && ltk_strbuf_putc(&r->line, ' ')) || ltk_strbuf_append(&r->line, w, len))
                 goto nomem;
         }
         const char *text = r->line.data ? r->line.data : "";
@@ -726,14 +726,14 @@ static int slct_finish(logtk_parser *p, void *state)
                 for (size_t i = 0; i <= ev->text_len; i++) {
                     if (i < ev->text_len && pt[i] != ' ')
                         continue;
-                    if (logtk_array_reserve((void **)&r->slices, &r->slices_cap, m + 1,
+                    if (ltk_array_reserve((void **)&r->slices, &r->slices_cap, m + 1,
                                             sizeof *r->slices))
                         goto nomem;
                     r->slices[m].ptr = pt + start;
                     r->slices[m++].len = i - start;
                     start = i + 1;
                 }
-                ev->template_id = logtk_tmpl_create(p, r->slices, m);
+                ev->template_id = ltk_tmpl_create(p, r->slices, m);
                 if (ev->template_id == 0)
                     goto nomem;
             }
@@ -743,46 +743,46 @@ static int slct_finish(logtk_parser *p, void *state)
                as the wrapper really runs, one shared event "<*>" */
             int ins;
             int64_t o = s->shared_outliers
-                            ? logtk_hashtab_intern(&r->outliers, "", 0, &ins)
-                            : logtk_hashtab_intern(&r->outliers, t ? (const void *)t : "",
+                            ? ltk_hashtab_intern(&r->outliers, "", 0, &ins)
+                            : ltk_hashtab_intern(&r->outliers, t ? (const void *)t : "",
                                                    n * sizeof *t, &ins);
             if (o < 0)
                 goto nomem;
             if (ins) {
-                if (logtk_array_reserve((void **)&r->outlier_ids, &r->out_cap, r->nout + 1,
+                if (ltk_array_reserve((void **)&r->outlier_ids, &r->out_cap, r->nout + 1,
                                         sizeof *r->outlier_ids) ||
-                    logtk_array_reserve((void **)&r->slices, &r->slices_cap, n + 1,
+                    ltk_array_reserve((void **)&r->slices, &r->slices_cap, n + 1,
                                         sizeof *r->slices))
                     goto nomem;
                 size_t m = n;
                 for (size_t i = 0; i < n; i++)
-                    r->slices[i].ptr = logtk_parser_token_text(p, t[i], &r->slices[i].len);
+                    r->slices[i].ptr = ltk_parser_token_text(p, t[i], &r->slices[i].len);
                 if (s->shared_outliers) {
-                    r->slices[0].ptr = LOGTK_WILDCARD;
-                    r->slices[0].len = LOGTK_WILDCARD_LEN;
+                    r->slices[0].ptr = LTK_WILDCARD;
+                    r->slices[0].len = LTK_WILDCARD_LEN;
                     m = 1;
                 }
-                r->outlier_ids[r->nout] = logtk_tmpl_create(p, r->slices, m);
+                r->outlier_ids[r->nout] = ltk_tmpl_create(p, r->slices, m);
                 if (r->outlier_ids[r->nout] == 0)
                     goto nomem;
                 r->nout++;
             }
             tid = r->outlier_ids[o];
         }
-        rc = logtk_parser_assign(p, k, tid);
+        rc = ltk_parser_assign(p, k, tid);
         if (rc != LOGTK_OK)
             goto out;
     }
     rc = LOGTK_OK;
     goto out;
 nomem:
-    rc = logtk_parser_error(p, LOGTK_ERR_NOMEM, "slct: out of memory");
+    rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "slct: out of memory");
 out:
     run_free(r);
     return rc;
 }
 
-const logtk_parser_algo logtk_algo_slct = {
+const ltk_parser_algo ltk_algo_slct = {
     .name = "slct",
     .summary = "SLCT (IPOM'03): batch, frequent (position, word) pairs form cluster "
                "candidates, joined and refined as slct -j -r; params support, join, refine, "

@@ -26,7 +26,7 @@
    4: the saved-file frame of core/saved_frame.h (u32 version, u64 length,
       32-bit checksum) around the version 3 body, every mask with its name.
    Versions 1 to 3 put a varint version after the magic and end with an
-   8-byte logtk_hash_bytes(); they are still read. */
+   8-byte ltk_hash_bytes(); they are still read. */
 #define SNAPSHOT_VERSION 4
 #define SNAPSHOT_VERSION_FRAMED 4 /* the first version in a saved frame */
 #define SNAPSHOT_VERSION_OLDEST 1
@@ -35,36 +35,36 @@
 
 int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
 {
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
-    int ok = logtk_frame_begin(&b, SNAPSHOT_MAGIC, SNAPSHOT_VERSION) == 0 &&
-             logtk_snap_put_bytes(&b, p->algo->name, strlen(p->algo->name)) == 0 &&
-             logtk_strbuf_put_varint(&b, p->nparams) == 0;
+    ltk_strbuf b = LTK_STRBUF_INIT;
+    int ok = ltk_frame_begin(&b, SNAPSHOT_MAGIC, SNAPSHOT_VERSION) == 0 &&
+             ltk_snap_put_bytes(&b, p->algo->name, strlen(p->algo->name)) == 0 &&
+             ltk_strbuf_put_varint(&b, p->nparams) == 0;
     for (size_t i = 0; ok && i < p->nparams; i++)
-        ok = logtk_snap_put_bytes(&b, p->params[i].name, strlen(p->params[i].name)) == 0 &&
-             logtk_snap_put_bytes(&b, p->params[i].value, strlen(p->params[i].value)) == 0;
-    size_t nmasks = logtk_masker_count(p->masker);
-    ok = ok && logtk_strbuf_put_varint(&b, nmasks) == 0;
+        ok = ltk_snap_put_bytes(&b, p->params[i].name, strlen(p->params[i].name)) == 0 &&
+             ltk_snap_put_bytes(&b, p->params[i].value, strlen(p->params[i].value)) == 0;
+    size_t nmasks = ltk_masker_count(p->masker);
+    ok = ok && ltk_strbuf_put_varint(&b, nmasks) == 0;
     for (size_t i = 0; ok && i < nmasks; i++) {
-        const char *pat = logtk_masker_pattern(p->masker, i);
-        const char *rep = logtk_masker_replacement(p->masker, i);
-        const char *name = logtk_masker_name(p->masker, i);
-        ok = logtk_snap_put_bytes(&b, pat, strlen(pat)) == 0 &&
-             logtk_snap_put_bytes(&b, rep, strlen(rep)) == 0 &&
-             logtk_snap_put_bytes(&b, name ? name : "", name ? strlen(name) : 0) == 0;
+        const char *pat = ltk_masker_pattern(p->masker, i);
+        const char *rep = ltk_masker_replacement(p->masker, i);
+        const char *name = ltk_masker_name(p->masker, i);
+        ok = ltk_snap_put_bytes(&b, pat, strlen(pat)) == 0 &&
+             ltk_snap_put_bytes(&b, rep, strlen(rep)) == 0 &&
+             ltk_snap_put_bytes(&b, name ? name : "", name ? strlen(name) : 0) == 0;
     }
-    ok = ok && logtk_strbuf_put_varint(&b, p->lines) == 0 &&
-         logtk_strbuf_put_varint(&b, p->ntemplates) == 0;
+    ok = ok && ltk_strbuf_put_varint(&b, p->lines) == 0 &&
+         ltk_strbuf_put_varint(&b, p->ntemplates) == 0;
     for (uint32_t i = 0; ok && i < p->ntemplates; i++) {
         const template_entry *t = &p->templates[i];
-        ok = logtk_strbuf_put_varint(&b, t->count) == 0 &&
-             logtk_strbuf_put_varint(&b, t->ntokens) == 0;
+        ok = ltk_strbuf_put_varint(&b, t->count) == 0 &&
+             ltk_strbuf_put_varint(&b, t->ntokens) == 0;
         for (uint32_t k = 0; ok && k < t->ntokens; k++)
-            ok = logtk_snap_put_bytes(&b, t->tokens[k].ptr, t->tokens[k].len) == 0;
+            ok = ltk_snap_put_bytes(&b, t->tokens[k].ptr, t->tokens[k].len) == 0;
         /* version 2: the alias, whether a line was seen, the shown text (length + 1; 0: none) */
-        ok = ok && logtk_strbuf_put_varint(&b, t->alias) == 0 &&
-             logtk_strbuf_put_varint(&b, (uint64_t)t->seen_line) == 0 &&
-             logtk_strbuf_put_varint(&b, t->shown ? (uint64_t)t->shown_len + 1 : 0) == 0 &&
-             (!t->shown || logtk_strbuf_append(&b, t->shown, t->shown_len) == 0);
+        ok = ok && ltk_strbuf_put_varint(&b, t->alias) == 0 &&
+             ltk_strbuf_put_varint(&b, (uint64_t)t->seen_line) == 0 &&
+             ltk_strbuf_put_varint(&b, t->shown ? (uint64_t)t->shown_len + 1 : 0) == 0 &&
+             (!t->shown || ltk_strbuf_append(&b, t->shown, t->shown_len) == 0);
     }
     int rc = LOGTK_OK;
     if (ok) {
@@ -74,7 +74,7 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
            copied, without holding it twice (10^5 fuse templates: 38 MB) */
         size_t head = b.len;
         static const char room[10] = {0};
-        ok = logtk_strbuf_append(&b, room, sizeof room) == 0;
+        ok = ltk_strbuf_append(&b, room, sizeof room) == 0;
         if (ok && p->algo->save)
             rc = p->algo->save(p, p->state, &b);
         if (ok && rc == LOGTK_OK) {
@@ -93,10 +93,10 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
         }
     }
     if (ok && rc == LOGTK_OK)
-        ok = logtk_frame_end(&b, 0) == 0;
+        ok = ltk_frame_end(&b, 0) == 0;
     if (!ok || rc != LOGTK_OK) {
-        logtk_strbuf_free(&b);
-        return rc != LOGTK_OK ? rc : logtk_parser_nomem(p);
+        ltk_strbuf_free(&b);
+        return rc != LOGTK_OK ? rc : ltk_parser_nomem(p);
     }
     *buf = b.data;
     *len = b.len;
@@ -104,10 +104,10 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len)
 }
 
 /* Copies a snapshot string into a NUL-terminated scratch buffer. */
-static const char *snap_cstr(logtk_strbuf *s, const char *ptr, size_t len)
+static const char *snap_cstr(ltk_strbuf *s, const char *ptr, size_t len)
 {
-    logtk_strbuf_clear(s);
-    if (memchr(ptr, '\0', len) != NULL || logtk_strbuf_append(s, ptr, len) != 0)
+    ltk_strbuf_clear(s);
+    if (memchr(ptr, '\0', len) != NULL || ltk_strbuf_append(s, ptr, len) != 0)
         return NULL;
     return s->data ? s->data : "";
 }
@@ -115,47 +115,47 @@ static const char *snap_cstr(logtk_strbuf *s, const char *ptr, size_t len)
 /* Loads the snapshot body [body, end) of format `version` (the algorithm
  * name first) into the fresh parser q. */
 static int load_into(logtk_parser *q, uint32_t version, const uint8_t *body, const uint8_t *end,
-                     logtk_errbuf *why)
+                     ltk_errbuf *why)
 {
     const uint8_t *pos = body;
     uint64_t n;
     const char *s;
     size_t slen;
-    logtk_strbuf a = LOGTK_STRBUF_INIT, b = LOGTK_STRBUF_INIT, c = LOGTK_STRBUF_INIT;
+    ltk_strbuf a = LTK_STRBUF_INIT, b = LTK_STRBUF_INIT, c = LTK_STRBUF_INIT;
     logtk_slice *toks = NULL;
     size_t toks_cap = 0;
     int rc = LOGTK_ERR_STATE;
 #define BAD(msg)                                                        \
     do {                                                                \
-        logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: %s", msg); \
+        ltk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: %s", msg); \
         goto done;                                                      \
     } while (0)
-    if (logtk_snap_bytes(&pos, end, &s, &slen) != 0)
+    if (ltk_snap_bytes(&pos, end, &s, &slen) != 0)
         BAD("truncated");
-    if (logtk_varint_get(&pos, end, &n) != 0)
+    if (ltk_varint_get(&pos, end, &n) != 0)
         BAD("truncated");
     for (uint64_t i = 0; i < n; i++) {
         const char *vs;
         size_t vlen;
-        if (logtk_snap_bytes(&pos, end, &s, &slen) != 0 ||
-            logtk_snap_bytes(&pos, end, &vs, &vlen) != 0)
+        if (ltk_snap_bytes(&pos, end, &s, &slen) != 0 ||
+            ltk_snap_bytes(&pos, end, &vs, &vlen) != 0)
             BAD("truncated parameters");
         const char *name = snap_cstr(&a, s, slen), *value = snap_cstr(&b, vs, vlen);
         if (name == NULL || value == NULL)
             BAD("bad parameter");
         if (logtk_parser_set_option(q, name, value) != LOGTK_OK) {
-            logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: parameter %s: %s", name,
+            ltk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: parameter %s: %s", name,
                             logtk_parser_errmsg(q));
             goto done;
         }
     }
-    if (logtk_varint_get(&pos, end, &n) != 0)
+    if (ltk_varint_get(&pos, end, &n) != 0)
         BAD("truncated masks");
     for (uint64_t i = 0; i < n; i++) {
         const char *rs;
         size_t rlen;
-        if (logtk_snap_bytes(&pos, end, &s, &slen) != 0 ||
-            logtk_snap_bytes(&pos, end, &rs, &rlen) != 0)
+        if (ltk_snap_bytes(&pos, end, &s, &slen) != 0 ||
+            ltk_snap_bytes(&pos, end, &rs, &rlen) != 0)
             BAD("truncated masks");
         const char *pat = snap_cstr(&a, s, slen), *rep = snap_cstr(&b, rs, rlen);
         if (pat == NULL || rep == NULL)
@@ -164,47 +164,47 @@ static int load_into(logtk_parser *q, uint32_t version, const uint8_t *body, con
         if (version >= 3) {
             const char *ns;
             size_t nslen;
-            if (logtk_snap_bytes(&pos, end, &ns, &nslen) != 0)
+            if (ltk_snap_bytes(&pos, end, &ns, &nslen) != 0)
                 BAD("truncated masks");
             if (nslen > 0 && (name = snap_cstr(&c, ns, nslen)) == NULL)
                 BAD("bad mask name");
         }
         if (logtk_parser_add_named_mask(q, name, pat, rep) != LOGTK_OK) {
-            logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: mask: %s",
+            ltk_error_set(why, LOGTK_ERR_STATE, "parser snapshot: mask: %s",
                             logtk_parser_errmsg(q));
             goto done;
         }
     }
     uint64_t lines;
-    if (logtk_varint_get(&pos, end, &lines) != 0 || logtk_varint_get(&pos, end, &n) != 0)
+    if (ltk_varint_get(&pos, end, &lines) != 0 || ltk_varint_get(&pos, end, &n) != 0)
         BAD("truncated templates");
     if (n > (uint64_t)(end - pos) || n >= UINT32_MAX - 1)
         BAD("bad template count");
     for (uint64_t i = 0; i < n; i++) {
         uint64_t count, ntok;
-        if (logtk_varint_get(&pos, end, &count) != 0 || logtk_varint_get(&pos, end, &ntok) != 0)
+        if (ltk_varint_get(&pos, end, &count) != 0 || ltk_varint_get(&pos, end, &ntok) != 0)
             BAD("truncated templates");
         if (ntok > (uint64_t)(end - pos))
             BAD("bad token count");
-        if (logtk_parser_grow_size((void **)&toks, &toks_cap, (size_t)ntok + 1, sizeof *toks)) {
-            rc = logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+        if (ltk_parser_grow_size((void **)&toks, &toks_cap, (size_t)ntok + 1, sizeof *toks)) {
+            rc = ltk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
             goto done;
         }
         for (uint64_t k = 0; k < ntok; k++) {
-            if (logtk_snap_bytes(&pos, end, &toks[k].ptr, &toks[k].len) != 0)
+            if (ltk_snap_bytes(&pos, end, &toks[k].ptr, &toks[k].len) != 0)
                 BAD("truncated template");
         }
-        uint32_t id = logtk_tmpl_create(q, toks, (size_t)ntok);
+        uint32_t id = ltk_tmpl_create(q, toks, (size_t)ntok);
         if (id == 0) {
-            rc = logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+            rc = ltk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
             goto done;
         }
         q->templates[id - 1].count = count;
         if (version < 2)
             continue;
         uint64_t alias, seen, shown;
-        if (logtk_varint_get(&pos, end, &alias) != 0 || logtk_varint_get(&pos, end, &seen) != 0 ||
-            logtk_varint_get(&pos, end, &shown) != 0)
+        if (ltk_varint_get(&pos, end, &alias) != 0 || ltk_varint_get(&pos, end, &seen) != 0 ||
+            ltk_varint_get(&pos, end, &shown) != 0)
             BAD("truncated template");
         if (alias > n || alias == id || seen > 1 || shown > (uint64_t)(end - pos) + 1)
             BAD("bad template alias or shown text");
@@ -212,8 +212,8 @@ static int load_into(logtk_parser *q, uint32_t version, const uint8_t *body, con
         q->templates[id - 1].seen_line = (int)seen;
         if (shown == 0)
             continue;
-        if (logtk_parser_set_shown(q, &q->templates[id - 1], (const char *)pos, (size_t)(shown - 1)) != LOGTK_OK) {
-            rc = logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+        if (ltk_parser_set_shown(q, &q->templates[id - 1], (const char *)pos, (size_t)(shown - 1)) != LOGTK_OK) {
+            rc = ltk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
             goto done;
         }
         pos += shown - 1;
@@ -226,7 +226,7 @@ static int load_into(logtk_parser *q, uint32_t version, const uint8_t *body, con
         if (r != 0)
             BAD("template aliases loop");
     }
-    if (logtk_snap_bytes(&pos, end, &s, &slen) != 0)
+    if (ltk_snap_bytes(&pos, end, &s, &slen) != 0)
         BAD("truncated algorithm state");
     if (pos != end)
         BAD("trailing bytes");
@@ -235,7 +235,7 @@ static int load_into(logtk_parser *q, uint32_t version, const uint8_t *body, con
     if (q->algo->load) {
         int lrc = q->algo->load(q, q->state, (const uint8_t *)s, slen);
         if (lrc != LOGTK_OK) {
-            logtk_error_set(why, lrc == LOGTK_ERR_NOMEM ? lrc : LOGTK_ERR_STATE,
+            ltk_error_set(why, lrc == LOGTK_ERR_NOMEM ? lrc : LOGTK_ERR_STATE,
                             "parser snapshot: %s state: %s", q->algo->name,
                             logtk_parser_errmsg(q)[0] ? logtk_parser_errmsg(q) : "damaged");
             rc = why->code;
@@ -247,9 +247,9 @@ static int load_into(logtk_parser *q, uint32_t version, const uint8_t *body, con
     rc = LOGTK_OK;
 #undef BAD
 done:
-    logtk_strbuf_free(&a);
-    logtk_strbuf_free(&b);
-    logtk_strbuf_free(&c);
+    ltk_strbuf_free(&a);
+    ltk_strbuf_free(&b);
+    ltk_strbuf_free(&c);
     free(toks);
     return rc;
 }
@@ -265,15 +265,15 @@ done:
  */
 static int check_snapshot_frame(const void *buf, size_t len, uint32_t *version,
                                 const uint8_t **body, const uint8_t **body_end, const char **name,
-                                size_t *nlen, logtk_errbuf *why)
+                                size_t *nlen, ltk_errbuf *why)
 {
     const uint8_t *d = buf;
     if (buf == NULL || len < SNAPSHOT_MAGIC_LEN + 8 || memcmp(d, SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_LEN))
-        return logtk_error_set(why, LOGTK_ERR_STATE, "not a logtk parser snapshot");
+        return ltk_error_set(why, LOGTK_ERR_STATE, "not a logtk parser snapshot");
     const uint8_t *pos, *end;
     if (d[SNAPSHOT_MAGIC_LEN] >= SNAPSHOT_VERSION_FRAMED) {
         size_t n;
-        int rc = logtk_frame_open(buf, len, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, "parser snapshot",
+        int rc = ltk_frame_open(buf, len, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, "parser snapshot",
                                   version, &pos, &n, why);
         if (rc != LOGTK_OK)
             return rc;
@@ -283,15 +283,15 @@ static int check_snapshot_frame(const void *buf, size_t len, uint32_t *version,
         uint64_t sum = 0;
         for (int i = 0; i < 8; i++)
             sum |= (uint64_t)end[i] << (8 * i);
-        if (sum != logtk_hash_bytes(d, len - 8))
-            return logtk_error_set(why, LOGTK_ERR_STATE,
+        if (sum != ltk_hash_bytes(d, len - 8))
+            return ltk_error_set(why, LOGTK_ERR_STATE,
                                    "parser snapshot damaged (checksum mismatch)");
         pos = d + SNAPSHOT_MAGIC_LEN;
         uint64_t v;
-        if (logtk_varint_get(&pos, end, &v) != 0)
-            return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
+        if (ltk_varint_get(&pos, end, &v) != 0)
+            return ltk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
         if (v < SNAPSHOT_VERSION_OLDEST || v >= SNAPSHOT_VERSION_FRAMED)
-            return logtk_error_set(why, LOGTK_ERR_STATE,
+            return ltk_error_set(why, LOGTK_ERR_STATE,
                                    "parser snapshot version %llu; this logtk reads versions %d "
                                    "to %d",
                                    (unsigned long long)v, SNAPSHOT_VERSION_OLDEST,
@@ -300,14 +300,14 @@ static int check_snapshot_frame(const void *buf, size_t len, uint32_t *version,
     }
     *body = pos;
     *body_end = end;
-    if (logtk_snap_bytes(&pos, end, name, nlen))
-        return logtk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
+    if (ltk_snap_bytes(&pos, end, name, nlen))
+        return ltk_error_set(why, LOGTK_ERR_STATE, "parser snapshot truncated");
     return LOGTK_OK;
 }
 
 int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
 {
-    logtk_error_clear(&p->err);
+    ltk_error_clear(&p->err);
     const uint8_t *body, *end;
     const char *name;
     size_t nlen;
@@ -315,27 +315,27 @@ int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
     if (check_snapshot_frame(buf, len, &version, &body, &end, &name, &nlen, &p->err) != LOGTK_OK)
         return p->err.code;
     if (nlen != strlen(p->algo->name) || memcmp(name, p->algo->name, nlen) != 0)
-        return logtk_parser_error(p, LOGTK_ERR_STATE,
+        return ltk_parser_error(p, LOGTK_ERR_STATE,
                                   "parser snapshot is for \"%.*s\", this parser is \"%s\"",
                                   (int)(nlen > 64 ? 64 : nlen), name, p->algo->name);
     logtk_parser *q;
-    int rc = logtk_parser_create(&q, p->algo);
+    int rc = ltk_parser_create(&q, p->algo);
     if (rc != LOGTK_OK)
-        return logtk_parser_error(p, rc, "out of memory");
+        return ltk_parser_error(p, rc, "out of memory");
     q->keep_assignments = p->keep_assignments;
-    logtk_errbuf why;
-    logtk_error_clear(&why);
+    ltk_errbuf why;
+    ltk_error_clear(&why);
     rc = load_into(q, version, body, end, &why);
     if (rc != LOGTK_OK) {
         logtk_parser_free(q);
-        return logtk_error_copy(&p->err, &why);
+        return ltk_error_copy(&p->err, &why);
     }
     /* swap the loaded state in; keep the caller's callback */
     logtk_parser old = *p;
     *p = *q;
     p->callback = old.callback;
     p->callback_user = old.callback_user;
-    logtk_error_clear(&p->err);
+    ltk_error_clear(&p->err);
     *q = old;
     logtk_parser_free(q);
     return LOGTK_OK;
@@ -343,7 +343,7 @@ int logtk_parser_load(logtk_parser *p, const void *buf, size_t len)
 
 int logtk_parser_snapshot_algorithm(const void *buf, size_t len, const char **name)
 {
-    logtk_errbuf why;
+    ltk_errbuf why;
     const char *aname;
     size_t alen;
     const uint8_t *end;
@@ -352,7 +352,7 @@ int logtk_parser_snapshot_algorithm(const void *buf, size_t len, const char **na
     uint32_t version;
     if (check_snapshot_frame(buf, len, &version, &body, &end, &aname, &alen, &why) != LOGTK_OK)
         return LOGTK_ERR_STATE;
-    const logtk_parser_algo *algo = logtk_parser_algo_by_name(aname, alen);
+    const ltk_parser_algo *algo = ltk_parser_algo_by_name(aname, alen);
     if (algo == NULL)
         return LOGTK_ERR_NOT_FOUND;
     *name = algo->name;
@@ -361,13 +361,13 @@ int logtk_parser_snapshot_algorithm(const void *buf, size_t len, const char **na
 
 /* ------------------------------------------------------ content hash keys */
 
-/* The key is logtk_content_key() (core/content_key.h): FNV-1a 64 of the text. */
+/* The key is ltk_content_key() (core/content_key.h): FNV-1a 64 of the text. */
 int logtk_parser_template_key(logtk_parser *p, uint32_t template_id, uint64_t *key)
 {
     logtk_slice text;
     int rc = logtk_parser_template(p, template_id, &text, NULL);
     if (rc == LOGTK_OK && key)
-        *key = logtk_content_key(text.ptr, text.len);
+        *key = ltk_content_key(text.ptr, text.len);
     return rc;
 }
 
@@ -426,12 +426,12 @@ static int param_pair_cmp(const void *a, const void *b)
 }
 
 /* A parser with an error set, for the caller to read; NULL when even that fails. */
-static logtk_parser *error_parser(const logtk_parser_algo *algo, const logtk_errbuf *why)
+static logtk_parser *error_parser(const ltk_parser_algo *algo, const ltk_errbuf *why)
 {
     logtk_parser *p = NULL;
-    if (logtk_parser_create(&p, algo ? algo : LOGTK_PARSER_DEFAULT_ALGO) != LOGTK_OK)
+    if (ltk_parser_create(&p, algo ? algo : LTK_PARSER_DEFAULT_ALGO) != LOGTK_OK)
         return NULL;
-    logtk_error_copy(&p->err, why);
+    ltk_error_copy(&p->err, why);
     return p;
 }
 
@@ -445,28 +445,28 @@ static const char *shard_name(const char *const *names, size_t i, char *buf, siz
 
 /* Loads snapshot i into a new parser of its own algorithm. */
 static int load_shard(logtk_parser **out, const void *buf, size_t len, const char *name,
-                      logtk_errbuf *why)
+                      ltk_errbuf *why)
 {
     const char *aname;
     size_t alen;
     const uint8_t *end;
     *out = NULL;
-    logtk_errbuf frame;
-    logtk_error_clear(&frame);
+    ltk_errbuf frame;
+    ltk_error_clear(&frame);
     const uint8_t *body;
     uint32_t version;
     if (check_snapshot_frame(buf, len, &version, &body, &end, &aname, &alen, &frame) != LOGTK_OK)
-        return logtk_error_set(why, LOGTK_ERR_STATE, "%s: %s", name, logtk_error_text(&frame));
-    const logtk_parser_algo *algo = logtk_parser_algo_by_name(aname, alen);
+        return ltk_error_set(why, LOGTK_ERR_STATE, "%s: %s", name, ltk_error_text(&frame));
+    const ltk_parser_algo *algo = ltk_parser_algo_by_name(aname, alen);
     if (algo == NULL)
-        return logtk_error_set(why, LOGTK_ERR_STATE,
+        return ltk_error_set(why, LOGTK_ERR_STATE,
                                "%s: parser snapshot of an unknown algorithm \"%.*s\"", name,
                                (int)(alen > 64 ? 64 : alen), aname);
     logtk_parser *p;
-    if (logtk_parser_create(&p, algo) != LOGTK_OK)
-        return logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+    if (ltk_parser_create(&p, algo) != LOGTK_OK)
+        return ltk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
     if (logtk_parser_load(p, buf, len) != LOGTK_OK) {
-        logtk_error_set(why, p->err.code, "%s: %s", name, logtk_parser_errmsg(p));
+        ltk_error_set(why, p->err.code, "%s: %s", name, logtk_parser_errmsg(p));
         logtk_parser_free(p);
         return why->code;
     }
@@ -488,29 +488,29 @@ static param_pair *sorted_params(const logtk_parser *p)
 
 /* LOGTK_OK when shard b was made with a's algorithm, parameters and masks. */
 static int check_same_setup(const logtk_parser *a, const char *aname, const param_pair *asorted,
-                            const logtk_parser *b, const char *bname, logtk_errbuf *why)
+                            const logtk_parser *b, const char *bname, ltk_errbuf *why)
 {
     if (a->algo != b->algo)
-        return logtk_error_set(why, LOGTK_ERR_STATE,
+        return ltk_error_set(why, LOGTK_ERR_STATE,
                                "%s: state of parser \"%s\", but %s is of parser \"%s\"", bname,
                                b->algo->name, aname, a->algo->name);
     param_pair *bs = sorted_params(b);
     if (bs == NULL)
-        return logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+        return ltk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
     int rc = LOGTK_OK;
     size_t i = 0, j = 0;
     while (rc == LOGTK_OK && (i < a->nparams || j < b->nparams)) {
         int c = i == a->nparams ? 1 : j == b->nparams ? -1 : strcmp(asorted[i].name, bs[j].name);
         if (c < 0)
-            rc = logtk_error_set(why, LOGTK_ERR_STATE,
+            rc = ltk_error_set(why, LOGTK_ERR_STATE,
                                  "%s: parameter %s=%s of %s is not set in this state", bname,
                                  asorted[i].name, asorted[i].value, aname);
         else if (c > 0)
-            rc = logtk_error_set(why, LOGTK_ERR_STATE,
+            rc = ltk_error_set(why, LOGTK_ERR_STATE,
                                  "%s: parameter %s=%s is not set in %s", bname, bs[j].name,
                                  bs[j].value, aname);
         else if (strcmp(asorted[i].value, bs[j].value) != 0)
-            rc = logtk_error_set(why, LOGTK_ERR_STATE, "%s: parameter %s=%s, but %s has %s=%s",
+            rc = ltk_error_set(why, LOGTK_ERR_STATE, "%s: parameter %s=%s, but %s has %s=%s",
                                  bname, bs[j].name, bs[j].value, aname, asorted[i].name,
                                  asorted[i].value);
         i++, j++;
@@ -518,21 +518,21 @@ static int check_same_setup(const logtk_parser *a, const char *aname, const para
     free(bs);
     if (rc != LOGTK_OK)
         return rc;
-    size_t na = logtk_masker_count(a->masker), nb = logtk_masker_count(b->masker);
+    size_t na = ltk_masker_count(a->masker), nb = ltk_masker_count(b->masker);
     for (size_t k = 0; k < na || k < nb; k++) {
         if (k >= na || k >= nb)
-            return logtk_error_set(why, LOGTK_ERR_STATE, "%s: %zu masks, but %s has %zu", bname,
+            return ltk_error_set(why, LOGTK_ERR_STATE, "%s: %zu masks, but %s has %zu", bname,
                                    nb, aname, na);
-        const char *aname_k = logtk_masker_name(a->masker, k);
-        const char *bname_k = logtk_masker_name(b->masker, k);
-        if (strcmp(logtk_masker_pattern(a->masker, k), logtk_masker_pattern(b->masker, k)) ||
-            strcmp(logtk_masker_replacement(a->masker, k),
-                   logtk_masker_replacement(b->masker, k)) ||
+        const char *aname_k = ltk_masker_name(a->masker, k);
+        const char *bname_k = ltk_masker_name(b->masker, k);
+        if (strcmp(ltk_masker_pattern(a->masker, k), ltk_masker_pattern(b->masker, k)) ||
+            strcmp(ltk_masker_replacement(a->masker, k),
+                   ltk_masker_replacement(b->masker, k)) ||
             strcmp(aname_k ? aname_k : "", bname_k ? bname_k : ""))
-            return logtk_error_set(why, LOGTK_ERR_STATE,
+            return ltk_error_set(why, LOGTK_ERR_STATE,
                                    "%s: mask %zu is \"%s\", but %s has \"%s\"", bname, k + 1,
-                                   logtk_masker_pattern(b->masker, k), aname,
-                                   logtk_masker_pattern(a->masker, k));
+                                   ltk_masker_pattern(b->masker, k), aname,
+                                   ltk_masker_pattern(a->masker, k));
     }
     return LOGTK_OK;
 }
@@ -540,26 +540,26 @@ static int check_same_setup(const logtk_parser *a, const char *aname, const para
 /* A fresh parser of model's algorithm, parameters (set in name order, so
    that shards whose parameters were set in another order merge to the same
    state) and masks: what a merge feeds the templates to. */
-static int configured_like(logtk_parser **out, const logtk_parser *model, logtk_errbuf *why)
+static int configured_like(logtk_parser **out, const logtk_parser *model, ltk_errbuf *why)
 {
     logtk_parser *f = NULL;
     param_pair *sorted = sorted_params(model);
     if (sorted == NULL)
-        return logtk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
-    int rc = logtk_parser_create(&f, model->algo);
+        return ltk_error_set(why, LOGTK_ERR_NOMEM, "out of memory");
+    int rc = ltk_parser_create(&f, model->algo);
     if (rc != LOGTK_OK) {
         free(sorted);
-        return logtk_error_set(why, rc, "out of memory");
+        return ltk_error_set(why, rc, "out of memory");
     }
     for (size_t i = 0; rc == LOGTK_OK && i < model->nparams; i++)
         rc = logtk_parser_set_option(f, sorted[i].name, sorted[i].value);
     free(sorted);
-    for (size_t k = 0; rc == LOGTK_OK && k < logtk_masker_count(model->masker); k++)
-        rc = logtk_parser_add_named_mask(f, logtk_masker_name(model->masker, k),
-                                         logtk_masker_pattern(model->masker, k),
-                                         logtk_masker_replacement(model->masker, k));
+    for (size_t k = 0; rc == LOGTK_OK && k < ltk_masker_count(model->masker); k++)
+        rc = logtk_parser_add_named_mask(f, ltk_masker_name(model->masker, k),
+                                         ltk_masker_pattern(model->masker, k),
+                                         ltk_masker_replacement(model->masker, k));
     if (rc != LOGTK_OK) {
-        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
+        ltk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
         logtk_parser_free(f);
         return rc;
     }
@@ -572,10 +572,10 @@ static int configured_like(logtk_parser **out, const logtk_parser *model, logtk_
    so the fed parser, its snapshot and the loaded result are not all held
    at once. */
 static int fold_templates(logtk_parser **out, logtk_parser *f, const merge_item *items,
-                          size_t nitems, uint64_t total_lines, logtk_errbuf *why)
+                          size_t nitems, uint64_t total_lines, ltk_errbuf *why)
 {
     logtk_parser *r = NULL;
-    const logtk_parser_algo *algo = f->algo;
+    const ltk_parser_algo *algo = f->algo;
     void *snap = NULL;
     size_t snap_len = 0;
     int rc = LOGTK_OK;
@@ -587,7 +587,7 @@ static int fold_templates(logtk_parser **out, logtk_parser *f, const merge_item 
     if (rc == LOGTK_OK)
         rc = logtk_parser_finish(f);
     if (rc != LOGTK_OK) {
-        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
+        ltk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
         goto done;
     }
     /* counts follow the sources; then the merged parser has fed total_lines */
@@ -596,7 +596,7 @@ static int fold_templates(logtk_parser **out, logtk_parser *f, const merge_item 
     for (size_t i = 0; i < nitems; i++) {
         uint32_t id = 0;
         if (logtk_parser_assignment(f, i, &id) != LOGTK_OK || entry(f, id) == NULL) {
-            rc = logtk_error_set(why, LOGTK_ERR_STATE,
+            rc = ltk_error_set(why, LOGTK_ERR_STATE,
                                  "merging: %s gave template \"%.*s\" no template",
                                  f->algo->name, (int)(items[i].len > 200 ? 200 : items[i].len),
                                  items[i].text);
@@ -606,17 +606,17 @@ static int fold_templates(logtk_parser **out, logtk_parser *f, const merge_item 
     }
     f->lines = total_lines;
     if ((rc = logtk_parser_save(f, &snap, &snap_len)) != LOGTK_OK) {
-        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
+        ltk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(f));
         goto done;
     }
     logtk_parser_free(f);
     f = NULL;
-    if ((rc = logtk_parser_create(&r, algo)) != LOGTK_OK) {
-        logtk_error_set(why, rc, "out of memory");
+    if ((rc = ltk_parser_create(&r, algo)) != LOGTK_OK) {
+        ltk_error_set(why, rc, "out of memory");
         goto done;
     }
     if ((rc = logtk_parser_load(r, snap, snap_len)) != LOGTK_OK) {
-        logtk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(r));
+        ltk_error_set(why, rc, "merging: %s", logtk_parser_errmsg(r));
         logtk_parser_free(r);
         r = NULL;
         goto done;
@@ -637,20 +637,20 @@ done:
 int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshots,
                        const size_t *lens, const char *const *names)
 {
-    logtk_errbuf why;
-    logtk_error_clear(&why);
+    ltk_errbuf why;
+    ltk_error_clear(&why);
     logtk_parser *shard = NULL, *fold = NULL;
-    const logtk_parser_algo *algo0 = NULL;
+    const ltk_parser_algo *algo0 = NULL;
     param_pair *params0 = NULL;
     merge_item *items = NULL;
     size_t nitems = 0, items_cap = 0;
-    logtk_strbuf texts = {NULL, 0, 0};
+    ltk_strbuf texts = {NULL, 0, 0};
     uint64_t total_lines = 0;
     char name0[32], namei[32];
     int rc = LOGTK_OK;
     *out = NULL;
     if (n == 0 || snapshots == NULL || lens == NULL) {
-        rc = logtk_error_set(&why, LOGTK_ERR_INVALID, "no parser snapshots to merge");
+        rc = ltk_error_set(&why, LOGTK_ERR_INVALID, "no parser snapshots to merge");
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
@@ -663,7 +663,7 @@ int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshot
             if ((rc = configured_like(&fold, shard, &why)) != LOGTK_OK)
                 goto done;
             if ((params0 = sorted_params(fold)) == NULL) {
-                rc = logtk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
+                rc = ltk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
                 goto done;
             }
         }
@@ -672,30 +672,30 @@ int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshot
             goto done;
         }
         if (shard->lines > UINT64_MAX - total_lines) {
-            rc = logtk_error_set(&why, LOGTK_ERR_STATE, "%s: line count overflows", ni);
+            rc = ltk_error_set(&why, LOGTK_ERR_STATE, "%s: line count overflows", ni);
             goto done;
         }
         total_lines += shard->lines;
-        if (logtk_array_reserve((void **)&items, &items_cap, nitems + shard->ntemplates + 1,
+        if (ltk_array_reserve((void **)&items, &items_cap, nitems + shard->ntemplates + 1,
                                 sizeof *items)) {
-            rc = logtk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
+            rc = ltk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
             goto done;
         }
         for (uint32_t id = 1; id <= shard->ntemplates; id++) {
             template_entry *t = entry(shard, id);
-            template_entry *shown = entry(shard, logtk_parser_shown_id(shard, id));
-            if ((rc = logtk_parser_render(shard, shown)) != LOGTK_OK) {
-                logtk_error_set(&why, rc, "out of memory");
+            template_entry *shown = entry(shard, ltk_parser_shown_id(shard, id));
+            if ((rc = ltk_parser_render(shard, shown)) != LOGTK_OK) {
+                ltk_error_set(&why, rc, "out of memory");
                 goto done;
             }
             merge_item *it = &items[nitems++];
             it->text = NULL; /* the buffer may still move: offsets until the end */
             it->offset = texts.len;
             it->len = shown->text_len;
-            it->key = logtk_content_key(shown->text, shown->text_len);
+            it->key = ltk_content_key(shown->text, shown->text_len);
             it->count = t->count;
-            if (logtk_strbuf_append(&texts, shown->text, shown->text_len) != 0) {
-                rc = logtk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
+            if (ltk_strbuf_append(&texts, shown->text, shown->text_len) != 0) {
+                rc = ltk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
                 goto done;
             }
         }
@@ -723,6 +723,6 @@ done:
     logtk_parser_free(fold);
     free(params0);
     free(items);
-    logtk_strbuf_free(&texts);
+    ltk_strbuf_free(&texts);
     return rc;
 }

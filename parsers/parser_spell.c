@@ -107,7 +107,7 @@ typedef struct spell_state {
 
 static int spell_nomem(logtk_parser *p)
 {
-    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "spell: out of memory");
+    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "spell: out of memory");
 }
 
 /* ---------------------------------------------------------------- edges */
@@ -207,7 +207,7 @@ static void edge_delete(spell_state *s, uint32_t parent, uint32_t token)
 
 static int new_node(spell_state *s, uint32_t *id)
 {
-    if (logtk_array_reserve((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
+    if (ltk_array_reserve((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
         return -1;
     s->nodes[s->nnodes].cluster = 0;
     s->nodes[s->nnodes].template_no = 0;
@@ -286,10 +286,10 @@ static int ensure_seen(spell_state *s, uint32_t max_id)
         return 0;
     size_t old = s->seen_cap;
     size_t cap = old;
-    if (logtk_array_reserve((void **)&s->seen, &cap, (size_t)max_id + 1, sizeof *s->seen))
+    if (ltk_array_reserve((void **)&s->seen, &cap, (size_t)max_id + 1, sizeof *s->seen))
         return -1;
     size_t cap2 = old;
-    if (logtk_array_reserve((void **)&s->seen2, &cap2, (size_t)max_id + 1, sizeof *s->seen2))
+    if (ltk_array_reserve((void **)&s->seen2, &cap2, (size_t)max_id + 1, sizeof *s->seen2))
         return -1;
     memset(s->seen + old, 0, (cap - old) * sizeof *s->seen);
     memset(s->seen2 + old, 0, (cap - old) * sizeof *s->seen2);
@@ -352,7 +352,7 @@ static int lcs_full(spell_state *s, const uint32_t *a, size_t n, const uint32_t 
                     size_t *out_len)
 {
     size_t w = m + 1;
-    if (logtk_array_reserve((void **)&s->row, &s->row_cap, (n + 1) * w, sizeof *s->row))
+    if (ltk_array_reserve((void **)&s->row, &s->row_cap, (n + 1) * w, sizeof *s->row))
         return -1;
     uint32_t *t = s->row;
     memset(t, 0, w * sizeof *t);
@@ -367,7 +367,7 @@ static int lcs_full(spell_state *s, const uint32_t *a, size_t n, const uint32_t 
         }
     }
     size_t len = t[n * w + m];
-    if (logtk_array_reserve((void **)&s->lcs, &s->lcs_cap, len + 1, sizeof *s->lcs))
+    if (ltk_array_reserve((void **)&s->lcs, &s->lcs_cap, len + 1, sizeof *s->lcs))
         return -1;
     size_t i = n, j = m, k = len;
     while (i != 0 && j != 0) {
@@ -417,7 +417,7 @@ static long lcs_match(spell_state *s)
         size_t m = cl->ntokens;
         if ((n + 1) > SPELL_MAX_LCS_CELLS / (m + 1))
             continue;
-        if (logtk_array_reserve((void **)&s->row, &s->row_cap, 2 * (m + 1), sizeof *s->row))
+        if (ltk_array_reserve((void **)&s->row, &s->row_cap, 2 * (m + 1), sizeof *s->row))
             return -1;
         size_t len = lcs_length(s, s->seq, n, cl->tokens, m);
         if (best < 0 || len > best_len ||
@@ -438,7 +438,7 @@ static int cluster_set_tokens(spell_cluster *c, const uint32_t *tokens, size_t n
 {
     if (n > c->cap) {
         size_t cap = c->cap;
-        if (logtk_array_reserve((void **)&c->tokens, &cap, n, sizeof *c->tokens))
+        if (ltk_array_reserve((void **)&c->tokens, &cap, n, sizeof *c->tokens))
             return -1;
         c->cap = (uint32_t)cap;
     }
@@ -454,10 +454,10 @@ static int cluster_set_tokens(spell_cluster *c, const uint32_t *tokens, size_t n
 /* Fills s->slices with the texts of token ids. */
 static int to_slices(logtk_parser *p, spell_state *s, const uint32_t *ids, size_t n)
 {
-    if (logtk_array_reserve((void **)&s->slices, &s->slices_cap, n + 1, sizeof *s->slices))
+    if (ltk_array_reserve((void **)&s->slices, &s->slices_cap, n + 1, sizeof *s->slices))
         return -1;
     for (size_t i = 0; i < n; i++)
-        s->slices[i].ptr = logtk_parser_token_text(p, ids[i], &s->slices[i].len);
+        s->slices[i].ptr = ltk_parser_token_text(p, ids[i], &s->slices[i].len);
     return 0;
 }
 
@@ -490,7 +490,7 @@ static int spell_init(logtk_parser *p, void *state)
 {
     spell_state *s = state;
     s->tau = 0.5;
-    s->wildcard = logtk_parser_intern_token(p, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN);
+    s->wildcard = ltk_parser_intern_token(p, LTK_WILDCARD, LTK_WILDCARD_LEN);
     uint32_t root;
     if (s->wildcard == UINT32_MAX || new_node(s, &root) != 0)
         return spell_nomem(p);
@@ -519,7 +519,7 @@ static int spell_set_param(logtk_parser *p, void *state, const char *name, const
 {
     spell_state *s = state;
     if (strcmp(name, "tau") == 0)
-        return logtk_param_double(p, name, value, 0.0, 1.0, &s->tau);
+        return ltk_param_double(p, name, value, 0.0, 1.0, &s->tau);
     return LOGTK_ERR_NOT_FOUND;
 }
 
@@ -529,7 +529,7 @@ static int is_spell_separator(char c)
 }
 
 /* Splits the whitespace tokens further on '=', ':' and ','. */
-static int split_line(logtk_parser *p, spell_state *s, const logtk_parse_line *line)
+static int split_line(logtk_parser *p, spell_state *s, const ltk_parse_line *line)
 {
     s->nseq = s->ncseq = 0;
     for (size_t t = 0; t < line->ntokens; t++) {
@@ -543,10 +543,10 @@ static int split_line(logtk_parser *p, spell_state *s, const logtk_parse_line *l
                 i++;
             if (i == start)
                 continue;
-            uint32_t id = logtk_parser_intern_token(p, ptr + start, i - start);
+            uint32_t id = ltk_parser_intern_token(p, ptr + start, i - start);
             if (id == UINT32_MAX ||
-                logtk_array_reserve((void **)&s->seq, &s->seq_cap, s->nseq + 1, sizeof *s->seq) ||
-                logtk_array_reserve((void **)&s->cseq, &s->cseq_cap, s->ncseq + 1, sizeof *s->cseq) ||
+                ltk_array_reserve((void **)&s->seq, &s->seq_cap, s->nseq + 1, sizeof *s->seq) ||
+                ltk_array_reserve((void **)&s->cseq, &s->cseq_cap, s->ncseq + 1, sizeof *s->cseq) ||
                 ensure_seen(s, id))
                 return spell_nomem(p);
             s->seq[s->nseq++] = id;
@@ -557,7 +557,7 @@ static int split_line(logtk_parser *p, spell_state *s, const logtk_parse_line *l
     return LOGTK_OK;
 }
 
-static int spell_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int spell_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                       uint32_t *template_id)
 {
     spell_state *s = state;
@@ -575,7 +575,7 @@ static int spell_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         match = (uint32_t)m;
         if (match == 0) {
             /* a new cluster with the message as its template */
-            if (logtk_array_reserve((void **)&s->clusters, &s->clusters_cap, s->nclusters + 1,
+            if (ltk_array_reserve((void **)&s->clusters, &s->clusters_cap, s->nclusters + 1,
                      sizeof *s->clusters))
                 return spell_nomem(p);
             spell_cluster *c = &s->clusters[s->nclusters];
@@ -583,7 +583,7 @@ static int spell_feed(logtk_parser *p, void *state, const logtk_parse_line *line
             if (cluster_set_tokens(c, s->seq, s->nseq, s->wildcard) != 0 ||
                 to_slices(p, s, s->seq, s->nseq) != 0)
                 return spell_nomem(p);
-            c->template_id = logtk_tmpl_create(p, s->slices, s->nseq);
+            c->template_id = ltk_tmpl_create(p, s->slices, s->nseq);
             if (c->template_id == 0)
                 return LOGTK_ERR_NOMEM;
             s->nclusters++;
@@ -596,7 +596,7 @@ static int spell_feed(logtk_parser *p, void *state, const logtk_parse_line *line
         spell_cluster *c = &s->clusters[match - 1];
         size_t lcs_len;
         if (lcs_full(s, s->seq, s->nseq, c->tokens, c->ntokens, &lcs_len) != 0 ||
-            logtk_array_reserve((void **)&s->tmp, &s->tmp_cap, (size_t)c->ntokens + 1, sizeof *s->tmp))
+            ltk_array_reserve((void **)&s->tmp, &s->tmp_cap, (size_t)c->ntokens + 1, sizeof *s->tmp))
             return spell_nomem(p);
         size_t n = merge_template(s, c, lcs_len);
         int same = n == c->ntokens && (n == 0 || memcmp(s->tmp, c->tokens, n * sizeof *s->tmp) == 0);
@@ -605,7 +605,7 @@ static int spell_feed(logtk_parser *p, void *state, const logtk_parse_line *line
             if (cluster_set_tokens(c, s->tmp, n, s->wildcard) != 0 ||
                 tree_add(s, match - 1) != 0 || to_slices(p, s, c->tokens, n) != 0)
                 return spell_nomem(p);
-            rc = logtk_tmpl_set(p, c->template_id, s->slices, n);
+            rc = ltk_tmpl_set(p, c->template_id, s->slices, n);
             if (rc != LOGTK_OK)
                 return rc;
         }
@@ -614,7 +614,7 @@ static int spell_feed(logtk_parser *p, void *state, const logtk_parse_line *line
     return LOGTK_OK;
 }
 
-const logtk_parser_algo logtk_algo_spell = {
+const ltk_parser_algo ltk_algo_spell = {
     .name = "spell",
     .summary = "Spell (ICDM'16): streaming, longest common subsequence with a prefix tree",
     .online = 1,

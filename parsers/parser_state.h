@@ -4,8 +4,8 @@
  * (snapshots, content keys, merging).  Algorithms see the handle only through
  * parser_impl.h.
  */
-#ifndef LOGTK_PARSER_STATE_H
-#define LOGTK_PARSER_STATE_H
+#ifndef LTK_PARSER_STATE_H
+#define LTK_PARSER_STATE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +21,7 @@
 #include "u64map.h"
 
 /* logtk_parser_new(..., NULL) and a snapshot naming no known algorithm */
-#define LOGTK_PARSER_DEFAULT_ALGO (&logtk_algo_fuse)
+#define LTK_PARSER_DEFAULT_ALGO (&ltk_algo_fuse)
 
 /* ------------------------------------------------------------------- types */
 
@@ -46,7 +46,7 @@ typedef struct template_entry {
     size_t text_len;
     size_t text_cap;
     size_t nwild; /* "<*>" in text: the parameters of each line */
-    uint32_t alias; /* logtk_tmpl_alias(): the template whose text this one shows; 0: none */
+    uint32_t alias; /* ltk_tmpl_alias(): the template whose text this one shows; 0: none */
     /* How each token pairs with a line token (token_fit), made by render()
        with the text, so that fitting a line does not rescan the tokens for
        "<*>"; valid when !text_dirty and !shown. */
@@ -86,17 +86,17 @@ typedef struct param_pair {
 } param_pair;
 
 struct logtk_parser {
-    const logtk_parser_algo *algo;
+    const ltk_parser_algo *algo;
     void *state;
-    logtk_errbuf err;
+    ltk_errbuf err;
 
-    logtk_masker *masker;
-    logtk_tokens tokens;
+    ltk_masker *masker;
+    ltk_tokens tokens;
 
     template_entry *templates; /* id - 1 */
     uint32_t ntemplates;
     size_t templates_cap;
-    logtk_arena token_arena;
+    ltk_arena token_arena;
 
     int keep_assignments;
     uint32_t *assign; /* line index - assign_base -> template id */
@@ -118,17 +118,17 @@ struct logtk_parser {
 
     logtk_slice *param_out; /* ev->params */
     size_t param_out_cap;
-    logtk_tmatch_scratch merge;   /* fit_line, keep_covering */
-    logtk_strbuf scratch_new;     /* keep_covering: the new tokens joined */
+    ltk_tmatch_scratch merge;   /* fit_line, keep_covering */
+    ltk_strbuf scratch_new;     /* keep_covering: the new tokens joined */
 
     /* batch algorithms: the original content of each line fed, so that the
        templates made in finish can be fitted to their lines */
-    logtk_strbuf batch_content;
+    ltk_strbuf batch_content;
     uint64_t *batch_offsets; /* line k (from assign_base) is [off[k], off[k+1]) */
     uint64_t batch_lines;
     uint64_t batch_offsets_cap;
 
-    logtk_hashtab dict; /* batch helpers: token dictionary */
+    ltk_hashtab dict; /* batch helpers: token dictionary */
     int dict_ready;
     uint32_t *stored_tokens;
     uint64_t stored_len;
@@ -137,7 +137,7 @@ struct logtk_parser {
     uint64_t stored_lines;
     uint64_t stored_offsets_cap;
 
-    logtk_hashtab tmpl_by_ids; /* logtk_tmpl_from_token_ids: token-id sequence -> */
+    ltk_hashtab tmpl_by_ids; /* ltk_tmpl_from_token_ids: token-id sequence -> */
     int tmpl_by_ids_ready;
     uint32_t *tmpl_of_ids;     /* ... index -> template id */
     size_t tmpl_of_ids_cap;
@@ -152,13 +152,13 @@ struct logtk_parser {
        from key to the first template of the bucket, the rest linked through
        the templates.  text_epoch counts text changes, index_epoch the one
        the index reflects, so a match after no change costs no scan. */
-    logtk_u64map index_heads;
+    ltk_u64map index_heads;
     int index_ready;
     uint64_t text_epoch;
     uint64_t index_epoch;
     uint32_t index_count; /* templates 1..index_count have been seen by the index */
 
-    /* logtk_parser_note_cap (parser_caps.c): what the algorithm's documented
+    /* ltk_parser_note_cap (parser_caps.c): what the algorithm's documented
        caps cut, summed over calls, and their messages joined by "; " */
     uint64_t capped;
     char capped_what[512];
@@ -173,24 +173,24 @@ static inline template_entry *entry(const logtk_parser *p, uint32_t id)
 }
 
 /* Sets the handle's error to "out of memory"; returns LOGTK_ERR_NOMEM. */
-int logtk_parser_nomem(logtk_parser *p);
+int ltk_parser_nomem(logtk_parser *p);
 
-/* logtk_array_reserve() for size_t capacities, through the 64-bit checks. */
-int logtk_parser_grow_size(void **arr, size_t *cap, size_t need, size_t elem);
+/* ltk_array_reserve() for size_t capacities, through the 64-bit checks. */
+int ltk_parser_grow_size(void **arr, size_t *cap, size_t need, size_t elem);
 
 /* An empty handle of algorithm algo (its state created, no masks, no lines). */
-int logtk_parser_create(logtk_parser **out, const logtk_parser_algo *algo);
+int ltk_parser_create(logtk_parser **out, const ltk_parser_algo *algo);
 
 /* Renders t's text (and its token fit) if it changed since the last render. */
-int logtk_parser_render(logtk_parser *p, template_entry *t);
+int ltk_parser_render(logtk_parser *p, template_entry *t);
 
 /* Sets the text t shows (a copy of text[0..len)), or NULL: its own. */
-int logtk_parser_set_shown(logtk_parser *p, template_entry *t, const char *text, size_t len);
+int ltk_parser_set_shown(logtk_parser *p, template_entry *t, const char *text, size_t len);
 
 /* The id whose text template id shows (following aliases). */
-uint32_t logtk_parser_shown_id(const logtk_parser *p, uint32_t id);
+uint32_t ltk_parser_shown_id(const logtk_parser *p, uint32_t id);
 
 /* The registered algorithm of this name (name[0..len), not NUL-terminated), or NULL. */
-const logtk_parser_algo *logtk_parser_algo_by_name(const char *name, size_t len);
+const ltk_parser_algo *ltk_parser_algo_by_name(const char *name, size_t len);
 
 #endif

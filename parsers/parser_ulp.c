@@ -87,22 +87,22 @@ typedef struct ulp_group {
 } ulp_group;
 
 typedef struct ulp_state {
-    logtk_masker *key_regex;  /* deletes matches (key) */
-    logtk_masker *tmpl_regex; /* replaces matches with "<*>" (template) */
-    logtk_errbuf err;
+    ltk_masker *key_regex;  /* deletes matches (key) */
+    ltk_masker *tmpl_regex; /* replaces matches with "<*>" (template) */
+    ltk_errbuf err;
 
-    logtk_hashtab keys; /* key -> group index */
+    ltk_hashtab keys; /* key -> group index */
     int keys_ready;
     ulp_group *groups;
     size_t ngroups, groups_cap;
 
-    logtk_strbuf text;  /* step 1-2 text of the line */
-    logtk_strbuf key;
+    ltk_strbuf text;  /* step 1-2 text of the line */
+    ltk_strbuf key;
     uint32_t *ids;      /* token / word ids */
     size_t ids_cap;
     logtk_slice *slices;
     size_t slices_cap;
-    logtk_strbuf tmpl;  /* template tokens' bytes */
+    ltk_strbuf tmpl;  /* template tokens' bytes */
     size_t *offs;
     size_t offs_cap;
     /* word id -> its index in the counts of the group being worked on; valid
@@ -115,7 +115,7 @@ typedef struct ulp_state {
 
 static int ulp_nomem(logtk_parser *p)
 {
-    return logtk_parser_error(p, LOGTK_ERR_NOMEM, "ulp: out of memory");
+    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "ulp: out of memory");
 }
 
 /* Characters deleted before the regexes (steps 1 and 2). */
@@ -143,14 +143,14 @@ static int is_alnum_byte(unsigned char c)
 }
 
 /* Steps 1-2 for the whole line into s->text, tokens separated by one space. */
-static int build_text(ulp_state *s, const logtk_parse_line *line)
+static int build_text(ulp_state *s, const ltk_parse_line *line)
 {
-    logtk_strbuf_clear(&s->text);
+    ltk_strbuf_clear(&s->text);
     for (size_t t = 0; t < line->ntokens; t++) {
         const char *ptr = line->tokens[t].ptr;
         size_t len = line->tokens[t].len;
         int wrap = memchr(ptr, '\'', len) != NULL && memchr(ptr, '"', len) == NULL;
-        if (logtk_strbuf_reserve(&s->text, len + 3) != 0)
+        if (ltk_strbuf_reserve(&s->text, len + 3) != 0)
             return -1;
         char *out = s->text.data + s->text.len;
         size_t n = 0;
@@ -172,7 +172,7 @@ static int build_text(ulp_state *s, const logtk_parse_line *line)
 /* Step 4 and the key: key words concatenated, then the word count. */
 static int build_key(ulp_state *s, const char *text, size_t len)
 {
-    logtk_strbuf_clear(&s->key);
+    ltk_strbuf_clear(&s->key);
     size_t nwords = 0, i = 0;
     while (i < len) {
         while (i < len && separates((unsigned char)text[i]))
@@ -190,7 +190,7 @@ static int build_key(ulp_state *s, const char *text, size_t len)
                 chars++;
             if (!is_alnum_byte(c) || (c >= '0' && c <= '9'))
                 plain = 0;
-            if (plain && logtk_strbuf_putc(&s->key, (char)c) != 0)
+            if (plain && ltk_strbuf_putc(&s->key, (char)c) != 0)
                 return -1;
         }
         if (!any)
@@ -199,7 +199,7 @@ static int build_key(ulp_state *s, const char *text, size_t len)
         if (!plain || chars < 2)
             s->key.len = mark;
     }
-    if (logtk_strbuf_printf(&s->key, "%zu", nwords) != 0)
+    if (ltk_strbuf_printf(&s->key, "%zu", nwords) != 0)
         return -1;
     return 0;
 }
@@ -231,7 +231,7 @@ static int slot_reserve(ulp_state *s, uint32_t w)
     if (w < s->word_slot_cap)
         return 0;
     size_t old = s->word_slot_cap, cap = old;
-    if (logtk_array_reserve((void **)&s->word_slot, &cap, (size_t)w + 1, sizeof *s->word_slot))
+    if (ltk_array_reserve((void **)&s->word_slot, &cap, (size_t)w + 1, sizeof *s->word_slot))
         return -1;
     memset(s->word_slot + old, 0, (cap - old) * sizeof *s->word_slot);
     s->word_slot_cap = cap;
@@ -261,7 +261,7 @@ static int count_words(logtk_parser *p, ulp_state *s, ulp_group *g, const uint32
     slots_for_group(s, g);
     for (size_t t = 0; t < n; t++) {
         size_t len;
-        const char *ptr = logtk_parser_token_text(p, toks[t], &len);
+        const char *ptr = ltk_parser_token_text(p, toks[t], &len);
         size_t i = 0;
         while (i < len) {
             while (i < len && template_separator((unsigned char)ptr[i]))
@@ -273,7 +273,7 @@ static int count_words(logtk_parser *p, ulp_state *s, ulp_group *g, const uint32
             strip_word(ptr, &a, &b);
             if (a == b)
                 continue;
-            uint32_t w = logtk_parser_intern_token(p, ptr + a, b - a);
+            uint32_t w = ltk_parser_intern_token(p, ptr + a, b - a);
             if (w == UINT32_MAX)
                 return -1;
             if (slot_reserve(s, w) != 0)
@@ -281,7 +281,7 @@ static int count_words(logtk_parser *p, ulp_state *s, ulp_group *g, const uint32
             uint32_t k = find_count(s, g, w);
             if (k == g->ncounts) {
                 size_t cap = g->counts_cap;
-                if (logtk_array_reserve((void **)&g->counts, &cap, (size_t)g->ncounts + 1, sizeof *g->counts))
+                if (ltk_array_reserve((void **)&g->counts, &cap, (size_t)g->ncounts + 1, sizeof *g->counts))
                     return -1;
                 g->counts_cap = (uint32_t)cap;
                 g->counts[g->ncounts].word = w;
@@ -327,20 +327,20 @@ static int render_template(logtk_parser *p, ulp_state *s, ulp_group *g)
         if (g->counts[k].count > max)
             max = g->counts[k].count;
     slots_for_group(s, g);
-    logtk_strbuf_clear(&s->tmpl);
-    if (logtk_array_reserve((void **)&s->offs, &s->offs_cap, (size_t)g->nfirst + 1, sizeof *s->offs) ||
-        logtk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)g->nfirst + 1, sizeof *s->slices))
+    ltk_strbuf_clear(&s->tmpl);
+    if (ltk_array_reserve((void **)&s->offs, &s->offs_cap, (size_t)g->nfirst + 1, sizeof *s->offs) ||
+        ltk_array_reserve((void **)&s->slices, &s->slices_cap, (size_t)g->nfirst + 1, sizeof *s->slices))
         return -1;
     for (uint32_t t = 0; t < g->nfirst; t++) {
         size_t len;
-        const char *ptr = logtk_parser_token_text(p, g->first[t], &len);
+        const char *ptr = ltk_parser_token_text(p, g->first[t], &len);
         s->offs[t] = s->tmpl.len;
         size_t i = 0;
         while (i < len) {
             size_t sep = i;
             while (i < len && template_separator((unsigned char)ptr[i]))
                 i++;
-            if (i > sep && logtk_strbuf_append(&s->tmpl, ptr + sep, i - sep) != 0)
+            if (i > sep && ltk_strbuf_append(&s->tmpl, ptr + sep, i - sep) != 0)
                 return -1;
             size_t seg = i;
             while (i < len && !template_separator((unsigned char)ptr[i]))
@@ -351,7 +351,7 @@ static int render_template(logtk_parser *p, ulp_state *s, ulp_group *g)
             strip_word(ptr, &a, &b);
             int wild = is_integer(ptr + seg, i - seg);
             if (!wild && a < b) {
-                uint32_t w = logtk_parser_intern_token(p, ptr + a, b - a);
+                uint32_t w = ltk_parser_intern_token(p, ptr + a, b - a);
                 if (w == UINT32_MAX)
                     return -1;
                 wild = is_dynamic(s, g, w, max);
@@ -361,11 +361,11 @@ static int render_template(logtk_parser *p, ulp_state *s, ulp_group *g)
                 b = i;
             }
             if (!wild) {
-                if (logtk_strbuf_append(&s->tmpl, ptr + seg, i - seg) != 0)
+                if (ltk_strbuf_append(&s->tmpl, ptr + seg, i - seg) != 0)
                     return -1;
-            } else if (logtk_strbuf_append(&s->tmpl, ptr + seg, a - seg) != 0 ||
-                       logtk_strbuf_append(&s->tmpl, LOGTK_WILDCARD, LOGTK_WILDCARD_LEN) != 0 ||
-                       logtk_strbuf_append(&s->tmpl, ptr + b, i - b) != 0) {
+            } else if (ltk_strbuf_append(&s->tmpl, ptr + seg, a - seg) != 0 ||
+                       ltk_strbuf_append(&s->tmpl, LTK_WILDCARD, LTK_WILDCARD_LEN) != 0 ||
+                       ltk_strbuf_append(&s->tmpl, ptr + b, i - b) != 0) {
                 return -1;
             }
         }
@@ -379,18 +379,18 @@ static int render_template(logtk_parser *p, ulp_state *s, ulp_group *g)
 }
 
 /* The message's tokens with ULP's regex matches replaced by "<*>", interned into s->ids. */
-static int template_tokens(logtk_parser *p, ulp_state *s, const logtk_parse_line *line)
+static int template_tokens(logtk_parser *p, ulp_state *s, const ltk_parse_line *line)
 {
-    if (logtk_array_reserve((void **)&s->ids, &s->ids_cap, line->ntokens + 1, sizeof *s->ids))
+    if (ltk_array_reserve((void **)&s->ids, &s->ids_cap, line->ntokens + 1, sizeof *s->ids))
         return -1;
     for (size_t t = 0; t < line->ntokens; t++) {
         const char *m;
         size_t mlen;
-        int rc = logtk_masker_apply(s->tmpl_regex, line->tokens[t].ptr, line->tokens[t].len, &m,
+        int rc = ltk_masker_apply(s->tmpl_regex, line->tokens[t].ptr, line->tokens[t].len, &m,
                                     &mlen, &s->err);
         if (rc == LOGTK_ERR_NOMEM)
             return -1;
-        uint32_t id = logtk_parser_intern_token(p, m, mlen);
+        uint32_t id = ltk_parser_intern_token(p, m, mlen);
         if (id == UINT32_MAX)
             return -1;
         s->ids[t] = id;
@@ -401,32 +401,32 @@ static int template_tokens(logtk_parser *p, ulp_state *s, const logtk_parse_line
 /* The line's group key into s->key: its text, the key masks over it, then
  * build_key.  Returns 0 or -1 (out of memory; a mask at its match limit
  * leaves its text as it was). */
-static int line_key(ulp_state *s, const logtk_parse_line *line)
+static int line_key(ulp_state *s, const ltk_parse_line *line)
 {
     if (build_text(s, line) != 0)
         return -1;
     const char *text;
     size_t tlen;
-    int rc = logtk_masker_apply(s->key_regex, s->text.data ? s->text.data : "", s->text.len,
+    int rc = ltk_masker_apply(s->key_regex, s->text.data ? s->text.data : "", s->text.len,
                                 &text, &tlen, &s->err);
     if (rc == LOGTK_ERR_NOMEM || build_key(s, text, tlen) != 0)
         return -1;
     return 0;
 }
 
-static int ulp_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int ulp_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                     uint32_t *template_id)
 {
     ulp_state *s = state;
     if (line_key(s, line) != 0)
         return ulp_nomem(p);
     int inserted;
-    int64_t k = logtk_hashtab_intern(&s->keys, s->key.data, s->key.len, &inserted);
+    int64_t k = ltk_hashtab_intern(&s->keys, s->key.data, s->key.len, &inserted);
     if (k < 0)
         return ulp_nomem(p);
     ulp_group *g;
     if (inserted) {
-        if (logtk_array_reserve((void **)&s->groups, &s->groups_cap, s->ngroups + 1, sizeof *s->groups))
+        if (ltk_array_reserve((void **)&s->groups, &s->groups_cap, s->ngroups + 1, sizeof *s->groups))
             return ulp_nomem(p);
         g = &s->groups[s->ngroups++];
         memset(g, 0, sizeof *g);
@@ -454,11 +454,11 @@ static int ulp_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
     if (render_template(p, s, g) != 0)
         return ulp_nomem(p);
     if (inserted) {
-        g->template_id = logtk_tmpl_create(p, s->slices, g->nfirst);
+        g->template_id = ltk_tmpl_create(p, s->slices, g->nfirst);
         if (g->template_id == 0)
             return LOGTK_ERR_NOMEM;
     } else {
-        int rc = logtk_tmpl_set(p, g->template_id, s->slices, g->nfirst);
+        int rc = ltk_tmpl_set(p, g->template_id, s->slices, g->nfirst);
         if (rc != LOGTK_OK)
             return rc;
     }
@@ -472,14 +472,14 @@ static int ulp_feed(logtk_parser *p, void *state, const logtk_parse_line *line,
 }
 
 /* logtk_parser_match(): the group of the line's key, looked up without adding one. */
-static int ulp_match(logtk_parser *p, void *state, const logtk_parse_line *line,
+static int ulp_match(logtk_parser *p, void *state, const ltk_parse_line *line,
                      uint32_t *template_id)
 {
     ulp_state *s = state;
     *template_id = 0;
     if (line_key(s, line) != 0)
         return ulp_nomem(p);
-    int64_t k = logtk_hashtab_find(&s->keys, s->key.data, s->key.len);
+    int64_t k = ltk_hashtab_find(&s->keys, s->key.data, s->key.len);
     if (k >= 0)
         *template_id = s->groups[k].template_id;
     return LOGTK_OK;
@@ -488,41 +488,41 @@ static int ulp_match(logtk_parser *p, void *state, const logtk_parse_line *line,
 static int ulp_init(logtk_parser *p, void *state)
 {
     ulp_state *s = state;
-    if (logtk_hashtab_init(&s->keys, 1024) != 0)
+    if (ltk_hashtab_init(&s->keys, 1024) != 0)
         return ulp_nomem(p);
     s->keys_ready = 1;
-    if (logtk_masker_new(&s->key_regex) != LOGTK_OK || logtk_masker_new(&s->tmpl_regex) != LOGTK_OK)
+    if (ltk_masker_new(&s->key_regex) != LOGTK_OK || ltk_masker_new(&s->tmpl_regex) != LOGTK_OK)
         return ulp_nomem(p);
-    int rc = logtk_masker_add(s->key_regex, ulp_regex, "", &s->err);
+    int rc = ltk_masker_add(s->key_regex, ulp_regex, "", &s->err);
     if (rc == LOGTK_OK)
-        rc = logtk_masker_add(s->tmpl_regex, ulp_regex, LOGTK_WILDCARD, &s->err);
+        rc = ltk_masker_add(s->tmpl_regex, ulp_regex, LTK_WILDCARD, &s->err);
     if (rc != LOGTK_OK)
-        return logtk_parser_error(p, rc, "ulp: %s", s->err.msg);
+        return ltk_parser_error(p, rc, "ulp: %s", s->err.msg);
     return LOGTK_OK;
 }
 
 static void ulp_destroy(void *state)
 {
     ulp_state *s = state;
-    logtk_masker_free(s->key_regex);
-    logtk_masker_free(s->tmpl_regex);
+    ltk_masker_free(s->key_regex);
+    ltk_masker_free(s->tmpl_regex);
     if (s->keys_ready)
-        logtk_hashtab_free(&s->keys);
+        ltk_hashtab_free(&s->keys);
     for (size_t i = 0; i < s->ngroups; i++) {
         free(s->groups[i].first);
         free(s->groups[i].counts);
     }
     free(s->groups);
-    logtk_strbuf_free(&s->text);
-    logtk_strbuf_free(&s->key);
-    logtk_strbuf_free(&s->tmpl);
+    ltk_strbuf_free(&s->text);
+    ltk_strbuf_free(&s->key);
+    ltk_strbuf_free(&s->tmpl);
     free(s->ids);
     free(s->slices);
     free(s->offs);
     free(s->word_slot);
 }
 
-const logtk_parser_algo logtk_algo_ulp = {
+const ltk_parser_algo ltk_algo_ulp = {
     .name = "ulp",
     .summary = "ULP (ICSME'22): streaming, groups by plain words and word count, "
                "local frequency analysis for variables",

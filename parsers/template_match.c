@@ -41,7 +41,7 @@ static inline int blank(unsigned char c)
     return blank_table[c];
 }
 
-size_t logtk_tmatch_count_wildcards(const char *text, size_t len)
+size_t ltk_tmatch_count_wildcards(const char *text, size_t len)
 {
     size_t n = 0;
     for (size_t i = 0; i + 3 <= len; i++)
@@ -255,7 +255,7 @@ static size_t next_star(const char *t, size_t i, size_t tlen)
     return tlen;
 }
 
-int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps)
+int ltk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps)
 {
     size_t ti = trim_blanks(t, &tlen), si = trim_blanks(s, &slen);
     size_t star = next_star(t, ti, tlen);
@@ -313,7 +313,7 @@ int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, lo
     }
 }
 
-int logtk_tmatch_one_star(const char *t, size_t tlen, size_t *at)
+int ltk_tmatch_one_star(const char *t, size_t tlen, size_t *at)
 {
     size_t star = next_star(t, 0, tlen);
     if (star == tlen || next_star(t, star + 3, tlen) != tlen)
@@ -325,12 +325,12 @@ int logtk_tmatch_one_star(const char *t, size_t tlen, size_t *at)
     return 1;
 }
 
-int logtk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen)
+int ltk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen)
 {
     return glob(t, tlen, s, slen, NULL, 1);
 }
 
-void logtk_tmatch_scratch_free(logtk_tmatch_scratch *s)
+void ltk_tmatch_scratch_free(ltk_tmatch_scratch *s)
 {
     if (s == NULL)
         return;
@@ -338,7 +338,7 @@ void logtk_tmatch_scratch_free(logtk_tmatch_scratch *s)
     free(s->ub);
     free(s->score);
     free(s->pick);
-    logtk_strbuf_free(&s->out);
+    ltk_strbuf_free(&s->out);
     memset(s, 0, sizeof *s);
 }
 
@@ -434,32 +434,32 @@ enum {
 #define EMPTY_GUESS_STAR (-3) /* a guessed "<*>" that takes nothing: the guess failed there */
 #define NEG_INF (-(1 << 29))
 
-static int put_unit(logtk_strbuf *out, const tmatch_unit *u, int *last_star, int *last_blank)
+static int put_unit(ltk_strbuf *out, const tmatch_unit *u, int *last_star, int *last_blank)
 {
     if (u->kind == UNIT_STAR) {
         if (*last_star)
             return 0;
         *last_star = 1;
         *last_blank = 0;
-        return logtk_strbuf_append(out, "<*>", 3);
+        return ltk_strbuf_append(out, "<*>", 3);
     }
     if (u->kind == UNIT_BLANK) {
         if (*last_blank || out->len == 0)
             return 0;
         *last_blank = 1;
         *last_star = 0;
-        return logtk_strbuf_append(out, " ", 1);
+        return ltk_strbuf_append(out, " ", 1);
     }
     *last_star = 0;
     *last_blank = 0;
-    return logtk_strbuf_append(out, u->ptr, u->len);
+    return ltk_strbuf_append(out, u->ptr, u->len);
 }
 
-int logtk_tmatch_merge(logtk_tmatch_scratch *s, const char *a, size_t alen, const char *b,
-                       size_t blen, int b_is_template, enum logtk_tmatch_mode mode)
+int ltk_tmatch_merge(ltk_tmatch_scratch *s, const char *a, size_t alen, const char *b,
+                       size_t blen, int b_is_template, enum ltk_tmatch_mode mode)
 {
     int guess = mode == LOGTK_TMATCH_A_IS_GUESS;
-    logtk_strbuf_clear(&s->out);
+    ltk_strbuf_clear(&s->out);
     if (grow((void **)&s->ua, &s->ua_cap, alen + 1, sizeof *s->ua) ||
         grow((void **)&s->ub, &s->ub_cap, blen + 1, sizeof *s->ub))
         return LOGTK_ERR_NOMEM;
@@ -468,8 +468,8 @@ int logtk_tmatch_merge(logtk_tmatch_scratch *s, const char *a, size_t alen, cons
     size_t cols = n + 1;
     if ((m + 1) > MERGE_MAX_CELLS / cols) {
         if (!guess)
-            return logtk_strbuf_append(&s->out, "<*>", 3) == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;
-        return logtk_strbuf_append(&s->out, b, blen) == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;
+            return ltk_strbuf_append(&s->out, "<*>", 3) == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;
+        return ltk_strbuf_append(&s->out, b, blen) == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;
     }
     size_t cells = (m + 1) * cols;
     if (grow((void **)&s->score, &s->cells_cap, 2 * cells, sizeof *s->score)) 
@@ -578,7 +578,7 @@ int logtk_tmatch_merge(logtk_tmatch_scratch *s, const char *a, size_t alen, cons
     if (rc == 0 && last_blank)
         s->out.len--;
     if (rc == 0)
-        rc = logtk_strbuf_append(&s->out, "", 0);
+        rc = ltk_strbuf_append(&s->out, "", 0);
     return rc == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;
 }
 
@@ -591,7 +591,7 @@ int logtk_template_match(const char *tmpl, size_t tlen, const char *content, siz
         tmpl = "";
     if (content == NULL)
         content = "";
-    size_t k = logtk_tmatch_count_wildcards(tmpl, tlen);
+    size_t k = ltk_tmatch_count_wildcards(tmpl, tlen);
     if (nparams)
         *nparams = k;
     logtk_slice *caps = params && cap >= k ? params : NULL;

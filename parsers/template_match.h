@@ -9,8 +9,8 @@
  * each line assigned to it, and the text of its "<*>", in order, are the
  * line's parameters.  parser.c keeps that true with the widening below.
  */
-#ifndef LOGTK_TEMPLATE_MATCH_H
-#define LOGTK_TEMPLATE_MATCH_H
+#ifndef LTK_TEMPLATE_MATCH_H
+#define LTK_TEMPLATE_MATCH_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,16 +19,16 @@
 #include "strbuf.h"
 
 /** Number of "<*>" in text[0..len). */
-size_t logtk_tmatch_count_wildcards(const char *text, size_t len);
+size_t ltk_tmatch_count_wildcards(const char *text, size_t len);
 
 /**
  * Is t[0..tlen) one "<*>" between fixed text without blanks ("key=<*>,")?
  * Then *at is where the "<*>" starts, and t matches a line without blanks
  * exactly when the line starts with t[0..*at) and ends with the rest after
  * the "<*>", not overlapping: the "<*>" takes what lies between, as
- * logtk_tmatch_glob() would (parser.c pairs tokens so, without the matcher).
+ * ltk_tmatch_glob() would (parser.c pairs tokens so, without the matcher).
  */
-int logtk_tmatch_one_star(const char *t, size_t tlen, size_t *at);
+int ltk_tmatch_one_star(const char *t, size_t tlen, size_t *at);
 
 /**
  * Matches template text t[0..tlen) against line s[0..slen).  Returns 1 on a
@@ -37,16 +37,16 @@ int logtk_tmatch_one_star(const char *t, size_t tlen, size_t *at);
  * Each "<*>" takes the shortest text that lets the rest match, from the
  * left.  Time O(slen * tlen) at worst, linear for the usual template.
  */
-int logtk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps);
+int ltk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps);
 
 /**
  * Does template t match everything template s matches?  As
- * logtk_tmatch_glob(), with each "<*>" of s a value only a "<*>" of t covers.
+ * ltk_tmatch_glob(), with each "<*>" of s a value only a "<*>" of t covers.
  */
-int logtk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen);
+int ltk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen);
 
-/** How logtk_tmatch_merge() treats template a. */
-enum logtk_tmatch_mode {
+/** How ltk_tmatch_merge() treats template a. */
+enum ltk_tmatch_mode {
     /* a matched lines: the result matches everything a and b match */
     LOGTK_TMATCH_COVER_BOTH,
     /* a is an algorithm's guess that no line has matched yet: only its
@@ -54,17 +54,17 @@ enum logtk_tmatch_mode {
     LOGTK_TMATCH_A_IS_GUESS
 };
 
-/** Scratch space of logtk_tmatch_merge(), reused between calls; zero it before first use. */
-typedef struct logtk_tmatch_scratch {
+/** Scratch space of ltk_tmatch_merge(), reused between calls; zero it before first use. */
+typedef struct ltk_tmatch_scratch {
     struct tmatch_unit *ua, *ub;
     size_t ua_cap, ub_cap;
     int *score;          /* two tables: outside and inside a "<*>" of a */
     unsigned char *pick;
     size_t cells_cap;
-    logtk_strbuf out;
-} logtk_tmatch_scratch;
+    ltk_strbuf out;
+} ltk_tmatch_scratch;
 
-void logtk_tmatch_scratch_free(logtk_tmatch_scratch *s);
+void ltk_tmatch_scratch_free(ltk_tmatch_scratch *s);
 
 /**
  * A template that matches b (a line's content, or with b_is_template
@@ -84,7 +84,7 @@ void logtk_tmatch_scratch_free(logtk_tmatch_scratch *s);
  * O(units of a * units of b); past 4M table cells the result is "<*>"
  * (or, with a guess, b itself).  Returns LOGTK_OK or LOGTK_ERR_NOMEM.
  */
-int logtk_tmatch_merge(logtk_tmatch_scratch *s, const char *a, size_t alen, const char *b,
-                       size_t blen, int b_is_template, enum logtk_tmatch_mode mode);
+int ltk_tmatch_merge(ltk_tmatch_scratch *s, const char *a, size_t alen, const char *b,
+                       size_t blen, int b_is_template, enum ltk_tmatch_mode mode);
 
 #endif

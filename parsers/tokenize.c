@@ -23,12 +23,12 @@ static const unsigned char split_space[256] = {
     [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, [' '] = 1,
 };
 
-int logtk_is_split_space(unsigned char c)
+int ltk_is_split_space(unsigned char c)
 {
     return split_space[c];
 }
 
-int logtk_tokenize(logtk_tokens *t, const char *text, size_t len)
+int ltk_tokenize(ltk_tokens *t, const char *text, size_t len)
 {
     const unsigned char *s = (const unsigned char *)text;
     size_t i = 0;
@@ -72,7 +72,7 @@ int logtk_tokenize(logtk_tokens *t, const char *text, size_t len)
     return LOGTK_OK;
 }
 
-void logtk_tokens_free(logtk_tokens *t)
+void ltk_tokens_free(ltk_tokens *t)
 {
     free(t->tok);
     t->tok = NULL;

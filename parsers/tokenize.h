@@ -6,31 +6,31 @@
  * separators \x1c-\x1f; leading and trailing whitespace give no empty tokens.
  * Tokens are slices of the input; the token array is reused across lines.
  */
-#ifndef LOGTK_TOKENIZE_H
-#define LOGTK_TOKENIZE_H
+#ifndef LTK_TOKENIZE_H
+#define LTK_TOKENIZE_H
 
 #include <stddef.h>
 
 #include "logtk.h"
 
-typedef struct logtk_tokens {
-    logtk_slice *tok; /* tokens, slices of the text given to logtk_tokenize() */
+typedef struct ltk_tokens {
+    logtk_slice *tok; /* tokens, slices of the text given to ltk_tokenize() */
     size_t n;
     size_t cap;
-} logtk_tokens;
+} ltk_tokens;
 
-#define LOGTK_TOKENS_INIT {NULL, 0, 0}
+#define LTK_TOKENS_INIT {NULL, 0, 0}
 
 /** Nonzero for the bytes Python's str.split() treats as whitespace in ASCII. */
-int logtk_is_split_space(unsigned char c);
+int ltk_is_split_space(unsigned char c);
 
 /**
  * Splits text[0..len) into t (previous contents replaced).  Returns LOGTK_OK or
  * LOGTK_ERR_NOMEM.
  */
-int logtk_tokenize(logtk_tokens *t, const char *text, size_t len);
+int ltk_tokenize(ltk_tokens *t, const char *text, size_t len);
 
 /** Frees the token array. */
-void logtk_tokens_free(logtk_tokens *t);
+void ltk_tokens_free(ltk_tokens *t);
 
 #endif

@@ -267,7 +267,7 @@ static void damage(int kind, membuf *bad, unsigned char *intact)
     switch (kind) {
     case K_FLIP: {
         mem_write(bad, arc.data, arc.len);
-        size_t pos = LTKA_FILE_HEADER_LEN + rnd_below(arc.len - LTKA_FILE_HEADER_LEN);
+        size_t pos = LTK_FILE_HEADER_LEN + rnd_below(arc.len - LTK_FILE_HEADER_LEN);
         bad->bytes[pos] ^= (uint8_t)(1 + rnd_below(255));
         for (int b = 0; b < NBLOCKS; b++)
             if (pos >= block_at[b] && pos < block_at[b + 1])
@@ -275,7 +275,7 @@ static void damage(int kind, membuf *bad, unsigned char *intact)
         break;
     }
     case K_TRUNCATE: {
-        size_t cut = LTKA_FILE_HEADER_LEN + rnd_below(arc.len - LTKA_FILE_HEADER_LEN);
+        size_t cut = LTK_FILE_HEADER_LEN + rnd_below(arc.len - LTK_FILE_HEADER_LEN);
         mem_write(bad, arc.data, cut);
         for (int b = 0; b < NBLOCKS; b++)
             if (block_at[b + 1] > cut)
@@ -323,8 +323,8 @@ static void damage(int kind, membuf *bad, unsigned char *intact)
     case K_FORGED: {
         mem_write(bad, arc.data, arc.len);
         uint8_t *hdr = bad->bytes + block_at[i];
-        ltka_block_header h;
-        if (ltka_block_header_read(hdr, LTKA_VERSION, &h) != 0)
+        ltk_block_header h;
+        if (ltk_block_header_read(hdr, LTK_VERSION, &h) != 0)
             abort();
         if (rnd_below(4) == 0) {
             /* the header's counts */
@@ -333,13 +333,13 @@ static void damage(int kind, membuf *bad, unsigned char *intact)
             else
                 h.nlines += (uint32_t)(1 + rnd_below(3)) * (rnd_below(2) ? 1u : (uint32_t)-1);
         } else {
-            uint8_t *payload = hdr + LTKA_BLOCK_HEADER_LEN;
+            uint8_t *payload = hdr + LTK_BLOCK_HEADER_LEN;
             int n = 1 + (int)rnd_below(4);
             for (int k = 0; k < n; k++)
                 payload[rnd_below(h.payload_len)] ^= (uint8_t)(1 + rnd_below(255));
-            h.payload_hash = logtk_checksum32(payload, h.payload_len);
+            h.payload_hash = ltk_checksum32(payload, h.payload_len);
         }
-        ltka_block_header_write(hdr, &h);
+        ltk_block_header_write(hdr, &h);
         intact[i] = 0;
         break;
     }
@@ -396,15 +396,15 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    size_t pos = LTKA_FILE_HEADER_LEN;
+    size_t pos = LTK_FILE_HEADER_LEN;
     for (int b = 0; b < NBLOCKS; b++) {
-        ltka_block_header h;
-        if (pos + LTKA_BLOCK_HEADER_LEN > arc.len || ltka_block_header_read(arc.bytes + pos, LTKA_VERSION, &h) != 0) {
+        ltk_block_header h;
+        if (pos + LTK_BLOCK_HEADER_LEN > arc.len || ltk_block_header_read(arc.bytes + pos, LTK_VERSION, &h) != 0) {
             fprintf(stderr, "archive_campaign: unexpected layout at block %d\n", b + 1);
             return 2;
         }
         block_at[b] = pos;
-        pos += LTKA_BLOCK_HEADER_LEN + h.payload_len + ltka_line_hashes_len(h.nlines);
+        pos += LTK_BLOCK_HEADER_LEN + h.payload_len + ltk_line_hashes_len(h.nlines);
     }
     block_at[NBLOCKS] = pos;
 

@@ -1,8 +1,8 @@
 /*
  * block_roundtrip.h - encode one block and decode it back (tests of the block codec).
  */
-#ifndef LOGTK_TEST_BLOCK_ROUNDTRIP_H
-#define LOGTK_TEST_BLOCK_ROUNDTRIP_H
+#ifndef LTK_TEST_BLOCK_ROUNDTRIP_H
+#define LTK_TEST_BLOCK_ROUNDTRIP_H
 
 #include <string.h>
 
@@ -17,27 +17,27 @@
  * with the payload's stream sizes in *sizes when sizes is non-NULL, or NULL
  * when encoding or decoding failed or the bytes did not come back exactly.
  */
-static inline ltka_decoder *block_roundtrip(const char *text, size_t len, int level, const char *format,
-                                            ltka_stream_sizes *sizes)
+static inline ltk_decoder *block_roundtrip(const char *text, size_t len, int level, const char *format,
+                                            ltk_stream_sizes *sizes)
 {
-    ltka_encoder *e = ltka_encoder_new(level);
-    ltka_decoder *d = ltka_decoder_new();
-    logtk_strbuf payload = LOGTK_STRBUF_INIT, back = LOGTK_STRBUF_INIT;
-    logtk_errbuf err;
-    logtk_error_clear(&err);
+    ltk_encoder *e = ltk_encoder_new(level);
+    ltk_decoder *d = ltk_decoder_new();
+    ltk_strbuf payload = LTK_STRBUF_INIT, back = LTK_STRBUF_INIT;
+    ltk_errbuf err;
+    ltk_error_clear(&err);
     if (sizes)
         memset(sizes, 0, sizeof *sizes);
     uint32_t nlines = 0;
-    int ok = e && d && ltka_encoder_set_format(e, format) == LOGTK_OK &&
-             ltka_encode_block(e, text, len, &payload, &nlines) == LOGTK_OK &&
-             ltka_decode_block(d, (const uint8_t *)payload.data, payload.len, nlines, (uint32_t)len, &back,
+    int ok = e && d && ltk_encoder_set_format(e, format) == LOGTK_OK &&
+             ltk_encode_block(e, text, len, &payload, &nlines) == LOGTK_OK &&
+             ltk_decode_block(d, (const uint8_t *)payload.data, payload.len, nlines, (uint32_t)len, &back,
                                sizes, &err) == LOGTK_OK &&
              back.len == len && memcmp(back.data, text, len) == 0;
-    logtk_strbuf_free(&payload);
-    logtk_strbuf_free(&back);
-    ltka_encoder_free(e);
+    ltk_strbuf_free(&payload);
+    ltk_strbuf_free(&back);
+    ltk_encoder_free(e);
     if (!ok) {
-        ltka_decoder_free(d);
+        ltk_decoder_free(d);
         return NULL;
     }
     return d;

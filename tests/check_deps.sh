@@ -4,7 +4,9 @@
 #  - an #include "x.h" may name only a header of the folder itself or of a folder
 #    it may use, and an #include <lib.h> only a library the folder may use;
 #  - an object may call (have undefined) only symbols defined in its own folder
-#    or in a folder it may use; cli/ may call only what include/logtk.h declares.
+#    or in a folder it may use; cli/ may call only what include/logtk.h declares;
+#  - a global symbol of the library is logtk_ if include/logtk.h declares it and
+#    ltk_ otherwise.
 # Prints every forbidden edge as FILE: uses FOLDER (NAME) and exits 1 if any.
 #
 # usage: tests/check_deps.sh SRCDIR BUILDDIR
@@ -109,6 +111,16 @@ else
     # The names include/logtk.h declares, the only ones cli/ may call.
     grep -o 'logtk_[A-Za-z0-9_]*[[:space:]]*(' "$src/include/logtk.h" |
         sed 's/[[:space:]]*($//' | sort -u > "$tmp/public"
+    # Names (doc/DESIGN.md, "Library conventions"): a global of the library is
+    # logtk_ only if include/logtk.h declares it, and ltk_ if it is internal.
+    awk '
+        FILENAME == ARGV[1] { public[$1] = 1; next }
+        $2 == "cli" { next }
+        $1 ~ /^logtk_/ && !($1 in public) { print $2 "/: " $1 " is internal but has the public prefix logtk_ (use ltk_)"; next }
+        $1 !~ /^(logtk_|ltk_)/ { print $2 "/: global " $1 " has neither logtk_ (public) nor ltk_ (internal)" }
+    ' "$tmp/public" "$tmp/defined" > "$tmp/names"
+    cat "$tmp/names"
+    sed 's/.*/x/' "$tmp/names" >> "$tmp/bad"
     for f in $folders; do
         for o in "$build/$f"/*.o; do
             [ -f "$o" ] || continue

@@ -6,8 +6,8 @@
  * output as a C string; `bytes` views the same memory unsigned for code that
  * handles archives as uint8_t.
  */
-#ifndef LOGTK_TESTS_MEMBUF_H
-#define LOGTK_TESTS_MEMBUF_H
+#ifndef LTK_TESTS_MEMBUF_H
+#define LTK_TESTS_MEMBUF_H
 
 #include <stdint.h>
 #include <stdlib.h>

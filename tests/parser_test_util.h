@@ -3,8 +3,8 @@
  * parser, feed a list of lines and finish, read a line's template id or
  * text, and compare a template's text.  Include after test_harness.h.
  */
-#ifndef LOGTK_PARSER_TEST_UTIL_H
-#define LOGTK_PARSER_TEST_UTIL_H
+#ifndef LTK_PARSER_TEST_UTIL_H
+#define LTK_PARSER_TEST_UTIL_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -324,7 +324,7 @@ static uint64_t reference_grep(const char *text, size_t len, logtk_grep *g, memb
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl + 1 : end;
-        if (logtk_grep_line(g, p, (size_t)((nl ? nl : end) - p)) == 1) {
+        if (ltk_grep_line(g, p, (size_t)((nl ? nl : end) - p)) == 1) {
             n++;
             mem_write(out, p, (size_t)(le - p));
             if (!nl)

@@ -124,7 +124,7 @@ TEST(reopening_cuts_footer_or_torn_end_and_appends)
     uint8_t *data;
     size_t n;
     CHECK(file_bytes(p, &data, &n) == 0);
-    CHECK(data[4] == LTKA_VERSION_OPEN && (data[5] & LTKA_FLAG_OPEN));
+    CHECK(data[4] == LTK_VERSION_OPEN && (data[5] & LTK_FLAG_OPEN));
     logtk_archive_writer_free(w); /* closes without a footer: as a killed writer */
     uint8_t *torn = malloc(n + 20);
     memcpy(torn, data, n);
@@ -165,7 +165,7 @@ TEST(damage_that_is_not_a_torn_end_is_refused_untouched)
     size_t n;
     CHECK(file_bytes(p, &data, &n) == 0);
     /* spoil the second block's header: good blocks follow it */
-    uint8_t *second = memmem(data + LTKA_FILE_HEADER_LEN + 4, n - LTKA_FILE_HEADER_LEN - 4, "LTKB", 4);
+    uint8_t *second = memmem(data + LTK_FILE_HEADER_LEN + 4, n - LTK_FILE_HEADER_LEN - 4, "LTKB", 4);
     CHECK(second != NULL);
     if (second)
         second[9] ^= 0x40;

@@ -112,12 +112,12 @@ static void read_memory(const membuf *arc, int threads, outcome *o)
 /* Offsets of the block headers of a format 4 archive (at most max). */
 static int block_starts(const membuf *arc, size_t *starts, int max)
 {
-    size_t pos = LTKA_FILE_HEADER_LEN;
+    size_t pos = LTK_FILE_HEADER_LEN;
     int n = 0;
-    ltka_block_header h;
-    while (n < max && pos + LTKA_BLOCK_HEADER_LEN <= arc->len && ltka_block_header_read(arc->bytes + pos, 4, &h) == 0) {
+    ltk_block_header h;
+    while (n < max && pos + LTK_BLOCK_HEADER_LEN <= arc->len && ltk_block_header_read(arc->bytes + pos, 4, &h) == 0) {
         starts[n++] = pos;
-        pos += LTKA_BLOCK_HEADER_LEN + h.payload_len + ltka_line_hashes_len(h.nlines);
+        pos += LTK_BLOCK_HEADER_LEN + h.payload_len + ltk_line_hashes_len(h.nlines);
     }
     return n;
 }
@@ -166,15 +166,15 @@ static void test_forged_payload(void)
     CHECK_STATUS(compress_text(other, strlen(other), NULL, &b), LOGTK_OK);
     size_t sa[2], sb[2];
     CHECK(block_starts(&a, sa, 2) == 1 && block_starts(&b, sb, 2) == 1);
-    ltka_block_header ha, hb;
-    CHECK(ltka_block_header_read(a.bytes + sa[0], 4, &ha) == 0 && ltka_block_header_read(b.bytes + sb[0], 4, &hb) == 0);
+    ltk_block_header ha, hb;
+    CHECK(ltk_block_header_read(a.bytes + sa[0], 4, &ha) == 0 && ltk_block_header_read(b.bytes + sb[0], 4, &hb) == 0);
     CHECK(ha.payload_len == hb.payload_len && ha.raw_bytes == hb.raw_bytes && ha.nlines == hb.nlines);
     if (ha.payload_len != hb.payload_len)
         goto out;
     /* the forger's work: other's payload, the payload hash recomputed, the header rewritten */
-    memcpy(a.bytes + sa[0] + LTKA_BLOCK_HEADER_LEN, b.bytes + sb[0] + LTKA_BLOCK_HEADER_LEN, hb.payload_len);
-    ha.payload_hash = logtk_checksum32(a.bytes + sa[0] + LTKA_BLOCK_HEADER_LEN, ha.payload_len);
-    ltka_block_header_write(a.bytes + sa[0], &ha);
+    memcpy(a.bytes + sa[0] + LTK_BLOCK_HEADER_LEN, b.bytes + sb[0] + LTK_BLOCK_HEADER_LEN, hb.payload_len);
+    ha.payload_hash = ltk_checksum32(a.bytes + sa[0] + LTK_BLOCK_HEADER_LEN, ha.payload_len);
+    ltk_block_header_write(a.bytes + sa[0], &ha);
     for (int threads = 1; threads <= 2; threads++) {
         outcome o;
         read_memory(&a, threads, &o);
@@ -200,7 +200,7 @@ static void test_truncation_names_the_rest(void)
     CHECK(block_starts(&arc, starts, 16) == 10);
     for (int blk = 0; blk < 10; blk += 3) {
         membuf cut = arc;
-        cut.len = starts[blk] + LTKA_BLOCK_HEADER_LEN + 5;
+        cut.len = starts[blk] + LTK_BLOCK_HEADER_LEN + 5;
         outcome o;
         read_memory(&cut, 1 + blk % 2, &o);
         CHECK(o.damaged == 1 && !o.fatal);
@@ -267,7 +267,7 @@ static void test_decode_out_of_memory(void)
         CHECK_STATUS(logtk_archive_reader_new(&r), LOGTK_OK);
         CHECK_STATUS(logtk_archive_reader_open_memory(r, arc.data, arc.len, "t"), LOGTK_OK);
         logtk_archive_block b;
-        ltka_test_decode_nomem = 1;
+        ltk_test_decode_nomem = 1;
         CHECK_STATUS(logtk_archive_reader_next(r, &b), LOGTK_ERR_NOMEM);
         CHECK(strstr(logtk_archive_reader_errmsg(r), "out of memory decoding block 1 (lines 1-100)") != NULL);
         CHECK_STATUS(logtk_archive_reader_next(r, &b), LOGTK_OK);
@@ -277,9 +277,9 @@ static void test_decode_out_of_memory(void)
          * workers); with workers everything still comes back intact, decoded
          * again in the caller's thread, and with none the failure is reported */
         if (threads == 1)
-            ltka_test_decode_nomem = 3;
+            ltk_test_decode_nomem = 3;
         else
-            ltka_test_worker_nomem = 3;
+            ltk_test_worker_nomem = 3;
         outcome o;
         read_memory(&arc, threads, &o);
         if (threads == 1) {
@@ -289,8 +289,8 @@ static void test_decode_out_of_memory(void)
             CHECK(o.text.len == text.len && memcmp(o.text.data, text.data, text.len) == 0);
         }
         outcome_free(&o);
-        ltka_test_decode_nomem = 0;
-        ltka_test_worker_nomem = 0;
+        ltk_test_decode_nomem = 0;
+        ltk_test_worker_nomem = 0;
     }
     free(text.data);
     free(arc.data);
@@ -377,10 +377,10 @@ static void test_forged_header(void)
     CHECK_STATUS(compress_text(text.data, text.len, "100", &arc), LOGTK_OK);
     size_t starts[4];
     CHECK(block_starts(&arc, starts, 4) == 3);
-    ltka_block_header h;
-    CHECK(ltka_block_header_read(arc.bytes + starts[1], 4, &h) == 0);
+    ltk_block_header h;
+    CHECK(ltk_block_header_read(arc.bytes + starts[1], 4, &h) == 0);
     h.raw_bytes++;
-    ltka_block_header_write(arc.bytes + starts[1], &h);
+    ltk_block_header_write(arc.bytes + starts[1], &h);
     for (int threads = 1; threads <= 2; threads++) {
         outcome d, g;
         read_memory(&arc, threads, &d);

@@ -308,7 +308,7 @@ static void test_worker_failure(void)
         CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
         CHECK(logtk_archive_writer_set_option(w, "threads", tn) == LOGTK_OK);
         CHECK(logtk_archive_writer_set_option(w, "block_lines", "100") == LOGTK_OK);
-        ltka_writer_fail_block(w, 3, LOGTK_ERR_NOMEM); /* lines 301-400 */
+        ltk_writer_fail_block(w, 3, LOGTK_ERR_NOMEM); /* lines 301-400 */
         CHECK(logtk_archive_writer_open_path(w, path) == LOGTK_OK);
         int rc = LOGTK_OK;
         for (size_t off = 0; rc == LOGTK_OK && off < text.len; off += 1000)
@@ -334,13 +334,13 @@ static void test_worker_failure(void)
     CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
     CHECK(logtk_archive_writer_set_option(w, "threads", "2") == LOGTK_OK);
     CHECK(logtk_archive_writer_set_option(w, "block_lines", "100") == LOGTK_OK);
-    ltka_writer_fail_block(w, 0, LOGTK_ERR_NOMEM);
+    ltk_writer_fail_block(w, 0, LOGTK_ERR_NOMEM);
     membuf a = {0}, b = {0};
     CHECK(logtk_archive_writer_open_callback(w, mem_write, &a) == LOGTK_OK);
     logtk_archive_writer_write(w, text.data, text.len);
     CHECK(logtk_archive_writer_close(w) == LOGTK_ERR_NOMEM);
     CHECK(strstr(logtk_archive_writer_errmsg(w), "block 1 (lines 1-100)") != NULL);
-    ltka_writer_fail_block(w, 0, LOGTK_OK);
+    ltk_writer_fail_block(w, 0, LOGTK_OK);
     a.len = 0;
     for (int k = 0; k < 2; k++) {
         membuf *out = k ? &b : &a;
@@ -518,7 +518,7 @@ static void test_pool_order_and_drain(void)
 {
     int calls[3] = {0, 0, 0};
     void *states[3] = {&calls[0], &calls[1], &calls[2]};
-    ltka_pool *p = ltka_pool_new(3, 5, pool_work, states);
+    ltk_pool *p = ltk_pool_new(3, 5, pool_work, states);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -526,18 +526,18 @@ static void test_pool_order_and_drain(void)
     static pool_job jobs[NJOBS];
     int next = 0, seen = 0, in_order = 1, done_untouched = 1, worked_once = 1;
     while (seen < NJOBS) {
-        while (next < NJOBS && ltka_pool_has_room(p)) {
+        while (next < NJOBS && ltk_pool_has_room(p)) {
             pool_job *j = &jobs[next];
             j->id = next;
             j->worked = 0;
             j->slow = next % 7 == 0 ? 300 : 0; /* some finish late, after later ones */
             if (next % 5 == 3)
-                ltka_pool_submit_done(p, j);
+                ltk_pool_submit_done(p, j);
             else
-                ltka_pool_submit(p, j);
+                ltk_pool_submit(p, j);
             next++;
         }
-        pool_job *j = ltka_pool_collect(p, 1);
+        pool_job *j = ltk_pool_collect(p, 1);
         CHECK(j != NULL);
         if (!j)
             break;
@@ -551,8 +551,8 @@ static void test_pool_order_and_drain(void)
     CHECK(in_order);
     CHECK(done_untouched);
     CHECK(worked_once);
-    CHECK(ltka_pool_pending(p) == 0);
-    CHECK(ltka_pool_collect(p, 1) == NULL);
+    CHECK(ltk_pool_pending(p) == 0);
+    CHECK(ltk_pool_collect(p, 1) == NULL);
     CHECK(calls[0] + calls[1] + calls[2] == NJOBS - NJOBS / 5);
 
     /*
@@ -564,9 +564,9 @@ static void test_pool_order_and_drain(void)
     for (int k = 0; k < 5; k++) {
         jobs[k].id = k;
         jobs[k].gated = 1;
-        ltka_pool_submit(p, &jobs[k]);
+        ltk_pool_submit(p, &jobs[k]);
     }
-    CHECK(!ltka_pool_has_room(p));
+    CHECK(!ltk_pool_has_room(p));
     for (int waited = 0; waited < 5000; waited++) { /* up to 5 s for the 3 workers to start */
         int running = 0;
         for (int k = 0; k < 5; k++)
@@ -577,10 +577,10 @@ static void test_pool_order_and_drain(void)
     }
     pthread_t opener;
     CHECK(pthread_create(&opener, NULL, open_gate_later, NULL) == 0);
-    ltka_pool_drain(p);
+    ltk_pool_drain(p);
     pthread_join(opener, NULL);
-    CHECK(ltka_pool_pending(p) == 0 && ltka_pool_has_room(p));
-    CHECK(ltka_pool_collect(p, 0) == NULL);
+    CHECK(ltk_pool_pending(p) == 0 && ltk_pool_has_room(p));
+    CHECK(ltk_pool_collect(p, 0) == NULL);
     CHECK(jobs[0].worked == 1 && jobs[1].worked == 1 && jobs[2].worked == 1); /* finished by the drain */
     usleep(30000);
     CHECK(jobs[3].running == 0 && jobs[4].running == 0); /* dropped: never run */
@@ -589,14 +589,14 @@ static void test_pool_order_and_drain(void)
         jobs[10 + k].id = 10 + k;
         jobs[10 + k].worked = 0;
         jobs[10 + k].slow = 0;
-        ltka_pool_submit(p, &jobs[10 + k]);
+        ltk_pool_submit(p, &jobs[10 + k]);
     }
     for (int k = 0; k < 4; k++) {
-        pool_job *j = ltka_pool_collect(p, 1);
+        pool_job *j = ltk_pool_collect(p, 1);
         CHECK(j == &jobs[10 + k] && j->worked == 1);
     }
-    ltka_pool_drain(p); /* empty: harmless */
-    ltka_pool_free(p);
+    ltk_pool_drain(p); /* empty: harmless */
+    ltk_pool_free(p);
 
     /*
      * A job submitted done and collected while the worker sleeps, before it
@@ -605,7 +605,7 @@ static void test_pool_order_and_drain(void)
      */
     int calls1 = 0;
     void *state1[1] = {&calls1};
-    p = ltka_pool_new(1, 3, pool_work, state1);
+    p = ltk_pool_new(1, 3, pool_work, state1);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -613,21 +613,21 @@ static void test_pool_order_and_drain(void)
     int in_turn = 1;
     for (int round = 0; round < 3; round++) {
         usleep(20000); /* the worker is asleep, waiting for work */
-        ltka_pool_submit_done(p, &jobs[0]);
-        CHECK(ltka_pool_collect(p, 1) == &jobs[0]);
+        ltk_pool_submit_done(p, &jobs[0]);
+        CHECK(ltk_pool_collect(p, 1) == &jobs[0]);
         for (int k = 1; k <= 3; k++)
-            ltka_pool_submit(p, &jobs[k]);
+            ltk_pool_submit(p, &jobs[k]);
         for (int k = 1; k <= 3; k++)
-            CHECK(ltka_pool_collect(p, 1) == &jobs[k]);
+            CHECK(ltk_pool_collect(p, 1) == &jobs[k]);
         in_turn &= jobs[1].order < jobs[2].order && jobs[2].order < jobs[3].order;
     }
     CHECK(in_turn);
     CHECK(jobs[0].worked == 0);
     CHECK(jobs[1].worked == 3 && jobs[2].worked == 3 && jobs[3].worked == 3);
     CHECK(calls1 == 9);
-    ltka_pool_free(p);
-    ltka_pool_free(NULL);
-    ltka_readahead_free(NULL, NULL);
+    ltk_pool_free(p);
+    ltk_pool_free(NULL);
+    ltk_readahead_free(NULL, NULL);
 }
 
 /* ---- the read-ahead on mapped files ---- */

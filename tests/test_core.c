@@ -17,85 +17,85 @@
 
 TEST(test_arena)
 {
-    logtk_arena a;
-    logtk_arena_init(&a, 1024);
-    char *s = logtk_arena_strndup(&a, "hello", 5);
+    ltk_arena a;
+    ltk_arena_init(&a, 1024);
+    char *s = ltk_arena_strndup(&a, "hello", 5);
     CHECK(s != NULL && strcmp(s, "hello") == 0);
-    void *big = logtk_arena_alloc(&a, 100000); /* larger than a chunk */
+    void *big = ltk_arena_alloc(&a, 100000); /* larger than a chunk */
     CHECK(big != NULL && ((uintptr_t)big % 16) == 0);
     memset(big, 1, 100000);
-    char *t = logtk_arena_strndup(&a, "world", 5);
+    char *t = ltk_arena_strndup(&a, "world", 5);
     CHECK(t != NULL && strcmp(t, "world") == 0 && strcmp(s, "hello") == 0);
     for (int i = 0; i < 1000; i++)
-        CHECK(logtk_arena_alloc(&a, 37) != NULL);
-    logtk_arena_reset(&a);
+        CHECK(ltk_arena_alloc(&a, 37) != NULL);
+    ltk_arena_reset(&a);
     CHECK(a.head != NULL && a.total == 1024 + 32);
-    CHECK(logtk_arena_alloc(&a, 10) != NULL);
-    logtk_arena_free(&a);
-    logtk_arena_free(&a); /* twice is harmless */
+    CHECK(ltk_arena_alloc(&a, 10) != NULL);
+    ltk_arena_free(&a);
+    ltk_arena_free(&a); /* twice is harmless */
 }
 
 TEST(test_strbuf)
 {
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
-    CHECK(logtk_strbuf_puts(&b, "ab") == 0);
-    CHECK(logtk_strbuf_putc(&b, 'c') == 0);
-    CHECK(logtk_strbuf_printf(&b, "%d-%s", 42, "x") == 0);
+    ltk_strbuf b = LTK_STRBUF_INIT;
+    CHECK(ltk_strbuf_puts(&b, "ab") == 0);
+    CHECK(ltk_strbuf_putc(&b, 'c') == 0);
+    CHECK(ltk_strbuf_printf(&b, "%d-%s", 42, "x") == 0);
     CHECK_BYTES(b.data, b.len, "abc42-x");
     char longtext[600];
     memset(longtext, 'z', sizeof longtext - 1);
     longtext[sizeof longtext - 1] = '\0';
-    CHECK(logtk_strbuf_printf(&b, "%s", longtext) == 0);
+    CHECK(ltk_strbuf_printf(&b, "%s", longtext) == 0);
     CHECK(b.len == 7 + 599 && b.data[b.len] == '\0');
-    logtk_strbuf_clear(&b);
+    ltk_strbuf_clear(&b);
     CHECK(b.len == 0 && b.cap > 0);
 
     const uint64_t values[] = {0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, UINT64_MAX};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
-        CHECK(logtk_strbuf_put_varint(&b, values[i]) == 0);
+        CHECK(ltk_strbuf_put_varint(&b, values[i]) == 0);
     const uint8_t *p = (const uint8_t *)b.data, *end = p + b.len;
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
         uint64_t v = 0;
-        CHECK(logtk_varint_get(&p, end, &v) == 0 && v == values[i]);
+        CHECK(ltk_varint_get(&p, end, &v) == 0 && v == values[i]);
     }
     CHECK(p == end);
     uint64_t v;
     const uint8_t truncated[] = {0x80, 0x80};
     const uint8_t *q = truncated;
-    CHECK(logtk_varint_get(&q, truncated + 2, &v) == -1 && q == truncated);
+    CHECK(ltk_varint_get(&q, truncated + 2, &v) == -1 && q == truncated);
     const uint8_t overlong[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
     q = overlong;
-    CHECK(logtk_varint_get(&q, overlong + sizeof overlong, &v) == -1);
-    logtk_strbuf_free(&b);
+    CHECK(ltk_varint_get(&q, overlong + sizeof overlong, &v) == -1);
+    ltk_strbuf_free(&b);
 }
 
 TEST(test_hashtab)
 {
-    logtk_hashtab h;
-    CHECK(logtk_hashtab_init(&h, 4) == 0);
+    ltk_hashtab h;
+    CHECK(ltk_hashtab_init(&h, 4) == 0);
     char key[32];
     int inserted;
     for (int i = 0; i < 5000; i++) {
         int n = snprintf(key, sizeof key, "key-%d", i);
-        CHECK(logtk_hashtab_intern(&h, key, (size_t)n, &inserted) == i && inserted == 1);
+        CHECK(ltk_hashtab_intern(&h, key, (size_t)n, &inserted) == i && inserted == 1);
     }
     CHECK(h.count == 5000);
     for (int i = 0; i < 5000; i += 7) {
         int n = snprintf(key, sizeof key, "key-%d", i);
-        CHECK(logtk_hashtab_find(&h, key, (size_t)n) == i);
-        CHECK(logtk_hashtab_intern(&h, key, (size_t)n, &inserted) == i && inserted == 0);
+        CHECK(ltk_hashtab_find(&h, key, (size_t)n) == i);
+        CHECK(ltk_hashtab_intern(&h, key, (size_t)n, &inserted) == i && inserted == 0);
         size_t len;
-        const char *k = logtk_hashtab_key(&h, (uint32_t)i, &len);
+        const char *k = ltk_hashtab_key(&h, (uint32_t)i, &len);
         CHECK_BYTES(k, len, key);
     }
-    CHECK(logtk_hashtab_find(&h, "absent", 6) == -1);
+    CHECK(ltk_hashtab_find(&h, "absent", 6) == -1);
     /* keys with NUL bytes and the empty key are distinct keys */
-    CHECK(logtk_hashtab_intern(&h, "a\0b", 3, NULL) == 5000);
-    CHECK(logtk_hashtab_intern(&h, "a", 1, NULL) == 5001);
-    CHECK(logtk_hashtab_intern(&h, "", 0, NULL) == 5002);
-    CHECK(logtk_hash_bytes("abc", 3) == logtk_hash_bytes("abc", 3));
-    CHECK(logtk_hash_bytes("abc", 3) != logtk_hash_bytes("abd", 3));
-    logtk_hashtab_free(&h);
+    CHECK(ltk_hashtab_intern(&h, "a\0b", 3, NULL) == 5000);
+    CHECK(ltk_hashtab_intern(&h, "a", 1, NULL) == 5001);
+    CHECK(ltk_hashtab_intern(&h, "", 0, NULL) == 5002);
+    CHECK(ltk_hash_bytes("abc", 3) == ltk_hash_bytes("abc", 3));
+    CHECK(ltk_hash_bytes("abc", 3) != ltk_hash_bytes("abd", 3));
+    ltk_hashtab_free(&h);
 }
 
 /* The inverse of hashtab.c's mixing step (x ^= x >> 32 undoes itself; the
@@ -123,14 +123,14 @@ TEST(test_hashtab_flood)
     const uint64_t c = 0x632be59bd9b4e019ULL;
     const uint64_t h0 = 0x9e3779b97f4a7c15ULL ^ (16 * 0xff51afd7ed558ccdULL);
     const uint64_t target = 0x0123456789abcdefULL; /* the state after both words */
-    logtk_hashtab h;
-    CHECK(logtk_hashtab_init(&h, 256) == 0);
+    ltk_hashtab h;
+    CHECK(ltk_hashtab_init(&h, 256) == 0);
     uint64_t first_hash = 0;
     int all_collide = 1;
     for (uint64_t i = 0; i < 256; i++) {
         uint64_t w[2];
         w[0] = i * 0x9e3779b97f4a7c15ULL + 1;
-        /* as logtk_hash_bytes runs: h1 = mix(h0 ^ w0) + c, h2 = mix(h1 ^ w1) + c;
+        /* as ltk_hash_bytes runs: h1 = mix(h0 ^ w0) + c, h2 = mix(h1 ^ w1) + c;
            w1 is chosen so that h2 is the target */
         unsigned char key[16];
         memcpy(key, &w[0], 8);
@@ -143,11 +143,11 @@ TEST(test_hashtab_flood)
         uint64_t h1 = x + c;
         w[1] = unmix64(target - c) ^ h1;
         memcpy(key + 8, &w[1], 8);
-        uint64_t hb = logtk_hash_bytes(key, 16);
+        uint64_t hb = ltk_hash_bytes(key, 16);
         if (i == 0)
             first_hash = hb;
         all_collide &= hb == first_hash;
-        CHECK(logtk_hashtab_intern(&h, key, 16, NULL) == (int64_t)i);
+        CHECK(ltk_hashtab_intern(&h, key, 16, NULL) == (int64_t)i);
     }
     CHECK(all_collide); /* the crafted keys do collide without a seed */
     size_t distinct = 0;
@@ -158,9 +158,9 @@ TEST(test_hashtab_flood)
         distinct += j == i;
     }
     CHECK(distinct == 256); /* the table's own hashes are seeded: no two equal */
-    CHECK(logtk_hash_bytes_seeded("abc", 3, 0) == logtk_hash_bytes("abc", 3));
-    CHECK(logtk_hash_seed() != 0 && logtk_hash_seed() == logtk_hash_seed());
-    logtk_hashtab_free(&h);
+    CHECK(ltk_hash_bytes_seeded("abc", 3, 0) == ltk_hash_bytes("abc", 3));
+    CHECK(ltk_hash_seed() != 0 && ltk_hash_seed() == ltk_hash_seed());
+    ltk_hashtab_free(&h);
 }
 
 TEST(test_errors)
@@ -235,47 +235,47 @@ TEST(test_output_prepare)
 
 TEST(saved_frame_round_trip_and_refusals)
 {
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
-    CHECK(logtk_strbuf_append(&b, "xy", 2) == 0); /* a frame may start mid-buffer */
-    CHECK(logtk_frame_begin(&b, "TESTMAGC", 7) == 0);
-    CHECK(logtk_strbuf_append(&b, "payload", 7) == 0);
-    CHECK(logtk_frame_end(&b, 2) == 0);
+    ltk_strbuf b = LTK_STRBUF_INIT;
+    CHECK(ltk_strbuf_append(&b, "xy", 2) == 0); /* a frame may start mid-buffer */
+    CHECK(ltk_frame_begin(&b, "TESTMAGC", 7) == 0);
+    CHECK(ltk_strbuf_append(&b, "payload", 7) == 0);
+    CHECK(ltk_frame_end(&b, 2) == 0);
     const uint8_t *f = (const uint8_t *)b.data + 2;
     size_t n = b.len - 2;
-    CHECK(n == LOGTK_FRAME_HEADER_LEN + 7 + LOGTK_FRAME_TRAILER_LEN);
-    CHECK(logtk_le_get_u32(f + 8) == 7 && logtk_le_get_u64(f + 12) == 7);
+    CHECK(n == LTK_FRAME_HEADER_LEN + 7 + LTK_FRAME_TRAILER_LEN);
+    CHECK(ltk_le_get_u32(f + 8) == 7 && ltk_le_get_u64(f + 12) == 7);
 
-    logtk_errbuf why;
-    logtk_error_clear(&why);
+    ltk_errbuf why;
+    ltk_error_clear(&why);
     uint32_t version = 0;
     const uint8_t *payload = NULL;
     size_t plen = 0;
-    CHECK_STATUS(logtk_frame_open(f, n, "TESTMAGC", 7, "test file", &version, &payload, &plen, &why),
+    CHECK_STATUS(ltk_frame_open(f, n, "TESTMAGC", 7, "test file", &version, &payload, &plen, &why),
                  LOGTK_OK);
     CHECK(version == 7 && plen == 7 && memcmp(payload, "payload", 7) == 0);
 
     /* each fault gets its own message */
-    CHECK_STATUS(logtk_frame_open(f, n, "OTHERMAG", 7, "test file", &version, &payload, &plen, &why),
+    CHECK_STATUS(ltk_frame_open(f, n, "OTHERMAG", 7, "test file", &version, &payload, &plen, &why),
                  LOGTK_ERR_STATE);
-    CHECK(strstr(logtk_error_text(&why), "not a logtk test file") != NULL);
-    CHECK_STATUS(logtk_frame_open(f, n, "TESTMAGC", 6, "test file", &version, &payload, &plen, &why),
+    CHECK(strstr(ltk_error_text(&why), "not a logtk test file") != NULL);
+    CHECK_STATUS(ltk_frame_open(f, n, "TESTMAGC", 6, "test file", &version, &payload, &plen, &why),
                  LOGTK_ERR_STATE);
-    CHECK(strstr(logtk_error_text(&why), "version 7; this logtk reads versions up to 6") != NULL);
-    CHECK_STATUS(logtk_frame_open(f, n - 1, "TESTMAGC", 7, "test file", &version, &payload, &plen,
+    CHECK(strstr(ltk_error_text(&why), "version 7; this logtk reads versions up to 6") != NULL);
+    CHECK_STATUS(ltk_frame_open(f, n - 1, "TESTMAGC", 7, "test file", &version, &payload, &plen,
                                   &why),
                  LOGTK_ERR_STATE);
-    CHECK(strstr(logtk_error_text(&why), "truncated") != NULL);
-    CHECK_STATUS(logtk_frame_open(f, 10, "TESTMAGC", 7, "test file", &version, &payload, &plen,
+    CHECK(strstr(ltk_error_text(&why), "truncated") != NULL);
+    CHECK_STATUS(ltk_frame_open(f, 10, "TESTMAGC", 7, "test file", &version, &payload, &plen,
                                   &why),
                  LOGTK_ERR_STATE);
-    CHECK(strstr(logtk_error_text(&why), "truncated") != NULL);
-    for (size_t i = LOGTK_FRAME_HEADER_LEN; i < n; i++) {
+    CHECK(strstr(ltk_error_text(&why), "truncated") != NULL);
+    for (size_t i = LTK_FRAME_HEADER_LEN; i < n; i++) {
         b.data[2 + i] ^= 0x10;
-        CHECK_STATUS(logtk_frame_open(f, n, "TESTMAGC", 7, "test file", &version, &payload, &plen,
+        CHECK_STATUS(ltk_frame_open(f, n, "TESTMAGC", 7, "test file", &version, &payload, &plen,
                                       &why),
                      LOGTK_ERR_STATE);
-        CHECK(strstr(logtk_error_text(&why), "damaged (checksum mismatch)") != NULL);
+        CHECK(strstr(ltk_error_text(&why), "damaged (checksum mismatch)") != NULL);
         b.data[2 + i] ^= 0x10;
     }
-    logtk_strbuf_free(&b);
+    ltk_strbuf_free(&b);
 }

@@ -546,7 +546,7 @@ static size_t as_version2(unsigned char *buf, size_t len)
         buf[8 + i] = (unsigned char)(2u >> (8 * i));
         buf[12 + i] = (unsigned char)(plen >> (8 * i));
     }
-    uint32_t crc = detect_crc32(buf, 16 + plen);
+    uint32_t crc = ltk_detect_crc32(buf, 16 + plen);
     for (int i = 0; i < 4; i++)
         buf[16 + plen + i] = (unsigned char)(crc >> (8 * i));
     return plen + 20;
@@ -1024,14 +1024,14 @@ static void test_eigen_large(void)
         uint64_t seed = 11;
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j <= i; j++) {
-                double x = i % 7 == 3 || j % 7 == 3 ? 0 : detect_rand_unit(&seed) - 0.5;
+                double x = i % 7 == 3 || j % 7 == 3 ? 0 : ltk_detect_rand_unit(&seed) - 0.5;
                 if (i >= n / 2 && j >= n / 2 && n > 3)
                     x = i == j ? 2.0 : 0.0;
                 a[i * n + j] = a[j * n + i] = x;
             }
         memcpy(a2, a, n * n * sizeof *a);
-        CHECK(detect_symmetric_eigen_large(a, n, w, v) == 0);
-        detect_symmetric_eigen(a2, n, wj, vj);
+        CHECK(ltk_detect_symmetric_eigen_large(a, n, w, v) == 0);
+        ltk_detect_symmetric_eigen(a2, n, wj, vj);
         double maxdiff = 0, resid = 0, orth = 0;
         for (size_t c = 0; c < n; c++) {
             if (c > 0)
@@ -1074,11 +1074,11 @@ static void test_sort_u32(void)
         uint32_t v[1000];
         uint64_t sum = 0, sum2 = 0;
         for (size_t i = 0; i < n; i++) {
-            v[i] = (uint32_t)detect_rand_below(&seed, 50 + n / 2);
+            v[i] = (uint32_t)ltk_detect_rand_below(&seed, 50 + n / 2);
             sum += v[i];
             sum2 += (uint64_t)v[i] * v[i];
         }
-        detect_sort_u32(v, n);
+        ltk_detect_sort_u32(v, n);
         int sorted = 1;
         for (size_t i = 0; i < n; i++) {
             sum -= v[i];
@@ -1102,8 +1102,8 @@ static logtk_sessions *random_sessions(size_t nsessions, size_t nevents, size_t 
         int idn = snprintf(id, sizeof id, "s%zu", i);
         for (size_t t = 0; t < per; t++) {
             int n = snprintf(ev, sizeof ev, "e%llu",
-                             (unsigned long long)detect_rand_below(&seed, nevents));
-            size_t times = 1 + detect_rand_below(&seed, 3);
+                             (unsigned long long)ltk_detect_rand_below(&seed, nevents));
+            size_t times = 1 + ltk_detect_rand_below(&seed, 3);
             for (size_t k = 0; k < times; k++)
                 logtk_sessions_append(s, id, (size_t)idn, ev, (size_t)n);
         }
@@ -1148,7 +1148,7 @@ static void pca_reference(logtk_sessions *s, size_t nevents, size_t k, double *s
             for (size_t q = 0; q < m; q++)
                 cov[p * m + q] += xi[p] * xi[q] / (double)n;
     }
-    detect_symmetric_eigen(cov, m, w, v);
+    ltk_detect_symmetric_eigen(cov, m, w, v);
     for (size_t i = 0; i < n; i++) {
         double *xi = x + i * nevents, e = 0;
         for (size_t c = 0; c < k; c++) {
@@ -1337,7 +1337,7 @@ static void test_model_load_name_past_end(void)
         buf[12 + i] = (unsigned char)(plen >> (8 * i));
     }
     memcpy(buf + 16, payload, plen);
-    uint32_t crc = detect_crc32(buf, plen + 16);
+    uint32_t crc = ltk_detect_crc32(buf, plen + 16);
     for (int i = 0; i < 4; i++)
         buf[16 + plen + i] = (unsigned char)(crc >> (8 * i));
     logtk_detector *d;
@@ -1375,9 +1375,9 @@ static void test_dtree_load_feature_overflow(void)
        then the frame's 4-byte checksum */
     unsigned char *b = buf;
     size_t node = len - 4 - 28;
-    CHECK(logtk_le_get_u32(b + node) == 0); /* a leaf */
-    logtk_le_put_u32(b + node, 0x80000000u);
-    logtk_le_put_u32(b + len - 4, logtk_checksum32(b, len - 4));
+    CHECK(ltk_le_get_u32(b + node) == 0); /* a leaf */
+    ltk_le_put_u32(b + node, 0x80000000u);
+    ltk_le_put_u32(b + len - 4, ltk_checksum32(b, len - 4));
     CHECK_STATUS(logtk_detector_new(&d2, NULL), LOGTK_OK);
     CHECK_STATUS(logtk_detector_load(d2, buf, len), LOGTK_ERR_STATE);
     logtk_detector_free(d2);

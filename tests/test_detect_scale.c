@@ -119,7 +119,7 @@ static void compare_with_reference(int learn)
     double t = 0;
     size_t total_alerts = 0, mismatches = 0;
     for (int i = 0; i < 40000; i++) {
-        uint64_t u = detect_rand_next(&rng);
+        uint64_t u = ltk_detect_rand_next(&rng);
         /* time: mostly small steps, sometimes a gap of many buckets */
         if (u % 997 == 0)
             t += 10.0 * (double)(u % 3000);
@@ -179,7 +179,7 @@ TEST(stream_bucket_close_work_follows_bucket_events)
     const logtk_stream_alert *alerts;
     size_t nalerts;
     CHECK_STATUS(logtk_stream_finish(s, &alerts, &nalerts), LOGTK_OK);
-    uint64_t visits = detect_stream_close_visits(s);
+    uint64_t visits = ltk_detect_stream_close_visits(s);
     CHECK(visits >= n);
     CHECK(visits <= 2 * (uint64_t)n);
     if (visits > 2 * (uint64_t)n)
@@ -204,7 +204,7 @@ static logtk_sessions *many_event_sessions(int nsessions, int events_per_session
         for (int k = 0; k < events_per_session; k++) {
             int m;
             if (k < 4)
-                m = snprintf(ev, sizeof ev, "P%u", (unsigned)detect_rand_below(&rng, (uint64_t)pool));
+                m = snprintf(ev, sizeof ev, "P%u", (unsigned)ltk_detect_rand_below(&rng, (uint64_t)pool));
             else
                 m = snprintf(ev, sizeof ev, "E%d", own++);
             logtk_sessions_append(s, id, (size_t)n, ev, (size_t)m);

@@ -16,8 +16,8 @@
 #include "test_harness.h"
 
 /* Internal switches of format.c. */
-void logtk_format_set_fast_path(logtk_format *f, int enabled);
-int logtk_format_is_simple(const logtk_format *f);
+void ltk_format_set_fast_path(logtk_format *f, int enabled);
+int ltk_format_is_simple(const logtk_format *f);
 
 static const char hdfs_fmt[] = "<Date> <Time> <Pid> <Level> <Component>: <Content>";
 
@@ -37,13 +37,13 @@ TEST(test_basic)
     CHECK_BYTES(rec.content.ptr, rec.content.len, "  anything  ");
 
     CHECK_STATUS(logtk_format_compile(f, hdfs_fmt), LOGTK_OK);
-    CHECK(logtk_format_is_simple(f));
+    CHECK(ltk_format_is_simple(f));
     CHECK(logtk_format_field_count(f) == 5);
     CHECK(strcmp(logtk_format_field_name(f, 0), "Date") == 0);
     CHECK(strcmp(logtk_format_field_name(f, 4), "Component") == 0);
     CHECK(logtk_format_field_name(f, 5) == NULL);
     for (int fast = 1; fast >= 0; fast--) {
-        logtk_format_set_fast_path(f, fast);
+        ltk_format_set_fast_path(f, fast);
         const char *line = " 081109 203615\t148   INFO dfs.DataNode$PacketResponder: PacketResponder 1 "
                            "for block blk_38865049064139660 terminating \r";
         match_str(f, line, &rec);
@@ -92,7 +92,7 @@ TEST(test_optional_and_literals)
     CHECK_STATUS(
         logtk_format_compile(f, "<Month> <Date> <Time> <Level> <Component>(\\[<PID>\\])?: <Content>"),
         LOGTK_OK);
-    CHECK(!logtk_format_is_simple(f));
+    CHECK(!ltk_format_is_simple(f));
     match_str(f, "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: authentication failure", &rec);
     CHECK(rec.matched && rec.nfields == 6);
     CHECK_BYTES(rec.fields[4].ptr, rec.fields[4].len, "sshd(pam_unix)");
@@ -104,7 +104,7 @@ TEST(test_optional_and_literals)
 
     /* HealthApp: escaped pipes; Apache: escaped brackets; the fast path handles both */
     CHECK_STATUS(logtk_format_compile(f, "<Time>\\|<Component>\\|<Pid>\\|<Content>"), LOGTK_OK);
-    CHECK(logtk_format_is_simple(f));
+    CHECK(ltk_format_is_simple(f));
     match_str(f, "20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579", &rec);
     CHECK(rec.matched);
     CHECK_BYTES(rec.fields[1].ptr, rec.fields[1].len, "Step_LSC");
@@ -244,9 +244,9 @@ TEST(test_simple_random_agrees)
                 n += len;
             }
             logtk_record a, b;
-            logtk_format_set_fast_path(f, 1);
+            ltk_format_set_fast_path(f, 1);
             int ra = logtk_format_match(f, line, n, &a);
-            logtk_format_set_fast_path(f, 0);
+            ltk_format_set_fast_path(f, 0);
             int rb = logtk_format_match(f, line, n, &b);
             int same = ra == rb && a.matched == b.matched && a.nfields == b.nfields &&
                        a.content.ptr == b.content.ptr && a.content.len == b.content.len;
@@ -317,9 +317,9 @@ static void test_loghub(const char *root)
             while (logtk_reader_next(r, &l) == LOGTK_OK) {
                 lines++;
                 logtk_record a, b;
-                logtk_format_set_fast_path(f, 1);
+                ltk_format_set_fast_path(f, 1);
                 logtk_format_match(f, l.data, l.len, &a);
-                logtk_format_set_fast_path(f, 0);
+                ltk_format_set_fast_path(f, 0);
                 logtk_format_match(f, l.data, l.len, &b);
                 unmatched += !b.matched;
                 int same = a.matched == b.matched && a.content.ptr == b.content.ptr &&
@@ -395,9 +395,9 @@ TEST(test_optional_fast_path_agrees)
         for (size_t li = 0; li < sizeof lines / sizeof lines[0]; li++) {
             logtk_record a, b;
             size_t n = strlen(lines[li]);
-            logtk_format_set_fast_path(f, 1);
+            ltk_format_set_fast_path(f, 1);
             logtk_format_match(f, lines[li], n, &a);
-            logtk_format_set_fast_path(f, 0);
+            ltk_format_set_fast_path(f, 0);
             logtk_format_match(f, lines[li], n, &b);
             int same = a.matched == b.matched && a.nfields == b.nfields &&
                        a.content.ptr == b.content.ptr && a.content.len == b.content.len;

@@ -7,8 +7,8 @@
  * file whose tests are written with TEST(name) gets its main() from the
  * registry generated from it (see test_run() below).
  */
-#ifndef LOGTK_TEST_HARNESS_H
-#define LOGTK_TEST_HARNESS_H
+#ifndef LTK_TEST_HARNESS_H
+#define LTK_TEST_HARNESS_H
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * test_header_fields.c - header parts placed by a log format (compress --format / --dataset).
  *
- * ltka_format_header_parts() must count the whole tokens in front of
+ * ltk_format_header_parts() must count the whole tokens in front of
  * <Content> on most matching lines, ignore a minority of lines that do not
  * match or lack an optional field, and give up (-1) when most lines do not
  * match.  A block encoded with a format must have that many header parts (at
@@ -61,16 +61,16 @@ TEST(test_counting)
     char *text = hdfs_text(40, 10, &len);
     CHECK(text != NULL);
     /* "081109 203500 140 INFO dfs.DataNode$PacketResponder:" are the 5 tokens before Content */
-    CHECK(ltka_format_header_parts(f, text, len, LTKA_MAX_HEADER_PARTS) == 5);
-    CHECK(ltka_format_header_parts(f, text, len, 3) == 3); /* capped */
+    CHECK(ltk_format_header_parts(f, text, len, LTK_MAX_HEADER_PARTS) == 5);
+    CHECK(ltk_format_header_parts(f, text, len, 3) == 3); /* capped */
     free(text);
     text = hdfs_text(10, 40, &len);
-    CHECK(ltka_format_header_parts(f, text, len, LTKA_MAX_HEADER_PARTS) == -1); /* most do not match */
+    CHECK(ltk_format_header_parts(f, text, len, LTK_MAX_HEADER_PARTS) == -1); /* most do not match */
     free(text);
-    CHECK(ltka_format_header_parts(f, "", 0, LTKA_MAX_HEADER_PARTS) == -1);
+    CHECK(ltk_format_header_parts(f, "", 0, LTK_MAX_HEADER_PARTS) == -1);
     /* CRLF line ends and no final newline */
     const char *crlf = "081109 203518 143 INFO dfs.X: a b\r\n081109 203519 143 WARN dfs.Y: c";
-    CHECK(ltka_format_header_parts(f, crlf, strlen(crlf), LTKA_MAX_HEADER_PARTS) == 5);
+    CHECK(ltk_format_header_parts(f, crlf, strlen(crlf), LTK_MAX_HEADER_PARTS) == 5);
     logtk_format_free(f);
 
     /* an optional field: the count most lines give wins */
@@ -81,21 +81,21 @@ TEST(test_counting)
     const char *opt = "Jun 14 15:16:01 sshd[1]: a\n"
                       "Jun 14 15:16:02 sshd[2]: b c\n"
                       "Jun 14 15:16:03 cron: d\n";
-    CHECK(ltka_format_header_parts(f, opt, strlen(opt), LTKA_MAX_HEADER_PARTS) == 4);
+    CHECK(ltk_format_header_parts(f, opt, strlen(opt), LTK_MAX_HEADER_PARTS) == 4);
     /* a token that runs into Content is not a header token */
     logtk_format_free(f);
     f = compile("<Level>:<Content>");
     const char *glued = "INFO:started x\nWARN:stopped y\n";
-    CHECK(f != NULL && ltka_format_header_parts(f, glued, strlen(glued), LTKA_MAX_HEADER_PARTS) == 0);
+    CHECK(f != NULL && ltk_format_header_parts(f, glued, strlen(glued), LTK_MAX_HEADER_PARTS) == 0);
     logtk_format_free(f);
 }
 
 /* Encodes text as one block with the given format; the decoder's parts per line, -1 on a failed round trip. */
 static int encode_parts(const char *spec, int level, const char *text, size_t len)
 {
-    ltka_decoder *d = block_roundtrip(text, len, level, spec, NULL);
-    int parts = d ? (int)ltka_decoder_part_count(d) : -1;
-    ltka_decoder_free(d);
+    ltk_decoder *d = block_roundtrip(text, len, level, spec, NULL);
+    int parts = d ? (int)ltk_decoder_part_count(d) : -1;
+    ltk_decoder_free(d);
     return parts;
 }
 
@@ -117,10 +117,10 @@ TEST(test_encoding)
     CHECK(encode_parts(HDFS_FORMAT, 19, text, len) >= 1);
     free(text);
 
-    ltka_encoder *e = ltka_encoder_new(3);
-    CHECK(e != NULL && ltka_encoder_set_format(e, "<Date> <Content") == LOGTK_ERR_SYNTAX);
-    CHECK(e != NULL && ltka_encoder_set_format(e, NULL) == LOGTK_OK);
-    ltka_encoder_free(e);
+    ltk_encoder *e = ltk_encoder_new(3);
+    CHECK(e != NULL && ltk_encoder_set_format(e, "<Date> <Content") == LOGTK_ERR_SYNTAX);
+    CHECK(e != NULL && ltk_encoder_set_format(e, NULL) == LOGTK_OK);
+    ltk_encoder_free(e);
 }
 
 TEST(test_writer_option)

@@ -1,7 +1,7 @@
 /*
  * test_line_split.c - the archive tokenizer and block encoder, against references.
  *
- * ltka_split_line() jumps between digits and marker bytes (SSE2 where
+ * ltk_split_line() jumps between digits and marker bytes (SSE2 where
  * available) instead of classifying every byte; it must give exactly what
  * the byte-by-byte tokenizer below gives (the algorithm as documented in
  * compress/line_split.c, written out plainly here).  Fixed cases pin the
@@ -47,15 +47,15 @@ static int ref_alnum(unsigned char c)
 typedef struct ref_out {
     char tmpl[8192];
     size_t tlen;
-    ltka_var vars[4096];
+    ltk_var vars[4096];
     size_t nvars;
 } ref_out;
 
 static void ref_literal(ref_out *o, const unsigned char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (s[i] >= 1 && s[i] <= LTKA_M_LAST)
-            o->tmpl[o->tlen++] = LTKA_M_ESC;
+        if (s[i] >= 1 && s[i] <= LTK_M_LAST)
+            o->tmpl[o->tlen++] = LTK_M_ESC;
         o->tmpl[o->tlen++] = (char)s[i];
     }
 }
@@ -63,7 +63,7 @@ static void ref_literal(ref_out *o, const unsigned char *s, size_t n)
 /*
  * A dotted quad of 1-3 digit parts at s[rs..) within te, not followed by
  * ".digit": its end, or 0.  *addr: the address when every part is 0-255
- * without leading zero, else the packed form (LTKA_IP_PACKED_FLAG).
+ * without leading zero, else the packed form (LTK_IP_PACKED_FLAG).
  */
 static size_t ref_ip(const unsigned char *s, size_t rs, size_t te, uint64_t *addr)
 {
@@ -94,7 +94,7 @@ static size_t ref_ip(const unsigned char *s, size_t rs, size_t te, uint64_t *add
     if (i + 1 < te && s[i] == '.' && ref_digit(s[i + 1]))
         return 0;
     if (odd)
-        *addr = LTKA_IP_PACKED_FLAG | packed;
+        *addr = LTK_IP_PACKED_FLAG | packed;
     return i;
 }
 
@@ -111,11 +111,11 @@ static void ref_digits(ref_out *o, const unsigned char *s, size_t tok, size_t ts
         size_t ip_end = rs >= 2 && s[rs - 1] == '.' && ref_digit(s[rs - 2]) ? 0 : ref_ip(s, rs, te, &addr);
         if (ip_end) {
             ref_literal(o, s + lit, rs - lit);
-            ltka_var *v = &o->vars[o->nvars++];
+            ltk_var *v = &o->vars[o->nvars++];
             memset(v, 0, sizeof *v);
-            v->kind = LTKA_M_IP;
+            v->kind = LTK_M_IP;
             v->value = addr;
-            o->tmpl[o->tlen++] = LTKA_M_IP;
+            o->tmpl[o->tlen++] = LTK_M_IP;
             lit = i = ip_end;
             continue;
         }
@@ -125,12 +125,12 @@ static void ref_digits(ref_out *o, const unsigned char *s, size_t tok, size_t ts
         int neg = rs > ts && s[rs - 1] == '-' && (rs - 1 == tok || !ref_alnum(s[rs - 2]));
         int sign_ok = neg || rs == tok || s[rs - 1] == '_';
         ref_literal(o, s + lit, (neg ? rs - 1 : rs) - lit);
-        ltka_var *v = &o->vars[o->nvars++];
+        ltk_var *v = &o->vars[o->nvars++];
         memset(v, 0, sizeof *v);
         if (rlen > 19) {
             if (neg)
                 ref_literal(o, (const unsigned char *)"-", 1);
-            v->kind = LTKA_M_STR;
+            v->kind = LTK_M_STR;
             v->str_off = (uint32_t)rs;
             v->str_len = (uint32_t)rlen;
         } else {
@@ -139,7 +139,7 @@ static void ref_digits(ref_out *o, const unsigned char *s, size_t tok, size_t ts
                 zeros++;
             for (size_t k = rs; k < i; k++)
                 v->value = v->value * 10 + (uint64_t)(s[k] - '0');
-            v->kind = sign_ok ? LTKA_M_SNUM : LTKA_M_UNUM;
+            v->kind = sign_ok ? LTK_M_SNUM : LTK_M_UNUM;
             v->pad = (uint8_t)(sign_ok ? zeros << 1 | (size_t)neg : zeros);
         }
         o->tmpl[o->tlen++] = (char)v->kind;
@@ -175,18 +175,18 @@ static void ref_token(ref_out *o, const unsigned char *s, size_t ts, size_t te)
         int letter = lower || upper;
         size_t hl = he - hs;
         int word_end = he == te || !ref_alnum(s[he]);
-        int hex = !dash && !(lower && upper) && hl <= LTKA_HEX_MAX_DIGITS &&
-                  (after_0x || (letter && digit && hl >= LTKA_HEX_MIN_DIGITS));
+        int hex = !dash && !(lower && upper) && hl <= LTK_HEX_MAX_DIGITS &&
+                  (after_0x || (letter && digit && hl >= LTK_HEX_MIN_DIGITS));
         if (word_start && word_end && (hex || (letter && ((digit && hl >= 8) || after_0x)))) {
             size_t lit_end = after_0x ? hs - 2 : hs;
             if (lit_end > done)
                 ref_digits(o, s, ts, done, lit_end);
             if (after_0x)
                 ref_literal(o, s + hs - 2, 2);
-            ltka_var *v = &o->vars[o->nvars++];
+            ltk_var *v = &o->vars[o->nvars++];
             memset(v, 0, sizeof *v);
             if (hex) {
-                v->kind = upper ? LTKA_M_HEXU : LTKA_M_HEXL;
+                v->kind = upper ? LTK_M_HEXU : LTK_M_HEXL;
                 size_t zeros = 0;
                 while (zeros + 1 < hl && s[hs + zeros] == '0')
                     zeros++;
@@ -194,7 +194,7 @@ static void ref_token(ref_out *o, const unsigned char *s, size_t ts, size_t te)
                 for (size_t k = hs; k < he; k++)
                     v->value = v->value * 16 + (uint64_t)(ref_digit(s[k]) ? s[k] - '0' : (s[k] | 0x20) - 'a' + 10);
             } else {
-                v->kind = LTKA_M_STR;
+                v->kind = LTK_M_STR;
                 v->str_off = (uint32_t)hs;
                 v->str_len = (uint32_t)hl;
             }
@@ -243,23 +243,23 @@ static int render_split(const char *line, size_t len, const ref_out *o)
     size_t n = 0, k = 0;
     for (size_t i = 0; i < o->tlen; i++) {
         unsigned char c = (unsigned char)o->tmpl[i];
-        if (c == LTKA_M_ESC) {
+        if (c == LTK_M_ESC) {
             out[n++] = o->tmpl[++i];
             continue;
         }
-        if (c < 1 || c > LTKA_M_LAST) {
+        if (c < 1 || c > LTK_M_LAST) {
             out[n++] = (char)c;
             continue;
         }
-        const ltka_var *v = &o->vars[k++];
+        const ltk_var *v = &o->vars[k++];
         char num[64];
         int w;
         switch (c) {
-        case LTKA_M_STR:
+        case LTK_M_STR:
             memcpy(out + n, line + v->str_off, v->str_len);
             n += v->str_len;
             continue;
-        case LTKA_M_IP:
+        case LTK_M_IP:
             if (v->value >> 32) {
                 w = 0;
                 for (int shift = 36; shift >= 0; shift -= 12) {
@@ -273,13 +273,13 @@ static int render_split(const char *line, size_t len, const ref_out *o)
                              (unsigned)v->value & 255);
             }
             break;
-        case LTKA_M_HEXL:
-        case LTKA_M_HEXU:
-            w = snprintf(num, sizeof num, c == LTKA_M_HEXL ? "%0*llx" : "%0*llX",
+        case LTK_M_HEXL:
+        case LTK_M_HEXU:
+            w = snprintf(num, sizeof num, c == LTK_M_HEXL ? "%0*llx" : "%0*llX",
                          (int)v->pad + (int)(v->value ? (64 - __builtin_clzll(v->value) + 3) / 4 : 1),
                          (unsigned long long)v->value);
             break;
-        case LTKA_M_SNUM:
+        case LTK_M_SNUM:
             w = snprintf(num, sizeof num, "%s%0*llu", v->pad & 1 ? "-" : "",
                          (int)(v->pad >> 1) + snprintf(NULL, 0, "%llu", (unsigned long long)v->value),
                          (unsigned long long)v->value);
@@ -295,8 +295,8 @@ static int render_split(const char *line, size_t len, const ref_out *o)
     return k == o->nvars && n == len && memcmp(out, line, len) == 0;
 }
 
-static logtk_strbuf got_tmpl = LOGTK_STRBUF_INIT;
-static ltka_var *got_vars;
+static ltk_strbuf got_tmpl = LTK_STRBUF_INIT;
+static ltk_var *got_vars;
 static size_t got_cap;
 static ref_out want;
 
@@ -304,18 +304,18 @@ static ref_out want;
 static int same_split(const char *line, size_t len)
 {
     size_t nvars = 0;
-    logtk_strbuf_clear(&got_tmpl);
-    if (ltka_split_line(line, len, &got_tmpl, &got_vars, &nvars, &got_cap) != 0)
+    ltk_strbuf_clear(&got_tmpl);
+    if (ltk_split_line(line, len, &got_tmpl, &got_vars, &nvars, &got_cap) != 0)
         return 0;
     ref_split(line, len, &want);
     if (got_tmpl.len != want.tlen || memcmp(got_tmpl.data, want.tmpl, want.tlen) != 0 ||
         got_tmpl.data[got_tmpl.len] != '\0' || nvars != want.nvars)
         return 0;
     for (size_t k = 0; k < nvars; k++) {
-        const ltka_var *g = &got_vars[k], *w = &want.vars[k];
+        const ltk_var *g = &got_vars[k], *w = &want.vars[k];
         if (g->kind != w->kind)
             return 0;
-        if (g->kind == LTKA_M_STR ? g->str_off != w->str_off || g->str_len != w->str_len
+        if (g->kind == LTK_M_STR ? g->str_off != w->str_off || g->str_len != w->str_len
                                   : g->value != w->value || g->pad != w->pad)
             return 0;
     }
@@ -334,9 +334,9 @@ TEST(test_fixed)
     check_template("081109 203615 148 INFO dfs.DataNode$PacketResponder: PacketResponder 1",
                    "\x02 \x02 \x02 INFO dfs.DataNode$PacketResponder: PacketResponder \x02", 4);
     check_template("blk_-1608999687919862906 and blk_38865049064139660", "blk_\x02 and blk_\x02", 2);
-    CHECK(got_vars[0].kind == LTKA_M_SNUM && got_vars[1].kind == LTKA_M_SNUM);
+    CHECK(got_vars[0].kind == LTK_M_SNUM && got_vars[1].kind == LTK_M_SNUM);
     check_template("from 10.251.73.220:50010", "from \x04:\x02", 2);
-    CHECK(got_vars[0].kind == LTKA_M_IP && got_vars[0].value == (10u << 24 | 251u << 16 | 73u << 8 | 220u));
+    CHECK(got_vars[0].kind == LTK_M_IP && got_vars[0].value == (10u << 24 | 251u << 16 | 73u << 8 | 220u));
     /* a '-' after a digit is no sign: only the first number is signed */
     check_template("2005-06-03-15.42.50.675872", "\x02-\x01-\x01-\x01.\x01.\x01.\x01", 7);
     /* "0x" is template text, the hex digits a hex number */
@@ -353,12 +353,12 @@ TEST(test_fixed)
     check_template("m \x04\x06\x07", "m \x05\x04\x05\x06\x05\x07", 0);
     /* dotted quads of 1-3 digit parts, not inside longer dotted numbers */
     check_template("0.0.0.0", "\x04", 1);
-    CHECK(got_vars[0].kind == LTKA_M_IP && got_vars[0].value == 0);
+    CHECK(got_vars[0].kind == LTK_M_IP && got_vars[0].value == 0);
     check_template("255.255.255.255", "\x04", 1);
     CHECK(got_vars[0].value == 0xffffffffu);
     /* not canonical: the packed form, 1 << 48 | per part (digits - 1) << 10 | value */
     check_template("256.1.1.1", "\x04", 1);
-    CHECK(got_vars[0].kind == LTKA_M_IP &&
+    CHECK(got_vars[0].kind == LTK_M_IP &&
           got_vars[0].value == (1ull << 48 | 2ull << 10 << 36 | 256ull << 36 | 1ull << 24 | 1ull << 12 | 1));
     check_template("01.2.3.4", "\x04", 1);
     CHECK(got_vars[0].value == (1ull << 48 | (1ull << 10 | 1) << 36 | 2ull << 24 | 3ull << 12 | 4));
@@ -383,10 +383,10 @@ TEST(test_fixed)
     check_template("0x1234", "0x\x06", 1);
     CHECK(got_vars[0].value == 0x1234);
     check_template("DEADBEEF1", "\x07", 1);
-    CHECK(got_vars[0].kind == LTKA_M_HEXU && got_vars[0].value == 0xDEADBEEF1ull);
+    CHECK(got_vars[0].kind == LTK_M_HEXU && got_vars[0].value == 0xDEADBEEF1ull);
     check_template("a3f9c2e1 fffffffffff0 a3f", "\x06 \x06 a\x01" "f", 3);
-    CHECK(got_vars[0].kind == LTKA_M_HEXL && got_vars[1].value == 0xfffffffffff0ull);
-    /* longer: strings (LTKA_HEX_MAX_DIGITS is 12, measured) */
+    CHECK(got_vars[0].kind == LTK_M_HEXL && got_vars[1].value == 0xfffffffffff0ull);
+    /* longer: strings (LTK_HEX_MAX_DIGITS is 12, measured) */
     check_template("0123456789abcdef0 0x14ed93111f20005 fffffffffffff0", "\x03 0x\x03 \x03", 3);
     check_template("ffff dead cafe add be", "ffff dead cafe add be", 0);
     check_template("0x12345678901234567", "\x02x\x01", 2); /* decimal digits, too long for hex */
@@ -471,28 +471,28 @@ TEST(test_random_lines)
 
 static void check_block_roundtrip(const char *text, size_t len, int level)
 {
-    ltka_encoder *enc = ltka_encoder_new(level);
-    ltka_decoder *dec = ltka_decoder_new();
-    logtk_strbuf payload = LOGTK_STRBUF_INIT, back = LOGTK_STRBUF_INIT;
-    logtk_errbuf err;
+    ltk_encoder *enc = ltk_encoder_new(level);
+    ltk_decoder *dec = ltk_decoder_new();
+    ltk_strbuf payload = LTK_STRBUF_INIT, back = LTK_STRBUF_INIT;
+    ltk_errbuf err;
     memset(&err, 0, sizeof err);
     uint32_t nlines = 0;
     CHECK(enc && dec);
-    CHECK_STATUS(ltka_encode_block(enc, text, len, &payload, &nlines), LOGTK_OK);
+    CHECK_STATUS(ltk_encode_block(enc, text, len, &payload, &nlines), LOGTK_OK);
     uint32_t expect = 0;
     for (size_t i = 0; i < len; i++)
         expect += text[i] == '\n';
     if (len > 0 && text[len - 1] != '\n')
         expect++;
     CHECK(nlines == expect);
-    CHECK_STATUS(ltka_decode_block(dec, (const uint8_t *)payload.data, payload.len, nlines,
+    CHECK_STATUS(ltk_decode_block(dec, (const uint8_t *)payload.data, payload.len, nlines,
                                    (uint32_t)len, &back, NULL, &err),
                  LOGTK_OK);
     CHECK(back.len == len && memcmp(back.data, text, len) == 0);
-    logtk_strbuf_free(&payload);
-    logtk_strbuf_free(&back);
-    ltka_encoder_free(enc);
-    ltka_decoder_free(dec);
+    ltk_strbuf_free(&payload);
+    ltk_strbuf_free(&back);
+    ltk_encoder_free(enc);
+    ltk_decoder_free(dec);
 }
 
 TEST(test_block_headers)
@@ -515,52 +515,52 @@ TEST(test_block_headers)
         "- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872\n",
     };
     size_t nshapes = sizeof shapes / sizeof *shapes;
-    logtk_strbuf text = LOGTK_STRBUF_INIT;
+    ltk_strbuf text = LTK_STRBUF_INIT;
     for (int round = 0; round < 3; round++) {
-        logtk_strbuf_clear(&text);
+        ltk_strbuf_clear(&text);
         for (unsigned i = 0; i < 3000; i++) {
             /* runs of one shape (the shortcut) broken by other shapes */
             const char *shape = shapes[(round == 0 ? i / 7 : rnd((unsigned)nshapes)) % nshapes];
             char line[256];
             int n = snprintf(line, sizeof line, shape, i * 7919u % 100003u);
-            logtk_strbuf_append(&text, line, (size_t)n);
+            ltk_strbuf_append(&text, line, (size_t)n);
         }
         if (round == 2)
-            logtk_strbuf_append(&text, "081109 203615 no final newline", 30);
+            ltk_strbuf_append(&text, "081109 203615 no final newline", 30);
         check_block_roundtrip(text.data, text.len, 1);
         check_block_roundtrip(text.data, text.len, 3);
     }
     check_block_roundtrip("", 0, 1);
     check_block_roundtrip("x", 1, 1);
-    logtk_strbuf_free(&text);
+    ltk_strbuf_free(&text);
 }
 
 /* Which IP values a decoder accepts: addresses, and packed forms of non-canonical quads only. */
 TEST(test_ip_values)
 {
-    CHECK(ltka_ip_value_ok(0) && ltka_ip_value_ok(0xffffffffu));
+    CHECK(ltk_ip_value_ok(0) && ltk_ip_value_ok(0xffffffffu));
     /* every quad the splitter makes is accepted */
     static const char *const quads[] = {"256.1.1.1", "01.2.3.4", "000.000.000.000", "999.999.999.999", "1.2.3.00"};
     for (size_t i = 0; i < sizeof quads / sizeof quads[0]; i++) {
         check_template(quads[i], "\x04", 1);
-        CHECK(got_vars[0].value >> 32 && ltka_ip_value_ok(got_vars[0].value));
+        CHECK(got_vars[0].value >> 32 && ltk_ip_value_ok(got_vars[0].value));
     }
-    uint64_t one = LTKA_IP_PACKED_FLAG | 1ull << 36 | 2ull << 24 | 3ull << 12 | (2ull << 10 | 4); /* 1.2.3.004 */
-    CHECK(ltka_ip_value_ok(one));
-    CHECK(!ltka_ip_value_ok(one | 1ull << 49));                 /* stray bit above the flag */
-    CHECK(!ltka_ip_value_ok(one & ~LTKA_IP_PACKED_FLAG));       /* no flag, above 2^32 */
-    CHECK(!ltka_ip_value_ok(one | 3ull << 10));                 /* a part of four digits */
-    CHECK(!ltka_ip_value_ok((one & ~0xfffull) | 10));           /* 10 in one digit */
-    CHECK(!ltka_ip_value_ok((one & ~0xfffull) | 1ull << 10 | 100)); /* 100 in two digits */
-    CHECK(!ltka_ip_value_ok((one & ~0xfffull) | 2ull << 10 | 1000)); /* 1000 in three */
+    uint64_t one = LTK_IP_PACKED_FLAG | 1ull << 36 | 2ull << 24 | 3ull << 12 | (2ull << 10 | 4); /* 1.2.3.004 */
+    CHECK(ltk_ip_value_ok(one));
+    CHECK(!ltk_ip_value_ok(one | 1ull << 49));                 /* stray bit above the flag */
+    CHECK(!ltk_ip_value_ok(one & ~LTK_IP_PACKED_FLAG));       /* no flag, above 2^32 */
+    CHECK(!ltk_ip_value_ok(one | 3ull << 10));                 /* a part of four digits */
+    CHECK(!ltk_ip_value_ok((one & ~0xfffull) | 10));           /* 10 in one digit */
+    CHECK(!ltk_ip_value_ok((one & ~0xfffull) | 1ull << 10 | 100)); /* 100 in two digits */
+    CHECK(!ltk_ip_value_ok((one & ~0xfffull) | 2ull << 10 | 1000)); /* 1000 in three */
     /* a packed form of a canonical address ("1.2.3.4"): only its 32-bit value is valid */
-    CHECK(!ltka_ip_value_ok((one & ~0xfffull) | 4));
-    CHECK(!ltka_ip_value_ok(LTKA_IP_PACKED_FLAG | (2ull << 10 | 255) << 36 | 2ull << 24 | 3ull << 12 | 4));
-    CHECK(ltka_ip_value_ok(LTKA_IP_PACKED_FLAG | (2ull << 10 | 256) << 36 | 2ull << 24 | 3ull << 12 | 4));
+    CHECK(!ltk_ip_value_ok((one & ~0xfffull) | 4));
+    CHECK(!ltk_ip_value_ok(LTK_IP_PACKED_FLAG | (2ull << 10 | 255) << 36 | 2ull << 24 | 3ull << 12 | 4));
+    CHECK(ltk_ip_value_ok(LTK_IP_PACKED_FLAG | (2ull << 10 | 256) << 36 | 2ull << 24 | 3ull << 12 | 4));
 }
 
 TEST_TEARDOWN()
 {
-    logtk_strbuf_free(&got_tmpl);
+    ltk_strbuf_free(&got_tmpl);
     free(got_vars);
 }

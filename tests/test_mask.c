@@ -8,15 +8,15 @@
 #include "test_harness.h"
 #include "tokenize.h"
 
-static logtk_errbuf err;
+static ltk_errbuf err;
 
 /* Masks text with the masker and returns the masked text as a C string. */
-static const char *apply(logtk_masker *m, const char *text, int *rc_out)
+static const char *apply(ltk_masker *m, const char *text, int *rc_out)
 {
     static char out[4096];
     const char *masked;
     size_t mlen;
-    int rc = logtk_masker_apply(m, text, strlen(text), &masked, &mlen, &err);
+    int rc = ltk_masker_apply(m, text, strlen(text), &masked, &mlen, &err);
     if (rc_out)
         *rc_out = rc;
     snprintf(out, sizeof out, "%.*s", (int)mlen, masked);
@@ -24,44 +24,44 @@ static const char *apply(logtk_masker *m, const char *text, int *rc_out)
 }
 
 /* The original text behind masked range [a, b). */
-static const char *orig_of(logtk_masker *m, const char *orig, size_t a, size_t b)
+static const char *orig_of(ltk_masker *m, const char *orig, size_t a, size_t b)
 {
     static char out[4096];
     size_t oa, ob;
-    logtk_masker_map(m, a, b, &oa, &ob);
+    ltk_masker_map(m, a, b, &oa, &ob);
     snprintf(out, sizeof out, "%.*s", (int)(ob - oa), orig + oa);
     return out;
 }
 
 TEST(test_identity)
 {
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
     const char *t = "nothing to mask here";
     const char *masked;
     size_t mlen;
-    CHECK_STATUS(logtk_masker_apply(m, t, strlen(t), &masked, &mlen, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_apply(m, t, strlen(t), &masked, &mlen, &err), LOGTK_OK);
     CHECK(masked == t && mlen == strlen(t));
-    CHECK(!logtk_masker_changed(m));
+    CHECK(!ltk_masker_changed(m));
     CHECK(strcmp(orig_of(m, t, 8, 10), "to") == 0);
-    CHECK_STATUS(logtk_masker_add(m, "\\d+", NULL, &err), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_apply(m, t, strlen(t), &masked, &mlen, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "\\d+", NULL, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_apply(m, t, strlen(t), &masked, &mlen, &err), LOGTK_OK);
     CHECK(masked == t); /* no match: no copy */
-    logtk_masker_free(m);
+    ltk_masker_free(m);
 }
 
 TEST(test_order_and_map)
 {
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "blk_-?\\d+", NULL, &err), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "\\d+", NULL, &err), LOGTK_OK);
-    CHECK(logtk_masker_count(m) == 2);
-    CHECK(strcmp(logtk_masker_pattern(m, 1), "\\d+") == 0);
-    CHECK(strcmp(logtk_masker_replacement(m, 0), "<*>") == 0);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "blk_-?\\d+", NULL, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "\\d+", NULL, &err), LOGTK_OK);
+    CHECK(ltk_masker_count(m) == 2);
+    CHECK(strcmp(ltk_masker_pattern(m, 1), "\\d+") == 0);
+    CHECK(strcmp(ltk_masker_replacement(m, 0), "<*>") == 0);
     const char *t = "blk_-12 size 345 end";
     CHECK(strcmp(apply(m, t, NULL), "<*> size <*> end") == 0);
-    CHECK(logtk_masker_changed(m));
+    CHECK(ltk_masker_changed(m));
     CHECK(strcmp(orig_of(m, t, 0, 3), "blk_-12") == 0);
     CHECK(strcmp(orig_of(m, t, 9, 12), "345") == 0);
     CHECK(strcmp(orig_of(m, t, 4, 8), "size") == 0);
@@ -71,73 +71,73 @@ TEST(test_order_and_map)
     const char *t2 = "x 1 y 22";
     CHECK(strcmp(apply(m, t2, NULL), "x <*> y <*>") == 0);
     CHECK(strcmp(orig_of(m, t2, 8, 11), "22") == 0);
-    logtk_masker_free(m);
+    ltk_masker_free(m);
 }
 
 TEST(test_composition)
 {
     /* the second rule matches text the first one produced */
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "\\d+", NULL, &err), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "<\\*>\\.<\\*>", "<F>", &err), LOGTK_OK);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "\\d+", NULL, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "<\\*>\\.<\\*>", "<F>", &err), LOGTK_OK);
     const char *t = "took 12.345 s, 7 tries";
     CHECK(strcmp(apply(m, t, NULL), "took <F> s, <*> tries") == 0);
     CHECK(strcmp(orig_of(m, t, 5, 8), "12.345") == 0);
     CHECK(strcmp(orig_of(m, t, 12, 15), "7") == 0);
     CHECK(strcmp(orig_of(m, t, 15, 21), " tries") == 0);
-    logtk_masker_free(m);
+    ltk_masker_free(m);
 }
 
 TEST(test_lookaround_and_replacement)
 {
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "(?<=size=)\\d+(?= )", "<NUM>", &err), LOGTK_OK);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "(?<=size=)\\d+(?= )", "<NUM>", &err), LOGTK_OK);
     const char *t = "size=42 size=7";
     CHECK(strcmp(apply(m, t, NULL), "size=<NUM> size=7") == 0);
     CHECK(strcmp(orig_of(m, t, 5, 10), "42") == 0);
-    logtk_masker_free(m);
+    ltk_masker_free(m);
 }
 
 TEST(test_empty_matches)
 {
     /* Python: re.sub('x*', '-', 'abxd') == '-a-b--d-' */
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "x*", "-", &err), LOGTK_OK);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "x*", "-", &err), LOGTK_OK);
     CHECK(strcmp(apply(m, "abxd", NULL), "-a-b--d-") == 0);
     CHECK(strcmp(apply(m, "", NULL), "-") == 0);
-    logtk_masker_free(m);
+    ltk_masker_free(m);
     /* an empty replacement removes text; the map still points into the original */
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "#\\d+", "", &err), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "#\\d+", "", &err), LOGTK_OK);
     const char *t = "a#1 b#22 c";
     CHECK(strcmp(apply(m, t, NULL), "a b c") == 0);
     CHECK(strcmp(orig_of(m, t, 2, 3), "b") == 0);
     CHECK(strcmp(orig_of(m, t, 4, 5), "c") == 0);
-    logtk_masker_free(m);
+    ltk_masker_free(m);
 }
 
 /* Inline (?i) is invisible in PCRE2_INFO_ALLOPTIONS, yet the first code unit
  * PCRE2 reports is then caseless: the memchr prefilter must not skip "ERROR". */
 TEST(test_inline_caseless)
 {
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "(?i)error", "<E>", &err), LOGTK_OK);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "(?i)error", "<E>", &err), LOGTK_OK);
     /* Python: re.sub('(?i)error', '<E>', ...) */
     CHECK(strcmp(apply(m, "ERROR here, Error there", NULL), "<E> here, <E> there") == 0);
     CHECK(strcmp(apply(m, "only ERROR", NULL), "only <E>") == 0);
-    logtk_masker_free(m);
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "(?mi:warn)", "<W>", &err), LOGTK_OK);
+    ltk_masker_free(m);
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "(?mi:warn)", "<W>", &err), LOGTK_OK);
     CHECK(strcmp(apply(m, "a WARN b", NULL), "a <W> b") == 0);
-    logtk_masker_free(m);
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "a(?i:b)", "-", &err), LOGTK_OK);
+    ltk_masker_free(m);
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "a(?i:b)", "-", &err), LOGTK_OK);
     CHECK(strcmp(apply(m, "AB aB ab", NULL), "AB - -") == 0);
-    logtk_masker_free(m);
+    ltk_masker_free(m);
 }
 
 /* After an empty match Python searches again at the same position for a
@@ -145,28 +145,28 @@ TEST(test_inline_caseless)
  * re.sub(r'\b|:', '-', 'a:b') == '-a---b-'. */
 TEST(test_empty_then_nonempty)
 {
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "(?=b)|b", "-", &err), LOGTK_OK);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "(?=b)|b", "-", &err), LOGTK_OK);
     CHECK(strcmp(apply(m, "ab", NULL), "a--") == 0);
-    logtk_masker_free(m);
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "\\b|:", "-", &err), LOGTK_OK);
+    ltk_masker_free(m);
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "\\b|:", "-", &err), LOGTK_OK);
     CHECK(strcmp(apply(m, "a:b", NULL), "-a---b-") == 0);
-    logtk_masker_free(m);
+    ltk_masker_free(m);
 }
 
 TEST(test_errors_and_limits)
 {
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "(unclosed", NULL, &err), LOGTK_ERR_SYNTAX);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "(unclosed", NULL, &err), LOGTK_ERR_SYNTAX);
     CHECK(strstr(err.msg, "(unclosed") != NULL);
     CHECK(strstr(err.msg, "offset") != NULL);
-    CHECK(logtk_masker_count(m) == 0);
+    CHECK(ltk_masker_count(m) == 0);
     /* catastrophic backtracking hits the limit instead of hanging */
-    CHECK_STATUS(logtk_masker_add(m, "(a+)+$", NULL, &err), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "b", NULL, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "(a+)+$", NULL, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "b", NULL, &err), LOGTK_OK);
     char line[200];
     memset(line, 'a', sizeof line - 2);
     line[sizeof line - 2] = 'b';
@@ -177,8 +177,8 @@ TEST(test_errors_and_limits)
     CHECK(strstr(err.msg, "(a+)+$") != NULL);
     /* the failing rule is skipped, the next still applies */
     CHECK(strlen(out) == sizeof line - 2 + 3 && strcmp(out + sizeof line - 2, "<*>") == 0);
-    logtk_masker_free(m);
-    logtk_masker_free(NULL);
+    ltk_masker_free(m);
+    ltk_masker_free(NULL);
 }
 
 /* A rule that backtracks catastrophically used its full match limit on every
@@ -188,9 +188,9 @@ TEST(test_errors_and_limits)
  * clock against the first line, so a slow machine slows both sides. */
 TEST(test_catastrophic_rule_gets_cheaper)
 {
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "(x+x+)+y", NULL, &err), LOGTK_OK);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "(x+x+)+y", NULL, &err), LOGTK_OK);
     char line[64];
     memset(line, 'x', 40);
     memcpy(line + 40, " end y", 7);
@@ -211,27 +211,27 @@ TEST(test_catastrophic_rule_gets_cheaper)
         fprintf(stderr, "first line %ld ticks, next 1000 lines %ld ticks\n", (long)first,
                 (long)rest);
     CHECK(rest < 100 * (first > 0 ? first : 1));
-    logtk_masker_free(m);
+    ltk_masker_free(m);
 }
 
 TEST(test_binary_bytes)
 {
-    logtk_masker *m;
-    CHECK_STATUS(logtk_masker_new(&m), LOGTK_OK);
-    CHECK_STATUS(logtk_masker_add(m, "\\d+", NULL, &err), LOGTK_OK);
+    ltk_masker *m;
+    CHECK_STATUS(ltk_masker_new(&m), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_add(m, "\\d+", NULL, &err), LOGTK_OK);
     const char t[] = "a\0001\xff 2";
     const char *masked;
     size_t mlen;
-    CHECK_STATUS(logtk_masker_apply(m, t, sizeof t - 1, &masked, &mlen, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_masker_apply(m, t, sizeof t - 1, &masked, &mlen, &err), LOGTK_OK);
     CHECK(mlen == 10 && memcmp(masked, "a\0<*>\xff <*>", 10) == 0);
-    logtk_masker_free(m);
+    ltk_masker_free(m);
 }
 
 TEST(test_tokenize)
 {
-    logtk_tokens t = LOGTK_TOKENS_INIT;
+    ltk_tokens t = LTK_TOKENS_INIT;
     const char *s = "  a\tbb\x1c" "c\x1f d\r\n\v\fe  ";
-    CHECK_STATUS(logtk_tokenize(&t, s, strlen(s)), LOGTK_OK);
+    CHECK_STATUS(ltk_tokenize(&t, s, strlen(s)), LOGTK_OK);
     CHECK(t.n == 5);
     if (t.n == 5) {
         CHECK_BYTES(t.tok[0].ptr, t.tok[0].len, "a");
@@ -241,20 +241,20 @@ TEST(test_tokenize)
         CHECK_BYTES(t.tok[4].ptr, t.tok[4].len, "e");
         CHECK(t.tok[1].ptr == s + 4); /* slices of the input */
     }
-    CHECK_STATUS(logtk_tokenize(&t, "", 0), LOGTK_OK);
+    CHECK_STATUS(ltk_tokenize(&t, "", 0), LOGTK_OK);
     CHECK(t.n == 0);
-    CHECK_STATUS(logtk_tokenize(&t, " \t ", 3), LOGTK_OK);
+    CHECK_STATUS(ltk_tokenize(&t, " \t ", 3), LOGTK_OK);
     CHECK(t.n == 0);
     /* NUL, NBSP and other bytes are not separators (str.split() on ASCII) */
     const char u[] = "x\0y\xa0z";
-    CHECK_STATUS(logtk_tokenize(&t, u, sizeof u - 1), LOGTK_OK);
+    CHECK_STATUS(ltk_tokenize(&t, u, sizeof u - 1), LOGTK_OK);
     CHECK(t.n == 1 && t.tok[0].len == 5);
-    CHECK(logtk_is_split_space(' ') && logtk_is_split_space(0x1e) && !logtk_is_split_space(0x1b));
+    CHECK(ltk_is_split_space(' ') && ltk_is_split_space(0x1e) && !ltk_is_split_space(0x1b));
     /* many tokens grow the array */
     char many[3000];
     for (int i = 0; i < 1000; i++)
         memcpy(many + 3 * i, "ab ", 3);
-    CHECK_STATUS(logtk_tokenize(&t, many, sizeof many), LOGTK_OK);
+    CHECK_STATUS(ltk_tokenize(&t, many, sizeof many), LOGTK_OK);
     CHECK(t.n == 1000);
-    logtk_tokens_free(&t);
+    ltk_tokens_free(&t);
 }

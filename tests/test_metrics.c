@@ -196,7 +196,7 @@ TEST(test_registry)
     while (logtk_dataset_at(count))
         count++;
     CHECK(count == 16);
-    CHECK(dataset_count() == 16);
+    CHECK(ltk_dataset_count() == 16);
     for (size_t i = 0; i < 16 && i < count; i++)
         CHECK(strcmp(logtk_dataset_name(logtk_dataset_at(i)), order[i]) == 0);
     CHECK(logtk_dataset_find("hdfs") == logtk_dataset_at(0));
@@ -209,32 +209,32 @@ TEST(test_registry)
     const logtk_dataset *hdfs = logtk_dataset_find("HDFS");
     CHECK(strcmp(logtk_dataset_format(hdfs),
                  "<Date> <Time> <Pid> <Level> <Component>: <Content>") == 0);
-    const char *const *masks = dataset_masks_for(hdfs, "drain");
+    const char *const *masks = ltk_dataset_masks_for(hdfs, "drain");
     CHECK(masks[0] && strcmp(masks[0], "blk_-?\\d+") == 0);
     CHECK(masks[1] && strcmp(masks[1], "(\\d+\\.){3}\\d+(:\\d+)?") == 0);
     CHECK(masks[1] && masks[2] == NULL);
     const char *name, *value;
-    CHECK(dataset_param_at(hdfs, "drain", 0, &name, &value) && strcmp(name, "st") == 0 &&
+    CHECK(ltk_dataset_param_at(hdfs, "drain", 0, &name, &value) && strcmp(name, "st") == 0 &&
           strcmp(value, "0.5") == 0);
-    CHECK(dataset_param_at(hdfs, "drain", 1, &name, &value) && strcmp(name, "depth") == 0 &&
+    CHECK(ltk_dataset_param_at(hdfs, "drain", 1, &name, &value) && strcmp(name, "depth") == 0 &&
           strcmp(value, "4") == 0);
-    CHECK(!dataset_param_at(hdfs, "drain", 2, &name, &value));
-    CHECK(!dataset_param_at(hdfs, "nosuch", 0, &name, &value));
-    CHECK(dataset_masks_for(hdfs, "nosuch") == hdfs->masks);
+    CHECK(!ltk_dataset_param_at(hdfs, "drain", 2, &name, &value));
+    CHECK(!ltk_dataset_param_at(hdfs, "nosuch", 0, &name, &value));
+    CHECK(ltk_dataset_masks_for(hdfs, "nosuch") == hdfs->masks);
     /* Logram brings its own HDFS regexes. */
-    CHECK(strcmp(dataset_masks_for(hdfs, "logram")[0], "blk_(|-)[0-9]+") == 0);
+    CHECK(strcmp(ltk_dataset_masks_for(hdfs, "logram")[0], "blk_(|-)[0-9]+") == 0);
 
     const logtk_dataset *linux_d = logtk_dataset_find("linux");
-    CHECK(dataset_param_at(linux_d, "drain", 0, &name, &value) && strcmp(value, "0.39") == 0);
-    CHECK(dataset_param_at(linux_d, "drain", 1, &name, &value) && strcmp(value, "6") == 0);
-    CHECK(strcmp(dataset_masks_for(linux_d, "brain")[2], "J([a-z]{2})") == 0);
-    CHECK(dataset_masks_for(logtk_dataset_find("HPC"), "brain")[0] == NULL);
-    CHECK(strcmp(dataset_masks_for(logtk_dataset_find("proxifier"), "AEL")[0],
+    CHECK(ltk_dataset_param_at(linux_d, "drain", 0, &name, &value) && strcmp(value, "0.39") == 0);
+    CHECK(ltk_dataset_param_at(linux_d, "drain", 1, &name, &value) && strcmp(value, "6") == 0);
+    CHECK(strcmp(ltk_dataset_masks_for(linux_d, "brain")[2], "J([a-z]{2})") == 0);
+    CHECK(ltk_dataset_masks_for(logtk_dataset_find("HPC"), "brain")[0] == NULL);
+    CHECK(strcmp(ltk_dataset_masks_for(logtk_dataset_find("proxifier"), "AEL")[0],
                  "<\\d+\\s?sec") == 0);
-    CHECK(dataset_masks_for(logtk_dataset_find("HealthApp"), "drain")[0] == NULL);
+    CHECK(ltk_dataset_masks_for(logtk_dataset_find("HealthApp"), "drain")[0] == NULL);
     const logtk_dataset *proxifier = logtk_dataset_find("Proxifier");
     int has_delimiter = 0;
-    for (size_t i = 0; dataset_param_at(proxifier, "brain", i, &name, &value); i++)
+    for (size_t i = 0; ltk_dataset_param_at(proxifier, "brain", i, &name, &value); i++)
         if (strcmp(name, "delimiter") == 0)
             has_delimiter = strcmp(value, "\\(.*?\\)") == 0;
     CHECK(has_delimiter);

@@ -121,7 +121,7 @@ TEST(test_presets)
         /* logparser's LogMine benchmark: HDFS max_dist 0.005, k 1 */
         const char *name, *value;
         int found = 0;
-        for (size_t i = 0; dataset_param_at(hdfs, "logmine", i, &name, &value); i++)
+        for (size_t i = 0; ltk_dataset_param_at(hdfs, "logmine", i, &name, &value); i++)
             if (strcmp(name, "max_dist") == 0)
                 found = strcmp(value, "0.005") == 0;
         CHECK(found);
@@ -130,12 +130,12 @@ TEST(test_presets)
     if (hpc) {
         const char *name, *value;
         int found = 0;
-        for (size_t i = 0; dataset_param_at(hpc, "shiso", i, &name, &value); i++)
+        for (size_t i = 0; ltk_dataset_param_at(hpc, "shiso", i, &name, &value); i++)
             if (strcmp(name, "max_child_num") == 0)
                 found = strcmp(value, "3") == 0;
         CHECK(found);
     }
-    for (size_t d = 0; d < dataset_count(); d++) {
+    for (size_t d = 0; d < ltk_dataset_count(); d++) {
         const logtk_dataset *ds = logtk_dataset_at(d);
         for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
             const char *algo = algos[a].algo;
@@ -144,7 +144,7 @@ TEST(test_presets)
                 continue;
             const char *name, *value;
             size_t nparams = 0;
-            for (size_t i = 0; dataset_param_at(ds, algo, i, &name, &value); i++) {
+            for (size_t i = 0; ltk_dataset_param_at(ds, algo, i, &name, &value); i++) {
                 int rc = logtk_parser_set_option(p, name, value);
                 if (rc != LOGTK_OK)
                     fprintf(stderr, "%s %s: %s=%s rejected (%d)\n", logtk_dataset_name(ds),
@@ -193,14 +193,14 @@ TEST(test_set_option_and_its_old_name)
 TEST(stored_lines_without_tokens)
 {
     logtk_parser *p = new_parser("ael");
-    logtk_parse_line empty = {NULL, 0, {"", 0}, 0};
-    CHECK_STATUS(logtk_parser_store_line(p, &empty), LOGTK_OK);
+    ltk_parse_line empty = {NULL, 0, {"", 0}, 0};
+    CHECK_STATUS(ltk_parser_store_line(p, &empty), LOGTK_OK);
     empty.index = 1;
-    CHECK_STATUS(logtk_parser_store_line(p, &empty), LOGTK_OK);
-    CHECK(logtk_parser_stored_count(p) == 2);
+    CHECK_STATUS(ltk_parser_store_line(p, &empty), LOGTK_OK);
+    CHECK(ltk_parser_stored_count(p) == 2);
     size_t n = 99;
-    CHECK(logtk_parser_stored_line(p, 1, &n) == NULL && n == 0);
+    CHECK(ltk_parser_stored_line(p, 1, &n) == NULL && n == 0);
     n = 99;
-    CHECK(logtk_parser_stored_line(p, 2, &n) == NULL && n == 0);
+    CHECK(ltk_parser_stored_line(p, 2, &n) == NULL && n == 0);
     logtk_parser_free(p);
 }

@@ -258,7 +258,7 @@ TEST(test_snapshot_length_mismatch)
     snap[n++] = sizeof blob;
     memcpy(snap + n, blob, sizeof blob);
     n += sizeof blob;
-    uint64_t sum = logtk_hash_bytes(snap, n);
+    uint64_t sum = ltk_hash_bytes(snap, n);
     for (int i = 0; i < 8; i++)
         snap[n++] = (unsigned char)(sum >> (8 * i));
     logtk_parser *p;
@@ -276,7 +276,7 @@ TEST(test_snapshot_length_mismatch)
     snap[n++] = sizeof blob;
     memcpy(snap + n, blob, sizeof blob);
     n += sizeof blob;
-    sum = logtk_hash_bytes(snap, n);
+    sum = ltk_hash_bytes(snap, n);
     for (int i = 0; i < 8; i++)
         snap[n++] = (unsigned char)(sum >> (8 * i));
     CHECK_STATUS(logtk_parser_load(p, snap, n), LOGTK_OK);
@@ -462,13 +462,13 @@ TEST(test_snapshot)
     memcpy(bad, snap, len);
     CHECK(bad[8] == 4);
     bad[8] = 5; /* newer than this build */
-    logtk_le_put_u32(bad + len - 4, logtk_checksum32(bad, len - 4));
+    ltk_le_put_u32(bad + len - 4, ltk_checksum32(bad, len - 4));
     CHECK_STATUS(logtk_parser_load(p2, bad, len), LOGTK_ERR_STATE);
     CHECK(strstr(logtk_parser_errmsg(p2), "version 5") != NULL);
     memcpy(bad, snap, len);
     CHECK(bad[20] == 5 && memcmp(bad + 21, "drain", 5) == 0);
     bad[23] = 'o'; /* "droin" */
-    logtk_le_put_u32(bad + len - 4, logtk_checksum32(bad, len - 4));
+    ltk_le_put_u32(bad + len - 4, ltk_checksum32(bad, len - 4));
     CHECK_STATUS(logtk_parser_load(p2, bad, len), LOGTK_ERR_STATE);
     CHECK(strstr(logtk_parser_errmsg(p2), "droin") != NULL);
     CHECK_STATUS(logtk_parser_load(p2, NULL, 0), LOGTK_ERR_STATE);

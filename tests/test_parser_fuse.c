@@ -509,11 +509,11 @@ TEST(test_fuse_own_masks)
 
     /* the presets give fuse no regexes, except where a preset says otherwise */
     const logtk_dataset *hdfs = logtk_dataset_find("HDFS");
-    CHECK(hdfs && dataset_masks_for(hdfs, "fuse")[0] == NULL);
-    CHECK(hdfs && dataset_masks_for(hdfs, "FUSE")[0] == NULL);
-    CHECK(hdfs && dataset_masks_for(hdfs, "drain")[0] != NULL);
+    CHECK(hdfs && ltk_dataset_masks_for(hdfs, "fuse")[0] == NULL);
+    CHECK(hdfs && ltk_dataset_masks_for(hdfs, "FUSE")[0] == NULL);
+    CHECK(hdfs && ltk_dataset_masks_for(hdfs, "drain")[0] != NULL);
     const logtk_dataset *android = logtk_dataset_find("Android");
-    CHECK(android && dataset_masks_for(android, "fuse")[0] != NULL);
+    CHECK(android && ltk_dataset_masks_for(android, "fuse")[0] != NULL);
 }
 
 /* The rules of round 3: which words stay words, lists, leader dots, fixed points. */
@@ -864,7 +864,7 @@ TEST(test_fuse_shape_cache_digits)
     logtk_parser_free(p);
 }
 
-/* fuse_zero_digits() reads each of '0'..'9' as '0' and leaves every other byte, at every place. */
+/* ltk_fuse_zero_digits() reads each of '0'..'9' as '0' and leaves every other byte, at every place. */
 TEST(test_fuse_zero_digits)
 {
     int wrong = 0;
@@ -875,17 +875,17 @@ TEST(test_fuse_zero_digits)
                 in[k] = (unsigned char)(k == place ? b : (b * 7 + k * 31) & 0xff);
             uint64_t w, z;
             memcpy(&w, in, 8);
-            z = fuse_zero_digits(w);
+            z = ltk_fuse_zero_digits(w);
             memcpy(out, &z, 8);
             for (unsigned k = 0; k < 8; k++)
                 wrong += out[k] != (in[k] >= '0' && in[k] <= '9' ? '0' : in[k]);
         }
     CHECK(wrong == 0);
     /* shapes: equal for lines that differ in digits only, else (almost surely) different */
-    CHECK(fuse_line_shape("took 12 ms", 10) == fuse_line_shape("took 47 ms", 10));
-    CHECK(fuse_line_shape("took 12 ms", 10) != fuse_line_shape("took 12 ks", 10));
-    CHECK(fuse_line_shape("took 123 ms", 11) != fuse_line_shape("took 12 ms", 10));
-    CHECK(fuse_line_shape("id 0123456789abcdef:77", 22) == fuse_line_shape("id 9876543210abcdef:01", 22));
-    CHECK(fuse_line_shape("id 0123456789abcdef:77", 22) != fuse_line_shape("id 0123456789abcdeg:77", 22));
-    CHECK(fuse_line_shape("", 0) != 0);
+    CHECK(ltk_fuse_line_shape("took 12 ms", 10) == ltk_fuse_line_shape("took 47 ms", 10));
+    CHECK(ltk_fuse_line_shape("took 12 ms", 10) != ltk_fuse_line_shape("took 12 ks", 10));
+    CHECK(ltk_fuse_line_shape("took 123 ms", 11) != ltk_fuse_line_shape("took 12 ms", 10));
+    CHECK(ltk_fuse_line_shape("id 0123456789abcdef:77", 22) == ltk_fuse_line_shape("id 9876543210abcdef:01", 22));
+    CHECK(ltk_fuse_line_shape("id 0123456789abcdef:77", 22) != ltk_fuse_line_shape("id 0123456789abcdeg:77", 22));
+    CHECK(ltk_fuse_line_shape("", 0) != 0);
 }

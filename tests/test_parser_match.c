@@ -230,7 +230,7 @@ TEST(named_masks_name_the_parameters_they_made)
 }
 
 /* A version 2 or 3 snapshot (varint version after the magic, an 8-byte
- * logtk_hash_bytes() at the end) made from a version 4 one, whose body is
+ * ltk_hash_bytes() at the end) made from a version 4 one, whose body is
  * the version 3 body (version 2: the same without mask names, so only for a
  * parser without masks).  Returns a malloc'ed buffer. */
 static unsigned char *old_snapshot(const unsigned char *snap, size_t len, int version,
@@ -241,7 +241,7 @@ static unsigned char *old_snapshot(const unsigned char *snap, size_t len, int ve
     memcpy(old, snap, 8);
     old[8] = (unsigned char)version;
     memcpy(old + 9, snap + 20, body);
-    uint64_t sum = logtk_hash_bytes(old, 9 + body);
+    uint64_t sum = ltk_hash_bytes(old, 9 + body);
     for (int k = 0; k < 8; k++)
         old[9 + body + k] = (unsigned char)(sum >> (8 * k));
     *old_len = 9 + body + 8;
@@ -375,7 +375,7 @@ static uint32_t make_template(logtk_parser *p, const char *text)
         tok[n++].len = len;
         c += len + (e != NULL);
     }
-    return logtk_tmpl_create(p, tok, n);
+    return ltk_tmpl_create(p, tok, n);
 }
 
 static uint32_t match_id(logtk_parser *p, const char *line)
@@ -400,10 +400,10 @@ TEST(match_picks_the_most_specific_then_the_lowest_id)
     CHECK(match_id(p, "z y") == any_y);
     CHECK(match_id(p, "  job   7 done ") == job); /* blank runs match blank runs */
     /* a text change is seen: "job cleanup done" widened to "job cleanup <*>" */
-    CHECK_STATUS(logtk_tmpl_set_wildcard(p, cleanup, 2), LOGTK_OK);
+    CHECK_STATUS(ltk_tmpl_set_wildcard(p, cleanup, 2), LOGTK_OK);
     CHECK(match_id(p, "job cleanup started") == cleanup);
     CHECK(match_id(p, "job cleanup done") == cleanup); /* 13 fixed bytes against job's 9 */
-    CHECK_STATUS(logtk_tmpl_set_wildcard(p, cleanup, 0), LOGTK_OK); /* "<*> cleanup <*>" */
+    CHECK_STATUS(ltk_tmpl_set_wildcard(p, cleanup, 0), LOGTK_OK); /* "<*> cleanup <*>" */
     CHECK(match_id(p, "job cleanup done") == job);
     CHECK(match_id(p, "the cleanup ran") == cleanup);
     logtk_parser_free(p);

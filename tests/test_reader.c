@@ -47,11 +47,11 @@ static char *read_file(const char *path, size_t *len)
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    ltk_strbuf b = LTK_STRBUF_INIT;
     char chunk[4096];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        logtk_strbuf_append(&b, chunk, n);
+        ltk_strbuf_append(&b, chunk, n);
     fclose(f);
     *len = b.len;
     return b.data ? b.data : calloc(1, 1);
@@ -104,7 +104,7 @@ static char *make_archive(int filter, int format, const member *m, size_t nm, si
 
 /* Reads all lines, rebuilding the bytes; checks numbering and sources.
  * Returns the final status (LOGTK_DONE on success). */
-static int read_all(logtk_reader *r, logtk_strbuf *out, size_t *nlines, const char *want_source)
+static int read_all(logtk_reader *r, ltk_strbuf *out, size_t *nlines, const char *want_source)
 {
     logtk_line line;
     int rc;
@@ -121,7 +121,7 @@ static int read_all(logtk_reader *r, logtk_strbuf *out, size_t *nlines, const ch
             test_failed_count++;
         }
         expect_number++;
-        logtk_strbuf_append(out, line.data, line.len + line.eol_len);
+        ltk_strbuf_append(out, line.data, line.len + line.eol_len);
         (*nlines)++;
     }
     return rc;
@@ -172,7 +172,7 @@ static void check_source(logtk_reader *r, int open_rc, const char *expect, size_
         test_failed_count++;
         return;
     }
-    logtk_strbuf got = LOGTK_STRBUF_INIT;
+    ltk_strbuf got = LTK_STRBUF_INIT;
     size_t n;
     int rc = read_all(r, &got, &n, source);
     if (rc != LOGTK_DONE)
@@ -186,7 +186,7 @@ static void check_source(logtk_reader *r, int open_rc, const char *expect, size_
     } else {
         test_passed_count++;
     }
-    logtk_strbuf_free(&got);
+    ltk_strbuf_free(&got);
 }
 
 /*
@@ -245,15 +245,15 @@ static void check_via_stdin(const char *bytes, size_t len, const char *expect, s
 static void test_all_source_kinds(void)
 {
     /* A text big enough to cross several 256 KiB blocks, with lines of many lengths. */
-    logtk_strbuf text = LOGTK_STRBUF_INIT;
+    ltk_strbuf text = LTK_STRBUF_INIT;
     size_t lines = 0;
     for (int i = 0; text.len < 1500000; i++, lines++) {
-        logtk_strbuf_printf(&text, "%d line", i);
+        ltk_strbuf_printf(&text, "%d line", i);
         for (int k = 0; k < (i * 7919) % 300; k++)
-            logtk_strbuf_putc(&text, (char)('a' + k % 26));
-        logtk_strbuf_puts(&text, i % 3 == 0 ? "\r\n" : "\n");
+            ltk_strbuf_putc(&text, (char)('a' + k % 26));
+        ltk_strbuf_puts(&text, i % 3 == 0 ? "\r\n" : "\n");
     }
-    logtk_strbuf_append(&text, sample, SAMPLE_LEN);
+    ltk_strbuf_append(&text, sample, SAMPLE_LEN);
     lines += SAMPLE_LINES;
 
     logtk_reader *r;
@@ -334,7 +334,7 @@ static void test_all_source_kinds(void)
         free(ab);
     }
     logtk_reader_free(r);
-    logtk_strbuf_free(&text);
+    ltk_strbuf_free(&text);
 }
 
 static void test_edge_cases(void)
@@ -394,15 +394,15 @@ static void test_edge_cases(void)
     CHECK_STATUS(logtk_reader_set_max_line(r, 0), LOGTK_ERR_INVALID);
 
     /* truncated .gz: every complete line before the damage, then LOGTK_ERR_ARCHIVE naming the file */
-    logtk_strbuf text = LOGTK_STRBUF_INIT;
+    ltk_strbuf text = LTK_STRBUF_INIT;
     for (int i = 0; i < 100000; i++)
-        logtk_strbuf_printf(&text, "line %d of a long log %d\n", i, i * 31);
+        ltk_strbuf_printf(&text, "line %d of a long log %d\n", i, i * 31);
     member one = {"data", text.data, text.len};
     z = make_archive(ARCHIVE_FILTER_GZIP, ARCHIVE_FORMAT_RAW, &one, 1, &zlen);
     const char *cut_path = tmp_path("cut.gz");
     write_file(cut_path, z, zlen / 2);
     CHECK_STATUS(logtk_reader_open_path(r, cut_path), LOGTK_OK);
-    logtk_strbuf got = LOGTK_STRBUF_INIT;
+    ltk_strbuf got = LTK_STRBUF_INIT;
     size_t n;
     CHECK_STATUS(read_all(r, &got, &n, cut_path), LOGTK_ERR_ARCHIVE);
     CHECK(n > 1000 && n < 100000);
@@ -411,7 +411,7 @@ static void test_edge_cases(void)
     CHECK(strstr(logtk_reader_errmsg(r), cut_path) != NULL);
     CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_ERR_ARCHIVE);
     /* the same through memory */
-    logtk_strbuf_clear(&got);
+    ltk_strbuf_clear(&got);
     CHECK_STATUS(logtk_reader_open_memory(r, z, zlen / 2, "cut-mem.gz"), LOGTK_OK);
     CHECK_STATUS(read_all(r, &got, &n, "cut-mem.gz"), LOGTK_ERR_ARCHIVE);
     CHECK(got.len > 0 && memcmp(got.data, text.data, got.len) == 0);
@@ -421,8 +421,8 @@ static void test_edge_cases(void)
           read_all(r, &got, &n, NULL) == LOGTK_ERR_ARCHIVE);
     CHECK(strstr(logtk_reader_errmsg(r), "bad.gz") != NULL);
     free(z);
-    logtk_strbuf_free(&got);
-    logtk_strbuf_free(&text);
+    ltk_strbuf_free(&got);
+    ltk_strbuf_free(&text);
 
     /* binary heuristic */
     CHECK_STATUS(logtk_reader_open_memory(r, "plain text\n", 11, "t"), LOGTK_OK);
@@ -462,7 +462,7 @@ static long tool_decoded_lines(const char *tool, const char *path)
 /* Reads a damaged source to its end: the lines must rebuild a prefix of
  * `text` made of complete lines only, then LOGTK_ERR_ARCHIVE must name the
  * source and the last line delivered.  Returns the number of lines. */
-static size_t check_damaged(logtk_reader *r, int open_rc, const logtk_strbuf *text,
+static size_t check_damaged(logtk_reader *r, int open_rc, const ltk_strbuf *text,
                             const char *source, const char *what)
 {
     if (open_rc != LOGTK_OK) {
@@ -470,7 +470,7 @@ static size_t check_damaged(logtk_reader *r, int open_rc, const logtk_strbuf *te
         test_failed_count++;
         return 0;
     }
-    logtk_strbuf got = LOGTK_STRBUF_INIT;
+    ltk_strbuf got = LTK_STRBUF_INIT;
     size_t n;
     int rc = read_all(r, &got, &n, source);
     CHECK_STATUS(rc, LOGTK_ERR_ARCHIVE);
@@ -496,12 +496,12 @@ static size_t check_damaged(logtk_reader *r, int open_rc, const logtk_strbuf *te
     }
     logtk_line l;
     CHECK_STATUS(logtk_reader_next(r, &l), LOGTK_ERR_ARCHIVE); /* sticky */
-    logtk_strbuf_free(&got);
+    ltk_strbuf_free(&got);
     return n;
 }
 
 /* The same damaged bytes through a pipe on stdin; returns the line count. */
-static size_t check_damaged_via_stdin(const char *bytes, size_t len, const logtk_strbuf *text,
+static size_t check_damaged_via_stdin(const char *bytes, size_t len, const ltk_strbuf *text,
                                       const char *what)
 {
     int saved;
@@ -525,10 +525,10 @@ static size_t check_damaged_via_stdin(const char *bytes, size_t len, const logtk
  */
 static void test_truncated_streams(void)
 {
-    logtk_strbuf text = LOGTK_STRBUF_INIT;
+    ltk_strbuf text = LTK_STRBUF_INIT;
     size_t total_lines = 0;
     for (int i = 0; text.len < 2200000; i++, total_lines++)
-        logtk_strbuf_printf(&text, "081109 %06d %d INFO dfs.DataNode: Received block blk_%d of size %d from /10.250.%d.%d\n",
+        ltk_strbuf_printf(&text, "081109 %06d %d INFO dfs.DataNode: Received block blk_%d of size %d from /10.250.%d.%d\n",
                             (i * 7) % 1000000, i % 997, i * 7919, (i * 31) % 67108864, i % 256,
                             (i * 13) % 256);
     static const struct {
@@ -581,17 +581,17 @@ static void test_truncated_streams(void)
         free(z);
     }
     logtk_reader_free(r);
-    logtk_strbuf_free(&text);
+    ltk_strbuf_free(&text);
 }
 
 /* A truncated tar.gz: the members before the damage whole, the damaged one
  * up to the damage, then the error naming ARCHIVE:MEMBER. */
 static void test_truncated_tar_gz(void)
 {
-    logtk_strbuf a = LOGTK_STRBUF_INIT, b = LOGTK_STRBUF_INIT;
+    ltk_strbuf a = LTK_STRBUF_INIT, b = LTK_STRBUF_INIT;
     for (int i = 0; i < 20000; i++) {
-        logtk_strbuf_printf(&a, "a line %d %d\n", i, i * 7);
-        logtk_strbuf_printf(&b, "b line %d %d\n", i, i * 13);
+        ltk_strbuf_printf(&a, "a line %d %d\n", i, i * 7);
+        ltk_strbuf_printf(&b, "b line %d %d\n", i, i * 13);
     }
     member ms[] = {{"a.log", a.data, a.len}, {"b.log", b.data, b.len}};
     size_t zlen;
@@ -599,11 +599,11 @@ static void test_truncated_tar_gz(void)
     logtk_reader *r;
     logtk_reader_new(&r);
     CHECK_STATUS(logtk_reader_open_memory(r, z, zlen * 3 / 4, "t.tar.gz"), LOGTK_OK);
-    logtk_strbuf got_a = LOGTK_STRBUF_INIT, got_b = LOGTK_STRBUF_INIT;
+    ltk_strbuf got_a = LTK_STRBUF_INIT, got_b = LTK_STRBUF_INIT;
     logtk_line l;
     int rc;
     while ((rc = logtk_reader_next(r, &l)) == LOGTK_OK)
-        logtk_strbuf_append(strcmp(l.source, "t.tar.gz:a.log") == 0 ? &got_a : &got_b, l.data,
+        ltk_strbuf_append(strcmp(l.source, "t.tar.gz:a.log") == 0 ? &got_a : &got_b, l.data,
                             l.len + l.eol_len);
     CHECK_STATUS(rc, LOGTK_ERR_ARCHIVE);
     CHECK(got_a.len == a.len && memcmp(got_a.data, a.data, a.len) == 0);
@@ -613,10 +613,10 @@ static void test_truncated_tar_gz(void)
           NULL);
     logtk_reader_free(r);
     free(z);
-    logtk_strbuf_free(&a);
-    logtk_strbuf_free(&b);
-    logtk_strbuf_free(&got_a);
-    logtk_strbuf_free(&got_b);
+    ltk_strbuf_free(&a);
+    ltk_strbuf_free(&b);
+    ltk_strbuf_free(&got_a);
+    ltk_strbuf_free(&got_b);
 }
 
 /* Concatenated gzip streams read as one text (pigz, cat a.gz b.gz); zero
@@ -634,50 +634,50 @@ static void test_concatenated_streams(void)
         size_t alen, blen;
         char *za = make_archive(filters[f], ARCHIVE_FORMAT_RAW, &ma, 1, &alen);
         char *zb = make_archive(filters[f], ARCHIVE_FORMAT_RAW, &mb, 1, &blen);
-        logtk_strbuf both = LOGTK_STRBUF_INIT, want = LOGTK_STRBUF_INIT, got = LOGTK_STRBUF_INIT;
-        logtk_strbuf_append(&both, za, alen);
-        logtk_strbuf_append(&both, zb, blen);
-        logtk_strbuf_puts(&want, a_text);
-        logtk_strbuf_puts(&want, b_text);
+        ltk_strbuf both = LTK_STRBUF_INIT, want = LTK_STRBUF_INIT, got = LTK_STRBUF_INIT;
+        ltk_strbuf_append(&both, za, alen);
+        ltk_strbuf_append(&both, zb, blen);
+        ltk_strbuf_puts(&want, a_text);
+        ltk_strbuf_puts(&want, b_text);
         size_t n;
         CHECK_STATUS(logtk_reader_open_memory(r, both.data, both.len, "two"), LOGTK_OK);
         CHECK_STATUS(read_all(r, &got, &n, "two"), LOGTK_DONE);
         CHECK(n == 4 && got.len == want.len && memcmp(got.data, want.data, want.len) == 0);
         if (filters[f] == ARCHIVE_FILTER_GZIP) {
-            logtk_strbuf_append(&both, "\0\0\0\0", 4);
-            logtk_strbuf_clear(&got);
+            ltk_strbuf_append(&both, "\0\0\0\0", 4);
+            ltk_strbuf_clear(&got);
             CHECK_STATUS(logtk_reader_open_memory(r, both.data, both.len, "padded"), LOGTK_OK);
             CHECK_STATUS(read_all(r, &got, &n, "padded"), LOGTK_DONE);
             CHECK(n == 4);
-            logtk_strbuf_puts(&both, "junk");
-            logtk_strbuf_clear(&got);
+            ltk_strbuf_puts(&both, "junk");
+            ltk_strbuf_clear(&got);
             CHECK_STATUS(logtk_reader_open_memory(r, both.data, both.len, "junk"), LOGTK_OK);
             CHECK_STATUS(read_all(r, &got, &n, "junk"), LOGTK_ERR_ARCHIVE);
             CHECK(n == 4 && strstr(logtk_reader_errmsg(r), "after line 4: unexpected bytes") != NULL);
         }
         free(za);
         free(zb);
-        logtk_strbuf_free(&both);
-        logtk_strbuf_free(&want);
-        logtk_strbuf_free(&got);
+        ltk_strbuf_free(&both);
+        ltk_strbuf_free(&want);
+        ltk_strbuf_free(&got);
     }
     logtk_reader_free(r);
 }
 
 static void test_outfile(void)
 {
-    logtk_errbuf err;
-    logtk_error_clear(&err);
-    logtk_outfile o = LOGTK_OUTFILE_INIT;
+    ltk_errbuf err;
+    ltk_error_clear(&err);
+    ltk_outfile o = LTK_OUTFILE_INIT;
     const char *target = tmp_path("out.txt");
     write_file(target, "good\n", 5);
 
     /* abort leaves the old file and no temporary behind */
-    CHECK_STATUS(logtk_outfile_open(&o, target, &err), LOGTK_OK);
-    CHECK(!logtk_outfile_is_stdout(&o));
-    CHECK_STATUS(logtk_outfile_write(&o, "half", 4, &err), LOGTK_OK);
-    logtk_outfile_abort(&o);
-    logtk_outfile_abort(&o);
+    CHECK_STATUS(ltk_outfile_open(&o, target, &err), LOGTK_OK);
+    CHECK(!ltk_outfile_is_stdout(&o));
+    CHECK_STATUS(ltk_outfile_write(&o, "half", 4, &err), LOGTK_OK);
+    ltk_outfile_abort(&o);
+    ltk_outfile_abort(&o);
     size_t len;
     char *s = read_file(target, &len);
     CHECK(s && len == 5 && memcmp(s, "good\n", 5) == 0);
@@ -685,9 +685,9 @@ static void test_outfile(void)
 
     /* commit replaces it, with mode 0666 & ~umask */
     mode_t old = umask(027);
-    CHECK_STATUS(logtk_outfile_open(&o, target, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_outfile_open(&o, target, &err), LOGTK_OK);
     fputs("new content\n", o.fp);
-    CHECK_STATUS(logtk_outfile_commit(&o, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_outfile_commit(&o, &err), LOGTK_OK);
     umask(old);
     s = read_file(target, &len);
     CHECK(s && len == 12 && memcmp(s, "new content\n", 12) == 0);
@@ -702,25 +702,25 @@ static void test_outfile(void)
 
     /* a missing directory is an error naming the path */
     const char *bad = tmp_path("no-dir/out.txt");
-    CHECK_STATUS(logtk_outfile_open(&o, bad, &err), LOGTK_ERR_IO);
-    CHECK(strstr(logtk_error_text(&err), bad) != NULL);
-    CHECK_STATUS(logtk_outfile_commit(&o, &err), LOGTK_ERR_IO);
+    CHECK_STATUS(ltk_outfile_open(&o, bad, &err), LOGTK_ERR_IO);
+    CHECK(strstr(ltk_error_text(&err), bad) != NULL);
+    CHECK_STATUS(ltk_outfile_commit(&o, &err), LOGTK_ERR_IO);
 
     /* a full disk is reported at commit */
     if (access("/dev/full", W_OK) == 0) {
-        CHECK_STATUS(logtk_outfile_open(&o, "/dev/full", &err), LOGTK_OK);
+        CHECK_STATUS(ltk_outfile_open(&o, "/dev/full", &err), LOGTK_OK);
         for (int i = 0; i < 10000; i++)
             fputs("filling up\n", o.fp);
-        CHECK_STATUS(logtk_outfile_commit(&o, &err), LOGTK_ERR_IO);
-        CHECK(strstr(logtk_error_text(&err), "/dev/full") != NULL);
+        CHECK_STATUS(ltk_outfile_commit(&o, &err), LOGTK_ERR_IO);
+        CHECK(strstr(ltk_error_text(&err), "/dev/full") != NULL);
     }
 
     /* stdout: commit flushes, abort is harmless */
-    CHECK_STATUS(logtk_outfile_open(&o, "-", &err), LOGTK_OK);
-    CHECK(logtk_outfile_is_stdout(&o) && o.fp == stdout);
-    CHECK_STATUS(logtk_outfile_commit(&o, &err), LOGTK_OK);
-    CHECK_STATUS(logtk_outfile_open(&o, NULL, &err), LOGTK_OK);
-    logtk_outfile_abort(&o);
+    CHECK_STATUS(ltk_outfile_open(&o, "-", &err), LOGTK_OK);
+    CHECK(ltk_outfile_is_stdout(&o) && o.fp == stdout);
+    CHECK_STATUS(ltk_outfile_commit(&o, &err), LOGTK_OK);
+    CHECK_STATUS(ltk_outfile_open(&o, NULL, &err), LOGTK_OK);
+    ltk_outfile_abort(&o);
     CHECK(o.fp == NULL);
 }
 

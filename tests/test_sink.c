@@ -35,14 +35,14 @@ static char *slurp(const char *path, size_t *len)
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
+    ltk_strbuf b = LTK_STRBUF_INIT;
     char chunk[4096];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        logtk_strbuf_append(&b, chunk, n);
+        ltk_strbuf_append(&b, chunk, n);
     fclose(f);
     if (b.data == NULL)
-        logtk_strbuf_append(&b, "", 0);
+        ltk_strbuf_append(&b, "", 0);
     *len = b.len;
     return b.data;
 }
@@ -189,8 +189,8 @@ TEST(test_templates_kind)
     char k1[17], k2[17], k3[17], k4[17];
     /* The key hashes the text as given (raw tab and backslash, the NUL), not
      * its escaped form.  Built with explicit lengths because of the NUL. */
-    logtk_strbuf want = LOGTK_STRBUF_INIT;
-    logtk_strbuf_printf(&want,
+    ltk_strbuf want = LTK_STRBUF_INIT;
+    ltk_strbuf_printf(&want,
                         "EventId\tEventTemplate\tOccurrences\tEventKey\n"
                         "E1\tuser <*> logged in from <*>\t7\t%s\n"
                         "E2\ta\\tb\\\\c\t1\t%s\n"
@@ -198,15 +198,15 @@ TEST(test_templates_kind)
                         "E4294967295\t",
                         fnv1a64_hex("user <*> logged in from <*>", 27, k1),
                         fnv1a64_hex("a\tb\\c", 5, k2), fnv1a64_hex("", 0, k3));
-    logtk_strbuf_append(&want, binary, sizeof binary - 1); /* no byte needs escaping */
-    logtk_strbuf_printf(&want, "\t18446744073709551615\t%s\n",
+    ltk_strbuf_append(&want, binary, sizeof binary - 1); /* no byte needs escaping */
+    ltk_strbuf_printf(&want, "\t18446744073709551615\t%s\n",
                         fnv1a64_hex(binary, sizeof binary - 1, k4));
     CHECK(got != NULL && want.data != NULL);
     CHECK(got && want.data && len == want.len && memcmp(got, want.data, len) == 0);
     if (got && want.data && !(len == want.len && memcmp(got, want.data, len) == 0))
         fprintf(stderr, "templates kind: expected \"%.*s\", got \"%.*s\"\n", (int)want.len,
                 want.data, (int)len, got);
-    logtk_strbuf_free(&want);
+    ltk_strbuf_free(&want);
     /* FNV-1a 64 published test vectors, so the independent copy above is right too */
     CHECK(strcmp(k3, "cbf29ce484222325") == 0);
     CHECK(strcmp(fnv1a64_hex("a", 1, k1), "af63dc4c8601ec8c") == 0);
@@ -323,7 +323,7 @@ TEST(test_jsonl)
     CHECK(got != NULL);
     if (got) {
         CHECK_BYTES(got, len, want);
-        CHECK(logtk_utf8_valid(got, len));
+        CHECK(ltk_utf8_valid(got, len));
     }
     free(got);
 }
@@ -468,21 +468,21 @@ TEST(test_errors)
 
 TEST(test_helpers)
 {
-    CHECK(logtk_utf8_valid("", 0));
-    CHECK(logtk_utf8_valid("plain ascii text, longer than eight", 35));
-    CHECK(logtk_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
-    CHECK(!logtk_utf8_valid("\xc0\xaf", 2));         /* overlong '/' */
-    CHECK(!logtk_utf8_valid("\xed\xa0\x80", 3));     /* surrogate U+D800 */
-    CHECK(!logtk_utf8_valid("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
-    CHECK(!logtk_utf8_valid("\xe2\x82", 2));         /* truncated */
-    CHECK(!logtk_utf8_valid("abcdefgh\x80", 9));     /* lone continuation after the fast path */
+    CHECK(ltk_utf8_valid("", 0));
+    CHECK(ltk_utf8_valid("plain ascii text, longer than eight", 35));
+    CHECK(ltk_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
+    CHECK(!ltk_utf8_valid("\xc0\xaf", 2));         /* overlong '/' */
+    CHECK(!ltk_utf8_valid("\xed\xa0\x80", 3));     /* surrogate U+D800 */
+    CHECK(!ltk_utf8_valid("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
+    CHECK(!ltk_utf8_valid("\xe2\x82", 2));         /* truncated */
+    CHECK(!ltk_utf8_valid("abcdefgh\x80", 9));     /* lone continuation after the fast path */
     const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
     const char *out[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
     for (int i = 0; i < 7; i++) {
-        logtk_strbuf b = LOGTK_STRBUF_INIT;
-        CHECK(logtk_base64_append(&b, in[i], strlen(in[i])) == 0);
+        ltk_strbuf b = LTK_STRBUF_INIT;
+        CHECK(ltk_base64_append(&b, in[i], strlen(in[i])) == 0);
         CHECK_BYTES(b.data ? b.data : "", b.len, out[i]);
-        logtk_strbuf_free(&b);
+        ltk_strbuf_free(&b);
     }
 }
 

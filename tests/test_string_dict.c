@@ -44,10 +44,10 @@ static char *user_lines(unsigned n, unsigned distinct, size_t *len)
 /* Encodes text as one block; returns the raw bytes of its strings stream, 0 on a failed round trip. */
 static unsigned long strings_bytes(const char *text, size_t len)
 {
-    ltka_stream_sizes sizes;
-    ltka_decoder *d = block_roundtrip(text, len, 3, NULL, &sizes);
+    ltk_stream_sizes sizes;
+    ltk_decoder *d = block_roundtrip(text, len, 3, NULL, &sizes);
     unsigned long got = d ? (unsigned long)sizes.raw[LTKA_S_STRS] : 0;
-    ltka_decoder_free(d);
+    ltk_decoder_free(d);
     return got;
 }
 

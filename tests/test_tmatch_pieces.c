@@ -1,5 +1,5 @@
 /*
- * test_tmatch_pieces.c - logtk_tmatch_glob's pieces of fixed text, where the
+ * test_tmatch_pieces.c - ltk_tmatch_glob's pieces of fixed text, where the
  * line holds them byte for byte (the matcher's shortcut) and where a blank
  * run at a piece's end or start meets a longer run in the line: the run is
  * taken whole, so the "<*>" next to it captures no blanks.
@@ -16,9 +16,9 @@
 static int captures(const char *t, const char *s, const char *want)
 {
     logtk_slice caps[64];
-    if (!logtk_tmatch_glob(t, strlen(t), s, strlen(s), caps))
+    if (!ltk_tmatch_glob(t, strlen(t), s, strlen(s), caps))
         return 0;
-    size_t n = logtk_tmatch_count_wildcards(t, strlen(t));
+    size_t n = ltk_tmatch_count_wildcards(t, strlen(t));
     char got[512] = "";
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -38,7 +38,7 @@ TEST(a_piece_held_byte_for_byte_gives_the_text_between)
                    "PacketResponder 1 for block blk_-38 terminating", "1|blk_-38"));
     CHECK(captures("<*> is added to <*>", "10.0.0.1:50010 is added to blk_7", "10.0.0.1:50010|blk_7"));
     CHECK(captures("no star here", "no star here", ""));
-    CHECK(!logtk_tmatch_glob("no star here", 12, "no star herex", 13, NULL));
+    CHECK(!ltk_tmatch_glob("no star here", 12, "no star herex", 13, NULL));
 }
 
 TEST(a_blank_run_ending_a_piece_takes_the_lines_whole_run)

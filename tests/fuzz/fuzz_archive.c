@@ -77,7 +77,7 @@ static uint64_t per_line_count(const uint8_t *text, size_t len, const char *pat,
         while (p < end) {
             const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
             const uint8_t *le = nl ? nl : end;
-            n += logtk_grep_line(g, (const char *)p, (size_t)(le - p)) == 1;
+            n += ltk_grep_line(g, (const char *)p, (size_t)(le - p)) == 1;
             p = nl ? nl + 1 : end;
         }
     }
@@ -153,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 while (p < end) {
                     const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
                     const uint8_t *le = nl ? nl : end;
-                    want += logtk_grep_line(g, (const char *)p, (size_t)(le - p)) == 1;
+                    want += ltk_grep_line(g, (const char *)p, (size_t)(le - p)) == 1;
                     p = nl ? nl + 1 : end;
                 }
                 logtk_archive_reader *r = NULL;
@@ -177,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         while (p < end) {
                             const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
                             const uint8_t *le = nl ? nl : end;
-                            rwant += logtk_grep_line(re, (const char *)p, (size_t)(le - p)) == 1;
+                            rwant += ltk_grep_line(re, (const char *)p, (size_t)(le - p)) == 1;
                             p = nl ? nl + 1 : end;
                         }
                         if (grep_all(arc.bytes, arc.len, pat, 0, 1 + (data[0] >> 5 & 1)) != rwant)
@@ -205,15 +205,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     /* 3. corrupt the first payload, keep its checksums valid */
-    if (arc.len > LTKA_FILE_HEADER_LEN + LTKA_BLOCK_HEADER_LEN + 1 && size > 4) {
-        uint8_t *hdr = arc.bytes + LTKA_FILE_HEADER_LEN;
-        ltka_block_header h;
-        if (ltka_block_header_read(hdr, LTKA_VERSION, &h) == 0 && h.payload_len > 0) {
-            uint8_t *payload = hdr + LTKA_BLOCK_HEADER_LEN;
+    if (arc.len > LTK_FILE_HEADER_LEN + LTK_BLOCK_HEADER_LEN + 1 && size > 4) {
+        uint8_t *hdr = arc.bytes + LTK_FILE_HEADER_LEN;
+        ltk_block_header h;
+        if (ltk_block_header_read(hdr, LTK_VERSION, &h) == 0 && h.payload_len > 0) {
+            uint8_t *payload = hdr + LTK_BLOCK_HEADER_LEN;
             for (size_t i = 1; i + 1 < size && i < 16; i += 2)
                 payload[data[i] % h.payload_len] ^= data[i + 1] | 1;
-            h.payload_hash = logtk_checksum32(payload, h.payload_len);
-            ltka_block_header_write(hdr, &h);
+            h.payload_hash = ltk_checksum32(payload, h.payload_len);
+            ltk_block_header_write(hdr, &h);
             /* the content checksum (format 4) turns any other text into damage */
             membuf forged = {0};
             decode_all(arc.bytes, arc.len, &forged);
@@ -240,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fake)
         return 0;
     memcpy(fake, "LTKA\0\0\0\0", 8);
-    fake[4] = LTKA_VERSION;
+    fake[4] = LTK_VERSION;
     memcpy(fake + 8, data, size);
     decode_all(fake, size + 8, NULL);
     free(fake);

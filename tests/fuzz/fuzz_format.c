@@ -13,8 +13,8 @@
 
 #include "logtk.h"
 
-void logtk_format_set_fast_path(logtk_format *f, int enabled);
-int logtk_format_is_simple(const logtk_format *f);
+void ltk_format_set_fast_path(logtk_format *f, int enabled);
+int ltk_format_is_simple(const logtk_format *f);
 
 static int same(const logtk_record *a, const logtk_record *b)
 {
@@ -49,9 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const char *e = memchr(p, '\n', (size_t)(end - p));
             size_t len = e ? (size_t)(e - p) : (size_t)(end - p);
             logtk_record a, b;
-            logtk_format_set_fast_path(f, 1);
+            ltk_format_set_fast_path(f, 1);
             int ra = logtk_format_match(f, p, len, &a);
-            logtk_format_set_fast_path(f, 0);
+            ltk_format_set_fast_path(f, 0);
             int rb = logtk_format_match(f, p, len, &b);
             if (rb == LOGTK_OK && (ra != LOGTK_OK || !same(&a, &b)))
                 abort();

@@ -54,11 +54,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != LOGTK_OK && size > 0 && (data[0] & 2)) {
         /* the same payload in the saved frame of version 4 (core/saved_frame.h) */
         size_t plen = size - 1;
-        logtk_strbuf b = LOGTK_STRBUF_INIT;
-        if (logtk_frame_begin(&b, "LOGTKDET", 4) == 0 &&
-            logtk_strbuf_append(&b, data + 1, plen) == 0 && logtk_frame_end(&b, 0) == 0)
+        ltk_strbuf b = LTK_STRBUF_INIT;
+        if (ltk_frame_begin(&b, "LOGTKDET", 4) == 0 &&
+            ltk_strbuf_append(&b, data + 1, plen) == 0 && ltk_frame_end(&b, 0) == 0)
             rc = logtk_detector_load(d, b.data, b.len);
-        logtk_strbuf_free(&b);
+        ltk_strbuf_free(&b);
     }
     if (rc == LOGTK_OK) {
         logtk_sessions *s;

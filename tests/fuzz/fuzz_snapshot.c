@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(fixed, "LTKPSNAP", 8);
     memcpy(fixed + 8, data, size);
-    uint64_t sum = logtk_hash_bytes(fixed, len - 8);
+    uint64_t sum = ltk_hash_bytes(fixed, len - 8);
     for (int i = 0; i < 8; i++)
         fixed[len - 8 + i] = (uint8_t)(sum >> (8 * i));
     const char *algorithm = NULL;
@@ -78,9 +78,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(fixed);
 
     /* the same bytes as the body of a version 4 snapshot (the saved frame) */
-    logtk_strbuf b = LOGTK_STRBUF_INIT;
-    if (logtk_frame_begin(&b, "LTKPSNAP", 4) == 0 && logtk_strbuf_append(&b, data, size) == 0 &&
-        logtk_frame_end(&b, 0) == 0) {
+    ltk_strbuf b = LTK_STRBUF_INIT;
+    if (ltk_frame_begin(&b, "LTKPSNAP", 4) == 0 && ltk_strbuf_append(&b, data, size) == 0 &&
+        ltk_frame_end(&b, 0) == 0) {
         if (logtk_parser_snapshot_algorithm(b.data, b.len, &algorithm) != LOGTK_OK)
             algorithm = "drain";
         if (logtk_parser_new(&p, algorithm) == LOGTK_OK) {
@@ -89,6 +89,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             logtk_parser_free(p);
         }
     }
-    logtk_strbuf_free(&b);
+    ltk_strbuf_free(&b);
     return 0;
 }
