@@ -227,7 +227,7 @@ int cmd_bench_compress(int argc, char **argv)
                    "Compress and decompress each Loghub-2k log (DIR/<D>/original/<D>_2k.log) and\n"
                    "all 16 concatenated; check the round trip; compare with xz -9e and zstd -19\n"
                    "run in the same run.  Prints TSV:\n"
-                   "dataset bytes ltk_bytes ratio xz9e_ratio zstd19_ratio compress_MBps\n"
+                   "dataset bytes logtk_bytes ratio xz9e_ratio zstd19_ratio compress_MBps\n"
                    "decompress_MBps roundtrip, then a geomean row.  LEVEL defaults to 19;\n"
                    "each timing repeats for at least S seconds (default 0.2).  --preset\n"
                    "compresses each log with its dataset's format (as compress --dataset D).\n\n"

@@ -628,7 +628,7 @@ int cli_export_write(cli_export *x, FILE *fp, const cli_template_set *set)
         fputs("version=2\n"
               "# liblognorm v2 rulebase written by logtk parse --export lognorm.\n"
               "# One rule per shape of each learned template, tagged with its EventId;\n"
-              "# annotate adds ltk_key, the template's content key.  The rules match\n"
+              "# annotate adds logtk_key, the template's content key.  The rules match\n"
               "# the message content (after the header).\n",
               fp);
     } else if (rc == 0) {
@@ -665,7 +665,7 @@ int cli_export_write(cli_export *x, FILE *fp, const cli_template_set *set)
             fputc('\n', fp);
             for (size_t r = i; r < j; r++)
                 fprintf(fp, "rule=E%u:%.*s\n", (unsigned)set->number[id], (int)rules[r].len, rules[r].buf);
-            fprintf(fp, "annotate=E%u:+ltk_key=\"%016llx\"\n", (unsigned)set->number[id],
+            fprintf(fp, "annotate=E%u:+logtk_key=\"%016llx\"\n", (unsigned)set->number[id],
                     (unsigned long long)set->key[id]);
         } else {
             fprintf(fp, "      <rule provider='logtk' id='E%u' class='logtk'>\n        <patterns>\n",
