@@ -55,7 +55,11 @@ static void report_usage(FILE *out)
             "  --dataset NAME        Loghub preset: log format, masks, parser parameters\n"
             "  --format FMT          log format, e.g. '<Date> <Time> <Level> <Component>: <Content>'\n"
             "  --parser NAME         online parser (default fuse)\n"
-            "  --mask RE             replace matches of the PCRE2 regex by <*> (repeatable)\n"
+            "  --param NAME=VALUE    set a parser parameter (repeatable)\n"
+            "  --mask [NAME=]RE      replace matches of the PCRE2 regex by <*> (repeatable)\n"
+            "  --mask-file FILE      one mask a line: RE, or RE<TAB>REPLACEMENT\n"
+            "  --max-line-length N   longest line accepted, in bytes (default 1048576)\n"
+            "  --binary              parse files that look binary instead of refusing them\n"
             "  --detect MODEL        score windows of the log with a model of 'logtk detect train'\n"
             "                        (trained with --window count) and shade the anomalous ones\n"
             "  --window-size N       lines per window for --detect (default 100)\n"
@@ -76,10 +80,9 @@ static void report_usage(FILE *out)
 }
 
 typedef struct report_options {
-    const char *dataset_name, *format_spec, *parser_name, *out_path, *title;
+    cli_parser_options in; /* read and applied as parse does (cli_parser_options.c) */
+    const char *out_path, *title;
     const char *model_path, *diff_path, *time_fields, *time_format;
-    const char **masks;
-    size_t nmasks;
     uint64_t window_size;
     int quiet;
 } report_options;
@@ -882,14 +885,10 @@ static void write_summary_page(page *pg, const char *title, const char *subtitle
 
 /* ------------------------------------------------------------ options */
 
-enum { OPT_DATASET = 256, OPT_FORMAT, OPT_PARSER, OPT_MASK, OPT_DETECT, OPT_WINDOW, OPT_DIFF,
-       OPT_TITLE, OPT_TIME_FIELDS, OPT_TIME_FORMAT };
+enum { OPT_DETECT = 256, OPT_WINDOW, OPT_DIFF, OPT_TITLE, OPT_TIME_FIELDS, OPT_TIME_FORMAT };
 
 static const struct option long_options[] = {
-    {"dataset", required_argument, NULL, OPT_DATASET},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"parser", required_argument, NULL, OPT_PARSER},
-    {"mask", required_argument, NULL, OPT_MASK},
+    CLI_PARSER_LONG_OPTIONS,
     {"detect", required_argument, NULL, OPT_DETECT},
     {"window-size", required_argument, NULL, OPT_WINDOW},
     {"diff", required_argument, NULL, OPT_DIFF},
@@ -909,21 +908,15 @@ static int report_arguments(int argc, char **argv, report_options *o, int *first
     optind = 1;
     opterr = 0;
     o->window_size = 100;
+    o->in.data_exit = EXIT_DATA;
     while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
-        switch (c) {
-        case OPT_DATASET: o->dataset_name = optarg; break;
-        case OPT_FORMAT: o->format_spec = optarg; break;
-        case OPT_PARSER: o->parser_name = optarg; break;
-        case OPT_MASK: {
-            const char **grown = realloc(o->masks, (o->nmasks + 1) * sizeof *grown);
-            if (!grown) {
-                cli_error(SUB, "out of memory");
-                return EXIT_DATA;
-            }
-            o->masks = grown;
-            o->masks[o->nmasks++] = optarg;
-            break;
+        int status;
+        if (cli_parser_option(SUB, c, optarg, &o->in, &status)) {
+            if (status >= 0)
+                return status;
+            continue;
         }
+        switch (c) {
         case OPT_DETECT: o->model_path = optarg; break;
         case OPT_WINDOW: {
             char *end;
@@ -952,11 +945,13 @@ static int report_arguments(int argc, char **argv, report_options *o, int *first
     if (!o->time_fields != !o->time_format)
         return cli_usage_error(SUB, "--time-fields and --time-format go together");
     if (o->diff_path) {
-        if (ninputs || o->model_path || o->dataset_name || o->format_spec || o->parser_name ||
-            o->nmasks || o->time_fields)
-            return cli_usage_error(SUB, "--diff renders a diff file: it takes no LOG, "
-                                        "--detect, --dataset, --format, --parser, --mask or "
-                                        "--time-fields");
+        const cli_parser_options *po = &o->in;
+        if (ninputs || o->model_path || po->dataset_name || po->format_spec || po->parser_name ||
+            po->nmasks || po->nmask_files || po->nparams || po->max_line || po->allow_binary ||
+            o->time_fields)
+            return cli_usage_error(SUB, "--diff renders a diff file: it takes no LOG, --detect, "
+                                        "--time-fields or option that makes a parser "
+                                        "(--dataset, --format, --parser, --param, --mask...)");
         char *in[] = {(char *)o->diff_path};
         if (cli_refuse_output_is_input(SUB, "-o", o->out_path, in, 1) != EXIT_OK)
             return EXIT_USAGE;
@@ -979,30 +974,13 @@ static int report_arguments(int argc, char **argv, report_options *o, int *first
 static int report_set_up(const report_options *o, logtk_format **format, logtk_parser **parser)
 {
     const logtk_dataset *dataset = NULL;
-    if (o->dataset_name && !(dataset = logtk_dataset_find(o->dataset_name)))
-        return cli_usage_error(SUB, "unknown dataset '%s'", o->dataset_name);
-    if (logtk_format_new(format) != LOGTK_OK) {
-        cli_error(SUB, "out of memory");
-        return EXIT_DATA;
-    }
-    const char *spec = o->format_spec ? o->format_spec : dataset ? logtk_dataset_format(dataset)
-                                                                 : NULL;
-    if (spec && logtk_format_compile(*format, spec) != LOGTK_OK)
-        return cli_usage_error(SUB, "invalid log format: %s", logtk_format_errmsg(*format));
-    int rc = logtk_parser_new(parser, o->parser_name);
-    if (rc == LOGTK_ERR_NOT_FOUND)
-        return cli_usage_error(SUB, "unknown parser '%s'; 'logtk parse --list-parsers' shows "
-                                    "them",
-                               o->parser_name);
-    if (rc != LOGTK_OK) {
-        cli_error(SUB, "%s", logtk_strerror(rc));
-        return EXIT_DATA;
-    }
-    if (dataset && logtk_dataset_configure(dataset, *parser) != LOGTK_OK)
-        return cli_usage_error(SUB, "%s", logtk_parser_errmsg(*parser));
-    for (size_t i = 0; i < o->nmasks; i++)
-        if (logtk_parser_add_mask(*parser, o->masks[i], NULL) != LOGTK_OK)
-            return cli_usage_error(SUB, "%s", logtk_parser_errmsg(*parser));
+    int rc = cli_parser_options_format(SUB, &o->in, &dataset, format);
+    if (rc < 0)
+        rc = cli_parser_options_new_parser(SUB, &o->in, o->in.parser_name, parser);
+    if (rc < 0)
+        rc = cli_parser_options_configure(SUB, &o->in, dataset, *parser);
+    if (rc >= 0)
+        return rc;
     /* the summary is taken as lines stream by: it needs each line's template then */
     logtk_event ev;
     logtk_parser *probe = NULL;
@@ -1078,6 +1056,8 @@ static int run_log_report(const report_options *o, char *const *inputs, size_t n
     feed.user = &s;
     feed.progress = &progress;
     feed.quiet = o->quiet;
+    feed.max_line = o->in.max_line;
+    feed.allow_binary = o->in.allow_binary;
     rc = cli_feed_run(&feed, inputs, ninputs);
     cli_progress_end(&progress);
     if (rc != EXIT_OK)
@@ -1135,8 +1115,8 @@ static int run_log_report(const report_options *o, char *const *inputs, size_t n
     char lines_text[32], subtitle[600];
     snprintf(subtitle, sizeof subtitle, "%s lines parsed by %s%s%s%s",
              report_count(lines_text, s.lines), logtk_parser_algorithm(parser),
-             o->dataset_name ? " with the " : "", o->dataset_name ? o->dataset_name : "",
-             o->dataset_name ? " preset" : "");
+             o->in.dataset_name ? " with the " : "", o->in.dataset_name ? o->in.dataset_name : "",
+             o->in.dataset_name ? " preset" : "");
     const char *title = o->title ? o->title : ninputs ? inputs[0] : "standard input";
     write_summary_page(&pg, title, subtitle);
     rc = cli_output_close(SUB, o->out_path, &out, 1);
@@ -1173,6 +1153,6 @@ int cmd_report(int argc, char **argv)
     if (rc < 0)
         rc = o.diff_path ? run_diff_report(&o)
                          : run_log_report(&o, argv + first, (size_t)(argc - first));
-    free(o.masks);
+    cli_parser_options_free(&o.in);
     return rc;
 }
