@@ -95,7 +95,7 @@ static uint64_t rnd(void)
     return rng_state;
 }
 
-static void test_hostile(void)
+TEST(test_hostile)
 {
     static const char *const cases[] = {
         "",
@@ -156,7 +156,7 @@ static void test_hostile(void)
 }
 
 /* The damaged block is reported with its range; every other block comes back. */
-static void test_damage(void)
+TEST(test_damage)
 {
     membuf text = {0}, arc = {0};
     char line[128];
@@ -433,7 +433,7 @@ static void test_grep(const char *text, size_t len)
 
 /* A selected last line without a newline is printed with one, as
  * `decompress | grep` prints it, so several archives' lines do not run together. */
-static void test_grep_last_line_without_newline(void)
+TEST(test_grep_last_line_without_newline)
 {
     static const char *const texts[] = {"a\nb", "a\nb\r", "b", "a\r\nb\r\nab"};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
@@ -465,7 +465,7 @@ static char *read_file(const char *path, size_t *len)
     return b;
 }
 
-static void test_loghub(void)
+TEST(test_loghub)
 {
     const char *dir = getenv("LOGTK_LOGHUB");
     if (!dir) {
@@ -496,7 +496,7 @@ static void test_loghub(void)
     }
 }
 
-static void test_writer_options(void)
+TEST(test_writer_options)
 {
     logtk_archive_writer *w = NULL;
     CHECK(logtk_archive_writer_new(&w) == LOGTK_OK);
@@ -563,7 +563,7 @@ static uint32_t first_block_templates(const membuf *arc)
  * trip exactly, and search (rare lines in every group, numbers of the big
  * template) must equal the plain search.
  */
-static void test_grep_template_groups(void)
+TEST(test_grep_template_groups)
 {
     membuf small = {0}, big = {0};
     char line[160];
@@ -596,7 +596,7 @@ static void test_grep_template_groups(void)
     free(big.data);
 }
 
-static void test_grep_rare_lines(void)
+TEST(test_grep_rare_lines)
 {
     membuf text = {0};
     char line[160];
@@ -645,7 +645,7 @@ static void test_grep_rare_lines(void)
  * case's lines; grep -c counts lines whose template holds the pattern
  * without rebuilding them).  Every search must equal the plain one.
  */
-static void test_grep_sparse_columns(void)
+TEST(test_grep_sparse_columns)
 {
     membuf text = {0};
     char line[256];
@@ -721,7 +721,7 @@ static void test_grep_sparse_columns(void)
  * blank, with two blanks or a tab in a row, with leading and trailing
  * blanks in the pattern, ignoring case, and inside regular expressions.
  */
-static void test_grep_phrases(void)
+TEST(test_grep_phrases)
 {
     membuf text = {0};
     char line[200];
@@ -806,7 +806,7 @@ static void test_grep_phrases(void)
     free(text.data);
 }
 
-static void test_grep_number_tests(void)
+TEST(test_grep_number_tests)
 {
     membuf text = {0};
     char line[256];
@@ -872,7 +872,7 @@ static void test_grep_number_tests(void)
  * earlier ones fit.  The planted lines sit at block starts and ends, next
  * to each other, and far apart.
  */
-static void test_grep_number_marking(void)
+TEST(test_grep_number_marking)
 {
     membuf text = {0};
     char line[256];
@@ -922,7 +922,7 @@ static void test_grep_number_marking(void)
  * small blocks repeat the same templates, and one search object goes
  * through the archive twice.
  */
-static void test_grep_column_order(void)
+TEST(test_grep_column_order)
 {
     membuf text = {0};
     char line[256];
@@ -969,7 +969,7 @@ static void test_grep_column_order(void)
  * address column got; hex numbers in either case, with and without 0x and
  * leading zeros.
  */
-static void test_grep_typed_vars(void)
+TEST(test_grep_typed_vars)
 {
     membuf text = {0};
     char line[256];
@@ -1036,7 +1036,7 @@ static void test_grep_typed_vars(void)
  * wrongly: a packed value passes an address test and its line is matched
  * rebuilt) gives exactly the lines a per-line search gives.
  */
-static void test_grep_noncanonical_quads(void)
+TEST(test_grep_noncanonical_quads)
 {
     membuf text = {0};
     char line[256];
@@ -1088,20 +1088,3 @@ static void test_grep_noncanonical_quads(void)
     free(text.data);
 }
 
-int main(void)
-{
-    test_grep_noncanonical_quads();
-    test_grep_typed_vars();
-    test_grep_column_order();
-    test_grep_phrases();
-    test_grep_number_tests();
-    test_grep_number_marking();
-    test_grep_sparse_columns();
-    test_grep_rare_lines();
-    test_grep_template_groups();
-    test_hostile();
-    test_damage();
-    test_writer_options();
-    test_loghub();
-    return TEST_SUMMARY();
-}

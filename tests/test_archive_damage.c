@@ -157,7 +157,7 @@ static void grep_memory(const membuf *arc, const char *pattern, int threads, out
  * structural error, to lines that are not the archive's.  The content
  * checksum turns that into a damaged block for decompress and grep alike.
  */
-static void test_forged_payload(void)
+TEST(test_forged_payload)
 {
     const char *mine = "state=1 ok\nstate=1 ok\nstate=1 ok\nstate=1 ok\n";
     const char *other = "state=2 ok\nstate=2 ok\nstate=2 ok\nstate=2 ok\n";
@@ -191,7 +191,7 @@ out:
 }
 
 /* A cut inside a block loses that block and every later one: the loss is named from its first line on. */
-static void test_truncation_names_the_rest(void)
+TEST(test_truncation_names_the_rest)
 {
     membuf text = {0}, arc = {0};
     make_lines(&text, 1000);
@@ -221,7 +221,7 @@ static void test_truncation_names_the_rest(void)
 }
 
 /* Random access when the index cannot be used: bytes appended after it, or the index damaged. */
-static void test_seek_without_index(void)
+TEST(test_seek_without_index)
 {
     membuf text = {0}, arc = {0};
     make_lines(&text, 1000);
@@ -256,7 +256,7 @@ static void test_seek_without_index(void)
 }
 
 /* Running out of memory while decoding is not damage: the blocks are decoded again, fewer at a time. */
-static void test_decode_out_of_memory(void)
+TEST(test_decode_out_of_memory)
 {
     membuf text = {0}, arc = {0};
     make_lines(&text, 2000);
@@ -297,7 +297,7 @@ static void test_decode_out_of_memory(void)
 }
 
 /* A mapped archive truncated while it is read: the loss is reported, no SIGBUS. */
-static void test_truncated_while_mapped(void)
+TEST(test_truncated_while_mapped)
 {
     char path[] = "/tmp/logtk-test-damage-XXXXXX";
     int fd = mkstemp(path);
@@ -341,7 +341,7 @@ static void test_truncated_while_mapped(void)
 }
 
 /* A format 3 archive (written by logtk 0.1.0 before the content checksum) still reads back exactly. */
-static void test_format3(void)
+TEST(test_format3)
 {
     FILE *f = fopen(test_data_path("sample.log"), "rb");
     FILE *g = fopen(test_data_path("format3.ltk"), "rb");
@@ -370,7 +370,7 @@ static void test_format3(void)
 }
 
 /* A header forged to say one byte more: grep must not print the lines decompress rejects. */
-static void test_forged_header(void)
+TEST(test_forged_header)
 {
     membuf text = {0}, arc = {0};
     make_lines(&text, 300);
@@ -405,14 +405,3 @@ static void test_forged_header(void)
     free(arc.data);
 }
 
-int main(void)
-{
-    test_forged_payload();
-    test_forged_header();
-    test_truncation_names_the_rest();
-    test_seek_without_index();
-    test_decode_out_of_memory();
-    test_truncated_while_mapped();
-    test_format3();
-    return TEST_SUMMARY();
-}

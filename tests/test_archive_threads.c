@@ -192,7 +192,7 @@ static uint32_t rnd(void)
     return rng_state;
 }
 
-static void test_hostile_inputs(void)
+TEST(test_hostile_inputs)
 {
     membuf m = {0};
     char line[256];
@@ -240,7 +240,7 @@ static void test_hostile_inputs(void)
     free(m.data);
 }
 
-static void test_loghub(void)
+TEST(test_loghub)
 {
     const char *dir = getenv("LOGTK_LOGHUB");
     if (!dir) {
@@ -287,7 +287,7 @@ static int count_files(const char *dir, const char *prefix)
 }
 
 /* A block that fails in a worker: named by its lines, sticky, and the old output survives. */
-static void test_worker_failure(void)
+TEST(test_worker_failure)
 {
     membuf text = {0};
     char line[64];
@@ -358,7 +358,7 @@ static void test_worker_failure(void)
 }
 
 /* Damaged archives: the parallel unpacker reports the same blocks, in the same order, as the reader. */
-static void test_unpack_damage(void)
+TEST(test_unpack_damage)
 {
     membuf text = {0};
     char line[96];
@@ -430,7 +430,7 @@ static int unpack_rest(logtk_archive_unpacker *u, logtk_archive_reader *r, membu
 }
 
 /* An unpacker handed another reader (or the same one reopened) starts afresh. */
-static void test_unpack_switch(void)
+TEST(test_unpack_switch)
 {
     membuf t1 = {0}, t2 = {0}, a1 = {0}, a2 = {0};
     char line[64];
@@ -514,7 +514,7 @@ static void *open_gate_later(void *arg)
 }
 
 /* Jobs come back in submission order, those submitted done untouched; a drain forgets queued jobs. */
-static void test_pool_order_and_drain(void)
+TEST(test_pool_order_and_drain)
 {
     int calls[3] = {0, 0, 0};
     void *states[3] = {&calls[0], &calls[1], &calls[2]};
@@ -658,8 +658,13 @@ static void make_text(membuf *m, int n, int k)
  * seek_line: each time the blocks that follow are those of the new
  * position, and nothing reads unmapped memory (ASan builds).
  */
-static void test_unpack_mapped_reopen(const char *dir)
+/* The folder test_unpack_mapped_reopen and test_grep_threads_files share
+   (made by the setup, emptied and removed by the teardown). */
+static char shared_dir[] = "/tmp/logtk-readahead-XXXXXX";
+
+TEST(test_unpack_mapped_reopen)
 {
+    const char *dir = shared_dir;
     membuf t1 = {0}, t2 = {0}, a1 = {0}, a2 = {0};
     make_text(&t1, 5000, 0);
     make_text(&t2, 4000, 1);
@@ -750,8 +755,9 @@ static int grep_files(const char *pattern, int flags, int threads, const char *c
  * grep over mapped files with 2 and 3 threads gives what it gives with one,
  * on intact and damaged archives, for lines and counts, and across files.
  */
-static void test_grep_threads_files(const char *dir)
+TEST(test_grep_threads_files)
 {
+    const char *dir = shared_dir;
     membuf text = {0}, arc = {0};
     make_text(&text, 6000, 0);
     run_opts o = {1, 0, "250", NULL};
@@ -827,23 +833,18 @@ static void test_grep_threads_files(const char *dir)
     free(bad.data);
 }
 
-int main(void)
+
+TEST_SETUP()
 {
-    test_hostile_inputs();
-    test_loghub();
-    test_worker_failure();
-    test_unpack_damage();
-    test_unpack_switch();
-    test_pool_order_and_drain();
-    char dir[] = "/tmp/logtk-readahead-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    test_unpack_mapped_reopen(dir);
-    test_grep_threads_files(dir);
+    return mkdtemp(shared_dir) != NULL ? 0 : 1;
+}
+
+TEST_TEARDOWN()
+{
     char path[600];
-    snprintf(path, sizeof path, "%s/one.ltk", dir);
+    snprintf(path, sizeof path, "%s/one.ltk", shared_dir);
     remove(path);
-    snprintf(path, sizeof path, "%s/two.ltk", dir);
+    snprintf(path, sizeof path, "%s/two.ltk", shared_dir);
     remove(path);
-    CHECK(rmdir(dir) == 0);
-    return TEST_SUMMARY();
+    CHECK(rmdir(shared_dir) == 0);
 }

@@ -57,7 +57,7 @@ static logtk_sessions *synthetic(void)
     return s;
 }
 
-static void test_sessions(void)
+TEST(test_sessions)
 {
     const char *csv = write_tmp("s.csv", "BlockId,Label,EventSequence\n"
                                          "b1,Normal,E1 E2 E2\n"
@@ -128,7 +128,7 @@ static void test_sessions(void)
     unlink(badcsv);
 }
 
-static void test_splits(void)
+TEST(test_splits)
 {
     logtk_sessions *s = synthetic();
     size_t *tr, *te, ntr, nte;
@@ -156,7 +156,7 @@ static void test_splits(void)
 
 /* Every model trains, scores, round-trips through its model file with
    identical scores, and rejects damage. */
-static void test_models(void)
+TEST(test_models)
 {
     logtk_sessions *s = synthetic();
     size_t *tr, *te, ntr, nte;
@@ -230,7 +230,7 @@ static void test_models(void)
     logtk_sessions_free(s);
 }
 
-static void test_errors(void)
+TEST(test_errors)
 {
     logtk_detector *d = (logtk_detector *)1;
     CHECK_STATUS(logtk_detector_new(&d, "nosuch"), LOGTK_ERR_NOT_FOUND);
@@ -269,7 +269,7 @@ static void test_errors(void)
     logtk_detector_free(d);
 }
 
-static void test_file_roundtrip(void)
+TEST(test_file_roundtrip)
 {
     logtk_sessions *s = synthetic();
     logtk_detector *d;
@@ -290,7 +290,7 @@ static void test_file_roundtrip(void)
 }
 
 /* loglizer's figures on the HDFS sample (F1 at least loglizer's - 0.01) */
-static void test_hdfs100k(void)
+TEST(test_hdfs100k)
 {
     const char *dir = getenv("LOGTK_ANOMALY");
     if (!dir) {
@@ -335,7 +335,7 @@ static void test_hdfs100k(void)
 }
 
 /* novelty: distance to the nearest normal pattern, unseen events count */
-static void test_novelty(void)
+TEST(test_novelty)
 {
     logtk_sessions *s;
     logtk_sessions_new(&s);
@@ -426,7 +426,7 @@ static logtk_sessions *normal_only_sessions(size_t *ntrain)
     return s;
 }
 
-static void test_logclustering_normal_only(void)
+TEST(test_logclustering_normal_only)
 {
     size_t ntrain;
     logtk_sessions *s = normal_only_sessions(&ntrain);
@@ -468,7 +468,7 @@ static void test_logclustering_normal_only(void)
  * flagged both).  With the smoothed idf those events count: the
  * training shapes lie in the normal subspace, "A B" and "A B D x 8" do not.
  */
-static void test_pca_normal_only(void)
+TEST(test_pca_normal_only)
 {
     size_t ntrain;
     logtk_sessions *s = normal_only_sessions(&ntrain);
@@ -554,7 +554,7 @@ static size_t as_version2(unsigned char *buf, size_t len)
 
 /* A version-2 logclustering file loads with loglizer's rule (radius=0): the
    same verdicts as when it was written, not radii read from thin air. */
-static void test_logclustering_version2_file(void)
+TEST(test_logclustering_version2_file)
 {
     size_t ntrain;
     logtk_sessions *s = normal_only_sessions(&ntrain);
@@ -624,7 +624,7 @@ static void pull_all(logtk_windows *w, pulled *p)
     }
 }
 
-static void test_parse_time(void)
+TEST(test_parse_time)
 {
     double t = -1;
     CHECK_STATUS(logtk_parse_time("%s", "1117838570", 10, &t), LOGTK_OK);
@@ -644,7 +644,7 @@ static void test_parse_time(void)
     CHECK_STATUS(logtk_parse_time("%s", "", 0, &t), LOGTK_ERR_DATA);
 }
 
-static void test_windows_session(void)
+TEST(test_windows_session)
 {
     logtk_windows *w;
     CHECK_STATUS(logtk_windows_new(&w, "nosuch"), LOGTK_ERR_NOT_FOUND);
@@ -700,7 +700,7 @@ static void test_windows_session(void)
     logtk_windows_free(w);
 }
 
-static void test_windows_count_time(void)
+TEST(test_windows_count_time)
 {
     logtk_windows *w;
     pulled p;
@@ -785,7 +785,7 @@ static void test_windows_count_time(void)
  * (18-digit "%s" stamps: doubles there are 128 apart) must not loop
  * forever; every line still lands in a window.  alarm() turns a hang into a
  * failure. */
-static void test_time_windows_huge_times(void)
+TEST(test_time_windows_huge_times)
 {
     logtk_windows *w;
     CHECK_STATUS(logtk_windows_new(&w, "time"), LOGTK_OK);
@@ -813,7 +813,7 @@ static void test_time_windows_huge_times(void)
 }
 
 /* Windows become sessions; a repeated id gets a suffix. */
-static void test_sessions_from_windows(void)
+TEST(test_sessions_from_windows)
 {
     logtk_sessions *s;
     logtk_sessions_new(&s);
@@ -838,7 +838,7 @@ static void test_sessions_from_windows(void)
 /* End to end: 20,000 raw HDFS lines parsed by Drain, grouped by block, give
    the sessions of the provided sequences (each ours a prefix of the 100k
    sample's, under one mapping of our templates to its EventIds). */
-static void test_hdfs_end_to_end(void)
+TEST(test_hdfs_end_to_end)
 {
     const char *dir = getenv("LOGTK_ANOMALY");
     if (!dir) {
@@ -920,7 +920,7 @@ static void test_hdfs_end_to_end(void)
 /* Times so large that adding the bucket width does not change them (1e18
  * seconds: a "%s" timestamp of 18 digits; the spacing of doubles there is
  * 128) must not stall the bucket loop.  alarm() turns a hang into a failure. */
-static void test_stream_huge_times(void)
+TEST(test_stream_huge_times)
 {
     logtk_stream *st;
     CHECK_STATUS(logtk_stream_new(&st), LOGTK_OK);
@@ -938,7 +938,7 @@ static void test_stream_huge_times(void)
     logtk_stream_free(st);
 }
 
-static void test_stream(void)
+TEST(test_stream)
 {
     logtk_stream *st;
     CHECK_STATUS(logtk_stream_new(&st), LOGTK_OK);
@@ -1013,7 +1013,7 @@ static void test_stream(void)
 
 /* The large-matrix eigen-solver agrees with Jacobi and solves A v = w v, also
    with zero rows and a repeated eigenvalue (a multiple of the identity block). */
-static void test_eigen_large(void)
+TEST(test_eigen_large)
 {
     static const size_t sizes[] = {1, 2, 3, 150};
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
@@ -1065,7 +1065,7 @@ static void test_eigen_large(void)
 
 /* The allocation-free sort of column lists: ascending, same values, at the
    insertion-sort sizes, past them, with duplicates. */
-static void test_sort_u32(void)
+TEST(test_sort_u32)
 {
     static const size_t sizes[] = {0, 1, 2, 16, 17, 40, 1000};
     uint64_t seed = 3;
@@ -1184,7 +1184,7 @@ static void pca_reference(logtk_sessions *s, size_t nevents, size_t k, double *s
 /* PCA past Jacobi's range (> DETECT_JACOBI_MAX events) matches the dense
    reference, on the covariance side (more sessions than events) and on the
    Gram side (fewer). */
-static void test_pca_many_events(void)
+TEST(test_pca_many_events)
 {
     static const struct {
         size_t sessions, events;
@@ -1224,7 +1224,7 @@ static void test_pca_many_events(void)
 
 /* Invariants past Jacobi's range: open = close is still mined among 200
    other events, so a session that loses its close is flagged. */
-static void test_invariants_many_events(void)
+TEST(test_invariants_many_events)
 {
     logtk_sessions *s = random_sessions(400, 200, 6, 9);
     char id[32];
@@ -1261,7 +1261,7 @@ static void test_invariants_many_events(void)
  * allocation the size of rows x events.  LR trains on the sparse rows and
  * separates the anomalies (an extra E1 in place of E2).
  */
-static void test_many_events_limits(void)
+TEST(test_many_events_limits)
 {
     logtk_sessions *s;
     logtk_sessions_new(&s);
@@ -1317,7 +1317,7 @@ static void test_many_events_limits(void)
    name whose length fits what was left before its length's own varint was
    read, so the name ran up to 10 bytes past the buffer (ASan: heap overflow in
    logtk_detector_load).  It must be refused as damaged. */
-static void test_model_load_name_past_end(void)
+TEST(test_model_load_name_past_end)
 {
     static const unsigned char payload[] = {
         0x07, 0x6e, 0x6f, 0x76, 0x65, 0x6c, 0x74, 0x79, 0x00, 0xbe, 0x0d, 0x61, 0x05, 0x05,
@@ -1354,7 +1354,7 @@ static void test_model_load_name_past_end(void)
  * field and a valid frame checksum: the load is refused, and under UBSan
  * nothing overflows on the way.
  */
-static void test_dtree_load_feature_overflow(void)
+TEST(test_dtree_load_feature_overflow)
 {
     logtk_sessions *s;
     CHECK_STATUS(logtk_sessions_new(&s), LOGTK_OK);
@@ -1386,32 +1386,3 @@ static void test_dtree_load_feature_overflow(void)
     logtk_sessions_free(s);
 }
 
-int main(void)
-{
-    test_stream();
-    test_stream_huge_times();
-    test_time_windows_huge_times();
-    test_parse_time();
-    test_windows_session();
-    test_windows_count_time();
-    test_sessions_from_windows();
-    test_hdfs_end_to_end();
-    test_novelty();
-    test_logclustering_normal_only();
-    test_logclustering_version2_file();
-    test_pca_normal_only();
-    test_sessions();
-    test_splits();
-    test_models();
-    test_errors();
-    test_file_roundtrip();
-    test_hdfs100k();
-    test_eigen_large();
-    test_sort_u32();
-    test_pca_many_events();
-    test_invariants_many_events();
-    test_many_events_limits();
-    test_model_load_name_past_end();
-    test_dtree_load_feature_overflow();
-    return TEST_SUMMARY();
-}

@@ -131,7 +131,7 @@ static const char sample[] = "alpha\r\nbeta\n\ngam\0ma\n\xff\xfe invalid utf-8\n
 #define SAMPLE_LEN (sizeof sample - 1)
 #define SAMPLE_LINES 8
 
-static void test_sample_lines(void)
+TEST(test_sample_lines)
 {
     logtk_reader *r;
     CHECK_STATUS(logtk_reader_new(&r), LOGTK_OK);
@@ -242,7 +242,7 @@ static void check_via_stdin(const char *bytes, size_t len, const char *expect, s
     stdin_pipe_end(pid, saved);
 }
 
-static void test_all_source_kinds(void)
+TEST(test_all_source_kinds)
 {
     /* A text big enough to cross several 256 KiB blocks, with lines of many lengths. */
     ltk_strbuf text = LTK_STRBUF_INIT;
@@ -337,7 +337,7 @@ static void test_all_source_kinds(void)
     ltk_strbuf_free(&text);
 }
 
-static void test_edge_cases(void)
+TEST(test_edge_cases)
 {
     logtk_reader *r;
     logtk_reader_new(&r);
@@ -523,7 +523,7 @@ static size_t check_damaged_via_stdin(const char *bytes, size_t len, const ltk_s
  * count), then LOGTK_ERR_ARCHIVE.  bzip2 and zstd decode whole blocks only
  * (900 kB and 128 kB), so the text spans several blocks.
  */
-static void test_truncated_streams(void)
+TEST(test_truncated_streams)
 {
     ltk_strbuf text = LTK_STRBUF_INIT;
     size_t total_lines = 0;
@@ -586,7 +586,7 @@ static void test_truncated_streams(void)
 
 /* A truncated tar.gz: the members before the damage whole, the damaged one
  * up to the damage, then the error naming ARCHIVE:MEMBER. */
-static void test_truncated_tar_gz(void)
+TEST(test_truncated_tar_gz)
 {
     ltk_strbuf a = LTK_STRBUF_INIT, b = LTK_STRBUF_INIT;
     for (int i = 0; i < 20000; i++) {
@@ -621,7 +621,7 @@ static void test_truncated_tar_gz(void)
 
 /* Concatenated gzip streams read as one text (pigz, cat a.gz b.gz); zero
  * padding after the last stream is ignored, other trailing bytes are damage. */
-static void test_concatenated_streams(void)
+TEST(test_concatenated_streams)
 {
     static const char a_text[] = "first stream 1\nfirst stream 2\n";
     static const char b_text[] = "second stream 1\nsecond stream 2\n";
@@ -664,7 +664,7 @@ static void test_concatenated_streams(void)
     logtk_reader_free(r);
 }
 
-static void test_outfile(void)
+TEST(test_outfile)
 {
     ltk_errbuf err;
     ltk_error_clear(&err);
@@ -726,7 +726,7 @@ static void test_outfile(void)
 
 /* Plain text that merely starts like a magic number ("BZh" is ASCII) is
  * text: every line comes back, from memory and from a file. */
-static void test_text_starting_like_magic(void)
+TEST(test_text_starting_like_magic)
 {
     logtk_reader *r;
     logtk_reader_new(&r);
@@ -751,7 +751,7 @@ static void test_text_starting_like_magic(void)
 /* `tail -F app.log | logtk parse --stream`: a pipe that has delivered one
  * short line and stays open must yield that line now, not after 512 bytes
  * have arrived for format detection.  alarm() turns a hang into a failure. */
-static void test_slow_pipe(void)
+TEST(test_slow_pipe)
 {
     int fds[2];
     CHECK(pipe(fds) == 0);
@@ -773,26 +773,22 @@ static void test_slow_pipe(void)
     close(fds[0]);
 }
 
-int main(void)
+
+TEST_SETUP()
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/logtk-test-reader-XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");
-        return 99;
+        return 1;
     }
-    test_sample_lines();
-    test_all_source_kinds();
-    test_edge_cases();
-    test_truncated_streams();
-    test_truncated_tar_gz();
-    test_concatenated_streams();
-    test_text_starting_like_magic();
-    test_slow_pipe();
-    test_outfile();
+    return 0;
+}
+
+TEST_TEARDOWN()
+{
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", tmpdir);
-    return TEST_SUMMARY();
 }

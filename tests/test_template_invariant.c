@@ -105,7 +105,7 @@ static void check_match(const char *t, const char *c, int want_ok, size_t want_n
     CHECK(rebuilds(t, strlen(t), params, np, c, strlen(c)));
 }
 
-static void test_matcher(void)
+TEST(test_matcher)
 {
     check_match("Received block <*> of size <*> from <*>",
                 "Received block blk_-16 of size 67108864 from /10.250.19.102", 1, 3,
@@ -157,7 +157,7 @@ static const char *line_template(logtk_parser *p, uint64_t i, size_t *len)
     return text.ptr;
 }
 
-static void test_widening(const char *algorithm)
+static void check_widening(const char *algorithm)
 {
     /* the mask deletes the parenthesised number: the algorithm never sees it */
     static const char *lines[] = {"job (12) done in 5 s", "job (7) done in 9 s",
@@ -323,7 +323,14 @@ static int sweep_log(const logtk_dataset *d, const char *log, line_list *lines)
     return 1;
 }
 
-static void test_loghub(void)
+/* Every parser, the batch ones included. */
+TEST(test_widening)
+{
+    for (size_t a = 0; logtk_parser_algorithm_name(a); a++)
+        check_widening(logtk_parser_algorithm_name(a));
+}
+
+TEST(test_loghub)
 {
     const char *hub = getenv("LOGTK_LOGHUB"), *hub2 = getenv("LOGTK_LOGHUB2"),
                *full = getenv("LOGTK_LOGHUB2_FULL");
@@ -354,11 +361,3 @@ static void test_loghub(void)
         printf("Loghub sweep: %d logs, every parser\n", logs);
 }
 
-int main(void)
-{
-    test_matcher();
-    for (size_t a = 0; logtk_parser_algorithm_name(a); a++)
-        test_widening(logtk_parser_algorithm_name(a));
-    test_loghub();
-    return TEST_SUMMARY();
-}
