@@ -911,11 +911,6 @@ static int report_arguments(int argc, char **argv, report_options *o, int *first
     o->in.data_exit = EXIT_DATA;
     while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
         int status;
-        if (cli_parser_option(SUB, c, optarg, &o->in, &status)) {
-            if (status >= 0)
-                return status;
-            continue;
-        }
         switch (c) {
         case OPT_DETECT: o->model_path = optarg; break;
         case OPT_WINDOW: {
@@ -937,7 +932,11 @@ static int report_arguments(int argc, char **argv, report_options *o, int *first
         case 'q': o->quiet = 1; break;
         case 'h': report_usage(stdout); return EXIT_OK;
         case ':': return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_unknown_option(SUB, argv);
+        default: /* --dataset, --format, --parser, --param, --mask... (cli_parser_options.c) */
+            if (!cli_parser_option(SUB, c, optarg, &o->in, &status))
+                return cli_unknown_option(SUB, argv);
+            if (status >= 0)
+                return status;
         }
     }
     *first = optind;
