@@ -16,18 +16,35 @@
 
 #include "cli.h"
 
+static void info_usage(FILE *out)
+{
+    fprintf(out, "usage: logtk info ARCHIVE\n\n"
+                 "Print an archive's blocks, lines, templates, sizes and the bytes of each\n"
+                 "column stream before and after zstd, as TSV (key, value).\n\n"
+                 "  -h, --help   show this help\n\n"
+                 "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
+}
+
+static const struct option info_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 int cmd_info(int argc, char **argv)
 {
     const char *sub = "info";
-    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: logtk info ARCHIVE\n\n"
-               "Print an archive's blocks, lines, templates, sizes and the bytes of each\n"
-               "column stream before and after zstd, as TSV (key, value).\n\n"
-               "Exit status: 0 success, 1 damaged or unreadable archive, 2 usage error.\n");
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", info_options, NULL)) != -1) {
+        if (c != 'h')
+            return cli_unknown_option(sub, argv);
+        info_usage(stdout);
         return EXIT_OK;
     }
-    if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0')) /* "-" is stdin */
-        return cli_usage_error(sub, argc != 2 ? "give one archive" : "unknown option '%s'", argv[1]);
+    if (argc - optind != 1)
+        return cli_usage_error(sub, "give one archive");
+    argv += optind - 1; /* argv[1] is the archive from here on */
     logtk_archive_reader *r = NULL;
     if (cli_archive_open(sub, argv[1], &r) != 0) {
         logtk_archive_reader_free(r);
