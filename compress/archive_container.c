@@ -14,13 +14,13 @@
 #include "archive_container.h"
 #include "block_layout.h"
 
-static const char *const stream_names[LTKA_NSTREAMS] = {
+static const char *const stream_names[LTK_NSTREAMS] = {
     "templates", "template_ids", "line_ends", "number_codings", "numbers", "zero_padding", "strings",
 };
 
 const char *ltk_stream_name(int i)
 {
-    return i >= 0 && i < LTKA_NSTREAMS ? stream_names[i] : "?";
+    return i >= 0 && i < LTK_NSTREAMS ? stream_names[i] : "?";
 }
 
 void ltk_block_header_write(uint8_t out[LTK_BLOCK_HEADER_LEN], const ltk_block_header *h)

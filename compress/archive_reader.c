@@ -832,7 +832,7 @@ int logtk_archive_reader_totals(logtk_archive_reader *r, uint64_t *lines, uint64
 int logtk_archive_reader_stream_stats(const logtk_archive_reader *r, int i, const char **name,
                                       uint64_t *raw, uint64_t *stored)
 {
-    if (i < 0 || i >= LTKA_NSTREAMS)
+    if (i < 0 || i >= LTK_NSTREAMS)
         return LOGTK_DONE;
     *name = ltk_stream_name(i);
     *raw = r->sizes.raw[i];

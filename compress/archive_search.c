@@ -424,9 +424,9 @@ int logtk_grep_new(logtk_grep **out, const char *pattern, int flags)
         return LOGTK_OK; /* memmem */
     ltk_regex_config config = {.match_limit = 1000000, .depth_limit = 10000};
     if (flags & LOGTK_GREP_FIXED)
-        config.flags |= LOGTK_REGEX_LITERAL;
+        config.flags |= LTK_REGEX_LITERAL;
     if (flags & LOGTK_GREP_ICASE)
-        config.flags |= LOGTK_REGEX_CASELESS;
+        config.flags |= LTK_REGEX_CASELESS;
     ltk_regex_error rerr;
     if (ltk_regex_compile(&g->regex, pattern, g->plen, &config, &rerr) != LOGTK_OK) {
         if (rerr.code == LOGTK_ERR_NOMEM)
@@ -452,9 +452,9 @@ static int match_line(const logtk_grep *g, ltk_regex *re, ltk_errbuf *err, const
     int rc = ltk_regex_match(re, s, n, 0, 0);
     if (rc > 0)
         return 1;
-    if (rc == LOGTK_REGEX_NOMATCH)
+    if (rc == LTK_REGEX_NOMATCH)
         return 0;
-    if (rc == LOGTK_REGEX_LIMIT)
+    if (rc == LTK_REGEX_LIMIT)
         return ltk_error_set(err, LOGTK_ERR_LIMIT, "pattern '%s': match limit reached", g->pattern);
     return ltk_error_set(err, LOGTK_ERR_DATA, "pattern '%s': match error %d", g->pattern,
                            ltk_regex_failure(re, NULL, 0));

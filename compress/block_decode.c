@@ -54,7 +54,7 @@ static ZSTD_DCtx *dctx_of(ltk_decoder *d)
 /* Frees every buffer of d but its zstd context. */
 static void free_buffers(ltk_decoder *d)
 {
-    for (int i = 0; i < LTKA_NSTREAMS; i++)
+    for (int i = 0; i < LTK_NSTREAMS; i++)
         ltk_strbuf_free(&d->streams[i]);
     ltk_strbuf_free(&d->lits);
     free(d->tmpls);
@@ -103,7 +103,7 @@ static int read_stream_headers(ltk_decoder *d, const uint8_t *p, const uint8_t *
 {
     /* No stream is larger than this for a block of expect_bytes raw bytes. */
     uint64_t limit = (uint64_t)d->expect_bytes * 2 + (uint64_t)d->nlines * 16 + 64;
-    for (int i = 0; i < LTKA_NSTREAMS; i++) {
+    for (int i = 0; i < LTK_NSTREAMS; i++) {
         uint64_t raw_len, stored_len;
         if (ltk_varint_get(&p, end, &raw_len) != 0 || ltk_varint_get(&p, end, &stored_len) != 0)
             return BAD("truncated stream header");
@@ -237,23 +237,23 @@ static int read_chunk_directory(ltk_decoder *d, ltk_errbuf *err);
  */
 int ltk_decode_read_line_streams(ltk_decoder *d, ltk_errbuf *err)
 {
-    int rc = read_stream(d, LTKA_S_TIDS, err);
+    int rc = read_stream(d, LTK_S_TIDS, err);
     if (rc == LOGTK_OK)
-        rc = read_stream(d, LTKA_S_EOLS, err);
+        rc = read_stream(d, LTK_S_EOLS, err);
     if (rc == LOGTK_OK)
-        rc = read_stream(d, LTKA_S_NUMMETA, err);
+        rc = read_stream(d, LTK_S_NUMMETA, err);
     return rc == LOGTK_OK ? read_chunk_directory(d, err) : rc;
 }
 
 /*
- * Reads the directory of the chunked numbers stream (see LTKA_S_NUMS) and
+ * Reads the directory of the chunked numbers stream (see LTK_S_NUMS) and
  * sizes the stream buffer; chunks are decompressed by load_chunks() only
  * when a column in them is needed.
  */
 static int read_chunk_directory(ltk_decoder *d, ltk_errbuf *err)
 {
-    const uint8_t *p = d->src[LTKA_S_NUMS], *end = p + d->stored[LTKA_S_NUMS];
-    if (d->stored[LTKA_S_NUMS] != d->raw_len[LTKA_S_NUMS])
+    const uint8_t *p = d->src[LTK_S_NUMS], *end = p + d->stored[LTK_S_NUMS];
+    if (d->stored[LTK_S_NUMS] != d->raw_len[LTK_S_NUMS])
         return BAD("stream numbers: not a chunk directory");
     uint64_t n;
     if (ltk_varint_get(&p, end, &n) != 0 || n > (uint64_t)(end - p) / 3 || n > d->ntemplates)
@@ -287,7 +287,7 @@ static int read_chunk_directory(ltk_decoder *d, ltk_errbuf *err)
     for (uint64_t c = 0; c < n; c++)
         d->chunks[c].src = p + d->chunks[c].stored_off;
     d->nchunks = (uint32_t)n;
-    ltk_strbuf *st = &d->streams[LTKA_S_NUMS];
+    ltk_strbuf *st = &d->streams[LTK_S_NUMS];
     ltk_strbuf_clear(st);
     if (ltk_strbuf_reserve(st, (size_t)raw_total) != 0)
         return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
@@ -300,9 +300,9 @@ static int read_chunk_directory(ltk_decoder *d, ltk_errbuf *err)
 int ltk_decode_chunk_prefix(ltk_decoder *d, uint32_t c, size_t want, ltk_errbuf *err)
 {
     ltk_chunk *ch = &d->chunks[c];
-    uint8_t *dst = (uint8_t *)d->streams[LTKA_S_NUMS].data + ch->raw_off;
+    uint8_t *dst = (uint8_t *)d->streams[LTK_S_NUMS].data + ch->raw_off;
     return zprefix_get(d, &d->zchunk, ch, ch->src, ch->stored_len, dst, ch->raw_len, &ch->avail, want,
-                       LTKA_S_NUMS, c + 1, err);
+                       LTK_S_NUMS, c + 1, err);
 }
 
 /*
@@ -312,8 +312,8 @@ int ltk_decode_chunk_prefix(ltk_decoder *d, uint32_t c, size_t want, ltk_errbuf 
  */
 static int parse_templates(ltk_decoder *d, ltk_errbuf *err)
 {
-    const uint8_t *p = (const uint8_t *)d->streams[LTKA_S_TEMPLATES].data;
-    const uint8_t *end = p + d->streams[LTKA_S_TEMPLATES].len;
+    const uint8_t *p = (const uint8_t *)d->streams[LTK_S_TEMPLATES].data;
+    const uint8_t *end = p + d->streams[LTK_S_TEMPLATES].len;
     uint64_t n;
     if (ltk_varint_get(&p, end, &n) != 0 || n > (uint64_t)d->nlines * d->nparts)
         return BAD("bad template count");
@@ -493,11 +493,11 @@ int ltk_decode_locate_line_columns(ltk_decoder *d, ltk_errbuf *err)
     if (!r)
         return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->line_rank = r;
-    const uint8_t *p = (const uint8_t *)d->streams[LTKA_S_TIDS].data;
-    const uint8_t *end = p + d->streams[LTKA_S_TIDS].len;
-    const uint8_t *eol = (const uint8_t *)d->streams[LTKA_S_EOLS].data;
-    if (d->streams[LTKA_S_EOLS].len != d->nlines)
-        return BAD("line-end column has %zu entries for %u lines", d->streams[LTKA_S_EOLS].len,
+    const uint8_t *p = (const uint8_t *)d->streams[LTK_S_TIDS].data;
+    const uint8_t *end = p + d->streams[LTK_S_TIDS].len;
+    const uint8_t *eol = (const uint8_t *)d->streams[LTK_S_EOLS].data;
+    if (d->streams[LTK_S_EOLS].len != d->nlines)
+        return BAD("line-end column has %zu entries for %u lines", d->streams[LTK_S_EOLS].len,
                    d->nlines);
     /* codes 0 and 1 OR together to at most 1; the last line may also have 2 */
     uint8_t any = 0;
@@ -667,7 +667,7 @@ static int parse_columns(ltk_decoder *d, const uint8_t *want, const uint64_t *se
         ti->str_base = nstr;
         nnum += (size_t)ti->nnum * ti->count;
         nstr += (size_t)ti->nstr * ti->count;
-        if (nnum > d->streams[LTKA_S_NUMS].len || nstr > d->raw_len[LTKA_S_STRS])
+        if (nnum > d->streams[LTK_S_NUMS].len || nstr > d->raw_len[LTK_S_STRS])
             return BAD("more variables than stored values");
     }
     if (ltk_array_reserve((void **)&d->nums, &d->nums_cap, nnum + 1, sizeof *d->nums) != 0)
@@ -683,8 +683,8 @@ static int parse_columns(ltk_decoder *d, const uint8_t *want, const uint64_t *se
         return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory");
     d->strl = sl;
 
-    const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
-    const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
+    const uint8_t *mp = (const uint8_t *)d->streams[LTK_S_NUMMETA].data;
+    const uint8_t *me = mp + d->streams[LTK_S_NUMMETA].len;
     /* the chunks of the numbers stream that hold wanted columns, and their last wanted template */
     if (ltk_array_reserve((void **)&d->chunk_need, &d->chunk_need_cap, (size_t)d->nchunks + 1, 1) != 0 ||
         ltk_array_reserve((void **)&d->chunk_last, &d->chunk_last_cap, (size_t)d->nchunks + 1,
@@ -726,7 +726,7 @@ static int parse_columns(ltk_decoder *d, const uint8_t *want, const uint64_t *se
      * exactly.  (No chunks: an empty stream.)
      */
     int full = !want && !sel, rc;
-    const uint8_t *nbase = (const uint8_t *)d->streams[LTKA_S_NUMS].data;
+    const uint8_t *nbase = (const uint8_t *)d->streams[LTK_S_NUMS].data;
     uint32_t chunk = 0;
     const uint8_t *np = nbase, *ne = nbase, *chunk_end = nbase;
     int chunk_parse = d->nchunks == 0; /* parse the numeric columns of the current template */
@@ -744,10 +744,10 @@ static int parse_columns(ltk_decoder *d, const uint8_t *want, const uint64_t *se
     int need_strs = sel == NULL;
     for (size_t c = 0; c < nsel && !need_strs; c++)
         need_strs = d->tmpls[sel[c] >> 32].nstr > 0;
-    if (need_strs && (rc = ensure_stream(d, LTKA_S_STRS, err)) != LOGTK_OK)
+    if (need_strs && (rc = ensure_stream(d, LTK_S_STRS, err)) != LOGTK_OK)
         return rc;
-    const uint8_t *sp = need_strs ? (const uint8_t *)d->streams[LTKA_S_STRS].data : NULL;
-    const uint8_t *se = need_strs ? sp + d->streams[LTKA_S_STRS].len : NULL;
+    const uint8_t *sp = need_strs ? (const uint8_t *)d->streams[LTK_S_STRS].data : NULL;
+    const uint8_t *se = need_strs ? sp + d->streams[LTK_S_STRS].len : NULL;
     size_t sc = 0; /* cursor in sel */
     for (uint32_t t = 0; t < d->ntemplates; t++) {
         tmpl_info *ti = &d->tmpls[t];
@@ -949,7 +949,7 @@ static int parse_columns(ltk_decoder *d, const uint8_t *want, const uint64_t *se
         }
     }
     int last_parsed = d->nchunks == 0 || d->chunk_need[chunk] == 2 || (full && !d->chunk_need[chunk]);
-    if (mp != me || (last_parsed && np != chunk_end) || chunk + 1 < d->nchunks || d->raw_len[LTKA_S_PADS] != 0 ||
+    if (mp != me || (last_parsed && np != chunk_end) || chunk + 1 < d->nchunks || d->raw_len[LTK_S_PADS] != 0 ||
         (need_strs && sp != se))
         return BAD("column streams have unused bytes");
     return LOGTK_OK;
@@ -974,7 +974,7 @@ int ltk_decode_templates(ltk_decoder *d, const uint8_t *payload, size_t len,
     d->expect_bytes = expect_bytes;
     int rc = read_stream_headers(d, p, end, err);
     if (rc == LOGTK_OK)
-        rc = read_stream(d, LTKA_S_TEMPLATES, err);
+        rc = read_stream(d, LTK_S_TEMPLATES, err);
     if (rc == LOGTK_OK)
         rc = parse_templates(d, err);
     return ltk_decode_result(d, rc);
@@ -1337,7 +1337,7 @@ int ltk_decode_block(ltk_decoder *d, const uint8_t *payload, size_t len, uint32_
     if (rc != LOGTK_OK)
         return rc;
     if (sizes)
-        for (int i = 0; i < LTKA_NSTREAMS; i++) {
+        for (int i = 0; i < LTK_NSTREAMS; i++) {
             sizes->raw[i] += d->streams[i].len;
             sizes->stored[i] += d->stored[i];
         }

@@ -61,11 +61,11 @@ typedef struct tmpl_info {
 
 struct ltk_decoder {
     ZSTD_DCtx *dctx;
-    ltk_strbuf streams[LTKA_NSTREAMS];
-    uint64_t stored[LTKA_NSTREAMS];
-    uint64_t raw_len[LTKA_NSTREAMS];
-    const uint8_t *src[LTKA_NSTREAMS]; /* stream bytes inside the payload */
-    uint8_t loaded[LTKA_NSTREAMS];     /* decompressed into streams[i] for this block */
+    ltk_strbuf streams[LTK_NSTREAMS];
+    uint64_t stored[LTK_NSTREAMS];
+    uint64_t raw_len[LTK_NSTREAMS];
+    const uint8_t *src[LTK_NSTREAMS]; /* stream bytes inside the payload */
+    uint8_t loaded[LTK_NSTREAMS];     /* decompressed into streams[i] for this block */
     uint32_t nlines, ntemplates;
     uint32_t nparts; /* units per line: header parts + the rest */
     uint32_t expect_bytes;
@@ -75,7 +75,7 @@ struct ltk_decoder {
     size_t ops_cap, nops;
     ltk_strbuf lits;
     uint32_t *line_tid, *line_rank; /* per unit, part-major: part * nlines + line */
-    const uint8_t *line_eol; /* per line, inside streams[LTKA_S_EOLS] */
+    const uint8_t *line_eol; /* per line, inside streams[LTK_S_EOLS] */
     size_t lines_cap;
     const uint8_t *part_col[LTK_MAX_HEADER_PARTS + 1]; /* template-id column of each part ... */
     uint8_t part_width[LTK_MAX_HEADER_PARTS + 1];      /* ... and its id width */

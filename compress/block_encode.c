@@ -84,7 +84,7 @@ struct ltk_encoder {
     size_t tvars_cap;
     uint32_t *group_key; /* per template written: the interned template it is a group of */
     size_t group_key_cap;
-    ltk_strbuf streams[LTKA_NSTREAMS];
+    ltk_strbuf streams[LTK_NSTREAMS];
     uint64_t *colbuf; /* values of the column being written */
     size_t colbuf_cap;
     uint8_t *padbuf; /* and their leading-zero counts */
@@ -143,7 +143,7 @@ void ltk_encoder_free(ltk_encoder *e)
     free(e->dict_slot);
     free(e->dict_id);
     free(e->dict_first);
-    for (int i = 0; i < LTKA_NSTREAMS; i++)
+    for (int i = 0; i < LTK_NSTREAMS; i++)
         ltk_strbuf_free(&e->streams[i]);
     free(e);
 }
@@ -229,14 +229,14 @@ static int put_varint_column(ltk_encoder *e, const uint64_t *values, const uint8
     int delta = delta_size < raw_size;
     /* meta byte: bit 0 delta; bits 1-2 pad mode (0 constant, 1 fixed width, 2 explicit) */
     int pad_mode = pad_same ? 0 : width_same ? 1 : 2;
-    ltk_strbuf *meta = &e->streams[LTKA_S_NUMMETA];
+    ltk_strbuf *meta = &e->streams[LTK_S_NUMMETA];
     if (ltk_strbuf_putc(meta, (char)(delta | pad_mode << 1)) != 0)
         return -1;
     if (pad_mode == 0 && ltk_strbuf_put_varint(meta, pad0) != 0)
         return -1;
     if (pad_mode == 1 && ltk_strbuf_put_varint(meta, (uint64_t)width0 << 1 | (uint64_t)sign0) != 0)
         return -1;
-    ltk_strbuf *nums = &e->streams[LTKA_S_NUMS];
+    ltk_strbuf *nums = &e->streams[LTK_S_NUMS];
     size_t bytes = delta ? delta_size : raw_size;
     if (ltk_strbuf_reserve(nums, bytes) != 0)
         return -1;
@@ -293,7 +293,7 @@ static size_t trial_size(ltk_encoder *e, const void *data, size_t len)
 static int put_numeric_column(ltk_encoder *e, const uint64_t *values, const uint8_t *pads_in,
                               uint32_t n, int kind)
 {
-    ltk_strbuf *meta = &e->streams[LTKA_S_NUMMETA], *nums = &e->streams[LTKA_S_NUMS];
+    ltk_strbuf *meta = &e->streams[LTK_S_NUMMETA], *nums = &e->streams[LTK_S_NUMS];
     size_t meta0 = meta->len, nums0 = nums->len;
     if (put_varint_column(e, values, pads_in, n, kind) != 0)
         return -1;
@@ -396,7 +396,7 @@ static uint32_t string_dictionary(ltk_encoder *e, const char *text, const uint64
 #endif
 static int put_string_column(ltk_encoder *e, const char *text, const uint64_t *spans, uint32_t n)
 {
-    ltk_strbuf *strs = &e->streams[LTKA_S_STRS];
+    ltk_strbuf *strs = &e->streams[LTK_S_STRS];
     int coded = n >= STRING_DICT_MIN;
     size_t plain = (size_t)coded;
     for (uint32_t v = 0; v < n; v++) {
@@ -585,13 +585,13 @@ static int add_number_chunk(ltk_encoder *e, size_t *nchunks, uint32_t t, size_t 
 
 /*
  * Writes the numbers stream as chunks compressed on their own (see
- * LTKA_S_NUMS): search then decompresses only the chunks holding the
+ * LTK_S_NUMS): search then decompresses only the chunks holding the
  * templates of candidate lines.  The stream entry is stored (raw_len ==
  * stored_len) and holds the chunk directory and the chunks.
  */
 static int put_chunked_numbers(ltk_encoder *e, size_t nchunks, int level, ltk_strbuf *out)
 {
-    ltk_strbuf *st = &e->streams[LTKA_S_NUMS];
+    ltk_strbuf *st = &e->streams[LTK_S_NUMS];
     ltk_strbuf *box = &e->chunk_box;
     ltk_strbuf_clear(box);
     ltk_strbuf_clear(&e->chunk_data);
@@ -703,15 +703,15 @@ static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t npa
     ltk_hashtab templates;
     if (ltk_hashtab_init(&templates, 1024) != 0)
         return LOGTK_ERR_NOMEM;
-    for (int i = 0; i < LTKA_NSTREAMS; i++)
+    for (int i = 0; i < LTK_NSTREAMS; i++)
         ltk_strbuf_clear(&e->streams[i]);
     e->nvars = 0;
 
     /* 1. split lines into units (header parts + rest), each into template + variables */
     size_t nlines = 0, pos = 0;
     size_t header_len = 0; /* template bytes of the header parts of the previous line */
-    ltk_strbuf *eols = &e->streams[LTKA_S_EOLS];
-    ltk_strbuf *tids = &e->streams[LTKA_S_TIDS];
+    ltk_strbuf *eols = &e->streams[LTK_S_EOLS];
+    ltk_strbuf *tids = &e->streams[LTK_S_TIDS];
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
@@ -862,7 +862,7 @@ static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t npa
     }
 
     /* 2. template dictionary */
-    ltk_strbuf *ts = &e->streams[LTKA_S_TEMPLATES];
+    ltk_strbuf *ts = &e->streams[LTK_S_TEMPLATES];
     if (ltk_strbuf_put_varint(ts, ntemplates) != 0)
         goto done;
     for (uint32_t t = 0; t < ntemplates; t++) {
@@ -914,7 +914,7 @@ static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t npa
         size_t tl;
         const char *tk = ltk_hashtab_key(&templates, e->group_key[t], &tl);
         size_t s = 0;
-        size_t nums_len = e->streams[LTKA_S_NUMS].len;
+        size_t nums_len = e->streams[LTK_S_NUMS].len;
         if (t == 0 || after_large || nums_len - chunk_start >= LTK_NUM_CHUNK_BYTES) {
             if (add_number_chunk(e, &nchunks, t, nums_len) != 0)
                 goto done;
@@ -956,7 +956,7 @@ static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t npa
                 s++;
             }
         }
-        if (e->streams[LTKA_S_NUMS].len - nums_len >= LARGE_TEMPLATE_NUM_BYTES) {
+        if (e->streams[LTK_S_NUMS].len - nums_len >= LARGE_TEMPLATE_NUM_BYTES) {
             /* a chunk of its own: cut in front of it unless it starts one */
             if (chunk_start < nums_len) {
                 if (add_number_chunk(e, &nchunks, t, nums_len) != 0)
@@ -970,9 +970,9 @@ static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t npa
     /* 5. payload: nlines, then each stream (raw_len, stored_len, bytes) */
     if (ltk_strbuf_put_varint(out, nlines) != 0 || ltk_strbuf_put_varint(out, nparts) != 0)
         goto done;
-    for (int i = 0; i < LTKA_NSTREAMS; i++) {
+    for (int i = 0; i < LTK_NSTREAMS; i++) {
         ltk_strbuf *st = &e->streams[i];
-        if (i == LTKA_S_NUMS) {
+        if (i == LTK_S_NUMS) {
             if (put_chunked_numbers(e, nchunks, level, out) != 0)
                 goto done;
             continue;

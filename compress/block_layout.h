@@ -14,14 +14,14 @@
 
 /* Streams of a block payload, in payload order. */
 enum {
-    LTKA_S_TEMPLATES = 0, /* template count, then len + bytes of each template */
-    LTKA_S_TIDS,          /* per part: width byte, then per line a template index of that width */
-    LTKA_S_EOLS,          /* per line: 0 "\n", 1 "\r\n", 2 none (last line only) */
-    LTKA_S_NUMMETA,       /* per numeric column: coding byte and width info */
-    LTKA_S_NUMS,          /* numeric values, column-major (varints), in chunks (below) */
-    LTKA_S_PADS,          /* empty since version 3: explicit zero padding follows its column in LTKA_S_NUMS */
-    LTKA_S_STRS,          /* string variables, column-major: len + bytes */
-    LTKA_NSTREAMS
+    LTK_S_TEMPLATES = 0, /* template count, then len + bytes of each template */
+    LTK_S_TIDS,          /* per part: width byte, then per line a template index of that width */
+    LTK_S_EOLS,          /* per line: 0 "\n", 1 "\r\n", 2 none (last line only) */
+    LTK_S_NUMMETA,       /* per numeric column: coding byte and width info */
+    LTK_S_NUMS,          /* numeric values, column-major (varints), in chunks (below) */
+    LTK_S_PADS,          /* empty since version 3: explicit zero padding follows its column in LTK_S_NUMS */
+    LTK_S_STRS,          /* string variables, column-major: len + bytes */
+    LTK_NSTREAMS
 };
 
 /*
@@ -93,7 +93,7 @@ static inline int ltk_ip_value_ok(uint64_t v)
 #endif
 
 /*
- * Coding byte of a numeric column (LTKA_S_NUMMETA): bit 0 delta (zigzag
+ * Coding byte of a numeric column (LTK_S_NUMMETA): bit 0 delta (zigzag
  * varints of differences) else raw varints; bits 1-2 zero padding: 0 a
  * constant count (varint follows), 1 a fixed width (varint width << 1 |
  * sign follows), 2 a count per value, the n bytes after the column's values
@@ -119,8 +119,8 @@ static inline int ltk_is_num_marker(unsigned c)
 
 /* Per-stream sizes of an encoded block, for `logtk info`. */
 typedef struct ltk_stream_sizes {
-    uint64_t raw[LTKA_NSTREAMS];
-    uint64_t stored[LTKA_NSTREAMS];
+    uint64_t raw[LTK_NSTREAMS];
+    uint64_t stored[LTK_NSTREAMS];
 } ltk_stream_sizes;
 
 #endif

@@ -430,9 +430,9 @@ static const uint64_t ip_part_masks[16] = {IP_PARTS(0),  IP_PARTS(1),  IP_PARTS(
 /* Nonzero when v passes test t (see ltk_num_test). */
 static inline int number_test_passes(const ltk_num_test *t, uint64_t v)
 {
-    if (t->kind == LTKA_TEST_EXACT)
+    if (t->kind == LTK_TEST_EXACT)
         return v == t->value;
-    if (t->kind == LTKA_TEST_SUFFIX)
+    if (t->kind == LTK_TEST_SUFFIX)
         return v % pow10_table[t->len] == t->value;
     if (t->kind == LTK_TEST_IP_MASK) /* a packed non-canonical quad passes: LTK_TEST_IP_PACKED tests it */
         return (v >> 32) != 0 || (v & t->value >> 32) == (t->value & 0xffffffffu);
@@ -510,7 +510,7 @@ static int column_selectivity(const uint8_t *p, const uint8_t *end, uint32_t n, 
 {
     int digits = 64;
     for (size_t q = 0; q < ntests; q++) {
-        int s = 2 * tests[q].len + (tests[q].kind == LTKA_TEST_EXACT);
+        int s = 2 * tests[q].len + (tests[q].kind == LTK_TEST_EXACT);
         if (s < digits)
             digits = s;
     }
@@ -578,7 +578,7 @@ static int column_prefixes(const ltk_num_test *tests, size_t ntests, varint_pref
         const ltk_num_test *t = &tests[q];
         if (t->alive != tests[0].alive || t->bit != tests[0].bit)
             return 0;
-        if (t->kind == LTKA_TEST_EXACT)
+        if (t->kind == LTK_TEST_EXACT)
             exact = t;
         else if (t->kind == LTK_TEST_IP_MASK)
             mask = t;
@@ -784,9 +784,9 @@ static int column_tests(const uint8_t **pp, const uint8_t *end, uint32_t n, int 
  */
 static int width_rules_out(const ltk_num_test *t, uint64_t w)
 {
-    if (t->kind == LTKA_TEST_EXACT)
+    if (t->kind == LTK_TEST_EXACT)
         return w != t->len;
-    if (t->kind == LTKA_TEST_SUFFIX || t->kind == LTKA_TEST_PREFIX)
+    if (t->kind == LTK_TEST_SUFFIX || t->kind == LTK_TEST_PREFIX)
         return w < t->len;
     return 0;
 }
@@ -803,8 +803,8 @@ static int width_rules_out(const ltk_num_test *t, uint64_t w)
  */
 static int number_tests_live(ltk_decoder *d, const ltk_num_test *tests, size_t ntests, uint32_t last_t)
 {
-    const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
-    const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
+    const uint8_t *mp = (const uint8_t *)d->streams[LTK_S_NUMMETA].data;
+    const uint8_t *me = mp + d->streams[LTK_S_NUMMETA].len;
     uint8_t *live = d->test_live;
     size_t q = 0;
     for (uint32_t t = 0; t <= last_t && q < ntests; t++) {
@@ -879,9 +879,9 @@ int ltk_decode_number_tests(ltk_decoder *d, const ltk_num_test *tests, size_t nt
         return BAD("bad or missing column coding");
     const uint8_t *live = d->test_live;
     size_t live_next = 0; /* the first live test at or after ti_next */
-    const uint8_t *mp = (const uint8_t *)d->streams[LTKA_S_NUMMETA].data;
-    const uint8_t *me = mp + d->streams[LTKA_S_NUMMETA].len;
-    const uint8_t *nbase = (const uint8_t *)d->streams[LTKA_S_NUMS].data;
+    const uint8_t *mp = (const uint8_t *)d->streams[LTK_S_NUMMETA].data;
+    const uint8_t *me = mp + d->streams[LTK_S_NUMMETA].len;
+    const uint8_t *nbase = (const uint8_t *)d->streams[LTK_S_NUMS].data;
     const uint8_t *np = NULL, *ne = NULL;
     uint32_t chunk = 0;
     int chunk_open = 0; /* np..ne is the current chunk, decompressed */

@@ -50,7 +50,7 @@ void ltk_decode_mark_units(ltk_decoder *d, uint32_t t, const uint8_t *alive, uin
  * of value (SUFFIX: value mod 10^len), or start with them (PREFIX).  Units
  * (ranks of template tmpl) whose value fails get bit cleared in alive[rank].
  */
-enum { LTKA_TEST_EXACT = 1, LTKA_TEST_SUFFIX, LTKA_TEST_PREFIX };
+enum { LTK_TEST_EXACT = 1, LTK_TEST_SUFFIX, LTK_TEST_PREFIX };
 /*
  * A number-test kind for IP columns: the value passes when
  * (value & mask) == bits, where the test's value holds mask << 32 | bits
@@ -70,7 +70,7 @@ enum { LTKA_TEST_EXACT = 1, LTKA_TEST_SUFFIX, LTKA_TEST_PREFIX };
 typedef struct ltk_num_test {
     uint32_t tmpl;   /* template */
     uint32_t slot;   /* numeric variable of the template, 0-based in template order */
-    uint8_t kind;    /* LTKA_TEST_* */
+    uint8_t kind;    /* LTK_TEST_* */
     uint8_t len;     /* digits of value the test looks at (1..19) */
     uint8_t bit;     /* cleared in alive[rank] when the value fails */
     uint64_t value;

@@ -12,7 +12,7 @@
 
 /* One variable of a line. */
 typedef struct ltk_var {
-    uint8_t kind;     /* an LTKA_M_* variable marker */
+    uint8_t kind;     /* an LTK_M_* variable marker */
     uint8_t pad;      /* numbers: leading zeros beyond the value's own digits (SNUM: << 1 | sign) */
     uint32_t str_off; /* strings: offset in the line */
     uint32_t str_len;

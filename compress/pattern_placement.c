@@ -536,7 +536,7 @@ static int number_test_for(int kind, const char *s, size_t n, int starts, int en
             return 0;
         if (significant > 16)
             return -1; /* more than a value holds (leading zeros aside) */
-        t->kind = LTKA_TEST_EXACT;
+        t->kind = LTK_TEST_EXACT;
         t->len = (uint8_t)n;
         t->value = v;
         return 1;
@@ -558,13 +558,13 @@ static int number_test_for(int kind, const char *s, size_t n, int starts, int en
     for (size_t i = 0; i < n; i++)
         v = v * 10 + (uint64_t)(s[i] - '0');
     if (starts)
-        t->kind = LTKA_TEST_SUFFIX;
+        t->kind = LTK_TEST_SUFFIX;
     else if (ends) {
         if (s[0] == '0')
             return 0; /* the number may have leading zeros: its value's digits tell nothing */
-        t->kind = LTKA_TEST_PREFIX;
+        t->kind = LTK_TEST_PREFIX;
     } else
-        t->kind = LTKA_TEST_EXACT;
+        t->kind = LTK_TEST_EXACT;
     t->len = (uint8_t)n;
     t->value = v;
     return 1;

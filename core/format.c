@@ -427,7 +427,7 @@ int logtk_format_compile(logtk_format *f, const char *spec)
     /* Compile, JIT, limits.  '.' and '$' as in Python: only LF is a newline,
        whatever PCRE2's build default. */
     const ltk_regex_config config = {
-        .flags = LOGTK_REGEX_NEWLINE_LF,
+        .flags = LTK_REGEX_NEWLINE_LF,
         .match_limit = FORMAT_MATCH_LIMIT,
         .depth_limit = FORMAT_DEPTH_LIMIT,
         .jit_stack_max = 1024 * 1024,
@@ -835,9 +835,9 @@ int logtk_format_match(logtk_format *f, const char *line, size_t len, logtk_reco
     int rc = ltk_regex_match(f->regex, s, (size_t)(end - s), 0, 0);
     if (rc <= 0) {
         fill_unmatched(f, line, len, rec);
-        if (rc == LOGTK_REGEX_NOMATCH)
+        if (rc == LTK_REGEX_NOMATCH)
             return LOGTK_OK;
-        if (rc == LOGTK_REGEX_LIMIT) {
+        if (rc == LTK_REGEX_LIMIT) {
             uint32_t lowerings = ltk_regex_lowerings(f->regex);
             if (lowerings != f->lowerings) {
                 f->lowerings = lowerings;

@@ -45,7 +45,7 @@ struct ltk_regex {
     pcre2_match_data *match_data;
     pcre2_match_context *context;
     pcre2_jit_stack *jit_stack; /* created on the first match that needs it */
-    int failure;                /* PCRE2 code of the last LOGTK_REGEX_FAILED */
+    int failure;                /* PCRE2 code of the last LTK_REGEX_FAILED */
 
     uint32_t full_limit; /* the configured match limit (PCRE2's default when 0) */
     uint32_t limit;      /* the limit now set in context */
@@ -96,14 +96,14 @@ int ltk_regex_compile(ltk_regex **out, const char *pattern, size_t len,
     re->cfg = *cfg;
     re->owns_code = 1;
     uint32_t options = 0;
-    if (cfg->flags & LOGTK_REGEX_CASELESS)
+    if (cfg->flags & LTK_REGEX_CASELESS)
         options |= PCRE2_CASELESS;
-    if (cfg->flags & LOGTK_REGEX_LITERAL)
+    if (cfg->flags & LTK_REGEX_LITERAL)
         options |= PCRE2_LITERAL;
-    if (cfg->flags & LOGTK_REGEX_UTF)
+    if (cfg->flags & LTK_REGEX_UTF)
         options |= PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
     pcre2_compile_context *cctx = NULL;
-    if (cfg->flags & LOGTK_REGEX_NEWLINE_LF) {
+    if (cfg->flags & LTK_REGEX_NEWLINE_LF) {
         cctx = pcre2_compile_context_create(NULL);
         if (!cctx) {
             free(re);
@@ -251,7 +251,7 @@ static int is_limit(int rc)
 int ltk_regex_match(ltk_regex *re, const char *subject, size_t len, size_t start,
                       uint32_t flags)
 {
-    uint32_t options = (flags & LOGTK_REGEX_NOTEMPTY_ATSTART) ? PCRE2_NOTEMPTY_ATSTART : 0;
+    uint32_t options = (flags & LTK_REGEX_NOTEMPTY_ATSTART) ? PCRE2_NOTEMPTY_ATSTART : 0;
     if (!subject) /* PCRE2 refuses a NULL subject even when empty */
         subject = "";
     int rc = run(re, subject, len, start, options);
@@ -265,15 +265,15 @@ int ltk_regex_match(ltk_regex *re, const char *subject, size_t len, size_t start
     }
     if (rc == PCRE2_ERROR_NOMATCH) {
         re->streak = 0;
-        return LOGTK_REGEX_NOMATCH;
+        return LTK_REGEX_NOMATCH;
     }
     if (is_limit(rc)) {
         re->hits++;
         lower_after_hit(re);
-        return LOGTK_REGEX_LIMIT;
+        return LTK_REGEX_LIMIT;
     }
     re->failure = rc;
-    return LOGTK_REGEX_FAILED;
+    return LTK_REGEX_FAILED;
 }
 
 const size_t *ltk_regex_ovector(const ltk_regex *re)

@@ -8,7 +8,7 @@
  * limit, a depth limit and optionally a heap limit, a private JIT stack
  * created only when a match needs more than PCRE2's 32 KiB default, and a
  * count of the matches that hit a limit.  Hitting a limit is a result
- * (LOGTK_REGEX_LIMIT), never a hang.
+ * (LTK_REGEX_LIMIT), never a hang.
  *
  * Adaptive limit.  A pattern that backtracks catastrophically on some input
  * spends its whole limit on every line of it (2,000,000 steps, about 4 ms).
@@ -35,29 +35,29 @@ typedef struct ltk_regex ltk_regex;
 
 /* Compile flags (ltk_regex_config.flags). */
 enum {
-    LOGTK_REGEX_CASELESS = 1u << 0,   /* PCRE2_CASELESS */
-    LOGTK_REGEX_LITERAL = 1u << 1,    /* the pattern is plain text (grep -F) */
-    LOGTK_REGEX_UTF = 1u << 2,        /* PCRE2_UTF: the pattern and subjects are UTF-8 */
-    LOGTK_REGEX_NEWLINE_LF = 1u << 3, /* only LF is a newline ('.', '$'), whatever PCRE2's build default */
+    LTK_REGEX_CASELESS = 1u << 0,   /* PCRE2_CASELESS */
+    LTK_REGEX_LITERAL = 1u << 1,    /* the pattern is plain text (grep -F) */
+    LTK_REGEX_UTF = 1u << 2,        /* PCRE2_UTF: the pattern and subjects are UTF-8 */
+    LTK_REGEX_NEWLINE_LF = 1u << 3, /* only LF is a newline ('.', '$'), whatever PCRE2's build default */
 };
 
 /* Match flags (ltk_regex_match). */
 enum {
-    LOGTK_REGEX_NOTEMPTY_ATSTART = 1u << 0, /* no empty match at the start offset */
+    LTK_REGEX_NOTEMPTY_ATSTART = 1u << 0, /* no empty match at the start offset */
 };
 
 /* ltk_regex_match results besides a match (> 0). */
 enum {
-    LOGTK_REGEX_NOMATCH = 0,
-    LOGTK_REGEX_LIMIT = -1,  /* a match, depth, heap or JIT stack limit was hit */
-    LOGTK_REGEX_FAILED = -2, /* any other PCRE2 error: ltk_regex_failure() says which */
+    LTK_REGEX_NOMATCH = 0,
+    LTK_REGEX_LIMIT = -1,  /* a match, depth, heap or JIT stack limit was hit */
+    LTK_REGEX_FAILED = -2, /* any other PCRE2 error: ltk_regex_failure() says which */
 };
 
 /* An offset PCRE2 did not set (a group that took no part in the match). */
 #define LTK_REGEX_UNSET ((size_t)-1)
 
 typedef struct ltk_regex_config {
-    uint32_t flags;          /* LOGTK_REGEX_* compile flags */
+    uint32_t flags;          /* LTK_REGEX_* compile flags */
     uint32_t match_limit;    /* PCRE2 match limit; 0: PCRE2's default */
     uint32_t depth_limit;    /* PCRE2 depth limit (interpreter only); 0: PCRE2's default */
     uint32_t heap_limit_kib; /* PCRE2 heap limit (interpreter only); 0: PCRE2's default */
@@ -97,8 +97,8 @@ void ltk_regex_free(ltk_regex *re);
 /**
  * Searches subject[0..len) from offset start (look-behind still sees the
  * whole subject).  Returns the number of offset pairs set (> 0) on a match
- * (ltk_regex_ovector() has them), LOGTK_REGEX_NOMATCH, LOGTK_REGEX_LIMIT or
- * LOGTK_REGEX_FAILED.  Nothing is allocated except, once, the JIT stack.
+ * (ltk_regex_ovector() has them), LTK_REGEX_NOMATCH, LTK_REGEX_LIMIT or
+ * LTK_REGEX_FAILED.  Nothing is allocated except, once, the JIT stack.
  */
 int ltk_regex_match(ltk_regex *re, const char *subject, size_t len, size_t start,
                       uint32_t flags);
@@ -106,7 +106,7 @@ int ltk_regex_match(ltk_regex *re, const char *subject, size_t len, size_t start
 /** Offsets of the last match: pair i is [2i] .. [2i+1]; LTK_REGEX_UNSET when unset. */
 const size_t *ltk_regex_ovector(const ltk_regex *re);
 
-/** The PCRE2 error code of the last LOGTK_REGEX_FAILED, its message in buf. */
+/** The PCRE2 error code of the last LTK_REGEX_FAILED, its message in buf. */
 int ltk_regex_failure(const ltk_regex *re, char *buf, size_t size);
 
 /* ------------------------------------------------------------ about the pattern */
@@ -122,7 +122,7 @@ size_t ltk_regex_min_length(const ltk_regex *re);
 
 /**
  * 1 when every match starts with one fixed byte, stored in *unit (PCRE2's
- * analysis; a caseless pattern compiled with LOGTK_REGEX_CASELESS gives 0);
+ * analysis; a caseless pattern compiled with LTK_REGEX_CASELESS gives 0);
  * 0 otherwise.
  */
 int ltk_regex_first_byte(const ltk_regex *re, unsigned char *unit);
@@ -135,7 +135,7 @@ int ltk_regex_is_jit(const ltk_regex *re);
 /** The match limit now in force (lowered or raised by the adaptive limit). */
 uint32_t ltk_regex_match_limit(const ltk_regex *re);
 
-/** Matches that returned LOGTK_REGEX_LIMIT since compilation. */
+/** Matches that returned LTK_REGEX_LIMIT since compilation. */
 uint64_t ltk_regex_limit_hits(const ltk_regex *re);
 
 /** How many times the adaptive limit lowered the match limit. */

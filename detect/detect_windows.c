@@ -636,7 +636,7 @@ static int add_session_line(logtk_windows *w, const char *text, size_t len, uint
     } seen[WIN_MAX_IDS_PER_LINE];
     while (offset <= len && found < WIN_MAX_IDS_PER_LINE) {
         int rc = ltk_regex_match(w->re, text, len, offset, 0);
-        if (rc == LOGTK_REGEX_NOMATCH)
+        if (rc == LTK_REGEX_NOMATCH)
             break;
         if (rc < 0) {
             w->stats.no_id++;

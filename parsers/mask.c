@@ -428,7 +428,7 @@ static int run_match(const mask_rule *r, const char *subject, size_t len, size_t
                      uint32_t options)
 {
     if (start > len || len - start < r->min_length)
-        return LOGTK_REGEX_NOMATCH;
+        return LTK_REGEX_NOMATCH;
     if (r->first_kind == 1) {
         const char *hit = memchr(subject + start, r->first_unit, len - start);
         if (r->first_other_case != r->first_unit) {
@@ -439,11 +439,11 @@ static int run_match(const mask_rule *r, const char *subject, size_t len, size_t
                 hit = other;
         }
         if (hit == NULL)
-            return LOGTK_REGEX_NOMATCH;
+            return LTK_REGEX_NOMATCH;
         start = (size_t)(hit - subject);
     }
     if (len - start < r->min_length)
-        return LOGTK_REGEX_NOMATCH;
+        return LTK_REGEX_NOMATCH;
     /* a hit lowers the rule's limit for later lines (see mask.h) */
     return ltk_regex_match(r->regex, subject, len, start, options);
 }
@@ -460,10 +460,10 @@ int ltk_masker_apply(ltk_masker *m, const char *text, size_t len, const char **m
     for (size_t ri = 0; ri < m->nrules; ri++) {
         mask_rule *r = &m->rules[ri];
         int rc = run_match(r, cur_text, cur_len, 0, 0);
-        if (rc == LOGTK_REGEX_NOMATCH)
+        if (rc == LTK_REGEX_NOMATCH)
             continue; /* common case: nothing to copy */
         if (rc < 0) {
-            if (rc == LOGTK_REGEX_LIMIT)
+            if (rc == LTK_REGEX_LIMIT)
                 status = ltk_error_set(err, LOGTK_ERR_LIMIT,
                                          "mask \"%s\" hit its match limit; not applied",
                                          r->pattern);
@@ -513,12 +513,12 @@ int ltk_masker_apply(ltk_masker *m, const char *text, size_t len, const char **m
                    '-', 'ab') is 'a--'); progress is guaranteed */
                 if (s >= cur_len)
                     break;
-                options = LOGTK_REGEX_NOTEMPTY_ATSTART;
+                options = LTK_REGEX_NOTEMPTY_ATSTART;
             }
             if (e > cur_len)
                 break;
             rc = run_match(r, cur_text, cur_len, e, options);
-            if (rc == LOGTK_REGEX_NOMATCH)
+            if (rc == LTK_REGEX_NOMATCH)
                 break;
             if (rc < 0) {
                 status = ltk_error_set(err, LOGTK_ERR_LIMIT,

@@ -466,7 +466,7 @@ static int show_merge(logtk_parser *p, template_entry *t, const char *a, size_t 
     const char *text = out->data ? out->data : "";
     int ok = other_is_template ? ltk_tmatch_covers(text, out->len, other, olen)
                                : ltk_tmatch_glob(text, out->len, other, olen, NULL);
-    if (ok && mode == LOGTK_TMATCH_COVER_BOTH)
+    if (ok && mode == LTK_TMATCH_COVER_BOTH)
         ok = ltk_tmatch_covers(text, out->len, a, alen);
     assert(ok);
     if (!ok)
@@ -490,7 +490,7 @@ static int keep_covering(logtk_parser *p, template_entry *t)
     size_t now_len = p->scratch_new.len;
     if (ltk_tmatch_covers(now, now_len, t->text, t->text_len))
         return ltk_parser_set_shown(p, t, NULL, 0);
-    return show_merge(p, t, now, now_len, LOGTK_TMATCH_A_IS_GUESS, t->text, t->text_len, 1);
+    return show_merge(p, t, now, now_len, LTK_TMATCH_A_IS_GUESS, t->text, t->text_len, 1);
 }
 
 /* The template whose text id shows: id itself, or the one it is an alias of. */
@@ -520,7 +520,7 @@ int ltk_tmpl_alias(logtk_parser *p, uint32_t id, uint32_t target)
         return rc;
     if (t->seen_line && !ltk_tmatch_covers(root->text, root->text_len, t->text, t->text_len)) {
         enum ltk_tmatch_mode mode =
-            root->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
+            root->seen_line ? LTK_TMATCH_COVER_BOTH : LTK_TMATCH_A_IS_GUESS;
         if ((rc = show_merge(p, root, root->text, root->text_len, mode, t->text, t->text_len,
                              1)) != LOGTK_OK)
             return rc;
@@ -1073,7 +1073,7 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
             *np = t->nwild;
         return LOGTK_OK;
     }
-    enum ltk_tmatch_mode mode = t->seen_line ? LOGTK_TMATCH_COVER_BOTH : LOGTK_TMATCH_A_IS_GUESS;
+    enum ltk_tmatch_mode mode = t->seen_line ? LTK_TMATCH_COVER_BOTH : LTK_TMATCH_A_IS_GUESS;
     if ((rc = show_merge(p, t, t->text, t->text_len, mode, content, len, 0)) != LOGTK_OK ||
         (rc = ltk_parser_render(p, t)) != LOGTK_OK)
         return rc;

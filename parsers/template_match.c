@@ -458,7 +458,7 @@ static int put_unit(ltk_strbuf *out, const tmatch_unit *u, int *last_star, int *
 int ltk_tmatch_merge(ltk_tmatch_scratch *s, const char *a, size_t alen, const char *b,
                        size_t blen, int b_is_template, enum ltk_tmatch_mode mode)
 {
-    int guess = mode == LOGTK_TMATCH_A_IS_GUESS;
+    int guess = mode == LTK_TMATCH_A_IS_GUESS;
     ltk_strbuf_clear(&s->out);
     if (grow((void **)&s->ua, &s->ua_cap, alen + 1, sizeof *s->ua) ||
         grow((void **)&s->ub, &s->ub_cap, blen + 1, sizeof *s->ub))

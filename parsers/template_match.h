@@ -48,10 +48,10 @@ int ltk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen);
 /** How ltk_tmatch_merge() treats template a. */
 enum ltk_tmatch_mode {
     /* a matched lines: the result matches everything a and b match */
-    LOGTK_TMATCH_COVER_BOTH,
+    LTK_TMATCH_COVER_BOTH,
     /* a is an algorithm's guess that no line has matched yet: only its
        "<*>" are kept, the rest of the result is b's own text */
-    LOGTK_TMATCH_A_IS_GUESS
+    LTK_TMATCH_A_IS_GUESS
 };
 
 /** Scratch space of ltk_tmatch_merge(), reused between calls; zero it before first use. */
@@ -69,7 +69,7 @@ void ltk_tmatch_scratch_free(ltk_tmatch_scratch *s);
 /**
  * A template that matches b (a line's content, or with b_is_template
  * another template and everything it matches) and, in
- * LOGTK_TMATCH_COVER_BOTH mode, everything template a matches.
+ * LTK_TMATCH_COVER_BOTH mode, everything template a matches.
  *
  * Both are cut into units: a word (a run of letters, digits and bytes
  * >= 0x80), one other character, a run of blanks, or "<*>".  An alignment

@@ -115,7 +115,7 @@ else
     # logtk_ only if include/logtk.h declares it, and ltk_ if it is internal.
     awk '
         FILENAME == ARGV[1] { public[$1] = 1; next }
-        $2 == "cli" { next }
+        $2 == "cli" || $1 ~ /^__/ { next } # __: names the compiler made (sanitizers)
         $1 ~ /^logtk_/ && !($1 in public) { print $2 "/: " $1 " is internal but has the public prefix logtk_ (use ltk_)"; next }
         $1 !~ /^(logtk_|ltk_)/ { print $2 "/: global " $1 " has neither logtk_ (public) nor ltk_ (internal)" }
     ' "$tmp/public" "$tmp/defined" > "$tmp/names"

@@ -10,7 +10,7 @@
 
 /* The log format's settings (core/format.c), the ones the adaptive limit was made for. */
 static const ltk_regex_config format_like = {
-    .flags = LOGTK_REGEX_NEWLINE_LF,
+    .flags = LTK_REGEX_NEWLINE_LF,
     .match_limit = 2000000,
     .depth_limit = 10000,
     .jit_stack_max = 1024 * 1024,
@@ -69,14 +69,14 @@ TEST(match_offsets_groups_and_info)
     CHECK(ltk_regex_match(re, s, strlen(s), 0, 0) == 2);
     const size_t *ov = ltk_regex_ovector(re);
     CHECK(ov[0] == 2 && ov[1] == 5 && ov[2] == 3 && ov[3] == 5);
-    CHECK(ltk_regex_match(re, s, strlen(s), 3, 0) == LOGTK_REGEX_NOMATCH); /* from offset 3 */
-    CHECK(ltk_regex_match(re, NULL, 0, 0, 0) == LOGTK_REGEX_NOMATCH);
+    CHECK(ltk_regex_match(re, s, strlen(s), 3, 0) == LTK_REGEX_NOMATCH); /* from offset 3 */
+    CHECK(ltk_regex_match(re, NULL, 0, 0, 0) == LTK_REGEX_NOMATCH);
     ltk_regex_free(re);
 
     /* an empty match at the start offset is refused on request */
     re = compile("x*", &cfg);
     CHECK(ltk_regex_match(re, "ab", 2, 0, 0) == 1);
-    CHECK(ltk_regex_match(re, "ab", 2, 0, LOGTK_REGEX_NOTEMPTY_ATSTART) == 1);
+    CHECK(ltk_regex_match(re, "ab", 2, 0, LTK_REGEX_NOTEMPTY_ATSTART) == 1);
     ov = ltk_regex_ovector(re);
     CHECK(ov[0] == 1 && ov[1] == 1); /* the empty match after 'a', not at 0 */
     ltk_regex_free(re);
@@ -84,16 +84,16 @@ TEST(match_offsets_groups_and_info)
 
 TEST(flags_caseless_literal_newline)
 {
-    ltk_regex_config cfg = {.flags = LOGTK_REGEX_CASELESS | LOGTK_REGEX_LITERAL};
+    ltk_regex_config cfg = {.flags = LTK_REGEX_CASELESS | LTK_REGEX_LITERAL};
     ltk_regex *re = compile("A.B", &cfg);
     CHECK(match(re, "xa.by") > 0);
-    CHECK(match(re, "xaxby") == LOGTK_REGEX_NOMATCH);
+    CHECK(match(re, "xaxby") == LTK_REGEX_NOMATCH);
     unsigned char first;
     CHECK(ltk_regex_first_byte(re, &first) == 0); /* caseless: no single first byte */
     ltk_regex_free(re);
 
     /* with LF the only newline, '$' does not stop before a CR */
-    ltk_regex_config lf = {.flags = LOGTK_REGEX_NEWLINE_LF};
+    ltk_regex_config lf = {.flags = LTK_REGEX_NEWLINE_LF};
     re = compile("^a.$", &lf);
     CHECK(match(re, "a\r") > 0);
     CHECK(match(re, "ab\n") > 0);
@@ -103,12 +103,12 @@ TEST(flags_caseless_literal_newline)
 /* UTF: '.' is one character, and invalid UTF-8 in a log line is not an error. */
 TEST(utf_mode)
 {
-    ltk_regex_config bytes = {0}, utf = {.flags = LOGTK_REGEX_UTF};
+    ltk_regex_config bytes = {0}, utf = {.flags = LTK_REGEX_UTF};
     ltk_regex *b = compile("^.$", &bytes);
     ltk_regex *u = compile("^.$", &utf);
-    CHECK(match(b, "\xc3\xa9") == LOGTK_REGEX_NOMATCH); /* two bytes */
+    CHECK(match(b, "\xc3\xa9") == LTK_REGEX_NOMATCH); /* two bytes */
     CHECK(match(u, "\xc3\xa9") > 0);                    /* one character */
-    CHECK(match(u, "\xff") == LOGTK_REGEX_NOMATCH);      /* invalid: no match, no error */
+    CHECK(match(u, "\xff") == LTK_REGEX_NOMATCH);      /* invalid: no match, no error */
     ltk_regex_free(b);
     ltk_regex_free(u);
 }
@@ -118,7 +118,7 @@ TEST(limit_without_adaptation_stays)
     ltk_regex_config cfg = {.match_limit = 100000, .depth_limit = 10000};
     ltk_regex *re = compile("^(x+x+)+[yz]", &cfg);
     for (int i = 0; i < 20; i++)
-        CHECK(match(re, run_of('x', 40, "")) == LOGTK_REGEX_LIMIT);
+        CHECK(match(re, run_of('x', 40, "")) == LTK_REGEX_LIMIT);
     CHECK(ltk_regex_limit_hits(re) == 20);
     CHECK(ltk_regex_lowerings(re) == 0);
     CHECK(ltk_regex_match_limit(re) == 100000);
@@ -132,11 +132,11 @@ TEST(limit_lowered_after_each_hit)
     ltk_regex_config cfg = {.match_limit = 1000000, .lower_after = 1, .lower_divisor = 8,
                               .lower_floor = 10000};
     ltk_regex *re = compile("^(x+x+)+[yz]", &cfg);
-    CHECK(match(re, run_of('x', 40, "")) == LOGTK_REGEX_LIMIT);
+    CHECK(match(re, run_of('x', 40, "")) == LTK_REGEX_LIMIT);
     CHECK(ltk_regex_match_limit(re) == 125000);
-    CHECK(match(re, run_of('x', 40, "")) == LOGTK_REGEX_LIMIT);
+    CHECK(match(re, run_of('x', 40, "")) == LTK_REGEX_LIMIT);
     CHECK(ltk_regex_match_limit(re) == 15625);
-    CHECK(match(re, run_of('x', 40, "")) == LOGTK_REGEX_LIMIT);
+    CHECK(match(re, run_of('x', 40, "")) == LTK_REGEX_LIMIT);
     CHECK(ltk_regex_match_limit(re) == 10000);
     CHECK(ltk_regex_lowerings(re) == 3);
     ltk_regex_free(re);
@@ -152,7 +152,7 @@ TEST(catastrophic_pattern_2000_lines_bounded)
     ltk_regex *re = compile("^(x+x+)+[yz]\\s(.*?)$", &format_like);
     clock_t t0 = clock();
     for (int i = 0; i < 2000; i++)
-        CHECK(match(re, run_of('x', 50 + i % 30, "")) == LOGTK_REGEX_LIMIT);
+        CHECK(match(re, run_of('x', 50 + i % 30, "")) == LTK_REGEX_LIMIT);
     double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
     CHECK(ltk_regex_limit_hits(re) == 2000);
     CHECK(ltk_regex_lowerings(re) == 1);
@@ -169,7 +169,7 @@ TEST(scattered_hits_keep_the_limit)
 {
     ltk_regex *re = compile("^(x+x+)+[yz]", &format_like);
     for (int i = 0; i < 50; i++) {
-        CHECK(match(re, run_of('x', 40, "")) == LOGTK_REGEX_LIMIT);
+        CHECK(match(re, run_of('x', 40, "")) == LTK_REGEX_LIMIT);
         if (i % 7 == 6)
             CHECK(match(re, "xxy") > 0);
     }
@@ -192,7 +192,7 @@ TEST(lowered_limit_keeps_room_for_costly_successes)
     uint32_t needed = ltk_regex_costliest_success(re);
     CHECK(needed > 20000); /* more than the floor: without the margin it would be lost */
     for (int i = 0; i < 8; i++)
-        CHECK(match(re, run_of('x', 40, "")) == LOGTK_REGEX_LIMIT);
+        CHECK(match(re, run_of('x', 40, "")) == LTK_REGEX_LIMIT);
     CHECK(ltk_regex_lowerings(re) == 1);
     CHECK(ltk_regex_match_limit(re) >= 10 * needed / 2);
     CHECK(match(re, costly) > 0);
@@ -208,7 +208,7 @@ TEST(costly_success_raises_a_lowered_limit)
     cfg.lower_divisor = 2; /* 2,000,000 -> 1,000,000: room for the success below */
     ltk_regex *re = compile("^(?:(x+x+)+y|x{18}z)", &cfg);
     for (int i = 0; i < 8; i++)
-        CHECK(match(re, run_of('x', 40, "")) == LOGTK_REGEX_LIMIT);
+        CHECK(match(re, run_of('x', 40, "")) == LTK_REGEX_LIMIT);
     CHECK(ltk_regex_match_limit(re) == 1000000);
     CHECK(match(re, "xxxxxxxxxxxxxxxxxxz") > 0);
     uint32_t needed = ltk_regex_costliest_success(re);
@@ -245,7 +245,7 @@ TEST(deep_match_gets_a_jit_stack)
     subject[20000] = 'c';
     subject[20001] = '\0';
     if (ltk_regex_is_jit(a)) /* the interpreter has no JIT stack to run out of */
-        CHECK(match(a, subject) == LOGTK_REGEX_LIMIT);
+        CHECK(match(a, subject) == LTK_REGEX_LIMIT);
     CHECK(match(b, subject) > 0);
     ltk_regex_free(a);
     ltk_regex_free(b);

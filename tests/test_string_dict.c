@@ -46,7 +46,7 @@ static unsigned long strings_bytes(const char *text, size_t len)
 {
     ltk_stream_sizes sizes;
     ltk_decoder *d = block_roundtrip(text, len, 3, NULL, &sizes);
-    unsigned long got = d ? (unsigned long)sizes.raw[LTKA_S_STRS] : 0;
+    unsigned long got = d ? (unsigned long)sizes.raw[LTK_S_STRS] : 0;
     ltk_decoder_free(d);
     return got;
 }
