@@ -77,8 +77,8 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
              ltk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
              ltk_strbuf_put_varint(out, grp->nvalues) == 0;
         for (uint32_t v = 0; ok && v < grp->nvalues; v++)
-            ok = ltk_strbuf_put_varint(out, grp->values[v]) == 0 &&
-                 ltk_strbuf_put_varint(out, grp->members[v]) == 0;
+            ok = ltk_strbuf_put_varint(out, ltk_fuse_slot_value(st, grp->value0, grp->more, v)) == 0 &&
+                 ltk_strbuf_put_varint(out, ltk_fuse_group_member(st, grp, v)) == 0;
     }
     size_t nredirect = 0;
     for (size_t i = 0; i < st->redirect_cap; i++)
@@ -95,7 +95,7 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
              ltk_strbuf_put_varint(out, (uint64_t)pool->varform_seen) == 0 &&
              ltk_strbuf_put_varint(out, pool->nvalues) == 0;
         for (uint32_t v = 0; ok && v < pool->nvalues; v++)
-            ok = ltk_strbuf_put_varint(out, pool->values[v]) == 0;
+            ok = ltk_strbuf_put_varint(out, ltk_fuse_slot_value(st, pool->value0, pool->more, v)) == 0;
     }
     return ok ? LOGTK_OK : ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
@@ -147,7 +147,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
     st->ngroups = (size_t)v;
     for (size_t g = 0; g < st->ngroups; g++) {
         ltk_fuse_group *grp = &st->group_list[g];
-        uint64_t position, promoted, nvalues, stem, pool, next;
+        uint64_t position, promoted, nvalues, stem, pool, next, value;
         if (ltk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
             ltk_snap_varint(&pos, end, &promoted) != 0 || promoted > 255 ||
             ltk_snap_varint(&pos, end, &stem) != 0 ||
@@ -158,21 +158,21 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         grp->stem = stem;
         grp->pool = (uint32_t)(pool - 1); /* FUSE_NO_ID when 0; checked against the pools below */
         grp->next_in_pool = (uint32_t)(next - 1);
-        grp->non_event = (int)(promoted >> 6 & 1);
-        grp->non_numbered = (int)(promoted >> 7 & 1);
+        grp->non_event = (uint8_t)(promoted >> 6 & 1);
+        grp->non_numbered = (uint8_t)(promoted >> 7 & 1);
         grp->position = (uint32_t)position;
-        grp->promoted = (int)(promoted & 1);
-        grp->varform_seen = (int)(promoted >> 1 & 1);
-        grp->value_like = (int)(promoted >> 2 & 1);
-        grp->shape_seen = (int)(promoted >> 3 & 1);
-        grp->non_unit = (int)(promoted >> 4 & 1);
-        grp->plain_word = (int)(promoted >> 5 & 1);
-        grp->nvalues = (uint32_t)nvalues;
-        for (uint32_t i = 0; i < grp->nvalues; i++) {
-            if (ltk_snap_varint(&pos, end, &grp->values[i]) != 0 ||
+        grp->promoted = (uint8_t)(promoted & 1);
+        grp->varform_seen = (uint8_t)(promoted >> 1 & 1);
+        grp->value_like = (uint8_t)(promoted >> 2 & 1);
+        grp->shape_seen = (uint8_t)(promoted >> 3 & 1);
+        grp->non_unit = (uint8_t)(promoted >> 4 & 1);
+        grp->plain_word = (uint8_t)(promoted >> 5 & 1);
+        for (uint64_t i = 0; i < nvalues; i++) {
+            if (ltk_snap_varint(&pos, end, &value) != 0 ||
                 ltk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates)
                 return FUSE_BAD("bad group member");
-            grp->members[i] = (uint32_t)k;
+            if (ltk_fuse_group_keep(st, grp, value, (uint32_t)k) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
     }
     for (size_t i = 0; i < st->groups.nslots; i++)
@@ -204,17 +204,19 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
     st->npools = (size_t)v;
     for (size_t pk = 0; pk < st->npools; pk++) {
         ltk_fuse_pool *pool = &st->pool_list[pk];
-        uint64_t first, varform, nvalues;
+        uint64_t first, varform, nvalues, value;
         if (ltk_snap_varint(&pos, end, &first) != 0 || first > st->ngroups ||
             ltk_snap_varint(&pos, end, &varform) != 0 || varform > 1 ||
             ltk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
             return FUSE_BAD("bad pool");
         pool->first_group = (uint32_t)(first - 1);
-        pool->varform_seen = (int)varform;
-        pool->nvalues = (uint32_t)nvalues;
-        for (uint32_t i = 0; i < pool->nvalues; i++)
-            if (ltk_snap_varint(&pos, end, &pool->values[i]) != 0)
+        pool->varform_seen = (uint8_t)varform;
+        for (uint64_t i = 0; i < nvalues; i++) {
+            if (ltk_snap_varint(&pos, end, &value) != 0)
                 return FUSE_BAD("bad pool value");
+            if (ltk_fuse_pool_keep(st, pool, value) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        }
     }
     if (pos != end)
         return FUSE_BAD("trailing bytes");

@@ -1013,8 +1013,6 @@ static int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size_t pr
 
 /* ------------------------------------------------------------ life cycle */
 
-#define FUSE_GROUPS_RESERVED 4096
-
 static int fuse_init(logtk_parser *p, void *state)
 {
     ltk_fuse_state *st = state;
@@ -1025,16 +1023,12 @@ static int fuse_init(logtk_parser *p, void *state)
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LTK_WILDCARD_LEN + d);
     /*
-     * Room up front for the groups and pools of a few thousand lines of new
-     * messages: growing copies every group, byte by byte, each time (an
-     * untouched reservation costs address space, not memory).
+     * Tables sized for what comes, not up front: memory reserved in the
+     * heap is fresh memory that each new parser touches again (page faults
+     * when free() gave it back), and growing by doubling copies little.
      */
     if (ltk_u64map_init(&st->exact, 1024) != 0 || ltk_u64map_init(&st->groups, 4096) != 0 ||
-        ltk_u64map_init(&st->by_text, 1024) != 0 || ltk_u64map_init(&st->pools, 4096) != 0 ||
-        ltk_array_reserve((void **)&st->group_list, &st->groups_cap, FUSE_GROUPS_RESERVED,
-                            sizeof *st->group_list) != 0 ||
-        ltk_array_reserve((void **)&st->pool_list, &st->pools_cap, FUSE_GROUPS_RESERVED,
-                            sizeof *st->pool_list) != 0)
+        ltk_u64map_init(&st->by_text, 1024) != 0 || ltk_u64map_init(&st->pools, 4096) != 0)
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
@@ -1048,6 +1042,7 @@ static void fuse_destroy(void *state)
     free(st->group_list);
     ltk_u64map_free(&st->pools);
     free(st->pool_list);
+    free(st->more_list);
     free(st->redirect);
     ltk_strbuf_free(&st->norm);
     free(st->tok_off);
@@ -1422,6 +1417,46 @@ static uint64_t numbered_stem(const char *s, size_t n)
     return hash_bytes(s, n - 1) | 1;
 }
 
+/* A new block for words 2.. of a group or pool: its 1-based index, 0 when out of memory. */
+static uint32_t new_more(ltk_fuse_state *st)
+{
+    if (st->nmore >= UINT32_MAX - 1 ||
+        ltk_array_reserve((void **)&st->more_list, &st->more_cap, st->nmore + 1,
+                          sizeof *st->more_list) != 0)
+        return 0;
+    return (uint32_t)++st->nmore;
+}
+
+int ltk_fuse_group_keep(ltk_fuse_state *st, ltk_fuse_group *g, uint64_t value, uint32_t member)
+{
+    assert(g->nvalues < FUSE_SLOT_VALUES);
+    if (g->nvalues == 0) {
+        g->value0 = value;
+        g->member0 = member;
+    } else {
+        if (g->more == 0 && (g->more = new_more(st)) == 0)
+            return -1;
+        st->more_list[g->more - 1].values[g->nvalues - 1] = value;
+        st->more_list[g->more - 1].members[g->nvalues - 1] = member;
+    }
+    g->nvalues++;
+    return 0;
+}
+
+int ltk_fuse_pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_t value)
+{
+    assert(p->nvalues < FUSE_SLOT_VALUES);
+    if (p->nvalues == 0) {
+        p->value0 = value;
+    } else {
+        if (p->more == 0 && (p->more = new_more(st)) == 0)
+            return -1;
+        st->more_list[p->more - 1].values[p->nvalues - 1] = value;
+    }
+    p->nvalues++;
+    return 0;
+}
+
 /*
  * Key of the sibling group "sequence with position pos free":
  * seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) +
@@ -1478,7 +1513,7 @@ static int promote(logtk_parser *p, ltk_fuse_state *st, uint32_t g)
     ltk_fuse_group *grp = &st->group_list[g];
     grp->promoted = 1;
     for (uint32_t v = 0; v < grp->nvalues; v++) {
-        int rc = generalize(p, st, grp->members[v], grp->position);
+        int rc = generalize(p, st, ltk_fuse_group_member(st, grp, v), grp->position);
         if (rc != LOGTK_OK)
             return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
     }
@@ -1514,10 +1549,11 @@ static int pool_add(logtk_parser *p, ltk_fuse_state *st, uint32_t g, uint64_t wo
         pool->varform_seen = 1;
     } else {
         uint32_t v = 0;
-        while (v < pool->nvalues && pool->values[v] != word)
+        while (v < pool->nvalues && ltk_fuse_slot_value(st, pool->value0, pool->more, v) != word)
             v++;
-        if (v == pool->nvalues && v < sizeof pool->values / sizeof pool->values[0]) {
-            pool->values[pool->nvalues++] = word;
+        if (v == pool->nvalues && v < FUSE_SLOT_VALUES) {
+            if (ltk_fuse_pool_keep(st, pool, word) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             grew = 1;
         }
     }
@@ -1924,7 +1960,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         } else {
             /* any other word, including another shape of a variable ("<*>,<*>"), is a value */
             for (v = 0; v < grp->nvalues; v++)
-                if (grp->values[v] == st->tok_hash[i])
+                if (ltk_fuse_slot_value(st, grp->value0, grp->more, v) == st->tok_hash[i])
                     break;
             if (v < grp->nvalues)
                 continue;
@@ -1932,15 +1968,14 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
              * Full: a slot kept constant past `threshold` words (a first
              * word, participles) stops learning; memory stays bounded.
              */
-            if (grp->nvalues == sizeof grp->values / sizeof grp->values[0])
+            if (grp->nvalues == FUSE_SLOT_VALUES)
                 continue;
             const char *word = st->norm.data + st->tok_off[i];
             size_t word_len = st->tok_len[i];
             int like = looks_like_value(word, word_len) && !is_code_symbol(word, word_len);
             int shape = only_variables(word, word_len);
-            grp->values[grp->nvalues] = st->tok_hash[i];
-            grp->members[grp->nvalues] = id;
-            grp->nvalues++;
+            if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             pool_word = st->tok_hash[i];
             /* a variables-only shape ("<*>,<*>") beside another value-like word */
             if (like && ((shape && grp->value_like) || grp->shape_seen))
