@@ -12,19 +12,17 @@ int ltk_u64map_init(ltk_u64map *m, size_t expected)
     size_t n = 64;
     while (n < expected * 2)
         n <<= 1;
-    m->keys = malloc(n * sizeof *m->keys);
-    m->values = malloc(n * sizeof *m->values);
+    m->slots = malloc(n * sizeof *m->slots);
     m->used = calloc(n, 1);
     m->nslots = n;
     m->count = 0;
     m->seed = ltk_hash_seed();
-    return m->keys && m->values && m->used ? 0 : -1;
+    return m->slots && m->used ? 0 : -1;
 }
 
 void ltk_u64map_free(ltk_u64map *m)
 {
-    free(m->keys);
-    free(m->values);
+    free(m->slots);
     free(m->used);
     memset(m, 0, sizeof *m);
 }
@@ -36,7 +34,7 @@ static size_t slot_of(const ltk_u64map *m, uint64_t key)
 {
     size_t mask = m->nslots - 1;
     size_t i = (size_t)ltk_mix64(key ^ m->seed) & mask;
-    while (m->used[i] && m->keys[i] != key)
+    while (m->used[i] && ltk_u64map_key(&m->slots[i]) != key)
         i = (i + 1) & mask;
     return i;
 }
@@ -46,7 +44,7 @@ uint32_t *ltk_u64map_find(const ltk_u64map *m, uint64_t key)
     if (m->nslots == 0)
         return NULL;
     size_t s = slot_of(m, key);
-    return m->used[s] ? &m->values[s] : NULL;
+    return m->used[s] ? &m->slots[s].value : NULL;
 }
 
 static int grow(ltk_u64map *m)
@@ -58,10 +56,9 @@ static int grow(ltk_u64map *m)
     }
     for (size_t i = 0; i < m->nslots; i++)
         if (m->used[i]) {
-            size_t s = slot_of(&bigger, m->keys[i]);
+            size_t s = slot_of(&bigger, ltk_u64map_key(&m->slots[i]));
             bigger.used[s] = 1;
-            bigger.keys[s] = m->keys[i];
-            bigger.values[s] = m->values[i];
+            bigger.slots[s] = m->slots[i];
             bigger.count++;
         }
     ltk_u64map_free(m);
@@ -77,8 +74,9 @@ static size_t insert(ltk_u64map *m, uint64_t key)
     size_t s = slot_of(m, key);
     if (!m->used[s]) {
         m->used[s] = 1;
-        m->keys[s] = key;
-        m->values[s] = 0;
+        m->slots[s].key_lo = (uint32_t)key;
+        m->slots[s].key_hi = (uint32_t)(key >> 32);
+        m->slots[s].value = 0;
         m->count++;
     }
     return s;
@@ -89,7 +87,7 @@ int ltk_u64map_put(ltk_u64map *m, uint64_t key, uint32_t value)
     size_t s = insert(m, key);
     if (s == (size_t)-1)
         return -1;
-    m->values[s] = value;
+    m->slots[s].value = value;
     return 0;
 }
 
@@ -98,6 +96,6 @@ int ltk_u64map_increment(ltk_u64map *m, uint64_t key)
     size_t s = insert(m, key);
     if (s == (size_t)-1)
         return -1;
-    m->values[s]++;
+    m->slots[s].value++;
     return 0;
 }

@@ -43,8 +43,8 @@ static int save_map(ltk_strbuf *out, const ltk_u64map *m)
     size_t k = 0;
     for (size_t i = 0; i < m->nslots; i++)
         if (m->used[i]) {
-            pairs[k].key = m->keys[i];
-            pairs[k].value = m->values[i];
+            pairs[k].key = ltk_u64map_key(&m->slots[i]);
+            pairs[k].value = m->slots[i].value;
             k++;
         }
     qsort(pairs, k, sizeof *pairs, pair_order);
@@ -176,7 +176,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         }
     }
     for (size_t i = 0; i < st->groups.nslots; i++)
-        if (st->groups.used[i] && st->groups.values[i] >= st->ngroups)
+        if (st->groups.used[i] && st->groups.slots[i].value >= st->ngroups)
             return FUSE_BAD("bad group index");
     uint64_t nredirect;
     if (ltk_snap_varint(&pos, end, &nredirect) != 0 || nredirect > (uint64_t)(end - pos) / 2)
@@ -221,7 +221,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
     if (pos != end)
         return FUSE_BAD("trailing bytes");
     for (size_t i = 0; i < st->pools.nslots; i++)
-        if (st->pools.used[i] && st->pools.values[i] >= st->npools)
+        if (st->pools.used[i] && st->pools.slots[i].value >= st->npools)
             return FUSE_BAD("bad pool index");
     /* every group of a pool is on that pool's chain, once: chains end */
     size_t chained = 0;
