@@ -74,8 +74,7 @@ static size_t insert(ltk_u64map *m, uint64_t key)
     size_t s = slot_of(m, key);
     if (!m->used[s]) {
         m->used[s] = 1;
-        m->slots[s].key_lo = (uint32_t)key;
-        m->slots[s].key_hi = (uint32_t)(key >> 32);
+        memcpy(m->slots[s].key, &key, sizeof key);
         m->slots[s].value = 0;
         m->count++;
     }

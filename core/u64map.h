@@ -13,25 +13,29 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mix.h" /* ltk_mix64, which callers use to make keys */
 
 /*
  * A key and its value side by side, so that a probe that finds its key
  * reads one cache line, not one in a key array and one in a value array;
- * the key is two 32-bit halves so that a slot takes 12 bytes, not 16 (a
- * parser's tables are most of what it touches in fresh memory).  Read the
- * key with ltk_u64map_key().
+ * the key's 8 bytes are kept at 4-byte alignment so that a slot takes 12
+ * bytes, not 16 (a parser's tables are most of what it touches in fresh
+ * memory).  Read the key with ltk_u64map_key() (one load where unaligned
+ * loads are allowed).
  */
 typedef struct ltk_u64map_slot {
-    uint32_t key_lo, key_hi;
+    uint32_t key[2]; /* the key's bytes, as memcpy() puts them */
     uint32_t value;
 } ltk_u64map_slot;
 
 /** The key a slot holds. */
 static inline uint64_t ltk_u64map_key(const ltk_u64map_slot *s)
 {
-    return (uint64_t)s->key_hi << 32 | s->key_lo;
+    uint64_t key;
+    memcpy(&key, s->key, sizeof key);
+    return key;
 }
 
 typedef struct ltk_u64map {
@@ -61,7 +65,7 @@ static inline uint32_t *ltk_u64map_lookup(const ltk_u64map *m, uint64_t key)
         return NULL;
     size_t mask = m->nslots - 1;
     for (size_t i = (size_t)ltk_mix64(key ^ m->seed) & mask; m->used[i]; i = (i + 1) & mask)
-        if (m->slots[i].key_lo == (uint32_t)key && m->slots[i].key_hi == (uint32_t)(key >> 32))
+        if (ltk_u64map_key(&m->slots[i]) == key)
             return &m->slots[i].value;
     return NULL;
 }
