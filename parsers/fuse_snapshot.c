@@ -65,7 +65,7 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
              save_map(out, &st->by_text) == 0 &&
              ltk_strbuf_put_varint(out, st->ngroups) == 0;
     for (size_t g = 0; ok && g < st->ngroups; g++) {
-        const ltk_fuse_group *grp = &st->group_list[g];
+        const ltk_fuse_group *grp = ltk_fuse_group_at(st, (uint32_t)g);
         ok = ltk_strbuf_put_varint(out, grp->position) == 0 &&
              ltk_strbuf_put_varint(out, (uint64_t)(grp->promoted | grp->varform_seen << 1 |
                                                     grp->value_like << 2 | grp->shape_seen << 3 |
@@ -90,7 +90,7 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
                  ltk_strbuf_put_varint(out, st->redirect[i]) == 0;
     ok = ok && save_map(out, &st->pools) == 0 && ltk_strbuf_put_varint(out, st->npools) == 0;
     for (size_t k = 0; ok && k < st->npools; k++) {
-        const ltk_fuse_pool *pool = &st->pool_list[k];
+        const ltk_fuse_pool *pool = ltk_fuse_pool_at(st, (uint32_t)k);
         ok = ltk_strbuf_put_varint(out, (uint32_t)(pool->first_group + 1u)) == 0 &&
              ltk_strbuf_put_varint(out, (uint64_t)pool->varform_seen) == 0 &&
              ltk_strbuf_put_varint(out, pool->nvalues) == 0;
@@ -136,17 +136,12 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         return FUSE_BAD("bad map");
     if (ltk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3)
         return FUSE_BAD("bad group count");
-    if (v > 0) {
-        ltk_fuse_group *q = calloc((size_t)v, sizeof *q);
-        if (!q)
+    ltk_fuse_free_groups(st); /* the snapshot's groups and pools replace any */
+    for (uint64_t g = 0; g < v; g++)
+        if (ltk_fuse_new_group(st) == FUSE_NO_ID)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        free(st->group_list);
-        st->group_list = q;
-        st->groups_cap = (size_t)v;
-    }
-    st->ngroups = (size_t)v;
     for (size_t g = 0; g < st->ngroups; g++) {
-        ltk_fuse_group *grp = &st->group_list[g];
+        ltk_fuse_group *grp = ltk_fuse_group_at(st, (uint32_t)g);
         uint64_t position, promoted, nvalues, stem, pool, next, value;
         if (ltk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
             ltk_snap_varint(&pos, end, &promoted) != 0 || promoted > 255 ||
@@ -193,17 +188,11 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
     if (rc > 0 || ltk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3 ||
         v > st->ngroups)
         return FUSE_BAD("bad pool count");
-    if (v > 0) {
-        ltk_fuse_pool *q = calloc((size_t)v, sizeof *q);
-        if (!q)
+    for (uint64_t k = 0; k < v; k++)
+        if (ltk_fuse_new_pool(st) == FUSE_NO_ID)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        free(st->pool_list);
-        st->pool_list = q;
-        st->pools_cap = (size_t)v;
-    }
-    st->npools = (size_t)v;
     for (size_t pk = 0; pk < st->npools; pk++) {
-        ltk_fuse_pool *pool = &st->pool_list[pk];
+        ltk_fuse_pool *pool = ltk_fuse_pool_at(st, (uint32_t)pk);
         uint64_t first, varform, nvalues, value;
         if (ltk_snap_varint(&pos, end, &first) != 0 || first > st->ngroups ||
             ltk_snap_varint(&pos, end, &varform) != 0 || varform > 1 ||
@@ -226,16 +215,18 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
     /* every group of a pool is on that pool's chain, once: chains end */
     size_t chained = 0;
     for (size_t pk = 0; pk < st->npools; pk++)
-        for (uint32_t g = st->pool_list[pk].first_group; g != FUSE_NO_ID;
-             g = st->group_list[g].next_in_pool) {
-            if (st->group_list[g].pool != pk || ++chained > st->ngroups)
+        for (uint32_t g = ltk_fuse_pool_at(st, (uint32_t)pk)->first_group; g != FUSE_NO_ID;
+             g = ltk_fuse_group_at(st, g)->next_in_pool) {
+            if (ltk_fuse_group_at(st, g)->pool != pk || ++chained > st->ngroups)
                 return FUSE_BAD("bad pool chain");
         }
-    for (size_t g = 0; g < st->ngroups; g++)
-        if (st->group_list[g].pool != FUSE_NO_ID && st->group_list[g].pool >= st->npools)
+    for (size_t g = 0; g < st->ngroups; g++) {
+        uint32_t pool = ltk_fuse_group_at(st, (uint32_t)g)->pool;
+        if (pool != FUSE_NO_ID && pool >= st->npools)
             return FUSE_BAD("bad group pool");
-        else if (st->group_list[g].pool != FUSE_NO_ID)
+        else if (pool != FUSE_NO_ID)
             chained--;
+    }
     if (chained != 0)
         return FUSE_BAD("bad pool chain");
     /* a redirect chain must end: at most one step per template */

@@ -1042,9 +1042,8 @@ static void fuse_destroy(void *state)
     ltk_u64map_free(&st->exact);
     ltk_u64map_free(&st->groups);
     ltk_u64map_free(&st->by_text);
-    free(st->group_list);
     ltk_u64map_free(&st->pools);
-    free(st->pool_list);
+    ltk_fuse_free_groups(st);
     free(st->more_list);
     free(st->redirect);
     ltk_strbuf_free(&st->norm);
@@ -1420,6 +1419,67 @@ static uint64_t numbered_stem(const char *s, size_t n)
     return hash_bytes(s, n - 1) | 1;
 }
 
+/*
+ * One more block of FUSE_BLOCK entries of `elem` bytes (*nblocks made, *cap
+ * pointers): 0, or -1 when out of memory.
+ */
+static int add_block(void ***blocks, size_t *nblocks, size_t *cap, size_t elem)
+{
+    void *block = malloc((size_t)FUSE_BLOCK * elem);
+    if (block == NULL || ltk_array_reserve((void **)blocks, cap, *nblocks + 1, sizeof **blocks) != 0) {
+        free(block);
+        return -1;
+    }
+    (*blocks)[(*nblocks)++] = block;
+    return 0;
+}
+
+FUSE_INLINE uint32_t new_group(ltk_fuse_state *st)
+{
+    if ((st->ngroups >> FUSE_BLOCK_BITS) >= st->group_nblocks &&
+        (st->ngroups >= FUSE_NO_ID || add_block((void ***)&st->group_blocks, &st->group_nblocks,
+                                                &st->group_blocks_cap, sizeof **st->group_blocks) != 0))
+        return FUSE_NO_ID;
+    static const ltk_fuse_group made = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
+    *ltk_fuse_group_at(st, (uint32_t)st->ngroups) = made;
+    return (uint32_t)st->ngroups++;
+}
+
+FUSE_INLINE uint32_t new_pool(ltk_fuse_state *st)
+{
+    if ((st->npools >> FUSE_BLOCK_BITS) >= st->pool_nblocks &&
+        (st->npools >= FUSE_NO_ID || add_block((void ***)&st->pool_blocks, &st->pool_nblocks,
+                                               &st->pool_blocks_cap, sizeof **st->pool_blocks) != 0))
+        return FUSE_NO_ID;
+    static const ltk_fuse_pool made = {.first_group = FUSE_NO_ID};
+    *ltk_fuse_pool_at(st, (uint32_t)st->npools) = made;
+    return (uint32_t)st->npools++;
+}
+
+uint32_t ltk_fuse_new_group(ltk_fuse_state *st)
+{
+    return new_group(st);
+}
+
+uint32_t ltk_fuse_new_pool(ltk_fuse_state *st)
+{
+    return new_pool(st);
+}
+
+void ltk_fuse_free_groups(ltk_fuse_state *st)
+{
+    for (size_t b = 0; b < st->group_nblocks; b++)
+        free(st->group_blocks[b]);
+    for (size_t b = 0; b < st->pool_nblocks; b++)
+        free(st->pool_blocks[b]);
+    free(st->group_blocks);
+    free(st->pool_blocks);
+    st->group_blocks = NULL;
+    st->pool_blocks = NULL;
+    st->ngroups = st->group_nblocks = st->group_blocks_cap = 0;
+    st->npools = st->pool_nblocks = st->pool_blocks_cap = 0;
+}
+
 /* A new block for words 2.. of a group or pool: its 1-based index, 0 when out of memory. */
 static uint32_t new_more(ltk_fuse_state *st)
 {
@@ -1430,7 +1490,7 @@ static uint32_t new_more(ltk_fuse_state *st)
     return (uint32_t)++st->nmore;
 }
 
-int ltk_fuse_group_keep(ltk_fuse_state *st, ltk_fuse_group *g, uint64_t value, uint32_t member)
+FUSE_INLINE int group_keep(ltk_fuse_state *st, ltk_fuse_group *g, uint64_t value, uint32_t member)
 {
     assert(g->nvalues < FUSE_SLOT_VALUES);
     if (g->nvalues == 0) {
@@ -1446,7 +1506,7 @@ int ltk_fuse_group_keep(ltk_fuse_state *st, ltk_fuse_group *g, uint64_t value, u
     return 0;
 }
 
-int ltk_fuse_pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_t value)
+FUSE_INLINE int pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_t value)
 {
     assert(p->nvalues < FUSE_SLOT_VALUES);
     if (p->nvalues == 0) {
@@ -1458,6 +1518,16 @@ int ltk_fuse_pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_t value)
     }
     p->nvalues++;
     return 0;
+}
+
+int ltk_fuse_group_keep(ltk_fuse_state *st, ltk_fuse_group *g, uint64_t value, uint32_t member)
+{
+    return group_keep(st, g, value, member);
+}
+
+int ltk_fuse_pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_t value)
+{
+    return pool_keep(st, p, value);
 }
 
 /*
@@ -1489,31 +1559,30 @@ static uint64_t pool_key(uint64_t prefix, size_t pos, size_t n)
  */
 static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, size_t first_word)
 {
-    ltk_fuse_group *grp = &st->group_list[g];
+    ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
     if (grp->position <= first_word)
         return 0;
     uint64_t key = pool_key(prefix, grp->position, n);
     uint32_t k = map_get(&st->pools, key);
     if (k == FUSE_NO_ID) {
-        if (ltk_array_reserve((void **)&st->pool_list, &st->pools_cap, st->npools + 1, sizeof *st->pool_list) != 0)
+        if ((k = new_pool(st)) == FUSE_NO_ID)
             return -1;
-        static const ltk_fuse_pool new_pool = {.first_group = FUSE_NO_ID};
-        k = (uint32_t)st->npools;
-        st->pool_list[k] = new_pool;
-        if (ltk_u64map_put(&st->pools, key, k) != 0)
+        if (ltk_u64map_put(&st->pools, key, k) != 0) {
+            st->npools--; /* unmade: no key names it */
             return -1;
-        st->npools++;
+        }
     }
+    ltk_fuse_pool *pool = ltk_fuse_pool_at(st, k);
     grp->pool = k;
-    grp->next_in_pool = st->pool_list[k].first_group;
-    st->pool_list[k].first_group = g;
+    grp->next_in_pool = pool->first_group;
+    pool->first_group = g;
     return 0;
 }
 
 /* Marks group g's slot variable and generalizes the templates that hold its words. */
 static int promote(logtk_parser *p, ltk_fuse_state *st, uint32_t g)
 {
-    ltk_fuse_group *grp = &st->group_list[g];
+    ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
     grp->promoted = 1;
     for (uint32_t v = 0; v < grp->nvalues; v++) {
         int rc = generalize(p, st, ltk_fuse_group_member(st, grp, v), grp->position);
@@ -1545,7 +1614,7 @@ static int pool_settles(const ltk_fuse_state *st, const ltk_fuse_group *grp)
  */
 static int pool_add(logtk_parser *p, ltk_fuse_state *st, uint32_t g, uint64_t word, int varform)
 {
-    ltk_fuse_pool *pool = &st->pool_list[st->group_list[g].pool];
+    ltk_fuse_pool *pool = ltk_fuse_pool_at(st, ltk_fuse_group_at(st, g)->pool);
     int grew = 0;
     if (varform) {
         grew = !pool->varform_seen;
@@ -1555,7 +1624,7 @@ static int pool_add(logtk_parser *p, ltk_fuse_state *st, uint32_t g, uint64_t wo
         while (v < pool->nvalues && ltk_fuse_slot_value(st, pool->value0, pool->more, v) != word)
             v++;
         if (v == pool->nvalues && v < FUSE_SLOT_VALUES) {
-            if (ltk_fuse_pool_keep(st, pool, word) != 0)
+            if (pool_keep(st, pool, word) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             grew = 1;
         }
@@ -1564,15 +1633,15 @@ static int pool_add(logtk_parser *p, ltk_fuse_state *st, uint32_t g, uint64_t wo
     if (count < st->threshold)
         return LOGTK_OK;
     if (grew && count == st->threshold) {
-        for (uint32_t m = pool->first_group; m != FUSE_NO_ID; m = st->group_list[m].next_in_pool)
-            if (pool_settles(st, &st->group_list[m])) {
+        for (uint32_t m = pool->first_group; m != FUSE_NO_ID; m = ltk_fuse_group_at(st, m)->next_in_pool)
+            if (pool_settles(st, ltk_fuse_group_at(st, m))) {
                 int rc = promote(p, st, m);
                 if (rc != LOGTK_OK)
                     return rc;
             }
         return LOGTK_OK;
     }
-    return pool_settles(st, &st->group_list[g]) ? promote(p, st, g) : LOGTK_OK;
+    return pool_settles(st, ltk_fuse_group_at(st, g)) ? promote(p, st, g) : LOGTK_OK;
 }
 
 /*
@@ -1844,7 +1913,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 st->sib_group[i] = g;
                 st->sib_known[i] = 1;
             }
-            if (g != FUSE_NO_ID && st->group_list[g].promoted) {
+            if (g != FUSE_NO_ID && ltk_fuse_group_at(st, g)->promoted) {
                 promoted_any = 1;
                 seq += st->salt_wf[i] - st->salt_tok[i];
                 st->tok_hash[i] = st->wf_hash[i];
@@ -1938,17 +2007,13 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         if (g == FUSE_NO_ID) {
             if ((long)st->ngroups >= st->max_entries)
                 continue;
-            if (ltk_array_reserve((void **)&st->group_list, &st->groups_cap, st->ngroups + 1,
-                                    sizeof *st->group_list) != 0)
+            if ((g = new_group(st)) == FUSE_NO_ID)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            static const ltk_fuse_group new_group = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
-            g = (uint32_t)st->ngroups++;
-            st->group_list[g] = new_group;
-            st->group_list[g].position = (uint32_t)i;
+            ltk_fuse_group_at(st, g)->position = (uint32_t)i;
             if (ltk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n, hdr) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
-        ltk_fuse_group *grp = &st->group_list[g];
+        ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
         if (grp->promoted)
             continue;
         uint32_t v;
@@ -1977,7 +2042,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             size_t word_len = st->tok_len[i];
             int like = looks_like_value(word, word_len) && !is_code_symbol(word, word_len);
             int shape = only_variables(word, word_len);
-            if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
+            if (group_keep(st, grp, st->tok_hash[i], id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             pool_word = st->tok_hash[i];
             /* a variables-only shape ("<*>,<*>") beside another value-like word */
