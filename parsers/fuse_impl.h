@@ -39,7 +39,7 @@ typedef struct ltk_fuse_more {
 } ltk_fuse_more;
 
 typedef struct ltk_fuse_group {
-    uint64_t value0;   /* first distinct word hash seen at the free position (ltk_fuse_group_value) */
+    uint64_t value0;   /* first distinct word hash seen at the free position (ltk_fuse_slot_value) */
     uint64_t stem;     /* hash of the letters of the first word seen there, when a numbered name */
     uint32_t member0;  /* template holding value0 */
     uint32_t more;     /* 1 + index into more_list of the other words; 0 until a second */
