@@ -1992,8 +1992,9 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         if (i < hdr || constants - !st->tok_wild[i] < 1)
             continue; /* the header, or no other constant: nothing anchors the group */
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
+        int vars_only = -1; /* only_variables() of the word, once asked here */
         int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
-                      only_variables(st->norm.data + st->tok_off[i], st->tok_len[i]);
+                      (vars_only = only_variables(st->norm.data + st->tok_off[i], st->tok_len[i]));
         /*
          * the key and group the first promotion round found, when nothing was
          * promoted since (the sequence is the same); a group once found stays,
@@ -2040,8 +2041,9 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 continue;
             const char *word = st->norm.data + st->tok_off[i];
             size_t word_len = st->tok_len[i];
-            int like = looks_like_value(word, word_len) && !is_code_symbol(word, word_len);
-            int shape = only_variables(word, word_len);
+            int code = is_code_symbol(word, word_len);
+            int like = looks_like_value(word, word_len) && !code;
+            int shape = vars_only >= 0 ? vars_only : only_variables(word, word_len);
             if (group_keep(st, grp, st->tok_hash[i], id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             pool_word = st->tok_hash[i];
@@ -2052,7 +2054,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             grp->shape_seen |= shape;
             grp->non_unit |= !is_size_unit(word, word_len);
             grp->plain_word |= !like;
-            grp->non_event |= !is_participle(word, word_len) && !is_code_symbol(word, word_len);
+            grp->non_event |= !is_participle(word, word_len) && !code;
             uint64_t stem = numbered_stem(word, word_len);
             if (grp->nvalues == 1)
                 grp->stem = stem;
