@@ -5,6 +5,7 @@
 #ifndef LTK_FUSE_IMPL_H
 #define LTK_FUSE_IMPL_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -194,15 +195,52 @@ static inline ltk_fuse_pool *ltk_fuse_pool_at(const ltk_fuse_state *st, uint32_t
     return &st->pool_blocks[k >> FUSE_BLOCK_BITS][k & (FUSE_BLOCK - 1)];
 }
 
+/* ---- fuse_state.c: parameters, release, the store of groups and pools ---- */
+
+/** Sets fuse's parameter `name` (threshold, max_entries, header); the ops' set_param. */
+int ltk_fuse_set_param(logtk_parser *p, void *state, const char *name, const char *value);
+/** Frees everything the state holds (not the state itself); the ops' destroy. */
+void ltk_fuse_destroy(void *state);
+
+
+/**
+ * One more block of FUSE_BLOCK entries of `elem` bytes (*nblocks made, *cap
+ * pointers): 0, or -1 when out of memory.
+ */
+int ltk_fuse_add_block(void ***blocks, size_t *nblocks, size_t *cap, size_t elem);
+/** A new block for words 2.. of a group or pool: its 1-based index, 0 when out of memory. */
+uint32_t ltk_fuse_new_more(ltk_fuse_state *st);
+/** Frees the groups and pools: there are none. */
+void ltk_fuse_free_groups(ltk_fuse_state *st);
+
 /**
  * Makes group ngroups (no words, no pool) and counts it: its index, or
  * FUSE_NO_ID when out of memory.
  */
-uint32_t ltk_fuse_new_group(ltk_fuse_state *st);
+FUSE_INLINE uint32_t ltk_fuse_new_group(ltk_fuse_state *st)
+{
+    if ((st->ngroups >> FUSE_BLOCK_BITS) >= st->group_nblocks &&
+        (st->ngroups >= FUSE_NO_ID ||
+         ltk_fuse_add_block((void ***)&st->group_blocks, &st->group_nblocks, &st->group_blocks_cap,
+                            sizeof **st->group_blocks) != 0))
+        return FUSE_NO_ID;
+    static const ltk_fuse_group made = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
+    *ltk_fuse_group_at(st, (uint32_t)st->ngroups) = made;
+    return (uint32_t)st->ngroups++;
+}
+
 /** Makes pool npools (no words, no groups) and counts it: its index, or FUSE_NO_ID. */
-uint32_t ltk_fuse_new_pool(ltk_fuse_state *st);
-/** Frees the groups and pools: there are none. */
-void ltk_fuse_free_groups(ltk_fuse_state *st);
+FUSE_INLINE uint32_t ltk_fuse_new_pool(ltk_fuse_state *st)
+{
+    if ((st->npools >> FUSE_BLOCK_BITS) >= st->pool_nblocks &&
+        (st->npools >= FUSE_NO_ID ||
+         ltk_fuse_add_block((void ***)&st->pool_blocks, &st->pool_nblocks, &st->pool_blocks_cap,
+                            sizeof **st->pool_blocks) != 0))
+        return FUSE_NO_ID;
+    static const ltk_fuse_pool made = {.first_group = FUSE_NO_ID};
+    *ltk_fuse_pool_at(st, (uint32_t)st->npools) = made;
+    return (uint32_t)st->npools++;
+}
 
 /** Word v (below nvalues) of a group or pool whose first is value0 and whose `more` is more. */
 static inline uint64_t ltk_fuse_slot_value(const ltk_fuse_state *st, uint64_t value0, uint32_t more,
@@ -222,9 +260,37 @@ static inline uint32_t ltk_fuse_group_member(const ltk_fuse_state *st, const ltk
  * Appends word `value` of template `member` to group g (below
  * FUSE_SLOT_VALUES words): 0, or -1 when out of memory (g unchanged).
  */
-int ltk_fuse_group_keep(ltk_fuse_state *st, ltk_fuse_group *g, uint64_t value, uint32_t member);
+FUSE_INLINE int ltk_fuse_group_keep(ltk_fuse_state *st, ltk_fuse_group *g, uint64_t value,
+                                    uint32_t member)
+{
+    assert(g->nvalues < FUSE_SLOT_VALUES);
+    if (g->nvalues == 0) {
+        g->value0 = value;
+        g->member0 = member;
+    } else {
+        if (g->more == 0 && (g->more = ltk_fuse_new_more(st)) == 0)
+            return -1;
+        st->more_list[g->more - 1].values[g->nvalues - 1] = value;
+        st->more_list[g->more - 1].members[g->nvalues - 1] = member;
+    }
+    g->nvalues++;
+    return 0;
+}
+
 /** Appends word `value` to pool p (below FUSE_SLOT_VALUES words): 0, or -1 when out of memory. */
-int ltk_fuse_pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_t value);
+FUSE_INLINE int ltk_fuse_pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_t value)
+{
+    assert(p->nvalues < FUSE_SLOT_VALUES);
+    if (p->nvalues == 0) {
+        p->value0 = value;
+    } else {
+        if (p->more == 0 && (p->more = ltk_fuse_new_more(st)) == 0)
+            return -1;
+        st->more_list[p->more - 1].values[p->nvalues - 1] = value;
+    }
+    p->nvalues++;
+    return 0;
+}
 /** Nonzero when s[0..n) is a month or weekday name (the calendar masking rule). */
 int ltk_fuse_is_calendar_word(const char *s, size_t n);
 /** Makes room for a redirect of template id: 0, or -1 when out of memory. */

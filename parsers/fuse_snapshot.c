@@ -188,7 +188,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
     if (rc > 0 || ltk_snap_varint(&pos, end, &v) != 0 || v > (uint64_t)(end - pos) / 3 ||
         v > st->ngroups)
         return FUSE_BAD("bad pool count");
-    for (uint64_t k = 0; k < v; k++)
+    for (uint64_t made = 0; made < v; made++)
         if (ltk_fuse_new_pool(st) == FUSE_NO_ID)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     for (size_t pk = 0; pk < st->npools; pk++) {

@@ -1036,60 +1036,6 @@ static int fuse_init(logtk_parser *p, void *state)
     return LOGTK_OK;
 }
 
-static void fuse_destroy(void *state)
-{
-    ltk_fuse_state *st = state;
-    ltk_u64map_free(&st->exact);
-    ltk_u64map_free(&st->groups);
-    ltk_u64map_free(&st->by_text);
-    ltk_u64map_free(&st->pools);
-    ltk_fuse_free_groups(st);
-    free(st->more_list);
-    free(st->redirect);
-    ltk_strbuf_free(&st->norm);
-    free(st->tok_off);
-    free(st->tok_len);
-    free(st->tok_hash);
-    free(st->tok_wild);
-    free(st->tok_form);
-    free(st->tok);
-    free(st->kept);
-    free(st->wf_prefix);
-    free(st->wf_suffix);
-    free(st->wf_hash);
-    free(st->sib_key);
-    free(st->sib_group);
-    free(st->sib_known);
-    free(st->stash_off);
-    free(st->salt_tok);
-    free(st->salt_wf);
-    free(st->stash_len);
-    ltk_strbuf_free(&st->stash);
-    ltk_strbuf_free(&st->wform);
-    ltk_strbuf_free(&st->wfscratch);
-    free(st->edit);
-    free(st->memo);
-    ltk_fuse_shape_free(&st->shapes);
-}
-
-static int fuse_set_param(logtk_parser *p, void *state, const char *name, const char *value)
-{
-    ltk_fuse_state *st = state;
-    if (strcmp(name, "threshold") == 0)
-        return ltk_param_int(p, name, value, 2, 8, &st->threshold);
-    if (strcmp(name, "max_entries") == 0)
-        return ltk_param_int(p, name, value, 1024, 1L << 30, &st->max_entries);
-    if (strcmp(name, "header") == 0) {
-        if (strcmp(value, "auto") != 0 && strcmp(value, "none") != 0)
-            return ltk_parser_error(p, LOGTK_ERR_INVALID,
-                                      "header: expected auto or none, got '%s'", value);
-        st->header_auto = strcmp(value, "auto") == 0;
-        ltk_fuse_shape_clear(&st->shapes); /* lines now split into header and message otherwise */
-        return LOGTK_OK;
-    }
-    return LOGTK_ERR_NOT_FOUND;
-}
-
 /* ------------------------------------------------------------- templates */
 
 static uint32_t resolve(const ltk_fuse_state *st, uint32_t id)
@@ -1420,117 +1366,6 @@ static uint64_t numbered_stem(const char *s, size_t n)
 }
 
 /*
- * One more block of FUSE_BLOCK entries of `elem` bytes (*nblocks made, *cap
- * pointers): 0, or -1 when out of memory.
- */
-static int add_block(void ***blocks, size_t *nblocks, size_t *cap, size_t elem)
-{
-    void *block = malloc((size_t)FUSE_BLOCK * elem);
-    if (block == NULL || ltk_array_reserve((void **)blocks, cap, *nblocks + 1, sizeof **blocks) != 0) {
-        free(block);
-        return -1;
-    }
-    (*blocks)[(*nblocks)++] = block;
-    return 0;
-}
-
-FUSE_INLINE uint32_t new_group(ltk_fuse_state *st)
-{
-    if ((st->ngroups >> FUSE_BLOCK_BITS) >= st->group_nblocks &&
-        (st->ngroups >= FUSE_NO_ID || add_block((void ***)&st->group_blocks, &st->group_nblocks,
-                                                &st->group_blocks_cap, sizeof **st->group_blocks) != 0))
-        return FUSE_NO_ID;
-    static const ltk_fuse_group made = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
-    *ltk_fuse_group_at(st, (uint32_t)st->ngroups) = made;
-    return (uint32_t)st->ngroups++;
-}
-
-FUSE_INLINE uint32_t new_pool(ltk_fuse_state *st)
-{
-    if ((st->npools >> FUSE_BLOCK_BITS) >= st->pool_nblocks &&
-        (st->npools >= FUSE_NO_ID || add_block((void ***)&st->pool_blocks, &st->pool_nblocks,
-                                               &st->pool_blocks_cap, sizeof **st->pool_blocks) != 0))
-        return FUSE_NO_ID;
-    static const ltk_fuse_pool made = {.first_group = FUSE_NO_ID};
-    *ltk_fuse_pool_at(st, (uint32_t)st->npools) = made;
-    return (uint32_t)st->npools++;
-}
-
-uint32_t ltk_fuse_new_group(ltk_fuse_state *st)
-{
-    return new_group(st);
-}
-
-uint32_t ltk_fuse_new_pool(ltk_fuse_state *st)
-{
-    return new_pool(st);
-}
-
-void ltk_fuse_free_groups(ltk_fuse_state *st)
-{
-    for (size_t b = 0; b < st->group_nblocks; b++)
-        free(st->group_blocks[b]);
-    for (size_t b = 0; b < st->pool_nblocks; b++)
-        free(st->pool_blocks[b]);
-    free(st->group_blocks);
-    free(st->pool_blocks);
-    st->group_blocks = NULL;
-    st->pool_blocks = NULL;
-    st->ngroups = st->group_nblocks = st->group_blocks_cap = 0;
-    st->npools = st->pool_nblocks = st->pool_blocks_cap = 0;
-}
-
-/* A new block for words 2.. of a group or pool: its 1-based index, 0 when out of memory. */
-static uint32_t new_more(ltk_fuse_state *st)
-{
-    if (st->nmore >= UINT32_MAX - 1 ||
-        ltk_array_reserve((void **)&st->more_list, &st->more_cap, st->nmore + 1,
-                          sizeof *st->more_list) != 0)
-        return 0;
-    return (uint32_t)++st->nmore;
-}
-
-FUSE_INLINE int group_keep(ltk_fuse_state *st, ltk_fuse_group *g, uint64_t value, uint32_t member)
-{
-    assert(g->nvalues < FUSE_SLOT_VALUES);
-    if (g->nvalues == 0) {
-        g->value0 = value;
-        g->member0 = member;
-    } else {
-        if (g->more == 0 && (g->more = new_more(st)) == 0)
-            return -1;
-        st->more_list[g->more - 1].values[g->nvalues - 1] = value;
-        st->more_list[g->more - 1].members[g->nvalues - 1] = member;
-    }
-    g->nvalues++;
-    return 0;
-}
-
-FUSE_INLINE int pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_t value)
-{
-    assert(p->nvalues < FUSE_SLOT_VALUES);
-    if (p->nvalues == 0) {
-        p->value0 = value;
-    } else {
-        if (p->more == 0 && (p->more = new_more(st)) == 0)
-            return -1;
-        st->more_list[p->more - 1].values[p->nvalues - 1] = value;
-    }
-    p->nvalues++;
-    return 0;
-}
-
-int ltk_fuse_group_keep(ltk_fuse_state *st, ltk_fuse_group *g, uint64_t value, uint32_t member)
-{
-    return group_keep(st, g, value, member);
-}
-
-int ltk_fuse_pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_t value)
-{
-    return pool_keep(st, p, value);
-}
-
-/*
  * Key of the sibling group "sequence with position pos free":
  * seq - salted(tok_hash[pos], pos) + salted(wf_hash[pos], pos) +
  * ltk_mix64(n) + 0x51 * (pos + 1), from the salted hashes made once per
@@ -1565,7 +1400,7 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
     uint64_t key = pool_key(prefix, grp->position, n);
     uint32_t k = map_get(&st->pools, key);
     if (k == FUSE_NO_ID) {
-        if ((k = new_pool(st)) == FUSE_NO_ID)
+        if ((k = ltk_fuse_new_pool(st)) == FUSE_NO_ID)
             return -1;
         if (ltk_u64map_put(&st->pools, key, k) != 0) {
             st->npools--; /* unmade: no key names it */
@@ -1624,7 +1459,7 @@ static int pool_add(logtk_parser *p, ltk_fuse_state *st, uint32_t g, uint64_t wo
         while (v < pool->nvalues && ltk_fuse_slot_value(st, pool->value0, pool->more, v) != word)
             v++;
         if (v == pool->nvalues && v < FUSE_SLOT_VALUES) {
-            if (pool_keep(st, pool, word) != 0)
+            if (ltk_fuse_pool_keep(st, pool, word) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             grew = 1;
         }
@@ -2008,7 +1843,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         if (g == FUSE_NO_ID) {
             if ((long)st->ngroups >= st->max_entries)
                 continue;
-            if ((g = new_group(st)) == FUSE_NO_ID)
+            if ((g = ltk_fuse_new_group(st)) == FUSE_NO_ID)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             ltk_fuse_group_at(st, g)->position = (uint32_t)i;
             if (ltk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n, hdr) != 0)
@@ -2044,7 +1879,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             int code = is_code_symbol(word, word_len);
             int like = looks_like_value(word, word_len) && !code;
             int shape = vars_only >= 0 ? vars_only : only_variables(word, word_len);
-            if (group_keep(st, grp, st->tok_hash[i], id) != 0)
+            if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             pool_word = st->tok_hash[i];
             /* a variables-only shape ("<*>,<*>") beside another value-like word */
@@ -2123,8 +1958,8 @@ const ltk_parser_algo ltk_algo_fuse = {
     .online = 1,
     .state_size = sizeof(ltk_fuse_state),
     .init = fuse_init,
-    .destroy = fuse_destroy,
-    .set_param = fuse_set_param,
+    .destroy = ltk_fuse_destroy,
+    .set_param = ltk_fuse_set_param,
     .feed = fuse_feed,
     .finish = NULL,
     .save = ltk_fuse_save,
