@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "logtk.h"
+#include "parser_state.h"
 
 /* The content of one line: the format's Content field, or the whole line. */
 static logtk_slice line_content(logtk_format *f, const logtk_line *line, logtk_record *rec)
@@ -55,11 +56,10 @@ static int run_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t 
         if (learn) {
             rc = logtk_parser_feed(p, content.ptr, content.len, &ev);
         } else {
-            rc = logtk_parser_match(p, content.ptr, content.len, &ev);
-            if (rc == LOGTK_ERR_NOT_FOUND) {
-                ev.template_id = 0; /* no template matches: id 0, not an error */
-                rc = LOGTK_OK;
-            }
+            /* the id alone: no event to fill */
+            rc = ltk_parser_match_id(p, content.ptr, content.len, &ev.template_id);
+            if (rc == LOGTK_ERR_NOT_FOUND)
+                rc = LOGTK_OK; /* no template matches: id 0, not an error */
         }
         if (rc != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
             break; /* out of memory or a bad argument: the line was not used */

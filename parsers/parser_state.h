@@ -190,6 +190,10 @@ int ltk_parser_set_shown(logtk_parser *p, template_entry *t, const char *text, s
 /* The id whose text template id shows (following aliases). */
 uint32_t ltk_parser_shown_id(const logtk_parser *p, uint32_t id);
 
+/* The template id logtk_parser_match() gives the content, without filling an
+   event (cheaper where the algorithm has no search of its own); returns as it. */
+int ltk_parser_match_id(logtk_parser *p, const char *content, size_t len, uint32_t *template_id);
+
 /* The registered algorithm of this name (name[0..len), not NUL-terminated), or NULL. */
 const ltk_parser_algo *ltk_parser_algo_by_name(const char *name, size_t len);
 
