@@ -10,15 +10,16 @@ parse() runs four steps:
 
 1. learn: each shard is parsed by its own fresh parser (logtk_parser_feed_reader), which
    returns its saved state;
-2. merge: the states are merged by logtk_parser_merge() (templates united by text,
+2. merge: one task merges the states by logtk_parser_merge() (templates united by text,
    counts summed, folded through a fresh parser; the library promises, and
    ``check_merge_order`` checks, that the result does not depend on their order);
 3. classify: each shard is matched, without learning, against the merged templates
    (logtk_parser_match_reader), so every line of every shard is named by the same
    template set; templates of equal text are one (the lowest id), as `logtk parse` does;
    each task returns its shard's distinct ids in first-seen order and their counts
-   (and, when asked for, the ids: 4 bytes a line, counted and relabelled with numpy
-   when it is installed; the client never loops over lines in Python);
+   (and, when asked for, the ids: 1 to 4 bytes a line, the narrowest type that holds
+   them, counted and relabelled with numpy when it is installed; the client never loops
+   over lines in Python);
 4. relabel and write: templates are numbered 1, 2, ... in first-seen order over the whole
    input (shard order, line order), the order in which a sequential run creates them and
    the way `logtk parse` numbers its EventIds (without the gaps of merged ids), and each
@@ -135,50 +136,79 @@ def _new_parser(cfg):
                   params=cfg.get("params"))
 
 
-def _learn(cfg, shard, keep_ids):
+def _learn(shard, cfg, keep_ids):
     p = _new_parser(cfg)
     t = time.process_time()
     ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, keep_ids))
     p.finish()
     lines = len(ids) if keep_ids else ids
     return {"state": p.save(), "ids": ids if keep_ids else None, "lines": lines,
-            "cpu": time.process_time() - t}
+            "cpu": time.process_time() - t, "end": time.time()}
 
 
-def _merge(cfg, states):
+def _merge(cfg, learned):
+    """The merged state of the learn results (a task: the workers go on to classify without
+    a round trip through the client), with the learn step's figures."""
     t = time.process_time()
+    started = time.time()
+    states = [d["state"] for d in learned]
     if len(states) == 1:
         state = states[0]
     else:
         state = Parser.merged(states).save()
-    return {"state": state, "cpu": time.process_time() - t}
+    return {"state": state, "cpu": time.process_time() - t, "started": started,
+            "learn_end": max(d["end"] for d in learned), "ended": time.time(),
+            "learn_cpu": sum(d["cpu"] for d in learned),
+            "state_bytes": sum(len(x) for x in states)}
+
+
+def _ids_np(ids):
+    """The ids as a numpy array (array('I') viewed, not copied)."""
+    return ids if isinstance(ids, _np.ndarray) else _np.frombuffer(ids, dtype=_np.uint32)
 
 
 def _first_seen(ids):
     """The distinct ids in order of their first line."""
     if _np is not None and len(ids):
-        ids_np = _np.frombuffer(ids, dtype=_np.uint32)
+        ids_np = _ids_np(ids)
         distinct, first = _np.unique(ids_np, return_index=True)
         return distinct[_np.argsort(first, kind="stable")].tolist()
     return list(dict.fromkeys(ids))  # insertion-ordered: C speed, no Python loop per line
 
 
+def _compact(ids):
+    """The ids in the narrowest unsigned type that holds them (numpy; HDFS: 1 byte a
+    line instead of 4), so that less travels from the workers and less is unpickled."""
+    if _np is None or not len(ids):
+        return ids
+    ids_np = _ids_np(ids)
+    top = int(ids_np.max())
+    for kind in (_np.uint8, _np.uint16):
+        if top <= _np.iinfo(kind).max:
+            return ids_np.astype(kind)
+    return ids_np
+
+
 def _counts(ids):
     """{id: lines} of the ids."""
     if _np is not None and len(ids):
-        per_id = _np.bincount(_np.frombuffer(ids, dtype=_np.uint32))
+        per_id = _np.bincount(_ids_np(ids))
         used = _np.flatnonzero(per_id)
         return dict(zip(used.tolist(), per_id[used].tolist()))
     return dict(collections.Counter(ids))
 
 
-def _relabelled(ids, relabel):
-    """array('I') of relabel[id] for each id (a table lookup per line, in C with numpy)."""
+def _relabelled(ids, relabel, out=None):
+    """array('I') of relabel[id] for each id (a table lookup per line, in C with numpy);
+    with ``out`` (a numpy uint32 array as long as ids), written there instead."""
     if _np is not None and len(ids):
         table = _np.asarray(relabel, dtype=_np.uint32)
-        out = array.array("I")
-        out.frombytes(table[_np.frombuffer(ids, dtype=_np.uint32)].tobytes())
-        return out
+        if out is not None:
+            _np.take(table, _ids_np(ids), out=out)
+            return out
+        result = array.array("I")
+        result.frombytes(table[_ids_np(ids)].tobytes())
+        return result
     return array.array("I", map(relabel.__getitem__, ids))
 
 
@@ -194,14 +224,14 @@ def _merged_parser(cfg, state):
     return _merged_cache["parser"]
 
 
-def _classify(cfg, merged_state, shard, learned=None, summary_only=False):
+def _classify(shard, cfg, merged, learned=None, summary_only=False):
     t = time.process_time()
     if learned is not None:  # one shard: the learn step's own ids are the sequential ones
         ids = learned["ids"]
     else:
-        p = _merged_parser(cfg, merged_state)
+        p = _merged_parser(cfg, merged["state"])
         ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, True, match=True))
-    return {"ids": None if summary_only else ids, "first_seen": _first_seen(ids),
+    return {"ids": None if summary_only else _compact(ids), "first_seen": _first_seen(ids),
             "counts": _counts(ids), "lines": len(ids), "cpu": time.process_time() - t}
 
 
@@ -218,7 +248,7 @@ def _format_of(cfg):
     return None
 
 
-def _write_rows(cfg, shard, classified, relabel, texts, first_line_id, out_path, kind):
+def _write_rows(shard, classified, first_line_id, out_path, cfg, relabel, texts, kind):
     """Writes one shard's rows: ids relabelled, texts indexed by final id."""
     from ctypes import byref, c_size_t, c_uint32, c_void_p
     t = time.process_time()
@@ -323,6 +353,13 @@ class _Local:
                 if isinstance(a, list) else a for a in args]
         return _Local._Done(fn(*args))
 
+    def map(self, fn, *iterables, **kw):
+        kw.pop("pure", None)
+        kw = {k: [x.result() for x in v] if isinstance(v, list) and v and
+              isinstance(v[0], _Local._Done) else v.result() if isinstance(v, _Local._Done)
+              else v for k, v in kw.items()}
+        return [self.submit(lambda *a: fn(*a, **kw), *args) for args in zip(*iterables)]
+
     def gather(self, futures):
         return [f.result() for f in futures]
 
@@ -343,41 +380,34 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     timings = {}
     cpu0 = time.process_time()
     t0 = time.perf_counter()
-    # one task per shard and step; states (kilobytes), summaries and, when asked for,
-    # per-line ids (4 bytes a line) travel; the client never loops over lines in Python
+    wall0 = time.time()
+    # One task per shard and step, all submitted at once: learn, one merge task (the states
+    # go from worker to worker, kilobytes), classify; the client waits only for the
+    # classify results: summaries and, when asked for, the per-line ids (1 to 4 bytes a
+    # line); it never loops over lines in Python.
     single = len(shards) == 1
-    learned = [client.submit(_learn, cfg, s, single, pure=False) for s in shards]
-    if single:
-        states = client.gather([client.submit(_pick, f, "state", pure=False) for f in learned])
-        learn_cpu = client.gather([client.submit(_pick, learned[0], "cpu", pure=False)])[0]
-    else:
-        done = client.gather(learned)
-        states = [d["state"] for d in done]
-        learn_cpu = sum(d["cpu"] for d in done)
-    timings["learn"] = time.perf_counter() - t0
-
-    t = time.perf_counter()
-    merged = _merge(cfg, states)
-    timings["merge"] = time.perf_counter() - t
-    timings["merge_cpu"] = merged["cpu"]
-    timings["state_bytes"] = sum(len(s) for s in states)
-
-    t = time.perf_counter()
     need_ids = out is not None or return_ids
-    # the merged state (kilobytes) goes with each task: no scatter round trip
-    classified = [client.submit(_classify, cfg, merged["state"], s,
-                                learned[k] if single else None, not need_ids, pure=False)
-                  for k, s in enumerate(shards)]
+    learned = _tasks(client, _learn, shards, cfg=cfg, keep_ids=single)
+    merged_f = _tasks(client, _merge, [cfg], learned=learned)[0]
+    classified = _tasks(client, _classify, shards, cfg=cfg, merged=merged_f,
+                        learned=learned[0] if single else None,
+                        summary_only=not need_ids)
     if return_ids or not need_ids:
-        summaries = client.gather(classified)  # with the ids when asked for: one round trip
+        done = client.gather([merged_f] + classified)  # with the ids when asked for
     else:  # the rows are written where the ids are
-        summaries = client.gather([client.submit(_summary, f, pure=False) for f in classified])
-    timings["classify"] = time.perf_counter() - t
+        done = client.gather([merged_f] + _tasks(client, _summary, classified))
+    merged, summaries = done[0], done[1:]
+    timings["learn"] = merged["learn_end"] - wall0
+    timings["merge"] = merged["ended"] - merged["started"]
+    timings["merge_cpu"] = merged["cpu"]
+    timings["state_bytes"] = merged["state_bytes"]
+    timings["classify"] = time.perf_counter() - t0 - timings["learn"] - timings["merge"]
+    learn_cpu = merged["learn_cpu"]
 
+    m = Parser.from_state(merged["state"], format=_format_of(cfg))
     # relabel: equal texts are one template (the lowest id), numbered 1, 2, ... in order of
     # their first line over the whole input (shard order, line order): the order in which a
     # sequential run creates them, and how `logtk parse` numbers its EventIds (no gaps)
-    m = Parser.from_state(merged["state"], format=_format_of(cfg))
     texts = {t.id: t.text for t in m.templates()}
     canonical, by_text = {}, {}
     for tid in sorted(texts):
@@ -411,10 +441,10 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
         for k, s in enumerate(shards):
             part = "%s.part%05d" % (out, k)
             parts.append(part)
-            jobs.append(client.submit(_write_rows, cfg, s, classified[k], relabel, final_texts,
-                                      first, part, kind, pure=False))
+            jobs.append(first)
             first += summaries[k]["lines"]
-        written = client.gather(jobs)
+        written = client.gather(_tasks(client, _write_rows, shards, classified, jobs, parts,
+                                       cfg=cfg, relabel=relabel, texts=final_texts, kind=kind))
         _join_parts(parts, out, header=kind in ("tsv", "csv"))
         timings["write"] = time.perf_counter() - t
         timings["write_cpu"] = sum(w["cpu"] for w in written)
@@ -422,8 +452,16 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     ids = None
     if return_ids:
         ids = array.array("I")
-        for s in summaries:
-            ids.extend(_relabelled(s["ids"], relabel))
+        if _np is not None:  # one buffer, each shard relabelled into its place
+            final = _np.empty(nlines, dtype=_np.uint32)
+            at = 0
+            for s in summaries:
+                _relabelled(s["ids"], relabel, out=final[at:at + s["lines"]])
+                at += s["lines"]
+            ids.frombytes(memoryview(final).cast("B"))
+        else:
+            for s in summaries:
+                ids.extend(_relabelled(s["ids"], relabel))
     timings["total"] = time.perf_counter() - t0
     timings["client_cpu"] = time.process_time() - cpu0
     timings["learn_cpu"] = learn_cpu
@@ -435,8 +473,11 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     return result
 
 
-def _pick(d, key):
-    return d[key]
+def _tasks(client, fn, *items, **kw):
+    """fn(item, **kw) for each item, as tasks: one graph update for all of them, sent from
+    this small function because distributed's client reads the source of the function that
+    submits (for its dashboard) at every call: 4 ms a task when that was parse()."""
+    return client.map(fn, *items, pure=False, **kw)
 
 
 def _join_parts(parts, out, header):
