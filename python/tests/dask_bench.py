@@ -2,16 +2,16 @@
 (not run by make check).
 
 usage: LOGTK_LIBRARY=.libs/liblogtk.so PYTHONPATH=python /usr/bin/python3 \\
-           python/tests/dask_bench.py FILE [RUNS] [SHARD_MB]
+           python/tests/dask_bench.py FILE [RUNS] [SHARD_MB] [WORKERS]
 
 FILE: an HDFS log, e.g. 2M lines: the scale-up of tests/python_dask.sh, or
     for i in $(seq 1000); do cat $LOGTK_LOGHUB/HDFS/HDFS_2k.log; done > hdfs2m.log
-Starts a dask-scheduler and dask-workers (one thread each) on 127.0.0.1 for 1, then 2
-workers, and runs the job of tests/python_dask.sh (parse with every line's final id returned, shards of
+Starts a dask-scheduler and dask-workers (one thread each) on 127.0.0.1 for each count
+of WORKERS (comma-separated, default 1,2), and runs the job of tests/python_dask.sh (parse with every line's final id returned, shards of
 SHARD_MB MiB, default 16) RUNS times (default 5) after a warm-up.  Prints per worker count
 the median wall time (and of its steps), the CPU seconds of the workers, the scheduler and
 this process (the client), the summed busy time of the worker tasks (Dask's task stream) over
-wall x workers, and at the end the ratio of the medians (1 worker / 2 workers).
+wall x workers, and at the end the ratio of the medians (the first count's over each other's).
 On a machine shared with other work, CPU times and the busy/wall ratio say more than
 the wall clock.
 """
@@ -103,6 +103,8 @@ if __name__ == "__main__":
     path = sys.argv[1]
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     shard_bytes = int(float(sys.argv[3]) * (1 << 20)) if len(sys.argv) > 3 else 16 << 20
-    one = run(path, 1, runs, shard_bytes)
-    two = run(path, 2, runs, shard_bytes)
-    print("speed-up, 2 workers over 1: %.2fx (medians %.3f s / %.3f s)" % (one / two, one, two))
+    counts = [int(x) for x in sys.argv[4].split(",")] if len(sys.argv) > 4 else [1, 2]
+    medians = {w: run(path, w, runs, shard_bytes) for w in counts}
+    for w in counts[1:]:
+        print("speed-up, %d workers over %d: %.2fx (medians %.3f s / %.3f s)"
+              % (w, counts[0], medians[counts[0]] / medians[w], medians[counts[0]], medians[w]))
