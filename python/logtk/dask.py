@@ -9,12 +9,14 @@ of the shards, so the output is byte-identical for any number of workers (or non
 parse() runs four steps:
 
 1. learn: each shard is parsed by its own fresh parser (logtk_parser_feed_reader), which
-   returns its saved state;
+   returns its saved state and keeps each line's template id (on the worker);
 2. merge: one task merges the states by logtk_parser_merge() (templates united by text,
    counts summed, folded through a fresh parser; the library promises, and
    ``check_merge_order`` checks, that the result does not depend on their order);
-3. classify: each shard is matched, without learning, against the merged templates
-   (logtk_parser_match_reader), so every line of every shard is named by the same
+3. classify: each shard's lines are given, without learning, what matching them against
+   the merged templates gives (logtk_parser_rematch_reader, from the learn step's ids: a
+   line's shard template settles most of it, and only the few templates that could take
+   the line first are tried), so every line of every shard is named by the same
    template set; templates of equal text are one (the lowest id), as `logtk parse` does;
    each task returns its shard's distinct ids in first-seen order and their counts
    (and, when asked for, the ids: 1 to 4 bytes a line, the narrowest type that holds
