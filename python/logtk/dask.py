@@ -138,30 +138,47 @@ def _new_parser(cfg):
                   params=cfg.get("params"))
 
 
-def _learn(shard, cfg, keep_ids):
+# Per worker process: the learn step's per-line ids of the shards learned here, until their
+# classify task takes them.  The learn result carries only a token, so the states travel
+# alone (to the client, for the merge: never every shard's ids to one place); the classify
+# task of a shard depends on that learn result, so Dask runs it here.  A classify task that
+# finds no ids (moved to another worker, run twice, or the ids dropped to bound memory)
+# matches its lines against the merged templates instead: the same answers, slower.
+_kept_ids = collections.OrderedDict()
+_KEPT_MAX_BYTES = 1 << 30
+
+
+def _keep_ids(ids):
+    import uuid
+    token = uuid.uuid4().hex
+    _kept_ids[token] = ids
+    total = sum(len(x) * getattr(x, "itemsize", 4) for x in _kept_ids.values())
+    while total > _KEPT_MAX_BYTES and len(_kept_ids) > 1:
+        _, dropped = _kept_ids.popitem(last=False)
+        total -= len(dropped) * getattr(dropped, "itemsize", 4)
+    return token
+
+
+def _learn(shard, cfg, keep_ids, single):
+    """Learns a shard with a fresh parser: its state, and each line's template id, kept on
+    this worker for the classify step (with one shard, in the result: they are final)."""
     p = _new_parser(cfg)
     t = time.process_time()
-    ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, keep_ids))
+    ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, keep_ids or single))
     p.finish()
-    lines = len(ids) if keep_ids else ids
-    return {"state": p.save(), "ids": _compact(ids) if keep_ids else None, "lines": lines,
-            "cpu": time.process_time() - t, "end": time.time()}
+    lines = len(ids) if keep_ids or single else ids
+    return {"state": p.save(), "ids": _compact(ids) if single else None,
+            "kept": _keep_ids(_compact(ids)) if keep_ids and not single else None,
+            "lines": lines, "cpu": time.process_time() - t}
 
 
-def _merge(cfg, learned):
-    """The merged state of the learn results (a task: the workers go on to classify without
-    a round trip through the client), with the learn step's figures."""
+def _merge(cfg, states):
     t = time.process_time()
-    started = time.time()
-    states = [d["state"] for d in learned]
     if len(states) == 1:
         state = states[0]
     else:
         state = Parser.merged(states).save()
-    return {"state": state, "cpu": time.process_time() - t, "started": started,
-            "learn_end": max(d["end"] for d in learned), "ended": time.time(),
-            "learn_cpu": sum(d["cpu"] for d in learned),
-            "state_bytes": sum(len(x) for x in states)}
+    return {"state": state, "cpu": time.process_time() - t}
 
 
 def _ids_np(ids):
@@ -232,8 +249,9 @@ def _classify(shard, learned, cfg, merged, single=False, summary_only=False):
         ids = learned["ids"]
     else:
         p = _merged_parser(cfg, merged["state"])
-        if learned is not None and learned["ids"] is not None and _REMATCH:
-            ids = _rematch(p, Parser.from_state(learned["state"]), shard, learned["ids"])
+        kept = _kept_ids.pop(learned["kept"], None) if learned["kept"] else None
+        if kept is not None:
+            ids = _rematch(p, Parser.from_state(learned["state"]), shard, kept)
         else:
             ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, True, match=True))
     ids = _compact(ids)  # also makes the counting below cheaper (a third, for one byte)
@@ -423,34 +441,33 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     timings = {}
     cpu0 = time.process_time()
     t0 = time.perf_counter()
-    wall0 = time.time()
-    # One task per shard and step: learn, one merge task (on a worker: the learn results
-    # go there, not here), classify; the client receives the merged state (kilobytes) and
-    # the classify results: summaries and, when asked for, the per-line ids (1 to 4 bytes
-    # a line); it never loops over lines in Python.
+    # One task per shard and step, learn then classify; between them the client merges
+    # the states (kilobytes) and sends the merged state with each classify task as a
+    # value (a task depending on a merge task's result could also run where that ran:
+    # Dask put 10 or 11 of 18 there, a worker idle for 2 shards' time at the end), so
+    # each shard is classified where it was learned, from the ids kept there.  The
+    # client receives the states and the classify results: summaries and, when asked
+    # for, the per-line ids (1 to 4 bytes a line); it never loops over lines in Python.
     single = len(shards) == 1
     need_ids = out is not None or return_ids
-    # each shard's learn ids stay with its learn result (on its worker) for the classify
-    # step, which then matches only the lines whose template the texts do not settle
     rematch = _REMATCH and _lib.HAVE_REMATCH_READER
-    learned = _tasks(client, _learn, shards, cfg=cfg, keep_ids=single or rematch)
-    merged = client.gather(_tasks(client, _merge, [cfg], learned=learned))[0]
-    # The merged state (kilobytes) goes with each classify task as a value: a task that
-    # depended on the merge task's result could also run where that ran, and Dask put
-    # 10 or 11 of 18 there (a worker idle for 2 shards' time at the end); so each shard
-    # is classified where its learn ids are.
+    learned = _learn_tasks(client, shards, cfg=cfg, keep_ids=rematch, single=single)
+    done = client.gather(learned)
+    timings["learn"] = time.perf_counter() - t0
+    t = time.perf_counter()
+    merged = _merge(cfg, [d["state"] for d in done])
+    timings["merge"] = time.perf_counter() - t
+    timings["merge_cpu"] = merged["cpu"]
+    timings["state_bytes"] = sum(len(d["state"]) for d in done)
+    learn_cpu = sum(d["cpu"] for d in done)
+    t = time.perf_counter()
     classified = _tasks(client, _classify, shards, learned, cfg=cfg, merged=merged,
                         single=single, summary_only=not need_ids)
     if return_ids or not need_ids:
         summaries = client.gather(classified)  # with the ids when asked for
     else:  # the rows are written where the ids are
         summaries = client.gather(_tasks(client, _summary, classified))
-    timings["learn"] = merged["learn_end"] - wall0
-    timings["merge"] = merged["ended"] - merged["started"]
-    timings["merge_cpu"] = merged["cpu"]
-    timings["state_bytes"] = merged["state_bytes"]
-    timings["classify"] = time.perf_counter() - t0 - timings["learn"] - timings["merge"]
-    learn_cpu = merged["learn_cpu"]
+    timings["classify"] = time.perf_counter() - t
 
     m = Parser.from_state(merged["state"], format=_format_of(cfg))
     # relabel: equal texts are one template (the lowest id), numbered 1, 2, ... in order of
@@ -519,6 +536,27 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     if templates is not None:
         _write_text(templates, result.templates_tsv().encode("utf-8", "surrogateescape"))
     return result
+
+
+def _learn_tasks(client, shards, **kw):
+    """The learn tasks, shard k on worker k mod n (a preference: any worker takes them
+    when that one is gone).  Each shard's classify task runs where its learn ids are,
+    so the learn step decides the classify step's balance too: handed out as workers
+    ask, one worker took 10 of 18 and, no faster, ended its classify tasks 57 ms after
+    the other; in turn, equal workers share both steps alike."""
+    workers = sorted(client.scheduler_info()["workers"]) if hasattr(client,
+                                                                    "scheduler_info") else []
+    if len(workers) < 2:
+        return _tasks(client, _learn, shards, **kw)
+    learned = [None] * len(shards)
+    for w, worker in enumerate(workers):
+        mine = list(range(w, len(shards), len(workers)))
+        if mine:
+            futures = client.map(_learn, [shards[k] for k in mine], pure=False,
+                                 workers=[worker], allow_other_workers=True, **kw)
+            for k, f in zip(mine, futures):
+                learned[k] = f
+    return learned
 
 
 def _tasks(client, fn, *items, **kw):
