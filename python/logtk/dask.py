@@ -10,7 +10,7 @@ parse() runs four steps:
 
 1. learn: each shard is parsed by its own fresh parser (logtk_parser_feed_reader), which
    returns its saved state and keeps each line's template id (on the worker);
-2. merge: one task merges the states by logtk_parser_merge() (templates united by text,
+2. merge: the client merges the states by logtk_parser_merge() (templates united by text,
    counts summed, folded through a fresh parser; the library promises, and
    ``check_merge_order`` checks, that the result does not depend on their order);
 3. classify: each shard's lines are given, without learning, what matching them against
