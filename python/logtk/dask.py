@@ -10,7 +10,7 @@ parse() runs four steps:
 
 1. learn: each shard is parsed by its own fresh parser (logtk_parser_feed_reader), which
    returns its saved state and keeps each line's template id (on the worker);
-2. merge: the client merges the states by logtk_parser_merge() (templates united by text,
+2. merge: one task merges the states by logtk_parser_merge() (templates united by text,
    counts summed, folded through a fresh parser; the library promises, and
    ``check_merge_order`` checks, that the result does not depend on their order);
 3. classify: each shard's lines are given, without learning, what matching them against
@@ -169,7 +169,18 @@ def _learn(shard, cfg, keep_ids, single):
     lines = len(ids) if keep_ids or single else ids
     return {"state": p.save(), "ids": _compact(ids) if single else None,
             "kept": _keep_ids(_compact(ids)) if keep_ids and not single else None,
-            "lines": lines, "cpu": time.process_time() - t}
+            "lines": lines, "cpu": time.process_time() - t, "end": time.time()}
+
+
+def _merge_learned(cfg, learned):
+    """The merge task: the merged state of the learn results, with the learn step's figures."""
+    started = time.time()
+    merged = _merge(cfg, [d["state"] for d in learned])
+    merged.update(started=started, ended=time.time(),
+                  learn_end=max(d["end"] for d in learned),
+                  learn_cpu=sum(d["cpu"] for d in learned),
+                  state_bytes=sum(len(d["state"]) for d in learned))
+    return merged
 
 
 def _merge(cfg, states):
@@ -441,33 +452,33 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     timings = {}
     cpu0 = time.process_time()
     t0 = time.perf_counter()
-    # One task per shard and step, learn then classify; between them the client merges
-    # the states (kilobytes) and sends the merged state with each classify task as a
-    # value (a task depending on a merge task's result could also run where that ran:
-    # Dask put 10 or 11 of 18 there, a worker idle for 2 shards' time at the end), so
-    # each shard is classified where it was learned, from the ids kept there.  The
-    # client receives the states and the classify results: summaries and, when asked
-    # for, the per-line ids (1 to 4 bytes a line); it never loops over lines in Python.
+    # One task per shard and step, all submitted at once: learn, one merge task (it gets
+    # the states alone, kilobytes: each shard's line ids stay on its worker), classify.
+    # Shard k is learned and classified on worker k mod n (a preference, see
+    # _pinned_tasks): so the workers go on from learn to classify without a round trip
+    # through the client, and each shard is classified where its learn ids are.  The
+    # client receives the merged state and the classify results: summaries and, when
+    # asked for, the per-line ids (1 to 4 bytes a line); it never loops over lines in
+    # Python.
     single = len(shards) == 1
     need_ids = out is not None or return_ids
     rematch = _REMATCH and _lib.HAVE_REMATCH_READER
-    learned = _learn_tasks(client, shards, cfg=cfg, keep_ids=rematch, single=single)
-    done = client.gather(learned)
-    timings["learn"] = time.perf_counter() - t0
-    t = time.perf_counter()
-    merged = _merge(cfg, [d["state"] for d in done])
-    timings["merge"] = time.perf_counter() - t
-    timings["merge_cpu"] = merged["cpu"]
-    timings["state_bytes"] = sum(len(d["state"]) for d in done)
-    learn_cpu = sum(d["cpu"] for d in done)
-    t = time.perf_counter()
-    classified = _tasks(client, _classify, shards, learned, cfg=cfg, merged=merged,
-                        single=single, summary_only=not need_ids)
+    wall0 = time.time()
+    learned = _pinned_tasks(client, _learn, shards, cfg=cfg, keep_ids=rematch, single=single)
+    merged_f = _tasks(client, _merge_learned, [cfg], learned=learned)[0]
+    classified = _pinned_tasks(client, _classify, shards, learned, cfg=cfg, merged=merged_f,
+                               single=single, summary_only=not need_ids)
     if return_ids or not need_ids:
-        summaries = client.gather(classified)  # with the ids when asked for
+        done = client.gather([merged_f] + classified)  # with the ids when asked for
     else:  # the rows are written where the ids are
-        summaries = client.gather(_tasks(client, _summary, classified))
-    timings["classify"] = time.perf_counter() - t
+        done = client.gather([merged_f] + _tasks(client, _summary, classified))
+    merged, summaries = done[0], done[1:]
+    timings["learn"] = merged["learn_end"] - wall0
+    timings["merge"] = merged["ended"] - merged["started"]
+    timings["merge_cpu"] = merged["cpu"]
+    timings["state_bytes"] = merged["state_bytes"]
+    timings["classify"] = time.perf_counter() - t0 - timings["learn"] - timings["merge"]
+    learn_cpu = merged["learn_cpu"]
 
     m = Parser.from_state(merged["state"], format=_format_of(cfg))
     # relabel: equal texts are one template (the lowest id), numbered 1, 2, ... in order of
@@ -538,25 +549,26 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     return result
 
 
-def _learn_tasks(client, shards, **kw):
-    """The learn tasks, shard k on worker k mod n (a preference: any worker takes them
-    when that one is gone).  Each shard's classify task runs where its learn ids are,
-    so the learn step decides the classify step's balance too: handed out as workers
-    ask, one worker took 10 of 18 and, no faster, ended its classify tasks 57 ms after
-    the other; in turn, equal workers share both steps alike."""
+def _pinned_tasks(client, fn, *items, **kw):
+    """fn(item, ..., **kw) as tasks, item k on worker k mod n (sorted by address) as a
+    preference: any worker takes them when that one is gone.  Learn and classify of a
+    shard so run in one place without the client in between; handed out as workers
+    asked instead, one worker took 10 of 18 shards and, no faster, ended its classify
+    tasks 57 ms after the other, and a classify task depending on the merge task's
+    result could also run where that ran (Dask put 10 or 11 of 18 there)."""
     workers = sorted(client.scheduler_info()["workers"]) if hasattr(client,
                                                                     "scheduler_info") else []
     if len(workers) < 2:
-        return _tasks(client, _learn, shards, **kw)
-    learned = [None] * len(shards)
+        return _tasks(client, fn, *items, **kw)
+    futures = [None] * len(items[0])
     for w, worker in enumerate(workers):
-        mine = list(range(w, len(shards), len(workers)))
+        mine = list(range(w, len(items[0]), len(workers)))
         if mine:
-            futures = client.map(_learn, [shards[k] for k in mine], pure=False,
-                                 workers=[worker], allow_other_workers=True, **kw)
-            for k, f in zip(mine, futures):
-                learned[k] = f
-    return learned
+            group = client.map(fn, *[[column[k] for k in mine] for column in items],
+                               pure=False, workers=[worker], allow_other_workers=True, **kw)
+            for k, f in zip(mine, group):
+                futures[k] = f
+    return futures
 
 
 def _tasks(client, fn, *items, **kw):
