@@ -555,10 +555,12 @@ def _pinned_tasks(client, fn, *items, **kw):
     shard so run in one place without the client in between; handed out as workers
     asked instead, one worker took 10 of 18 shards and, no faster, ended its classify
     tasks 57 ms after the other, and a classify task depending on the merge task's
-    result could also run where that ran (Dask put 10 or 11 of 18 there)."""
+    result could also run where that ran (Dask put 10 or 11 of 18 there).  Tasks with
+    a place are also sent to their worker at once, where Dask's queue would hand out
+    tasks without one as workers finish (36 empty tasks on one worker: 16 ms, not 105)."""
     workers = sorted(client.scheduler_info()["workers"]) if hasattr(client,
                                                                     "scheduler_info") else []
-    if len(workers) < 2:
+    if not workers:
         return _tasks(client, fn, *items, **kw)
     futures = [None] * len(items[0])
     for w, worker in enumerate(workers):
