@@ -1731,6 +1731,8 @@ const char *logtk_diff_errmsg(const logtk_diff *d);
 
 /** Frees the diff.  NULL is harmless. */
 void logtk_diff_free(logtk_diff *d);
+
+/* ------------------------------------------------------------------------ */
 /* Bulk calls: whole inputs in one call, for language bindings               */
 /* ------------------------------------------------------------------------ */
 
@@ -1764,6 +1766,29 @@ int logtk_parser_feed_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, 
  */
 int logtk_parser_match_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t max_lines,
                               uint32_t *ids, size_t *nlines);
+
+/**
+ * logtk_parser_match_reader() for the classify pass of a sharded run, where
+ * each line's template in the parser that learned it is known: `shard` is
+ * that parser (one shard's, whose snapshot went into logtk_parser_merge() to
+ * make p), and on entry ids[i] is the template it assigned to the i-th line
+ * (what logtk_parser_feed_reader() gave for that line).  On return ids[i] is
+ * what logtk_parser_match(p, line) answers, 0 when no template matches.
+ * Cheaper because the texts settle most of it: where p has a template of
+ * exactly the text of the line's shard template, that template is the
+ * answer unless one of the few templates p's search prefers and that may
+ * match a line of that text does; only those are tried, and a line none may
+ * take is not even split by the format.  Other lines (a text the merge
+ * changed, an id 0 or unknown to shard, an algorithm with its own search:
+ * drain, lenma, shiso) are matched in full.  The answers are
+ * logtk_parser_match()'s when the ids are shard's assignments of these very
+ * lines, as the parser promises that a template matches each line assigned
+ * to it; other ids give other answers.  Returns as
+ * logtk_parser_match_reader().
+ */
+int logtk_parser_rematch_reader(logtk_parser *p, logtk_parser *shard, logtk_format *f,
+                                logtk_reader *r, size_t max_lines, uint32_t *ids,
+                                size_t *nlines);
 
 /**
  * Writes the next n lines of r to sink s as rows: line ids first_line_id,

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "logtk.h"
+#include "parser_state.h"
 
 /* The content of one line: the format's Content field, or the whole line. */
 static logtk_slice line_content(logtk_format *f, const logtk_line *line, logtk_record *rec)
@@ -55,11 +56,10 @@ static int run_reader(logtk_parser *p, logtk_format *f, logtk_reader *r, size_t 
         if (learn) {
             rc = logtk_parser_feed(p, content.ptr, content.len, &ev);
         } else {
-            rc = logtk_parser_match(p, content.ptr, content.len, &ev);
-            if (rc == LOGTK_ERR_NOT_FOUND) {
-                ev.template_id = 0; /* no template matches: id 0, not an error */
-                rc = LOGTK_OK;
-            }
+            /* the id alone: no event to fill */
+            rc = ltk_parser_match_id(p, content.ptr, content.len, &ev.template_id);
+            if (rc == LOGTK_ERR_NOT_FOUND)
+                rc = LOGTK_OK; /* no template matches: id 0, not an error */
         }
         if (rc != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
             break; /* out of memory or a bad argument: the line was not used */
@@ -83,6 +83,61 @@ int logtk_parser_match_reader(logtk_parser *p, logtk_format *f, logtk_reader *r,
                               uint32_t *ids, size_t *nlines)
 {
     return run_reader(p, f, r, max_lines, ids, nlines, 0);
+}
+
+/*
+ * The classify pass of a sharded run with the shard's own ids in hand: per
+ * line, the answer its shard template plans (parser.c, ltk_parser_shard_plan),
+ * after trying only the templates that may beat it; no content is even cut
+ * out of a line whose answer has none.  Lines without a planned answer take
+ * the full match.  The plan is made once per call: pass a shard's lines in
+ * one call (its ids array is there anyway).
+ */
+int logtk_parser_rematch_reader(logtk_parser *p, logtk_parser *shard, logtk_format *f,
+                                logtk_reader *r, size_t max_lines, uint32_t *ids,
+                                size_t *nlines)
+{
+    logtk_line line;
+    logtk_record rec;
+    size_t n = 0;
+    if (nlines)
+        *nlines = 0;
+    if (p == NULL || shard == NULL || r == NULL || (max_lines > 0 && ids == NULL))
+        return LOGTK_ERR_INVALID;
+    ltk_shard_plan plan;
+    int rc = ltk_parser_shard_plan(p, shard, &plan);
+    if (rc != LOGTK_OK)
+        return rc;
+    while (n < max_lines) {
+        rc = logtk_reader_next(r, &line);
+        if (rc != LOGTK_OK)
+            break;
+        uint32_t sid = ids[n];
+        uint32_t answer = sid < plan.n ? plan.answer[sid] : 0;
+        if (answer != 0 && plan.rival_at[sid] == plan.rival_at[sid + 1]) {
+            ids[n++] = answer; /* no template can take the line first */
+            continue;
+        }
+        logtk_slice content = line_content(f, &line, &rec);
+        if (answer != 0) {
+            for (uint32_t k = plan.rival_at[sid]; k < plan.rival_at[sid + 1]; k++)
+                if (ltk_parser_template_matches(p, plan.rivals[k], content.ptr, content.len)) {
+                    answer = plan.rivals[k];
+                    break;
+                }
+            ids[n++] = answer;
+            continue;
+        }
+        rc = ltk_parser_match_id(p, content.ptr, content.len, &answer);
+        if (rc != LOGTK_OK && rc != LOGTK_ERR_LIMIT && rc != LOGTK_ERR_NOT_FOUND)
+            break; /* out of memory: the line was not classified */
+        ids[n++] = answer; /* 0 when no template matches */
+        rc = LOGTK_OK;
+    }
+    ltk_shard_plan_free(&plan);
+    if (nlines)
+        *nlines = n;
+    return rc;
 }
 
 int logtk_rows_write(logtk_sink *s, logtk_format *f, logtk_reader *r, uint64_t first_line_id,

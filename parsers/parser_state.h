@@ -190,6 +190,32 @@ int ltk_parser_set_shown(logtk_parser *p, template_entry *t, const char *text, s
 /* The id whose text template id shows (following aliases). */
 uint32_t ltk_parser_shown_id(const logtk_parser *p, uint32_t id);
 
+/* The template id logtk_parser_match() gives the content, without filling an
+   event (cheaper where the algorithm has no search of its own); returns as it. */
+int ltk_parser_match_id(logtk_parser *p, const char *content, size_t len, uint32_t *template_id);
+
+/* logtk_parser_rematch_reader(): per template id i (1 <= i < n) of a shard,
+   answer[i] is p's template for every line the shard assigned to i unless
+   one of rivals[rival_at[i] .. rival_at[i + 1]) matches the line (the first
+   that does, in that order, is the answer); answer[i] 0: match in full.  A
+   plan holds while p's templates do not change. */
+typedef struct ltk_shard_plan {
+    uint32_t n;
+    uint32_t *answer;
+    uint32_t *rival_at;
+    uint32_t *rivals;
+    size_t nrivals;
+    uint32_t cur; /* the shard id being planned */
+} ltk_shard_plan;
+
+/* Plans shard's ids against p (all answers 0 when p's algorithm has its own search). */
+int ltk_parser_shard_plan(logtk_parser *p, logtk_parser *shard, ltk_shard_plan *plan);
+void ltk_shard_plan_free(ltk_shard_plan *plan);
+
+/* Does p's indexed template id match content, as the search tests it? */
+int ltk_parser_template_matches(const logtk_parser *p, uint32_t id, const char *content,
+                                size_t len);
+
 /* The registered algorithm of this name (name[0..len), not NUL-terminated), or NULL. */
 const ltk_parser_algo *ltk_parser_algo_by_name(const char *name, size_t len);
 

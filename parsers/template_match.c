@@ -212,6 +212,23 @@ static size_t piece_ending(const char *p, size_t plen, const char *s, size_t end
 static size_t piece_find(const char *p, size_t plen, const char *s, size_t from, size_t to,
                          size_t *end)
 {
+    /* The piece's longest run without blanks appears in s[from..to) byte for byte
+     * wherever the piece matches: one memmem first settles the usual miss (a line
+     * of another template), which otherwise tries the piece at each blank or each
+     * place its first byte occurs ("<*> Served block <*>" on other HDFS lines) */
+    size_t run_at = 0, run_len = 0;
+    for (size_t i = 0; i < plen;) {
+        size_t j = i;
+        while (j < plen && !blank((unsigned char)p[j]))
+            j++;
+        if (j - i > run_len) {
+            run_at = i;
+            run_len = j - i;
+        }
+        i = j + 1;
+    }
+    if (run_len >= 2 && memmem(s + from, to - from, p + run_at, run_len) == NULL)
+        return SIZE_MAX;
     unsigned char first = (unsigned char)p[0];
     for (size_t at = from; at < to;) {
         if (blank(first)) {
@@ -662,4 +679,85 @@ int logtk_template_rebuilds(const char *tmpl, size_t tlen, const char *content, 
         k++;
         ti = star + 3;
     }
+}
+
+/*
+ * Could one line match both templates?  Decided on what a match keeps of a
+ * line: each fixed byte that is not a blank meets the same byte, a blank run
+ * meets blanks and each "<*>" any text.  Drop every blank from the line and
+ * from both templates, and a line both match leaves a string both blankless
+ * patterns (bytes and "<*>") match; so when those two patterns share no
+ * string, no line matches both.  The converse need not hold (the blanks may
+ * disagree), which is the safe side for a caller that skips work only on 0.
+ * Two such patterns share a string when the end of both is reachable in
+ * their product: i bytes of a read and j of b, a "<*>" skipped or taking
+ * one byte the other side reads.  One row of that table at a time.
+ */
+enum { SHARE_STAR = 256, SHARE_MAX_CELLS = 1 << 22 };
+
+/* t as blankless units (bytes, SHARE_STAR); returns how many. */
+static size_t share_units(const char *t, size_t len, uint16_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        if (is_star(t, i, len)) {
+            if (n == 0 || out[n - 1] != SHARE_STAR) /* "<*><*>" takes what "<*>" takes */
+                out[n++] = SHARE_STAR;
+            i += 3;
+        } else {
+            if (!blank((unsigned char)t[i]))
+                out[n++] = (unsigned char)t[i];
+            i++;
+        }
+    }
+    return n;
+}
+
+static int units_share(const uint16_t *a, size_t na, const uint16_t *b, size_t nb,
+                       unsigned char *prev, unsigned char *row)
+{
+    /* the same fixed start and the same fixed end first: most pairs differ there */
+    for (size_t k = 0; k < na && k < nb && a[k] != SHARE_STAR && b[k] != SHARE_STAR; k++)
+        if (a[k] != b[k])
+            return 0;
+    for (size_t k = 1; k <= na && k <= nb && a[na - k] != SHARE_STAR && b[nb - k] != SHARE_STAR;
+         k++)
+        if (a[na - k] != b[nb - k])
+            return 0;
+    for (size_t i = 0; i <= na; i++) {
+        for (size_t j = 0; j <= nb; j++) {
+            int r = i == 0 && j == 0;
+            /* from (i-1, j): a's "<*>" skipped, or a's byte read by b's "<*>" */
+            if (!r && i > 0 && prev[j] && (a[i - 1] == SHARE_STAR || (j < nb && b[j] == SHARE_STAR)))
+                r = 1;
+            /* from (i, j-1): mirrored */
+            if (!r && j > 0 && row[j - 1] && (b[j - 1] == SHARE_STAR || (i < na && a[i] == SHARE_STAR)))
+                r = 1;
+            /* from (i-1, j-1): the same byte on both sides */
+            if (!r && i > 0 && j > 0 && prev[j - 1] && a[i - 1] != SHARE_STAR && a[i - 1] == b[j - 1])
+                r = 1;
+            row[j] = (unsigned char)r;
+        }
+        unsigned char *swap = prev;
+        prev = row;
+        row = swap;
+    }
+    return prev[nb];
+}
+
+int ltk_tmatch_may_share(const char *a, size_t alen, const char *b, size_t blen)
+{
+    if ((alen + 1) * (blen + 1) > SHARE_MAX_CELLS)
+        return 1; /* too big to decide: "may" is the safe answer */
+    uint16_t *ua = malloc((alen + blen + 2) * sizeof *ua);
+    unsigned char *rows = malloc(2 * (blen + 1));
+    int shared = 1;
+    if (ua && rows) {
+        uint16_t *ub = ua + alen + 1;
+        size_t na = share_units(a, alen, ua), nb = share_units(b, blen, ub);
+        shared = units_share(ua, na, ub, nb, rows, rows + blen + 1);
+    }
+    free(ua);
+    free(rows);
+    return shared;
 }

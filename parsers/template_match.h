@@ -45,6 +45,15 @@ int ltk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logt
  */
 int ltk_tmatch_covers(const char *t, size_t tlen, const char *s, size_t slen);
 
+/**
+ * May one line match both template a and template b?  0 only when none can
+ * (decided exactly on the templates with their blanks dropped, so a 1 may
+ * still be two templates no line shares); 1 also for templates too long to
+ * decide (over 4M table cells) or when memory runs out.  Time and memory
+ * O(alen * blen) and O(blen).
+ */
+int ltk_tmatch_may_share(const char *a, size_t alen, const char *b, size_t blen);
+
 /** How ltk_tmatch_merge() treats template a. */
 enum ltk_tmatch_mode {
     /* a matched lines: the result matches everything a and b match */

@@ -157,3 +157,56 @@ TEST(test_rows_write_tsv)
     logtk_reader_free(r);
     unlink(path);
 }
+
+/*
+ * The bulk match gives each line the id logtk_parser_match() gives it, for
+ * every algorithm (with masks; lines seen and unseen; lines no template
+ * matches), though it fills no event.
+ */
+TEST(test_match_reader_equals_matching_one_by_one)
+{
+    static const char *const shapes[] = {
+        "connected to 10.0.0.%d port %d", "user u%d logged in after %d tries",
+        "job %d finished in %d ms",       "disk sd%d at %d%% full",
+        "%d bytes from host h%d",         "cache miss key=k%d size=%d",
+    };
+    char buf[64 * 40];
+    size_t used = 0;
+    for (int i = 0; i < 60; i++) {
+        used += (size_t)snprintf(buf + used, sizeof buf - used, shapes[(i * 7) % 6], i % 9,
+                                 i * 13 % 97);
+        buf[used++] = '\n';
+    }
+    used += (size_t)snprintf(buf + used, sizeof buf - used, "nothing like any of them\n");
+    size_t half = 0;
+    for (int k = 0; k < 30; k++)
+        half = (size_t)(strchr(buf + half, '\n') - buf) + 1;
+    for (size_t a = 0; logtk_parser_algorithm_name(a) != NULL; a++) {
+        logtk_parser *p = NULL;
+        CHECK(logtk_parser_new(&p, logtk_parser_algorithm_name(a)) == LOGTK_OK);
+        CHECK(logtk_parser_add_mask(p, "\\d+", NULL) == LOGTK_OK);
+        logtk_reader *r = memory_reader(buf, half);
+        CHECK_STATUS(logtk_parser_feed_reader(p, NULL, r, 1000, NULL, NULL), LOGTK_DONE);
+        logtk_reader_free(r);
+        CHECK(logtk_parser_finish(p) == LOGTK_OK);
+        uint32_t ids[61];
+        size_t n = 0;
+        r = memory_reader(buf, used);
+        CHECK_STATUS(logtk_parser_match_reader(p, NULL, r, 1000, ids, &n), LOGTK_DONE);
+        CHECK(n == 61);
+        const char *line = buf;
+        for (size_t i = 0; i < n; i++) {
+            const char *end = strchr(line, '\n');
+            logtk_event ev;
+            int rc = logtk_parser_match(p, line, (size_t)(end - line), &ev);
+            uint32_t want = rc == LOGTK_OK ? ev.template_id : 0;
+            if (ids[i] != want)
+                fprintf(stderr, "%s line %zu: bulk %u, one by one %u\n",
+                        logtk_parser_algorithm_name(a), i + 1, ids[i], want);
+            CHECK(ids[i] == want);
+            line = end + 1;
+        }
+        logtk_reader_free(r);
+        logtk_parser_free(p);
+    }
+}

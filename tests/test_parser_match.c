@@ -408,3 +408,15 @@ TEST(match_picks_the_most_specific_then_the_lowest_id)
     CHECK(match_id(p, "the cleanup ran") == cleanup);
     logtk_parser_free(p);
 }
+
+/* The line that made a template must find it: a separator byte (0x1c..0x1f)
+   is a blank to the tokenizer and the matcher, and so to the match index. */
+TEST(match_finds_the_template_of_a_line_with_a_separator_byte)
+{
+    static const char *const lines[] = {"job\x1f" "7 started", "job\x1f" "8 started"};
+    logtk_parser *p = new_parser("fuse");
+    feed_all(p, lines, 2);
+    for (size_t i = 0; i < 2; i++)
+        CHECK(match_id(p, lines[i]) == tid(p, i));
+    logtk_parser_free(p);
+}

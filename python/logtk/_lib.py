@@ -193,6 +193,11 @@ if HAVE_MATCH_READER:
     lib.logtk_parser_match_reader.restype = c_int
     lib.logtk_parser_match_reader.argtypes = [P, P, P, c_size_t, POINTER(c_uint32),
                                               POINTER(c_size_t)]
+HAVE_REMATCH_READER = hasattr(lib, "logtk_parser_rematch_reader")
+if HAVE_REMATCH_READER:
+    lib.logtk_parser_rematch_reader.restype = c_int
+    lib.logtk_parser_rematch_reader.argtypes = [P, P, P, P, c_size_t, POINTER(c_uint32),
+                                                POINTER(c_size_t)]
 HAVE_NAMED_MASK = hasattr(lib, "logtk_parser_add_named_mask")
 if HAVE_NAMED_MASK:
     lib.logtk_parser_add_named_mask.restype = c_int

@@ -9,16 +9,19 @@ of the shards, so the output is byte-identical for any number of workers (or non
 parse() runs four steps:
 
 1. learn: each shard is parsed by its own fresh parser (logtk_parser_feed_reader), which
-   returns its saved state;
-2. merge: the states are merged by logtk_parser_merge() (templates united by text,
+   returns its saved state and keeps each line's template id (on the worker);
+2. merge: one task merges the states by logtk_parser_merge() (templates united by text,
    counts summed, folded through a fresh parser; the library promises, and
    ``check_merge_order`` checks, that the result does not depend on their order);
-3. classify: each shard is matched, without learning, against the merged templates
-   (logtk_parser_match_reader), so every line of every shard is named by the same
+3. classify: each shard's lines are given, without learning, what matching them against
+   the merged templates gives (logtk_parser_rematch_reader, from the learn step's ids: a
+   line's shard template settles most of it, and only the few templates that could take
+   the line first are tried), so every line of every shard is named by the same
    template set; templates of equal text are one (the lowest id), as `logtk parse` does;
    each task returns its shard's distinct ids in first-seen order and their counts
-   (and, when asked for, the ids: 4 bytes a line, counted and relabelled with numpy
-   when it is installed; the client never loops over lines in Python);
+   (and, when asked for, the ids: 1 to 4 bytes a line, the narrowest type that holds
+   them, counted and relabelled with numpy when it is installed; the client never loops
+   over lines in Python);
 4. relabel and write: templates are numbered 1, 2, ... in first-seen order over the whole
    input (shard order, line order), the order in which a sequential run creates them and
    the way `logtk parse` numbers its EventIds (without the gaps of merged ids), and each
@@ -135,14 +138,49 @@ def _new_parser(cfg):
                   params=cfg.get("params"))
 
 
-def _learn(cfg, shard, keep_ids):
+# Per worker process: the learn step's per-line ids of the shards learned here, until their
+# classify task takes them.  The learn result carries only a token, so the states travel
+# alone (to the client, for the merge: never every shard's ids to one place); the classify
+# task of a shard depends on that learn result, so Dask runs it here.  A classify task that
+# finds no ids (moved to another worker, run twice, or the ids dropped to bound memory)
+# matches its lines against the merged templates instead: the same answers, slower.
+_kept_ids = collections.OrderedDict()
+_KEPT_MAX_BYTES = 1 << 30
+
+
+def _keep_ids(ids):
+    import uuid
+    token = uuid.uuid4().hex
+    _kept_ids[token] = ids
+    total = sum(len(x) * getattr(x, "itemsize", 4) for x in _kept_ids.values())
+    while total > _KEPT_MAX_BYTES and len(_kept_ids) > 1:
+        _, dropped = _kept_ids.popitem(last=False)
+        total -= len(dropped) * getattr(dropped, "itemsize", 4)
+    return token
+
+
+def _learn(shard, cfg, keep_ids, single):
+    """Learns a shard with a fresh parser: its state, and each line's template id, kept on
+    this worker for the classify step (with one shard, in the result: they are final)."""
     p = _new_parser(cfg)
     t = time.process_time()
-    ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, keep_ids))
+    ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, keep_ids or single))
     p.finish()
-    lines = len(ids) if keep_ids else ids
-    return {"state": p.save(), "ids": ids if keep_ids else None, "lines": lines,
-            "cpu": time.process_time() - t}
+    lines = len(ids) if keep_ids or single else ids
+    return {"state": p.save(), "ids": _compact(ids) if single else None,
+            "kept": _keep_ids(_compact(ids)) if keep_ids and not single else None,
+            "lines": lines, "cpu": time.process_time() - t, "end": time.time()}
+
+
+def _merge_learned(cfg, learned):
+    """The merge task: the merged state of the learn results, with the learn step's figures."""
+    started = time.time()
+    merged = _merge(cfg, [d["state"] for d in learned])
+    merged.update(started=started, ended=time.time(),
+                  learn_end=max(d["end"] for d in learned),
+                  learn_cpu=sum(d["cpu"] for d in learned),
+                  state_bytes=sum(len(d["state"]) for d in learned))
+    return merged
 
 
 def _merge(cfg, states):
@@ -154,31 +192,53 @@ def _merge(cfg, states):
     return {"state": state, "cpu": time.process_time() - t}
 
 
+def _ids_np(ids):
+    """The ids as a numpy array (array('I') viewed, not copied)."""
+    return ids if isinstance(ids, _np.ndarray) else _np.frombuffer(ids, dtype=_np.uint32)
+
+
 def _first_seen(ids):
     """The distinct ids in order of their first line."""
     if _np is not None and len(ids):
-        ids_np = _np.frombuffer(ids, dtype=_np.uint32)
+        ids_np = _ids_np(ids)
         distinct, first = _np.unique(ids_np, return_index=True)
         return distinct[_np.argsort(first, kind="stable")].tolist()
     return list(dict.fromkeys(ids))  # insertion-ordered: C speed, no Python loop per line
 
 
+def _compact(ids):
+    """The ids in the narrowest unsigned type that holds them (numpy; HDFS: 1 byte a
+    line instead of 4), so that less travels from the workers and less is unpickled."""
+    if _np is None or not len(ids):
+        return ids
+    ids_np = _ids_np(ids)
+    top = int(ids_np.max())
+    for kind in (_np.uint8, _np.uint16):
+        if top <= _np.iinfo(kind).max:
+            return ids_np.astype(kind)
+    return ids_np
+
+
 def _counts(ids):
     """{id: lines} of the ids."""
     if _np is not None and len(ids):
-        per_id = _np.bincount(_np.frombuffer(ids, dtype=_np.uint32))
+        per_id = _np.bincount(_ids_np(ids))
         used = _np.flatnonzero(per_id)
         return dict(zip(used.tolist(), per_id[used].tolist()))
     return dict(collections.Counter(ids))
 
 
-def _relabelled(ids, relabel):
-    """array('I') of relabel[id] for each id (a table lookup per line, in C with numpy)."""
+def _relabelled(ids, relabel, out=None):
+    """array('I') of relabel[id] for each id (a table lookup per line, in C with numpy);
+    with ``out`` (a numpy uint32 array as long as ids), written there instead."""
     if _np is not None and len(ids):
         table = _np.asarray(relabel, dtype=_np.uint32)
-        out = array.array("I")
-        out.frombytes(table[_np.frombuffer(ids, dtype=_np.uint32)].tobytes())
-        return out
+        if out is not None:
+            _np.take(table, _ids_np(ids), out=out)
+            return out
+        result = array.array("I")
+        result.frombytes(table[_ids_np(ids)].tobytes())
+        return result
     return array.array("I", map(relabel.__getitem__, ids))
 
 
@@ -194,15 +254,57 @@ def _merged_parser(cfg, state):
     return _merged_cache["parser"]
 
 
-def _classify(cfg, merged_state, shard, learned=None, summary_only=False):
+def _classify(shard, learned, cfg, merged, single=False, summary_only=False):
     t = time.process_time()
-    if learned is not None:  # one shard: the learn step's own ids are the sequential ones
+    if single:  # one shard: the learn step's own ids are the sequential ones
         ids = learned["ids"]
     else:
-        p = _merged_parser(cfg, merged_state)
-        ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, True, match=True))
+        p = _merged_parser(cfg, merged["state"])
+        kept = _kept_ids.pop(learned["kept"], None) if learned["kept"] else None
+        if kept is not None:
+            ids = _rematch(p, Parser.from_state(learned["state"]), shard, kept)
+        else:
+            ids = _open_shard(p, shard, lambda opener: p._with_reader(opener, True, match=True))
+    ids = _compact(ids)  # also makes the counting below cheaper (a third, for one byte)
     return {"ids": None if summary_only else ids, "first_seen": _first_seen(ids),
             "counts": _counts(ids), "lines": len(ids), "cpu": time.process_time() - t}
+
+
+_REMATCH = True  # classify with the learn step's ids (False: match every line; tests)
+
+
+def _rematch(p, local, shard, learned_ids):
+    """The merged parser's ids of a shard's lines, from their ids in the shard's own parser
+    (logtk_parser_rematch_reader: most lines need no match, the others few templates)."""
+    from ctypes import byref, c_size_t, c_uint32, c_void_p
+    lib = _lib.lib
+    ids = array.array("I", learned_ids if _np is None else b"")
+    if _np is not None:
+        ids.frombytes(_ids_np(learned_ids).astype(_np.uint32).tobytes())
+    n = len(ids)
+    ids_c = (c_uint32 * n).from_buffer(ids) if n else None
+    fmt = p._format.handle if p._format else None
+    got = c_size_t()
+
+    def run(opener):
+        r = c_void_p()
+        lib.logtk_reader_new(byref(r))
+        try:
+            rc = opener(r)
+            if rc:
+                raise _err(rc, lib.logtk_reader_errmsg(r))
+            rc = lib.logtk_parser_rematch_reader(p._handle, local._handle, fmt, r, n, ids_c,
+                                                 byref(got))
+            if rc < 0:
+                raise _err(rc, lib.logtk_reader_errmsg(r) or lib.logtk_parser_errmsg(p._handle))
+        finally:
+            lib.logtk_reader_free(r)
+    _open_shard(None, shard, run)
+    if got.value != n:
+        raise _err(_lib.ERR_DATA, "%s: changed while being parsed (%d lines, then %d)"
+                   % (shard[0], n, got.value))
+    ids_c = None
+    return ids
 
 
 def _summary(classified):
@@ -218,7 +320,7 @@ def _format_of(cfg):
     return None
 
 
-def _write_rows(cfg, shard, classified, relabel, texts, first_line_id, out_path, kind):
+def _write_rows(shard, classified, first_line_id, out_path, cfg, relabel, texts, kind):
     """Writes one shard's rows: ids relabelled, texts indexed by final id."""
     from ctypes import byref, c_size_t, c_uint32, c_void_p
     t = time.process_time()
@@ -323,6 +425,13 @@ class _Local:
                 if isinstance(a, list) else a for a in args]
         return _Local._Done(fn(*args))
 
+    def map(self, fn, *iterables, **kw):
+        kw.pop("pure", None)
+        kw = {k: [x.result() for x in v] if isinstance(v, list) and v and
+              isinstance(v[0], _Local._Done) else v.result() if isinstance(v, _Local._Done)
+              else v for k, v in kw.items()}
+        return [self.submit(lambda *a: fn(*a, **kw), *args) for args in zip(*iterables)]
+
     def gather(self, futures):
         return [f.result() for f in futures]
 
@@ -343,41 +452,38 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     timings = {}
     cpu0 = time.process_time()
     t0 = time.perf_counter()
-    # one task per shard and step; states (kilobytes), summaries and, when asked for,
-    # per-line ids (4 bytes a line) travel; the client never loops over lines in Python
+    # One task per shard and step, all submitted at once: learn, one merge task (it gets
+    # the states alone, kilobytes: each shard's line ids stay on its worker), classify.
+    # Shard k is learned and classified on worker k mod n (a preference, see
+    # _pinned_tasks): so the workers go on from learn to classify without a round trip
+    # through the client, and each shard is classified where its learn ids are.  The
+    # client receives the merged state and the classify results: summaries and, when
+    # asked for, the per-line ids (1 to 4 bytes a line); it never loops over lines in
+    # Python.
     single = len(shards) == 1
-    learned = [client.submit(_learn, cfg, s, single, pure=False) for s in shards]
-    if single:
-        states = client.gather([client.submit(_pick, f, "state", pure=False) for f in learned])
-        learn_cpu = client.gather([client.submit(_pick, learned[0], "cpu", pure=False)])[0]
-    else:
-        done = client.gather(learned)
-        states = [d["state"] for d in done]
-        learn_cpu = sum(d["cpu"] for d in done)
-    timings["learn"] = time.perf_counter() - t0
-
-    t = time.perf_counter()
-    merged = _merge(cfg, states)
-    timings["merge"] = time.perf_counter() - t
-    timings["merge_cpu"] = merged["cpu"]
-    timings["state_bytes"] = sum(len(s) for s in states)
-
-    t = time.perf_counter()
     need_ids = out is not None or return_ids
-    # the merged state (kilobytes) goes with each task: no scatter round trip
-    classified = [client.submit(_classify, cfg, merged["state"], s,
-                                learned[k] if single else None, not need_ids, pure=False)
-                  for k, s in enumerate(shards)]
+    rematch = _REMATCH and _lib.HAVE_REMATCH_READER
+    wall0 = time.time()
+    learned = _pinned_tasks(client, _learn, shards, cfg=cfg, keep_ids=rematch, single=single)
+    merged_f = _tasks(client, _merge_learned, [cfg], learned=learned)[0]
+    classified = _pinned_tasks(client, _classify, shards, learned, cfg=cfg, merged=merged_f,
+                               single=single, summary_only=not need_ids)
     if return_ids or not need_ids:
-        summaries = client.gather(classified)  # with the ids when asked for: one round trip
+        done = client.gather([merged_f] + classified)  # with the ids when asked for
     else:  # the rows are written where the ids are
-        summaries = client.gather([client.submit(_summary, f, pure=False) for f in classified])
-    timings["classify"] = time.perf_counter() - t
+        done = client.gather([merged_f] + _tasks(client, _summary, classified))
+    merged, summaries = done[0], done[1:]
+    timings["learn"] = merged["learn_end"] - wall0
+    timings["merge"] = merged["ended"] - merged["started"]
+    timings["merge_cpu"] = merged["cpu"]
+    timings["state_bytes"] = merged["state_bytes"]
+    timings["classify"] = time.perf_counter() - t0 - timings["learn"] - timings["merge"]
+    learn_cpu = merged["learn_cpu"]
 
+    m = Parser.from_state(merged["state"], format=_format_of(cfg))
     # relabel: equal texts are one template (the lowest id), numbered 1, 2, ... in order of
     # their first line over the whole input (shard order, line order): the order in which a
     # sequential run creates them, and how `logtk parse` numbers its EventIds (no gaps)
-    m = Parser.from_state(merged["state"], format=_format_of(cfg))
     texts = {t.id: t.text for t in m.templates()}
     canonical, by_text = {}, {}
     for tid in sorted(texts):
@@ -411,10 +517,10 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
         for k, s in enumerate(shards):
             part = "%s.part%05d" % (out, k)
             parts.append(part)
-            jobs.append(client.submit(_write_rows, cfg, s, classified[k], relabel, final_texts,
-                                      first, part, kind, pure=False))
+            jobs.append(first)
             first += summaries[k]["lines"]
-        written = client.gather(jobs)
+        written = client.gather(_tasks(client, _write_rows, shards, classified, jobs, parts,
+                                       cfg=cfg, relabel=relabel, texts=final_texts, kind=kind))
         _join_parts(parts, out, header=kind in ("tsv", "csv"))
         timings["write"] = time.perf_counter() - t
         timings["write_cpu"] = sum(w["cpu"] for w in written)
@@ -422,8 +528,16 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     ids = None
     if return_ids:
         ids = array.array("I")
-        for s in summaries:
-            ids.extend(_relabelled(s["ids"], relabel))
+        if _np is not None:  # one buffer, each shard relabelled into its place
+            final = _np.empty(nlines, dtype=_np.uint32)
+            at = 0
+            for s in summaries:
+                _relabelled(s["ids"], relabel, out=final[at:at + s["lines"]])
+                at += s["lines"]
+            ids.frombytes(memoryview(final).cast("B"))
+        else:
+            for s in summaries:
+                ids.extend(_relabelled(s["ids"], relabel))
     timings["total"] = time.perf_counter() - t0
     timings["client_cpu"] = time.process_time() - cpu0
     timings["learn_cpu"] = learn_cpu
@@ -435,8 +549,35 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     return result
 
 
-def _pick(d, key):
-    return d[key]
+def _pinned_tasks(client, fn, *items, **kw):
+    """fn(item, ..., **kw) as tasks, item k on worker k mod n (sorted by address) as a
+    preference: any worker takes them when that one is gone.  Learn and classify of a
+    shard so run in one place without the client in between; handed out as workers
+    asked instead, one worker took 10 of 18 shards and, no faster, ended its classify
+    tasks 57 ms after the other, and a classify task depending on the merge task's
+    result could also run where that ran (Dask put 10 or 11 of 18 there).  Tasks with
+    a place are also sent to their worker at once, where Dask's queue would hand out
+    tasks without one as workers finish (36 empty tasks on one worker: 16 ms, not 105)."""
+    workers = sorted(client.scheduler_info()["workers"]) if hasattr(client,
+                                                                    "scheduler_info") else []
+    if not workers:
+        return _tasks(client, fn, *items, **kw)
+    futures = [None] * len(items[0])
+    for w, worker in enumerate(workers):
+        mine = list(range(w, len(items[0]), len(workers)))
+        if mine:
+            group = client.map(fn, *[[column[k] for k in mine] for column in items],
+                               pure=False, workers=[worker], allow_other_workers=True, **kw)
+            for k, f in zip(mine, group):
+                futures[k] = f
+    return futures
+
+
+def _tasks(client, fn, *items, **kw):
+    """fn(item, **kw) for each item, as tasks: one graph update for all of them, sent from
+    this small function because distributed's client reads the source of the function that
+    submits (for its dashboard) at every call: 4 ms a task when that was parse()."""
+    return client.map(fn, *items, pure=False, **kw)
 
 
 def _join_parts(parts, out, header):

@@ -343,6 +343,25 @@ class DaskLocalTest(unittest.TestCase):
                 ldask._np = saved
             self.assertEqual(results[0], results[1])
 
+    @unittest.skipUnless(_lib.HAVE_REMATCH_READER, "liblogtk without rematch")
+    def test_rematching_with_the_learn_ids_equals_matching_every_line(self):
+        # the classify step rematches each shard from its learn ids; matching every line
+        # against the merged templates must give the same rows, ids and templates
+        shards = ldask.plan_shards([SAMPLE], shard_bytes=4096)
+        with tempfile.TemporaryDirectory() as d:
+            results = []
+            try:
+                for rematch in (True, False):
+                    ldask._REMATCH = rematch
+                    r = ldask.parse(None, [SAMPLE], out=os.path.join(d, "rows.tsv"),
+                                    format=SAMPLE_FORMAT, shards=shards, return_ids=True)
+                    with open(os.path.join(d, "rows.tsv"), "rb") as f:
+                        results.append((r.templates, r.ids.tolist(), f.read()))
+            finally:
+                ldask._REMATCH = True
+            self.assertEqual(results[0], results[1])
+            self.assertEqual(len(results[0][1]), 301)
+
     def test_plan_shards_are_nearly_equal(self):
         size = os.path.getsize(SAMPLE)
         shards = ldask.plan_shards([SAMPLE], shard_bytes=size // 4)
