@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_unpacker.h"
 #include "archive_container.h"
 #include "block_decode.h"
 #include "block_layout.h"
@@ -82,20 +81,14 @@ int logtk_archive_unpacker_new(logtk_archive_unpacker **out, int threads)
     return LOGTK_OK;
 }
 
-int ltk_test_worker_nomem;
-
 /* Read-ahead work function: state is the worker's decoder. */
 static void decode_job(void *state, void *arg)
 {
     unpack_job *j = arg;
     ltk_read_job *in = &j->in;
     ltk_errbuf derr = {0};
-    if (__atomic_load_n(&ltk_test_worker_nomem, __ATOMIC_RELAXED) > 0 &&
-        __atomic_sub_fetch(&ltk_test_worker_nomem, 1, __ATOMIC_RELAXED) >= 0)
-        in->rc = LOGTK_ERR_NOMEM;
-    else
-        in->rc = ltk_decode_block(state, in->payload, in->len, in->nlines, in->raw_bytes,
-                                   &j->text, &j->sizes, &derr);
+    in->rc = ltk_decode_block(state, in->payload, in->len, in->nlines, in->raw_bytes,
+                              &j->text, &j->sizes, &derr);
     if (in->rc == LOGTK_ERR_NOMEM)
         return; /* not damage: the caller decodes it again (retry_job) */
     if (in->rc == LOGTK_OK)

@@ -40,7 +40,6 @@
 #include "archive_container.h"
 #include "block_encode.h"
 #include "archive_index.h"
-#include "archive_writer_impl.h"
 #include "block_pool.h"
 #include "outfile.h"
 
@@ -55,7 +54,6 @@ typedef struct block_job {
     uint32_t nlines;      /* lines as counted by the encoder */
     ltk_strbuf line_hashes; /* checksums of text's line groups, which a reader checks its decoded lines against */
     int rc;               /* the encoder's status */
-    int injected_rc;      /* test hook: fail with this instead of encoding */
 } block_job;
 
 struct logtk_archive_writer {
@@ -85,8 +83,6 @@ struct logtk_archive_writer {
     ltk_pool *pool;     /* NULL: encode inline */
     uint64_t blocks_cut; /* blocks handed over */
     char *format;        /* the log's format (option "format"), NULL: none */
-    uint64_t fail_block; /* test hook: this block fails with fail_rc */
-    int fail_rc;
     ltk_index index;
 };
 
@@ -225,10 +221,6 @@ static void encode_job(void *state, void *arg)
 {
     block_job *j = arg;
     ltk_strbuf_clear(&j->payload);
-    if (j->injected_rc != LOGTK_OK) {
-        j->rc = j->injected_rc;
-        return;
-    }
     j->rc = ltk_encode_block(state, j->text.data, j->text.len, &j->payload, &j->nlines);
     ltk_strbuf_clear(&j->line_hashes);
     if (j->rc == LOGTK_OK && ltk_line_hashes(j->text.data, j->text.len, j->nlines, &j->line_hashes) != 0)
@@ -464,7 +456,6 @@ static int hand_over(logtk_archive_writer *w, uint64_t line_count)
     block_job *j = &w->jobs[w->fill];
     j->first_line = w->lines_cut;
     j->line_count = line_count;
-    j->injected_rc = w->fail_rc != LOGTK_OK && w->blocks_cut == w->fail_block ? w->fail_rc : LOGTK_OK;
     w->blocks_cut++;
     w->lines_cut += line_count;
     w->cur_lines = 0;
@@ -612,12 +603,6 @@ int logtk_archive_writer_close(logtk_archive_writer *w)
             ltk_outfile_abort(&w->out);
     }
     return rc;
-}
-
-void ltk_writer_fail_block(logtk_archive_writer *w, uint64_t block, int rc)
-{
-    w->fail_block = block;
-    w->fail_rc = rc;
 }
 
 uint64_t logtk_archive_writer_bytes_written(const logtk_archive_writer *w)

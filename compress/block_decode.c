@@ -1324,15 +1324,10 @@ int ltk_decoder_line(ltk_decoder *d, uint32_t i, int with_eol, ltk_strbuf *out)
     return LOGTK_OK;
 }
 
-int ltk_test_decode_nomem;
-
 int ltk_decode_block(ltk_decoder *d, const uint8_t *payload, size_t len, uint32_t expect_lines,
                       uint32_t expect_bytes, ltk_strbuf *text, ltk_stream_sizes *sizes,
                       ltk_errbuf *err)
 {
-    if (__atomic_load_n(&ltk_test_decode_nomem, __ATOMIC_RELAXED) > 0 &&
-        __atomic_sub_fetch(&ltk_test_decode_nomem, 1, __ATOMIC_RELAXED) >= 0)
-        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory (test hook)");
     int rc = ltk_decode_columns(d, payload, len, expect_lines, expect_bytes, err);
     if (rc != LOGTK_OK)
         return rc;

@@ -14,12 +14,6 @@
 
 typedef struct ltk_decoder ltk_decoder;
 
-/**
- * Test hook: while positive, each ltk_decode_block call decrements it and
- * fails with LOGTK_ERR_NOMEM, as a decode that ran out of memory.
- */
-extern int ltk_test_decode_nomem;
-
 ltk_decoder *ltk_decoder_new(void);
 void ltk_decoder_free(ltk_decoder *d);
 /** Frees the decoder's buffers (it stays usable, as new; NULL is harmless): after running out of memory. */

@@ -25,6 +25,8 @@ typedef struct membuf {
 static inline int mem_write(void *user, const void *data, size_t len)
 {
     membuf *m = user;
+    if (len > PTRDIFF_MAX - m->len - 1)
+        return -1; /* no buffer that large (and gcc then knows memcpy's bound) */
     if (m->len + len + 1 > m->cap) {
         size_t cap = m->cap ? m->cap : 4096;
         while (cap < m->len + len + 1)

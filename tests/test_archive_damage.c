@@ -9,6 +9,7 @@
  * archives (still read, without the content check).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,6 @@
 #include <unistd.h>
 
 #include "archive_container.h"
-#include "archive_unpacker.h"
 #include "block_decode.h"
 #include "logtk.h"
 #include "membuf.h"
@@ -255,19 +255,53 @@ TEST(test_seek_without_index)
     free(arc.data);
 }
 
+/*
+ * Out of memory on demand, without a hook in the library: this program is
+ * linked with -Wl,--wrap=ltk_decode_block (Makefile.am), so every call the
+ * library's other files make to it lands here.  While fail_decodes is
+ * positive each call fails as a decode that ran out of memory; while
+ * fail_worker_decodes is, the calls off the main thread (the unpacker's
+ * workers; the caller's own retries are not counted) do.
+ */
+int __real_ltk_decode_block(ltk_decoder *d, const uint8_t *payload, size_t len,
+                            uint32_t expect_lines, uint32_t expect_bytes, ltk_strbuf *text,
+                            ltk_stream_sizes *sizes, ltk_errbuf *err);
+int __wrap_ltk_decode_block(ltk_decoder *d, const uint8_t *payload, size_t len,
+                            uint32_t expect_lines, uint32_t expect_bytes, ltk_strbuf *text,
+                            ltk_stream_sizes *sizes, ltk_errbuf *err);
+static int fail_decodes, fail_worker_decodes;
+static pthread_t main_thread;
+
+static int take_one(int *counter)
+{
+    return __atomic_load_n(counter, __ATOMIC_RELAXED) > 0 &&
+           __atomic_sub_fetch(counter, 1, __ATOMIC_RELAXED) >= 0;
+}
+
+int __wrap_ltk_decode_block(ltk_decoder *d, const uint8_t *payload, size_t len,
+                            uint32_t expect_lines, uint32_t expect_bytes, ltk_strbuf *text,
+                            ltk_stream_sizes *sizes, ltk_errbuf *err)
+{
+    if (take_one(&fail_decodes) ||
+        (!pthread_equal(pthread_self(), main_thread) && take_one(&fail_worker_decodes)))
+        return ltk_error_set(err, LOGTK_ERR_NOMEM, "out of memory (test)");
+    return __real_ltk_decode_block(d, payload, len, expect_lines, expect_bytes, text, sizes, err);
+}
+
 /* Running out of memory while decoding is not damage: the blocks are decoded again, fewer at a time. */
 TEST(test_decode_out_of_memory)
 {
     membuf text = {0}, arc = {0};
     make_lines(&text, 2000);
     CHECK_STATUS(compress_text(text.data, text.len, "100", &arc), LOGTK_OK);
+    main_thread = pthread_self();
     for (int threads = 1; threads <= 4; threads += 3) {
         /* the serial reader: the block is not consumed, the next call decodes it */
         logtk_archive_reader *r = NULL;
         CHECK_STATUS(logtk_archive_reader_new(&r), LOGTK_OK);
         CHECK_STATUS(logtk_archive_reader_open_memory(r, arc.data, arc.len, "t"), LOGTK_OK);
         logtk_archive_block b;
-        ltk_test_decode_nomem = 1;
+        fail_decodes = 1;
         CHECK_STATUS(logtk_archive_reader_next(r, &b), LOGTK_ERR_NOMEM);
         CHECK(strstr(logtk_archive_reader_errmsg(r), "out of memory decoding block 1 (lines 1-100)") != NULL);
         CHECK_STATUS(logtk_archive_reader_next(r, &b), LOGTK_OK);
@@ -277,9 +311,9 @@ TEST(test_decode_out_of_memory)
          * workers); with workers everything still comes back intact, decoded
          * again in the caller's thread, and with none the failure is reported */
         if (threads == 1)
-            ltk_test_decode_nomem = 3;
+            fail_decodes = 3;
         else
-            ltk_test_worker_nomem = 3;
+            fail_worker_decodes = 3;
         outcome o;
         read_memory(&arc, threads, &o);
         if (threads == 1) {
@@ -289,8 +323,8 @@ TEST(test_decode_out_of_memory)
             CHECK(o.text.len == text.len && memcmp(o.text.data, text.data, text.len) == 0);
         }
         outcome_free(&o);
-        ltk_test_decode_nomem = 0;
-        ltk_test_worker_nomem = 0;
+        fail_decodes = 0;
+        fail_worker_decodes = 0;
     }
     free(text.data);
     free(arc.data);
