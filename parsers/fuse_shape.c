@@ -123,6 +123,75 @@ uint64_t ltk_fuse_line_shape(const char *s, size_t n)
     return h ? h : 1;
 }
 
+/*
+ * Lines that kept a digit: a fixed table, two slots per shape (two lines of
+ * one shape that kept different digits, "eth0" and "eth1", both stay).
+ */
+#define FUSE_DIGIT_SLOTS 512
+
+/* Hash of the bytes of the tokens k names (below ntokens). */
+static uint64_t kept_hash(const logtk_slice *tokens, const uint16_t *at, size_t n)
+{
+    uint64_t h = 0x6a09e667f3bcc908ULL ^ n;
+    for (size_t k = 0; k < n; k++) {
+        const logtk_slice *t = &tokens[at[k]];
+        size_t i = 0;
+        uint64_t w;
+        h = shape_round(h, t->len);
+        for (; i + 8 <= t->len; i += 8) {
+            memcpy(&w, t->ptr + i, 8);
+            h = shape_round(h, w);
+        }
+        if (i < t->len) {
+            w = 0;
+            memcpy(&w, t->ptr + i, t->len - i);
+            h = shape_round(h, w);
+        }
+    }
+    return ltk_mix64(h);
+}
+
+ltk_fuse_shape_slot *ltk_fuse_shape_find_digits(ltk_fuse_shape_cache *c, uint64_t shape,
+                                                const logtk_slice *tokens, size_t ntokens)
+{
+    if (c->digits == NULL)
+        return NULL;
+    ltk_fuse_digit_slot *pair = &c->digits[shape & (FUSE_DIGIT_SLOTS - 2)];
+    for (int w = 0; w < 2; w++) {
+        ltk_fuse_digit_slot *s = &pair[w];
+        if (s->line.shape != shape)
+            continue;
+        int fits = 1;
+        for (uint32_t k = 0; k < s->nkept; k++)
+            fits &= s->kept_at[k] < ntokens;
+        if (fits && kept_hash(tokens, s->kept_at, s->nkept) == s->kept_hash)
+            return &s->line;
+    }
+    return NULL;
+}
+
+void ltk_fuse_shape_keep_digits(ltk_fuse_shape_cache *c, uint64_t shape, const logtk_slice *tokens,
+                                const ltk_fuse_kept *k, uint64_t seq)
+{
+    if (k->n == 0 || k->n > FUSE_SHAPE_KEPT)
+        return;
+    if (c->digits == NULL) {
+        c->digits = malloc(FUSE_DIGIT_SLOTS * sizeof *c->digits);
+        if (c->digits == NULL)
+            return;
+        for (size_t i = 0; i < FUSE_DIGIT_SLOTS; i++)
+            c->digits[i].line.shape = 0;
+    }
+    uint64_t h = kept_hash(tokens, k->at, k->n);
+    ltk_fuse_digit_slot *s = &c->digits[(shape & (FUSE_DIGIT_SLOTS - 2)) | (h & 1)];
+    s->line.shape = shape;
+    s->line.seq = seq;
+    s->line.id = UINT32_MAX;
+    s->kept_hash = h;
+    memcpy(s->kept_at, k->at, sizeof s->kept_at);
+    s->nkept = (uint32_t)k->n;
+}
+
 static void shape_grow(ltk_fuse_shape_cache *c)
 {
     size_t nslots = c->slots ? 2 * c->nslots : FUSE_SHAPE_MIN;
@@ -161,11 +230,14 @@ void ltk_fuse_shape_clear(ltk_fuse_shape_cache *c)
 {
     for (size_t k = 0; c->slots && k < c->nslots; k++)
         c->slots[k].shape = 0;
+    for (size_t k = 0; c->digits && k < FUSE_DIGIT_SLOTS; k++)
+        c->digits[k].line.shape = 0;
     c->evictions = c->hits = 0;
 }
 
 void ltk_fuse_shape_free(ltk_fuse_shape_cache *c)
 {
     free(c->slots);
+    free(c->digits);
     memset(c, 0, sizeof *c);
 }

@@ -976,3 +976,24 @@ TEST(test_fuse_shape_long_lines)
         }
     }
 }
+
+/*
+ * A line whose masked form keeps a digit ("eth0") answers the lines of its
+ * shape only when those tokens are the same bytes: "eth1" in a line of the
+ * same shape is another message, "eth0" again is the same one.
+ */
+TEST(test_fuse_shape_kept_digits)
+{
+    static const char *const lines[] = {
+        "link eth0 state 12 up", "link eth0 state 34 up", "link eth1 state 56 up",
+        "link eth0 state 78 up", "link eth1 state 90 up",
+    };
+    logtk_parser *p = run_parser("fuse", lines, 5, NULL, NULL);
+    CHECK(p != NULL);
+    CHECK_TEXT(p, 0, "link eth0 state <*> up");
+    CHECK(same_text(p, 0, 1));
+    CHECK_TEXT(p, 2, "link eth1 state <*> up");
+    CHECK(same_text(p, 0, 3));
+    CHECK(same_text(p, 2, 4));
+    logtk_parser_free(p);
+}
