@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "logtk.h"
 #include "mix.h"
@@ -83,6 +84,30 @@ static inline uint64_t ltk_fuse_zero_digits(uint64_t w)
 {
     uint64_t digit = ltk_fuse_digit_bytes(w);
     return w & ~((digit >> 3) - (digit >> 7)); /* 0x10 - 0x01: 0x0f at each digit */
+}
+
+/** 0x80 at each byte of w equal to c (exact: no borrow runs past a zero byte of w ^ c). */
+static inline uint64_t ltk_fuse_bytes_equal(uint64_t w, unsigned char c)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+    uint64_t x = w ^ (0x0101010101010101ULL * c);
+    return ~(((x & low7) + low7) | x | low7);
+}
+
+/** Nonzero when s[0..n) holds byte a or byte b. */
+static inline int ltk_fuse_has_byte2(const char *s, size_t n, unsigned char a, unsigned char b)
+{
+    size_t i = 0;
+    uint64_t w;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        if (ltk_fuse_bytes_equal(w, a) | ltk_fuse_bytes_equal(w, b))
+            return 1;
+    }
+    for (; i < n; i++)
+        if ((unsigned char)s[i] == a || (unsigned char)s[i] == b)
+            return 1;
+    return 0;
 }
 
 /**

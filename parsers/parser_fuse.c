@@ -1187,6 +1187,8 @@ static const unsigned char word_marks[256] = {
 
 static int looks_like_value(const char *s, size_t n)
 {
+    if (!ltk_fuse_has_byte2(s, n, '<', '.')) /* most words: neither, one pass per 8 bytes */
+        return 0;
     for (size_t i = 0; i < n; i++) {
         unsigned mark = word_marks[(unsigned char)s[i]];
         if (mark == MARK_OPEN && is_wild_at(s, i, n))

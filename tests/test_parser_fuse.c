@@ -997,3 +997,20 @@ TEST(test_fuse_shape_kept_digits)
     CHECK(same_text(p, 2, 4));
     logtk_parser_free(p);
 }
+
+/* The eight-bytes-at-once search of looks_like_value(): every place, no near miss. */
+TEST(test_fuse_has_byte2)
+{
+    char s[40];
+    for (size_t n = 0; n <= sizeof s; n++) {
+        for (size_t i = 0; i < n; i++)
+            s[i] = (char)(i % 2 ? 0xbc : 0xae); /* '<' and '.' with the high bit set */
+        CHECK(!ltk_fuse_has_byte2(s, n, '<', '.'));
+        for (size_t at = 0; at < n; at++) {
+            char keep = s[at];
+            s[at] = at % 2 ? '<' : '.';
+            CHECK(ltk_fuse_has_byte2(s, n, '<', '.'));
+            s[at] = keep;
+        }
+    }
+}
