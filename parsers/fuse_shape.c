@@ -47,31 +47,64 @@ static inline uint64_t shape_round(uint64_t h, uint64_t w)
 
 #define zero_digits ltk_fuse_zero_digits
 
+/* The bytes' eight-byte word at s with every digit '0'. */
+static inline uint64_t shape_word(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return zero_digits(w);
+}
+
 uint64_t ltk_fuse_line_shape(const char *s, size_t n)
 {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w, v;
     size_t i = 0;
     /* byte order does not matter: only equality is used */
+    if (n >= 32) {
+        /*
+         * Four chains, one per eight bytes of each 32, joined at the end: a
+         * round waits for the product of the one before, so one chain runs
+         * at the multiplier's latency, four at its throughput (a line's shape
+         * is hashed for every line; Loghub-2k lines are 40 to 300 bytes).
+         */
+        uint64_t h1 = h ^ 0x243f6a8885a308d3ULL, h2 = h ^ 0x13198a2e03707344ULL,
+                 h3 = h ^ 0xa4093822299f31d0ULL;
 #if defined(__SSE2__) && defined(__x86_64__)
-    /* sixteen bytes at once, the same two words as below: digits are the bytes
-       above '/' and below ':' (compared as signed, so bytes >= 0x80 are not) */
-    const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1);
-    const __m128i low = _mm_set1_epi8(0x0f);
-    for (; i + 16 <= n; i += 16) {
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(b, below), _mm_cmplt_epi8(b, above));
-        __m128i z = _mm_andnot_si128(_mm_and_si128(digit, low), b);
-        w = (uint64_t)_mm_cvtsi128_si64(z);
-        v = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(z, z));
-        h = shape_round(shape_round(h, w), v);
-    }
+        /* digits are the bytes above '/' and below ':' (compared as signed,
+           so bytes >= 0x80 are not) */
+        const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1);
+        const __m128i low = _mm_set1_epi8(0x0f);
+        for (; i + 32 <= n; i += 32) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+            __m128i zb = _mm_andnot_si128(
+                _mm_and_si128(_mm_and_si128(_mm_cmpgt_epi8(b, below), _mm_cmplt_epi8(b, above)), low), b);
+            __m128i zc = _mm_andnot_si128(
+                _mm_and_si128(_mm_and_si128(_mm_cmpgt_epi8(c, below), _mm_cmplt_epi8(c, above)), low), c);
+            h = shape_round(h, (uint64_t)_mm_cvtsi128_si64(zb));
+            h1 = shape_round(h1, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(zb, zb)));
+            h2 = shape_round(h2, (uint64_t)_mm_cvtsi128_si64(zc));
+            h3 = shape_round(h3, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(zc, zc)));
+        }
 #else
-    for (; i + 16 <= n; i += 16) {
-        memcpy(&w, s + i, 8);
-        memcpy(&v, s + i + 8, 8);
-        h = shape_round(shape_round(h, zero_digits(w)), zero_digits(v));
-    }
+        for (; i + 32 <= n; i += 32) {
+            h = shape_round(h, shape_word(s + i));
+            h1 = shape_round(h1, shape_word(s + i + 8));
+            h2 = shape_round(h2, shape_word(s + i + 16));
+            h3 = shape_round(h3, shape_word(s + i + 24));
+        }
 #endif
+        /* one round joins them: each lane turned by its own amount, so that
+           words moved between lanes give another shape */
+        h = shape_round(h ^ ((h1 << 16) | (h1 >> 48)),
+                        ((h2 << 32) | (h2 >> 32)) ^ ((h3 << 48) | (h3 >> 16)));
+    }
+    if (i + 16 <= n) {
+        w = shape_word(s + i);
+        v = shape_word(s + i + 8);
+        h = shape_round(shape_round(h, w), v);
+        i += 16;
+    }
     if (i + 8 <= n) {
         memcpy(&w, s + i, 8);
         h = shape_round(h, zero_digits(w));
@@ -88,6 +121,75 @@ uint64_t ltk_fuse_line_shape(const char *s, size_t n)
     }
     h = ltk_mix64(h);
     return h ? h : 1;
+}
+
+/*
+ * Lines that kept a digit: a fixed table, two slots per shape (two lines of
+ * one shape that kept different digits, "eth0" and "eth1", both stay).
+ */
+#define FUSE_DIGIT_SLOTS 512
+
+/* Hash of the bytes of the tokens k names (below ntokens). */
+static uint64_t kept_hash(const logtk_slice *tokens, const uint16_t *at, size_t n)
+{
+    uint64_t h = 0x6a09e667f3bcc908ULL ^ n;
+    for (size_t k = 0; k < n; k++) {
+        const logtk_slice *t = &tokens[at[k]];
+        size_t i = 0;
+        uint64_t w;
+        h = shape_round(h, t->len);
+        for (; i + 8 <= t->len; i += 8) {
+            memcpy(&w, t->ptr + i, 8);
+            h = shape_round(h, w);
+        }
+        if (i < t->len) {
+            w = 0;
+            memcpy(&w, t->ptr + i, t->len - i);
+            h = shape_round(h, w);
+        }
+    }
+    return ltk_mix64(h);
+}
+
+ltk_fuse_shape_slot *ltk_fuse_shape_find_digits(ltk_fuse_shape_cache *c, uint64_t shape,
+                                                const logtk_slice *tokens, size_t ntokens)
+{
+    if (c->digits == NULL)
+        return NULL;
+    ltk_fuse_digit_slot *pair = &c->digits[shape & (FUSE_DIGIT_SLOTS - 2)];
+    for (int w = 0; w < 2; w++) {
+        ltk_fuse_digit_slot *s = &pair[w];
+        if (s->line.shape != shape)
+            continue;
+        int fits = 1;
+        for (uint32_t k = 0; k < s->nkept; k++)
+            fits &= s->kept_at[k] < ntokens;
+        if (fits && kept_hash(tokens, s->kept_at, s->nkept) == s->kept_hash)
+            return &s->line;
+    }
+    return NULL;
+}
+
+void ltk_fuse_shape_keep_digits(ltk_fuse_shape_cache *c, uint64_t shape, const logtk_slice *tokens,
+                                const ltk_fuse_kept *k, uint64_t seq)
+{
+    if (k->n == 0 || k->n > FUSE_SHAPE_KEPT)
+        return;
+    if (c->digits == NULL) {
+        c->digits = malloc(FUSE_DIGIT_SLOTS * sizeof *c->digits);
+        if (c->digits == NULL)
+            return;
+        for (size_t i = 0; i < FUSE_DIGIT_SLOTS; i++)
+            c->digits[i].line.shape = 0;
+    }
+    uint64_t h = kept_hash(tokens, k->at, k->n);
+    ltk_fuse_digit_slot *s = &c->digits[(shape & (FUSE_DIGIT_SLOTS - 2)) | (h & 1)];
+    s->line.shape = shape;
+    s->line.seq = seq;
+    s->line.id = UINT32_MAX;
+    s->kept_hash = h;
+    memcpy(s->kept_at, k->at, sizeof s->kept_at);
+    s->nkept = (uint32_t)k->n;
 }
 
 static void shape_grow(ltk_fuse_shape_cache *c)
@@ -128,11 +230,14 @@ void ltk_fuse_shape_clear(ltk_fuse_shape_cache *c)
 {
     for (size_t k = 0; c->slots && k < c->nslots; k++)
         c->slots[k].shape = 0;
+    for (size_t k = 0; c->digits && k < FUSE_DIGIT_SLOTS; k++)
+        c->digits[k].line.shape = 0;
     c->evictions = c->hits = 0;
 }
 
 void ltk_fuse_shape_free(ltk_fuse_shape_cache *c)
 {
     free(c->slots);
+    free(c->digits);
     memset(c, 0, sizeof *c);
 }

@@ -9,7 +9,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "logtk.h"
 #include "mix.h"
 
 typedef struct ltk_fuse_shape_slot {
@@ -18,6 +20,37 @@ typedef struct ltk_fuse_shape_slot {
     uint32_t id;    /* the exact table's template for seq once known, else UINT32_MAX
                        (an entry of that table never changes once made) */
 } ltk_fuse_shape_slot;
+
+/*
+ * A line whose masked form kept a digit ("eth0", "IRQ9") stands for the
+ * lines of its shape whose tokens that kept one have the same bytes: every
+ * other token is masked the same way in all lines of the shape, and these
+ * are the same bytes.  Up to FUSE_SHAPE_KEPT such tokens are named by their
+ * index in the line's tokens (the same tokens in every line of one shape:
+ * a digit is never a space), with the hash of their bytes.
+ */
+#define FUSE_SHAPE_KEPT 4
+typedef struct ltk_fuse_digit_slot {
+    ltk_fuse_shape_slot line; /* shape, sequence hash, template */
+    uint64_t kept_hash;       /* hash of the bytes of the tokens kept_at names */
+    uint16_t kept_at[FUSE_SHAPE_KEPT];
+    uint32_t nkept;
+} ltk_fuse_digit_slot;
+
+/* The tokens of one line whose masked form kept a digit (feed_tokens). */
+typedef struct ltk_fuse_kept {
+    uint16_t at[FUSE_SHAPE_KEPT];
+    size_t n; /* above FUSE_SHAPE_KEPT: too many to keep the line */
+} ltk_fuse_kept;
+
+/** Adds token index i of the line to k. */
+static inline void ltk_fuse_kept_add(ltk_fuse_kept *k, size_t i)
+{
+    if (k->n < FUSE_SHAPE_KEPT && i <= UINT16_MAX)
+        k->at[k->n++] = (uint16_t)i;
+    else
+        k->n = FUSE_SHAPE_KEPT + 1;
+}
 
 /*
  * Direct-mapped: a shape simply replaces the one in its slot.  Made on first
@@ -29,6 +62,7 @@ typedef struct ltk_fuse_shape_cache {
     size_t nslots;          /* a power of two */
     size_t evictions;       /* shapes that replaced another since the cache last grew */
     size_t hits;            /* lines found since it last grew */
+    ltk_fuse_digit_slot *digits; /* lines that kept a digit: NULL until one is kept */
 } ltk_fuse_shape_cache;
 
 /**
@@ -52,6 +86,30 @@ static inline uint64_t ltk_fuse_zero_digits(uint64_t w)
     return w & ~((digit >> 3) - (digit >> 7)); /* 0x10 - 0x01: 0x0f at each digit */
 }
 
+/** 0x80 at each byte of w equal to c (exact: no borrow runs past a zero byte of w ^ c). */
+static inline uint64_t ltk_fuse_bytes_equal(uint64_t w, unsigned char c)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+    uint64_t x = w ^ (0x0101010101010101ULL * c);
+    return ~(((x & low7) + low7) | x | low7);
+}
+
+/** Nonzero when s[0..n) holds byte a or byte b. */
+static inline int ltk_fuse_has_byte2(const char *s, size_t n, unsigned char a, unsigned char b)
+{
+    size_t i = 0;
+    uint64_t w;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        if (ltk_fuse_bytes_equal(w, a) | ltk_fuse_bytes_equal(w, b))
+            return 1;
+    }
+    for (; i < n; i++)
+        if ((unsigned char)s[i] == a || (unsigned char)s[i] == b)
+            return 1;
+    return 0;
+}
+
 /**
  * The shape of a line's bytes s[0..n): a 64-bit hash, never 0, of the bytes
  * with each of '0'..'9' replaced by '0'.
@@ -69,6 +127,20 @@ static inline ltk_fuse_shape_slot *ltk_fuse_shape_find(ltk_fuse_shape_cache *c, 
     c->hits++;
     return s;
 }
+
+/**
+ * The slot of a line that kept a digit with this shape and the same bytes in
+ * those tokens (tokens[0..ntokens): the line's), NULL when none.
+ */
+ltk_fuse_shape_slot *ltk_fuse_shape_find_digits(ltk_fuse_shape_cache *c, uint64_t shape,
+                                                const logtk_slice *tokens, size_t ntokens);
+
+/**
+ * Keeps shape and the bytes of the tokens k names (of tokens, the line's) ->
+ * seq; nothing when k names too many.
+ */
+void ltk_fuse_shape_keep_digits(ltk_fuse_shape_cache *c, uint64_t shape, const logtk_slice *tokens,
+                                const ltk_fuse_kept *k, uint64_t seq);
 
 /** Keeps shape -> seq (out of memory only leaves the cache as it was). */
 void ltk_fuse_shape_keep(ltk_fuse_shape_cache *c, uint64_t shape, uint64_t seq);

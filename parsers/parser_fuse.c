@@ -1187,6 +1187,8 @@ static const unsigned char word_marks[256] = {
 
 static int looks_like_value(const char *s, size_t n)
 {
+    if (!ltk_fuse_has_byte2(s, n, '<', '.')) /* most words: neither, one pass per 8 bytes */
+        return 0;
     for (size_t i = 0; i < n; i++) {
         unsigned mark = word_marks[(unsigned char)s[i]];
         if (mark == MARK_OPEN && is_wild_at(s, i, n))
@@ -1544,7 +1546,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     uint64_t seq = 0, seq_before_run = 0;
     size_t kept = 0, asides = 0; /* tokens hashed; pairs joined (quantity asides, bounds) */
     size_t run_from = SIZE_MAX;  /* first of the trailing whole-token variables */
-    int kept_digit = 0;          /* some masked form holds a digit: the shape cannot stand for the line */
+    int kept_digit = 0;          /* some masked form holds a digit: the shape stands for the line only */
+    ltk_fuse_kept kept_at = {0}; /* with those tokens' bytes (see ltk_fuse_digit_slot) */
     ltk_strbuf_clear(&st->stash);
     for (size_t i = 0; i < hdr; i++)
         seq += salted(wild_h, kept++);
@@ -1554,7 +1557,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         const logtk_slice *t = &in[i];
         uint64_t h;
         uint8_t form = FORM_MASK;
-        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &kept_digit)) {
+        int tok_digit = 0;
+        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &tok_digit)) {
             logtk_slice one = *t;
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
                 one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
@@ -1572,7 +1576,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                                                 : NULL;
             if (slot && memo_holds(slot, one.len, words)) {
                 h = slot->masked;
-                kept_digit |= slot->kept_digit;
+                tok_digit |= slot->kept_digit;
                 st->memo_hits++;
             } else {
                 /* the masked bytes, with 8 bytes of slack for hash_padded */
@@ -1587,7 +1591,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 if (ltk_strbuf_append(&st->stash, st->norm.data, masked_len) == 0)
                     form = FORM_STASHED;
                 int digit = holds_digit(st->norm.data, masked_len);
-                kept_digit |= digit;
+                tok_digit |= digit;
                 if (slot == NULL) {
                     if (st->memo == NULL)
                         memo_grow(st);
@@ -1602,6 +1606,9 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 }
             }
         }
+        for (const logtk_slice *d = t; tok_digit && d <= &in[i]; d++) /* a joined pair: both */
+            ltk_fuse_kept_add(&kept_at, (size_t)(d - line->tokens));
+        kept_digit |= tok_digit;
         if (h != wild_h) {
             run_from = SIZE_MAX;
         } else if (run_from == SIZE_MAX) {
@@ -1619,6 +1626,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     seq += ltk_mix64(kept + 1);
     if (!kept_digit)
         ltk_fuse_shape_keep(&st->shapes, line_shape, seq);
+    else
+        ltk_fuse_shape_keep_digits(&st->shapes, line_shape, line->tokens, &kept_at, seq);
 
     /* 2. fast path: a sequence seen before */
     const uint64_t fast_seq = seq;
@@ -1940,6 +1949,8 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
     ltk_fuse_state *st = state;
     const uint64_t line_shape = ltk_fuse_line_shape(line->masked.ptr, line->masked.len);
     ltk_fuse_shape_slot *shaped = ltk_fuse_shape_find(&st->shapes, line_shape);
+    if (shaped == NULL)
+        shaped = ltk_fuse_shape_find_digits(&st->shapes, line_shape, line->tokens, line->ntokens);
     if (shaped) {
         if (shaped->id == FUSE_NO_ID)
             shaped->id = map_get(&st->exact, shaped->seq);

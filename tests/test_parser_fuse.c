@@ -939,3 +939,78 @@ TEST(test_fuse_slot_words_survive_snapshot)
     logtk_parser_free(first);
     logtk_parser_free(resumed);
 }
+
+/*
+ * A line of 32 bytes or more is hashed in four lanes (fuse_shape.c): every
+ * byte of every lane counts, digits as '0', and a word moved to another lane
+ * makes another shape.  A lane left out of the join would let lines that
+ * differ there share a shape, and take each other's sequence hash.
+ */
+TEST(test_fuse_shape_long_lines)
+{
+    char a[200], b[200];
+    uint64_t seed = 7;
+    for (size_t i = 0; i < sizeof a; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        a[i] = (seed >> 60) < 4 ? (char)('0' + (seed >> 40) % 10) : (char)('a' + (seed >> 40) % 26);
+    }
+    for (size_t n = 32; n <= sizeof a; n += 13) {
+        uint64_t shape = ltk_fuse_line_shape(a, n);
+        for (size_t i = 0; i < n; i++) {
+            memcpy(b, a, n);
+            if (a[i] >= '0' && a[i] <= '9') {
+                b[i] = a[i] == '9' ? '0' : (char)(a[i] + 1); /* another digit: same shape */
+                CHECK(ltk_fuse_line_shape(b, n) == shape);
+            } else {
+                b[i] = a[i] == 'z' ? 'a' : (char)(a[i] + 1); /* another letter: another shape */
+                CHECK(ltk_fuse_line_shape(b, n) != shape);
+            }
+        }
+        /* the words of two lanes swapped */
+        for (size_t lane = 1; lane < 4 && n >= 32; lane++) {
+            memcpy(b, a, n);
+            memcpy(b, a + 8 * lane, 8);
+            memcpy(b + 8 * lane, a, 8);
+            if (memcmp(a, b, n) != 0)
+                CHECK(ltk_fuse_line_shape(b, n) != shape);
+        }
+    }
+}
+
+/*
+ * A line whose masked form keeps a digit ("eth0") answers the lines of its
+ * shape only when those tokens are the same bytes: "eth1" in a line of the
+ * same shape is another message, "eth0" again is the same one.
+ */
+TEST(test_fuse_shape_kept_digits)
+{
+    static const char *const lines[] = {
+        "link eth0 state 12 up", "link eth0 state 34 up", "link eth1 state 56 up",
+        "link eth0 state 78 up", "link eth1 state 90 up",
+    };
+    logtk_parser *p = run_parser("fuse", lines, 5, NULL, NULL);
+    CHECK(p != NULL);
+    CHECK_TEXT(p, 0, "link eth0 state <*> up");
+    CHECK(same_text(p, 0, 1));
+    CHECK_TEXT(p, 2, "link eth1 state <*> up");
+    CHECK(same_text(p, 0, 3));
+    CHECK(same_text(p, 2, 4));
+    logtk_parser_free(p);
+}
+
+/* The eight-bytes-at-once search of looks_like_value(): every place, no near miss. */
+TEST(test_fuse_has_byte2)
+{
+    char s[40];
+    for (size_t n = 0; n <= sizeof s; n++) {
+        for (size_t i = 0; i < n; i++)
+            s[i] = (char)(i % 2 ? 0xbc : 0xae); /* '<' and '.' with the high bit set */
+        CHECK(!ltk_fuse_has_byte2(s, n, '<', '.'));
+        for (size_t at = 0; at < n; at++) {
+            char keep = s[at];
+            s[at] = at % 2 ? '<' : '.';
+            CHECK(ltk_fuse_has_byte2(s, n, '<', '.'));
+            s[at] = keep;
+        }
+    }
+}
