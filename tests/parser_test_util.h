@@ -1,7 +1,8 @@
 /*
  * parser_test_util.h - small helpers shared by the parser tests: make a
  * parser, feed a list of lines and finish, read a line's template id or
- * text, and compare a template's text.  Include after test_harness.h.
+ * text, compare a template's text, and make a template directly.  Include
+ * after test_harness.h.
  */
 #ifndef LTK_PARSER_TEST_UTIL_H
 #define LTK_PARSER_TEST_UTIL_H
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "logtk.h"
+#include "parser_impl.h" /* ltk_tmpl_create */
 #include "test_harness.h"
 
 static inline logtk_parser *new_parser(const char *algo)
@@ -88,6 +90,21 @@ static inline int same_text(logtk_parser *p, uint64_t a, uint64_t b)
 {
     logtk_slice x = text_of(p, a), y = text_of(p, b);
     return x.len == y.len && memcmp(x.ptr, y.ptr, x.len) == 0;
+}
+
+/* A template made directly (tokens split at spaces), as an algorithm would: its id. */
+static inline uint32_t make_template(logtk_parser *p, const char *text)
+{
+    logtk_slice tok[16];
+    size_t n = 0;
+    for (const char *c = text; *c && n < 16;) {
+        const char *e = strchr(c, ' ');
+        size_t len = e ? (size_t)(e - c) : strlen(c);
+        tok[n].ptr = c;
+        tok[n++].len = len;
+        c += len + (e != NULL);
+    }
+    return ltk_tmpl_create(p, tok, n);
 }
 
 #endif

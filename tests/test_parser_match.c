@@ -362,21 +362,8 @@ TEST(match_agrees_with_parsing_on_loghub)
         agreement_on(dir, "HDFS", logtk_parser_algorithm_name(a), 0.70);
 }
 
-/* Templates made directly (as an algorithm would), to pin the choice among
-   several that match: the most fixed text wins, then the lowest id. */
-static uint32_t make_template(logtk_parser *p, const char *text)
-{
-    logtk_slice tok[16];
-    size_t n = 0;
-    for (const char *c = text; *c && n < 16;) {
-        const char *e = strchr(c, ' ');
-        size_t len = e ? (size_t)(e - c) : strlen(c);
-        tok[n].ptr = c;
-        tok[n++].len = len;
-        c += len + (e != NULL);
-    }
-    return ltk_tmpl_create(p, tok, n);
-}
+/* Templates made directly (make_template, as an algorithm would) pin the
+   choice among several that match: the most fixed text wins, then the lowest id. */
 
 static uint32_t match_id(logtk_parser *p, const char *line)
 {

@@ -15,21 +15,6 @@
 #include "test_harness.h"
 #include "parser_test_util.h"
 
-/* A template made directly (tokens split at spaces), as an algorithm would. */
-static uint32_t make_template(logtk_parser *p, const char *text)
-{
-    logtk_slice tok[16];
-    size_t n = 0;
-    for (const char *c = text; *c && n < 16;) {
-        const char *e = strchr(c, ' ');
-        size_t len = e ? (size_t)(e - c) : strlen(c);
-        tok[n].ptr = c;
-        tok[n++].len = len;
-        c += len + (e != NULL);
-    }
-    return ltk_tmpl_create(p, tok, n);
-}
-
 static uint32_t match_id(logtk_parser *p, const char *line, size_t len)
 {
     logtk_event ev;

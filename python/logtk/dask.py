@@ -52,7 +52,7 @@ except ImportError:  # pragma: no cover - the pure-Python paths below do the sam
 
 from . import _lib
 from .archive import Archive
-from .parser import Parser, _bytes, _str
+from .parser import Parser, _bytes
 
 __all__ = ["plan_shards", "parse", "compress", "grep", "ParseResult", "compare_rows",
            "check_merge_order"]
@@ -101,6 +101,24 @@ def plan_shards(paths, shard_bytes=64 << 20):
                 shards.append((path, start, cut))
                 start = cut
     return shards
+
+
+def _with_shard_reader(shard, fn):
+    """fn(reader) with a library reader opened on the shard's lines, freed after."""
+    from ctypes import byref, c_void_p
+    lib = _lib.lib
+
+    def run(opener):
+        r = c_void_p()
+        lib.logtk_reader_new(byref(r))
+        try:
+            rc = opener(r)
+            if rc:
+                raise _err(rc, lib.logtk_reader_errmsg(r))
+            return fn(r)
+        finally:
+            lib.logtk_reader_free(r)
+    return _open_shard(None, shard, run)
 
 
 def _open_shard(parser, shard, fn):
@@ -276,7 +294,7 @@ _REMATCH = True  # classify with the learn step's ids (False: match every line; 
 def _rematch(p, local, shard, learned_ids):
     """The merged parser's ids of a shard's lines, from their ids in the shard's own parser
     (logtk_parser_rematch_reader: most lines need no match, the others few templates)."""
-    from ctypes import byref, c_size_t, c_uint32, c_void_p
+    from ctypes import byref, c_size_t, c_uint32
     lib = _lib.lib
     ids = array.array("I", learned_ids if _np is None else b"")
     if _np is not None:
@@ -286,20 +304,12 @@ def _rematch(p, local, shard, learned_ids):
     fmt = p._format.handle if p._format else None
     got = c_size_t()
 
-    def run(opener):
-        r = c_void_p()
-        lib.logtk_reader_new(byref(r))
-        try:
-            rc = opener(r)
-            if rc:
-                raise _err(rc, lib.logtk_reader_errmsg(r))
-            rc = lib.logtk_parser_rematch_reader(p._handle, local._handle, fmt, r, n, ids_c,
-                                                 byref(got))
-            if rc < 0:
-                raise _err(rc, lib.logtk_reader_errmsg(r) or lib.logtk_parser_errmsg(p._handle))
-        finally:
-            lib.logtk_reader_free(r)
-    _open_shard(None, shard, run)
+    def rematch(r):
+        rc = lib.logtk_parser_rematch_reader(p._handle, local._handle, fmt, r, n, ids_c,
+                                             byref(got))
+        if rc < 0:
+            raise _err(rc, lib.logtk_reader_errmsg(r) or lib.logtk_parser_errmsg(p._handle))
+    _with_shard_reader(shard, rematch)
     if got.value != n:
         raise _err(_lib.ERR_DATA, "%s: changed while being parsed (%d lines, then %d)"
                    % (shard[0], n, got.value))
@@ -342,20 +352,12 @@ def _write_rows(shard, classified, first_line_id, out_path, cfg, relabel, texts,
         raise _err(rc, msg)
     written = c_size_t()
     try:
-        def run(opener):
-            r = c_void_p()
-            lib.logtk_reader_new(byref(r))
-            try:
-                rc = opener(r)
-                if rc:
-                    raise _err(rc, lib.logtk_reader_errmsg(r))
-                rc = lib.logtk_rows_write(sink, fmt.handle, r, first_line_id, ids_c, len(final),
-                                          slices, len(raw), byref(written))
-                if rc:
-                    raise _err(rc, lib.logtk_sink_errmsg(sink) or lib.logtk_reader_errmsg(r))
-            finally:
-                lib.logtk_reader_free(r)
-        _open_shard(None, shard, run)
+        def write(r):
+            rc = lib.logtk_rows_write(sink, fmt.handle, r, first_line_id, ids_c, len(final),
+                                      slices, len(raw), byref(written))
+            if rc:
+                raise _err(rc, lib.logtk_sink_errmsg(sink) or lib.logtk_reader_errmsg(r))
+        _with_shard_reader(shard, write)
         if written.value != len(final):
             raise _err(_lib.ERR_DATA, "%s: changed while being parsed (%d lines, then %d)"
                        % (shard[0], len(final), written.value))
