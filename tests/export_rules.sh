@@ -27,7 +27,7 @@ set -u
 LOGTK=${LOGTK:-./logtk}
 LOGTK_SRCDIR=${LOGTK_SRCDIR:-.}
 case $LOGTK in /*) ;; *) LOGTK=$(pwd)/$LOGTK ;; esac
-case $LOGTK_SRCDIR in /*) ;; *) LOGTK_SRCDIR=$(pwd)/$LOGTK_SRCDIR ;; esac
+LOGTK_SRCDIR=$(cd "$LOGTK_SRCDIR" && pwd) # no "..": syslog-ng refuses such file paths
 SNG=${SYSLOG_NG_ROOT:-/opt/syslog-ng}
 
 have_lognorm=0 have_sng=0
