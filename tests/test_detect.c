@@ -426,21 +426,28 @@ static logtk_sessions *normal_only_sessions(size_t *ntrain)
     return s;
 }
 
-TEST(test_logclustering_normal_only)
+/* Trains d on the first ntrain sessions of s (normal_only_sessions) and scores the 5 after them. */
+static void train_and_score_five(logtk_detector *d, const logtk_sessions *s, size_t ntrain,
+                                 double score[5], uint8_t v[5])
 {
-    size_t ntrain;
-    logtk_sessions *s = normal_only_sessions(&ntrain);
     size_t train[64], test[5];
     for (size_t k = 0; k < ntrain; k++)
         train[k] = k;
     for (size_t k = 0; k < 5; k++)
         test[k] = ntrain + k;
+    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+}
+
+TEST(test_logclustering_normal_only)
+{
+    size_t ntrain;
+    logtk_sessions *s = normal_only_sessions(&ntrain);
     double score[5];
     uint8_t v[5];
     logtk_detector *d;
     CHECK_STATUS(logtk_detector_new(&d, "logclustering"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    train_and_score_five(d, s, ntrain, score, v);
     /* the training shapes pass (at most their cluster's radius: score <= 0) */
     CHECK(!v[0] && !v[1] && !v[2]);
     CHECK(score[0] <= 0 && score[1] <= 0 && score[2] <= 0);
@@ -448,14 +455,12 @@ TEST(test_logclustering_normal_only)
     CHECK(v[3] && v[4]);
     /* loglizer's rule (radius=0): the truncated session is within 0.3 */
     CHECK_STATUS(logtk_detector_set_option(d, "radius", "0"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
+    train_and_score_five(d, s, ntrain, score, v);
     CHECK(logtk_detector_threshold(d) == 0.3);
-    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
     CHECK(!v[0] && !v[1] && !v[2] && !v[3] && v[4]);
     /* loglizer's idf as well: the zero-weight shape "A A A B" is flagged */
     CHECK_STATUS(logtk_detector_set_option(d, "tfidf", "1"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    train_and_score_five(d, s, ntrain, score, v);
     CHECK(v[0] && !v[1] && !v[2]);
     logtk_detector_free(d);
     logtk_sessions_free(s);
@@ -472,23 +477,16 @@ TEST(test_pca_normal_only)
 {
     size_t ntrain;
     logtk_sessions *s = normal_only_sessions(&ntrain);
-    size_t train[64], test[5];
-    for (size_t k = 0; k < ntrain; k++)
-        train[k] = k;
-    for (size_t k = 0; k < 5; k++)
-        test[k] = ntrain + k;
     double score[5];
     uint8_t v[5];
     logtk_detector *d;
     CHECK_STATUS(logtk_detector_new(&d, "pca"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    train_and_score_five(d, s, ntrain, score, v);
     CHECK(!v[0] && !v[1] && !v[2]);
     CHECK(v[3] && v[4]);
     CHECK_STATUS(logtk_detector_set_option(d, "tfidf", "1"), LOGTK_OK);
     CHECK_STATUS(logtk_detector_set_option(d, "n_components", "0.95"), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_train(d, s, train, ntrain), LOGTK_OK);
-    CHECK_STATUS(logtk_detector_score(d, s, test, 5, score, v), LOGTK_OK);
+    train_and_score_five(d, s, ntrain, score, v);
     /* loglizer's settings: the training shape "A A A B" and the truncated
        "A B" are the same (zero-weight) vector, so one verdict serves both */
     CHECK(score[0] == score[3] && v[0] == v[3]);
