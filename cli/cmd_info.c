@@ -44,9 +44,9 @@ int cmd_info(int argc, char **argv)
     }
     if (argc - optind != 1)
         return cli_usage_error(sub, "give one archive");
-    argv += optind - 1; /* argv[1] is the archive from here on */
+    const char *path = argv[optind];
     logtk_archive_reader *r = NULL;
-    if (cli_archive_open(sub, argv[1], &r) != 0) {
+    if (cli_archive_open(sub, path, &r) != 0) {
         logtk_archive_reader_free(r);
         return EXIT_DATA;
     }
@@ -75,7 +75,7 @@ int cmd_info(int argc, char **argv)
         templates += blk.templates;
     }
     struct stat st;
-    uint64_t file_bytes = stat(argv[1], &st) == 0 ? (uint64_t)st.st_size : 0;
+    uint64_t file_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
     printf("key\tvalue\n");
     printf("blocks\t%llu\n", (unsigned long long)blocks);
     printf("damaged_blocks\t%llu\n", (unsigned long long)damaged);

@@ -208,16 +208,22 @@ static size_t piece_ending(const char *p, size_t plen, const char *s, size_t end
     return si;
 }
 
-/* Leftmost place in s[from..to) where piece p matches and ends by `to`; sets *end. */
+/*
+ * Leftmost place in s[from..to) where piece p matches and ends by `to`; sets
+ * *end.  expect_miss: the caller asks whether a line matches, and most lines
+ * it asks about do not (an index search, a shard's rivals), so a cheap test
+ * that rejects a miss first pays; a caller extracting the parameters of a
+ * line that matches would only pay it twice.
+ */
 static size_t piece_find(const char *p, size_t plen, const char *s, size_t from, size_t to,
-                         size_t *end)
+                         size_t *end, int expect_miss)
 {
     /* The piece's longest run without blanks appears in s[from..to) byte for byte
      * wherever the piece matches: one memmem first settles the usual miss (a line
      * of another template), which otherwise tries the piece at each blank or each
      * place its first byte occurs ("<*> Served block <*>" on other HDFS lines) */
     size_t run_at = 0, run_len = 0;
-    for (size_t i = 0; i < plen;) {
+    for (size_t i = 0; expect_miss && i < plen;) {
         size_t j = i;
         while (j < plen && !blank((unsigned char)p[j]))
             j++;
@@ -316,7 +322,7 @@ int ltk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logt
             at = pos; /* "<*><*>": the first takes nothing */
             end = pos;
         } else {
-            at = piece_find(t + from, next - from, s, pos, limit, &end);
+            at = piece_find(t + from, next - from, s, pos, limit, &end, caps == NULL);
             if (at == SIZE_MAX)
                 return 0;
         }

@@ -36,6 +36,10 @@ int ltk_tmatch_one_star(const char *t, size_t tlen, size_t *at);
  * "<*>"; caps may be NULL, else it holds at least k slices), 0 otherwise.
  * Each "<*>" takes the shortest text that lets the rest match, from the
  * left.  Time O(slen * tlen) at worst, linear for the usual template.
+ * Without caps the caller is taken to ask about many lines that do not
+ * match (a search), and each fixed piece is first looked for whole
+ * (memmem), which rejects those cheaply; with caps, about a line it expects
+ * to match, which that test would only slow down.
  */
 int ltk_tmatch_glob(const char *t, size_t tlen, const char *s, size_t slen, logtk_slice *caps);
 
