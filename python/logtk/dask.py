@@ -252,7 +252,9 @@ def _relabelled(ids, relabel, out=None):
     if _np is not None and len(ids):
         table = _np.asarray(relabel, dtype=_np.uint32)
         if out is not None:
-            _np.take(table, _ids_np(ids), out=out)
+            # every id is one of the merged parser's, so within the table: "clip" only
+            # spares the bounds check (a third of the time)
+            _np.take(table, _ids_np(ids), out=out, mode="clip")
             return out
         result = array.array("I")
         result.frombytes(table[_ids_np(ids)].tobytes())
@@ -454,10 +456,10 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     timings = {}
     cpu0 = time.process_time()
     t0 = time.perf_counter()
-    # One task per shard and step, all submitted at once: learn, one merge task (it gets
+    # One task per shard and step, all sent in one graph: learn, one merge task (it gets
     # the states alone, kilobytes: each shard's line ids stay on its worker), classify.
     # Shard k is learned and classified on worker k mod n (a preference, see
-    # _pinned_tasks): so the workers go on from learn to classify without a round trip
+    # _submit_steps): so the workers go on from learn to classify without a round trip
     # through the client, and each shard is classified where its learn ids are.  The
     # client receives the merged state and the classify results: summaries and, when
     # asked for, the per-line ids (1 to 4 bytes a line); it never loops over lines in
@@ -466,14 +468,12 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     need_ids = out is not None or return_ids
     rematch = _REMATCH and _lib.HAVE_REMATCH_READER
     wall0 = time.time()
-    learned = _pinned_tasks(client, _learn, shards, cfg=cfg, keep_ids=rematch, single=single)
-    merged_f = _tasks(client, _merge_learned, [cfg], learned=learned)[0]
-    classified = _pinned_tasks(client, _classify, shards, learned, cfg=cfg, merged=merged_f,
-                               single=single, summary_only=not need_ids)
+    merged_f, classified = _submit_steps(client, shards, cfg, rematch, single,
+                                         summary_only=not need_ids)
     if return_ids or not need_ids:
-        done = client.gather([merged_f] + classified)  # with the ids when asked for
+        done = _gather(client, [merged_f] + classified)  # with the ids when asked for
     else:  # the rows are written where the ids are
-        done = client.gather([merged_f] + _tasks(client, _summary, classified))
+        done = _gather(client, [merged_f] + _tasks(client, _summary, classified))
     merged, summaries = done[0], done[1:]
     timings["learn"] = merged["learn_end"] - wall0
     timings["merge"] = merged["ended"] - merged["started"]
@@ -530,13 +530,15 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     ids = None
     if return_ids:
         ids = array.array("I")
-        if _np is not None:  # one buffer, each shard relabelled into its place
-            final = _np.empty(nlines, dtype=_np.uint32)
+        if _np is not None and nlines:
+            # one buffer, the result's own, each shard relabelled into its place
+            ids = array.array("I", [0]) * nlines
+            final = _np.frombuffer(ids, dtype=_np.uint32)
             at = 0
             for s in summaries:
                 _relabelled(s["ids"], relabel, out=final[at:at + s["lines"]])
                 at += s["lines"]
-            ids.frombytes(memoryview(final).cast("B"))
+            del final  # the array can grow again once no view is left
         else:
             for s in summaries:
                 ids.extend(_relabelled(s["ids"], relabel))
@@ -551,28 +553,59 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     return result
 
 
-def _pinned_tasks(client, fn, *items, **kw):
-    """fn(item, ..., **kw) as tasks, item k on worker k mod n (sorted by address) as a
-    preference: any worker takes them when that one is gone.  Learn and classify of a
-    shard so run in one place without the client in between; handed out as workers
-    asked instead, one worker took 10 of 18 shards and, no faster, ended its classify
-    tasks 57 ms after the other, and a classify task depending on the merge task's
-    result could also run where that ran (Dask put 10 or 11 of 18 there).  Tasks with
-    a place are also sent to their worker at once, where Dask's queue would hand out
-    tasks without one as workers finish (36 empty tasks on one worker: 16 ms, not 105)."""
+def _submit_steps(client, shards, cfg, keep_ids, single, summary_only):
+    """The learn, merge and classify tasks of parse(), sent to the scheduler as one graph
+    (one message, one look at the caller's source by distributed's client: 4 ms a call,
+    which five client.map calls paid before); returns the merge task's future and the
+    classify tasks' futures, in shard order.  Shard k is learned and classified on worker
+    k mod n (sorted by address) as a preference: any worker takes them when that one is
+    gone.  Learn and classify of a shard so run in one place without the client in
+    between; handed out as workers asked instead, one worker took 10 of 18 shards and,
+    no faster, ended its classify tasks 57 ms after the other, and a classify task
+    depending on the merge task's result could also run where that ran (Dask put 10 or
+    11 of 18 there).  Tasks with a place are also sent to their worker at once, where
+    Dask's queue would hand out tasks without one as workers finish (36 empty tasks on
+    one worker: 16 ms, not 105)."""
     workers = sorted(client.scheduler_info()["workers"]) if hasattr(client,
                                                                     "scheduler_info") else []
-    if not workers:
-        return _tasks(client, fn, *items, **kw)
-    futures = [None] * len(items[0])
-    for w, worker in enumerate(workers):
-        mine = list(range(w, len(items[0]), len(workers)))
-        if mine:
-            group = client.map(fn, *[[column[k] for k in mine] for column in items],
-                               pure=False, workers=[worker], allow_other_workers=True, **kw)
-            for k, f in zip(mine, group):
-                futures[k] = f
-    return futures
+    if not workers:  # in this process (_Local)
+        learned = _tasks(client, _learn, shards, cfg=cfg, keep_ids=keep_ids, single=single)
+        merged_f = _tasks(client, _merge_learned, [cfg], learned=learned)[0]
+        return merged_f, _tasks(client, _classify, shards, learned, cfg=cfg, merged=merged_f,
+                                single=single, summary_only=summary_only)
+    import uuid
+    from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+    tag = uuid.uuid4().hex  # the keys of this job alone (pure=False)
+    learn = [("logtk-learn-" + tag, k) for k in range(len(shards))]
+    classify = [("logtk-classify-" + tag, k) for k in range(len(shards))]
+    merge = "logtk-merge-" + tag
+    # a layer per step and worker, its place as the layer's annotation; the arguments
+    # are positional, since Dask finds the keys a task needs in lists, not in keywords
+    layers, deps, used = {}, {}, []
+    for w, worker in enumerate(workers[:len(shards)]):
+        mine = range(w, len(shards), len(workers))
+        place = {"workers": [worker], "allow_other_workers": True}
+        layers["learn-%d" % w] = MaterializedLayer(
+            {learn[k]: (_learn, shards[k], cfg, keep_ids, single) for k in mine},
+            annotations=place)
+        layers["classify-%d" % w] = MaterializedLayer(
+            {classify[k]: (_classify, shards[k], learn[k], cfg, merge, single, summary_only)
+             for k in mine}, annotations=place)
+        deps["learn-%d" % w] = set()
+        deps["classify-%d" % w] = {"learn-%d" % w, "merge"}
+        used.append("learn-%d" % w)
+    layers["merge"] = MaterializedLayer({merge: (_merge_learned, cfg, list(learn))})
+    deps["merge"] = set(used)
+    futures = client.get(HighLevelGraph(layers, deps), [merge] + classify, sync=False)
+    return futures[0], futures[1:]
+
+
+def _gather(client, futures):
+    """The futures' results, fetched by this client from the workers that hold them
+    (through the scheduler, the default, the per-line ids made one more hop)."""
+    if isinstance(client, _Local):
+        return client.gather(futures)
+    return client.gather(futures, direct=True)
 
 
 def _tasks(client, fn, *items, **kw):
