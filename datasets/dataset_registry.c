@@ -290,12 +290,6 @@ static const logtk_dataset presets[] = {
         .name = "Android",
         .format = "<Date> <Time>  <Pid>  <Tid> <Level> <Component>: <Content>",
         .masks = {"(/[\\w-]+)+", "([\\w-]+\\.){2,}[\\w-]+", "\\b(\\-?\\+?\\d+)\\b|\\b0[Xx][a-fA-F\\d]+\\b|\\b[a-fA-F\\d]{4,}\\b", NULL},
-        .variants = {
-            /* fuse masks for itself elsewhere, but not yet well enough here (see self_masking) */
-            {"fuse",
-             {"(/[\\w-]+)+", "([\\w-]+\\.){2,}[\\w-]+",
-              "\\b(\\-?\\+?\\d+)\\b|\\b0[Xx][a-fA-F\\d]+\\b|\\b[a-fA-F\\d]{4,}\\b", NULL}},
-        },
         .drain_st = "0.2",
         .drain_depth = "6",
         .spell_tau = "0.95",
@@ -573,9 +567,7 @@ const char *logtk_dataset_format(const logtk_dataset *d)
  * as one "<*>" where they want "<*>:<*>"; "core.N" as "<*>"; OpenStack's
  * "/.+?\s" swallowing the space after a path), and a parser that needs
  * no regex parses a new system's logs as well as a benchmark's.  A
- * preset's explicit variant for such a parser still wins (Android: fuse
- * does not yet tell its bare hex words and dotted package names from
- * message words, which the preset's regexes mask).
+ * preset's explicit variant for such a parser still wins (none has one).
  */
 static const char *const self_masking[] = {"fuse", NULL};
 static const char *const no_masks[] = {NULL};

@@ -71,7 +71,8 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
                                                     grp->value_like << 2 | grp->shape_seen << 3 |
                                                     grp->non_unit << 4 | grp->plain_word << 5 |
                                                     grp->non_event << 6 |
-                                                    grp->non_numbered << 7)) == 0 &&
+                                                    grp->non_numbered << 7 |
+                                                    !grp->non_dotted << 8)) == 0 &&
              ltk_strbuf_put_varint(out, grp->stem) == 0 &&
              ltk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
              ltk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
@@ -144,7 +145,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         ltk_fuse_group *grp = ltk_fuse_group_at(st, (uint32_t)g);
         uint64_t position, promoted, nvalues, stem, pool, next, value;
         if (ltk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
-            ltk_snap_varint(&pos, end, &promoted) != 0 || promoted > 255 ||
+            ltk_snap_varint(&pos, end, &promoted) != 0 || promoted > 511 ||
             ltk_snap_varint(&pos, end, &stem) != 0 ||
             ltk_snap_varint(&pos, end, &pool) != 0 || pool > UINT32_MAX ||
             ltk_snap_varint(&pos, end, &next) != 0 || next > st->ngroups ||
@@ -155,6 +156,9 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         grp->next_in_pool = (uint32_t)(next - 1);
         grp->non_event = (uint8_t)(promoted >> 6 & 1);
         grp->non_numbered = (uint8_t)(promoted >> 7 & 1);
+        /* saved as "only dotted names": a state saved before the flag existed
+           does not promote a slot as one of dotted names */
+        grp->non_dotted = (uint8_t)!(promoted >> 8 & 1);
         grp->position = (uint32_t)position;
         grp->promoted = (uint8_t)(promoted & 1);
         grp->varform_seen = (uint8_t)(promoted >> 1 & 1);

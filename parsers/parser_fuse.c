@@ -125,7 +125,9 @@ enum fuse_rule {
     FUSE_RULE_QUANTITY = 11,     /* "(1.19 KB)" is one value */
     FUSE_RULE_BOUND = 12,        /* "<1 sec" is one value */
     FUSE_RULE_ANNOTATION = 13,   /* "host:443 (IPv6)": a value with its annotation */
-    FUSE_RULE_PARTICIPLES = 14   /* a slot of participles is not promoted */
+    FUSE_RULE_PARTICIPLES = 14,  /* a slot of participles is not promoted */
+    FUSE_RULE_HEX_WORDS = 15,    /* "ffffffff", "deadbeef": hex values */
+    FUSE_RULE_DOTTED_SLOTS = 16  /* a slot of two dotted names is a variable */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -200,6 +202,24 @@ static int is_value_word(const char *s, size_t n)
             return 1;
     }
     return 0;
+}
+
+/*
+ * A machine word printed in hex whose digits all happen to be letters
+ * ("ffffffff", "DEADBEEF"): eight or more of a-f (or A-F), one case.  Hex
+ * is printed at the width of the word it shows (8, 16, 32 digits), and no
+ * message word of that length is spelled with a-f alone; shorter runs
+ * ("added", "face", "decade") are words.
+ */
+static int is_hex_word(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_HEX_WORDS) || n < 8)
+        return 0;
+    unsigned char base = (unsigned char)(s[0] & 0x20) ? 'a' : 'A';
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)(s[i] - base) > 5)
+            return 0;
+    return 1;
 }
 
 /* Bytes that end a path component inside a token (whitespace already split tokens). */
@@ -708,7 +728,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
                            is_host_name(atom, atom_len)) ||
                           is_dns_name(atom, atom_len)))
             variable = 1;
-        if (!variable && !is_value_word(atom, atom_len)) {
+        if (!variable && !is_value_word(atom, atom_len) && !is_hex_word(atom, atom_len)) {
             last_wild = 0;
             continue;
         }
@@ -830,7 +850,8 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         if (is_dns_name(s, n))
             return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
         int wild = (n == 3 && ltk_fuse_is_calendar_word(s, n)) ||
-                   ((n == 4 || n == 5) && is_value_word(s, n)); /* its own first test, inline */
+                   ((n == 4 || n == 5) && is_value_word(s, n)) || /* its own first test, inline */
+                   is_hex_word(s, n);
         *hash = wild ? wild_dots[0] : h;
         *form = wild ? FORM_WILD : FORM_SELF;
         return 1;
@@ -1197,6 +1218,22 @@ static int looks_like_value(const char *s, size_t n)
             is_alnum_byte(s[i + 1]))
             return 1;
     }
+    return 0;
+}
+
+/*
+ * A dotted name: a dot between letters or digits ("com.tencent.mm",
+ * "android.intent.action.SCREEN_ON"), as packages, classes, hosts and keys
+ * are written.  A slot that shows two different ones is a field that names
+ * something (a component, an app, an action): the message prints whichever
+ * it is about, so the slot is a variable however few lines showed it.  A
+ * message type names its own code with one fixed name, never two.
+ */
+static int has_inner_dot(const char *s, size_t n)
+{
+    for (size_t i = 1; i + 1 < n; i++)
+        if (s[i] == '.' && is_alnum_byte(s[i - 1]) && is_alnum_byte(s[i + 1]))
+            return 1;
     return 0;
 }
 
@@ -1898,6 +1935,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             grp->shape_seen |= shape;
             grp->non_unit |= !is_size_unit(word, word_len);
             grp->plain_word |= !like;
+            grp->non_dotted |= !has_inner_dot(word, word_len);
             grp->non_event |= !is_participle(word, word_len) && !code;
             uint64_t stem = numbered_stem(word, word_len);
             if (grp->nvalues == 1)
@@ -1922,6 +1960,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_event) ||
             (grp->varform_seen && grp->value_like) || shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
+            (grp->nvalues >= 2 && !grp->non_dotted && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
             (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
             ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
             rc = promote(p, st, g);

@@ -507,13 +507,17 @@ TEST(test_fuse_own_masks)
     CHECK(!same_text(p, 4, 5)); /* only units of size */
     logtk_parser_free(p);
 
-    /* the presets give fuse no regexes, except where a preset says otherwise */
+    /* the presets give fuse no regexes (Android's included), the other parsers theirs */
     const logtk_dataset *hdfs = logtk_dataset_find("HDFS");
     CHECK(hdfs && ltk_dataset_masks_for(hdfs, "fuse")[0] == NULL);
     CHECK(hdfs && ltk_dataset_masks_for(hdfs, "FUSE")[0] == NULL);
     CHECK(hdfs && ltk_dataset_masks_for(hdfs, "drain")[0] != NULL);
+    size_t presets = 0;
+    for (const logtk_dataset *d; (d = logtk_dataset_at(presets)) != NULL; presets++)
+        CHECK(ltk_dataset_masks_for(d, "fuse")[0] == NULL);
+    CHECK(presets >= 16);
     const logtk_dataset *android = logtk_dataset_find("Android");
-    CHECK(android && ltk_dataset_masks_for(android, "fuse")[0] != NULL);
+    CHECK(android && ltk_dataset_masks_for(android, "drain")[0] != NULL);
 }
 
 /* The rules of round 3: which words stay words, lists, leader dots, fixed points. */
@@ -1013,4 +1017,57 @@ TEST(test_fuse_has_byte2)
             s[at] = keep;
         }
     }
+}
+
+/*
+ * A machine word in hex whose digits are all letters is a value like any
+ * other hex number; a shorter word of those letters, or one of mixed case,
+ * is a word.
+ */
+TEST(test_fuse_hex_words)
+{
+    static const char *const lines[] = {
+        "setSystemUiVisibility vis=0 mask=ffffffff done",
+        "setSystemUiVisibility vis=4 mask=0000ff00 done",
+        "record faded added to the decade list",
+        "key DEADBEEF dropped",
+        "key DeadBeef dropped",
+    };
+    logtk_parser *p = run_parser("fuse", lines, 5, NULL, NULL);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_TEXT(p, 0, "setSystemUiVisibility vis=<*> mask=<*> done");
+    CHECK(same_text(p, 0, 1));
+    CHECK_TEXT(p, 2, "record faded added to the decade list");
+    CHECK_TEXT(p, 3, "key <*> dropped");
+    CHECK_TEXT(p, 4, "key DeadBeef dropped");
+    logtk_parser_free(p);
+}
+
+/*
+ * A slot that shows two different dotted names (packages, actions,
+ * classes) is a variable at once; one dotted name seen beside a plain word,
+ * or the same name again, leaves the slot as it is.
+ */
+TEST(test_fuse_dotted_slots)
+{
+    static const char *const lines[] = {
+        "received broadcast android.intent.action.TIME_TICK",
+        "received broadcast android.intent.action.SCREEN_ON",
+        "loaded module org.example.cache now",
+        "loaded module plugins now",
+        "stopped service org.example.Cache",
+        "stopped service org.example.Cache",
+    };
+    logtk_parser *p = run_parser("fuse", lines, 6, NULL, NULL);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_TEXT(p, 0, "received broadcast <*>");
+    CHECK(same_text(p, 0, 1));
+    CHECK_TEXT(p, 2, "loaded module org.example.cache now");
+    CHECK_TEXT(p, 3, "loaded module plugins now");
+    CHECK_TEXT(p, 4, "stopped service org.example.Cache");
+    logtk_parser_free(p);
 }
