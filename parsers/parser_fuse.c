@@ -1223,18 +1223,25 @@ static int looks_like_value(const char *s, size_t n)
 
 /*
  * A dotted name: a dot between letters or digits ("com.tencent.mm",
- * "android.intent.action.SCREEN_ON"), as packages, classes, hosts and keys
- * are written.  A slot that shows two different ones is a field that names
- * something (a component, an app, an action): the message prints whichever
- * it is about, so the slot is a variable however few lines showed it.  A
- * message type names its own code with one fixed name, never two.
+ * "android.intent.action.SCREEN_ON"), as packages, apps, actions and hosts
+ * are written, and no parenthesis.  A slot that shows two different ones
+ * is a field that names something (a component, an app, an action): the
+ * message prints whichever it is about, so the slot is a variable however
+ * few lines showed it.  A call or a stack frame
+ * ("com.example.Service.close(Service.java:<*>)") is code, not a name
+ * printed as data: each frame is its own message, as each kernel frame is.
  */
-static int has_inner_dot(const char *s, size_t n)
+static int is_dotted_name(const char *s, size_t n)
 {
-    for (size_t i = 1; i + 1 < n; i++)
-        if (s[i] == '.' && is_alnum_byte(s[i - 1]) && is_alnum_byte(s[i + 1]))
-            return 1;
-    return 0;
+    int dotted = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '(')
+            return 0;
+        if (s[i] == '.' && i > 0 && i + 1 < n && is_alnum_byte(s[i - 1]) &&
+            is_alnum_byte(s[i + 1]))
+            dotted = 1;
+    }
+    return dotted;
 }
 
 /* The token is variables and punctuation only ("<*>,", "<*>,<*>", "(<*>)"). */
@@ -1935,7 +1942,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             grp->shape_seen |= shape;
             grp->non_unit |= !is_size_unit(word, word_len);
             grp->plain_word |= !like;
-            grp->non_dotted |= !has_inner_dot(word, word_len);
+            grp->non_dotted |= code || !is_dotted_name(word, word_len);
             grp->non_event |= !is_participle(word, word_len) && !code;
             uint64_t stem = numbered_stem(word, word_len);
             if (grp->nvalues == 1)

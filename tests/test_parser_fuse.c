@@ -1046,9 +1046,9 @@ TEST(test_fuse_hex_words)
 }
 
 /*
- * A slot that shows two different dotted names (packages, actions,
- * classes) is a variable at once; one dotted name seen beside a plain word,
- * or the same name again, leaves the slot as it is.
+ * A slot that shows two different dotted names (packages, actions) is a
+ * variable at once; one dotted name seen beside a plain word, the same
+ * name again, or two calls or stack frames leave the slot as it is.
  */
 TEST(test_fuse_dotted_slots)
 {
@@ -1059,8 +1059,10 @@ TEST(test_fuse_dotted_slots)
         "loaded module plugins now",
         "stopped service org.example.Cache",
         "stopped service org.example.Cache",
+        "at com.example.orderd.OrderService.close(OrderService.java:212)",
+        "at com.example.orderd.OrderController.handle(OrderController.java:88)",
     };
-    logtk_parser *p = run_parser("fuse", lines, 6, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, 8, NULL, NULL);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -1069,5 +1071,8 @@ TEST(test_fuse_dotted_slots)
     CHECK_TEXT(p, 2, "loaded module org.example.cache now");
     CHECK_TEXT(p, 3, "loaded module plugins now");
     CHECK_TEXT(p, 4, "stopped service org.example.Cache");
+    /* stack frames are code: each its own message */
+    CHECK_TEXT(p, 6, "at com.example.orderd.OrderService.close(OrderService.java:<*>)");
+    CHECK_TEXT(p, 7, "at com.example.orderd.OrderController.handle(OrderController.java:<*>)");
     logtk_parser_free(p);
 }
