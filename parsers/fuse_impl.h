@@ -56,7 +56,7 @@ typedef struct ltk_fuse_group {
     uint8_t plain_word;   /* some word seen there does not look like a value */
     uint8_t non_event;    /* some word seen there is neither a past participle nor a code symbol */
     uint8_t non_numbered; /* some word seen there is not a numbered name of one stem (numbered_stem) */
-    uint8_t non_dotted;   /* some word seen there is not a dotted name (is_dotted_name) */
+    uint8_t dotted_names; /* distinct dotted names seen there (is_dotted_name), up to 2 */
 } ltk_fuse_group;
 
 /*

@@ -72,7 +72,7 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
                                                     grp->non_unit << 4 | grp->plain_word << 5 |
                                                     grp->non_event << 6 |
                                                     grp->non_numbered << 7 |
-                                                    !grp->non_dotted << 8)) == 0 &&
+                                                    (grp->dotted_names > 0) << 8)) == 0 &&
              ltk_strbuf_put_varint(out, grp->stem) == 0 &&
              ltk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
              ltk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
@@ -156,9 +156,8 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         grp->next_in_pool = (uint32_t)(next - 1);
         grp->non_event = (uint8_t)(promoted >> 6 & 1);
         grp->non_numbered = (uint8_t)(promoted >> 7 & 1);
-        /* saved as "only dotted names": a state saved before the flag existed
-           does not promote a slot as one of dotted names */
-        grp->non_dotted = (uint8_t)!(promoted >> 8 & 1);
+        /* one bit: a slot that saw two is promoted, so it needs the count no more */
+        grp->dotted_names = (uint8_t)(promoted >> 8 & 1);
         grp->position = (uint32_t)position;
         grp->promoted = (uint8_t)(promoted & 1);
         grp->varform_seen = (uint8_t)(promoted >> 1 & 1);

@@ -1227,7 +1227,9 @@ static int looks_like_value(const char *s, size_t n)
  * are written, and no parenthesis.  A slot that shows two different ones
  * is a field that names something (a component, an app, an action): the
  * message prints whichever it is about, so the slot is a variable however
- * few lines showed it.  A call or a stack frame
+ * few lines showed it (whatever else it showed, and in whatever order: a
+ * shard's merge must reach what one process reaches).  Not the first word,
+ * which names the actor ("rpc.statd startup succeeded").  A call or a stack frame
  * ("com.example.Service.close(Service.java:<*>)") is code, not a name
  * printed as data: each frame is its own message, as each kernel frame is.
  */
@@ -1942,7 +1944,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             grp->shape_seen |= shape;
             grp->non_unit |= !is_size_unit(word, word_len);
             grp->plain_word |= !like;
-            grp->non_dotted |= code || !is_dotted_name(word, word_len);
+            if (!code && grp->dotted_names < 2 && is_dotted_name(word, word_len))
+                grp->dotted_names++; /* the word is new to the slot: distinct names */
             grp->non_event |= !is_participle(word, word_len) && !code;
             uint64_t stem = numbered_stem(word, word_len);
             if (grp->nvalues == 1)
@@ -1967,7 +1970,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_event) ||
             (grp->varform_seen && grp->value_like) || shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
-            (grp->nvalues >= 2 && !grp->non_dotted && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
+            (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
             (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
             ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
             rc = promote(p, st, g);

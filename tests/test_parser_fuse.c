@@ -1047,8 +1047,9 @@ TEST(test_fuse_hex_words)
 
 /*
  * A slot that shows two different dotted names (packages, actions) is a
- * variable at once; one dotted name seen beside a plain word, the same
- * name again, or two calls or stack frames leave the slot as it is.
+ * variable at once, whatever else it showed; one dotted name beside a plain
+ * word, the same name again, two calls or stack frames, or two names as a
+ * message's first word leave the slot as it is.
  */
 TEST(test_fuse_dotted_slots)
 {
@@ -1061,8 +1062,13 @@ TEST(test_fuse_dotted_slots)
         "stopped service org.example.Cache",
         "at com.example.orderd.OrderService.close(OrderService.java:212)",
         "at com.example.orderd.OrderController.handle(OrderController.java:88)",
+        "rpc.statd startup succeeded",
+        "rpc.idmapd startup succeeded",
+        "fetched org.example.a, then plain",
+        "fetched cache, then plain",
+        "fetched org.example.b, then plain",
     };
-    logtk_parser *p = run_parser("fuse", lines, 8, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, 13, NULL, NULL);
     CHECK(p != NULL);
     if (!p)
         return;
@@ -1074,5 +1080,12 @@ TEST(test_fuse_dotted_slots)
     /* stack frames are code: each its own message */
     CHECK_TEXT(p, 6, "at com.example.orderd.OrderService.close(OrderService.java:<*>)");
     CHECK_TEXT(p, 7, "at com.example.orderd.OrderController.handle(OrderController.java:<*>)");
+    /* the first word names the actor */
+    CHECK_TEXT(p, 8, "rpc.statd startup succeeded");
+    CHECK_TEXT(p, 9, "rpc.idmapd startup succeeded");
+    /* two names, whatever came between them (the order of lines does not matter) */
+    CHECK_TEXT(p, 10, "fetched <*>, then plain");
+    CHECK(same_text(p, 10, 11));
+    CHECK(same_text(p, 10, 12));
     logtk_parser_free(p);
 }
