@@ -90,6 +90,18 @@ int ltk_u64map_put(ltk_u64map *m, uint64_t key, uint32_t value)
     return 0;
 }
 
+uint32_t *ltk_u64map_emplace(ltk_u64map *m, uint64_t key, uint32_t value, int *added)
+{
+    size_t count = m->count;
+    size_t s = insert(m, key);
+    if (s == (size_t)-1)
+        return NULL;
+    *added = m->count != count;
+    if (*added)
+        m->slots[s].value = value;
+    return &m->slots[s].value;
+}
+
 int ltk_u64map_increment(ltk_u64map *m, uint64_t key)
 {
     size_t s = insert(m, key);

@@ -997,17 +997,26 @@ static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
 
 /*
  * Hash of the variable form prefix + "<*>" + suffix, equal to hash_bytes()
- * of those bytes; `scratch` holds them (slow path only).
+ * of those bytes (slow path only).  They are put together on the stack, with
+ * the zeroed slack hash_padded() reads; `scratch` holds a form too long for it.
  */
 static int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size_t prefix,
                          size_t suffix, uint64_t *out)
 {
-    ltk_strbuf_clear(scratch);
-    if (ltk_strbuf_append(scratch, s, prefix) != 0 ||
-        ltk_strbuf_append(scratch, LTK_WILDCARD, LTK_WILDCARD_LEN) != 0 ||
-        ltk_strbuf_append(scratch, s + n - suffix, suffix) != 0)
-        return -1;
-    *out = hash_bytes(scratch->data, scratch->len);
+    char local[120];
+    size_t len = prefix + LTK_WILDCARD_LEN + suffix;
+    char *form = local;
+    if (len + 8 > sizeof local) {
+        ltk_strbuf_clear(scratch);
+        if (ltk_strbuf_reserve(scratch, len + 8) != 0)
+            return -1;
+        form = scratch->data;
+    }
+    memcpy(form, s, prefix);
+    memcpy(form + prefix, LTK_WILDCARD, LTK_WILDCARD_LEN);
+    memcpy(form + prefix + LTK_WILDCARD_LEN, s + n - suffix, suffix);
+    memset(form + len, 0, 8);
+    *out = hash_padded(form, len);
     return 0;
 }
 
@@ -1400,15 +1409,17 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
     if (grp->position <= first_word)
         return 0;
     uint64_t key = pool_key(prefix, grp->position, n);
-    uint32_t k = map_get(&st->pools, key);
-    if (k == FUSE_NO_ID) {
-        if ((k = ltk_fuse_new_pool(st)) == FUSE_NO_ID)
-            return -1;
-        if (ltk_u64map_put(&st->pools, key, k) != 0) {
-            st->npools--; /* unmade: no key names it */
-            return -1;
-        }
-    }
+    /* the pool made here, unmade when the key names one already: one probe */
+    uint32_t made = ltk_fuse_new_pool(st);
+    if (made == FUSE_NO_ID)
+        return -1;
+    int added;
+    uint32_t *slot = ltk_u64map_emplace(&st->pools, key, made, &added);
+    if (slot == NULL || !added)
+        st->npools--; /* unmade: no key names it */
+    if (slot == NULL)
+        return -1;
+    uint32_t k = *slot;
     ltk_fuse_pool *pool = ltk_fuse_pool_at(st, k);
     grp->pool = k;
     grp->next_in_pool = pool->first_group;
@@ -1729,7 +1740,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     for (size_t i = 0; i < n; i++) {
         const char *t = base + st->tok_off[i];
         st->tok_wild[i] = ltk_is_wildcard(t, st->tok_len[i]);
-        st->wf_prefix[i] = wildform_prefix(t, st->tok_len[i]);
+        st->wf_prefix[i] = st->tok_wild[i] ? 0 : wildform_prefix(t, st->tok_len[i]);
         st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, st->tok_len[i], st->wf_prefix[i]);
         st->wf_hash[i] = wild_h;
         if ((st->wf_prefix[i] || st->wf_suffix[i]) &&
@@ -1847,16 +1858,27 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         int known = !promoted_any && st->sib_known[i];
         uint64_t key = known ? st->sib_key[i]
                              : sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i);
-        uint32_t g = known && st->sib_group[i] != FUSE_NO_ID ? st->sib_group[i]
-                                                             : map_get(&st->groups, key);
-        if (g == FUSE_NO_ID) {
-            if ((long)st->ngroups >= st->max_entries)
+        uint32_t g = known ? st->sib_group[i] : FUSE_NO_ID;
+        if (g == FUSE_NO_ID && (long)st->ngroups >= st->max_entries) {
+            if ((g = map_get(&st->groups, key)) == FUSE_NO_ID)
                 continue;
-            if ((g = ltk_fuse_new_group(st)) == FUSE_NO_ID)
+        } else if (g == FUSE_NO_ID) {
+            /* found, or made here with one probe (unmade when the key names one) */
+            uint32_t made = ltk_fuse_new_group(st);
+            if (made == FUSE_NO_ID)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            ltk_fuse_group_at(st, g)->position = (uint32_t)i;
-            if (ltk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n, hdr) != 0)
+            int added;
+            uint32_t *slot = ltk_u64map_emplace(&st->groups, key, made, &added);
+            if (slot == NULL || !added)
+                st->ngroups--;
+            if (slot == NULL)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            g = *slot;
+            if (added) {
+                ltk_fuse_group_at(st, g)->position = (uint32_t)i;
+                if (join_pool(st, g, before, n, hdr) != 0)
+                    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            }
         }
         ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
         if (grp->promoted)
