@@ -1527,6 +1527,13 @@ static uint32_t annotated_value(const ltk_fuse_state *st, uint64_t seq, size_t n
     return FUSE_NO_ID;
 }
 
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice *in, size_t n,
+                          size_t hdr, size_t asides, const char *limit, uint64_t fast_seq,
+                          uint32_t *template_id);
+
 /* The whole of fuse_feed() for a line its shape did not answer; kept out of line, see there. */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -1647,6 +1654,23 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         *template_id = resolve(st, id);
         return LOGTK_OK;
     }
+    return learn_sequence(p, st, in, n, hdr, asides, limit, fast_seq, template_id);
+}
+
+/*
+ * The rest of feed_tokens() for a sequence the exact table does not know
+ * (Mac: one line in five): a call of its own, compiled for size (cold), so
+ * that the code run for such a line, which then runs most of this file,
+ * evicts less of the code every line runs (format, tokenizer, masks, fit).
+ * `in`, `n`, `hdr`, `asides`, `limit` and `fast_seq` are feed_tokens'.
+ */
+static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice *in, size_t n,
+                          size_t hdr, size_t asides, const char *limit, uint64_t fast_seq,
+                          uint32_t *template_id)
+{
+    const uint64_t wild_h = st->wild_dots[0];
+    uint64_t seq;
+    uint32_t id;
 
     /* the line's tokens, quantity asides and bounds joined (rare: most lines have none) */
     const logtk_slice *toks = in;
