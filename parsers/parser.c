@@ -379,28 +379,10 @@ static int join_tokens(ltk_strbuf *out, const logtk_slice *tok, size_t n)
  * only when a line's tokens are paired with it (not for lines a mask
  * changed, which are matched as text).
  */
-static int classify_stale_tokens(logtk_parser *p, template_entry *t);
-static inline int classify_tokens(logtk_parser *p, template_entry *t)
+static int classify_tokens(logtk_parser *p, template_entry *t)
 {
     if (!t->fit_stale || t->shown)
         return LOGTK_OK; /* current, or not needed: a shown text is matched as text */
-    return classify_stale_tokens(p, t);
-}
-
-/*
- * The making of a template's fit and text, once per template text, is
- * compiled for size and kept apart from what every line runs (cold): a
- * parser learning new messages (fuse: Mac, one line in five) runs it
- * between lines whose own code it would otherwise evict.
- */
-#if defined(__GNUC__)
-#define ONCE_PER_TEXT __attribute__((noinline, cold))
-#else
-#define ONCE_PER_TEXT
-#endif
-
-ONCE_PER_TEXT static int classify_stale_tokens(logtk_parser *p, template_entry *t)
-{
     if (t->ntokens > t->fit_cap) {
         token_fit *f = realloc(t->fit, t->ntokens * sizeof *f);
         if (f == NULL)
@@ -433,16 +415,10 @@ ONCE_PER_TEXT static int classify_stale_tokens(logtk_parser *p, template_entry *
     return LOGTK_OK;
 }
 
-static int render_dirty_text(logtk_parser *p, template_entry *t);
 int ltk_parser_render(logtk_parser *p, template_entry *t)
 {
     if (!t->text_dirty)
         return LOGTK_OK;
-    return render_dirty_text(p, t);
-}
-
-ONCE_PER_TEXT static int render_dirty_text(logtk_parser *p, template_entry *t)
-{
     size_t need = 1;
     if (t->shown)
         need += t->shown_len;
