@@ -237,6 +237,10 @@ static int copy_token(logtk_parser *p, logtk_slice *dst, const char *ptr, size_t
 }
 
 static int keep_covering(logtk_parser *p, template_entry *t);
+/* once per template: kept apart from every line's code */
+#if defined(__GNUC__)
+__attribute__((cold))
+#endif
 uint32_t ltk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
 {
     if (p->ntemplates == UINT32_MAX - 1 || n > UINT32_MAX) {
