@@ -30,7 +30,10 @@ void ltk_u64map_free(ltk_u64map *m)
 /* The slot holding key, or the empty slot where it would go.  The keys are
    hashes of line content: the process seed keeps crafted ones from sharing
    a bucket run (slot order, which callers must not rely on, varies by run). */
-static size_t slot_of(const ltk_u64map *m, uint64_t key)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t slot_of(const ltk_u64map *m, uint64_t key)
 {
     size_t mask = m->nslots - 1;
     size_t i = (size_t)ltk_mix64(key ^ m->seed) & mask;
@@ -47,6 +50,9 @@ uint32_t *ltk_u64map_find(const ltk_u64map *m, uint64_t key)
     return m->used[s] ? &m->slots[s].value : NULL;
 }
 
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static int grow(ltk_u64map *m)
 {
     ltk_u64map bigger;
@@ -66,8 +72,13 @@ static int grow(ltk_u64map *m)
     return 0;
 }
 
-/* Slot of key, inserted with value 0 when absent; (size_t)-1 when out of memory. */
-static size_t insert(ltk_u64map *m, uint64_t key)
+/* Slot of key, inserted with value 0 when absent; (size_t)-1 when out of memory.
+   Inline in each caller: a parser learning new messages puts a key for each
+   of their words (fuse's sibling groups), and the calls cost as much as the probe. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t insert(ltk_u64map *m, uint64_t key)
 {
     if ((m->count + 1) * 2 > m->nslots && grow(m) != 0)
         return (size_t)-1;
@@ -88,6 +99,18 @@ int ltk_u64map_put(ltk_u64map *m, uint64_t key, uint32_t value)
         return -1;
     m->slots[s].value = value;
     return 0;
+}
+
+uint32_t *ltk_u64map_emplace(ltk_u64map *m, uint64_t key, uint32_t value, int *added)
+{
+    size_t count = m->count;
+    size_t s = insert(m, key);
+    if (s == (size_t)-1)
+        return NULL;
+    *added = m->count != count;
+    if (*added)
+        m->slots[s].value = value;
+    return &m->slots[s].value;
 }
 
 int ltk_u64map_increment(ltk_u64map *m, uint64_t key)

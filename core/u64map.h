@@ -73,6 +73,13 @@ static inline uint32_t *ltk_u64map_lookup(const ltk_u64map *m, uint64_t key)
 /** Sets key's value (inserting the key).  Returns 0 or -1 (out of memory). */
 int ltk_u64map_put(ltk_u64map *m, uint64_t key, uint32_t value);
 
+/**
+ * Key's value, the key inserted with `value` when absent (*added is then 1,
+ * else 0): one probe where a lookup and then a put take two.  NULL when out
+ * of memory (nothing inserted).
+ */
+uint32_t *ltk_u64map_emplace(ltk_u64map *m, uint64_t key, uint32_t value, int *added);
+
 /** Adds one to key's value (a new key starts at 0).  Returns 0 or -1. */
 int ltk_u64map_increment(ltk_u64map *m, uint64_t key);
 

@@ -237,13 +237,18 @@ static int copy_token(logtk_parser *p, logtk_slice *dst, const char *ptr, size_t
 }
 
 static int keep_covering(logtk_parser *p, template_entry *t);
+/* once per template: kept apart from every line's code */
+#if defined(__GNUC__)
+__attribute__((cold))
+#endif
 uint32_t ltk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
 {
     if (p->ntemplates == UINT32_MAX - 1 || n > UINT32_MAX) {
         ltk_parser_error(p, LOGTK_ERR_NOMEM, "too many templates");
         return 0;
     }
-    if (ltk_parser_grow_size((void **)&p->templates, &p->templates_cap, (size_t)p->ntemplates + 1,
+    if ((size_t)p->ntemplates + 1 > p->templates_cap &&
+        ltk_parser_grow_size((void **)&p->templates, &p->templates_cap, (size_t)p->ntemplates + 1,
                   sizeof *p->templates)) {
         ltk_parser_nomem(p);
         return 0;
@@ -256,12 +261,29 @@ uint32_t ltk_tmpl_create(logtk_parser *p, const logtk_slice *tokens, size_t n)
         return 0;
     }
     t->cap = (uint32_t)(n ? n : 1);
+    /* the bytes of every token but "<*>" (the shared static text) in one
+       piece of the arena: a parser learning new messages makes a template
+       for each, and one allocation per token was half of the making */
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!ltk_is_wildcard(tokens[i].ptr, tokens[i].len))
+            bytes += tokens[i].len;
+    char *c = bytes ? ltk_arena_alloc(&p->token_arena, bytes) : NULL;
+    if (bytes && c == NULL) {
+        free(t->tokens);
+        ltk_parser_nomem(p);
+        return 0;
+    }
     for (size_t i = 0; i < n; i++) {
-        if (copy_token(p, &t->tokens[i], tokens[i].ptr, tokens[i].len) != 0) {
-            free(t->tokens);
-            ltk_parser_nomem(p);
-            return 0;
+        size_t len = tokens[i].len;
+        if (ltk_is_wildcard(tokens[i].ptr, len) || len == 0) {
+            t->tokens[i].ptr = wildcard_text; /* an empty token too: never a NULL slice */
+        } else {
+            memcpy(c, tokens[i].ptr, len);
+            t->tokens[i].ptr = c;
+            c += len;
         }
+        t->tokens[i].len = len;
     }
     t->ntokens = (uint32_t)n;
     t->created_serial = p->serial;

@@ -1018,17 +1018,26 @@ static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
 
 /*
  * Hash of the variable form prefix + "<*>" + suffix, equal to hash_bytes()
- * of those bytes; `scratch` holds them (slow path only).
+ * of those bytes (slow path only).  They are put together on the stack, with
+ * the zeroed slack hash_padded() reads; `scratch` holds a form too long for it.
  */
 static int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size_t prefix,
                          size_t suffix, uint64_t *out)
 {
-    ltk_strbuf_clear(scratch);
-    if (ltk_strbuf_append(scratch, s, prefix) != 0 ||
-        ltk_strbuf_append(scratch, LTK_WILDCARD, LTK_WILDCARD_LEN) != 0 ||
-        ltk_strbuf_append(scratch, s + n - suffix, suffix) != 0)
-        return -1;
-    *out = hash_bytes(scratch->data, scratch->len);
+    char local[120];
+    size_t len = prefix + LTK_WILDCARD_LEN + suffix;
+    char *form = local;
+    if (len + 8 > sizeof local) {
+        ltk_strbuf_clear(scratch);
+        if (ltk_strbuf_reserve(scratch, len + 8) != 0)
+            return -1;
+        form = scratch->data;
+    }
+    memcpy(form, s, prefix);
+    memcpy(form + prefix, LTK_WILDCARD, LTK_WILDCARD_LEN);
+    memcpy(form + prefix + LTK_WILDCARD_LEN, s + n - suffix, suffix);
+    memset(form + len, 0, 8);
+    *out = hash_padded(form, len);
     return 0;
 }
 
@@ -1446,15 +1455,17 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
     if (grp->position <= first_word)
         return 0;
     uint64_t key = pool_key(prefix, grp->position, n);
-    uint32_t k = map_get(&st->pools, key);
-    if (k == FUSE_NO_ID) {
-        if ((k = ltk_fuse_new_pool(st)) == FUSE_NO_ID)
-            return -1;
-        if (ltk_u64map_put(&st->pools, key, k) != 0) {
-            st->npools--; /* unmade: no key names it */
-            return -1;
-        }
-    }
+    /* the pool made here, unmade when the key names one already: one probe */
+    uint32_t made = ltk_fuse_new_pool(st);
+    if (made == FUSE_NO_ID)
+        return -1;
+    int added;
+    uint32_t *slot = ltk_u64map_emplace(&st->pools, key, made, &added);
+    if (slot == NULL || !added)
+        st->npools--; /* unmade: no key names it */
+    if (slot == NULL)
+        return -1;
+    uint32_t k = *slot;
     ltk_fuse_pool *pool = ltk_fuse_pool_at(st, k);
     grp->pool = k;
     grp->next_in_pool = pool->first_group;
@@ -1561,6 +1572,13 @@ static uint32_t annotated_value(const ltk_fuse_state *st, uint64_t seq, size_t n
     }
     return FUSE_NO_ID;
 }
+
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice *in, size_t n,
+                          size_t hdr, size_t asides, const char *limit, uint64_t fast_seq,
+                          uint32_t *template_id);
 
 /* The whole of fuse_feed() for a line its shape did not answer; kept out of line, see there. */
 #if defined(__GNUC__)
@@ -1682,6 +1700,23 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         *template_id = resolve(st, id);
         return LOGTK_OK;
     }
+    return learn_sequence(p, st, in, n, hdr, asides, limit, fast_seq, template_id);
+}
+
+/*
+ * The rest of feed_tokens() for a sequence the exact table does not know
+ * (Mac: one line in five): a call of its own, compiled for size (cold), so
+ * that the code run for such a line, which then runs most of this file,
+ * evicts less of the code every line runs (format, tokenizer, masks, fit).
+ * `in`, `n`, `hdr`, `asides`, `limit` and `fast_seq` are feed_tokens'.
+ */
+static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice *in, size_t n,
+                          size_t hdr, size_t asides, const char *limit, uint64_t fast_seq,
+                          uint32_t *template_id)
+{
+    const uint64_t wild_h = st->wild_dots[0];
+    uint64_t seq;
+    uint32_t id;
 
     /* the line's tokens, quantity asides and bounds joined (rare: most lines have none) */
     const logtk_slice *toks = in;
@@ -1775,7 +1810,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     for (size_t i = 0; i < n; i++) {
         const char *t = base + st->tok_off[i];
         st->tok_wild[i] = ltk_is_wildcard(t, st->tok_len[i]);
-        st->wf_prefix[i] = wildform_prefix(t, st->tok_len[i]);
+        st->wf_prefix[i] = st->tok_wild[i] ? 0 : wildform_prefix(t, st->tok_len[i]);
         st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, st->tok_len[i], st->wf_prefix[i]);
         st->wf_hash[i] = wild_h;
         if ((st->wf_prefix[i] || st->wf_suffix[i]) &&
@@ -1893,16 +1928,27 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         int known = !promoted_any && st->sib_known[i];
         uint64_t key = known ? st->sib_key[i]
                              : sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i);
-        uint32_t g = known && st->sib_group[i] != FUSE_NO_ID ? st->sib_group[i]
-                                                             : map_get(&st->groups, key);
-        if (g == FUSE_NO_ID) {
-            if ((long)st->ngroups >= st->max_entries)
+        uint32_t g = known ? st->sib_group[i] : FUSE_NO_ID;
+        if (g == FUSE_NO_ID && (long)st->ngroups >= st->max_entries) {
+            if ((g = map_get(&st->groups, key)) == FUSE_NO_ID)
                 continue;
-            if ((g = ltk_fuse_new_group(st)) == FUSE_NO_ID)
+        } else if (g == FUSE_NO_ID) {
+            /* found, or made here with one probe (unmade when the key names one) */
+            uint32_t made = ltk_fuse_new_group(st);
+            if (made == FUSE_NO_ID)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            ltk_fuse_group_at(st, g)->position = (uint32_t)i;
-            if (ltk_u64map_put(&st->groups, key, g) != 0 || join_pool(st, g, before, n, hdr) != 0)
+            int added;
+            uint32_t *slot = ltk_u64map_emplace(&st->groups, key, made, &added);
+            if (slot == NULL || !added)
+                st->ngroups--;
+            if (slot == NULL)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            g = *slot;
+            if (added) {
+                ltk_fuse_group_at(st, g)->position = (uint32_t)i;
+                if (join_pool(st, g, before, n, hdr) != 0)
+                    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            }
         }
         ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
         if (grp->promoted)

@@ -43,12 +43,21 @@ static inline int blank(unsigned char c)
 
 size_t ltk_tmatch_count_wildcards(const char *text, size_t len)
 {
+    /* memchr to each '<': every template a parser makes is rendered and
+       counted once, and a byte-wise loop made that 2% of fuse's work */
     size_t n = 0;
-    for (size_t i = 0; i + 3 <= len; i++)
+    for (size_t i = 0; i + 3 <= len;) {
+        const char *lt = memchr(text + i, '<', len - i - 2);
+        if (lt == NULL)
+            break;
+        i = (size_t)(lt - text);
         if (is_star(text, i, len)) {
             n++;
-            i += 2;
+            i += 3;
+        } else {
+            i++;
         }
+    }
     return n;
 }
 

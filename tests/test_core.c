@@ -14,6 +14,7 @@
 #include "arena.h"
 #include "hashtab.h"
 #include "strbuf.h"
+#include "u64map.h"
 
 TEST(test_arena)
 {
@@ -96,6 +97,37 @@ TEST(test_hashtab)
     CHECK(ltk_hash_bytes("abc", 3) == ltk_hash_bytes("abc", 3));
     CHECK(ltk_hash_bytes("abc", 3) != ltk_hash_bytes("abd", 3));
     ltk_hashtab_free(&h);
+}
+
+/* emplace inserts an absent key with its value, and finds a present one
+   untouched, across the table's growth; get and put agree with it */
+TEST(test_u64map_emplace)
+{
+    ltk_u64map m;
+    CHECK(ltk_u64map_init(&m, 4) == 0);
+    for (uint64_t k = 0; k < 3000; k++) {
+        int added = -1;
+        uint32_t *v = ltk_u64map_emplace(&m, k * 0x9e3779b97f4a7c15ULL, (uint32_t)k + 7, &added);
+        CHECK(v != NULL && added == 1 && *v == (uint32_t)k + 7);
+    }
+    CHECK(m.count == 3000);
+    for (uint64_t k = 0; k < 3000; k++) {
+        int added = -1;
+        uint32_t *v = ltk_u64map_emplace(&m, k * 0x9e3779b97f4a7c15ULL, 1, &added);
+        CHECK(v != NULL && added == 0 && *v == (uint32_t)k + 7);
+        *v = (uint32_t)k; /* the value in the table itself */
+    }
+    CHECK(m.count == 3000);
+    for (uint64_t k = 0; k < 3000; k++) {
+        uint32_t *v = ltk_u64map_find(&m, k * 0x9e3779b97f4a7c15ULL);
+        CHECK(v != NULL && *v == (uint32_t)k);
+    }
+    CHECK(ltk_u64map_find(&m, 1) == NULL);
+    CHECK(ltk_u64map_put(&m, 1, 5) == 0);
+    int added = -1;
+    uint32_t *v = ltk_u64map_emplace(&m, 1, 9, &added);
+    CHECK(v != NULL && added == 0 && *v == 5);
+    ltk_u64map_free(&m);
 }
 
 /* The inverse of hashtab.c's mixing step (x ^= x >> 32 undoes itself; the

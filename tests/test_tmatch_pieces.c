@@ -72,3 +72,19 @@ TEST(a_template_with_more_stars_than_kept_captures_each)
     }
     CHECK(captures(t, s, want));
 }
+
+/* "<*>" are counted left to right without overlap, a '<' that starts none skipped */
+TEST(wildcards_are_counted_without_overlap)
+{
+    static const struct {
+        const char *text;
+        size_t len, stars;
+    } cases[] = {
+        {"", 0, 0},          {"<*", 2, 0},          {"<*>", 3, 1},
+        {"<*>", 2, 0},       {"<<*>", 4, 1},        {"<*><*>", 6, 2},
+        {"<*>*>", 5, 1},     {"a<*>b<", 6, 1},      {"<<<*>>>", 7, 1},
+        {"x <*> y <*", 10, 1}, {"<* <*> <*>", 10, 2}, {"<*> <*> <*> <*> <*>", 19, 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        CHECK(ltk_tmatch_count_wildcards(cases[i].text, cases[i].len) == cases[i].stars);
+}
