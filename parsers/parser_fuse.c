@@ -1215,6 +1215,13 @@ static const unsigned char word_marks[256] = {
     ['<'] = MARK_OPEN, ['.'] = MARK_DOT,
 };
 
+/* s[i] is a dot between letters or digits ("a.b", "v1.2"): a name's or a number's. */
+FUSE_INLINE int is_inner_dot(const char *s, size_t i, size_t n)
+{
+    return s[i] == '.' && i > 0 && i + 1 < n && is_alnum_byte(s[i - 1]) &&
+           is_alnum_byte(s[i + 1]);
+}
+
 static int looks_like_value(const char *s, size_t n)
 {
     if (!ltk_fuse_has_byte2(s, n, '<', '.')) /* most words: neither, one pass per 8 bytes */
@@ -1223,8 +1230,7 @@ static int looks_like_value(const char *s, size_t n)
         unsigned mark = word_marks[(unsigned char)s[i]];
         if (mark == MARK_OPEN && is_wild_at(s, i, n))
             return 1;
-        if (mark == MARK_DOT && i > 0 && i + 1 < n && is_alnum_byte(s[i - 1]) &&
-            is_alnum_byte(s[i + 1]))
+        if (mark == MARK_DOT && is_inner_dot(s, i, n))
             return 1;
     }
     return 0;
@@ -1248,9 +1254,7 @@ static int is_dotted_name(const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '(')
             return 0;
-        if (s[i] == '.' && i > 0 && i + 1 < n && is_alnum_byte(s[i - 1]) &&
-            is_alnum_byte(s[i + 1]))
-            dotted = 1;
+        dotted |= is_inner_dot(s, i, n);
     }
     return dotted;
 }
