@@ -6,13 +6,16 @@ a newline, a compressed file or archive whole.  The shards depend on the input a
 of the shards, so the output is byte-identical for any number of workers (or none:
 ``client=None`` runs the same steps in this process).
 
-parse() runs four steps:
+parse() runs four steps, as one learn task and one classify task per worker (each over
+the worker's share of the shards, shard by shard: Dask's cost per task, paid on the cores
+the work runs on, does not grow with the number of shards):
 
 1. learn: each shard is parsed by its own fresh parser (logtk_parser_feed_reader), which
    returns its saved state and keeps each line's template id (on the worker);
-2. merge: one task merges the states by logtk_parser_merge() (templates united by text,
-   counts summed, folded through a fresh parser; the library promises, and
-   ``check_merge_order`` checks, that the result does not depend on their order);
+2. merge: each classify task merges the states of all shards by logtk_parser_merge()
+   (templates united by text, counts summed, folded through a fresh parser; the library
+   promises, and ``check_merge_order`` checks, that the result does not depend on their
+   order), once per worker and job, so no merge task stands between the two steps;
 3. classify: each shard's lines are given, without learning, what matching them against
    the merged templates gives (logtk_parser_rematch_reader, from the learn step's ids: a
    line's shard template settles most of it, and only the few templates that could take
@@ -277,6 +280,41 @@ def _merged_parser(cfg, state):
     return _merged_cache["parser"]
 
 
+_job_merge = {}  # per worker process: the merged state of the job its classify task is for
+
+
+def _merged_for(job, cfg, learned):
+    """The merged state of the learn results ``learned`` of job ``job``, made once in this
+    process for the job: each worker merges the states itself (0.7 ms for 18 HDFS states)
+    rather than waiting for one merge task's result to be sent it (a round trip through
+    the scheduler and one more transfer between workers)."""
+    if _job_merge.get("job") != job:
+        merged = _merge_learned(cfg, learned)
+        _job_merge.clear()
+        _job_merge.update(job=job, merged=merged)
+    return _job_merge["merged"]
+
+
+def _learn_shards(shards, cfg, keep_ids, single):
+    """The learn task of one worker: _learn of each of its shards, in turn."""
+    return [_learn(shard, cfg, keep_ids, single) for shard in shards]
+
+
+def _classify_shards(shards, learned, cfg, job, everyone, where, single, summary_only, report):
+    """The classify task of one worker: the merged state of every shard's learn result
+    (``everyone``: the learn tasks' results, ``where``: the shard numbers of each), then
+    _classify of each of this worker's shards (``learned``: its own learn task's result);
+    with ``report``, the merged state and the learn step's figures go with the result."""
+    flat = [None] * sum(len(x) for x in where)
+    for results, numbers in zip(everyone, where):
+        for d, k in zip(results, numbers):
+            flat[k] = d
+    merged = _merged_for(job, cfg, flat)
+    return {"shards": [_classify(shard, d, cfg, merged, single, summary_only)
+                       for shard, d in zip(shards, learned)],
+            "merged": merged if report else None}
+
+
 def _classify(shard, learned, cfg, merged, single=False, summary_only=False):
     t = time.process_time()
     if single:  # one shard: the learn step's own ids are the sequential ones
@@ -323,7 +361,10 @@ def _rematch(p, local, shard, learned_ids):
 
 
 def _summary(classified):
-    return {k: classified[k] for k in ("first_seen", "counts", "lines", "cpu")}
+    """A classify task's result without the per-line ids (they stay on the worker)."""
+    keys = ("first_seen", "counts", "lines", "cpu")
+    return {"shards": [{k: d[k] for k in keys} for d in classified["shards"]],
+            "merged": classified["merged"]}
 
 
 def _format_of(cfg):
@@ -372,6 +413,14 @@ def _write_rows(shard, classified, first_line_id, out_path, cfg, relabel, texts,
     finally:
         lib.logtk_sink_free(sink)
     return {"rows": written.value, "cpu": time.process_time() - t}
+
+
+def _write_rows_shards(shards, classified, first_line_ids, out_paths, cfg, relabel, texts,
+                       kind):
+    """The write task of one worker: _write_rows of each of its shards."""
+    return [_write_rows(shard, d, first, path, cfg, relabel, texts, kind)
+            for shard, d, first, path in zip(shards, classified["shards"], first_line_ids,
+                                             out_paths)]
 
 
 def _err(rc, msg):
@@ -459,25 +508,28 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
     timings = {}
     cpu0 = time.process_time()
     t0 = time.perf_counter()
-    # One task per shard and step, all sent in one graph: learn, one merge task (it gets
-    # the states alone, kilobytes: each shard's line ids stay on its worker), classify.
-    # Shard k is learned and classified on worker k mod n (a preference, see
-    # _submit_steps): so the workers go on from learn to classify without a round trip
-    # through the client, and each shard is classified where its learn ids are.  The
-    # client receives the merged state and the classify results: summaries and, when
-    # asked for, the per-line ids (1 to 4 bytes a line); it never loops over lines in
-    # Python.
+    # One learn and one classify task per worker, all sent in one graph (see
+    # _submit_steps): worker w learns and classifies shards w, w + n, w + 2n, ... in
+    # turn, so it goes on from learn to classify without a round trip through the client,
+    # and classifies each shard where its learn ids are; each classify task merges the
+    # states (kilobytes: each shard's line ids stay on its worker) itself.  The client
+    # receives the merged state and the classify results: summaries and, when asked for,
+    # the per-line ids (1 to 4 bytes a line); it never loops over lines in Python.
     single = len(shards) == 1
     need_ids = out is not None or return_ids
     rematch = _REMATCH and _lib.HAVE_REMATCH_READER
     wall0 = time.time()
-    merged_f, classified = _submit_steps(client, shards, cfg, rematch, single,
-                                         summary_only=not need_ids)
+    classified, where = _submit_steps(client, shards, cfg, rematch, single,
+                                      summary_only=not need_ids)
     if return_ids or not need_ids:
-        done = _gather(client, [merged_f] + classified)  # with the ids when asked for
+        done = _gather(client, classified)  # with the ids when asked for
     else:  # the rows are written where the ids are
-        done = _gather(client, [merged_f] + _tasks(client, _summary, classified))
-    merged, summaries = done[0], done[1:]
+        done = _gather(client, _tasks(client, _summary, classified))
+    merged = done[0]["merged"]  # the first worker's task reports the merge
+    summaries = [None] * len(shards)
+    for result, numbers in zip(done, where):
+        for d, k in zip(result["shards"], numbers):
+            summaries[k] = d
     timings["learn"] = merged["learn_end"] - wall0
     timings["merge"] = merged["ended"] - merged["started"]
     timings["merge_cpu"] = merged["cpu"]
@@ -524,8 +576,13 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
             parts.append(part)
             jobs.append(first)
             first += summaries[k]["lines"]
-        written = client.gather(_tasks(client, _write_rows, shards, classified, jobs, parts,
-                                       cfg=cfg, relabel=relabel, texts=final_texts, kind=kind))
+        pick = lambda items, numbers: [items[k] for k in numbers]  # noqa: E731
+        written = []
+        for x in client.gather([client.submit(
+                _write_rows_shards, pick(shards, numbers), c, pick(jobs, numbers),
+                pick(parts, numbers), cfg, relabel, final_texts, kind, pure=False)
+                for c, numbers in zip(classified, where)]):
+            written.extend(x)
         _join_parts(parts, out, header=kind in ("tsv", "csv"))
         timings["write"] = time.perf_counter() - t
         timings["write_cpu"] = sum(w["cpu"] for w in written)
@@ -557,58 +614,71 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
 
 
 def _submit_steps(client, shards, cfg, keep_ids, single, summary_only):
-    """The learn, merge and classify tasks of parse(), sent to the scheduler as one graph
-    (one message, one look at the caller's source by distributed's client: 4 ms a call,
-    which five client.map calls paid before); returns the merge task's future and the
-    classify tasks' futures, in shard order.  Shard k is learned and classified on worker
-    k mod n (sorted by address) as a preference: any worker takes them when that one is
-    gone.  Learn and classify of a shard so run in one place without the client in
-    between; handed out as workers asked instead, one worker took 10 of 18 shards and,
-    no faster, ended its classify tasks 57 ms after the other, and a classify task
-    depending on the merge task's result could also run where that ran (Dask put 10 or
-    11 of 18 there).  Tasks with a place are also sent to their worker at once, where
-    Dask's queue would hand out tasks without one as workers finish (36 empty tasks on
-    one worker: 16 ms, not 105)."""
+    """The learn and classify tasks of parse(), sent to the scheduler as one graph (one
+    message; one look at the caller's source by distributed's client, 4 ms a call, which
+    five client.map calls paid before): one learn task and one classify task per worker
+    (as many as there are shards at most), worker w taking shards w, w + n, w + 2n, ...
+    Returns the classify tasks' futures and, for each, the numbers of its shards.
+
+    A task a worker and not a shard: the work per shard does not depend on the number of
+    workers, but Dask's cost per task does, and on 2 cores it is paid on the cores the
+    tasks run on (2M HDFS lines in 18 shards, 37 tasks a shard each: the scheduler, the
+    client and the workers outside their tasks spent ~150 ms of CPU per job, against
+    ~650 ms in the tasks).  Each task is placed on its worker (any other takes it when
+    that one is gone): learn and classify of a shard so run in one place without the
+    client in between, and the shards are spread evenly (handed out as workers asked,
+    one worker took 10 of 18 shards and ended 57 ms after the other)."""
+    import uuid
+    job = uuid.uuid4().hex  # the keys of this job alone (pure=False)
     workers = sorted(client.scheduler_info()["workers"]) if hasattr(client,
                                                                     "scheduler_info") else []
-    if not workers:  # in this process (_Local)
-        learned = _tasks(client, _learn, shards, cfg=cfg, keep_ids=keep_ids, single=single)
-        merged_f = _tasks(client, _merge_learned, [cfg], learned=learned)[0]
-        return merged_f, _tasks(client, _classify, shards, learned, cfg=cfg, merged=merged_f,
-                                single=single, summary_only=summary_only)
-    import uuid
+    if not workers:  # in this process (_Local): one worker
+        learned = client.submit(_learn_shards, shards, cfg, keep_ids, single)
+        where = [list(range(len(shards)))]
+        return [client.submit(_classify_shards, shards, learned, cfg, job, [learned], where,
+                              single, summary_only, True)], where
     from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
-    tag = uuid.uuid4().hex  # the keys of this job alone (pure=False)
-    learn = [("logtk-learn-" + tag, k) for k in range(len(shards))]
-    classify = [("logtk-classify-" + tag, k) for k in range(len(shards))]
-    merge = "logtk-merge-" + tag
-    # a layer per step and worker, its place as the layer's annotation; the arguments
-    # are positional, since Dask finds the keys a task needs in lists, not in keywords
-    layers, deps, used = {}, {}, []
-    for w, worker in enumerate(workers[:len(shards)]):
-        mine = range(w, len(shards), len(workers))
-        place = {"workers": [worker], "allow_other_workers": True}
+    n = min(len(workers), len(shards))
+    where = [list(range(w, len(shards), n)) for w in range(n)]
+    learn = [("logtk-learn-" + job, w) for w in range(n)]
+    classify = [("logtk-classify-" + job, w) for w in range(n)]
+    # a layer per task, its place as the layer's annotation; the arguments are
+    # positional, since Dask finds the keys a task needs in lists, not in keywords
+    layers, deps = {}, {}
+    for w in range(n):
+        place = {"workers": [workers[w]], "allow_other_workers": True}
+        mine = [shards[k] for k in where[w]]
         layers["learn-%d" % w] = MaterializedLayer(
-            {learn[k]: (_learn, shards[k], cfg, keep_ids, single) for k in mine},
-            annotations=place)
-        layers["classify-%d" % w] = MaterializedLayer(
-            {classify[k]: (_classify, shards[k], learn[k], cfg, merge, single, summary_only)
-             for k in mine}, annotations=place)
+            {learn[w]: (_learn_shards, mine, cfg, keep_ids, single)}, annotations=place)
         deps["learn-%d" % w] = set()
-        deps["classify-%d" % w] = {"learn-%d" % w, "merge"}
-        used.append("learn-%d" % w)
-    layers["merge"] = MaterializedLayer({merge: (_merge_learned, cfg, list(learn))})
-    deps["merge"] = set(used)
-    futures = client.get(HighLevelGraph(layers, deps), [merge] + classify, sync=False)
-    return futures[0], futures[1:]
+        layers["classify-%d" % w] = MaterializedLayer(
+            {classify[w]: (_classify_shards, mine, learn[w], cfg, job, list(learn), where,
+                           single, summary_only, w == 0)}, annotations=place)
+    for w in range(n):
+        deps["classify-%d" % w] = {"learn-%d" % v for v in range(n)}
+    return _send_graph(client, HighLevelGraph(layers, deps), classify), where
+
+
+def _send_graph(client, graph, keys):
+    """client.get of the graph, from a function of three lines: distributed's client reads
+    and tokenizes the source of the function that submits (for its dashboard) at every
+    call, ~1 ms for _submit_steps."""
+    return client.get(graph, keys, sync=False)
 
 
 def _gather(client, futures):
     """The futures' results, fetched by this client from the workers that hold them
-    (through the scheduler, the default, the per-line ids made one more hop)."""
+    (through the scheduler, the default, the per-line ids made one more hop), each batch
+    as soon as it is done: while the workers run the last tasks, the client already has
+    the others' results (2M HDFS lines, 2 workers: ~4 ms less from the last task to the
+    client's result)."""
     if isinstance(client, _Local):
         return client.gather(futures)
-    return client.gather(futures, direct=True)
+    from distributed import as_completed
+    got = {}
+    for batch in as_completed(futures).batches():
+        got.update(zip((f.key for f in batch), client.gather(batch, direct=True)))
+    return [got[f.key] for f in futures]
 
 
 def _tasks(client, fn, *items, **kw):
