@@ -777,12 +777,9 @@ def compress(client, paths, out_dir, shard_bytes=64 << 20, level=None, dataset=N
     if dataset is not None and format is None:
         format = _format_of({"dataset": dataset})
     shards = shards if shards is not None else plan_shards(paths, shard_bytes)
-    jobs = []
-    for k, s in enumerate(shards):
-        name = "part%05d.ltk" % k
-        jobs.append(client.submit(_compress_shard, s, os.path.join(out_dir, name), level,
-                                  format, pure=False))
-    done = client.gather(jobs)
+    names = [os.path.join(out_dir, "part%05d.ltk" % k) for k in range(len(shards))]
+    done = client.gather(_tasks(client, _compress_shard, shards, names, level=level,
+                                fmt=format))
     entries, line_in_file = [], {}
     for k, (s, d) in enumerate(zip(shards, done)):
         first = line_in_file.get(s[0], 1)
@@ -806,8 +803,9 @@ def grep(client, out_dir, pattern, fixed=False, ignore_case=False, invert=False)
     client = client if client is not None else _Local()
     with open(os.path.join(out_dir, "manifest.json")) as f:
         manifest = json.load(f)
-    jobs = [client.submit(_grep_archive, os.path.join(out_dir, e["archive"]), pattern, fixed,
-                          ignore_case, invert, pure=False) for e in manifest["archives"]]
+    jobs = _tasks(client, _grep_archive, [os.path.join(out_dir, e["archive"])
+                                          for e in manifest["archives"]],
+                  pattern=pattern, fixed=fixed, ignore_case=ignore_case, invert=invert)
     found = []
     for lines in client.gather(jobs):
         found.extend(lines)
