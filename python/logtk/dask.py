@@ -576,12 +576,11 @@ def parse(client, paths, out=None, kind="tsv", templates=None, dataset=None, for
             parts.append(part)
             jobs.append(first)
             first += summaries[k]["lines"]
-        pick = lambda items, numbers: [items[k] for k in numbers]  # noqa: E731
+        per_worker = lambda items: [[items[k] for k in numbers] for numbers in where]  # noqa: E731
         written = []
-        for x in client.gather([client.submit(
-                _write_rows_shards, pick(shards, numbers), c, pick(jobs, numbers),
-                pick(parts, numbers), cfg, relabel, final_texts, kind, pure=False)
-                for c, numbers in zip(classified, where)]):
+        for x in client.gather(_tasks(client, _write_rows_shards, per_worker(shards), classified,
+                                      per_worker(jobs), per_worker(parts), cfg=cfg,
+                                      relabel=relabel, texts=final_texts, kind=kind)):
             written.extend(x)
         _join_parts(parts, out, header=kind in ("tsv", "csv"))
         timings["write"] = time.perf_counter() - t
