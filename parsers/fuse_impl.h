@@ -225,8 +225,17 @@ FUSE_INLINE uint32_t ltk_fuse_new_group(ltk_fuse_state *st)
          ltk_fuse_add_block((void ***)&st->group_blocks, &st->group_nblocks, &st->group_blocks_cap,
                             sizeof **st->group_blocks) != 0))
         return FUSE_NO_ID;
-    static const ltk_fuse_group made = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
-    *ltk_fuse_group_at(st, (uint32_t)st->ngroups) = made;
+    /*
+     * Field by field, not as one struct assignment: in learn_sequence
+     * (compiled for size) that becomes a "rep stos", whose start-up costs
+     * more than these stores (a fresh parser makes a group per new word).
+     */
+    ltk_fuse_group *g = ltk_fuse_group_at(st, (uint32_t)st->ngroups);
+    g->value0 = g->stem = 0;
+    g->member0 = g->more = g->position = 0;
+    g->pool = g->next_in_pool = FUSE_NO_ID;
+    g->nvalues = g->promoted = g->varform_seen = g->value_like = g->shape_seen = 0;
+    g->non_unit = g->plain_word = g->non_event = g->non_numbered = g->dotted_names = 0;
     return (uint32_t)st->ngroups++;
 }
 
@@ -238,8 +247,11 @@ FUSE_INLINE uint32_t ltk_fuse_new_pool(ltk_fuse_state *st)
          ltk_fuse_add_block((void ***)&st->pool_blocks, &st->pool_nblocks, &st->pool_blocks_cap,
                             sizeof **st->pool_blocks) != 0))
         return FUSE_NO_ID;
-    static const ltk_fuse_pool made = {.first_group = FUSE_NO_ID};
-    *ltk_fuse_pool_at(st, (uint32_t)st->npools) = made;
+    ltk_fuse_pool *k = ltk_fuse_pool_at(st, (uint32_t)st->npools); /* see ltk_fuse_new_group */
+    k->value0 = 0;
+    k->more = 0;
+    k->first_group = FUSE_NO_ID;
+    k->nvalues = k->varform_seen = 0;
     return (uint32_t)st->npools++;
 }
 

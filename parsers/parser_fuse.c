@@ -1250,6 +1250,8 @@ static int looks_like_value(const char *s, size_t n)
  */
 static int is_dotted_name(const char *s, size_t n)
 {
+    if (!ltk_fuse_has_byte2(s, n, '.', '.'))
+        return 0; /* most words: no dot, one pass per 8 bytes */
     int dotted = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '(')
@@ -1802,12 +1804,8 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
     /* the quick hashes are the hashes of these very bytes, or nothing would ever hit */
     assert(fast_seq == seq);
     (void)fast_seq;
+    /* feed_tokens found no template for it in the exact table: no second look */
     const uint64_t seq_seen = seq;
-    id = map_get(&st->exact, seq);
-    if (id != FUSE_NO_ID) {
-        *template_id = resolve(st, id);
-        return LOGTK_OK;
-    }
 
     /* slow path: the variable form of every token */
     size_t constants = 0;
@@ -1824,12 +1822,12 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
                                                            : salted(st->wf_hash[i], i);
         constants += !st->tok_wild[i];
+        st->sib_known[i] = 0; /* see sib_key; here, not a memset (a "rep stos" compiled for size) */
     }
     const uint64_t mix_n = ltk_mix64(n); /* for sibling_key */
 
     /* 3. take promoted positions as variables, then register the line's siblings */
     int changed = 1, promoted_any = 0;
-    memset(st->sib_known, 0, n); /* see sib_key */
     for (int round = 0; changed && round < 64; round++) {
         changed = 0;
         for (size_t i = 0; i < n && constants >= 2; i++) {
