@@ -1809,6 +1809,8 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
 
     /* slow path: the variable form of every token */
     size_t constants = 0;
+    const uint64_t mix_n = ltk_mix64(n); /* for sibling_key */
+    uint64_t prefix_seen = 0;            /* for pool_key, as join_pool will make it */
     for (size_t i = 0; i < n; i++) {
         const char *t = base + st->tok_off[i];
         st->tok_wild[i] = ltk_is_wildcard(t, st->tok_len[i]);
@@ -1823,8 +1825,20 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
                                                            : salted(st->wf_hash[i], i);
         constants += !st->tok_wild[i];
         st->sib_known[i] = 0; /* see sib_key; here, not a memset (a "rep stos" compiled for size) */
+        /*
+         * The group and pool slots the steps below probe for this word,
+         * loaded now for all words at once: a line of new words misses the
+         * cache at nearly every probe of those maps, and probed one by one
+         * the misses would wait one after another.
+         */
+        if (i >= hdr) {
+            ltk_u64map_prefetch(&st->groups,
+                                sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i));
+            if (i > hdr)
+                ltk_u64map_prefetch(&st->pools, pool_key(prefix_seen, i, n));
+        }
+        prefix_seen += st->salt_tok[i];
     }
-    const uint64_t mix_n = ltk_mix64(n); /* for sibling_key */
 
     /* 3. take promoted positions as variables, then register the line's siblings */
     int changed = 1, promoted_any = 0;
