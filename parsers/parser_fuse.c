@@ -1224,8 +1224,6 @@ FUSE_INLINE int is_inner_dot(const char *s, size_t i, size_t n)
 
 static int looks_like_value(const char *s, size_t n)
 {
-    if (!ltk_fuse_has_byte2(s, n, '<', '.')) /* most words: neither, one pass per 8 bytes */
-        return 0;
     for (size_t i = 0; i < n; i++) {
         unsigned mark = word_marks[(unsigned char)s[i]];
         if (mark == MARK_OPEN && is_wild_at(s, i, n))
@@ -1250,8 +1248,6 @@ static int looks_like_value(const char *s, size_t n)
  */
 static int is_dotted_name(const char *s, size_t n)
 {
-    if (!ltk_fuse_has_byte2(s, n, '.', '.'))
-        return 0; /* most words: no dot, one pass per 8 bytes */
     int dotted = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '(')
@@ -1934,8 +1930,15 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             continue; /* the header, or no other constant: nothing anchors the group */
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
         int vars_only = -1; /* only_variables() of the word, once asked here */
+        /* the word's '<' and '.', once asked here: a word without them skips
+           the per-byte scans for "<*>" and inner dots (ltk_fuse_opens_and_dots) */
+        unsigned marks = 0;
+        const char *word = st->norm.data + st->tok_off[i];
+        size_t word_len = st->tok_len[i];
         int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
-                      (vars_only = only_variables(st->norm.data + st->tok_off[i], st->tok_len[i]));
+                      (vars_only = ((marks = ltk_fuse_opens_and_dots(word, word_len)) &
+                                    LTK_FUSE_HAS_OPEN) &&
+                                   only_variables(word, word_len));
         /*
          * the key and group the first promotion round found, when nothing was
          * promoted since (the sequence is the same); a group once found stays,
@@ -1991,11 +1994,12 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
              */
             if (grp->nvalues == FUSE_SLOT_VALUES)
                 continue;
-            const char *word = st->norm.data + st->tok_off[i];
-            size_t word_len = st->tok_len[i];
-            int code = is_code_symbol(word, word_len);
-            int like = looks_like_value(word, word_len) && !code;
-            int shape = vars_only >= 0 ? vars_only : only_variables(word, word_len);
+            if (vars_only < 0)
+                marks = ltk_fuse_opens_and_dots(word, word_len);
+            int code = (marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, word_len);
+            int like = marks && looks_like_value(word, word_len) && !code;
+            int shape = vars_only >= 0 ? vars_only
+                                       : (marks & LTK_FUSE_HAS_OPEN) && only_variables(word, word_len);
             if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             pool_word = st->tok_hash[i];
@@ -2006,7 +2010,8 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             grp->shape_seen |= shape;
             grp->non_unit |= !is_size_unit(word, word_len);
             grp->plain_word |= !like;
-            if (!code && grp->dotted_names < 2 && is_dotted_name(word, word_len))
+            if (!code && grp->dotted_names < 2 && (marks & LTK_FUSE_HAS_DOT) &&
+                is_dotted_name(word, word_len))
                 grp->dotted_names++; /* the word is new to the slot: distinct names */
             grp->non_event |= !is_participle(word, word_len) && !code;
             uint64_t stem = numbered_stem(word, word_len);

@@ -1002,19 +1002,31 @@ TEST(test_fuse_shape_kept_digits)
     logtk_parser_free(p);
 }
 
-/* The eight-bytes-at-once search of looks_like_value(): every place, no near miss. */
-TEST(test_fuse_has_byte2)
+/*
+ * The eight-bytes-at-once search for '<' and '.' in a word of the masked
+ * line: every place, no near miss, and nothing from the bytes after the word.
+ */
+TEST(test_fuse_opens_and_dots)
 {
-    char s[40];
-    for (size_t n = 0; n <= sizeof s; n++) {
+    char s[40 + 8];
+    for (size_t n = 0; n <= 40; n++) {
         for (size_t i = 0; i < n; i++)
             s[i] = (char)(i % 2 ? 0xbc : 0xae); /* '<' and '.' with the high bit set */
-        CHECK(!ltk_fuse_has_byte2(s, n, '<', '.'));
+        for (size_t i = n; i < n + 8; i++)
+            s[i] = i % 2 ? '<' : '.'; /* past the end: not the word's */
+        CHECK(ltk_fuse_opens_and_dots(s, n) == 0);
         for (size_t at = 0; at < n; at++) {
             char keep = s[at];
-            s[at] = at % 2 ? '<' : '.';
-            CHECK(ltk_fuse_has_byte2(s, n, '<', '.'));
+            s[at] = '<';
+            CHECK(ltk_fuse_opens_and_dots(s, n) == LTK_FUSE_HAS_OPEN);
+            s[at] = '.';
+            CHECK(ltk_fuse_opens_and_dots(s, n) == LTK_FUSE_HAS_DOT);
             s[at] = keep;
+        }
+        if (n >= 2) {
+            s[0] = '.';
+            s[n - 1] = '<';
+            CHECK(ltk_fuse_opens_and_dots(s, n) == (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT));
         }
     }
 }
