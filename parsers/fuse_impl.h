@@ -112,7 +112,7 @@ typedef struct ltk_fuse_pool {
 typedef struct ltk_fuse_memo {
     uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
     uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
-    uint32_t len;                    /* 0: an empty slot */
+    uint32_t len;                    /* bytes of the token (when memo_filled says it holds one) */
     uint16_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
     uint16_t kept_digit;             /* the masked form holds a digit (see fuse_shape.c) */
     char form[8 * FUSE_MEMO_WORDS];  /* the masked form, for a line that misses the table */
@@ -161,6 +161,7 @@ typedef struct ltk_fuse_state {
     logtk_slice *edit;  /* template tokens being generalized */
     size_t edit_cap;
     ltk_fuse_memo *memo;    /* see ltk_fuse_memo; NULL until a token needs it */
+    uint64_t *memo_filled;  /* one bit per slot of memo, set when it holds a token (memo_grow) */
     size_t memo_slots;  /* a power of two */
     size_t memo_evictions; /* tokens that replaced another since the memo last grew */
     size_t memo_hits;      /* tokens the memo answered since it last grew */

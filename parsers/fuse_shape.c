@@ -128,6 +128,8 @@ uint64_t ltk_fuse_line_shape(const char *s, size_t n)
  * one shape that kept different digits, "eth0" and "eth1", both stay).
  */
 #define FUSE_DIGIT_SLOTS 512
+_Static_assert(FUSE_DIGIT_SLOTS <= 8 * sizeof ((ltk_fuse_shape_cache *)0)->digits_filled,
+               "digits_filled holds a bit per digit slot");
 
 /* Hash of the bytes of the tokens k names (below ntokens). */
 static uint64_t kept_hash(const logtk_slice *tokens, const uint16_t *at, size_t n)
@@ -156,10 +158,11 @@ ltk_fuse_shape_slot *ltk_fuse_shape_find_digits(ltk_fuse_shape_cache *c, uint64_
 {
     if (c->digits == NULL)
         return NULL;
-    ltk_fuse_digit_slot *pair = &c->digits[shape & (FUSE_DIGIT_SLOTS - 2)];
+    size_t at = shape & (FUSE_DIGIT_SLOTS - 2);
+    ltk_fuse_digit_slot *pair = &c->digits[at];
     for (int w = 0; w < 2; w++) {
         ltk_fuse_digit_slot *s = &pair[w];
-        if (s->line.shape != shape)
+        if (!ltk_fuse_bit(c->digits_filled, at + (size_t)w) || s->line.shape != shape)
             continue;
         int fits = 1;
         for (uint32_t k = 0; k < s->nkept; k++)
@@ -176,14 +179,16 @@ void ltk_fuse_shape_keep_digits(ltk_fuse_shape_cache *c, uint64_t shape, const l
     if (k->n == 0 || k->n > FUSE_SHAPE_KEPT)
         return;
     if (c->digits == NULL) {
+        /* empty by digits_filled: its slots are written only when used (see shape_grow) */
         c->digits = malloc(FUSE_DIGIT_SLOTS * sizeof *c->digits);
         if (c->digits == NULL)
             return;
-        for (size_t i = 0; i < FUSE_DIGIT_SLOTS; i++)
-            c->digits[i].line.shape = 0;
+        memset(c->digits_filled, 0, sizeof c->digits_filled);
     }
     uint64_t h = kept_hash(tokens, k->at, k->n);
-    ltk_fuse_digit_slot *s = &c->digits[(shape & (FUSE_DIGIT_SLOTS - 2)) | (h & 1)];
+    size_t at = (shape & (FUSE_DIGIT_SLOTS - 2)) | (h & 1);
+    ltk_fuse_digit_slot *s = &c->digits[at];
+    c->digits_filled[at >> 6] |= 1ULL << (at & 63);
     s->line.shape = shape;
     s->line.seq = seq;
     s->line.id = UINT32_MAX;
@@ -192,17 +197,24 @@ void ltk_fuse_shape_keep_digits(ltk_fuse_shape_cache *c, uint64_t shape, const l
     s->nkept = (uint32_t)k->n;
 }
 
+/*
+ * The slots and, after them, their bit set `filled`, in one block.  Only the
+ * bit set is cleared: a slot is written when a shape is kept there, so a
+ * fresh parser touches the slots its lines use, not all of the table
+ * (4096 slots, 96 KB, where a log of few shapes uses a few hundred).
+ */
 static void shape_grow(ltk_fuse_shape_cache *c)
 {
     size_t nslots = c->slots ? 2 * c->nslots : FUSE_SHAPE_MIN;
-    /* not calloc: a reused block would be cleared whole, where only the keys need it */
-    ltk_fuse_shape_slot *s = malloc(nslots * sizeof *s);
+    size_t words = (nslots + 63) / 64;
+    ltk_fuse_shape_slot *s = malloc(nslots * sizeof *s + words * sizeof *c->filled);
     if (s == NULL)
         return;
-    for (size_t k = 0; k < nslots; k++)
-        s[k].shape = 0;
+    uint64_t *filled = (uint64_t *)(void *)(s + nslots);
+    memset(filled, 0, words * sizeof *filled);
     free(c->slots);
     c->slots = s;
+    c->filled = filled;
     c->nslots = nslots;
     c->evictions = 0;
     c->hits = 0;
@@ -214,13 +226,15 @@ void ltk_fuse_shape_keep(ltk_fuse_shape_cache *c, uint64_t shape, uint64_t seq)
         shape_grow(c);
     if (c->slots == NULL)
         return;
-    ltk_fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
-    if (s->shape != 0 && ++c->evictions > c->nslots && c->hits >= c->evictions / 4 &&
+    size_t k = shape & (c->nslots - 1);
+    if (ltk_fuse_bit(c->filled, k) && ++c->evictions > c->nslots && c->hits >= c->evictions / 4 &&
         c->nslots < FUSE_SHAPE_MAX) {
         /* shapes keep replacing others that come back: more room */
         shape_grow(c);
-        s = &c->slots[shape & (c->nslots - 1)];
+        k = shape & (c->nslots - 1);
     }
+    ltk_fuse_shape_slot *s = &c->slots[k];
+    c->filled[k >> 6] |= 1ULL << (k & 63);
     s->shape = shape;
     s->seq = seq;
     s->id = UINT32_MAX;
@@ -228,10 +242,9 @@ void ltk_fuse_shape_keep(ltk_fuse_shape_cache *c, uint64_t shape, uint64_t seq)
 
 void ltk_fuse_shape_clear(ltk_fuse_shape_cache *c)
 {
-    for (size_t k = 0; c->slots && k < c->nslots; k++)
-        c->slots[k].shape = 0;
-    for (size_t k = 0; c->digits && k < FUSE_DIGIT_SLOTS; k++)
-        c->digits[k].line.shape = 0;
+    if (c->slots)
+        memset(c->filled, 0, (c->nslots + 63) / 64 * sizeof *c->filled);
+    memset(c->digits_filled, 0, sizeof c->digits_filled);
     c->evictions = c->hits = 0;
 }
 

@@ -15,7 +15,7 @@
 #include "mix.h"
 
 typedef struct ltk_fuse_shape_slot {
-    uint64_t shape; /* ltk_fuse_line_shape() of the line; 0: an empty slot */
+    uint64_t shape; /* ltk_fuse_line_shape() of the line (valid when its bit says so) */
     uint64_t seq;   /* the sequence hash its tokens give */
     uint32_t id;    /* the exact table's template for seq once known, else UINT32_MAX
                        (an entry of that table never changes once made) */
@@ -59,11 +59,19 @@ static inline void ltk_fuse_kept_add(ltk_fuse_kept *k, size_t i)
  */
 typedef struct ltk_fuse_shape_cache {
     ltk_fuse_shape_slot *slots; /* NULL until the first line is kept */
+    uint64_t *filled;       /* one bit per slot, set when it holds a shape (see shape_grow) */
     size_t nslots;          /* a power of two */
     size_t evictions;       /* shapes that replaced another since the cache last grew */
     size_t hits;            /* lines found since it last grew */
     ltk_fuse_digit_slot *digits; /* lines that kept a digit: NULL until one is kept */
+    uint64_t digits_filled[8];   /* one bit per slot of digits (FUSE_DIGIT_SLOTS) */
 } ltk_fuse_shape_cache;
+
+/** Nonzero when bit k of the bit set `bits` is set. */
+static inline int ltk_fuse_bit(const uint64_t *bits, size_t k)
+{
+    return (int)((bits[k >> 6] >> (k & 63)) & 1);
+}
 
 /**
  * Eight bytes at once (SWAR): ltk_fuse_digit_bytes() marks the digits of w,
@@ -135,8 +143,9 @@ static inline ltk_fuse_shape_slot *ltk_fuse_shape_find(ltk_fuse_shape_cache *c, 
 {
     if (c->slots == NULL)
         return NULL;
-    ltk_fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
-    if (s->shape != shape)
+    size_t k = shape & (c->nslots - 1);
+    ltk_fuse_shape_slot *s = &c->slots[k];
+    if (!ltk_fuse_bit(c->filled, k) || s->shape != shape)
         return NULL;
     c->hits++;
     return s;

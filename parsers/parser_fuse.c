@@ -948,13 +948,18 @@ FUSE_INLINE ltk_fuse_memo *memo_slot(ltk_fuse_memo *memo, size_t slots, const ch
 static void memo_grow(ltk_fuse_state *st)
 {
     size_t slots = st->memo ? 2 * st->memo_slots : FUSE_MEMO_MIN;
-    ltk_fuse_memo *m = malloc(slots * sizeof *m);
+    /* the slots, then their bit set memo_filled, in one block; only the bit
+       set is cleared: a slot is written when a token is kept there, so a
+       fresh parser touches the slots its tokens use, not the whole memo */
+    size_t words = (slots + 63) / 64;
+    ltk_fuse_memo *m = malloc(slots * sizeof *m + words * sizeof *st->memo_filled);
     if (m == NULL)
         return;
-    for (size_t k = 0; k < slots; k++)
-        m[k].len = 0; /* empty; the rest of a slot is written when it is kept */
+    uint64_t *filled = (uint64_t *)(void *)(m + slots);
+    memset(filled, 0, words * sizeof *filled);
     free(st->memo);
     st->memo = m;
+    st->memo_filled = filled;
     st->memo_slots = slots;
     st->memo_evictions = 0;
     st->memo_hits = 0;
@@ -965,9 +970,12 @@ static void memo_grow(ltk_fuse_state *st)
  * masked form that kept a digit holds for the token's own bytes only, any
  * other for every token of its shape.
  */
-FUSE_INLINE int memo_holds(const ltk_fuse_memo *m, size_t n, const uint64_t *w)
+FUSE_INLINE int memo_holds(const ltk_fuse_state *st, const ltk_fuse_memo *m, size_t n,
+                           const uint64_t *w)
 {
-    if (m->len != n)
+    /* one test, not two branches: the bit and the length (which is stale in
+       a slot never kept: the bit decides then) */
+    if (!(ltk_fuse_bit(st->memo_filled, (size_t)(m - st->memo)) & (m->len == n)))
         return 0;
     const uint64_t *key = m->kept_digit ? w : w + FUSE_MEMO_WORDS;
     for (size_t k = 0; k * 8 < n; k++)
@@ -976,9 +984,11 @@ FUSE_INLINE int memo_holds(const ltk_fuse_memo *m, size_t n, const uint64_t *w)
     return 1;
 }
 
-static void memo_keep(ltk_fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked,
-                      const char *form, size_t form_len, int kept_digit)
+static void memo_keep(ltk_fuse_state *st, ltk_fuse_memo *m, size_t n, const uint64_t *w,
+                      uint64_t masked, const char *form, size_t form_len, int kept_digit)
 {
+    size_t k = (size_t)(m - st->memo);
+    st->memo_filled[k >> 6] |= 1ULL << (k & 63);
     memset(m->words, 0, sizeof m->words);
     memcpy(m->words, kept_digit ? w : w + FUSE_MEMO_WORDS, (n + 7) / 8 * 8);
     m->len = (uint32_t)n;
@@ -1640,7 +1650,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             ltk_fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
                                                             one.len, limit, words)
                                                 : NULL;
-            if (slot && memo_holds(slot, one.len, words)) {
+            if (slot && memo_holds(st, slot, one.len, words)) {
                 h = slot->masked;
                 tok_digit |= slot->kept_digit;
                 st->memo_hits++;
@@ -1661,14 +1671,15 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 if (slot == NULL) {
                     if (st->memo == NULL)
                         memo_grow(st);
-                } else if (slot->len && ++st->memo_evictions > st->memo_slots &&
+                } else if (ltk_fuse_bit(st->memo_filled, (size_t)(slot - st->memo)) &&
+                           ++st->memo_evictions > st->memo_slots &&
                            st->memo_hits >= st->memo_evictions / 4 &&
                            st->memo_slots < FUSE_MEMO_MAX) {
                     /* tokens keep replacing others that come back: more room (tokens
                        that never come back, ids and counters, would only fill it) */
                     memo_grow(st);
                 } else {
-                    memo_keep(slot, one.len, words, h, st->norm.data, masked_len, digit);
+                    memo_keep(st, slot, one.len, words, h, st->norm.data, masked_len, digit);
                 }
             }
         }
@@ -1772,7 +1783,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             uint64_t words[2 * FUSE_MEMO_WORDS];
             const ltk_fuse_memo *slot =
                 memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
-            if (slot && memo_holds(slot, toks[i].len, words) && slot->form_len) {
+            if (slot && memo_holds(st, slot, toks[i].len, words) && slot->form_len) {
                 len = slot->form_len;
                 memcpy(o, slot->form, len);
                 st->tok_hash[i] = slot->masked;
