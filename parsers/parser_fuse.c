@@ -1371,8 +1371,18 @@ static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
  * different units is the unit half of one quantity whose magnitude picks
  * the unit ("93.0 B", "5.2 KB"): a variable, although words.
  */
+/* The length of s[0..n) without the sentence punctuation (",", ".", ";", ":") ending it. */
+static size_t without_sentence_end(const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
+        n--;
+    return n;
+}
+
+/* s[0..n) is a word without its sentence punctuation (without_sentence_end). */
 static int is_size_unit(const char *s, size_t n)
 {
+    /* and without a closing parenthesis, maybe with more punctuation before it */
     while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':' ||
                      s[n - 1] == ')'))
         n--;
@@ -1392,10 +1402,8 @@ static int is_size_unit(const char *s, size_t n)
  * the count (the frames of a trace are different messages), and the "<*>"
  * in it does not make it read as a value.
  */
-static int is_code_symbol(const char *s, size_t n)
+static int is_code_symbol(const char *s, size_t n) /* n: without_sentence_end() */
 {
-    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
-        n--;
     if (n <= LTK_WILDCARD_LEN || !is_wild_at(s, n - LTK_WILDCARD_LEN, n))
         return 0; /* the common case, without scanning for the symbol */
     size_t k = symbol_prefix(s, n);
@@ -1403,12 +1411,10 @@ static int is_code_symbol(const char *s, size_t n)
 }
 
 /* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
-static int is_participle(const char *s, size_t n)
+static int is_participle(const char *s, size_t n) /* n: without_sentence_end() */
 {
     if (FUSE_RULE_OFF(FUSE_RULE_PARTICIPLES))
         return 0;
-    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
-        n--;
     if (n < 4 || (s[n - 1] | 0x20) != 'd' || (s[n - 2] | 0x20) != 'e')
         return 0;
     for (size_t i = 0; i < n; i++)
@@ -1425,10 +1431,8 @@ static int is_participle(const char *s, size_t n)
  * keeps its stem and the number is the value.  Two of them ("IPV4",
  * "IPV6") may as well be two fixed kinds and wait.
  */
-static uint64_t numbered_stem(const char *s, size_t n)
+static uint64_t numbered_stem(const char *s, size_t n) /* n: without_sentence_end() */
 {
-    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
-        n--;
     if (!is_unit_name(s, n))
         return 0;
     return hash_bytes(s, n - 1) | 1;
@@ -2007,7 +2011,9 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
                 continue;
             if (vars_only < 0)
                 marks = ltk_fuse_opens_and_dots(word, word_len);
-            int code = (marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, word_len);
+            /* the word's length without its sentence punctuation, for the tests below */
+            const size_t bare_len = without_sentence_end(word, word_len);
+            int code = (marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len);
             int like = marks && looks_like_value(word, word_len) && !code;
             int shape = vars_only >= 0 ? vars_only
                                        : (marks & LTK_FUSE_HAS_OPEN) && only_variables(word, word_len);
@@ -2019,13 +2025,13 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
                 shapes_differ = 1;
             grp->value_like |= like;
             grp->shape_seen |= shape;
-            grp->non_unit |= !is_size_unit(word, word_len);
+            grp->non_unit |= !is_size_unit(word, bare_len);
             grp->plain_word |= !like;
             if (!code && grp->dotted_names < 2 && (marks & LTK_FUSE_HAS_DOT) &&
                 is_dotted_name(word, word_len))
                 grp->dotted_names++; /* the word is new to the slot: distinct names */
-            grp->non_event |= !is_participle(word, word_len) && !code;
-            uint64_t stem = numbered_stem(word, word_len);
+            grp->non_event |= !is_participle(word, bare_len) && !code;
+            uint64_t stem = numbered_stem(word, bare_len);
             if (grp->nvalues == 1)
                 grp->stem = stem;
             grp->non_numbered |= stem == 0 || stem != grp->stem;
