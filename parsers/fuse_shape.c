@@ -55,10 +55,18 @@ static inline uint64_t shape_word(const char *s)
     return zero_digits(w);
 }
 
+/*
+ * Every length takes the same path after the whole blocks: the last block
+ * (32 bytes, or the last eight bytes of a shorter line) is hashed as a
+ * whole, overlapping what came before, instead of a branch per remaining
+ * size (16, 8, fewer), which the lengths of a log's lines make
+ * unpredictable.  The bytes each round reads depend on the length only, so
+ * the shape stays a function of the length and the bytes read (digits as
+ * '0'), and every byte is read.
+ */
 uint64_t ltk_fuse_line_shape(const char *s, size_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w, v;
-    size_t i = 0;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
     /* byte order does not matter: only equality is used */
     if (n >= 32) {
         /*
@@ -69,12 +77,15 @@ uint64_t ltk_fuse_line_shape(const char *s, size_t n)
          */
         uint64_t h1 = h ^ 0x243f6a8885a308d3ULL, h2 = h ^ 0x13198a2e03707344ULL,
                  h3 = h ^ 0xa4093822299f31d0ULL;
+        size_t i = 0;
 #if defined(__SSE2__) && defined(__x86_64__)
         /* digits are the bytes above '/' and below ':' (compared as signed,
            so bytes >= 0x80 are not) */
         const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1);
         const __m128i low = _mm_set1_epi8(0x0f);
-        for (; i + 32 <= n; i += 32) {
+        for (;;) {
+            if (i + 32 > n)
+                i = n - 32; /* the last block, overlapping the one before */
             __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
             __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
             __m128i zb = _mm_andnot_si128(
@@ -85,38 +96,38 @@ uint64_t ltk_fuse_line_shape(const char *s, size_t n)
             h1 = shape_round(h1, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(zb, zb)));
             h2 = shape_round(h2, (uint64_t)_mm_cvtsi128_si64(zc));
             h3 = shape_round(h3, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(zc, zc)));
+            if (i + 32 == n)
+                break;
+            i += 32;
         }
 #else
-        for (; i + 32 <= n; i += 32) {
+        for (;;) {
+            if (i + 32 > n)
+                i = n - 32;
             h = shape_round(h, shape_word(s + i));
             h1 = shape_round(h1, shape_word(s + i + 8));
             h2 = shape_round(h2, shape_word(s + i + 16));
             h3 = shape_round(h3, shape_word(s + i + 24));
+            if (i + 32 == n)
+                break;
+            i += 32;
         }
 #endif
         /* one round joins them: each lane turned by its own amount, so that
            words moved between lanes give another shape */
         h = shape_round(h ^ ((h1 << 16) | (h1 >> 48)),
                         ((h2 << 32) | (h2 >> 32)) ^ ((h3 << 48) | (h3 >> 16)));
-    }
-    if (i + 16 <= n) {
-        w = shape_word(s + i);
-        v = shape_word(s + i + 8);
-        h = shape_round(shape_round(h, w), v);
-        i += 16;
-    }
-    if (i + 8 <= n) {
-        memcpy(&w, s + i, 8);
-        h = shape_round(h, zero_digits(w));
-        i += 8;
-    }
-    if (i < n) {
-        if (n >= 8) {
-            memcpy(&w, s + n - 8, 8); /* the last eight bytes, overlapping */
-        } else {
-            w = 0;
-            memcpy(&w, s, n);
-        }
+    } else if (n >= 8) {
+        /* words at 0, 8 and 16 where the line has them, and its last eight
+           bytes: whatever the length, all of it */
+        size_t last = n - 8, second = last < 8 ? last : 8, third = last < 16 ? last : 16;
+        h = shape_round(h, shape_word(s));
+        h = shape_round(h, shape_word(s + second));
+        h = shape_round(h, shape_word(s + third));
+        h = shape_round(h, shape_word(s + last));
+    } else {
+        w = 0;
+        memcpy(&w, s, n);
         h = shape_round(h, zero_digits(w));
     }
     h = ltk_mix64(h);
