@@ -2027,14 +2027,14 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
              */
             if (grp->nvalues == FUSE_SLOT_VALUES)
                 continue;
-            if (vars_only < 0)
-                marks = ltk_fuse_opens_and_dots(word, word_len);
+            /* a word that is neither "<*>" nor its own variable form: varform
+               above asked only_variables(), and with it the word's marks */
+            assert(vars_only >= 0);
             /* the word's length without its sentence punctuation, for the tests below */
             const size_t bare_len = without_sentence_end(word, word_len);
             int code = (marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len);
             int like = marks && looks_like_value(word, word_len) && !code;
-            int shape = vars_only >= 0 ? vars_only
-                                       : (marks & LTK_FUSE_HAS_OPEN) && only_variables(word, word_len);
+            int shape = vars_only;
             if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             pool_word = st->tok_hash[i];
