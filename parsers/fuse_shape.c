@@ -237,14 +237,24 @@ void ltk_fuse_shape_keep(ltk_fuse_shape_cache *c, uint64_t shape, uint64_t seq)
         shape_grow(c);
     if (c->slots == NULL)
         return;
-    size_t k = shape & (c->nslots - 1);
-    if (ltk_fuse_bit(c->filled, k) && ++c->evictions > c->nslots && c->hits >= c->evictions / 4 &&
-        c->nslots < FUSE_SHAPE_MAX) {
+    /*
+     * Two slots per shape, the newest first: two shapes of one pair both
+     * stay (a direct-mapped table lost one of them, and a log of many
+     * shapes, Mac's, masked such lines again and again); a third replaces
+     * the older.
+     */
+    size_t k = shape & (c->nslots - 2);
+    if (ltk_fuse_bit(c->filled, k + 1) && ++c->evictions > c->nslots &&
+        c->hits >= c->evictions / 4 && c->nslots < FUSE_SHAPE_MAX) {
         /* shapes keep replacing others that come back: more room */
         shape_grow(c);
-        k = shape & (c->nslots - 1);
+        k = shape & (c->nslots - 2);
     }
     ltk_fuse_shape_slot *s = &c->slots[k];
+    if (ltk_fuse_bit(c->filled, k)) {
+        s[1] = s[0]; /* the older one moves over */
+        c->filled[(k + 1) >> 6] |= 1ULL << ((k + 1) & 63);
+    }
     c->filled[k >> 6] |= 1ULL << (k & 63);
     s->shape = shape;
     s->seq = seq;

@@ -138,17 +138,26 @@ static inline unsigned ltk_fuse_opens_and_dots(const char *s, size_t n)
  */
 uint64_t ltk_fuse_line_shape(const char *s, size_t n);
 
-/** The slot that holds shape, NULL when the cache does not hold it. */
+/**
+ * The slot that holds shape, NULL when the cache does not hold it.  A shape
+ * goes to one of two neighbouring slots (see ltk_fuse_shape_keep).
+ */
 static inline ltk_fuse_shape_slot *ltk_fuse_shape_find(ltk_fuse_shape_cache *c, uint64_t shape)
 {
     if (c->slots == NULL)
         return NULL;
-    size_t k = shape & (c->nslots - 1);
+    size_t k = shape & (c->nslots - 2); /* the first of the pair */
+    unsigned filled = (unsigned)(c->filled[k >> 6] >> (k & 63)) & 3;
     ltk_fuse_shape_slot *s = &c->slots[k];
-    if (!ltk_fuse_bit(c->filled, k) || s->shape != shape)
-        return NULL;
-    c->hits++;
-    return s;
+    if ((filled & 1) && s[0].shape == shape) {
+        c->hits++;
+        return &s[0];
+    }
+    if ((filled & 2) && s[1].shape == shape) {
+        c->hits++;
+        return &s[1];
+    }
+    return NULL;
 }
 
 /**
