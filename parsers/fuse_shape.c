@@ -55,14 +55,38 @@ static inline uint64_t shape_word(const char *s)
     return zero_digits(w);
 }
 
+/* Four rounds, one per lane, over the 32 bytes at s (their digits read as '0'). */
+static inline void shape_block(uint64_t lane[4], const char *s)
+{
+#if defined(__SSE2__) && defined(__x86_64__)
+    /* digits are the bytes above '/' and below ':' (compared as signed, so
+       bytes >= 0x80 are not) */
+    const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1);
+    const __m128i low = _mm_set1_epi8(0x0f);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+    __m128i zb = _mm_andnot_si128(
+        _mm_and_si128(_mm_and_si128(_mm_cmpgt_epi8(b, below), _mm_cmplt_epi8(b, above)), low), b);
+    __m128i zc = _mm_andnot_si128(
+        _mm_and_si128(_mm_and_si128(_mm_cmpgt_epi8(c, below), _mm_cmplt_epi8(c, above)), low), c);
+    lane[0] = shape_round(lane[0], (uint64_t)_mm_cvtsi128_si64(zb));
+    lane[1] = shape_round(lane[1], (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(zb, zb)));
+    lane[2] = shape_round(lane[2], (uint64_t)_mm_cvtsi128_si64(zc));
+    lane[3] = shape_round(lane[3], (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(zc, zc)));
+#else
+    for (int k = 0; k < 4; k++)
+        lane[k] = shape_round(lane[k], shape_word(s + 8 * k));
+#endif
+}
+
 /*
  * Every length takes the same path after the whole blocks: the last block
  * (32 bytes, or the last eight bytes of a shorter line) is hashed as a
- * whole, overlapping what came before, instead of a branch per remaining
- * size (16, 8, fewer), which the lengths of a log's lines make
- * unpredictable.  The bytes each round reads depend on the length only, so
- * the shape stays a function of the length and the bytes read (digits as
- * '0'), and every byte is read.
+ * whole, at the line's end, overlapping what came before, instead of a
+ * branch per remaining size (16, 8, fewer), which the lengths of a log's
+ * lines make unpredictable.  The bytes each round reads depend on the
+ * length only, so the shape stays a function of the length and the bytes
+ * (digits as '0'), and every byte is read.
  */
 uint64_t ltk_fuse_line_shape(const char *s, size_t n)
 {
@@ -75,48 +99,16 @@ uint64_t ltk_fuse_line_shape(const char *s, size_t n)
          * at the multiplier's latency, four at its throughput (a line's shape
          * is hashed for every line; Loghub-2k lines are 40 to 300 bytes).
          */
-        uint64_t h1 = h ^ 0x243f6a8885a308d3ULL, h2 = h ^ 0x13198a2e03707344ULL,
-                 h3 = h ^ 0xa4093822299f31d0ULL;
-        size_t i = 0;
-#if defined(__SSE2__) && defined(__x86_64__)
-        /* digits are the bytes above '/' and below ':' (compared as signed,
-           so bytes >= 0x80 are not) */
-        const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1);
-        const __m128i low = _mm_set1_epi8(0x0f);
-        for (;;) {
-            if (i + 32 > n)
-                i = n - 32; /* the last block, overlapping the one before */
-            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-            __m128i zb = _mm_andnot_si128(
-                _mm_and_si128(_mm_and_si128(_mm_cmpgt_epi8(b, below), _mm_cmplt_epi8(b, above)), low), b);
-            __m128i zc = _mm_andnot_si128(
-                _mm_and_si128(_mm_and_si128(_mm_cmpgt_epi8(c, below), _mm_cmplt_epi8(c, above)), low), c);
-            h = shape_round(h, (uint64_t)_mm_cvtsi128_si64(zb));
-            h1 = shape_round(h1, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(zb, zb)));
-            h2 = shape_round(h2, (uint64_t)_mm_cvtsi128_si64(zc));
-            h3 = shape_round(h3, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(zc, zc)));
-            if (i + 32 == n)
-                break;
-            i += 32;
-        }
-#else
-        for (;;) {
-            if (i + 32 > n)
-                i = n - 32;
-            h = shape_round(h, shape_word(s + i));
-            h1 = shape_round(h1, shape_word(s + i + 8));
-            h2 = shape_round(h2, shape_word(s + i + 16));
-            h3 = shape_round(h3, shape_word(s + i + 24));
-            if (i + 32 == n)
-                break;
-            i += 32;
-        }
-#endif
+        uint64_t lane[4] = {h, h ^ 0x243f6a8885a308d3ULL, h ^ 0x13198a2e03707344ULL,
+                            h ^ 0xa4093822299f31d0ULL};
+        /* the whole blocks before the last, then the last, at n - 32 */
+        for (size_t i = 0; i < n - 32; i += 32)
+            shape_block(lane, s + i);
+        shape_block(lane, s + n - 32);
         /* one round joins them: each lane turned by its own amount, so that
            words moved between lanes give another shape */
-        h = shape_round(h ^ ((h1 << 16) | (h1 >> 48)),
-                        ((h2 << 32) | (h2 >> 32)) ^ ((h3 << 48) | (h3 >> 16)));
+        h = shape_round(lane[0] ^ ((lane[1] << 16) | (lane[1] >> 48)),
+                        ((lane[2] << 32) | (lane[2] >> 32)) ^ ((lane[3] << 48) | (lane[3] >> 16)));
     } else if (n >= 8) {
         /* words at 0, 8 and 16 where the line has them, and its last eight
            bytes: whatever the length, all of it */
