@@ -83,4 +83,22 @@ uint32_t *ltk_u64map_emplace(ltk_u64map *m, uint64_t key, uint32_t value, int *a
 /** Adds one to key's value (a new key starts at 0).  Returns 0 or -1. */
 int ltk_u64map_increment(ltk_u64map *m, uint64_t key);
 
+/**
+ * Starts loading the memory a probe for key reads first, so that the probes
+ * of many keys wait for memory at once rather than one after another (a
+ * hint: the map is unchanged).
+ */
+static inline void ltk_u64map_prefetch(const ltk_u64map *m, uint64_t key)
+{
+#if defined(__GNUC__)
+    if (m->nslots == 0)
+        return;
+    size_t i = (size_t)ltk_mix64(key ^ m->seed) & (m->nslots - 1);
+    __builtin_prefetch(&m->used[i]);
+    __builtin_prefetch(&m->slots[i]);
+#else
+    (void)m, (void)key;
+#endif
+}
+
 #endif

@@ -112,7 +112,7 @@ typedef struct ltk_fuse_pool {
 typedef struct ltk_fuse_memo {
     uint64_t words[FUSE_MEMO_WORDS]; /* the token's bytes, zero after its end */
     uint64_t masked;                 /* hash of its masked form (hash_padded of mask_token) */
-    uint32_t len;                    /* 0: an empty slot */
+    uint32_t len;                    /* bytes of the token (when memo_filled says it holds one) */
     uint16_t form_len;               /* bytes of the masked form in form; 0: too long to keep */
     uint16_t kept_digit;             /* the masked form holds a digit (see fuse_shape.c) */
     char form[8 * FUSE_MEMO_WORDS];  /* the masked form, for a line that misses the table */
@@ -161,6 +161,7 @@ typedef struct ltk_fuse_state {
     logtk_slice *edit;  /* template tokens being generalized */
     size_t edit_cap;
     ltk_fuse_memo *memo;    /* see ltk_fuse_memo; NULL until a token needs it */
+    uint64_t *memo_filled;  /* one bit per slot of memo, set when it holds a token (memo_grow) */
     size_t memo_slots;  /* a power of two */
     size_t memo_evictions; /* tokens that replaced another since the memo last grew */
     size_t memo_hits;      /* tokens the memo answered since it last grew */
@@ -225,8 +226,17 @@ FUSE_INLINE uint32_t ltk_fuse_new_group(ltk_fuse_state *st)
          ltk_fuse_add_block((void ***)&st->group_blocks, &st->group_nblocks, &st->group_blocks_cap,
                             sizeof **st->group_blocks) != 0))
         return FUSE_NO_ID;
-    static const ltk_fuse_group made = {.pool = FUSE_NO_ID, .next_in_pool = FUSE_NO_ID};
-    *ltk_fuse_group_at(st, (uint32_t)st->ngroups) = made;
+    /*
+     * Field by field, not as one struct assignment: in learn_sequence
+     * (compiled for size) that becomes a "rep stos", whose start-up costs
+     * more than these stores (a fresh parser makes a group per new word).
+     */
+    ltk_fuse_group *g = ltk_fuse_group_at(st, (uint32_t)st->ngroups);
+    g->value0 = g->stem = 0;
+    g->member0 = g->more = g->position = 0;
+    g->pool = g->next_in_pool = FUSE_NO_ID;
+    g->nvalues = g->promoted = g->varform_seen = g->value_like = g->shape_seen = 0;
+    g->non_unit = g->plain_word = g->non_event = g->non_numbered = g->dotted_names = 0;
     return (uint32_t)st->ngroups++;
 }
 
@@ -238,8 +248,11 @@ FUSE_INLINE uint32_t ltk_fuse_new_pool(ltk_fuse_state *st)
          ltk_fuse_add_block((void ***)&st->pool_blocks, &st->pool_nblocks, &st->pool_blocks_cap,
                             sizeof **st->pool_blocks) != 0))
         return FUSE_NO_ID;
-    static const ltk_fuse_pool made = {.first_group = FUSE_NO_ID};
-    *ltk_fuse_pool_at(st, (uint32_t)st->npools) = made;
+    ltk_fuse_pool *k = ltk_fuse_pool_at(st, (uint32_t)st->npools); /* see ltk_fuse_new_group */
+    k->value0 = 0;
+    k->more = 0;
+    k->first_group = FUSE_NO_ID;
+    k->nvalues = k->varform_seen = 0;
     return (uint32_t)st->npools++;
 }
 

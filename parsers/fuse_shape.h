@@ -15,7 +15,7 @@
 #include "mix.h"
 
 typedef struct ltk_fuse_shape_slot {
-    uint64_t shape; /* ltk_fuse_line_shape() of the line; 0: an empty slot */
+    uint64_t shape; /* ltk_fuse_line_shape() of the line (valid when its bit says so) */
     uint64_t seq;   /* the sequence hash its tokens give */
     uint32_t id;    /* the exact table's template for seq once known, else UINT32_MAX
                        (an entry of that table never changes once made) */
@@ -59,11 +59,19 @@ static inline void ltk_fuse_kept_add(ltk_fuse_kept *k, size_t i)
  */
 typedef struct ltk_fuse_shape_cache {
     ltk_fuse_shape_slot *slots; /* NULL until the first line is kept */
+    uint64_t *filled;       /* one bit per slot, set when it holds a shape (see shape_grow) */
     size_t nslots;          /* a power of two */
     size_t evictions;       /* shapes that replaced another since the cache last grew */
     size_t hits;            /* lines found since it last grew */
     ltk_fuse_digit_slot *digits; /* lines that kept a digit: NULL until one is kept */
+    uint64_t digits_filled[8];   /* one bit per slot of digits (FUSE_DIGIT_SLOTS) */
 } ltk_fuse_shape_cache;
+
+/** Nonzero when bit k of the bit set `bits` is set. */
+static inline int ltk_fuse_bit(const uint64_t *bits, size_t k)
+{
+    return (int)((bits[k >> 6] >> (k & 63)) & 1);
+}
 
 /**
  * Eight bytes at once (SWAR): ltk_fuse_digit_bytes() marks the digits of w,
@@ -94,20 +102,34 @@ static inline uint64_t ltk_fuse_bytes_equal(uint64_t w, unsigned char c)
     return ~(((x & low7) + low7) | x | low7);
 }
 
-/** Nonzero when s[0..n) holds byte a or byte b. */
-static inline int ltk_fuse_has_byte2(const char *s, size_t n, unsigned char a, unsigned char b)
+/*
+ * Which of '<' (LTK_FUSE_HAS_OPEN) and '.' (LTK_FUSE_HAS_DOT) the word
+ * s[0..n) holds, s being readable 8 bytes past its end (a word of fuse's
+ * masked line): one look per 8 bytes, none per byte.  A word of a new line
+ * without '<' has no "<*>", one without '.' no inner dot, so most words
+ * skip the per-byte scans that look for those (parser_fuse.c).
+ */
+enum { LTK_FUSE_HAS_OPEN = 1, LTK_FUSE_HAS_DOT = 2 };
+static inline unsigned ltk_fuse_opens_and_dots(const char *s, size_t n)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t open = 0, dot = 0, w;
     size_t i = 0;
-    uint64_t w;
     for (; i + 8 <= n; i += 8) {
         memcpy(&w, s + i, 8);
-        if (ltk_fuse_bytes_equal(w, a) | ltk_fuse_bytes_equal(w, b))
-            return 1;
+        open |= ltk_fuse_bytes_equal(w, '<');
+        dot |= ltk_fuse_bytes_equal(w, '.');
     }
-    for (; i < n; i++)
-        if ((unsigned char)s[i] == a || (unsigned char)s[i] == b)
-            return 1;
-    return 0;
+    if (i < n) {
+        uint64_t keep = 0x8080808080808080ULL >> (8 * (8 - (n - i))); /* the word's own bytes */
+        memcpy(&w, s + i, 8);
+        open |= ltk_fuse_bytes_equal(w, '<') & keep;
+        dot |= ltk_fuse_bytes_equal(w, '.') & keep;
+    }
+    return (open != 0 ? LTK_FUSE_HAS_OPEN : 0u) | (dot != 0 ? LTK_FUSE_HAS_DOT : 0u);
+#else
+    return (memchr(s, '<', n) ? LTK_FUSE_HAS_OPEN : 0u) | (memchr(s, '.', n) ? LTK_FUSE_HAS_DOT : 0u);
+#endif
 }
 
 /**
@@ -116,16 +138,26 @@ static inline int ltk_fuse_has_byte2(const char *s, size_t n, unsigned char a, u
  */
 uint64_t ltk_fuse_line_shape(const char *s, size_t n);
 
-/** The slot that holds shape, NULL when the cache does not hold it. */
+/**
+ * The slot that holds shape, NULL when the cache does not hold it.  A shape
+ * goes to one of two neighbouring slots (see ltk_fuse_shape_keep).
+ */
 static inline ltk_fuse_shape_slot *ltk_fuse_shape_find(ltk_fuse_shape_cache *c, uint64_t shape)
 {
     if (c->slots == NULL)
         return NULL;
-    ltk_fuse_shape_slot *s = &c->slots[shape & (c->nslots - 1)];
-    if (s->shape != shape)
-        return NULL;
-    c->hits++;
-    return s;
+    size_t k = shape & (c->nslots - 2); /* the first of the pair */
+    unsigned filled = (unsigned)(c->filled[k >> 6] >> (k & 63)) & 3;
+    ltk_fuse_shape_slot *s = &c->slots[k];
+    if ((filled & 1) && s[0].shape == shape) {
+        c->hits++;
+        return &s[0];
+    }
+    if ((filled & 2) && s[1].shape == shape) {
+        c->hits++;
+        return &s[1];
+    }
+    return NULL;
 }
 
 /**

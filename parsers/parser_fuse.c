@@ -93,6 +93,21 @@ static uint64_t hash_padded(const char *s, size_t n)
 #endif
 }
 
+/*
+ * ltk_is_wildcard() for a word of the masked line (readable 8 bytes past its
+ * end): its first four bytes compared at once, no branch per byte.
+ */
+FUSE_INLINE int is_wild_word(const char *s, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t w;
+    memcpy(&w, s, 4);
+    return (n == LTK_WILDCARD_LEN) & ((w & 0xffffffu) == ('<' | '*' << 8 | (uint32_t)'>' << 16));
+#else
+    return ltk_is_wildcard(s, n);
+#endif
+}
+
 /* Contribution of token hash h at position pos to the sequence hash. */
 FUSE_INLINE uint64_t salted(uint64_t h, size_t pos)
 {
@@ -948,13 +963,18 @@ FUSE_INLINE ltk_fuse_memo *memo_slot(ltk_fuse_memo *memo, size_t slots, const ch
 static void memo_grow(ltk_fuse_state *st)
 {
     size_t slots = st->memo ? 2 * st->memo_slots : FUSE_MEMO_MIN;
-    ltk_fuse_memo *m = malloc(slots * sizeof *m);
+    /* the slots, then their bit set memo_filled, in one block; only the bit
+       set is cleared: a slot is written when a token is kept there, so a
+       fresh parser touches the slots its tokens use, not the whole memo */
+    size_t words = (slots + 63) / 64;
+    ltk_fuse_memo *m = malloc(slots * sizeof *m + words * sizeof *st->memo_filled);
     if (m == NULL)
         return;
-    for (size_t k = 0; k < slots; k++)
-        m[k].len = 0; /* empty; the rest of a slot is written when it is kept */
+    uint64_t *filled = (uint64_t *)(void *)(m + slots);
+    memset(filled, 0, words * sizeof *filled);
     free(st->memo);
     st->memo = m;
+    st->memo_filled = filled;
     st->memo_slots = slots;
     st->memo_evictions = 0;
     st->memo_hits = 0;
@@ -965,9 +985,12 @@ static void memo_grow(ltk_fuse_state *st)
  * masked form that kept a digit holds for the token's own bytes only, any
  * other for every token of its shape.
  */
-FUSE_INLINE int memo_holds(const ltk_fuse_memo *m, size_t n, const uint64_t *w)
+FUSE_INLINE int memo_holds(const ltk_fuse_state *st, const ltk_fuse_memo *m, size_t n,
+                           const uint64_t *w)
 {
-    if (m->len != n)
+    /* one test, not two branches: the bit and the length (which is stale in
+       a slot never kept: the bit decides then) */
+    if (!(ltk_fuse_bit(st->memo_filled, (size_t)(m - st->memo)) & (m->len == n)))
         return 0;
     const uint64_t *key = m->kept_digit ? w : w + FUSE_MEMO_WORDS;
     for (size_t k = 0; k * 8 < n; k++)
@@ -976,9 +999,11 @@ FUSE_INLINE int memo_holds(const ltk_fuse_memo *m, size_t n, const uint64_t *w)
     return 1;
 }
 
-static void memo_keep(ltk_fuse_memo *m, size_t n, const uint64_t *w, uint64_t masked,
-                      const char *form, size_t form_len, int kept_digit)
+static void memo_keep(ltk_fuse_state *st, ltk_fuse_memo *m, size_t n, const uint64_t *w,
+                      uint64_t masked, const char *form, size_t form_len, int kept_digit)
 {
+    size_t k = (size_t)(m - st->memo);
+    st->memo_filled[k >> 6] |= 1ULL << (k & 63);
     memset(m->words, 0, sizeof m->words);
     memcpy(m->words, kept_digit ? w : w + FUSE_MEMO_WORDS, (n + 7) / 8 * 8);
     m->len = (uint32_t)n;
@@ -1224,8 +1249,6 @@ FUSE_INLINE int is_inner_dot(const char *s, size_t i, size_t n)
 
 static int looks_like_value(const char *s, size_t n)
 {
-    if (!ltk_fuse_has_byte2(s, n, '<', '.')) /* most words: neither, one pass per 8 bytes */
-        return 0;
     for (size_t i = 0; i < n; i++) {
         unsigned mark = word_marks[(unsigned char)s[i]];
         if (mark == MARK_OPEN && is_wild_at(s, i, n))
@@ -1363,12 +1386,22 @@ static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
  * different units is the unit half of one quantity whose magnitude picks
  * the unit ("93.0 B", "5.2 KB"): a variable, although words.
  */
+/* The length of s[0..n) without the sentence punctuation (",", ".", ";", ":") ending it. */
+static size_t without_sentence_end(const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
+        n--;
+    return n;
+}
+
+/* s[0..n) is a word without its sentence punctuation (without_sentence_end). */
 static int is_size_unit(const char *s, size_t n)
 {
+    /* and without a closing parenthesis, maybe with more punctuation before it */
     while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':' ||
                      s[n - 1] == ')'))
         n--;
-    if (n == 0 || n > 3 || s[n - 1] != 'B')
+    if (n == 0 || s[n - 1] != 'B' || n > 3) /* the last letter first, as in is_participle */
         return 0;
     if (n == 1)
         return 1;
@@ -1384,10 +1417,8 @@ static int is_size_unit(const char *s, size_t n)
  * the count (the frames of a trace are different messages), and the "<*>"
  * in it does not make it read as a value.
  */
-static int is_code_symbol(const char *s, size_t n)
+static int is_code_symbol(const char *s, size_t n) /* n: without_sentence_end() */
 {
-    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
-        n--;
     if (n <= LTK_WILDCARD_LEN || !is_wild_at(s, n - LTK_WILDCARD_LEN, n))
         return 0; /* the common case, without scanning for the symbol */
     size_t k = symbol_prefix(s, n);
@@ -1395,13 +1426,12 @@ static int is_code_symbol(const char *s, size_t n)
 }
 
 /* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
-static int is_participle(const char *s, size_t n)
+static int is_participle(const char *s, size_t n) /* n: without_sentence_end() */
 {
     if (FUSE_RULE_OFF(FUSE_RULE_PARTICIPLES))
         return 0;
-    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
-        n--;
-    if (n < 4 || (s[n - 1] | 0x20) != 'd' || (s[n - 2] | 0x20) != 'e')
+    /* the last letter first: the test nearly every word fails, so predicted */
+    if (n == 0 || (s[n - 1] | 0x20) != 'd' || n < 4 || (s[n - 2] | 0x20) != 'e')
         return 0;
     for (size_t i = 0; i < n; i++)
         if (!is_letter(s[i]))
@@ -1417,10 +1447,8 @@ static int is_participle(const char *s, size_t n)
  * keeps its stem and the number is the value.  Two of them ("IPV4",
  * "IPV6") may as well be two fixed kinds and wait.
  */
-static uint64_t numbered_stem(const char *s, size_t n)
+static uint64_t numbered_stem(const char *s, size_t n) /* n: without_sentence_end() */
 {
-    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
-        n--;
     if (!is_unit_name(s, n))
         return 0;
     return hash_bytes(s, n - 1) | 1;
@@ -1563,7 +1591,9 @@ static uint32_t annotated_value(const ltk_fuse_state *st, uint64_t seq, size_t n
     for (size_t i = 1; i < n; i++) {
         const char *t = st->norm.data + st->tok_off[i];
         size_t len = st->tok_len[i];
-        if (len < 3 || t[0] != '(' || t[len - 1] != ')' || !st->tok_wild[i - 1] ||
+        /* '(' first: one test that nearly every word fails, and so predicted
+           (t[0] is readable even for an empty word: the buffer's slack) */
+        if (t[0] != '(' || len < 3 || t[len - 1] != ')' || !st->tok_wild[i - 1] ||
             st->tok_wild[i] || memchr(t + 1, '(', len - 2) || memchr(t + 1, ')', len - 2))
             continue;
         /* the sequence without position i: later tokens move one place left */
@@ -1642,7 +1672,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             ltk_fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
                                                             one.len, limit, words)
                                                 : NULL;
-            if (slot && memo_holds(slot, one.len, words)) {
+            if (slot && memo_holds(st, slot, one.len, words)) {
                 h = slot->masked;
                 tok_digit |= slot->kept_digit;
                 st->memo_hits++;
@@ -1663,14 +1693,15 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 if (slot == NULL) {
                     if (st->memo == NULL)
                         memo_grow(st);
-                } else if (slot->len && ++st->memo_evictions > st->memo_slots &&
+                } else if (ltk_fuse_bit(st->memo_filled, (size_t)(slot - st->memo)) &&
+                           ++st->memo_evictions > st->memo_slots &&
                            st->memo_hits >= st->memo_evictions / 4 &&
                            st->memo_slots < FUSE_MEMO_MAX) {
                     /* tokens keep replacing others that come back: more room (tokens
                        that never come back, ids and counters, would only fill it) */
                     memo_grow(st);
                 } else {
-                    memo_keep(slot, one.len, words, h, st->norm.data, masked_len, digit);
+                    memo_keep(st, slot, one.len, words, h, st->norm.data, masked_len, digit);
                 }
             }
         }
@@ -1774,7 +1805,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             uint64_t words[2 * FUSE_MEMO_WORDS];
             const ltk_fuse_memo *slot =
                 memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
-            if (slot && memo_holds(slot, toks[i].len, words) && slot->form_len) {
+            if (slot && memo_holds(st, slot, toks[i].len, words) && slot->form_len) {
                 len = slot->form_len;
                 memcpy(o, slot->form, len);
                 st->tok_hash[i] = slot->masked;
@@ -1802,18 +1833,16 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
     /* the quick hashes are the hashes of these very bytes, or nothing would ever hit */
     assert(fast_seq == seq);
     (void)fast_seq;
+    /* feed_tokens found no template for it in the exact table: no second look */
     const uint64_t seq_seen = seq;
-    id = map_get(&st->exact, seq);
-    if (id != FUSE_NO_ID) {
-        *template_id = resolve(st, id);
-        return LOGTK_OK;
-    }
 
     /* slow path: the variable form of every token */
     size_t constants = 0;
+    const uint64_t mix_n = ltk_mix64(n); /* for sibling_key */
+    uint64_t prefix_seen = 0;            /* for pool_key, as join_pool will make it */
     for (size_t i = 0; i < n; i++) {
         const char *t = base + st->tok_off[i];
-        st->tok_wild[i] = ltk_is_wildcard(t, st->tok_len[i]);
+        st->tok_wild[i] = is_wild_word(t, st->tok_len[i]);
         st->wf_prefix[i] = st->tok_wild[i] ? 0 : wildform_prefix(t, st->tok_len[i]);
         st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, st->tok_len[i], st->wf_prefix[i]);
         st->wf_hash[i] = wild_h;
@@ -1824,12 +1853,24 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
                                                            : salted(st->wf_hash[i], i);
         constants += !st->tok_wild[i];
+        st->sib_known[i] = 0; /* see sib_key; here, not a memset (a "rep stos" compiled for size) */
+        /*
+         * The group and pool slots the steps below probe for this word,
+         * loaded now for all words at once: a line of new words misses the
+         * cache at nearly every probe of those maps, and probed one by one
+         * the misses would wait one after another.
+         */
+        if (i >= hdr) {
+            ltk_u64map_prefetch(&st->groups,
+                                sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i));
+            if (i > hdr)
+                ltk_u64map_prefetch(&st->pools, pool_key(prefix_seen, i, n));
+        }
+        prefix_seen += st->salt_tok[i];
     }
-    const uint64_t mix_n = ltk_mix64(n); /* for sibling_key */
 
     /* 3. take promoted positions as variables, then register the line's siblings */
     int changed = 1, promoted_any = 0;
-    memset(st->sib_known, 0, n); /* see sib_key */
     for (int round = 0; changed && round < 64; round++) {
         changed = 0;
         for (size_t i = 0; i < n && constants >= 2; i++) {
@@ -1922,8 +1963,15 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             continue; /* the header, or no other constant: nothing anchors the group */
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
         int vars_only = -1; /* only_variables() of the word, once asked here */
+        /* the word's '<' and '.', once asked here: a word without them skips
+           the per-byte scans for "<*>" and inner dots (ltk_fuse_opens_and_dots) */
+        unsigned marks = 0;
+        const char *word = st->norm.data + st->tok_off[i];
+        size_t word_len = st->tok_len[i];
         int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
-                      (vars_only = only_variables(st->norm.data + st->tok_off[i], st->tok_len[i]));
+                      (vars_only = ((marks = ltk_fuse_opens_and_dots(word, word_len)) &
+                                    LTK_FUSE_HAS_OPEN) &&
+                                   only_variables(word, word_len));
         /*
          * the key and group the first promotion round found, when nothing was
          * promoted since (the sequence is the same); a group once found stays,
@@ -1979,11 +2027,14 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
              */
             if (grp->nvalues == FUSE_SLOT_VALUES)
                 continue;
-            const char *word = st->norm.data + st->tok_off[i];
-            size_t word_len = st->tok_len[i];
-            int code = is_code_symbol(word, word_len);
-            int like = looks_like_value(word, word_len) && !code;
-            int shape = vars_only >= 0 ? vars_only : only_variables(word, word_len);
+            /* a word that is neither "<*>" nor its own variable form: varform
+               above asked only_variables(), and with it the word's marks */
+            assert(vars_only >= 0);
+            /* the word's length without its sentence punctuation, for the tests below */
+            const size_t bare_len = without_sentence_end(word, word_len);
+            int code = (marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len);
+            int like = marks && looks_like_value(word, word_len) && !code;
+            int shape = vars_only;
             if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             pool_word = st->tok_hash[i];
@@ -1992,12 +2043,13 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
                 shapes_differ = 1;
             grp->value_like |= like;
             grp->shape_seen |= shape;
-            grp->non_unit |= !is_size_unit(word, word_len);
+            grp->non_unit |= !is_size_unit(word, bare_len);
             grp->plain_word |= !like;
-            if (!code && grp->dotted_names < 2 && is_dotted_name(word, word_len))
+            if (!code && grp->dotted_names < 2 && (marks & LTK_FUSE_HAS_DOT) &&
+                is_dotted_name(word, word_len))
                 grp->dotted_names++; /* the word is new to the slot: distinct names */
-            grp->non_event |= !is_participle(word, word_len) && !code;
-            uint64_t stem = numbered_stem(word, word_len);
+            grp->non_event |= !is_participle(word, bare_len) && !code;
+            uint64_t stem = numbered_stem(word, bare_len);
             if (grp->nvalues == 1)
                 grp->stem = stem;
             grp->non_numbered |= stem == 0 || stem != grp->stem;

@@ -948,7 +948,9 @@ TEST(test_fuse_slot_words_survive_snapshot)
  * A line of 32 bytes or more is hashed in four lanes (fuse_shape.c): every
  * byte of every lane counts, digits as '0', and a word moved to another lane
  * makes another shape.  A lane left out of the join would let lines that
- * differ there share a shape, and take each other's sequence hash.
+ * differ there share a shape, and take each other's sequence hash.  The
+ * last block overlaps the one before, and a shorter line is read in
+ * overlapping words: every byte counts at every length.
  */
 TEST(test_fuse_shape_long_lines)
 {
@@ -958,7 +960,7 @@ TEST(test_fuse_shape_long_lines)
         seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
         a[i] = (seed >> 60) < 4 ? (char)('0' + (seed >> 40) % 10) : (char)('a' + (seed >> 40) % 26);
     }
-    for (size_t n = 32; n <= sizeof a; n += 13) {
+    for (size_t n = 1; n <= sizeof a; n++) {
         uint64_t shape = ltk_fuse_line_shape(a, n);
         for (size_t i = 0; i < n; i++) {
             memcpy(b, a, n);
@@ -1002,19 +1004,31 @@ TEST(test_fuse_shape_kept_digits)
     logtk_parser_free(p);
 }
 
-/* The eight-bytes-at-once search of looks_like_value(): every place, no near miss. */
-TEST(test_fuse_has_byte2)
+/*
+ * The eight-bytes-at-once search for '<' and '.' in a word of the masked
+ * line: every place, no near miss, and nothing from the bytes after the word.
+ */
+TEST(test_fuse_opens_and_dots)
 {
-    char s[40];
-    for (size_t n = 0; n <= sizeof s; n++) {
+    char s[40 + 8];
+    for (size_t n = 0; n <= 40; n++) {
         for (size_t i = 0; i < n; i++)
             s[i] = (char)(i % 2 ? 0xbc : 0xae); /* '<' and '.' with the high bit set */
-        CHECK(!ltk_fuse_has_byte2(s, n, '<', '.'));
+        for (size_t i = n; i < n + 8; i++)
+            s[i] = i % 2 ? '<' : '.'; /* past the end: not the word's */
+        CHECK(ltk_fuse_opens_and_dots(s, n) == 0);
         for (size_t at = 0; at < n; at++) {
             char keep = s[at];
-            s[at] = at % 2 ? '<' : '.';
-            CHECK(ltk_fuse_has_byte2(s, n, '<', '.'));
+            s[at] = '<';
+            CHECK(ltk_fuse_opens_and_dots(s, n) == LTK_FUSE_HAS_OPEN);
+            s[at] = '.';
+            CHECK(ltk_fuse_opens_and_dots(s, n) == LTK_FUSE_HAS_DOT);
             s[at] = keep;
+        }
+        if (n >= 2) {
+            s[0] = '.';
+            s[n - 1] = '<';
+            CHECK(ltk_fuse_opens_and_dots(s, n) == (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT));
         }
     }
 }
