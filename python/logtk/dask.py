@@ -675,7 +675,10 @@ def _gather(client, futures):
         return client.gather(futures)
     from distributed import as_completed
     got = {}
-    for batch in as_completed(futures).batches():
+    # the client's own loop: as_completed() takes the default client's (the newest one
+    # made in this process), and tracked on another client's loop these futures were
+    # seen done about a second late
+    for batch in as_completed(futures, loop=client.loop).batches():
         got.update(zip((f.key for f in batch), client.gather(batch, direct=True)))
     return [got[f.key] for f in futures]
 
