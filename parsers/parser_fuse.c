@@ -1498,7 +1498,7 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
         st->npools--; /* unmade: no key names it */
     if (slot == NULL)
         return -1;
-    uint32_t k = *slot;
+    uint32_t k = added ? made : *slot; /* made: no wait for the slot just written */
     ltk_fuse_pool *pool = ltk_fuse_pool_at(st, k);
     grp->pool = k;
     grp->next_in_pool = pool->first_group;
