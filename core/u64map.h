@@ -70,7 +70,39 @@ static inline uint32_t *ltk_u64map_lookup(const ltk_u64map *m, uint64_t key)
     return NULL;
 }
 
-/** Sets key's value (inserting the key).  Returns 0 or -1 (out of memory). */
+/**
+ * Where a probe for a key ended: the key's slot, or the empty slot where
+ * the key would go, and the table's size then.  A caller that looks a key
+ * up and may insert it later keeps this so that the insert need not probe
+ * again (ltk_u64map_emplace_at): a parser learning a new line looks up a
+ * key per word, then inserts most of them.
+ */
+typedef struct ltk_u64map_spot {
+    size_t slot;
+    size_t nslots;
+} ltk_u64map_spot;
+
+/** ltk_u64map_lookup(), also telling where its probe ended (*spot). */
+static inline uint32_t *ltk_u64map_lookup_spot(const ltk_u64map *m, uint64_t key,
+                                               ltk_u64map_spot *spot)
+{
+    spot->nslots = m->nslots;
+    spot->slot = 0;
+    if (m->nslots == 0)
+        return NULL;
+    size_t mask = m->nslots - 1;
+    size_t i = (size_t)ltk_mix64(key ^ m->seed) & mask;
+    for (; m->used[i]; i = (i + 1) & mask)
+        if (ltk_u64map_key(&m->slots[i]) == key) {
+            spot->slot = i;
+            return &m->slots[i].value;
+        }
+    spot->slot = i;
+    return NULL;
+}
+
+/**
+ * Sets key's value (inserting the key).  Returns 0 or -1 (out of memory). */
 int ltk_u64map_put(ltk_u64map *m, uint64_t key, uint32_t value);
 
 /**
@@ -79,6 +111,30 @@ int ltk_u64map_put(ltk_u64map *m, uint64_t key, uint32_t value);
  * of memory (nothing inserted).
  */
 uint32_t *ltk_u64map_emplace(ltk_u64map *m, uint64_t key, uint32_t value, int *added);
+
+/**
+ * ltk_u64map_emplace() of a key whose lookup left `spot`
+ * (ltk_u64map_lookup_spot on this map, the same key), in one store when the
+ * spot's slot is still empty and the table has neither grown since nor is
+ * to grow now: keys are never removed, so the slots the probe passed over
+ * still hold other keys, and had the key been inserted since, it would have
+ * taken that very slot.  Otherwise (the slot taken, the table grown or
+ * full) it probes as ltk_u64map_emplace() does.
+ */
+static inline uint32_t *ltk_u64map_emplace_at(ltk_u64map *m, uint64_t key, ltk_u64map_spot spot,
+                                              uint32_t value, int *added)
+{
+    if (spot.nslots != m->nslots || m->nslots == 0 || m->used[spot.slot] ||
+        (m->count + 1) * 2 > m->nslots)
+        return ltk_u64map_emplace(m, key, value, added);
+    ltk_u64map_slot *s = &m->slots[spot.slot];
+    m->used[spot.slot] = 1;
+    memcpy(s->key, &key, sizeof key);
+    s->value = value;
+    m->count++;
+    *added = 1;
+    return &s->value;
+}
 
 /** Adds one to key's value (a new key starts at 0).  Returns 0 or -1. */
 int ltk_u64map_increment(ltk_u64map *m, uint64_t key);

@@ -153,6 +153,7 @@ typedef struct ltk_fuse_state {
     uint64_t *salt_tok, *salt_wf; /* per token: salted() of tok_hash and of wf_hash (slow path) */
     uint64_t *sib_key;  /* per token: its sibling key as the first promotion round made it */
     uint32_t *sib_group; /* per token: the group found at that key then (FUSE_NO_ID: none) */
+    ltk_u64map_spot *sib_spot; /* per token: where the probe for sib_key ended then */
     uint8_t *sib_known;  /* per token: 1 when sib_key and sib_group were set for this line */
     ltk_strbuf stash;  /* masked forms made while hashing the line (FORM_STASHED) */
     size_t *stash_off, *stash_len; /* per token: its masked form in stash */

@@ -74,6 +74,7 @@ void ltk_fuse_destroy(void *state)
     free(st->sib_key);
     free(st->sib_group);
     free(st->sib_known);
+    free(st->sib_spot);
     free(st->stash_off);
     free(st->salt_tok);
     free(st->salt_wf);

@@ -1199,6 +1199,7 @@ static int grow_scratch(ltk_fuse_state *st, size_t n)
         {(void **)&st->sib_key, sizeof *st->sib_key},
         {(void **)&st->sib_group, sizeof *st->sib_group},
         {(void **)&st->sib_known, sizeof *st->sib_known},
+        {(void **)&st->sib_spot, sizeof *st->sib_spot},
         {(void **)&st->salt_tok, sizeof *st->salt_tok},
         {(void **)&st->salt_wf, sizeof *st->salt_wf},
         {(void **)&st->stash_off, sizeof *st->stash_off},
@@ -1497,7 +1498,7 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
         st->npools--; /* unmade: no key names it */
     if (slot == NULL)
         return -1;
-    uint32_t k = *slot;
+    uint32_t k = added ? made : *slot; /* made: no wait for the slot just written */
     ltk_fuse_pool *pool = ltk_fuse_pool_at(st, k);
     grp->pool = k;
     grp->next_in_pool = pool->first_group;
@@ -1877,10 +1878,13 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             if (st->tok_wild[i])
                 continue;
             uint64_t key = sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i);
-            uint32_t g = map_get(&st->groups, key);
+            ltk_u64map_spot spot;
+            const uint32_t *found = ltk_u64map_lookup_spot(&st->groups, key, &spot);
+            uint32_t g = found ? *found : FUSE_NO_ID;
             if (round == 0) {
                 st->sib_key[i] = key;
                 st->sib_group[i] = g;
+                st->sib_spot[i] = spot;
                 st->sib_known[i] = 1;
             }
             if (g != FUSE_NO_ID && ltk_fuse_group_at(st, g)->promoted) {
@@ -1985,17 +1989,23 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             if ((g = map_get(&st->groups, key)) == FUSE_NO_ID)
                 continue;
         } else if (g == FUSE_NO_ID) {
-            /* found, or made here with one probe (unmade when the key names one) */
+            /*
+             * found, or made here (unmade when the key names one): a key the
+             * first round looked up goes where that probe ended, without a
+             * second probe, when nothing took that slot since (sib_spot)
+             */
             uint32_t made = ltk_fuse_new_group(st);
             if (made == FUSE_NO_ID)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             int added;
-            uint32_t *slot = ltk_u64map_emplace(&st->groups, key, made, &added);
+            uint32_t *slot =
+                known ? ltk_u64map_emplace_at(&st->groups, key, st->sib_spot[i], made, &added)
+                      : ltk_u64map_emplace(&st->groups, key, made, &added);
             if (slot == NULL || !added)
                 st->ngroups--;
             if (slot == NULL)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            g = *slot;
+            g = added ? made : *slot; /* made: no wait for the slot just written */
             if (added) {
                 ltk_fuse_group_at(st, g)->position = (uint32_t)i;
                 if (join_pool(st, g, before, n, hdr) != 0)

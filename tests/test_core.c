@@ -130,6 +130,74 @@ TEST(test_u64map_emplace)
     ltk_u64map_free(&m);
 }
 
+/* emplace_at inserts at the spot its lookup left, or probes again when that
+   spot no longer holds: taken by another key, the key inserted since, the
+   table grown since or full now; every key keeps its own value */
+TEST(test_u64map_emplace_at)
+{
+    ltk_u64map m;
+    CHECK(ltk_u64map_init(&m, 4) == 0);
+    const size_t first_nslots = m.nslots;
+    /* looked up, then inserted at once: across the growths */
+    for (uint64_t k = 0; k < 3000; k++) {
+        ltk_u64map_spot spot;
+        uint64_t key = k * 0x9e3779b97f4a7c15ULL;
+        CHECK(ltk_u64map_lookup_spot(&m, key, &spot) == NULL);
+        int added = -1;
+        uint32_t *v = ltk_u64map_emplace_at(&m, key, spot, (uint32_t)k + 7, &added);
+        CHECK(v != NULL && added == 1 && *v == (uint32_t)k + 7);
+        CHECK(m.count * 2 <= m.nslots);
+        if (m.count * 2 > m.nslots)
+            break; /* past half full, a lookup of an absent key may find no empty slot */
+    }
+    CHECK(m.count == 3000 && m.nslots > first_nslots);
+    for (uint64_t k = 0; k < 3000; k++) {
+        ltk_u64map_spot spot;
+        uint32_t *v = ltk_u64map_lookup_spot(&m, k * 0x9e3779b97f4a7c15ULL, &spot);
+        CHECK(v != NULL && *v == (uint32_t)k + 7 && v == &m.slots[spot.slot].value);
+    }
+    ltk_u64map_free(&m);
+
+    /* a spot another key took since: that key's slot is not overwritten */
+    CHECK(ltk_u64map_init(&m, 4) == 0);
+    ltk_u64map_spot mine, theirs;
+    const uint64_t key = 0x1234567;
+    CHECK(ltk_u64map_lookup_spot(&m, key, &mine) == NULL);
+    uint64_t other = 1;
+    while (ltk_u64map_lookup_spot(&m, other, &theirs) == NULL && theirs.slot != mine.slot)
+        other++;
+    int added = -1;
+    CHECK(ltk_u64map_emplace_at(&m, other, theirs, 11, &added) != NULL && added == 1);
+    uint32_t *v = ltk_u64map_emplace_at(&m, key, mine, 22, &added);
+    CHECK(v != NULL && added == 1 && *v == 22 && m.count == 2);
+    uint32_t *found_other = ltk_u64map_find(&m, other), *found_key = ltk_u64map_find(&m, key);
+    CHECK(found_other != NULL && *found_other == 11 && found_key != NULL && *found_key == 22);
+    /* the key inserted since its lookup: found, not inserted twice */
+    const uint64_t late = 0xabcdef;
+    CHECK(ltk_u64map_lookup_spot(&m, late, &mine) == NULL);
+    CHECK(ltk_u64map_put(&m, late, 5) == 0);
+    v = ltk_u64map_emplace_at(&m, late, mine, 9, &added);
+    CHECK(v != NULL && added == 0 && *v == 5 && m.count == 3);
+    /* the table grown since the lookups: their spots are of the old table */
+    ltk_u64map_spot spots[200];
+    for (uint64_t k = 0; k < 200; k++)
+        CHECK(ltk_u64map_lookup_spot(&m, (k + 1) * 0x51ULL, &spots[k]) == NULL);
+    const size_t nslots = m.nslots;
+    for (uint64_t k = 1; m.nslots < 4 * nslots; k++)
+        CHECK(ltk_u64map_put(&m, k << 32, 1) == 0);
+    size_t count = m.count;
+    for (uint64_t k = 0; k < 200; k++) {
+        v = ltk_u64map_emplace_at(&m, (k + 1) * 0x51ULL, spots[k], (uint32_t)k, &added);
+        CHECK(v != NULL && added == 1 && *v == (uint32_t)k);
+    }
+    CHECK(m.count == count + 200);
+    for (uint64_t k = 0; k < 200; k++) {
+        v = ltk_u64map_find(&m, (k + 1) * 0x51ULL);
+        CHECK(v != NULL && *v == (uint32_t)k);
+    }
+    ltk_u64map_free(&m);
+}
+
 /* The inverse of hashtab.c's mixing step (x ^= x >> 32 undoes itself; the
  * multiplier is odd, so it has an inverse modulo 2^64). */
 static uint64_t unmix64(uint64_t x)
