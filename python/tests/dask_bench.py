@@ -13,7 +13,9 @@ MiB, default 16) RUNS times (default 5) on each after a warm-up, the counts taki
 run by run so that a machine shared with other work loads them alike.  Prints per worker
 count the median wall time (and of its steps), the CPU seconds of the workers, the
 scheduler and this process (the client), the summed busy time of the worker tasks (Dask's
-task stream) over wall x workers, and at the end the ratio of the medians (the first
+task stream) over wall x workers, the parts that do not shrink with more workers (from
+the call to the first task, from the last learn task to the first classify task, from the
+last task to the result), and at the end the ratio of the medians (the first
 count's over each other's).  On a machine shared with other work, CPU times and the
 busy/wall ratio say more than the wall clock.
 """
@@ -79,11 +81,20 @@ class Cluster:
         wall = time.perf_counter() - t
         after, sched2, here2 = c.run(cpu), c.run_on_scheduler(cpu), cpu()
         tasks = c.get_task_stream(start=t0)
-        busy = sum(s["stop"] - s["start"] for task in tasks
-                   for s in task["startstops"] if s["action"] == "compute")
+        spans = {step: [s for task in tasks if step in str(task["key"])
+                        for s in task["startstops"] if s["action"] == "compute"]
+                 for step in ("learn", "classify")}
+        busy = sum(s["stop"] - s["start"] for step in spans.values() for s in step)
+        # what does not shrink with more workers: from the call to the first task, from the
+        # last learn to the first classify, from the last task to the result
+        fixed = ((min(s["start"] for s in spans["learn"]) - t0,
+                  min(s["start"] for s in spans["classify"]) -
+                  max(s["stop"] for s in spans["learn"]),
+                  t0 + wall - max(s["stop"] for s in spans["classify"]))
+                 if spans["learn"] and spans["classify"] else (0, 0, 0))
         self.rows.append((wall, busy / (wall * workers),
                           sum(after[k] - before[k] for k in after), sched2 - sched,
-                          here2 - here, r.timings))
+                          here2 - here, r.timings, fixed))
         return r
 
     def report(self, r):
@@ -92,13 +103,15 @@ class Cluster:
         med = lambda k: statistics.median(x[k] for x in rows)  # noqa: E731
         steps = {k: statistics.median(x[5][k] for x in rows)
                  for k in ("learn", "merge", "classify", "total")}
+        fixed = [1e3 * statistics.median(x[6][k] for x in rows) for k in range(3)]
         print("%d worker%s: %d lines in %d shards: wall median %.3f s (min %.3f; learn %.3f, "
               "merge %.3f, classify and ids %.3f); CPU: workers %.2f s, scheduler %.2f s, "
-              "client %.2f s; worker busy / (wall x workers) %.2f"
+              "client %.2f s; worker busy / (wall x workers) %.2f; call to first task %.1f ms, "
+              "last learn to first classify %.1f ms, last task to result %.1f ms"
               % (workers, "s" if workers > 1 else "", r.lines, len(r.shards),
                  statistics.median(walls), min(walls), steps["learn"], steps["merge"],
                  steps["total"] - steps["learn"] - steps["merge"], med(2), med(3), med(4),
-                 med(1)))
+                 med(1), *fixed))
         sys.stdout.flush()
         return statistics.median(walls)
 
