@@ -1381,12 +1381,6 @@ static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
     return j;
 }
 
-/*
- * A unit of data size ("B", "KB", "MiB", ...), maybe with sentence
- * punctuation or a closing parenthesis after it.  A slot that holds two
- * different units is the unit half of one quantity whose magnitude picks
- * the unit ("93.0 B", "5.2 KB"): a variable, although words.
- */
 /* The length of s[0..n) without the sentence punctuation (",", ".", ";", ":") ending it. */
 static size_t without_sentence_end(const char *s, size_t n)
 {
@@ -1395,10 +1389,16 @@ static size_t without_sentence_end(const char *s, size_t n)
     return n;
 }
 
-/* s[0..n) is a word without its sentence punctuation (without_sentence_end). */
+/*
+ * A unit of data size ("B", "KB", "MiB", ...), maybe with a closing
+ * parenthesis after it (s[0..n): a word without its sentence punctuation,
+ * see without_sentence_end).  A slot that holds two different units is the
+ * unit half of one quantity whose magnitude picks the unit ("93.0 B",
+ * "5.2 KB"): a variable, although words.
+ */
 static int is_size_unit(const char *s, size_t n)
 {
-    /* and without a closing parenthesis, maybe with more punctuation before it */
+    /* the parenthesis, maybe with more punctuation before it */
     while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':' ||
                      s[n - 1] == ')'))
         n--;
