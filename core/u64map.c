@@ -36,7 +36,7 @@ __attribute__((always_inline))
 static inline size_t slot_of(const ltk_u64map *m, uint64_t key)
 {
     size_t mask = m->nslots - 1;
-    size_t i = (size_t)ltk_mix64(key ^ m->seed) & mask;
+    size_t i = ltk_u64map_home(m, key);
     while (m->used[i] && ltk_u64map_key(&m->slots[i]) != key)
         i = (i + 1) & mask;
     return i;

@@ -55,19 +55,10 @@ void ltk_u64map_free(ltk_u64map *m);
 /** Pointer to key's value, or NULL when the key is absent. */
 uint32_t *ltk_u64map_find(const ltk_u64map *m, uint64_t key);
 
-/**
- * ltk_u64map_find(), inline: for the per-token lookups of a parser's hot
- * path, where the call and the seed's atomic load cost as much as the probe.
- */
-static inline uint32_t *ltk_u64map_lookup(const ltk_u64map *m, uint64_t key)
+/** The slot where the probe for key starts (its run of occupied slots follows). */
+static inline size_t ltk_u64map_home(const ltk_u64map *m, uint64_t key)
 {
-    if (m->nslots == 0)
-        return NULL;
-    size_t mask = m->nslots - 1;
-    for (size_t i = (size_t)ltk_mix64(key ^ m->seed) & mask; m->used[i]; i = (i + 1) & mask)
-        if (ltk_u64map_key(&m->slots[i]) == key)
-            return &m->slots[i].value;
-    return NULL;
+    return (size_t)ltk_mix64(key ^ m->seed) & (m->nslots - 1);
 }
 
 /**
@@ -91,7 +82,7 @@ static inline uint32_t *ltk_u64map_lookup_spot(const ltk_u64map *m, uint64_t key
     if (m->nslots == 0)
         return NULL;
     size_t mask = m->nslots - 1;
-    size_t i = (size_t)ltk_mix64(key ^ m->seed) & mask;
+    size_t i = ltk_u64map_home(m, key);
     for (; m->used[i]; i = (i + 1) & mask)
         if (ltk_u64map_key(&m->slots[i]) == key) {
             spot->slot = i;
@@ -102,7 +93,21 @@ static inline uint32_t *ltk_u64map_lookup_spot(const ltk_u64map *m, uint64_t key
 }
 
 /**
- * Sets key's value (inserting the key).  Returns 0 or -1 (out of memory). */
+ * ltk_u64map_find(), inline: for the per-token lookups of a parser's hot
+ * path, where the call and the seed's atomic load cost as much as the probe.
+ */
+static inline uint32_t *ltk_u64map_lookup(const ltk_u64map *m, uint64_t key)
+{
+    if (m->nslots == 0)
+        return NULL;
+    size_t mask = m->nslots - 1;
+    for (size_t i = ltk_u64map_home(m, key); m->used[i]; i = (i + 1) & mask)
+        if (ltk_u64map_key(&m->slots[i]) == key)
+            return &m->slots[i].value;
+    return NULL;
+}
+
+/** Sets key's value (inserting the key).  Returns 0 or -1 (out of memory). */
 int ltk_u64map_put(ltk_u64map *m, uint64_t key, uint32_t value);
 
 /**
@@ -149,7 +154,7 @@ static inline void ltk_u64map_prefetch(const ltk_u64map *m, uint64_t key)
 #if defined(__GNUC__)
     if (m->nslots == 0)
         return;
-    size_t i = (size_t)ltk_mix64(key ^ m->seed) & (m->nslots - 1);
+    size_t i = ltk_u64map_home(m, key);
     __builtin_prefetch(&m->used[i]);
     __builtin_prefetch(&m->slots[i]);
 #else
