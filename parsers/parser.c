@@ -451,6 +451,10 @@ int ltk_parser_render(logtk_parser *p, template_entry *t)
     t->text[len] = '\0';
     t->text_len = len;
     t->nwild = ltk_tmatch_count_wildcards(t->text, len);
+    t->text_digit = 0;
+    for (size_t i = 0; i < len && !t->text_digit; i++)
+        t->text_digit = t->text[i] >= '0' && t->text[i] <= '9';
+    t->text_version++;
     t->fit_stale = 1;
     t->text_dirty = 0;
     return LOGTK_OK;
@@ -795,6 +799,7 @@ void logtk_parser_free(logtk_parser *p)
     }
     free(p->params);
     free(p->param_out);
+    free(p->fit_memo);
     ltk_tmatch_scratch_free(&p->merge);
     ltk_strbuf_free(&p->scratch_new);
     ltk_strbuf_free(&p->batch_content);
@@ -1105,6 +1110,92 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
     return LOGTK_OK;
 }
 
+/*
+ * Fits by shape.  Two lines of one shape (ltk_parser_note_shape: the same
+ * length and bytes, digits aside) differ in their digits only.  Fitted to a
+ * template whose text holds no digit, each comparison of a template byte
+ * with a line byte, tokens_fit()'s and the glob matcher's alike, answers the
+ * same for both lines (a digit equals no byte of the template, the other
+ * bytes are the same), so the second line fits as the first did, with its
+ * parameters at the same offsets.  A table of the last fit made for each
+ * shape (direct-mapped, overwritten on a collision) spares most lines of a
+ * log their fit.  It holds fits that matched the template as it was, with
+ * every parameter found; the template's text_version says whether its text
+ * is still the one fitted.
+ */
+#define FIT_MEMO_SLOTS 1024 /* a power of two */
+#define FIT_MEMO_PARAMS 11  /* parameters kept per fit: the slot fills 64 bytes */
+typedef struct fit_memo {
+    uint64_t shape;
+    uint32_t shown;   /* the template the line was fitted to (its shown id) */
+    uint32_t version; /* and its text_version */
+    uint16_t nparams;
+    uint16_t param[FIT_MEMO_PARAMS][2]; /* offset and length in the line */
+} fit_memo;
+
+static fit_memo *fit_memo_slot(const logtk_parser *p, uint64_t shape)
+{
+    return &p->fit_memo[(shape >> 32) & (FIT_MEMO_SLOTS - 1)];
+}
+
+void ltk_parser_note_shape(logtk_parser *p, uint64_t shape)
+{
+    assert(shape != 0);
+    if (p->fit_memo == NULL && (p->fit_memo = calloc(FIT_MEMO_SLOTS, sizeof *p->fit_memo)) == NULL)
+        return; /* out of memory: every line is fitted, as without a shape */
+    p->line_shape = shape;
+}
+
+/*
+ * 1 when the line being fed (its shape p->line_shape, its masking none)
+ * fits template id as a line of its shape did: then with np, its
+ * parameters are in p->param_out (*np of them).  0: fit it.
+ */
+static int fit_by_shape(logtk_parser *p, uint32_t id, const char *content, size_t *np)
+{
+    const fit_memo *m = fit_memo_slot(p, p->line_shape);
+    if (m->shape != p->line_shape)
+        return 0;
+    uint32_t shown = ltk_parser_shown_id(p, id);
+    const template_entry *t = entry(p, shown);
+    if (m->shown != shown || t->text_dirty || t->text_version != m->version)
+        return 0;
+    assert(!t->text_digit && t->nwild == m->nparams);
+    if (np) {
+        if (ltk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, (size_t)m->nparams + 1,
+                                 sizeof *p->param_out))
+            return 0;
+        for (size_t k = 0; k < m->nparams; k++) {
+            p->param_out[k].ptr = content + m->param[k][0];
+            p->param_out[k].len = m->param[k][1];
+        }
+        *np = m->nparams;
+    }
+    return 1;
+}
+
+/* Keeps the fit just made of the line being fed (np parameters in p->param_out). */
+static void fit_keep_shape(logtk_parser *p, uint32_t id, const char *content, size_t len,
+                           size_t np)
+{
+    uint32_t shown = ltk_parser_shown_id(p, id);
+    const template_entry *t = entry(p, shown);
+    if (t->text_dirty || t->text_digit || np != t->nwild || np > FIT_MEMO_PARAMS ||
+        len > UINT16_MAX)
+        return;
+    fit_memo *m = fit_memo_slot(p, p->line_shape);
+    m->shape = p->line_shape;
+    m->shown = shown;
+    m->version = t->text_version;
+    m->nparams = (uint16_t)np;
+    for (size_t k = 0; k < np; k++) {
+        assert(p->param_out[k].ptr >= content &&
+               p->param_out[k].ptr + p->param_out[k].len <= content + len);
+        m->param[k][0] = (uint16_t)(p->param_out[k].ptr - content);
+        m->param[k][1] = (uint16_t)p->param_out[k].len;
+    }
+}
+
 /* The parameters of `content` under template id into p->param_out; 0 when it does not match. */
 static int capture_params(logtk_parser *p, uint32_t id, const char *content, size_t len,
                           const logtk_slice *tokens, size_t ntokens, size_t *np)
@@ -1225,14 +1316,27 @@ static int fit_batch_lines(logtk_parser *p)
 
 /* Masks and tokenizes content into p->tokens.  LOGTK_ERR_LIMIT is not fatal. */
 static int prepare(logtk_parser *p, const char *content, size_t len, const char **masked,
-                   size_t *mlen)
+                   size_t *mlen, int tokenize)
 {
     int mrc = ltk_masker_apply(p->masker, content, len, masked, mlen, &p->err);
     if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
         return mrc;
-    if (ltk_tokenize(&p->tokens, *masked, *mlen) != LOGTK_OK)
+    p->tokens_serial = 0; /* not a line being fed (feed sets it), or not yet split */
+    if (tokenize && ltk_tokenize(&p->tokens, *masked, *mlen) != LOGTK_OK)
         return ltk_parser_nomem(p);
     return mrc;
+}
+
+int ltk_parser_line_tokens(logtk_parser *p, ltk_parse_line *line)
+{
+    if (p->tokens_serial != p->serial) {
+        if (ltk_tokenize(&p->tokens, line->masked.ptr, line->masked.len) != LOGTK_OK)
+            return ltk_parser_nomem(p);
+        p->tokens_serial = p->serial;
+    }
+    line->tokens = p->tokens.tok;
+    line->ntokens = p->tokens.n;
+    return LOGTK_OK;
 }
 
 /*
@@ -1276,12 +1380,19 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
         return ltk_parser_error(p, LOGTK_ERR_INVALID, "NULL content");
     if (content == NULL)
         content = "";
-    int mrc = prepare(p, content, len, &masked, &mlen);
+    const int on_demand = p->algo->tokens_on_demand;
+    int mrc = prepare(p, content, len, &masked, &mlen, !on_demand);
     if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
         return mrc;
     p->serial++;
-    ltk_parse_line line = {p->tokens.tok, p->tokens.n, {masked, mlen}, p->lines};
+    ltk_parse_line line = {NULL, 0, {masked, mlen}, p->lines};
+    if (!on_demand) {
+        p->tokens_serial = p->serial;
+        line.tokens = p->tokens.tok;
+        line.ntokens = p->tokens.n;
+    }
     uint32_t id = 0;
+    p->line_shape = 0;
     int rc = p->algo->feed(p, p->state, &line, &id);
     if (rc != LOGTK_OK) {
         flush_callbacks(p);
@@ -1292,12 +1403,19 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
     size_t np = SIZE_MAX; /* parameters found while fitting the line, SIZE_MAX: none */
     if (t) {
         t->count++;
+        /* a shape stands for the masked bytes: of use when they are the line's */
+        int shaped = p->line_shape != 0 && masked == content;
+        int fitted = shaped && fit_by_shape(p, id, content, ev ? &np : NULL);
+        /* the tokens are of use to the fit when the masks left the line as it is */
         if ((p->keep_assignments && (rc = record_assignment(p, line.index, id)) != LOGTK_OK) ||
-            (rc = fit_line(p, id, content, len, masked == content ? line.tokens : NULL,
-                           line.ntokens, ev ? &np : NULL)) != LOGTK_OK) {
+            (!fitted && masked == content && (rc = ltk_parser_line_tokens(p, &line)) != LOGTK_OK) ||
+            (!fitted && (rc = fit_line(p, id, content, len, masked == content ? line.tokens : NULL,
+                                       line.ntokens, ev ? &np : NULL)) != LOGTK_OK)) {
             flush_callbacks(p);
             return rc;
         }
+        if (shaped && !fitted && np != SIZE_MAX)
+            fit_keep_shape(p, id, content, len, np);
     } else if (!p->algo->online) {
         /* batch: room for the assignment made in finish, and the line to fit it to */
         if ((rc = record_assignment(p, line.index, 0)) != LOGTK_OK ||
@@ -1319,6 +1437,9 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
         if (t && np != SIZE_MAX) {
             ev->nparams = np;
         } else if (t) {
+            /* split again if a callback split another line (logtk_parser_extract) */
+            if (masked == content && (rc = ltk_parser_line_tokens(p, &line)) != LOGTK_OK)
+                return rc;
             rc = capture_params(p, id, content, len, masked == content ? line.tokens : NULL,
                                 line.ntokens, &ev->nparams);
             ev->params = p->param_out;
@@ -1326,7 +1447,7 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
                 return rc;
         }
         if (called_back && ltk_masker_named_count(p->masker) > 0 &&
-            (rc = prepare(p, content, len, &masked, &mlen)) != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
+            (rc = prepare(p, content, len, &masked, &mlen, 0)) != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
             return rc;
         if ((rc = fill_event_text(p, ev, t ? id : 0, content)) != LOGTK_OK)
             return rc;
@@ -1364,7 +1485,7 @@ int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *cont
     size_t mlen;
     int rc;
     if (ltk_masker_named_count(p->masker) > 0 &&
-        (rc = prepare(p, content, len, &masked, &mlen)) != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
+        (rc = prepare(p, content, len, &masked, &mlen, 0)) != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
         return rc;
     rc = capture_params(p, template_id, content, len, NULL, 0, &ev->nparams);
     ev->params = p->param_out;
@@ -1536,7 +1657,7 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
     ev->template_text.ptr = "";
     const char *masked;
     size_t mlen;
-    int mrc = prepare(p, content, len, &masked, &mlen);
+    int mrc = prepare(p, content, len, &masked, &mlen, 1);
     if (mrc != LOGTK_OK && mrc != LOGTK_ERR_LIMIT)
         return mrc;
     int rc = refresh_index(p);

@@ -2109,9 +2109,16 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
 {
     ltk_fuse_state *st = state;
     const uint64_t line_shape = ltk_fuse_line_shape(line->masked.ptr, line->masked.len);
+    ltk_parser_note_shape(p, line_shape);
     ltk_fuse_shape_slot *shaped = ltk_fuse_shape_find(&st->shapes, line_shape);
-    if (shaped == NULL)
+    ltk_parse_line split; /* the line with its tokens, from here on */
+    if (shaped == NULL) {
+        split = *line;
+        if (ltk_parser_line_tokens(p, &split) != LOGTK_OK)
+            return LOGTK_ERR_NOMEM;
+        line = &split;
         shaped = ltk_fuse_shape_find_digits(&st->shapes, line_shape, line->tokens, line->ntokens);
+    }
     if (shaped) {
         if (shaped->id == FUSE_NO_ID)
             shaped->id = map_get(&st->exact, shaped->seq);
@@ -2119,6 +2126,12 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
             *template_id = resolve(st, shaped->id);
             return LOGTK_OK;
         }
+    }
+    if (line != &split) {
+        split = *line;
+        if (ltk_parser_line_tokens(p, &split) != LOGTK_OK)
+            return LOGTK_ERR_NOMEM;
+        line = &split;
     }
     return feed_tokens(p, st, line, line_shape, template_id);
 }
@@ -2128,6 +2141,7 @@ const ltk_parser_algo ltk_algo_fuse = {
     .summary = "logtk's own online parser: digit/punctuation-aware masks, exact lookup, "
                "Brain-style sibling groups (default)",
     .online = 1,
+    .tokens_on_demand = 1,
     .state_size = sizeof(ltk_fuse_state),
     .init = fuse_init,
     .destroy = ltk_fuse_destroy,

@@ -121,6 +121,11 @@ typedef struct ltk_parser_algo {
     const char *name;    /* "drain": lowercase, used by logtk_parser_new() */
     const char *summary; /* one line for --list-parsers */
     int online;          /* 1: feed() assigns templates; 0: batch, finish() assigns */
+    /* 1: feed() gets the line untokenized (tokens NULL, ntokens 0) and asks
+       ltk_parser_line_tokens() when it needs the tokens: a line the
+       algorithm classifies from its bytes alone, and the shared layer fits
+       by its shape (ltk_parser_note_shape), is never split into tokens */
+    int tokens_on_demand;
     size_t state_size;   /* bytes of the zeroed state block handed to every call */
 
     int (*init)(logtk_parser *p, void *state);
@@ -262,6 +267,24 @@ static inline const ltk_parse_line *ltk_parse_line_cap(const ltk_parse_line *lin
 }
 
 /* ------------------------------------------------------------- other helpers */
+
+/**
+ * Fills line->tokens and line->ntokens (from line->masked) for an algorithm
+ * with tokens_on_demand, during feed(); the tokens are valid until feed()
+ * returns.  Returns LOGTK_OK or LOGTK_ERR_NOMEM.
+ */
+int ltk_parser_line_tokens(logtk_parser *p, ltk_parse_line *line);
+
+/**
+ * Gives, during feed(), the shape of the line being fed: a hash of its masked
+ * bytes, equal for two lines only when they have the same length and the same
+ * bytes, each digit read as '0' (fuse's ltk_fuse_line_shape()); never 0.
+ * Fitting the line to its template may then reuse the fit of an earlier line
+ * of that shape (fit_memo in parser.c), instead of comparing its tokens
+ * again.  An algorithm that computes such a hash anyway gives it; the others
+ * need not.
+ */
+void ltk_parser_note_shape(logtk_parser *p, uint64_t shape);
 
 /**
  * Records that the algorithm cut its work at one of its documented caps

@@ -46,6 +46,8 @@ typedef struct template_entry {
     size_t text_len;
     size_t text_cap;
     size_t nwild; /* "<*>" in text: the parameters of each line */
+    uint32_t text_version; /* renders of the text so far (fit_memo: the text a fit was made to) */
+    int text_digit;        /* the text holds a digit (fit_memo) */
     uint32_t alias; /* ltk_tmpl_alias(): the template whose text this one shows; 0: none */
     /* How each token pairs with a line token (token_fit), made by render()
        with the text, so that fitting a line does not rescan the tokens for
@@ -92,6 +94,7 @@ struct logtk_parser {
 
     ltk_masker *masker;
     ltk_tokens tokens;
+    uint64_t tokens_serial; /* tokens hold the masked line fed at this serial; 0: another text */
 
     template_entry *templates; /* id - 1 */
     uint32_t ntemplates;
@@ -157,6 +160,12 @@ struct logtk_parser {
     uint64_t text_epoch;
     uint64_t index_epoch;
     uint32_t index_count; /* templates 1..index_count have been seen by the index */
+
+    /* fits of lines by their shape (ltk_parser_note_shape, fit_memo in
+       parser.c): line_shape is the line being fed's, 0 when the algorithm
+       gave none; the table is made at the first shape given */
+    uint64_t line_shape;
+    struct fit_memo *fit_memo;
 
     /* ltk_parser_note_cap (parser_caps.c): what the algorithm's documented
        caps cut, summed over calls, and their messages joined by "; " */

@@ -1,0 +1,170 @@
+/*
+ * test_parser_fit_shape.c - fitting a line by its shape (fit_by_shape in
+ * parser.c): a line of the shape of one fitted before (the same length and
+ * bytes, digits aside) is given that line's parameter offsets instead of a
+ * fit.  These tests feed lines of one shape through a test algorithm that
+ * assigns every line to a template the test chooses and gives the shape as
+ * fuse does, and check that each line still gets its own parameters and a
+ * template that matches it: when the template holds a digit, when its text
+ * changed, when it shows another template's text, and when a mask changed
+ * the line.  Each of those cases breaks if its guard in fit_by_shape() or
+ * fit_keep_shape() is taken out.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "fuse_shape.h"
+#include "logtk.h"
+#include "parser_impl.h"
+#include "parser_state.h" /* ltk_parser_create */
+#include "test_harness.h"
+#include "parser_test_util.h"
+
+/* ------------------------------------------------- the test algorithm */
+
+static uint32_t assign_to; /* the template every line goes to */
+
+static int fixed_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
+                      uint32_t *template_id)
+{
+    (void)state;
+    ltk_parser_note_shape(p, ltk_fuse_line_shape(line->masked.ptr, line->masked.len));
+    *template_id = assign_to;
+    return LOGTK_OK;
+}
+
+static const ltk_parser_algo fixed_algo = {
+    .name = "fixed",
+    .summary = "test: every line to one template",
+    .online = 1,
+    .tokens_on_demand = 1,
+    .feed = fixed_feed,
+};
+
+static logtk_parser *fixed_parser(void)
+{
+    logtk_parser *p = NULL;
+    CHECK_STATUS(ltk_parser_create(&p, &fixed_algo), LOGTK_OK);
+    return p;
+}
+
+/* Tokens of text split at spaces (up to 16), pointing into text. */
+static size_t split(const char *text, logtk_slice tok[16])
+{
+    size_t n = 0;
+    for (const char *c = text; *c && n < 16;) {
+        const char *e = strchr(c, ' ');
+        size_t len = e ? (size_t)(e - c) : strlen(c);
+        tok[n].ptr = c;
+        tok[n++].len = len;
+        c += len + (e != NULL);
+    }
+    return n;
+}
+
+/*
+ * Feeds line and checks its event: the template text matches the line, and
+ * the parameters are `want` (NULL-ended), the line's own text.
+ */
+static void feed_expect(logtk_parser *p, const char *line, const char *const *want)
+{
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_feed(p, line, strlen(line), &ev), LOGTK_OK);
+    CHECK_STATUS(logtk_template_match(ev.template_text.ptr, ev.template_text.len, line,
+                                      strlen(line), NULL, 0, NULL),
+                 LOGTK_OK);
+    size_t n = 0;
+    while (want[n])
+        n++;
+    CHECK(ev.nparams == n);
+    for (size_t i = 0; i < n && i < ev.nparams; i++) {
+        CHECK(ev.params[i].ptr >= line && ev.params[i].ptr + ev.params[i].len <= line + strlen(line));
+        CHECK_BYTES(ev.params[i].ptr, ev.params[i].len, want[i]);
+    }
+}
+
+/* --------------------------------------------------------------- tests */
+
+TEST(lines_of_one_shape_take_their_own_parameters)
+{
+    logtk_parser *p = fixed_parser();
+    assign_to = make_template(p, "user <*> logged <*>");
+    feed_expect(p, "user 12 logged in", (const char *const[]){"12", "in", NULL});
+    feed_expect(p, "user 34 logged in", (const char *const[]){"34", "in", NULL});
+    feed_expect(p, "user 98 logged in", (const char *const[]){"98", "in", NULL});
+    feed_expect(p, "user 7 logged out", (const char *const[]){"7", "out", NULL});
+    feed_expect(p, "user 5 logged out", (const char *const[]){"5", "out", NULL});
+    logtk_parser_free(p);
+}
+
+TEST(a_template_holding_a_digit_is_fitted_anew)
+{
+    /* "retry 2 of 5" has the shape of "retry 1 of 5", which fits the template
+       as it is; this one does not, and the template must widen to match it */
+    logtk_parser *p = fixed_parser();
+    assign_to = make_template(p, "retry 1 of <*>");
+    feed_expect(p, "retry 1 of 5", (const char *const[]){"5", NULL});
+    feed_expect(p, "retry 2 of 5", (const char *const[]){"2", "5", NULL});
+    logtk_parser_free(p);
+}
+
+TEST(a_changed_template_is_fitted_anew)
+{
+    logtk_parser *p = fixed_parser();
+    assign_to = make_template(p, "user <*> logged in");
+    feed_expect(p, "user 12 logged in", (const char *const[]){"12", NULL});
+    logtk_slice tok[16];
+    size_t n = split("user <*> logged <*>", tok);
+    CHECK_STATUS(ltk_tmpl_set(p, assign_to, tok, n), LOGTK_OK);
+    /* read back, so that the new text is rendered before the next line comes */
+    logtk_slice text;
+    CHECK_STATUS(logtk_parser_template(p, assign_to, &text, NULL), LOGTK_OK);
+    CHECK_BYTES(text.ptr, text.len, "user <*> logged <*>");
+    feed_expect(p, "user 34 logged in", (const char *const[]){"34", "in", NULL});
+    logtk_parser_free(p);
+}
+
+TEST(a_template_shown_as_another_is_fitted_to_that_one)
+{
+    logtk_parser *p = fixed_parser();
+    uint32_t narrow = make_template(p, "user <*> logged in");
+    uint32_t wide = make_template(p, "<*> <*> logged in");
+    assign_to = narrow;
+    feed_expect(p, "user 12 logged in", (const char *const[]){"12", NULL});
+    CHECK_STATUS(ltk_tmpl_alias(p, narrow, wide), LOGTK_OK);
+    feed_expect(p, "user 34 logged in", (const char *const[]){"user", "34", NULL});
+    logtk_parser_free(p);
+}
+
+TEST(a_masked_line_is_fitted_by_its_own_text)
+{
+    /* both lines mask to "took <*> now": one shape, but not one length */
+    logtk_parser *p = fixed_parser();
+    CHECK_STATUS(logtk_parser_add_mask(p, "[0-9]+ms", NULL), LOGTK_OK);
+    assign_to = make_template(p, "took <*> now");
+    feed_expect(p, "took 5ms now", (const char *const[]){"5ms", NULL});
+    feed_expect(p, "took 12345ms now", (const char *const[]){"12345ms", NULL});
+    feed_expect(p, "took 6ms now", (const char *const[]){"6ms", NULL});
+    logtk_parser_free(p);
+}
+
+TEST(fuse_gives_every_line_its_own_parameters)
+{
+    /* the parser that gives shapes, on lines that repeat their shapes */
+    static const char *const lines[] = {
+        "Connection from 10.0.0.1 port 4242 closed",
+        "Connection from 10.0.0.2 port 4243 closed",
+        "Connection from 10.0.0.3 port 4244 closed",
+        "Connection from 10.0.0.4 port 4245 closed",
+        "Connection from 192.168.1.10 port 22 closed",
+        "Connection from 192.168.1.11 port 23 closed",
+    };
+    static const char *const first[] = {"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4",
+                                        "192.168.1.10", "192.168.1.11"};
+    static const char *const second[] = {"4242", "4243", "4244", "4245", "22", "23"};
+    logtk_parser *p = new_parser("fuse");
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        feed_expect(p, lines[i], (const char *const[]){first[i], second[i], NULL});
+    logtk_parser_free(p);
+}
