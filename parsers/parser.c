@@ -451,9 +451,7 @@ int ltk_parser_render(logtk_parser *p, template_entry *t)
     t->text[len] = '\0';
     t->text_len = len;
     t->nwild = ltk_tmatch_count_wildcards(t->text, len);
-    t->text_digit = 0;
-    for (size_t i = 0; i < len && !t->text_digit; i++)
-        t->text_digit = t->text[i] >= '0' && t->text[i] <= '9';
+    t->text_digit = -1; /* not yet asked (fit_keep_shape) */
     t->text_version++;
     t->fit_stale = 1;
     t->text_dirty = 0;
@@ -1160,7 +1158,7 @@ static int fit_by_shape(logtk_parser *p, uint32_t id, const char *content, size_
     const template_entry *t = entry(p, shown);
     if (m->shown != shown || t->text_dirty || t->text_version != m->version)
         return 0;
-    assert(!t->text_digit && t->nwild == m->nparams);
+    assert(t->text_digit == 0 && t->nwild == m->nparams);
     if (np) {
         if (ltk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, (size_t)m->nparams + 1,
                                  sizeof *p->param_out))
@@ -1174,14 +1172,37 @@ static int fit_by_shape(logtk_parser *p, uint32_t id, const char *content, size_
     return 1;
 }
 
+/* 1 when s[0..n) holds a digit; eight bytes a step, none read past n. */
+static int holds_digit(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        /* each byte b ^ '0' is below 10 for a digit: then neither its high
+           bit nor that of its low seven bits + 0x76 is set (no carry out) */
+        uint64_t x = w ^ (0x30 * ones);
+        if (~(((x & (0x7f * ones)) + 0x76 * ones) | x) & high)
+            return 1;
+    }
+    for (; i < n; i++)
+        if (s[i] >= '0' && s[i] <= '9')
+            return 1;
+    return 0;
+}
+
 /* Keeps the fit just made of the line being fed (np parameters in p->param_out). */
 static void fit_keep_shape(logtk_parser *p, uint32_t id, const char *content, size_t len,
                            size_t np)
 {
     uint32_t shown = ltk_parser_shown_id(p, id);
-    const template_entry *t = entry(p, shown);
-    if (t->text_dirty || t->text_digit || np != t->nwild || np > FIT_MEMO_PARAMS ||
-        len > UINT16_MAX)
+    template_entry *t = entry(p, shown);
+    if (t->text_dirty || np != t->nwild || np > FIT_MEMO_PARAMS || len > UINT16_MAX)
+        return;
+    if (t->text_digit < 0)
+        t->text_digit = holds_digit(t->text, t->text_len);
+    if (t->text_digit)
         return;
     fit_memo *m = fit_memo_slot(p, p->line_shape);
     m->shape = p->line_shape;

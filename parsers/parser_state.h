@@ -47,7 +47,7 @@ typedef struct template_entry {
     size_t text_cap;
     size_t nwild; /* "<*>" in text: the parameters of each line */
     uint32_t text_version; /* renders of the text so far (fit_memo: the text a fit was made to) */
-    int text_digit;        /* the text holds a digit (fit_memo) */
+    int text_digit;        /* the text holds a digit (fit_memo); -1: not yet asked */
     uint32_t alias; /* ltk_tmpl_alias(): the template whose text this one shows; 0: none */
     /* How each token pairs with a line token (token_fit), made by render()
        with the text, so that fitting a line does not rescan the tokens for
