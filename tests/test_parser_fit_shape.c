@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuse_shape.h"
@@ -147,6 +148,31 @@ TEST(a_masked_line_is_fitted_by_its_own_text)
     feed_expect(p, "took 12345ms now", (const char *const[]){"12345ms", NULL});
     feed_expect(p, "took 6ms now", (const char *const[]){"6ms", NULL});
     logtk_parser_free(p);
+}
+
+TEST(a_line_too_long_for_the_table_is_fitted_anew)
+{
+    /* "<70,000 x> value 12" and "... 34": one shape, the second value past
+       the 16-bit offsets of the table, so neither line's fit is kept */
+    const size_t pad = 70000;
+    char *xs = malloc(pad + 1), *a = malloc(pad + 16), *b = malloc(pad + 16);
+    CHECK(xs != NULL && a != NULL && b != NULL);
+    if (xs && a && b) {
+        memset(xs, 'x', pad);
+        xs[pad] = '\0';
+        memcpy(a, xs, pad);
+        memcpy(a + pad, " value 12", sizeof " value 12");
+        memcpy(b, xs, pad);
+        memcpy(b + pad, " value 34", sizeof " value 34");
+        logtk_parser *p = fixed_parser();
+        assign_to = make_template(p, "<*> value <*>");
+        feed_expect(p, a, (const char *const[]){xs, "12", NULL});
+        feed_expect(p, b, (const char *const[]){xs, "34", NULL});
+        logtk_parser_free(p);
+    }
+    free(xs);
+    free(a);
+    free(b);
 }
 
 TEST(fuse_gives_every_line_its_own_parameters)
