@@ -1115,13 +1115,13 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
  * with a line byte, tokens_fit()'s and the glob matcher's alike, answers the
  * same for both lines (a digit equals no byte of the template, the other
  * bytes are the same), so the second line fits as the first did, with its
- * parameters at the same offsets.  A table of the last fit made for each
- * shape (direct-mapped, overwritten on a collision) spares most lines of a
- * log their fit.  It holds fits that matched the template as it was, with
- * every parameter found; the template's text_version says whether its text
- * is still the one fitted.
+ * parameters at the same offsets.  A table of the last fits made, by shape
+ * (sets of two: the set's newest fit first, the one before it second),
+ * spares most lines of a log their fit.  It holds fits that matched the
+ * template as it was, with every parameter found; the template's
+ * text_version says whether its text is still the one fitted.
  */
-#define FIT_MEMO_SLOTS 1024 /* a power of two */
+#define FIT_MEMO_SLOTS 1024 /* a power of two: 512 sets of two */
 #define FIT_MEMO_PARAMS 11  /* parameters kept per fit: the slot fills 64 bytes */
 typedef struct fit_memo {
     uint64_t shape;
@@ -1131,9 +1131,10 @@ typedef struct fit_memo {
     uint16_t param[FIT_MEMO_PARAMS][2]; /* offset and length in the line */
 } fit_memo;
 
-static fit_memo *fit_memo_slot(const logtk_parser *p, uint64_t shape)
+/* The first of the two slots of shape's set. */
+static fit_memo *fit_memo_set(const logtk_parser *p, uint64_t shape)
 {
-    return &p->fit_memo[(shape >> 32) & (FIT_MEMO_SLOTS - 1)];
+    return &p->fit_memo[(shape >> 32) & (FIT_MEMO_SLOTS - 2)];
 }
 
 void ltk_parser_note_shape(logtk_parser *p, uint64_t shape)
@@ -1151,8 +1152,8 @@ void ltk_parser_note_shape(logtk_parser *p, uint64_t shape)
  */
 static int fit_by_shape(logtk_parser *p, uint32_t id, const char *content, size_t *np)
 {
-    const fit_memo *m = fit_memo_slot(p, p->line_shape);
-    if (m->shape != p->line_shape)
+    const fit_memo *m = fit_memo_set(p, p->line_shape);
+    if (m->shape != p->line_shape && (++m)->shape != p->line_shape)
         return 0;
     uint32_t shown = ltk_parser_shown_id(p, id);
     const template_entry *t = entry(p, shown);
@@ -1204,7 +1205,11 @@ static void fit_keep_shape(logtk_parser *p, uint32_t id, const char *content, si
         t->text_digit = holds_digit(t->text, t->text_len);
     if (t->text_digit)
         return;
-    fit_memo *m = fit_memo_slot(p, p->line_shape);
+    /* newest first: the set's first fit moves to second, unless it is this
+       shape's own (a fit made anew after its template changed) */
+    fit_memo *m = fit_memo_set(p, p->line_shape);
+    if (m->shape != p->line_shape)
+        m[1] = m[0];
     m->shape = p->line_shape;
     m->shown = shown;
     m->version = t->text_version;
