@@ -92,10 +92,9 @@ static inline int same_text(logtk_parser *p, uint64_t a, uint64_t b)
     return x.len == y.len && memcmp(x.ptr, y.ptr, x.len) == 0;
 }
 
-/* A template made directly (tokens split at spaces), as an algorithm would: its id. */
-static inline uint32_t make_template(logtk_parser *p, const char *text)
+/* The tokens of text split at spaces (up to 16), pointing into text: their count. */
+static inline size_t split_at_spaces(const char *text, logtk_slice tok[16])
 {
-    logtk_slice tok[16];
     size_t n = 0;
     for (const char *c = text; *c && n < 16;) {
         const char *e = strchr(c, ' ');
@@ -104,6 +103,14 @@ static inline uint32_t make_template(logtk_parser *p, const char *text)
         tok[n++].len = len;
         c += len + (e != NULL);
     }
+    return n;
+}
+
+/* A template made directly (tokens split at spaces), as an algorithm would: its id. */
+static inline uint32_t make_template(logtk_parser *p, const char *text)
+{
+    logtk_slice tok[16];
+    size_t n = split_at_spaces(text, tok);
     return ltk_tmpl_create(p, tok, n);
 }
 

@@ -50,20 +50,6 @@ static logtk_parser *fixed_parser(void)
     return p;
 }
 
-/* Tokens of text split at spaces (up to 16), pointing into text. */
-static size_t split(const char *text, logtk_slice tok[16])
-{
-    size_t n = 0;
-    for (const char *c = text; *c && n < 16;) {
-        const char *e = strchr(c, ' ');
-        size_t len = e ? (size_t)(e - c) : strlen(c);
-        tok[n].ptr = c;
-        tok[n++].len = len;
-        c += len + (e != NULL);
-    }
-    return n;
-}
-
 /*
  * Feeds line and checks its event: the template text matches the line, and
  * the parameters are `want` (NULL-ended), the line's own text.
@@ -116,7 +102,7 @@ TEST(a_changed_template_is_fitted_anew)
     assign_to = make_template(p, "user <*> logged in");
     feed_expect(p, "user 12 logged in", (const char *const[]){"12", NULL});
     logtk_slice tok[16];
-    size_t n = split("user <*> logged <*>", tok);
+    size_t n = split_at_spaces("user <*> logged <*>", tok);
     CHECK_STATUS(ltk_tmpl_set(p, assign_to, tok, n), LOGTK_OK);
     /* read back, so that the new text is rendered before the next line comes */
     logtk_slice text;
