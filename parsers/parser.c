@@ -1365,6 +1365,14 @@ int ltk_parser_line_tokens(logtk_parser *p, ltk_parse_line *line)
     return LOGTK_OK;
 }
 
+/* ltk_parser_line_tokens() for the shared layer: no call when the line is split already. */
+static inline int line_tokens(logtk_parser *p, ltk_parse_line *line)
+{
+    if (p->tokens_serial == p->serial && line->tokens == p->tokens.tok)
+        return LOGTK_OK;
+    return ltk_parser_line_tokens(p, line);
+}
+
 /*
  * ev->template_text and ev->param_names for template id (0: none) and the
  * parameters already in ev, which are slices of content.  The masker must
@@ -1434,7 +1442,7 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
         int fitted = shaped && fit_by_shape(p, id, content, ev ? &np : NULL);
         /* the tokens are of use to the fit when the masks left the line as it is */
         if ((p->keep_assignments && (rc = record_assignment(p, line.index, id)) != LOGTK_OK) ||
-            (!fitted && masked == content && (rc = ltk_parser_line_tokens(p, &line)) != LOGTK_OK) ||
+            (!fitted && masked == content && (rc = line_tokens(p, &line)) != LOGTK_OK) ||
             (!fitted && (rc = fit_line(p, id, content, len, masked == content ? line.tokens : NULL,
                                        line.ntokens, ev ? &np : NULL)) != LOGTK_OK)) {
             flush_callbacks(p);
@@ -1464,7 +1472,7 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
             ev->nparams = np;
         } else if (t) {
             /* split again if a callback split another line (logtk_parser_extract) */
-            if (masked == content && (rc = ltk_parser_line_tokens(p, &line)) != LOGTK_OK)
+            if (masked == content && (rc = line_tokens(p, &line)) != LOGTK_OK)
                 return rc;
             rc = capture_params(p, id, content, len, masked == content ? line.tokens : NULL,
                                 line.ntokens, &ev->nparams);

@@ -42,13 +42,16 @@ typedef struct template_entry {
     /* Some line has matched what the template shows: its words are facts
        about lines, not only the algorithm's guess (see fit_line). */
     int seen_line;
+    int text_digit; /* the text holds a digit (fit_memo); -1: not yet asked */
     char *text; /* rendered text shown (malloc'd), valid when !text_dirty */
     size_t text_len;
     size_t text_cap;
     size_t nwild; /* "<*>" in text: the parameters of each line */
-    uint32_t text_version; /* renders of the text so far (fit_memo: the text a fit was made to) */
-    int text_digit;        /* the text holds a digit (fit_memo); -1: not yet asked */
     uint32_t alias; /* ltk_tmpl_alias(): the template whose text this one shows; 0: none */
+    /* renders of the text so far (fit_memo: the text a fit was made to); here
+       and text_digit beside seen_line, in room the alignment leaves anyway:
+       the entry stays 160 bytes, which entry() multiplies by per call */
+    uint32_t text_version;
     /* How each token pairs with a line token (token_fit), made by render()
        with the text, so that fitting a line does not rescan the tokens for
        "<*>"; valid when !text_dirty and !shown. */
