@@ -429,6 +429,26 @@ TEST(test_edge_cases)
     CHECK(!logtk_reader_is_binary(r));
     CHECK_STATUS(logtk_reader_open_memory(r, "\x01\x02\x03\x04 ab\n", 7, "b"), LOGTK_OK);
     CHECK(logtk_reader_is_binary(r));
+    /* longer samples, read eight bytes a step: tabs, line ends, VT and ESC
+       are text; more than one byte in ten of other controls (DEL too) is
+       binary, one in ten is not; a NUL anywhere in the sample is binary */
+    char judged[200];
+    memset(judged, 'a', sizeof judged);
+    for (size_t k = 0; k < sizeof judged; k += 5)
+        judged[k] = "\t\n\r\x1b\x0b"[(k / 5) % 5];
+    CHECK_STATUS(logtk_reader_open_memory(r, judged, sizeof judged, "text"), LOGTK_OK);
+    CHECK(!logtk_reader_is_binary(r));
+    for (size_t k = 101; k < 121; k++) /* 20 of 200 in a row: one in ten */
+        judged[k] = k % 2 ? '\x7f' : (char)(k % 8 + 1);
+    CHECK_STATUS(logtk_reader_open_memory(r, judged, sizeof judged, "ten"), LOGTK_OK);
+    CHECK(!logtk_reader_is_binary(r));
+    judged[197] = '\x1f'; /* 21 of 200 */
+    CHECK_STATUS(logtk_reader_open_memory(r, judged, sizeof judged, "more"), LOGTK_OK);
+    CHECK(logtk_reader_is_binary(r));
+    memset(judged, 'a', sizeof judged);
+    judged[77] = '\0';
+    CHECK_STATUS(logtk_reader_open_memory(r, judged, sizeof judged, "nul"), LOGTK_OK);
+    CHECK(logtk_reader_is_binary(r));
 
     /* no source open */
     logtk_reader_close(r);
