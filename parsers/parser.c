@@ -1119,9 +1119,15 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
  * (sets of two: the set's newest fit first, the one before it second),
  * spares most lines of a log their fit.  It holds fits that matched the
  * template as it was, with every parameter found; the template's
- * text_version says whether its text is still the one fitted.
+ * text_version says whether its text is still the one fitted.  It starts
+ * at 1,024 slots (64 KB) and doubles, emptied, while fits keep pushing out
+ * others and a fair share of lines are answered, up to 32,768 (2 MB): of a
+ * 1-million-line mix of the 16 Loghub logs, 77% of the lines are fitted by
+ * shape with 1,024 slots, 91% as the table grows (a 2,000-line log keeps
+ * 1,024).
  */
-#define FIT_MEMO_SLOTS 1024 /* a power of two: 512 sets of two */
+#define FIT_MEMO_MIN 1024 /* powers of two: sets of two */
+#define FIT_MEMO_MAX 32768
 #define FIT_MEMO_PARAMS 11  /* parameters kept per fit: the slot fills 64 bytes */
 typedef struct fit_memo {
     uint64_t shape;
@@ -1134,15 +1140,28 @@ typedef struct fit_memo {
 /* The first of the two slots of shape's set. */
 static fit_memo *fit_memo_set(const logtk_parser *p, uint64_t shape)
 {
-    return &p->fit_memo[(shape >> 32) & (FIT_MEMO_SLOTS - 2)];
+    return &p->fit_memo[(shape >> 32) & (p->fit_memo_slots - 2)];
+}
+
+/* A new, empty table of `slots`; the old one stays on no memory. */
+static void fit_memo_make(logtk_parser *p, size_t slots)
+{
+    fit_memo *m = calloc(slots, sizeof *m); /* shape 0: empty (no shape is 0) */
+    if (m == NULL)
+        return;
+    free(p->fit_memo);
+    p->fit_memo = m;
+    p->fit_memo_slots = slots;
+    p->fit_memo_evictions = p->fit_memo_hits = 0;
 }
 
 void ltk_parser_note_shape(logtk_parser *p, uint64_t shape)
 {
     assert(shape != 0);
-    if (p->fit_memo == NULL && (p->fit_memo = calloc(FIT_MEMO_SLOTS, sizeof *p->fit_memo)) == NULL)
-        return; /* out of memory: every line is fitted, as without a shape */
-    p->line_shape = shape;
+    if (p->fit_memo == NULL)
+        fit_memo_make(p, FIT_MEMO_MIN);
+    if (p->fit_memo != NULL) /* else (no memory) every line is fitted, as without a shape */
+        p->line_shape = shape;
 }
 
 /*
@@ -1160,6 +1179,7 @@ static int fit_by_shape(logtk_parser *p, uint32_t id, const char *content, size_
     if (m->shown != shown || t->text_dirty || t->text_version != m->version)
         return 0;
     assert(t->text_digit == 0 && t->nwild == m->nparams);
+    p->fit_memo_hits++;
     if (np) {
         if (ltk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, (size_t)m->nparams + 1,
                                  sizeof *p->param_out))
@@ -1208,6 +1228,13 @@ static void fit_keep_shape(logtk_parser *p, uint32_t id, const char *content, si
     /* newest first: the set's first fit moves to second, unless it is this
        shape's own (a fit made anew after its template changed) */
     fit_memo *m = fit_memo_set(p, p->line_shape);
+    if (m->shape != p->line_shape && m[1].shape != 0 && m[1].shape != p->line_shape &&
+        ++p->fit_memo_evictions > p->fit_memo_slots &&
+        p->fit_memo_hits >= p->fit_memo_evictions / 4 && p->fit_memo_slots < FIT_MEMO_MAX) {
+        /* shapes keep pushing out others that come back: more room */
+        fit_memo_make(p, 2 * p->fit_memo_slots);
+        m = fit_memo_set(p, p->line_shape);
+    }
     if (m->shape != p->line_shape)
         m[1] = m[0];
     m->shape = p->line_shape;

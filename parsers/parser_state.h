@@ -169,6 +169,9 @@ struct logtk_parser {
        gave none; the table is made at the first shape given */
     uint64_t line_shape;
     struct fit_memo *fit_memo;
+    size_t fit_memo_slots;
+    size_t fit_memo_evictions; /* fits that pushed out another since the table was made */
+    size_t fit_memo_hits;      /* lines fitted by shape since then */
 
     /* ltk_parser_note_cap (parser_caps.c): what the algorithm's documented
        caps cut, summed over calls, and their messages joined by "; " */
