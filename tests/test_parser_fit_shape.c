@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +160,38 @@ TEST(a_line_too_long_for_the_table_is_fitted_anew)
     free(xs);
     free(a);
     free(b);
+}
+
+TEST(lines_of_many_shapes_grow_the_table_and_keep_their_parameters)
+{
+    /* 3,000 shapes (lines of 3,000 lengths), each twice in a row (the second
+       fitted by shape), three times over: they push one another out of
+       1,024 slots while half the lines are answered, so the table grows */
+    enum { SHAPES = 3000 };
+    char *line = malloc(SHAPES + 32), want[16];
+    CHECK(line != NULL);
+    if (line == NULL)
+        return;
+    logtk_parser *p = fixed_parser();
+    assign_to = make_template(p, "<*> took <*> ms");
+    for (int round = 0; round < 3; round++)
+        for (int k = 1; k <= SHAPES; k++)
+            for (int twice = 0; twice < 2; twice++) {
+                memset(line, 'w', (size_t)k);
+                int ms = (k * 7 + round + twice) % 10; /* one digit: the shape stays */
+                snprintf(line + k, 32, " took %d ms", ms);
+                snprintf(want, sizeof want, "%d", ms);
+                line[k] = '\0';
+                char *word = strdup(line);
+                line[k] = ' ';
+                CHECK(word != NULL);
+                if (word)
+                    feed_expect(p, line, (const char *const[]){word, want, NULL});
+                free(word);
+            }
+    CHECK(p->fit_memo_slots > 1024);
+    logtk_parser_free(p);
+    free(line);
 }
 
 TEST(fuse_gives_every_line_its_own_parameters)
