@@ -1181,7 +1181,8 @@ static int fit_by_shape(logtk_parser *p, uint32_t id, const char *content, size_
     assert(t->text_digit == 0 && t->nwild == m->nparams);
     p->fit_memo_hits++;
     if (np) {
-        if (ltk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, (size_t)m->nparams + 1,
+        if ((size_t)m->nparams + 1 > p->param_out_cap && /* the call only to grow */
+            ltk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, (size_t)m->nparams + 1,
                                  sizeof *p->param_out))
             return 0;
         for (size_t k = 0; k < m->nparams; k++) {
