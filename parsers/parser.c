@@ -1133,9 +1133,11 @@ typedef struct fit_memo {
     uint64_t shape;
     uint32_t shown;   /* the template the line was fitted to (its shown id) */
     uint32_t version; /* and its text_version */
+    uint16_t len;     /* of the line: a shape that stands for lines of two lengths is no shape */
     uint16_t nparams;
     uint16_t param[FIT_MEMO_PARAMS][2]; /* offset and length in the line */
 } fit_memo;
+_Static_assert(sizeof(fit_memo) == 64, "a fit_memo slot is one cache line");
 
 /* The first of the two slots of shape's set. */
 static fit_memo *fit_memo_set(const logtk_parser *p, uint64_t shape)
@@ -1169,14 +1171,15 @@ void ltk_parser_note_shape(logtk_parser *p, uint64_t shape)
  * fits template id as a line of its shape did: then with np, its
  * parameters are in p->param_out (*np of them).  0: fit it.
  */
-static int fit_by_shape(logtk_parser *p, uint32_t id, const char *content, size_t *np)
+static int fit_by_shape(logtk_parser *p, uint32_t id, const char *content, size_t len,
+                        size_t *np)
 {
     const fit_memo *m = fit_memo_set(p, p->line_shape);
     if (m->shape != p->line_shape && (++m)->shape != p->line_shape)
         return 0;
     uint32_t shown = ltk_parser_shown_id(p, id);
     const template_entry *t = entry(p, shown);
-    if (m->shown != shown || t->text_dirty || t->text_version != m->version)
+    if (m->shown != shown || t->text_dirty || t->text_version != m->version || m->len != len)
         return 0;
     assert(t->text_digit == 0 && t->nwild == m->nparams);
     p->fit_memo_hits++;
@@ -1241,6 +1244,7 @@ static void fit_keep_shape(logtk_parser *p, uint32_t id, const char *content, si
     m->shape = p->line_shape;
     m->shown = shown;
     m->version = t->text_version;
+    m->len = (uint16_t)len;
     m->nparams = (uint16_t)np;
     for (size_t k = 0; k < np; k++) {
         assert(p->param_out[k].ptr >= content &&
@@ -1467,7 +1471,7 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
         t->count++;
         /* a shape stands for the masked bytes: of use when they are the line's */
         int shaped = p->line_shape != 0 && masked == content;
-        int fitted = shaped && fit_by_shape(p, id, content, ev ? &np : NULL);
+        int fitted = shaped && fit_by_shape(p, id, content, len, ev ? &np : NULL);
         /* the tokens are of use to the fit when the masks left the line as it is */
         if ((p->keep_assignments && (rc = record_assignment(p, line.index, id)) != LOGTK_OK) ||
             (!fitted && masked == content && (rc = line_tokens(p, &line)) != LOGTK_OK) ||

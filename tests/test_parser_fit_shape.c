@@ -22,16 +22,19 @@
 #include "parser_state.h" /* ltk_parser_create */
 #include "test_harness.h"
 #include "parser_test_util.h"
+#include "rebuild_check.h"
 
 /* ------------------------------------------------- the test algorithm */
 
-static uint32_t assign_to; /* the template every line goes to */
+static uint32_t assign_to;     /* the template every line goes to */
+static uint64_t constant_shape; /* nonzero: the shape given for every line (a broken one) */
 
 static int fixed_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                       uint32_t *template_id)
 {
     (void)state;
-    ltk_parser_note_shape(p, ltk_fuse_line_shape(line->masked.ptr, line->masked.len));
+    ltk_parser_note_shape(p, constant_shape ? constant_shape
+                                            : ltk_fuse_line_shape(line->masked.ptr, line->masked.len));
     *template_id = assign_to;
     return LOGTK_OK;
 }
@@ -162,6 +165,20 @@ TEST(a_line_too_long_for_the_table_is_fitted_anew)
     free(b);
 }
 
+TEST(a_shape_given_for_lines_of_two_lengths_is_not_trusted)
+{
+    /* an algorithm whose shape does not tell lengths apart: the table keeps
+       each fit's line length and fits a line of another length anew */
+    logtk_parser *p = fixed_parser();
+    constant_shape = 42;
+    assign_to = make_template(p, "<*> done");
+    feed_expect(p, "ab done", (const char *const[]){"ab", NULL});
+    feed_expect(p, "abcd done", (const char *const[]){"abcd", NULL});
+    feed_expect(p, "xy done", (const char *const[]){"xy", NULL});
+    constant_shape = 0;
+    logtk_parser_free(p);
+}
+
 TEST(lines_of_many_shapes_grow_the_table_and_keep_their_parameters)
 {
     /* 3,000 shapes (lines of 3,000 lengths), each twice in a row (the second
@@ -211,5 +228,17 @@ TEST(fuse_gives_every_line_its_own_parameters)
     logtk_parser *p = new_parser("fuse");
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
         feed_expect(p, lines[i], (const char *const[]){first[i], second[i], NULL});
+    logtk_parser_free(p);
+
+    /* lines fuzz_parse found: once one shape, now two; each rebuilds from its event */
+    static const char *const odd[] = {"\0", "\x03\0"};
+    static const size_t odd_len[] = {1, 2};
+    p = new_parser("fuse");
+    for (size_t i = 0; i < 2; i++) {
+        logtk_event ev;
+        CHECK_STATUS(logtk_parser_feed(p, odd[i], odd_len[i], &ev), LOGTK_OK);
+        CHECK(rebuilds(ev.template_text.ptr, ev.template_text.len, ev.params, ev.nparams, odd[i],
+                       odd_len[i]));
+    }
     logtk_parser_free(p);
 }

@@ -892,6 +892,21 @@ TEST(test_fuse_zero_digits)
     CHECK(ltk_fuse_line_shape("id 0123456789abcdef:77", 22) == ltk_fuse_line_shape("id 9876543210abcdef:01", 22));
     CHECK(ltk_fuse_line_shape("id 0123456789abcdef:77", 22) != ltk_fuse_line_shape("id 0123456789abcdeg:77", 22));
     CHECK(ltk_fuse_line_shape("", 0) != 0);
+    /* the length is not undone by the first byte: lines of NUL bytes but the
+       first, whose first bytes differ as their lengths do (xor), differ */
+    CHECK(ltk_fuse_line_shape("\0", 1) != ltk_fuse_line_shape("\x03\0", 2));
+    {
+        char x[40] = {0}, y[40] = {0};
+        int met = 0;
+        for (size_t n1 = 1; n1 < 40; n1++)
+            for (size_t n2 = n1 + 1; n2 <= 40 && n2 < n1 + 8; n2++)
+                for (unsigned b = 0; b < 256; b++) {
+                    x[0] = (char)b;
+                    y[0] = (char)(b ^ n1 ^ n2);
+                    met += ltk_fuse_line_shape(x, n1) == ltk_fuse_line_shape(y, n2);
+                }
+        CHECK(met == 0);
+    }
 }
 
 /*
