@@ -211,6 +211,51 @@ TEST(lines_of_many_shapes_grow_the_table_and_keep_their_parameters)
     free(line);
 }
 
+/* A template callback that parses another line (logtk_parser_match: the
+   shared layer masks and splits that line, and logtk_parser_extract) */
+static logtk_parser *callback_parser;
+static const char *callback_other;
+
+static void extract_another_line(void *user, int kind, uint32_t id, const char *text, size_t len)
+{
+    (void)user;
+    (void)kind;
+    (void)text;
+    (void)len;
+    logtk_event ev;
+    logtk_parser_match(callback_parser, callback_other, strlen(callback_other), &ev);
+    logtk_parser_extract(callback_parser, id, callback_other, strlen(callback_other), &ev);
+}
+
+TEST(a_callback_that_parses_another_line_leaves_the_fed_line_its_parameters)
+{
+    static const char *const lines[] = {
+        "job 17 took 12ms on worker alpha",  "job 18 took 40ms on worker alpha",
+        "job 19 failed after 3 retries",     "job 20 took 7ms on worker beta",
+        "job 21 failed after 12 retries",    "job 22 took 1234ms on worker gamma",
+    };
+    /* a line of the message of the fed "failed" lines (which no mask changes, so
+       their tokens serve the fit): the fed line's tokens, if taken after the
+       callback split this one, would fit and give this line's values */
+    callback_other = "job 99 failed after 55 retries";
+    logtk_parser *p = new_parser("fuse");
+    callback_parser = p;
+    CHECK_STATUS(logtk_parser_add_named_mask(p, "DURATION", "[0-9]+ms", NULL), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_callback(p, extract_another_line, NULL), LOGTK_OK);
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+            logtk_event ev;
+            size_t len = strlen(lines[i]);
+            CHECK_STATUS(logtk_parser_feed(p, lines[i], len, &ev), LOGTK_OK);
+            CHECK(ev.template_id != 0);
+            CHECK(rebuilds(ev.template_text.ptr, ev.template_text.len, ev.params, ev.nparams,
+                           lines[i], len));
+            for (size_t k = 0; k < ev.nparams; k++)
+                CHECK(ev.params[k].ptr >= lines[i] && ev.params[k].ptr + ev.params[k].len <= lines[i] + len);
+        }
+    logtk_parser_free(p);
+}
+
 TEST(fuse_gives_every_line_its_own_parameters)
 {
     /* the parser that gives shapes, on lines that repeat their shapes */
