@@ -68,6 +68,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "byteword.h"
 #include "errmsg.h"
 #include "logtk.h"
 #include "strbuf.h"
@@ -272,25 +273,19 @@ static void judge_binary(logtk_reader *r, const char *p, size_t n)
     size_t control = 0, i = 0;
     /* eight bytes a step (every input is judged, and the sample is 64 KB:
        byte by byte it was a tenth of parsing a 2,000-line log) */
-    const uint64_t ones = 0x0101010101010101ULL, high = 0x80 * ones, low7 = 0x7f * ones;
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
-        /* exact per byte, no carry between bytes: 0x80 where the byte is below k
-           (k <= 0x80), and where it equals c */
-#define BYTES_BELOW(k) (~(((w & low7) + (0x80 - (k)) * ones) | w) & high)
-#define BYTES_EQUAL(c) (~((((w ^ (c) * ones) & low7) + low7) | (w ^ (c) * ones)) & high)
-        if ((BYTES_BELOW(32) | BYTES_EQUAL(127)) == 0)
+        uint64_t below32 = ltk_bytes_below(w, 32), del = ltk_bytes_equal(w, 127);
+        if ((below32 | del) == 0)
             continue; /* printable text: most words */
-        if (BYTES_EQUAL(0)) {
+        if (ltk_bytes_equal(w, 0)) {
             r->binary = 1;
             return;
         }
-        uint64_t ctl = (BYTES_BELOW(32) & ~(BYTES_BELOW(14) & ~BYTES_BELOW(9)) & ~BYTES_EQUAL(27)) |
-                       BYTES_EQUAL(127);
-#undef BYTES_BELOW
-#undef BYTES_EQUAL
-        control += (size_t)(((ctl >> 7) * ones) >> 56); /* the flags counted */
+        uint64_t text = (ltk_bytes_below(w, 14) & ~ltk_bytes_below(w, 9)) | ltk_bytes_equal(w, 27);
+        uint64_t ctl = (below32 & ~text) | del;
+        control += (size_t)(((ctl >> 7) * LTK_BYTES_ONES) >> 56); /* the flags counted */
     }
     for (; i < n; i++) {
         unsigned char c = (unsigned char)p[i];

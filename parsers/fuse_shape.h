@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "logtk.h"
+#include "byteword.h"
 #include "mix.h"
 
 typedef struct ltk_fuse_shape_slot {
@@ -74,32 +75,13 @@ static inline int ltk_fuse_bit(const uint64_t *bits, size_t k)
 }
 
 /**
- * Eight bytes at once (SWAR): ltk_fuse_digit_bytes() marks the digits of w,
- * ltk_fuse_zero_digits() makes every one of '0'..'9' '0' (its low
- * four bits cleared), the other bytes stay.  With t = b ^ '0', a byte b is
- * a digit when t is below 10, that is when neither t's high bit (b >= 0x80)
- * nor that of (t & 0x7f) + 0x76 is set; the sum never carries into the
- * next byte.
+ * ltk_fuse_zero_digits() makes every one of '0'..'9' of the eight bytes w
+ * '0' (its low four bits cleared); the other bytes stay (byteword.h).
  */
-static inline uint64_t ltk_fuse_digit_bytes(uint64_t w)
-{
-    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-    uint64_t t = w ^ (0x30 * ones);
-    return ~(((t & (0x7f * ones)) + 0x76 * ones) | t) & high; /* 0x80 at each digit */
-}
-
 static inline uint64_t ltk_fuse_zero_digits(uint64_t w)
 {
-    uint64_t digit = ltk_fuse_digit_bytes(w);
+    uint64_t digit = ltk_digit_bytes(w);
     return w & ~((digit >> 3) - (digit >> 7)); /* 0x10 - 0x01: 0x0f at each digit */
-}
-
-/** 0x80 at each byte of w equal to c (exact: no borrow runs past a zero byte of w ^ c). */
-static inline uint64_t ltk_fuse_bytes_equal(uint64_t w, unsigned char c)
-{
-    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
-    uint64_t x = w ^ (0x0101010101010101ULL * c);
-    return ~(((x & low7) + low7) | x | low7);
 }
 
 /*
@@ -117,14 +99,14 @@ static inline unsigned ltk_fuse_opens_and_dots(const char *s, size_t n)
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         memcpy(&w, s + i, 8);
-        open |= ltk_fuse_bytes_equal(w, '<');
-        dot |= ltk_fuse_bytes_equal(w, '.');
+        open |= ltk_bytes_equal(w, '<');
+        dot |= ltk_bytes_equal(w, '.');
     }
     if (i < n) {
         uint64_t keep = 0x8080808080808080ULL >> (8 * (8 - (n - i))); /* the word's own bytes */
         memcpy(&w, s + i, 8);
-        open |= ltk_fuse_bytes_equal(w, '<') & keep;
-        dot |= ltk_fuse_bytes_equal(w, '.') & keep;
+        open |= ltk_bytes_equal(w, '<') & keep;
+        dot |= ltk_bytes_equal(w, '.') & keep;
     }
     return (open != 0 ? LTK_FUSE_HAS_OPEN : 0u) | (dot != 0 ? LTK_FUSE_HAS_DOT : 0u);
 #else

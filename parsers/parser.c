@@ -56,6 +56,7 @@
 #include <errno.h>
 
 #include "arena.h"
+#include "byteword.h"
 #include "content_key.h"
 #include "errmsg.h"
 #include "growarray.h"
@@ -1200,15 +1201,11 @@ static int fit_by_shape(logtk_parser *p, uint32_t id, const char *content, size_
 /* 1 when s[0..n) holds a digit; eight bytes a step, none read past n. */
 static int holds_digit(const char *s, size_t n)
 {
-    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
-        /* each byte b ^ '0' is below 10 for a digit: then neither its high
-           bit nor that of its low seven bits + 0x76 is set (no carry out) */
-        uint64_t x = w ^ (0x30 * ones);
-        if (~(((x & (0x7f * ones)) + 0x76 * ones) | x) & high)
+        if (ltk_digit_bytes(w))
             return 1;
     }
     for (; i < n; i++)

@@ -786,12 +786,12 @@ static int holds_digit(const char *s, size_t n)
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         memcpy(&w, s + i, 8);
-        if (ltk_fuse_digit_bytes(w))
+        if (ltk_digit_bytes(w))
             return 1;
     }
     if (i < n) {
         memcpy(&w, s + i, 8);
-        return ltk_fuse_digit_bytes(w & (~0ULL >> (8 * (8 - (n - i))))) != 0;
+        return ltk_digit_bytes(w & (~0ULL >> (8 * (8 - (n - i))))) != 0;
     }
     return 0;
 #else
