@@ -2111,13 +2111,14 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
     const uint64_t line_shape = ltk_fuse_line_shape(line->masked.ptr, line->masked.len);
     ltk_parser_note_shape(p, line_shape);
     ltk_fuse_shape_slot *shaped = ltk_fuse_shape_find(&st->shapes, line_shape);
-    ltk_parse_line split; /* the line with its tokens, from here on */
+    /* the line with its tokens, asked for only past the shape cache (asking
+       again costs nothing: the shared layer splits a line once) */
+    ltk_parse_line split;
     if (shaped == NULL) {
         split = *line;
         if (ltk_parser_line_tokens(p, &split) != LOGTK_OK)
             return LOGTK_ERR_NOMEM;
-        line = &split;
-        shaped = ltk_fuse_shape_find_digits(&st->shapes, line_shape, line->tokens, line->ntokens);
+        shaped = ltk_fuse_shape_find_digits(&st->shapes, line_shape, split.tokens, split.ntokens);
     }
     if (shaped) {
         if (shaped->id == FUSE_NO_ID)
@@ -2127,13 +2128,10 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
             return LOGTK_OK;
         }
     }
-    if (line != &split) {
-        split = *line;
-        if (ltk_parser_line_tokens(p, &split) != LOGTK_OK)
-            return LOGTK_ERR_NOMEM;
-        line = &split;
-    }
-    return feed_tokens(p, st, line, line_shape, template_id);
+    split = *line;
+    if (ltk_parser_line_tokens(p, &split) != LOGTK_OK)
+        return LOGTK_ERR_NOMEM;
+    return feed_tokens(p, st, &split, line_shape, template_id);
 }
 
 const ltk_parser_algo ltk_algo_fuse = {
