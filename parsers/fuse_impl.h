@@ -135,6 +135,10 @@ typedef struct ltk_fuse_state {
     uint32_t *redirect; /* template id -> earlier id with the same text (itself when none) */
     size_t redirect_cap;
     ltk_u64map by_text;  /* content hash -> template id */
+    /* templates a promotion generalized, to be settled in their new sequence
+       once the line that promoted is done (settle_template, parser_fuse.c) */
+    uint32_t *unsettled;
+    size_t nunsettled, unsettled_cap;
 
     uint64_t wild_dots[FUSE_WILD_DOTS]; /* hashes of "<*>", "<*>.", ... (quick_token_hash) */
 

@@ -1125,9 +1125,15 @@ static uint64_t template_hash(const logtk_slice *t, size_t n)
     return h;
 }
 
-/* Template id p now has "<*>" at pos; merge it into an earlier template with the same text. */
-static int generalize(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t pos)
+/*
+ * Template id p now has "<*>" at pos; merge it into an earlier template with
+ * the same text.  *fresh (when not NULL) is set when the template now has a
+ * text no template had: then it has not been settled there (settle_template).
+ */
+static int generalize(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t pos, int *fresh)
 {
+    if (fresh)
+        *fresh = 0;
     id = resolve(st, id);
     size_t n;
     const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
@@ -1167,6 +1173,8 @@ static int generalize(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t p
             return rc;
     } else if (ltk_u64map_put(&st->by_text, h, id) != 0) {
         return LOGTK_ERR_NOMEM;
+    } else if (fresh) {
+        *fresh = 1;
     }
     return LOGTK_OK;
 }
@@ -1506,15 +1514,65 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
     return 0;
 }
 
+/*
+ * The first position of template id whose slot a promoted group marks
+ * variable in the template's own sequence, read as learn_sequence's
+ * promotion rounds read a line's; SIZE_MAX when there is none.
+ */
+static size_t promoted_slot(logtk_parser *p, ltk_fuse_state *st, uint32_t id)
+{
+    size_t n;
+    const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
+    if (!t)
+        return SIZE_MAX;
+    size_t constants = 0;
+    for (size_t j = 0; j < n; j++)
+        constants += !ltk_is_wildcard(t[j].ptr, t[j].len);
+    /* the template's text hash is the sequence hash of its words (see learn_masked) */
+    const uint64_t seq = template_hash(t, n), mix_n = ltk_mix64(n);
+    for (size_t j = 0; j < n && constants >= 2; j++) {
+        if (ltk_is_wildcard(t[j].ptr, t[j].len))
+            continue;
+        uint64_t word = hash_bytes(t[j].ptr, t[j].len), form = st->wild_dots[0];
+        size_t keep = wildform_prefix(t[j].ptr, t[j].len);
+        size_t tail = wildform_suffix(t[j].ptr, t[j].len, keep);
+        if ((keep || tail) &&
+            wildform_hash(&st->wfscratch, t[j].ptr, t[j].len, keep, tail, &form) != 0)
+            return SIZE_MAX; /* no memory for a long form: the template stays as it is */
+        uint32_t g = map_get(&st->groups,
+                             sibling_key(seq, mix_n, salted(word, j), salted(form, j), j));
+        if (g == FUSE_NO_ID || !ltk_fuse_group_at(st, g)->promoted)
+            continue;
+        if (form != word)
+            return j;
+        constants--; /* already its variable form ("key=<*>"): read as one, as the rounds do */
+    }
+    return SIZE_MAX;
+}
+
 /* Marks group g's slot variable and generalizes the templates that hold its words. */
 static int promote(logtk_parser *p, ltk_fuse_state *st, uint32_t g)
 {
     ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
     grp->promoted = 1;
     for (uint32_t v = 0; v < grp->nvalues; v++) {
-        int rc = generalize(p, st, ltk_fuse_group_member(st, grp, v), grp->position);
+        int fresh;
+        int rc = generalize(p, st, ltk_fuse_group_member(st, grp, v), grp->position, &fresh);
         if (rc != LOGTK_OK)
             return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+        /* a template merged into another takes that one's place, settled already */
+        if (!fresh)
+            continue;
+        uint32_t id = resolve(st, ltk_fuse_group_member(st, grp, v));
+        size_t k = 0;
+        while (k < st->nunsettled && st->unsettled[k] != id)
+            k++;
+        if (k < st->nunsettled)
+            continue;
+        if (ltk_array_reserve((void **)&st->unsettled, &st->unsettled_cap, st->nunsettled + 1,
+                              sizeof *st->unsettled) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        st->unsettled[st->nunsettled++] = id;
     }
     return LOGTK_OK;
 }
@@ -1740,99 +1798,38 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
 }
 
 /*
- * The rest of feed_tokens() for a sequence the exact table does not know
- * (Mac: one line in five): a call of its own, compiled for size (cold), so
- * that the code run for such a line, which then runs most of this file,
- * evicts less of the code every line runs (format, tokenizer, masks, fit).
- * `in`, `n`, `hdr`, `asides`, `limit` and `fast_seq` are feed_tokens'.
+ * The rest of learn_sequence(), from the line's masked words: st->norm
+ * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
+ * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
+ * sequence hash.  Finds or makes the line's template and registers its
+ * words in their sibling groups.  With `settled` a template id, the words
+ * are that template's (settle_template): nothing is looked up or made, the
+ * words are registered for that template.
  */
-static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice *in, size_t n,
-                          size_t hdr, size_t asides, const char *limit, uint64_t fast_seq,
-                          uint32_t *template_id)
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hdr,
+                        uint64_t fast_seq, uint32_t settled, uint32_t *template_id)
 {
     const uint64_t wild_h = st->wild_dots[0];
+    const char *base = st->norm.data;
     uint64_t seq;
     uint32_t id;
 
-    /* the line's tokens, quantity asides and bounds joined (rare: most lines have none) */
-    const logtk_slice *toks = in;
-    if (asides) {
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (i < hdr) {
-                st->kept[k++] = in[i];
-                continue;
-            }
-            const logtk_slice *t = &in[i];
-            if ((t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
-                 is_quantity_aside(t, &t[1])) ||
-                (t->len > 1 && t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1]))) {
-                st->kept[k++] = joined(t, &t[1]);
-                i++;
-                continue;
-            }
-            st->kept[k++] = *t;
-        }
-        n = k;
-        toks = st->kept;
-    }
-
-    /* the masked elements themselves, into the reused buffer (8 bytes of slack for hash_padded) */
-    size_t room = 16;
-    for (size_t i = 0; i < n; i++)
-        room += MASKED_MAX(toks[i].len);
-    ltk_strbuf_clear(&st->norm);
-    if (ltk_strbuf_reserve(&st->norm, room) != 0)
-        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-    char *base = st->norm.data, *o = base;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = LTK_WILDCARD_LEN;
-        /* the forms the quick hash found (their hashes are in tok_hash), else mask_token() */
-        uint8_t form = i < hdr ? FORM_WILD : asides ? FORM_MASK : st->tok_form[i];
-        if (form == FORM_SELF) {
-            len = toks[i].len;
-            memcpy(o, toks[i].ptr, len);
-        } else if (form == FORM_STASHED) {
-            len = st->stash_len[i];
-            memcpy(o, st->stash.data + st->stash_off[i], len);
-        } else if (form >= FORM_WILD) {
-            size_t dots = (size_t)(form - FORM_WILD);
-            memcpy(o, LTK_WILDCARD "...", LTK_WILDCARD_LEN + dots);
-            len += dots;
-            if (i < hdr)
-                st->tok_hash[i] = wild_h;
-        } else {
-            /* the memo's copy when it still holds the token, else the mask */
-            uint64_t words[2 * FUSE_MEMO_WORDS];
-            const ltk_fuse_memo *slot =
-                memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
-            if (slot && memo_holds(st, slot, toks[i].len, words) && slot->form_len) {
-                len = slot->form_len;
-                memcpy(o, slot->form, len);
-                st->tok_hash[i] = slot->masked;
-            } else {
-                len = mask_token(toks[i].ptr, toks[i].len, o);
-                st->tok_hash[i] = hash_padded(o, len);
-            }
-        }
-        st->tok_off[i] = (size_t)(o - base);
-        st->tok_len[i] = len;
-        o += len;
-    }
-    st->norm.len = (size_t)(o - base);
     /* a list of values closing the line is one "<*>", whatever its length */
     size_t list_from = n;
     while (list_from > 0 && st->tok_hash[list_from - 1] == wild_h)
         list_from--;
-    if (list_from > 0 && n - list_from >= FUSE_LIST_MIN)
-        n = list_from + 1;
+    if (settled == FUSE_NO_ID && list_from > 0 && n - list_from >= FUSE_LIST_MIN)
+        n = list_from + 1; /* (a template's text is already so) */
     seq = ltk_mix64(n + 1);
     for (size_t i = 0; i < n; i++) {
         st->salt_tok[i] = salted(st->tok_hash[i], i);
         seq += st->salt_tok[i];
     }
     /* the quick hashes are the hashes of these very bytes, or nothing would ever hit */
-    assert(fast_seq == seq);
+    assert(settled != FUSE_NO_ID || fast_seq == seq);
     (void)fast_seq;
     /* feed_tokens found no template for it in the exact table: no second look */
     const uint64_t seq_seen = seq;
@@ -1898,6 +1895,10 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             }
         }
     }
+    if (settled != FUSE_NO_ID) {
+        id = settled; /* a template's own words: nothing to look up or create */
+        goto register_words;
+    }
     id = map_get(&st->exact, seq);
     if (id == FUSE_NO_ID && (id = annotated_value(st, seq, n)) != FUSE_NO_ID) {
         /* the known message with one value printed longer: its template, nothing to learn */
@@ -1958,6 +1959,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         ltk_u64map_put(&st->exact, seq_seen, id) != 0)
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 
+register_words:;
     /* register this line's word at each position in its sibling group */
     uint64_t prefix = 0; /* the line's words before position i, for the prefix pools */
     for (size_t i = 0; i < n; i++) {
@@ -2095,6 +2097,144 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
     }
     *template_id = resolve(st, id);
     return LOGTK_OK;
+}
+
+/*
+ * A template that a promotion generalized has a new sequence, and it is
+ * settled there as a line of that sequence would be: it takes the slots that
+ * sequence has promoted already (promoted_slot), then its words join the
+ * sibling groups of the sequence, so that promotions there reach it too.
+ * What a slot's promotion does to a template then does not depend on the
+ * order in which its slots were promoted.  Without this, dpkg.log's "status
+ * installed libssl3:<*> <*>", learned while only "status installed _ <*>"
+ * had varied, stayed "status installed <*> <*>" beside "status <*> <*> <*>",
+ * which the other packages reached when the state slot was promoted first
+ * (tests/parser_cases/fuse.test has both orders).  A leading "<*>" is read as
+ * the header when fuse looks for one (the template does not say which it
+ * was; its text decides, so a saved state settles as a running one).
+ */
+static int settle_template(logtk_parser *p, ltk_fuse_state *st, uint32_t id)
+{
+    id = resolve(st, id);
+    for (size_t pos; (pos = promoted_slot(p, st, id)) != SIZE_MAX; id = resolve(st, id)) {
+        int rc = generalize(p, st, id, pos, NULL); /* one "<*>" more each time: at most n */
+        if (rc != LOGTK_OK)
+            return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+    }
+    size_t n;
+    const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
+    if (!t || n == 0)
+        return LOGTK_OK;
+    size_t room = 8;
+    for (size_t i = 0; i < n; i++)
+        room += t[i].len;
+    ltk_strbuf_clear(&st->norm);
+    if (grow_scratch(st, n + 1) != 0 || ltk_strbuf_reserve(&st->norm, room) != 0)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    char *o = st->norm.data;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(o, t[i].ptr, t[i].len);
+        st->tok_off[i] = (size_t)(o - st->norm.data);
+        st->tok_len[i] = t[i].len;
+        o += t[i].len;
+    }
+    memset(o, 0, 8); /* the slack hash_padded() reads */
+    st->norm.len = (size_t)(o - st->norm.data);
+    for (size_t i = 0; i < n; i++)
+        st->tok_hash[i] = hash_padded(st->norm.data + st->tok_off[i], st->tok_len[i]);
+    size_t hdr = st->header_auto && ltk_is_wildcard(t[0].ptr, t[0].len);
+    uint32_t same;
+    return learn_masked(p, st, n, hdr, 0, id, &same);
+}
+
+/*
+ * The rest of feed_tokens() for a sequence the exact table does not know
+ * (Mac: one line in five): a call of its own, compiled for size (cold), so
+ * that the code run for such a line, which then runs most of this file,
+ * evicts less of the code every line runs (format, tokenizer, masks, fit).
+ * `in`, `n`, `hdr`, `asides`, `limit` and `fast_seq` are feed_tokens'.
+ * Writes the line's masked words for learn_masked(), then settles the
+ * templates its promotions generalized.
+ */
+static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice *in, size_t n,
+                          size_t hdr, size_t asides, const char *limit, uint64_t fast_seq,
+                          uint32_t *template_id)
+{
+    const uint64_t wild_h = st->wild_dots[0];
+
+    /* the line's tokens, quantity asides and bounds joined (rare: most lines have none) */
+    const logtk_slice *toks = in;
+    if (asides) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i < hdr) {
+                st->kept[k++] = in[i];
+                continue;
+            }
+            const logtk_slice *t = &in[i];
+            if ((t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
+                 is_quantity_aside(t, &t[1])) ||
+                (t->len > 1 && t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1]))) {
+                st->kept[k++] = joined(t, &t[1]);
+                i++;
+                continue;
+            }
+            st->kept[k++] = *t;
+        }
+        n = k;
+        toks = st->kept;
+    }
+
+    /* the masked elements themselves, into the reused buffer (8 bytes of slack for hash_padded) */
+    size_t room = 16;
+    for (size_t i = 0; i < n; i++)
+        room += MASKED_MAX(toks[i].len);
+    ltk_strbuf_clear(&st->norm);
+    if (ltk_strbuf_reserve(&st->norm, room) != 0)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    char *base = st->norm.data, *o = base;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = LTK_WILDCARD_LEN;
+        /* the forms the quick hash found (their hashes are in tok_hash), else mask_token() */
+        uint8_t form = i < hdr ? FORM_WILD : asides ? FORM_MASK : st->tok_form[i];
+        if (form == FORM_SELF) {
+            len = toks[i].len;
+            memcpy(o, toks[i].ptr, len);
+        } else if (form == FORM_STASHED) {
+            len = st->stash_len[i];
+            memcpy(o, st->stash.data + st->stash_off[i], len);
+        } else if (form >= FORM_WILD) {
+            size_t dots = (size_t)(form - FORM_WILD);
+            memcpy(o, LTK_WILDCARD "...", LTK_WILDCARD_LEN + dots);
+            len += dots;
+            if (i < hdr)
+                st->tok_hash[i] = wild_h;
+        } else {
+            /* the memo's copy when it still holds the token, else the mask */
+            uint64_t words[2 * FUSE_MEMO_WORDS];
+            const ltk_fuse_memo *slot =
+                memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
+            if (slot && memo_holds(st, slot, toks[i].len, words) && slot->form_len) {
+                len = slot->form_len;
+                memcpy(o, slot->form, len);
+                st->tok_hash[i] = slot->masked;
+            } else {
+                len = mask_token(toks[i].ptr, toks[i].len, o);
+                st->tok_hash[i] = hash_padded(o, len);
+            }
+        }
+        st->tok_off[i] = (size_t)(o - base);
+        st->tok_len[i] = len;
+        o += len;
+    }
+    st->norm.len = (size_t)(o - base);
+    int rc = learn_masked(p, st, n, hdr, fast_seq, FUSE_NO_ID, template_id);
+    /* the templates this line's promotions generalized, in their new sequences */
+    while (rc == LOGTK_OK && st->nunsettled > 0)
+        rc = settle_template(p, st, st->unsettled[--st->nunsettled]);
+    st->nunsettled = 0;
+    *template_id = resolve(st, *template_id);
+    return rc;
 }
 
 /*
