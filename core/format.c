@@ -175,6 +175,32 @@ static int syntax_error(logtk_format *f, const char *spec, size_t at, const char
                            (int)at, "");
 }
 
+/*
+ * A field whose group the compiled pattern does not have: a fragment took
+ * it in, either inside a construct ("[<Pid>:<Tid>]": '[' opens a character
+ * class, which ends at the first ']', fields and all) or by defining a
+ * group of the same name.  Names the field, where it is, and the usual
+ * cause.
+ */
+static int lost_field_error(logtk_format *f, const char *spec, const char *name)
+{
+    size_t n = strlen(name), at = 0;
+    for (const char *q = spec; (q = strchr(q, '<')) != NULL; q++)
+        if (strncmp(q + 1, name, n) == 0 && q[n + 1] == '>') {
+            at = (size_t)(q - spec);
+            break;
+        }
+    if (strstr(spec, "(?<f") || strstr(spec, "(?P<f") || strstr(spec, "(?'f"))
+        return syntax_error(f, spec, at, "group names f0, f1, ... are reserved");
+    char what[256];
+    snprintf(what, sizeof what,
+             "<%.60s> is not a field here: the text around it is a regular expression "
+             "that takes it in (a '[' opens a character class: write \\[ and \\] for "
+             "literal brackets)",
+             name);
+    return syntax_error(f, spec, at, what);
+}
+
 /* Converts a fragment of the spec (between tags) into a simple literal, or
  * returns 0 when it uses any regex feature beyond escaped punctuation. */
 static int parse_simple_literal(logtk_format *f, const char *s, size_t n, literal *lit)
@@ -450,8 +476,8 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         char gname[16];
         snprintf(gname, sizeof gname, "f%zu", t);
         uint32_t num = ltk_regex_group_number(f->regex, gname);
-        if (num == 0) { /* a fragment defined the same group name */
-            rc = syntax_error(f, spec, 0, "group names f0, f1, ... are reserved");
+        if (num == 0) {
+            rc = lost_field_error(f, spec, f->tag_names[t]);
             goto done;
         }
         f->tag_group[t] = num;

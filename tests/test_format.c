@@ -144,6 +144,17 @@ TEST(test_errors)
     strcat(many, "<Content>");
     CHECK_STATUS(logtk_format_compile(f, many), LOGTK_ERR_SYNTAX);
     CHECK(strstr(logtk_format_errmsg(f), "too many") != NULL);
+    /* an unescaped '[' takes the fields up to the ']' into a character class
+       (Chromium's "[pid:tid:time:level:file] text"): the error names the
+       first field lost and points at it, and says how to write the brackets */
+    CHECK_STATUS(logtk_format_compile(f, "[<Pid>:<Tid>] <Content>"), LOGTK_ERR_SYNTAX);
+    CHECK(strstr(logtk_format_errmsg(f), "character 2: <Pid> is not a field") != NULL);
+    CHECK(strstr(logtk_format_errmsg(f), "\\[") != NULL);
+    CHECK(strstr(logtk_format_errmsg(f), "\n   ^") != NULL);
+    CHECK_STATUS(logtk_format_compile(f, "\\[<Pid>:<Tid>\\] <Content>"), LOGTK_OK);
+    /* a fragment's own group named as the fields' groups are (duplicate names allowed) */
+    CHECK_STATUS(logtk_format_compile(f, "(?J)<A> (?'f0'x)<Content>"), LOGTK_ERR_SYNTAX);
+    CHECK(strstr(logtk_format_errmsg(f), "reserved") != NULL);
     /* after a failed compile the format matches as unmatched, not with stale state */
     logtk_record rec;
     CHECK_STATUS(logtk_format_compile(f, "<A>: <Content>"), LOGTK_OK);
