@@ -1900,6 +1900,13 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         goto register_words;
     }
     id = map_get(&st->exact, seq);
+    /*
+     * Found: the sequence with its promoted slots is one a line was learned
+     * as, and that line registered these very words in these very groups
+     * (a word a group holds is skipped, and a group's decision was taken
+     * when its state last changed), so this line has nothing to register.
+     */
+    const int registered = id != FUSE_NO_ID;
     if (id == FUSE_NO_ID && (id = annotated_value(st, seq, n)) != FUSE_NO_ID) {
         /* the known message with one value printed longer: its template, nothing to learn */
         id = resolve(st, id);
@@ -1958,6 +1965,10 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     if (seq != seq_seen && (long)st->exact.count < st->max_entries &&
         ltk_u64map_put(&st->exact, seq_seen, id) != 0)
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    if (registered) {
+        *template_id = id;
+        return LOGTK_OK;
+    }
 
 register_words:;
     /* register this line's word at each position in its sibling group */
