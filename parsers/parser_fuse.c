@@ -142,7 +142,9 @@ enum fuse_rule {
     FUSE_RULE_ANNOTATION = 13,   /* "host:443 (IPv6)": a value with its annotation */
     FUSE_RULE_PARTICIPLES = 14,  /* a slot of participles is not promoted */
     FUSE_RULE_HEX_WORDS = 15,    /* "ffffffff", "deadbeef": hex values */
-    FUSE_RULE_DOTTED_SLOTS = 16  /* a slot of two dotted names is a variable */
+    FUSE_RULE_DOTTED_SLOTS = 16, /* a slot of two dotted names is a variable */
+    FUSE_RULE_HEX_GROUPS = 17,   /* "00:11:43:ba:e4:0d", "fe80::1ff:fe23": one value */
+    FUSE_RULE_BRACKETS = 18      /* "[LNKA]" varies as "[<*>]", not "<*>" */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -613,6 +615,86 @@ static size_t bound_sign(const char *s, size_t n)
     return k < n && s[k] >= '0' && s[k] <= '9' ? k : 0;
 }
 
+FUSE_INLINE int is_hex_byte(char c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/*
+ * Length of the hardware or IPv6 address at s[i..n), else 0: six or eight
+ * pairs of hex digits joined by one ':' or '-' throughout
+ * ("00:11:43:ba:e4:0d", "00-0D-60-E9-1F-25"), or groups of up to four hex
+ * digits joined by ':', eight of them or fewer with one "::" for the groups
+ * left out ("2607:f140:6000:8:c6b3:1ff:fecd:467f", "fe80::1", "::1"), with a
+ * digit somewhere.  Masked piece by piece, a group of letters alone ("ba",
+ * "fecd") stayed a word inside the address, so addresses of one message
+ * differed as words.  Nothing of letters or ':' may touch it on either side
+ * (a C++ name "ns::f2" has a group that is not hex; times have three groups).
+ */
+static size_t hex_groups(const char *s, size_t i, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_HEX_GROUPS))
+        return 0;
+    /* a ':' after at most four hex digits, or a pair and its '-': nearly
+       every piece fails this first, at its first byte or few */
+    size_t first = i, lim = n - i < 5 ? n : i + 5;
+    while (first < lim && is_hex_byte(s[first]))
+        first++;
+    if (first == n || (s[first] != ':' && !(first == i + 2 && s[first] == '-' && n - i >= 17)))
+        return 0;
+    if (i > 0 && (is_alnum_byte(s[i - 1]) || s[i - 1] == ':' || s[i - 1] == '-' ||
+                  s[i - 1] == '.' || s[i - 1] == '_'))
+        return 0;
+    /* pairs: six or eight, one separator throughout */
+    if (n - i >= 17 && is_hex_byte(s[i]) && is_hex_byte(s[i + 1]) &&
+        (s[i + 2] == ':' || s[i + 2] == '-')) {
+        const char sep = s[i + 2];
+        size_t pairs = 1, k = i + 2;
+        while (k + 2 < n && s[k] == sep && is_hex_byte(s[k + 1]) && is_hex_byte(s[k + 2]) &&
+               pairs < 8) {
+            pairs++;
+            k += 3;
+        }
+        int digit = 0; /* without one, a word as the quick hash reads it ("aa-bb-...") */
+        for (size_t q = i; q < k; q++)
+            digit |= s[q] >= '0' && s[q] <= '9';
+        if ((pairs == 6 || pairs == 8) && digit &&
+            (k == n || !(is_alnum_byte(s[k]) || s[k] == sep || s[k] == '_')))
+            return k - i;
+    }
+    /* IPv6: groups of 1..4 hex digits; "::" once, for the groups left out */
+    size_t k = i, groups = 0;
+    int gap = 0, digit = 0;
+    for (;;) {
+        size_t g = 0;
+        while (k < n && g < 5 && is_hex_byte(s[k])) {
+            digit |= s[k] >= '0' && s[k] <= '9';
+            g++;
+            k++;
+        }
+        if (g > 4)
+            return 0;
+        groups += g > 0;
+        if (k + 1 < n && s[k] == ':' && s[k + 1] == ':') {
+            if (gap)
+                return 0;
+            gap = 1;
+            k += 2;
+            continue;
+        }
+        if (g > 0 && k + 1 < n && s[k] == ':' && is_hex_byte(s[k + 1])) {
+            k++;
+            continue;
+        }
+        break;
+    }
+    if (!digit || (gap ? groups > 7 || k - i < 3 : groups != 8))
+        return 0;
+    if (k < n && (is_alnum_byte(s[k]) || s[k] == ':' || s[k] == '_'))
+        return 0;
+    return k - i;
+}
+
 /*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
@@ -653,6 +735,14 @@ static size_t mask_token(const char *s, size_t n, char *out)
                 o = put_wildcard(o);
             last_wild = 1;
             i = e;
+            continue;
+        }
+        size_t address = (is_hex_byte(s[i]) || s[i] == ':') ? hex_groups(s, i, n) : 0;
+        if (address) {
+            if (!last_wild)
+                o = put_wildcard(o);
+            last_wild = 1;
+            i += address;
             continue;
         }
         /* "scheme://anything": the address after "://" is one value ("hdfs://<*>") */
@@ -871,6 +961,8 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         *form = wild ? FORM_WILD : FORM_SELF;
         return 1;
     }
+    if (n >= 17 && s[2] == '-')
+        return 0; /* maybe a hardware address ("00-0d-60-e9-1f-25"): hex_groups() */
     size_t dots = 0;
     while (dots + 1 < n && s[n - 1 - dots] == '.')
         dots++;
@@ -1013,31 +1105,57 @@ static void memo_keep(ltk_fuse_state *st, ltk_fuse_memo *m, size_t n, const uint
     memcpy(m->form, form, m->form_len);
 }
 
+/* The byte that closes c when c opens an enclosed value, else 0. */
+static const char closers[256] = {
+    ['('] = ')', ['['] = ']', ['{'] = '}', ['\''] = '\'', ['"'] = '"',
+};
+
+/* s[0..n) without the sentence punctuation (",", ".", ";", ":") that ends it, from `from` on. */
+FUSE_INLINE size_t before_sentence_end(const char *s, size_t n, size_t from)
+{
+    size_t end = n;
+    while (end > from && (s[end - 1] == ',' || s[end - 1] == '.' || s[end - 1] == ';' ||
+                          s[end - 1] == ':'))
+        end--;
+    return end;
+}
+
 /*
  * The variable form of a token: "key=<*>" for "key=value" (the key is part of
- * the template in every ground truth, only the value varies), else "<*>".
- * Returns the length of the kept prefix ("key=").
+ * the template in every ground truth, only the value varies), "[<*>]" for
+ * "[value]" and likewise "(<*>)", "{<*>}", "'<*>'" and "\"<*>\"": brackets
+ * and quotes around a value are the message's punctuation, which the ground
+ * truths keep ("PCI Interrupt Link [<*>]", "name (<*>) unknown"), else "<*>".
+ * Returns the length of the kept prefix ("key=", "[", "key=[").
  */
 static size_t wildform_prefix(const char *s, size_t n)
 {
     const char *eq = memchr(s, '=', n);
-    if (!eq || eq == s || is_wild_at(s, 0, n))
-        return 0;
-    return (size_t)(eq - s) + 1;
+    size_t keep = !eq || eq == s || is_wild_at(s, 0, n) ? 0 : (size_t)(eq - s) + 1;
+    char close;
+    if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && keep < n && (close = closers[(unsigned char)s[keep]]) != 0) {
+        size_t end = before_sentence_end(s, n, keep + 1);
+        if (end >= keep + 3 && s[end - 1] == close)
+            keep++; /* something between the opener and its closer */
+    }
+    return keep;
 }
 
 /*
  * Sentence punctuation ending a token (",", ".", ";", ":") stays outside the
  * variable: "to 10.0.0.1," and "to LOCAL(0)," both read "to <*>,", as the
- * corrected ground truths write them.  Returns its length (0 when the token
- * is nothing else).
+ * corrected ground truths write them; so does the closer of an opener the
+ * prefix kept ("[<*>],").  Returns its length (0 when the token is nothing
+ * else).
  */
 static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
 {
-    size_t end = n;
-    while (end > prefix && (s[end - 1] == ',' || s[end - 1] == '.' || s[end - 1] == ';' ||
-                            s[end - 1] == ':'))
-        end--;
+    size_t end = before_sentence_end(s, n, prefix);
+    if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && prefix > 0 && end > prefix) {
+        char close = closers[(unsigned char)s[prefix - 1]];
+        if (close && s[end - 1] == close)
+            end--;
+    }
     return end > prefix ? n - end : 0;
 }
 

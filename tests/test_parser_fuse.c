@@ -263,6 +263,8 @@ TEST(test_fuse_quick_hash)
         "pathy /var/log/x ./run ../up", "dots 1... 22.... end",
         "long 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz_zz",
         "under_score-dash.dot Under_Score 12ab_cd",
+        /* a hardware address the quick hash would read as "ea-<*>" (a numbered name) */
+        "mac ea-6c-1d-99-72-d4 up",
     };
     size_t n = sizeof lines / sizeof lines[0];
     logtk_parser *p = NULL;
