@@ -382,7 +382,9 @@ static size_t leader_prefix(const char *s, size_t n)
     size_t i = 0;
     while (i < n && (is_letter(s[i]) || s[i] == '_' || s[i] == '-'))
         i++;
-    if (i < 2 || i + 2 >= n || s[i] != '.' || s[i + 1] != '.')
+    /* no label in the piece: it is the word before ("field ......0") or
+       ended at a bracket ("(1=usr)......0"); the dots still lead the value */
+    if (i == 1 || i + 2 >= n || s[i] != '.' || s[i + 1] != '.')
         return 0;
     while (i < n && s[i] == '.')
         i++;
@@ -621,9 +623,10 @@ FUSE_INLINE int is_hex_byte(char c)
 }
 
 /*
- * Length of the hardware or IPv6 address at s[i..n), else 0: six or eight
+ * Length of the hardware or IPv6 address at s[i..n), else 0: six or more
  * pairs of hex digits joined by one ':' or '-' throughout
- * ("00:11:43:ba:e4:0d", "00-0D-60-E9-1F-25"), or groups of up to four hex
+ * ("00:11:43:ba:e4:0d", "00-0D-60-E9-1F-25", a 64-bit or longer hardware id
+ * "FF:F2:9F:16:E2:23:00:0D:60:E9:1D:DC"), or groups of up to four hex
  * digits joined by ':', eight of them or fewer with one "::" for the groups
  * left out ("2607:f140:6000:8:c6b3:1ff:fecd:467f", "fe80::1", "::1"), with a
  * digit somewhere.  Masked piece by piece, a group of letters alone ("ba",
@@ -650,15 +653,14 @@ static size_t hex_groups(const char *s, size_t i, size_t n)
         (s[i + 2] == ':' || s[i + 2] == '-')) {
         const char sep = s[i + 2];
         size_t pairs = 1, k = i + 2;
-        while (k + 2 < n && s[k] == sep && is_hex_byte(s[k + 1]) && is_hex_byte(s[k + 2]) &&
-               pairs < 8) {
+        while (k + 2 < n && s[k] == sep && is_hex_byte(s[k + 1]) && is_hex_byte(s[k + 2])) {
             pairs++;
             k += 3;
         }
         int digit = 0; /* without one, a word as the quick hash reads it ("aa-bb-...") */
         for (size_t q = i; q < k; q++)
             digit |= s[q] >= '0' && s[q] <= '9';
-        if ((pairs == 6 || pairs == 8) && digit &&
+        if (pairs >= 6 && digit &&
             (k == n || !(is_alnum_byte(s[k]) || s[k] == sep || s[k] == '_')))
             return k - i;
     }
@@ -986,7 +988,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         size_t run = lead;
         while (run < n && (is_letter(s[run]) || s[run] == '_' || s[run] == '-'))
             run++;
-        if (run >= 2 && run + 1 < n && s[run] == '.' && s[run + 1] == '.')
+        if (run != 1 && run + 1 < n && s[run] == '.' && s[run + 1] == '.')
             keep = leader_prefix(s, n - dots);
     }
     if (keep) {
