@@ -144,7 +144,8 @@ enum fuse_rule {
     FUSE_RULE_HEX_WORDS = 15,    /* "ffffffff", "deadbeef": hex values */
     FUSE_RULE_DOTTED_SLOTS = 16, /* a slot of two dotted names is a variable */
     FUSE_RULE_HEX_GROUPS = 17,   /* "00:11:43:ba:e4:0d", "fe80::1ff:fe23": one value */
-    FUSE_RULE_BRACKETS = 18      /* "[LNKA]" varies as "[<*>]", not "<*>" */
+    FUSE_RULE_BRACKETS = 18,     /* "[LNKA]" varies as "[<*>]", not "<*>" */
+    FUSE_RULE_SCOPED_NAMES = 19  /* "IO80211Manager::setMode": names of code */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -698,6 +699,26 @@ static size_t hex_groups(const char *s, size_t i, size_t n)
 }
 
 /*
+ * Nonzero when the piece s[from..to) is a name joined to another by "::"
+ * ("IO80211AWDLPeerManager::setAwdlAutoMode", "Type2::prePCIWake",
+ * "ns::waitForOk2Go2Sx"): C++ and Objective-C print a function with its
+ * class or namespace so, and such names are the message's own code, whatever
+ * digits they spell; the ground truths keep them.  The piece must open with
+ * a letter or '_' and the name across "::" too (an IPv6 address was taken
+ * whole before, see hex_groups).
+ */
+static int is_scoped_name(const char *s, size_t from, size_t to, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SCOPED_NAMES) || to <= from || !(is_letter(s[from]) || s[from] == '_'))
+        return 0;
+    if (to + 2 < n && s[to] == ':' && s[to + 1] == ':' &&
+        (is_letter(s[to + 2]) || s[to + 2] == '_' || s[to + 2] == '~'))
+        return 1;
+    return from >= 3 && s[from - 1] == ':' && s[from - 2] == ':' &&
+           (is_alnum_byte(s[from - 3]) || s[from - 3] == '_');
+}
+
+/*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
  * an atom are copied as they are scanned, and an atom that turns out to hold
@@ -788,6 +809,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
             continue;
         }
         char *atom = o;
+        const size_t atom_from = i;
         unsigned variable = 0;
         memcpy(o, s, sign);
         o += sign;
@@ -843,7 +865,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
         size_t dots = 0;
         while (o - dots > atom + 1 && o[-1 - (ptrdiff_t)dots] == '.')
             dots++;
-        if (variable && is_digit_name(atom, atom_len - dots) && !memchr(atom, '*', atom_len)) {
+        if (variable && !memchr(atom, '*', atom_len) &&
+            (is_digit_name(atom, atom_len - dots) || is_scoped_name(s, atom_from, i, n))) {
             last_wild = 0;
             continue;
         }
@@ -1639,6 +1662,9 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
  * variable in the template's own sequence, read as learn_sequence's
  * promotion rounds read a line's; SIZE_MAX when there is none.
  */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
 static size_t promoted_slot(logtk_parser *p, ltk_fuse_state *st, uint32_t id)
 {
     size_t n;
@@ -2244,6 +2270,9 @@ register_words:;
  * the header when fuse looks for one (the template does not say which it
  * was; its text decides, so a saved state settles as a running one).
  */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
 static int settle_template(logtk_parser *p, ltk_fuse_state *st, uint32_t id)
 {
     id = resolve(st, id);
