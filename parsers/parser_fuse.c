@@ -649,7 +649,7 @@ static size_t hex_groups(const char *s, size_t i, size_t n)
     if (i > 0 && (is_alnum_byte(s[i - 1]) || s[i - 1] == ':' || s[i - 1] == '-' ||
                   s[i - 1] == '.' || s[i - 1] == '_'))
         return 0;
-    /* pairs: six or eight, one separator throughout */
+    /* pairs: six or more, one separator throughout */
     if (n - i >= 17 && is_hex_byte(s[i]) && is_hex_byte(s[i + 1]) &&
         (s[i + 2] == ':' || s[i + 2] == '-')) {
         const char sep = s[i + 2];
@@ -1130,7 +1130,7 @@ static void memo_keep(ltk_fuse_state *st, ltk_fuse_memo *m, size_t n, const uint
     memcpy(m->form, form, m->form_len);
 }
 
-/* The byte that closes c when c opens an enclosed value, else 0. */
+/* closers[c]: the byte that closes c when c opens an enclosed value, else 0. */
 static const char closers[256] = {
     ['('] = ')', ['['] = ']', ['{'] = '}', ['\''] = '\'', ['"'] = '"',
 };
