@@ -1659,45 +1659,6 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
     return 0;
 }
 
-/*
- * The first position of template id whose slot a promoted group marks
- * variable in the template's own sequence, read as learn_sequence's
- * promotion rounds read a line's; SIZE_MAX when there is none.
- */
-#if defined(__GNUC__)
-__attribute__((noinline, cold))
-#endif
-static size_t promoted_slot(logtk_parser *p, ltk_fuse_state *st, uint32_t id)
-{
-    size_t n;
-    const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
-    if (!t)
-        return SIZE_MAX;
-    size_t constants = 0;
-    for (size_t j = 0; j < n; j++)
-        constants += !ltk_is_wildcard(t[j].ptr, t[j].len);
-    /* the template's text hash is the sequence hash of its words (see learn_masked) */
-    const uint64_t seq = template_hash(t, n), mix_n = ltk_mix64(n);
-    for (size_t j = 0; j < n && constants >= 2; j++) {
-        if (ltk_is_wildcard(t[j].ptr, t[j].len))
-            continue;
-        uint64_t word = hash_bytes(t[j].ptr, t[j].len), form = st->wild_dots[0];
-        size_t keep = wildform_prefix(t[j].ptr, t[j].len);
-        size_t tail = wildform_suffix(t[j].ptr, t[j].len, keep);
-        if ((keep || tail) &&
-            wildform_hash(&st->wfscratch, t[j].ptr, t[j].len, keep, tail, &form) != 0)
-            return SIZE_MAX; /* no memory for a long form: the template stays as it is */
-        uint32_t g = map_get(&st->groups,
-                             sibling_key(seq, mix_n, salted(word, j), salted(form, j), j));
-        if (g == FUSE_NO_ID || !ltk_fuse_group_at(st, g)->promoted)
-            continue;
-        if (form != word)
-            return j;
-        constants--; /* already its variable form ("key=<*>"): read as one, as the rounds do */
-    }
-    return SIZE_MAX;
-}
-
 /* Marks group g's slot variable and generalizes the templates that hold its words. */
 static int promote(logtk_parser *p, ltk_fuse_state *st, uint32_t g)
 {
@@ -1951,8 +1912,9 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
  * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
  * sequence hash.  Finds or makes the line's template and registers its
  * words in their sibling groups.  With `settled` a template id, the words
- * are that template's (settle_template): nothing is looked up or made, the
- * words are registered for that template.
+ * are that template's (settle_template): each slot the promotion rounds find
+ * promoted becomes the template's own variable, nothing is looked up or
+ * made, and the words are registered for that template.
  */
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
@@ -2017,7 +1979,8 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
 
     /* 3. take promoted positions as variables, then register the line's siblings */
     int changed = 1, promoted_any = 0;
-    for (int round = 0; changed && round < 64; round++) {
+    /* (a template settled takes one slot a round, at most n: no bound needed) */
+    for (int round = 0; changed && (round < 64 || settled != FUSE_NO_ID); round++) {
         changed = 0;
         for (size_t i = 0; i < n && constants >= 2; i++) {
             if (st->tok_wild[i])
@@ -2033,6 +1996,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
                 st->sib_known[i] = 1;
             }
             if (g != FUSE_NO_ID && ltk_fuse_group_at(st, g)->promoted) {
+                const int own_form = st->wf_hash[i] == st->tok_hash[i]; /* "key=<*>" */
                 promoted_any = 1;
                 seq += st->salt_wf[i] - st->salt_tok[i];
                 st->tok_hash[i] = st->wf_hash[i];
@@ -2040,11 +2004,26 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
                 st->tok_wild[i] = 1;
                 constants--;
                 changed = 1;
+                if (settled != FUSE_NO_ID && !own_form) {
+                    /* a template settled takes the slot itself, and its new
+                       sequence is read again from the start */
+                    int rc = generalize(p, st, settled, i, NULL);
+                    if (rc != LOGTK_OK)
+                        return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory")
+                                                     : rc;
+                    break;
+                }
             }
         }
     }
     if (settled != FUSE_NO_ID) {
-        id = settled; /* a template's own words: nothing to look up or create */
+        /* a template's own words, with the slots its sequence has promoted
+           taken (above): nothing to look up or make */
+        id = resolve(st, settled);
+        /* the header, read from the template's text (see settle_template) */
+        size_t nt;
+        const logtk_slice *t = ltk_tmpl_tokens(p, id, &nt);
+        hdr = st->header_auto && t && nt && ltk_is_wildcard(t[0].ptr, t[0].len);
         goto register_words;
     }
     id = map_get(&st->exact, seq);
@@ -2261,8 +2240,8 @@ register_words:;
 /*
  * A template that a promotion generalized has a new sequence, and it is
  * settled there as a line of that sequence would be: it takes the slots that
- * sequence has promoted already (promoted_slot), then its words join the
- * sibling groups of the sequence, so that promotions there reach it too.
+ * sequence has promoted already (learn_masked's rounds), then its words join
+ * the sibling groups of the sequence, so that promotions there reach it too.
  * What a slot's promotion does to a template then does not depend on the
  * order in which its slots were promoted.  Without this, dpkg.log's "status
  * installed libssl3:<*> <*>", learned while only "status installed _ <*>"
@@ -2278,11 +2257,6 @@ __attribute__((noinline, cold))
 static int settle_template(logtk_parser *p, ltk_fuse_state *st, uint32_t id)
 {
     id = resolve(st, id);
-    for (size_t pos; (pos = promoted_slot(p, st, id)) != SIZE_MAX; id = resolve(st, id)) {
-        int rc = generalize(p, st, id, pos, NULL); /* one "<*>" more each time: at most n */
-        if (rc != LOGTK_OK)
-            return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
-    }
     size_t n;
     const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
     if (!t || n == 0)
@@ -2304,9 +2278,8 @@ static int settle_template(logtk_parser *p, ltk_fuse_state *st, uint32_t id)
     st->norm.len = (size_t)(o - st->norm.data);
     for (size_t i = 0; i < n; i++)
         st->tok_hash[i] = hash_padded(st->norm.data + st->tok_off[i], st->tok_len[i]);
-    size_t hdr = st->header_auto && ltk_is_wildcard(t[0].ptr, t[0].len);
-    uint32_t same;
-    return learn_masked(p, st, n, hdr, 0, id, &same);
+    uint32_t same; /* the header: learn_masked() reads it once the template took its slots */
+    return learn_masked(p, st, n, 0, 0, id, &same);
 }
 
 /*
