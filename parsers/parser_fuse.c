@@ -145,7 +145,9 @@ enum fuse_rule {
     FUSE_RULE_DOTTED_SLOTS = 16, /* a slot of two dotted names is a variable */
     FUSE_RULE_HEX_GROUPS = 17,   /* "00:11:43:ba:e4:0d", "fe80::1ff:fe23": one value */
     FUSE_RULE_BRACKETS = 18,     /* "[LNKA]" varies as "[<*>]", not "<*>" */
-    FUSE_RULE_SCOPED_NAMES = 19  /* "IO80211Manager::setMode": names of code */
+    FUSE_RULE_SCOPED_NAMES = 19, /* "IO80211Manager::setMode": names of code */
+    FUSE_RULE_MACHINE_WORDS = 20, /* "feabbda5", "bcca0fce": hex words, not names */
+    FUSE_RULE_HEX_DUMPS = 21      /* "Code: 8b 50 0c ab ...": one list */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -240,6 +242,69 @@ static int is_hex_word(const char *s, size_t n)
     return 1;
 }
 
+/*
+ * A cell of a hex dump: two or four hex digits, the letters of one case
+ * ("8b", "00", "ab", "ffd3"), or one such cell marked in angle brackets or
+ * parentheses ("<83>": a kernel's dump marks the faulting byte so); returns
+ * its width, else 0.  A dump prints its bytes (or 16-bit words) at one
+ * width in a row, the digits' cells masked as values, and the cells spelled
+ * with a-f alone ("ab", "cf") are bytes like the others: a run of them
+ * closing the line is one list (feed_tokens).
+ */
+static size_t hex_cell(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_HEX_DUMPS))
+        return 0;
+    if ((n == 4 || n == 6) && ((s[0] == '<' && s[n - 1] == '>') || (s[0] == '(' && s[n - 1] == ')'))) {
+        s++;
+        n -= 2;
+    }
+    if (n != 2 && n != 4)
+        return 0;
+    int lower = 0, upper = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'a' && c <= 'f')
+            lower = 1;
+        else if (c >= 'A' && c <= 'F')
+            upper = 1;
+        else if (c < '0' || c > '9')
+            return 0;
+    }
+    return lower && upper ? 0 : n;
+}
+
+/*
+ * Where a hex dump closing a line of n tokens starts (its first cell), else
+ * 0: at least FUSE_LIST_MIN cells of one width (hex_cell) close the line,
+ * some of them values ("<*>": their hash is `wild_h`) and some words ("ab").
+ * *lead is where the list the dump closes starts: the whole-token variables
+ * right before it belong to it, as to a trailing list of values; it is past
+ * position 0 (a line of values only stays as it is).  `hash` holds the
+ * tokens' masked hashes (no tokens were joined).
+ */
+static size_t hex_dump_from(const logtk_slice *tok, size_t n, const uint64_t *hash,
+                            uint64_t wild_h, size_t *lead)
+{
+    size_t width = n ? hex_cell(tok[n - 1].ptr, tok[n - 1].len) : 0;
+    if (width == 0)
+        return 0;
+    size_t k = n;
+    int words = 0, values = 0;
+    while (k > 0 && hex_cell(tok[k - 1].ptr, tok[k - 1].len) == width) {
+        k--;
+        words |= hash[k] != wild_h;
+        values |= hash[k] == wild_h;
+    }
+    if (n - k < FUSE_LIST_MIN || !words || !values)
+        return 0;
+    size_t from = k;
+    while (k > 0 && hash[k - 1] == wild_h)
+        k--;
+    *lead = k;
+    return k > 0 ? from : 0;
+}
+
 /* Bytes that end a path component inside a token (whitespace already split tokens). */
 static const unsigned char path_delimiters[256] = {
     [','] = 1, [';'] = 1, [':'] = 1, ['='] = 1, ['|'] = 1, ['"'] = 1, ['\''] = 1,
@@ -310,10 +375,35 @@ static int is_unit_name(const char *s, size_t n)
     return 1;
 }
 
+/*
+ * A machine word in hex that holds a digit: eight or more hex digits, the
+ * letters of one case ("feabbda5", "bcca0fce", "C0121BD3").  Spelled so, an
+ * address or a register would pass for a name under the two rules above
+ * (letters and one final digit; letters, a digit, letters), one address in
+ * a few of a kernel stack dump; a name of that length is not spelled with
+ * a-f alone (see is_hex_word, the same words without a digit).
+ */
+static int is_machine_word(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_MACHINE_WORDS) || n < 8)
+        return 0;
+    int lower = 0, upper = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'a' && c <= 'f')
+            lower = 1;
+        else if (c >= 'A' && c <= 'F')
+            upper = 1;
+        else if (c < '0' || c > '9')
+            return 0;
+    }
+    return !(lower && upper);
+}
+
 /* A name that holds digits yet is a word of the message (see the two rules above). */
 static int is_digit_name(const char *s, size_t n)
 {
-    return is_inner_digit_name(s, n) || is_unit_name(s, n);
+    return (is_inner_digit_name(s, n) || is_unit_name(s, n)) && !is_machine_word(s, n);
 }
 
 /*
@@ -610,14 +700,17 @@ FUSE_INLINE int is_dns_name(const char *s, size_t n)
 }
 
 /* Length of a bound sign ("<", ">", "<=", ">=") opening s right before a digit, else 0. */
-static size_t bound_sign(const char *s, size_t n)
+FUSE_INLINE size_t bound_sign(const char *s, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_BOUND))
         return 0;
     if (n < 2 || (s[0] != '<' && s[0] != '>'))
         return 0;
-    size_t k = s[1] == '=' ? 2 : 1;
-    return k < n && s[k] >= '0' && s[k] <= '9' ? k : 0;
+    size_t k = s[1] == '=' ? 2 : 1, e = k;
+    while (e < n && s[e] >= '0' && s[e] <= '9')
+        e++;
+    /* "<44>", "<0>Kernel": a number in angle brackets (a marked byte, a priority) */
+    return e > k && !(s[0] == '<' && e < n && s[e] == '>') ? k : 0;
 }
 
 FUSE_INLINE int is_hex_byte(char c)
@@ -1815,8 +1908,10 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     int kept_digit = 0;          /* some masked form holds a digit: the shape stands for the line only */
     ltk_fuse_kept kept_at = {0}; /* with those tokens' bytes (see ltk_fuse_digit_slot) */
     ltk_strbuf_clear(&st->stash);
-    for (size_t i = 0; i < hdr; i++)
+    for (size_t i = 0; i < hdr; i++) {
+        st->tok_hash[kept] = wild_h; /* (read back by hex_dump_from) */
         seq += salted(wild_h, kept++);
+    }
     if (hdr)
         run_from = 0;
     for (size_t i = hdr; i < n; i++) {
@@ -1886,7 +1981,19 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         st->tok_form[kept] = form;
         seq += salted(h, kept++);
     }
-    if (run_from != SIZE_MAX && run_from > 0 && kept - run_from >= FUSE_LIST_MIN) {
+    size_t dump_from, dump_lead;
+    if (!asides && (dump_from = hex_dump_from(in, kept, st->tok_hash, wild_h, &dump_lead)) != 0) {
+        /* a hex dump: its word cells are values too ("<*>" for learn_sequence), and the
+           dump with the variables before it is one list, as below */
+        for (size_t k = dump_lead; k < kept; k++)
+            seq -= salted(st->tok_hash[k], k);
+        for (size_t k = dump_from; k < kept; k++) {
+            st->tok_hash[k] = wild_h;
+            st->tok_form[k] = FORM_WILD;
+        }
+        seq += salted(wild_h, dump_lead);
+        kept = dump_lead + 1;
+    } else if (run_from != SIZE_MAX && run_from > 0 && kept - run_from >= FUSE_LIST_MIN) {
         seq = seq_before_run + salted(wild_h, run_from); /* a trailing list: one "<*>" */
         kept = run_from + 1;
     }
