@@ -355,7 +355,7 @@ static int is_inner_digit_name(const char *s, size_t n)
  * A device or unit name: letters of one case and one final digit ("eth0",
  * "en0", "sda1", "tty2", "IPV6", and with one capital letter "L2", "C1": a
  * cache level, a power state; one small letter, "u1", "h2", is more often
- * an id).  Systems number their interfaces, disks,
+ * an id), or a protocol with its version ("IPv6", "TLSv1", "CIPSOv4").  Systems number their interfaces, disks,
  * terminals and levels with one digit, and a message names the one it is
  * about the way it names a component; a value has more digits ("host129",
  * "tc19060").  The ground truths keep such names as words (interfaces in
@@ -369,10 +369,11 @@ static int is_unit_name(const char *s, size_t n)
     if (n < 2 || s[n - 1] < '0' || s[n - 1] > '9' || (n == 2 && (s[0] < 'A' || s[0] > 'Z')))
         return 0; /* one letter: a capital ("L2"); "u1", "h2" are more often ids */
     char low = s[0] >= 'a' && s[0] <= 'z' ? 'a' : 'A', high = (char)(low + 25);
-    for (size_t i = 0; i + 1 < n; i++)
-        if (s[i] < low || s[i] > high)
-            return 0;
-    return 1;
+    size_t i = 0;
+    while (i + 1 < n && s[i] >= low && s[i] <= high)
+        i++;
+    /* a protocol and its version: capitals, 'v', the digit ("IPv6", "TLSv1", "NFSv4") */
+    return i + 1 == n || (low == 'A' && i >= 2 && i + 2 == n && s[i] == 'v');
 }
 
 /*
