@@ -891,13 +891,13 @@ static size_t mask_token(const char *s, size_t n, char *out)
             last_wild = 0;
             /*
              * "()" and "[]" are a field printed empty: still a variable's
-             * place; but "()" right after a name is a call ("init()"),
-             * part of the message.
+             * place; but right after a name they are code, part of the
+             * message: a call ("init()"), an array type or operator
+             * ("String[]", "delete[]").
              */
             if (i + 1 < n &&
-                ((s[i] == '(' && s[i + 1] == ')' &&
-                  !(i > 0 && (is_alnum_byte(s[i - 1]) || s[i - 1] == '_'))) ||
-                 (s[i] == '[' && s[i + 1] == ']'))) {
+                ((s[i] == '(' && s[i + 1] == ')') || (s[i] == '[' && s[i + 1] == ']')) &&
+                !(i > 0 && (is_alnum_byte(s[i - 1]) || s[i - 1] == '_'))) {
                 o = put_wildcard(o);
                 last_wild = 1;
             }
