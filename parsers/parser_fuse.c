@@ -277,7 +277,9 @@ static size_t hex_cell(const char *s, size_t n)
 /*
  * Where a hex dump closing a line of n tokens starts (its first cell), else
  * 0: at least FUSE_LIST_MIN cells of one width (hex_cell) close the line,
- * some of them values ("<*>": their hash is `wild_h`) and some words ("ab").
+ * some of them words ("ab"; cells that are all values, "<*>" with the hash
+ * `wild_h`, are a list already).  No sentence has five words of a-f alone,
+ * of one width, in a row ("fa fa fa fa fa": a shadow-memory row of ASan).
  * *lead is where the list the dump closes starts: the whole-token variables
  * right before it belong to it, as to a trailing list of values; it is past
  * position 0 (a line of values only stays as it is).  `hash` holds the
@@ -290,13 +292,12 @@ static size_t hex_dump_from(const logtk_slice *tok, size_t n, const uint64_t *ha
     if (width == 0)
         return 0;
     size_t k = n;
-    int words = 0, values = 0;
+    int words = 0;
     while (k > 0 && hex_cell(tok[k - 1].ptr, tok[k - 1].len) == width) {
         k--;
         words |= hash[k] != wild_h;
-        values |= hash[k] == wild_h;
     }
-    if (n - k < FUSE_LIST_MIN || !words || !values)
+    if (n - k < FUSE_LIST_MIN || !words)
         return 0;
     size_t from = k;
     while (k > 0 && hash[k - 1] == wild_h)
