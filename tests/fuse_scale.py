@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Does a parser keep its grouping when a log grows?  A check, not a test.
+
+The held-out sets are full-size logs (10 to 8,000 times their 2k samples),
+where a slot shows far more distinct values than in 2,000 lines.  This
+script makes a larger log from each Loghub-2.0 2k sample whose ground truth
+has parameter lists: the 2,000 lines themselves, plus MULT-1 new lines per
+line, each a line of the same template with every "<*>" filled with a value
+drawn from that slot's values in the sample (header taken from a line of
+the template).  Constants stay constants; only the mix of values grows.
+Each new line's template is known, so GA and PA are exact.  A parser that
+generalises gives the same GA and PA at every size; one that merges
+templates once it has seen enough values loses GA as MULT grows.
+
+usage: tests/fuse_scale.py BUILD_DIR [MULT [PARSER [DATASET ...]]]
+  BUILD_DIR  a build (its logtk is run); data from $LOGTK_LOGHUB2
+  MULT       lines per sample line (default 10); PARSER default fuse
+Prints one row per dataset: lines, GT templates, parser templates, GA, PA
+(GA as Loghub counts it: a line is right when its group is exactly the
+ground truth's group).  Work files go to $TMPDIR/logtk-scale.
+"""
+import ast
+import collections
+import csv
+import os
+import random
+import subprocess
+import sys
+
+csv.field_size_limit(1 << 30)
+
+
+def norm(s):
+    return ' '.join(s.split())
+
+
+def fill(template, params):
+    parts = template.split('<*>')
+    if len(parts) - 1 != len(params):
+        return None
+    out = parts[0]
+    for p, rest in zip(params, parts[1:]):
+        out += p + rest
+    return out
+
+
+def grow(sample_dir, name, mult, seed, work):
+    """Writes the grown log and its labels; returns (log path, labels)."""
+    base = os.path.join(sample_dir, name, name + '_2k.log')
+    with open(base, encoding='utf-8', errors='replace', newline='\n') as f:
+        raw = f.read().split('\n')
+    if raw and raw[-1] == '':
+        raw.pop()
+    with open(base + '_structured.csv', encoding='utf-8', errors='replace') as f:
+        rows = list(csv.DictReader(f))
+    if len(rows) != len(raw) or 'ParameterList' not in rows[0]:
+        return None, None
+    rng = random.Random(seed)
+    by_template = collections.defaultdict(list)
+    for row, line in zip(rows, raw):
+        content, template = row['Content'], row['EventTemplate']
+        try:
+            params = ast.literal_eval(row['ParameterList'])
+        except (ValueError, SyntaxError):
+            params = None
+        header = line[:len(line) - len(content)] if line.endswith(content) else None
+        filled = fill(template, params) if params is not None else None
+        usable = header is not None and filled is not None and norm(filled) == norm(content)
+        by_template[template].append((header, params if usable else None, line))
+    lines, labels = [], []
+    for template, members in by_template.items():
+        for _, _, line in members:
+            lines.append(line)
+            labels.append(template)
+        usable = [m for m in members if m[1] is not None]
+        for _ in range((mult - 1) * len(members)):
+            if not usable:  # no parameter list matches: repeat a line
+                lines.append(rng.choice(members)[2])
+            else:
+                header, params, _ = rng.choice(usable)
+                values = [rng.choice(usable)[1][j] for j in range(len(params))]
+                lines.append(header + fill(template, values).replace('\n', ' '))
+            labels.append(template)
+    order = list(range(len(lines)))
+    rng.shuffle(order)
+    path = os.path.join(work, '%s_x%d.log' % (name, mult))
+    with open(path, 'w', encoding='utf-8', newline='\n') as f:
+        for i in order:
+            f.write(lines[i] + '\n')
+    return path, [labels[i] for i in order]
+
+
+def score(labels, predicted):
+    gt = collections.Counter(labels)
+    ours = collections.Counter(predicted)
+    both = collections.Counter(zip(labels, predicted))
+    ga = sum(c for (a, b), c in both.items() if c == gt[a] == ours[b]) / len(labels)
+    pa = sum(1 for a, b in zip(labels, predicted) if norm(a) == norm(b)) / len(labels)
+    return len(gt), len(ours), ga, pa
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    build = argv[1]
+    mult = int(argv[2]) if len(argv) > 2 else 10
+    parser = argv[3] if len(argv) > 3 else 'fuse'
+    sample_dir = os.path.join(os.environ.get('LOGTK_LOGHUB2', ''), '2k_dataset')
+    if not os.path.isdir(sample_dir):
+        sys.stderr.write('%s: set LOGTK_LOGHUB2 to the Loghub-2.0 folder\n' % argv[0])
+        return 2
+    names = argv[4:] or sorted(os.listdir(sample_dir))
+    work = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'logtk-scale')
+    os.makedirs(work, exist_ok=True)
+    logtk = os.path.join(build, 'logtk')
+    print('dataset\tparser\tmult\tlines\tgt_templates\ttemplates\tGA\tPA')
+    sums = []
+    for name in names:
+        path, labels = grow(sample_dir, name, mult, 1, work)
+        if path is None:
+            continue
+        out = subprocess.run([logtk, 'parse', '--dataset', name, '--parser', parser,
+                              '--output', 'tsv', '-q', path],
+                             stdout=subprocess.PIPE, check=True).stdout.decode('utf-8', 'replace')
+        predicted = [r['EventTemplate'] for r in csv.DictReader(out.split('\n')[:-1], delimiter='\t', quoting=csv.QUOTE_NONE)]
+        if len(predicted) != len(labels):
+            sys.stderr.write('%s: %s: %d rows for %d lines\n' % (argv[0], name, len(predicted), len(labels)))
+            return 1
+        nt, np_, ga, pa = score(labels, predicted)
+        print('%s\t%s\t%d\t%d\t%d\t%d\t%.4f\t%.4f' % (name, parser, mult, len(labels), nt, np_, ga, pa))
+        sums.append((len(labels), ga, pa))
+        os.remove(path)
+    if sums:
+        print('mean\t%s\t%d\t%d\t-\t-\t%.4f\t%.4f' % (
+            parser, mult, sum(s[0] for s in sums), sum(s[1] for s in sums) / len(sums),
+            sum(s[2] for s in sums) / len(sums)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
