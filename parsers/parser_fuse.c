@@ -1259,9 +1259,16 @@ static size_t wildform_prefix(const char *s, size_t n)
         size_t end = before_sentence_end(s, n, keep + 1);
         if (end >= keep + 3 && s[end - 1] == close)
             keep++; /* something between the opener and its closer */
+        else if (end >= keep + 2 && !memchr(s + keep + 1, close, end - keep - 1))
+            keep++; /* an opener closed by a later token: "(a" of "(a b)" */
     }
     return keep;
 }
+
+/* openers[c]: the byte that opens c when c closes an enclosed value, else 0. */
+static const char openers[256] = {
+    [')'] = '(', [']'] = '[', ['}'] = '{', ['\''] = '\'', ['"'] = '"',
+};
 
 /*
  * Sentence punctuation ending a token (",", ".", ";", ":") stays outside the
@@ -1273,10 +1280,13 @@ static size_t wildform_prefix(const char *s, size_t n)
 static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
 {
     size_t end = before_sentence_end(s, n, prefix);
-    if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && prefix > 0 && end > prefix) {
-        char close = closers[(unsigned char)s[prefix - 1]];
+    if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && end > prefix) {
+        char close = prefix > 0 ? closers[(unsigned char)s[prefix - 1]] : 0;
+        char open = openers[(unsigned char)s[end - 1]];
         if (close && s[end - 1] == close)
             end--;
+        else if (open && end >= prefix + 2 && !memchr(s + prefix, open, end - 1 - prefix))
+            end--; /* a closer opened by an earlier token: "b)" of "(a b)" */
     }
     return end > prefix ? n - end : 0;
 }
