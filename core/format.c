@@ -473,7 +473,7 @@ int logtk_format_compile(logtk_format *f, const char *spec)
         goto done;
     }
     for (size_t t = 0; t < f->ntags; t++) {
-        char gname[16];
+        char gname[24]; /* "f" and a size_t in decimal */
         snprintf(gname, sizeof gname, "f%zu", t);
         uint32_t num = ltk_regex_group_number(f->regex, gname);
         if (num == 0) {

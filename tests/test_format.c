@@ -311,9 +311,11 @@ static void test_loghub(const char *root)
         CHECK_STATUS(logtk_format_compile(f, fmt), LOGTK_OK);
         datasets++;
         for (int orig = 0; orig < 2; orig++) {
-            snprintf(path, sizeof path, "%s/%s/%s%s_2k.log", root, ds, orig ? "original/" : "", ds);
+            int plen = snprintf(path, sizeof path, "%s/%s/%s%s_2k.log", root, ds,
+                                orig ? "original/" : "", ds);
+            CHECK(plen > 0 && (size_t)plen < sizeof path); /* root and ds were measured */
             CHECK_STATUS(logtk_reader_open_path(r, path), LOGTK_OK);
-            char csv_path[1100];
+            char csv_path[sizeof path + sizeof "_structured.csv"];
             snprintf(csv_path, sizeof csv_path, "%s_structured.csv", path);
             CHECK_STATUS(logtk_csv_open_path(csv, csv_path), LOGTK_OK);
             const logtk_slice *cols;
