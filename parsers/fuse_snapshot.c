@@ -72,7 +72,8 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
                                                     grp->non_unit << 4 | grp->plain_word << 5 |
                                                     grp->non_event << 6 |
                                                     grp->non_numbered << 7 |
-                                                    (grp->dotted_names > 0) << 8)) == 0 &&
+                                                    (grp->dotted_names > 0) << 8 |
+                                                    (grp->quoted_words > 0) << 9)) == 0 &&
              ltk_strbuf_put_varint(out, grp->stem) == 0 &&
              ltk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
              ltk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
@@ -145,7 +146,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         ltk_fuse_group *grp = ltk_fuse_group_at(st, (uint32_t)g);
         uint64_t position, promoted, nvalues, stem, pool, next, value;
         if (ltk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
-            ltk_snap_varint(&pos, end, &promoted) != 0 || promoted > 511 ||
+            ltk_snap_varint(&pos, end, &promoted) != 0 || promoted > 1023 ||
             ltk_snap_varint(&pos, end, &stem) != 0 ||
             ltk_snap_varint(&pos, end, &pool) != 0 || pool > UINT32_MAX ||
             ltk_snap_varint(&pos, end, &next) != 0 || next > st->ngroups ||
@@ -158,6 +159,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         grp->non_numbered = (uint8_t)(promoted >> 7 & 1);
         /* one bit: a slot that saw two is promoted, so it needs the count no more */
         grp->dotted_names = (uint8_t)(promoted >> 8 & 1);
+        grp->quoted_words = (uint8_t)(promoted >> 9 & 1);
         grp->position = (uint32_t)position;
         grp->promoted = (uint8_t)(promoted & 1);
         grp->varform_seen = (uint8_t)(promoted >> 1 & 1);

@@ -147,7 +147,8 @@ enum fuse_rule {
     FUSE_RULE_BRACKETS = 18,     /* "[LNKA]" varies as "[<*>]", not "<*>" */
     FUSE_RULE_SCOPED_NAMES = 19, /* "IO80211Manager::setMode": names of code */
     FUSE_RULE_MACHINE_WORDS = 20, /* "feabbda5", "bcca0fce": hex words, not names */
-    FUSE_RULE_HEX_DUMPS = 21      /* "Code: 8b 50 0c ab ...": one list */
+    FUSE_RULE_HEX_DUMPS = 21,     /* "Code: 8b 50 0c ab ...": one list */
+    FUSE_RULE_QUOTED_SLOTS = 22   /* a slot of two quoted words is a variable */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -1530,6 +1531,21 @@ static int looks_like_value(const char *s, size_t n)
  * ("com.example.Service.close(Service.java:<*>)") is code, not a name
  * printed as data: each frame is its own message, as each kernel frame is.
  */
+/*
+ * A word in quotes, the quotes its first and last byte ("'Active'",
+ * "\"eth0\""): code quotes the value it inserts into a message ("state
+ * '%s'"), so two different quoted words in one slot are two values of one
+ * field, as the full-size ground truth writes "in state <*>" for Mac's
+ * "'Active'" and "'Inactive'".  n: without_sentence_end().
+ */
+static int is_quoted_word(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || n < 3 || (s[0] != '\'' && s[0] != '"') ||
+        s[n - 1] != s[0])
+        return 0;
+    return memchr(s + 1, s[0], n - 2) == NULL;
+}
+
 static int is_dotted_name(const char *s, size_t n)
 {
     int dotted = 0;
@@ -2317,6 +2333,8 @@ register_words:;
             if (!code && grp->dotted_names < 2 && (marks & LTK_FUSE_HAS_DOT) &&
                 is_dotted_name(word, word_len))
                 grp->dotted_names++; /* the word is new to the slot: distinct names */
+            if (grp->quoted_words < 2 && is_quoted_word(word, bare_len))
+                grp->quoted_words++;
             grp->non_event |= !is_participle(word, bare_len) && !code;
             uint64_t stem = numbered_stem(word, bare_len);
             if (grp->nvalues == 1)
@@ -2342,6 +2360,7 @@ register_words:;
             (grp->varform_seen && grp->value_like) || shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
             (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
+            (grp->quoted_words >= 2 && i != hdr) ||
             (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
             ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
             rc = promote(p, st, g);
