@@ -1536,7 +1536,9 @@ static int looks_like_value(const char *s, size_t n)
  * "\"eth0\""): code quotes the value it inserts into a message ("state
  * '%s'"), so two different quoted words in one slot are two values of one
  * field, as the full-size ground truth writes "in state <*>" for Mac's
- * "'Active'" and "'Inactive'".  n: without_sentence_end().
+ * "'Active'" and "'Inactive'".  The slot's variable form ("'<*>'": a
+ * group's words share it) counts as one, as a merged shard's template
+ * shows it.  n: without_sentence_end().
  */
 static int is_quoted_word(const char *s, size_t n)
 {
@@ -2360,7 +2362,7 @@ register_words:;
             (grp->varform_seen && grp->value_like) || shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
             (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
-            (grp->quoted_words >= 2 && i != hdr) ||
+            (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2 && i != hdr) ||
             (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
             ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
             rc = promote(p, st, g);
