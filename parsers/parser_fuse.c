@@ -357,7 +357,8 @@ static int is_inner_digit_name(const char *s, size_t n)
  * A device or unit name: letters of one case and one final digit ("eth0",
  * "en0", "sda1", "tty2", "IPV6", and with one capital letter "L2", "C1": a
  * cache level, a power state; one small letter, "u1", "h2", is more often
- * an id), or a protocol with its version ("IPv6", "TLSv1", "CIPSOv4").  Systems number their interfaces, disks,
+ * an id), or a protocol with its version ("IPv6", "TLSv1", "CIPSOv4").
+ * Systems number their interfaces, disks,
  * terminals and levels with one digit, and a message names the one it is
  * about the way it names a component; a value has more digits ("host129",
  * "tc19060").  The ground truths keep such names as words (interfaces in
@@ -1520,18 +1521,6 @@ static int looks_like_value(const char *s, size_t n)
 }
 
 /*
- * A dotted name: a dot between letters or digits ("com.tencent.mm",
- * "android.intent.action.SCREEN_ON"), as packages, apps, actions and hosts
- * are written, and no parenthesis.  A slot that shows two different ones
- * is a field that names something (a component, an app, an action): the
- * message prints whichever it is about, so the slot is a variable however
- * few lines showed it (whatever else it showed, and in whatever order: a
- * shard's merge must reach what one process reaches).  Not the first word,
- * which names the actor ("rpc.statd startup succeeded").  A call or a stack frame
- * ("com.example.Service.close(Service.java:<*>)") is code, not a name
- * printed as data: each frame is its own message, as each kernel frame is.
- */
-/*
  * A word in quotes, the quotes its first and last byte ("'Active'",
  * "\"eth0\""): code quotes the value it inserts into a message ("state
  * '%s'"), so two different quoted words in one slot are two values of one
@@ -1548,6 +1537,18 @@ static int is_quoted_word(const char *s, size_t n)
     return memchr(s + 1, s[0], n - 2) == NULL;
 }
 
+/*
+ * A dotted name: a dot between letters or digits ("com.tencent.mm",
+ * "android.intent.action.SCREEN_ON"), as packages, apps, actions and hosts
+ * are written, and no parenthesis.  A slot that shows two different ones
+ * is a field that names something (a component, an app, an action): the
+ * message prints whichever it is about, so the slot is a variable however
+ * few lines showed it (whatever else it showed, and in whatever order: a
+ * shard's merge must reach what one process reaches).  Not the first word,
+ * which names the actor ("rpc.statd startup succeeded").  A call or a stack frame
+ * ("com.example.Service.close(Service.java:<*>)") is code, not a name
+ * printed as data: each frame is its own message, as each kernel frame is.
+ */
 static int is_dotted_name(const char *s, size_t n)
 {
     int dotted = 0;
