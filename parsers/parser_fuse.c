@@ -243,6 +243,22 @@ static int is_hex_word(const char *s, size_t n)
     return 1;
 }
 
+/* Nonzero when s[0..n) is hex digits only, its letters of one case ("8b", "C0121BD3"). */
+static int is_one_case_hex(const char *s, size_t n)
+{
+    int lower = 0, upper = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'a' && c <= 'f')
+            lower = 1;
+        else if (c >= 'A' && c <= 'F')
+            upper = 1;
+        else if (c < '0' || c > '9')
+            return 0;
+    }
+    return !(lower && upper);
+}
+
 /*
  * A cell of a hex dump: two or four hex digits, the letters of one case
  * ("8b", "00", "ab", "ffd3"), or one such cell marked in angle brackets or
@@ -260,19 +276,7 @@ static size_t hex_cell(const char *s, size_t n)
         s++;
         n -= 2;
     }
-    if (n != 2 && n != 4)
-        return 0;
-    int lower = 0, upper = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 'a' && c <= 'f')
-            lower = 1;
-        else if (c >= 'A' && c <= 'F')
-            upper = 1;
-        else if (c < '0' || c > '9')
-            return 0;
-    }
-    return lower && upper ? 0 : n;
+    return (n == 2 || n == 4) && is_one_case_hex(s, n) ? n : 0;
 }
 
 /*
@@ -389,19 +393,7 @@ static int is_unit_name(const char *s, size_t n)
  */
 static int is_machine_word(const char *s, size_t n)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_MACHINE_WORDS) || n < 8)
-        return 0;
-    int lower = 0, upper = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 'a' && c <= 'f')
-            lower = 1;
-        else if (c >= 'A' && c <= 'F')
-            upper = 1;
-        else if (c < '0' || c > '9')
-            return 0;
-    }
-    return !(lower && upper);
+    return !FUSE_RULE_OFF(FUSE_RULE_MACHINE_WORDS) && n >= 8 && is_one_case_hex(s, n);
 }
 
 /* A name that holds digits yet is a word of the message (see the two rules above). */
