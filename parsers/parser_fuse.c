@@ -1237,6 +1237,18 @@ FUSE_INLINE size_t before_sentence_end(const char *s, size_t n, size_t from)
 }
 
 /*
+ * Nonzero when s[0..n) holds no byte c; out of line, so that the callers
+ * above, which need it for a few tokens only, stay free of a call.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int lacks_byte(const char *s, size_t n, char c)
+{
+    return memchr(s, c, n) == NULL;
+}
+
+/*
  * The variable form of a token: "key=<*>" for "key=value" (the key is part of
  * the template in every ground truth, only the value varies), "[<*>]" for
  * "[value]" and likewise "(<*>)", "{<*>}", "'<*>'" and "\"<*>\"": brackets
@@ -1253,7 +1265,7 @@ static size_t wildform_prefix(const char *s, size_t n)
         size_t end = before_sentence_end(s, n, keep + 1);
         if (end >= keep + 3 && s[end - 1] == close)
             keep++; /* something between the opener and its closer */
-        else if (end >= keep + 2 && !memchr(s + keep + 1, close, end - keep - 1))
+        else if (end >= keep + 2 && lacks_byte(s + keep + 1, end - keep - 1, close))
             keep++; /* an opener closed by a later token: "(a" of "(a b)" */
     }
     return keep;
@@ -1271,17 +1283,25 @@ static const char openers[256] = {
  * prefix kept ("[<*>],").  Returns its length (0 when the token is nothing
  * else).
  */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t closed_suffix(const char *s, size_t n, size_t prefix, size_t end)
+{
+    char close = prefix > 0 ? closers[(unsigned char)s[prefix - 1]] : 0;
+    if (close == s[end - 1] ||
+        /* a closer opened by an earlier token: "b)" of "(a b)" */
+        (end >= prefix + 2 && !memchr(s + prefix, openers[(unsigned char)s[end - 1]], end - 1 - prefix)))
+        end--;
+    return end > prefix ? n - end : 0;
+}
+
 static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
 {
     size_t end = before_sentence_end(s, n, prefix);
-    if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && end > prefix) {
-        char close = prefix > 0 ? closers[(unsigned char)s[prefix - 1]] : 0;
-        char open = openers[(unsigned char)s[end - 1]];
-        if (close && s[end - 1] == close)
-            end--;
-        else if (open && end >= prefix + 2 && !memchr(s + prefix, open, end - 1 - prefix))
-            end--; /* a closer opened by an earlier token: "b)" of "(a b)" */
-    }
+    /* a last byte that closes a bracket or quote (few tokens): closed_suffix() */
+    if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && end > prefix && openers[(unsigned char)s[end - 1]])
+        return closed_suffix(s, n, prefix, end);
     return end > prefix ? n - end : 0;
 }
 
@@ -2005,7 +2025,9 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         seq += salted(h, kept++);
     }
     size_t dump_from, dump_lead;
-    if (!asides && (dump_from = hex_dump_from(in, kept, st->tok_hash, wild_h, &dump_lead)) != 0) {
+    const size_t last_len = kept ? in[kept - 1].len : 0; /* a cell has 2, 4 or 6 bytes */
+    if (!asides && last_len - 2 <= 4 && !(last_len & 1) &&
+        (dump_from = hex_dump_from(in, kept, st->tok_hash, wild_h, &dump_lead)) != 0) {
         /* a hex dump: its word cells are values too ("<*>" for learn_sequence), and the
            dump with the variables before it is one list, as below */
         for (size_t k = dump_lead; k < kept; k++)
