@@ -927,6 +927,11 @@ static size_t mask_token(const char *s, size_t n, char *out)
             }
         atom_end:
             i = (size_t)(q - u);
+            if (i < n && s[i] == '>' && o - atom > 1 && o[-1] == '-') {
+                o--; /* "24->0(21)": the '-' of an arrow is not the number's */
+                i--;
+                break;
+            }
             if (i < n && is_wild_at(s, i, n)) {
                 variable = 1;
                 o = put_wildcard(o);
