@@ -1242,18 +1242,6 @@ FUSE_INLINE size_t before_sentence_end(const char *s, size_t n, size_t from)
 }
 
 /*
- * Nonzero when s[0..n) holds no byte c; out of line, so that the callers
- * above, which need it for a few tokens only, stay free of a call.
- */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static int lacks_byte(const char *s, size_t n, char c)
-{
-    return memchr(s, c, n) == NULL;
-}
-
-/*
  * The variable form of a token: "key=<*>" for "key=value" (the key is part of
  * the template in every ground truth, only the value varies), "[<*>]" for
  * "[value]" and likewise "(<*>)", "{<*>}", "'<*>'" and "\"<*>\"": brackets
@@ -1270,7 +1258,7 @@ static size_t wildform_prefix(const char *s, size_t n)
         size_t end = before_sentence_end(s, n, keep + 1);
         if (end >= keep + 3 && s[end - 1] == close)
             keep++; /* something between the opener and its closer */
-        else if (end >= keep + 2 && lacks_byte(s + keep + 1, end - keep - 1, close))
+        else if (end >= keep + 2 && !memchr(s + keep + 1, close, end - keep - 1))
             keep++; /* an opener closed by a later token: "(a" of "(a b)" */
     }
     return keep;
@@ -1282,11 +1270,9 @@ static const char openers[256] = {
 };
 
 /*
- * Sentence punctuation ending a token (",", ".", ";", ":") stays outside the
- * variable: "to 10.0.0.1," and "to LOCAL(0)," both read "to <*>,", as the
- * corrected ground truths write them; so does the closer of an opener the
- * prefix kept ("[<*>],").  Returns its length (0 when the token is nothing
- * else).
+ * wildform_suffix() for a token whose last byte (before its sentence
+ * punctuation, `end`) closes a bracket or quote: out of line, as few tokens
+ * need it and its memchr() would cost every call a saved register or two.
  */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -1301,6 +1287,13 @@ static size_t closed_suffix(const char *s, size_t n, size_t prefix, size_t end)
     return end > prefix ? n - end : 0;
 }
 
+/*
+ * Sentence punctuation ending a token (",", ".", ";", ":") stays outside the
+ * variable: "to 10.0.0.1," and "to LOCAL(0)," both read "to <*>,", as the
+ * corrected ground truths write them; so does the closer of an opener the
+ * prefix kept ("[<*>],") or of one an earlier token opened ("b)" of "(a b)").
+ * Returns its length (0 when the token is nothing else).
+ */
 static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
 {
     size_t end = before_sentence_end(s, n, prefix);
@@ -1678,9 +1671,7 @@ static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
 /* The length of s[0..n) without the sentence punctuation (",", ".", ";", ":") ending it. */
 static size_t without_sentence_end(const char *s, size_t n)
 {
-    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':'))
-        n--;
-    return n;
+    return before_sentence_end(s, n, 0);
 }
 
 /*
