@@ -21,7 +21,7 @@ typedef struct ltk_errbuf {
 /** Records code and message; returns code. */
 int ltk_error_set(ltk_errbuf *e, int code, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((cold, format(printf, 3, 4)))
 #endif
     ;
 

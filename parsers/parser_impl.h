@@ -303,7 +303,7 @@ void ltk_parser_note_cap(logtk_parser *p, uint64_t count, const char *fmt, ...)
 /** Sets the parser's error message and returns code (printf-style). */
 int ltk_parser_error(logtk_parser *p, int code, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((cold, format(printf, 3, 4)))
 #endif
     ;
 
