@@ -148,7 +148,9 @@ enum fuse_rule {
     FUSE_RULE_SCOPED_NAMES = 19, /* "IO80211Manager::setMode": names of code */
     FUSE_RULE_MACHINE_WORDS = 20, /* "feabbda5", "bcca0fce": hex words, not names */
     FUSE_RULE_HEX_DUMPS = 21,     /* "Code: 8b 50 0c ab ...": one list */
-    FUSE_RULE_QUOTED_SLOTS = 22   /* a slot of two quoted words is a variable */
+    FUSE_RULE_QUOTED_SLOTS = 22,  /* a slot of two quoted words is a variable */
+    FUSE_RULE_SCOPED_SLOTS = 23,  /* a slot of "Class::method" names is not promoted */
+    FUSE_RULE_KEY_NAMES = 24      /* a slot before a lone "=" is not promoted */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -1711,6 +1713,25 @@ static int is_code_symbol(const char *s, size_t n) /* n: without_sentence_end() 
     return k > 0 && k + LTK_WILDCARD_LEN == n;
 }
 
+/*
+ * A word naming a function with its class or namespace ("Device::stop",
+ * "ns::Reader::next:"; see is_scoped_name): like a code symbol, the name is
+ * the message's own code, so "[MT] Device::stop entered" and "[MT]
+ * Device::start entered" are two messages however many such names a slot
+ * shows (each names the function that printed it).
+ */
+static int is_scoped_word(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SCOPED_SLOTS))
+        return 0;
+    for (const char *c = memchr(s, ':', n); c && c + 2 < s + n;
+         c = memchr(c + 1, ':', (size_t)(s + n - c - 1)))
+        if (c[1] == ':' && c > s && (is_alnum_byte(c[-1]) || c[-1] == '_') &&
+            (is_letter(c[2]) || c[2] == '_' || c[2] == '~'))
+            return 1;
+    return 0;
+}
+
 /* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
 static int is_participle(const char *s, size_t n) /* n: without_sentence_end() */
 {
@@ -2330,7 +2351,14 @@ register_words:;
             assert(vars_only >= 0);
             /* the word's length without its sentence punctuation, for the tests below */
             const size_t bare_len = without_sentence_end(word, word_len);
-            int code = (marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len);
+            /* code: the name of a function, or of the field a lone "=" after it
+               assigns ("isBrowserDetect = <*>"); the ground truths keep a key
+               even where its value is masked, so "a = <*>" and "b = <*>" are
+               two messages however many keys a slot shows */
+            int code = ((marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len)) ||
+                       is_scoped_word(word, bare_len) ||
+                       (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
+                        st->tok_len[i + 1] == 1 && st->norm.data[st->tok_off[i + 1]] == '=');
             int like = marks && looks_like_value(word, word_len) && !code;
             int shape = vars_only;
             if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
