@@ -90,6 +90,15 @@ def grow(sample_dir, name, mult, seed, work):
     return path, [labels[i] for i in order]
 
 
+def parsed_templates(logtk, name, parser, path):
+    """The template of each line of path, as `logtk parse` with name's preset gives it."""
+    out = subprocess.run([logtk, 'parse', '--dataset', name, '--parser', parser,
+                          '--output', 'tsv', '-q', path],
+                         stdout=subprocess.PIPE, check=True).stdout.decode('utf-8', 'replace')
+    return [r['EventTemplate'] for r in
+            csv.DictReader(out.split('\n')[:-1], delimiter='\t', quoting=csv.QUOTE_NONE)]
+
+
 def score(labels, predicted):
     gt = collections.Counter(labels)
     ours = collections.Counter(predicted)
@@ -99,31 +108,35 @@ def score(labels, predicted):
     return len(gt), len(ours), ga, pa
 
 
-def main(argv):
+def script_args(argv, usage):
+    """BUILD_DIR [N [PARSER ...]] of these checks: (logtk, N, parser, 2k sample folder),
+    or None after a message."""
     if len(argv) < 2:
-        sys.stderr.write(__doc__)
-        return 2
-    build = argv[1]
-    mult = int(argv[2]) if len(argv) > 2 else 10
-    parser = argv[3] if len(argv) > 3 else 'fuse'
+        sys.stderr.write(usage)
+        return None
     sample_dir = os.path.join(os.environ.get('LOGTK_LOGHUB2', ''), '2k_dataset')
     if not os.path.isdir(sample_dir):
         sys.stderr.write('%s: set LOGTK_LOGHUB2 to the Loghub-2.0 folder\n' % argv[0])
+        return None
+    return (os.path.join(argv[1], 'logtk'), int(argv[2]) if len(argv) > 2 else 10,
+            argv[3] if len(argv) > 3 else 'fuse', sample_dir)
+
+
+def main(argv):
+    args = script_args(argv, __doc__)
+    if args is None:
         return 2
+    logtk, mult, parser, sample_dir = args
     names = argv[4:] or sorted(os.listdir(sample_dir))
     work = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'logtk-scale')
     os.makedirs(work, exist_ok=True)
-    logtk = os.path.join(build, 'logtk')
     print('dataset\tparser\tmult\tlines\tgt_templates\ttemplates\tGA\tPA')
     sums = []
     for name in names:
         path, labels = grow(sample_dir, name, mult, 1, work)
         if path is None:
             continue
-        out = subprocess.run([logtk, 'parse', '--dataset', name, '--parser', parser,
-                              '--output', 'tsv', '-q', path],
-                             stdout=subprocess.PIPE, check=True).stdout.decode('utf-8', 'replace')
-        predicted = [r['EventTemplate'] for r in csv.DictReader(out.split('\n')[:-1], delimiter='\t', quoting=csv.QUOTE_NONE)]
+        predicted = parsed_templates(logtk, name, parser, path)
         if len(predicted) != len(labels):
             sys.stderr.write('%s: %s: %d rows for %d lines\n' % (argv[0], name, len(predicted), len(labels)))
             return 1

@@ -12,10 +12,11 @@ line.  A slot prints values of one kind, so each slot draws its values from
 one slot of a template the sample shows: one after the same text ("to <*>",
 "fetcher#<*>") when there is one, else one whose values all hold a digit
 (most variables are numbers, ids and addresses); a value is picked at random
-among that slot's values for every line.  The log parsed is the 2k sample and those lines, shuffled; every
-line's label is the listed template it matches (most literal text wins, as
-`logtk bench parse --full-lists` assigns them), so a generated line that
-happens to match a more specific template counts as that one.
+among that slot's values for every line.  The log parsed is the 2k sample
+and those lines, shuffled; every line's label is the listed template it
+matches (most literal text wins, as `logtk bench parse --full-lists`
+assigns them), so a generated line that happens to match a more specific
+template counts as that one.
 
 Scored on the generated lines only: GA (a line is right when its group is
 exactly its label's group), PA (its template is its label), and the unseen
@@ -32,14 +33,10 @@ import csv
 import os
 import random
 import re
-import subprocess
 import sys
 
-csv.field_size_limit(1 << 30)
-
-
-def norm(s):
-    return ' '.join(s.split())
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fuse_scale import norm, parsed_templates, script_args  # noqa: E402  (the same run)
 
 
 def compile_template(template):
@@ -150,22 +147,18 @@ def score(labels, predicted, generated, unseen_texts):
 
 
 def main(argv):
-    if len(argv) < 2:
-        sys.stderr.write(__doc__)
+    args = script_args(argv, __doc__)
+    if args is None:
         return 2
-    build = argv[1]
-    per = int(argv[2]) if len(argv) > 2 else 10
-    parser = argv[3] if len(argv) > 3 else 'fuse'
-    sample_dir = os.path.join(os.environ.get('LOGTK_LOGHUB2', ''), '2k_dataset')
+    logtk, per, parser, sample_dir = args
     list_dir = os.path.join(os.environ.get('LOGTK_LOGHUB2_FULL', ''), 'templates')
-    if not os.path.isdir(sample_dir) or not os.path.isdir(list_dir):
-        sys.stderr.write('%s: set LOGTK_LOGHUB2 and LOGTK_LOGHUB2_FULL\n' % argv[0])
+    if not os.path.isdir(list_dir):
+        sys.stderr.write('%s: set LOGTK_LOGHUB2_FULL to the full-size folder\n' % argv[0])
         return 2
     names = argv[4:] or sorted(f[:-len('_full.log_templates.csv')] for f in os.listdir(list_dir)
                                if f.endswith('_full.log_templates.csv'))
     work = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'logtk-unseen')
     os.makedirs(work, exist_ok=True)
-    logtk = os.path.join(build, 'logtk')
     print('dataset\tparser\tunseen\tlines\tshown\texact\tGA\tPA')
     sums = []
     for name in names:
@@ -173,11 +166,7 @@ def main(argv):
         if made is None:
             continue
         path, labels, generated, nunseen, unseen_texts = made
-        out = subprocess.run([logtk, 'parse', '--dataset', name, '--parser', parser,
-                              '--output', 'tsv', '-q', path],
-                             stdout=subprocess.PIPE, check=True).stdout.decode('utf-8', 'replace')
-        predicted = [r['EventTemplate'] for r in
-                     csv.DictReader(out.split('\n')[:-1], delimiter='\t', quoting=csv.QUOTE_NONE)]
+        predicted = parsed_templates(logtk, name, parser, path)
         if len(predicted) != len(labels):
             sys.stderr.write('%s: %s: %d rows for %d lines\n' % (argv[0], name, len(predicted),
                                                                  len(labels)))
