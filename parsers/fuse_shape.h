@@ -85,32 +85,37 @@ static inline uint64_t ltk_fuse_zero_digits(uint64_t w)
 }
 
 /*
- * Which of '<' (LTK_FUSE_HAS_OPEN) and '.' (LTK_FUSE_HAS_DOT) the word
- * s[0..n) holds, s being readable 8 bytes past its end (a word of fuse's
- * masked line): one look per 8 bytes, none per byte.  A word of a new line
- * without '<' has no "<*>", one without '.' no inner dot, so most words
- * skip the per-byte scans that look for those (parser_fuse.c).
+ * Which of '<' (LTK_FUSE_HAS_OPEN), '.' (LTK_FUSE_HAS_DOT) and ':'
+ * (LTK_FUSE_HAS_COLON) the word s[0..n) holds, s being readable 8 bytes
+ * past its end (a word of fuse's masked line): one look per 8 bytes, none
+ * per byte.  A word of a new line without '<' has no "<*>", one without '.'
+ * no inner dot, one without ':' no "Class::method", so most words skip the
+ * per-byte scans that look for those (parser_fuse.c).
  */
-enum { LTK_FUSE_HAS_OPEN = 1, LTK_FUSE_HAS_DOT = 2 };
-static inline unsigned ltk_fuse_opens_and_dots(const char *s, size_t n)
+enum { LTK_FUSE_HAS_OPEN = 1, LTK_FUSE_HAS_DOT = 2, LTK_FUSE_HAS_COLON = 4 };
+static inline unsigned ltk_fuse_word_marks(const char *s, size_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t open = 0, dot = 0, w;
+    uint64_t open = 0, dot = 0, colon = 0, w;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         memcpy(&w, s + i, 8);
         open |= ltk_bytes_equal(w, '<');
         dot |= ltk_bytes_equal(w, '.');
+        colon |= ltk_bytes_equal(w, ':');
     }
     if (i < n) {
         uint64_t keep = 0x8080808080808080ULL >> (8 * (8 - (n - i))); /* the word's own bytes */
         memcpy(&w, s + i, 8);
         open |= ltk_bytes_equal(w, '<') & keep;
         dot |= ltk_bytes_equal(w, '.') & keep;
+        colon |= ltk_bytes_equal(w, ':') & keep;
     }
-    return (open != 0 ? LTK_FUSE_HAS_OPEN : 0u) | (dot != 0 ? LTK_FUSE_HAS_DOT : 0u);
+    return (open != 0 ? LTK_FUSE_HAS_OPEN : 0u) | (dot != 0 ? LTK_FUSE_HAS_DOT : 0u) |
+           (colon != 0 ? LTK_FUSE_HAS_COLON : 0u);
 #else
-    return (memchr(s, '<', n) ? LTK_FUSE_HAS_OPEN : 0u) | (memchr(s, '.', n) ? LTK_FUSE_HAS_DOT : 0u);
+    return (memchr(s, '<', n) ? LTK_FUSE_HAS_OPEN : 0u) | (memchr(s, '.', n) ? LTK_FUSE_HAS_DOT : 0u) |
+           (memchr(s, ':', n) ? LTK_FUSE_HAS_COLON : 0u);
 #endif
 }
 

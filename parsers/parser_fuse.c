@@ -2276,13 +2276,14 @@ register_words:;
             continue; /* the header, or no other constant: nothing anchors the group */
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
         int vars_only = -1; /* only_variables() of the word, once asked here */
-        /* the word's '<' and '.', once asked here: a word without them skips
-           the per-byte scans for "<*>" and inner dots (ltk_fuse_opens_and_dots) */
+        /* the word's '<', '.' and ':', once asked here: a word without them
+           skips the per-byte scans for "<*>", inner dots and "::"
+           (ltk_fuse_word_marks) */
         unsigned marks = 0;
         const char *word = st->norm.data + st->tok_off[i];
         size_t word_len = st->tok_len[i];
         int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
-                      (vars_only = ((marks = ltk_fuse_opens_and_dots(word, word_len)) &
+                      (vars_only = ((marks = ltk_fuse_word_marks(word, word_len)) &
                                     LTK_FUSE_HAS_OPEN) &&
                                    only_variables(word, word_len));
         /*
@@ -2356,10 +2357,11 @@ register_words:;
                even where its value is masked, so "a = <*>" and "b = <*>" are
                two messages however many keys a slot shows */
             int code = ((marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len)) ||
-                       is_scoped_word(word, bare_len) ||
+                       ((marks & LTK_FUSE_HAS_COLON) && is_scoped_word(word, bare_len)) ||
                        (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
                         st->tok_len[i + 1] == 1 && st->norm.data[st->tok_off[i + 1]] == '=');
-            int like = marks && looks_like_value(word, word_len) && !code;
+            int like = (marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
+                       looks_like_value(word, word_len) && !code;
             int shape = vars_only;
             if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");

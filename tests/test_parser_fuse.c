@@ -1022,30 +1022,34 @@ TEST(test_fuse_shape_kept_digits)
 }
 
 /*
- * The eight-bytes-at-once search for '<' and '.' in a word of the masked
+ * The eight-bytes-at-once search for '<', '.' and ':' in a word of the masked
  * line: every place, no near miss, and nothing from the bytes after the word.
  */
-TEST(test_fuse_opens_and_dots)
+TEST(test_fuse_word_marks)
 {
     char s[40 + 8];
     for (size_t n = 0; n <= 40; n++) {
-        for (size_t i = 0; i < n; i++)
-            s[i] = (char)(i % 2 ? 0xbc : 0xae); /* '<' and '.' with the high bit set */
+        for (size_t i = 0; i < n; i++) /* '<', '.' and ':' with the high bit set */
+            s[i] = (char)(i % 3 == 0 ? 0xbc : i % 3 == 1 ? 0xae : 0xba);
         for (size_t i = n; i < n + 8; i++)
-            s[i] = i % 2 ? '<' : '.'; /* past the end: not the word's */
-        CHECK(ltk_fuse_opens_and_dots(s, n) == 0);
+            s[i] = i % 3 == 0 ? '<' : i % 3 == 1 ? '.' : ':'; /* past the end: not the word's */
+        CHECK(ltk_fuse_word_marks(s, n) == 0);
         for (size_t at = 0; at < n; at++) {
             char keep = s[at];
             s[at] = '<';
-            CHECK(ltk_fuse_opens_and_dots(s, n) == LTK_FUSE_HAS_OPEN);
+            CHECK(ltk_fuse_word_marks(s, n) == LTK_FUSE_HAS_OPEN);
             s[at] = '.';
-            CHECK(ltk_fuse_opens_and_dots(s, n) == LTK_FUSE_HAS_DOT);
+            CHECK(ltk_fuse_word_marks(s, n) == LTK_FUSE_HAS_DOT);
+            s[at] = ':';
+            CHECK(ltk_fuse_word_marks(s, n) == LTK_FUSE_HAS_COLON);
             s[at] = keep;
         }
-        if (n >= 2) {
+        if (n >= 3) {
             s[0] = '.';
+            s[n / 2] = ':';
             s[n - 1] = '<';
-            CHECK(ltk_fuse_opens_and_dots(s, n) == (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT));
+            CHECK(ltk_fuse_word_marks(s, n) ==
+                  (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT | LTK_FUSE_HAS_COLON));
         }
     }
 }
