@@ -792,6 +792,17 @@ static size_t hex_groups(const char *s, size_t i, size_t n)
 }
 
 /*
+ * Nonzero when s[at..at+2) is a "::" joining two names: a letter, digit or
+ * '_' before it, a letter, '_' or '~' (a destructor) after it.
+ */
+static int scope_at(const char *s, size_t at, size_t n)
+{
+    return at > 0 && at + 2 < n && s[at] == ':' && s[at + 1] == ':' &&
+           (is_alnum_byte(s[at - 1]) || s[at - 1] == '_') &&
+           (is_letter(s[at + 2]) || s[at + 2] == '_' || s[at + 2] == '~');
+}
+
+/*
  * Nonzero when the piece s[from..to) is a name joined to another by "::"
  * ("IO80211AWDLPeerManager::setAwdlAutoMode", "Type2::prePCIWake",
  * "ns::waitForOk2Go2Sx"): C++ and Objective-C print a function with its
@@ -804,11 +815,7 @@ static int is_scoped_name(const char *s, size_t from, size_t to, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_SCOPED_NAMES) || to <= from || !(is_letter(s[from]) || s[from] == '_'))
         return 0;
-    if (to + 2 < n && s[to] == ':' && s[to + 1] == ':' &&
-        (is_letter(s[to + 2]) || s[to + 2] == '_' || s[to + 2] == '~'))
-        return 1;
-    return from >= 3 && s[from - 1] == ':' && s[from - 2] == ':' &&
-           (is_alnum_byte(s[from - 3]) || s[from - 3] == '_');
+    return scope_at(s, to, n) || (from >= 2 && scope_at(s, from - 2, n));
 }
 
 /*
@@ -1726,8 +1733,7 @@ static int is_scoped_word(const char *s, size_t n)
         return 0;
     for (const char *c = memchr(s, ':', n); c && c + 2 < s + n;
          c = memchr(c + 1, ':', (size_t)(s + n - c - 1)))
-        if (c[1] == ':' && c > s && (is_alnum_byte(c[-1]) || c[-1] == '_') &&
-            (is_letter(c[2]) || c[2] == '_' || c[2] == '~'))
+        if (scope_at(s, (size_t)(c - s), n))
             return 1;
     return 0;
 }
