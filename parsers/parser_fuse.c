@@ -150,7 +150,8 @@ enum fuse_rule {
     FUSE_RULE_HEX_DUMPS = 21,     /* "Code: 8b 50 0c ab ...": one list */
     FUSE_RULE_QUOTED_SLOTS = 22,  /* a slot of two quoted words is a variable */
     FUSE_RULE_SCOPED_SLOTS = 23,  /* a slot of "Class::method" names is not promoted */
-    FUSE_RULE_KEY_NAMES = 24      /* a slot before a lone "=" is not promoted */
+    FUSE_RULE_KEY_NAMES = 24,     /* a slot before a lone "=" is not promoted */
+    FUSE_RULE_URLS = 25           /* "hdfs://host:9000/x" is one value, its scheme too */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -818,6 +819,23 @@ static int is_scoped_name(const char *s, size_t from, size_t to, size_t n)
     return scope_at(s, to, n) || (from >= 2 && scope_at(s, from - 2, n));
 }
 
+/* Nonzero when s[0..n) is a URI scheme: a letter, then letters, digits, '+', '-', '.'. */
+static int is_scheme(const char *s, size_t n)
+{
+    if (n == 0 || !is_letter(s[0]))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!is_alnum_byte(s[i]) && s[i] != '+' && s[i] != '-' && s[i] != '.')
+            return 0;
+    return 1;
+}
+
+/* Nonzero when out[..o) ends with "<*>". */
+static int ends_with_wildcard(const char *out, const char *o)
+{
+    return o - out >= LTK_WILDCARD_LEN && memcmp(o - LTK_WILDCARD_LEN, LTK_WILDCARD, LTK_WILDCARD_LEN) == 0;
+}
+
 /*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
@@ -841,6 +859,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
     size_t i = 0;
     int last_wild = 0; /* the output ends with a "<*>" (merge adjacent ones) */
     int joins = 0;     /* a ':', '/' or '#' follows a "<*>" (see merge_joined) */
+    /* the last plain atom: out[scheme..scheme_end), ending before s[scheme_to] */
+    char *scheme = NULL, *scheme_end = NULL;
+    size_t scheme_to = 0;
     while (i < n) {
         /*
          * A path: '/' opening a piece of the token, up to the next field
@@ -868,7 +889,14 @@ static size_t mask_token(const char *s, size_t n, char *out)
             i += address;
             continue;
         }
-        /* "scheme://anything": the address after "://" is one value ("hdfs://<*>") */
+        /*
+         * "scheme://anything": a URL is one value, its scheme included
+         * ("hdfs://10.0.0.1:9000/x" -> "<*>"), as the full-size ground truths
+         * write every one of them, a constant address too ("see: <*>"); the
+         * 2k ones kept the scheme ("hdfs://<*>"), as fuse does without the
+         * rule.  The scheme is the plain atom right before "://" (RFC 3986:
+         * a letter, then letters, digits, '+', '-', '.').
+         */
         if (s[i] == ':' && i > 0 && is_alnum_byte(s[i - 1]) && i + 3 < n && s[i + 1] == '/' &&
             s[i + 2] == '/' && s[i + 3] != '/') {
             size_t e = i + 3;
@@ -878,8 +906,15 @@ static size_t mask_token(const char *s, size_t n, char *out)
             while (e > i + 3 && (s[e - 1] == ',' || s[e - 1] == '.' || s[e - 1] == ';' ||
                                  s[e - 1] == ':'))
                 e--;
-            memcpy(o, "://", 3);
-            o = put_wildcard(o + 3);
+            if (!FUSE_RULE_OFF(FUSE_RULE_URLS) && scheme_end == o && scheme_to == i &&
+                is_scheme(scheme, (size_t)(o - scheme))) {
+                o = scheme; /* the scheme goes into the value */
+                if (!ends_with_wildcard(out, o))
+                    o = put_wildcard(o);
+            } else {
+                memcpy(o, "://", 3);
+                o = put_wildcard(o + 3);
+            }
             last_wild = 1;
             i = e;
             continue;
@@ -964,6 +999,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
             variable = 1;
         if (!variable && !is_value_word(atom, atom_len) && !is_hex_word(atom, atom_len)) {
             last_wild = 0;
+            scheme = atom; /* a word as written: maybe the scheme of a URL */
+            scheme_end = o;
+            scheme_to = i;
             continue;
         }
         /* dots ending the atom are sentence punctuation, kept outside the variable */
