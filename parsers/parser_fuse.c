@@ -151,7 +151,8 @@ enum fuse_rule {
     FUSE_RULE_QUOTED_SLOTS = 22,  /* a slot of two quoted words is a variable */
     FUSE_RULE_SCOPED_SLOTS = 23,  /* a slot of "Class::method" names is not promoted */
     FUSE_RULE_KEY_NAMES = 24,     /* a slot before a lone "=" is not promoted */
-    FUSE_RULE_URLS = 25           /* "hdfs://host:9000/x" is one value, its scheme too */
+    FUSE_RULE_URLS = 25,          /* "hdfs://host:9000/x" is one value, its scheme too */
+    FUSE_RULE_CLOSERS = 26        /* "vCores:-27>": a '>' opened in another token is the value's */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -859,6 +860,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
     size_t i = 0;
     int last_wild = 0; /* the output ends with a "<*>" (merge adjacent ones) */
     int joins = 0;     /* a ':', '/' or '#' follows a "<*>" (see merge_joined) */
+    size_t angles = 0; /* '<' of this token not yet closed */
     /* the last plain atom: out[scheme..scheme_end), ending before s[scheme_to] */
     char *scheme = NULL, *scheme_end = NULL;
     size_t scheme_to = 0;
@@ -925,6 +927,20 @@ static size_t mask_token(const char *s, size_t n, char *out)
          */
         size_t sign = i == 0 ? bound_sign(s, n) : 0;
         if (byte_class[u[i]] == CLS_BREAK && !is_wild_at(s, i, n) && !sign) {
+            /*
+             * A '>' right after a value, closing a '<' opened in an earlier
+             * token ("<memory:0, vCores:-27>", "<NSMutableURLRequest:
+             * 0x1005110b0> {"), is written inside the value: "vCores:<*>",
+             * as the full-size and the Loghub-2.0 2k ground truths write it
+             * (no template of theirs holds "<*>>").  One opened in this
+             * token closes its own bracket ("[<c0123456>]", "msgid=<42>").
+             */
+            if (s[i] == '>' && last_wild && !angles && !FUSE_RULE_OFF(FUSE_RULE_CLOSERS)) {
+                i++;
+                continue;
+            }
+            angles += s[i] == '<';
+            angles -= s[i] == '>' && angles > 0;
             joins |= last_wild && (s[i] == ':' || s[i] == '/' || s[i] == '#');
             *o++ = s[i];
             last_wild = 0;
