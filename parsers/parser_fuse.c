@@ -152,7 +152,8 @@ enum fuse_rule {
     FUSE_RULE_SCOPED_SLOTS = 23,  /* a slot of "Class::method" names is not promoted */
     FUSE_RULE_KEY_NAMES = 24,     /* a slot before a lone "=" is not promoted */
     FUSE_RULE_URLS = 25,          /* "hdfs://host:9000/x" is one value, its scheme too */
-    FUSE_RULE_CLOSERS = 26        /* "vCores:-27>": a '>' opened in another token is the value's */
+    FUSE_RULE_CLOSERS = 26,       /* "vCores:-27>": a '>' opened in another token is the value's */
+    FUSE_RULE_VERSIONS = 27       /* "HTTP/1.1", "Mozilla/5.0": a name and its version, one value */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -831,6 +832,33 @@ static int is_scheme(const char *s, size_t n)
     return 1;
 }
 
+/* Nonzero when s[0..n) is letters only (n > 0). */
+static int is_letters(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_letter(s[i]))
+            return 0;
+    return n > 0;
+}
+
+/* Nonzero when s[0..n) is digits with one or more inner dots ("1.1", "5.0.2"). */
+static int is_dotted_number(const char *s, size_t n)
+{
+    size_t dots = 0;
+    if (n < 3 || s[0] < '0' || s[0] > '9' || s[n - 1] < '0' || s[n - 1] > '9')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '.') {
+            if (s[i + 1] == '.')
+                return 0;
+            dots++;
+        } else if (s[i] < '0' || s[i] > '9') {
+            return 0;
+        }
+    }
+    return dots > 0;
+}
+
 /* Nonzero when out[..o) ends with "<*>". */
 static int ends_with_wildcard(const char *out, const char *o)
 {
@@ -1027,6 +1055,28 @@ static size_t mask_token(const char *s, size_t n, char *out)
         if (variable && !memchr(atom, '*', atom_len) &&
             (is_digit_name(atom, atom_len - dots) || is_scoped_name(s, atom_from, i, n))) {
             last_wild = 0;
+            continue;
+        }
+        /*
+         * A protocol or product and its dotted version ("HTTP/1.1", "SIP/2.0",
+         * "Mozilla/5.0") is one value: the request lines of every ground truth
+         * write it inside a "<*>" (OpenStack's full one: "GET <*> <*>").  A
+         * number without a dot after a name is a model or port number, and
+         * the name stays ("PS/<*>", "PRO/<*>" in Linux and Thunderbird).
+         */
+        if (!FUSE_RULE_OFF(FUSE_RULE_VERSIONS) && scheme && atom_from > 0 &&
+            s[atom_from - 1] == '/' && scheme_to + 1 == atom_from && scheme_end + 1 == atom &&
+            is_letters(scheme, (size_t)(scheme_end - scheme)) &&
+            is_dotted_number(atom, atom_len - dots)) {
+            o = scheme;
+            if (!ends_with_wildcard(out, o))
+                o = put_wildcard(o);
+            last_wild = 1;
+            if (dots) {
+                memset(o, '.', dots);
+                o += dots;
+                last_wild = 0;
+            }
             continue;
         }
         size_t keep = name_prefix(atom, atom_len - dots);
