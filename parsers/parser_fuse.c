@@ -1064,26 +1064,20 @@ static size_t mask_token(const char *s, size_t n, char *out)
          * number without a dot after a name is a model or port number, and
          * the name stays ("PS/<*>", "PRO/<*>" in Linux and Thunderbird).
          */
+        size_t keep = 0;
         if (!FUSE_RULE_OFF(FUSE_RULE_VERSIONS) && scheme && atom_from > 0 &&
             s[atom_from - 1] == '/' && scheme_to + 1 == atom_from && scheme_end + 1 == atom &&
             is_letters(scheme, (size_t)(scheme_end - scheme)) &&
             is_dotted_number(atom, atom_len - dots)) {
-            o = scheme;
-            if (!ends_with_wildcard(out, o))
-                o = put_wildcard(o);
-            last_wild = 1;
-            if (dots) {
-                memset(o, '.', dots);
-                o += dots;
-                last_wild = 0;
-            }
-            continue;
+            atom = scheme; /* the value starts at the name */
+            last_wild = ends_with_wildcard(out, atom);
+        } else {
+            keep = name_prefix(atom, atom_len - dots);
+            if (keep == 0)
+                keep = leader_prefix(atom, atom_len - dots);
+            if (keep == 0 && memchr(atom, '+', atom_len))
+                keep = symbol_prefix(atom, atom_len - dots);
         }
-        size_t keep = name_prefix(atom, atom_len - dots);
-        if (keep == 0)
-            keep = leader_prefix(atom, atom_len - dots);
-        if (keep == 0 && memchr(atom, '+', atom_len))
-            keep = symbol_prefix(atom, atom_len - dots);
         o = atom + keep;
         if (!last_wild || keep)
             o = put_wildcard(o);

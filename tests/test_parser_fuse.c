@@ -369,6 +369,22 @@ TEST(test_fuse_quantity_aside)
     logtk_parser_free(p);
 }
 
+/*
+ * Line k of lines (fed to p) has nparams parameters, and parameter `at` of
+ * them reads want.
+ */
+static void check_param(logtk_parser *p, const char *const *lines, uint64_t k, size_t nparams,
+                        size_t at, const char *want)
+{
+    logtk_event ev;
+    uint32_t id = 0;
+    CHECK_STATUS(logtk_parser_assignment(p, k, &id), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_extract(p, id, lines[k], strlen(lines[k]), &ev), LOGTK_OK);
+    CHECK(ev.nparams == nparams);
+    if (ev.nparams == nparams && at < nparams)
+        CHECK_BYTES(ev.params[at].ptr, ev.params[at].len, want);
+}
+
 /* Variables written the way the Loghub-2.0 ground truth writes them. */
 TEST(test_fuse_rendering)
 {
@@ -417,20 +433,9 @@ TEST(test_fuse_rendering)
         CHECK_TEXT(p, i, want[i]);
     }
     /* the original text comes back as the parameters, a path's slash included */
-    logtk_event ev;
-    uint32_t id = 0;
-    CHECK_STATUS(logtk_parser_assignment(p, 2, &id), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_extract(p, id, lines[2], strlen(lines[2]), &ev), LOGTK_OK);
-    CHECK(ev.nparams == 3);
-    if (ev.nparams == 3)
-        CHECK_BYTES(ev.params[2].ptr, ev.params[2].len, "/10.251.42.84");
+    check_param(p, lines, 2, 3, 2, "/10.251.42.84");
     /* and a URL's, its scheme included */
-    CHECK_STATUS(logtk_parser_assignment(p, 6, &id), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_extract(p, id, lines[6], strlen(lines[6]), &ev), LOGTK_OK);
-    CHECK(ev.nparams == 1);
-    if (ev.nparams == 1)
-        CHECK_BYTES(ev.params[0].ptr, ev.params[0].len,
-                    "hdfs://10.10.34.11:9000/pjhe/logs/2kSOSP.log:0+7");
+    check_param(p, lines, 6, 1, 0, "hdfs://10.10.34.11:9000/pjhe/logs/2kSOSP.log:0+7");
     logtk_parser_free(p);
 
     /* the same lines again take the fast path to the same templates */
@@ -593,15 +598,9 @@ TEST(test_fuse_round3)
     CHECK(same_text(p, 1, 2));
     CHECK_TEXT(p, 3, "REPORT : <*> <*> <*> <*>");
     CHECK(!same_text(p, 3, 4));
-    logtk_event ev;
-    uint32_t list_id = 0;
-    CHECK_STATUS(logtk_parser_assignment(p, 2, &list_id), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_extract(p, list_id, lists[2], strlen(lists[2]), &ev), LOGTK_OK);
-    CHECK(ev.nparams == 2);
-    if (ev.nparams == 2)
-        CHECK_BYTES(ev.params[1].ptr, ev.params[1].len,
-                    "blk_1 blk_2 blk_3 blk_4 blk_5 blk_6 blk_7 blk_8");
+    check_param(p, lists, 2, 2, 1, "blk_1 blk_2 blk_3 blk_4 blk_5 blk_6 blk_7 blk_8");
     /* the list line seen again takes the same template (fast path = slow path) */
+    logtk_event ev;
     uint32_t before = logtk_parser_template_count(p);
     CHECK_STATUS(logtk_parser_feed(p, lists[2], strlen(lists[2]), &ev), LOGTK_OK);
     CHECK(!ev.created && logtk_parser_template_count(p) == before);
