@@ -862,7 +862,7 @@ static int is_dotted_number(const char *s, size_t n)
 /* Nonzero when out[..o) ends with "<*>". */
 static int ends_with_wildcard(const char *out, const char *o)
 {
-    return o - out >= LTK_WILDCARD_LEN && memcmp(o - LTK_WILDCARD_LEN, LTK_WILDCARD, LTK_WILDCARD_LEN) == 0;
+    return o - out >= LTK_WILDCARD_LEN && is_wild_at(o - LTK_WILDCARD_LEN, 0, LTK_WILDCARD_LEN);
 }
 
 /*
