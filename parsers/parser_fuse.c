@@ -220,7 +220,7 @@ static int is_value_word(const char *s, size_t n)
         return 0;
     char first = (char)(s[0] | 0x20);
     if (first != 'n' && first != 'r' && first != 'a' && first != 't' && first != 'f')
-        return 0; /* the common case, one test */
+        return 0; /* the common case: a first letter none of the words has */
     for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
         if (words[w][0] != first || strlen(words[w]) != n)
             continue;
