@@ -111,6 +111,7 @@ typedef struct bench_options {
     size_t ninputs;
     int quiet;
     int no_preset;           /* --no-preset: whole raw lines, no format, masks or parameters */
+    cli_parser_options parser_options; /* --param NAME=VALUE..., after the preset's */
 } bench_options;
 
 static void bench_usage(FILE *out)
@@ -119,9 +120,10 @@ static void bench_usage(FILE *out)
             "usage: logtk bench parse [--loghub DIR] [--parser NAME|all]\n"
             "                         [--gt original|corrected|loghub2] [--loghub2 DIR]\n"
             "                         [--loghub2-full DIR] [--full-lists DIR]\n"
-            "                         [--dataset A,B,...] [--no-preset] [--repeat N] [--quiet]\n"
+            "                         [--dataset A,B,...] [--no-preset] [--param NAME=VALUE...]\n"
+            "                         [--repeat N] [--quiet]\n"
             "       logtk bench parse --input FILE [--input FILE...] (--dataset NAME | --format FMT)\n"
-            "                         [--parser NAME] [--repeat N] [--quiet]\n"
+            "                         [--parser NAME] [--param NAME=VALUE...] [--repeat N] [--quiet]\n"
             "       logtk bench compress ...   (see logtk bench compress --help)\n"
             "       logtk bench detect ...     (see logtk bench detect --help)\n"
             "       logtk bench diff ...       (see logtk bench diff --help)\n"
@@ -151,6 +153,9 @@ static void bench_usage(FILE *out)
             "  --no-preset       parse each whole raw line as content: no log format, masks or\n"
             "                    parameters of the dataset (how a parser does on an unknown log);\n"
             "                    the gt column then reads e.g. original/no-preset\n"
+            "  --param NAME=VALUE  a parser parameter (repeatable), set after the dataset's own\n"
+            "                    (e.g. fuse's threshold=3, drain's st=0.5; see logtk-parse(1));\n"
+            "                    every parser run must know it\n"
             "  --repeat N        parse each dataset N times with fresh state (default 1);\n"
             "                    lines_per_s = N * lines / seconds\n"
             "  --input FILE      speed only, no ground truth: parse FILE (repeatable) with the\n"
@@ -412,10 +417,12 @@ typedef struct run_result {
  * frees) when `last` is non-NULL.  Returns EXIT_OK or EXIT_DATA (message
  * printed) or EXIT_USAGE (unknown parser).
  */
-static int timed_parse(const char *algorithm, const logtk_dataset *preset, logtk_format *format,
-                       char *const *paths, size_t npaths, unsigned long repeat, int quiet,
-                       int streaming, const char *label, run_result *res, logtk_parser **last)
+static int timed_parse(const bench_options *o, const char *algorithm, const logtk_dataset *preset,
+                       logtk_format *format, char *const *paths, size_t npaths, int streaming,
+                       const char *label, run_result *res, logtk_parser **last)
 {
+    const unsigned long repeat = o->repeat;
+    const int quiet = o->quiet;
     memset(res, 0, sizeof *res);
     if (last)
         *last = NULL;
@@ -428,11 +435,10 @@ static int timed_parse(const char *algorithm, const logtk_dataset *preset, logtk
             cli_error(SUB, "%s", logtk_strerror(rc));
             return EXIT_DATA;
         }
-        if (preset && (rc = logtk_dataset_configure(preset, parser)) != LOGTK_OK) {
-            cli_error(SUB, "%s preset: %s", logtk_dataset_name(preset),
-                      logtk_parser_errmsg(parser));
+        int st = cli_parser_options_configure(SUB, &o->parser_options, preset, parser);
+        if (st >= 0) {
             logtk_parser_free(parser);
-            return EXIT_DATA;
+            return st;
         }
         if (streaming) {
             rc = logtk_parser_set_option(parser, "keep_assignments", "0");
@@ -644,8 +650,8 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
     run_result res;
     char *paths[1] = {log_path};
     snprintf(label, sizeof label, "%s %s", name, algorithm ? algorithm : "");
-    ex = timed_parse(algorithm, o->no_preset ? NULL : preset, format, paths, 1, o->repeat, o->quiet,
-                     0, label, &res, &parser);
+    ex = timed_parse(o, algorithm, o->no_preset ? NULL : preset, format, paths, 1, 0, label, &res,
+                     &parser);
     if (ex != EXIT_OK)
         goto done;
     size_t records = gt.line_of_row ? gt.total_lines : gt.rows.len;
@@ -762,8 +768,8 @@ static int bench_speed(const bench_options *o)
 
     run_result res;
     logtk_parser *parser = NULL;
-    int ex = timed_parse(o->parser, preset, format, (char *const *)o->inputs, o->ninputs,
-                         o->repeat, o->quiet, 1, "bench parse", &res, &parser);
+    int ex = timed_parse(o, o->parser, preset, format, (char *const *)o->inputs, o->ninputs, 1,
+                         "bench parse", &res, &parser);
     if (ex == EXIT_OK) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
@@ -796,6 +802,7 @@ static int cmd_bench_parse(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
         {"no-preset", no_argument, NULL, 'N'},
+        {"param", required_argument, NULL, CLI_OPT_PARAM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -804,6 +811,7 @@ static int cmd_bench_parse(int argc, char **argv)
     o.loghub2 = getenv("LOGTK_LOGHUB2");
     o.gt = GT_ORIGINAL;
     o.repeat = 1;
+    o.parser_options.data_exit = EXIT_DATA;
     int ex = EXIT_OK;
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
     if (!inputs) {
@@ -827,6 +835,15 @@ static int cmd_bench_parse(int argc, char **argv)
         case 'q': o.quiet = 1; break;
         case 'N': o.no_preset = 1; break;
         case 'i': inputs[o.ninputs++] = optarg; break;
+        case CLI_OPT_PARAM: {
+            int st;
+            cli_parser_option(SUB, c, optarg, &o.parser_options, &st);
+            if (st >= 0) {
+                ex = st;
+                goto done;
+            }
+            break;
+        }
         case 'g':
             if (strcmp(optarg, "original") == 0)
                 o.gt = GT_ORIGINAL;
@@ -921,6 +938,7 @@ static int cmd_bench_parse(int argc, char **argv)
     ex = bench_accuracy(&o);
 done:
     free(inputs);
+    cli_parser_options_free(&o.parser_options);
     return ex;
 }
 
