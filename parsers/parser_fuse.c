@@ -153,7 +153,8 @@ enum fuse_rule {
     FUSE_RULE_KEY_NAMES = 24,     /* a slot before a lone "=" is not promoted */
     FUSE_RULE_URLS = 25,          /* "hdfs://host:9000/x" is one value, its scheme too */
     FUSE_RULE_CLOSERS = 26,       /* "vCores:-27>": a '>' opened in another token is the value's */
-    FUSE_RULE_VERSIONS = 27       /* "HTTP/1.1", "Mozilla/5.0": a name and its version, one value */
+    FUSE_RULE_VERSIONS = 27,      /* "HTTP/1.1", "Mozilla/5.0": a name and its version, one value */
+    FUSE_RULE_FIELD_WORDS = 28    /* "user=guest" beside "user=<*>": a word in a masked value's slot */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -2494,11 +2495,16 @@ register_words:;
         /*
          * Promote at `threshold` distinct words, or as soon as a slot that
          * some line showed in its variable form (a masked value, "key=<*>")
-         * holds another word that looks like a value (see looks_like_value):
-         * a field is a variable field whatever value it prints, so
-         * "rhost=<*>" (an address) and "rhost=host.example.org" are one
-         * template; likewise "to <*>," and "to LOCAL(<*>),".  Plain words
-         * ("HTTPS" beside "SOCKS<*>") still wait for the threshold.
+         * holds another word: a field is a variable field whatever value it
+         * prints, so "rhost=<*>" (an address) and "rhost=host.example.org"
+         * are one template, and so are "user=<*>" (root, a value word) and
+         * "user=guest" (rule `field-words`: the slot varies, so it is a
+         * variable, though "guest" does not look like one); likewise "to
+         * <*>," and "to LOCAL(<*>),".  The first word (the event, see the
+         * threshold) and a slot of participles or code take only a word that
+         * looks like a value (looks_like_value).  Words of another variable
+         * form ("HTTPS" beside "SOCKS<*>") are another group: they wait for
+         * the threshold.
          * A unit slot ("KB,") beside its variable form ("<*>,") is one
          * that varied elsewhere: lines never print a masked value where a
          * unit stands, but a merged shard's template does (its "93.0 B"
@@ -2507,7 +2513,10 @@ register_words:;
          */
         int rc = LOGTK_OK;
         if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_event) ||
-            (grp->varform_seen && grp->value_like) || shapes_differ ||
+            (grp->varform_seen &&
+             (grp->value_like || (grp->nvalues >= 1 && i != hdr && grp->non_event &&
+                                  !FUSE_RULE_OFF(FUSE_RULE_FIELD_WORDS)))) ||
+            shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
             (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
             (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2 && i != hdr) ||
