@@ -415,7 +415,7 @@ typedef struct run_result {
  * Parses `paths` `repeat` times, each with a fresh parser configured by the
  * preset (or without one), and returns the last parser in *last (caller
  * frees) when `last` is non-NULL.  Returns EXIT_OK or EXIT_DATA (message
- * printed) or EXIT_USAGE (unknown parser).
+ * printed) or EXIT_USAGE (unknown parser, a --param it refuses).
  */
 static int timed_parse(const bench_options *o, const char *algorithm, const logtk_dataset *preset,
                        logtk_format *format, char *const *paths, size_t npaths, int streaming,

@@ -1444,7 +1444,7 @@ static int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size_t pr
 static int fuse_init(logtk_parser *p, void *state)
 {
     ltk_fuse_state *st = state;
-    st->threshold = 4; /* best of 2..8 as one global value, on every ground truth (doc/fuse.md) */
+    st->threshold = 4; /* best global value of 2..8 on Loghub-2k, of 2..5 on every GT (doc/fuse.md) */
     st->max_entries = 4L << 20;
     st->header_auto = 1;
     static const char wild_dots[] = "<*>...";
