@@ -413,7 +413,7 @@ typedef struct run_result {
 
 /*
  * Parses `paths` `repeat` times, each with a fresh parser configured by the
- * preset (or without one), and returns the last parser in *last (caller
+ * preset (or without one) and --param, and returns the last parser in *last (caller
  * frees) when `last` is non-NULL.  Returns EXIT_OK or EXIT_DATA (message
  * printed) or EXIT_USAGE (unknown parser, a --param it refuses).
  */
