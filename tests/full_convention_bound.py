@@ -20,28 +20,17 @@ the mean over the 16 Loghub-2k systems.
 usage: tests/full_convention_bound.py [original|corrected ...]
 Needs $LOGTK_LOGHUB (Loghub-2k) and $LOGTK_LOGHUB2_FULL.
 """
-import collections
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fuse_scale import grouping_scores  # noqa: E402
 from fuse_unseen import best_match, compile_template, read_rows  # noqa: E402
 
 GROUND_TRUTHS = {
     'original': '{0}/{1}/original/{1}_2k.log_structured.csv',
     'corrected': '{0}/{1}/{1}_2k.log_structured_corrected.csv',
 }
-
-
-def grouping_scores(labels, ours):
-    """(GA, FGA) of `ours` against `labels`, as Loghub-2.0 defines them."""
-    truth, parsed = collections.Counter(labels), collections.Counter(ours)
-    both = collections.Counter(zip(labels, ours))
-    exact = [(a, b) for (a, b), c in both.items() if c == truth[a] == parsed[b]]
-    ga = sum(both[pair] for pair in exact) / len(labels)
-    precision, recall = len(exact) / len(parsed), len(exact) / len(truth)
-    fga = 2 * precision * recall / (precision + recall) if exact else 0.0
-    return ga, fga
 
 
 def main(argv):

@@ -28,14 +28,14 @@ usage: tests/fuse_rewrite.py BUILD_DIR [REWRITE ...]
 Needs $LOGTK_LOGHUB2 and $LOGTK_LOGHUB2_FULL (its templates/ folder).
 """
 import collections
-import csv
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuse_scale import norm, parsed_templates  # noqa: E402  (the same run)
+from fuse_scale import grouping_scores, norm, parsed_templates  # noqa: E402  (the same run)
 from fuse_unseen import best_match, compile_template, read_rows  # noqa: E402
+
 
 def word_glob(word):
     return re.compile('.*?'.join(re.escape(p) for p in word.split('<*>')) + r'\Z', re.S)
@@ -69,13 +69,6 @@ REWRITES = {
                                       '=<*>', t)),
     'subsume': subsume,
 }
-
-
-def grouping_accuracy(labels, ours):
-    """Loghub's GA: a line counts when its group is exactly its label's group."""
-    gt, us = collections.Counter(labels), collections.Counter(ours)
-    both = collections.Counter(zip(labels, ours))
-    return sum(c for (a, b), c in both.items() if c == gt[a] == us[b]) / len(labels)
 
 
 def main(argv):
@@ -114,13 +107,13 @@ def main(argv):
         for step in steps:
             if step != 'none':
                 texts = [norm(t) for t in REWRITES[step](texts)]
-            ga2k = grouping_accuracy(labels, texts)
+            ga2k = grouping_scores(labels, texts)[0]
             pa2k = sum(a == b for a, b in zip(texts, labels)) / len(rows)
             sums[step][0].append((ga2k, pa2k))
             cells = '\t'
             if full is not None:
                 pairs = [(a, b) for a, b in zip(texts, full) if b is not None]
-                gafl = grouping_accuracy([b for _, b in pairs], [a for a, _ in pairs])
+                gafl = grouping_scores([b for _, b in pairs], [a for a, _ in pairs])[0]
                 pafl = sum(a == b for a, b in pairs) / len(pairs)
                 sums[step][1].append((gafl, pafl))
                 cells = '%.4f\t%.4f' % (gafl, pafl)

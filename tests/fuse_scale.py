@@ -99,13 +99,22 @@ def parsed_templates(logtk, name, parser, path):
             csv.DictReader(out.split('\n')[:-1], delimiter='\t', quoting=csv.QUOTE_NONE)]
 
 
-def score(labels, predicted):
-    gt = collections.Counter(labels)
-    ours = collections.Counter(predicted)
+def grouping_scores(labels, predicted):
+    """(GA, FGA) of `predicted` against `labels`, as Loghub-2.0 defines them: a line
+    counts for GA, and a group for FGA, when its group is exactly its label's group."""
+    truth, ours = collections.Counter(labels), collections.Counter(predicted)
     both = collections.Counter(zip(labels, predicted))
-    ga = sum(c for (a, b), c in both.items() if c == gt[a] == ours[b]) / len(labels)
+    exact = [(a, b) for (a, b), c in both.items() if c == truth[a] == ours[b]]
+    ga = sum(both[pair] for pair in exact) / len(labels)
+    precision, recall = len(exact) / len(ours), len(exact) / len(truth)
+    fga = 2 * precision * recall / (precision + recall) if exact else 0.0
+    return ga, fga
+
+
+def score(labels, predicted):
+    ga = grouping_scores(labels, predicted)[0]
     pa = sum(1 for a, b in zip(labels, predicted) if norm(a) == norm(b)) / len(labels)
-    return len(gt), len(ours), ga, pa
+    return len(set(labels)), len(set(predicted)), ga, pa
 
 
 def script_args(argv, usage):
