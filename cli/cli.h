@@ -336,4 +336,14 @@ void cli_signals_graceful(int stdin_is_input);
 /** "SIGTERM", "SIGINT" or "SIGHUP". */
 const char *cli_signal_name(int sig);
 
+/**
+ * Writes text to stderr once, `seconds` from now, unless cli_hint_cancel()
+ * comes first (SIGALRM, SA_RESTART): a note for someone watching a command
+ * that waits on its input.  text must stay valid until then.
+ */
+void cli_hint_after(unsigned seconds, const char *text);
+
+/** Cancels cli_hint_after()'s note if it has not been written yet. */
+void cli_hint_cancel(void);
+
 #endif

@@ -81,3 +81,35 @@ const char *cli_signal_name(int sig)
 {
     return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
+
+/*
+ * A note for a person kept waiting: SIGALRM writes it once.  write(2) is
+ * async-signal-safe and the text is fixed before the alarm is set; with
+ * SA_RESTART the read the alarm interrupts goes on.
+ */
+static const char *hint_text;
+static size_t hint_len;
+
+static void on_hint_alarm(int sig)
+{
+    (void)sig;
+    if (hint_text) {
+        ssize_t w = write(STDERR_FILENO, hint_text, hint_len);
+        (void)w; /* nothing to do about a note that could not be written */
+    }
+}
+
+void cli_hint_after(unsigned seconds, const char *text)
+{
+    hint_text = text;
+    hint_len = strlen(text);
+    install(SIGALRM, on_hint_alarm, 1);
+    alarm(seconds);
+}
+
+void cli_hint_cancel(void)
+{
+    alarm(0);
+    signal(SIGALRM, SIG_DFL);
+    hint_text = NULL;
+}

@@ -67,6 +67,8 @@
 #include "parse_live.h"
 
 #define SUB "parse"
+/* batch mode on a live standard input: the wait after which it says why no row comes */
+#define PARSE_HINT_SECONDS 3
 /* an on_line callback's "stop here" after SIGTERM/SIGINT (cli_feed_run returns it) */
 #define PARSE_STOPPED 100
 
@@ -907,6 +909,15 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
     feed.allow_binary = o->in.allow_binary;
     feed.quiet = o->quiet;
     cli_progress_init(&run->progress, o->stream ? "parse" : "parse (pass 1 of 2)", o->quiet);
+    /* `tail -F app.log | logtk parse` in batch mode writes its first row at the
+       end of an input that never ends: tell the person at the terminal why
+       nothing comes, once the input has kept them waiting a little */
+    int hinted = !o->stream && !o->quiet && run->live_input && isatty(STDERR_FILENO);
+    if (hinted)
+        cli_hint_after(PARSE_HINT_SECONDS,
+                       "\r\033[Klogtk parse: batch mode reads all of standard input before it "
+                       "writes a row (each row gets its line's final template); --stream "
+                       "writes each row as its line comes\n");
     status = EXIT_OK;
     for (size_t i = 0; i < npaths && status == EXIT_OK; i++) {
         int is_stdin = strcmp(paths[i], "-") == 0;
@@ -950,6 +961,8 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
         if (damaged || stopped)
             break;
     }
+    if (hinted)
+        cli_hint_cancel();
     cli_progress_end(&run->progress);
     if (status == EXIT_OK && logtk_parser_finish(run->parser) != LOGTK_OK) {
         cli_error(SUB, "%s", logtk_parser_errmsg(run->parser));
