@@ -8,7 +8,7 @@
  * block is written and fsync'ed before the next one starts, so after a
  * crash or kill -9 the file holds whole, durable blocks followed by at most
  * one torn block (or a torn footer, when the kill came during close).  The
- * file header then says version 5 with LTK_FLAG_OPEN: readers take a file
+ * file header then says version 6 with LTK_FLAG_OPEN: readers take a file
  * that ends right after a whole block as complete (see logtk-archive(5)).
  *
  * On reopening, the end of the blocks is found:
@@ -23,7 +23,7 @@
  *    its bytes.  The tail is cut only when no intact block header follows
  *    it: damage in the middle of an archive is not a torn tail, and cutting
  *    there would destroy good blocks, so that is refused.
- * A closed version 4 archive without an intact footer is refused as well:
+ * A closed archive (no LTK_FLAG_OPEN) without an intact footer is refused as well:
  * it is damaged, not torn by this writer.
  */
 #include "config.h"
@@ -147,12 +147,12 @@ int ltk_append_scan(int fd, const char *name, ltk_append_state *st, ltk_errbuf *
     if (read_at(fd, 0, fh, sizeof fh) != 0 || memcmp(fh, LTK_FILE_MAGIC, 4) != 0)
         return ltk_error_set(err, LOGTK_ERR_ARCHIVE,
                                "%s: not a logtk archive; --append leaves it untouched", name);
-    if (fh[4] != 4 && fh[4] != LTK_VERSION_OPEN)
+    if (fh[4] < 4 || fh[4] > LTK_VERSION_MAX)
         return ltk_error_set(err, LOGTK_ERR_ARCHIVE,
-                               "%s: archive format version %u; appending needs version 4 or %d "
+                               "%s: archive format version %u; appending needs version 4 to %d "
                                "(recompress it first)",
-                               name, (unsigned)fh[4], LTK_VERSION_OPEN);
-    int open_flag = fh[4] == LTK_VERSION_OPEN && (fh[5] & LTK_FLAG_OPEN);
+                               name, (unsigned)fh[4], LTK_VERSION_MAX);
+    int open_flag = fh[4] >= LTK_VERSION_OPEN && (fh[5] & LTK_FLAG_OPEN);
     uint64_t footer_start;
     if (footer_at_end(fd, size, &st->index, &footer_start) == 0) {
         st->end = footer_start;

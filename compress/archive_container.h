@@ -6,7 +6,7 @@
  * Layout (documented for users in logtk-archive(5)):
  *
  *   file   := file_header block* footer?
- *   file_header (8 bytes) := "LTKA" version(u8 = 4) flags(u8) reserved(u16 = 0)
+ *   file_header (8 bytes) := "LTKA" version(u8 = 6) flags(u8) reserved(u16 = 0)
  *   block  := block_header (36 bytes) payload line_hashes
  *   block_header := "LTKB" first_line(u64) nlines(u32) raw_bytes(u32)
  *                   payload_len(u32) payload_hash(u32) content_hash(u32) header_hash(u32)
@@ -22,9 +22,10 @@
  * added the checksums of the block's decoded text (line_hashes, content_hash),
  * because a payload altered with its payload_hash recomputed can decode to
  * other lines without any structural error; per group of lines so that
- * search checks only the groups of the lines it prints; this logtk reads
- * versions 3 and 4,
- * version 3 without that check, and refuses others by number).  A block
+ * search checks only the groups of the lines it prints; version 5 added the
+ * OPEN flag, version 6 the string columns of whole messages (below); this
+ * logtk reads versions 3 to 6, version 3 without that check, and refuses
+ * others by number).  A block
  * holds whole lines and decodes on its own, so a damaged block loses only its
  * own lines; its range is known from the index (or from its header when the
  * header is intact).
@@ -43,19 +44,22 @@
 #define LTK_BLOCK_MAGIC "LTKB"
 #define LTK_INDEX_MAGIC "LTKI"
 #define LTK_END_MAGIC "LTKE"
-#define LTK_VERSION 4     /* the version this logtk writes */
+#define LTK_VERSION 6     /* the version this logtk writes */
 #define LTK_VERSION_MIN 3 /* the oldest it reads (version 3: no content_hash) */
 /*
  * Version 5 is version 4 whose file header flags may hold LTK_FLAG_OPEN:
  * an archive being appended to (logtk compress --append), committed block by
  * block, whose footer is written only when its writer closes.  Such a file
- * ending right after a whole block is complete, not truncated.  Only
- * appending writes version 5; every other archive stays version 4, which
- * older logtk reads.
+ * ending right after a whole block is complete, not truncated.  Version 6 is
+ * version 5 whose string columns may be written as lines
+ * (LTK_STRING_CODING_LINES, block_layout.h): the layout of blocks whose
+ * messages share too little for templates to pay.  This logtk writes
+ * version 6 for every archive, and appending to a version 4 or 5 archive
+ * makes it version 6 (its blocks are valid there as they are).
  */
-#define LTK_VERSION_OPEN 5
-#define LTK_VERSION_MAX 5 /* the newest it reads */
-#define LTK_FLAG_OPEN 1   /* file header flags, version 5: blocks are being appended */
+#define LTK_VERSION_OPEN 5 /* the first version whose flags may hold LTK_FLAG_OPEN */
+#define LTK_VERSION_MAX 6  /* the newest it reads */
+#define LTK_FLAG_OPEN 1    /* file header flags, version 5 on: blocks are being appended */
 #define LTK_FILE_HEADER_LEN 8
 #define LTK_BLOCK_HEADER_LEN 36    /* version 4 */
 #define LTK_BLOCK_HEADER_LEN_V3 32 /* version 3 */

@@ -278,7 +278,7 @@ static int check_file_header(logtk_archive_reader *r)
                                "%s: archive format version %u, this logtk reads versions %u to %u",
                                r->name, (unsigned)version, LTK_VERSION_MIN, LTK_VERSION_MAX);
     r->version = version;
-    r->open_archive = version == LTK_VERSION_OPEN && (ltk_reader_ptr(r)[5] & LTK_FLAG_OPEN);
+    r->open_archive = version >= LTK_VERSION_OPEN && (ltk_reader_ptr(r)[5] & LTK_FLAG_OPEN);
     r->header_len = ltk_block_header_len(version);
     r->buf_pos += LTK_FILE_HEADER_LEN;
     return LOGTK_OK;

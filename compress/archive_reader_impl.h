@@ -55,7 +55,7 @@ struct logtk_archive_reader {
     uint64_t trailing;  /* bytes found after the index, reported once after the last block */
     uint64_t serial;    /* distinct for every open and seek, so read-ahead can tell positions apart */
     int version;        /* the archive's format version (LTK_VERSION_MIN..LTK_VERSION_MAX) */
-    int open_archive;   /* version 5 with LTK_FLAG_OPEN: no footer yet, ending after a block is fine */
+    int open_archive;   /* version 5 on, with LTK_FLAG_OPEN: no footer yet, ending after a block is fine */
     size_t header_len;  /* bytes of its block headers */
     uint64_t next_line; /* 0-based line expected next */
     uint64_t scan_from; /* 0-based: blocks ending before this line are passed over unchecked (cat without an index) */

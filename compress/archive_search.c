@@ -740,6 +740,53 @@ static void note_selected(search_ctx *x, uint32_t i)
 }
 
 /*
+ * Rebuilds the candidate lines x->cand[0..ncand) of the decoded block (their
+ * values expanded) and matches those whose line_mask holds every piece
+ * (all); counts and writes the selected ones (with -v, those that do not
+ * match).  Returns LOGTK_OK, LOGTK_ERR_ARCHIVE (damaged) or another error.
+ */
+static int match_candidates(const logtk_grep *g, search_ctx *x, uint32_t ncand, uint8_t all,
+                            const uint8_t *line_mask, uint32_t nlines, uint32_t raw_bytes,
+                            const block_place *bp, logtk_write_callback cb, void *user,
+                            uint64_t *count)
+{
+    int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
+    uint64_t total_bytes = 0;
+    for (uint32_t c = 0; c < ncand; c++) {
+        uint32_t i = x->cand[c];
+        int maybe = (line_mask[i] & all) == all, m = 0;
+        if (!maybe && !cb) {
+            (*count)++; /* -v -c: a line that cannot match is counted unseen */
+            note_selected(x, i);
+            continue;
+        }
+        if (build_line(x, i) != 0)
+            return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+        total_bytes += x->line.len;
+        if (total_bytes > raw_bytes)
+            return block_damaged(x, bp, nlines, "too long");
+        if (maybe) {
+            m = match_line(g, x->re, &x->err, x->line.data ? x->line.data : "", x->line.len);
+            if (m < 0)
+                return m;
+        }
+        if (m ^ invert) {
+            (*count)++;
+            note_selected(x, i);
+            if (cb) {
+                /* the line already ends with its '\r' when it had one (see build_line);
+                   a last line without a terminator gets one, as grep prints it */
+                if (ltk_strbuf_putc(&x->line, '\n') != 0)
+                    return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
+                if (cb(user, x->line.data, x->line.len) != 0)
+                    return ltk_error_set(&x->err, LOGTK_ERR_IO, "write failed");
+            }
+        }
+    }
+    return LOGTK_OK;
+}
+
+/*
  * Searches one checked payload with context x: each selected line goes to cb
  * (when non-NULL), *count counts them, *ntemplates gets the block's template
  * count.  Returns LOGTK_OK, LOGTK_ERR_ARCHIVE (damaged; message in x->err) or
@@ -763,18 +810,6 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
         x->maybe = m;
         x->maybe_cap = nt;
     }
-    /* a line may match when its parts' templates together may hold every piece */
-    uint8_t all = (uint8_t)((1u << g->pieces.n) - 1);
-    uint8_t any_mask = g->pieces.n ? 0 : 0xff;
-    for (uint32_t t = 0; t < nt; t++) {
-        size_t tl;
-        const uint8_t *tb = ltk_decoder_template(d, t, &tl);
-        x->maybe[t] = g->pieces.n ? ltk_cached_piece_mask(g, x, tb, tl) : 0;
-        any_mask |= x->maybe[t];
-    }
-    int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
-    if (!invert && nt > 0 && (any_mask & all) != all)
-        return LOGTK_OK; /* no line of this block can hold the pattern */
     /* lines of this block: at most its bytes + 1 (the decoder checks the same) */
     if ((size_t)nlines > x->line_cap) {
         uint32_t *m = realloc(x->cand, (size_t)nlines * sizeof *m);
@@ -787,6 +822,35 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
         x->line_cap = nlines;
     }
     uint8_t *line_mask = x->line_mask;
+    uint8_t all = (uint8_t)((1u << g->pieces.n) - 1);
+    if (ltk_decoder_whole_messages(d)) {
+        /*
+         * Each message is one string variable, which may hold any text: no
+         * template rules a line out, so every line is rebuilt and matched.
+         */
+        rc = ltk_decode_lines(d, &derr);
+        if (rc == LOGTK_OK)
+            rc = ltk_decode_values(d, NULL, &derr);
+        if (rc != LOGTK_OK)
+            return block_damaged(x, bp, nlines, ltk_error_text(&derr));
+        x->ids_state = 2; /* every unit indexed (check_selected_groups) */
+        uint32_t n = ltk_decoder_line_count(d);
+        memset(line_mask, 0xff, n);
+        for (uint32_t i = 0; i < n; i++)
+            x->cand[i] = i;
+        return match_candidates(g, x, n, all, line_mask, nlines, raw_bytes, bp, cb, user, count);
+    }
+    /* a line may match when its parts' templates together may hold every piece */
+    uint8_t any_mask = g->pieces.n ? 0 : 0xff;
+    for (uint32_t t = 0; t < nt; t++) {
+        size_t tl;
+        const uint8_t *tb = ltk_decoder_template(d, t, &tl);
+        x->maybe[t] = g->pieces.n ? ltk_cached_piece_mask(g, x, tb, tl) : 0;
+        any_mask |= x->maybe[t];
+    }
+    int invert = (g->flags & LOGTK_GREP_INVERT) != 0;
+    if (!invert && nt > 0 && (any_mask & all) != all)
+        return LOGTK_OK; /* no line of this block can hold the pattern */
     memset(line_mask, 0, nlines);
     /*
      * Candidate lines: the pieces their parts' templates may hold.  With -v
@@ -883,39 +947,7 @@ static int search_block(const logtk_grep *g, search_ctx *x, const uint8_t *paylo
     rc = invert ? ltk_decode_values(d, NULL, &derr) : ltk_decode_values_for_lines(d, x->cand, ncand, &derr);
     if (rc != LOGTK_OK)
         return block_damaged(x, bp, nlines, ltk_error_text(&derr));
-    uint64_t total_bytes = 0;
-    for (uint32_t c = 0; c < ncand; c++) {
-        uint32_t i = x->cand[c];
-        int maybe = (line_mask[i] & all) == all, m = 0;
-        if (!maybe && !cb) {
-            (*count)++; /* -v -c: a line that cannot match is counted unseen */
-            note_selected(x, i);
-            continue;
-        }
-        if (build_line(x, i) != 0)
-            return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
-        total_bytes += x->line.len;
-        if (total_bytes > raw_bytes)
-            return block_damaged(x, bp, nlines, "too long");
-        if (maybe) {
-            m = match_line(g, x->re, &x->err, x->line.data ? x->line.data : "", x->line.len);
-            if (m < 0)
-                return m;
-        }
-        if (m ^ invert) {
-            (*count)++;
-            note_selected(x, i);
-            if (cb) {
-                /* the line already ends with its '\r' when it had one (see build_line);
-                   a last line without a terminator gets one, as grep prints it */
-                if (ltk_strbuf_putc(&x->line, '\n') != 0)
-                    return ltk_error_set(&x->err, LOGTK_ERR_NOMEM, "out of memory");
-                if (cb(user, x->line.data, x->line.len) != 0)
-                    return ltk_error_set(&x->err, LOGTK_ERR_IO, "write failed");
-            }
-        }
-    }
-    return LOGTK_OK;
+    return match_candidates(g, x, ncand, all, line_mask, nlines, raw_bytes, bp, cb, user, count);
 }
 
 /* search_block's callback while a block's lines are held back: keeps them in x. */

@@ -237,10 +237,8 @@ static void stop_pool(logtk_archive_writer *w)
 static int start(logtk_archive_writer *w, int with_header)
 {
     uint8_t hdr[LTK_FILE_HEADER_LEN] = {'L', 'T', 'K', 'A', LTK_VERSION, 0, 0, 0};
-    if (w->fd >= 0) {
-        hdr[4] = LTK_VERSION_OPEN;
+    if (w->fd >= 0)
         hdr[5] = LTK_FLAG_OPEN;
-    }
     w->open = 1;
     w->failed = LOGTK_OK;
     w->offset = 0;
@@ -360,7 +358,7 @@ int logtk_archive_writer_open_append(logtk_archive_writer *w, const char *path)
     if (rc == LOGTK_OK && !found.empty) {
         /* flag the archive open before its footer (or torn end) goes: a crash
            in between leaves an open archive with a footer, which reads fine */
-        static const uint8_t open_mark[2] = {LTK_VERSION_OPEN, LTK_FLAG_OPEN};
+        static const uint8_t open_mark[2] = {LTK_VERSION, LTK_FLAG_OPEN};
         if (!(e = pwrite_all(fd, open_mark, 2, 4)) && !(e = sync_fd(fd)) &&
             ftruncate(fd, (off_t)found.end) != 0)
             e = errno;

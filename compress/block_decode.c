@@ -581,7 +581,8 @@ static int string_column_coding(const uint8_t **sp, const uint8_t *se, uint32_t 
                                 unsigned *width)
 {
     *k = 0;
-    if (n >= STRING_DICT_MIN && (get_varint(sp, se, k) != 0 || *k > 65536 || *k > n))
+    if (n >= STRING_DICT_MIN && (get_varint(sp, se, k) != 0 ||
+                                 (*k != LTK_STRING_CODING_LINES && (*k > 65536 || *k > n))))
         return -1;
     *width = *k <= 256 ? 1 : 2;
     return 0;
@@ -610,6 +611,28 @@ static int read_strings(const uint8_t **sp, const uint8_t *se, uint64_t m, const
 }
 
 /*
+ * Reads `m` strings each ended by '\n' into ptr/len (NULL: skips them).  -1
+ * when the stream ends first.
+ */
+static int read_lines(const uint8_t **sp, const uint8_t *se, uint64_t m, const uint8_t **ptr,
+                      uint32_t *len)
+{
+    const uint8_t *p = *sp;
+    for (uint64_t j = 0; j < m; j++) {
+        const uint8_t *nl = memchr(p, '\n', (size_t)(se - p));
+        if (!nl)
+            return -1;
+        if (ptr) {
+            ptr[j] = p;
+            len[j] = (uint32_t)(nl - p);
+        }
+        p = nl + 1;
+    }
+    *sp = p;
+    return 0;
+}
+
+/*
  * Reads (ptr non-NULL) or skips `ncols` string columns of n values each into
  * ptr[0..n) / len[0..n), pointing into the strings stream; dict_ptr /
  * dict_len: room for 65536 entries (for reading).  -1 when damaged (a bad
@@ -624,8 +647,8 @@ static int read_string_columns(const uint8_t **sp, const uint8_t *se, size_t nco
         unsigned width;
         if (string_column_coding(sp, se, n, &k, &width) != 0)
             return -1;
-        if (k == 0) {
-            if (read_strings(sp, se, n, ptr, len) != 0)
+        if (k == 0 || k == LTK_STRING_CODING_LINES) {
+            if ((k == 0 ? read_strings(sp, se, n, ptr, len) : read_lines(sp, se, n, ptr, len)) != 0)
                 return -1;
             continue;
         }
@@ -965,7 +988,11 @@ int ltk_decode_templates(ltk_decoder *d, const uint8_t *payload, size_t len,
     uint64_t nparts;
     if (ltk_varint_get(&p, end, &nlines) != 0 || nlines != expect_lines)
         return BAD("line count does not match the block header");
-    if (ltk_varint_get(&p, end, &nparts) != 0 || nparts < 1 || nparts > LTK_MAX_HEADER_PARTS + 1)
+    if (ltk_varint_get(&p, end, &nparts) != 0)
+        return BAD("bad part count");
+    d->messages = (nparts & LTK_PARTS_MESSAGES) != 0;
+    nparts &= ~(uint64_t)LTK_PARTS_MESSAGES;
+    if (nparts < 1 || nparts > LTK_MAX_HEADER_PARTS + 1)
         return BAD("bad part count");
     d->nparts = (uint32_t)nparts;
     if (nlines > (uint64_t)expect_bytes + 1)
@@ -1081,6 +1108,11 @@ const uint8_t *ltk_decoder_template(const ltk_decoder *d, uint32_t t, size_t *le
 uint32_t ltk_decoder_part_count(const ltk_decoder *d)
 {
     return d->nparts;
+}
+
+int ltk_decoder_whole_messages(const ltk_decoder *d)
+{
+    return d->messages;
 }
 
 const uint32_t *ltk_decoder_unit_templates(const ltk_decoder *d)

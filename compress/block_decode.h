@@ -69,6 +69,11 @@ uint32_t ltk_decoder_template_count(const ltk_decoder *d);
 const uint8_t *ltk_decoder_template(const ltk_decoder *d, uint32_t t, size_t *len);
 /** Parts per line (header parts + the rest). */
 uint32_t ltk_decoder_part_count(const ltk_decoder *d);
+/**
+ * Nonzero when the decoded block keeps each message as one string variable
+ * (LTK_PARTS_MESSAGES): its strings may hold any byte but a newline.
+ */
+int ltk_decoder_whole_messages(const ltk_decoder *d);
 /** Template index of part p of line i. */
 uint32_t ltk_decoder_line_template(const ltk_decoder *d, uint32_t i, uint32_t p);
 /** Template indices of all units after ltk_decode_lines: entry p * lines + i is part p of line i. */

@@ -68,6 +68,7 @@ struct ltk_decoder {
     uint8_t loaded[LTK_NSTREAMS];     /* decompressed into streams[i] for this block */
     uint32_t nlines, ntemplates;
     uint32_t nparts; /* units per line: header parts + the rest */
+    int messages;    /* the block keeps each message as a string (LTK_PARTS_MESSAGES) */
     uint32_t expect_bytes;
     tmpl_info *tmpls;
     size_t tmpls_cap;

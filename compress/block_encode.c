@@ -34,6 +34,9 @@
  * or group has a chunk of its own, so a rare line's header values come from
  * a small chunk.  (scale2m: archive 0.46% smaller, logtk grep -T 1 -F
  * MegaRAID 11% fewer instructions, an IP 9% fewer.)
+ * A block whose messages share too little for templates (dictionary larger
+ * than a quarter of the text) is also encoded with each message as one
+ * string variable, and the smaller kept (see ltk_encode_block).
  *
  * Speed (zstd takes only about a tenth of the time at low levels; the rest
  * is here and in line_split.c): each line is split once and its template cut
@@ -48,6 +51,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -96,6 +100,7 @@ struct ltk_encoder {
     ltk_strbuf chunk_box, chunk_data;
     ltk_strbuf trial_planes, trial_out; /* put_numeric_column's trial of octet planes */
     logtk_format *format; /* the log's format, when the user gave one (header_fields.c) */
+    int whole_messages; /* the block being encoded keeps each message as a string (encode_parts) */
     /* dictionary of the string column being written (string_dictionary) */
     uint32_t *dict_slot, *dict_id, *dict_first;
     size_t dict_slot_cap, dict_id_cap, dict_first_cap;
@@ -387,6 +392,12 @@ static uint32_t string_dictionary(ltk_encoder *e, const char *text, const uint64
  * 16 Loghub-2k logs at level 19: a coding on every column, or dictionaries
  * taken whenever smaller, cost 0.1% to 0.7% of the ratio on Windows, BGL,
  * Mac; so small columns, the most numerous ones, carry no coding at all.)
+ * A column of whole messages (e->whole_messages) is instead written as the
+ * values each followed by '\n' (coding LTK_STRING_CODING_LINES): the
+ * messages' own text, which zstd matches across lines, where a length in
+ * front of each one breaks every match (dpkg.log at level 19: 29,951 bytes
+ * with lengths, 27,146 with '\n'; on other columns it gained nothing:
+ * Loghub-2k ZooKeeper 26.47 -> 26.41).
  */
 #ifndef STRING_DICT_MIN
 #define STRING_DICT_MIN 16u
@@ -398,10 +409,11 @@ static int put_string_column(ltk_encoder *e, const char *text, const uint64_t *s
 {
     ltk_strbuf *strs = &e->streams[LTK_S_STRS];
     int coded = n >= STRING_DICT_MIN;
-    size_t plain = (size_t)coded;
+    int lines = coded && e->whole_messages;
+    size_t plain = lines ? (size_t)varint_len(LTK_STRING_CODING_LINES) : (size_t)coded;
     for (uint32_t v = 0; v < n; v++) {
         uint32_t slen = (uint32_t)spans[v];
-        plain += (size_t)varint_len(slen) + slen;
+        plain += lines ? (size_t)slen + 1 : (size_t)varint_len(slen) + slen;
     }
     uint32_t k = coded ? string_dictionary(e, text, spans, n) : 0;
     size_t dict = SIZE_MAX;
@@ -429,6 +441,16 @@ static int put_string_column(ltk_encoder *e, const char *text, const uint64_t *s
             *d++ = (char)id;
             if (width == 2)
                 *d++ = (char)(id >> 8);
+        }
+    } else if (lines) {
+        /* each value, then '\n' (never in a value: values are parts of lines) */
+        d = put_varint_at(d, LTK_STRING_CODING_LINES);
+        for (uint32_t v = 0; v < n; v++) {
+            uint32_t slen = (uint32_t)spans[v];
+            assert(memchr(text + (spans[v] >> 32), '\n', slen) == NULL);
+            memcpy(d, text + (spans[v] >> 32), slen);
+            d += slen;
+            *d++ = '\n';
         }
     } else {
         if (coded)
@@ -695,10 +717,41 @@ static uint32_t split_large_templates(ltk_encoder *e, size_t nlines, size_t npar
     return total;
 }
 
-/* Encodes with a given number of parts per line and zstd level. */
-static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t nparts, int level,
-                        ltk_strbuf *out, uint32_t *nlines_out)
+/*
+ * The rest of a line from byte `from` on (after its header parts) as one
+ * string variable: its leading blanks as literal template bytes, then the
+ * marker, and that variable (str_off relative to the line).  The layout of a
+ * block whose messages share too little text for templates and columns to
+ * pay (see ltk_encode_block).
+ */
+static int rest_as_string(const char *line, size_t from, size_t len, ltk_strbuf *tmpl,
+                          ltk_var **vars, size_t *nvars, size_t *cap)
 {
+    size_t a = from;
+    while (a < len && is_blank(line[a]))
+        a++;
+    /* the blanks before it stay literal, so the template has the line's runs up to the string */
+    if (ltk_strbuf_append(tmpl, line + from, a - from) != 0)
+        return -1;
+    if (a == len)
+        return 0;
+    if (ltk_array_reserve((void **)vars, cap, *nvars + 1, sizeof **vars) != 0 ||
+        ltk_strbuf_putc(tmpl, (char)LTK_M_STR) != 0)
+        return -1;
+    (*vars)[(*nvars)++] =
+        (ltk_var){.kind = LTK_M_STR, .str_off = (uint32_t)a, .str_len = (uint32_t)(len - a)};
+    return 0;
+}
+
+/*
+ * Encodes with a given number of parts per line and zstd level; with
+ * whole_messages, the rest of each line after its header parts is one
+ * string variable.
+ */
+static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t nparts, int level,
+                        int whole_messages, ltk_strbuf *out, uint32_t *nlines_out)
+{
+    e->whole_messages = whole_messages;
     int rc = LOGTK_ERR_NOMEM;
     ltk_hashtab templates;
     if (ltk_hashtab_init(&templates, 1024) != 0)
@@ -751,7 +804,16 @@ static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t npa
         e->prev_tmpl = e->tmpl;
         e->tmpl = swap;
         e->tmpl.len = 0;
-        if (ltk_split_line(text + pos, dlen, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0)
+        size_t cut = dlen; /* split into template and variables up to here; the rest: a string */
+        if (whole_messages) {
+            size_t a = pos;
+            for (size_t k = 0; k + 1 < nparts; k++)
+                a = part_end(text, a, pos + dlen, len);
+            cut = a - pos;
+        }
+        if (ltk_split_line(text + pos, cut, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0 ||
+            (whole_messages &&
+             rest_as_string(text + pos, cut, dlen, &e->tmpl, &e->vars, &e->nvars, &e->vars_cap) != 0))
             goto done;
         for (size_t k = v0; k < e->nvars; k++)
             e->vars[k].str_off += (uint32_t)pos;
@@ -968,7 +1030,8 @@ static int encode_parts(ltk_encoder *e, const char *text, size_t len, size_t npa
     }
 
     /* 5. payload: nlines, then each stream (raw_len, stored_len, bytes) */
-    if (ltk_strbuf_put_varint(out, nlines) != 0 || ltk_strbuf_put_varint(out, nparts) != 0)
+    if (ltk_strbuf_put_varint(out, nlines) != 0 ||
+        ltk_strbuf_put_varint(out, nparts + (whole_messages ? LTK_PARTS_MESSAGES : 0)) != 0)
         goto done;
     for (int i = 0; i < LTK_NSTREAMS; i++) {
         ltk_strbuf *st = &e->streams[i];
@@ -1066,7 +1129,7 @@ int ltk_encode_block(ltk_encoder *e, const char *text, size_t len, ltk_strbuf *o
         for (size_t k = 0; k <= h; k++) {
             uint32_t nl;
             ltk_strbuf_clear(&trial);
-            if (encode_parts(e, text, len, k + 1, 3, &trial, &nl) != LOGTK_OK)
+            if (encode_parts(e, text, len, k + 1, 3, 0, &trial, &nl) != LOGTK_OK)
                 break;
             if (trial.len < best_size) {
                 best_size = trial.len;
@@ -1076,5 +1139,34 @@ int ltk_encode_block(ltk_encoder *e, const char *text, size_t len, ltk_strbuf *o
         ltk_strbuf_free(&trial);
         h = best_h;
     }
-    return encode_parts(e, text, len, h + 1, e->level, out, nlines_out);
+    const size_t start = out->len;
+    int rc = encode_parts(e, text, len, h + 1, e->level, 0, out, nlines_out);
+    if (rc != LOGTK_OK)
+        return rc;
+    /*
+     * Lines that share too little text (package names, free text: nearly
+     * every line its own template) make a template dictionary about as
+     * large as the text, template ids that cost more than the line ends
+     * they replace, and numbers cut off from the words around them: such a
+     * block comes out larger than zstd of its text.  So when the dictionary
+     * holds more than a quarter of the text, the block is also encoded with
+     * the same header parts and the rest of each line as one string variable
+     * (the messages' text, one per line, under zstd at the block's level),
+     * and the smaller payload is kept.  The dictionary costs nothing to look
+     * at, where a trial compression of every block took a quarter of the
+     * time: on the 16 Loghub-2k logs it holds 0.2% to 17% of the text, on
+     * the Debian logs of logtk-archive(5) 55% to 92%.
+     */
+    if (e->streams[LTK_S_TEMPLATES].len * 4 > len) {
+        const size_t columns = out->len - start;
+        ltk_strbuf whole = LTK_STRBUF_INIT;
+        uint32_t nl;
+        rc = encode_parts(e, text, len, h + 1, e->level, 1, &whole, &nl);
+        if (rc == LOGTK_OK && whole.len < columns) {
+            out->len = start;
+            rc = ltk_strbuf_append(out, whole.data, whole.len) == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;
+        }
+        ltk_strbuf_free(&whole);
+    }
+    return rc;
 }

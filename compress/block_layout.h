@@ -117,6 +117,23 @@ static inline int ltk_is_num_marker(unsigned c)
     return ltk_is_var_marker(c) && c != LTK_M_STR;
 }
 
+/*
+ * Coding of a string column of at least 16 values (its first varint; see
+ * put_string_column): 1..65536 a dictionary of that many values, this one
+ * the values each followed by '\n' (archive version 6), and 0 the values
+ * each after its length (what versions 3 to 5 wrote).
+ */
+#define LTK_STRING_CODING_LINES 65537u
+
+/*
+ * Added to a payload's part count (version 6) when the block keeps each
+ * message as one string variable (block_encode.c): its string variables
+ * may then hold any byte but a newline, blanks included, where the other
+ * blocks' hold only hex digits, '-', 'x' (ltk_var_may_contain), so search
+ * cannot rule out any of its templates.
+ */
+#define LTK_PARTS_MESSAGES 16u
+
 /* Per-stream sizes of an encoded block, for `logtk info`. */
 typedef struct ltk_stream_sizes {
     uint64_t raw[LTK_NSTREAMS];

@@ -1319,7 +1319,7 @@ int logtk_archive_writer_open_path(logtk_archive_writer *w, const char *path);
 /**
  * Opens the archive at `path` to append to it, for a writer that runs as
  * long as a log stream (a shipper's child process): created when missing
- * (then version 5, see logtk-archive(5)), otherwise reopened, never
+ * (see logtk-archive(5)), otherwise reopened, never
  * replaced.  Every block is written to the file itself and synced before the
  * next one starts, so after a crash or kill -9 the file holds every line of
  * the blocks written; the footer comes at close.  Reopening finds the last
