@@ -119,4 +119,14 @@ static inline const char *test_data_path(const char *name)
     return buf;
 }
 
+/* A write callback that counts the newlines it is given in *(size_t *)user (lines written). */
+static inline int test_count_newlines(void *user, const void *data, size_t len)
+{
+    size_t *n = user;
+    const char *s = data;
+    for (size_t i = 0; i < len; i++)
+        *n += s[i] == '\n';
+    return 0;
+}
+
 #endif

@@ -77,15 +77,6 @@ TEST(test_dictionary_sizes)
     free(text);
 }
 
-static int collect(void *user, const void *data, size_t len)
-{
-    size_t *n = user;
-    const char *s = data;
-    for (size_t i = 0; i < len; i++)
-        *n += s[i] == '\n';
-    return 0;
-}
-
 TEST(test_search)
 {
     size_t len;
@@ -123,7 +114,7 @@ TEST(test_search)
         CHECK(logtk_archive_reader_new(&r) == LOGTK_OK && logtk_archive_reader_open_path(r, path) == LOGTK_OK);
         logtk_archive_block b;
         int rc;
-        while ((rc = logtk_grep_next_block(g, r, &b, collect, &got, &count)) == LOGTK_OK)
+        while ((rc = logtk_grep_next_block(g, r, &b, test_count_newlines, &got, &count)) == LOGTK_OK)
             ;
         CHECK(rc == LOGTK_DONE);
         CHECK(got == want && count == want);
