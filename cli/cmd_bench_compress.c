@@ -1,5 +1,6 @@
 /*
- * cmd_bench_compress.c - `logtk bench compress`: ratio and speed on Loghub.
+ * cmd_bench_compress.c - `logtk bench compress`: ratio and speed on Loghub
+ * (or on the user's own logs, --input).
  *
  * For each of the 16 Loghub-2k logs (DIR/<D>/original/<D>_2k.log, the raw
  * files with their CRLF line ends) and for all 16 concatenated, the file is
@@ -80,11 +81,17 @@ static int tool_present(const char *tool)
     return system(cmd) == 0;
 }
 
-/* Bytes of `TOOL ARGS < path`, or 0 on failure. */
+/*
+ * Bytes of `TOOL ARGS < path`, or 0 on failure.  The path reaches the shell
+ * through the environment, so no name (quotes, blanks, '$') can change the
+ * command.
+ */
 static uint64_t tool_bytes(const char *tool_args, const char *path)
 {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "%s < '%s' | wc -c", tool_args, path);
+    char cmd[512];
+    if (setenv("LOGTK_BENCH_FILE", path, 1) != 0)
+        return 0;
+    snprintf(cmd, sizeof cmd, "%s < \"$LOGTK_BENCH_FILE\" | wc -c", tool_args);
     FILE *p = popen(cmd, "r");
     if (!p)
         return 0;
@@ -192,9 +199,65 @@ static int bench_one(const char *name, const char *path, const buf *in, const ch
     return ok ? 0 : -1;
 }
 
+/* Sums of the logs of the rows' ratios, for the geometric mean row. */
+typedef struct geomean {
+    double logtk, xz, zstd;
+    int n;
+} geomean;
+
+static void geomean_add(geomean *g, const row_result *res)
+{
+    if (res->ratio > 0) {
+        g->logtk += log(res->ratio);
+        g->xz += res->xz > 0 ? log(res->xz) : 0;
+        g->zstd += res->zstd > 0 ? log(res->zstd) : 0;
+        g->n++;
+    }
+}
+
+/* The row `label` of the geometric means (nothing without a row). */
+static void geomean_print(const char *label, const geomean *g, int have_xz, int have_zstd, int status)
+{
+    if (g->n == 0)
+        return;
+    printf("%s\t-\t-\t%.2f", label, exp(g->logtk / g->n));
+    if (have_xz)
+        printf("\t%.2f", exp(g->xz / g->n));
+    if (have_zstd)
+        printf("\t%.2f", exp(g->zstd / g->n));
+    printf("\t-\t-\t%s\n", status == EXIT_OK ? "ok" : "FAILED");
+}
+
+/* --input: a row per file, named by its file name, then the geomean row. */
+static int bench_inputs(const char *const *inputs, size_t ninputs, const char *level,
+                        const char *threads, double min_time, int have_xz, int have_zstd)
+{
+    int status = EXIT_OK;
+    geomean g = {0};
+    for (size_t i = 0; i < ninputs; i++) {
+        buf in = {0};
+        if (read_all(inputs[i], &in) != 0) {
+            cli_error(SUB, "%s: %s", inputs[i], strerror(errno));
+            status = EXIT_DATA;
+            free(in.data);
+            continue;
+        }
+        const char *slash = strrchr(inputs[i], '/');
+        row_result res = {0};
+        if (bench_one(slash ? slash + 1 : inputs[i], inputs[i], &in, level, threads, NULL, min_time,
+                      have_xz, have_zstd, &res) != 0)
+            status = EXIT_DATA;
+        geomean_add(&g, &res);
+        free(in.data);
+    }
+    geomean_print("geomean", &g, have_xz, have_zstd, status);
+    return status;
+}
+
 int cmd_bench_compress(int argc, char **argv)
 {
     static const struct option long_options[] = {{"loghub", required_argument, NULL, 'L'},
+                                                 {"input", required_argument, NULL, 'i'},
                                                  {"level", required_argument, NULL, 'l'},
                                                  {"threads", required_argument, NULL, 'T'},
                                                  {"min-time", required_argument, NULL, 'm'},
@@ -204,50 +267,84 @@ int cmd_bench_compress(int argc, char **argv)
     const char *dir = NULL, *level = "19", *threads = "1";
     double min_time = 0.2;
     int c, preset = 0;
+    /* --input FILE...: the user's own logs instead of the Loghub-2k ones (at most argc) */
+    const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    size_t ninputs = 0;
+    if (!inputs) {
+        cli_error(SUB, "out of memory");
+        return EXIT_DATA;
+    }
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":l:T:h", long_options, NULL)) != -1) {
         switch (c) {
         case 'L': dir = optarg; break;
+        case 'i': inputs[ninputs++] = optarg; break;
         case 'l': level = optarg; break;
         case 'T': threads = optarg; break;
         case 'm': {
             char *end;
             errno = 0;
             min_time = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !(min_time >= 0 && min_time <= 3600))
+            if (end == optarg || *end || errno || !(min_time >= 0 && min_time <= 3600)) {
+                free(inputs);
                 return cli_usage_error(SUB, "--min-time wants seconds from 0 to 3600, not '%s'",
                                        optarg);
+            }
             break;
         }
         case 'P': preset = 1; break;
         case 'h':
             printf("usage: logtk bench compress --loghub DIR [-l LEVEL] [-T THREADS] [--min-time S]\n"
-                   "                            [--preset]\n\n"
+                   "                            [--preset]\n"
+                   "       logtk bench compress --input FILE [--input FILE...] [-l LEVEL] [-T THREADS]\n"
+                   "                            [--min-time S]\n\n"
                    "Compress and decompress each Loghub-2k log (DIR/<D>/original/<D>_2k.log) and\n"
-                   "all 16 concatenated; check the round trip; compare with xz -9e and zstd -19\n"
-                   "run in the same run.  Prints TSV:\n"
+                   "all 16 concatenated, or each FILE (a row named by its file name); check the\n"
+                   "round trip; compare with xz -9e and zstd -19 run in the same run.  Prints TSV:\n"
                    "dataset bytes logtk_bytes ratio xz9e_ratio zstd19_ratio compress_MBps\n"
                    "decompress_MBps roundtrip, then a geomean row.  LEVEL defaults to 19;\n"
                    "each timing repeats for at least S seconds (default 0.2).  --preset\n"
                    "compresses each log with its dataset's format (as compress --dataset D).\n\n"
                    "Exit status: 0 all round trips exact, 1 a failure, 2 usage error.\n");
+            free(inputs);
             return EXIT_OK;
-        case ':': return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_unknown_option(SUB, argv);
+        case ':':
+            free(inputs);
+            return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            free(inputs);
+            return cli_unknown_option(SUB, argv);
         }
     }
-    if (!dir)
-        return cli_usage_error(SUB, "--loghub DIR is required");
-    if (optind < argc)
-        return cli_usage_error(SUB, "unexpected argument '%s'", argv[optind]);
+    const char *why = NULL;
+    if (!dir && !ninputs)
+        why = "--loghub DIR or --input FILE is required";
+    else if (dir && ninputs)
+        why = "--loghub and --input exclude each other";
+    else if (ninputs && preset)
+        why = "--preset applies to the Loghub-2k logs";
+    else if (optind < argc)
+        why = "unexpected argument";
+    if (why) {
+        int status = optind < argc && strcmp(why, "unexpected argument") == 0
+                         ? cli_usage_error(SUB, "unexpected argument '%s'", argv[optind])
+                         : cli_usage_error(SUB, "%s", why);
+        free(inputs);
+        return status;
+    }
     int have_xz = tool_present("xz"), have_zstd = tool_present("zstd");
     printf("dataset\tbytes\tlogtk_bytes\tratio%s%s\tcompress_MBps\tdecompress_MBps\troundtrip\n",
            have_xz ? "\txz9e_ratio" : "", have_zstd ? "\tzstd19_ratio" : "");
+    if (ninputs) {
+        int status = bench_inputs(inputs, ninputs, level, threads, min_time, have_xz, have_zstd);
+        free(inputs);
+        return status;
+    }
+    free(inputs);
     int status = EXIT_OK;
     buf all = {0};
-    double lr = 0, lx = 0, lz = 0;
-    int n = 0;
+    geomean g = {0};
     for (int i = 0; i < 16; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s/original/%s_2k.log", dir, datasets[i], datasets[i]);
@@ -262,12 +359,7 @@ int cmd_bench_compress(int argc, char **argv)
         const char *format = preset ? logtk_dataset_format(logtk_dataset_find(datasets[i])) : NULL;
         if (bench_one(datasets[i], path, &in, level, threads, format, min_time, have_xz, have_zstd, &res) != 0)
             status = EXIT_DATA;
-        if (res.ratio > 0) {
-            lr += log(res.ratio);
-            lx += res.xz > 0 ? log(res.xz) : 0;
-            lz += res.zstd > 0 ? log(res.zstd) : 0;
-            n++;
-        }
+        geomean_add(&g, &res);
         buf_write(&all, in.data, in.len);
         free(in.data);
     }
@@ -289,14 +381,7 @@ int cmd_bench_compress(int argc, char **argv)
         unlink(tmpl);
         logtk_temporary_remove(tmpl);
     }
-    if (n > 0) {
-        printf("geomean16\t-\t-\t%.2f", exp(lr / n));
-        if (have_xz)
-            printf("\t%.2f", exp(lx / n));
-        if (have_zstd)
-            printf("\t%.2f", exp(lz / n));
-        printf("\t-\t-\t%s\n", status == EXIT_OK ? "ok" : "FAILED");
-    }
+    geomean_print("geomean16", &g, have_xz, have_zstd, status);
     free(all.data);
     return status;
 }
