@@ -317,21 +317,18 @@ int cmd_bench_compress(int argc, char **argv)
             return cli_unknown_option(SUB, argv);
         }
     }
-    const char *why = NULL;
+    int usage = EXIT_OK;
     if (!dir && !ninputs)
-        why = "--loghub DIR or --input FILE is required";
+        usage = cli_usage_error(SUB, "--loghub DIR or --input FILE is required");
     else if (dir && ninputs)
-        why = "--loghub and --input exclude each other";
+        usage = cli_usage_error(SUB, "--loghub and --input exclude each other");
     else if (ninputs && preset)
-        why = "--preset applies to the Loghub-2k logs";
+        usage = cli_usage_error(SUB, "--preset applies to the Loghub-2k logs");
     else if (optind < argc)
-        why = "unexpected argument";
-    if (why) {
-        int status = optind < argc && strcmp(why, "unexpected argument") == 0
-                         ? cli_usage_error(SUB, "unexpected argument '%s'", argv[optind])
-                         : cli_usage_error(SUB, "%s", why);
+        usage = cli_usage_error(SUB, "unexpected argument '%s'", argv[optind]);
+    if (usage != EXIT_OK) {
         free(inputs);
-        return status;
+        return usage;
     }
     int have_xz = tool_present("xz"), have_zstd = tool_present("zstd");
     printf("dataset\tbytes\tlogtk_bytes\tratio%s%s\tcompress_MBps\tdecompress_MBps\troundtrip\n",
