@@ -153,18 +153,24 @@ typedef struct row_result {
     int ok;
 } row_result;
 
-static int bench_one(const char *name, const char *path, const buf *in, const char *level,
-                     const char *threads, const char *format, double min_time, int have_xz,
-                     int have_zstd, row_result *res)
+/* What every row is measured with. */
+typedef struct bench_settings {
+    const char *level, *threads;
+    double min_time;
+    int have_xz, have_zstd; /* the tools installed (their columns) */
+} bench_settings;
+
+static int bench_one(const char *name, const char *path, const buf *in, const char *format,
+                     const bench_settings *set, row_result *res)
 {
     buf arc = {0}, back = {0};
     double t0 = cli_now();
     int reps = 0;
     int rc = LOGTK_OK;
     do {
-        rc = compress_once(in, level, threads, format, &arc);
+        rc = compress_once(in, set->level, set->threads, format, &arc);
         reps++;
-    } while (rc == LOGTK_OK && cli_now() - t0 < min_time);
+    } while (rc == LOGTK_OK && cli_now() - t0 < set->min_time);
     double ct = (cli_now() - t0) / reps;
     double dt = 0;
     int ok = 0;
@@ -174,19 +180,19 @@ static int bench_one(const char *name, const char *path, const buf *in, const ch
         do {
             rc = decompress_once(&arc, &back);
             reps++;
-        } while (rc == LOGTK_OK && cli_now() - t0 < min_time);
+        } while (rc == LOGTK_OK && cli_now() - t0 < set->min_time);
         dt = (cli_now() - t0) / reps;
         ok = rc == LOGTK_OK && back.len == in->len && memcmp(back.data, in->data, in->len) == 0;
     }
     res->ok = ok;
     res->ratio = arc.len ? (double)in->len / (double)arc.len : 0;
     printf("%s\t%zu\t%zu\t%.2f", name, in->len, arc.len, res->ratio);
-    if (have_xz) {
+    if (set->have_xz) {
         uint64_t n = tool_bytes("xz -9e -c", path);
         res->xz = n ? (double)in->len / (double)n : 0;
         printf("\t%.2f", res->xz);
     }
-    if (have_zstd) {
+    if (set->have_zstd) {
         uint64_t n = tool_bytes("zstd -19 -c -q", path);
         res->zstd = n ? (double)in->len / (double)n : 0;
         printf("\t%.2f", res->zstd);
@@ -228,30 +234,27 @@ static void geomean_print(const char *label, const geomean *g, int have_xz, int 
     printf("\t-\t-\t%s\n", status == EXIT_OK ? "ok" : "FAILED");
 }
 
-/* --input: a row per file, named by its file name, then the geomean row. */
-static int bench_inputs(const char *const *inputs, size_t ninputs, const char *level,
-                        const char *threads, double min_time, int have_xz, int have_zstd)
+/*
+ * Reads path and measures it as row `name` (counted in g; its bytes appended
+ * to all when all is non-NULL).  Returns 0, or -1 when the file cannot be read
+ * (said on stderr) or its round trip failed.
+ */
+static int bench_file(const char *name, const char *path, const char *format,
+                      const bench_settings *set, geomean *g, buf *all)
 {
-    int status = EXIT_OK;
-    geomean g = {0};
-    for (size_t i = 0; i < ninputs; i++) {
-        buf in = {0};
-        if (read_all(inputs[i], &in) != 0) {
-            cli_error(SUB, "%s: %s", inputs[i], strerror(errno));
-            status = EXIT_DATA;
-            free(in.data);
-            continue;
-        }
-        const char *slash = strrchr(inputs[i], '/');
-        row_result res = {0};
-        if (bench_one(slash ? slash + 1 : inputs[i], inputs[i], &in, level, threads, NULL, min_time,
-                      have_xz, have_zstd, &res) != 0)
-            status = EXIT_DATA;
-        geomean_add(&g, &res);
+    buf in = {0};
+    if (read_all(path, &in) != 0) {
+        cli_error(SUB, "%s: %s", path, strerror(errno));
         free(in.data);
+        return -1;
     }
-    geomean_print("geomean", &g, have_xz, have_zstd, status);
-    return status;
+    row_result res = {0};
+    int rc = bench_one(name, path, &in, format, set, &res);
+    geomean_add(g, &res);
+    if (all)
+        buf_write(all, in.data, in.len);
+    free(in.data);
+    return rc;
 }
 
 int cmd_bench_compress(int argc, char **argv)
@@ -264,9 +267,9 @@ int cmd_bench_compress(int argc, char **argv)
                                                  {"preset", no_argument, NULL, 'P'},
                                                  {"help", no_argument, NULL, 'h'},
                                                  {NULL, 0, NULL, 0}};
-    const char *dir = NULL, *level = "19", *threads = "1";
-    double min_time = 0.2;
-    int c, preset = 0;
+    const char *dir = NULL;
+    bench_settings set = {.level = "19", .threads = "1", .min_time = 0.2};
+    int c, preset = 0, status = EXIT_OK;
     /* --input FILE...: the user's own logs instead of the Loghub-2k ones (at most argc) */
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
     size_t ninputs = 0;
@@ -280,16 +283,16 @@ int cmd_bench_compress(int argc, char **argv)
         switch (c) {
         case 'L': dir = optarg; break;
         case 'i': inputs[ninputs++] = optarg; break;
-        case 'l': level = optarg; break;
-        case 'T': threads = optarg; break;
+        case 'l': set.level = optarg; break;
+        case 'T': set.threads = optarg; break;
         case 'm': {
             char *end;
             errno = 0;
-            min_time = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !(min_time >= 0 && min_time <= 3600)) {
-                free(inputs);
-                return cli_usage_error(SUB, "--min-time wants seconds from 0 to 3600, not '%s'",
-                                       optarg);
+            set.min_time = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(set.min_time >= 0 && set.min_time <= 3600)) {
+                status = cli_usage_error(SUB, "--min-time wants seconds from 0 to 3600, not '%s'",
+                                         optarg);
+                goto done;
             }
             break;
         }
@@ -307,58 +310,47 @@ int cmd_bench_compress(int argc, char **argv)
                    "each timing repeats for at least S seconds (default 0.2).  --preset\n"
                    "compresses each log with its dataset's format (as compress --dataset D).\n\n"
                    "Exit status: 0 all round trips exact, 1 a failure, 2 usage error.\n");
-            free(inputs);
-            return EXIT_OK;
+            goto done;
         case ':':
-            free(inputs);
-            return cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
+            status = cli_usage_error(SUB, "option '%s' needs a value", argv[optind - 1]);
+            goto done;
         default:
-            free(inputs);
-            return cli_unknown_option(SUB, argv);
+            status = cli_unknown_option(SUB, argv);
+            goto done;
         }
     }
-    int usage = EXIT_OK;
     if (!dir && !ninputs)
-        usage = cli_usage_error(SUB, "--loghub DIR or --input FILE is required");
+        status = cli_usage_error(SUB, "--loghub DIR or --input FILE is required");
     else if (dir && ninputs)
-        usage = cli_usage_error(SUB, "--loghub and --input exclude each other");
+        status = cli_usage_error(SUB, "--loghub and --input exclude each other");
     else if (ninputs && preset)
-        usage = cli_usage_error(SUB, "--preset applies to the Loghub-2k logs");
+        status = cli_usage_error(SUB, "--preset applies to the Loghub-2k logs");
     else if (optind < argc)
-        usage = cli_usage_error(SUB, "unexpected argument '%s'", argv[optind]);
-    if (usage != EXIT_OK) {
-        free(inputs);
-        return usage;
-    }
-    int have_xz = tool_present("xz"), have_zstd = tool_present("zstd");
+        status = cli_usage_error(SUB, "unexpected argument '%s'", argv[optind]);
+    if (status != EXIT_OK)
+        goto done;
+    set.have_xz = tool_present("xz");
+    set.have_zstd = tool_present("zstd");
     printf("dataset\tbytes\tlogtk_bytes\tratio%s%s\tcompress_MBps\tdecompress_MBps\troundtrip\n",
-           have_xz ? "\txz9e_ratio" : "", have_zstd ? "\tzstd19_ratio" : "");
-    if (ninputs) {
-        int status = bench_inputs(inputs, ninputs, level, threads, min_time, have_xz, have_zstd);
-        free(inputs);
-        return status;
-    }
-    free(inputs);
-    int status = EXIT_OK;
-    buf all = {0};
+           set.have_xz ? "\txz9e_ratio" : "", set.have_zstd ? "\tzstd19_ratio" : "");
     geomean g = {0};
+    if (ninputs) {
+        /* the user's files: a row each, named by its file name */
+        for (size_t i = 0; i < ninputs; i++) {
+            const char *slash = strrchr(inputs[i], '/');
+            if (bench_file(slash ? slash + 1 : inputs[i], inputs[i], NULL, &set, &g, NULL) != 0)
+                status = EXIT_DATA;
+        }
+        geomean_print("geomean", &g, set.have_xz, set.have_zstd, status);
+        goto done;
+    }
+    buf all = {0};
     for (int i = 0; i < 16; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s/original/%s_2k.log", dir, datasets[i], datasets[i]);
-        buf in = {0};
-        if (read_all(path, &in) != 0) {
-            cli_error(SUB, "%s: %s", path, strerror(errno));
-            status = EXIT_DATA;
-            free(in.data);
-            continue;
-        }
-        row_result res = {0};
         const char *format = preset ? logtk_dataset_format(logtk_dataset_find(datasets[i])) : NULL;
-        if (bench_one(datasets[i], path, &in, level, threads, format, min_time, have_xz, have_zstd, &res) != 0)
+        if (bench_file(datasets[i], path, format, &set, &g, &all) != 0)
             status = EXIT_DATA;
-        geomean_add(&g, &res);
-        buf_write(&all, in.data, in.len);
-        free(in.data);
     }
     /* all 16 concatenated: written to a temporary file for xz and zstd */
     char tmpl[] = "/tmp/logtk-bench-XXXXXX";
@@ -373,12 +365,14 @@ int cmd_bench_compress(int argc, char **argv)
         else
             close(fd);
         row_result res = {0};
-        if (wok && bench_one("all16", tmpl, &all, level, threads, NULL, min_time, have_xz, have_zstd, &res) != 0)
+        if (wok && bench_one("all16", tmpl, &all, NULL, &set, &res) != 0)
             status = EXIT_DATA;
         unlink(tmpl);
         logtk_temporary_remove(tmpl);
     }
-    geomean_print("geomean16", &g, have_xz, have_zstd, status);
+    geomean_print("geomean16", &g, set.have_xz, set.have_zstd, status);
     free(all.data);
+done:
+    free(inputs);
     return status;
 }
