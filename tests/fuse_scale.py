@@ -17,8 +17,13 @@ usage: tests/fuse_scale.py BUILD_DIR [MULT [PARSER [DATASET ...]]]
   MULT       lines per sample line (default 10); PARSER default fuse
 Prints one row per dataset: lines, GT templates, parser templates, GA, PA
 (GA as Loghub counts it: a line is right when its group is exactly the
-ground truth's group).  Work files go to $TMPDIR/logtk-scale.
+ground truth's group), and the speed of the parser and of drain on the grown
+log (`logtk bench parse --input`, lines/s, the median of 3 alternated runs)
+with their ratio: the held-out sets are where "at least as fast as Drain"
+is judged, and a 2k sample is mostly learning.  Work files go to
+$TMPDIR/logtk-scale.
 """
+import statistics
 import ast
 import collections
 import csv
@@ -99,6 +104,24 @@ def parsed_templates(logtk, name, parser, path):
             csv.DictReader(out.split('\n')[:-1], delimiter='\t', quoting=csv.QUOTE_NONE)]
 
 
+def lines_per_s(logtk, name, parser, path):
+    """lines/s of one `logtk bench parse` run of parser on path with name's preset."""
+    out = subprocess.run([logtk, 'bench', 'parse', '--input', path, '--dataset', name,
+                          '--parser', parser, '--quiet'],
+                         stdout=subprocess.PIPE, check=True).stdout.decode()
+    return float(out.split('\n')[-2].split('\t')[5])
+
+
+def speeds(logtk, name, parser, path, runs=3):
+    """Median lines/s of parser and of drain on path, their runs alternated
+    (so that a busy spell of the machine falls on both)."""
+    ours, drain = [], []
+    for _ in range(runs):
+        ours.append(lines_per_s(logtk, name, parser, path))
+        drain.append(lines_per_s(logtk, name, 'drain', path))
+    return statistics.median(ours), statistics.median(drain)
+
+
 def grouping_scores(labels, predicted):
     """(GA, FGA) of `predicted` against `labels`, as Loghub-2.0 defines them: a line
     counts for GA, and a group for FGA, when its group is exactly its label's group."""
@@ -139,7 +162,8 @@ def main(argv):
     names = argv[4:] or sorted(os.listdir(sample_dir))
     work = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'logtk-scale')
     os.makedirs(work, exist_ok=True)
-    print('dataset\tparser\tmult\tlines\tgt_templates\ttemplates\tGA\tPA')
+    print('dataset\tparser\tmult\tlines\tgt_templates\ttemplates\tGA\tPA'
+          '\tlines_per_s\tdrain_lines_per_s\tspeed_ratio')
     sums = []
     for name in names:
         path, labels = grow(sample_dir, name, mult, 1, work)
@@ -150,13 +174,15 @@ def main(argv):
             sys.stderr.write('%s: %s: %d rows for %d lines\n' % (argv[0], name, len(predicted), len(labels)))
             return 1
         nt, np_, ga, pa = score(labels, predicted)
-        print('%s\t%s\t%d\t%d\t%d\t%d\t%.4f\t%.4f' % (name, parser, mult, len(labels), nt, np_, ga, pa))
-        sums.append((len(labels), ga, pa))
+        ours, drain = speeds(logtk, name, parser, path)
+        print('%s\t%s\t%d\t%d\t%d\t%d\t%.4f\t%.4f\t%.0f\t%.0f\t%.3f' % (
+            name, parser, mult, len(labels), nt, np_, ga, pa, ours, drain, ours / drain))
+        sums.append((len(labels), ga, pa, ours / drain))
         os.remove(path)
     if sums:
-        print('mean\t%s\t%d\t%d\t-\t-\t%.4f\t%.4f' % (
+        print('mean\t%s\t%d\t%d\t-\t-\t%.4f\t%.4f\t-\t-\t%.3f' % (
             parser, mult, sum(s[0] for s in sums), sum(s[1] for s in sums) / len(sums),
-            sum(s[2] for s in sums) / len(sums)))
+            sum(s[2] for s in sums) / len(sums), min(s[3] for s in sums)))
     return 0
 
 
