@@ -1,9 +1,10 @@
 /*
  * fuzz_archive.c - archives on arbitrary bytes, two ways:
  *  1. round trip: the input is compressed (block size and thread count taken
- *     from the first byte, so small blocks and the parallel path are hit) and
- *     must decompress to exactly the input, and grep must select exactly the
- *     lines a per-line search selects;
+ *     from the first byte, so small blocks and the parallel path are hit; one
+ *     input in four, by its length, at level 12, where the encoder tries
+ *     more) and must decompress to exactly the input, and grep must select
+ *     exactly the lines a per-line search selects;
  *  2. decoding: the input, behind a valid file header, is read as an archive;
  *     every block must either decode or be reported damaged with a message,
  *     and nothing may read outside its buffers (AddressSanitizer);
@@ -132,6 +133,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = logtk_archive_writer_set_option(w, "block_lines", bl);
     if (rc == LOGTK_OK)
         rc = logtk_archive_writer_set_option(w, "threads", th);
+    /* one input in four at a thorough level (12): every shorter header is
+       tried, and long numbers shared across chunks are counted (block_encode.c) */
+    if (rc == LOGTK_OK && size % 4 == 0)
+        rc = logtk_archive_writer_set_option(w, "level", "12");
     if (rc == LOGTK_OK)
         rc = logtk_archive_writer_open_callback(w, mem_write, &arc);
     if (rc == LOGTK_OK)
