@@ -102,7 +102,7 @@ struct ltk_encoder {
     ltk_strbuf trial_planes, trial_out; /* put_numeric_column's trial of octet planes */
     logtk_format *format; /* the log's format, when the user gave one (header_fields.c) */
     int whole_messages; /* the block being encoded keeps each message as a string (encode_parts) */
-    int count_shared;        /* encode_parts counts shared_bytes (the final encoding at thorough levels) */
+    int count_shared;        /* encode_parts counts shared_bytes (the columns kept, not a trial) */
     ltk_u64map long_numbers; /* shared_numbers: long numbers -> the last numbers chunk to hold them */
     uint64_t shared_bytes;   /* varint bytes of long numbers that an earlier chunk held */
     /* dictionary of the string column being written (string_dictionary) */
@@ -339,6 +339,12 @@ static int put_numeric_column(ltk_encoder *e, const uint64_t *values, const uint
 
 /* Numbers of at least this value count for shared_numbers (7 digits and more). */
 #define LONG_NUMBER_MIN 1000000u
+/*
+ * shared_numbers looks at one long number in this many (chosen by value,
+ * so the same ones in every chunk): counting all of them made level 3 on
+ * the scale-up of README.md about 8% slower.
+ */
+#define SHARED_SAMPLE 8u
 
 /*
  * Adds to e->shared_bytes the varint bytes of the column's long numbers that
@@ -354,14 +360,18 @@ static int shared_numbers(ltk_encoder *e, const uint64_t *values, uint32_t n, in
         uint64_t v = values[k];
         if (v < LONG_NUMBER_MIN)
             continue;
+        /* one number in SHARED_SAMPLE, the same in every chunk, stands for the others */
+        uint64_t key = ltk_mix64(v ^ (uint64_t)kind << 56);
+        if (key % SHARED_SAMPLE != 0)
+            continue;
         int added;
-        uint32_t *last = ltk_u64map_emplace(&e->long_numbers, ltk_mix64(v ^ (uint64_t)kind << 56), chunk, &added);
+        uint32_t *last = ltk_u64map_emplace(&e->long_numbers, key, chunk, &added);
         if (!last)
             return -1;
         /* chunks are written in order: a number counts once per chunk after its first */
         assert(*last <= chunk);
         if (!added && *last != chunk) {
-            e->shared_bytes += (uint64_t)varint_len(v);
+            e->shared_bytes += SHARED_SAMPLE * (uint64_t)varint_len(v);
             *last = chunk;
         }
     }
@@ -575,8 +585,14 @@ static int cmp_u64(const void *x, const void *y)
  * the rest of the line gets fewer templates.  Looking at the first lines of
  * the block: leading token positions with few distinct shapes are header;
  * the header ends after the last such position that usually holds a number.
+ * *fields receives the end of the header's first run of positions that
+ * usually hold a number (date, time, pid, after any words before them, as
+ * "update-alternatives 2026-12-02 10:00:00:"; at most the header), or 0:
+ * the fields before the message, which may start with words of few shapes
+ * ("INFO dfs.DataNode: Receiving block blk_<n>") that the header takes in
+ * for their numbers.
  */
-static size_t choose_header_parts(ltk_encoder *e, const char *text, size_t len)
+static size_t choose_header_parts(ltk_encoder *e, const char *text, size_t len, size_t *fields)
 {
     enum { MAXH = LTK_MAX_HEADER_PARTS, SAMPLE = 1024 };
     if (!e->sample_hash && !(e->sample_hash = malloc(sizeof(uint64_t) * MAXH * SAMPLE)))
@@ -605,6 +621,7 @@ static size_t choose_header_parts(ltk_encoder *e, const char *text, size_t len)
     if (n == 0)
         return 0;
     size_t limit = n / 32 > 2 ? n / 32 : 2, h = 0;
+    int numbered_run = 1; /* no run of numbered positions ended yet */
     for (int p = 0; p < MAXH; p++) {
         uint64_t *hs = e->sample_hash + p * SAMPLE;
         qsort(hs, n, sizeof *hs, cmp_u64);
@@ -613,6 +630,10 @@ static size_t choose_header_parts(ltk_encoder *e, const char *text, size_t len)
             distinct += hs[i] != hs[i - 1];
         if (distinct > limit)
             break;
+        if (with_var[p] * 2 >= n && numbered_run)
+            *fields = (size_t)p + 1;
+        else if (*fields > 0)
+            numbered_run = 0; /* the first run of numbered positions ended */
         if (with_var[p] * 2 >= n)
             h = (size_t)p + 1;
     }
@@ -1148,7 +1169,8 @@ int ltk_encoder_set_format(ltk_encoder *e, const char *spec)
 int ltk_encode_block(ltk_encoder *e, const char *text, size_t len, ltk_strbuf *out,
                       uint32_t *nlines_out)
 {
-    size_t h = choose_header_parts(e, text, len), bound = h;
+    size_t fields = 0;
+    size_t h = choose_header_parts(e, text, len, &fields), bound = h;
     if (e->format) {
         /*
          * The format marks where the header ends (when most lines match
@@ -1185,7 +1207,7 @@ int ltk_encode_block(ltk_encoder *e, const char *text, size_t len, ltk_strbuf *o
     }
     const size_t start = out->len;
     const int thorough = e->level >= THOROUGH_LEVEL;
-    e->count_shared = thorough;
+    e->count_shared = 1;
     int rc = encode_parts(e, text, len, h + 1, e->level, 0, out, nlines_out);
     e->count_shared = 0;
     if (rc != LOGTK_OK)
@@ -1205,23 +1227,28 @@ int ltk_encode_block(ltk_encoder *e, const char *text, size_t len, ltk_strbuf *o
      * logs it holds 0.2% to 17% of the text, on the Debian logs of
      * logtk-archive(5) 55% to 92%.
      *
-     * At the thorough levels whole messages are also tried when more than
-     * a sixteenth of the numbers stream is long numbers that an earlier
-     * numbers chunk held (shared_numbers): in a log kept in its own order
-     * each id recurs in the lines about it, a few lines apart, which zstd's
-     * window finds in the text but not across chunks compressed on their
-     * own.  The first 20,000 lines of HDFS: 14.9% (level 19: 206,600 bytes
-     * as columns, 138,443 as messages, zstd -19 169,292); the 16 Loghub-2k
+     * Whole messages are also tried when more than a sixteenth of the
+     * numbers stream is long numbers that an earlier numbers chunk held
+     * (shared_numbers): in a log kept in its own order each id recurs in
+     * the lines about it, a few lines apart, which zstd's window finds in
+     * the text but not across chunks compressed on their own.  Counted over
+     * every number, the first 20,000 lines of HDFS: 14.9%; the 16 Loghub-2k
      * logs, Proxifier's full log and dpkg.log at most 1.8%, and their output
-     * is unchanged.  At level 3 the columns win on that log, and the count
-     * is not taken.
+     * is unchanged.  Those messages follow the fields before the message
+     * (date, time, pid) rather than the header guessed for the columns,
+     * which on that log runs on to the block id ("INFO dfs.DataNode$...:
+     * Receiving block blk_<n>": words of few shapes, then a number); the
+     * thorough levels' header was measured and is kept.  That log, bytes as
+     * columns / as messages / zstd at the same level: level 3 227,815 /
+     * 216,275 / 250,789, level 9 217,764 / 174,023 / 207,829, level 19
+     * 206,600 / 138,443 / 169,292.
      */
-    if (e->streams[LTK_S_TEMPLATES].len * 4 > len ||
-        (thorough && e->shared_bytes * 16 > e->streams[LTK_S_NUMS].len)) {
+    if (e->streams[LTK_S_TEMPLATES].len * 4 > len || e->shared_bytes * 16 > e->streams[LTK_S_NUMS].len) {
         const size_t columns = out->len - start;
         ltk_strbuf whole = LTK_STRBUF_INIT;
         uint32_t nl;
-        rc = encode_parts(e, text, len, h + 1, e->level, 1, &whole, &nl);
+        size_t whole_h = thorough || fields > h ? h : fields;
+        rc = encode_parts(e, text, len, whole_h + 1, e->level, 1, &whole, &nl);
         if (rc == LOGTK_OK && whole.len < columns) {
             out->len = start;
             rc = ltk_strbuf_append(out, whole.data, whole.len) == 0 ? LOGTK_OK : LOGTK_ERR_NOMEM;

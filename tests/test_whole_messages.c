@@ -234,32 +234,32 @@ TEST(test_repeating_log_keeps_templates)
 
 /*
  * A contiguous log whose block ids recur across message types: its numbers
- * chunks repeat one another's ids, so at level 19 whole messages are tried,
- * and they win (no larger than zstd -19 of the text); at level 3 the
- * columns are kept.
+ * chunks repeat one another's ids, so whole messages are tried, after the
+ * date, time and pid only (the header guessed at level 3 runs on to the
+ * block id), and they win at both levels, no larger than zstd of the text.
  */
 TEST(test_contiguous_log_of_shared_ids)
 {
     size_t len;
-    uint32_t nt = 0;
     char *text = block_lines(12000, &len);
     CHECK(text != NULL);
-    if (!text)
-        return;
-    ltk_stream_sizes sizes;
-    ltk_decoder *d = block_roundtrip(text, len, 19, NULL, &sizes);
-    CHECK(d != NULL && ltk_decoder_whole_messages(d));
-    size_t bound = ZSTD_compressBound(len);
-    void *z = malloc(bound);
-    size_t zlen = z ? ZSTD_compress(z, bound, text, len, 19) : 0;
-    CHECK(z != NULL && !ZSTD_isError(zlen));
-    if (stored_bytes(&sizes) > zlen)
-        printf("level 19: payload %zu bytes, zstd %zu\n", stored_bytes(&sizes), zlen);
-    CHECK(d != NULL && stored_bytes(&sizes) <= zlen);
-    free(z);
-    ltk_decoder_free(d);
-    CHECK(block_layout(text, len, 3, &nt) == 0);
-    CHECK(nt >= 5);
+    const int levels[] = {3, 19};
+    for (size_t k = 0; text && k < sizeof levels / sizeof levels[0]; k++) {
+        ltk_stream_sizes sizes;
+        ltk_decoder *d = block_roundtrip(text, len, levels[k], NULL, &sizes);
+        CHECK(d != NULL && ltk_decoder_whole_messages(d));
+        /* date, time, pid and the message */
+        CHECK(d == NULL || ltk_decoder_part_count(d) <= 5);
+        size_t bound = ZSTD_compressBound(len);
+        void *z = malloc(bound);
+        size_t zlen = z ? ZSTD_compress(z, bound, text, len, levels[k]) : 0;
+        CHECK(z != NULL && !ZSTD_isError(zlen));
+        if (stored_bytes(&sizes) > zlen)
+            printf("level %d: payload %zu bytes, zstd %zu\n", levels[k], stored_bytes(&sizes), zlen);
+        CHECK(d != NULL && stored_bytes(&sizes) <= zlen);
+        free(z);
+        ltk_decoder_free(d);
+    }
     free(text);
 }
 

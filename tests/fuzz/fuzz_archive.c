@@ -133,8 +133,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = logtk_archive_writer_set_option(w, "block_lines", bl);
     if (rc == LOGTK_OK)
         rc = logtk_archive_writer_set_option(w, "threads", th);
-    /* one input in four at a thorough level (12): every shorter header is
-       tried, and long numbers shared across chunks are counted (block_encode.c) */
+    /* one input in four at a thorough level (12), where every shorter
+       header is tried (block_encode.c) */
     if (rc == LOGTK_OK && size % 4 == 0)
         rc = logtk_archive_writer_set_option(w, "level", "12");
     if (rc == LOGTK_OK)
