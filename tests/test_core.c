@@ -178,23 +178,30 @@ TEST(test_u64map_emplace_at)
     CHECK(ltk_u64map_put(&m, late, 5) == 0);
     v = ltk_u64map_emplace_at(&m, late, mine, 9, &added);
     CHECK(v != NULL && added == 0 && *v == 5 && m.count == 3);
-    /* the table grown since the lookups: their spots are of the old table */
+    /*
+     * The table grown since the lookups: their spots are of the old table.
+     * The keys are absent ones: above 2^40, where `other` (a count from 1)
+     * never gets, with low bits that the keys grown in with (k << 32) lack;
+     * multiples of 0x51 failed when `other` was one (4 runs in 1,000).
+     */
+#define ABSENT_KEY(k) (((k) + 1) << 40 | 0x51u)
     ltk_u64map_spot spots[200];
     for (uint64_t k = 0; k < 200; k++)
-        CHECK(ltk_u64map_lookup_spot(&m, (k + 1) * 0x51ULL, &spots[k]) == NULL);
+        CHECK(ltk_u64map_lookup_spot(&m, ABSENT_KEY(k), &spots[k]) == NULL);
     const size_t nslots = m.nslots;
     for (uint64_t k = 1; m.nslots < 4 * nslots; k++)
         CHECK(ltk_u64map_put(&m, k << 32, 1) == 0);
     size_t count = m.count;
     for (uint64_t k = 0; k < 200; k++) {
-        v = ltk_u64map_emplace_at(&m, (k + 1) * 0x51ULL, spots[k], (uint32_t)k, &added);
+        v = ltk_u64map_emplace_at(&m, ABSENT_KEY(k), spots[k], (uint32_t)k, &added);
         CHECK(v != NULL && added == 1 && *v == (uint32_t)k);
     }
     CHECK(m.count == count + 200);
     for (uint64_t k = 0; k < 200; k++) {
-        v = ltk_u64map_find(&m, (k + 1) * 0x51ULL);
+        v = ltk_u64map_find(&m, ABSENT_KEY(k));
         CHECK(v != NULL && *v == (uint32_t)k);
     }
+#undef ABSENT_KEY
     ltk_u64map_free(&m);
 }
 
