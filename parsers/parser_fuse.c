@@ -10,9 +10,10 @@
  * bidirectional sibling groups and prefix pools decide online which
  * positions vary across lines of one message type, and templates whose text
  * becomes equal merge.  Snapshots save the table, groups, pools and merges;
- * memory is bounded by `max_entries`; templates are named by the hash of
- * their text.  doc/fuse.md gives the whole design and the reason for each
- * rule; logtk-parse(1) says how fuse decides, for users.
+ * the learning tables are bounded by `max_entries` (the templates are
+ * not); templates are named by the hash of their text.  doc/fuse.md gives
+ * the whole design and the reason for each rule; logtk-parse(1) says how
+ * fuse decides, for users.
  */
 #include "config.h"
 
