@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,8 @@ typedef struct bench_options {
     size_t ninputs;
     int quiet;
     int no_preset;           /* --no-preset: whole raw lines, no format, masks or parameters */
+    const char *against;     /* --against NAME: speed against this parser, alternated runs */
+    unsigned long rounds;    /* --rounds N: alternated pairs per input (0: not given) */
     cli_parser_options parser_options; /* --param NAME=VALUE..., after the preset's */
 } bench_options;
 
@@ -124,6 +127,8 @@ static void bench_usage(FILE *out)
             "                         [--repeat N] [--quiet]\n"
             "       logtk bench parse --input FILE [--input FILE...] (--dataset NAME | --format FMT)\n"
             "                         [--parser NAME] [--param NAME=VALUE...] [--repeat N] [--quiet]\n"
+            "       logtk bench parse --against NAME [--rounds N] [--parser NAME] [--repeat N]\n"
+            "                         [--dataset A,B,... | --input FILE...] [other options as above]\n"
             "       logtk bench compress ...   (see logtk bench compress --help)\n"
             "       logtk bench detect ...     (see logtk bench detect --help)\n"
             "       logtk bench diff ...       (see logtk bench diff --help)\n"
@@ -162,6 +167,17 @@ static void bench_usage(FILE *out)
             "                    --dataset preset or --format, and print lines, templates,\n"
             "                    seconds, lines_per_s and peak_rss_kb\n"
             "  --format FMT      log format for --input (instead of a preset)\n"
+            "  --against NAME    speed only: time --parser against parser NAME on each dataset\n"
+            "                    (or on the --input files), in alternated pairs whose order\n"
+            "                    flips each round, and print\n"
+            "                      dataset parser against rounds lines seconds against_seconds\n"
+            "                      speed_ratio ratio_low ratio_high\n"
+            "                    (seconds: the median of the rounds; speed_ratio: the median of\n"
+            "                    against's seconds over the parser's, above 1 when the parser is\n"
+            "                    faster; low and high: the extreme rounds), then an 'all' row\n"
+            "                    (medians summed, the geometric mean of the ratios, the lowest\n"
+            "                    and highest ratio of a dataset)\n"
+            "  --rounds N        pairs per dataset for --against (default 5)\n"
             "  --quiet           no progress or warnings on stderr\n"
             "  --help            this help\n"
             "\n"
@@ -744,6 +760,173 @@ static int bench_accuracy(const bench_options *o)
     return status;
 }
 
+/* ------------------------------------------------------------ speed against another parser */
+
+/*
+ * --against: the two parsers timed on the same input in alternated pairs
+ * (the order flips each round), so that a machine whose speed drifts or
+ * varies from run to run slows both alike; the ratio of each pair is
+ * taken, and the median ratio reported with the lowest and highest.
+ */
+typedef struct compare_totals {
+    size_t inputs;
+    uint64_t lines;
+    double seconds, against_seconds; /* sums of the medians */
+    double log_ratio;                /* sum of log(median ratio): the geometric mean */
+    double low, high;                /* lowest and highest median ratio */
+} compare_totals;
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (n >= 1); sorts v. */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Times o->parser and o->against on one input, o->rounds pairs; prints its row. */
+static int compare_input(const bench_options *o, const char *name, const logtk_dataset *preset,
+                         logtk_format *format, char *const *paths, size_t npaths, int streaming,
+                         compare_totals *t)
+{
+    const size_t rounds = (size_t)o->rounds;
+    double *v = malloc(3 * rounds * sizeof *v);
+    if (v == NULL) {
+        cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+        return EXIT_DATA;
+    }
+    double *mine = v, *theirs = v + rounds, *ratio = v + 2 * rounds;
+    const char *algorithm[2] = {o->parser, o->against};
+    char label[160];
+    run_result res[2];
+    uint64_t lines = 0;
+    int ex = EXIT_OK;
+    for (size_t r = 0; r < rounds && ex == EXIT_OK; r++) {
+        for (int k = 0; k < 2 && ex == EXIT_OK; k++) {
+            int which = (int)(r & 1) ^ k; /* round 0: the parser first, round 1: the other */
+            snprintf(label, sizeof label, "%s %s (round %zu of %zu)", name, algorithm[which],
+                     r + 1, rounds);
+            ex = timed_parse(o, algorithm[which], preset, format, paths, npaths, streaming, label,
+                             &res[which], NULL);
+        }
+        if (ex != EXIT_OK)
+            break;
+        if (res[0].lines != res[1].lines) {
+            cli_error(SUB, "%s: the two parsers read %llu and %llu lines", name,
+                      (unsigned long long)res[0].lines, (unsigned long long)res[1].lines);
+            ex = EXIT_DATA;
+            break;
+        }
+        lines = res[0].lines;
+        /* a timer that saw no time at all stands for the shortest it can see */
+        mine[r] = res[0].seconds > 0 ? res[0].seconds : 1e-9;
+        theirs[r] = res[1].seconds > 0 ? res[1].seconds : 1e-9;
+        ratio[r] = theirs[r] / mine[r];
+    }
+    if (ex == EXIT_OK) {
+        double ratio_low = HUGE_VAL, ratio_high = 0;
+        for (size_t r = 0; r < rounds; r++) {
+            ratio_low = ratio[r] < ratio_low ? ratio[r] : ratio_low;
+            ratio_high = ratio[r] > ratio_high ? ratio[r] : ratio_high;
+        }
+        double m_mine = median_of(mine, rounds), m_theirs = median_of(theirs, rounds);
+        double m_ratio = median_of(ratio, rounds);
+        printf("%s\t%s\t%s\t%zu\t%llu\t%.4f\t%.4f\t%.3f\t%.3f\t%.3f\n", name,
+               algorithm[0], algorithm[1], rounds,
+               (unsigned long long)lines, m_mine, m_theirs, m_ratio, ratio_low, ratio_high);
+        fflush(stdout);
+        t->low = t->inputs == 0 || m_ratio < t->low ? m_ratio : t->low;
+        t->high = t->inputs == 0 || m_ratio > t->high ? m_ratio : t->high;
+        t->inputs++;
+        t->lines += lines;
+        t->seconds += m_mine;
+        t->against_seconds += m_theirs;
+        t->log_ratio += log(m_ratio);
+    }
+    free(v);
+    return ex;
+}
+
+static void compare_header(void)
+{
+    printf("dataset\tparser\tagainst\trounds\tlines\tseconds\tagainst_seconds\tspeed_ratio"
+           "\tratio_low\tratio_high\n");
+    fflush(stdout);
+}
+
+/* The 'all' row: medians summed, the geometric mean of the ratios, the lowest and highest. */
+static void compare_all(const bench_options *o, const compare_totals *t)
+{
+    if (t->inputs == 0)
+        return;
+    printf("all\t%s\t%s\t%lu\t%llu\t%.4f\t%.4f\t%.3f\t%.3f\t%.3f\n", o->parser,
+           o->against, o->rounds,
+           (unsigned long long)t->lines, t->seconds, t->against_seconds,
+           exp(t->log_ratio / (double)t->inputs), t->low, t->high);
+    fflush(stdout);
+}
+
+/* --against with --input: one row for the inputs together. */
+static int compare_speed(const bench_options *o, const logtk_dataset *preset, logtk_format *format)
+{
+    compare_totals t = {0};
+    compare_header();
+    return compare_input(o, preset ? logtk_dataset_name(preset) : "-", preset, format,
+                         (char *const *)o->inputs, o->ninputs, 1, &t);
+}
+
+/* --against over the datasets: a row per dataset whose log is there, then 'all'. */
+static int compare_datasets(const bench_options *o)
+{
+    compare_totals t = {0};
+    int status = EXIT_OK;
+    compare_header();
+    for (size_t i = 0; logtk_dataset_at(i); i++) {
+        const logtk_dataset *preset = logtk_dataset_at(i);
+        const char *name = logtk_dataset_name(preset);
+        if (!dataset_selected(o->datasets, name))
+            continue;
+        char log_path[4096], csv_path[4096];
+        dataset_paths(o, name, log_path, csv_path, sizeof log_path);
+        if (!file_exists(log_path)) {
+            /* the sets a folder lacks are skipped, as the accuracy runs skip them */
+            if (!o->quiet && o->datasets)
+                fprintf(stderr, "%s %s: note: no %s; skipped\n", cli_progname, SUB, log_path);
+            continue;
+        }
+        logtk_format *format = NULL;
+        int rc = logtk_format_new(&format);
+        if (rc == LOGTK_OK)
+            rc = logtk_format_compile(format,
+                                      o->no_preset ? "<Content>" : logtk_dataset_format(preset));
+        int ex;
+        if (rc != LOGTK_OK) {
+            cli_error(SUB, "%s format: %s", name,
+                      format ? logtk_format_errmsg(format) : logtk_strerror(rc));
+            ex = EXIT_DATA;
+        } else {
+            char *paths[1] = {log_path};
+            ex = compare_input(o, name, o->no_preset ? NULL : preset, format, paths, 1, 0, &t);
+        }
+        logtk_format_free(format);
+        if (ex == EXIT_USAGE)
+            return ex;
+        if (ex != EXIT_OK)
+            status = ex;
+    }
+    if (t.inputs == 0 && status == EXIT_OK) {
+        cli_error(SUB, "no dataset log found to time (looked under the folder of --gt)");
+        return EXIT_DATA;
+    }
+    compare_all(o, &t);
+    return status;
+}
+
 /* ------------------------------------------------------------ speed mode */
 
 static int bench_speed(const bench_options *o)
@@ -766,6 +949,11 @@ static int bench_speed(const bench_options *o)
         return o->format ? EXIT_USAGE : EXIT_DATA;
     }
 
+    if (o->against) {
+        int ex = compare_speed(o, preset, format);
+        logtk_format_free(format);
+        return ex;
+    }
     run_result res;
     logtk_parser *parser = NULL;
     int ex = timed_parse(o, o->parser, preset, format, (char *const *)o->inputs, o->ninputs, 1,
@@ -802,6 +990,8 @@ static int cmd_bench_parse(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
         {"no-preset", no_argument, NULL, 'N'},
+        {"against", required_argument, NULL, 'a'},
+        {"rounds", required_argument, NULL, 'R'},
         {"param", required_argument, NULL, CLI_OPT_PARAM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -835,6 +1025,14 @@ static int cmd_bench_parse(int argc, char **argv)
         case 'q': o.quiet = 1; break;
         case 'N': o.no_preset = 1; break;
         case 'i': inputs[o.ninputs++] = optarg; break;
+        case 'a': o.against = optarg; break;
+        case 'R':
+            if (parse_count(optarg, &o.rounds)) {
+                ex = cli_usage_error(SUB, "--rounds needs a count from 1 to 1000000, not '%s'",
+                                     optarg);
+                goto done;
+            }
+            break;
         case CLI_OPT_PARAM: {
             int st;
             cli_parser_option(SUB, c, optarg, &o.parser_options, &st);
@@ -884,13 +1082,40 @@ static int cmd_bench_parse(int argc, char **argv)
                              argv[optind]);
         goto done;
     }
-    if (o.parser && strcmp(o.parser, "all") != 0 && !parser_known(o.parser)) {
-        cli_error(SUB, "unknown parser '%s'; available:", o.parser);
+    const char *unknown = o.parser && strcmp(o.parser, "all") != 0 && !parser_known(o.parser)
+                              ? o.parser
+                          : o.against && !parser_known(o.against) ? o.against
+                                                                  : NULL;
+    if (unknown) {
+        cli_error(SUB, "unknown parser '%s'; available:", unknown);
         for (size_t i = 0; logtk_parser_algorithm_name(i); i++)
             fprintf(stderr, "  %-12s %s\n", logtk_parser_algorithm_name(i),
                     logtk_parser_algorithm_summary(i) ? logtk_parser_algorithm_summary(i) : "");
         ex = EXIT_USAGE;
         goto done;
+    }
+    if (o.rounds && !o.against) {
+        ex = cli_usage_error(SUB, "--rounds counts the pairs of --against NAME");
+        goto done;
+    }
+    if (o.against && o.parser && strcmp(o.parser, "all") == 0) {
+        ex = cli_usage_error(SUB, "--against times one parser against another, not --parser all");
+        goto done;
+    }
+    if (o.against && !o.rounds)
+        o.rounds = 5;
+    char default_name[64];
+    if (o.against && !o.parser) {
+        /* the rows name both parsers: the default's name, as the library gives it */
+        logtk_parser *p = NULL;
+        if (logtk_parser_new(&p, NULL) != LOGTK_OK) {
+            cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+            ex = EXIT_DATA;
+            goto done;
+        }
+        snprintf(default_name, sizeof default_name, "%s", logtk_parser_algorithm(p));
+        logtk_parser_free(p);
+        o.parser = default_name;
     }
 
     if (o.ninputs) {
@@ -935,7 +1160,7 @@ static int cmd_bench_parse(int argc, char **argv)
                                                     : "needs --loghub DIR (or $LOGTK_LOGHUB) or --input FILE");
         goto done;
     }
-    ex = bench_accuracy(&o);
+    ex = o.against ? compare_datasets(&o) : bench_accuracy(&o);
 done:
     free(inputs);
     cli_parser_options_free(&o.parser_options);
