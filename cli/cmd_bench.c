@@ -622,6 +622,22 @@ done:
     return ex;
 }
 
+/* The log format of a dataset's runs (the whole line with --no-preset), or NULL (reported). */
+static logtk_format *dataset_format(const bench_options *o, const logtk_dataset *preset)
+{
+    logtk_format *format = NULL;
+    int rc = logtk_format_new(&format);
+    if (rc == LOGTK_OK)
+        rc = logtk_format_compile(format, o->no_preset ? "<Content>" : logtk_dataset_format(preset));
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s format: %s", logtk_dataset_name(preset),
+                  format ? logtk_format_errmsg(format) : logtk_strerror(rc));
+        logtk_format_free(format);
+        return NULL;
+    }
+    return format;
+}
+
 /* Runs one parser over one dataset; returns EXIT_OK, EXIT_DATA, EXIT_USAGE or -1 (skipped). */
 static int bench_dataset(const bench_options *o, const char *algorithm,
                          const logtk_dataset *preset, bench_totals *totals)
@@ -654,14 +670,8 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
     if ((o->gt == GT_FULL_LIST ? full_list_truth_load(&gt, csv_path, list_path)
                                : ground_truth_load(&gt, csv_path)) != 0)
         goto done;
-    int rc = logtk_format_new(&format);
-    if (rc == LOGTK_OK)
-        rc = logtk_format_compile(format, o->no_preset ? "<Content>" : logtk_dataset_format(preset));
-    if (rc != LOGTK_OK) {
-        cli_error(SUB, "%s format: %s", name,
-                  format ? logtk_format_errmsg(format) : logtk_strerror(rc));
+    if ((format = dataset_format(o, preset)) == NULL)
         goto done;
-    }
 
     run_result res;
     char *paths[1] = {log_path};
@@ -899,20 +909,11 @@ static int compare_datasets(const bench_options *o)
                 fprintf(stderr, "%s %s: note: no %s; skipped\n", cli_progname, SUB, log_path);
             continue;
         }
-        logtk_format *format = NULL;
-        int rc = logtk_format_new(&format);
-        if (rc == LOGTK_OK)
-            rc = logtk_format_compile(format,
-                                      o->no_preset ? "<Content>" : logtk_dataset_format(preset));
-        int ex;
-        if (rc != LOGTK_OK) {
-            cli_error(SUB, "%s format: %s", name,
-                      format ? logtk_format_errmsg(format) : logtk_strerror(rc));
-            ex = EXIT_DATA;
-        } else {
-            char *paths[1] = {log_path};
-            ex = compare_input(o, name, o->no_preset ? NULL : preset, format, paths, 1, 0, &t);
-        }
+        logtk_format *format = dataset_format(o, preset);
+        char *paths[1] = {log_path};
+        int ex = format ? compare_input(o, name, o->no_preset ? NULL : preset, format, paths, 1,
+                                        0, &t)
+                        : EXIT_DATA;
         logtk_format_free(format);
         if (ex == EXIT_USAGE)
             return ex;
@@ -1026,13 +1027,6 @@ static int cmd_bench_parse(int argc, char **argv)
         case 'N': o.no_preset = 1; break;
         case 'i': inputs[o.ninputs++] = optarg; break;
         case 'a': o.against = optarg; break;
-        case 'R':
-            if (parse_count(optarg, &o.rounds)) {
-                ex = cli_usage_error(SUB, "--rounds needs a count from 1 to 1000000, not '%s'",
-                                     optarg);
-                goto done;
-            }
-            break;
         case CLI_OPT_PARAM: {
             int st;
             cli_parser_option(SUB, c, optarg, &o.parser_options, &st);
@@ -1060,9 +1054,10 @@ static int cmd_bench_parse(int argc, char **argv)
             }
             break;
         case 'r':
-            if (parse_count(optarg, &o.repeat)) {
-                ex = cli_usage_error(SUB, "--repeat needs a count from 1 to 1000000, not '%s'",
-                                     optarg);
+        case 'R':
+            if (parse_count(optarg, c == 'r' ? &o.repeat : &o.rounds)) {
+                ex = cli_usage_error(SUB, "--%s needs a count from 1 to 1000000, not '%s'",
+                                     c == 'r' ? "repeat" : "rounds", optarg);
                 goto done;
             }
             break;
