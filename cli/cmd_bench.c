@@ -622,6 +622,17 @@ done:
     return ex;
 }
 
+/* The default algorithm's name, as the library gives it, copied into buf; NULL when no parser can be made. */
+static const char *default_algorithm(char *buf, size_t size)
+{
+    logtk_parser *p = NULL;
+    if (logtk_parser_new(&p, NULL) != LOGTK_OK)
+        return NULL;
+    snprintf(buf, size, "%s", logtk_parser_algorithm(p));
+    logtk_parser_free(p);
+    return buf;
+}
+
 /* The log format of a dataset's runs (the whole line with --no-preset), or NULL (reported). */
 static logtk_format *dataset_format(const bench_options *o, const logtk_dataset *preset)
 {
@@ -746,16 +757,10 @@ static int bench_accuracy(const bench_options *o)
             if (ex == EXIT_DATA)
                 status = EXIT_DATA;
         }
-        if (!parser_name) {
-            /* The default algorithm: name it as the library does. */
-            logtk_parser *p = NULL;
-            if (logtk_parser_new(&p, NULL) == LOGTK_OK)
-                parser_name = logtk_parser_algorithm(p);
-            print_mean(parser_name ? parser_name : "default", o, &totals);
-            logtk_parser_free(p);
-        } else {
-            print_mean(parser_name, o, &totals);
-        }
+        char default_name[64];
+        if (!parser_name)
+            parser_name = default_algorithm(default_name, sizeof default_name);
+        print_mean(parser_name ? parser_name : "default", o, &totals);
         if (o->gt == GT_FULL_LIST && totals.datasets == 0 && status == EXIT_OK) {
             cli_error(SUB, "%s holds no template list of a Loghub-2.0 set with a 2k log in %s "
                       "(<D>_full.log_templates.csv)", o->full_lists, o->loghub2);
@@ -839,13 +844,9 @@ static int compare_input(const bench_options *o, const char *name, const logtk_d
         ratio[r] = theirs[r] / mine[r];
     }
     if (ex == EXIT_OK) {
-        double ratio_low = HUGE_VAL, ratio_high = 0;
-        for (size_t r = 0; r < rounds; r++) {
-            ratio_low = ratio[r] < ratio_low ? ratio[r] : ratio_low;
-            ratio_high = ratio[r] > ratio_high ? ratio[r] : ratio_high;
-        }
         double m_mine = median_of(mine, rounds), m_theirs = median_of(theirs, rounds);
-        double m_ratio = median_of(ratio, rounds);
+        double m_ratio = median_of(ratio, rounds); /* sorted: the extremes at the ends */
+        double ratio_low = ratio[0], ratio_high = ratio[rounds - 1];
         printf("%s\t%s\t%s\t%zu\t%llu\t%.4f\t%.4f\t%.3f\t%.3f\t%.3f\n", name,
                algorithm[0], algorithm[1], rounds,
                (unsigned long long)lines, m_mine, m_theirs, m_ratio, ratio_low, ratio_high);
@@ -1100,17 +1101,12 @@ static int cmd_bench_parse(int argc, char **argv)
     if (o.against && !o.rounds)
         o.rounds = 5;
     char default_name[64];
-    if (o.against && !o.parser) {
-        /* the rows name both parsers: the default's name, as the library gives it */
-        logtk_parser *p = NULL;
-        if (logtk_parser_new(&p, NULL) != LOGTK_OK) {
-            cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
-            ex = EXIT_DATA;
-            goto done;
-        }
-        snprintf(default_name, sizeof default_name, "%s", logtk_parser_algorithm(p));
-        logtk_parser_free(p);
-        o.parser = default_name;
+    /* the rows name both parsers: the default's name, as the library gives it */
+    if (o.against && !o.parser &&
+        !(o.parser = default_algorithm(default_name, sizeof default_name))) {
+        cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+        ex = EXIT_DATA;
+        goto done;
     }
 
     if (o.ninputs) {
