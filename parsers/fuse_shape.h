@@ -13,10 +13,11 @@
 
 #include "logtk.h"
 #include "byteword.h"
+#include "line_shape.h" /* the shapes the cache is keyed by */
 #include "mix.h"
 
 typedef struct ltk_fuse_shape_slot {
-    uint64_t shape; /* ltk_fuse_line_shape() of the line (valid when its bit says so) */
+    uint64_t shape; /* ltk_line_shape() of the line (valid when its bit says so) */
     uint64_t seq;   /* the sequence hash its tokens give */
     uint32_t id;    /* the exact table's template for seq once known, else UINT32_MAX
                        (an entry of that table never changes once made) */
@@ -74,16 +75,6 @@ static inline int ltk_fuse_bit(const uint64_t *bits, size_t k)
     return (int)((bits[k >> 6] >> (k & 63)) & 1);
 }
 
-/**
- * ltk_fuse_zero_digits() makes every one of '0'..'9' of the eight bytes w
- * '0' (its low four bits cleared); the other bytes stay (byteword.h).
- */
-static inline uint64_t ltk_fuse_zero_digits(uint64_t w)
-{
-    uint64_t digit = ltk_digit_bytes(w);
-    return w & ~((digit >> 3) - (digit >> 7)); /* 0x10 - 0x01: 0x0f at each digit */
-}
-
 /*
  * Which of '<' (LTK_FUSE_HAS_OPEN), '.' (LTK_FUSE_HAS_DOT) and ':'
  * (LTK_FUSE_HAS_COLON) the word s[0..n) holds, s being readable 8 bytes
@@ -118,12 +109,6 @@ static inline unsigned ltk_fuse_word_marks(const char *s, size_t n)
            (memchr(s, ':', n) ? LTK_FUSE_HAS_COLON : 0u);
 #endif
 }
-
-/**
- * The shape of a line's bytes s[0..n): a 64-bit hash, never 0, of the bytes
- * with each of '0'..'9' replaced by '0'.
- */
-uint64_t ltk_fuse_line_shape(const char *s, size_t n);
 
 /**
  * The slot that holds shape, NULL when the cache does not hold it.  A shape

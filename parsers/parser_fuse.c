@@ -1258,7 +1258,7 @@ FUSE_INLINE ltk_fuse_memo *memo_slot(ltk_fuse_memo *memo, size_t slots, const ch
     size_t i = 0, k = 0;
     for (; n - i >= 8; i += 8, k++) {
         memcpy(&w[k], s + i, 8);
-        z[k] = ltk_fuse_zero_digits(w[k]);
+        z[k] = ltk_zero_digits(w[k]);
         h = hash_round(h, z[k]);
     }
     if (i < n) {
@@ -1273,7 +1273,7 @@ FUSE_INLINE ltk_fuse_memo *memo_slot(ltk_fuse_memo *memo, size_t slots, const ch
             w[k] = 0;
             memcpy(&w[k], s + i, rest);
         }
-        z[k] = ltk_fuse_zero_digits(w[k]);
+        z[k] = ltk_zero_digits(w[k]);
         h = hash_round(h, z[k]);
         k++;
     }
@@ -2681,7 +2681,7 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
                      uint32_t *template_id)
 {
     ltk_fuse_state *st = state;
-    const uint64_t line_shape = ltk_fuse_line_shape(line->masked.ptr, line->masked.len);
+    const uint64_t line_shape = ltk_line_shape(line->masked.ptr, line->masked.len);
     ltk_parser_note_shape(p, line_shape);
     ltk_fuse_shape_slot *shaped = ltk_fuse_shape_find(&st->shapes, line_shape);
     /* the line with its tokens, asked for only past the shape cache (asking

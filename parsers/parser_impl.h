@@ -278,7 +278,7 @@ int ltk_parser_line_tokens(logtk_parser *p, ltk_parse_line *line);
 /**
  * Gives, during feed(), the shape of the line being fed: a hash of its masked
  * bytes, equal for two lines only when they have the same length and the same
- * bytes, each digit read as '0' (fuse's ltk_fuse_line_shape()); never 0.
+ * bytes, each digit read as '0' (ltk_line_shape() of line_shape.h); never 0.
  * Fitting the line to its template may then reuse the fit of an earlier line
  * of that shape (fit_memo in parser.c), instead of comparing its tokens
  * again.  An algorithm that computes such a hash anyway gives it; the others

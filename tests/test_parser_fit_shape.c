@@ -34,7 +34,7 @@ static int fixed_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
 {
     (void)state;
     ltk_parser_note_shape(p, constant_shape ? constant_shape
-                                            : ltk_fuse_line_shape(line->masked.ptr, line->masked.len));
+                                            : ltk_line_shape(line->masked.ptr, line->masked.len));
     *template_id = assign_to;
     return LOGTK_OK;
 }

@@ -876,7 +876,7 @@ TEST(test_fuse_shape_cache_digits)
     logtk_parser_free(p);
 }
 
-/* ltk_fuse_zero_digits() reads each of '0'..'9' as '0' and leaves every other byte, at every place. */
+/* ltk_zero_digits() reads each of '0'..'9' as '0' and leaves every other byte, at every place. */
 TEST(test_fuse_zero_digits)
 {
     int wrong = 0;
@@ -887,22 +887,22 @@ TEST(test_fuse_zero_digits)
                 in[k] = (unsigned char)(k == place ? b : (b * 7 + k * 31) & 0xff);
             uint64_t w, z;
             memcpy(&w, in, 8);
-            z = ltk_fuse_zero_digits(w);
+            z = ltk_zero_digits(w);
             memcpy(out, &z, 8);
             for (unsigned k = 0; k < 8; k++)
                 wrong += out[k] != (in[k] >= '0' && in[k] <= '9' ? '0' : in[k]);
         }
     CHECK(wrong == 0);
     /* shapes: equal for lines that differ in digits only, else (almost surely) different */
-    CHECK(ltk_fuse_line_shape("took 12 ms", 10) == ltk_fuse_line_shape("took 47 ms", 10));
-    CHECK(ltk_fuse_line_shape("took 12 ms", 10) != ltk_fuse_line_shape("took 12 ks", 10));
-    CHECK(ltk_fuse_line_shape("took 123 ms", 11) != ltk_fuse_line_shape("took 12 ms", 10));
-    CHECK(ltk_fuse_line_shape("id 0123456789abcdef:77", 22) == ltk_fuse_line_shape("id 9876543210abcdef:01", 22));
-    CHECK(ltk_fuse_line_shape("id 0123456789abcdef:77", 22) != ltk_fuse_line_shape("id 0123456789abcdeg:77", 22));
-    CHECK(ltk_fuse_line_shape("", 0) != 0);
+    CHECK(ltk_line_shape("took 12 ms", 10) == ltk_line_shape("took 47 ms", 10));
+    CHECK(ltk_line_shape("took 12 ms", 10) != ltk_line_shape("took 12 ks", 10));
+    CHECK(ltk_line_shape("took 123 ms", 11) != ltk_line_shape("took 12 ms", 10));
+    CHECK(ltk_line_shape("id 0123456789abcdef:77", 22) == ltk_line_shape("id 9876543210abcdef:01", 22));
+    CHECK(ltk_line_shape("id 0123456789abcdef:77", 22) != ltk_line_shape("id 0123456789abcdeg:77", 22));
+    CHECK(ltk_line_shape("", 0) != 0);
     /* the length is not undone by the first byte: lines of NUL bytes but the
        first, whose first bytes differ as their lengths do (xor), differ */
-    CHECK(ltk_fuse_line_shape("\0", 1) != ltk_fuse_line_shape("\x03\0", 2));
+    CHECK(ltk_line_shape("\0", 1) != ltk_line_shape("\x03\0", 2));
     {
         char x[40] = {0}, y[40] = {0};
         int met = 0;
@@ -911,7 +911,7 @@ TEST(test_fuse_zero_digits)
                 for (unsigned b = 0; b < 256; b++) {
                     x[0] = (char)b;
                     y[0] = (char)(b ^ n1 ^ n2);
-                    met += ltk_fuse_line_shape(x, n1) == ltk_fuse_line_shape(y, n2);
+                    met += ltk_line_shape(x, n1) == ltk_line_shape(y, n2);
                 }
         CHECK(met == 0);
     }
@@ -968,7 +968,7 @@ TEST(test_fuse_slot_words_survive_snapshot)
 }
 
 /*
- * A line of 32 bytes or more is hashed in four lanes (fuse_shape.c): every
+ * A line of 32 bytes or more is hashed in four lanes (line_shape.c): every
  * byte of every lane counts, digits as '0', and a word moved to another lane
  * makes another shape.  A lane left out of the join would let lines that
  * differ there share a shape, and take each other's sequence hash.  The
@@ -984,15 +984,15 @@ TEST(test_fuse_shape_long_lines)
         a[i] = (seed >> 60) < 4 ? (char)('0' + (seed >> 40) % 10) : (char)('a' + (seed >> 40) % 26);
     }
     for (size_t n = 1; n <= sizeof a; n++) {
-        uint64_t shape = ltk_fuse_line_shape(a, n);
+        uint64_t shape = ltk_line_shape(a, n);
         for (size_t i = 0; i < n; i++) {
             memcpy(b, a, n);
             if (a[i] >= '0' && a[i] <= '9') {
                 b[i] = a[i] == '9' ? '0' : (char)(a[i] + 1); /* another digit: same shape */
-                CHECK(ltk_fuse_line_shape(b, n) == shape);
+                CHECK(ltk_line_shape(b, n) == shape);
             } else {
                 b[i] = a[i] == 'z' ? 'a' : (char)(a[i] + 1); /* another letter: another shape */
-                CHECK(ltk_fuse_line_shape(b, n) != shape);
+                CHECK(ltk_line_shape(b, n) != shape);
             }
         }
         /* the words of two lanes swapped */
@@ -1001,7 +1001,7 @@ TEST(test_fuse_shape_long_lines)
             memcpy(b, a + 8 * lane, 8);
             memcpy(b + 8 * lane, a, 8);
             if (memcmp(a, b, n) != 0)
-                CHECK(ltk_fuse_line_shape(b, n) != shape);
+                CHECK(ltk_line_shape(b, n) != shape);
         }
     }
 }
