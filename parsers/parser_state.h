@@ -164,14 +164,19 @@ struct logtk_parser {
     uint64_t index_epoch;
     uint32_t index_count; /* templates 1..index_count have been seen by the index */
 
-    /* fits of lines by their shape (ltk_parser_note_shape, fit_memo in
-       parser.c): line_shape is the line being fed's, 0 when the algorithm
-       gave none; the table is made at the first shape given */
+    /* fits of lines by their shape (fit_memo in parser.c): line_shape is
+       the line being fed's (ltk_parser_note_shape), 0 when the algorithm gave
+       none; feed_fits are fits made while feeding, made at the first shape
+       given, and extract_fits those of logtk_parser_extract(), made at its
+       first call: the two fit a line by different means (tokens first, or
+       the glob matcher), which may place a parameter differently */
     uint64_t line_shape;
-    struct fit_memo *fit_memo;
-    size_t fit_memo_slots;
-    size_t fit_memo_evictions; /* fits that pushed out another since the table was made */
-    size_t fit_memo_hits;      /* lines fitted by shape since then */
+    struct fit_table {
+        struct fit_memo *slots;
+        size_t nslots;
+        size_t evictions; /* fits that pushed out another since the table was made */
+        size_t hits;      /* lines fitted by shape since then */
+    } feed_fits, extract_fits;
 
     /* ltk_parser_note_cap (parser_caps.c): what the algorithm's documented
        caps cut, summed over calls, and their messages joined by "; " */

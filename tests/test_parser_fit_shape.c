@@ -8,7 +8,9 @@
  * template that matches it: when the template holds a digit, when its text
  * changed, when it shows another template's text, and when a mask changed
  * the line.  Each of those cases breaks if its guard in fit_by_shape() or
- * fit_keep_shape() is taken out.
+ * fit_keep_shape() is taken out.  logtk_parser_extract() fits by shape too,
+ * in a table of its own: the cases that hold for both run both ways
+ * (fit_expect), fed and extracted.
  */
 #include "config.h"
 
@@ -75,18 +77,59 @@ static void feed_expect(logtk_parser *p, const char *line, const char *const *wa
     }
 }
 
+/*
+ * Extracts line's parameters against template id and checks them: `want`
+ * (NULL-ended), the line's own text; want NULL: the line does not match.
+ */
+static void extract_expect(logtk_parser *p, uint32_t id, const char *line, const char *const *want)
+{
+    logtk_event ev;
+    int rc = logtk_parser_extract(p, id, line, strlen(line), &ev);
+    if (want == NULL) {
+        CHECK_STATUS(rc, LOGTK_ERR_NOT_FOUND);
+        return;
+    }
+    CHECK_STATUS(rc, LOGTK_OK);
+    CHECK(rebuilds(ev.template_text.ptr, ev.template_text.len, ev.params, ev.nparams, line,
+                   strlen(line)));
+    size_t n = 0;
+    while (want[n])
+        n++;
+    CHECK(ev.nparams == n);
+    for (size_t i = 0; i < n && i < ev.nparams; i++) {
+        CHECK(ev.params[i].ptr >= line && ev.params[i].ptr + ev.params[i].len <= line + strlen(line));
+        CHECK_BYTES(ev.params[i].ptr, ev.params[i].len, want[i]);
+    }
+}
+
+/* The two ways a line is fitted by shape: fed, or extracted against assign_to. */
+enum fit_path { BY_FEED, BY_EXTRACT };
+
+static void fit_expect(logtk_parser *p, enum fit_path path, const char *line,
+                       const char *const *want)
+{
+    if (path == BY_FEED)
+        feed_expect(p, line, want);
+    else
+        extract_expect(p, assign_to, line, want);
+}
+
 /* --------------------------------------------------------------- tests */
 
 TEST(lines_of_one_shape_take_their_own_parameters)
 {
-    logtk_parser *p = fixed_parser();
-    assign_to = make_template(p, "user <*> logged <*>");
-    feed_expect(p, "user 12 logged in", (const char *const[]){"12", "in", NULL});
-    feed_expect(p, "user 34 logged in", (const char *const[]){"34", "in", NULL});
-    feed_expect(p, "user 98 logged in", (const char *const[]){"98", "in", NULL});
-    feed_expect(p, "user 7 logged out", (const char *const[]){"7", "out", NULL});
-    feed_expect(p, "user 5 logged out", (const char *const[]){"5", "out", NULL});
-    logtk_parser_free(p);
+    for (enum fit_path path = BY_FEED; path <= BY_EXTRACT; path++) {
+        logtk_parser *p = fixed_parser();
+        assign_to = make_template(p, "user <*> logged <*>");
+        fit_expect(p, path, "user 12 logged in", (const char *const[]){"12", "in", NULL});
+        fit_expect(p, path, "user 34 logged in", (const char *const[]){"34", "in", NULL});
+        fit_expect(p, path, "user 98 logged in", (const char *const[]){"98", "in", NULL});
+        fit_expect(p, path, "user 7 logged out", (const char *const[]){"7", "out", NULL});
+        fit_expect(p, path, "user 5 logged out", (const char *const[]){"5", "out", NULL});
+        /* the second line of each shape on, by shape */
+        CHECK((path == BY_FEED ? p->feed_fits.hits : p->extract_fits.hits) == 3);
+        logtk_parser_free(p);
+    }
 }
 
 TEST(a_template_holding_a_digit_is_fitted_anew)
@@ -102,30 +145,50 @@ TEST(a_template_holding_a_digit_is_fitted_anew)
 
 TEST(a_changed_template_is_fitted_anew)
 {
-    logtk_parser *p = fixed_parser();
-    assign_to = make_template(p, "user <*> logged in");
-    feed_expect(p, "user 12 logged in", (const char *const[]){"12", NULL});
-    logtk_slice tok[16];
-    size_t n = split_at_spaces("user <*> logged <*>", tok);
-    CHECK_STATUS(ltk_tmpl_set(p, assign_to, tok, n), LOGTK_OK);
-    /* read back, so that the new text is rendered before the next line comes */
-    logtk_slice text;
-    CHECK_STATUS(logtk_parser_template(p, assign_to, &text, NULL), LOGTK_OK);
-    CHECK_BYTES(text.ptr, text.len, "user <*> logged <*>");
-    feed_expect(p, "user 34 logged in", (const char *const[]){"34", "in", NULL});
-    logtk_parser_free(p);
+    for (enum fit_path path = BY_FEED; path <= BY_EXTRACT; path++) {
+        logtk_parser *p = fixed_parser();
+        assign_to = make_template(p, "user <*> logged in");
+        fit_expect(p, path, "user 12 logged in", (const char *const[]){"12", NULL});
+        logtk_slice tok[16];
+        size_t n = split_at_spaces("user <*> logged <*>", tok);
+        CHECK_STATUS(ltk_tmpl_set(p, assign_to, tok, n), LOGTK_OK);
+        /* read back, so that the new text is rendered before the next line comes */
+        logtk_slice text;
+        CHECK_STATUS(logtk_parser_template(p, assign_to, &text, NULL), LOGTK_OK);
+        CHECK_BYTES(text.ptr, text.len, "user <*> logged <*>");
+        fit_expect(p, path, "user 34 logged in", (const char *const[]){"34", "in", NULL});
+        logtk_parser_free(p);
+    }
 }
 
 TEST(a_template_shown_as_another_is_fitted_to_that_one)
 {
-    logtk_parser *p = fixed_parser();
-    uint32_t narrow = make_template(p, "user <*> logged in");
-    uint32_t wide = make_template(p, "<*> <*> logged in");
-    assign_to = narrow;
-    feed_expect(p, "user 12 logged in", (const char *const[]){"12", NULL});
-    CHECK_STATUS(ltk_tmpl_alias(p, narrow, wide), LOGTK_OK);
-    feed_expect(p, "user 34 logged in", (const char *const[]){"user", "34", NULL});
-    logtk_parser_free(p);
+    for (enum fit_path path = BY_FEED; path <= BY_EXTRACT; path++) {
+        logtk_parser *p = fixed_parser();
+        uint32_t narrow = make_template(p, "user <*> logged in");
+        uint32_t wide = make_template(p, "<*> <*> logged in");
+        assign_to = narrow;
+        fit_expect(p, path, "user 12 logged in", (const char *const[]){"12", NULL});
+        CHECK_STATUS(ltk_tmpl_alias(p, narrow, wide), LOGTK_OK);
+        fit_expect(p, path, "user 34 logged in", (const char *const[]){"user", "34", NULL});
+        logtk_parser_free(p);
+    }
+}
+
+TEST(one_shape_fitted_to_two_templates_takes_the_parameters_of_each)
+{
+    for (enum fit_path path = BY_FEED; path <= BY_EXTRACT; path++) {
+        logtk_parser *p = fixed_parser();
+        uint32_t a = make_template(p, "user <*> logged in");
+        uint32_t b = make_template(p, "<*> <*> logged <*>");
+        assign_to = a;
+        fit_expect(p, path, "user 12 logged in", (const char *const[]){"12", NULL});
+        assign_to = b;
+        fit_expect(p, path, "user 34 logged in", (const char *const[]){"user", "34", "in", NULL});
+        assign_to = a;
+        fit_expect(p, path, "user 56 logged in", (const char *const[]){"56", NULL});
+        logtk_parser_free(p);
+    }
 }
 
 TEST(a_masked_line_is_fitted_by_its_own_text)
@@ -140,7 +203,7 @@ TEST(a_masked_line_is_fitted_by_its_own_text)
     logtk_parser_free(p);
 }
 
-TEST(a_line_too_long_for_the_table_is_fitted_anew)
+TEST(a_line_too_long_for_the_table_is_fitted_and_extracted_anew)
 {
     /* "<70,000 x> value 12" and "... 34": one shape, the second value past
        the 16-bit offsets of the table, so neither line's fit is kept */
@@ -158,6 +221,9 @@ TEST(a_line_too_long_for_the_table_is_fitted_anew)
         assign_to = make_template(p, "<*> value <*>");
         feed_expect(p, a, (const char *const[]){xs, "12", NULL});
         feed_expect(p, b, (const char *const[]){xs, "34", NULL});
+        /* and neither is extracted by the other's fit */
+        extract_expect(p, assign_to, a, (const char *const[]){xs, "12", NULL});
+        extract_expect(p, assign_to, b, (const char *const[]){xs, "34", NULL});
         logtk_parser_free(p);
     }
     free(xs);
@@ -206,9 +272,19 @@ TEST(lines_of_many_shapes_grow_the_table_and_keep_their_parameters)
                     feed_expect(p, line, (const char *const[]){word, want, NULL});
                 free(word);
             }
-    CHECK(p->fit_memo_slots > 1024);
+    CHECK(p->feed_fits.nslots > 1024);
     logtk_parser_free(p);
     free(line);
+}
+
+TEST(extract_against_a_template_holding_a_digit_fits_anew)
+{
+    /* "retry 2 of 5" has the shape of "retry 1 of 5" but does not match */
+    logtk_parser *p = fixed_parser();
+    uint32_t id = make_template(p, "retry 1 of <*>");
+    extract_expect(p, id, "retry 1 of 5", (const char *const[]){"5", NULL});
+    extract_expect(p, id, "retry 2 of 5", NULL);
+    logtk_parser_free(p);
 }
 
 /* A template callback that parses another line (logtk_parser_match: the
