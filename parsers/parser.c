@@ -1221,7 +1221,10 @@ static int holds_digit(const char *s, size_t n)
 }
 
 /* Keeps in table the fit just made of a line of `shape` (np parameters in p->param_out). */
-static void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint64_t shape, uint32_t id,
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint64_t shape, uint32_t id,
                            const char *content, size_t len, size_t np)
 {
     uint32_t shown = ltk_parser_shown_id(p, id);
