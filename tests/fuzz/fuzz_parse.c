@@ -8,7 +8,10 @@
  * fed again with its digits changed; the rest is split at '\n' into lines.
  * A line fed again has the shape of the first (its length and bytes,
  * digits aside), so fuse's fits by shape (parser.c fit_by_shape) answer it
- * from the first line's fit whenever they may.
+ * from the first line's fit whenever they may.  After finish every line is
+ * extracted against the template it was given (logtk_parser_extract, which
+ * fits by shape in a table of its own) and checked the same way: a template
+ * still matches each line assigned to it.
  */
 #include "config.h"
 
@@ -19,17 +22,38 @@
 #include "logtk.h"
 #include "rebuild_check.h"
 
-/* Feeds one line; aborts (a finding) when its event breaks the promise. */
-static void feed_checked(logtk_parser *p, const char *line, size_t len)
+/* Aborts (a finding) when an event breaks the promise for its line. */
+static void check_event(const logtk_event *ev, const char *line, size_t len)
+{
+    for (size_t k = 0; k < ev->nparams; k++)
+        if (ev->params[k].ptr < line || ev->params[k].ptr + ev->params[k].len > line + len)
+            abort(); /* a parameter that is not the line's own text */
+    if (!rebuilds(ev->template_text.ptr, ev->template_text.len, ev->params, ev->nparams, line, len))
+        abort();
+}
+
+/* Feeds one line and checks its event; returns its template id (0: none). */
+static uint32_t feed_checked(logtk_parser *p, const char *line, size_t len)
 {
     logtk_event ev;
     if (logtk_parser_feed(p, line, len, &ev) != LOGTK_OK || ev.template_id == 0)
+        return 0;
+    check_event(&ev, line, len);
+    return ev.template_id;
+}
+
+/* After finish: the line's parameters against the template it was given. */
+static void extract_checked(logtk_parser *p, uint32_t id, const char *line, size_t len)
+{
+    logtk_event ev;
+    if (id == 0)
         return;
-    for (size_t k = 0; k < ev.nparams; k++)
-        if (ev.params[k].ptr < line || ev.params[k].ptr + ev.params[k].len > line + len)
-            abort(); /* a parameter that is not the line's own text */
-    if (!rebuilds(ev.template_text.ptr, ev.template_text.len, ev.params, ev.nparams, line, len))
-        abort();
+    int rc = logtk_parser_extract(p, id, line, len, &ev);
+    if (rc == LOGTK_ERR_NOMEM)
+        return;
+    if (rc != LOGTK_OK)
+        abort(); /* the template no longer matches a line assigned to it */
+    check_event(&ev, line, len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -41,27 +65,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     logtk_parser *p;
     if (logtk_parser_new(&p, parser) != LOGTK_OK)
         return 0;
+    /* each line's digit-changed copy at the line's own offset, and the ids given */
     char *copy = malloc(size);
-    if (copy == NULL) {
+    uint32_t *ids = calloc(2 * size, sizeof *ids);
+    if (copy == NULL || ids == NULL) {
+        free(copy);
+        free(ids);
         logtk_parser_free(p);
         return 0;
     }
     const char *text = (const char *)data + 1, *end = (const char *)data + size;
     while (text < end) {
         const char *nl = memchr(text, '\n', (size_t)(end - text));
-        size_t len = (size_t)((nl ? nl : end) - text);
-        feed_checked(p, text, len);
+        size_t len = (size_t)((nl ? nl : end) - text), off = (size_t)(text - (const char *)data);
+        ids[2 * off] = feed_checked(p, text, len);
         if (again) {
-            memcpy(copy, text, len);
-            for (size_t i = 0; i < len; i++)
+            memcpy(copy + off, text, len);
+            for (size_t i = off; i < off + len; i++)
                 if (copy[i] >= '0' && copy[i] <= '9')
                     copy[i] = (char)('0' + (copy[i] - '0' + 7) % 10);
-            feed_checked(p, copy, len);
+            ids[2 * off + 1] = feed_checked(p, copy + off, len);
         }
         text += len + (nl != NULL);
     }
-    logtk_parser_finish(p);
+    if (logtk_parser_finish(p) == LOGTK_OK) {
+        for (text = (const char *)data + 1; text < end;) {
+            const char *nl = memchr(text, '\n', (size_t)(end - text));
+            size_t len = (size_t)((nl ? nl : end) - text), off = (size_t)(text - (const char *)data);
+            extract_checked(p, ids[2 * off], text, len);
+            if (again)
+                extract_checked(p, ids[2 * off + 1], copy + off, len);
+            text += len + (nl != NULL);
+        }
+    }
     free(copy);
+    free(ids);
     logtk_parser_free(p);
     return 0;
 }
