@@ -1127,7 +1127,11 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
  * others and a fair share of lines are answered, up to 32,768 (2 MB): of a
  * 1-million-line mix of the 16 Loghub logs, 77% of the lines are fitted by
  * shape with 1,024 slots, 91% as the table grows (a 2,000-line log keeps
- * 1,024).
+ * 1,024).  There are two such tables (struct fit_table): the feed's, keyed
+ * by the shape the algorithm gives (ltk_parser_note_shape), and
+ * logtk_parser_extract()'s, keyed by ltk_line_shape() of the line; a feed
+ * fit tries the tokens before the glob matcher and an extraction does not,
+ * so each table holds only fits its own way would make.
  */
 #define FIT_MEMO_MIN 1024 /* powers of two: sets of two */
 #define FIT_MEMO_MAX 32768
