@@ -74,6 +74,12 @@ static int is_date_or_time(const char *s, size_t n)
             return 0;
         len[ngroups] = i - start;
         sep[ngroups] = i < n ? s[i] : 0;
+        /* every shape below starts with 1 to 4 digits and one of ": - / ." (a
+           time, a date, a year with dots): anything else is no date, without
+           reading on ("25746", the hex of an id) */
+        if (ngroups == 0 &&
+            (len[0] > 4 || (sep[0] != ':' && sep[0] != '-' && sep[0] != '/' && sep[0] != '.')))
+            return 0;
         ngroups++;
         if (i == n || ngroups == 4)
             break;
@@ -188,6 +194,27 @@ static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dat
 }
 
 /*
+ * The bytes of a number, an id, a node or file name with a number (letters,
+ * digits and ". - _ / @ : , +"), and which of them are digits: the class of
+ * each byte, so that a header word is read with one lookup a byte.
+ */
+enum { VALUE_BYTE = 1, DIGIT_BYTE = 2 };
+static const unsigned char value_byte[256] = {
+    ['+'] = VALUE_BYTE, [','] = VALUE_BYTE, ['-'] = VALUE_BYTE, ['.'] = VALUE_BYTE,
+    ['/'] = VALUE_BYTE, [':'] = VALUE_BYTE, ['@'] = VALUE_BYTE, ['_'] = VALUE_BYTE,
+    ['0'] = 3, ['1'] = 3, ['2'] = 3, ['3'] = 3, ['4'] = 3,
+    ['5'] = 3, ['6'] = 3, ['7'] = 3, ['8'] = 3, ['9'] = 3,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1,
+    ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+    ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
+    ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+    ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+    ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+    ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
+/*
  * The number of leading tokens that are the line's header rather than its
  * message, 0 when there is none.
  * A header is a run of header words - dates and times, numbers and ids
@@ -273,13 +300,13 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             end = ++i;
             continue;
         }
-        int digit = 0, value_chars = 1;
-        for (size_t k = 0; k < len && value_chars; k++) {
-            digit |= s[k] >= '0' && s[k] <= '9';
-            value_chars &= is_alnum_byte(s[k]) || s[k] == '.' || s[k] == '-' || s[k] == '_' ||
-                           s[k] == '/' || s[k] == '@' || s[k] == ':' || s[k] == ',' || s[k] == '+';
+        /* the classes of the token's bytes, or-ed and and-ed: one lookup a byte */
+        unsigned any = 0, all = VALUE_BYTE;
+        for (size_t k = 0; k < len; k++) {
+            any |= value_byte[(unsigned char)s[k]];
+            all &= value_byte[(unsigned char)s[k]];
         }
-        if (digit && value_chars) {
+        if ((any & DIGIT_BYTE) && (all & VALUE_BYTE)) {
             end = ++i; /* a number, an id, a node or file name with a number */
             continue;
         }
