@@ -1176,8 +1176,10 @@ void ltk_parser_note_shape(logtk_parser *p, uint64_t shape)
 /*
  * 1 when a line of `shape` (its masking none) fits template id as a line of
  * its shape did, by table's fits: then with np, its parameters are in
- * p->param_out (*np of them).  0: fit it.  Inlined: it is asked for
- * most lines, and a call costs a third of what it does.
+ * p->param_out (*np of them).  0: fit it.  Inlined, as it was with its one
+ * caller: it is asked for every line that has a shape (as a call, 6.3M more
+ * instructions of `logtk parse -o /dev/null` on 100,000 lines of the 16-log
+ * mix, 584.8M against 578.5M).
  */
 #if defined(__GNUC__)
 __attribute__((always_inline))
