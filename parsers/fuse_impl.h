@@ -123,6 +123,7 @@ typedef struct ltk_fuse_state {
     long threshold;
     long max_entries;
     int header_auto; /* "header=auto": find and wildcard the line's header (header_length) */
+    int line_cache;  /* "line_cache=shapes" (1, the default) or "none" (0): see fuse_shape.h */
 
     ltk_u64map exact;  /* sequence hash -> template id */
     ltk_u64map groups; /* sibling key -> group index (ltk_fuse_group_at) */
@@ -205,7 +206,7 @@ static inline ltk_fuse_pool *ltk_fuse_pool_at(const ltk_fuse_state *st, uint32_t
 
 /* ---- fuse_state.c: parameters, release, the store of groups and pools ---- */
 
-/** Sets fuse's parameter `name` (threshold, max_entries, header); the ops' set_param. */
+/** Sets fuse's parameter `name` (threshold, max_entries, header, line_cache); the ops' set_param. */
 int ltk_fuse_set_param(logtk_parser *p, void *state, const char *name, const char *value);
 /** Frees everything the state holds (not the state itself); the ops' destroy. */
 void ltk_fuse_destroy(void *state);

@@ -103,5 +103,15 @@ int ltk_fuse_set_param(logtk_parser *p, void *state, const char *name, const cha
         ltk_fuse_shape_clear(&st->shapes); /* lines now split into header and message otherwise */
         return LOGTK_OK;
     }
+    if (strcmp(name, "line_cache") == 0) {
+        /* a cache of a pure function: "none" parses the same, only slower,
+           which is what the tests hold it to (test_parser_fuse.c, fuzz_parse) */
+        if (strcmp(value, "shapes") != 0 && strcmp(value, "none") != 0)
+            return ltk_parser_error(p, LOGTK_ERR_INVALID,
+                                      "line_cache: expected shapes or none, got '%s'", value);
+        st->line_cache = strcmp(value, "shapes") == 0;
+        ltk_fuse_shape_clear(&st->shapes);
+        return LOGTK_OK;
+    }
     return LOGTK_ERR_NOT_FOUND;
 }

@@ -1448,6 +1448,7 @@ static int fuse_init(logtk_parser *p, void *state)
     st->threshold = 4; /* best global value of 2..8 on Loghub-2k, of 2..5 on every GT (doc/fuse.md) */
     st->max_entries = 4L << 20;
     st->header_auto = 1;
+    st->line_cache = 1;
     static const char wild_dots[] = "<*>...";
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LTK_WILDCARD_LEN + d);
@@ -2169,7 +2170,9 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         kept = run_from + 1;
     }
     seq += ltk_mix64(kept + 1);
-    if (!kept_digit)
+    if (!st->line_cache)
+        ; /* "line_cache=none": every line comes this way */
+    else if (!kept_digit)
         ltk_fuse_shape_keep(&st->shapes, line_shape, seq);
     else
         ltk_fuse_shape_keep_digits(&st->shapes, line_shape, line->tokens, &kept_at, seq);
@@ -2683,11 +2686,11 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
     ltk_fuse_state *st = state;
     const uint64_t line_shape = ltk_line_shape(line->masked.ptr, line->masked.len);
     ltk_parser_note_shape(p, line_shape);
-    ltk_fuse_shape_slot *shaped = ltk_fuse_shape_find(&st->shapes, line_shape);
+    ltk_fuse_shape_slot *shaped = NULL;
     /* the line with its tokens, asked for only past the shape cache (asking
        again costs nothing: the shared layer splits a line once) */
     ltk_parse_line split;
-    if (shaped == NULL) {
+    if (st->line_cache && (shaped = ltk_fuse_shape_find(&st->shapes, line_shape)) == NULL) {
         split = *line;
         if (ltk_parser_line_tokens(p, &split) != LOGTK_OK)
             return LOGTK_ERR_NOMEM;

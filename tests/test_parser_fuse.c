@@ -876,6 +876,104 @@ TEST(test_fuse_shape_cache_digits)
     logtk_parser_free(p);
 }
 
+/*
+ * The line cache is a cache: with "line_cache=none" every line is masked and
+ * hashed token by token, and each line gets the same template and the same
+ * parameters as with it.  Lines made of pieces where a digit decides the
+ * most (kept names, numbered names, dates and times of a header, hex,
+ * units, asides, bounds), each fed again with other digits, and some with
+ * a digit where a letter was.
+ */
+TEST(test_fuse_line_cache_is_a_cache)
+{
+    static const char *const pieces[] = {
+        "eth0",      "eth1",        "node-12",      "core.7",      "IPv6",       "L2",
+        "2015-10-18", "16:49:06",   "17/06/09",     "[main]",      "INFO",       "sshd[42]:",
+        "0x1f",      "a41e8f",      "38101a0b-2096", "deadbeef",   "(1.2",       "KB)",
+        "<1",        "sec",         "jk2_init",     "user=root",   "10.0.0.1:80", "blk_42",
+        "do_exit+0x12/0x40",        "x86_64",       "-",           "took",       "ms,",
+        "at",        "2d",          "v2",           "a1b2c3d4e5f6", "::1",        "fe80::1",
+        "ns::f2",    "=",           "id=7",         "12345",       "A1B2C3D4",   "uuid:",
+        "time:",     "<*>",         "..",           "a..1",        "\"q7\"",     "(x)",
+    };
+    const size_t npieces = sizeof pieces / sizeof pieces[0];
+    enum { LINES = 3000 };
+    static char text[LINES][160];
+    const char *lines[LINES];
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < LINES; i++) {
+        if (i % 3 == 2) {
+            /* the line before, another digit at each digit, and once a letter */
+            memcpy(text[i], text[i - 1], sizeof text[i]);
+            for (char *c = text[i]; *c; c++) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                if (*c >= '0' && *c <= '9')
+                    *c = (seed >> 60) == 0 ? 'a' : (char)('0' + (seed >> 33) % 10);
+            }
+        } else {
+            size_t len = 0;
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t words = 2 + (seed >> 33) % 7;
+            for (size_t w = 0; w < words; w++) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                const char *piece = pieces[(seed >> 33) % npieces];
+                size_t n = strlen(piece);
+                if (len + n + 2 >= sizeof text[i])
+                    break;
+                if (len)
+                    text[i][len++] = (seed >> 20) % 5 ? ' ' : '\t';
+                memcpy(text[i] + len, piece, n);
+                len += n;
+            }
+            text[i][len] = '\0';
+        }
+        lines[i] = text[i];
+    }
+    /* fed side by side: each event the same (template, parameters as places in the line) */
+    logtk_parser *cached = new_parser("fuse"), *plain = new_parser("fuse");
+    CHECK(cached != NULL && plain != NULL);
+    if (cached == NULL || plain == NULL) {
+        logtk_parser_free(cached);
+        logtk_parser_free(plain);
+        return;
+    }
+    CHECK_STATUS(logtk_parser_set_option(plain, "line_cache", "none"), LOGTK_OK);
+    size_t differ = 0;
+    for (size_t i = 0; i < LINES; i++) {
+        logtk_event a, b;
+        size_t n = strlen(lines[i]);
+        CHECK_STATUS(logtk_parser_feed(cached, lines[i], n, &a), LOGTK_OK);
+        size_t np = a.nparams, off[16], len[16];
+        int same = a.template_id != 0 && np <= 16;
+        for (size_t k = 0; same && k < np; k++) {
+            off[k] = (size_t)(a.params[k].ptr - lines[i]);
+            len[k] = a.params[k].len;
+        }
+        CHECK_STATUS(logtk_parser_feed(plain, lines[i], n, &b), LOGTK_OK);
+        same = same && b.template_id == a.template_id && b.nparams == np;
+        for (size_t k = 0; same && k < np; k++)
+            same = (size_t)(b.params[k].ptr - lines[i]) == off[k] && b.params[k].len == len[k];
+        differ += !same;
+    }
+    CHECK(differ == 0);
+    CHECK_STATUS(logtk_parser_finish(cached), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_finish(plain), LOGTK_OK);
+    for (size_t i = 0; i < LINES; i++) {
+        logtk_slice a = text_of(cached, i), b = text_of(plain, i);
+        differ += a.len != b.len || memcmp(a.ptr, b.ptr, a.len) != 0;
+    }
+    CHECK(differ == 0);
+    CHECK(logtk_parser_template_count(cached) == logtk_parser_template_count(plain));
+    logtk_parser_free(cached);
+    logtk_parser_free(plain);
+    /* the value is checked */
+    logtk_parser *p = NULL;
+    CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_set_option(p, "line_cache", "sometimes"), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_parser_set_option(p, "line_cache", "shapes"), LOGTK_OK);
+    logtk_parser_free(p);
+}
+
 /* ltk_zero_digits() reads each of '0'..'9' as '0' and leaves every other byte, at every place. */
 TEST(test_fuse_zero_digits)
 {

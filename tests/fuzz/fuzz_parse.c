@@ -11,7 +11,10 @@
  * from the first line's fit whenever they may.  After finish every line is
  * extracted against the template it was given (logtk_parser_extract, which
  * fits by shape in a table of its own) and checked the same way: a template
- * still matches each line assigned to it.
+ * still matches each line assigned to it.  With fuse, a second parser with
+ * its line cache off ("line_cache=none") is fed the same lines, and each
+ * event must be the same: the cache may only save work, never change an
+ * answer.
  */
 #include "config.h"
 
@@ -32,12 +35,40 @@ static void check_event(const logtk_event *ev, const char *line, size_t len)
         abort();
 }
 
-/* Feeds one line and checks its event; returns its template id (0: none). */
-static uint32_t feed_checked(logtk_parser *p, const char *line, size_t len)
+/*
+ * Feeds one line and checks its event; returns its template id (0: none).
+ * With `plain` (fuse without its line cache), feeds it the line too and
+ * aborts when its event differs.
+ */
+static uint32_t feed_checked(logtk_parser *p, logtk_parser *plain, const char *line, size_t len)
 {
-    logtk_event ev;
-    if (logtk_parser_feed(p, line, len, &ev) != LOGTK_OK || ev.template_id == 0)
+    logtk_event ev, other;
+    int rc = logtk_parser_feed(p, line, len, &ev);
+    if (plain) {
+        /* the first event's parameters, as places in the line, before the second feed */
+        size_t np = rc == LOGTK_OK ? ev.nparams : 0, where[32];
+        uint32_t id = rc == LOGTK_OK ? ev.template_id : 0;
+        for (size_t k = 0; k < np && k < 16; k++) {
+            where[2 * k] = (size_t)(ev.params[k].ptr - line);
+            where[2 * k + 1] = ev.params[k].len;
+        }
+        int rc2 = logtk_parser_feed(plain, line, len, &other);
+        if (rc2 == LOGTK_ERR_NOMEM || rc == LOGTK_ERR_NOMEM)
+            return 0;
+        if (rc2 != rc || (rc == LOGTK_OK && (other.template_id != id || other.nparams != np ||
+                                             other.template_text.len != ev.template_text.len ||
+                                             memcmp(other.template_text.ptr, ev.template_text.ptr,
+                                                    ev.template_text.len) != 0)))
+            abort(); /* the line cache changed an answer */
+        for (size_t k = 0; rc == LOGTK_OK && k < np && k < 16; k++)
+            if ((size_t)(other.params[k].ptr - line) != where[2 * k] ||
+                other.params[k].len != where[2 * k + 1])
+                abort();
+        if (rc != LOGTK_OK || id == 0)
+            return 0;
+    } else if (rc != LOGTK_OK || ev.template_id == 0) {
         return 0;
+    }
     check_event(&ev, line, len);
     return ev.template_id;
 }
@@ -62,15 +93,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const char *parser = data[0] & 1 ? "drain" : "fuse";
     int again = (data[0] & 2) != 0;
-    logtk_parser *p;
+    logtk_parser *p, *plain = NULL;
     if (logtk_parser_new(&p, parser) != LOGTK_OK)
         return 0;
+    if (strcmp(parser, "fuse") == 0 &&
+        (logtk_parser_new(&plain, parser) != LOGTK_OK ||
+         logtk_parser_set_option(plain, "line_cache", "none") != LOGTK_OK)) {
+        logtk_parser_free(plain);
+        logtk_parser_free(p);
+        return 0;
+    }
     /* each line's digit-changed copy at the line's own offset, and the ids given */
     char *copy = malloc(size);
     uint32_t *ids = calloc(2 * size, sizeof *ids);
     if (copy == NULL || ids == NULL) {
         free(copy);
         free(ids);
+        logtk_parser_free(plain);
         logtk_parser_free(p);
         return 0;
     }
@@ -78,13 +117,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (text < end) {
         const char *nl = memchr(text, '\n', (size_t)(end - text));
         size_t len = (size_t)((nl ? nl : end) - text), off = (size_t)(text - (const char *)data);
-        ids[2 * off] = feed_checked(p, text, len);
+        ids[2 * off] = feed_checked(p, plain, text, len);
         if (again) {
             memcpy(copy + off, text, len);
             for (size_t i = off; i < off + len; i++)
                 if (copy[i] >= '0' && copy[i] <= '9')
                     copy[i] = (char)('0' + (copy[i] - '0' + 7) % 10);
-            ids[2 * off + 1] = feed_checked(p, copy + off, len);
+            ids[2 * off + 1] = feed_checked(p, plain, copy + off, len);
         }
         text += len + (nl != NULL);
     }
@@ -100,6 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free(copy);
     free(ids);
+    logtk_parser_free(plain);
     logtk_parser_free(p);
     return 0;
 }
