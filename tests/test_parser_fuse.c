@@ -943,16 +943,11 @@ TEST(test_fuse_line_cache_is_a_cache)
         logtk_event a, b;
         size_t n = strlen(lines[i]);
         CHECK_STATUS(logtk_parser_feed(cached, lines[i], n, &a), LOGTK_OK);
-        size_t np = a.nparams, off[16], len[16];
-        int same = a.template_id != 0 && np <= 16;
-        for (size_t k = 0; same && k < np; k++) {
-            off[k] = (size_t)(a.params[k].ptr - lines[i]);
-            len[k] = a.params[k].len;
-        }
+        /* a stays as it is while the other handle is fed */
         CHECK_STATUS(logtk_parser_feed(plain, lines[i], n, &b), LOGTK_OK);
-        same = same && b.template_id == a.template_id && b.nparams == np;
-        for (size_t k = 0; same && k < np; k++)
-            same = (size_t)(b.params[k].ptr - lines[i]) == off[k] && b.params[k].len == len[k];
+        int same = a.template_id != 0 && b.template_id == a.template_id && b.nparams == a.nparams;
+        for (size_t k = 0; same && k < a.nparams; k++)
+            same = b.params[k].ptr == a.params[k].ptr && b.params[k].len == a.params[k].len;
         differ += !same;
     }
     CHECK(differ == 0);

@@ -45,26 +45,20 @@ static uint32_t feed_checked(logtk_parser *p, logtk_parser *plain, const char *l
     logtk_event ev, other;
     int rc = logtk_parser_feed(p, line, len, &ev);
     if (plain) {
-        /* the first event's parameters, as places in the line, before the second feed */
-        size_t np = rc == LOGTK_OK ? ev.nparams : 0, where[32];
-        uint32_t id = rc == LOGTK_OK ? ev.template_id : 0;
-        for (size_t k = 0; k < np && k < 16; k++) {
-            where[2 * k] = (size_t)(ev.params[k].ptr - line);
-            where[2 * k + 1] = ev.params[k].len;
-        }
+        /* p's event stays as it is while the other handle is fed */
         int rc2 = logtk_parser_feed(plain, line, len, &other);
         if (rc2 == LOGTK_ERR_NOMEM || rc == LOGTK_ERR_NOMEM)
             return 0;
-        if (rc2 != rc || (rc == LOGTK_OK && (other.template_id != id || other.nparams != np ||
+        if (rc2 != rc || (rc == LOGTK_OK && (other.template_id != ev.template_id ||
+                                             other.nparams != ev.nparams ||
                                              other.template_text.len != ev.template_text.len ||
                                              memcmp(other.template_text.ptr, ev.template_text.ptr,
                                                     ev.template_text.len) != 0)))
             abort(); /* the line cache changed an answer */
-        for (size_t k = 0; rc == LOGTK_OK && k < np && k < 16; k++)
-            if ((size_t)(other.params[k].ptr - line) != where[2 * k] ||
-                other.params[k].len != where[2 * k + 1])
+        for (size_t k = 0; rc == LOGTK_OK && k < ev.nparams; k++)
+            if (other.params[k].ptr != ev.params[k].ptr || other.params[k].len != ev.params[k].len)
                 abort();
-        if (rc != LOGTK_OK || id == 0)
+        if (rc != LOGTK_OK || ev.template_id == 0)
             return 0;
     } else if (rc != LOGTK_OK || ev.template_id == 0) {
         return 0;
