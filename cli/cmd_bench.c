@@ -115,6 +115,8 @@ typedef struct bench_options {
     const char *against;     /* --against NAME: speed against this parser, alternated runs */
     unsigned long rounds;    /* --rounds N: alternated pairs per input (0: not given) */
     cli_parser_options parser_options; /* --param NAME=VALUE..., after the preset's */
+    const char *errors_path; /* --errors FILE */
+    FILE *errors;            /* its stream while the accuracy runs write it */
 } bench_options;
 
 static void bench_usage(FILE *out)
@@ -124,7 +126,7 @@ static void bench_usage(FILE *out)
             "                         [--gt original|corrected|loghub2] [--loghub2 DIR]\n"
             "                         [--loghub2-full DIR] [--full-lists DIR]\n"
             "                         [--dataset A,B,...] [--no-preset] [--param NAME=VALUE...]\n"
-            "                         [--repeat N] [--quiet]\n"
+            "                         [--repeat N] [--errors FILE] [--quiet]\n"
             "       logtk bench parse --input FILE [--input FILE...] (--dataset NAME | --format FMT)\n"
             "                         [--parser NAME] [--param NAME=VALUE...] [--repeat N] [--quiet]\n"
             "       logtk bench parse --against NAME [--rounds N] [--parser NAME] [--repeat N]\n"
@@ -178,6 +180,13 @@ static void bench_usage(FILE *out)
             "                    (medians summed, the geometric mean of the ratios, the lowest\n"
             "                    and highest ratio of a dataset)\n"
             "  --rounds N        pairs per dataset for --against (default 5)\n"
+            "  --errors FILE     also write where each parser's groups differ from the ground\n"
+            "                    truth's, as TSV: dataset parser gt kind lines first_line truth\n"
+            "                    parsed, a row per true and parsed template sharing lines that\n"
+            "                    cost a metric; kind: split (the true template's lines are in\n"
+            "                    several parsed ones), merged (the parsed template holds lines\n"
+            "                    of several true ones), split+merged, or text (the same lines,\n"
+            "                    the template written otherwise: costs PA and FTA only)\n"
             "  --quiet           no progress or warnings on stderr\n"
             "  --help            this help\n"
             "\n"
@@ -543,6 +552,54 @@ static void print_published(const char *dataset)
 }
 
 /* Evaluates the parser's assignments against the ground truth and prints the row. */
+/* What write_error() needs to write one row of --errors. */
+typedef struct error_rows {
+    FILE *out;
+    const char *dataset, *parser, *gt;
+    const ground_truth *truth;
+    size_t rows, messages; /* rows written, their messages */
+} error_rows;
+
+static int write_error(void *arg, const logtk_group_error *e)
+{
+    error_rows *w = arg;
+    const char *kind = e->kind == LOGTK_GROUP_TEXT    ? "text"
+                       : e->kind == LOGTK_GROUP_SPLIT ? "split"
+                       : e->kind == LOGTK_GROUP_MERGED ? "merged"
+                                                      : "split+merged";
+    size_t line = w->truth->line_of_row ? w->truth->line_of_row[e->first] : e->first;
+    fprintf(w->out, "%s\t%s\t%s\t%s\t%zu\t%zu\t", w->dataset, w->parser, w->gt, kind,
+            e->messages, line + 1);
+    if (logtk_tsv_write_field(w->out, e->truth.ptr, e->truth.len) != LOGTK_OK ||
+        fputc('\t', w->out) == EOF ||
+        logtk_tsv_write_field(w->out, e->parsed.ptr, e->parsed.len) != LOGTK_OK ||
+        fputc('\n', w->out) == EOF)
+        return LOGTK_ERR_IO;
+    w->rows++;
+    w->messages += e->messages;
+    return LOGTK_OK;
+}
+
+/*
+ * --errors: one row per pair of a true and a parsed template that costs a
+ * metric (logtk_evaluate_errors()), with the line of its first message in
+ * the dataset's log.  0, or -1 with the error printed.
+ */
+static int write_errors(const char *dataset, const char *parser_name, const bench_options *o,
+                        const ground_truth *gt, size_t n, const logtk_slice *parsed,
+                        const logtk_slice *truth)
+{
+    error_rows w = {o->errors, dataset, parser_name,
+                    (o->no_preset ? gt_names_no_preset : gt_names)[o->gt], gt, 0, 0};
+    int rc = logtk_evaluate_errors(n, parsed, truth, write_error, &w);
+    if (rc != LOGTK_OK) {
+        cli_error(SUB, "%s: %s: %s", dataset, o->errors_path,
+                  rc == LOGTK_ERR_IO ? "cannot write" : logtk_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
 static int evaluate_and_print(const char *dataset, const char *parser_name,
                               const bench_options *o, logtk_parser *parser,
                               const ground_truth *gt, const run_result *res,
@@ -593,6 +650,8 @@ static int evaluate_and_print(const char *dataset, const char *parser_name,
         cli_error(SUB, "%s: %s", dataset, logtk_strerror(rc));
         goto done;
     }
+    if (o->errors && write_errors(dataset, parser_name, o, gt, n, parsed, truth) != 0)
+        goto done;
     uint64_t passes_lines = res->lines * o->repeat;
     if (gt->line_of_row && !o->quiet)
         fprintf(stderr, "%s %s: note: %s: %zu of %zu lines scored (%zu match no listed template, "
@@ -995,10 +1054,12 @@ static int cmd_bench_parse(int argc, char **argv)
         {"against", required_argument, NULL, 'a'},
         {"rounds", required_argument, NULL, 'R'},
         {"param", required_argument, NULL, CLI_OPT_PARAM},
+        {"errors", required_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bench_options o = {0};
+    logtk_output *errors = NULL;
     o.loghub = getenv("LOGTK_LOGHUB");
     o.loghub2 = getenv("LOGTK_LOGHUB2");
     o.gt = GT_ORIGINAL;
@@ -1028,6 +1089,7 @@ static int cmd_bench_parse(int argc, char **argv)
         case 'N': o.no_preset = 1; break;
         case 'i': inputs[o.ninputs++] = optarg; break;
         case 'a': o.against = optarg; break;
+        case 'e': o.errors_path = optarg; break;
         case CLI_OPT_PARAM: {
             int st;
             cli_parser_option(SUB, c, optarg, &o.parser_options, &st);
@@ -1109,6 +1171,11 @@ static int cmd_bench_parse(int argc, char **argv)
         goto done;
     }
 
+    if (o.errors_path && (o.ninputs || o.against)) {
+        ex = cli_usage_error(SUB, "--errors lists the errors of the accuracy runs, not of %s",
+                             o.ninputs ? "--input" : "--against");
+        goto done;
+    }
     if (o.ninputs) {
         if (o.parser && strcmp(o.parser, "all") == 0) {
             ex = cli_usage_error(SUB, "--input times one parser; --parser all needs --loghub");
@@ -1151,8 +1218,24 @@ static int cmd_bench_parse(int argc, char **argv)
                                                     : "needs --loghub DIR (or $LOGTK_LOGHUB) or --input FILE");
         goto done;
     }
+    if (o.errors_path) {
+        int rc = logtk_output_open(&errors, o.errors_path);
+        if (rc != LOGTK_OK) {
+            cli_error(SUB, "%s", errors ? logtk_output_errmsg(errors) : logtk_strerror(rc));
+            ex = EXIT_DATA;
+            goto done;
+        }
+        o.errors = logtk_output_stream(errors);
+        fprintf(o.errors, "dataset\tparser\tgt\tkind\tlines\tfirst_line\ttruth\tparsed\n");
+    }
     ex = o.against ? compare_datasets(&o) : bench_accuracy(&o);
+    /* a run that failed leaves an older FILE as it was */
+    if (errors && ex == EXIT_OK && logtk_output_commit(errors) != LOGTK_OK) {
+        cli_error(SUB, "%s", logtk_output_errmsg(errors));
+        ex = EXIT_DATA;
+    }
 done:
+    logtk_output_free(errors);
     free(inputs);
     cli_parser_options_free(&o.parser_options);
     return ex;

@@ -21,6 +21,12 @@
  * gets full GA and FGA and nothing in PA and FTA for those messages.  Cost:
  * O(N) hash lookups plus O(P) per-group checks; memory is two ids per
  * message and a few counters per group.
+ *
+ * logtk_evaluate_errors() lists what those numbers count: the messages are
+ * sorted by (true id, parsed id), each run of one pair is one candidate row,
+ * and a pair is an error unless both its groups meet only each other (then
+ * it is a correct group, an error of text only when the strings differ).
+ * Sorting costs O(N log N), once per evaluation, never per line parsed.
  */
 #include "config.h"
 
@@ -48,6 +54,32 @@ static double f1_score(size_t correct, size_t parsed, size_t truth)
     return 2.0 * precision * recall / (precision + recall);
 }
 
+/*
+ * Both sides of n messages interned: pid[i] and tid[i] are message i's
+ * parsed and true ids, dense and numbered in the order of their first
+ * message.  *pa_hits counts the messages whose two strings are equal.
+ * Returns 0, or -1 when out of memory (the tables are then still to be freed).
+ */
+static int intern_messages(size_t n, const logtk_slice *parsed, const logtk_slice *truth,
+                           ltk_hashtab *parsed_ids, ltk_hashtab *true_ids, uint32_t *pid,
+                           uint32_t *tid, size_t *pa_hits)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t p = ltk_hashtab_intern(parsed_ids, parsed[i].ptr, parsed[i].len, NULL);
+        int64_t t = ltk_hashtab_intern(true_ids, truth[i].ptr, truth[i].len, NULL);
+        if (p < 0 || t < 0)
+            return -1;
+        pid[i] = (uint32_t)p;
+        tid[i] = (uint32_t)t;
+        if (parsed[i].len == truth[i].len &&
+            (parsed[i].len == 0 || memcmp(parsed[i].ptr, truth[i].ptr, parsed[i].len) == 0))
+            hits++;
+    }
+    *pa_hits = hits;
+    return 0;
+}
+
 int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth,
                    logtk_parse_metrics *out)
 {
@@ -68,21 +100,10 @@ int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth
     uint32_t *tid = malloc(n * sizeof *tid);
     parsed_group *groups = NULL;
     size_t *true_sizes = NULL;
-    if (!parsed_init || !true_init || !pid || !tid)
-        goto done;
-
     size_t pa_hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t p = ltk_hashtab_intern(&parsed_ids, parsed[i].ptr, parsed[i].len, NULL);
-        int64_t t = ltk_hashtab_intern(&true_ids, truth[i].ptr, truth[i].len, NULL);
-        if (p < 0 || t < 0)
-            goto done;
-        pid[i] = (uint32_t)p;
-        tid[i] = (uint32_t)t;
-        if (parsed[i].len == truth[i].len &&
-            (parsed[i].len == 0 || memcmp(parsed[i].ptr, truth[i].ptr, parsed[i].len) == 0))
-            pa_hits++;
-    }
+    if (!parsed_init || !true_init || !pid || !tid ||
+        intern_messages(n, parsed, truth, &parsed_ids, &true_ids, pid, tid, &pa_hits) != 0)
+        goto done;
 
     size_t np = parsed_ids.count, ng = true_ids.count;
     groups = calloc(np, sizeof *groups);
@@ -125,6 +146,106 @@ int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth
 done:
     free(groups);
     free(true_sizes);
+    free(pid);
+    free(tid);
+    if (parsed_init)
+        ltk_hashtab_free(&parsed_ids);
+    if (true_init)
+        ltk_hashtab_free(&true_ids);
+    return rc;
+}
+
+/* One message's pair of ids; after the first sort, one run of equal pairs. */
+typedef struct message_pair {
+    uint32_t true_id;
+    uint32_t parsed_id;
+    size_t index; /* the message; of a run, its first message */
+    size_t count; /* of a run: its messages */
+} message_pair;
+
+/* By true id, parsed id, then message. */
+static int compare_pairs(const void *a, const void *b)
+{
+    const message_pair *x = a, *y = b;
+    if (x->true_id != y->true_id)
+        return x->true_id < y->true_id ? -1 : 1;
+    if (x->parsed_id != y->parsed_id)
+        return x->parsed_id < y->parsed_id ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Runs by true id, then first message (distinct: runs are disjoint). */
+static int compare_runs(const void *a, const void *b)
+{
+    const message_pair *x = a, *y = b;
+    if (x->true_id != y->true_id)
+        return x->true_id < y->true_id ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int logtk_evaluate_errors(size_t n, const logtk_slice *parsed, const logtk_slice *truth,
+                          logtk_group_error_fn fn, void *arg)
+{
+    if (n == 0 || !parsed || !truth || !fn || n > UINT32_MAX)
+        return LOGTK_ERR_INVALID;
+
+    int rc = LOGTK_ERR_NOMEM;
+    size_t expected = n < 4096 ? n : 4096;
+    ltk_hashtab parsed_ids, true_ids;
+    int parsed_init = ltk_hashtab_init(&parsed_ids, expected) == 0;
+    int true_init = ltk_hashtab_init(&true_ids, expected) == 0;
+    uint32_t *pid = malloc(n * sizeof *pid);
+    uint32_t *tid = malloc(n * sizeof *tid);
+    message_pair *pairs = malloc(n * sizeof *pairs);
+    uint32_t *parsed_spread = NULL, *true_spread = NULL; /* distinct ids met on the other side */
+    size_t pa_hits;
+    if (!parsed_init || !true_init || !pid || !tid || !pairs ||
+        intern_messages(n, parsed, truth, &parsed_ids, &true_ids, pid, tid, &pa_hits) != 0)
+        goto done;
+    parsed_spread = calloc(parsed_ids.count, sizeof *parsed_spread);
+    true_spread = calloc(true_ids.count, sizeof *true_spread);
+    if (!parsed_spread || !true_spread)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        pairs[i] = (message_pair){tid[i], pid[i], i, 1};
+    qsort(pairs, n, sizeof *pairs, compare_pairs);
+    /* each run of equal pairs becomes one entry, with its first message and size */
+    size_t nruns = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (nruns > 0 && pairs[nruns - 1].true_id == pairs[i].true_id &&
+            pairs[nruns - 1].parsed_id == pairs[i].parsed_id) {
+            pairs[nruns - 1].count++;
+            continue;
+        }
+        pairs[nruns++] = pairs[i]; /* (sorted by message: this is the run's first) */
+        true_spread[pairs[i].true_id]++;
+        parsed_spread[pairs[i].parsed_id]++;
+    }
+    /* true ids number the true groups by their first message (interning order) */
+    qsort(pairs, nruns, sizeof *pairs, compare_runs);
+    rc = LOGTK_OK;
+    for (size_t r = 0; r < nruns && rc == LOGTK_OK; r++) {
+        const message_pair *run = &pairs[r];
+        unsigned kind = (true_spread[run->true_id] > 1 ? LOGTK_GROUP_SPLIT : 0u) |
+                        (parsed_spread[run->parsed_id] > 1 ? LOGTK_GROUP_MERGED : 0u);
+        const logtk_slice *t = &truth[run->index], *p = &parsed[run->index];
+        if (kind == 0 && (t->len != p->len || (t->len && memcmp(t->ptr, p->ptr, t->len) != 0)))
+            kind = LOGTK_GROUP_TEXT;
+        if (kind == 0)
+            continue;
+        logtk_group_error e;
+        e.truth = *t;
+        e.parsed = *p;
+        e.messages = run->count;
+        e.first = run->index;
+        e.kind = kind;
+        rc = fn(arg, &e);
+    }
+
+done:
+    free(parsed_spread);
+    free(true_spread);
+    free(pairs);
     free(pid);
     free(tid);
     if (parsed_init)

@@ -657,6 +657,37 @@ typedef struct logtk_parse_metrics {
 int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth,
                    logtk_parse_metrics *out);
 
+/** What makes a (true template, parsed template) pair an error (logtk_group_error.kind). */
+#define LOGTK_GROUP_SPLIT 1u  /* the true group's messages are in several parsed groups */
+#define LOGTK_GROUP_MERGED 2u /* the parsed group holds messages of several true groups */
+#define LOGTK_GROUP_TEXT 4u   /* one group on both sides, its template written otherwise */
+
+/** A true and a parsed template that share messages without being one correct group. */
+typedef struct logtk_group_error {
+    logtk_slice truth;  /* the true template */
+    logtk_slice parsed; /* the parsed template */
+    size_t messages;    /* messages with both */
+    size_t first;       /* index of the first of them */
+    unsigned kind;      /* LOGTK_GROUP_SPLIT and/or LOGTK_GROUP_MERGED, or LOGTK_GROUP_TEXT */
+} logtk_group_error;
+
+/** Called by logtk_evaluate_errors(): 0 to go on, anything else stops the walk. */
+typedef int (*logtk_group_error_fn)(void *arg, const logtk_group_error *e);
+
+/**
+ * The errors behind GA and PA, with the same inputs as logtk_evaluate():
+ * calls fn for every pair of a true and a parsed template that share
+ * messages, except a correct group (the same messages on both sides) whose
+ * strings are equal.  Such a pair is SPLIT, MERGED or both (it costs GA,
+ * FGA and FTA), or TEXT (one group written differently: it costs PA and
+ * FTA only).  The pairs come in the order of their true group's first
+ * message, then of their first message; the slices point into the inputs.
+ * Returns LOGTK_OK, LOGTK_ERR_INVALID (n == 0 or fn NULL), LOGTK_ERR_NOMEM,
+ * or the first nonzero value fn returned.
+ */
+int logtk_evaluate_errors(size_t n, const logtk_slice *parsed, const logtk_slice *truth,
+                          logtk_group_error_fn fn, void *arg);
+
 /* ------------------------------------------------------------------------ */
 /* Output files written atomically                                           */
 /* ------------------------------------------------------------------------ */

@@ -141,6 +141,122 @@ TEST(test_bad_arguments)
     CHECK_STATUS(logtk_evaluate(1, NULL, &s, &m), LOGTK_ERR_INVALID);
 }
 
+/* What logtk_evaluate_errors() reported, as rows to compare. */
+typedef struct error_row {
+    char truth[8], parsed[8];
+    size_t messages, first;
+    unsigned kind;
+} error_row;
+
+typedef struct error_list {
+    error_row rows[32];
+    size_t n;
+    size_t stop_after; /* 0: never stop */
+} error_list;
+
+static int collect_error(void *arg, const logtk_group_error *e)
+{
+    error_list *l = arg;
+    CHECK(l->n < 32);
+    if (l->n >= 32)
+        return -1;
+    error_row *r = &l->rows[l->n++];
+    snprintf(r->truth, sizeof r->truth, "%.*s", (int)e->truth.len, e->truth.ptr);
+    snprintf(r->parsed, sizeof r->parsed, "%.*s", (int)e->parsed.len, e->parsed.ptr);
+    r->messages = e->messages;
+    r->first = e->first;
+    r->kind = e->kind;
+    return l->stop_after && l->n == l->stop_after ? 42 : 0;
+}
+
+static int list_errors(const char *const *parsed, const char *const *truth, size_t n,
+                       error_list *l)
+{
+    string_case c;
+    case_init(&c, parsed, truth, n);
+    int rc = logtk_evaluate_errors(c.n, c.parsed, c.truth, collect_error, l);
+    case_free(&c);
+    return rc;
+}
+
+static int row_is(const error_row *r, const char *truth, const char *parsed, size_t messages,
+                  size_t first, unsigned kind)
+{
+    return strcmp(r->truth, truth) == 0 && strcmp(r->parsed, parsed) == 0 &&
+           r->messages == messages && r->first == first && r->kind == kind;
+}
+
+/* The pairs behind test_split_and_merge, and a right group written otherwise.
+   True A={0,1,2} B={3,4} C={5} E={6,7} F={8}; parsed A={0,1} D={2,3,4} C e F. */
+TEST(test_errors_split_merged_text)
+{
+    const char *truth[] = {"A", "A", "A", "B", "B", "C", "E", "E", "F"};
+    const char *parsed[] = {"A", "A", "D", "D", "D", "C", "e", "e", "F"};
+    error_list l = {0};
+    CHECK_STATUS(list_errors(parsed, truth, 9, &l), LOGTK_OK);
+    CHECK(l.n == 4);
+    CHECK(row_is(&l.rows[0], "A", "A", 2, 0, LOGTK_GROUP_SPLIT));
+    CHECK(row_is(&l.rows[1], "A", "D", 1, 2, LOGTK_GROUP_SPLIT | LOGTK_GROUP_MERGED));
+    CHECK(row_is(&l.rows[2], "B", "D", 2, 3, LOGTK_GROUP_MERGED));
+    CHECK(row_is(&l.rows[3], "E", "e", 2, 6, LOGTK_GROUP_TEXT));
+    /* C and F are right groups with their own strings: no row */
+}
+
+/* Within a true group the pairs come by their first message, not by the
+   order in which the parsed templates first appeared. */
+TEST(test_errors_order)
+{
+    const char *truth[] = {"Y", "X", "X"};
+    const char *parsed[] = {"p", "q", "p"};
+    error_list l = {0};
+    CHECK_STATUS(list_errors(parsed, truth, 3, &l), LOGTK_OK);
+    CHECK(l.n == 3);
+    CHECK(row_is(&l.rows[0], "Y", "p", 1, 0, LOGTK_GROUP_MERGED));
+    CHECK(row_is(&l.rows[1], "X", "q", 1, 1, LOGTK_GROUP_SPLIT));
+    CHECK(row_is(&l.rows[2], "X", "p", 1, 2, LOGTK_GROUP_SPLIT | LOGTK_GROUP_MERGED));
+
+    /* a nonzero return stops the walk and is returned */
+    error_list stop = {0};
+    stop.stop_after = 2;
+    CHECK_STATUS(list_errors(parsed, truth, 3, &stop), 42);
+    CHECK(stop.n == 2);
+
+    logtk_slice s = {"a", 1};
+    CHECK_STATUS(logtk_evaluate_errors(0, &s, &s, collect_error, &l), LOGTK_ERR_INVALID);
+    CHECK_STATUS(logtk_evaluate_errors(1, &s, &s, NULL, NULL), LOGTK_ERR_INVALID);
+}
+
+/* On random groupings the rows account for the metrics: the messages of the
+   split and merged rows are exactly those outside right groups (1 - GA), and
+   every message whose two strings differ is in some row (1 - PA at most). */
+TEST(test_errors_account_for_ga)
+{
+    static const char *const names[] = {"a", "b", "c", "d", "e"};
+    unsigned seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        const char *truth[16], *parsed[16];
+        size_t n = 1 + (size_t)(round % 16);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            truth[i] = names[(seed >> 16) % 3];
+            seed = seed * 1103515245u + 12345u;
+            parsed[i] = names[(seed >> 16) % 5];
+        }
+        logtk_parse_metrics m = evaluate(parsed, truth, n);
+        error_list l = {0};
+        CHECK_STATUS(list_errors(parsed, truth, n, &l), LOGTK_OK);
+        size_t grouping = 0, all = 0;
+        for (size_t r = 0; r < l.n; r++) {
+            all += l.rows[r].messages;
+            if (l.rows[r].kind != LOGTK_GROUP_TEXT)
+                grouping += l.rows[r].messages;
+            CHECK(l.rows[r].kind != 0);
+        }
+        CHECK(NEAR((double)grouping, (1.0 - m.ga) * (double)n));
+        CHECK((double)all + 1e-9 >= (1.0 - m.pa) * (double)n);
+    }
+}
+
 /* Loghub's EventId is the MD5 prefix of the template: RFC 1321's test
    vectors, one of them one block, one 56 bytes (its length goes into a second
    padding block) and one of two full blocks. */
