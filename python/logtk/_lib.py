@@ -69,6 +69,17 @@ class ArchiveBlock(Structure):
                 ("damaged", c_int), ("text", Slice)]
 
 
+class ParseMetrics(Structure):
+    _fields_ = [("messages", c_size_t), ("true_templates", c_size_t),
+                ("parsed_templates", c_size_t), ("ga", c_double), ("pa", c_double),
+                ("fga", c_double), ("fta", c_double)]
+
+
+class GroupError(Structure):
+    _fields_ = [("truth", Slice), ("parsed", Slice), ("messages", c_size_t),
+                ("first", c_size_t), ("kind", c_uint)]
+
+
 class DetectMetrics(Structure):
     _fields_ = [("tp", c_uint64), ("fp", c_uint64), ("fn", c_uint64), ("tn", c_uint64),
                 ("unlabeled", c_uint64), ("precision", c_double), ("recall", c_double),
@@ -77,6 +88,7 @@ class DetectMetrics(Structure):
 
 TEMPLATE_CALLBACK = CFUNCTYPE(None, c_void_p, c_int, c_uint32, c_void_p, c_size_t)
 WRITE_CALLBACK = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
+GROUP_ERROR_CALLBACK = CFUNCTYPE(c_int, c_void_p, POINTER(GroupError))
 
 P = c_void_p
 PP = POINTER(c_void_p)
@@ -177,6 +189,7 @@ _DECLS = {
     "logtk_detector_free": (None, [P]),
     "logtk_detect_evaluate": (c_int, [P, POINTER(c_size_t), c_size_t, POINTER(c_uint8),
                                       POINTER(DetectMetrics)]),
+    "logtk_evaluate": (c_int, [c_size_t, POINTER(Slice), POINTER(Slice), POINTER(ParseMetrics)]),
 }
 for _name, (_res, _args) in _DECLS.items():
     _fn = getattr(lib, _name)
@@ -198,6 +211,11 @@ if HAVE_REMATCH_READER:
     lib.logtk_parser_rematch_reader.restype = c_int
     lib.logtk_parser_rematch_reader.argtypes = [P, P, P, P, c_size_t, POINTER(c_uint32),
                                                 POINTER(c_size_t)]
+HAVE_EVALUATE_ERRORS = hasattr(lib, "logtk_evaluate_errors")
+if HAVE_EVALUATE_ERRORS:
+    lib.logtk_evaluate_errors.restype = c_int
+    lib.logtk_evaluate_errors.argtypes = [c_size_t, POINTER(Slice), POINTER(Slice),
+                                          GROUP_ERROR_CALLBACK, c_void_p]
 HAVE_NAMED_MASK = hasattr(lib, "logtk_parser_add_named_mask")
 if HAVE_NAMED_MASK:
     lib.logtk_parser_add_named_mask.restype = c_int

@@ -166,6 +166,43 @@ class ParserTest(unittest.TestCase):
         self.assertLess(len(number), len(p))  # the sample has merged ids: gaps to close
 
 
+class MetricsTest(unittest.TestCase):
+    # true A={0,1,2} B={3,4} C={5} E={6,7} F={8}; parsed A={0,1} D={2,3,4} C e F
+    TRUTH = ["A", "A", "A", "B", "B", "C", "E", "E", "F"]
+    PARSED = ["A", "A", "D", "D", "D", "C", "e", "e", "F"]
+
+    def test_evaluate_gives_the_metrics_of_bench_parse(self):
+        m = logtk.evaluate(self.PARSED, self.TRUTH)
+        self.assertEqual((m.messages, m.true_templates, m.parsed_templates), (9, 5, 5))
+        self.assertAlmostEqual(m.ga, 4 / 9)     # C, E (another string) and F
+        self.assertAlmostEqual(m.pa, 4 / 9)     # messages 0, 1, 5, 8
+        self.assertAlmostEqual(m.fga, 3 / 5)    # 3 right groups of 5 and 5
+        self.assertAlmostEqual(m.fta, 2 / 5)    # C and F written alike
+        self.assertEqual(logtk.evaluate([b"x", "x"], ["x", b"x"]).pa, 1.0)
+
+    def test_evaluate_errors_lists_the_lost_lines(self):
+        errors = logtk.evaluate_errors(self.PARSED, self.TRUTH)
+        self.assertEqual(errors, [
+            logtk.GroupError("split", 2, 0, "A", "A"),
+            logtk.GroupError("split+merged", 1, 2, "A", "D"),
+            logtk.GroupError("merged", 2, 3, "B", "D"),
+            logtk.GroupError("text", 2, 6, "E", "e"),
+        ])
+        grouping = sum(e.lines for e in errors if e.kind != "text")
+        self.assertEqual(grouping, round((1 - logtk.evaluate(self.PARSED, self.TRUTH).ga) * 9))
+        # bytes that are not UTF-8 come back as they were
+        self.assertEqual(logtk.evaluate_errors([b"\xff"], [b"t"]),
+                         [logtk.GroupError("text", 1, 0, "t", b"\xff".decode("utf-8", "surrogateescape"))])
+
+    def test_bad_inputs_raise(self):
+        with self.assertRaises(ValueError):
+            logtk.evaluate(["a"], ["a", "b"])
+        with self.assertRaises(ValueError):
+            logtk.evaluate_errors([], [])
+        with self.assertRaises(TypeError):
+            logtk.evaluate([1], ["a"])
+
+
 class Drain3Test(unittest.TestCase):
     def test_add_log_message_returns_drain3_dict(self):
         m = TemplateMiner()
