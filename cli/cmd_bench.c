@@ -1171,6 +1171,10 @@ static int cmd_bench_parse(int argc, char **argv)
         goto done;
     }
 
+    if (o.errors_path && strcmp(o.errors_path, "-") == 0) {
+        ex = cli_usage_error(SUB, "--errors needs a file: standard output carries the metrics");
+        goto done;
+    }
     if (o.errors_path && (o.ninputs || o.against)) {
         ex = cli_usage_error(SUB, "--errors lists the errors of the accuracy runs, not of %s",
                              o.ninputs ? "--input" : "--against");
