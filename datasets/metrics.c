@@ -57,27 +57,49 @@ static double f1_score(size_t correct, size_t parsed, size_t truth)
 /*
  * Both sides of n messages interned: pid[i] and tid[i] are message i's
  * parsed and true ids, dense and numbered in the order of their first
- * message.  *pa_hits counts the messages whose two strings are equal.
- * Returns 0, or -1 when out of memory (the tables are then still to be freed).
+ * message; pa_hits counts the messages whose two strings are equal.
  */
-static int intern_messages(size_t n, const logtk_slice *parsed, const logtk_slice *truth,
-                           ltk_hashtab *parsed_ids, ltk_hashtab *true_ids, uint32_t *pid,
-                           uint32_t *tid, size_t *pa_hits)
+typedef struct interned {
+    ltk_hashtab parsed_ids, true_ids;
+    int parsed_init, true_init;
+    uint32_t *pid, *tid;
+    size_t pa_hits;
+} interned;
+
+/* Fills `in` (freed by interned_free() whatever this returns): 0, or -1 when out of memory. */
+static int intern_messages(interned *in, size_t n, const logtk_slice *parsed,
+                           const logtk_slice *truth)
 {
-    size_t hits = 0;
+    memset(in, 0, sizeof *in);
+    size_t expected = n < 4096 ? n : 4096;
+    in->parsed_init = ltk_hashtab_init(&in->parsed_ids, expected) == 0;
+    in->true_init = ltk_hashtab_init(&in->true_ids, expected) == 0;
+    in->pid = malloc(n * sizeof *in->pid);
+    in->tid = malloc(n * sizeof *in->tid);
+    if (!in->parsed_init || !in->true_init || !in->pid || !in->tid)
+        return -1;
     for (size_t i = 0; i < n; i++) {
-        int64_t p = ltk_hashtab_intern(parsed_ids, parsed[i].ptr, parsed[i].len, NULL);
-        int64_t t = ltk_hashtab_intern(true_ids, truth[i].ptr, truth[i].len, NULL);
+        int64_t p = ltk_hashtab_intern(&in->parsed_ids, parsed[i].ptr, parsed[i].len, NULL);
+        int64_t t = ltk_hashtab_intern(&in->true_ids, truth[i].ptr, truth[i].len, NULL);
         if (p < 0 || t < 0)
             return -1;
-        pid[i] = (uint32_t)p;
-        tid[i] = (uint32_t)t;
+        in->pid[i] = (uint32_t)p;
+        in->tid[i] = (uint32_t)t;
         if (parsed[i].len == truth[i].len &&
             (parsed[i].len == 0 || memcmp(parsed[i].ptr, truth[i].ptr, parsed[i].len) == 0))
-            hits++;
+            in->pa_hits++;
     }
-    *pa_hits = hits;
     return 0;
+}
+
+static void interned_free(interned *in)
+{
+    free(in->pid);
+    free(in->tid);
+    if (in->parsed_init)
+        ltk_hashtab_free(&in->parsed_ids);
+    if (in->true_init)
+        ltk_hashtab_free(&in->true_ids);
 }
 
 int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth,
@@ -92,20 +114,16 @@ int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth
         return LOGTK_ERR_INVALID;
 
     int rc = LOGTK_ERR_NOMEM;
-    size_t expected = n < 4096 ? n : 4096;
-    ltk_hashtab parsed_ids, true_ids;
-    int parsed_init = ltk_hashtab_init(&parsed_ids, expected) == 0;
-    int true_init = ltk_hashtab_init(&true_ids, expected) == 0;
-    uint32_t *pid = malloc(n * sizeof *pid);
-    uint32_t *tid = malloc(n * sizeof *tid);
+    interned in;
     parsed_group *groups = NULL;
     size_t *true_sizes = NULL;
-    size_t pa_hits = 0;
-    if (!parsed_init || !true_init || !pid || !tid ||
-        intern_messages(n, parsed, truth, &parsed_ids, &true_ids, pid, tid, &pa_hits) != 0)
+    if (intern_messages(&in, n, parsed, truth) != 0)
         goto done;
+    const uint32_t *pid = in.pid, *tid = in.tid;
+    const ltk_hashtab *parsed_ids = &in.parsed_ids, *true_ids = &in.true_ids;
+    const size_t pa_hits = in.pa_hits;
 
-    size_t np = parsed_ids.count, ng = true_ids.count;
+    size_t np = parsed_ids->count, ng = true_ids->count;
     groups = calloc(np, sizeof *groups);
     true_sizes = calloc(ng, sizeof *true_sizes);
     if (!groups || !true_sizes)
@@ -128,8 +146,8 @@ int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth
         ga_hits += g->size;
         groups_correct++;
         size_t plen, tlen;
-        const char *ptext = ltk_hashtab_key(&parsed_ids, (uint32_t)p, &plen);
-        const char *ttext = ltk_hashtab_key(&true_ids, g->true_id, &tlen);
+        const char *ptext = ltk_hashtab_key(parsed_ids, (uint32_t)p, &plen);
+        const char *ttext = ltk_hashtab_key(true_ids, g->true_id, &tlen);
         if (plen == tlen && memcmp(ptext, ttext, plen) == 0)
             templates_correct++;
     }
@@ -146,12 +164,7 @@ int logtk_evaluate(size_t n, const logtk_slice *parsed, const logtk_slice *truth
 done:
     free(groups);
     free(true_sizes);
-    free(pid);
-    free(tid);
-    if (parsed_init)
-        ltk_hashtab_free(&parsed_ids);
-    if (true_init)
-        ltk_hashtab_free(&true_ids);
+    interned_free(&in);
     return rc;
 }
 
@@ -190,24 +203,17 @@ int logtk_evaluate_errors(size_t n, const logtk_slice *parsed, const logtk_slice
         return LOGTK_ERR_INVALID;
 
     int rc = LOGTK_ERR_NOMEM;
-    size_t expected = n < 4096 ? n : 4096;
-    ltk_hashtab parsed_ids, true_ids;
-    int parsed_init = ltk_hashtab_init(&parsed_ids, expected) == 0;
-    int true_init = ltk_hashtab_init(&true_ids, expected) == 0;
-    uint32_t *pid = malloc(n * sizeof *pid);
-    uint32_t *tid = malloc(n * sizeof *tid);
+    interned in;
     message_pair *pairs = malloc(n * sizeof *pairs);
     uint32_t *parsed_spread = NULL, *true_spread = NULL; /* distinct ids met on the other side */
-    size_t pa_hits;
-    if (!parsed_init || !true_init || !pid || !tid || !pairs ||
-        intern_messages(n, parsed, truth, &parsed_ids, &true_ids, pid, tid, &pa_hits) != 0)
+    if (intern_messages(&in, n, parsed, truth) != 0 || !pairs)
         goto done;
-    parsed_spread = calloc(parsed_ids.count, sizeof *parsed_spread);
-    true_spread = calloc(true_ids.count, sizeof *true_spread);
+    parsed_spread = calloc(in.parsed_ids.count, sizeof *parsed_spread);
+    true_spread = calloc(in.true_ids.count, sizeof *true_spread);
     if (!parsed_spread || !true_spread)
         goto done;
     for (size_t i = 0; i < n; i++)
-        pairs[i] = (message_pair){tid[i], pid[i], i, 1};
+        pairs[i] = (message_pair){in.tid[i], in.pid[i], i, 1};
     qsort(pairs, n, sizeof *pairs, compare_pairs);
     /* each run of equal pairs becomes one entry, with its first message and size */
     size_t nruns = 0;
@@ -246,11 +252,6 @@ done:
     free(parsed_spread);
     free(true_spread);
     free(pairs);
-    free(pid);
-    free(tid);
-    if (parsed_init)
-        ltk_hashtab_free(&parsed_ids);
-    if (true_init)
-        ltk_hashtab_free(&true_ids);
+    interned_free(&in);
     return rc;
 }
