@@ -551,13 +551,11 @@ static void print_published(const char *dataset)
     fflush(stdout);
 }
 
-/* Evaluates the parser's assignments against the ground truth and prints the row. */
 /* What write_error() needs to write one row of --errors. */
 typedef struct error_rows {
     FILE *out;
     const char *dataset, *parser, *gt;
     const ground_truth *truth;
-    size_t rows, messages; /* rows written, their messages */
 } error_rows;
 
 static int write_error(void *arg, const logtk_group_error *e)
@@ -575,8 +573,6 @@ static int write_error(void *arg, const logtk_group_error *e)
         logtk_tsv_write_field(w->out, e->parsed.ptr, e->parsed.len) != LOGTK_OK ||
         fputc('\n', w->out) == EOF)
         return LOGTK_ERR_IO;
-    w->rows++;
-    w->messages += e->messages;
     return LOGTK_OK;
 }
 
@@ -590,7 +586,7 @@ static int write_errors(const char *dataset, const char *parser_name, const benc
                         const logtk_slice *truth)
 {
     error_rows w = {o->errors, dataset, parser_name,
-                    (o->no_preset ? gt_names_no_preset : gt_names)[o->gt], gt, 0, 0};
+                    (o->no_preset ? gt_names_no_preset : gt_names)[o->gt], gt};
     int rc = logtk_evaluate_errors(n, parsed, truth, write_error, &w);
     if (rc != LOGTK_OK) {
         cli_error(SUB, "%s: %s: %s", dataset, o->errors_path,
@@ -600,6 +596,7 @@ static int write_errors(const char *dataset, const char *parser_name, const benc
     return 0;
 }
 
+/* Evaluates the parser's assignments against the ground truth and prints the row. */
 static int evaluate_and_print(const char *dataset, const char *parser_name,
                               const bench_options *o, logtk_parser *parser,
                               const ground_truth *gt, const run_result *res,
