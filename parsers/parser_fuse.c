@@ -2170,10 +2170,12 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         kept = run_from + 1;
     }
     seq += ltk_mix64(kept + 1);
-    if (st->line_cache && !kept_digit) /* (without it every line comes this way) */
-        ltk_fuse_shape_keep(&st->shapes, line_shape, seq);
-    else if (st->line_cache)
-        ltk_fuse_shape_keep_digits(&st->shapes, line_shape, line->tokens, &kept_at, seq);
+    if (st->line_cache) { /* (without it every line comes this way) */
+        if (!kept_digit)
+            ltk_fuse_shape_keep(&st->shapes, line_shape, seq);
+        else
+            ltk_fuse_shape_keep_digits(&st->shapes, line_shape, line->tokens, &kept_at, seq);
+    }
 
     /* 2. fast path: a sequence seen before */
     const uint64_t fast_seq = seq;
