@@ -122,6 +122,7 @@ typedef struct cli_feed {
     uint64_t format_limit_hits; /* lines where the format regex hit its match limit */
     uint64_t mask_limit_hits;   /* lines where a mask hit its match limit */
     int status;              /* logtk status of the failure, LOGTK_OK otherwise */
+    int refused_binary;      /* the failure: a file that looks binary (allow_binary 0) */
 } cli_feed;
 
 /**
@@ -133,9 +134,19 @@ typedef struct cli_feed {
  */
 int cli_feed_run(cli_feed *f, char *const *paths, size_t npaths);
 
+/**
+ * After a failed cli_feed_run(): names the option that would have let the
+ * run through, "(use --binary ...)" for a file that looks binary and "(use
+ * --max-line-length N ...)" for an over-long line, with `more` (NULL or
+ * e.g. "; nothing was written") inside the parenthesis.  Prints nothing for
+ * any other failure.
+ */
+void cli_feed_explain(const cli_feed *f, const char *more);
+
 /* ---- cli_parser_options.c: the options that make a format and a parser ----
  * --dataset --format --mask --mask-file --parser --param --max-line-length
- * --binary mean the same in every subcommand that parses logs (parse, diff):
+ * --binary mean the same in every subcommand that parses logs (parse, diff,
+ * report; bench parse takes --param, --binary and --max-line-length):
  * put CLI_PARSER_LONG_OPTIONS in the getopt_long table, hand each option to
  * cli_parser_option(), then build with cli_parser_options_format(),
  * cli_parser_options_new_parser() and cli_parser_options_configure(). */

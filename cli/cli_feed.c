@@ -34,6 +34,17 @@ static int feed_fail(cli_feed *f, int status, const char *msg)
     return EXIT_DATA;
 }
 
+void cli_feed_explain(const cli_feed *f, const char *more)
+{
+    const char *sub = f->subcommand ? f->subcommand : "feed";
+    if (!more)
+        more = "";
+    if (f->refused_binary)
+        cli_error(sub, "(use --binary to parse a file that looks binary anyway%s)", more);
+    else if (f->status == LOGTK_ERR_LINE_TOO_LONG)
+        cli_error(sub, "(use --max-line-length N to accept longer lines%s)", more);
+}
+
 /* A regex that hit its match limit is not fatal; say so once per file. */
 static void warn_limit(cli_feed *f, int *warned, const logtk_line *line, const char *what)
 {
@@ -73,6 +84,7 @@ static int feed_source(cli_feed *f, logtk_reader *reader, const char *path)
             if (logtk_reader_is_binary(reader)) {
                 snprintf(msg, sizeof msg, "%s: looks like a binary file, not a text log",
                          line.source ? line.source : path);
+                f->refused_binary = 1;
                 return feed_fail(f, LOGTK_ERR_DATA, msg);
             }
         }

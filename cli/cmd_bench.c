@@ -126,9 +126,10 @@ static void bench_usage(FILE *out)
             "                         [--gt original|corrected|loghub2] [--loghub2 DIR]\n"
             "                         [--loghub2-full DIR] [--full-lists DIR]\n"
             "                         [--dataset A,B,...] [--no-preset] [--param NAME=VALUE...]\n"
-            "                         [--repeat N] [--errors FILE] [--quiet]\n"
+            "                         [--repeat N] [--max-line-length N] [--errors FILE] [--quiet]\n"
             "       logtk bench parse --input FILE [--input FILE...] (--dataset NAME | --format FMT)\n"
             "                         [--parser NAME] [--param NAME=VALUE...] [--repeat N] [--quiet]\n"
+            "                         [--binary] [--max-line-length N]\n"
             "       logtk bench parse --against NAME [--rounds N] [--parser NAME] [--repeat N]\n"
             "                         [--dataset A,B,... | --input FILE...] [other options as above]\n"
             "       logtk bench compress ...   (see logtk bench compress --help)\n"
@@ -169,6 +170,10 @@ static void bench_usage(FILE *out)
             "                    --dataset preset or --format, and print lines, templates,\n"
             "                    seconds, lines_per_s and peak_rss_kb\n"
             "  --format FMT      log format for --input (instead of a preset)\n"
+            "  --binary          with --input: parse files that look binary instead of refusing\n"
+            "                    them (a dataset's log is always read: its ground truth vouches\n"
+            "                    for its lines)\n"
+            "  --max-line-length N  longest line accepted, in bytes (default 1048576)\n"
             "  --against NAME    speed only: time --parser against parser NAME on each dataset\n"
             "                    (or on the --input files), in alternated pairs whose order\n"
             "                    flips each round, and print\n"
@@ -478,9 +483,15 @@ static int timed_parse(const bench_options *o, const char *algorithm, const logt
         feed.parser = parser;
         feed.progress = &progress;
         feed.quiet = quiet;
+        feed.max_line = o->parser_options.max_line;
+        /* a dataset's log is read whatever its bytes (its ground truth has a
+           record per line, and the counts must agree); --input obeys --binary */
+        feed.allow_binary = o->parser_options.allow_binary || o->ninputs == 0;
 
         double start = cli_now();
         int ex = cli_feed_run(&feed, paths, npaths);
+        if (ex != EXIT_OK)
+            cli_feed_explain(&feed, NULL);
         if (ex == EXIT_OK && (rc = logtk_parser_finish(parser)) != LOGTK_OK) {
             cli_error(SUB, "%s", logtk_parser_errmsg(parser));
             ex = EXIT_DATA;
@@ -1051,6 +1062,8 @@ static int cmd_bench_parse(int argc, char **argv)
         {"against", required_argument, NULL, 'a'},
         {"rounds", required_argument, NULL, 'R'},
         {"param", required_argument, NULL, CLI_OPT_PARAM},
+        {"binary", no_argument, NULL, CLI_OPT_BINARY},
+        {"max-line-length", required_argument, NULL, CLI_OPT_MAX_LINE},
         {"errors", required_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -1087,7 +1100,9 @@ static int cmd_bench_parse(int argc, char **argv)
         case 'i': inputs[o.ninputs++] = optarg; break;
         case 'a': o.against = optarg; break;
         case 'e': o.errors_path = optarg; break;
-        case CLI_OPT_PARAM: {
+        case CLI_OPT_PARAM:
+        case CLI_OPT_BINARY:
+        case CLI_OPT_MAX_LINE: {
             int st;
             cli_parser_option(SUB, c, optarg, &o.parser_options, &st);
             if (st >= 0) {

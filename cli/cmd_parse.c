@@ -948,11 +948,8 @@ static int run_parse(parse_run *run, char **paths, size_t npaths)
             npaths = i + 1; /* pass 2 stops here too */
             status = EXIT_OK;
         }
-        if (status != EXIT_OK && feed.status == LOGTK_ERR_DATA && !o->in.allow_binary)
-            cli_error(SUB, "(use --binary to parse a file that looks binary anyway)");
-        if (status != EXIT_OK && feed.status == LOGTK_ERR_LINE_TOO_LONG)
-            cli_error(SUB, "(use --max-line-length N to accept longer lines%s)",
-                      o->stream ? "" : "; nothing was written");
+        if (status != EXIT_OK) /* without --stream the rows wait for the end */
+            cli_feed_explain(&feed, o->stream ? NULL : "; nothing was written");
         if (status == EXIT_OK && is_stdin && run->spool && fflush(run->spool) != 0) {
             cli_error(SUB, "%s: cannot spool standard input: %s", run->spool_path,
                       strerror(errno));

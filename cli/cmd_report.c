@@ -1059,8 +1059,10 @@ static int run_log_report(const report_options *o, char *const *inputs, size_t n
     feed.allow_binary = o->in.allow_binary;
     rc = cli_feed_run(&feed, inputs, ninputs);
     cli_progress_end(&progress);
-    if (rc != EXIT_OK)
+    if (rc != EXIT_OK) {
+        cli_feed_explain(&feed, NULL);
         goto done;
+    }
     if (logtk_parser_finish(parser) != LOGTK_OK) {
         cli_error(SUB, "%s", logtk_parser_errmsg(parser));
         rc = EXIT_DATA;
