@@ -96,6 +96,62 @@ static int refs_push(ref_list *l, pool_ref ref)
     return 0;
 }
 
+/*
+ * The distinct strings of a byte_pool, found by their bytes.  A ground
+ * truth's EventTemplate column names a few thousand templates over millions
+ * of rows (Thunderbird's full log: 16.6M), so each is kept once and every
+ * row refers to it: the pool stays the size of the template list.
+ */
+typedef struct string_set {
+    pool_ref *slots; /* len SIZE_MAX: empty */
+    size_t nslots, count;
+} string_set;
+
+static uint64_t string_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* The slot of the string s[0..n) in set: the one holding it, else the empty one it goes in. */
+static pool_ref *string_slot(const string_set *set, const byte_pool *p, const char *s, size_t n)
+{
+    size_t mask = set->nslots - 1;
+    for (size_t i = string_hash(s, n) & mask;; i = (i + 1) & mask) {
+        pool_ref *slot = &set->slots[i];
+        if (slot->len == SIZE_MAX || (slot->len == n && memcmp(p->data + slot->off, s, n) == 0))
+            return slot;
+    }
+}
+
+/* pool_add() of a string the set may hold already: then its ref, and nothing added. */
+static int pool_add_distinct(byte_pool *p, string_set *set, const char *s, size_t n, pool_ref *ref)
+{
+    if (2 * (set->count + 1) > set->nslots) {
+        string_set bigger = {NULL, set->nslots ? 2 * set->nslots : 1024, set->count};
+        if ((bigger.slots = malloc(bigger.nslots * sizeof *bigger.slots)) == NULL)
+            return -1;
+        for (size_t i = 0; i < bigger.nslots; i++)
+            bigger.slots[i].len = SIZE_MAX;
+        for (size_t i = 0; i < set->nslots; i++)
+            if (set->slots[i].len != SIZE_MAX)
+                *string_slot(&bigger, p, p->data + set->slots[i].off, set->slots[i].len) =
+                    set->slots[i];
+        free(set->slots);
+        *set = bigger;
+    }
+    pool_ref *slot = string_slot(set, p, s, n);
+    if (slot->len == SIZE_MAX) {
+        if (pool_add(p, s, n, slot) != 0)
+            return -1;
+        set->count++;
+    }
+    *ref = *slot;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- options */
 
 typedef struct bench_options {
@@ -273,6 +329,7 @@ static int file_exists(const char *path)
  * being line line_of_row[k] of total_lines. */
 typedef struct ground_truth {
     byte_pool pool;
+    string_set distinct;     /* the pool's strings, when they are templates (kept once) */
     ref_list rows;
     size_t *line_of_row;     /* NULL: row k is line k */
     size_t total_lines;      /* lines of the log when line_of_row is set */
@@ -283,13 +340,18 @@ typedef struct ground_truth {
 static void ground_truth_free(ground_truth *g)
 {
     free(g->pool.data);
+    free(g->distinct.slots);
     free(g->rows.items);
     free(g->line_of_row);
     memset(g, 0, sizeof *g);
 }
 
-/* Loads column `name` of the CSV at `path`; prints the error and returns -1 on failure. */
-static int column_load(ground_truth *g, const char *path, const char *name)
+/*
+ * Loads column `name` of the CSV at `path`, each distinct value once in the
+ * pool when `distinct` (a column of templates); prints the error and
+ * returns -1 on failure.
+ */
+static int column_load(ground_truth *g, const char *path, const char *name, int distinct)
 {
     size_t name_len = strlen(name);
     logtk_csv *csv = NULL;
@@ -325,7 +387,9 @@ static int column_load(ground_truth *g, const char *path, const char *name)
                       (unsigned long long)logtk_csv_line(csv), nfields, name, column + 1);
             goto fail;
         }
-        if (pool_add(&g->pool, fields[column].ptr, fields[column].len, &ref) ||
+        if ((distinct ? pool_add_distinct(&g->pool, &g->distinct, fields[column].ptr,
+                                          fields[column].len, &ref)
+                      : pool_add(&g->pool, fields[column].ptr, fields[column].len, &ref)) ||
             refs_push(&g->rows, ref)) {
             cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
             goto fail;
@@ -345,7 +409,7 @@ fail:
 /* Loads the EventTemplate column of `path`; prints the error and returns -1 on failure. */
 static int ground_truth_load(ground_truth *g, const char *path)
 {
-    return column_load(g, path, "EventTemplate");
+    return column_load(g, path, "EventTemplate", 1);
 }
 
 /* Characters of a template that are its own text: neither "<*>" nor blanks.
@@ -379,8 +443,8 @@ static int full_list_truth_load(ground_truth *g, const char *structured, const c
     ground_truth contents = {0}, listed = {0};
     size_t *literal = NULL;
     int ret = -1;
-    if (column_load(&contents, structured, "Content") != 0 ||
-        column_load(&listed, list, "EventTemplate") != 0)
+    if (column_load(&contents, structured, "Content", 0) != 0 ||
+        column_load(&listed, list, "EventTemplate", 0) != 0)
         goto done;
     literal = malloc((listed.rows.len + 1) * sizeof *literal);
     g->line_of_row = malloc((contents.rows.len + 1) * sizeof *g->line_of_row);
@@ -416,8 +480,8 @@ static int full_list_truth_load(ground_truth *g, const char *structured, const c
         if (matches > 1)
             g->several++;
         pool_ref ref;
-        if (pool_add(&g->pool, listed.pool.data + listed.rows.items[best].off,
-                     listed.rows.items[best].len, &ref) ||
+        if (pool_add_distinct(&g->pool, &g->distinct, listed.pool.data + listed.rows.items[best].off,
+                              listed.rows.items[best].len, &ref) ||
             refs_push(&g->rows, ref)) {
             cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
             goto done;
