@@ -321,6 +321,9 @@ int cli_refuse_output_is_input(const char *subcommand, const char *what, const c
 
 uint64_t cli_line_hash(uint64_t h, const char *data, size_t len, size_t eol_len);
 
+/** FNV-1a of s[0..n): the key of the CLI's small string tables (rule keys, templates). */
+uint64_t cli_string_hash(const char *s, size_t n);
+
 /**
  * Opens the archive at path ("-" = stdin) in a new *r (free it in every
  * case).  Returns 0, or -1 after printing the reader's message.

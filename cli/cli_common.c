@@ -428,6 +428,14 @@ static uint64_t mix64(uint64_t h, uint64_t v)
     return h ^ (h >> 31);
 }
 
+uint64_t cli_string_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    return h;
+}
+
 static uint64_t load_u64(const unsigned char *p)
 {
     uint64_t v;

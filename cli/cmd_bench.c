@@ -107,19 +107,11 @@ typedef struct string_set {
     size_t nslots, count;
 } string_set;
 
-static uint64_t string_hash(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 /* The slot of the string s[0..n) in set: the one holding it, else the empty one it goes in. */
 static pool_ref *string_slot(const string_set *set, const byte_pool *p, const char *s, size_t n)
 {
     size_t mask = set->nslots - 1;
-    for (size_t i = string_hash(s, n) & mask;; i = (i + 1) & mask) {
+    for (size_t i = cli_string_hash(s, n) & mask;; i = (i + 1) & mask) {
         pool_ref *slot = &set->slots[i];
         if (slot->len == SIZE_MAX || (slot->len == n && memcmp(p->data + slot->off, s, n) == 0))
             return slot;

@@ -125,14 +125,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-static uint64_t fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 /* patterndb's stop string for a field: the literal after it up to its first
  * '@' (an ESTRING argument cannot hold '@'); the rest follows as literal text. */
 static size_t pdb_stop_len(const char *literal)
@@ -207,7 +199,7 @@ int cli_export_observe(cli_export *x, uint32_t id, const char *content, size_t l
         if (f < nf)
             at = x->range[2 * f + 1];
     }
-    uint64_t h = fnv1a(x->key, k) ^ id;
+    uint64_t h = cli_string_hash(x->key, k) ^ id;
 
     if (id >= x->ntemplates) {
         size_t old = x->ntemplates, n = old;
