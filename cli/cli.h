@@ -116,9 +116,13 @@ typedef struct cli_feed {
     size_t max_line;         /* 0 = LOGTK_DEFAULT_MAX_LINE */
     int allow_binary;        /* 0: a file that looks binary stops the run with an error */
     int quiet;               /* 1: no warnings on stderr (limits hit); errors still printed */
+    int keep_unmatched;      /* 1: list the lines the format did not match in unmatched_at */
     /* results, accumulated over all paths */
     uint64_t lines;          /* lines fed */
     uint64_t unmatched;      /* lines the format did not match (kept whole as content) */
+    uint64_t *unmatched_at;  /* with keep_unmatched: those lines' 0-based numbers, `unmatched`
+                                of them, in order (the caller frees it) */
+    uint64_t unmatched_cap;
     uint64_t format_limit_hits; /* lines where the format regex hit its match limit */
     uint64_t mask_limit_hits;   /* lines where a mask hit its match limit */
     int status;              /* logtk status of the failure, LOGTK_OK otherwise */

@@ -326,6 +326,7 @@ typedef struct ground_truth {
     size_t *line_of_row;     /* NULL: row k is line k */
     size_t total_lines;      /* lines of the log when line_of_row is set */
     size_t unmatched;        /* lines no listed template matches (left out) */
+    size_t format_unmatched; /* lines the log format does not match (left out) */
     size_t several;          /* lines several listed templates match */
 } ground_truth;
 
@@ -495,6 +496,8 @@ typedef struct run_result {
     uint64_t lines;     /* lines of one pass */
     uint32_t templates; /* of the last pass */
     double seconds;     /* all passes */
+    uint64_t unmatched; /* lines the log format did not match */
+    uint64_t *unmatched_at; /* their 0-based numbers, when asked for (free it) */
 } run_result;
 
 /*
@@ -543,6 +546,8 @@ static int timed_parse(const bench_options *o, const char *algorithm, const logt
         /* a dataset's log is read whatever its bytes (its ground truth has a
            record per line, and the counts must agree); --input obeys --binary */
         feed.allow_binary = o->parser_options.allow_binary || o->ninputs == 0;
+        /* which lines the format leaves out, for a ground truth that has no record of them */
+        feed.keep_unmatched = last && o->ninputs == 0 && r + 1 == repeat;
 
         double start = cli_now();
         int ex = cli_feed_run(&feed, paths, npaths);
@@ -555,10 +560,14 @@ static int timed_parse(const bench_options *o, const char *algorithm, const logt
         res->seconds += cli_now() - start;
         cli_progress_end(&progress);
         if (ex != EXIT_OK) {
+            free(feed.unmatched_at);
             logtk_parser_free(parser);
             return ex;
         }
         res->lines = feed.lines;
+        res->unmatched = feed.unmatched;
+        if (feed.keep_unmatched)
+            res->unmatched_at = feed.unmatched_at;
         res->templates = logtk_parser_template_count(parser);
         if (last && r + 1 == repeat)
             *last = parser;
@@ -717,7 +726,11 @@ static int evaluate_and_print(const char *dataset, const char *parser_name,
     if (o->errors && write_errors(dataset, parser_name, o, gt, n, parsed, truth) != 0)
         goto done;
     uint64_t passes_lines = res->lines * o->repeat;
-    if (gt->line_of_row && !o->quiet)
+    if (gt->line_of_row && gt->format_unmatched && !o->quiet)
+        fprintf(stderr, "%s %s: note: %s: %zu of %zu lines scored (%zu the log format does not "
+                "match, as the ground truth has no record of them)\n", cli_progname, SUB, dataset,
+                n, gt->total_lines, gt->format_unmatched);
+    else if (gt->line_of_row && !o->quiet)
         fprintf(stderr, "%s %s: note: %s: %zu of %zu lines scored (%zu match no listed template, "
                 "%zu several)\n", cli_progname, SUB, dataset, n, gt->total_lines, gt->unmatched,
                 gt->several);
@@ -798,6 +811,7 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
     }
 
     ground_truth gt = {0};
+    run_result res = {0};
     logtk_format *format = NULL;
     logtk_parser *parser = NULL;
     int ex = EXIT_DATA;
@@ -807,7 +821,6 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
     if ((format = dataset_format(o, preset)) == NULL)
         goto done;
 
-    run_result res;
     char *paths[1] = {log_path};
     snprintf(label, sizeof label, "%s %s", name, algorithm ? algorithm : "");
     ex = timed_parse(o, algorithm, o->no_preset ? NULL : preset, format, paths, 1, 0, label, &res,
@@ -815,6 +828,25 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
     if (ex != EXIT_OK)
         goto done;
     size_t records = gt.line_of_row ? gt.total_lines : gt.rows.len;
+    if (res.lines != records && !gt.line_of_row && res.unmatched_at &&
+        res.lines - res.unmatched == records) {
+        /* the ground truth has a record for each line the log format matches,
+           none for the others: Loghub's loader leaves those out, and so does
+           the scoring (a record is then the matched line of its rank) */
+        if ((gt.line_of_row = malloc((records + 1) * sizeof *gt.line_of_row)) == NULL) {
+            cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+            goto done;
+        }
+        for (size_t line = 0, row = 0, skip = 0; line < res.lines; line++) {
+            if (skip < res.unmatched && res.unmatched_at[skip] == line)
+                skip++;
+            else
+                gt.line_of_row[row++] = line;
+        }
+        gt.total_lines = res.lines;
+        gt.format_unmatched = res.unmatched;
+        records = res.lines;
+    }
     if (res.lines != records) {
         cli_error(SUB, "%s: %s has %llu lines but %s has %zu records; cannot match them", name,
                   log_path, (unsigned long long)res.lines, csv_path, records);
@@ -829,6 +861,7 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
     }
     ex = evaluate_and_print(name, logtk_parser_algorithm(parser), o, parser, &gt, &res, totals);
 done:
+    free(res.unmatched_at);
     logtk_parser_free(parser);
     logtk_format_free(format);
     ground_truth_free(&gt);
