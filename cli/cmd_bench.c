@@ -174,7 +174,8 @@ static void bench_usage(FILE *out)
             "                         [--gt original|corrected|loghub2] [--loghub2 DIR]\n"
             "                         [--loghub2-full DIR] [--full-lists DIR]\n"
             "                         [--dataset A,B,...] [--no-preset] [--param NAME=VALUE...]\n"
-            "                         [--repeat N] [--max-line-length N] [--errors FILE] [--quiet]\n"
+            "                         [--repeat N] [--max-line-length N] [--errors FILE]\n"
+            "                         [--quiet]\n"
             "       logtk bench parse --input FILE [--input FILE...] (--dataset NAME | --format FMT)\n"
             "                         [--parser NAME] [--param NAME=VALUE...] [--repeat N] [--quiet]\n"
             "                         [--binary] [--max-line-length N]\n"
@@ -473,8 +474,9 @@ static int full_list_truth_load(ground_truth *g, const char *structured, const c
         if (matches > 1)
             g->several++;
         pool_ref ref;
-        if (pool_add_distinct(&g->pool, &g->distinct, listed.pool.data + listed.rows.items[best].off,
-                              listed.rows.items[best].len, &ref) ||
+        const pool_ref *label = &listed.rows.items[best];
+        if (pool_add_distinct(&g->pool, &g->distinct, listed.pool.data + label->off, label->len,
+                              &ref) ||
             refs_push(&g->rows, ref)) {
             cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
             goto done;
@@ -835,6 +837,7 @@ static int bench_dataset(const bench_options *o, const char *algorithm,
            the scoring (a record is then the matched line of its rank) */
         if ((gt.line_of_row = malloc((records + 1) * sizeof *gt.line_of_row)) == NULL) {
             cli_error(SUB, "%s", logtk_strerror(LOGTK_ERR_NOMEM));
+            ex = EXIT_DATA;
             goto done;
         }
         for (size_t line = 0, row = 0, skip = 0; line < res.lines; line++) {
