@@ -180,6 +180,8 @@ typedef struct cli_parser_options {
     size_t nmasks, nmask_files, nparams;
     size_t max_line;         /* 0: the reader's default */
     int allow_binary;
+    const char *benchmark;   /* whose scripts the dataset preset follows
+                                (logtk_dataset_configure_for()); NULL: Loghub-2k's */
 } cli_parser_options;
 
 /**

@@ -157,7 +157,7 @@ static int add_mask_file(const char *subcommand, const cli_parser_options *o, lo
 int cli_parser_options_configure(const char *subcommand, const cli_parser_options *o,
                                  const logtk_dataset *dataset, logtk_parser *parser)
 {
-    if (dataset && logtk_dataset_configure(dataset, parser) != LOGTK_OK) {
+    if (dataset && logtk_dataset_configure_for(dataset, parser, o->benchmark) != LOGTK_OK) {
         cli_error(subcommand, "dataset %s: %s", logtk_dataset_name(dataset),
                   logtk_parser_errmsg(parser));
         return o->data_exit;

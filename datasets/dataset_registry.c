@@ -18,9 +18,11 @@
  * algorithm does not know (LOGTK_ERR_NOT_FOUND) is skipped, so an older or
  * newer parser still takes the preset.
  *
- * Notes from settings.tsv kept as facts, not applied:
- *  - Spark: Loghub-2.0's old Drain benchmark defines 'regex' twice and runs
- *    Spark with no regex; these presets follow logparser (three regexes).
+ * Loghub-2.0's benchmark (ISSTA'24) runs Drain with other regexes on two
+ * datasets, HDFS and Spark; those are variants of benchmark "loghub2"
+ * (logtk_dataset_configure_for()), which `logtk bench parse` takes for
+ * Loghub-2.0's ground truths, so its drain rows are the published ones.
+ * Everywhere else the presets follow logparser, as settings.tsv does.
  */
 #include "config.h"
 
@@ -40,6 +42,12 @@ static const logtk_dataset presets[] = {
             {"logram",
              {"blk_(|-)[0-9]+", "(/|)([0-9]+\\.){3}[0-9]+(:[0-9]+|)(:|)",
               "(?<=[^A-Za-z0-9])(\\-?\\+?\\d+)(?=[^A-Za-z0-9])|[0-9]+$", NULL}},
+            /* Loghub-2.0's Drain figures (ISSTA'24 RQ2) are those of a Drain
+               without the address regex: with it GA .9975, PA .3545, FGA
+               .8667, FTA .2667 on its 2k ground truth, without it .9975,
+               .5005, .8387, .3226 against the published .998, .500, .839,
+               .323 (the block-id regex alone changes nothing there) */
+            {"drain", {"blk_-?\\d+", NULL}, "loghub2"},
         },
         .drain_st = "0.5",
         .drain_depth = "4",
@@ -95,6 +103,13 @@ static const logtk_dataset presets[] = {
         .name = "Spark",
         .format = "<Date> <Time> <Level> <Component>: <Content>",
         .masks = {"(\\d+\\.){3}\\d+", "\\b[KGTM]?B\\b", "([\\w-]+\\.){2,}[\\w-]+", NULL},
+        .variants = {
+            /* Loghub-2.0's Drain script defines Spark's 'regex' twice and the
+               second, empty one wins: with no regex GA .9225, PA .3620, FGA
+               .8696, FTA .4928 on its 2k ground truth, the published .922,
+               .362, .870, .493 (with the three: .9200, .3595, .7692, .3692) */
+            {"drain", {NULL}, "loghub2"},
+        },
         .drain_st = "0.5",
         .drain_depth = "4",
         .spell_tau = "0.55",
@@ -574,11 +589,26 @@ static const char *const no_masks[] = {NULL};
 
 const char *const *ltk_dataset_masks_for(const logtk_dataset *d, const char *algorithm)
 {
+    return ltk_dataset_masks_for_benchmark(d, algorithm, NULL);
+}
+
+const char *const *ltk_dataset_masks_for_benchmark(const logtk_dataset *d, const char *algorithm,
+                                                   const char *benchmark)
+{
     if (!algorithm)
         return d->masks;
-    for (size_t v = 0; v < DATASET_MAX_VARIANTS && d->variants[v].algorithm; v++)
-        if (strcasecmp(d->variants[v].algorithm, algorithm) == 0)
-            return d->variants[v].masks;
+    const ltk_dataset_mask_variant *every = NULL; /* a variant of every benchmark */
+    for (size_t v = 0; v < DATASET_MAX_VARIANTS && d->variants[v].algorithm; v++) {
+        const ltk_dataset_mask_variant *m = &d->variants[v];
+        if (strcasecmp(m->algorithm, algorithm) != 0)
+            continue;
+        if (m->benchmark && benchmark && strcasecmp(m->benchmark, benchmark) == 0)
+            return m->masks;
+        if (!m->benchmark && !every)
+            every = m;
+    }
+    if (every)
+        return every->masks;
     for (size_t i = 0; self_masking[i]; i++)
         if (strcasecmp(self_masking[i], algorithm) == 0)
             return no_masks;
@@ -616,10 +646,17 @@ int ltk_dataset_param_at(const logtk_dataset *d, const char *algorithm, size_t i
 
 int logtk_dataset_configure(const logtk_dataset *d, logtk_parser *p)
 {
+    return logtk_dataset_configure_for(d, p, NULL);
+}
+
+int logtk_dataset_configure_for(const logtk_dataset *d, logtk_parser *p, const char *benchmark)
+{
     if (!d || !p)
         return LOGTK_ERR_INVALID;
+    if (benchmark && strcasecmp(benchmark, "loghub") != 0 && strcasecmp(benchmark, "loghub2") != 0)
+        return LOGTK_ERR_NOT_FOUND;
     const char *algorithm = logtk_parser_algorithm(p);
-    const char *const *masks = ltk_dataset_masks_for(d, algorithm);
+    const char *const *masks = ltk_dataset_masks_for_benchmark(d, algorithm, benchmark);
     for (size_t i = 0; masks[i]; i++) {
         int rc = logtk_parser_add_mask(p, masks[i], NULL);
         if (rc != LOGTK_OK)

@@ -20,6 +20,8 @@
 typedef struct ltk_dataset_mask_variant {
     const char *algorithm;                     /* parser name ("brain"); NULL ends the list */
     const char *masks[DATASET_MAX_MASKS + 2];  /* NULL-terminated; may be empty */
+    const char *benchmark;                     /* NULL: every benchmark's script; else only
+                                                  that benchmark's ("loghub2") */
 } ltk_dataset_mask_variant;
 
 /*
@@ -60,6 +62,14 @@ size_t ltk_dataset_count(void);
  * NULL-terminated; never NULL itself.
  */
 const char *const *ltk_dataset_masks_for(const logtk_dataset *d, const char *algorithm);
+
+/**
+ * ltk_dataset_masks_for() as the scripts of `benchmark` run `algorithm`
+ * (logtk_dataset_configure_for()): a variant of that benchmark wins over
+ * one of every benchmark.  NULL: the Loghub-2k scripts' (logparser's).
+ */
+const char *const *ltk_dataset_masks_for_benchmark(const logtk_dataset *d, const char *algorithm,
+                                                   const char *benchmark);
 
 /**
  * The i-th parameter (0-based) this preset sets for `algorithm`: fills *name

@@ -340,6 +340,38 @@ TEST(test_registry)
     /* Logram brings its own HDFS regexes. */
     CHECK(strcmp(ltk_dataset_masks_for(hdfs, "logram")[0], "blk_(|-)[0-9]+") == 0);
 
+    /* Loghub-2.0's benchmark runs Drain with the block-id regex alone on HDFS
+       and none on Spark; its other parsers' variants, and every other
+       dataset, are Loghub-2k's. */
+    const char *const *hdfs2 = ltk_dataset_masks_for_benchmark(hdfs, "Drain", "loghub2");
+    CHECK(hdfs2[0] && strcmp(hdfs2[0], "blk_-?\\d+") == 0 && hdfs2[1] == NULL);
+    CHECK(ltk_dataset_masks_for_benchmark(hdfs, "drain", NULL) == hdfs->masks);
+    CHECK(ltk_dataset_masks_for_benchmark(hdfs, "drain", "loghub") == hdfs->masks);
+    CHECK(strcmp(ltk_dataset_masks_for_benchmark(hdfs, "logram", "loghub2")[0],
+                 "blk_(|-)[0-9]+") == 0);
+    CHECK(ltk_dataset_masks_for_benchmark(hdfs, "fuse", "loghub2")[0] == NULL);
+    const logtk_dataset *spark = logtk_dataset_find("Spark");
+    CHECK(ltk_dataset_masks_for_benchmark(spark, "drain", "LOGHUB2")[0] == NULL);
+    CHECK(ltk_dataset_masks_for_benchmark(spark, "drain", NULL) == spark->masks);
+    CHECK(ltk_dataset_masks_for_benchmark(spark, "ael", "loghub2") == spark->masks);
+    CHECK(ltk_dataset_masks_for_benchmark(logtk_dataset_find("BGL"), "drain", "loghub2") ==
+          logtk_dataset_find("BGL")->masks);
+    {
+        logtk_parser *p = NULL;
+        CHECK_STATUS(logtk_parser_new(&p, "drain"), LOGTK_OK);
+        CHECK_STATUS(logtk_dataset_configure_for(hdfs, p, "nosuch"), LOGTK_ERR_NOT_FOUND);
+        CHECK_STATUS(logtk_dataset_configure_for(NULL, p, "loghub2"), LOGTK_ERR_INVALID);
+        CHECK_STATUS(logtk_dataset_configure_for(spark, p, "loghub2"), LOGTK_OK);
+        /* no regex: an address stays in the line Drain sees, and is one of its words */
+        logtk_event ev;
+        CHECK_STATUS(logtk_parser_feed(p, "Registered at 10.0.0.1 ok", 25, &ev), LOGTK_OK);
+        logtk_slice text;
+        uint64_t lines;
+        CHECK_STATUS(logtk_parser_template(p, ev.template_id, &text, &lines), LOGTK_OK);
+        CHECK(text.len == 25 && memcmp(text.ptr, "Registered at 10.0.0.1 ok", 25) == 0);
+        logtk_parser_free(p);
+    }
+
     const logtk_dataset *linux_d = logtk_dataset_find("linux");
     CHECK(ltk_dataset_param_at(linux_d, "drain", 0, &name, &value) && strcmp(value, "0.39") == 0);
     CHECK(ltk_dataset_param_at(linux_d, "drain", 1, &name, &value) && strcmp(value, "6") == 0);
