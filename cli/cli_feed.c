@@ -106,8 +106,8 @@ static int feed_source(cli_feed *f, logtk_reader *reader, const char *path)
         } else if (rc != LOGTK_OK) {
             return line_fail(f, rc, &line, logtk_format_errmsg(f->format));
         }
-        if (!rec.matched) {
-            if (f->keep_unmatched && f->unmatched == f->unmatched_cap) {
+        if (!rec.matched && f->keep_unmatched) {
+            if (f->unmatched == f->unmatched_cap) {
                 uint64_t cap = f->unmatched_cap ? 2 * f->unmatched_cap : 64;
                 uint64_t *at = realloc(f->unmatched_at, cap * sizeof *at);
                 if (at == NULL)
@@ -115,10 +115,9 @@ static int feed_source(cli_feed *f, logtk_reader *reader, const char *path)
                 f->unmatched_at = at;
                 f->unmatched_cap = cap;
             }
-            if (f->keep_unmatched)
-                f->unmatched_at[f->unmatched] = f->lines;
-            f->unmatched++;
+            f->unmatched_at[f->unmatched] = f->lines;
         }
+        f->unmatched += !rec.matched;
 
         rc = logtk_parser_feed(f->parser, rec.content.ptr, rec.content.len, &ev);
         if (rc == LOGTK_ERR_LIMIT) {
