@@ -155,7 +155,8 @@ enum fuse_rule {
     FUSE_RULE_URLS = 25,          /* "hdfs://host:9000/x" is one value, its scheme too */
     FUSE_RULE_CLOSERS = 26,       /* "vCores:-27>": a '>' opened in another token is the value's */
     FUSE_RULE_VERSIONS = 27,      /* "HTTP/1.1", "Mozilla/5.0": a name and its version, one value */
-    FUSE_RULE_FIELD_WORDS = 28    /* "user=guest" beside "user=<*>": a word in a masked value's slot */
+    FUSE_RULE_FIELD_WORDS = 28,   /* "user=guest" beside "user=<*>": a word in a masked value's slot */
+    FUSE_RULE_KEY_VALUES = 29     /* "tty=ssh", "logname=": the value of a key is a value */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -871,6 +872,53 @@ static int ends_with_wildcard(const char *out, const char *o)
 }
 
 /*
+ * Nonzero when s[at] is the '=' of a key ("tty=ssh", "logname=",
+ * "(threshold=5)"): right after a name holding a letter, and no '=' after
+ * it ("a==b" is an operator, "0=sup" numbers a list).
+ */
+static int is_key_sign(const char *s, size_t at, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || s[at] != '=' || (at + 1 < n && s[at + 1] == '='))
+        return 0;
+    for (size_t k = at; k > 0; k--) {
+        char c = s[k - 1];
+        if (is_letter(c))
+            return 1;
+        if (!(is_alnum_byte(c) || c == '_' || c == '.' || c == '-'))
+            return 0;
+    }
+    return 0;
+}
+
+/* Nonzero when s[0..n) opens with a key and its '=' ("uid=0", "ruser="). */
+static int opens_with_key(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && (is_alnum_byte(s[k]) || s[k] == '_' || s[k] == '.' || s[k] == '-'))
+        k++;
+    return k > 0 && k < n && is_key_sign(s, k, n);
+}
+
+/*
+ * Nonzero when token i ends with a key printed with an empty value: its
+ * '=' closes it ("logname=") and what follows is the next key or the end
+ * of the line ("logname= uid=0"); a value printed after a blank ("release=
+ * 0") is the next token's.  The token's masked form then ends with "<*>"
+ * (feed_tokens, learn_sequence), as the full-size ground truths write every
+ * value of a key.
+ */
+static int is_empty_key(const logtk_slice *tok, size_t i, size_t n)
+{
+    const logtk_slice *t = &tok[i];
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || t->len == 0 || t->ptr[t->len - 1] != '=')
+        return 0;
+    /* "error =" closing the line: a lone '=' after a word is that word's */
+    int key = t->len > 1 ? is_key_sign(t->ptr, t->len - 1, t->len)
+                         : i > 0 && tok[i - 1].len > 0 && is_letter(tok[i - 1].ptr[tok[i - 1].len - 1]);
+    return key && (i + 1 == n || opens_with_key(tok[i + 1].ptr, tok[i + 1].len));
+}
+
+/*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
  * an atom are copied as they are scanned, and an atom that turns out to hold
@@ -977,6 +1025,16 @@ static size_t mask_token(const char *s, size_t n, char *out)
             joins |= last_wild && (s[i] == ':' || s[i] == '/' || s[i] == '#');
             *o++ = s[i];
             last_wild = 0;
+            /* "a=,b=1", "(opts=)": a key printed with an empty value (at the
+               token's end, the next token decides: is_empty_key) */
+            if (i + 1 < n && is_key_sign(s, i, n) &&
+                (s[i + 1] == ',' || s[i + 1] == ';' || s[i + 1] == ')' || s[i + 1] == ']' ||
+                 s[i + 1] == '}')) {
+                o = put_wildcard(o);
+                last_wild = 1;
+                i++;
+                continue;
+            }
             /*
              * "()" and "[]" are a field printed empty: still a variable's
              * place; but right after a name they are code, part of the
@@ -1046,7 +1104,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
                            is_host_name(atom, atom_len)) ||
                           is_dns_name(atom, atom_len)))
             variable = 1;
-        if (!variable && !is_value_word(atom, atom_len) && !is_hex_word(atom, atom_len)) {
+        if (!variable && !is_value_word(atom, atom_len) && !is_hex_word(atom, atom_len) &&
+            !(atom_from > 0 && is_key_sign(s, atom_from - 1, n) &&
+              !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/'))) {
             last_wild = 0;
             scheme = atom; /* a word as written: maybe the scheme of a URL */
             scheme_end = o;
@@ -2101,10 +2161,13 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 i++;
                 asides++;
             }
+            /* a key's empty value: the next token decides, so not the memo's */
+            const int empty_key = one.len == t->len && is_empty_key(in, i, n);
             uint64_t words[2 * FUSE_MEMO_WORDS];
-            ltk_fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
-                                                            one.len, limit, words)
-                                                : NULL;
+            ltk_fuse_memo *slot = one.len == t->len && !empty_key
+                                      ? memo_slot(st->memo, st->memo_slots, one.ptr, one.len,
+                                                  limit, words)
+                                      : NULL;
             if (slot && memo_holds(st, slot, one.len, words)) {
                 h = slot->masked;
                 tok_digit |= slot->kept_digit;
@@ -2115,6 +2178,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                     ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
                     return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
                 size_t masked_len = mask_token(one.ptr, one.len, st->norm.data);
+                if (empty_key)
+                    masked_len = (size_t)(put_wildcard(st->norm.data + masked_len) - st->norm.data);
                 h = hash_padded(st->norm.data, masked_len);
                 /* kept for the masked elements below, should the line miss the table */
                 st->stash_off[kept] = st->stash.len;
@@ -2648,14 +2713,18 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         } else {
             /* the memo's copy when it still holds the token, else the mask */
             uint64_t words[2 * FUSE_MEMO_WORDS];
+            const int empty_key = is_empty_key(toks, i, n);
             const ltk_fuse_memo *slot =
-                memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
+                empty_key ? NULL
+                          : memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
             if (slot && memo_holds(st, slot, toks[i].len, words) && slot->form_len) {
                 len = slot->form_len;
                 memcpy(o, slot->form, len);
                 st->tok_hash[i] = slot->masked;
             } else {
                 len = mask_token(toks[i].ptr, toks[i].len, o);
+                if (empty_key)
+                    len = (size_t)(put_wildcard(o + len) - o);
                 st->tok_hash[i] = hash_padded(o, len);
             }
         }

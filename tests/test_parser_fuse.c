@@ -192,10 +192,10 @@ TEST(test_fuse_variable_slots)
     CHECK(same_text(p, 0, 1));
     logtk_parser_free(p);
 
-    static const char *const hosts[] = {"auth failure rhost=10.0.0.1 user=guest",
-                                        "auth failure rhost=host.example.org user=guest"};
+    static const char *const hosts[] = {"auth failure from 10.0.0.1 for guest",
+                                        "auth failure from host.example.org for guest"};
     p = run_parser("fuse", hosts, 2, NULL, NULL);
-    CHECK_TEXT(p, 1, "auth failure rhost=<*> user=guest");
+    CHECK_TEXT(p, 1, "auth failure from <*> for guest");
     CHECK(same_text(p, 0, 1));
     logtk_parser_free(p);
 
