@@ -1104,7 +1104,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
                            is_host_name(atom, atom_len)) ||
                           is_dns_name(atom, atom_len)))
             variable = 1;
-        if (!variable && !is_value_word(atom, atom_len) && !is_hex_word(atom, atom_len) &&
+        /* "root=LABEL=/": a value word naming a key is the key */
+        if (!variable && !(is_value_word(atom, atom_len) && !(i < n && is_key_sign(s, i, n))) &&
+            !is_hex_word(atom, atom_len) &&
             !(atom_from > 0 && is_key_sign(s, atom_from - 1, n) &&
               !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/'))) {
             last_wild = 0;
