@@ -1427,15 +1427,6 @@ static size_t wildform_prefix(const char *s, size_t n)
 {
     const char *eq = memchr(s, '=', n);
     size_t keep = !eq || eq == s || is_wild_at(s, 0, n) ? 0 : (size_t)(eq - s) + 1;
-    if (!eq) {
-        /* "action:android.intent.action.SCREEN_ON": a name and ':' before the value */
-        size_t k = 0;
-        while (k < n && is_letter(s[k]))
-            k++;
-        if (k > 0 && k + 1 < n && s[k] == ':' && is_letter(s[k + 1]) &&
-            !memchr(s + k + 1, ':', n - k - 1))
-            keep = k + 1;
-    }
     char close;
     if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && keep < n && (close = closers[(unsigned char)s[keep]]) != 0) {
         size_t end = before_sentence_end(s, n, keep + 1);
