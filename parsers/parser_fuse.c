@@ -919,6 +919,45 @@ static int is_empty_key(const logtk_slice *tok, size_t i, size_t n)
 }
 
 /*
+ * The length of the word that token i is when it is the value of a key
+ * printed with blanks around its '=' ("type = pid," -> "type = <*>,"): the
+ * token before is a lone '=', the one before that ends with a letter, and
+ * token i is one word (letters first; letters, digits, '_', '-', '.') with
+ * at most sentence punctuation after it, which stays outside the value, and
+ * no bracket opening the next token.  0 otherwise.  The full-size ground truths write such a value "<*>" (78
+ * " = <*>" in their lists against a few kept words, "= Intent { ... }").
+ */
+static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || i < 2 || tok[i - 1].len != 1 ||
+        tok[i - 1].ptr[0] != '=' || tok[i - 2].len == 0 ||
+        !is_letter(tok[i - 2].ptr[tok[i - 2].len - 1]) || tok[i].len == 0 ||
+        !is_letter(tok[i].ptr[0]))
+        return 0;
+    /* "= Intent { act=... }": the word opens a longer value */
+    if (i + 1 < n && tok[i + 1].len > 0 && memchr("{([<", tok[i + 1].ptr[0], 4))
+        return 0;
+    const char *w = tok[i].ptr;
+    size_t len = tok[i].len, k = 0;
+    while (k < len && (is_alnum_byte(w[k]) || w[k] == '_' || w[k] == '-' || w[k] == '.'))
+        k++;
+    while (k > 1 && w[k - 1] == '.')
+        k--;
+    for (size_t r = k; r < len; r++)
+        if (w[r] != ',' && w[r] != ';' && w[r] != '.')
+            return 0;
+    return k;
+}
+
+/* Writes "<*>" and what follows the first `word` bytes of t to out; returns its length. */
+static size_t put_spaced_value(const logtk_slice *t, size_t word, char *out)
+{
+    char *o = put_wildcard(out);
+    memcpy(o, t->ptr + word, t->len - word);
+    return LTK_WILDCARD_LEN + (t->len - word);
+}
+
+/*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
  * an atom are copied as they are scanned, and an atom that turns out to hold
@@ -2151,7 +2190,19 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         uint64_t h;
         uint8_t form = FORM_MASK;
         int tok_digit = 0;
-        if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &tok_digit)) {
+        size_t spaced = spaced_key_value(in, i, n);
+        if (spaced) {
+            /* "type = pid,": the value of a key, whatever word (rare: a lone '=' before) */
+            if (t->len + 8 > st->norm.cap / 4 &&
+                ltk_strbuf_reserve(&st->norm, MASKED_MAX(t->len) + 8) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            size_t masked_len = put_spaced_value(t, spaced, st->norm.data);
+            h = hash_padded(st->norm.data, masked_len);
+            st->stash_off[kept] = st->stash.len;
+            st->stash_len[kept] = masked_len;
+            if (ltk_strbuf_append(&st->stash, st->norm.data, masked_len) == 0)
+                form = FORM_STASHED;
+        } else if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &tok_digit)) {
             logtk_slice one = *t;
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
                 one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
@@ -2716,13 +2767,17 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             /* the memo's copy when it still holds the token, else the mask */
             uint64_t words[2 * FUSE_MEMO_WORDS];
             const int empty_key = is_empty_key(toks, i, n);
+            const size_t spaced = spaced_key_value(toks, i, n);
             const ltk_fuse_memo *slot =
-                empty_key ? NULL
+                empty_key || spaced ? NULL
                           : memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
             if (slot && memo_holds(st, slot, toks[i].len, words) && slot->form_len) {
                 len = slot->form_len;
                 memcpy(o, slot->form, len);
                 st->tok_hash[i] = slot->masked;
+            } else if (spaced) {
+                len = put_spaced_value(&toks[i], spaced, o);
+                st->tok_hash[i] = hash_padded(o, len);
             } else {
                 len = mask_token(toks[i].ptr, toks[i].len, o);
                 if (empty_key)
