@@ -951,14 +951,6 @@ static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
     return k;
 }
 
-/* Writes "<*>" and what follows the first `word` bytes of t to out; returns its length. */
-static size_t put_spaced_value(const logtk_slice *t, size_t word, char *out)
-{
-    char *o = put_wildcard(out);
-    memcpy(o, t->ptr + word, t->len - word);
-    return LTK_WILDCARD_LEN + (t->len - word);
-}
-
 /*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
@@ -1199,6 +1191,40 @@ static size_t mask_token(const char *s, size_t n, char *out)
     if (joins)
         o = out + merge_joined(out, (size_t)(o - out));
     return (size_t)(o - out);
+}
+
+/*
+ * Nonzero when token i (not empty) may be a key's value that its neighbours
+ * decide (mask_in_context): it ends with '=', or a lone '=' is before it.
+ * The first test of both, inline: nearly every token fails it.
+ */
+FUSE_INLINE int key_context(const logtk_slice *tok, size_t i)
+{
+    return tok[i].ptr[tok[i].len - 1] == '=' ||
+           (i >= 2 && tok[i - 1].len == 1 && tok[i - 1].ptr[0] == '=');
+}
+
+/*
+ * Writes the masked form of token i to out (room for MASKED_MAX + 8 bytes)
+ * when its neighbours decide it, a key's value (spaced_key_value: "type =
+ * pid," -> "<*>,"; is_empty_key: "logname=" -> "logname=<*>"), and returns
+ * its length; 0 when the token alone decides (mask_token, the memo, the
+ * quick hash).  Only for a token in key_context().
+ */
+static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *out)
+{
+    assert(key_context(tok, i));
+    size_t word = spaced_key_value(tok, i, n);
+    if (word) {
+        char *o = put_wildcard(out);
+        memcpy(o, tok[i].ptr + word, tok[i].len - word);
+        return LTK_WILDCARD_LEN + (tok[i].len - word);
+    }
+    if (is_empty_key(tok, i, n)) {
+        size_t len = mask_token(tok[i].ptr, tok[i].len, out);
+        return (size_t)(put_wildcard(out + len) - out);
+    }
+    return 0;
 }
 
 /*
@@ -2148,6 +2174,19 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
                           size_t hdr, size_t asides, const char *limit, uint64_t fast_seq,
                           uint32_t *template_id);
 
+/*
+ * Keeps token `kept`'s masked form, st->norm.data[0..len), in the stash for
+ * the masked elements learn_sequence() writes should the line miss the
+ * table: FORM_STASHED, or FORM_MASK (masked again there) when the stash
+ * cannot grow.
+ */
+static uint8_t stash_form(ltk_fuse_state *st, size_t kept, size_t len)
+{
+    st->stash_off[kept] = st->stash.len;
+    st->stash_len[kept] = len;
+    return ltk_strbuf_append(&st->stash, st->norm.data, len) == 0 ? FORM_STASHED : FORM_MASK;
+}
+
 /* The whole of fuse_feed() for a line its shape did not answer; kept out of line, see there. */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -2192,18 +2231,19 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         uint64_t h;
         uint8_t form = FORM_MASK;
         int tok_digit = 0;
-        size_t spaced = spaced_key_value(in, i, n);
-        if (spaced) {
-            /* "type = pid,": the value of a key, whatever word (rare: a lone '=' before) */
+        /* the masked bytes go to st->norm, with 8 bytes of slack for hash_padded */
+        size_t masked_len = 0;
+        if (t->len > 0 && key_context(in, i)) {
             if (t->len + 8 > st->norm.cap / 4 &&
                 ltk_strbuf_reserve(&st->norm, MASKED_MAX(t->len) + 8) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            size_t masked_len = put_spaced_value(t, spaced, st->norm.data);
+            masked_len = mask_in_context(in, i, n, st->norm.data);
+        }
+        if (masked_len) {
+            /* a key's value (rare): neither the quick hash's nor the memo's */
             h = hash_padded(st->norm.data, masked_len);
-            st->stash_off[kept] = st->stash.len;
-            st->stash_len[kept] = masked_len;
-            if (ltk_strbuf_append(&st->stash, st->norm.data, masked_len) == 0)
-                form = FORM_STASHED;
+            form = stash_form(st, kept, masked_len);
+            tok_digit = holds_digit(st->norm.data, masked_len);
         } else if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &tok_digit)) {
             logtk_slice one = *t;
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
@@ -2216,31 +2256,21 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 i++;
                 asides++;
             }
-            /* a key's empty value: the next token decides, so not the memo's */
-            const int empty_key = one.len == t->len && is_empty_key(in, i, n);
             uint64_t words[2 * FUSE_MEMO_WORDS];
-            ltk_fuse_memo *slot = one.len == t->len && !empty_key
-                                      ? memo_slot(st->memo, st->memo_slots, one.ptr, one.len,
-                                                  limit, words)
-                                      : NULL;
+            ltk_fuse_memo *slot = one.len == t->len ? memo_slot(st->memo, st->memo_slots, one.ptr,
+                                                            one.len, limit, words)
+                                                : NULL;
             if (slot && memo_holds(st, slot, one.len, words)) {
                 h = slot->masked;
                 tok_digit |= slot->kept_digit;
                 st->memo_hits++;
             } else {
-                /* the masked bytes, with 8 bytes of slack for hash_padded */
                 if (one.len + 8 > st->norm.cap / 4 &&
                     ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
                     return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-                size_t masked_len = mask_token(one.ptr, one.len, st->norm.data);
-                if (empty_key)
-                    masked_len = (size_t)(put_wildcard(st->norm.data + masked_len) - st->norm.data);
+                masked_len = mask_token(one.ptr, one.len, st->norm.data);
                 h = hash_padded(st->norm.data, masked_len);
-                /* kept for the masked elements below, should the line miss the table */
-                st->stash_off[kept] = st->stash.len;
-                st->stash_len[kept] = masked_len;
-                if (ltk_strbuf_append(&st->stash, st->norm.data, masked_len) == 0)
-                    form = FORM_STASHED;
+                form = stash_form(st, kept, masked_len);
                 int digit = holds_digit(st->norm.data, masked_len);
                 tok_digit |= digit;
                 if (slot == NULL) {
@@ -2768,22 +2798,18 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         } else {
             /* the memo's copy when it still holds the token, else the mask */
             uint64_t words[2 * FUSE_MEMO_WORDS];
-            const int empty_key = is_empty_key(toks, i, n);
-            const size_t spaced = spaced_key_value(toks, i, n);
-            const ltk_fuse_memo *slot =
-                empty_key || spaced ? NULL
-                          : memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit, words);
-            if (slot && memo_holds(st, slot, toks[i].len, words) && slot->form_len) {
+            const ltk_fuse_memo *slot;
+            if (toks[i].len > 0 && key_context(toks, i) &&
+                (len = mask_in_context(toks, i, n, o)) != 0) {
+                st->tok_hash[i] = hash_padded(o, len);
+            } else if ((slot = memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit,
+                                         words)) != NULL &&
+                       memo_holds(st, slot, toks[i].len, words) && slot->form_len) {
                 len = slot->form_len;
                 memcpy(o, slot->form, len);
                 st->tok_hash[i] = slot->masked;
-            } else if (spaced) {
-                len = put_spaced_value(&toks[i], spaced, o);
-                st->tok_hash[i] = hash_padded(o, len);
             } else {
                 len = mask_token(toks[i].ptr, toks[i].len, o);
-                if (empty_key)
-                    len = (size_t)(put_wildcard(o + len) - o);
                 st->tok_hash[i] = hash_padded(o, len);
             }
         }
