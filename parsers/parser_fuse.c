@@ -873,6 +873,12 @@ static int ends_with_wildcard(const char *out, const char *o)
     return o - out >= LTK_WILDCARD_LEN && is_wild_at(o - LTK_WILDCARD_LEN, 0, LTK_WILDCARD_LEN);
 }
 
+/* A byte of a key's name, or of a one-word value: letters, digits, '_', '.', '-'. */
+FUSE_INLINE int is_key_byte(char c)
+{
+    return is_alnum_byte(c) || c == '_' || c == '.' || c == '-';
+}
+
 /*
  * Nonzero when s[at] is the '=' of a key ("tty=ssh", "logname=",
  * "(threshold=5)"): right after a name holding a letter, and no '=' after
@@ -886,7 +892,7 @@ static int is_key_sign(const char *s, size_t at, size_t n)
         char c = s[k - 1];
         if (is_letter(c))
             return 1;
-        if (!(is_alnum_byte(c) || c == '_' || c == '.' || c == '-'))
+        if (!is_key_byte(c))
             return 0;
     }
     return 0;
@@ -896,7 +902,7 @@ static int is_key_sign(const char *s, size_t at, size_t n)
 static int opens_with_key(const char *s, size_t n)
 {
     size_t k = 0;
-    while (k < n && (is_alnum_byte(s[k]) || s[k] == '_' || s[k] == '.' || s[k] == '-'))
+    while (k < n && is_key_byte(s[k]))
         k++;
     return k > 0 && k < n && is_key_sign(s, k, n);
 }
@@ -924,10 +930,11 @@ static int is_empty_key(const logtk_slice *tok, size_t i, size_t n)
  * The length of the word that token i is when it is the value of a key
  * printed with blanks around its '=' ("type = pid," -> "type = <*>,"): the
  * token before is a lone '=', the one before that ends with a letter, and
- * token i is one word (letters first; letters, digits, '_', '-', '.') with
- * at most sentence punctuation after it, which stays outside the value, and
- * no bracket opening the next token.  0 otherwise.  The full-size ground truths write such a value "<*>" (78
- * " = <*>" in their lists against a few kept words, "= Intent { ... }").
+ * token i is one word (a letter, then is_key_byte()) with at most sentence
+ * punctuation after it, which stays outside the value, and no bracket opens
+ * the next token.  0 otherwise.  The full-size ground truths write such a
+ * value "<*>" (78 " = <*>" in their lists against a few kept words, "=
+ * Intent { ... }").
  */
 static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
 {
@@ -941,7 +948,7 @@ static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
         return 0;
     const char *w = tok[i].ptr;
     size_t len = tok[i].len, k = 0;
-    while (k < len && (is_alnum_byte(w[k]) || w[k] == '_' || w[k] == '-' || w[k] == '.'))
+    while (k < len && is_key_byte(w[k]))
         k++;
     while (k > 1 && w[k - 1] == '.')
         k--;
