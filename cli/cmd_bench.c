@@ -581,11 +581,25 @@ static int timed_parse(const bench_options *o, const char *algorithm, const logt
 
 /* ------------------------------------------------------------ accuracy mode */
 
+/* The published full-dataset figures of one parser, summed over the sets scored. */
+typedef struct published_sum {
+    const char *parser, *source;
+    double ga, pa, fga, fta;
+    size_t sets;
+} published_sum;
+
+#define PUBLISHED_PARSERS 8
+
 /* Running sums for the mean row. */
 typedef struct bench_totals {
     size_t datasets;
     uint64_t lines, passes_lines;
     double seconds, ga, pa, fga, fta;
+    /* --gt full: the published rows go with the first parser's rows only, and
+       their means are those of the sets scored (see print_published) */
+    int with_published;
+    published_sum published[PUBLISHED_PARSERS];
+    size_t npublished;
 } bench_totals;
 
 /* Paths of one dataset's log and ground truth for the chosen ground truth. */
@@ -618,14 +632,65 @@ static void dataset_paths(const bench_options *o, const char *name, char *log, c
     }
 }
 
-/* The published full-dataset rows of `dataset` ("mean": the means), marked
- * "published" in the gt column; lines and timing are not theirs to give. */
-static void print_published(const char *dataset)
+/* One published row, marked "published" in the gt column; lines and timing
+ * are not theirs to give. */
+static void print_published_row(const char *dataset, const char *parser, const char *source,
+                                double ga, double pa, double fga, double fta)
+{
+    printf("%s\t%s\tpublished (%s)\t-\t%.4f\t%.4f\t%.4f\t%.4f\t-\t-\n", dataset, parser, source,
+           ga, pa, fga, fta);
+}
+
+/* The published full-dataset rows of `dataset`, each also added to t's sums for the mean. */
+static void print_published(const char *dataset, bench_totals *t)
 {
     const logtk_published_result *r;
-    for (size_t i = 0; (r = logtk_published_full_result(dataset, i)); i++)
-        printf("%s\t%s\tpublished (%s)\t-\t%.4f\t%.4f\t%.4f\t%.4f\t-\t-\n", dataset, r->parser,
-               r->source, r->ga, r->pa, r->fga, r->fta);
+    for (size_t i = 0; (r = logtk_published_full_result(dataset, i)); i++) {
+        print_published_row(dataset, r->parser, r->source, r->ga, r->pa, r->fga, r->fta);
+        size_t k = 0;
+        while (k < t->npublished && strcmp(t->published[k].parser, r->parser) != 0)
+            k++;
+        if (k == t->npublished) {
+            if (k == PUBLISHED_PARSERS)
+                continue;
+            t->published[t->npublished++] = (published_sum){r->parser, r->source, 0, 0, 0, 0, 0};
+        }
+        published_sum *sum = &t->published[k];
+        sum->ga += r->ga;
+        sum->pa += r->pa;
+        sum->fga += r->fga;
+        sum->fta += r->fta;
+        sum->sets++;
+    }
+    fflush(stdout);
+}
+
+/*
+ * The published means beside ours: over the same sets as ours, so that a run
+ * on some of the 14 full-size sets is compared with the papers' figures on
+ * those sets (a parser is left out unless its paper gives each of them);
+ * the papers' own means over all 14 when every set was scored.
+ */
+static void print_published_means(const bench_totals *t)
+{
+    const logtk_published_result *r;
+    size_t published_sets = 0; /* the sets a paper gives figures for: the 14 */
+    for (size_t i = 0; logtk_dataset_at(i); i++)
+        published_sets +=
+            logtk_published_full_result(logtk_dataset_name(logtk_dataset_at(i)), 0) != NULL;
+    const int all = t->datasets == published_sets;
+    if (all) {
+        for (size_t i = 0; (r = logtk_published_full_result("mean", i)); i++)
+            print_published_row("mean", r->parser, r->source, r->ga, r->pa, r->fga, r->fta);
+    } else {
+        for (size_t k = 0; k < t->npublished; k++) {
+            const published_sum *sum = &t->published[k];
+            double n = (double)sum->sets;
+            if (sum->sets == t->datasets)
+                print_published_row("mean", sum->parser, sum->source, sum->ga / n, sum->pa / n,
+                                    sum->fga / n, sum->fta / n);
+        }
+    }
     fflush(stdout);
 }
 
@@ -741,8 +806,8 @@ static int evaluate_and_print(const char *dataset, const char *parser_name,
            (unsigned long long)(gt->line_of_row ? n : res->lines), m.ga, m.pa, m.fga, m.fta,
            res->seconds, res->seconds > 0 ? (double)passes_lines / res->seconds : 0.0);
     fflush(stdout);
-    if (o->gt == GT_FULL && !o->no_preset)
-        print_published(dataset);
+    if (o->gt == GT_FULL && !o->no_preset && totals->with_published)
+        print_published(dataset, totals);
     totals->datasets++;
     totals->lines += gt->line_of_row ? n : res->lines;
     totals->passes_lines += passes_lines;
@@ -881,8 +946,6 @@ static void print_mean(const char *parser_name, const bench_options *o, const be
            t->fta / k, t->seconds,
            t->seconds > 0 ? (double)t->passes_lines / t->seconds : 0.0);
     fflush(stdout);
-    if (o->gt == GT_FULL && !o->no_preset)
-        print_published("mean");
 }
 
 static int bench_accuracy(const bench_options *o)
@@ -903,8 +966,10 @@ static int bench_accuracy(const bench_options *o)
     int status = EXIT_OK;
     printf("dataset\tparser\tgt\tlines\tGA\tPA\tFGA\tFTA\tseconds\tlines_per_s\n");
     fflush(stdout);
+    bench_totals published = {0}; /* the first parser's: the sets scored, the published sums */
     for (size_t a = 0; a < nalgorithms; a++) {
         bench_totals totals = {0};
+        totals.with_published = a == 0;
         const char *parser_name = algorithms[a];
         for (size_t i = 0; logtk_dataset_at(i); i++) {
             const logtk_dataset *preset = logtk_dataset_at(i);
@@ -920,6 +985,10 @@ static int bench_accuracy(const bench_options *o)
         if (!parser_name)
             parser_name = default_algorithm(default_name, sizeof default_name);
         print_mean(parser_name ? parser_name : "default", o, &totals);
+        if (a == 0)
+            published = totals;
+        if (a + 1 == nalgorithms && o->gt == GT_FULL && !o->no_preset)
+            print_published_means(&published);
         if (o->gt == GT_FULL_LIST && totals.datasets == 0 && status == EXIT_OK) {
             cli_error(SUB, "%s holds no template list of a Loghub-2.0 set with a 2k log in %s "
                       "(<D>_full.log_templates.csv)", o->full_lists, o->loghub2);
