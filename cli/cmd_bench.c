@@ -995,8 +995,16 @@ static int bench_accuracy(const bench_options *o)
             return EXIT_DATA;
         }
         if (o->gt == GT_FULL && totals.datasets == 0 && status == EXIT_OK) {
-            cli_error(SUB, "%s holds no full-size Loghub-2.0 set (<D>/<D>_full.log and "
-                      "<D>/<D>_full.log_structured.csv)", o->full);
+            struct stat st;
+            const int found = stat(o->full, &st) == 0;
+            if (!found || !S_ISDIR(st.st_mode))
+                cli_error(SUB, "--loghub2-full %s: %s", o->full,
+                          found ? "not a folder" : strerror(errno));
+            else
+                cli_error(SUB, "%s holds no full-size Loghub-2.0 set%s%s (<D>/<D>_full.log and "
+                          "<D>/<D>_full.log_structured.csv)", o->full,
+                          o->datasets ? " of those selected: " : "",
+                          o->datasets ? o->datasets : "");
             return EXIT_DATA;
         }
     }
