@@ -300,6 +300,20 @@ static int check_dataset_list(const char *list)
     return 0;
 }
 
+/*
+ * 0 when `path`, the data folder `what` names, is a folder; else prints why
+ * not and returns -1 (one error, instead of one per dataset's missing file).
+ */
+static int check_folder(const char *path, const char *what)
+{
+    struct stat st;
+    const int found = stat(path, &st) == 0;
+    if (found && S_ISDIR(st.st_mode))
+        return 0;
+    cli_error(SUB, "%s: %s (%s)", path, found ? "not a folder" : strerror(errno), what);
+    return -1;
+}
+
 /* Nonzero when `name` is an available parser algorithm. */
 static int parser_known(const char *name)
 {
@@ -995,16 +1009,9 @@ static int bench_accuracy(const bench_options *o)
             return EXIT_DATA;
         }
         if (o->gt == GT_FULL && totals.datasets == 0 && status == EXIT_OK) {
-            struct stat st;
-            const int found = stat(o->full, &st) == 0;
-            if (!found || !S_ISDIR(st.st_mode))
-                cli_error(SUB, "--loghub2-full %s: %s", o->full,
-                          found ? "not a folder" : strerror(errno));
-            else
-                cli_error(SUB, "%s holds no full-size Loghub-2.0 set%s%s (<D>/<D>_full.log and "
-                          "<D>/<D>_full.log_structured.csv)", o->full,
-                          o->datasets ? " of those selected: " : "",
-                          o->datasets ? o->datasets : "");
+            cli_error(SUB, "%s holds no full-size Loghub-2.0 set%s%s (<D>/<D>_full.log and "
+                      "<D>/<D>_full.log_structured.csv)", o->full,
+                      o->datasets ? " of those selected: " : "", o->datasets ? o->datasets : "");
             return EXIT_DATA;
         }
     }
@@ -1405,6 +1412,16 @@ static int cmd_bench_parse(int argc, char **argv)
         ex = cli_usage_error(SUB, o.gt == GT_LOGHUB2 ? "--gt loghub2 needs --loghub2 DIR (or $LOGTK_LOGHUB2)"
                                   : o.gt == GT_FULL ? "--gt full needs --loghub2-full DIR"
                                                     : "needs --loghub DIR (or $LOGTK_LOGHUB) or --input FILE");
+        goto done;
+    }
+    if (check_folder(root, o.gt == GT_LOGHUB2 || o.gt == GT_FULL_LIST
+                               ? "the Loghub-2.0 folder: --loghub2 or $LOGTK_LOGHUB2"
+                           : o.gt == GT_FULL ? "the full-size sets' folder: --loghub2-full"
+                                             : "the Loghub-2k folder: --loghub or $LOGTK_LOGHUB") ||
+        (o.gt == GT_FULL_LIST &&
+         check_folder(o.full_lists, "the template lists' folder: --full-lists or "
+                                    "$LOGTK_LOGHUB2_FULL/templates"))) {
+        ex = EXIT_DATA;
         goto done;
     }
     if (o.errors_path) {
