@@ -595,25 +595,11 @@ static int timed_parse(const bench_options *o, const char *algorithm, const logt
 
 /* ------------------------------------------------------------ accuracy mode */
 
-/* The published full-dataset figures of one parser, summed over the sets scored. */
-typedef struct published_sum {
-    const char *parser, *source;
-    double ga, pa, fga, fta;
-    size_t sets;
-} published_sum;
-
-#define PUBLISHED_PARSERS 8
-
 /* Running sums for the mean row. */
 typedef struct bench_totals {
     size_t datasets;
     uint64_t lines, passes_lines;
     double seconds, ga, pa, fga, fta;
-    /* --gt full: the published rows go with the first parser's rows only, and
-       their means are those of the sets scored (see print_published) */
-    int with_published;
-    published_sum published[PUBLISHED_PARSERS];
-    size_t npublished;
 } bench_totals;
 
 /* Paths of one dataset's log and ground truth for the chosen ground truth. */
@@ -655,55 +641,58 @@ static void print_published_row(const char *dataset, const char *parser, const c
            ga, pa, fga, fta);
 }
 
-/* The published full-dataset rows of `dataset`, each also added to t's sums for the mean. */
-static void print_published(const char *dataset, bench_totals *t)
+/* The published full-dataset rows of `dataset`. */
+static void print_published(const char *dataset)
 {
     const logtk_published_result *r;
-    for (size_t i = 0; (r = logtk_published_full_result(dataset, i)); i++) {
+    for (size_t i = 0; (r = logtk_published_full_result(dataset, i)); i++)
         print_published_row(dataset, r->parser, r->source, r->ga, r->pa, r->fga, r->fta);
-        size_t k = 0;
-        while (k < t->npublished && strcmp(t->published[k].parser, r->parser) != 0)
-            k++;
-        if (k == t->npublished) {
-            if (k == PUBLISHED_PARSERS)
-                continue;
-            t->published[t->npublished++] = (published_sum){r->parser, r->source, 0, 0, 0, 0, 0};
-        }
-        published_sum *sum = &t->published[k];
-        sum->ga += r->ga;
-        sum->pa += r->pa;
-        sum->fga += r->fga;
-        sum->fta += r->fta;
-        sum->sets++;
-    }
     fflush(stdout);
 }
 
+/* The published row of `parser` for `dataset`, or NULL. */
+static const logtk_published_result *published_of(const char *dataset, const char *parser)
+{
+    const logtk_published_result *r;
+    for (size_t i = 0; (r = logtk_published_full_result(dataset, i)); i++)
+        if (strcmp(r->parser, parser) == 0)
+            return r;
+    return NULL;
+}
+
 /*
- * The published means beside ours: over the same sets as ours, so that a run
- * on some of the 14 full-size sets is compared with the papers' figures on
- * those sets (a parser is left out unless its paper gives each of them);
- * the papers' own means over all 14 when every set was scored.
+ * The published means beside ours: over the same sets as ours (`scored`, the
+ * names of the nscored sets scored), so that a run on some of the 14
+ * full-size sets is compared with the papers' figures on those sets (a
+ * parser is left out unless its paper gives each of them); the papers' own
+ * means over all 14 when every set was scored.
  */
-static void print_published_means(const bench_totals *t)
+static void print_published_means(const char *const *scored, size_t nscored)
 {
     const logtk_published_result *r;
     size_t published_sets = 0; /* the sets a paper gives figures for: the 14 */
     for (size_t i = 0; logtk_dataset_at(i); i++)
         published_sets +=
             logtk_published_full_result(logtk_dataset_name(logtk_dataset_at(i)), 0) != NULL;
-    const int all = t->datasets == published_sets;
-    if (all) {
+    if (nscored == 0)
+        return;
+    if (nscored == published_sets) {
         for (size_t i = 0; (r = logtk_published_full_result("mean", i)); i++)
             print_published_row("mean", r->parser, r->source, r->ga, r->pa, r->fga, r->fta);
-    } else {
-        for (size_t k = 0; k < t->npublished; k++) {
-            const published_sum *sum = &t->published[k];
-            double n = (double)sum->sets;
-            if (sum->sets == t->datasets)
-                print_published_row("mean", sum->parser, sum->source, sum->ga / n, sum->pa / n,
-                                    sum->fga / n, sum->fta / n);
+        fflush(stdout);
+        return;
+    }
+    for (size_t i = 0; (r = logtk_published_full_result(scored[0], i)); i++) {
+        double ga = 0, pa = 0, fga = 0, fta = 0;
+        size_t k = 0;
+        for (const logtk_published_result *s; k < nscored; k++) {
+            if ((s = published_of(scored[k], r->parser)) == NULL)
+                break;
+            ga += s->ga, pa += s->pa, fga += s->fga, fta += s->fta;
         }
+        if (k == nscored)
+            print_published_row("mean", r->parser, r->source, ga / (double)k, pa / (double)k,
+                                fga / (double)k, fta / (double)k);
     }
     fflush(stdout);
 }
@@ -820,8 +809,6 @@ static int evaluate_and_print(const char *dataset, const char *parser_name,
            (unsigned long long)(gt->line_of_row ? n : res->lines), m.ga, m.pa, m.fga, m.fta,
            res->seconds, res->seconds > 0 ? (double)passes_lines / res->seconds : 0.0);
     fflush(stdout);
-    if (o->gt == GT_FULL && !o->no_preset && totals->with_published)
-        print_published(dataset, totals);
     totals->datasets++;
     totals->lines += gt->line_of_row ? n : res->lines;
     totals->passes_lines += passes_lines;
@@ -980,16 +967,23 @@ static int bench_accuracy(const bench_options *o)
     int status = EXIT_OK;
     printf("dataset\tparser\tgt\tlines\tGA\tPA\tFGA\tFTA\tseconds\tlines_per_s\n");
     fflush(stdout);
-    bench_totals published = {0}; /* the first parser's: the sets scored, the published sums */
+    /* --gt full: the published rows follow the first parser's row of each
+       set, and their means are over the sets that parser scored */
+    const int with_published = o->gt == GT_FULL && !o->no_preset;
+    const char *scored[64];
+    size_t nscored = 0;
     for (size_t a = 0; a < nalgorithms; a++) {
         bench_totals totals = {0};
-        totals.with_published = a == 0;
         const char *parser_name = algorithms[a];
         for (size_t i = 0; logtk_dataset_at(i); i++) {
             const logtk_dataset *preset = logtk_dataset_at(i);
             if (!dataset_selected(o->datasets, logtk_dataset_name(preset)))
                 continue;
             int ex = bench_dataset(o, algorithms[a], preset, &totals);
+            if (ex == EXIT_OK && with_published && a == 0 && nscored < 64) {
+                print_published(logtk_dataset_name(preset));
+                scored[nscored++] = logtk_dataset_name(preset);
+            }
             if (ex == EXIT_USAGE)
                 return ex;
             if (ex == EXIT_DATA)
@@ -999,10 +993,8 @@ static int bench_accuracy(const bench_options *o)
         if (!parser_name)
             parser_name = default_algorithm(default_name, sizeof default_name);
         print_mean(parser_name ? parser_name : "default", o, &totals);
-        if (a == 0)
-            published = totals;
-        if (a + 1 == nalgorithms && o->gt == GT_FULL && !o->no_preset)
-            print_published_means(&published);
+        if (a + 1 == nalgorithms && with_published)
+            print_published_means(scored, nscored);
         if (o->gt == GT_FULL_LIST && totals.datasets == 0 && status == EXIT_OK) {
             cli_error(SUB, "%s holds no template list of a Loghub-2.0 set with a 2k log in %s "
                       "(<D>_full.log_templates.csv)", o->full_lists, o->loghub2);
