@@ -1925,8 +1925,8 @@ static size_t digit_run(const char *s, size_t i, size_t n, size_t least, size_t 
 /* n less the sentence punctuation and closing brackets ending s[0..n). */
 static size_t before_closers(const char *s, size_t n)
 {
-    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ')' ||
-                     s[n - 1] == ']'))
+    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':' ||
+                     s[n - 1] == ')' || s[n - 1] == ']'))
         n--;
     return n;
 }
@@ -1936,7 +1936,8 @@ static size_t before_closers(const char *s, size_t n)
  * date, three numbers joined by one '-' or '/' with the year's four digits
  * first or last ("2017-05-16", "2017/7/1", "06/10/2013"), maybe as a key's
  * value ("when=2017-07-01"); then a time, numbers joined by ':' ("05:00:00",
- * "17:26", "11:38:49.414"); then maybe a numeric zone offset ("+0000").
+ * "17:26", "11:38:49.414"); then maybe a numeric zone offset ("+0000");
+ * the last may close with punctuation ("19:52:56,", "12:00:00:").
  * Returns how many tokens of t[0..avail) it spans, 2 or 3, or 0.  The
  * full-size Loghub-2.0 ground truth writes such a timestamp as one "<*>"
  * wherever a message prints it (Mac's "RTC: Maintenance <*>, sleep <*>",
