@@ -1912,7 +1912,6 @@ static int is_bound_quantity(const logtk_slice *number, const logtk_slice *unit)
     return 1;
 }
 
-/* The two tokens of a bounded quantity as one slice (they lie in one buffer). */
 /* The digits at s[i..n), at most `most`: how many (0 when fewer than `least`). */
 static size_t digit_run(const char *s, size_t i, size_t n, size_t least, size_t most)
 {
@@ -1951,13 +1950,11 @@ static size_t before_closers(const char *s, size_t n)
  */
 static size_t timestamp_span(const logtk_slice *t, size_t avail)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_TIMESTAMPS) || avail < 2)
-        return 0;
     const char *d = t[0].ptr, *c = t[1].ptr;
     size_t dn = t[0].len, cn = t[1].len;
-    /* the first test, for nearly every token that is no date */
-    if (dn < 6 || d[dn - 1] < '0' || d[dn - 1] > '9' || cn < 4 || c[0] < '0' || c[0] > '9' ||
-        (c[1] != ':' && c[2] != ':') || c != d + dn + 1)
+    /* (timestamp_at() tested the lengths and the digits at the two ends) */
+    assert(avail >= 2 && dn >= 6 && cn >= 4);
+    if ((c[1] != ':' && c[2] != ':') || c != d + dn + 1)
         return 0;
     size_t i = 0; /* the date, after a key's name and '=' */
     while (i < dn && (is_letter(d[i]) || d[i] == '_'))
@@ -1999,7 +1996,7 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
 /* timestamp_span() behind its first test, inline: nearly every token fails it. */
 FUSE_INLINE size_t timestamp_at(const logtk_slice *t, size_t avail)
 {
-    if (avail < 2 || t[0].len < 6 || t[1].len < 4)
+    if (FUSE_RULE_OFF(FUSE_RULE_TIMESTAMPS) || avail < 2 || t[0].len < 6 || t[1].len < 4)
         return 0;
     const unsigned last = (unsigned char)t[0].ptr[t[0].len - 1],
                    next = (unsigned char)t[1].ptr[0];
@@ -2025,6 +2022,7 @@ static size_t mask_timestamp(const char *s, size_t n, char *out)
     return (size_t)(o - out) + (n - end);
 }
 
+/* The two tokens of a bounded quantity as one slice (they lie in one buffer). */
 static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
 {
     logtk_slice j = {a->ptr, (size_t)(b->ptr + b->len - a->ptr)};
