@@ -1931,7 +1931,7 @@ static size_t before_closers(const char *s, size_t n)
 }
 
 /*
- * A timestamp inside a message, over two or three tokens one blank apart: a
+ * A timestamp inside a message, over two or three tokens one or two blanks apart: a
  * date, three numbers joined by one '-' or '/' with the year's four digits
  * first or last ("2017-05-16", "2017/7/1", "06/10/2013"), maybe as a key's
  * value ("when=2017-07-01"); then a time, numbers joined by ':' ("05:00:00",
@@ -1954,8 +1954,8 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
     size_t dn = t[0].len, cn = t[1].len;
     /* (timestamp_at() tested the lengths and the digits at the two ends) */
     assert(avail >= 2 && dn >= 6 && cn >= 4);
-    if ((c[1] != ':' && c[2] != ':') || c != d + dn + 1)
-        return 0;
+    if ((c[1] != ':' && c[2] != ':') || c - (d + dn) > 2)
+        return 0; /* (one or two blanks apart: apt's history.log prints two) */
     size_t i = 0; /* the date, after a key's name and '=' */
     while (i < dn && (is_letter(d[i]) || d[i] == '_'))
         i++;
@@ -1985,7 +1985,7 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
         k += 1 + digit_run(c, k + 1, cm, 1, 9);
     if (k != cm || k < 4)
         return 0;
-    if (cm == cn && avail >= 3 && t[2].ptr == c + cn + 1 && t[2].len >= 5 &&
+    if (cm == cn && avail >= 3 && t[2].ptr - (c + cn) <= 2 && t[2].len >= 5 &&
         (t[2].ptr[0] == '+' || t[2].ptr[0] == '-') &&
         digit_run(t[2].ptr, 1, t[2].len, 4, 4) == 4 &&
         before_closers(t[2].ptr, t[2].len) == 5)
