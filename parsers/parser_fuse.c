@@ -1954,7 +1954,7 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
     size_t dn = t[0].len, cn = t[1].len;
     /* (timestamp_at() tested the lengths and the digits at the two ends) */
     assert(avail >= 2 && dn >= 6 && cn >= 4);
-    if ((c[1] != ':' && c[2] != ':') || c - (d + dn) > 2)
+    if ((c[1] != ':' && c[2] != ':') || c <= d + dn || c - (d + dn) > 2)
         return 0; /* (one or two blanks apart: apt's history.log prints two) */
     size_t i = 0; /* the date, after a key's name and '=' */
     while (i < dn && (is_letter(d[i]) || d[i] == '_'))
@@ -1985,7 +1985,8 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
         k += 1 + digit_run(c, k + 1, cm, 1, 9);
     if (k != cm || k < 4)
         return 0;
-    if (cm == cn && avail >= 3 && t[2].ptr - (c + cn) <= 2 && t[2].len >= 5 &&
+    if (cm == cn && avail >= 3 && t[2].ptr > c + cn && t[2].ptr - (c + cn) <= 2 &&
+        t[2].len >= 5 &&
         (t[2].ptr[0] == '+' || t[2].ptr[0] == '-') &&
         digit_run(t[2].ptr, 1, t[2].len, 4, 4) == 4 &&
         before_closers(t[2].ptr, t[2].len) == 5)
