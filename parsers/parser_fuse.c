@@ -137,7 +137,7 @@ enum fuse_rule {
     FUSE_RULE_NUMBERED = 7,      /* "node-224" -> "node-<*>" */
     FUSE_RULE_LEADER_DOTS = 8,   /* "instruction......0" -> "instruction......<*>" */
     FUSE_RULE_CODE_SYMBOLS = 9,  /* "do_page_fault+0x12f/0x446" keeps its name */
-    FUSE_RULE_JOINED = 10,       /* values joined by ':', '/', '#', ',' are one */
+    FUSE_RULE_JOINED = 10,       /* values joined by ':', '/', '#', ',', '@' are one */
     FUSE_RULE_QUANTITY = 11,     /* "(1.19 KB)" is one value */
     FUSE_RULE_BOUND = 12,        /* "<1 sec" is one value */
     FUSE_RULE_ANNOTATION = 13,   /* "host:443 (IPv6)": a value with its annotation */
@@ -567,14 +567,16 @@ static char *put_wildcard(char *o)
 }
 
 /*
- * Variables joined only by ':', '/', '#' or ',' are one value: an address and
- * its port ("10.0.0.1:80", "host.example.org:80", "name/10.0.0.1:80"), a time
- * ("12:34:56"), a date ("2017/07/01"), a list printed as one field
- * ("20##30##40", "0x60,0x64", "type=7,0,old=1": a key's value runs to the
- * next key).  The pieces of such a value are never a message's words, and
- * the full-size Loghub-2.0 ground truth writes every one of them as one
- * "<*>" (none of its template lists holds "<*>:<*>" or "<*>/<*>", one of
- * its 1,300 templates "<*>,<*>").  Rewrites
+ * Variables joined only by ':', '/', '#', ',' or '@' are one value: an
+ * address and its port ("10.0.0.1:80", "host.example.org:80",
+ * "name/10.0.0.1:80"), a time ("12:34:56"), a date ("2017/07/01"), a list
+ * printed as one field ("20##30##40", "0x60,0x64", "type=7,0,old=1": a key's
+ * value runs to the next key), an object or user at a place
+ * ("c.Manager@3a2b1c", "Connector@0.0.0.0:62267", "user@10.0.0.1").  The
+ * pieces of such a value are never a message's words, and the full-size
+ * Loghub-2.0 ground truth writes every one of them as one "<*>" (none of its
+ * template lists holds "<*>:<*>", "<*>/<*>" or "<*>@<*>", one of its 1,300
+ * templates "<*>,<*>").  Rewrites
  * out[0..len) in place and returns the new length.
  */
 static size_t merge_joined(char *out, size_t len)
@@ -584,7 +586,7 @@ static size_t merge_joined(char *out, size_t len)
     size_t r = 0, w = 0;
     while (r < len) {
         if (w >= 3 && is_wild_at(out, w - 3, w) &&
-            (out[r] == '#' || out[r] == ':' || out[r] == '/' || out[r] == ',')) {
+            (out[r] == '#' || out[r] == ':' || out[r] == '/' || out[r] == ',' || out[r] == '@')) {
             size_t e = r + 1;
             while (e < len && out[e] == '#' && out[r] == '#')
                 e++;
@@ -981,7 +983,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     int last_wild = 0; /* the output ends with a "<*>" (merge adjacent ones) */
-    int joins = 0;     /* a ':', '/', '#' or ',' follows a "<*>" (see merge_joined) */
+    int joins = 0;     /* a ':', '/', '#', ',' or '@' follows a "<*>" (see merge_joined) */
     size_t angles = 0; /* '<' of this token not yet closed */
     /* the last plain atom: out[scheme..scheme_end), ending before s[scheme_to] */
     char *scheme = NULL, *scheme_end = NULL;
@@ -1063,7 +1065,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             }
             angles += s[i] == '<';
             angles -= s[i] == '>' && angles > 0;
-            joins |= last_wild && (s[i] == ':' || s[i] == '/' || s[i] == '#' || s[i] == ',');
+            joins |= last_wild && (s[i] == ':' || s[i] == '/' || s[i] == '#' || s[i] == ',' ||
+                                   s[i] == '@');
             *o++ = s[i];
             last_wild = 0;
             /* "a=,b=1", "(opts=)": a key printed with an empty value (at the
