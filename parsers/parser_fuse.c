@@ -157,7 +157,8 @@ enum fuse_rule {
     FUSE_RULE_VERSIONS = 27,      /* "HTTP/1.1", "Mozilla/5.0": a name and its version, one value */
     FUSE_RULE_FIELD_WORDS = 28,   /* "user=guest" beside "user=<*>": a word in a masked value's slot */
     FUSE_RULE_KEY_VALUES = 29,    /* "tty=ssh", "logname=": the value of a key is a value */
-    FUSE_RULE_TIMESTAMPS = 30     /* "from 2017-05-16 05:00:00 to": a date and time, one value */
+    FUSE_RULE_TIMESTAMPS = 30,    /* "from 2017-05-16 05:00:00 to": a date and time, one value */
+    FUSE_RULE_OBJECTS = 31        /* "org.x.Event@5ab2a0": a Java object's identity, one value */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -832,6 +833,40 @@ static int is_scoped_name(const char *s, size_t from, size_t to, size_t n)
     return scope_at(s, to, n) || (from >= 2 && scope_at(s, from - 2, n));
 }
 
+/*
+ * Nonzero when the atom name[0..len), right before the '@' at s[at], and the
+ * hex digits after it are a Java object's identity as Object.toString()
+ * prints it: a package-qualified class name (three or more dotted names),
+ * '@', its hash code in hex ("org.apache.hadoop.x.TaskEvent@5ab2a0",
+ * "com.huawei.health.g.c@3a2b1c0").  Such a value names one object of a
+ * run, not the message: the full-size ground truth writes it whole as one
+ * "<*>" (Hadoop's "Error writing History Event: <*>", Zookeeper's "info :
+ * <*>").  A plain name before '@' and a number is a function and its line
+ * ("doSaveChannels@151:"), and stays.
+ */
+static int is_object_identity(const char *name, size_t len, const char *s, size_t at, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_OBJECTS) || len < 5)
+        return 0;
+    size_t dots = 0;
+    for (size_t k = 0; k < len; k++) {
+        const char c = name[k];
+        if (c == '.') {
+            if (k == 0 || k + 1 == len || name[k - 1] == '.')
+                return 0;
+            dots++;
+        } else if (!is_alnum_byte(c) && c != '_' && c != '$') {
+            return 0;
+        } else if ((k == 0 || name[k - 1] == '.') && !is_letter(c) && c != '_') {
+            return 0; /* each name opens with a letter */
+        }
+    }
+    size_t e = at + 1;
+    while (e < n && e - at <= 16 && is_hex_byte(s[e]) && !(s[e] >= 'A' && s[e] <= 'F'))
+        e++;
+    return dots >= 2 && e > at + 1 && e - at <= 16 && (e == n || !is_alnum_byte(s[e]));
+}
+
 /* Nonzero when s[0..n) is a URI scheme: a letter, then letters, digits, '+', '-', '.'. */
 static int is_scheme(const char *s, size_t n)
 {
@@ -1146,7 +1181,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
          */
         if (!variable && ((i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
                            is_host_name(atom, atom_len)) ||
-                          is_dns_name(atom, atom_len)))
+                          is_dns_name(atom, atom_len) ||
+                          (i < n && s[i] == '@' && is_object_identity(atom, atom_len, s, i, n))))
             variable = 1;
         /* "root=LABEL=/": a value word naming a key is the key */
         if (!variable && !(is_value_word(atom, atom_len) && !(i < n && is_key_sign(s, i, n))) &&
