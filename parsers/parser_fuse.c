@@ -1974,7 +1974,7 @@ static size_t before_closers(const char *s, size_t n)
  * date, three numbers joined by one '-' or '/' with the year's four digits
  * first or last ("2017-05-16", "2017/7/1", "06/10/2013"), maybe as a key's
  * value ("when=2017-07-01"); then a time, numbers joined by ':' ("05:00:00",
- * "17:26", "11:38:49.414"); then maybe a numeric zone offset ("+0000");
+ * "17:26", "11:38:49.414", "18:25:22,080"); then maybe a numeric zone offset ("+0000");
  * the last may close with punctuation ("19:52:56,", "12:00:00:").
  * Returns how many tokens of t[0..avail) it spans, 2 or 3, or 0.  The
  * full-size Loghub-2.0 ground truth writes such a timestamp as one "<*>"
@@ -2022,6 +2022,8 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
     }
     if (k < cm && c[k] == '.' && k >= 7) /* a fraction of the second */
         k += 1 + digit_run(c, k + 1, cm, 1, 9);
+    else if (k < cm && c[k] == ',' && k >= 7 && digit_run(c, k + 1, cm, 3, 3))
+        k += 4; /* log4j's milliseconds, "18:25:22,080" */
     if (k != cm || k < 4)
         return 0;
     if (cm == cn && avail >= 3 && t[2].ptr > c + cn && t[2].ptr - (c + cn) <= 2 &&
