@@ -670,12 +670,12 @@ static const logtk_published_result *published_of(const char *dataset, const cha
 static void print_published_means(const char *const *scored, size_t nscored)
 {
     const logtk_published_result *r;
+    if (nscored == 0)
+        return;
     size_t published_sets = 0; /* the sets a paper gives figures for: the 14 */
     for (size_t i = 0; logtk_dataset_at(i); i++)
         published_sets +=
             logtk_published_full_result(logtk_dataset_name(logtk_dataset_at(i)), 0) != NULL;
-    if (nscored == 0)
-        return;
     if (nscored == published_sets) {
         for (size_t i = 0; (r = logtk_published_full_result("mean", i)); i++)
             print_published_row("mean", r->parser, r->source, r->ga, r->pa, r->fga, r->fta);

@@ -861,10 +861,11 @@ static int is_object_identity(const char *name, size_t len, const char *s, size_
             return 0; /* each name opens with a letter */
         }
     }
-    size_t e = at + 1;
+    size_t e = at + 1; /* the hash: lowercase hex digits, at most 15 */
     while (e < n && e - at <= 16 && is_hex_byte(s[e]) && !(s[e] >= 'A' && s[e] <= 'F'))
         e++;
-    return dots >= 2 && e > at + 1 && e - at <= 16 && (e == n || !is_alnum_byte(s[e]));
+    const size_t digits = e - at - 1;
+    return dots >= 2 && digits >= 1 && digits <= 15 && (e == n || !is_alnum_byte(s[e]));
 }
 
 /* Nonzero when s[0..n) is a URI scheme: a letter, then letters, digits, '+', '-', '.'. */
@@ -1309,7 +1310,7 @@ enum {
     FORM_MASK,    /* only mask_token() knows */
     FORM_SELF,    /* the token itself */
     FORM_STASHED, /* masked while hashing: in st->stash (stash_off, stash_len) */
-    FORM_STAMP,   /* a timestamp joined from its tokens: mask_timestamp() */
+    FORM_STAMP,   /* a timestamp joined from its tokens (learn_sequence): mask_timestamp() */
     FORM_WILD     /* FORM_WILD + d: "<*>" and d dots */
 };
 
@@ -1969,6 +1970,15 @@ static size_t before_closers(const char *s, size_t n)
     return n;
 }
 
+/* The length of "name=" opening s[0..n) (letters and '_', then '='), else 0. */
+static size_t key_prefix(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && (is_letter(s[k]) || s[k] == '_'))
+        k++;
+    return k > 0 && k < n && s[k] == '=' ? k + 1 : 0;
+}
+
 /*
  * A timestamp inside a message, over two or three tokens one or two blanks apart: a
  * date, three numbers joined by one '-' or '/' with the year's four digits
@@ -1995,12 +2005,7 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
     assert(avail >= 2 && dn >= 6 && cn >= 4);
     if ((c[1] != ':' && c[2] != ':') || c <= d + dn || c - (d + dn) > 2)
         return 0; /* (one or two blanks apart: apt's history.log prints two) */
-    size_t i = 0; /* the date, after a key's name and '=' */
-    while (i < dn && (is_letter(d[i]) || d[i] == '_'))
-        i++;
-    if (i > 0 && (i == dn || d[i] != '='))
-        return 0;
-    i += i > 0;
+    size_t i = key_prefix(d, dn); /* the date, after a key's name and '=' */
     size_t g1 = digit_run(d, i, dn, 1, 4);
     if (g1 == 0 || i + g1 >= dn || (d[i + g1] != '-' && d[i + g1] != '/'))
         return 0;
@@ -2054,10 +2059,7 @@ FUSE_INLINE size_t timestamp_at(const logtk_slice *t, size_t avail)
  */
 static size_t mask_timestamp(const char *s, size_t n, char *out)
 {
-    size_t key = 0, end = before_closers(s, n);
-    while (key < n && (is_letter(s[key]) || s[key] == '_'))
-        key++;
-    key = key < n && s[key] == '=' ? key + 1 : 0;
+    const size_t key = key_prefix(s, n), end = before_closers(s, n);
     memcpy(out, s, key);
     char *o = put_wildcard(out + key);
     memcpy(o, s + end, n - end);
@@ -2402,8 +2404,6 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             masked_len = mask_timestamp(one.ptr, one.len, st->norm.data);
-            h = hash_padded(st->norm.data, masked_len);
-            form = FORM_STAMP;
             i += stamp - 1;
             asides++;
         } else if (t->len > 0 && key_context(in, i)) {
@@ -2412,10 +2412,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             masked_len = mask_in_context(in, i, n, st->norm.data);
         }
-        if (stamp) {
-            /* (masked above) */
-        } else if (masked_len) {
-            /* a key's value (rare): neither the quick hash's nor the memo's */
+        if (masked_len) {
+            /* a key's value or a timestamp (rare): neither the quick hash's nor the memo's */
             h = hash_padded(st->norm.data, masked_len);
             form = stash_form(st, kept, masked_len);
             tok_digit = holds_digit(st->norm.data, masked_len);
