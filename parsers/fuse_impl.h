@@ -87,7 +87,9 @@ typedef struct ltk_fuse_pool {
  * Whole-token variables closing a line are a printed list, one "<*>", when
  * there are at least this many: messages print at most four fixed fields in
  * a row ("REPORT : <*> <*> <*> <*>", written so by the ground truths),
- * while a list ("delete blk_1 blk_2 ... blk_100") has any length.
+ * while a list ("delete blk_1 blk_2 ... blk_100") has any length.  Fewer
+ * are a list too once the same words closed a line with another number of
+ * them (rule list-lengths, list_kin() in parser_fuse.c).
  */
 #define FUSE_LIST_MIN 5
 

@@ -158,12 +158,13 @@ enum fuse_rule {
     FUSE_RULE_FIELD_WORDS = 28,   /* "user=guest" beside "user=<*>": a word in a masked value's slot */
     FUSE_RULE_KEY_VALUES = 29,    /* "tty=ssh", "logname=": the value of a key is a value */
     FUSE_RULE_TIMESTAMPS = 30,    /* "from 2017-05-16 05:00:00 to": a date and time, one value */
-    FUSE_RULE_OBJECTS = 31        /* "org.x.Event@5ab2a0": a Java object's identity, one value */
+    FUSE_RULE_OBJECTS = 31,       /* "org.x.Event@5ab2a0": a Java object's identity, one value */
+    FUSE_RULE_LIST_LENGTHS = 32   /* "delete <*>" and "delete <*> <*>": a list of any length */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
 #endif
-#define FUSE_RULE_OFF(r) ((FUSE_RULES_OFF >> (r)) & 1)
+#define FUSE_RULE_OFF(r) (((unsigned long long)FUSE_RULES_OFF >> (r)) & 1)
 
 
 static int is_wild_at(const char *s, size_t i, size_t n)
@@ -2511,6 +2512,32 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
 }
 
 /*
+ * The templates of the line's message printed with a closing list of
+ * another length: `prefix` words (their salted hashes in salt_tok) before
+ * a list of `run` values ("<*>" each, a list of FUSE_LIST_MIN or more
+ * counting as one), the sequences of the same words before 1 to
+ * FUSE_LIST_MIN - 1 values that the exact table knows, but this line's.
+ * Writes them to kin; returns how many.
+ */
+static size_t list_kin(const ltk_fuse_state *st, size_t prefix, size_t run, uint32_t *kin)
+{
+    const uint64_t wild_h = st->wild_dots[0];
+    uint64_t seq = 0;
+    for (size_t i = 0; i < prefix; i++)
+        seq += st->salt_tok[i];
+    size_t found = 0;
+    for (size_t r = 1; r < FUSE_LIST_MIN; r++) {
+        seq += salted(wild_h, prefix + r - 1);
+        if (r == run)
+            continue;
+        uint32_t id = map_get(&st->exact, seq + ltk_mix64(prefix + r + 1));
+        if (id != FUSE_NO_ID)
+            kin[found++] = id;
+    }
+    return found;
+}
+
+/*
  * The rest of learn_sequence(), from the line's masked words: st->norm
  * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
  * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
@@ -2547,6 +2574,25 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     (void)fast_seq;
     /* feed_tokens found no template for it in the exact table: no second look */
     const uint64_t seq_seen = seq;
+    /*
+     * Rule list-lengths: the same words closed a line with another number of
+     * values, so the values are a list of any length, one "<*>" (as five or
+     * more are at once); the templates made for the other lengths join the
+     * line's below.  seq_seen, the sequence as printed, still leads to it.
+     */
+    uint32_t kin[FUSE_LIST_MIN];
+    size_t nkin = 0;
+    if (settled == FUSE_NO_ID && list_from > 0 && list_from < n &&
+        !FUSE_RULE_OFF(FUSE_RULE_LIST_LENGTHS)) {
+        nkin = list_kin(st, list_from, n - list_from, kin);
+        if (nkin > 0 && n - list_from > 1) {
+            /* (salt_tok[list_from] is already the wildcard's: the list starts there) */
+            seq += ltk_mix64(list_from + 2) - ltk_mix64(n + 1);
+            for (size_t i = list_from + 1; i < n; i++)
+                seq -= st->salt_tok[i];
+            n = list_from + 1;
+        }
+    }
 
     /* slow path: the variable form of every token */
     size_t constants = 0;
@@ -2696,6 +2742,17 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     if (seq != seq_seen && (long)st->exact.count < st->max_entries &&
         ltk_u64map_put(&st->exact, seq_seen, id) != 0)
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < nkin; k++) { /* the other lengths' templates join the list's */
+        uint32_t other = resolve(st, kin[k]);
+        if (other == id)
+            continue;
+        if (ltk_fuse_ensure_redirect(st, other) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        st->redirect[other] = id;
+        int rc = ltk_tmpl_alias(p, other, id);
+        if (rc != LOGTK_OK)
+            return rc;
+    }
     if (registered) {
         *template_id = id;
         return LOGTK_OK;
