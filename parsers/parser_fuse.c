@@ -159,7 +159,8 @@ enum fuse_rule {
     FUSE_RULE_KEY_VALUES = 29,    /* "tty=ssh", "logname=": the value of a key is a value */
     FUSE_RULE_TIMESTAMPS = 30,    /* "from 2017-05-16 05:00:00 to": a date and time, one value */
     FUSE_RULE_OBJECTS = 31,       /* "org.x.Event@5ab2a0": a Java object's identity, one value */
-    FUSE_RULE_LIST_LENGTHS = 32   /* "delete <*>" and "delete <*> <*>": a list of any length */
+    FUSE_RULE_LIST_LENGTHS = 32,  /* "delete <*>" and "delete <*> <*>": a list of any length */
+    FUSE_RULE_CODE_NAMES = 33     /* "mod_jk2", "createBean2", "NAT64": names of code, not values */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -410,10 +411,71 @@ static int is_machine_word(const char *s, size_t n)
     return !FUSE_RULE_OFF(FUSE_RULE_MACHINE_WORDS) && n >= 8 && is_one_case_hex(s, n);
 }
 
-/* A name that holds digits yet is a word of the message (see the two rules above). */
+/*
+ * A name of code spelled with digits: letters, digits and '_' only, opening
+ * with a letter, each run of digits one or two long, and written the way
+ * programmers join words: with '_' between pieces that each hold a letter
+ * ("mod_jk2", "nw_nat64_post_new_ifstate", "int32_t", "enable_2G"), in
+ * camel case with the digits closing it ("createBean2",
+ * "evaluateCrazyIvan46"), or as an acronym of capitals, one of them not a
+ * hex digit, and two to four digits ("NAT64", "RFC2616").  Values spell
+ * their digits otherwise: a piece of digits alone ("rdd_2_3",
+ * "attempt_1445_0020"), long runs ("host129"), small letters and digits
+ * ("an14", "node12": numbered instances, which vary).
+ */
+static int is_code_name(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_NAMES) || n < 4 || !is_letter(s[0]))
+        return 0;
+    size_t underscores = 0, run = 0, max_run = 0, runs = 0, humps = 0, lower = 0, upper = 0;
+    size_t upper_not_hex = 0, piece_runs = 0;
+    int piece_letter = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char c = s[i];
+        if (c >= '0' && c <= '9') {
+            runs += run == 0;
+            piece_runs += run == 0;
+            run++;
+            max_run = run > max_run ? run : max_run;
+            continue;
+        }
+        run = 0;
+        if (c == '_') {
+            /* a piece without a letter ("rdd_2_3", "__"), or with digits in
+               two places ("tmp_3f9a2b": an id in hex), is not a word */
+            if (!piece_letter || piece_runs > 1)
+                return 0;
+            underscores++;
+            piece_letter = 0;
+            piece_runs = 0;
+        } else if (c >= 'a' && c <= 'z') {
+            piece_letter = 1;
+            lower++;
+        } else if (c >= 'A' && c <= 'Z') {
+            piece_letter = 1;
+            upper++;
+            upper_not_hex += c > 'F';
+            humps += i > 0 && s[i - 1] >= 'a' && s[i - 1] <= 'z';
+        } else {
+            return 0;
+        }
+    }
+    if (runs == 0)
+        return 0;
+    if (underscores)
+        return piece_letter && piece_runs <= 1 && max_run <= 2;
+    const int digits_close = s[n - 1] >= '0' && s[n - 1] <= '9' && runs == 1;
+    if (humps && lower && digits_close && max_run <= 2)
+        return 1; /* createBean2 */
+    return lower == 0 && upper >= 2 && upper_not_hex && digits_close && max_run >= 2 &&
+           max_run <= 4; /* NAT64, RFC2616 */
+}
+
+/* A name that holds digits yet is a word of the message (see the rules above). */
 static int is_digit_name(const char *s, size_t n)
 {
-    return (is_inner_digit_name(s, n) || is_unit_name(s, n)) && !is_machine_word(s, n);
+    return (is_inner_digit_name(s, n) || is_unit_name(s, n) || is_code_name(s, n)) &&
+           !is_machine_word(s, n);
 }
 
 /*
