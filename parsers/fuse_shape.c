@@ -34,6 +34,15 @@
 _Static_assert(FUSE_DIGIT_SLOTS <= 8 * sizeof ((ltk_fuse_shape_cache *)0)->digits_filled,
                "digits_filled holds a bit per digit slot");
 
+/* The second level, by shape and kept words (see ltk_fuse_kept_slot): 128 KB. */
+#define FUSE_KEPT_SLOTS 4096
+
+/* The slot of kept for a shape and the hash of its kept words. */
+static size_t kept_slot_of(uint64_t shape, uint64_t kept_hash)
+{
+    return (size_t)(ltk_mix64(shape ^ kept_hash) & (FUSE_KEPT_SLOTS - 1));
+}
+
 /* Hash of the bytes of the tokens k names (below ntokens). */
 static uint64_t kept_hash(const logtk_slice *tokens, const uint16_t *at, size_t n)
 {
@@ -70,8 +79,16 @@ ltk_fuse_shape_slot *ltk_fuse_shape_find_digits(ltk_fuse_shape_cache *c, uint64_
         int fits = 1;
         for (uint32_t k = 0; k < s->nkept; k++)
             fits &= s->kept_at[k] < ntokens;
-        if (fits && kept_hash(tokens, s->kept_at, s->nkept) == s->kept_hash)
+        if (!fits)
+            continue;
+        const uint64_t h = kept_hash(tokens, s->kept_at, s->nkept);
+        if (h == s->kept_hash)
             return &s->line;
+        /* the same tokens with other bytes: maybe a line of the second level */
+        size_t o = kept_slot_of(shape, h);
+        if (c->kept && ltk_fuse_bit(c->kept_filled, o) && c->kept[o].line.shape == shape &&
+            c->kept[o].kept_hash == h)
+            return &c->kept[o].line;
     }
     return NULL;
 }
@@ -89,8 +106,38 @@ void ltk_fuse_shape_keep_digits(ltk_fuse_shape_cache *c, uint64_t shape, const l
         memset(c->digits_filled, 0, sizeof c->digits_filled);
     }
     uint64_t h = kept_hash(tokens, k->at, k->n);
-    size_t at = (shape & (FUSE_DIGIT_SLOTS - 2)) | (h & 1);
+    const size_t base = shape & (FUSE_DIGIT_SLOTS - 2);
+    int named = 0; /* a slot of the pair names these tokens for this shape already */
+    for (size_t w = 0; w < 2; w++) {
+        const ltk_fuse_digit_slot *d = &c->digits[base + w];
+        named |= ltk_fuse_bit(c->digits_filled, base + w) && d->line.shape == shape &&
+                 d->nkept == k->n && memcmp(d->kept_at, k->at, k->n * sizeof *k->at) == 0;
+    }
+    size_t at = base | (h & 1);
     ltk_fuse_digit_slot *s = &c->digits[at];
+    if (named) {
+        /*
+         * The shape is there with other bytes in the same tokens: a kept
+         * word that takes many values.  Its line goes to the second level,
+         * the pair keeps naming the tokens (the slots are written only when
+         * used: the bit set says which hold a line).
+         */
+        if (c->kept == NULL) {
+            c->kept = malloc(FUSE_KEPT_SLOTS * sizeof *c->kept +
+                             FUSE_KEPT_SLOTS / 64 * sizeof *c->kept_filled);
+            if (c->kept == NULL)
+                return;
+            c->kept_filled = (uint64_t *)(void *)(c->kept + FUSE_KEPT_SLOTS);
+            memset(c->kept_filled, 0, FUSE_KEPT_SLOTS / 64 * sizeof *c->kept_filled);
+        }
+        size_t o = kept_slot_of(shape, h);
+        c->kept_filled[o >> 6] |= 1ULL << (o & 63);
+        c->kept[o].line.shape = shape;
+        c->kept[o].line.seq = seq;
+        c->kept[o].line.id = UINT32_MAX;
+        c->kept[o].kept_hash = h;
+        return;
+    }
     c->digits_filled[at >> 6] |= 1ULL << (at & 63);
     s->line.shape = shape;
     s->line.seq = seq;
@@ -158,6 +205,8 @@ void ltk_fuse_shape_clear(ltk_fuse_shape_cache *c)
     if (c->slots)
         memset(c->filled, 0, (c->nslots + 63) / 64 * sizeof *c->filled);
     memset(c->digits_filled, 0, sizeof c->digits_filled);
+    if (c->kept)
+        memset(c->kept_filled, 0, FUSE_KEPT_SLOTS / 64 * sizeof *c->kept_filled);
     c->evictions = c->hits = 0;
 }
 
@@ -165,5 +214,6 @@ void ltk_fuse_shape_free(ltk_fuse_shape_cache *c)
 {
     free(c->slots);
     free(c->digits);
+    free(c->kept);
     memset(c, 0, sizeof *c);
 }

@@ -39,6 +39,19 @@ typedef struct ltk_fuse_digit_slot {
     uint32_t nkept;
 } ltk_fuse_digit_slot;
 
+/*
+ * The other lines of a shape that kept a digit: by the shape and the hash of
+ * their kept tokens' bytes.  Two slots per shape hold two sets of kept
+ * words ("eth0", "eth1"); a shape whose kept word takes many values
+ * ("[Thunderbird_A3]" .. "[Thunderbird_D8]", 24 in Thunderbird's sample)
+ * would replace one with another line after line, so its other values go
+ * here, where each has a slot of its own.
+ */
+typedef struct ltk_fuse_kept_slot {
+    ltk_fuse_shape_slot line; /* shape, sequence hash, template */
+    uint64_t kept_hash;       /* as in ltk_fuse_digit_slot; its kept_at are the pair's */
+} ltk_fuse_kept_slot;
+
 /* The tokens of one line whose masked form kept a digit (feed_tokens). */
 typedef struct ltk_fuse_kept {
     uint16_t at[FUSE_SHAPE_KEPT];
@@ -67,6 +80,8 @@ typedef struct ltk_fuse_shape_cache {
     size_t hits;            /* lines found since it last grew */
     ltk_fuse_digit_slot *digits; /* lines that kept a digit: NULL until one is kept */
     uint64_t digits_filled[8];   /* one bit per slot of digits (FUSE_DIGIT_SLOTS) */
+    ltk_fuse_kept_slot *kept;    /* more of them, by shape and kept words (FUSE_KEPT_SLOTS) */
+    uint64_t *kept_filled;       /* one bit per slot of kept, after its slots */
 } ltk_fuse_shape_cache;
 
 /** Nonzero when bit k of the bit set `bits` is set. */

@@ -462,8 +462,16 @@ static int is_code_name(const char *s, size_t n)
     }
     if (runs == 0)
         return 0;
-    if (underscores)
+    if (underscores) {
+        /* a letter and a number closing it label an instance: a board, a
+           rack, a slot ("Thunderbird_D8", which the original ground truth
+           writes "Thunderbird_<*>") */
+        const size_t last = n - (size_t)(s[n - 1] >= '0' && s[n - 1] <= '9') -
+                            (size_t)(n >= 2 && s[n - 2] >= '0' && s[n - 2] <= '9');
+        if (last < n && last >= 2 && is_letter(s[last - 1]) && s[last - 2] == '_')
+            return 0;
         return piece_letter && piece_runs <= 1 && max_run <= 2;
+    }
     const int digits_close = s[n - 1] >= '0' && s[n - 1] <= '9' && runs == 1;
     if (humps && lower && digits_close && max_run <= 2)
         return 1; /* createBean2 */

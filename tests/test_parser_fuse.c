@@ -889,8 +889,9 @@ TEST(test_fuse_shape_cache_digits)
  * hashed token by token, and each line gets the same template and the same
  * parameters as with it.  Lines made of pieces where a digit decides the
  * most (kept names, numbered names, dates and times of a header, hex,
- * units, asides, bounds), each fed again with other digits, and some with
- * a digit where a letter was.
+ * units, asides, bounds, names of code), each fed again with other digits,
+ * and some with a digit where a letter was: a kept name then takes many
+ * values in lines of one shape (the cache's second level).
  */
 TEST(test_fuse_line_cache_is_a_cache)
 {
@@ -903,6 +904,7 @@ TEST(test_fuse_line_cache_is_a_cache)
         "at",        "2d",          "v2",           "a1b2c3d4e5f6", "::1",        "fe80::1",
         "ns::f2",    "=",           "id=7",         "12345",       "A1B2C3D4",   "uuid:",
         "time:",     "<*>",         "..",           "a..1",        "\"q7\"",     "(x)",
+        "mod_jk2",   "NAT64",       "createBean2",  "enable_2G",   "Thunderbird_D8", "RFC2616",
     };
     const size_t npieces = sizeof pieces / sizeof pieces[0];
     enum { LINES = 3000 };
