@@ -42,10 +42,9 @@ typedef struct ltk_fuse_digit_slot {
 /*
  * The other lines of a shape that kept a digit: by the shape and the hash of
  * their kept tokens' bytes.  Two slots per shape hold two sets of kept
- * words ("eth0", "eth1"); a shape whose kept word takes many values
- * ("[Thunderbird_A3]" .. "[Thunderbird_D8]", 24 in Thunderbird's sample)
- * would replace one with another line after line, so its other values go
- * here, where each has a slot of its own.
+ * words ("eth0", "eth1"); a shape whose kept word takes many values ("eth0"
+ * to "eth7", "IRQ0" to "IRQ15") would replace one with another line after
+ * line, so its other values go here, where each has a slot of its own.
  */
 typedef struct ltk_fuse_kept_slot {
     ltk_fuse_shape_slot line; /* shape, sequence hash, template */
