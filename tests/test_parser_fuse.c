@@ -702,6 +702,76 @@ TEST(test_fuse_round4)
     logtk_parser_free(resumed);
 }
 
+/*
+ * Rule list-lengths kept where fuse's state goes: a list message learned
+ * with lists of two and three values, saved and reloaded, takes a list of
+ * one (and of six) into its one template; and two shards, one that saw
+ * only lists of two and one that saw only lists of one, merge into one
+ * template, as one process that read both does.
+ */
+TEST(test_fuse_list_lengths_kept)
+{
+    static const char *const before[] = {"ask 10.0.0.1:50010 to delete blk_11 blk_12",
+                                         "ask 10.0.0.3:50010 to delete blk_14 blk_15 blk_16"};
+    static const char *const after[] = {
+        "ask 10.0.0.2:50010 to delete blk_13",
+        "ask 10.0.0.4:50010 to delete blk_1 blk_2 blk_3 blk_4 blk_5 blk_6"};
+    logtk_parser *first = NULL, *resumed = NULL;
+    CHECK_STATUS(logtk_parser_new(&first, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(&resumed, "fuse"), LOGTK_OK);
+    for (size_t i = 0; i < 2; i++)
+        CHECK_STATUS(logtk_parser_feed(first, before[i], strlen(before[i]), NULL), LOGTK_OK);
+    void *snap = NULL;
+    size_t len = 0;
+    CHECK_STATUS(logtk_parser_save(first, &snap, &len), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_load(resumed, snap, len), LOGTK_OK);
+    for (size_t i = 0; i < 2; i++) {
+        logtk_event ev;
+        CHECK_STATUS(logtk_parser_feed(resumed, after[i], strlen(after[i]), &ev), LOGTK_OK);
+        uint64_t c;
+        logtk_slice t;
+        logtk_parser_template(resumed, ev.template_id, &t, &c);
+        CHECK_BYTES(t.ptr, t.len, "ask <*> to delete <*>");
+    }
+    CHECK_STATUS(logtk_parser_finish(resumed), LOGTK_OK);
+    /* the templates learned before the snapshot, lengths two and three, show the list's text */
+    CHECK(logtk_parser_template_count(resumed) >= 2);
+    for (uint32_t id = 1; id <= logtk_parser_template_count(resumed); id++) {
+        uint64_t c;
+        logtk_slice t;
+        CHECK_STATUS(logtk_parser_template(resumed, id, &t, &c), LOGTK_OK);
+        CHECK_BYTES(t.ptr, t.len, "ask <*> to delete <*>");
+    }
+    logtk_free(snap);
+    logtk_parser_free(first);
+    logtk_parser_free(resumed);
+
+    /* two shards, each of one length, merged */
+    logtk_parser *two = run_parser("fuse", before, 1, NULL, NULL);
+    logtk_parser *one = run_parser("fuse", after, 1, NULL, NULL);
+    void *snaps[2] = {NULL, NULL};
+    size_t lens[2] = {0, 0};
+    CHECK_STATUS(logtk_parser_save(two, &snaps[0], &lens[0]), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_save(one, &snaps[1], &lens[1]), LOGTK_OK);
+    logtk_parser *merged = NULL;
+    CHECK_STATUS(logtk_parser_merge(&merged, 2, (const void *const *)snaps, lens, NULL), LOGTK_OK);
+    CHECK(merged != NULL && logtk_parser_template_count(merged) >= 1);
+    uint64_t lines = 0;
+    for (uint32_t id = 1; merged && id <= logtk_parser_template_count(merged); id++) {
+        uint64_t c;
+        logtk_slice t;
+        CHECK_STATUS(logtk_parser_template(merged, id, &t, &c), LOGTK_OK);
+        CHECK_BYTES(t.ptr, t.len, "ask <*> to delete <*>");
+        lines += c;
+    }
+    CHECK(lines == 2);
+    logtk_free(snaps[0]);
+    logtk_free(snaps[1]);
+    logtk_parser_free(merged);
+    logtk_parser_free(two);
+    logtk_parser_free(one);
+}
+
 /* A line's header (time, level, host, component) is one "<*>" when no format cut it off. */
 TEST(test_fuse_header)
 {
