@@ -1740,6 +1740,21 @@ int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id)
     return 0;
 }
 
+/*
+ * Template `from` joins template `to` (both resolved, different): from now
+ * on `from` resolves to `to`, and its lines show `to`'s text (the shared
+ * layer keeps both ids).  LOGTK_OK, or the error of ltk_tmpl_alias() or
+ * LOGTK_ERR_NOMEM.
+ */
+static int join_template(logtk_parser *p, ltk_fuse_state *st, uint32_t from, uint32_t to)
+{
+    assert(from != to && resolve(st, from) == from && resolve(st, to) == to);
+    if (ltk_fuse_ensure_redirect(st, from) != 0)
+        return LOGTK_ERR_NOMEM;
+    st->redirect[from] = to;
+    return ltk_tmpl_alias(p, from, to);
+}
+
 /* Content hash of a template's tokens. */
 static uint64_t template_hash(const logtk_slice *t, size_t n)
 {
@@ -1792,8 +1807,7 @@ static int generalize(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t p
     uint64_t h = template_hash(t, n);
     uint32_t other = map_get(&st->by_text, h);
     if (other != FUSE_NO_ID && resolve(st, other) != id) {
-        st->redirect[id] = resolve(st, other);
-        if ((rc = ltk_tmpl_alias(p, id, st->redirect[id])) != LOGTK_OK)
+        if ((rc = join_template(p, st, id, resolve(st, other))) != LOGTK_OK)
             return rc;
     } else if (ltk_u64map_put(&st->by_text, h, id) != 0) {
         return LOGTK_ERR_NOMEM;
@@ -2814,14 +2828,9 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < nkin; k++) { /* the other lengths' templates join the list's */
         uint32_t other = resolve(st, kin[k]);
-        if (other == id)
-            continue;
-        if (ltk_fuse_ensure_redirect(st, other) != 0)
-            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        st->redirect[other] = id;
-        int rc = ltk_tmpl_alias(p, other, id);
+        int rc = other == id ? LOGTK_OK : join_template(p, st, other, id);
         if (rc != LOGTK_OK)
-            return rc;
+            return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
     }
     if (registered) {
         *template_id = id;
