@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "byteword.h"
 #include "errmsg.h"
 #include "logtk.h"
 #include "regex.h"
@@ -537,6 +538,23 @@ static inline int is_regex_space(unsigned char c)
     return space_class[c] & 1;
 }
 
+/* The first \s byte at or after p, or end: eight bytes a step while none is
+ * 0x20 or below (every \s byte is), then the table for the byte found. */
+static inline const char *next_regex_space(const char *p, const char *end)
+{
+    for (;;) {
+        p = ltk_bytes_skip_to_low(p, end);
+        if (end - p < 8)
+            break;
+        if (is_regex_space((unsigned char)*p))
+            return p;
+        p++; /* a control byte that is not \s */
+    }
+    while (p < end && !is_regex_space((unsigned char)*p))
+        p++;
+    return p;
+}
+
 /* Matches a simple literal at p; returns the end or NULL.  Deterministic:
  * fixed characters are never whitespace, so \s+ can only take all of it. */
 static inline const char *literal_at(const literal *lit, const char *p, const char *end)
@@ -557,7 +575,12 @@ static inline const char *literal_at(const literal *lit, const char *p, const ch
     return p;
 }
 
-/* The first position >= p where lit matches, with *after set to its end. */
+/* The first position >= p where lit matches, with *after set to its end.
+ * Inline in each caller: a header's fields are short, and out of line the
+ * call cost about as much as the scan (callgrind, Apache's format). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline const char *literal_find(const literal *lit, const char *p, const char *end,
                                        const char **after)
 {
@@ -568,8 +591,7 @@ static inline const char *literal_find(const literal *lit, const char *p, const 
     short first = lit->items[0];
     while (p < end) {
         if (first == LIT_WS) {
-            while (p < end && !is_regex_space((unsigned char)*p))
-                p++;
+            p = next_regex_space(p, end);
         } else {
             p = memchr(p, first, (size_t)(end - p));
         }
@@ -583,6 +605,36 @@ static inline const char *literal_find(const literal *lit, const char *p, const 
         p++;
     }
     return NULL;
+}
+
+/*
+ * literal_find() where a field ends: inline for the literals of most
+ * formats, one item between two fields, blanks (a lone \s+: the next
+ * blank, then its run) or one character ('|'), where the general search's
+ * steps cost more than the scan.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* as literal_find */
+#endif
+static inline const char *field_end(const literal *lit, const char *p, const char *end,
+                                    const char **after)
+{
+    if (lit->n != 1)
+        return literal_find(lit, p, end, after);
+    if (lit->items[0] != LIT_WS) {
+        p = memchr(p, lit->items[0], (size_t)(end - p));
+        if (p != NULL)
+            *after = p + 1;
+        return p;
+    }
+    p = next_regex_space(p, end);
+    if (p == end)
+        return NULL;
+    const char *q = p + 1;
+    while (q < end && is_regex_space((unsigned char)*q))
+        q++;
+    *after = q;
+    return p;
 }
 
 /* The regex's first path, or 0 when PCRE2 must decide. */
@@ -615,7 +667,7 @@ static int fast_match(const logtk_format *f, const char *s, const char *end, log
             }
         }
         const char *after;
-        const char *at = literal_find(next, p, end, &after);
+        const char *at = field_end(next, p, end, &after);
         if (!at)
             return 0;
         tags[t].ptr = p;
@@ -785,7 +837,7 @@ static int plan_match(const logtk_format *f, const char *s, const char *end, log
                 k++;
             } else if (next->kind == PLAN_LIT) {
                 const char *after;
-                const char *at = literal_find(&next->lit, p, end, &after);
+                const char *at = field_end(&next->lit, p, end, &after);
                 if (!at)
                     return 0;
                 tag->len = (size_t)(at - p);

@@ -209,12 +209,15 @@ TEST(test_unmatchable_fails_fast)
 
 /* The unmatchable-line check must agree with PCRE2 exactly: random short
  * lines over the formats' own characters, fast path on and off (simple
- * formats and formats with optional groups). */
+ * formats and formats with optional groups).  Fields of eight bytes and
+ * more, with a control byte that is not \s (\x1c) among them, take the
+ * fast path's word-at-a-time scan for the next blank. */
 TEST(test_simple_random_agrees)
 {
     static const char *const formats[] = {
         "<A> <B>: <Content>",
         "<A> <B> <C> <Content>",
+        "<A>|<B>|<C>|<Content>",
         "<A>:<B> <Content>",
         "\\[<A>\\] <B>  <Content> x",
         "<A><B> - <Content>",
@@ -226,9 +229,10 @@ TEST(test_simple_random_agrees)
         "<A> <B>(\\[<C>\\])?(\\{<D>\\})?: <Content>",
         "(\\[<A>\\] )?<B> <Content>",
     };
-    static const char alphabet[] = "ab :[]-x\t ({})";
+    static const char alphabet[] = "ab :[]-x\t ({})\x1c|";
     static const char *const pieces[] = {"a", "bb", " ", "  ", "[c]", "{d}", ": ", "]", "[",
-                                         " (e)", "\t", "x ", ":", "[]"};
+                                         " (e)", "\t", "x ", ":", "[]", "abcdefghij",
+                                         "ab\x1c" "cdefghij", "abcdefg\f", "|"};
     unsigned long long seed = 12345;
     for (size_t fi = 0; fi < sizeof formats / sizeof formats[0]; fi++) {
         logtk_format *f;
