@@ -45,10 +45,11 @@ static inline uint64_t ltk_digit_bytes(uint64_t w)
  * The first byte at or after s, before end, that is 0x20 or below (every
  * ASCII blank and control byte), or a place with fewer than eight bytes left
  * before end, from where the caller goes on byte by byte (its own test of a
- * blank): eight bytes a step while none is.  Little-endian only, where the
- * lowest flag is the first byte; elsewhere it returns s.  Used where a scan
- * for the next blank is a measurable part of a line's time: the fields of
- * a log format (the tokenizer has the same loop inline, with its table).
+ * blank): eight bytes a step while none is.  The test is the cheaper borrow
+ * trick, (w - 0x21...) & ~w & 0x80..., exact for the lowest flag only (a
+ * borrow runs upward), which is the one taken.  Little-endian only, where
+ * the lowest flag is the first byte; elsewhere it returns s.  The
+ * tokenizer's scan and a log format's fields.
  */
 static inline const char *ltk_bytes_skip_to_low(const char *s, const char *end)
 {
@@ -56,7 +57,7 @@ static inline const char *ltk_bytes_skip_to_low(const char *s, const char *end)
     while (end - s >= 8) {
         uint64_t w;
         memcpy(&w, s, 8);
-        uint64_t low = ltk_bytes_below(w, 0x21);
+        uint64_t low = (w - 0x21 * LTK_BYTES_ONES) & ~w & LTK_BYTES_HIGH;
         if (low != 0)
             return s + (__builtin_ctzll(low) >> 3);
         s += 8;

@@ -575,9 +575,14 @@ static inline const char *literal_at(const literal *lit, const char *p, const ch
     return p;
 }
 
-/* The first position >= p where lit matches, with *after set to its end.
- * Inline in each caller: a header's fields are short, and out of line the
- * call cost about as much as the scan (callgrind, Apache's format). */
+/*
+ * The first position >= p where lit matches, with *after set to its end.
+ * The literal of most formats between two fields is one item, blanks (a lone
+ * \s+: the next blank, then its run) or one character ('|'), found without
+ * the general search's steps.  Inline in each caller: a header's fields are
+ * short, and out of line the call cost about as much as the scan
+ * (callgrind, Apache's format).
+ */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -589,6 +594,22 @@ static inline const char *literal_find(const literal *lit, const char *p, const 
         return p;
     }
     short first = lit->items[0];
+    if (lit->n == 1 && first != LIT_WS) {
+        p = memchr(p, first, (size_t)(end - p));
+        if (p != NULL)
+            *after = p + 1;
+        return p;
+    }
+    if (lit->n == 1) {
+        p = next_regex_space(p, end);
+        if (p == end)
+            return NULL;
+        const char *q = p + 1;
+        while (q < end && is_regex_space((unsigned char)*q))
+            q++;
+        *after = q;
+        return p;
+    }
     while (p < end) {
         if (first == LIT_WS) {
             p = next_regex_space(p, end);
@@ -605,36 +626,6 @@ static inline const char *literal_find(const literal *lit, const char *p, const 
         p++;
     }
     return NULL;
-}
-
-/*
- * literal_find() where a field ends: inline for the literals of most
- * formats, one item between two fields, blanks (a lone \s+: the next
- * blank, then its run) or one character ('|'), where the general search's
- * steps cost more than the scan.
- */
-#if defined(__GNUC__)
-__attribute__((always_inline)) /* as literal_find */
-#endif
-static inline const char *field_end(const literal *lit, const char *p, const char *end,
-                                    const char **after)
-{
-    if (lit->n != 1)
-        return literal_find(lit, p, end, after);
-    if (lit->items[0] != LIT_WS) {
-        p = memchr(p, lit->items[0], (size_t)(end - p));
-        if (p != NULL)
-            *after = p + 1;
-        return p;
-    }
-    p = next_regex_space(p, end);
-    if (p == end)
-        return NULL;
-    const char *q = p + 1;
-    while (q < end && is_regex_space((unsigned char)*q))
-        q++;
-    *after = q;
-    return p;
 }
 
 /* The regex's first path, or 0 when PCRE2 must decide. */
@@ -667,7 +658,7 @@ static int fast_match(const logtk_format *f, const char *s, const char *end, log
             }
         }
         const char *after;
-        const char *at = field_end(next, p, end, &after);
+        const char *at = literal_find(next, p, end, &after);
         if (!at)
             return 0;
         tags[t].ptr = p;
@@ -837,7 +828,7 @@ static int plan_match(const logtk_format *f, const char *s, const char *end, log
                 k++;
             } else if (next->kind == PLAN_LIT) {
                 const char *after;
-                const char *at = field_end(&next->lit, p, end, &after);
+                const char *at = literal_find(&next->lit, p, end, &after);
                 if (!at)
                     return 0;
                 tag->len = (size_t)(at - p);

@@ -131,14 +131,14 @@ void ltk_fuse_shape_keep_digits(ltk_fuse_shape_cache *c, uint64_t shape, const l
             memset(c->kept_filled, 0, FUSE_KEPT_SLOTS / 64 * sizeof *c->kept_filled);
         }
         size_t o = kept_slot_of(shape, h);
-        c->kept_filled[o >> 6] |= 1ULL << (o & 63);
+        ltk_fuse_set_bit(c->kept_filled, o);
         c->kept[o].line.shape = shape;
         c->kept[o].line.seq = seq;
         c->kept[o].line.id = UINT32_MAX;
         c->kept[o].kept_hash = h;
         return;
     }
-    c->digits_filled[at >> 6] |= 1ULL << (at & 63);
+    ltk_fuse_set_bit(c->digits_filled, at);
     s->line.shape = shape;
     s->line.seq = seq;
     s->line.id = UINT32_MAX;
@@ -192,9 +192,9 @@ void ltk_fuse_shape_keep(ltk_fuse_shape_cache *c, uint64_t shape, uint64_t seq)
     ltk_fuse_shape_slot *s = &c->slots[k];
     if (ltk_fuse_bit(c->filled, k)) {
         s[1] = s[0]; /* the older one moves over */
-        c->filled[(k + 1) >> 6] |= 1ULL << ((k + 1) & 63);
+        ltk_fuse_set_bit(c->filled, k + 1);
     }
-    c->filled[k >> 6] |= 1ULL << (k & 63);
+    ltk_fuse_set_bit(c->filled, k);
     s->shape = shape;
     s->seq = seq;
     s->id = UINT32_MAX;

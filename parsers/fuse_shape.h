@@ -89,6 +89,12 @@ static inline int ltk_fuse_bit(const uint64_t *bits, size_t k)
     return (int)((bits[k >> 6] >> (k & 63)) & 1);
 }
 
+/** Sets bit k of the bit set `bits`. */
+static inline void ltk_fuse_set_bit(uint64_t *bits, size_t k)
+{
+    bits[k >> 6] |= 1ULL << (k & 63);
+}
+
 /*
  * Which of '<' (LTK_FUSE_HAS_OPEN), '.' (LTK_FUSE_HAS_DOT) and ':'
  * (LTK_FUSE_HAS_COLON) the word s[0..n) holds, s being readable 8 bytes

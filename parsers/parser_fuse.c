@@ -1577,7 +1577,7 @@ static void memo_keep(ltk_fuse_state *st, ltk_fuse_memo *m, size_t n, const uint
                       uint64_t masked, const char *form, size_t form_len, int kept_digit)
 {
     size_t k = (size_t)(m - st->memo);
-    st->memo_filled[k >> 6] |= 1ULL << (k & 63);
+    ltk_fuse_set_bit(st->memo_filled, k);
     memset(m->words, 0, sizeof m->words);
     memcpy(m->words, kept_digit ? w : w + FUSE_MEMO_WORDS, (n + 7) / 8 * 8);
     m->len = (uint32_t)n;

@@ -6,8 +6,8 @@
  * whitespace and drops empty tokens.  Matching that exactly matters for
  * accuracy parity: a \x1c inside a message separates tokens in the reference.
  * Every separator is <= 0x20, so inside a token the scan checks 8 bytes at
- * a time for any byte <= 0x20 (a borrow trick on a 64-bit word; the lowest
- * flagged byte is always exact) and only then consults a 256-entry table;
+ * a time for any byte <= 0x20 (ltk_bytes_skip_to_low) and only then
+ * consults a 256-entry table;
  * tokens are slices of the input and the array is reused across lines.
  */
 #include "config.h"
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byteword.h"
 #include "tokenize.h"
 
 static const unsigned char split_space[256] = {
@@ -39,22 +40,15 @@ int ltk_tokenize(ltk_tokens *t, const char *text, size_t len)
         if (i == len)
             break;
         size_t start = i;
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        /* skip 8 bytes at a time while none is <= 0x20 (every separator is) */
-        while (i + 8 <= len) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            uint64_t low = (w - 0x2121212121212121ULL) & ~w & 0x8080808080808080ULL;
-            if (low == 0) {
-                i += 8;
-                continue;
-            }
-            i += (size_t)__builtin_ctzll(low) >> 3; /* the first flagged byte is exact */
-            if (split_space[s[i]])
+        /* 8 bytes a step while none is <= 0x20 (every separator is) */
+        const char *at = text + i, *end = text + len;
+        while (end - at >= 8) {
+            at = ltk_bytes_skip_to_low(at, end);
+            if (end - at < 8 || split_space[(unsigned char)*at])
                 break;
-            i++;
+            at++;
         }
-#endif
+        i = (size_t)(at - text);
         while (i < len && !split_space[s[i]])
             i++;
         if (t->n == t->cap) {

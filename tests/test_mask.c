@@ -250,6 +250,17 @@ TEST(test_tokenize)
     CHECK_STATUS(ltk_tokenize(&t, u, sizeof u - 1), LOGTK_OK);
     CHECK(t.n == 1 && t.tok[0].len == 5);
     CHECK(ltk_is_split_space(' ') && ltk_is_split_space(0x1e) && !ltk_is_split_space(0x1b));
+    /* the eight-byte scan stops at any byte <= 0x20: one that is no
+       separator (0x01, 0x1b) stays in the token, one that is (0x1c) ends it */
+    const char *w = "abcdefgh\x01ijklmnop qrstuvwx\x1b" "yz0123456 aaaaaaaaaa\x1c" "bbbbbbbbbb";
+    CHECK_STATUS(ltk_tokenize(&t, w, strlen(w)), LOGTK_OK);
+    CHECK(t.n == 4);
+    if (t.n == 4) {
+        CHECK_BYTES(t.tok[0].ptr, t.tok[0].len, "abcdefgh\x01ijklmnop");
+        CHECK_BYTES(t.tok[1].ptr, t.tok[1].len, "qrstuvwx\x1b" "yz0123456");
+        CHECK_BYTES(t.tok[2].ptr, t.tok[2].len, "aaaaaaaaaa");
+        CHECK_BYTES(t.tok[3].ptr, t.tok[3].len, "bbbbbbbbbb");
+    }
     /* many tokens grow the array */
     char many[3000];
     for (int i = 0; i < 1000; i++)
