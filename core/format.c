@@ -69,8 +69,15 @@ typedef struct literal {
 
 /* One element of an optional-group plan (see compile_plan). */
 enum plan_kind { PLAN_LIT, PLAN_TAG, PLAN_OPT_BEGIN, PLAN_OPT_END };
+/* How a field's end is found, from what follows it in the plan (decided
+   once in compile_plan, not on every line): the end of the line, nothing
+   (another field or a group's end follows), the final literal, the next
+   literal, or the first literal of the group that follows or of what comes
+   after that group. */
+enum plan_field_end { END_LINE, END_EMPTY, END_FINAL, END_LITERAL, END_GROUP };
 typedef struct plan_element {
     enum plan_kind kind;
+    enum plan_field_end field_end; /* PLAN_TAG */
     literal lit;    /* PLAN_LIT */
     size_t tag;     /* PLAN_TAG: tag index */
     size_t skip_to; /* PLAN_OPT_BEGIN: index of the element after the group */
@@ -311,6 +318,16 @@ static int compile_plan(logtk_format *f, const char *spec)
     }
     if (groups == 0)
         return 0;
+    for (size_t k = 0; k < n; k++) {
+        if (pl[k].kind != PLAN_TAG)
+            continue;
+        enum plan_kind next = k + 1 < n ? pl[k + 1].kind : PLAN_TAG;
+        pl[k].field_end = k + 1 == n                                 ? END_LINE
+                          : next == PLAN_TAG || next == PLAN_OPT_END ? END_EMPTY
+                          : next == PLAN_LIT && k + 2 == n            ? END_FINAL
+                          : next == PLAN_LIT                          ? END_LITERAL
+                                                                      : END_GROUP;
+    }
     size_t nitems = 0;
     for (size_t k = 0; k < n; k++)
         if (pl[k].kind == PLAN_LIT)
@@ -575,6 +592,19 @@ static inline const char *literal_at(const literal *lit, const char *p, const ch
     return p;
 }
 
+/* The first position >= p where lit can start (p itself for the empty
+ * literal, a byte its first item takes otherwise), or end: a candidate,
+ * which literal_at() decides. */
+static inline const char *literal_next_start(const literal *lit, const char *p, const char *end)
+{
+    if (lit->n == 0 || p >= end)
+        return p;
+    if (lit->items[0] == LIT_WS)
+        return next_regex_space(p, end);
+    const char *q = memchr(p, lit->items[0], (size_t)(end - p));
+    return q ? q : end;
+}
+
 /*
  * The first position >= p where lit matches, with *after set to its end.
  * The literal of most formats between two fields is one item, blanks (a lone
@@ -789,32 +819,48 @@ static int plan_match(const logtk_format *f, const char *s, const char *end, log
     const char *p = s;
     for (size_t k = 0; k < n; k++) {
         const plan_element *e = &pl[k];
-        if (e->kind == PLAN_LIT) {
-            p = literal_at(&e->lit, p, end);
-            if (!p)
-                return 0;
-        } else if (e->kind == PLAN_OPT_BEGIN) {
-            if (!literal_at(&pl[k + 1].lit, p, end)) {
-                for (size_t j = k + 1; j < e->skip_to; j++)
-                    if (pl[j].kind == PLAN_TAG) {
-                        tags[pl[j].tag].ptr = s;
-                        tags[pl[j].tag].len = 0;
-                    }
-                k = e->skip_to - 1;
-            }
-        } else if (e->kind == PLAN_TAG) {
+        if (e->kind == PLAN_TAG) {
             logtk_slice *tag = &tags[e->tag];
-            const plan_element *next = k + 1 < n ? &pl[k + 1] : NULL;
+            const plan_element *next = &pl[k + 1]; /* (not read for END_LINE) */
+            const char *after, *at;
             tag->ptr = p;
-            if (next == NULL) { /* ".*?$" on a line without '\n' */
-                tag->len = (size_t)(end - p);
-                p = end;
-            } else if (next->kind == PLAN_TAG || next->kind == PLAN_OPT_END) {
-                tag->len = 0;
-            } else if (next->kind == PLAN_LIT && k + 2 == n) {
+            switch (e->field_end) {
+            case END_LITERAL:
+                at = literal_find(&next->lit, p, end, &after);
+                if (!at)
+                    return 0;
+                tag->len = (size_t)(at - p);
+                p = after;
+                k++;
+                break;
+            case END_GROUP: {
+                /* the first position where the group's first literal or the
+                   one after the group matches; only a byte either literal's
+                   first item takes can be one, so the scan jumps from one
+                   such byte to the next (each literal's next candidate is
+                   looked for again only once the scan has passed it) */
+                const literal *inside = &pl[k + 2].lit, *beyond = &pl[next->skip_to].lit;
+                const char *in_at = literal_next_start(inside, p, end);
+                const char *by_at = literal_next_start(beyond, p, end);
+                for (;;) {
+                    at = in_at < by_at ? in_at : by_at;
+                    if (at >= end)
+                        return 0;
+                    if (literal_at(inside, at, end) || literal_at(beyond, at, end))
+                        break;
+                    if (in_at <= at)
+                        in_at = literal_next_start(inside, at + 1, end);
+                    if (by_at <= at)
+                        by_at = literal_next_start(beyond, at + 1, end);
+                }
+                tag->len = (size_t)(at - p);
+                p = at;
+                break;
+            }
+            case END_FINAL: {
                 /* the last field: the final literal must reach the end; the
                    field is the newest choice, so extending it is exact */
-                const char *from = p, *after, *at;
+                const char *from = p;
                 for (;;) {
                     at = literal_find(&next->lit, from, end, &after);
                     if (!at)
@@ -826,23 +872,28 @@ static int plan_match(const logtk_format *f, const char *s, const char *end, log
                 tag->len = (size_t)(at - p);
                 p = end;
                 k++;
-            } else if (next->kind == PLAN_LIT) {
-                const char *after;
-                const char *at = literal_find(&next->lit, p, end, &after);
-                if (!at)
-                    return 0;
-                tag->len = (size_t)(at - p);
-                p = after;
-                k++;
-            } else { /* an optional group follows */
-                const literal *inside = &pl[k + 2].lit, *beyond = &pl[next->skip_to].lit;
-                const char *q = p;
-                while (q < end && !literal_at(inside, q, end) && !literal_at(beyond, q, end))
-                    q++;
-                if (q >= end)
-                    return 0;
-                tag->len = (size_t)(q - p);
-                p = q;
+                break;
+            }
+            case END_LINE: /* ".*?$" on a line without '\n' */
+                tag->len = (size_t)(end - p);
+                p = end;
+                break;
+            case END_EMPTY:
+                tag->len = 0;
+                break;
+            }
+        } else if (e->kind == PLAN_LIT) {
+            p = literal_at(&e->lit, p, end);
+            if (!p)
+                return 0;
+        } else if (e->kind == PLAN_OPT_BEGIN) {
+            if (!literal_at(&pl[k + 1].lit, p, end)) {
+                for (size_t j = k + 1; j < e->skip_to; j++)
+                    if (pl[j].kind == PLAN_TAG) {
+                        tags[pl[j].tag].ptr = s;
+                        tags[pl[j].tag].len = 0;
+                    }
+                k = e->skip_to - 1;
             }
         }
     }

@@ -228,6 +228,12 @@ TEST(test_simple_random_agrees)
         "<A>  <B> <C>\\[<D>\\]( \\(<E>\\))?: <Content>",
         "<A> <B>(\\[<C>\\])?(\\{<D>\\})?: <Content>",
         "(\\[<A>\\] )?<B> <Content>",
+        /* a field before a group whose first literal, or the one after it,
+           starts with a blank (the scan for either literal's next start) */
+        "<A>( \\(<B>\\))?:<Content>",
+        "<A>(\\[<B>\\])? <Content>",
+        "<A> <B>( <C>:)? <Content>",
+        "<A>(\\[\\]<B>\\])? <Content>", /* "[[]": "[]" fails at the first '[' */
     };
     static const char alphabet[] = "ab :[]-x\t ({})\x1c|";
     static const char *const pieces[] = {"a", "bb", " ", "  ", "[c]", "{d}", ": ", "]", "[",
