@@ -800,7 +800,9 @@ void logtk_parser_free(logtk_parser *p)
     free(p->params);
     free(p->param_out);
     free(p->feed_fits.slots);
+    free(p->feed_fits.more);
     free(p->extract_fits.slots);
+    free(p->extract_fits.more);
     ltk_tmatch_scratch_free(&p->merge);
     ltk_strbuf_free(&p->scratch_new);
     ltk_strbuf_free(&p->batch_content);
@@ -1127,7 +1129,11 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
  * others and a fair share of lines are answered, up to 32,768 (2 MB): of a
  * 1-million-line mix of the 16 Loghub logs, 77% of the lines are fitted by
  * shape with 1,024 slots, 91% as the table grows (a 2,000-line log keeps
- * 1,024).  There are two such tables (struct fit_table): the feed's, keyed
+ * 1,024).  A slot keeps 11 parameters; a fit with more (up to 27: long
+ * lines of key=value pairs, Android's window dumps) keeps the rest in the
+ * table's `more`, made at the first such fit, so that the slots stay one
+ * cache line each and a table of fits with few parameters costs no more.
+ * There are two such tables (struct fit_table): the feed's, keyed
  * by the shape the algorithm gives (ltk_parser_note_shape), and
  * logtk_parser_extract()'s, keyed by ltk_line_shape() of the line; a feed
  * fit tries the tokens before the glob matcher and an extraction does not,
@@ -1135,7 +1141,8 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
  */
 #define FIT_MEMO_MIN 1024 /* powers of two: sets of two */
 #define FIT_MEMO_MAX 32768
-#define FIT_MEMO_PARAMS 11  /* parameters kept per fit: the slot fills 64 bytes */
+#define FIT_MEMO_PARAMS 11  /* parameters kept in the slot: it fills 64 bytes */
+#define FIT_MEMO_MORE 16    /* and in the table's `more`, per slot */
 typedef struct fit_memo {
     uint64_t shape;
     uint32_t shown;   /* the template the line was fitted to (its shown id) */
@@ -1152,6 +1159,12 @@ static fit_memo *fit_memo_set(const struct fit_table *table, uint64_t shape)
     return &table->slots[(shape >> 32) & (table->nslots - 2)];
 }
 
+/* The parameters of slot m past its own FIT_MEMO_PARAMS (table->more made). */
+static uint16_t (*fit_memo_more(const struct fit_table *table, const fit_memo *m))[2]
+{
+    return table->more + (size_t)(m - table->slots) * FIT_MEMO_MORE;
+}
+
 /* A new, empty table of `slots`; the old one stays on no memory. */
 static void fit_memo_make(struct fit_table *table, size_t slots)
 {
@@ -1159,6 +1172,8 @@ static void fit_memo_make(struct fit_table *table, size_t slots)
     if (m == NULL)
         return;
     free(table->slots);
+    free(table->more);
+    table->more = NULL;
     table->slots = m;
     table->nslots = slots;
     table->evictions = table->hits = 0;
@@ -1171,6 +1186,21 @@ void ltk_parser_note_shape(logtk_parser *p, uint64_t shape)
         fit_memo_make(&p->feed_fits, FIT_MEMO_MIN);
     if (p->feed_fits.slots != NULL) /* else (no memory) every line is fitted, as without a shape */
         p->line_shape = shape;
+}
+
+/* The parameters of a fit kept with more than a slot holds (see fit_by_shape). */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void fit_memo_params_more(const struct fit_table *table, const fit_memo *m,
+                                 const char *content, logtk_slice *out)
+{
+    uint16_t(*more)[2] = fit_memo_more(table, m);
+    for (size_t k = 0; k < m->nparams; k++) {
+        const uint16_t *at = k < FIT_MEMO_PARAMS ? m->param[k] : more[k - FIT_MEMO_PARAMS];
+        out[k].ptr = content + at[0];
+        out[k].len = at[1];
+    }
 }
 
 /*
@@ -1201,9 +1231,13 @@ static inline int fit_by_shape(logtk_parser *p, struct fit_table *table, uint64_
             ltk_parser_grow_size((void **)&p->param_out, &p->param_out_cap, (size_t)m->nparams + 1,
                                  sizeof *p->param_out))
             return 0;
-        for (size_t k = 0; k < m->nparams; k++) {
-            p->param_out[k].ptr = content + m->param[k][0];
-            p->param_out[k].len = m->param[k][1];
+        if (m->nparams > FIT_MEMO_PARAMS) {
+            fit_memo_params_more(table, m, content, p->param_out);
+        } else {
+            for (size_t k = 0; k < m->nparams; k++) {
+                p->param_out[k].ptr = content + m->param[k][0];
+                p->param_out[k].len = m->param[k][1];
+            }
         }
         *np = m->nparams;
     }
@@ -1235,7 +1269,8 @@ static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint
 {
     uint32_t shown = ltk_parser_shown_id(p, id);
     template_entry *t = entry(p, shown);
-    if (t->text_dirty || np != t->nwild || np > FIT_MEMO_PARAMS || len > UINT16_MAX)
+    if (t->text_dirty || np != t->nwild || np > FIT_MEMO_PARAMS + FIT_MEMO_MORE ||
+        len > UINT16_MAX)
         return;
     if (t->text_digit < 0)
         t->text_digit = holds_digit(t->text, t->text_len);
@@ -1251,8 +1286,17 @@ static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint
         fit_memo_make(table, 2 * table->nslots);
         m = fit_memo_set(table, shape);
     }
-    if (m->shape != shape)
+    /* (not zeroed: a slot's part of it is read only once written, for a
+       slot of more than FIT_MEMO_PARAMS) */
+    if (np > FIT_MEMO_PARAMS && table->more == NULL &&
+        (table->more = malloc(table->nslots * FIT_MEMO_MORE * sizeof *table->more)) == NULL)
+        return; /* no memory: the line is fitted again next time */
+    if (m->shape != shape) {
         m[1] = m[0];
+        if (m[1].nparams > FIT_MEMO_PARAMS) /* (then `more` was made) */
+            memcpy(fit_memo_more(table, &m[1]), fit_memo_more(table, m),
+                   FIT_MEMO_MORE * sizeof *table->more);
+    }
     m->shape = shape;
     m->shown = shown;
     m->version = t->text_version;
@@ -1261,8 +1305,9 @@ static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint
     for (size_t k = 0; k < np; k++) {
         assert(p->param_out[k].ptr >= content &&
                p->param_out[k].ptr + p->param_out[k].len <= content + len);
-        m->param[k][0] = (uint16_t)(p->param_out[k].ptr - content);
-        m->param[k][1] = (uint16_t)p->param_out[k].len;
+        uint16_t *at = k < FIT_MEMO_PARAMS ? m->param[k] : fit_memo_more(table, m)[k - FIT_MEMO_PARAMS];
+        at[0] = (uint16_t)(p->param_out[k].ptr - content);
+        at[1] = (uint16_t)p->param_out[k].len;
     }
 }
 

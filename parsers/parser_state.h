@@ -173,6 +173,9 @@ struct logtk_parser {
     uint64_t line_shape;
     struct fit_table {
         struct fit_memo *slots;
+        /* the parameters past a slot's own (FIT_MEMO_MORE per slot, at the
+           slot's index), made at the first fit that has more: NULL until then */
+        uint16_t (*more)[2];
         size_t nslots;
         size_t evictions; /* fits that pushed out another since the table was made */
         size_t hits;      /* lines fitted by shape since then */

@@ -92,11 +92,12 @@ static inline int same_text(logtk_parser *p, uint64_t a, uint64_t b)
     return x.len == y.len && memcmp(x.ptr, y.ptr, x.len) == 0;
 }
 
-/* The tokens of text split at spaces (up to 16), pointing into text: their count. */
-static inline size_t split_at_spaces(const char *text, logtk_slice tok[16])
+/* The tokens of text split at spaces (up to SPLIT_MAX), pointing into text: their count. */
+enum { SPLIT_MAX = 64 };
+static inline size_t split_at_spaces(const char *text, logtk_slice tok[SPLIT_MAX])
 {
     size_t n = 0;
-    for (const char *c = text; *c && n < 16;) {
+    for (const char *c = text; *c && n < SPLIT_MAX;) {
         const char *e = strchr(c, ' ');
         size_t len = e ? (size_t)(e - c) : strlen(c);
         tok[n].ptr = c;
@@ -109,7 +110,7 @@ static inline size_t split_at_spaces(const char *text, logtk_slice tok[16])
 /* A template made directly (tokens split at spaces), as an algorithm would: its id. */
 static inline uint32_t make_template(logtk_parser *p, const char *text)
 {
-    logtk_slice tok[16];
+    logtk_slice tok[SPLIT_MAX];
     size_t n = split_at_spaces(text, tok);
     return ltk_tmpl_create(p, tok, n);
 }

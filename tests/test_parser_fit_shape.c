@@ -149,7 +149,7 @@ TEST(a_changed_template_is_fitted_anew)
         logtk_parser *p = fixed_parser();
         assign_to = make_template(p, "user <*> logged in");
         fit_expect(p, path, "user 12 logged in", (const char *const[]){"12", NULL});
-        logtk_slice tok[16];
+        logtk_slice tok[SPLIT_MAX];
         size_t n = split_at_spaces("user <*> logged <*>", tok);
         CHECK_STATUS(ltk_tmpl_set(p, assign_to, tok, n), LOGTK_OK);
         /* read back, so that the new text is rendered before the next line comes */
@@ -275,6 +275,77 @@ TEST(lines_of_many_shapes_grow_the_table_and_keep_their_parameters)
     CHECK(p->feed_fits.nslots > 1024);
     logtk_parser_free(p);
     free(line);
+}
+
+/*
+ * "v x=<*> x=<*> ..." with n slots, and a line of it whose k-th value is
+ * `width` digits, each the digit (k + seed) % 10; want[] gets the values.
+ */
+static void many_values(char *tmpl, char *line, char values[][8], const char **want, int n,
+                        int width, int seed)
+{
+    strcpy(tmpl, "v");
+    strcpy(line, "v");
+    for (int k = 0; k < n; k++) {
+        strcat(tmpl, " x=<*>");
+        memset(values[k], '0' + (k + seed) % 10, (size_t)width);
+        values[k][width] = '\0';
+        strcat(line, " x=");
+        strcat(line, values[k]);
+        want[k] = values[k];
+    }
+    want[n] = NULL;
+}
+
+/* A slot holds 11 parameters and the table's `more` 16 further: a fit of
+   up to 27 is kept whole, one of more is made anew for every line. */
+TEST(fits_with_more_parameters_than_a_slot_holds_keep_them_all)
+{
+    char tmpl[512], line[512], values[32][8];
+    const char *want[33];
+    for (enum fit_path path = BY_FEED; path <= BY_EXTRACT; path++) {
+        const int counts[] = {12, 27, 28};
+        for (size_t c = 0; c < 3; c++) {
+            logtk_parser *p = fixed_parser();
+            many_values(tmpl, line, values, want, counts[c], 1, 0);
+            assign_to = make_template(p, tmpl);
+            for (int seed = 0; seed < 3; seed++) {
+                many_values(tmpl, line, values, want, counts[c], 1, seed);
+                fit_expect(p, path, line, want);
+            }
+            size_t hits = path == BY_FEED ? p->feed_fits.hits : p->extract_fits.hits;
+            CHECK(hits == (counts[c] <= 27 ? 2u : 0u));
+            logtk_parser_free(p);
+        }
+    }
+}
+
+/* A set's newest fit moves to its second slot when another shape comes,
+   and takes its parameters past the slot's own with it. */
+TEST(a_fit_pushed_to_its_sets_second_slot_keeps_its_further_parameters)
+{
+    char tmpl[512], line[512], values[32][8];
+    const char *want[33];
+    const uint64_t first = (5ULL << 32) | 1, second = (5ULL << 32) | 2; /* one set */
+    for (enum fit_path path = BY_FEED; path <= BY_FEED; path++) { /* (extract: no given shape) */
+        logtk_parser *p = fixed_parser();
+        many_values(tmpl, line, values, want, 20, 1, 0);
+        assign_to = make_template(p, tmpl);
+        constant_shape = first; /* lines of one-digit values */
+        fit_expect(p, path, line, want);
+        constant_shape = second; /* lines of two-digit values, other offsets */
+        many_values(tmpl, line, values, want, 20, 2, 3);
+        fit_expect(p, path, line, want);
+        constant_shape = first;
+        many_values(tmpl, line, values, want, 20, 1, 7);
+        fit_expect(p, path, line, want); /* from the second slot */
+        constant_shape = second;
+        many_values(tmpl, line, values, want, 20, 2, 5);
+        fit_expect(p, path, line, want); /* from the first */
+        CHECK(p->feed_fits.hits == 2);
+        constant_shape = 0;
+        logtk_parser_free(p);
+    }
 }
 
 TEST(extract_against_a_template_holding_a_digit_fits_anew)
