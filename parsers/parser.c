@@ -801,8 +801,10 @@ void logtk_parser_free(logtk_parser *p)
     free(p->param_out);
     free(p->feed_fits.slots);
     free(p->feed_fits.more);
+    free(p->feed_fits.literals);
     free(p->extract_fits.slots);
     free(p->extract_fits.more);
+    free(p->extract_fits.literals);
     ltk_tmatch_scratch_free(&p->merge);
     ltk_strbuf_free(&p->scratch_new);
     ltk_strbuf_free(&p->batch_content);
@@ -1074,12 +1076,14 @@ static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n, l
  * its values found in one pass over its tokens, or one match of its text.
  */
 static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t len,
-                    const logtk_slice *tokens, size_t ntokens, size_t *np)
+                    const logtk_slice *tokens, size_t ntokens, size_t *np, int *paired)
 {
     id = ltk_parser_shown_id(p, id);
     template_entry *t = entry(p, id);
     if (np)
         *np = SIZE_MAX;
+    if (paired)
+        *paired = 0;
     int rc = ltk_parser_render(p, t);
     if (rc != LOGTK_OK)
         return rc;
@@ -1094,6 +1098,8 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
             t->seen_line = 1;
             if (np && caps_ok)
                 *np = t->nwild;
+            if (paired) /* token i with token i, none taking extra ones */
+                *paired = ntokens == t->ntokens;
             return LOGTK_OK;
         }
     }
@@ -1133,6 +1139,24 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
  * lines of key=value pairs, Android's window dumps) keeps the rest in the
  * table's `more`, made at the first such fit, so that the slots stay one
  * cache line each and a table of fits with few parameters costs no more.
+ *
+ * A template whose text holds a digit ("wl0", "jk2_init", "ssh2": names
+ * fuse keeps) can pair a digit of its own with a digit of the line, and a
+ * line of the same shape may then fit otherwise ("<*>5<*>" takes "1525" as
+ * "1", "25", and "5515" as "", "515").  Such a fit is kept only when it
+ * paired token i of the line with token i of the template, every one
+ * (tokens_fit(), none taking extra tokens), and no token matched by the
+ * glob matcher (FIT_GLOB) holds a digit: then a template digit meets a line
+ * byte only in a token that must equal it (FIT_LITERAL) or in a fixed
+ * prefix or suffix (FIT_ONE_STAR), never inside a parameter.  A later line
+ * fits the same way when its bytes outside the kept parameters are the
+ * first line's (their hash is kept in the table's `literals`, made at the
+ * first such fit, at the slot's index): they are the bytes
+ * those comparisons read; in every other byte the two lines differ in
+ * digits at most, which no other template byte equals.  Apache's
+ * "jk2_init() Found child <*> in scoreboard slot <*>" (848 of its 2,000
+ * lines), OpenSSH's "... ssh2" (525) and Mac's (422) were fitted anew on
+ * every line before.
  * There are two such tables (struct fit_table): the feed's, keyed
  * by the shape the algorithm gives (ltk_parser_note_shape), and
  * logtk_parser_extract()'s, keyed by ltk_line_shape() of the line; a feed
@@ -1148,7 +1172,8 @@ typedef struct fit_memo {
     uint32_t shown;   /* the template the line was fitted to (its shown id) */
     uint32_t version; /* and its text_version */
     uint16_t len;     /* of the line: a shape that stands for lines of two lengths is no shape */
-    uint16_t nparams;
+    uint8_t nparams;
+    uint8_t literal;  /* 1: a template holding a digit, table->literals has the line's hash */
     uint16_t param[FIT_MEMO_PARAMS][2]; /* offset and length in the line */
 } fit_memo;
 _Static_assert(sizeof(fit_memo) == 64, "a fit_memo slot is one cache line");
@@ -1173,7 +1198,9 @@ static void fit_memo_make(struct fit_table *table, size_t slots)
         return;
     free(table->slots);
     free(table->more);
+    free(table->literals);
     table->more = NULL;
+    table->literals = NULL;
     table->slots = m;
     table->nslots = slots;
     table->evictions = table->hits = 0;
@@ -1204,6 +1231,41 @@ static void fit_memo_params_more(const struct fit_table *table, const fit_memo *
 }
 
 /*
+ * A hash of content's bytes outside slot m's parameters (never 0), or 0
+ * when the parameters are not in order, apart, within the line.
+ */
+static uint64_t fit_literal_hash(const struct fit_table *table, const fit_memo *m,
+                                 const char *content, size_t len)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    size_t at = 0;
+    for (size_t k = 0; k <= m->nparams; k++) {
+        size_t end = len, next = len;
+        if (k < m->nparams) {
+            const uint16_t *param =
+                k < FIT_MEMO_PARAMS ? m->param[k] : fit_memo_more(table, m)[k - FIT_MEMO_PARAMS];
+            end = param[0];
+            next = (size_t)param[0] + param[1];
+        }
+        if (end < at || next > len)
+            return 0;
+        h = ltk_hash_bytes_seeded(content + at, end - at, h);
+        at = next;
+    }
+    return h | 1;
+}
+
+/* 1 when content's bytes outside slot m's parameters are those of the line it kept. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int fit_literal_same(const struct fit_table *table, const fit_memo *m,
+                            const char *content, size_t len)
+{
+    return fit_literal_hash(table, m, content, len) == table->literals[(size_t)(m - table->slots)];
+}
+
+/*
  * 1 when a line of `shape` (its masking none) fits template id as a line of
  * its shape did, by table's fits: then with np, its parameters are in
  * p->param_out (*np of them).  0: fit it.  Inlined, as it was with its one
@@ -1222,9 +1284,10 @@ static inline int fit_by_shape(logtk_parser *p, struct fit_table *table, uint64_
         return 0;
     uint32_t shown = ltk_parser_shown_id(p, id);
     const template_entry *t = entry(p, shown);
-    if (m->shown != shown || t->text_dirty || t->text_version != m->version || m->len != len)
+    if (m->shown != shown || t->text_dirty || t->text_version != m->version || m->len != len ||
+        (m->literal && !fit_literal_same(table, m, content, len)))
         return 0;
-    assert(t->text_digit == 0 && t->nwild == m->nparams);
+    assert((m->literal || t->text_digit == 0) && t->nwild == m->nparams);
     table->hits++;
     if (np) {
         if ((size_t)m->nparams + 1 > p->param_out_cap && /* the call only to grow */
@@ -1260,12 +1323,26 @@ static int holds_digit(const char *s, size_t n)
     return 0;
 }
 
-/* Keeps in table the fit just made of a line of `shape` (np parameters in p->param_out). */
+/*
+ * Nonzero when template t's digits meet a line only in tokens paired whole
+ * or by a fixed prefix and suffix (see fit_memo): no FIT_GLOB token holds
+ * a digit.  t->fit is current (the line was just fitted by its tokens).
+ */
+static int digits_outside_globs(const template_entry *t)
+{
+    for (uint32_t i = 0; i < t->ntokens; i++)
+        if (t->fit[i].kind == FIT_GLOB && holds_digit(t->tokens[i].ptr, t->tokens[i].len))
+            return 0;
+    return 1;
+}
+
+/* Keeps in table the fit just made of a line of `shape` (np parameters in
+   p->param_out); paired: fit_line() paired every token in order. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint64_t shape, uint32_t id,
-                           const char *content, size_t len, size_t np)
+                           const char *content, size_t len, size_t np, int paired)
 {
     uint32_t shown = ltk_parser_shown_id(p, id);
     template_entry *t = entry(p, shown);
@@ -1274,7 +1351,7 @@ static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint
         return;
     if (t->text_digit < 0)
         t->text_digit = holds_digit(t->text, t->text_len);
-    if (t->text_digit)
+    if (t->text_digit && !(paired && !t->shown && !t->fit_stale && digits_outside_globs(t)))
         return;
     /* newest first: the set's first fit moves to second, unless it is this
        shape's own (a fit made anew after its template changed) */
@@ -1286,28 +1363,43 @@ static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint
         fit_memo_make(table, 2 * table->nslots);
         m = fit_memo_set(table, shape);
     }
-    /* (not zeroed: a slot's part of it is read only once written, for a
-       slot of more than FIT_MEMO_PARAMS) */
-    if (np > FIT_MEMO_PARAMS && table->more == NULL &&
-        (table->more = malloc(table->nslots * FIT_MEMO_MORE * sizeof *table->more)) == NULL)
+    /* (neither is zeroed: a slot's part is read only once written, for a
+       slot of more than FIT_MEMO_PARAMS or one marked literal) */
+    if ((np > FIT_MEMO_PARAMS && table->more == NULL &&
+         (table->more = malloc(table->nslots * FIT_MEMO_MORE * sizeof *table->more)) == NULL) ||
+        (t->text_digit && table->literals == NULL &&
+         (table->literals = malloc(table->nslots * sizeof *table->literals)) == NULL))
         return; /* no memory: the line is fitted again next time */
     if (m->shape != shape) {
         m[1] = m[0];
         if (m[1].nparams > FIT_MEMO_PARAMS) /* (then `more` was made) */
             memcpy(fit_memo_more(table, &m[1]), fit_memo_more(table, m),
                    FIT_MEMO_MORE * sizeof *table->more);
+        if (m[1].literal) /* (then `literals` was made) */
+            table->literals[(size_t)(m + 1 - table->slots)] =
+                table->literals[(size_t)(m - table->slots)];
     }
     m->shape = shape;
     m->shown = shown;
     m->version = t->text_version;
     m->len = (uint16_t)len;
-    m->nparams = (uint16_t)np;
+    m->nparams = (uint8_t)np;
     for (size_t k = 0; k < np; k++) {
         assert(p->param_out[k].ptr >= content &&
                p->param_out[k].ptr + p->param_out[k].len <= content + len);
         uint16_t *at = k < FIT_MEMO_PARAMS ? m->param[k] : fit_memo_more(table, m)[k - FIT_MEMO_PARAMS];
         at[0] = (uint16_t)(p->param_out[k].ptr - content);
         at[1] = (uint16_t)p->param_out[k].len;
+    }
+    m->literal = 0;
+    if (t->text_digit) {
+        uint64_t h = fit_literal_hash(table, m, content, len);
+        if (h == 0) {
+            m->shape = 0; /* parameters out of order: not kept (the slot is empty again) */
+            return;
+        }
+        table->literals[(size_t)(m - table->slots)] = h;
+        m->literal = 1;
     }
 }
 
@@ -1419,7 +1511,7 @@ static int fit_batch_lines(logtk_parser *p)
         if (entry(p, id) == NULL)
             continue;
         uint64_t a = p->batch_offsets[k], b = p->batch_offsets[k + 1];
-        rc = fit_line(p, id, p->batch_content.data + a, (size_t)(b - a), NULL, 0, NULL);
+        rc = fit_line(p, id, p->batch_content.data + a, (size_t)(b - a), NULL, 0, NULL, NULL);
     }
     ltk_strbuf_free(&p->batch_content);
     free(p->batch_offsets);
@@ -1530,16 +1622,17 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
         int shaped = p->line_shape != 0 && masked == content;
         int fitted = shaped && fit_by_shape(p, &p->feed_fits, p->line_shape, id, content, len,
                                             ev ? &np : NULL);
+        int paired = 0; /* the fit paired every token in order (fit_keep_shape) */
         /* the tokens are of use to the fit when the masks left the line as it is */
         if ((p->keep_assignments && (rc = record_assignment(p, line.index, id)) != LOGTK_OK) ||
             (!fitted && masked == content && (rc = line_tokens(p, &line)) != LOGTK_OK) ||
             (!fitted && (rc = fit_line(p, id, content, len, masked == content ? line.tokens : NULL,
-                                       line.ntokens, ev ? &np : NULL)) != LOGTK_OK)) {
+                                       line.ntokens, ev ? &np : NULL, &paired)) != LOGTK_OK)) {
             flush_callbacks(p);
             return rc;
         }
         if (shaped && !fitted && np != SIZE_MAX)
-            fit_keep_shape(p, &p->feed_fits, p->line_shape, id, content, len, np);
+            fit_keep_shape(p, &p->feed_fits, p->line_shape, id, content, len, np, paired);
     } else if (!p->algo->online) {
         /* batch: room for the assignment made in finish, and the line to fit it to */
         if ((rc = record_assignment(p, line.index, 0)) != LOGTK_OK ||
@@ -1629,7 +1722,7 @@ int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *cont
             return rc;
         }
         if (shape != 0)
-            fit_keep_shape(p, &p->extract_fits, shape, template_id, content, len, ev->nparams);
+            fit_keep_shape(p, &p->extract_fits, shape, template_id, content, len, ev->nparams, 0);
     }
     ev->params = p->param_out;
     return fill_event_text(p, ev, template_id, content);

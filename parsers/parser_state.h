@@ -176,6 +176,9 @@ struct logtk_parser {
         /* the parameters past a slot's own (FIT_MEMO_MORE per slot, at the
            slot's index), made at the first fit that has more: NULL until then */
         uint16_t (*more)[2];
+        /* fit_literal_hash() of a slot's line (at its index) for a slot
+           marked literal, made at the first: NULL until then */
+        uint64_t *literals;
         size_t nslots;
         size_t evictions; /* fits that pushed out another since the table was made */
         size_t hits;      /* lines fitted by shape since then */

@@ -143,6 +143,38 @@ TEST(a_template_holding_a_digit_is_fitted_anew)
     logtk_parser_free(p);
 }
 
+TEST(a_template_holding_a_digit_fits_by_shape_where_the_lines_text_outside_its_values_is_the_same)
+{
+    /* the digits of "jk2_init()" and "ssh2" are the template's, paired
+       token by token: lines that print them alike fit as the first did */
+    logtk_parser *p = fixed_parser();
+    assign_to = make_template(p, "jk2_init() Found child <*> in slot <*> ssh2");
+    feed_expect(p, "jk2_init() Found child 6725 in slot 10 ssh2",
+                (const char *const[]){"6725", "10", NULL});
+    feed_expect(p, "jk2_init() Found child 6726 in slot 11 ssh2",
+                (const char *const[]){"6726", "11", NULL});
+    feed_expect(p, "jk2_init() Found child 9999 in slot 99 ssh2",
+                (const char *const[]){"9999", "99", NULL});
+    CHECK(p->feed_fits.hits == 2);
+    /* the same shape, another digit where the template has its own: fitted anew */
+    feed_expect(p, "jk3_init() Found child 6725 in slot 10 ssh2",
+                (const char *const[]){"jk3", "6725", "10", NULL});
+    CHECK(p->feed_fits.hits == 2);
+    logtk_parser_free(p);
+}
+
+TEST(a_digit_of_the_template_inside_a_glob_matched_token_is_not_fitted_by_shape)
+{
+    /* "<*>5<*>" takes "1525" as "1", "25", and "5515" (the same shape, the
+       same text outside those values) as "", "515": the earliest '5' */
+    logtk_parser *p = fixed_parser();
+    assign_to = make_template(p, "v <*>5<*> end");
+    feed_expect(p, "v 1525 end", (const char *const[]){"1", "25", NULL});
+    feed_expect(p, "v 5515 end", (const char *const[]){"", "515", NULL});
+    CHECK(p->feed_fits.hits == 0);
+    logtk_parser_free(p);
+}
+
 TEST(a_changed_template_is_fitted_anew)
 {
     for (enum fit_path path = BY_FEED; path <= BY_EXTRACT; path++) {
