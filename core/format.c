@@ -640,6 +640,9 @@ static inline const char *literal_find(const literal *lit, const char *p, const 
         *after = q;
         return p;
     }
+    /* literal_next_start()'s step, written out: called here instead, it
+       cost 0.3% to 0.6% of a parse's instructions (callgrind, fuse on BGL,
+       HDFS, OpenSSH 2k) */
     while (p < end) {
         if (first == LIT_WS) {
             p = next_regex_space(p, end);

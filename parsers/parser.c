@@ -1190,6 +1190,12 @@ static uint16_t (*fit_memo_more(const struct fit_table *table, const fit_memo *m
     return table->more + (size_t)(m - table->slots) * FIT_MEMO_MORE;
 }
 
+/* Parameter k of slot m: its offset and length, in the slot or in `more`. */
+static inline const uint16_t *fit_memo_param(const struct fit_table *table, const fit_memo *m, size_t k)
+{
+    return k < FIT_MEMO_PARAMS ? m->param[k] : fit_memo_more(table, m)[k - FIT_MEMO_PARAMS];
+}
+
 /* A new, empty table of `slots`; the old one stays on no memory. */
 static void fit_memo_make(struct fit_table *table, size_t slots)
 {
@@ -1222,9 +1228,8 @@ __attribute__((noinline, cold))
 static void fit_memo_params_more(const struct fit_table *table, const fit_memo *m,
                                  const char *content, logtk_slice *out)
 {
-    uint16_t(*more)[2] = fit_memo_more(table, m);
     for (size_t k = 0; k < m->nparams; k++) {
-        const uint16_t *at = k < FIT_MEMO_PARAMS ? m->param[k] : more[k - FIT_MEMO_PARAMS];
+        const uint16_t *at = fit_memo_param(table, m, k);
         out[k].ptr = content + at[0];
         out[k].len = at[1];
     }
@@ -1242,8 +1247,7 @@ static uint64_t fit_literal_hash(const struct fit_table *table, const fit_memo *
     for (size_t k = 0; k <= m->nparams; k++) {
         size_t end = len, next = len;
         if (k < m->nparams) {
-            const uint16_t *param =
-                k < FIT_MEMO_PARAMS ? m->param[k] : fit_memo_more(table, m)[k - FIT_MEMO_PARAMS];
+            const uint16_t *param = fit_memo_param(table, m, k);
             end = param[0];
             next = (size_t)param[0] + param[1];
         }
@@ -1351,7 +1355,9 @@ static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint
         return;
     if (t->text_digit < 0)
         t->text_digit = holds_digit(t->text, t->text_len);
-    if (t->text_digit && !(paired && !t->shown && !t->fit_stale && digits_outside_globs(t)))
+    /* (paired: tokens_fit() matched, so the text is the tokens and t->fit is current) */
+    assert(!paired || (!t->shown && !t->fit_stale));
+    if (t->text_digit && !(paired && digits_outside_globs(t)))
         return;
     /* newest first: the set's first fit moves to second, unless it is this
        shape's own (a fit made anew after its template changed) */
@@ -1387,7 +1393,7 @@ static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint
     for (size_t k = 0; k < np; k++) {
         assert(p->param_out[k].ptr >= content &&
                p->param_out[k].ptr + p->param_out[k].len <= content + len);
-        uint16_t *at = k < FIT_MEMO_PARAMS ? m->param[k] : fit_memo_more(table, m)[k - FIT_MEMO_PARAMS];
+        uint16_t *at = (uint16_t *)fit_memo_param(table, m, k); /* (m is ours to write) */
         at[0] = (uint16_t)(p->param_out[k].ptr - content);
         at[1] = (uint16_t)p->param_out[k].len;
     }

@@ -315,7 +315,7 @@ TEST(test_loghub)
             }
             if (hub2 && *hub2) {
                 snprintf(path, sizeof path, "%s/2k_dataset/%s/%s_2k.log", hub2, name, name);
-                if (!(path2k[0] && exists(path2k) && same_bytes(path, path2k)))
+                if (!(path2k[0] && same_bytes(path, path2k))) /* (0 when one is missing) */
                     logs += sweep_log(d, path, &lines, preset);
             }
             if (full && *full) {
