@@ -96,6 +96,13 @@ typedef struct ltk_fuse_pool {
 /* Hashes of "<*>", "<*>.", "<*>.." and "<*>...": a whole-token number with sentence dots. */
 #define FUSE_WILD_DOTS 4
 
+/* template lengths slot_positions tells apart (rule known-slots) */
+#define FUSE_SLOT_LENGTHS 64
+/* log2 of the bits of the filter of template texts (known-slots) */
+#define FUSE_TEXT_BITS_LOG2 15
+/* words of a line known-slots pairs at most */
+#define FUSE_SLOT_PAIRS 32
+
 /*
  * Memo of mask_token(): the hash of a token's masked form by the token's
  * bytes.  Tokens with punctuation ("key=value", "name:", "(x)") go through
@@ -137,8 +144,23 @@ typedef struct ltk_fuse_state {
     ltk_fuse_more *more_list; /* words 2.. of the groups and pools that saw more than one */
     size_t nmore, more_cap;
     uint32_t *redirect; /* template id -> earlier id with the same text (itself when none) */
-    size_t redirect_cap;
+    /* template id -> bit p (ltk_fuse_slot_bit) set where a promoted group made
+       it a variable: words varied there (known_slots); merged into the
+       template it joins.  Not saved: ltk_fuse_note_templates() reads it from
+       the groups. */
+    uint64_t *word_slots;
+    size_t redirect_cap; /* of both */
     ltk_u64map by_text;  /* content hash -> template id */
+    /*
+     * Per template length n (the last entry: FUSE_SLOT_LENGTHS - 1 or more),
+     * bit p (the last bit: 63 or later) set when a template of that length
+     * had a variable at p (ltk_fuse_note_text): where rule known-slots may
+     * find one.  Bits are never cleared (a template merged keeps its bits).
+     */
+    uint64_t slot_positions[FUSE_SLOT_LENGTHS];
+    /* one bit per hash of by_text's keys (ltk_fuse_text_bit): known_slots()
+       probes the map only where a text may be */
+    uint64_t text_bits[(1u << FUSE_TEXT_BITS_LOG2) / 64];
     /* templates a promotion generalized, to be settled in their new sequence
        once the line that promoted is done (settle_template, parser_fuse.c) */
     uint32_t *unsettled;
@@ -176,6 +198,35 @@ typedef struct ltk_fuse_state {
     size_t memo_hits;      /* tokens the memo answered since it last grew */
     ltk_fuse_shape_cache shapes; /* line shape -> sequence hash (fuse_shape.h) */
 } ltk_fuse_state;
+
+/* Bit of position pos in a slot_positions mask. */
+static inline uint64_t ltk_fuse_slot_bit(size_t pos)
+{
+    return (uint64_t)1 << (pos < 63 ? pos : 63);
+}
+
+/* The slot_positions mask of template length n. */
+static inline uint64_t *ltk_fuse_slots_of_length(ltk_fuse_state *st, size_t n)
+{
+    return &st->slot_positions[n < FUSE_SLOT_LENGTHS ? n : FUSE_SLOT_LENGTHS - 1];
+}
+
+/* Bit of by_text key h in text_bits. */
+static inline int ltk_fuse_text_bit(const ltk_fuse_state *st, uint64_t h)
+{
+    return (int)(st->text_bits[h >> (64 - FUSE_TEXT_BITS_LOG2 + 6)] >> (h & 63) & 1);
+}
+
+/*
+ * Notes a text that enters by_text (its key h) in text_bits, and its
+ * variables (`slots`, a mask of ltk_fuse_slot_bit(); n its length) in
+ * slot_positions.
+ */
+static inline void ltk_fuse_note_text(ltk_fuse_state *st, uint64_t h, size_t n, uint64_t slots)
+{
+    st->text_bits[h >> (64 - FUSE_TEXT_BITS_LOG2 + 6)] |= (uint64_t)1 << (h & 63);
+    *ltk_fuse_slots_of_length(st, n) |= slots;
+}
 
 /* A key's value, FUSE_NO_ID when absent. */
 static inline uint32_t map_get(const ltk_u64map *m, uint64_t key)
@@ -317,7 +368,15 @@ FUSE_INLINE int ltk_fuse_pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_
 }
 /** Nonzero when s[0..n) is a month or weekday name (the calendar masking rule). */
 int ltk_fuse_is_calendar_word(const char *s, size_t n);
-/** Makes room for a redirect of template id: 0, or -1 when out of memory. */
+/** Makes room for a redirect (and the word_slots) of template id: 0, or -1 when out of memory. */
 int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id);
+
+/*
+ * Fills text_bits, slot_positions and word_slots from by_text, the
+ * parser's templates and the promoted groups, as learning them one by one
+ * would have: a snapshot does not hold them (parser_fuse.c).  After the
+ * groups and redirects are loaded.
+ */
+void ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st);
 
 #endif

@@ -244,5 +244,6 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
             r = st->redirect[r];
         }
     }
+    ltk_fuse_note_templates(p, st); /* not saved: read again */
     return LOGTK_OK;
 }

@@ -60,6 +60,7 @@ void ltk_fuse_destroy(void *state)
     ltk_fuse_free_groups(st);
     free(st->more_list);
     free(st->redirect);
+    free(st->word_slots);
     free(st->unsettled);
     ltk_strbuf_free(&st->norm);
     free(st->tok_off);

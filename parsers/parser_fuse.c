@@ -160,7 +160,8 @@ enum fuse_rule {
     FUSE_RULE_TIMESTAMPS = 30,    /* "from 2017-05-16 05:00:00 to": a date and time, one value */
     FUSE_RULE_OBJECTS = 31,       /* "org.x.Event@5ab2a0": a Java object's identity, one value */
     FUSE_RULE_LIST_LENGTHS = 32,  /* "delete <*>" and "delete <*> <*>": a list of any length */
-    FUSE_RULE_CODE_NAMES = 33     /* "mod_jk2", "createBean2", "NAT64": names of code, not values */
+    FUSE_RULE_CODE_NAMES = 33,    /* "mod_jk2", "createBean2", "NAT64": names of code, not values */
+    FUSE_RULE_KNOWN_SLOTS = 34    /* a new line with words at two variables of a known template */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -1736,6 +1737,11 @@ int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id)
         return -1;
     memset(r + st->redirect_cap, 0, (cap - st->redirect_cap) * sizeof *r);
     st->redirect = r;
+    uint64_t *w = realloc(st->word_slots, cap * sizeof *w);
+    if (!w)
+        return -1; /* (redirect grown, its cap not: grown again next time) */
+    memset(w + st->redirect_cap, 0, (cap - st->redirect_cap) * sizeof *w);
+    st->word_slots = w;
     st->redirect_cap = cap;
     return 0;
 }
@@ -1752,6 +1758,7 @@ static int join_template(logtk_parser *p, ltk_fuse_state *st, uint32_t from, uin
     if (ltk_fuse_ensure_redirect(st, from) != 0)
         return LOGTK_ERR_NOMEM;
     st->redirect[from] = to;
+    st->word_slots[to] |= st->word_slots[from];
     return ltk_tmpl_alias(p, from, to);
 }
 
@@ -1806,15 +1813,43 @@ static int generalize(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t p
     t = ltk_tmpl_tokens(p, id, &n);
     uint64_t h = template_hash(t, n);
     uint32_t other = map_get(&st->by_text, h);
-    if (other != FUSE_NO_ID && resolve(st, other) != id) {
-        if ((rc = join_template(p, st, id, resolve(st, other))) != LOGTK_OK)
-            return rc;
-    } else if (ltk_u64map_put(&st->by_text, h, id) != 0) {
+    if (other != FUSE_NO_ID && resolve(st, other) != id)
+        return join_template(p, st, id, resolve(st, other));
+    if (ltk_u64map_put(&st->by_text, h, id) != 0)
         return LOGTK_ERR_NOMEM;
-    } else if (fresh) {
+    ltk_fuse_note_text(st, h, n, ltk_fuse_slot_bit(pos));
+    if (fresh)
         *fresh = 1;
-    }
     return LOGTK_OK;
+}
+
+void ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st)
+{
+    for (size_t i = 0; i < st->by_text.nslots; i++)
+        if (st->by_text.used[i])
+            ltk_fuse_note_text(st, ltk_u64map_key(&st->by_text.slots[i]), 0, 0);
+    const uint32_t count = ltk_tmpl_count(p);
+    for (uint32_t id = 1; id <= count; id++) {
+        size_t n;
+        const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
+        uint64_t slots = 0;
+        for (size_t i = 0; t && i < n; i++) {
+            /* a variable: the token is its own variable form, as learn_masked() reads it */
+            size_t keep = wildform_prefix(t[i].ptr, t[i].len);
+            size_t tail = wildform_suffix(t[i].ptr, t[i].len, keep);
+            if (keep + LTK_WILDCARD_LEN + tail == t[i].len &&
+                ltk_is_wildcard(t[i].ptr + keep, LTK_WILDCARD_LEN))
+                slots |= ltk_fuse_slot_bit(i);
+        }
+        *ltk_fuse_slots_of_length(st, n) |= slots;
+    }
+    for (uint32_t g = 0; g < st->ngroups; g++) {
+        const ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
+        if (grp->promoted)
+            for (uint32_t v = 0; v < grp->nvalues; v++)
+                st->word_slots[resolve(st, ltk_fuse_group_member(st, grp, v))] |=
+                    ltk_fuse_slot_bit(grp->position);
+    }
 }
 
 /* ------------------------------------------------------------------- feed */
@@ -2309,10 +2344,12 @@ static int promote(logtk_parser *p, ltk_fuse_state *st, uint32_t g)
         int rc = generalize(p, st, ltk_fuse_group_member(st, grp, v), grp->position, &fresh);
         if (rc != LOGTK_OK)
             return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+        uint32_t id = resolve(st, ltk_fuse_group_member(st, grp, v));
+        if (grp->nvalues > 0)
+            st->word_slots[id] |= ltk_fuse_slot_bit(grp->position); /* words varied there */
         /* a template merged into another takes that one's place, settled already */
         if (!fresh)
             continue;
-        uint32_t id = resolve(st, ltk_fuse_group_member(st, grp, v));
         size_t k = 0;
         while (k < st->nunsettled && st->unsettled[k] != id)
             k++;
@@ -2622,6 +2659,73 @@ static size_t list_kin(const ltk_fuse_state *st, size_t prefix, size_t run, uint
 }
 
 /*
+ * Rule known-slots: a line whose sequence is new, and whose words no
+ * promoted slot takes, that reads as a known template but for words at two
+ * of that template's variables, is a line of that template, when those two
+ * are at most half of the message.  The sibling groups see one position at
+ * a time: a word at one of a template's variables is taken by the group of
+ * the line without that word ("status _ <*> <*>"), but a line with new
+ * words at two of them ("status config-files libc++-dev:amd64 ..." beside
+ * "status <*> <*> <*>") finds neither group, each keyed by the other new
+ * word.  Each variable has varied on its own, so a word there is a value;
+ * but a message of few words is mostly its variables, and two new words
+ * there are as likely another message: npm's "notice Tarball Details" is
+ * not a line of "notice <*> <*>" (a size and a file).  So the message, past
+ * its header, must hold four words or more, and one word of it besides the
+ * two must be a word of the template.  Returns the template, else
+ * FUSE_NO_ID.  Slow path only (a sequence the exact table does not know): a
+ * probe per pair of the line's words, among its first 63, where a template
+ * of its length has a variable (the first FUSE_SLOT_PAIRS such words), most
+ * of them answered by text_bits.
+ */
+static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t hdr,
+                            size_t constants, uint64_t words)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_KNOWN_SLOTS) || constants < 2)
+        return FUSE_NO_ID;
+    /* the line's words past the header where a template of its length has a variable */
+    uint64_t at = words & *ltk_fuse_slots_of_length(st, n) & ~(ltk_fuse_slot_bit(hdr) - 1);
+    uint64_t change[FUSE_SLOT_PAIRS]; /* per such word: the sequence's change as a variable */
+    size_t pos[FUSE_SLOT_PAIRS];      /* per such word: its position */
+    size_t ncand = 0;
+    for (; at != 0 && ncand < FUSE_SLOT_PAIRS; at &= at - 1) {
+#if defined(__GNUC__)
+        const size_t i = (size_t)__builtin_ctzll(at);
+#else
+        size_t i = 0;
+        while (!(at >> i & 1))
+            i++;
+#endif
+        pos[ncand] = i;
+        change[ncand++] = st->salt_wf[i] - st->salt_tok[i];
+    }
+    for (size_t a = 0; a < ncand; a++) {
+        const uint64_t h = seq + change[a];
+        uint32_t id;
+        if (!ltk_fuse_text_bit(st, h) || (id = map_get(&st->by_text, h)) == FUSE_NO_ID)
+            continue;
+        id = resolve(st, id);
+        if (st->word_slots[id] & ltk_fuse_slot_bit(pos[a]))
+            return id;
+    }
+    for (size_t a = 0; a + 1 < ncand && constants >= 3; a++) {
+        const uint64_t one = seq + change[a];
+        for (size_t b = a + 1; b < ncand; b++) {
+            const uint64_t h = one + change[b];
+            uint32_t id;
+            if (!ltk_fuse_text_bit(st, h) || (id = map_get(&st->by_text, h)) == FUSE_NO_ID)
+                continue;
+            /* both variables took words before: promoted groups made them */
+            id = resolve(st, id);
+            if ((st->word_slots[id] & (ltk_fuse_slot_bit(pos[a]) | ltk_fuse_slot_bit(pos[b]))) ==
+                (ltk_fuse_slot_bit(pos[a]) | ltk_fuse_slot_bit(pos[b])))
+                return id;
+        }
+    }
+    return FUSE_NO_ID;
+}
+
+/*
  * The rest of learn_sequence(), from the line's masked words: st->norm
  * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
  * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
@@ -2680,6 +2784,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
 
     /* slow path: the variable form of every token */
     size_t constants = 0;
+    uint64_t words = 0; /* bit i (i < 63): word i is not its variable form (known_slots) */
     const uint64_t mix_n = ltk_mix64(n); /* for sibling_key */
     uint64_t prefix_seen = 0;            /* for pool_key, as join_pool will make it */
     for (size_t i = 0; i < n; i++) {
@@ -2695,6 +2800,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
                                                            : salted(st->wf_hash[i], i);
         constants += !st->tok_wild[i];
+        words |= (uint64_t)(i < 63 && st->wf_hash[i] != st->tok_hash[i]) << (i & 63);
         st->sib_known[i] = 0; /* see sib_key; here, not a memset (a "rep stos" compiled for size) */
         /*
          * The group and pool slots the steps below probe for this word,
@@ -2736,6 +2842,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
                 st->tok_hash[i] = st->wf_hash[i];
                 st->salt_tok[i] = st->salt_wf[i];
                 st->tok_wild[i] = 1;
+                words &= ~ltk_fuse_slot_bit(i);
                 constants--;
                 changed = 1;
                 if (settled != FUSE_NO_ID && !own_form) {
@@ -2758,6 +2865,21 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         size_t nt;
         const logtk_slice *t = ltk_tmpl_tokens(p, id, &nt);
         hdr = st->header_auto && t && nt && ltk_is_wildcard(t[0].ptr, t[0].len);
+        /*
+         * Read as a line of its text would be: when such a line goes to
+         * another template (known-slots), the template joins that one
+         * ("status not-installed <*> <none>", made from lines of new package
+         * names, once "status <*> <*> <*>" took its masked lines).
+         */
+        uint32_t other = map_get(&st->exact, seq);
+        if (other == FUSE_NO_ID)
+            other = known_slots(st, seq, n, hdr, constants, words);
+        if (other != FUSE_NO_ID && (other = resolve(st, other)) != id) {
+            int rc = join_template(p, st, id, other);
+            if (rc != LOGTK_OK)
+                return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+            id = other;
+        }
         goto register_words;
     }
     id = map_get(&st->exact, seq);
@@ -2778,6 +2900,15 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         *template_id = id;
         return LOGTK_OK;
     }
+    /*
+     * A known template but for words at two of its variables: its line.
+     * Its words are registered all the same (below): a template made for
+     * these words before that one existed ("status unpacked <*>:all <*>")
+     * is generalized into it when their groups promote.
+     */
+    if (id == FUSE_NO_ID && (id = known_slots(st, seq, n, hdr, constants, words)) != FUSE_NO_ID &&
+        (long)st->exact.count < st->max_entries && ltk_u64map_put(&st->exact, seq, id) != 0)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     if (id == FUSE_NO_ID) {
         /* room for every "key=<*>" first, so the buffer does not move under the slices */
         size_t forms = 0;
@@ -2818,6 +2949,8 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
                 return LOGTK_ERR_NOMEM;
             if (ltk_fuse_ensure_redirect(st, id) != 0 || ltk_u64map_put(&st->by_text, th, id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            /* its variables: the words that are their variable form */
+            ltk_fuse_note_text(st, th, n, ~words & (n < 63 ? ltk_fuse_slot_bit(n) - 1 : ~0ULL));
         }
         if ((long)st->exact.count < st->max_entries && ltk_u64map_put(&st->exact, seq, id) != 0)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
