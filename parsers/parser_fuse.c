@@ -1042,8 +1042,8 @@ static int is_empty_key(const logtk_slice *tok, size_t i, size_t n)
  * printed with blanks around its '=' ("type = pid," -> "type = <*>,"): the
  * token before is a lone '=', the one before that ends with a letter, and
  * token i is one word (a letter, then is_key_byte()) with at most sentence
- * punctuation after it, which stays outside the value, and no bracket opens
- * the next token.  0 otherwise.  The full-size ground truths write such a
+ * punctuation after it, which stays outside the value, and the next token
+ * neither opens a bracket nor is an operator.  0 otherwise.  The full-size ground truths write such a
  * value "<*>" (78 " = <*>" in their lists against a few kept words, "=
  * Intent { ... }").
  */
@@ -1054,8 +1054,11 @@ static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
         !is_letter(tok[i - 2].ptr[tok[i - 2].len - 1]) || tok[i].len == 0 ||
         !is_letter(tok[i].ptr[0]))
         return 0;
-    /* "= Intent { act=... }": the word opens a longer value */
+    /* "= Intent { act=... }": the word opens a longer value; so does an
+       operand before an operator ("abalance = abalance + -4077", SQL) */
     if (i + 1 < n && tok[i + 1].len > 0 && memchr("{([<", tok[i + 1].ptr[0], 4))
+        return 0;
+    if (i + 1 < n && tok[i + 1].len == 1 && memchr("+-*/%|&", tok[i + 1].ptr[0], 7))
         return 0;
     const char *w = tok[i].ptr;
     size_t len = tok[i].len, k = 0;
