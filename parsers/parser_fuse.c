@@ -1104,14 +1104,20 @@ static size_t mask_token(const char *s, size_t n, char *out)
          * A path: '/' opening a piece of the token, up to the next field
          * delimiter, dots included ("/10.0.0.1", "'/udev/vcs2'",
          * "/tmp/part-0001.").  Both corrected ground truths write a
-         * path-like string as one "<*>", whatever its depth.
+         * path-like string as one "<*>", whatever its depth.  A '?' in it
+         * opens its query, whose '=' are the query's ("/page1.html?q=1",
+         * a web server's request line, as the full lists write OpenStack's
+         * "GET <*> <*>").
          */
         if (!FUSE_RULE_OFF(FUSE_RULE_PATHS) && s[i] == '/' &&
             (i == 0 || is_path_delimiter(s[i - 1])) && i + 1 < n &&
             s[i + 1] != '/' && !is_path_delimiter(s[i + 1])) {
             size_t e = i + 1;
-            while (e < n && !is_path_delimiter(s[e]))
+            int query = 0;
+            while (e < n && (!is_path_delimiter(s[e]) || (query && s[e] == '='))) {
+                query |= s[e] == '?';
                 e++;
+            }
             if (!last_wild)
                 o = put_wildcard(o);
             last_wild = 1;

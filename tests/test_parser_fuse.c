@@ -28,14 +28,19 @@ TEST(test_fuse_masks)
         "Reading /var/log/app/x.log, ok",
         "connection from 1.2.3.4 () at Jul",
         "connection from 1.2.3.5 (host) at Jun",
+        "\"GET /missing/page.html?q=a&r=b HTTP/1.1\" 404 -",
+        "set /etc/app/mode=1 ok",
     };
-    logtk_parser *p = run_parser("fuse", lines, 6, NULL, NULL);
+    logtk_parser *p = run_parser("fuse", lines, 8, NULL, NULL);
     CHECK(p != NULL);
     CHECK_TEXT(p, 0, "Served block <*> to <*>"); /* a path, its port joined: one address */
     CHECK(same_text(p, 0, 1));
     CHECK_TEXT(p, 2, "Task done (TID <*>).");
     CHECK_TEXT(p, 3, "Reading <*>, ok");
     CHECK_TEXT(p, 4, "connection from <*> (<*>) at <*>");
+    /* a path's query is the path's, its '=' included; without a '?' an '=' ends it */
+    CHECK_TEXT(p, 6, "\"GET <*> <*>\" <*> -");
+    CHECK_TEXT(p, 7, "set <*>=<*> ok");
     /* parameters come back as the original text */
     logtk_event ev;
     CHECK_STATUS(logtk_parser_extract(p, 1, lines[1], strlen(lines[1]), &ev), LOGTK_OK);
