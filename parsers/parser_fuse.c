@@ -161,7 +161,8 @@ enum fuse_rule {
     FUSE_RULE_OBJECTS = 31,       /* "org.x.Event@5ab2a0": a Java object's identity, one value */
     FUSE_RULE_LIST_LENGTHS = 32,  /* "delete <*>" and "delete <*> <*>": a list of any length */
     FUSE_RULE_CODE_NAMES = 33,    /* "mod_jk2", "createBean2", "NAT64": names of code, not values */
-    FUSE_RULE_KNOWN_SLOTS = 34    /* a new line with words at two variables of a known template */
+    FUSE_RULE_KNOWN_SLOTS = 34,   /* a new line with words at two variables of a known template */
+    FUSE_RULE_SOURCE_FILES = 35   /* "dispatcher.cc:487", "oauth2_x.cc:9": a source file, a line */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -485,6 +486,40 @@ static int is_digit_name(const char *s, size_t n)
 {
     return (is_inner_digit_name(s, n) || is_unit_name(s, n) || is_code_name(s, n)) &&
            !is_machine_word(s, n);
+}
+
+/*
+ * A source file as a source location names it, s[0..n) followed by ':' and
+ * a digit (the line): a name (a letter, then letters, digits, '_' and '-')
+ * and the extension of a programming language's source ("dispatcher.cc:487",
+ * "oauth2_token_service.cc:1086", "main.go:17", "views.py:42").  The file
+ * names the code that printed the line, constant text like the function
+ * names of code; only its line is a value (the ground truths keep Mac's
+ * "DAVEngineImpl.cpp:<*>:Close" and "ib_sm_sweep.c:<*>").  So a name with
+ * digits stays ("oauth2"), and one spelled like a host does not read as
+ * host and port ("bus.cc:405": ".cc" is also a country's domain).
+ */
+static int is_source_file(const char *s, size_t n, const char *line, size_t at, size_t end)
+{
+    static const char extensions[] = " c h cc cpp cxx hh hpp hxx m mm py go rs java kt scala"
+                                     " js ts rb php pl swift cs lua ";
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || at + 1 >= end || line[at] != ':' ||
+        line[at + 1] < '0' || line[at + 1] > '9' || n < 3 || !is_letter(s[0]))
+        return 0;
+    size_t dot = n;
+    while (dot > 0 && s[dot - 1] != '.')
+        dot--;
+    if (dot < 2 || n - dot > 5)
+        return 0;
+    for (size_t i = 1; i + 1 < dot; i++)
+        if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '-')
+            return 0;
+    for (const char *e = extensions; (e = strchr(e, ' ')) != NULL && e[1]; e++) {
+        size_t len = strcspn(e + 1, " ");
+        if (len == n - dot && memcmp(e + 1, s + dot, len) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /*
@@ -900,7 +935,9 @@ static int scope_at(const char *s, size_t at, size_t n)
  */
 static int is_scoped_name(const char *s, size_t from, size_t to, size_t n)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_SCOPED_NAMES) || to <= from || !(is_letter(s[from]) || s[from] == '_'))
+    /* (a destructor, "Class::~Class", opens with its '~') */
+    const size_t name = from + (from < to && s[from] == '~' && from >= 2);
+    if (FUSE_RULE_OFF(FUSE_RULE_SCOPED_NAMES) || to <= name || !(is_letter(s[name]) || s[name] == '_'))
         return 0;
     return scope_at(s, to, n) || (from >= 2 && scope_at(s, from - 2, n));
 }
@@ -1262,7 +1299,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
          * (is_dns_name).
          */
         if (!variable && ((i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
-                           is_host_name(atom, atom_len)) ||
+                           is_host_name(atom, atom_len) &&
+                           !is_source_file(atom, atom_len, s, i, n)) ||
                           is_dns_name(atom, atom_len) ||
                           (i < n && s[i] == '@' && is_object_identity(atom, atom_len, s, i, n))))
             variable = 1;
@@ -1282,7 +1320,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
         while (o - dots > atom + 1 && o[-1 - (ptrdiff_t)dots] == '.')
             dots++;
         if (variable && !memchr(atom, '*', atom_len) &&
-            (is_digit_name(atom, atom_len - dots) || is_scoped_name(s, atom_from, i, n))) {
+            (is_digit_name(atom, atom_len - dots) || is_scoped_name(s, atom_from, i, n) ||
+             is_source_file(atom, atom_len, s, i, n))) {
             last_wild = 0;
             continue;
         }
