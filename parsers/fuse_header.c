@@ -229,6 +229,11 @@ static const unsigned char value_byte[256] = {
  *   - in a date or a bracketed date span followed by anything else: the
  *     last header word, or the "-" one or two words later that separates
  *     a program name from the message ("[10.30 16:49:06] chrome.exe - ...").
+ * A line that opens with "<*>" itself opens with its whole header, already
+ * made one "<*>": a template's text, as logtk_parser_merge() feeds shards'
+ * templates to a fresh parser, or a mask's replacement of it.  Its header is
+ * that token alone, so the template's message is read as the line it came
+ * from was (settle_template reads a template's leading "<*>" so too).
  */
 size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
 {
@@ -236,6 +241,8 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
     int dated = 0, hosts = 0;
     if (n < 2)
         return 0;
+    if (t[0].len == 3 && memcmp(t[0].ptr, "<*>", 3) == 0)
+        return 1; /* the whole header, made one "<*>" (see above) */
     while (i < limit) {
         const char *s = t[i].ptr;
         size_t len = t[i].len;

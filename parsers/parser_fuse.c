@@ -490,7 +490,7 @@ static int is_digit_name(const char *s, size_t n)
 
 /*
  * A source file as a source location names it, s[0..n) followed by ':' and
- * a digit (the line): a name (a letter, then letters, digits, '_' and '-')
+ * a digit (the line; "<*>" in a template's text read as a line): a name (a letter, then letters, digits, '_' and '-')
  * and the extension of a programming language's source ("dispatcher.cc:487",
  * "oauth2_token_service.cc:1086", "main.go:17", "views.py:42").  The file
  * names the code that printed the line, constant text like the function
@@ -503,8 +503,10 @@ static int is_source_file(const char *s, size_t n, const char *line, size_t at, 
 {
     static const char extensions[] = " c h cc cpp cxx hh hpp hxx m mm py go rs java kt scala"
                                      " js ts rb php pl swift cs lua ";
+    /* (the line, or "<*>" where a template's text is read as a line) */
     if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || at + 1 >= end || line[at] != ':' ||
-        line[at + 1] < '0' || line[at + 1] > '9' || n < 3 || !is_letter(s[0]))
+        !((line[at + 1] >= '0' && line[at + 1] <= '9') || is_wild_at(line, at + 1, end)) ||
+        n < 3 || !is_letter(s[0]))
         return 0;
     size_t dot = n;
     while (dot > 0 && s[dot - 1] != '.')

@@ -273,6 +273,52 @@ TEST(test_fuse_unit_slot_varied_in_one_shard)
     logtk_free(s[1].buf);
 }
 
+/*
+ * A shard's templates open with their header made one "<*>".  Fed to the
+ * fold as lines, that "<*>" must be read as the header again: read as a
+ * word, it put the message's first word (the event: configure, trigproc,
+ * remove, status) in a prefix pool after it, and the pool made the first
+ * word a variable, merging messages one process keeps apart.
+ */
+TEST(test_fuse_header_in_shards)
+{
+    static const char *const events[] = {"configure", "trigproc", "remove"};
+    static const char *const packages[] = {"libfoo", "libbar", "zlib", "perl"};
+    char lines[4][4][96];
+    const char *shards[4][4];
+    for (int e = 0; e < 4; e++)
+        for (int k = 0; k < 4; k++) {
+            if (e < 3)
+                snprintf(lines[e][k], sizeof lines[e][k],
+                         "2026-12-04 13:14:2%d %s %s:amd64 1.%d-1 <none>", k, events[e],
+                         packages[k], k);
+            else
+                snprintf(lines[e][k], sizeof lines[e][k],
+                         "2026-12-04 13:14:2%d status not-installed %s:amd64 <none>", k,
+                         packages[k]);
+            shards[e][k] = lines[e][k];
+        }
+    snapshot s[4];
+    logtk_parser *one = new_parser("fuse");
+    for (int e = 0; e < 4; e++) {
+        s[e] = shard("fuse", shards[e], 4, NULL);
+        feed_all(one, shards[e], 4);
+    }
+    static const size_t order[4] = {0, 1, 2, 3};
+    logtk_parser *m = merge_in_order(s, order, 4);
+    static const char *const texts[] = {
+        "<*> configure <*> <*> <none>", "<*> trigproc <*> <*> <none>",
+        "<*> remove <*> <*> <none>", "<*> status not-installed <*> <none>"};
+    for (int e = 0; m && e < 4; e++) {
+        CHECK(lines_of(one, texts[e]) == 4);
+        CHECK(lines_of(m, texts[e]) == 4);
+    }
+    logtk_parser_free(m);
+    logtk_parser_free(one);
+    for (int e = 0; e < 4; e++)
+        logtk_free(s[e].buf);
+}
+
 /* Expects a refusal whose message contains `needle`. */
 static void expect_refused(const void *const *bufs, const size_t *lens, size_t n,
                            const char *const *names, int code, const char *needle)
