@@ -154,8 +154,8 @@ typedef struct ltk_fuse_state {
     /*
      * Per template length n (the last entry: FUSE_SLOT_LENGTHS - 1 or more),
      * bit p (the last bit: 63 or later) set when a template of that length
-     * had a variable at p (ltk_fuse_note_text): where rule known-slots may
-     * find one.  Bits are never cleared (a template merged keeps its bits).
+     * has p in its word_slots: the only places rule known-slots takes a
+     * word.  Bits are never cleared (a template merged keeps its bits).
      */
     uint64_t slot_positions[FUSE_SLOT_LENGTHS];
     /* one bit per hash of by_text's keys (ltk_fuse_text_bit): known_slots()
@@ -217,15 +217,10 @@ static inline int ltk_fuse_text_bit(const ltk_fuse_state *st, uint64_t h)
     return (int)(st->text_bits[h >> (64 - FUSE_TEXT_BITS_LOG2 + 6)] >> (h & 63) & 1);
 }
 
-/*
- * Notes a text that enters by_text (its key h) in text_bits, and its
- * variables (`slots`, a mask of ltk_fuse_slot_bit(); n its length) in
- * slot_positions.
- */
-static inline void ltk_fuse_note_text(ltk_fuse_state *st, uint64_t h, size_t n, uint64_t slots)
+/* Notes a text that enters by_text (its key h) in text_bits. */
+static inline void ltk_fuse_note_text(ltk_fuse_state *st, uint64_t h)
 {
     st->text_bits[h >> (64 - FUSE_TEXT_BITS_LOG2 + 6)] |= (uint64_t)1 << (h & 63);
-    *ltk_fuse_slots_of_length(st, n) |= slots;
 }
 
 /* A key's value, FUSE_NO_ID when absent. */

@@ -1152,11 +1152,11 @@ static size_t mask_token(const char *s, size_t n, char *out)
             (i == 0 || is_path_delimiter(s[i - 1])) && i + 1 < n &&
             s[i + 1] != '/' && !is_path_delimiter(s[i + 1])) {
             size_t e = i + 1;
-            int query = 0;
-            while (e < n && (!is_path_delimiter(s[e]) || (query && s[e] == '='))) {
-                query |= s[e] == '?';
+            while (e < n && !is_path_delimiter(s[e]))
                 e++;
-            }
+            if (e < n && s[e] == '=' && memchr(s + i, '?', e - i))
+                while (e < n && (!is_path_delimiter(s[e]) || s[e] == '='))
+                    e++; /* the query's '=' */
             if (!last_wild)
                 o = put_wildcard(o);
             last_wild = 1;
@@ -1323,7 +1323,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
             dots++;
         if (variable && !memchr(atom, '*', atom_len) &&
             (is_digit_name(atom, atom_len - dots) || is_scoped_name(s, atom_from, i, n) ||
-             is_source_file(atom, atom_len, s, i, n))) {
+             (i < n && s[i] == ':' && is_source_file(atom, atom_len, s, i, n)))) {
             last_wild = 0;
             continue;
         }
@@ -1867,38 +1867,35 @@ static int generalize(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t p
         return join_template(p, st, id, resolve(st, other));
     if (ltk_u64map_put(&st->by_text, h, id) != 0)
         return LOGTK_ERR_NOMEM;
-    ltk_fuse_note_text(st, h, n, ltk_fuse_slot_bit(pos));
+    ltk_fuse_note_text(st, h);
     if (fresh)
         *fresh = 1;
     return LOGTK_OK;
+}
+
+/*
+ * Template id (resolved) took words at pos: a promoted group made it a
+ * variable there.  Kept in its word_slots and in slot_positions of its length.
+ */
+static void note_word_slot(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t pos)
+{
+    size_t n;
+    st->word_slots[id] |= ltk_fuse_slot_bit(pos);
+    if (ltk_tmpl_tokens(p, id, &n) != NULL)
+        *ltk_fuse_slots_of_length(st, n) |= ltk_fuse_slot_bit(pos);
 }
 
 void ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st)
 {
     for (size_t i = 0; i < st->by_text.nslots; i++)
         if (st->by_text.used[i])
-            ltk_fuse_note_text(st, ltk_u64map_key(&st->by_text.slots[i]), 0, 0);
-    const uint32_t count = ltk_tmpl_count(p);
-    for (uint32_t id = 1; id <= count; id++) {
-        size_t n;
-        const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
-        uint64_t slots = 0;
-        for (size_t i = 0; t && i < n; i++) {
-            /* a variable: the token is its own variable form, as learn_masked() reads it */
-            size_t keep = wildform_prefix(t[i].ptr, t[i].len);
-            size_t tail = wildform_suffix(t[i].ptr, t[i].len, keep);
-            if (keep + LTK_WILDCARD_LEN + tail == t[i].len &&
-                ltk_is_wildcard(t[i].ptr + keep, LTK_WILDCARD_LEN))
-                slots |= ltk_fuse_slot_bit(i);
-        }
-        *ltk_fuse_slots_of_length(st, n) |= slots;
-    }
+            ltk_fuse_note_text(st, ltk_u64map_key(&st->by_text.slots[i]));
     for (uint32_t g = 0; g < st->ngroups; g++) {
         const ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
         if (grp->promoted)
             for (uint32_t v = 0; v < grp->nvalues; v++)
-                st->word_slots[resolve(st, ltk_fuse_group_member(st, grp, v))] |=
-                    ltk_fuse_slot_bit(grp->position);
+                note_word_slot(p, st, resolve(st, ltk_fuse_group_member(st, grp, v)),
+                               grp->position);
     }
 }
 
@@ -2395,8 +2392,7 @@ static int promote(logtk_parser *p, ltk_fuse_state *st, uint32_t g)
         if (rc != LOGTK_OK)
             return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
         uint32_t id = resolve(st, ltk_fuse_group_member(st, grp, v));
-        if (grp->nvalues > 0)
-            st->word_slots[id] |= ltk_fuse_slot_bit(grp->position); /* words varied there */
+        note_word_slot(p, st, id, grp->position); /* (v < nvalues: words varied there) */
         /* a template merged into another takes that one's place, settled already */
         if (!fresh)
             continue;
@@ -2710,31 +2706,32 @@ static size_t list_kin(const ltk_fuse_state *st, size_t prefix, size_t run, uint
 
 /*
  * Rule known-slots: a line whose sequence is new, and whose words no
- * promoted slot takes, that reads as a known template but for words at two
- * of that template's variables, is a line of that template, when those two
- * are at most half of the message.  The sibling groups see one position at
- * a time: a word at one of a template's variables is taken by the group of
- * the line without that word ("status _ <*> <*>"), but a line with new
- * words at two of them ("status config-files libc++-dev:amd64 ..." beside
- * "status <*> <*> <*>") finds neither group, each keyed by the other new
- * word.  Each variable has varied on its own, so a word there is a value;
- * but a message of few words is mostly its variables, and two new words
- * there are as likely another message: npm's "notice Tarball Details" is
- * not a line of "notice <*> <*>" (a size and a file).  So the message, past
- * its header, must hold four words or more, and one word of it besides the
- * two must be a word of the template.  Returns the template, else
- * FUSE_NO_ID.  Slow path only (a sequence the exact table does not know): a
- * probe per pair of the line's words, among its first 63, where a template
- * of its length has a variable (the first FUSE_SLOT_PAIRS such words), most
- * of them answered by text_bits.
+ * promoted slot takes, that reads as a known template but for words at one
+ * or two of that template's variables, is a line of that template when
+ * words varied at those variables before (promoted groups made them: the
+ * template's word_slots) and a word of the message besides them matches.
+ * The sibling groups see one position at a time: a word at one of a
+ * template's variables is taken by the group of the line without that word
+ * ("status _ <*> <*>"), but a line with new words at two of them ("status
+ * config-files libc++-dev:amd64 ..." beside "status <*> <*> <*>") finds
+ * neither group, each keyed by the other new word; and a template whose
+ * variable was made in another sequence's group (settled) has no group of
+ * its own there.  A variable that only printed masked values (a size, a
+ * path) takes no word this way: npm's "notice Tarball Details" is not a
+ * line of "notice <*> <*>" (a size and a file name), though the file slot
+ * took words.  Returns the template, else FUSE_NO_ID.  Slow path only (a
+ * sequence the exact table does not know): a probe per position, then per
+ * pair of positions, where a template of the line's length took words
+ * (slot_positions, among the first 63 words; at most FUSE_SLOT_PAIRS of
+ * them), most answered by text_bits.
  */
 static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t hdr,
-                            size_t constants, uint64_t words)
+                            size_t constants)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_KNOWN_SLOTS) || constants < 2)
         return FUSE_NO_ID;
-    /* the line's words past the header where a template of its length has a variable */
-    uint64_t at = words & *ltk_fuse_slots_of_length(st, n) & ~(ltk_fuse_slot_bit(hdr) - 1);
+    /* where a template of this length took words, past the header (few places) */
+    uint64_t at = *ltk_fuse_slots_of_length(st, n) & ~(ltk_fuse_slot_bit(hdr) - 1);
     uint64_t change[FUSE_SLOT_PAIRS]; /* per such word: the sequence's change as a variable */
     size_t pos[FUSE_SLOT_PAIRS];      /* per such word: its position */
     size_t ncand = 0;
@@ -2746,6 +2743,9 @@ static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t h
         while (!(at >> i & 1))
             i++;
 #endif
+        /* a word of the line there, not its variable form already */
+        if (i >= n || st->tok_wild[i] || st->wf_hash[i] == st->tok_hash[i])
+            continue;
         pos[ncand] = i;
         change[ncand++] = st->salt_wf[i] - st->salt_tok[i];
     }
@@ -2834,7 +2834,6 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
 
     /* slow path: the variable form of every token */
     size_t constants = 0;
-    uint64_t words = 0; /* bit i (i < 63): word i is not its variable form (known_slots) */
     const uint64_t mix_n = ltk_mix64(n); /* for sibling_key */
     uint64_t prefix_seen = 0;            /* for pool_key, as join_pool will make it */
     for (size_t i = 0; i < n; i++) {
@@ -2850,7 +2849,6 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
                                                            : salted(st->wf_hash[i], i);
         constants += !st->tok_wild[i];
-        words |= (uint64_t)(i < 63 && st->wf_hash[i] != st->tok_hash[i]) << (i & 63);
         st->sib_known[i] = 0; /* see sib_key; here, not a memset (a "rep stos" compiled for size) */
         /*
          * The group and pool slots the steps below probe for this word,
@@ -2892,7 +2890,6 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
                 st->tok_hash[i] = st->wf_hash[i];
                 st->salt_tok[i] = st->salt_wf[i];
                 st->tok_wild[i] = 1;
-                words &= ~ltk_fuse_slot_bit(i);
                 constants--;
                 changed = 1;
                 if (settled != FUSE_NO_ID && !own_form) {
@@ -2923,7 +2920,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
          */
         uint32_t other = map_get(&st->exact, seq);
         if (other == FUSE_NO_ID)
-            other = known_slots(st, seq, n, hdr, constants, words);
+            other = known_slots(st, seq, n, hdr, constants);
         if (other != FUSE_NO_ID && (other = resolve(st, other)) != id) {
             int rc = join_template(p, st, id, other);
             if (rc != LOGTK_OK)
@@ -2956,7 +2953,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
      * these words before that one existed ("status unpacked <*>:all <*>")
      * is generalized into it when their groups promote.
      */
-    if (id == FUSE_NO_ID && (id = known_slots(st, seq, n, hdr, constants, words)) != FUSE_NO_ID &&
+    if (id == FUSE_NO_ID && (id = known_slots(st, seq, n, hdr, constants)) != FUSE_NO_ID &&
         (long)st->exact.count < st->max_entries && ltk_u64map_put(&st->exact, seq, id) != 0)
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     if (id == FUSE_NO_ID) {
@@ -2999,8 +2996,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
                 return LOGTK_ERR_NOMEM;
             if (ltk_fuse_ensure_redirect(st, id) != 0 || ltk_u64map_put(&st->by_text, th, id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            /* its variables: the words that are their variable form */
-            ltk_fuse_note_text(st, th, n, ~words & (n < 63 ? ltk_fuse_slot_bit(n) - 1 : ~0ULL));
+            ltk_fuse_note_text(st, th);
         }
         if ((long)st->exact.count < st->max_entries && ltk_u64map_put(&st->exact, seq, id) != 0)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
