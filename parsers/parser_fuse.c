@@ -2706,29 +2706,28 @@ static size_t list_kin(const ltk_fuse_state *st, size_t prefix, size_t run, uint
 
 /*
  * Rule known-slots: a line whose sequence is new, and whose words no
- * promoted slot takes, that reads as a known template but for words at one
- * or two of that template's variables, is a line of that template when
- * words varied at those variables before (promoted groups made them: the
+ * promoted slot takes, that reads as a known template but for words at two
+ * of that template's variables, is a line of that template when words
+ * varied at both variables before (promoted groups made them: the
  * template's word_slots) and a word of the message besides them matches.
  * The sibling groups see one position at a time: a word at one of a
  * template's variables is taken by the group of the line without that word
- * ("status _ <*> <*>"), but a line with new words at two of them ("status
- * config-files libc++-dev:amd64 ..." beside "status <*> <*> <*>") finds
- * neither group, each keyed by the other new word; and a template whose
- * variable was made in another sequence's group (settled) has no group of
- * its own there.  A variable that only printed masked values (a size, a
- * path) takes no word this way: npm's "notice Tarball Details" is not a
- * line of "notice <*> <*>" (a size and a file name), though the file slot
- * took words.  Returns the template, else FUSE_NO_ID.  Slow path only (a
- * sequence the exact table does not know): a probe per position, then per
- * pair of positions, where a template of the line's length took words
- * (slot_positions, among the first 63 words; at most FUSE_SLOT_PAIRS of
- * them), most answered by text_bits.
+ * ("status _ <*> <*>"; so one new word needs no rule), but a line with new
+ * words at two of them ("status config-files libc++-dev:amd64 ..." beside
+ * "status <*> <*> <*>") finds neither group, each keyed by the other new
+ * word.  A variable that only printed masked values (a size, a path) takes
+ * no word this way: npm's "notice Tarball Details" is not a line of
+ * "notice <*> <*>" (a size and a file name), though the file slot took
+ * words.  Returns the template, else FUSE_NO_ID.  Slow path only (a
+ * sequence the exact table does not know): a probe per pair of positions
+ * where a template of the line's length took words (slot_positions, among
+ * the first 63 words; at most FUSE_SLOT_PAIRS of them), most answered by
+ * text_bits.
  */
 static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t hdr,
                             size_t constants)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_KNOWN_SLOTS) || constants < 2)
+    if (FUSE_RULE_OFF(FUSE_RULE_KNOWN_SLOTS) || constants < 3)
         return FUSE_NO_ID;
     /* where a template of this length took words, past the header (few places) */
     uint64_t at = *ltk_fuse_slots_of_length(st, n) & ~(ltk_fuse_slot_bit(hdr) - 1);
@@ -2749,16 +2748,7 @@ static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t h
         pos[ncand] = i;
         change[ncand++] = st->salt_wf[i] - st->salt_tok[i];
     }
-    for (size_t a = 0; a < ncand; a++) {
-        const uint64_t h = seq + change[a];
-        uint32_t id;
-        if (!ltk_fuse_text_bit(st, h) || (id = map_get(&st->by_text, h)) == FUSE_NO_ID)
-            continue;
-        id = resolve(st, id);
-        if (st->word_slots[id] & ltk_fuse_slot_bit(pos[a]))
-            return id;
-    }
-    for (size_t a = 0; a + 1 < ncand && constants >= 3; a++) {
+    for (size_t a = 0; a + 1 < ncand; a++) {
         const uint64_t one = seq + change[a];
         for (size_t b = a + 1; b < ncand; b++) {
             const uint64_t h = one + change[b];
