@@ -525,6 +525,29 @@ static int is_source_file(const char *s, size_t n, const char *line, size_t at, 
 }
 
 /*
+ * The word s[0..n) (a masked word: the line "<*>") names a source location,
+ * "file.ext:<*>" (is_source_file): a stack frame
+ * ("org.x.Client.fetch(Client.java:<*>)") or the call site a logger prints
+ * ("DAVEngineImpl.cpp:<*>:Close").  Such a word is code, as a function with
+ * its offset is: a slot of them is not made a variable by its count, so each
+ * frame of a Java stack trace stays its own message (the function is the
+ * message type, as for the kernel's "do_page_fault+<*>").
+ */
+static int holds_source_location(const char *s, size_t n)
+{
+    for (const char *c = memchr(s, ':', n); c != NULL;
+         c = memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
+        const char *from = c;
+        while (from > s && (is_alnum_byte(from[-1]) || from[-1] == '_' || from[-1] == '-' ||
+                            from[-1] == '.'))
+            from--;
+        if (is_source_file(from, (size_t)(c - from), s, (size_t)(c - s), n))
+            return 1;
+    }
+    return 0;
+}
+
+/*
  * The length of a kept name prefix of a variable atom: "node-" of
  * "node-224", "core." of "core.1234", "UTF-" of "UTF-8".  The atom starts
  * with a word of letters, then '-' or '.', and every piece after it holds a
@@ -3097,7 +3120,8 @@ register_words:;
                even where its value is masked, so "a = <*>" and "b = <*>" are
                two messages however many keys a slot shows */
             int code = ((marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len)) ||
-                       ((marks & LTK_FUSE_HAS_COLON) && is_scoped_word(word, bare_len)) ||
+                       ((marks & LTK_FUSE_HAS_COLON) && (is_scoped_word(word, bare_len) ||
+                                                         holds_source_location(word, word_len))) ||
                        (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
                         st->tok_len[i + 1] == 1 && st->norm.data[st->tok_off[i + 1]] == '=');
             int like = (marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
