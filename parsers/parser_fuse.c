@@ -1071,6 +1071,19 @@ static int is_key_sign(const char *s, size_t at, size_t n)
     return 0;
 }
 
+/*
+ * The atom s[from..to) is the whole quoted value of a key: a quote right
+ * after the key's '=' and the same quote right after the atom
+ * ("tag=\"WindowManager\"", "name='SOURCE'").  A key's value is a value
+ * quoted or not (rule key-values); the ground truths write Android's
+ * tag="<*>".
+ */
+static int is_quoted_key_value(const char *s, size_t from, size_t to, size_t n)
+{
+    return from >= 2 && to < n && (s[from - 1] == '"' || s[from - 1] == '\'') &&
+           s[to] == s[from - 1] && is_key_sign(s, from - 2, n);
+}
+
 /* Nonzero when s[0..n) opens with a key and its '=' ("uid=0", "ruser="). */
 static int opens_with_key(const char *s, size_t n)
 {
@@ -1333,7 +1346,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
         if (!variable && !(is_value_word(atom, atom_len) && !(i < n && is_key_sign(s, i, n))) &&
             !is_hex_word(atom, atom_len) &&
             !(atom_from > 0 && is_key_sign(s, atom_from - 1, n) &&
-              !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/'))) {
+              !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/')) &&
+            !is_quoted_key_value(s, atom_from, i, n)) {
             last_wild = 0;
             scheme = atom; /* a word as written: maybe the scheme of a URL */
             scheme_end = o;
