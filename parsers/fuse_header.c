@@ -241,7 +241,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
     int dated = 0, hosts = 0;
     if (n < 2)
         return 0;
-    if (t[0].len == 3 && memcmp(t[0].ptr, "<*>", 3) == 0)
+    if (ltk_is_wildcard(t[0].ptr, t[0].len))
         return 1; /* the whole header, made one "<*>" (see above) */
     while (i < limit) {
         const char *s = t[i].ptr;

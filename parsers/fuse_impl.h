@@ -98,8 +98,6 @@ typedef struct ltk_fuse_pool {
 
 /* template lengths slot_positions tells apart (rule known-slots) */
 #define FUSE_SLOT_LENGTHS 64
-/* log2 of the bits of the filter of template texts (known-slots) */
-#define FUSE_TEXT_BITS_LOG2 15
 /* words of a line known-slots pairs at most */
 #define FUSE_SLOT_PAIRS 32
 
@@ -158,9 +156,6 @@ typedef struct ltk_fuse_state {
      * word.  Bits are never cleared (a template merged keeps its bits).
      */
     uint64_t slot_positions[FUSE_SLOT_LENGTHS];
-    /* one bit per hash of by_text's keys (ltk_fuse_text_bit): known_slots()
-       probes the map only where a text may be */
-    uint64_t text_bits[(1u << FUSE_TEXT_BITS_LOG2) / 64];
     /* templates a promotion generalized, to be settled in their new sequence
        once the line that promoted is done (settle_template, parser_fuse.c) */
     uint32_t *unsettled;
@@ -209,18 +204,6 @@ static inline uint64_t ltk_fuse_slot_bit(size_t pos)
 static inline uint64_t *ltk_fuse_slots_of_length(ltk_fuse_state *st, size_t n)
 {
     return &st->slot_positions[n < FUSE_SLOT_LENGTHS ? n : FUSE_SLOT_LENGTHS - 1];
-}
-
-/* Bit of by_text key h in text_bits. */
-static inline int ltk_fuse_text_bit(const ltk_fuse_state *st, uint64_t h)
-{
-    return (int)(st->text_bits[h >> (64 - FUSE_TEXT_BITS_LOG2 + 6)] >> (h & 63) & 1);
-}
-
-/* Notes a text that enters by_text (its key h) in text_bits. */
-static inline void ltk_fuse_note_text(ltk_fuse_state *st, uint64_t h)
-{
-    st->text_bits[h >> (64 - FUSE_TEXT_BITS_LOG2 + 6)] |= (uint64_t)1 << (h & 63);
 }
 
 /* A key's value, FUSE_NO_ID when absent. */
@@ -367,10 +350,9 @@ int ltk_fuse_is_calendar_word(const char *s, size_t n);
 int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id);
 
 /*
- * Fills text_bits, slot_positions and word_slots from by_text, the
- * parser's templates and the promoted groups, as learning them one by one
- * would have: a snapshot does not hold them (parser_fuse.c).  After the
- * groups and redirects are loaded.
+ * Fills word_slots and slot_positions from the promoted groups, as learning
+ * them one by one would have: a snapshot does not hold them
+ * (parser_fuse.c).  After the groups and redirects are loaded.
  */
 void ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st);
 

@@ -490,8 +490,9 @@ static int is_digit_name(const char *s, size_t n)
 
 /*
  * A source file as a source location names it, s[0..n) followed by ':' and
- * a digit (the line; "<*>" in a template's text read as a line): a name (a letter, then letters, digits, '_' and '-')
- * and the extension of a programming language's source ("dispatcher.cc:487",
+ * a digit (the line; "<*>" in a template's text read as a line): a name (a
+ * letter, then letters, digits, '_' and '-') and the extension of a
+ * programming language's source ("dispatcher.cc:487",
  * "oauth2_token_service.cc:1086", "main.go:17", "views.py:42").  The file
  * names the code that printed the line, constant text like the function
  * names of code; only its line is a value (the ground truths keep Mac's
@@ -501,49 +502,25 @@ static int is_digit_name(const char *s, size_t n)
  */
 static int is_source_file(const char *s, size_t n, const char *line, size_t at, size_t end)
 {
-    static const char extensions[] = " c h cc cpp cxx hh hpp hxx m mm py go rs java kt scala"
-                                     " js ts rb php pl swift cs lua ";
+    static const char *const extensions[] = {
+        "c",  "h",  "cc", "cpp", "cxx", "hh", "hpp", "hxx", "m",  "mm",    "py", "go",
+        "rs", "java", "kt", "scala", "js", "ts",  "rb",  "php", "pl", "swift", "cs", "lua"};
     /* (the line, or "<*>" where a template's text is read as a line) */
     if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || at + 1 >= end || line[at] != ':' ||
         !((line[at + 1] >= '0' && line[at + 1] <= '9') || is_wild_at(line, at + 1, end)) ||
-        n < 3 || !is_letter(s[0]))
+        n < 3 || !is_letter(s[0]) || s[n - 1] < 'a' || s[n - 1] > 'z')
         return 0;
     size_t dot = n;
-    while (dot > 0 && s[dot - 1] != '.')
+    while (dot > 0 && n - dot <= 5 && s[dot - 1] != '.')
         dot--;
-    if (dot < 2 || n - dot > 5)
+    if (dot < 2 || s[dot - 1] != '.')
         return 0;
     for (size_t i = 1; i + 1 < dot; i++)
         if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '-')
             return 0;
-    for (const char *e = extensions; (e = strchr(e, ' ')) != NULL && e[1]; e++) {
-        size_t len = strcspn(e + 1, " ");
-        if (len == n - dot && memcmp(e + 1, s + dot, len) == 0)
+    for (size_t e = 0; e < sizeof extensions / sizeof extensions[0]; e++)
+        if (strlen(extensions[e]) == n - dot && memcmp(extensions[e], s + dot, n - dot) == 0)
             return 1;
-    }
-    return 0;
-}
-
-/*
- * The word s[0..n) (a masked word: the line "<*>") names a source location,
- * "file.ext:<*>" (is_source_file): a stack frame
- * ("org.x.Client.fetch(Client.java:<*>)") or the call site a logger prints
- * ("DAVEngineImpl.cpp:<*>:Close").  Such a word is code, as a function with
- * its offset is: a slot of them is not made a variable by its count, so each
- * frame of a Java stack trace stays its own message (the function is the
- * message type, as for the kernel's "do_page_fault+<*>").
- */
-static int holds_source_location(const char *s, size_t n)
-{
-    for (const char *c = memchr(s, ':', n); c != NULL;
-         c = memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
-        const char *from = c;
-        while (from > s && (is_alnum_byte(from[-1]) || from[-1] == '_' || from[-1] == '-' ||
-                            from[-1] == '.'))
-            from--;
-        if (is_source_file(from, (size_t)(c - from), s, (size_t)(c - s), n))
-            return 1;
-    }
     return 0;
 }
 
@@ -1084,6 +1061,36 @@ static int is_quoted_key_value(const char *s, size_t from, size_t to, size_t n)
            s[to] == s[from - 1] && is_key_sign(s, from - 2, n);
 }
 
+/*
+ * The word s[0..n) (a masked word: the line "<*>") names a source location,
+ * "file.ext:<*>" (is_source_file): a stack frame
+ * ("org.x.Client.fetch(Client.java:<*>)") or the call site a logger prints
+ * ("DAVEngineImpl.cpp:<*>:Close").  Such a word is code, as a function with
+ * its offset is: a slot of them is not made a variable by its count, so each
+ * frame of a Java stack trace stays its own message (the function is the
+ * message type, as for the kernel's "do_page_fault+<*>").
+ */
+static int holds_source_location(const char *s, size_t n)
+{
+    for (const char *c = memchr(s, ':', n); c != NULL;
+         c = memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
+        /* a line after it and ".ext" (small letters) before it: only then the file */
+        if (c + 1 == s + n || !((c[1] >= '0' && c[1] <= '9') || c[1] == '<'))
+            continue;
+        const char *dot = c;
+        while (dot > s && c - dot < 6 && dot[-1] >= 'a' && dot[-1] <= 'z')
+            dot--;
+        if (dot == c || dot == s || dot[-1] != '.')
+            continue;
+        const char *from = c;
+        while (from > s && is_key_byte(from[-1]))
+            from--;
+        if (is_source_file(from, (size_t)(c - from), s, (size_t)(c - s), n))
+            return 1;
+    }
+    return 0;
+}
+
 /* Nonzero when s[0..n) opens with a key and its '=' ("uid=0", "ruser="). */
 static int opens_with_key(const char *s, size_t n)
 {
@@ -1118,9 +1125,9 @@ static int is_empty_key(const logtk_slice *tok, size_t i, size_t n)
  * token before is a lone '=', the one before that ends with a letter, and
  * token i is one word (a letter, then is_key_byte()) with at most sentence
  * punctuation after it, which stays outside the value, and the next token
- * neither opens a bracket nor is an operator.  0 otherwise.  The full-size ground truths write such a
- * value "<*>" (78 " = <*>" in their lists against a few kept words, "=
- * Intent { ... }").
+ * neither opens a bracket nor is an operator.  0 otherwise.  The full-size
+ * ground truths write such a value "<*>" (78 " = <*>" in their lists against
+ * a few kept words, "= Intent { ... }").
  */
 static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
 {
@@ -1904,7 +1911,6 @@ static int generalize(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t p
         return join_template(p, st, id, resolve(st, other));
     if (ltk_u64map_put(&st->by_text, h, id) != 0)
         return LOGTK_ERR_NOMEM;
-    ltk_fuse_note_text(st, h);
     if (fresh)
         *fresh = 1;
     return LOGTK_OK;
@@ -1924,9 +1930,6 @@ static void note_word_slot(logtk_parser *p, ltk_fuse_state *st, uint32_t id, siz
 
 void ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st)
 {
-    for (size_t i = 0; i < st->by_text.nslots; i++)
-        if (st->by_text.used[i])
-            ltk_fuse_note_text(st, ltk_u64map_key(&st->by_text.slots[i]));
     for (uint32_t g = 0; g < st->ngroups; g++) {
         const ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
         if (grp->promoted)
@@ -2758,8 +2761,7 @@ static size_t list_kin(const ltk_fuse_state *st, size_t prefix, size_t run, uint
  * words.  Returns the template, else FUSE_NO_ID.  Slow path only (a
  * sequence the exact table does not know): a probe per pair of positions
  * where a template of the line's length took words (slot_positions, among
- * the first 63 words; at most FUSE_SLOT_PAIRS of them), most answered by
- * text_bits.
+ * the first 63 words; at most FUSE_SLOT_PAIRS of them).
  */
 static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t hdr,
                             size_t constants)
@@ -2790,7 +2792,7 @@ static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t h
         for (size_t b = a + 1; b < ncand; b++) {
             const uint64_t h = one + change[b];
             uint32_t id;
-            if (!ltk_fuse_text_bit(st, h) || (id = map_get(&st->by_text, h)) == FUSE_NO_ID)
+            if ((id = map_get(&st->by_text, h)) == FUSE_NO_ID)
                 continue;
             /* both variables took words before: promoted groups made them */
             id = resolve(st, id);
@@ -3023,7 +3025,6 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
                 return LOGTK_ERR_NOMEM;
             if (ltk_fuse_ensure_redirect(st, id) != 0 || ltk_u64map_put(&st->by_text, th, id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            ltk_fuse_note_text(st, th);
         }
         if ((long)st->exact.count < st->max_entries && ltk_u64map_put(&st->exact, seq, id) != 0)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
