@@ -212,6 +212,21 @@ int ltk_fuse_is_calendar_word(const char *s, size_t n)
 }
 
 /*
+ * A month name written inside a date between numbers and '/' ("05/Dec/2026",
+ * the Common Log Format's "[05/Dec/2026:00:58:34 +0000]" of every web
+ * server's and proxy's access log): s[from..to) is the name.  It is part of
+ * the date's value like the numbers around it, so the date is one "<*>"
+ * (merge_joined), as "05/12/2026" is; kept, it split a request line's
+ * template by month.
+ */
+static int is_date_month(const char *s, size_t from, size_t to, size_t n)
+{
+    return from >= 2 && s[from - 1] == '/' && s[from - 2] >= '0' && s[from - 2] <= '9' &&
+           to + 1 < n && s[to] == '/' && s[to + 1] >= '0' && s[to + 1] <= '9' &&
+           ltk_fuse_is_calendar_word(s + from, to - from);
+}
+
+/*
  * Words that are values although they hold no digit: the booleans, null,
  * and the names of the superuser accounts (root, admin).  Code prints them
  * as the value of a field ("is true", "user=root", "config null"), never as
@@ -1335,6 +1350,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             break;
         }
         size_t atom_len = (size_t)(o - atom);
+        if (!variable && atom_len == 3 && is_date_month(s, atom_from, i, n))
+            variable = 1;
         /*
          * A dotted name right before ":port" is a host ("proxy.example.org:8080"):
          * an address like the numeric one it stands for, one "<*>" with its
