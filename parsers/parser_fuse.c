@@ -162,7 +162,8 @@ enum fuse_rule {
     FUSE_RULE_LIST_LENGTHS = 32,  /* "delete <*>" and "delete <*> <*>": a list of any length */
     FUSE_RULE_CODE_NAMES = 33,    /* "mod_jk2", "createBean2", "NAT64": names of code, not values */
     FUSE_RULE_KNOWN_SLOTS = 34,   /* a new line with words at two variables of a known template */
-    FUSE_RULE_SOURCE_FILES = 35   /* "dispatcher.cc:487", "oauth2_x.cc:9": a source file, a line */
+    FUSE_RULE_SOURCE_FILES = 35,  /* "dispatcher.cc:487", "oauth2_x.cc:9": a source file, a line */
+    FUSE_RULE_BASE64 = 36         /* "SHA256:v9+pgEBN/lktpFQ": bytes in base64, one value */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -678,6 +679,66 @@ FUSE_INLINE int simple_word(const unsigned char *s, uint64_t *word, unsigned *di
     (void)s, (void)word, (void)digit;
     return 0;
 #endif
+}
+
+/*
+ * The length of the base64 text opening s[i..n) ("v9+pgEBNDmos+tJmb7e4p7YF/
+ * lktpFQ", an SSH key's fingerprint after "SHA256:"; keys, nonces, tokens),
+ * '=' padding included, or 0.  Bytes printed in base64 are one value, but
+ * its '+' and '/' cut them into atoms, and an atom of letters alone stayed a
+ * word (or one with a digit or two a name, "SiEOgPQ1EPqwvKVzX"), so each
+ * fingerprint made a template of its own.  Base64 is told from names of
+ * code by how often the kind of byte changes (capital, small letter, digit,
+ * '+' or '/'): about two bytes in three in random bytes so written, one in
+ * four in "IO80211Family/IO80211AWDLPeerManager" or "207/Prototypes/Player".
+ * At least 16 bytes, with a '+' or '/' inside (without one the text is one
+ * atom, which the digit rules decide), a digit, a capital and a small
+ * letter, and changes at half the bytes or more.  The byte kinds alone
+ * decide, never which digits: lines of one shape mask alike (fuse_shape.h).
+ * *run_end gets the end of the bytes scanned: no base64 text starts at a
+ * later piece of them.
+ */
+__attribute__((noinline)) /* rare: kept out of mask_token()'s loop */
+static size_t base64_span(const char *s, size_t i, size_t n, size_t *run_end)
+{
+    /* the kind of each byte of base64's alphabet, 0 for the others */
+    enum { UPPER = 1, LOWER = 2, DIGIT = 3, SIGN = 4 };
+    static const unsigned char kind_of[256] = {
+        ['+'] = SIGN, ['/'] = SIGN,
+        ['0'] = DIGIT, ['1'] = DIGIT, ['2'] = DIGIT, ['3'] = DIGIT, ['4'] = DIGIT,
+        ['5'] = DIGIT, ['6'] = DIGIT, ['7'] = DIGIT, ['8'] = DIGIT, ['9'] = DIGIT,
+        ['A'] = UPPER, ['B'] = UPPER, ['C'] = UPPER, ['D'] = UPPER, ['E'] = UPPER,
+        ['F'] = UPPER, ['G'] = UPPER, ['H'] = UPPER, ['I'] = UPPER, ['J'] = UPPER,
+        ['K'] = UPPER, ['L'] = UPPER, ['M'] = UPPER, ['N'] = UPPER, ['O'] = UPPER,
+        ['P'] = UPPER, ['Q'] = UPPER, ['R'] = UPPER, ['S'] = UPPER, ['T'] = UPPER,
+        ['U'] = UPPER, ['V'] = UPPER, ['W'] = UPPER, ['X'] = UPPER, ['Y'] = UPPER,
+        ['Z'] = UPPER,
+        ['a'] = LOWER, ['b'] = LOWER, ['c'] = LOWER, ['d'] = LOWER, ['e'] = LOWER,
+        ['f'] = LOWER, ['g'] = LOWER, ['h'] = LOWER, ['i'] = LOWER, ['j'] = LOWER,
+        ['k'] = LOWER, ['l'] = LOWER, ['m'] = LOWER, ['n'] = LOWER, ['o'] = LOWER,
+        ['p'] = LOWER, ['q'] = LOWER, ['r'] = LOWER, ['s'] = LOWER, ['t'] = LOWER,
+        ['u'] = LOWER, ['v'] = LOWER, ['w'] = LOWER, ['x'] = LOWER, ['y'] = LOWER,
+        ['z'] = LOWER,
+    };
+    *run_end = i + 1;
+    if (n - i < 16)
+        return 0;
+    const unsigned char *u = (const unsigned char *)s;
+    unsigned seen = 0, last = kind_of[u[i]];
+    size_t e = i, changes = 0;
+    for (unsigned kind; e < n && (kind = kind_of[u[e]]) != 0; e++) {
+        changes += kind != last;
+        last = kind;
+        seen |= 1u << kind;
+    }
+    *run_end = e;
+    const size_t len = e - i;
+    if (len < 16 || seen != (1u << UPPER | 1u << LOWER | 1u << DIGIT | 1u << SIGN) ||
+        2 * changes < len - 1 || kind_of[u[e - 1]] == SIGN)
+        return 0;
+    for (size_t pad = 0; pad < 2 && e < n && s[e] == '='; pad++)
+        e++;
+    return e - i;
 }
 
 /* Longest masked form of a token of n bytes ("1,2" -> "<*>,<*>", "()" -> "(<*>)"). */
@@ -1196,6 +1257,11 @@ static size_t mask_token(const char *s, size_t n, char *out)
     /* the last plain atom: out[scheme..scheme_end), ending before s[scheme_to] */
     char *scheme = NULL, *scheme_end = NULL;
     size_t scheme_to = 0;
+    /* s[..base64_tried) is no base64 text's start; base64_span needs 16 bytes
+       with a '+' or '/', which most tokens fail at once */
+    size_t base64_tried = n;
+    if (n >= 16 && !FUSE_RULE_OFF(FUSE_RULE_BASE64) && (memchr(s, '/', n) || memchr(s, '+', n)))
+        base64_tried = 0;
     while (i < n) {
         /*
          * A path: '/' opening a piece of the token, up to the next field
@@ -1307,6 +1373,17 @@ static size_t mask_token(const char *s, size_t n, char *out)
             }
             i++;
             continue;
+        }
+        /* base64 text, from a piece's first byte; a span that failed is not tried again */
+        if (i >= base64_tried && is_alnum_byte(s[i])) {
+            const size_t b64 = base64_span(s, i, n, &base64_tried);
+            if (b64) {
+                if (!last_wild)
+                    o = put_wildcard(o);
+                last_wild = 1;
+                i += b64;
+                continue;
+            }
         }
         char *atom = o;
         const size_t atom_from = i;
