@@ -225,7 +225,8 @@ static const unsigned char value_byte[256] = {
  *   - in a level word, itself followed by what loggers print after a
  *     level: bracketed spans ("[main]", "[req-1 - - -]"), a component
  *     ("name:" or a dotted name) and a "-" ("INFO [main] org.Foo: ..."), or
- *   - in a "-" after the date, unless a level follows it ("12:01:02 - msg"), or
+ *   - in a "-" after the date, unless a level follows it ("12:01:02 - msg"),
+ *   - in a level mark after the date, '*', '#' or '.' (Redis), or
  *   - in a date or a bracketed date span followed by anything else: the
  *     last header word, or the "-" one or two words later that separates
  *     a program name from the message ("[10.30 16:49:06] chrome.exe - ...").
@@ -302,6 +303,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             if (dated && !(i < limit && is_level_word(t[i].ptr, t[i].len)))
                 return end < n ? end : 0;
             continue;
+        }
+        /* after the date, a lone mark is a level too: Redis prints ". - * #"
+           for debug, verbose, notice and warning */
+        if (dated && len == 1 && (s[0] == '*' || s[0] == '#' || s[0] == '.')) {
+            end = ++i;
+            return end < n ? end : 0;
         }
         if (is_calendar_any_case(s, len)) {
             end = ++i;
