@@ -1138,6 +1138,28 @@ static int is_quoted_key_value(const char *s, size_t from, size_t to, size_t n)
 }
 
 /*
+ * The length of a key's whole value written as a placeholder in angle
+ * brackets, from the '<' at s[at] through its '>' ("err=<nil>", Go's nil;
+ * "java.compiler=<NA>", "version=<none>"), or 0: a name of letters, digits,
+ * '_', '-' and '.' right after the key's '=', and after the '>' the token's
+ * end or punctuation that closes a field.  The value of a key is a value
+ * (rule key-values) whatever it prints; the full-size ground truth writes
+ * Zookeeper's "Server environment:java.compiler=<*>".
+ */
+static size_t bracketed_key_value(const char *s, size_t at, size_t n)
+{
+    if (at == 0 || !is_key_sign(s, at - 1, n))
+        return 0;
+    size_t k = at + 1;
+    while (k < n && (is_alnum_byte(s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '.'))
+        k++;
+    if (k == at + 1 || k == n || s[k] != '>' || s[k - 1] == '.' ||
+        (k + 1 < n && !memchr(",;)]}&", s[k + 1], 6)))
+        return 0;
+    return k + 1 - at;
+}
+
+/*
  * The word s[0..n) (a masked word: the line "<*>") names a source location,
  * "file.ext:<*>" (is_source_file): a stack frame
  * ("org.x.Client.fetch(Client.java:<*>)") or the call site a logger prints
@@ -1341,6 +1363,15 @@ static size_t mask_token(const char *s, size_t n, char *out)
              */
             if (s[i] == '>' && last_wild && !angles && !FUSE_RULE_OFF(FUSE_RULE_CLOSERS)) {
                 i++;
+                continue;
+            }
+            /* "err=<nil>", "java.compiler=<NA>": a key's value printed as a
+               placeholder in angle brackets is its value, "err=<*>" */
+            const size_t placeholder = s[i] == '<' ? bracketed_key_value(s, i, n) : 0;
+            if (placeholder) {
+                o = put_wildcard(o);
+                last_wild = 1;
+                i += placeholder;
                 continue;
             }
             angles += s[i] == '<';
