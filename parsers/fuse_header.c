@@ -13,7 +13,7 @@
 /*
  * Level words of every common logger, in any case ("INFO", "Info",
  * "notice", "WARNING"; java.util.logging's "FINE", "FINER", "FINEST";
- * "VERBOSE"), and the one-letter levels of Android's logcat
+ * "VERBOSE"; MySQL's and MariaDB's "[Note]"), and the one-letter levels of Android's logcat
  * ("D", "I", "W", "E", "V", "F"), upper case only: a lone lower-case letter
  * is a word.  A level in brackets ("[notice]") counts too.
  */
@@ -30,7 +30,7 @@ static int is_level_word(const char *s, size_t n)
        with few names a word at a time: every header token is tested */
     static const char levels[6][7][8] = {
         {"err"},
-        {"info", "warn", "crit", "fine"},
+        {"info", "warn", "crit", "fine", "note"},
         {"trace", "debug", "error", "fatal", "emerg", "alert", "finer"},
         {"notice", "severe", "finest"},
         {"warning", "verbose"},
