@@ -163,7 +163,8 @@ enum fuse_rule {
     FUSE_RULE_CODE_NAMES = 33,    /* "mod_jk2", "createBean2", "NAT64": names of code, not values */
     FUSE_RULE_KNOWN_SLOTS = 34,   /* a new line with words at two variables of a known template */
     FUSE_RULE_SOURCE_FILES = 35,  /* "dispatcher.cc:487", "oauth2_x.cc:9": a source file, a line */
-    FUSE_RULE_BASE64 = 36         /* "SHA256:v9+pgEBN/lktpFQ": bytes in base64, one value */
+    FUSE_RULE_BASE64 = 36,        /* "SHA256:v9+pgEBN/lktpFQ": bytes in base64, one value */
+    FUSE_RULE_SOLE_WORDS = 37     /* "<*>: exiting": a message's only word is not promoted */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -2930,6 +2931,49 @@ static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t h
 }
 
 /*
+ * The position of the line's only word after its header, n when it has
+ * none or more than one: a token holding a letter, its other constants
+ * punctuation around values ("<*>:", "(<*>)").  Such a word is the whole
+ * message, so no count of words at its place makes it a variable: nginx's
+ * "2026/12/05 01:13:01 [notice] 1862#1862: exiting" and "...: exit" are two
+ * messages, not "<*>: <*>".  The ground truths agree: of their thousands of
+ * templates, three hold no word (each a line printed once).
+ */
+__attribute__((noinline)) /* once a line, out of learn_masked()'s loops */
+static size_t sole_word_at(const ltk_fuse_state *st, size_t hdr, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SOLE_WORDS))
+        return n;
+    size_t at = n;
+    for (size_t i = hdr; i < n; i++) {
+        if (st->tok_wild[i])
+            continue;
+        const char *t = st->norm.data + st->tok_off[i];
+        size_t k = 0;
+        while (k < st->tok_len[i] && !is_letter(t[k]))
+            k++;
+        if (k == st->tok_len[i])
+            continue;
+        if (at != n)
+            return n; /* a second word */
+        at = i;
+    }
+    if (at == n)
+        return n;
+    /* a word of letters, maybe with sentence punctuation: not a value such as
+       an option ("--addr"), a name in a code excerpt ("} text_key;"), a rule */
+    const char *t = st->norm.data + st->tok_off[at];
+    const size_t len = st->tok_len[at];
+    size_t letters = 0;
+    while (letters < len && is_letter(t[letters]))
+        letters++;
+    for (size_t k = letters; k < len; k++)
+        if (t[k] != ',' && t[k] != '.' && t[k] != ';' && t[k] != ':')
+            return n;
+    return letters >= 2 ? at : n; /* (a letter alone is a mark, a tree's node "O") */
+}
+
+/*
  * The rest of learn_sequence(), from the line's masked words: st->norm
  * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
  * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
@@ -3172,10 +3216,11 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
 register_words:;
     /* register this line's word at each position in its sibling group */
     uint64_t prefix = 0; /* the line's words before position i, for the prefix pools */
+    const size_t sole_word = sole_word_at(st, hdr, n);
     for (size_t i = 0; i < n; i++) {
         const uint64_t before = prefix;
         prefix += st->salt_tok[i];
-        if (i < hdr || constants - !st->tok_wild[i] < 1)
+        if (i < hdr || constants - !st->tok_wild[i] < 1 || i == sole_word)
             continue; /* the header, or no other constant: nothing anchors the group */
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
         int vars_only = -1; /* only_variables() of the word, once asked here */
