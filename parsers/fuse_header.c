@@ -216,10 +216,25 @@ static const unsigned char value_byte[256] = {
 };
 
 /*
+ * The length of the syslog priority opening s[0..n), "<" one to three
+ * digits ">" ("<134>", RFC 3164 and 5424: facility * 8 + severity), or 0.
+ * A message read off the wire or a raw socket keeps it glued to the date
+ * ("<134>Dec  5 01:12:58 haproxy[1918]: ...").
+ */
+static size_t priority_length(const char *s, size_t n)
+{
+    size_t k = 1;
+    while (k < n && k < 4 && s[k] >= '0' && s[k] <= '9')
+        k++;
+    return k > 1 && k < n && s[k] == '>' ? k + 1 : 0;
+}
+
+/*
  * The number of leading tokens that are the line's header rather than its
  * message, 0 when there is none.
  * A header is a run of header words - dates and times, numbers and ids
- * (tokens with a digit), month and day names, a lone "-", bracketed spans
+ * (tokens with a digit), month and day names (after a syslog priority
+ * glued to the first, "<134>Dec"), a lone "-", bracketed spans
  * with a date in them, and at most one plain word (the host) - holding at
  * least one date or time, and ending
  *   - in a component "name:" ("Jun 14 15:16:01 combo sshd[42]:"), or
@@ -250,6 +265,16 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         size_t len = t[i].len;
         int span_dated = 0;
         size_t span;
+        if (i == 0 && len > 2 && s[0] == '<') {
+            /* syslog's priority as sent on the wire, "<134>Dec": the header's */
+            const size_t pri = priority_length(s, len);
+            if (pri == len) {
+                end = ++i;
+                continue;
+            }
+            s += pri;
+            len -= pri;
+        }
         /* a digit opens no level word, component or bracket: straight to the date test */
         int digit_first = s[0] >= '0' && s[0] <= '9';
         if (!digit_first && is_level_word(s, len)) {
