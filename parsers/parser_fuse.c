@@ -1141,20 +1141,22 @@ static int is_quoted_key_value(const char *s, size_t from, size_t to, size_t n)
 /*
  * The length of a key's whole value written as a placeholder in angle
  * brackets, from the '<' at s[at] through its '>' ("err=<nil>", Go's nil;
- * "java.compiler=<NA>", "version=<none>"), or 0: a name of letters, digits,
- * '_', '-' and '.' right after the key's '=', and after the '>' the token's
- * end or punctuation that closes a field.  The value of a key is a value
- * (rule key-values) whatever it prints; the full-size ground truth writes
- * Zookeeper's "Server environment:java.compiler=<*>".
+ * "java.compiler=<NA>", "version=<none>"; a mail address, "to=<bob@x.org>",
+ * and the null sender, "from=<>"), or 0: letters, digits and "_-.@+%" (or
+ * nothing) right after the key's '=', and after the '>' the token's end or
+ * punctuation that closes a field.  The value of a key is a value (rule
+ * key-values) whatever it prints; the full-size ground truth writes
+ * Zookeeper's "Server environment:java.compiler=<*>", the Loghub-2.0 2k one
+ * sendmail's "from=<*>" and "msgid=<*>".
  */
 static size_t bracketed_key_value(const char *s, size_t at, size_t n)
 {
     if (at == 0 || !is_key_sign(s, at - 1, n))
         return 0;
     size_t k = at + 1;
-    while (k < n && (is_alnum_byte(s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '.'))
+    while (k < n && (is_alnum_byte(s[k]) || memchr("_-.@+%", s[k], 6)))
         k++;
-    if (k == at + 1 || k == n || s[k] != '>' || s[k - 1] == '.' ||
+    if (k == n || s[k] != '>' || s[k - 1] == '.' ||
         (k + 1 < n && !memchr(",;)]}&", s[k + 1], 6)))
         return 0;
     return k + 1 - at;
@@ -1823,6 +1825,25 @@ FUSE_INLINE size_t before_sentence_end(const char *s, size_t n, size_t from)
     return end;
 }
 
+/* openers[c]: the byte that opens c when c closes an enclosed value, else 0. */
+static const char openers[256] = {
+    [')'] = '(', [']'] = '[', ['}'] = '{', ['\''] = '\'', ['"'] = '"',
+};
+
+/*
+ * s[from..end) without the brackets closing it that no byte of it opened,
+ * the closers of brackets earlier tokens opened: the ")" of '"alice")' in
+ * '(unknown user: "alice")'.  Quotes close nothing here (a quote is its
+ * own opener).
+ */
+static size_t before_outer_closers(const char *s, size_t from, size_t end)
+{
+    while (end > from + 1 && (s[end - 1] == ')' || s[end - 1] == ']' || s[end - 1] == '}') &&
+           !memchr(s + from, openers[(unsigned char)s[end - 1]], end - 1 - from))
+        end--;
+    return end;
+}
+
 /*
  * The variable form of a token: "key=<*>" for "key=value" (the key is part of
  * the template in every ground truth, only the value varies), "[<*>]" for
@@ -1837,7 +1858,7 @@ static size_t wildform_prefix(const char *s, size_t n)
     size_t keep = !eq || eq == s || is_wild_at(s, 0, n) ? 0 : (size_t)(eq - s) + 1;
     char close;
     if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && keep < n && (close = closers[(unsigned char)s[keep]]) != 0) {
-        size_t end = before_sentence_end(s, n, keep + 1);
+        size_t end = before_outer_closers(s, keep + 1, before_sentence_end(s, n, keep + 1));
         if (end >= keep + 3 && s[end - 1] == close)
             keep++; /* something between the opener and its closer */
         else if (end >= keep + 2 && !memchr(s + keep + 1, close, end - keep - 1))
@@ -1845,11 +1866,6 @@ static size_t wildform_prefix(const char *s, size_t n)
     }
     return keep;
 }
-
-/* openers[c]: the byte that opens c when c closes an enclosed value, else 0. */
-static const char openers[256] = {
-    [')'] = '(', [']'] = '[', ['}'] = '{', ['\''] = '\'', ['"'] = '"',
-};
 
 /*
  * wildform_suffix() for a token whose last byte (before its sentence
@@ -1862,6 +1878,12 @@ __attribute__((noinline))
 static size_t closed_suffix(const char *s, size_t n, size_t prefix, size_t end)
 {
     char close = prefix > 0 ? closers[(unsigned char)s[prefix - 1]] : 0;
+    if (close) {
+        /* '"alice")': the ')' an earlier token opened, then the prefix's own quote */
+        const size_t inner = before_outer_closers(s, prefix, end);
+        if (inner < end && inner > prefix + 1 && s[inner - 1] == close)
+            return n - (inner - 1);
+    }
     if (close == s[end - 1] ||
         /* a closer opened by an earlier token: "b)" of "(a b)" */
         (end >= prefix + 2 && !memchr(s + prefix, openers[(unsigned char)s[end - 1]], end - 1 - prefix)))
@@ -2157,7 +2179,8 @@ static int looks_like_value(const char *s, size_t n)
 /*
  * A word in quotes, the quotes its first and last byte ("'Active'",
  * "\"eth0\""): code quotes the value it inserts into a message ("state
- * '%s'"), so two different quoted words in one slot are two values of one
+ * '%s'"; maybe closing brackets earlier tokens opened, '"alice")'), so two
+ * different quoted words in one slot are two values of one
  * field, as the full-size ground truth writes "in state <*>" for Mac's
  * "'Active'" and "'Inactive'".  The slot's variable form ("'<*>'": a
  * group's words share it) counts as one, as a merged shard's template
@@ -2165,8 +2188,10 @@ static int looks_like_value(const char *s, size_t n)
  */
 static int is_quoted_word(const char *s, size_t n)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || n < 3 || (s[0] != '\'' && s[0] != '"') ||
-        s[n - 1] != s[0])
+    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || n < 3 || (s[0] != '\'' && s[0] != '"'))
+        return 0;
+    n = before_outer_closers(s, 1, n); /* '"alice")' of '(unknown user: "alice")' */
+    if (n < 3 || s[n - 1] != s[0])
         return 0;
     return memchr(s + 1, s[0], n - 2) == NULL;
 }
