@@ -2956,6 +2956,26 @@ static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t h
 }
 
 /*
+ * The word s[0..n) is a function's name and `next`, the token after it, its
+ * source location in parentheses: a stack frame as valgrind, gdb and
+ * sanitizers print one ("by 0x10923B: leak_some (bug.c:6)"; "main ()" and
+ * "at bug.c:12" differ and are left alone).  The function is the frame's
+ * message, as in a Java frame (holds_source_location), so a slot of such
+ * names is not made a variable by its count: valgrind's report (on this
+ * machine) put every "by" frame in "by <*>: <*> (bug.c:<*>)".
+ */
+static int names_frame_function(const char *s, size_t n, const char *next, size_t next_len)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || n == 0 || next_len < 6 || next[0] != '(' ||
+        (!is_letter(s[0]) && s[0] != '_'))
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (!is_key_byte(s[k]) && s[k] != ':' && s[k] != '~')
+            return 0;
+    return holds_source_location(next, next_len);
+}
+
+/*
  * The position of the line's only word after its header, n when it has
  * none or more than one: a token holding a letter, its other constants
  * punctuation around values ("<*>:", "(<*>)").  Such a word is the whole
@@ -3333,7 +3353,10 @@ register_words:;
                        ((marks & LTK_FUSE_HAS_COLON) && (is_scoped_word(word, bare_len) ||
                                                          holds_source_location(word, word_len))) ||
                        (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
-                        st->tok_len[i + 1] == 1 && st->norm.data[st->tok_off[i + 1]] == '=');
+                        st->tok_len[i + 1] == 1 && st->norm.data[st->tok_off[i + 1]] == '=') ||
+                       (i + 1 < n && names_frame_function(word, bare_len,
+                                                          st->norm.data + st->tok_off[i + 1],
+                                                          st->tok_len[i + 1]));
             int like = (marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
                        looks_like_value(word, word_len) && !code;
             int shape = vars_only;
