@@ -1409,9 +1409,39 @@ static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint
     }
 }
 
+/*
+ * Whether the glob match's parameters caps[0..k) of template text[0..len)
+ * may split the line where its tokens would not: the template opens with a
+ * run of "<*>" tokens (fuse's header first, "<*> <*> <*> query[A]"), and a
+ * later one of the run holds a blank.  The glob gives each "<*>" the
+ * shortest text from the left, so the header got one word ("Dec" of "Dec
+ * 5 01:28:53 dnsmasq[12047]: 1 127.0.0.1/56528 query[A]") and the last of
+ * the run the rest; the tokens, paired as while the line was fed, give the
+ * first the extra ones.  A run later in a template is left to the glob (a
+ * value of several tokens there may be any of the run's: "<*>,v <*> <*> ak"
+ * for "sys_ia32.c,v 1.32 2002/03/24 13:02:28 ak", a date and time last).
+ */
+static int captures_ambiguous(const char *text, size_t len, const logtk_slice *caps, size_t k)
+{
+    size_t at = 0, j = 0;
+    while (j < k && at + LTK_WILDCARD_LEN <= len &&
+           memcmp(text + at, LTK_WILDCARD, LTK_WILDCARD_LEN) == 0) {
+        if (j > 0 && memchr(caps[j].ptr, ' ', caps[j].len))
+            return 1;
+        at += LTK_WILDCARD_LEN;
+        j++;
+        if (at == len || text[at] != ' ')
+            return 0; /* the run ends: not a whole token, or the template does */
+        while (at < len && text[at] == ' ')
+            at++;
+    }
+    return 0;
+}
+
 /* The parameters of `content` under template id into p->param_out; 0 when it does not match. */
 static int capture_params(logtk_parser *p, uint32_t id, const char *content, size_t len,
-                          const logtk_slice *tokens, size_t ntokens, size_t *np)
+                          const logtk_slice *tokens, size_t ntokens, int split_ambiguous,
+                          size_t *np)
 {
     template_entry *t = entry(p, ltk_parser_shown_id(p, id));
     int rc = ltk_parser_render(p, t);
@@ -1431,6 +1461,19 @@ static int capture_params(logtk_parser *p, uint32_t id, const char *content, siz
         return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND,
                                   "the line does not match template %u", (unsigned)id);
     *np = t->nwild;
+    if (tokens == NULL && split_ambiguous &&
+        captures_ambiguous(t->text, t->text_len, p->param_out, t->nwild)) {
+        /* pair the line's tokens as while it was fed: the "<*>" that took
+           several then (fuse's header, the first) takes them again */
+        p->tokens_serial = 0; /* (p->tokens: no line being fed) */
+        if (ltk_tokenize(&p->tokens, content, len) != LOGTK_OK)
+            return ltk_parser_nomem(p);
+        if ((classify_tokens(p, t) != LOGTK_OK ||
+             !tokens_fit(t, p->tokens.tok, p->tokens.n, p->param_out, &caps_ok) || !caps_ok) &&
+            !ltk_tmatch_glob(t->text, t->text_len, content, len, p->param_out))
+            return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND,
+                                    "the line does not match template %u", (unsigned)id);
+    }
     return LOGTK_OK;
 }
 
@@ -1664,7 +1707,7 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
             if (masked == content && (rc = line_tokens(p, &line)) != LOGTK_OK)
                 return rc;
             rc = capture_params(p, id, content, len, masked == content ? line.tokens : NULL,
-                                line.ntokens, &ev->nparams);
+                                line.ntokens, 0, &ev->nparams);
             ev->params = p->param_out;
             if (rc != LOGTK_OK)
                 return rc;
@@ -1704,8 +1747,8 @@ int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *cont
         content = "";
     memset(ev, 0, sizeof *ev);
     ev->template_id = template_id;
-    const char *masked;
-    size_t mlen;
+    const char *masked = content; /* (masked only for named masks) */
+    size_t mlen = len;
     int rc;
     if (ltk_masker_named_count(p->masker) > 0 &&
         (rc = prepare(p, content, len, &masked, &mlen, 0)) != LOGTK_OK && rc != LOGTK_ERR_LIMIT)
@@ -1722,7 +1765,8 @@ int logtk_parser_extract(logtk_parser *p, uint32_t template_id, const char *cont
     const uint64_t shape = p->extract_fits.slots ? ltk_line_shape(content, len) : 0;
     if (shape == 0 || !fit_by_shape(p, &p->extract_fits, shape, template_id, content, len,
                                     &ev->nparams)) {
-        rc = capture_params(p, template_id, content, len, NULL, 0, &ev->nparams);
+        rc = capture_params(p, template_id, content, len, NULL, 0, masked == content,
+                            &ev->nparams);
         if (rc != LOGTK_OK) {
             ev->params = p->param_out;
             return rc;
@@ -1921,7 +1965,7 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
         return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no template matches the line");
     ev->template_id = best;
     rc = capture_params(p, best, content, len, masked == content ? p->tokens.tok : NULL,
-                        p->tokens.n, &ev->nparams);
+                        p->tokens.n, 0, &ev->nparams);
     ev->params = p->param_out;
     if (rc != LOGTK_OK)
         return rc;

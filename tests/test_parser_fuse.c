@@ -861,6 +861,22 @@ TEST(test_fuse_header)
     p = run_parser("fuse", bare, 1, NULL, NULL);
     CHECK_TEXT(p, 0, "<*> <*> INFO");
     logtk_parser_free(p);
+
+    /* the final rows' parameters: the header's "<*>" takes the header's tokens
+       as while the line was fed, not the first word of them (dnsmasq's log) */
+    static const char *const dns[] = {
+        "Dec  5 01:28:53 dnsmasq[12047]: 1 127.0.0.1/56528 query[A] db0.lab.test from 127.0.0.1",
+    };
+    p = run_parser("fuse", dns, 1, NULL, NULL);
+    CHECK_TEXT(p, 0, "<*> <*> <*> query[A] <*> from <*>");
+    CHECK_STATUS(logtk_parser_extract(p, 1, dns[0], strlen(dns[0]), &ev), LOGTK_OK);
+    CHECK(ev.nparams == 5);
+    if (ev.nparams == 5) {
+        CHECK_BYTES(ev.params[0].ptr, ev.params[0].len, "Dec  5 01:28:53 dnsmasq[12047]:");
+        CHECK_BYTES(ev.params[1].ptr, ev.params[1].len, "1");
+        CHECK_BYTES(ev.params[2].ptr, ev.params[2].len, "127.0.0.1/56528");
+    }
+    logtk_parser_free(p);
 }
 
 /* A DNS host name is a value; code names spelled with dots stay words. */
