@@ -2956,23 +2956,31 @@ static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t h
 }
 
 /*
- * The word s[0..n) is a function's name and `next`, the token after it, its
- * source location in parentheses: a stack frame as valgrind, gdb and
- * sanitizers print one ("by 0x10923B: leak_some (bug.c:6)"; "main ()" and
- * "at bug.c:12" differ and are left alone).  The function is the frame's
- * message, as in a Java frame (holds_source_location), so a slot of such
- * names is not made a variable by its count: valgrind's report (on this
- * machine) put every "by" frame in "by <*>: <*> (bug.c:<*>)".
+ * The word s[0..n) is a function's name in a stack frame: the token after it
+ * (at index `next` of the line's st->norm tokens, before `end`) opens a
+ * parenthesis, its source location or its arguments, and a source location
+ * follows within four tokens: valgrind's and sanitizers' "by 0x10923B:
+ * leak_some (bug.c:6)", gdb's "#1 0x0000555555555164 in mid_a (x=0) at
+ * deep.c:3".  The function is the frame's message, as in a Java frame
+ * (holds_source_location), so a slot of such names is not made a variable
+ * by its count: valgrind's report (on this machine) put every "by" frame in
+ * "by <*>: <*> (bug.c:<*>)", gdb's backtraces every "in" frame in "in <*>
+ * (x=<*>) at deep.c:<*>".  A name before a parenthesis without a source
+ * location ("user alice (uid=0)") is not a frame.
  */
-static int names_frame_function(const char *s, size_t n, const char *next, size_t next_len)
+static int names_frame_function(const ltk_fuse_state *st, const char *s, size_t n, size_t next,
+                                size_t end)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || n == 0 || next_len < 6 || next[0] != '(' ||
-        (!is_letter(s[0]) && s[0] != '_'))
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || n == 0 ||
+        st->norm.data[st->tok_off[next]] != '(' || (!is_letter(s[0]) && s[0] != '_'))
         return 0;
     for (size_t k = 0; k < n; k++)
         if (!is_key_byte(s[k]) && s[k] != ':' && s[k] != '~')
             return 0;
-    return holds_source_location(next, next_len);
+    for (size_t t = next; t < end && t < next + 4; t++)
+        if (holds_source_location(st->norm.data + st->tok_off[t], st->tok_len[t]))
+            return 1;
+    return 0;
 }
 
 /*
@@ -3354,9 +3362,7 @@ register_words:;
                                                          holds_source_location(word, word_len))) ||
                        (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
                         st->tok_len[i + 1] == 1 && st->norm.data[st->tok_off[i + 1]] == '=') ||
-                       (i + 1 < n && names_frame_function(word, bare_len,
-                                                          st->norm.data + st->tok_off[i + 1],
-                                                          st->tok_len[i + 1]));
+                       (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n));
             int like = (marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
                        looks_like_value(word, word_len) && !code;
             int shape = vars_only;
