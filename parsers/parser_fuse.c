@@ -1858,7 +1858,9 @@ static size_t wildform_prefix(const char *s, size_t n)
     size_t keep = !eq || eq == s || is_wild_at(s, 0, n) ? 0 : (size_t)(eq - s) + 1;
     char close;
     if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && keep < n && (close = closers[(unsigned char)s[keep]]) != 0) {
-        size_t end = before_outer_closers(s, keep + 1, before_sentence_end(s, n, keep + 1));
+        size_t end = before_sentence_end(s, n, keep + 1);
+        if (end >= keep + 3 && s[end - 1] != close && openers[(unsigned char)s[end - 1]])
+            end = before_outer_closers(s, keep + 1, end); /* '"alice")' */
         if (end >= keep + 3 && s[end - 1] == close)
             keep++; /* something between the opener and its closer */
         else if (end >= keep + 2 && !memchr(s + keep + 1, close, end - keep - 1))
@@ -1878,7 +1880,7 @@ __attribute__((noinline))
 static size_t closed_suffix(const char *s, size_t n, size_t prefix, size_t end)
 {
     char close = prefix > 0 ? closers[(unsigned char)s[prefix - 1]] : 0;
-    if (close) {
+    if (close && close != s[end - 1]) {
         /* '"alice")': the ')' an earlier token opened, then the prefix's own quote */
         const size_t inner = before_outer_closers(s, prefix, end);
         if (inner < end && inner > prefix + 1 && s[inner - 1] == close)
