@@ -230,6 +230,33 @@ static size_t priority_length(const char *s, size_t n)
 }
 
 /*
+ * The header of a message in the syslog protocol (RFC 5424), "<34>1
+ * 2026-12-05T01:12:17.003Z mymachine su 77 ID47 - su root failed": the
+ * priority and version, the timestamp, host, application, process id,
+ * message id ("-" for none) and structured data ("-", or "[id k=\"v\"...]"
+ * elements up to the "]" closing a token).  Returns its number of tokens,
+ * or 0 when the line does not open so.
+ */
+static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
+{
+    if (n < 7 || t[0].len < 5 || t[0].ptr[0] != '<')
+        return 0;
+    const size_t pri = priority_length(t[0].ptr, t[0].len);
+    if (pri == 0 || pri + 1 != t[0].len || t[0].ptr[pri] < '1' || t[0].ptr[pri] > '9' ||
+        !is_date_or_time(t[1].ptr, t[1].len > 10 ? 10 : t[1].len))
+        return 0; /* "<34>1", then a date ("2026-12-05T..." opens with one) */
+    const logtk_slice *sd = &t[6];
+    if (sd->len == 1 && sd->ptr[0] == '-')
+        return 7;
+    if (sd->ptr[0] != '[')
+        return 0;
+    for (size_t k = 6; k < n; k++)
+        if (t[k].ptr[t[k].len - 1] == ']')
+            return k + 1;
+    return 0;
+}
+
+/*
  * The number of leading tokens that are the line's header rather than its
  * message, 0 when there is none.
  * A header is a run of header words - dates and times, numbers and ids
@@ -260,6 +287,9 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         return 0;
     if (ltk_is_wildcard(t[0].ptr, t[0].len))
         return 1; /* the whole header, made one "<*>" (see above) */
+    const size_t rfc5424 = syslog_protocol_header(t, n);
+    if (rfc5424)
+        return rfc5424 < n ? rfc5424 : 0;
     while (i < limit) {
         const char *s = t[i].ptr;
         size_t len = t[i].len;
