@@ -1412,29 +1412,24 @@ static inline void fit_keep_shape(logtk_parser *p, struct fit_table *table, uint
 /*
  * Whether the glob match's parameters caps[0..k) of template text[0..len)
  * may split the line where its tokens would not: the template opens with a
- * run of "<*>" tokens (fuse's header first, "<*> <*> <*> query[A]"), and a
- * later one of the run holds a blank.  The glob gives each "<*>" the
- * shortest text from the left, so the header got one word ("Dec" of "Dec
- * 5 01:28:53 dnsmasq[12047]: 1 127.0.0.1/56528 query[A]") and the last of
- * the run the rest; the tokens, paired as while the line was fed, give the
- * first the extra ones.  A run later in a template is left to the glob (a
- * value of several tokens there may be any of the run's: "<*>,v <*> <*> ak"
- * for "sys_ia32.c,v 1.32 2002/03/24 13:02:28 ak", a date and time last).
+ * "<*>" token (fuse's header), and a later "<*>" holds a blank.  The glob
+ * gives each "<*>" the shortest text from the left, so the header got one
+ * word ("Dec" of "Dec  5 01:28:53 dnsmasq[12047]: 1 127.0.0.1/56528
+ * query[A]" under "<*> <*> <*> query[A]"), or stopped at the first copy of
+ * the next fixed word (the application "su" of "<34>1 2026-12-05T01:12:17Z
+ * host su 77 ID47 - su root failed" under "<*> su <*> failed"), and a later
+ * "<*>" took the rest; the tokens, paired as while the line was fed, pair
+ * from both ends and give the extra ones to the first "<*>" that can take
+ * them (tokens_fit).
  */
 static int captures_ambiguous(const char *text, size_t len, const logtk_slice *caps, size_t k)
 {
-    size_t at = 0, j = 0;
-    while (j < k && at + LTK_WILDCARD_LEN <= len &&
-           memcmp(text + at, LTK_WILDCARD, LTK_WILDCARD_LEN) == 0) {
-        if (j > 0 && memchr(caps[j].ptr, ' ', caps[j].len))
+    if (k < 2 || len <= LTK_WILDCARD_LEN || memcmp(text, LTK_WILDCARD, LTK_WILDCARD_LEN) != 0 ||
+        text[LTK_WILDCARD_LEN] != ' ')
+        return 0;
+    for (size_t j = 1; j < k; j++)
+        if (memchr(caps[j].ptr, ' ', caps[j].len))
             return 1;
-        at += LTK_WILDCARD_LEN;
-        j++;
-        if (at == len || text[at] != ' ')
-            return 0; /* the run ends: not a whole token, or the template does */
-        while (at < len && text[at] == ' ')
-            at++;
-    }
     return 0;
 }
 

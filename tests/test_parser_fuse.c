@@ -877,6 +877,22 @@ TEST(test_fuse_header)
         CHECK_BYTES(ev.params[2].ptr, ev.params[2].len, "127.0.0.1/56528");
     }
     logtk_parser_free(p);
+
+    /* the header holds a copy of the message's first word (the application
+       "su"): the glob stopped the header there, the tokens do not */
+    static const char *const proto[] = {
+        "<34>1 2026-12-05T01:12:17.003Z mymachine su 77 ID47 - su root failed on /dev/pts/8",
+    };
+    p = run_parser("fuse", proto, 1, NULL, NULL);
+    CHECK_TEXT(p, 0, "<*> su <*> failed on <*>");
+    CHECK_STATUS(logtk_parser_extract(p, 1, proto[0], strlen(proto[0]), &ev), LOGTK_OK);
+    CHECK(ev.nparams == 3);
+    if (ev.nparams == 3) {
+        CHECK_BYTES(ev.params[0].ptr, ev.params[0].len,
+                    "<34>1 2026-12-05T01:12:17.003Z mymachine su 77 ID47 -");
+        CHECK_BYTES(ev.params[1].ptr, ev.params[1].len, "root");
+    }
+    logtk_parser_free(p);
 }
 
 /* A DNS host name is a value; code names spelled with dots stay words. */
