@@ -94,6 +94,18 @@ static inline int same_text(logtk_parser *p, uint64_t a, uint64_t b)
 
 /* The tokens of text split at spaces (up to SPLIT_MAX), pointing into text: their count. */
 enum { SPLIT_MAX = 64 };
+/* ev holds n parameters, parameter k reading want[k] (NULL: any text). */
+static inline int params_are(const logtk_event *ev, size_t n, const char *const *want)
+{
+    if (ev->nparams != n)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (want[k] != NULL && (ev->params[k].len != strlen(want[k]) ||
+                                memcmp(ev->params[k].ptr, want[k], ev->params[k].len) != 0))
+            return 0;
+    return 1;
+}
+
 static inline size_t split_at_spaces(const char *text, logtk_slice tok[SPLIT_MAX])
 {
     size_t n = 0;

@@ -863,36 +863,29 @@ TEST(test_fuse_header)
     logtk_parser_free(p);
 
     /* the final rows' parameters: the header's "<*>" takes the header's tokens
-       as while the line was fed, not the first word of them (dnsmasq's log) */
-    static const char *const dns[] = {
-        "Dec  5 01:28:53 dnsmasq[12047]: 1 127.0.0.1/56528 query[A] db0.lab.test from 127.0.0.1",
+       as while the line was fed, not the first word of them (dnsmasq's log),
+       nor the text up to a copy of the message's first word in the header
+       (RFC 5424's application "su") */
+    static const struct {
+        const char *line, *text;
+        size_t nparams;
+        const char *params[5];
+    } split[] = {
+        {"Dec  5 01:28:53 dnsmasq[12047]: 1 127.0.0.1/56528 query[A] db0.lab.test from 127.0.0.1",
+         "<*> <*> <*> query[A] <*> from <*>", 5,
+         {"Dec  5 01:28:53 dnsmasq[12047]:", "1", "127.0.0.1/56528", "db0.lab.test", "127.0.0.1"}},
+        {"<34>1 2026-12-05T01:12:17.003Z mymachine su 77 ID47 - su root failed on /dev/pts/8",
+         "<*> su <*> failed on <*>", 3,
+         {"<34>1 2026-12-05T01:12:17.003Z mymachine su 77 ID47 -", "root", "/dev/pts/8"}},
     };
-    p = run_parser("fuse", dns, 1, NULL, NULL);
-    CHECK_TEXT(p, 0, "<*> <*> <*> query[A] <*> from <*>");
-    CHECK_STATUS(logtk_parser_extract(p, 1, dns[0], strlen(dns[0]), &ev), LOGTK_OK);
-    CHECK(ev.nparams == 5);
-    if (ev.nparams == 5) {
-        CHECK_BYTES(ev.params[0].ptr, ev.params[0].len, "Dec  5 01:28:53 dnsmasq[12047]:");
-        CHECK_BYTES(ev.params[1].ptr, ev.params[1].len, "1");
-        CHECK_BYTES(ev.params[2].ptr, ev.params[2].len, "127.0.0.1/56528");
+    for (size_t c = 0; c < sizeof split / sizeof split[0]; c++) {
+        p = run_parser("fuse", &split[c].line, 1, NULL, NULL);
+        CHECK_TEXT(p, 0, split[c].text);
+        CHECK_STATUS(logtk_parser_extract(p, 1, split[c].line, strlen(split[c].line), &ev),
+                     LOGTK_OK);
+        CHECK(params_are(&ev, split[c].nparams, split[c].params));
+        logtk_parser_free(p);
     }
-    logtk_parser_free(p);
-
-    /* the header holds a copy of the message's first word (the application
-       "su"): the glob stopped the header there, the tokens do not */
-    static const char *const proto[] = {
-        "<34>1 2026-12-05T01:12:17.003Z mymachine su 77 ID47 - su root failed on /dev/pts/8",
-    };
-    p = run_parser("fuse", proto, 1, NULL, NULL);
-    CHECK_TEXT(p, 0, "<*> su <*> failed on <*>");
-    CHECK_STATUS(logtk_parser_extract(p, 1, proto[0], strlen(proto[0]), &ev), LOGTK_OK);
-    CHECK(ev.nparams == 3);
-    if (ev.nparams == 3) {
-        CHECK_BYTES(ev.params[0].ptr, ev.params[0].len,
-                    "<34>1 2026-12-05T01:12:17.003Z mymachine su 77 ID47 -");
-        CHECK_BYTES(ev.params[1].ptr, ev.params[1].len, "root");
-    }
-    logtk_parser_free(p);
 }
 
 /* A DNS host name is a value; code names spelled with dots stay words. */
