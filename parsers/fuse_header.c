@@ -239,7 +239,7 @@ static size_t priority_length(const char *s, size_t n)
  */
 static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
 {
-    if (n < 7 || t[0].len < 5 || t[0].ptr[0] != '<')
+    if (n < 7 || t[0].len < 4 || t[0].ptr[0] != '<')
         return 0;
     const size_t pri = priority_length(t[0].ptr, t[0].len);
     if (pri == 0 || pri + 1 != t[0].len || t[0].ptr[pri] < '1' || t[0].ptr[pri] > '9' ||
