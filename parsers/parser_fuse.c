@@ -2281,12 +2281,34 @@ static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
     return 1;
 }
 
+static int is_size_unit(const char *s, size_t n);
+
+/*
+ * A unit of time, small letters ("ns", "ms", "s", "sec", "secs", "min",
+ * "mins", "h", "hr", "hrs", "day", "days"; "second(s)", "minute(s)",
+ * "hour(s)"), or "bytes".
+ */
+static int is_time_unit(const char *s, size_t n)
+{
+    static const char *const units[] = {"ns",   "us",  "ms",     "s",       "sec",    "secs",
+                                        "min",  "mins", "h",     "hr",      "hrs",    "day",
+                                        "days", "second", "seconds", "minute", "minutes",
+                                        "hour", "hours", "bytes"};
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+        if (strlen(units[k]) == n && memcmp(units[k], s, n) == 0)
+            return 1;
+    return 0;
+}
+
 /*
  * A bounded quantity over two tokens: a number with a bound sign, then its
  * unit ("<1 sec", ">=5 min,").  A logger prints a bound where the exact
  * value is too small or too large to print ("lifetime <1 sec" beside
  * "lifetime 00:17"), so the pair is the value of the field and takes its
- * place as one variable; the unit word is part of it.
+ * place as one variable; the unit word is part of it.  Only a unit of time
+ * or size: memcached's verbose log marks replies ">24 STORED" and requests
+ * "<24 get key" (a connection's number after '<' or '>'), which read as
+ * "<*>" whole when any word passed for a unit.
  */
 static int is_bound_quantity(const logtk_slice *number, const logtk_slice *unit)
 {
@@ -2306,10 +2328,7 @@ static int is_bound_quantity(const logtk_slice *number, const logtk_slice *unit)
         m--;
     if (m == 0 || m > 8 || unit->ptr < s + n || unit->ptr - (s + n) > 8)
         return 0; /* a short unit word, a few blanks after the number */
-    for (size_t k = 0; k < m; k++)
-        if (!is_letter(u[k]))
-            return 0;
-    return 1;
+    return is_size_unit(u, m) || is_time_unit(u, m);
 }
 
 /* The digits at s[i..n), at most `most`: how many (0 when fewer than `least`). */
