@@ -151,7 +151,7 @@ enum fuse_rule {
     FUSE_RULE_HEX_DUMPS = 21,     /* "Code: 8b 50 0c ab ...": one list */
     FUSE_RULE_QUOTED_SLOTS = 22,  /* a slot of two quoted words is a variable */
     FUSE_RULE_SCOPED_SLOTS = 23,  /* a slot of "Class::method" names is not promoted */
-    FUSE_RULE_KEY_NAMES = 24,     /* a slot before a lone "=" is not promoted */
+    FUSE_RULE_KEY_NAMES = 24,     /* a slot before a lone "=" or ":" is not promoted */
     FUSE_RULE_URLS = 25,          /* "hdfs://host:9000/x" is one value, its scheme too */
     FUSE_RULE_CLOSERS = 26,       /* "vCores:-27>": a '>' opened in another token is the value's */
     FUSE_RULE_VERSIONS = 27,      /* "HTTP/1.1", "Mozilla/5.0": a name and its version, one value */
@@ -3374,15 +3374,19 @@ register_words:;
             assert(vars_only >= 0);
             /* the word's length without its sentence punctuation, for the tests below */
             const size_t bare_len = without_sentence_end(word, word_len);
-            /* code: the name of a function, or of the field a lone "=" after it
-               assigns ("isBrowserDetect = <*>"); the ground truths keep a key
-               even where its value is masked, so "a = <*>" and "b = <*>" are
-               two messages however many keys a slot shows */
+            /* code: the name of a function, or of the field a lone "=" or ":"
+               after it assigns ("isBrowserDetect = <*>", lighttpd's "Doc-Root
+               : <*>"); the ground truths keep a key even where its value is
+               masked ("proxy : <*>", "ID : <*>" in the full lists), so "a =
+               <*>" and "b = <*>" are two messages however many keys a slot
+               shows */
             int code = ((marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len)) ||
                        ((marks & LTK_FUSE_HAS_COLON) && (is_scoped_word(word, bare_len) ||
                                                          holds_source_location(word, word_len))) ||
                        (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
-                        st->tok_len[i + 1] == 1 && st->norm.data[st->tok_off[i + 1]] == '=') ||
+                        st->tok_len[i + 1] == 1 &&
+                        (st->norm.data[st->tok_off[i + 1]] == '=' ||
+                         st->norm.data[st->tok_off[i + 1]] == ':')) ||
                        (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n));
             int like = (marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
                        looks_like_value(word, word_len) && !code;
