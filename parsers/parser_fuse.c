@@ -517,15 +517,27 @@ static int is_digit_name(const char *s, size_t n)
  * digits stays ("oauth2"), and one spelled like a host does not read as
  * host and port ("bus.cc:405": ".cc" is also a country's domain).
  */
+static int is_source_name(const char *s, size_t n);
+
 static int is_source_file(const char *s, size_t n, const char *line, size_t at, size_t end)
+{
+    /* (the line, or "<*>" where a template's text is read as a line) */
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || at + 1 >= end || line[at] != ':' ||
+        !((line[at + 1] >= '0' && line[at + 1] <= '9') || is_wild_at(line, at + 1, end)))
+        return 0;
+    return is_source_name(s, n);
+}
+
+/*
+ * A source file's name: a letter, letters, digits, '_' and '-', a dot and
+ * a programming language's extension ("dispatcher.cc", "ib_sm_sweep.c").
+ */
+static int is_source_name(const char *s, size_t n)
 {
     static const char *const extensions[] = {
         "c",  "h",  "cc", "cpp", "cxx", "hh", "hpp", "hxx", "m",  "mm",    "py", "go",
         "rs", "java", "kt", "scala", "js", "ts",  "rb",  "php", "pl", "swift", "cs", "lua"};
-    /* (the line, or "<*>" where a template's text is read as a line) */
-    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || at + 1 >= end || line[at] != ':' ||
-        !((line[at + 1] >= '0' && line[at + 1] <= '9') || is_wild_at(line, at + 1, end)) ||
-        n < 3 || !is_letter(s[0]) || s[n - 1] < 'a' || s[n - 1] > 'z')
+    if (n < 3 || !is_letter(s[0]) || s[n - 1] < 'a' || s[n - 1] > 'z')
         return 0;
     size_t dot = n;
     while (dot > 0 && n - dot <= 5 && s[dot - 1] != '.')
@@ -539,6 +551,22 @@ static int is_source_file(const char *s, size_t n, const char *line, size_t at, 
         if (strlen(extensions[e]) == n - dot && memcmp(extensions[e], s + dot, n - dot) == 0)
             return 1;
     return 0;
+}
+
+/*
+ * The length of "file.ext." in an atom "file.ext.<line>", a source location
+ * written with a dot before the line ("response.c.422", lighttpd's): the
+ * file is kept, the line is the value, as "dispatcher.cc:<*>" is written
+ * (is_source_file).  0 otherwise.
+ */
+static size_t source_line_prefix(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || n < 5 || s[n - 1] < '0' || s[n - 1] > '9')
+        return 0;
+    size_t d = n;
+    while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+        d--;
+    return d >= 4 && n - d <= 6 && s[d - 1] == '.' && is_source_name(s, d - 1) ? d : 0;
 }
 
 /*
@@ -1514,7 +1542,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
             atom = scheme; /* the value starts at the name */
             last_wild = ends_with_wildcard(out, atom);
         } else {
-            keep = name_prefix(atom, atom_len - dots);
+            keep = source_line_prefix(atom, atom_len - dots);
+            if (keep == 0)
+                keep = name_prefix(atom, atom_len - dots);
             if (keep == 0)
                 keep = leader_prefix(atom, atom_len - dots);
             if (keep == 0 && memchr(atom, '+', atom_len))
@@ -1683,8 +1713,11 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         *kept_digit = 1;
         return 1;
     }
-    /* "node-7", "core.12": a kept name (name_prefix needs a '-' or '.' after letters) */
-    if (lead && lead < n && (s[lead] == '-' || s[lead] == '.'))
+    /* "response.c.422": a source file and its line (source_line_prefix);
+       "node-7", "core.12": a kept name (name_prefix needs a '-' or '.' after letters) */
+    if (lead && lead < n && s[lead] == '.')
+        keep = source_line_prefix(s, n - dots);
+    if (keep == 0 && lead && lead < n && (s[lead] == '-' || s[lead] == '.'))
         keep = name_prefix(s, n - dots);
     if (keep == 0) {
         /* "label..0": leader dots after letters, '_' and '-' (leader_prefix), whatever opens it */
