@@ -534,9 +534,9 @@ static int is_source_file(const char *s, size_t n, const char *line, size_t at, 
  */
 static int is_source_name(const char *s, size_t n)
 {
-    static const char *const extensions[] = {
-        "c",  "h",  "cc", "cpp", "cxx", "hh", "hpp", "hxx", "m",  "mm",    "py", "go",
-        "rs", "java", "kt", "scala", "js", "ts",  "rb",  "php", "pl", "swift", "cs", "lua"};
+    /* the extensions by length, one string of each length's, packed */
+    static const char *const extensions[6] = {
+        "", "chm", "cchhmmpygorsktjstsrbplcs", "cppcxxhpphxxphplua", "java", "scalaswift"};
     if (n < 3 || !is_letter(s[0]) || s[n - 1] < 'a' || s[n - 1] > 'z')
         return 0;
     size_t dot = n;
@@ -547,8 +547,11 @@ static int is_source_name(const char *s, size_t n)
     for (size_t i = 1; i + 1 < dot; i++)
         if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '-')
             return 0;
-    for (size_t e = 0; e < sizeof extensions / sizeof extensions[0]; e++)
-        if (strlen(extensions[e]) == n - dot && memcmp(extensions[e], s + dot, n - dot) == 0)
+    const size_t len = n - dot;
+    if (len > 5)
+        return 0; /* (the scan above stops one byte past five) */
+    for (const char *e = extensions[len]; *e; e += len)
+        if (memcmp(e, s + dot, len) == 0)
             return 1;
     return 0;
 }
@@ -559,7 +562,7 @@ static int is_source_name(const char *s, size_t n)
  * file is kept, the line is the value, as "dispatcher.cc:<*>" is written
  * (is_source_file).  0 otherwise.
  */
-static size_t source_line_prefix(const char *s, size_t n)
+FUSE_INLINE size_t source_line_prefix(const char *s, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || n < 5 || s[n - 1] < '0' || s[n - 1] > '9')
         return 0;
@@ -2314,7 +2317,27 @@ static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
     return 1;
 }
 
-static int is_size_unit(const char *s, size_t n);
+/*
+ * A unit of data size ("B", "KB", "MiB", ...), maybe with a closing
+ * parenthesis after it (s[0..n): a word without its sentence punctuation,
+ * see without_sentence_end).  A slot that holds two different units is the
+ * unit half of one quantity whose magnitude picks the unit ("93.0 B",
+ * "5.2 KB"): a variable, although words.
+ */
+FUSE_INLINE int is_size_unit(const char *s, size_t n)
+{
+    /* the parenthesis, maybe with more punctuation before it */
+    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':' ||
+                     s[n - 1] == ')'))
+        n--;
+    if (n == 0 || s[n - 1] != 'B' || n > 3) /* the last letter first, as in is_participle */
+        return 0;
+    if (n == 1)
+        return 1;
+    if (!memchr("KMGTPE", s[0], 6))
+        return 0;
+    return n == 2 || s[1] == 'i';
+}
 
 /*
  * A unit of time, small letters ("ns", "ms", "s", "sec", "secs", "min",
@@ -2491,27 +2514,6 @@ static size_t without_sentence_end(const char *s, size_t n)
     return before_sentence_end(s, n, 0);
 }
 
-/*
- * A unit of data size ("B", "KB", "MiB", ...), maybe with a closing
- * parenthesis after it (s[0..n): a word without its sentence punctuation,
- * see without_sentence_end).  A slot that holds two different units is the
- * unit half of one quantity whose magnitude picks the unit ("93.0 B",
- * "5.2 KB"): a variable, although words.
- */
-static int is_size_unit(const char *s, size_t n)
-{
-    /* the parenthesis, maybe with more punctuation before it */
-    while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' || s[n - 1] == ':' ||
-                     s[n - 1] == ')'))
-        n--;
-    if (n == 0 || s[n - 1] != 'B' || n > 3) /* the last letter first, as in is_participle */
-        return 0;
-    if (n == 1)
-        return 1;
-    if (!memchr("KMGTPE", s[0], 6))
-        return 0;
-    return n == 2 || s[1] == 'i';
-}
 
 /*
  * A masked code symbol with its offset ("do_page_fault+<*>", see
