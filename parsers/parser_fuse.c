@@ -1194,6 +1194,32 @@ static size_t bracketed_key_value(const char *s, size_t at, size_t n)
 }
 
 /*
+ * The length of a key's whole value in quotes within one token, from the
+ * quote at s[at] through its closing quote, when the value is more than one
+ * atom or empty (dn="uid=alice,ou=people,dc=example,dc=com", dn=""), or 0.
+ * A key's value is a value however it is spelled (rule key-values): the
+ * pieces of a quoted one held keys and commas of their own, and OpenLDAP's
+ * "ADD dn=..." lines made a template per depth of the name ("uid=<*>,ou=<*>,
+ * dc=<*>,dc=<*>"), its anonymous binds (dn="") one apart from the others.
+ * A one-word value is is_quoted_key_value()'s.
+ */
+static size_t quoted_key_value(const char *s, size_t at, size_t n)
+{
+    if (at == 0 || !is_key_sign(s, at - 1, n))
+        return 0;
+    const char *close = memchr(s + at + 1, s[at], n - at - 1);
+    if (close == NULL)
+        return 0;
+    const size_t end = (size_t)(close - s); /* the closing quote */
+    if (end + 1 < n && !memchr(",;)]}&", s[end + 1], 6))
+        return 0; /* more text glued after the quotes */
+    size_t k = at + 1;
+    while (k < end && is_key_byte(s[k]))
+        k++;
+    return k == end && end > at + 1 ? 0 : end + 1 - at; /* (one word: the atom rule's) */
+}
+
+/*
  * The word s[0..n) (a masked word: the line "<*>") names a source location,
  * "file.ext:<*>" (is_source_file): a stack frame
  * ("org.x.Client.fetch(Client.java:<*>)") or the call site a logger prints
@@ -1401,10 +1427,19 @@ static size_t mask_token(const char *s, size_t n, char *out)
             }
             /* "err=<nil>", "java.compiler=<NA>": a key's value printed as a
                placeholder in angle brackets is its value, "err=<*>" */
-            const size_t placeholder = s[i] == '<' ? bracketed_key_value(s, i, n) : 0;
+            const size_t placeholder = s[i] == '<'                    ? bracketed_key_value(s, i, n)
+                                       : (s[i] == '"' || s[i] == '\'') ? quoted_key_value(s, i, n)
+                                                                        : 0;
             if (placeholder) {
+                if (s[i] != '<')
+                    *o++ = s[i]; /* the quotes stay: tag="<*>" */
                 o = put_wildcard(o);
-                last_wild = 1;
+                if (s[i] != '<') {
+                    *o++ = s[i];
+                    last_wild = 0;
+                } else {
+                    last_wild = 1;
+                }
                 i += placeholder;
                 continue;
             }
