@@ -557,6 +557,37 @@ static int is_source_name(const char *s, size_t n)
 }
 
 /*
+ * Where the directories end in a path s[from..end) that a ':' and a line
+ * number follow ("/tmp/src/bug.c:5:45", a sanitizer's frame): before the
+ * last '/' when the last piece is a source file's name, so the file stays
+ * as it does without a path ("bug.c:<*>", is_source_file); else end.
+ */
+static size_t source_path_dir(const char *s, size_t from, size_t end)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES))
+        return end;
+    size_t slash = end;
+    while (slash > from && s[slash - 1] != '/')
+        slash--;
+    return slash > from + 1 && is_source_name(s + slash, end - slash) ? slash - 1 : end;
+}
+
+/*
+ * The index of the last '/' of a relative path ("./x", "../x") whose file
+ * is a source file and a ':' and a line follow ("../sysdeps/nptl/
+ * libc_start_call_main.h:58", a sanitizer's frame in a library), else 0.
+ */
+static size_t relative_source_dir(const char *s, size_t n)
+{
+    const char *colon = memchr(s, ':', n);
+    if (colon == NULL || colon + 1 == s + n || colon[1] < '0' || colon[1] > '9' ||
+        !is_path(s, (size_t)(colon - s)))
+        return 0;
+    const size_t end = (size_t)(colon - s), dir = source_path_dir(s, 0, end);
+    return dir < end ? dir : 0;
+}
+
+/*
  * The length of "file.ext." in an atom "file.ext.<line>", a source location
  * written with a dot before the line ("response.c.422", lighttpd's): the
  * file is kept, the line is the value, as "dispatcher.cc:<*>" is written
@@ -1323,7 +1354,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
     char *o = out;
     if (n == 0)
         return 0;
-    if ((s[0] == '.' && is_path(s, n)) || ltk_fuse_is_calendar_word(s, n)) {
+    /* "../sysdeps/nptl/libc_start_call_main.h:58": the directories are the value */
+    const size_t rel = s[0] == '.' ? relative_source_dir(s, n) : 0;
+    if ((s[0] == '.' && !rel && is_path(s, n)) || ltk_fuse_is_calendar_word(s, n)) {
         size_t end = n;
         while (end > 1 && (s[end - 1] == ',' || s[end - 1] == '.' || s[end - 1] == ':'))
             end--;
@@ -1344,6 +1377,12 @@ static size_t mask_token(const char *s, size_t n, char *out)
     size_t base64_tried = n;
     if (n >= 16 && !FUSE_RULE_OFF(FUSE_RULE_BASE64) && (memchr(s, '/', n) || memchr(s, '+', n)))
         base64_tried = 0;
+    if (rel) {
+        o = put_wildcard(o);
+        last_wild = 1;
+        i = rel; /* the '/' before the file, then the file and its line */
+        base64_tried = n;
+    }
     while (i < n) {
         /*
          * A path: '/' opening a piece of the token, up to the next field
@@ -1363,6 +1402,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             if (e < n && s[e] == '=' && memchr(s + i, '?', e - i))
                 while (e < n && (!is_path_delimiter(s[e]) || s[e] == '='))
                     e++; /* the query's '=' */
+            else if (e + 1 < n && s[e] == ':' && s[e + 1] >= '0' && s[e + 1] <= '9')
+                e = source_path_dir(s, i, e); /* "<*>/bug.c:<*>": the file stays */
             if (!last_wild)
                 o = put_wildcard(o);
             last_wild = 1;
@@ -3056,18 +3097,29 @@ static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t h
  * (holds_source_location), so a slot of such names is not made a variable
  * by its count: valgrind's report (on this machine) put every "by" frame in
  * "by <*>: <*> (bug.c:<*>)", gdb's backtraces every "in" frame in "in <*>
- * (x=<*>) at deep.c:<*>".  A name before a parenthesis without a source
- * location ("user alice (uid=0)") is not a frame.
+ * (x=<*>) at deep.c:<*>".  So is a name after "in" before its location,
+ * a sanitizer's "#1 0x55d3 in main /tmp/bug.c:10:3" (source_path_dir keeps
+ * the file).  A name before a parenthesis without a source location ("user
+ * alice (uid=0)") is not a frame.
  */
 static int names_frame_function(const ltk_fuse_state *st, const char *s, size_t n, size_t next,
                                 size_t end)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || n == 0 ||
-        st->norm.data[st->tok_off[next]] != '(' || (!is_letter(s[0]) && s[0] != '_'))
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || n == 0 || (!is_letter(s[0]) && s[0] != '_'))
+        return 0;
+    const char *after = st->norm.data + st->tok_off[next];
+    /* a sanitizer's "in read_past <*>/bug.c:<*>": "in", the name, its location */
+    const int in_frame = next >= 2 && st->tok_len[next - 2] == 2 &&
+                         memcmp(st->norm.data + st->tok_off[next - 2], "in", 2) == 0;
+    if (after[0] != '(' && !in_frame)
         return 0;
     for (size_t k = 0; k < n; k++)
         if (!is_key_byte(s[k]) && s[k] != ':' && s[k] != '~')
             return 0;
+    if (in_frame && holds_source_location(after, st->tok_len[next]))
+        return 1;
+    if (after[0] != '(')
+        return 0;
     for (size_t t = next; t < end && t < next + 4; t++)
         if (holds_source_location(st->norm.data + st->tok_off[t], st->tok_len[t]))
             return 1;
