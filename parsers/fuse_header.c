@@ -376,13 +376,14 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             any |= value_byte[(unsigned char)s[k]];
             all &= value_byte[(unsigned char)s[k]];
         }
+        /* a number, an id, a node or file name with a number; not an absolute
+           path, the message's: taken only when it held a digit, the header
+           split one message by its file's name (xferlog's "... 12
+           /home/carol/f.txt b _ o" beside "up0.txt") */
         if ((any & DIGIT_BYTE) && (all & VALUE_BYTE) && s[0] != '/') {
-            end = ++i; /* a number, an id, a node or file name with a number */
+            end = ++i;
             continue;
         }
-        /* (an absolute path is the message's: taken only when it held a digit,
-           the header would have split one message by its file's name,
-           xferlog's "... 12 /home/carol/f.txt b _ o" beside "up0.txt") */
         /* a host: header only when a component or a level follows it */
         if (!hosts && is_name_chars(s, len) && i + 1 < limit &&
             (is_component(t[i + 1].ptr, t[i + 1].len) ||

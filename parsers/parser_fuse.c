@@ -1188,19 +1188,6 @@ static int is_key_sign(const char *s, size_t at, size_t n)
 }
 
 /*
- * The atom s[from..to) is the whole quoted value of a key: a quote right
- * after the key's '=' and the same quote right after the atom
- * ("tag=\"WindowManager\"", "name='SOURCE'").  A key's value is a value
- * quoted or not (rule key-values); the ground truths write Android's
- * tag="<*>".
- */
-static int is_quoted_key_value(const char *s, size_t from, size_t to, size_t n)
-{
-    return from >= 2 && to < n && (s[from - 1] == '"' || s[from - 1] == '\'') &&
-           s[to] == s[from - 1] && is_key_sign(s, from - 2, n);
-}
-
-/*
  * The length of a key's whole value written as a placeholder in angle
  * brackets, from the '<' at s[at] through its '>' ("err=<nil>", Go's nil;
  * "java.compiler=<NA>", "version=<none>"; a mail address, "to=<bob@x.org>",
@@ -1226,13 +1213,13 @@ static size_t bracketed_key_value(const char *s, size_t at, size_t n)
 
 /*
  * The length of a key's whole value in quotes within one token, from the
- * quote at s[at] through its closing quote, when the value is more than one
- * atom or empty (dn="uid=alice,ou=people,dc=example,dc=com", dn=""), or 0.
- * A key's value is a value however it is spelled (rule key-values): the
- * pieces of a quoted one held keys and commas of their own, and OpenLDAP's
- * "ADD dn=..." lines made a template per depth of the name ("uid=<*>,ou=<*>,
- * dc=<*>,dc=<*>"), its anonymous binds (dn="") one apart from the others.
- * A one-word value is is_quoted_key_value()'s.
+ * quote at s[at] through its closing quote ("tag=\"WindowManager\"",
+ * "name='SOURCE'", dn="uid=alice,ou=people,dc=example,dc=com", dn=""), or
+ * 0; after the closing quote, the token's end or a field's punctuation.  A
+ * key's value is a value quoted or not (rule key-values): the ground truths
+ * write Android's tag="<*>"; masked piece by piece, OpenLDAP's "ADD dn=..."
+ * lines made a template per depth of the name ("uid=<*>,ou=<*>,dc=<*>,
+ * dc=<*>") and its anonymous binds (dn="") one apart from the others.
  */
 static size_t quoted_key_value(const char *s, size_t at, size_t n)
 {
@@ -1244,10 +1231,7 @@ static size_t quoted_key_value(const char *s, size_t at, size_t n)
     const size_t end = (size_t)(close - s); /* the closing quote */
     if (end + 1 < n && !memchr(",;)]}&", s[end + 1], 6))
         return 0; /* more text glued after the quotes */
-    size_t k = at + 1;
-    while (k < end && is_key_byte(s[k]))
-        k++;
-    return k == end && end > at + 1 ? 0 : end + 1 - at; /* (one word: the atom rule's) */
+    return end + 1 - at;
 }
 
 /*
@@ -1472,14 +1456,14 @@ static size_t mask_token(const char *s, size_t n, char *out)
                                        : (s[i] == '"' || s[i] == '\'') ? quoted_key_value(s, i, n)
                                                                         : 0;
             if (placeholder) {
-                if (s[i] != '<')
-                    *o++ = s[i]; /* the quotes stay: tag="<*>" */
-                o = put_wildcard(o);
-                if (s[i] != '<') {
+                if (s[i] == '<') { /* the brackets are the value's: err=<*> */
+                    o = put_wildcard(o);
+                    last_wild = 1;
+                } else { /* the quotes stay: dn="<*>" */
+                    *o++ = s[i];
+                    o = put_wildcard(o);
                     *o++ = s[i];
                     last_wild = 0;
-                } else {
-                    last_wild = 1;
                 }
                 i += placeholder;
                 continue;
@@ -1588,8 +1572,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
         if (!variable && !(is_value_word(atom, atom_len) && !(i < n && is_key_sign(s, i, n))) &&
             !is_hex_word(atom, atom_len) &&
             !(atom_from > 0 && is_key_sign(s, atom_from - 1, n) &&
-              !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/')) &&
-            !is_quoted_key_value(s, atom_from, i, n)) {
+              !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/'))) {
             last_wild = 0;
             scheme = atom; /* a word as written: maybe the scheme of a URL */
             scheme_end = o;
