@@ -573,6 +573,39 @@ static size_t source_path_dir(const char *s, size_t from, size_t end)
 }
 
 /*
+ * s[from..to) is a directory of a source location written from the root of
+ * the source tree, without "./" ("v3rpc/interceptor.go:181", the caller zap
+ * prints; "crypto/x509/cert.go:77"): a name, then from s[to] on '/' and
+ * names, the last a source file's, then ':' and the line.  The directories
+ * name the package of the code that printed the line, constant as the file
+ * is, so a digit in one ("v3rpc", "x509") does not make it a value.  (An
+ * absolute path's directories are where the code was built: source_path_dir.)
+ */
+static int is_source_dir(const char *s, size_t from, size_t to, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || to + 1 >= n || s[to] != '/' || !is_letter(s[from]) ||
+        (from > 0 && (is_alnum_byte(s[from - 1]) || s[from - 1] == '.')))
+        return 0;
+    for (size_t i = from; i < to; i++)
+        if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '-')
+            return 0;
+    size_t piece = to + 1;
+    for (size_t i = piece; i < n; i++) {
+        if (s[i] == ':')
+            return i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9' &&
+                   is_source_name(s + piece, i - piece);
+        if (s[i] == '/') {
+            if (i == piece)
+                return 0;
+            piece = i + 1;
+        } else if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.') {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/*
  * The index of the last '/' of a relative path ("./x", "../x") whose file
  * is a source file and a ':' and a line follow ("../sysdeps/nptl/
  * libc_start_call_main.h:58", a sanitizer's frame in a library), else 0.
@@ -1543,6 +1576,13 @@ static size_t mask_token(const char *s, size_t n, char *out)
                 i--;
                 break;
             }
+            if (i < n && (s[i] == '"' || s[i] == '\'') && o - atom > 1 && o[-1] == '\\') {
+                /* "\"10.0.0.1:80\"": a quote escaped inside a quoted string
+                   (JSON's "msg"), not a backslash closing the value */
+                o--;
+                i--;
+                break;
+            }
             if (i < n && is_wild_at(s, i, n)) {
                 variable = 1;
                 o = put_wildcard(o);
@@ -1585,7 +1625,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             dots++;
         if (variable && !memchr(atom, '*', atom_len) &&
             (is_digit_name(atom, atom_len - dots) || is_scoped_name(s, atom_from, i, n) ||
-             (i < n && s[i] == ':' && is_source_file(atom, atom_len, s, i, n)))) {
+             (i < n && s[i] == ':' && is_source_file(atom, atom_len, s, i, n)) ||
+             (i < n && s[i] == '/' && is_source_dir(s, atom_from, i, n)))) {
             last_wild = 0;
             continue;
         }
