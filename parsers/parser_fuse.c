@@ -605,6 +605,13 @@ static int is_source_dir(const char *s, size_t from, size_t to, size_t n)
     return 0;
 }
 
+/* The atom s[from..to) is a source location's file or one of its directories. */
+static int names_source(const char *s, size_t from, size_t to, size_t n)
+{
+    return to < n && ((s[to] == ':' && is_source_file(s + from, to - from, s, to, n)) ||
+                      (s[to] == '/' && is_source_dir(s, from, to, n)));
+}
+
 /*
  * The index of the last '/' of a relative path ("./x", "../x") whose file
  * is a source file and a ':' and a line follow ("../sysdeps/nptl/
@@ -1202,9 +1209,33 @@ FUSE_INLINE int is_key_byte(char c)
 }
 
 /*
+ * The key that ends at s[at] (its '=') names the message itself, as
+ * structured loggers write it: "msg" (logfmt's, go-kit's, logrus', zap's,
+ * slog's) or "message", any case.  msg="Starting" is the line's message,
+ * words the developer wrote, not a value: with the other keys' values
+ * masked, a service's one-word messages ("Starting", "Stopping") were one
+ * template.  (Its first test is one byte: nearly every key fails it.)
+ */
+FUSE_INLINE int is_message_key(const char *s, size_t at)
+{
+    const char last = at ? (char)(s[at - 1] | 0x20) : 0;
+    if (last != 'g' && last != 'e')
+        return 0;
+    const char *key = last == 'g' ? "msg" : "message";
+    const size_t len = last == 'g' ? 3 : 7;
+    if (at < len || (at > len && is_key_byte(s[at - len - 1])))
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if ((s[at - len + i] | 0x20) != key[i])
+            return 0;
+    return 1;
+}
+
+/*
  * Nonzero when s[at] is the '=' of a key ("tty=ssh", "logname=",
  * "(threshold=5)"): right after a name holding a letter, and no '=' after
- * it ("a==b" is an operator, "0=sup" numbers a list).
+ * it ("a==b" is an operator, "0=sup" numbers a list).  The key of the
+ * message ("msg=") assigns no value (is_message_key).
  */
 static int is_key_sign(const char *s, size_t at, size_t n)
 {
@@ -1213,7 +1244,7 @@ static int is_key_sign(const char *s, size_t at, size_t n)
     for (size_t k = at; k > 0; k--) {
         char c = s[k - 1];
         if (is_letter(c))
-            return 1;
+            return !is_message_key(s, at);
         if (!is_key_byte(c))
             return 0;
     }
@@ -1449,6 +1480,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             while (e < n && s[e] != ']' && s[e] != ')' && s[e] != '}' && s[e] != '"' &&
                    s[e] != '\'')
                 e++;
+            if (e < n && e > i + 3 && s[e - 1] == '\\')
+                e--; /* "\"http://x/\"": the quote's escape is not the URL's */
             while (e > i + 3 && (s[e - 1] == ',' || s[e - 1] == '.' || s[e - 1] == ';' ||
                                  s[e - 1] == ':'))
                 e--;
@@ -1608,11 +1641,14 @@ static size_t mask_token(const char *s, size_t n, char *out)
                           is_dns_name(atom, atom_len) ||
                           (i < n && s[i] == '@' && is_object_identity(atom, atom_len, s, i, n))))
             variable = 1;
-        /* "root=LABEL=/": a value word naming a key is the key */
+        /* "root=LABEL=/": a value word naming a key is the key; a key's value
+           is a value, but for a URL's scheme and a source location's file and
+           directories ("caller=main.go:585", logfmt's: "caller=main.go:<*>") */
         if (!variable && !(is_value_word(atom, atom_len) && !(i < n && is_key_sign(s, i, n))) &&
             !is_hex_word(atom, atom_len) &&
             !(atom_from > 0 && is_key_sign(s, atom_from - 1, n) &&
-              !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/'))) {
+              !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') &&
+              !names_source(s, atom_from, i, n))) {
             last_wild = 0;
             scheme = atom; /* a word as written: maybe the scheme of a URL */
             scheme_end = o;
@@ -1624,9 +1660,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
         while (o - dots > atom + 1 && o[-1 - (ptrdiff_t)dots] == '.')
             dots++;
         if (variable && !memchr(atom, '*', atom_len) &&
-            (is_digit_name(atom, atom_len - dots) || is_scoped_name(s, atom_from, i, n) ||
-             (i < n && s[i] == ':' && is_source_file(atom, atom_len, s, i, n)) ||
-             (i < n && s[i] == '/' && is_source_dir(s, atom_from, i, n)))) {
+            ((is_digit_name(atom, atom_len - dots) &&
+              !(atom_from > 0 && is_key_sign(s, atom_from - 1, n))) ||
+             is_scoped_name(s, atom_from, i, n) || names_source(s, atom_from, i, n))) {
             last_wild = 0;
             continue;
         }
