@@ -581,6 +581,8 @@ static size_t source_path_dir(const char *s, size_t from, size_t end)
  * is, so a digit in one ("v3rpc", "x509") does not make it a value.  (An
  * absolute path's directories are where the code was built: source_path_dir.)
  */
+#define FUSE_SOURCE_PATH_MAX 256
+
 static int is_source_dir(const char *s, size_t from, size_t to, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || to + 1 >= n || s[to] != '/' || !is_letter(s[from]) ||
@@ -589,8 +591,12 @@ static int is_source_dir(const char *s, size_t from, size_t to, size_t n)
     for (size_t i = from; i < to; i++)
         if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '-')
             return 0;
+    /* a source path is short: the scan stops FUSE_SOURCE_PATH_MAX bytes on, so
+       that a token of many "a1/" pieces costs each piece that much, not the
+       rest of the token (every piece asks) */
     size_t piece = to + 1;
-    for (size_t i = piece; i < n; i++) {
+    const size_t stop = n - to > FUSE_SOURCE_PATH_MAX ? to + FUSE_SOURCE_PATH_MAX : n;
+    for (size_t i = piece; i < stop; i++) {
         if (s[i] == ':')
             return i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9' &&
                    is_source_name(s + piece, i - piece);

@@ -81,6 +81,20 @@ BEGIN {
     head -c 65536 /dev/zero | tr '\0' '('; echo
 } > "$out/one_char_64k.log"
 
+# One token of 200,000 short pieces, each of a shape that makes the masks
+# ask about the rest of the token ("a1/": a directory of a source location
+# closing it?, "k=a/": a key's value?): a question about the rest, asked per
+# piece, is quadratic in the token.  Always full size: the length is the point.
+awk 'BEGIN {
+    print "2024-03-11 08:00:00.000 INFO App: before the pieces"
+    for (k = 0; k < 2; k++) {
+        printf "2024-03-11 08:00:00.500 INFO App: x "
+        for (i = 0; i < 200000; i++) printf "%s", (k ? "k=a/" : "a1/")
+        printf "z.go:5\n"
+    }
+    print "2024-03-11 08:00:01.000 INFO App: after the pieces"
+}' > "$out/one_token_many_pieces.log"
+
 # Deep nesting: 10,000 levels of brackets, braces and quotes on a line, and
 # 10,000 nested XML elements (10,001 tokens) on another.
 awk -v depth=10000 '
