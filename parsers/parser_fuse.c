@@ -572,6 +572,9 @@ static size_t source_path_dir(const char *s, size_t from, size_t end)
     return slash > from + 1 && is_source_name(s + slash, end - slash) ? slash - 1 : end;
 }
 
+/* the longest source path is_source_dir() reads (it scans forward from each piece) */
+#define FUSE_SOURCE_PATH_MAX 256
+
 /*
  * s[from..to) is a directory of a source location written from the root of
  * the source tree, without "./" ("v3rpc/interceptor.go:181", the caller zap
@@ -581,12 +584,10 @@ static size_t source_path_dir(const char *s, size_t from, size_t end)
  * is, so a digit in one ("v3rpc", "x509") does not make it a value.  (An
  * absolute path's directories are where the code was built: source_path_dir.)
  */
-#define FUSE_SOURCE_PATH_MAX 256
-
 static int is_source_dir(const char *s, size_t from, size_t to, size_t n)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || to + 1 >= n || s[to] != '/' || !is_letter(s[from]) ||
-        (from > 0 && (is_alnum_byte(s[from - 1]) || s[from - 1] == '.')))
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || to + 1 >= n || s[to] != '/' ||
+        !is_letter(s[from]) || (from > 0 && (is_alnum_byte(s[from - 1]) || s[from - 1] == '.')))
         return 0;
     for (size_t i = from; i < to; i++)
         if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '-')
