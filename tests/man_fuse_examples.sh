@@ -1,9 +1,10 @@
 #!/bin/sh
 # The examples of "HOW FUSE DECIDES" in logtk-parse(1) are run: each "A is B"
 # the section writes (".BR A \" is \" B", ".RB ( A \" is \" B ...)", or ".B A",
-# "is", ".BR B") is parsed as a line of its own by fuse, without a preset, and
-# its template must read B.  So a rule that changes what the manual promises
-# fails here until the manual says it.
+# "is" or "starts as", ".BR B"; "A, B are each one C") is parsed as a line of
+# its own by fuse, without a preset, and its template must read B.  So a
+# rule that changes what the manual promises fails here until the manual says
+# it.
 set -u
 LOGTK=${LOGTK:-./logtk}
 page="${LOGTK_SRCDIR:-.}/man/logtk-parse.1"
@@ -36,10 +37,16 @@ END {
     for (k = 1; k <= nl; k++) {
         if (line[k] ~ /^\.(BR|RB) /) {
             n = args(line[k], a)
-            for (i = 1; i + 2 <= n; i++)
+            for (i = 1; i + 2 <= n; i++) {
                 if (a[i + 1] == " is ") print unroff(a[i]) "\t" unroff(a[i + 2])
+                # "A", ", ", "B", " are each one ", "C": A and B are each C
+                if (a[i + 1] == " are each one ")
+                    for (j = i; j >= 1 && (j == i || a[j + 1] == ", "); j -= 2)
+                        print unroff(a[j]) "\t" unroff(a[i + 2])
+            }
         }
-        if (line[k] ~ /^\.B / && line[k + 1] == "is" && line[k + 2] ~ /^\.BR? /) {
+        if (line[k] ~ /^\.B / && (line[k + 1] == "is" || line[k + 1] == "starts as") &&
+            line[k + 2] ~ /^\.BR? /) {
             n = args(line[k], a); m = args(line[k + 2], b)
             print unroff(a[1]) "\t" unroff(b[1])
         }
