@@ -65,6 +65,18 @@ static int is_date_or_time(const char *s, size_t n)
 {
     if (n && s[n - 1] == ',')
         n--;
+    /* the Common Log Format's "05/Dec/2026:04:10:00" (CUPS, web servers): a
+       month's name between the day and the year, the time after a ':' */
+    if (n >= 11 && s[0] >= '0' && s[0] <= '9' && (s[1] == '/' || s[2] == '/')) {
+        const size_t m = s[1] == '/' ? 2 : 3;
+        size_t k = m + 4;
+        if (s[m - 1] == '/' && s[m + 3] == '/' && ltk_fuse_is_calendar_word(s + m, 3)) {
+            while (k < m + 8 && k < n && s[k] >= '0' && s[k] <= '9')
+                k++;
+            if (k == m + 8 && (k == n || (s[k] == ':' && is_date_or_time(s + k + 1, n - k - 1))))
+                return 1;
+        }
+    }
     size_t len[4], ngroups = 0, i = 0;
     char sep[4];
     while (ngroups < 4) {
@@ -272,7 +284,11 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
  *   - in a level mark after the date, '*', '#' or '.' (Redis), or
  *   - in a date or a bracketed date span followed by anything else: the
  *     last header word, or the "-" one or two words later that separates
- *     a program name from the message ("[10.30 16:49:06] chrome.exe - ...").
+ *     a program name from the message ("[10.30 16:49:06] chrome.exe - ..."),
+ *   - or, when the line opens with its level and then its date (maybe after a
+ *     bracketed thread: CUPS' "I [05/Dec/2026:04:10:00 +0000]", "INFO  [main]
+ *     2026-12-05 ..."), in the date and time themselves: what follows is
+ *     the message ("cupsdSetBusyState: ..."), no program's name.
  * A line that opens with "<*>" itself opens with its whole header, already
  * made one "<*>": a template's text, as logtk_parser_merge() feeds shards'
  * templates to a fresh parser, or a mask's replacement of it.  Its header is
@@ -283,6 +299,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
 {
     size_t i = 0, end = 0, limit = n < 24 ? n : 24;
     int dated = 0, hosts = 0;
+    int level_first = 0; /* the line opened with its level: the header ends with the date */
     if (n < 2)
         return 0;
     if (ltk_is_wildcard(t[0].ptr, t[0].len))
@@ -307,9 +324,28 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         }
         /* a digit opens no level word, component or bracket: straight to the date test */
         int digit_first = s[0] >= '0' && s[0] <= '9';
+        /* the line opened with its level: its header ends with its date and
+           time ("I [05/Dec/2026:04:10:00 +0000] cupsdSetBusyState: ...", CUPS;
+           the name after it is the message's) */
+        if (level_first && dated && !is_date_or_time(s, len))
+            break;
         if (!digit_first && is_level_word(s, len)) {
-            if (!dated)
-                return 0;
+            if (!dated) {
+                /* a level opening the line, then its date, maybe after a
+                   bracketed thread: CUPS' "I [05/Dec/2026:04:10:00 +0000]",
+                   "INFO  [main] 2026-12-05 04:10:00,123 Foo.java:88 - ..." */
+                size_t j = i + 1;
+                int next_dated = 0;
+                size_t next = j < limit ? bracket_span(t, j, limit, &next_dated) : 0;
+                if (i == 0 && next && !next_dated && j + next < limit)
+                    j += next, next = bracket_span(t, j, limit, &next_dated);
+                if (i != 0 || j >= limit ||
+                    !(next ? next_dated : is_date_or_time(t[j].ptr, t[j].len)))
+                    return 0;
+                end = i = j;
+                level_first = 1;
+                continue;
+            }
             i++;
             end = i;
             /* what follows a level: spans, a component, a "-" */
