@@ -287,8 +287,10 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
  *     a program name from the message ("[10.30 16:49:06] chrome.exe - ..."),
  *   - or, when the line opens with its level and then its date (maybe after a
  *     bracketed thread: CUPS' "I [05/Dec/2026:04:10:00 +0000]", "INFO  [main]
- *     2026-12-05 ..."), in the date and time themselves: what follows is
- *     the message ("cupsdSetBusyState: ..."), no program's name.
+ *     2026-12-05 ..."), in the date and time themselves, or in the "-" one
+ *     or two words later as above ("... 04:10:00,123 Foo.java:88 - msg"):
+ *     no component or host follows, the next name is the message's
+ *     ("cupsdSetBusyState: ...").
  * A line that opens with "<*>" itself opens with its whole header, already
  * made one "<*>": a template's text, as logtk_parser_merge() feeds shards'
  * templates to a fresh parser, or a mask's replacement of it.  Its header is
@@ -324,23 +326,28 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         }
         /* a digit opens no level word, component or bracket: straight to the date test */
         int digit_first = s[0] >= '0' && s[0] <= '9';
-        /* the line opened with its level: its header ends with its date and
-           time ("I [05/Dec/2026:04:10:00 +0000] cupsdSetBusyState: ...", CUPS;
-           the name after it is the message's) */
+        /* the line opened with its level: its header words end with its date
+           and time ("I [05/Dec/2026:04:10:00 +0000] cupsdSetBusyState: ...",
+           CUPS; the name after it is the message's; a "-" separator after it
+           is looked for below, as for every dated header) */
         if (level_first && dated && !is_date_or_time(s, len))
             break;
         if (!digit_first && is_level_word(s, len)) {
             if (!dated) {
                 /* a level opening the line, then its date, maybe after a
                    bracketed thread: CUPS' "I [05/Dec/2026:04:10:00 +0000]",
-                   "INFO  [main] 2026-12-05 04:10:00,123 Foo.java:88 - ..." */
-                size_t j = i + 1;
+                   "INFO  [main] 2026-12-05 04:10:00,123 Foo.java:88 - ..."
+                   (limit >= 2: token 1 is there) */
+                if (i != 0)
+                    return 0;
+                size_t j = 1;
                 int next_dated = 0;
-                size_t next = j < limit ? bracket_span(t, j, limit, &next_dated) : 0;
-                if (i == 0 && next && !next_dated && j + next < limit)
-                    j += next, next = bracket_span(t, j, limit, &next_dated);
-                if (i != 0 || j >= limit ||
-                    !(next ? next_dated : is_date_or_time(t[j].ptr, t[j].len)))
+                size_t next = bracket_span(t, j, limit, &next_dated);
+                if (next && !next_dated && j + next < limit) {
+                    j += next; /* the thread */
+                    next = bracket_span(t, j, limit, &next_dated);
+                }
+                if (!(next ? next_dated : is_date_or_time(t[j].ptr, t[j].len)))
                     return 0;
                 end = i = j;
                 level_first = 1;

@@ -506,29 +506,6 @@ static int is_digit_name(const char *s, size_t n)
 }
 
 /*
- * A source file as a source location names it, s[0..n) followed by ':' and
- * a digit (the line; "<*>" in a template's text read as a line): a name (a
- * letter, then letters, digits, '_' and '-') and the extension of a
- * programming language's source ("dispatcher.cc:487",
- * "oauth2_token_service.cc:1086", "main.go:17", "views.py:42").  The file
- * names the code that printed the line, constant text like the function
- * names of code; only its line is a value (the ground truths keep Mac's
- * "DAVEngineImpl.cpp:<*>:Close" and "ib_sm_sweep.c:<*>").  So a name with
- * digits stays ("oauth2"), and one spelled like a host does not read as
- * host and port ("bus.cc:405": ".cc" is also a country's domain).
- */
-static int is_source_name(const char *s, size_t n);
-
-static int is_source_file(const char *s, size_t n, const char *line, size_t at, size_t end)
-{
-    /* (the line, or "<*>" where a template's text is read as a line) */
-    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || at + 1 >= end || line[at] != ':' ||
-        !((line[at + 1] >= '0' && line[at + 1] <= '9') || is_wild_at(line, at + 1, end)))
-        return 0;
-    return is_source_name(s, n);
-}
-
-/*
  * A source file's name: a letter, letters, digits, '_' and '-', a dot and
  * a programming language's extension ("dispatcher.cc", "ib_sm_sweep.c").
  */
@@ -554,6 +531,27 @@ static int is_source_name(const char *s, size_t n)
         if (memcmp(e, s + dot, len) == 0)
             return 1;
     return 0;
+}
+
+/*
+ * A source file as a source location names it, s[0..n) followed by ':' and
+ * a digit (the line; "<*>" in a template's text read as a line): a name (a
+ * letter, then letters, digits, '_' and '-') and the extension of a
+ * programming language's source ("dispatcher.cc:487",
+ * "oauth2_token_service.cc:1086", "main.go:17", "views.py:42").  The file
+ * names the code that printed the line, constant text like the function
+ * names of code; only its line is a value (the ground truths keep Mac's
+ * "DAVEngineImpl.cpp:<*>:Close" and "ib_sm_sweep.c:<*>").  So a name with
+ * digits stays ("oauth2"), and one spelled like a host does not read as
+ * host and port ("bus.cc:405": ".cc" is also a country's domain).
+ */
+static int is_source_file(const char *s, size_t n, const char *line, size_t at, size_t end)
+{
+    /* (the line, or "<*>" where a template's text is read as a line) */
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || at + 1 >= end || line[at] != ':' ||
+        !((line[at + 1] >= '0' && line[at + 1] <= '9') || is_wild_at(line, at + 1, end)))
+        return 0;
+    return is_source_name(s, n);
 }
 
 /*
