@@ -207,6 +207,42 @@ static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dat
 }
 
 /*
+ * Whether the bracketed span t[from .. from + span) is a run of fields glued
+ * together, "][" between them: "[2026-12-05T06:19:29.332+0000][4ms][info][gc]"
+ * and "[0.005s][info ][gc,heap  ]", as the JVM's unified logging prints its
+ * decorations (padded with blanks, so one run may be several tokens).  *level
+ * is set when one of its fields is a level word.
+ */
+static int glued_fields(const logtk_slice *t, size_t from, size_t span, int *level)
+{
+    char field[8]; /* the current field's first bytes, blanks left out */
+    size_t flen = 0;
+    int glued = 0;
+    *level = 0;
+    for (size_t k = from; k < from + span; k++) {
+        const char *s = t[k].ptr;
+        const size_t len = t[k].len;
+        for (size_t b = k == from; b < len; b++) {
+            const int last = k + 1 == from + span && b + 1 == len;
+            if (s[b] == ']' && (last || (b + 1 < len && s[b + 1] == '['))) {
+                if (flen <= sizeof field && is_level_word(field, flen))
+                    *level = 1;
+                flen = 0;
+                if (!last) {
+                    glued = 1;
+                    b++;
+                }
+            } else if (s[b] != ' ' && s[b] != '\t') {
+                if (flen < sizeof field)
+                    field[flen] = s[b];
+                flen++;
+            }
+        }
+    }
+    return glued;
+}
+
+/*
  * The bytes of a number, an id, a node or file name with a number (letters,
  * digits and ". - _ / @ : , +"), and which of them are digits: the class of
  * each byte, so that a header word is read with one lookup a byte.
@@ -291,6 +327,9 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
  *     or two words later as above ("... 04:10:00,123 Foo.java:88 - msg"):
  *     no component or host follows, the next name is the message's
  *     ("cupsdSetBusyState: ...").
+ * A run of bracketed fields glued together ("[...][4ms][info][gc,init]", the
+ * JVM's unified logging) is the whole header when it holds a date, or opens
+ * the line and holds a level field; a "-" after it is the header's too.
  * A line that opens with "<*>" itself opens with its whole header, already
  * made one "<*>": a template's text, as logtk_parser_merge() feeds shards'
  * templates to a fresh parser, or a mask's replacement of it.  Its header is
@@ -313,7 +352,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         const char *s = t[i].ptr;
         size_t len = t[i].len;
         int span_dated = 0;
-        size_t span;
+        size_t span = 0;
         if (i == 0 && len > 2 && s[0] == '<') {
             /* syslog's priority as sent on the wire, "<134>Dec": the header's */
             const size_t pri = priority_length(s, len);
@@ -385,7 +424,21 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                 i++;
             return i < n ? i : 0;
         }
-        if (!digit_first && (span = bracket_span(t, i, limit, &span_dated)) != 0 && span_dated) {
+        if (!digit_first && (span = bracket_span(t, i, limit, &span_dated)) != 0) {
+            /* a logger that glues its fields together in brackets prints all of
+               them there: the run is the whole header, with its date or its
+               level ("[...][info][gc,init] Version: 17": "Version:" is no
+               component) */
+            int glued_level;
+            if (glued_fields(t, i, span, &glued_level) &&
+                (span_dated || dated || (i == 0 && glued_level))) {
+                i += span;
+                if (i < n && t[i].len == 1 && t[i].ptr[0] == '-')
+                    i++;
+                return i < n ? i : 0;
+            }
+        }
+        if (!digit_first && span && span_dated) {
             dated = 1;
             i += span;
             end = i;
