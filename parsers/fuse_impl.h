@@ -162,6 +162,8 @@ typedef struct ltk_fuse_state {
     size_t nunsettled, unsettled_cap;
 
     uint64_t wild_dots[FUSE_WILD_DOTS]; /* hashes of "<*>", "<*>.", ... (quick_token_hash) */
+    uint64_t wild_comma;                /* hash of "<*>,": a cell of a list "a, b, c" */
+    int comma_lists;                    /* some line closed with such a list (list_kin) */
 
     /* per-line scratch, reused */
     ltk_strbuf norm;

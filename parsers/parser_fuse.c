@@ -2123,6 +2123,7 @@ static int fuse_init(logtk_parser *p, void *state)
     static const char wild_dots[] = "<*>...";
     for (size_t d = 0; d < FUSE_WILD_DOTS; d++)
         st->wild_dots[d] = hash_bytes(wild_dots, LTK_WILDCARD_LEN + d);
+    st->wild_comma = hash_bytes(LTK_WILDCARD ",", LTK_WILDCARD_LEN + 1);
     /*
      * Tables sized for what comes, not up front: memory reserved in the
      * heap is fresh memory that each new parser touches again (page faults
@@ -3047,6 +3048,18 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     } else if (run_from != SIZE_MAX && run_from > 0 && kept - run_from >= FUSE_LIST_MIN) {
         seq = seq_before_run + salted(wild_h, run_from); /* a trailing list: one "<*>" */
         kept = run_from + 1;
+    } else if (run_from == kept - 1 && kept >= FUSE_LIST_MIN &&
+               st->tok_hash[kept - 2] == st->wild_comma) {
+        /* a trailing list "a, b, c" after a word: "<*>," cells, then the last value */
+        size_t from = kept - 1;
+        while (from > 0 && st->tok_hash[from - 1] == st->wild_comma)
+            from--;
+        if (from > 0 && kept - from >= FUSE_LIST_MIN && st->tok_hash[from - 1] != wild_h) {
+            for (size_t k = from; k < kept; k++)
+                seq -= salted(st->tok_hash[k], k);
+            seq += salted(wild_h, from);
+            kept = from + 1;
+        }
     }
     seq += ltk_mix64(kept + 1);
     if (st->line_cache) { /* (without it every line comes this way) */
@@ -3068,28 +3081,50 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
 
 /*
  * The templates of the line's message printed with a closing list of
- * another length: `prefix` words (their salted hashes in salt_tok) before
- * a list of `run` values ("<*>" each, a list of FUSE_LIST_MIN or more
- * counting as one), the sequences of the same words before 1 to
- * FUSE_LIST_MIN - 1 values that the exact table knows, but this line's.
- * Writes them to kin; returns how many.
+ * another length: given the line's tokens before the list (`prefix`) and
+ * a list of `run` values ("<*>" each, or "<*>," each but the last when
+ * `commas`: "a, b, c"; a list of FUSE_LIST_MIN or more counting as one),
+ * the sequences of the same words before 1 to FUSE_LIST_MIN - 1 values
+ * that the exact table knows, but this line's: separated as the line's
+ * are, and a value alone also by commas once some line printed such a list
+ * (st->comma_lists; a line's list of one says neither).  Writes them to kin
+ * (room for 2 * FUSE_LIST_MIN); returns how many.
  */
-static size_t list_kin(const ltk_fuse_state *st, size_t prefix, size_t run, uint32_t *kin)
+static size_t list_kin(const ltk_fuse_state *st, size_t prefix, size_t run, int commas,
+                       uint32_t *kin)
 {
     const uint64_t wild_h = st->wild_dots[0];
-    uint64_t seq = 0;
+    uint64_t before = 0;
     for (size_t i = 0; i < prefix; i++)
-        seq += st->salt_tok[i];
+        before += st->salt_tok[i];
     size_t found = 0;
-    for (size_t r = 1; r < FUSE_LIST_MIN; r++) {
-        seq += salted(wild_h, prefix + r - 1);
-        if (r == run)
-            continue;
-        uint32_t id = map_get(&st->exact, seq + ltk_mix64(prefix + r + 1));
-        if (id != FUSE_NO_ID)
-            kin[found++] = id;
+    const int last = commas || (run == 1 && st->comma_lists);
+    for (int c = commas; c <= last; c++) {
+        uint64_t seq = before; /* the words, then r - 1 cells */
+        for (size_t r = 1; r < FUSE_LIST_MIN; r++) {
+            const uint64_t value = salted(wild_h, prefix + r - 1);
+            const uint64_t whole = seq + value;
+            seq += c ? salted(st->wild_comma, prefix + r - 1) : value;
+            if (r == run || (r == 1 && c > commas))
+                continue; /* the line's own, or one value again */
+            uint32_t id = map_get(&st->exact, whole + ltk_mix64(prefix + r + 1));
+            if (id != FUSE_NO_ID)
+                kin[found++] = id;
+        }
     }
     return found;
+}
+
+/*
+ * The first value of a list closing the line stands for the whole list:
+ * "<*>", a comma after it ("<*>," of "a, b, c") left out.  Its text is the
+ * masked token's first bytes (st->norm).
+ */
+static void wild_list_head(ltk_fuse_state *st, size_t at)
+{
+    assert(st->tok_len[at] >= LTK_WILDCARD_LEN);
+    st->tok_hash[at] = st->wild_dots[0];
+    st->tok_len[at] = LTK_WILDCARD_LEN;
 }
 
 /*
@@ -3255,12 +3290,29 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     uint64_t seq;
     uint32_t id;
 
-    /* a list of values closing the line is one "<*>", whatever its length */
+    /* a list of values closing the line is one "<*>", whatever its length:
+       the trailing "<*>" tokens, or "<*>," ones and the last ("a, b, c") */
     size_t list_from = n;
-    while (list_from > 0 && st->tok_hash[list_from - 1] == wild_h)
+    int commas = 0;
+    if (n > 0 && st->tok_hash[n - 1] == wild_h) {
         list_from--;
-    if (settled == FUSE_NO_ID && list_from > 0 && n - list_from >= FUSE_LIST_MIN)
+        size_t from = list_from;
+        while (from > 0 && st->tok_hash[from - 1] == st->wild_comma)
+            from--;
+        /* one separator throughout, after a word: "<*> <*> <*> <*>, <*>" is fields */
+        if (from < list_from && from > 0 && st->tok_hash[from - 1] != wild_h) {
+            list_from = from;
+            commas = 1;
+            if (settled == FUSE_NO_ID)
+                st->comma_lists = 1;
+        }
+        while (!commas && list_from > 0 && st->tok_hash[list_from - 1] == wild_h)
+            list_from--;
+    }
+    if (settled == FUSE_NO_ID && list_from > 0 && n - list_from >= FUSE_LIST_MIN) {
         n = list_from + 1; /* (a template's text is already so) */
+        wild_list_head(st, list_from);
+    }
     seq = ltk_mix64(n + 1);
     for (size_t i = 0; i < n; i++) {
         st->salt_tok[i] = salted(st->tok_hash[i], i);
@@ -3277,16 +3329,18 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
      * more are at once); the templates made for the other lengths join the
      * line's below.  seq_seen, the sequence as printed, still leads to it.
      */
-    uint32_t kin[FUSE_LIST_MIN];
+    uint32_t kin[2 * FUSE_LIST_MIN];
     size_t nkin = 0;
     if (settled == FUSE_NO_ID && list_from > 0 && list_from < n &&
         !FUSE_RULE_OFF(FUSE_RULE_LIST_LENGTHS)) {
-        nkin = list_kin(st, list_from, n - list_from, kin);
+        nkin = list_kin(st, list_from, n - list_from, commas, kin);
         if (nkin > 0 && n - list_from > 1) {
-            /* (salt_tok[list_from] is already the wildcard's: the list starts there) */
             seq += ltk_mix64(list_from + 2) - ltk_mix64(n + 1);
-            for (size_t i = list_from + 1; i < n; i++)
+            for (size_t i = list_from; i < n; i++)
                 seq -= st->salt_tok[i];
+            wild_list_head(st, list_from);
+            st->salt_tok[list_from] = salted(wild_h, list_from);
+            seq += st->salt_tok[list_from];
             n = list_from + 1;
         }
     }
