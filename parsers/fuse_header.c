@@ -243,6 +243,40 @@ static int glued_fields(const logtk_slice *t, size_t from, size_t span, int *lev
 }
 
 /*
+ * A diagnostic's location opening a line, "core/reader.c:1150:38:": GNU's
+ * "file:line:column: message", as compilers, linters and checkers print
+ * it.  A path whose last piece has a name and an extension of letters, a
+ * line number, maybe a column, and a colon.
+ */
+static int is_diagnostic_location(const char *s, size_t n)
+{
+    if (n < 6 || s[n - 1] != ':')
+        return 0;
+    size_t end = n - 1; /* the colon closing the path, once the numbers are read */
+    int numbers = 0;
+    while (numbers < 2) {
+        size_t d = end;
+        while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+            d--;
+        if (d == end || d < 2 || s[d - 1] != ':')
+            break;
+        numbers++;
+        end = d - 1;
+    }
+    size_t dot = end;
+    while (dot > 0 && is_letter(s[dot - 1]))
+        dot--;
+    if (!numbers || end - dot > 5 || dot == end || dot < 2 || s[dot - 1] != '.' ||
+        !is_alnum_byte(s[dot - 2]))
+        return 0;
+    for (size_t k = 0; k + 1 < dot; k++)
+        if (!is_alnum_byte(s[k]) && s[k] != '.' && s[k] != '_' && s[k] != '-' && s[k] != '/' &&
+            s[k] != '+')
+            return 0;
+    return 1;
+}
+
+/*
  * The bytes of a number, an id, a node or file name with a number (letters,
  * digits and ". - _ / @ : , +"), and which of them are digits: the class of
  * each byte, so that a header word is read with one lookup a byte.
@@ -327,6 +361,8 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
  *     or two words later as above ("... 04:10:00,123 Foo.java:88 - msg"):
  *     no component or host follows, the next name is the message's
  *     ("cupsdSetBusyState: ...").
+ * A line that opens with a diagnostic's location and level ("src/a.c:12:5:
+ * warning:", GNU's format) has them for its header, without a date.
  * A run of bracketed fields glued together ("[...][4ms][info][gc,init]", the
  * JVM's unified logging) is the whole header when it holds a date, or opens
  * the line and holds a level field; a "-" after it is the header's too.
@@ -348,6 +384,16 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
     const size_t rfc5424 = syslog_protocol_header(t, n);
     if (rfc5424)
         return rfc5424 < n ? rfc5424 : 0;
+    /* a diagnostic: its location and its level ("src/a.c:12:5: warning:", "x.c:3:
+       fatal error:"); the message is the diagnostic's, the location its subject */
+    if (t[0].ptr[t[0].len - 1] == ':' && is_diagnostic_location(t[0].ptr, t[0].len)) {
+        size_t k = 1;
+        if (k + 1 < n && is_level_word(t[k].ptr, t[k].len))
+            k++; /* "fatal error:" */
+        if (k + 1 < n && t[k].len > 1 && t[k].ptr[t[k].len - 1] == ':' &&
+            is_level_word(t[k].ptr, t[k].len - 1))
+            return k + 1;
+    }
     while (i < limit) {
         const char *s = t[i].ptr;
         size_t len = t[i].len;
