@@ -351,6 +351,8 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
  *     level: bracketed spans ("[main]", "[req-1 - - -]"), a component
  *     ("name:" or a dotted name) and a "-" ("INFO [main] org.Foo: ..."), or
  *   - in a "-" after the date, unless a level follows it ("12:01:02 - msg"),
+ *     or a name, a "-" and a level ("date - distributed.worker - INFO - msg",
+ *     read on as after a level),
  *   - in a level mark after the date, '*', '#' or '.' (Redis), or
  *   - in a date or a bracketed date span followed by anything else: the
  *     last header word, or the "-" one or two words later that separates
@@ -497,6 +499,14 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         }
         if (len == 1 && s[0] == '-') {
             end = ++i;
+            /* "date - name - LEVEL - message": a logger's name between the
+               separators, then its level (Python's "%(asctime)s - %(name)s -
+               %(levelname)s - %(message)s") */
+            if (dated && i + 2 < limit && t[i + 1].len == 1 && t[i + 1].ptr[0] == '-' &&
+                is_name_chars(t[i].ptr, t[i].len) && is_level_word(t[i + 2].ptr, t[i + 2].len)) {
+                i += 2;
+                continue;
+            }
             /* after the date a "-" separates the header from what follows, unless a level does */
             if (dated && !(i < limit && is_level_word(t[i].ptr, t[i].len)))
                 return end < n ? end : 0;
