@@ -14,7 +14,8 @@
  * move while a multi-line record grows; after the first few records nothing
  * is allocated.  Anything RFC 4180 does not allow (a quote inside an unquoted
  * field, text after a closing quote, a file ending inside quotes) is
- * LOGTK_ERR_DATA naming the file and line, rather than a guess.  A UTF-8 byte
+ * LOGTK_ERR_DATA naming the file and line, rather than a guess; so is a
+ * record longer than LOGTK_DEFAULT_MAX_LINE, the reader's bound on a line.  A UTF-8 byte
  * order mark at the start of the file is skipped.
  */
 #include "config.h"
@@ -148,6 +149,16 @@ int logtk_csv_next(logtk_csv *c, const logtk_slice **fields, size_t *nfields)
                     if (ltk_strbuf_append(&c->bytes, p, (size_t)(end - p)) != 0 ||
                         ltk_strbuf_append(&c->bytes, end, line.eol_len) != 0)
                         return ltk_error_set(&c->err, LOGTK_ERR_NOMEM, "out of memory");
+                    /* a record is bounded as a line is: a quote never closed
+                       in a file of millions of short lines (a compressed one
+                       expands a few kilobytes to them) is an error, not a
+                       field of gigabytes */
+                    if (c->bytes.len > LOGTK_DEFAULT_MAX_LINE)
+                        return ltk_error_set(&c->err, LOGTK_ERR_DATA,
+                                               "%s:%llu: quoted field longer than %zu bytes (is "
+                                               "its closing quote missing?)",
+                                               line.source, (unsigned long long)c->record_line,
+                                               (size_t)LOGTK_DEFAULT_MAX_LINE);
                     /* The reader reuses its source name for the next archive
                        member: keep this one for the message. */
                     ltk_strbuf_clear(&c->open_source);
