@@ -498,10 +498,40 @@ static int is_code_name(const char *s, size_t n)
            max_run <= 4; /* NAT64, RFC2616 */
 }
 
+/*
+ * A constant's name in capitals, pieces joined by '_', two or more of them
+ * words of capitals alone: a message's identifier ("DHCP4_PACKET_DROP_0006",
+ * Kea's; "SSH2_MSG_KEXINIT"), whatever its digits, which number the message
+ * and do not vary across its lines.  Not one word and numbers ("SIGRT_32",
+ * "MB_254_051007", numbered instances), nor anything in small letters.
+ */
+static int is_constant_name(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_NAMES) || n < 7 || s[0] < 'A' || s[0] > 'Z')
+        return 0;
+    size_t words = 0, letters = 0, digits = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || s[i] == '_') {
+            if (letters + digits == 0)
+                return 0; /* "__", or a '_' closing it */
+            words += letters >= 2 && digits == 0;
+            letters = digits = 0;
+        } else if (s[i] >= 'A' && s[i] <= 'Z') {
+            letters++;
+        } else if (s[i] >= '0' && s[i] <= '9') {
+            digits++;
+        } else {
+            return 0;
+        }
+    }
+    return words >= 2;
+}
+
 /* A name that holds digits yet is a word of the message (see the rules above). */
 static int is_digit_name(const char *s, size_t n)
 {
-    return (is_inner_digit_name(s, n) || is_unit_name(s, n) || is_code_name(s, n)) &&
+    return (is_inner_digit_name(s, n) || is_unit_name(s, n) || is_code_name(s, n) ||
+            is_constant_name(s, n)) &&
            !is_machine_word(s, n);
 }
 
