@@ -527,11 +527,36 @@ static int is_constant_name(const char *s, size_t n)
     return words >= 2;
 }
 
+/*
+ * A Java name whose digits all number what the compiler made: an anonymous
+ * class ("StartCommand$1.run", "Client$Connection$2") or a lambda's method
+ * ("lambda$restore$0"), a '$' before each run of digits.  Code, as the
+ * class and the method that carry them are: a stack frame with one stays
+ * its own message ("at org.x.StartCommand$1.run(StartCommand.java:<*>)").
+ */
+static int is_java_synthetic_name(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_NAMES) || n < 3 || !is_letter(s[0]))
+        return 0;
+    int numbered = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            if (s[i - 1] == '$')
+                numbered = 1;
+            else if (s[i - 1] < '0' || s[i - 1] > '9')
+                return 0; /* a digit after a letter: a value's, or another rule's */
+        } else if (!is_letter(s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '$') {
+            return 0;
+        }
+    }
+    return numbered;
+}
+
 /* A name that holds digits yet is a word of the message (see the rules above). */
 static int is_digit_name(const char *s, size_t n)
 {
     return (is_inner_digit_name(s, n) || is_unit_name(s, n) || is_code_name(s, n) ||
-            is_constant_name(s, n)) &&
+            is_constant_name(s, n) || is_java_synthetic_name(s, n)) &&
            !is_machine_word(s, n);
 }
 
@@ -1696,7 +1721,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             dots++;
         if (variable && !memchr(atom, '*', atom_len) &&
             ((is_digit_name(atom, atom_len - dots) &&
-              !(atom_from > 0 && is_key_sign(s, atom_from - 1, n))) ||
+              !(atom_from > 0 && is_key_sign(s, atom_from - 1, n)) &&
+              !(i < n && s[i] == '@' && is_object_identity(atom, atom_len, s, i, n))) ||
              is_scoped_name(s, atom_from, i, n) || names_source(s, atom_from, i, n))) {
             last_wild = 0;
             continue;
