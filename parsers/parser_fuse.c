@@ -536,8 +536,8 @@ static int is_constant_name(const char *s, size_t n)
  */
 static int is_java_synthetic_name(const char *s, size_t n)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_CODE_NAMES) || n < 3 || !is_letter(s[0]))
-        return 0;
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_NAMES) || n < 3 || !is_letter(s[0]) || !memchr(s, '$', n))
+        return 0; /* (the common case: no '$', found without reading the name byte by byte) */
     int numbered = 0;
     for (size_t i = 1; i < n; i++) {
         if (s[i] >= '0' && s[i] <= '9') {
