@@ -561,6 +561,43 @@ static int is_digit_name(const char *s, size_t n)
 }
 
 /*
+ * A dotted name of code called with its arguments (a '(' follows it), the
+ * pieces with digits names of code and the others words: Apache's
+ * "env.createBean2(): Factory error ..." (180 lines of its full log, which
+ * its full ground truth keeps).  Without the call a dotted name with digits
+ * stays a value, a class or a file printed as data ("via
+ * org.mortbay.log.Slf4jLog", "sys_ia32.c,v": the ground truths' "<*>"), and
+ * a host's numbered piece is no name of code ("db3.prod").
+ */
+static int is_dotted_code_call(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_NAMES) || n < 3 || !memchr(s, '.', n))
+        return 0;
+    int digits = 0;
+    for (size_t from = 0; from < n;) {
+        const char *end = memchr(s + from, '.', n - from);
+        const size_t to = end ? (size_t)(end - s) : n;
+        if (to == from || !is_letter(s[from]))
+            return 0; /* an empty piece, or one opening with a digit ("1.2") */
+        int piece_digits = 0;
+        for (size_t k = from; k < to; k++) {
+            if (s[k] >= '0' && s[k] <= '9')
+                piece_digits = 1;
+            else if (!is_letter(s[k]) && s[k] != '_')
+                return 0;
+        }
+        if (piece_digits && !((is_inner_digit_name(s + from, to - from) ||
+                               is_code_name(s + from, to - from) ||
+                               is_constant_name(s + from, to - from)) &&
+                              !is_machine_word(s + from, to - from)))
+            return 0;
+        digits |= piece_digits;
+        from = to + 1;
+    }
+    return digits && s[n - 1] != '.';
+}
+
+/*
  * A source file's name: a letter, letters, digits, '_' and '-', a dot and
  * a programming language's extension ("dispatcher.cc", "ib_sm_sweep.c").
  */
@@ -1723,6 +1760,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
             ((is_digit_name(atom, atom_len - dots) &&
               !(atom_from > 0 && is_key_sign(s, atom_from - 1, n)) &&
               !(i < n && s[i] == '@' && is_object_identity(atom, atom_len, s, i, n))) ||
+             (i < n && s[i] == '(' && is_dotted_code_call(atom, atom_len)) ||
              is_scoped_name(s, atom_from, i, n) || names_source(s, atom_from, i, n))) {
             last_wild = 0;
             continue;
