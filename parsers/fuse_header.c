@@ -184,6 +184,35 @@ static int is_dotted_component(const char *s, size_t n)
     return dots >= 2;
 }
 
+/* A logger's name: a letter, then letters, digits, '.', '_' and '$'. */
+static int is_logger_name(const char *s, size_t n)
+{
+    if (n == 0 || !is_letter(s[0]))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!is_alnum_byte(s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '$')
+            return 0;
+    return 1;
+}
+
+/* Nonzero when s[0..n) is capitals only (n > 0). */
+static int is_capitals(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 'A' || s[i] > 'Z')
+            return 0;
+    return n > 0;
+}
+
+/* Nonzero when s[0..n) is digits only (n > 0). */
+static int is_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return n > 0;
+}
+
 /* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
 static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
 {
@@ -349,7 +378,11 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
  *   - in a component "name:" ("Jun 14 15:16:01 combo sshd[42]:"), or
  *   - in a level word, itself followed by what loggers print after a
  *     level: bracketed spans ("[main]", "[req-1 - - -]"), a component
- *     ("name:" or a dotted name) and a "-" ("INFO [main] org.Foo: ..."), or
+ *     ("name:", a dotted name, or any name before a "-") and a "-" or a
+ *     lone ":" ("INFO [main] org.Foo: ...", "INFO App - ...", Spring Boot's
+ *     "INFO 1234 --- [ main] com.example.App : ..." with its process id and
+ *     "---"); a bracketed thread may come before a level in capitals
+ *     ("12:00:00.123 [main] INFO x.Y - ...", logback's default), or
  *   - in a "-" after the date, unless a level follows it ("12:01:02 - msg"),
  *     or a name, a "-" and a level ("date - distributed.worker - INFO - msg",
  *     read on as after a level),
@@ -450,7 +483,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                 if ((span = bracket_span(t, i, limit, &span_dated)) != 0) {
                     i += span;
                     end = i;
-                } else if (!component && (is_component(s, len) || is_dotted_component(s, len))) {
+                } else if (!component && (is_component(s, len) || is_dotted_component(s, len) ||
+                                          (i + 1 < limit && t[i + 1].len == 1 &&
+                                           t[i + 1].ptr[0] == '-' && is_logger_name(s, len)))) {
+                    /* a logger's name: "name:", a dotted one, or any before the
+                       " - " that ends the header ("INFO App - msg", logback's
+                       default pattern with a class in no package) */
                     component = 1;
                     i++;
                     end = i;
@@ -458,6 +496,14 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     i++;
                     end = i;
                     break;
+                } else if (component && len == 1 && s[0] == ':') {
+                    i++; /* "com.example.App : msg" (Spring Boot's logger column) */
+                    end = i;
+                    break;
+                } else if (i + 1 < limit && t[i + 1].len == 3 &&
+                           memcmp(t[i + 1].ptr, "---", 3) == 0 && is_digits(s, len)) {
+                    i += 2; /* the process id and Spring Boot's "---" separator */
+                    end = i;
                 } else {
                     break;
                 }
@@ -485,6 +531,16 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     i++;
                 return i < n ? i : 0;
             }
+        }
+        if (!digit_first && span && !span_dated && dated && i + span < limit &&
+            is_level_word(t[i + span].ptr, t[i + span].len) &&
+            is_capitals(t[i + span].ptr, t[i + span].len)) {
+            /* the thread before the level ("12:00:00.123 [main] INFO  x.Y - ...",
+               logback's and log4j 2's default pattern, which print the level in
+               capitals: Slurm's "[date] [2.batch] debug levels are ..." is a message) */
+            i += span;
+            end = i;
+            continue;
         }
         if (!digit_first && span && span_dated) {
             dated = 1;
