@@ -378,7 +378,7 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
  *   - in a component "name:" ("Jun 14 15:16:01 combo sshd[42]:"), or
  *   - in a level word, itself followed by what loggers print after a
  *     level: bracketed spans ("[main]", "[req-1 - - -]"), a component
- *     ("name:", a dotted name, or any name before a "-") and a "-" or a
+ *     ("name:", a dotted name, or after a thread any name before a "-") and a "-" or a
  *     lone ":" ("INFO [main] org.Foo: ...", "INFO App - ...", Spring Boot's
  *     "INFO 1234 --- [ main] com.example.App : ..." with its process id and
  *     "---"); a bracketed thread may come before a level in capitals
@@ -412,6 +412,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
     size_t i = 0, end = 0, limit = n < 24 ? n : 24;
     int dated = 0, hosts = 0;
     int level_first = 0; /* the line opened with its level: the header ends with the date */
+    int thread_first = 0; /* a bracketed thread came before the level (logback's pattern) */
     if (n < 2)
         return 0;
     if (ltk_is_wildcard(t[0].ptr, t[0].len))
@@ -421,7 +422,8 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         return rfc5424 < n ? rfc5424 : 0;
     /* a diagnostic: its location and its level ("src/a.c:12:5: warning:", "x.c:3:
        fatal error:"); the message is the diagnostic's, the location its subject */
-    if (t[0].ptr[t[0].len - 1] == ':' && is_diagnostic_location(t[0].ptr, t[0].len)) {
+    if (t[0].len > 5 && t[0].ptr[t[0].len - 1] == ':' &&
+        is_diagnostic_location(t[0].ptr, t[0].len)) {
         size_t k = 1;
         if (k + 1 < n && is_level_word(t[k].ptr, t[k].len))
             k++; /* "fatal error:" */
@@ -484,11 +486,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     i += span;
                     end = i;
                 } else if (!component && (is_component(s, len) || is_dotted_component(s, len) ||
-                                          (i + 1 < limit && t[i + 1].len == 1 &&
+                                          (thread_first && i + 1 < limit && t[i + 1].len == 1 &&
                                            t[i + 1].ptr[0] == '-' && is_logger_name(s, len)))) {
-                    /* a logger's name: "name:", a dotted one, or any before the
-                       " - " that ends the header ("INFO App - msg", logback's
-                       default pattern with a class in no package) */
+                    /* a logger's name: "name:", a dotted one, or after a thread
+                       any name before the " - " that ends the header ("[main]
+                       INFO App - msg", logback's default pattern with a class in
+                       no package; "ERROR Timeout - giving up" stays a message) */
                     component = 1;
                     i++;
                     end = i;
@@ -540,6 +543,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                capitals: Slurm's "[date] [2.batch] debug levels are ..." is a message) */
             i += span;
             end = i;
+            thread_first = 1;
             continue;
         }
         if (!digit_first && span && span_dated) {
