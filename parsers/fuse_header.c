@@ -184,35 +184,6 @@ static int is_dotted_component(const char *s, size_t n)
     return dots >= 2;
 }
 
-/* A logger's name: a letter, then letters, digits, '.', '_' and '$'. */
-static int is_logger_name(const char *s, size_t n)
-{
-    if (n == 0 || !is_letter(s[0]))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if (!is_alnum_byte(s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '$')
-            return 0;
-    return 1;
-}
-
-/* Nonzero when s[0..n) is capitals only (n > 0). */
-static int is_capitals(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < 'A' || s[i] > 'Z')
-            return 0;
-    return n > 0;
-}
-
-/* Nonzero when s[0..n) is digits only (n > 0). */
-static int is_digits(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return n > 0;
-}
-
 /* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
 static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
 {
@@ -487,7 +458,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     end = i;
                 } else if (!component && (is_component(s, len) || is_dotted_component(s, len) ||
                                           (thread_first && i + 1 < limit && t[i + 1].len == 1 &&
-                                           t[i + 1].ptr[0] == '-' && is_logger_name(s, len)))) {
+                                           t[i + 1].ptr[0] == '-' && is_name_of(s, len, "._$")))) {
                     /* a logger's name: "name:", a dotted one, or after a thread
                        any name before the " - " that ends the header ("[main]
                        INFO App - msg", logback's default pattern with a class in
@@ -504,7 +475,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     end = i;
                     break;
                 } else if (i + 1 < limit && t[i + 1].len == 3 &&
-                           memcmp(t[i + 1].ptr, "---", 3) == 0 && is_digits(s, len)) {
+                           memcmp(t[i + 1].ptr, "---", 3) == 0 && is_all_between(s, len, '0', '9')) {
                     i += 2; /* the process id and Spring Boot's "---" separator */
                     end = i;
                 } else {
@@ -537,7 +508,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         }
         if (!digit_first && span && !span_dated && dated && i + span < limit &&
             is_level_word(t[i + span].ptr, t[i + span].len) &&
-            is_capitals(t[i + span].ptr, t[i + span].len)) {
+            is_all_between(t[i + span].ptr, t[i + span].len, 'A', 'Z')) {
             /* the thread before the level ("12:00:00.123 [main] INFO  x.Y - ...",
                logback's and log4j 2's default pattern, which print the level in
                capitals: Slurm's "[date] [2.batch] debug levels are ..." is a message) */

@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fuse_shape.h"
 #include "mix.h"
@@ -223,6 +224,29 @@ static inline int is_alnum_byte(char c)
 static inline int is_letter(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/*
+ * A name: a letter, then letters, digits and the bytes of `extra` (a URI
+ * scheme's "+-.", a logger's "._$").
+ */
+static inline int is_name_of(const char *s, size_t n, const char *extra)
+{
+    if (n == 0 || !is_letter(s[0]))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!is_alnum_byte(s[i]) && (s[i] == '\0' || !strchr(extra, s[i])))
+            return 0;
+    return 1;
+}
+
+/* Nonzero when s[0..n) is bytes from lo to hi only (n > 0): digits, capitals. */
+static inline int is_all_between(const char *s, size_t n, char lo, char hi)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < lo || s[i] > hi)
+            return 0;
+    return n > 0;
 }
 
 /** Group g (below ngroups). */

@@ -1258,12 +1258,7 @@ static int is_object_identity(const char *name, size_t len, const char *s, size_
 /* Nonzero when s[0..n) is a URI scheme: a letter, then letters, digits, '+', '-', '.'. */
 static int is_scheme(const char *s, size_t n)
 {
-    if (n == 0 || !is_letter(s[0]))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if (!is_alnum_byte(s[i]) && s[i] != '+' && s[i] != '-' && s[i] != '.')
-            return 0;
-    return 1;
+    return is_name_of(s, n, "+-.");
 }
 
 /* Nonzero when s[0..n) is letters only (n > 0). */
