@@ -184,6 +184,12 @@ static int is_dotted_component(const char *s, size_t n)
     return dots >= 2;
 }
 
+/* Nonzero when the token is a lone "-", the separator loggers print. */
+static int is_dash(const logtk_slice *t)
+{
+    return t->len == 1 && t->ptr[0] == '-';
+}
+
 /* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
 static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
 {
@@ -328,7 +334,7 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
         !is_date_or_time(t[1].ptr, t[1].len > 10 ? 10 : t[1].len))
         return 0; /* "<34>1", then a date ("2026-12-05T..." opens with one) */
     const logtk_slice *sd = &t[6];
-    if (sd->len == 1 && sd->ptr[0] == '-')
+    if (is_dash(sd))
         return 7;
     if (sd->ptr[0] != '[')
         return 0;
@@ -457,8 +463,8 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     i += span;
                     end = i;
                 } else if (!component && (is_component(s, len) || is_dotted_component(s, len) ||
-                                          (thread_first && i + 1 < limit && t[i + 1].len == 1 &&
-                                           t[i + 1].ptr[0] == '-' && is_name_of(s, len, "._$")))) {
+                                          (thread_first && i + 1 < limit && is_dash(&t[i + 1]) &&
+                                           is_name_of(s, len, "._$")))) {
                     /* a logger's name: "name:", a dotted one, or after a thread
                        any name before the " - " that ends the header ("[main]
                        INFO App - msg", logback's default pattern with a class in
@@ -466,7 +472,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     component = 1;
                     i++;
                     end = i;
-                } else if (len == 1 && s[0] == '-') {
+                } else if (is_dash(&t[i])) {
                     i++;
                     end = i;
                     break;
@@ -488,7 +494,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             if (!dated)
                 return 0;
             i++;
-            if (i < n && t[i].len == 1 && t[i].ptr[0] == '-')
+            if (i < n && is_dash(&t[i]))
                 i++;
             return i < n ? i : 0;
         }
@@ -501,7 +507,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             if (glued_fields(t, i, span, &glued_level) &&
                 (span_dated || dated || (i == 0 && glued_level))) {
                 i += span;
-                if (i < n && t[i].len == 1 && t[i].ptr[0] == '-')
+                if (i < n && is_dash(&t[i]))
                     i++;
                 return i < n ? i : 0;
             }
@@ -528,12 +534,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             end = ++i;
             continue;
         }
-        if (len == 1 && s[0] == '-') {
+        if (is_dash(&t[i])) {
             end = ++i;
             /* "date - name - LEVEL - message": a logger's name between the
                separators, then its level (Python's "%(asctime)s - %(name)s -
                %(levelname)s - %(message)s") */
-            if (dated && i + 2 < limit && t[i + 1].len == 1 && t[i + 1].ptr[0] == '-' &&
+            if (dated && i + 2 < limit && is_dash(&t[i + 1]) &&
                 is_name_chars(t[i].ptr, t[i].len) && is_level_word(t[i + 2].ptr, t[i + 2].len)) {
                 i += 2;
                 continue;
@@ -581,7 +587,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         return 0;
     /* a lone "-" one or two words on separates a program name from the message */
     for (size_t k = end; k < end + 3 && k + 1 < n; k++)
-        if (t[k].len == 1 && t[k].ptr[0] == '-')
+        if (is_dash(&t[k]))
             return k + 1;
     return end < n ? end : 0;
 }

@@ -2996,6 +2996,24 @@ static uint8_t stash_form(ltk_fuse_state *st, size_t kept, size_t len)
     return ltk_strbuf_append(&st->stash, st->norm.data, len) == 0 ? FORM_STASHED : FORM_MASK;
 }
 
+/*
+ * Where a list written with commas closes the line's n masked tokens
+ * (st->tok_hash): its first "<*>," cell, after a word, the last cell a "<*>"
+ * ("a, b, c"); n when the line closes otherwise.  One separator throughout:
+ * "<*> <*> <*> <*>, <*>" is fields.  feed_tokens() and learn_masked() both
+ * ask here, so that their sequences of one line agree.
+ */
+static inline size_t comma_list_from(const ltk_fuse_state *st, size_t n)
+{
+    const uint64_t wild_h = st->wild_dots[0];
+    if (n < 2 || st->tok_hash[n - 1] != wild_h || st->tok_hash[n - 2] != st->wild_comma)
+        return n;
+    size_t from = n - 2;
+    while (from > 0 && st->tok_hash[from - 1] == st->wild_comma)
+        from--;
+    return from > 0 && st->tok_hash[from - 1] != wild_h ? from : n;
+}
+
 /* The whole of fuse_feed() for a line its shape did not answer; kept out of line, see there. */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -3120,7 +3138,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         st->tok_form[kept] = form;
         seq += salted(h, kept++);
     }
-    size_t dump_from, dump_lead;
+    size_t dump_from, dump_lead, comma_from;
     const size_t last_len = kept ? in[kept - 1].len : 0; /* a cell has 2, 4 or 6 bytes */
     if (!asides && last_len - 2 <= 4 && !(last_len & 1) &&
         (dump_from = hex_dump_from(in, kept, st->tok_hash, wild_h, &dump_lead)) != 0) {
@@ -3138,17 +3156,11 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         seq = seq_before_run + salted(wild_h, run_from); /* a trailing list: one "<*>" */
         kept = run_from + 1;
     } else if (run_from == kept - 1 && kept >= FUSE_LIST_MIN &&
-               st->tok_hash[kept - 2] == st->wild_comma) {
-        /* a trailing list "a, b, c" after a word: "<*>," cells, then the last value */
-        size_t from = kept - 1;
-        while (from > 0 && st->tok_hash[from - 1] == st->wild_comma)
-            from--;
-        if (from > 0 && kept - from >= FUSE_LIST_MIN && st->tok_hash[from - 1] != wild_h) {
-            for (size_t k = from; k < kept; k++)
-                seq -= salted(st->tok_hash[k], k);
-            seq += salted(wild_h, from);
-            kept = from + 1;
-        }
+               kept - (comma_from = comma_list_from(st, kept)) >= FUSE_LIST_MIN) {
+        for (size_t k = comma_from; k < kept; k++) /* a trailing list "a, b, c": one "<*>" */
+            seq -= salted(st->tok_hash[k], k);
+        seq += salted(wild_h, comma_from);
+        kept = comma_from + 1;
     }
     seq += ltk_mix64(kept + 1);
     if (st->line_cache) { /* (without it every line comes this way) */
@@ -3384,19 +3396,15 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     size_t list_from = n;
     int commas = 0;
     if (n > 0 && st->tok_hash[n - 1] == wild_h) {
-        list_from--;
-        size_t from = list_from;
-        while (from > 0 && st->tok_hash[from - 1] == st->wild_comma)
-            from--;
-        /* one separator throughout, after a word: "<*> <*> <*> <*>, <*>" is fields */
-        if (from < list_from && from > 0 && st->tok_hash[from - 1] != wild_h) {
-            list_from = from;
-            commas = 1;
-            if (settled == FUSE_NO_ID)
-                st->comma_lists = 1;
+        list_from = comma_list_from(st, n);
+        commas = list_from < n;
+        if (commas && settled == FUSE_NO_ID)
+            st->comma_lists = 1;
+        if (!commas) {
+            list_from = n - 1;
+            while (list_from > 0 && st->tok_hash[list_from - 1] == wild_h)
+                list_from--;
         }
-        while (!commas && list_from > 0 && st->tok_hash[list_from - 1] == wild_h)
-            list_from--;
     }
     if (settled == FUSE_NO_ID && list_from > 0 && n - list_from >= FUSE_LIST_MIN) {
         n = list_from + 1; /* (a template's text is already so) */
