@@ -1497,8 +1497,18 @@ static size_t mask_token(const char *s, size_t n, char *out)
     /* "../sysdeps/nptl/libc_start_call_main.h:58": the directories are the value */
     const size_t rel = s[0] == '.' ? relative_source_dir(s, n) : 0;
     if ((s[0] == '.' && !rel && is_path(s, n)) || ltk_fuse_is_calendar_word(s, n)) {
+        /*
+         * The punctuation closing the token stays outside the value: a
+         * quote or bracket opened before it (ProFTPD's '"CWD ../.."'), a
+         * comma, a colon, a sentence's period; not the dots of a last ".."
+         * ("../..," -> "<*>,"), as an absolute path ends at such a byte.
+         */
         size_t end = n;
-        while (end > 1 && (s[end - 1] == ',' || s[end - 1] == '.' || s[end - 1] == ':'))
+        while (end > 1 &&
+               (s[end - 1] == ',' || s[end - 1] == ':' || s[end - 1] == ';' ||
+                s[end - 1] == '"' || s[end - 1] == '\'' || s[end - 1] == ')' ||
+                s[end - 1] == ']' || s[end - 1] == '}' ||
+                (s[end - 1] == '.' && s[end - 2] != '.' && s[end - 2] != '/')))
             end--;
         o = put_wildcard(o);
         memcpy(o, s + end, n - end);
