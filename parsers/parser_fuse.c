@@ -1184,7 +1184,11 @@ static size_t hex_groups(const char *s, size_t i, size_t n)
         }
         break;
     }
-    if (!digit || (gap ? groups > 7 || k - i < 3 : groups != 8))
+    /* "[::]": the unspecified address, bracketed as sockets and URLs print
+       it (squid's "remote=[::]"), the "0.0.0.0" of IPv6, has no digit */
+    const int unspecified =
+        gap && groups == 0 && i > 0 && s[i - 1] == '[' && k < n && s[k] == ']';
+    if (!unspecified && (!digit || (gap ? groups > 7 || k - i < 3 : groups != 8)))
         return 0;
     if (k < n && (is_alnum_byte(s[k]) || s[k] == ':' || s[k] == '_'))
         return 0;
