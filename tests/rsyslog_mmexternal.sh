@@ -60,7 +60,9 @@ exec "$LOGTK" parse --reply rsyslog $preset "\$@"
 EOF
 chmod +x "$work/logtk-reply.sh"
 cat > "$work/rsyslog.conf" <<EOF
-global(workDirectory="$work/state")
+global(workDirectory="$work/state" processInternalMessages="on")
+# rsyslogd's own messages stay here, not in the machine's system log
+syslog.* action(type="omfile" file="$work/rsyslogd.internal")
 module(load="imfile")
 module(load="mmexternal")
 template(name="logtk_json" type="string" string="%\$!logtk%\n")
@@ -136,7 +138,7 @@ for kind in msg fulljson; do
         failed=$((failed + 1))
         echo "FAIL: interface.input=$kind: $(count "$work/$kind.got") of $lines lines, or they differ from logtk parse --stream:"
         diff "$work/expected.tsv" "$work/$kind.got" | head -n 10
-        cat "$work/rsyslogd.log"
+        cat "$work/rsyslogd.log" "$work/rsyslogd.internal" 2>/dev/null
     fi
 done
 # mmnormalize: each line's rule tag is its batch EventId

@@ -31,11 +31,14 @@ mkdir "$T/work"
 
 # the recipe of logtk-shippers(7), OMPROG, with this test's paths
 cat > "$T/rsyslog.conf" <<EOF
-global(workDirectory="$T/work")
+global(workDirectory="$T/work" processInternalMessages="on")
 module(load="imfile")
 module(load="omprog")
 template(name="line" type="string" string="%msg%\n")
 input(type="imfile" file="$T/in.log" tag="app:" ruleset="archive")
+# rsyslogd's own messages (start, HUP, the action's suspensions) stay here,
+# not in the machine's system log, which another daemon may own
+syslog.* action(type="omfile" file="$T/rsyslogd.internal")
 ruleset(name="archive") {
     action(type="omprog" name="logtk"
            binary="$LOGTK compress --append --confirm --quiet -o $T/app.ltk"
@@ -75,7 +78,7 @@ with open(sys.argv[1], 'a') as f:
 " "$T/in.log" "$1" "$2"
 }
 
-fail() { echo "FAIL: $*"; cat "$T/rsyslogd.out"; exit 1; }
+fail() { echo "FAIL: $*"; cat "$T/rsyslogd.out" "$T/rsyslogd.internal" 2>/dev/null; exit 1; }
 
 emit 1 1000
 wait_for 1000 20
