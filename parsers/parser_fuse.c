@@ -1710,6 +1710,14 @@ static size_t mask_token(const char *s, size_t n, char *out)
             }
         atom_end:
             i = (size_t)(q - u);
+            if (i + 1 < n && s[i] == '\'' && i > atom_from && is_letter(s[i - 1]) &&
+                is_letter(s[i + 1])) {
+                /* "Can't", "O'Brien": an apostrophe inside a word is the word's
+                   (sendmail's "stat=Can't create output" was "stat=<*>'t ...") */
+                *o++ = '\'';
+                i++;
+                continue;
+            }
             if (i < n && s[i] == '>' && o - atom > 1 && o[-1] == '-') {
                 o--; /* "24->0(21)": the '-' of an arrow is not the number's */
                 i--;
