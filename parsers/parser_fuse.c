@@ -348,7 +348,7 @@ static size_t hex_dump_from(const logtk_slice *tok, size_t n, const uint64_t *ha
 /* Bytes that end a path component inside a token (whitespace already split tokens). */
 static const unsigned char path_delimiters[256] = {
     [','] = 1, [';'] = 1, [':'] = 1, ['='] = 1, ['|'] = 1, ['"'] = 1, ['\''] = 1,
-    ['['] = 1, [']'] = 1, ['('] = 1, [')'] = 1, ['{'] = 1, ['}'] = 1,
+    ['['] = 1, [']'] = 1, ['('] = 1, [')'] = 1, ['{'] = 1, ['}'] = 1, ['`'] = 1,
 };
 
 FUSE_INLINE int is_path_delimiter(char c)
@@ -829,7 +829,7 @@ static const unsigned char byte_class[256] = {
     ['('] = CLS_BREAK, [')'] = CLS_BREAK, ['['] = CLS_BREAK, [']'] = CLS_BREAK,
     ['{'] = CLS_BREAK, ['}'] = CLS_BREAK, ['"'] = CLS_BREAK, ['\''] = CLS_BREAK,
     ['|'] = CLS_BREAK, ['@'] = CLS_BREAK, ['#'] = CLS_BREAK, ['/'] = CLS_BREAK,
-    ['<'] = CLS_BREAK, ['>'] = CLS_BREAK,
+    ['<'] = CLS_BREAK, ['>'] = CLS_BREAK, ['`'] = CLS_BREAK,
 };
 
 /*
@@ -2101,6 +2101,7 @@ static void memo_keep(ltk_fuse_state *st, ltk_fuse_memo *m, size_t n, const uint
 /* closers[c]: the byte that closes c when c opens an enclosed value, else 0. */
 static const char closers[256] = {
     ['('] = ')', ['['] = ']', ['{'] = '}', ['\''] = '\'', ['"'] = '"',
+    ['`'] = '\'', /* `name': the quotes of GNU's and anacron's messages */
 };
 
 /* s[0..n) without the sentence punctuation (",", ".", ";", ":") that ends it, from `from` on. */
@@ -2116,6 +2117,7 @@ FUSE_INLINE size_t before_sentence_end(const char *s, size_t n, size_t from)
 /* openers[c]: the byte that opens c when c closes an enclosed value, else 0. */
 static const char openers[256] = {
     [')'] = '(', [']'] = '[', ['}'] = '{', ['\''] = '\'', ['"'] = '"',
+    ['`'] = '`', /* `name`: Markdown's and the shell's */
 };
 
 /*
