@@ -136,6 +136,20 @@ static int is_name_chars(const char *s, size_t n)
 }
 
 /*
+ * A name, one ':' and a second name that starts with a letter: a host's (or
+ * service's) module as a logger names its source, "example.test:presence",
+ * "conference.example.test:muc"; "10.0.0.1:8080" is an address and its port.
+ */
+static int is_host_module(const char *s, size_t n)
+{
+    const char *colon = memchr(s, ':', n);
+    if (colon == NULL || colon == s || (size_t)(colon - s) + 1 >= n || !is_letter(colon[1]))
+        return 0;
+    const size_t at = (size_t)(colon - s);
+    return is_name_chars(s, at) && is_name_chars(colon + 1, n - at - 1);
+}
+
+/*
  * The component closing a header: a name and a colon, the name optionally
  * followed by bracketed parts ("sshd:", "kernel[0]:", "sshd(pam_unix)[42]:",
  * "org.apache.Foo$Bar:", "com.apple.CDScheduler[43]:").  It starts with a
@@ -573,10 +587,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             end = ++i;
             continue;
         }
-        /* a host: header only when a component or a level follows it */
-        if (!hosts && is_name_chars(s, len) && i + 1 < limit &&
-            (is_component(t[i + 1].ptr, t[i + 1].len) ||
-             is_level_word(t[i + 1].ptr, t[i + 1].len))) {
+        /* a host: header only when a component or a level follows it; a
+           host's module, "example.test:presence" (Prosody's), before a level */
+        if (!hosts && i + 1 < limit &&
+            ((is_name_chars(s, len) && (is_component(t[i + 1].ptr, t[i + 1].len) ||
+                                        is_level_word(t[i + 1].ptr, t[i + 1].len))) ||
+             (is_host_module(s, len) && is_level_word(t[i + 1].ptr, t[i + 1].len)))) {
             hosts = 1;
             i++;
             continue;
