@@ -590,9 +590,10 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         /* a host: header only when a component or a level follows it; a
            host's module, "example.test:presence" (Prosody's), before a level */
         if (!hosts && i + 1 < limit &&
-            ((is_name_chars(s, len) && (is_component(t[i + 1].ptr, t[i + 1].len) ||
-                                        is_level_word(t[i + 1].ptr, t[i + 1].len))) ||
-             (is_level_word(t[i + 1].ptr, t[i + 1].len) && is_host_module(s, len)))) {
+            (is_name_chars(s, len) ? is_component(t[i + 1].ptr, t[i + 1].len) ||
+                                         is_level_word(t[i + 1].ptr, t[i + 1].len)
+                                   : is_level_word(t[i + 1].ptr, t[i + 1].len) &&
+                                         is_host_module(s, len))) {
             hosts = 1;
             i++;
             continue;

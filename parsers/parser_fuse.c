@@ -1508,11 +1508,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
          * ("../..," -> "<*>,"), as an absolute path ends at such a byte.
          */
         size_t end = n;
-        while (end > 1 &&
-               (s[end - 1] == ',' || s[end - 1] == ':' || s[end - 1] == ';' ||
-                s[end - 1] == '"' || s[end - 1] == '\'' || s[end - 1] == ')' ||
-                s[end - 1] == ']' || s[end - 1] == '}' ||
-                (s[end - 1] == '.' && s[end - 2] != '.' && s[end - 2] != '/')))
+        while (end > 1 && (memchr(",:;\"')]}", s[end - 1], 8) ||
+                           (s[end - 1] == '.' && s[end - 2] != '.' && s[end - 2] != '/')))
             end--;
         o = put_wildcard(o);
         memcpy(o, s + end, n - end);
