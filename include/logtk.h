@@ -397,7 +397,12 @@ int logtk_parser_feed(logtk_parser *p, const char *content, size_t len, logtk_ev
  */
 int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_event *ev);
 
-/** Ends the input: batch parsers compute their templates here; online parsers just note it. */
+/**
+ * Ends the input: batch parsers compute their templates here; online parsers
+ * note it, and fuse reads its templates once more (a template learned before
+ * its message's slots varied joins the one the later lines made; ids stay,
+ * as aliases).
+ */
 int logtk_parser_finish(logtk_parser *p);
 
 /**

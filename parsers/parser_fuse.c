@@ -2201,8 +2201,8 @@ static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
  * of those bytes (slow path only).  They are put together on the stack, with
  * the zeroed slack hash_padded() reads; `scratch` holds a form too long for it.
  */
-static int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size_t prefix,
-                         size_t suffix, uint64_t *out)
+FUSE_INLINE int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size_t prefix,
+                              size_t suffix, uint64_t *out)
 {
     char local[120];
     size_t len = prefix + LTK_WILDCARD_LEN + suffix;
@@ -3999,6 +3999,73 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
     return feed_tokens(p, st, &split, line_shape, template_id);
 }
 
+/*
+ * Rule known-slots, once more at the end: a template made before its
+ * message's slots had varied (unbound's "home.lan. static <*>
+ * router.home.lan. DNSKEY IN", the second line of its zone, learned while
+ * neither the name nor the type had varied) is read as a line of its text
+ * would be now, and joins the template that known-slots finds for it
+ * ("home.lan. static <*> <*>. <*> IN", made by the lines after it).  A line
+ * that came later would have gone there; the end of the log is where the
+ * evidence is complete.  Only templates of a length where some template
+ * took words at two or more places are read; the probes are known_slots()'s.
+ */
+static int fuse_finish(logtk_parser *p, void *state)
+{
+    ltk_fuse_state *st = state;
+    if (FUSE_RULE_OFF(FUSE_RULE_KNOWN_SLOTS))
+        return LOGTK_OK;
+    const uint32_t count = ltk_tmpl_count(p);
+    for (uint32_t id = 1; id <= count; id++) {
+        if (resolve(st, id) != id)
+            continue;
+        size_t n;
+        const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
+        if (!t || n < 3)
+            continue;
+        const size_t hdr = st->header_auto && ltk_is_wildcard(t[0].ptr, t[0].len);
+        /* where templates of its length took words, past the header */
+        const uint64_t places = *ltk_fuse_slots_of_length(st, n) & ~(ltk_fuse_slot_bit(hdr) - 1);
+        if ((places & (places - 1)) == 0)
+            continue; /* one place or none */
+        size_t words = 0; /* words of the template at those places */
+        for (size_t i = hdr; i < n && i < 64 && words < 2; i++)
+            words += (places >> i & 1) && !is_wild_word(t[i].ptr, t[i].len);
+        if (words < 2)
+            continue;
+        /* the template's words as learn_masked() reads a line's; the
+           variable forms only where known_slots() asks for them */
+        if (grow_scratch(st, n + 1) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        uint64_t seq = ltk_mix64(n + 1);
+        size_t constants = 0;
+        for (size_t i = 0; i < n; i++) {
+            st->tok_hash[i] = hash_bytes(t[i].ptr, t[i].len);
+            st->salt_tok[i] = salted(st->tok_hash[i], i);
+            seq += st->salt_tok[i];
+            st->tok_wild[i] = is_wild_word(t[i].ptr, t[i].len);
+            constants += !st->tok_wild[i];
+            st->wf_hash[i] = st->wild_dots[0];
+            if (!st->tok_wild[i] && i < 64 && (places >> i & 1)) {
+                const size_t pre = wildform_prefix(t[i].ptr, t[i].len);
+                const size_t suf = wildform_suffix(t[i].ptr, t[i].len, pre);
+                if ((pre || suf) && wildform_hash(&st->wfscratch, t[i].ptr, t[i].len, pre, suf,
+                                                  &st->wf_hash[i]) != 0)
+                    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            }
+            st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
+                                                               : salted(st->wf_hash[i], i);
+        }
+        uint32_t other = known_slots(st, seq, n, hdr, constants);
+        if (other != FUSE_NO_ID && (other = resolve(st, other)) != id) {
+            int rc = join_template(p, st, id, other);
+            if (rc != LOGTK_OK)
+                return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+        }
+    }
+    return LOGTK_OK;
+}
+
 const ltk_parser_algo ltk_algo_fuse = {
     .name = "fuse",
     .summary = "logtk's own online parser: digit/punctuation-aware masks, exact lookup, "
@@ -4010,7 +4077,7 @@ const ltk_parser_algo ltk_algo_fuse = {
     .destroy = ltk_fuse_destroy,
     .set_param = ltk_fuse_set_param,
     .feed = fuse_feed,
-    .finish = NULL,
+    .finish = fuse_finish,
     .save = ltk_fuse_save,
     .load = ltk_fuse_load,
 };
