@@ -881,6 +881,36 @@ FUSE_INLINE int simple_word(const unsigned char *s, uint64_t *word, unsigned *di
 #endif
 }
 
+FUSE_INLINE int is_hex_byte(char c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/*
+ * s[0..n) is a function and its offset as symbolizers print a code address,
+ * "name+0xOFFSET" or "name+0xOFFSET/0xSIZE" (backtrace_symbols(), Xorg's
+ * "(OsLookupColor+0x139)", the kernel's "do_page_fault+0x12f/0x446"): not
+ * base64, though a name in camel case and a hex number alternate byte kinds
+ * as often.  The name is code (symbol_prefix) and the offset a value.
+ */
+static int is_symbol_offset(const char *s, size_t n)
+{
+    size_t i = symbol_prefix(s, n);
+    for (int part = 0; i > 0 && part < 2; part++) {
+        if (i + 2 >= n || s[i] != '0' || (s[i + 1] | 0x20) != 'x')
+            return 0;
+        i += 2;
+        while (i < n && is_hex_byte(s[i]))
+            i++;
+        if (i == n)
+            return 1;
+        if (s[i] != '/')
+            return 0;
+        i++;
+    }
+    return 0;
+}
+
 /*
  * The length of the base64 text opening s[i..n) ("v9+pgEBNDmos+tJmb7e4p7YF/
  * lktpFQ", an SSH key's fingerprint after "SHA256:"; keys, nonces, tokens),
@@ -934,7 +964,7 @@ static size_t base64_span(const char *s, size_t i, size_t n, size_t *run_end)
     *run_end = e;
     const size_t len = e - i;
     if (len < 16 || seen != (1u << UPPER | 1u << LOWER | 1u << DIGIT | 1u << SIGN) ||
-        2 * changes < len - 1 || kind_of[u[e - 1]] == SIGN)
+        2 * changes < len - 1 || kind_of[u[e - 1]] == SIGN || is_symbol_offset(s + i, len))
         return 0;
     for (size_t pad = 0; pad < 2 && e < n && s[e] == '='; pad++)
         e++;
@@ -1109,11 +1139,6 @@ FUSE_INLINE size_t bound_sign(const char *s, size_t n)
         e++;
     /* "<44>", "<0>Kernel": a number in angle brackets (a marked byte, a priority) */
     return e > k && !(s[0] == '<' && e < n && s[e] == '>') ? k : 0;
-}
-
-FUSE_INLINE int is_hex_byte(char c)
-{
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
 
 /*
@@ -1500,6 +1525,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
         return 0;
     /* "../sysdeps/nptl/libc_start_call_main.h:58": the directories are the value */
     const size_t rel = s[0] == '.' ? relative_source_dir(s, n) : 0;
+    size_t path_to = 0; /* a relative path's end before the token's */
     if ((s[0] == '.' && !rel && is_path(s, n)) || ltk_fuse_is_calendar_word(s, n)) {
         /*
          * The punctuation closing the token stays outside the value: a
@@ -1511,9 +1537,16 @@ static size_t mask_token(const char *s, size_t n, char *out)
         while (end > 1 && (memchr(",:;\"')]}", s[end - 1], 8) ||
                            (s[end - 1] == '.' && s[end - 2] != '.' && s[end - 2] != '/')))
             end--;
-        o = put_wildcard(o);
-        memcpy(o, s + end, n - end);
-        return (size_t)(o - out) + (n - end);
+        /* and so does a field delimiter inside the token: the rest is read
+           as any token's ("./a.out(main+0x1e)", glibc's backtrace_symbols()) */
+        path_to = s[0] == '.' ? 1 : end;
+        while (path_to < end && !is_path_delimiter(s[path_to]))
+            path_to++;
+        if (path_to >= end) {
+            o = put_wildcard(o);
+            memcpy(o, s + end, n - end);
+            return (size_t)(o - out) + (n - end);
+        }
     }
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
@@ -1528,10 +1561,10 @@ static size_t mask_token(const char *s, size_t n, char *out)
     size_t base64_tried = n;
     if (n >= 16 && !FUSE_RULE_OFF(FUSE_RULE_BASE64) && (memchr(s, '/', n) || memchr(s, '+', n)))
         base64_tried = 0;
-    if (rel) {
+    if (rel || path_to) {
         o = put_wildcard(o);
         last_wild = 1;
-        i = rel; /* the '/' before the file, then the file and its line */
+        i = rel ? rel : path_to; /* the '/' before the file, or the delimiter after the path */
         base64_tried = n;
     }
     while (i < n) {
@@ -2776,6 +2809,16 @@ static size_t without_sentence_end(const char *s, size_t n)
  */
 static int is_code_symbol(const char *s, size_t n) /* n: without_sentence_end() */
 {
+    /* "(gsignal+<*>)": in parentheses, as Xorg's backtraces print it, or
+       after its file, as glibc's backtrace_symbols() does ("<*>(abort+<*>)") */
+    if (n > 2 + LTK_WILDCARD_LEN && s[0] == '<' && is_wild_at(s, 0, n) && s[LTK_WILDCARD_LEN] == '(') {
+        s += LTK_WILDCARD_LEN;
+        n -= LTK_WILDCARD_LEN;
+    }
+    if (n > 2 && s[0] == '(' && s[n - 1] == ')') {
+        s++;
+        n -= 2;
+    }
     if (n <= LTK_WILDCARD_LEN || !is_wild_at(s, n - LTK_WILDCARD_LEN, n))
         return 0; /* the common case, without scanning for the symbol */
     size_t k = symbol_prefix(s, n);
