@@ -537,6 +537,15 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             thread_first = 1;
             continue;
         }
+        if (!digit_first && span && !span_dated && i == 0 && span < limit &&
+            is_date_or_time(t[span].ptr, t[span].len)) {
+            /* a bracketed span opening the line right before its date: the
+               process and thread Suricata prints first ("[4079 - RX#01]
+               2026-12-05 11:52:56 Info: pcap: ...") */
+            i += span;
+            end = i;
+            continue;
+        }
         if (!digit_first && span && span_dated) {
             dated = 1;
             i += span;
