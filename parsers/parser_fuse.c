@@ -1449,6 +1449,23 @@ static int holds_source_location(const char *s, size_t n)
     return 0;
 }
 
+/*
+ * The dotted name atom[0..len) is called at s[i] ('(') with a source
+ * location inside the parentheses: a stack frame's function, whatever its
+ * package pieces spell ("org.apache.coyote.http11.Http11Processor.service(
+ * Http11Processor.java:410)" was "<*>(Http11Processor.java:<*>)", its
+ * "http11" a value).  The function is the frame's message.
+ */
+static int calls_at_source(const char *atom, size_t len, const char *s, size_t i, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || len < 3 ||
+        !(is_letter(atom[0]) || atom[0] == '_') || !memchr(atom, '.', len))
+        return 0;
+    const char *close = memchr(s + i, ')', n - i);
+    const size_t inner = (close ? (size_t)(close - s) : n) - (i + 1);
+    return inner > 0 && holds_source_location(s + i + 1, inner);
+}
+
 /* Nonzero when s[0..n) opens with a key and its '=' ("uid=0", "ruser="). */
 static int opens_with_key(const char *s, size_t n)
 {
@@ -1807,7 +1824,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             ((is_digit_name(atom, atom_len - dots) &&
               !(atom_from > 0 && is_key_sign(s, atom_from - 1, n)) &&
               !(i < n && s[i] == '@' && is_object_identity(atom, atom_len, s, i, n))) ||
-             (i < n && s[i] == '(' && is_dotted_code_call(atom, atom_len)) ||
+             (i < n && s[i] == '(' && (is_dotted_code_call(atom, atom_len) ||
+                                       calls_at_source(atom, atom_len, s, i, n))) ||
              is_scoped_name(s, atom_from, i, n) || names_source(s, atom_from, i, n))) {
             last_wild = 0;
             continue;
@@ -2176,6 +2194,16 @@ static size_t wildform_prefix(const char *s, size_t n)
 {
     const char *eq = memchr(s, '=', n);
     size_t keep = !eq || eq == s || is_wild_at(s, 0, n) ? 0 : (size_t)(eq - s) + 1;
+    if (keep == 0 && n > 4 && (s[n - 2] == '\'' || s[n - 2] == '"') && is_letter(s[0]) &&
+        !FUSE_RULE_OFF(FUSE_RULE_BRACKETS)) {
+        /* "attributeAdded('X',": a call's function stays when its argument
+           is a quoted string that varies (not "LOCAL(0)", a value) */
+        size_t k = 1;
+        while (k < n && (is_alnum_byte(s[k]) || s[k] == '_'))
+            k++;
+        if (k >= 2 && k + 2 < n && s[k] == '(' && (s[k + 1] == '\'' || s[k + 1] == '"'))
+            keep = k + 1;
+    }
     char close;
     if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && keep < n && (close = closers[(unsigned char)s[keep]]) != 0) {
         size_t end = before_sentence_end(s, n, keep + 1);
