@@ -1543,7 +1543,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
     /* "../sysdeps/nptl/libc_start_call_main.h:58": the directories are the value */
     const size_t rel = s[0] == '.' ? relative_source_dir(s, n) : 0;
     size_t path_to = 0; /* a relative path's end before the token's */
-    if ((s[0] == '.' && !rel && is_path(s, n)) || ltk_fuse_is_calendar_word(s, n)) {
+    /* a month or weekday, its comma too: "Sat, 05 Dec 2026 11:50:00" (RFC 5322, HTTP) */
+    if ((s[0] == '.' && !rel && is_path(s, n)) || ltk_fuse_is_calendar_word(s, n) ||
+        (n == 4 && s[3] == ',' && ltk_fuse_is_calendar_word(s, 3))) {
         /*
          * The punctuation closing the token stays outside the value: a
          * quote or bracket opened before it (ProFTPD's '"CWD ../.."'), a
