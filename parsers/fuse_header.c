@@ -460,7 +460,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     j += next; /* the thread */
                     next = bracket_span(t, j, limit, &next_dated);
                 }
-                if (!(next ? next_dated : is_date_or_time(t[j].ptr, t[j].len)))
+                /* (or a month's name opening the date: tinyproxy's "NOTICE   Dec 05
+                   11:45:01.123 [1234]: ...") */
+                if (!(next ? next_dated
+                           : is_date_or_time(t[j].ptr, t[j].len) ||
+                                 (is_calendar_any_case(t[j].ptr, t[j].len) && j + 2 < limit &&
+                                  is_date_or_time(t[j + 2].ptr, t[j + 2].len))))
                     return 0;
                 end = i = j;
                 level_first = 1;
