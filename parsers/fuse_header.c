@@ -599,6 +599,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
            /home/carol/f.txt b _ o" beside "up0.txt") */
         if ((any & DIGIT_BYTE) && (all & VALUE_BYTE) && s[0] != '/') {
             end = ++i;
+            /* one closed by a colon after the date closes the header: Jetty's
+               time glued to its fields, "12:32:00.191:DBUG:oejd.Foo:main:"
+               (the words after it, "Deployable added:", are no host and
+               component) */
+            if (dated && len > 1 && s[len - 1] == ':')
+                return end < n ? end : 0;
             continue;
         }
         /* a host: header only when a component or a level follows it; a
