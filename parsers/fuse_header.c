@@ -117,7 +117,7 @@ static int is_date_or_time(const char *s, size_t n)
 }
 
 /* A month or weekday name, any case ("Jul", "SUN"). */
-static int is_calendar_any_case(const char *s, size_t n)
+FUSE_INLINE int is_calendar_any_case(const char *s, size_t n)
 {
     if (n != 3 || !is_letter(s[0]))
         return 0;
