@@ -108,9 +108,13 @@ static int is_date_or_time(const char *s, size_t n)
                 return 0;
         return i == n || sep[ngroups - 1] == 0;
     }
-    if (sep[0] == '-' || sep[0] == '/') /* a date; a time may follow */
+    /* a date; a time may follow.  Month and day alone are written with '-'
+       ("03-17", Android's): two numbers joined by '/' are a ratio or a
+       count ("req: 36/44", uWSGI's), which a date only looked like when
+       its numbers had two digits each */
+    if (sep[0] == '-' || sep[0] == '/')
         return (len[0] == 2 || len[0] == 4) && len[1] <= 2 &&
-               (ngroups == 2 ? i == n : (sep[1] == sep[0] && len[2] <= 2));
+               (ngroups == 2 ? i == n && sep[0] == '-' : (sep[1] == sep[0] && len[2] <= 2));
     if (sep[0] == '.') /* a year with dots */
         return len[0] == 4 && ngroups >= 3 && len[1] == 2 && sep[1] == '.' && len[2] == 2;
     return 0;
