@@ -20,8 +20,17 @@
 static int is_level_word(const char *s, size_t n)
 {
     if (n >= 3 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '<' && s[n - 1] == '>'))) {
+        const int bracket = s[0] == '[';
         s++;
         n -= 2;
+        /* a module's level, "[ssl:info]", "[rewrite:trace3]" (Apache 2.4's) */
+        const char *colon = bracket && n > 4 ? memchr(s, ':', n) : NULL;
+        if (colon && colon > s && is_letter(s[0])) {
+            n -= (size_t)(colon + 1 - s);
+            s = colon + 1;
+            if (n > 5 && s[n - 1] >= '1' && s[n - 1] <= '8' && (s[0] | 0x20) == 't')
+                n--; /* trace1 to trace8 */
+        }
     }
     if (n == 1)
         return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
