@@ -17,21 +17,43 @@
  * ("D", "I", "W", "E", "V", "F"), upper case only: a lone lower-case letter
  * is a word.  A level in brackets ("[notice]") counts too.
  */
+FUSE_INLINE int is_level_name(const char *s, size_t n);
+
+/*
+ * A module's level, the bracket's inside s[0..n) holding a ':': "ssl:info",
+ * "rewrite:trace3" (Apache 2.4's "[ssl:info]"; trace1 to trace8 too).  Out
+ * of line: few header tokens are such a bracket.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int is_module_level(const char *s, size_t n)
+{
+    const char *colon = memchr(s, ':', n);
+    if (colon == NULL || colon == s || !is_letter(s[0]))
+        return 0;
+    n -= (size_t)(colon + 1 - s);
+    s = colon + 1;
+    if (n > 5 && s[n - 1] >= '1' && s[n - 1] <= '8' && (s[0] | 0x20) == 't')
+        n--;
+    return is_level_name(s, n);
+}
+
+/* A level word, maybe in brackets or angles ("[notice]", "<info>", "[ssl:info]"). */
 static int is_level_word(const char *s, size_t n)
 {
     if (n >= 3 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '<' && s[n - 1] == '>'))) {
-        const int bracket = s[0] == '[';
+        if (s[0] == '[' && n > 6 && memchr(s, ':', n))
+            return is_module_level(s + 1, n - 2);
         s++;
         n -= 2;
-        /* a module's level, "[ssl:info]", "[rewrite:trace3]" (Apache 2.4's) */
-        const char *colon = bracket && n > 4 ? memchr(s, ':', n) : NULL;
-        if (colon && colon > s && is_letter(s[0])) {
-            n -= (size_t)(colon + 1 - s);
-            s = colon + 1;
-            if (n > 5 && s[n - 1] >= '1' && s[n - 1] <= '8' && (s[0] | 0x20) == 't')
-                n--; /* trace1 to trace8 */
-        }
     }
+    return is_level_name(s, n);
+}
+
+/* A level word without brackets (see is_level_word). */
+FUSE_INLINE int is_level_name(const char *s, size_t n)
+{
     if (n == 1)
         return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
                s[0] == 'F';
