@@ -20,17 +20,16 @@
 FUSE_INLINE int is_level_name(const char *s, size_t n);
 
 /*
- * A module's level, the bracket's inside s[0..n) holding a ':': "ssl:info",
- * "rewrite:trace3" (Apache 2.4's "[ssl:info]"; trace1 to trace8 too).  Out
- * of line: few header tokens are such a bracket.
+ * A module's level, the bracket's inside s[0..n) and its ':' at colon:
+ * "ssl:info", "rewrite:trace3" (httpd 2.4's "[ssl:info]"; trace1 to trace8
+ * too).  Out of line: few header tokens are such a bracket.
  */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static int is_module_level(const char *s, size_t n)
+static int is_module_level(const char *s, size_t n, const char *colon)
 {
-    const char *colon = memchr(s, ':', n);
-    if (colon == NULL || colon == s || !is_letter(s[0]))
+    if (colon == s || !is_letter(s[0]))
         return 0;
     n -= (size_t)(colon + 1 - s);
     s = colon + 1;
@@ -43,8 +42,9 @@ static int is_module_level(const char *s, size_t n)
 static int is_level_word(const char *s, size_t n)
 {
     if (n >= 3 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '<' && s[n - 1] == '>'))) {
-        if (s[0] == '[' && n > 6 && memchr(s, ':', n))
-            return is_module_level(s + 1, n - 2);
+        const char *colon = s[0] == '[' && n > 6 ? memchr(s, ':', n) : NULL;
+        if (colon)
+            return is_module_level(s + 1, n - 2, colon);
         s++;
         n -= 2;
     }
@@ -140,9 +140,9 @@ static int is_date_or_time(const char *s, size_t n)
         return i == n || sep[ngroups - 1] == 0;
     }
     /* a date; a time may follow.  Month and day alone are written with '-'
-       ("03-17", Android's): two numbers joined by '/' are a ratio or a
-       count ("req: 36/44", uWSGI's), which a date only looked like when
-       its numbers had two digits each */
+       ("03-17 16:13:38"): two numbers joined by '/' are a ratio or a count
+       ("req: 36/44", uWSGI's), which a date only looked like when its
+       numbers had two digits each */
     if (sep[0] == '-' || sep[0] == '/')
         return (len[0] == 2 || len[0] == 4) && len[1] <= 2 &&
                (ngroups == 2 ? i == n && sep[0] == '-' : (sep[1] == sep[0] && len[2] <= 2));

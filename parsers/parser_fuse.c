@@ -2284,6 +2284,27 @@ FUSE_INLINE int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size
     return 0;
 }
 
+/*
+ * The variable form of word i of the line or template being read, t[0..len)
+ * (its hash and salted hash already in st->tok_hash[i] and st->salt_tok[i],
+ * st->tok_wild[i] set): its kept prefix and suffix, the form's hash and
+ * salted hash, in st->wf_prefix, wf_suffix, wf_hash and salt_wf.  -1 when
+ * out of memory.
+ */
+FUSE_INLINE int word_variable_form(ltk_fuse_state *st, size_t i, const char *t, size_t len)
+{
+    st->wf_prefix[i] = st->tok_wild[i] ? 0 : wildform_prefix(t, len);
+    st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, len, st->wf_prefix[i]);
+    st->wf_hash[i] = st->wild_dots[0];
+    if ((st->wf_prefix[i] || st->wf_suffix[i]) &&
+        wildform_hash(&st->wfscratch, t, len, st->wf_prefix[i], st->wf_suffix[i],
+                      &st->wf_hash[i]) != 0)
+        return -1;
+    st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
+                                                       : salted(st->wf_hash[i], i);
+    return 0;
+}
+
 /* ------------------------------------------------------------ life cycle */
 
 static int fuse_init(logtk_parser *p, void *state)
@@ -3543,15 +3564,8 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     for (size_t i = 0; i < n; i++) {
         const char *t = base + st->tok_off[i];
         st->tok_wild[i] = is_wild_word(t, st->tok_len[i]);
-        st->wf_prefix[i] = st->tok_wild[i] ? 0 : wildform_prefix(t, st->tok_len[i]);
-        st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, st->tok_len[i], st->wf_prefix[i]);
-        st->wf_hash[i] = wild_h;
-        if ((st->wf_prefix[i] || st->wf_suffix[i]) &&
-            wildform_hash(&st->wfscratch, t, st->tok_len[i], st->wf_prefix[i], st->wf_suffix[i],
-                          &st->wf_hash[i]) != 0)
+        if (word_variable_form(st, i, t, st->tok_len[i]) != 0)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
-                                                           : salted(st->wf_hash[i], i);
         constants += !st->tok_wild[i];
         st->sib_known[i] = 0; /* see sib_key; here, not a memset (a "rep stos" compiled for size) */
         /*
@@ -4107,7 +4121,7 @@ static int fuse_finish(logtk_parser *p, void *state)
         if (words < 2)
             continue;
         /* the template's words as learn_masked() reads a line's; the
-           variable forms only where known_slots() asks for them */
+           variable forms only at the places, the only ones known_slots() reads */
         if (grow_scratch(st, n + 1) != 0)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         uint64_t seq = ltk_mix64(n + 1);
@@ -4118,16 +4132,8 @@ static int fuse_finish(logtk_parser *p, void *state)
             seq += st->salt_tok[i];
             st->tok_wild[i] = is_wild_word(t[i].ptr, t[i].len);
             constants += !st->tok_wild[i];
-            st->wf_hash[i] = st->wild_dots[0];
-            if (!st->tok_wild[i] && i < 64 && (places >> i & 1)) {
-                const size_t pre = wildform_prefix(t[i].ptr, t[i].len);
-                const size_t suf = wildform_suffix(t[i].ptr, t[i].len, pre);
-                if ((pre || suf) && wildform_hash(&st->wfscratch, t[i].ptr, t[i].len, pre, suf,
-                                                  &st->wf_hash[i]) != 0)
-                    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            }
-            st->salt_wf[i] = st->wf_hash[i] == st->tok_hash[i] ? st->salt_tok[i]
-                                                               : salted(st->wf_hash[i], i);
+            if (i < 64 && (places >> i & 1) && word_variable_form(st, i, t[i].ptr, t[i].len) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
         uint32_t other = known_slots(st, seq, n, hdr, constants);
         if (other != FUSE_NO_ID && (other = resolve(st, other)) != id) {
