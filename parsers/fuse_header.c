@@ -298,6 +298,41 @@ static int glued_fields(const logtk_slice *t, size_t from, size_t span, int *lev
 }
 
 /*
+ * The seconds since the system (or the server) started, in brackets, with
+ * their fraction: the Linux kernel's printk time, "[    0.000000]" and
+ * "[12345.678901]", and the X server's "[  1036.193]".  They are padded with
+ * blanks to a width, so the same message is one token or two apart by
+ * how long the machine has run; a time, and so the header's.  Returns the
+ * tokens it spans from `from` (1 or 2), 0 when it is none.
+ */
+static size_t uptime_span(const logtk_slice *t, size_t from, size_t n)
+{
+    if (from >= n || t[from].ptr[0] != '[')
+        return 0;
+    size_t k = from;
+    const char *s = t[k].ptr + 1;
+    size_t len = t[k].len - 1;
+    if (len == 0) { /* "[" and "0.000000]": the padding split them */
+        if (++k >= n)
+            return 0;
+        s = t[k].ptr;
+        len = t[k].len;
+    }
+    if (len < 5 || s[len - 1] != ']')
+        return 0;
+    len--;
+    size_t i = 0;
+    while (i < len && s[i] >= '0' && s[i] <= '9')
+        i++;
+    if (i == 0 || i > 10 || i + 4 > len || s[i] != '.' || len - i - 1 > 9)
+        return 0; /* a fraction of 3 to 9 digits: milliseconds to nanoseconds */
+    for (size_t f = i + 1; f < len; f++)
+        if (s[f] < '0' || s[f] > '9')
+            return 0;
+    return k - from + 1;
+}
+
+/*
  * A diagnostic's location opening a line, "core/reader.c:1150:38:": GNU's
  * "file:line:column: message", as compilers, linters and checkers print
  * it.  A path whose last piece has a name and an extension of letters, a
@@ -446,6 +481,11 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
     const size_t rfc5424 = syslog_protocol_header(t, n);
     if (rfc5424)
         return rfc5424 < n ? rfc5424 : 0;
+    /* dmesg's "[    1.234567] usb 1-1: ...": the time is the header; "ACPI:"
+       after it is the message's, as it is after syslog's "kernel:" */
+    const size_t uptime = uptime_span(t, 0, n);
+    if (uptime)
+        return uptime < n ? uptime : 0;
     /* a diagnostic: its location and its level ("src/a.c:12:5: warning:", "x.c:3:
        fatal error:"); the message is the diagnostic's, the location its subject */
     if (t[0].len > 5 && t[0].ptr[t[0].len - 1] == ':' &&
@@ -548,6 +588,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             if (!dated)
                 return 0;
             i++;
+            i += uptime_span(t, i, n); /* "kernel: [   12.345678]" (kern.log) */
             if (i < n && is_dash(&t[i]))
                 i++;
             return i < n ? i : 0;
