@@ -2877,6 +2877,26 @@ static int is_code_symbol(const char *s, size_t n) /* n: without_sentence_end() 
 }
 
 /*
+ * A call with no arguments, "sleep()", "fpm_event_loop()", "Foo.init()":
+ * a function's name, called.  Every ground truth keeps such a word
+ * (Apache's "jk2_init()", Thunderbird's, Mac's, HealthApp's; 57 of them in
+ * the full lists, none "<*>()"), and a slot of them names the code that
+ * printed the line, a stack frame's function (PHP's slow log: "[0x7f68...]
+ * slow_worker() /www/sleep.php:3"), a system call that failed ("connect()
+ * failed", "recv() failed"): words of the message, like is_code_symbol()'s.
+ */
+static int is_empty_call(const char *s, size_t n) /* n: without_sentence_end() */
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_SYMBOLS) || n < 3 || s[n - 1] != ')' || s[n - 2] != '(' ||
+        !(is_letter(s[0]) || s[0] == '_'))
+        return 0;
+    for (size_t i = 1; i + 2 < n; i++)
+        if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '.' && s[i] != ':' && s[i] != '$')
+            return 0;
+    return 1;
+}
+
+/*
  * A word naming a function with its class or namespace ("Device::stop",
  * "ns::Reader::next:"; see is_scoped_name): like a code symbol, the name is
  * the message's own code, so "[MT] Device::stop entered" and "[MT]
@@ -3827,6 +3847,7 @@ register_words:;
                <*>" and "b = <*>" are two messages however many keys a slot
                shows */
             int code = ((marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len)) ||
+                       (bare_len > 2 && word[bare_len - 1] == ')' && is_empty_call(word, bare_len)) ||
                        ((marks & LTK_FUSE_HAS_COLON) && (is_scoped_word(word, bare_len) ||
                                                          holds_source_location(word, word_len))) ||
                        (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
