@@ -151,6 +151,21 @@ static int is_date_or_time(const char *s, size_t n)
     return 0;
 }
 
+/*
+ * A level closed by a colon, in any case, maybe numbered as Slurm numbers
+ * its debug levels: "error:", "debug:", "debug2:" (to debug5).  The colon
+ * tells it from a message's word ("debug levels are ...").
+ */
+static int is_level_colon(const char *s, size_t n)
+{
+    if (n < 4 || s[n - 1] != ':')
+        return 0;
+    n--;
+    if (s[n - 1] >= '2' && s[n - 1] <= '5')
+        n--; /* "debug2" */
+    return is_level_word(s, n);
+}
+
 /* A month or weekday name, any case ("Jul", "SUN"). */
 FUSE_INLINE int is_calendar_any_case(const char *s, size_t n)
 {
@@ -608,11 +623,14 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             }
         }
         if (!digit_first && span && !span_dated && dated && i + span < limit &&
-            is_level_word(t[i + span].ptr, t[i + span].len) &&
-            is_all_between(t[i + span].ptr, t[i + span].len, 'A', 'Z')) {
+            ((is_level_word(t[i + span].ptr, t[i + span].len) &&
+              is_all_between(t[i + span].ptr, t[i + span].len, 'A', 'Z')) ||
+             is_level_colon(t[i + span].ptr, t[i + span].len))) {
             /* the thread before the level ("12:00:00.123 [main] INFO  x.Y - ...",
                logback's and log4j 2's default pattern, which print the level in
-               capitals: Slurm's "[date] [2.batch] debug levels are ..." is a message) */
+               capitals: Slurm's "[date] [2.batch] debug levels are ..." is a
+               message), or a level closed by its colon, whatever its case
+               (Slurm's step, "[date] [39.batch] debug2: adding task ...") */
             i += span;
             end = i;
             thread_first = 1;
