@@ -58,10 +58,14 @@ FUSE_INLINE int is_level_name(const char *s, size_t n)
         return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
                s[0] == 'F';
     /* by length (3 to 8), zero-padded to 8 bytes, so that a token is compared
-       with few names a word at a time: every header token is tested */
-    static const char levels[6][7][8] = {
+       with few names a word at a time: every header token is tested.  The
+       four-letter ones include the levels cut to four letters as loggers
+       that align them print them: supervisord's "DEBG", "ERRO", "TRAC",
+       Jetty's "DBUG", Go's logrus "DEBU", "FATA", "PANI" */
+    static const char levels[6][12][8] = {
         {"err"},
-        {"info", "warn", "crit", "fine", "note"},
+        {"info", "warn", "crit", "fine", "note", "erro", "debg", "dbug", "debu", "trac", "fata",
+         "pani"},
         {"trace", "debug", "error", "fatal", "emerg", "alert", "finer"},
         {"notice", "severe", "finest"},
         {"warning", "verbose"},
@@ -75,7 +79,7 @@ FUSE_INLINE int is_level_name(const char *s, size_t n)
             return 0;
         lower[i] = (char)(s[i] | 0x20);
     }
-    for (size_t w = 0; w < 7 && levels[n - 3][w][0]; w++)
+    for (size_t w = 0; w < 12 && levels[n - 3][w][0]; w++)
         if (memcmp(levels[n - 3][w], lower, 8) == 0)
             return 1;
     return 0;
