@@ -2558,7 +2558,10 @@ static int looks_like_value(const char *s, size_t n)
  * field, as the full-size ground truth writes "in state <*>" for Mac's
  * "'Active'" and "'Inactive'".  The slot's variable form ("'<*>'": a
  * group's words share it) counts as one, as a merged shard's template
- * shows it.  n: without_sentence_end().
+ * shows it.  So at a message's first word too, which is its event when
+ * written, a value when quoted ("'worker' with pid 4211", supervisord's
+ * "spawned:" taken as the header's component; PowerDNS' "'example.org',
+ * primary: ..."). n: without_sentence_end().
  */
 static int is_quoted_word(const char *s, size_t n)
 {
@@ -3906,7 +3909,7 @@ register_words:;
             shapes_differ ||
             (grp->nvalues >= 2 && !grp->non_unit) ||
             (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
-            (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2 && i != hdr) ||
+            (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2) ||
             (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
             ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
             rc = promote(p, st, g);
