@@ -516,6 +516,11 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             is_level_word(t[k].ptr, t[k].len - 1))
             return k + 1;
     }
+    /* Ruby's Logger, "I, [2026-12-05T14:37:40.123456 #1234]  INFO -- app: msg":
+       the level's letter and a comma open the line (the dated bracket and the
+       level follow, read below) */
+    if (t[0].len == 2 && t[0].ptr[1] == ',' && is_level_name(t[0].ptr, 1))
+        end = i = 1;
     while (i < limit) {
         const char *s = t[i].ptr;
         size_t len = t[i].len;
@@ -587,6 +592,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     end = i;
                 } else if (is_dash(&t[i])) {
                     i++;
+                    end = i;
+                    break;
+                } else if (len == 2 && s[0] == '-' && s[1] == '-' && i + 1 < limit &&
+                           ((t[i + 1].len == 1 && t[i + 1].ptr[0] == ':') ||
+                            is_component(t[i + 1].ptr, t[i + 1].len))) {
+                    i += 2; /* Ruby's "-- progname:", "-- :" without one */
                     end = i;
                     break;
                 } else if (component && len == 1 && s[0] == ':') {
