@@ -165,9 +165,21 @@ static int is_level_colon(const char *s, size_t n)
     if (n < 4 || s[n - 1] != ':')
         return 0;
     n--;
-    if (s[n - 1] >= '2' && s[n - 1] <= '5')
-        n--; /* "debug2" */
-    return is_level_word(s, n);
+    if (s[n - 1] >= '1' && s[n - 1] <= '5')
+        n--; /* "debug2", PostgreSQL's "DEBUG1" */
+    /* and PostgreSQL's level of its ordinary messages, "LOG:" */
+    return is_level_word(s, n) || (n == 3 && memcmp(s, "LOG", 3) == 0);
+}
+
+/*
+ * A time zone's abbreviation after a time: "UTC", "GMT", or two to four
+ * capitals ending with 'T' ("CET", "CEST", "EDT", "JST").
+ */
+static int is_zone_name(const char *s, size_t n)
+{
+    if (n < 3 || n > 4 || !is_all_between(s, n, 'A', 'Z'))
+        return 0;
+    return s[n - 1] == 'T' || (n == 3 && (memcmp(s, "UTC", 3) == 0));
 }
 
 /* A month or weekday name, any case ("Jul", "SUN"). */
@@ -669,6 +681,10 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         if (is_date_or_time(s, len)) {
             dated = 1;
             end = ++i;
+            /* its time zone's abbreviation: PostgreSQL's "%m [%p] " prefix,
+               "2026-12-05 14:37:40.123 UTC [1234] LOG:  ..." */
+            if (i < limit && is_zone_name(t[i].ptr, t[i].len))
+                end = ++i;
             continue;
         }
         if (is_dash(&t[i])) {
