@@ -172,6 +172,31 @@ static int is_level_colon(const char *s, size_t n)
 }
 
 /*
+ * Fields between a date and a level closed by its colon, the last test of
+ * a header: up to four names ("vm", "pacemakerd", "mysvc[42]") and tokens
+ * in brackets or parentheses ("[28634]", "(crm_log_init)"), one of them
+ * at least, then the level ("info:", "debug:"); words alone before a level
+ * are a message's ("Task handler raised error: ...", "rsync error: ...").
+ * Returns the tokens up to and with the level from t[0], 0 when t[from..]
+ * is no such run.
+ */
+static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limit)
+{
+    int bracketed = 0;
+    for (size_t k = from; k < limit && k < from + 5; k++) {
+        const char *s = t[k].ptr;
+        const size_t len = t[k].len;
+        if (bracketed && is_level_colon(s, len))
+            return k + 1;
+        const char close = s[0] == '[' ? ']' : s[0] == '(' ? ')' : 0;
+        if (close ? len < 3 || s[len - 1] != close : !is_name_of(s, len, "._-/@[]"))
+            return 0;
+        bracketed |= close != 0;
+    }
+    return 0;
+}
+
+/*
  * A time zone's abbreviation after a time: "UTC", "GMT", or two to four
  * capitals ending with 'T' ("CET", "CEST", "EDT", "JST").
  */
@@ -742,6 +767,15 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             hosts = 1;
             i++;
             continue;
+        }
+        /* after the date, a few names and bracketed fields, then a level
+           closed by its colon: Pacemaker's "Dec 05 15:24:53.586 vm
+           pacemaker-based     [28640] (cib_perform_op) info: ...", whose
+           daemon is padded with blanks */
+        if (dated) {
+            const size_t level = fields_before_level(t, i, limit);
+            if (level)
+                return level < n ? level : 0;
         }
         break;
     }
