@@ -2900,6 +2900,36 @@ static int is_empty_call(const char *s, size_t n) /* n: without_sentence_end() *
 }
 
 /*
+ * A C function's name and its source line, as a debug macro prints where
+ * it was called from: "iscsi_task_queue(1595)", "__cmd_done(1281)" (tgtd's
+ * "%s(%d) ").  The name is spelled as C names are, with '_' joining words
+ * ("hibernate_setup(" stays in Mac's ground truths), which tells it from a
+ * process and its pid ("QQ(56543)", "SpotlightNetHelp(123)": the ground
+ * truths' "<*>") and from "LOCAL(0)".  Code, like is_empty_call()'s.
+ */
+static int is_line_call(const char *s, size_t n) /* n: without_sentence_end() */
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_SYMBOLS) || n < 6 || s[n - 1] != ')' ||
+        !(is_letter(s[0]) || s[0] == '_'))
+        return 0;
+    size_t i = 1;
+    int joined = 0;
+    while (i < n && (is_alnum_byte(s[i]) || s[i] == '_')) {
+        joined |= s[i] == '_' && is_letter(s[i - 1]);
+        i++;
+    }
+    if (!joined || i + 2 >= n || s[i] != '(')
+        return 0;
+    /* the line as masked ("<*>", the word a slot's group sees) or printed */
+    if (n - i - 2 == LTK_WILDCARD_LEN && is_wild_at(s, i + 1, n))
+        return 1;
+    for (size_t k = i + 1; k + 1 < n; k++)
+        if (s[k] < '0' || s[k] > '9')
+            return 0;
+    return 1;
+}
+
+/*
  * A word naming a function with its class or namespace ("Device::stop",
  * "ns::Reader::next:"; see is_scoped_name): like a code symbol, the name is
  * the message's own code, so "[MT] Device::stop entered" and "[MT]
@@ -3850,7 +3880,8 @@ register_words:;
                <*>" and "b = <*>" are two messages however many keys a slot
                shows */
             int code = ((marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len)) ||
-                       (bare_len > 2 && word[bare_len - 1] == ')' && is_empty_call(word, bare_len)) ||
+                       (bare_len > 2 && word[bare_len - 1] == ')' &&
+                        (is_empty_call(word, bare_len) || is_line_call(word, bare_len))) ||
                        ((marks & LTK_FUSE_HAS_COLON) && (is_scoped_word(word, bare_len) ||
                                                          holds_source_location(word, word_len))) ||
                        (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
