@@ -182,6 +182,12 @@ static int is_level_colon(const char *s, size_t n)
  */
 static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limit)
 {
+    /* most lines have no colon closing a token there: one byte a token */
+    size_t colon = from + 1;
+    while (colon < limit && colon < from + 5 && t[colon].ptr[t[colon].len - 1] != ':')
+        colon++;
+    if (colon >= limit || colon >= from + 5)
+        return 0;
     int bracketed = 0;
     for (size_t k = from; k < limit && k < from + 5; k++) {
         const char *s = t[k].ptr;
@@ -539,7 +545,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         return rfc5424 < n ? rfc5424 : 0;
     /* dmesg's "[    1.234567] usb 1-1: ...": the time is the header; "ACPI:"
        after it is the message's, as it is after syslog's "kernel:" */
-    const size_t uptime = uptime_span(t, 0, n);
+    const size_t uptime = t[0].ptr[0] == '[' ? uptime_span(t, 0, n) : 0;
     if (uptime)
         return uptime < n ? uptime : 0;
     /* a diagnostic: its location and its level ("src/a.c:12:5: warning:", "x.c:3:
@@ -655,7 +661,8 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             if (!dated)
                 return 0;
             i++;
-            i += uptime_span(t, i, n); /* "kernel: [   12.345678]" (kern.log) */
+            if (i < n && t[i].ptr[0] == '[')
+                i += uptime_span(t, i, n); /* "kernel: [   12.345678]" (kern.log) */
             if (i < n && is_dash(&t[i]))
                 i++;
             return i < n ? i : 0;
