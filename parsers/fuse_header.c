@@ -61,9 +61,11 @@ FUSE_INLINE int is_level_name(const char *s, size_t n)
        with few names a word at a time: every header token is tested.  The
        four-letter ones include the levels cut to four letters as loggers
        that align them print them: supervisord's "DEBG", "ERRO", "TRAC",
-       Jetty's "DBUG", Go's logrus "DEBU", "FATA", "PANI" */
+       Jetty's "DBUG", Go's logrus "DEBU", "FATA", "PANI"; and cut to three,
+       zerolog's and the NATS server's "DBG", "INF", "WRN", "TRC", "FTL",
+       SpamAssassin's "dbg:" */
     static const char levels[6][12][8] = {
-        {"err"},
+        {"err", "dbg", "inf", "wrn", "trc", "ftl"},
         {"info", "warn", "crit", "fine", "note", "erro", "debg", "dbug", "debu", "trac", "fata",
          "pani"},
         {"trace", "debug", "error", "fatal", "emerg", "alert", "finer"},
