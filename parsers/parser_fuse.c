@@ -1940,6 +1940,7 @@ enum {
     FORM_SELF,    /* the token itself */
     FORM_STASHED, /* masked while hashing: in st->stash (stash_off, stash_len) */
     FORM_STAMP,   /* a timestamp joined from its tokens (learn_sequence): mask_timestamp() */
+    FORM_QUOTED,  /* a quoted field joined from its tokens (learn_sequence): mask_quoted() */
     FORM_WILD     /* FORM_WILD + d: "<*>" and d dots */
 };
 
@@ -2841,6 +2842,52 @@ static size_t mask_timestamp(const char *s, size_t n, char *out)
 }
 
 /* The two tokens of a bounded quantity as one slice (they lie in one buffer). */
+/*
+ * A quoted field closing the line and holding blanks, t[0] .. t[k - 1]
+ * ('"Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101
+ * Firefox/120.0"', the user agent of the Combined Log Format): one field,
+ * one token, however many words it holds; as tokens its words would make a
+ * template per shape of the value.  Returns k (2 to 64; the span opens at
+ * t[0] and ends with the line), 0 when t is no such span.  Only a field
+ * closing the line: a quoted request line inside it ('"GET /x HTTP/1.1"')
+ * stays three words, its method the message's (the full lists' "GET <*>").
+ */
+static size_t quoted_tail(const logtk_slice *t, size_t avail)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || avail < 2 || avail > 64 || t[0].ptr[0] != '"')
+        return 0;
+    const logtk_slice *last = &t[avail - 1];
+    if (last->ptr[last->len - 1] != '"' || (t[0].len > 1 && memchr(t[0].ptr + 1, '"', t[0].len - 1)))
+        return 0;
+    for (size_t k = 1; k + 1 < avail; k++)
+        if (memchr(t[k].ptr, '"', t[k].len))
+            return 0;
+    return last->len == 1 || !memchr(last->ptr, '"', last->len - 1) ? avail : 0;
+}
+
+/*
+ * The masked form of a joined quoted field (quoted_tail): each of its words
+ * masked as the token it was, one blank between them, so that a field that
+ * stays constant reads as it did as tokens.  out has room for
+ * MASKED_MAX(n) + n (a word's MASKED_MAX, and a blank, each).
+ */
+static size_t mask_quoted(const char *s, size_t n, char *out)
+{
+    size_t o = 0, i = 0;
+    while (i < n) {
+        size_t end = i;
+        while (end < n && s[end] != ' ' && s[end] != '\t')
+            end++;
+        if (o)
+            out[o++] = ' ';
+        o += mask_token(s + i, end - i, out + o);
+        while (end < n && (s[end] == ' ' || s[end] == '\t'))
+            end++;
+        i = end;
+    }
+    return o;
+}
+
 static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
 {
     logtk_slice j = {a->ptr, (size_t)(b->ptr + b->len - a->ptr)};
@@ -3229,6 +3276,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         /* the masked bytes go to st->norm, with 8 bytes of slack for hash_padded */
         size_t masked_len = 0;
         const size_t stamp = i > hdr ? timestamp_at(t, n - i) : 0;
+        const size_t quoted = t->ptr[0] == '"' && !stamp && i > hdr ? quoted_tail(t, n - i) : 0;
         if (stamp) {
             /* a date and time (and zone): one value, "<*>" */
             const logtk_slice one = joined(t, &t[stamp - 1]);
@@ -3237,6 +3285,16 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             masked_len = mask_timestamp(one.ptr, one.len, st->norm.data);
             i += stamp - 1;
+            asides++;
+        } else if (quoted) {
+            /* a quoted field closing the line: one token, masked as one
+               (mask_quoted() may write a blank more than MASKED_MAX per word) */
+            const logtk_slice one = joined(t, &t[quoted - 1]);
+            if (one.len + 8 > st->norm.cap / 5 &&
+                ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + one.len + 8) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            masked_len = mask_quoted(one.ptr, one.len, st->norm.data);
+            i += quoted - 1;
             asides++;
         } else if (t->len > 0 && key_context(in, i)) {
             if (t->len + 8 > st->norm.cap / 4 &&
@@ -4026,10 +4084,12 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             }
             const logtk_slice *t = &in[i];
             const size_t stamp = i > hdr ? timestamp_at(t, n - i) : 0;
-            st->tok_form[k] = stamp ? FORM_STAMP : FORM_MASK;
-            if (stamp) {
-                st->kept[k++] = joined(t, &t[stamp - 1]);
-                i += stamp - 1;
+            const size_t quoted = t->ptr[0] == '"' && !stamp && i > hdr ? quoted_tail(t, n - i) : 0;
+            st->tok_form[k] = stamp ? FORM_STAMP : quoted ? FORM_QUOTED : FORM_MASK;
+            if (stamp || quoted) {
+                const size_t span = stamp ? stamp : quoted;
+                st->kept[k++] = joined(t, &t[span - 1]);
+                i += span - 1;
                 continue;
             }
             if ((t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
@@ -4048,7 +4108,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
     /* the masked elements themselves, into the reused buffer (8 bytes of slack for hash_padded) */
     size_t room = 16;
     for (size_t i = 0; i < n; i++)
-        room += MASKED_MAX(toks[i].len);
+        room += MASKED_MAX(toks[i].len) + toks[i].len; /* (the blanks mask_quoted() may add) */
     ltk_strbuf_clear(&st->norm);
     if (ltk_strbuf_reserve(&st->norm, room) != 0)
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
@@ -4059,6 +4119,9 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         uint8_t form = i < hdr ? FORM_WILD : st->tok_form[i];
         if (form == FORM_STAMP) {
             len = mask_timestamp(toks[i].ptr, toks[i].len, o);
+            st->tok_hash[i] = hash_padded(o, len);
+        } else if (form == FORM_QUOTED) {
+            len = mask_quoted(toks[i].ptr, toks[i].len, o);
             st->tok_hash[i] = hash_padded(o, len);
         } else if (form == FORM_SELF) {
             len = toks[i].len;
