@@ -184,24 +184,23 @@ static int is_level_colon(const char *s, size_t n)
  */
 static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limit)
 {
-    /* most lines have no colon closing a token there: one byte a token */
-    size_t colon = from + 1;
-    while (colon < limit && colon < from + 5 && t[colon].ptr[t[colon].len - 1] != ':')
-        colon++;
-    if (colon >= limit || colon >= from + 5)
+    /* the first token closed by a colon, the level's place (most lines have
+       none there: one byte a token) */
+    size_t level = from + 1;
+    while (level < limit && level < from + 5 && t[level].ptr[t[level].len - 1] != ':')
+        level++;
+    if (level >= limit || level >= from + 5)
         return 0;
     int bracketed = 0;
-    for (size_t k = from; k < limit && k < from + 5; k++) {
+    for (size_t k = from; k < level; k++) {
         const char *s = t[k].ptr;
         const size_t len = t[k].len;
-        if (bracketed && is_level_colon(s, len))
-            return k + 1;
         const char close = s[0] == '[' ? ']' : s[0] == '(' ? ')' : 0;
         if (close ? len < 3 || s[len - 1] != close : !is_name_of(s, len, "._-/@[]"))
             return 0;
         bracketed |= close != 0;
     }
-    return 0;
+    return bracketed && is_level_colon(t[level].ptr, t[level].len) ? level + 1 : 0;
 }
 
 /*
@@ -366,13 +365,13 @@ static int glued_fields(const logtk_slice *t, size_t from, size_t span, int *lev
  * their fraction: the Linux kernel's printk time, "[    0.000000]" and
  * "[12345.678901]", and the X server's "[  1036.193]".  They are padded with
  * blanks to a width, so the same message is one token or two apart by
- * how long the machine has run; a time, and so the header's.  Returns the
- * tokens it spans from `from` (1 or 2), 0 when it is none.
+ * how long the machine has run; a time, and so the header's.  t[from]
+ * opens with '[' (the callers test it: most lines' first byte is not).
+ * Returns the tokens it spans from `from` (1 or 2), 0 when it is none.
  */
 static size_t uptime_span(const logtk_slice *t, size_t from, size_t n)
 {
-    if (from >= n || t[from].ptr[0] != '[')
-        return 0;
+    assert(from < n && t[from].ptr[0] == '[');
     size_t k = from;
     const char *s = t[k].ptr + 1;
     size_t len = t[k].len - 1;

@@ -2841,7 +2841,6 @@ static size_t mask_timestamp(const char *s, size_t n, char *out)
     return (size_t)(o - out) + (n - end);
 }
 
-/* The two tokens of a bounded quantity as one slice (they lie in one buffer). */
 /*
  * A quoted field closing the line and holding blanks, t[0] .. t[k - 1]
  * ('"Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101
@@ -2888,10 +2887,33 @@ static size_t mask_quoted(const char *s, size_t n, char *out)
     return o;
 }
 
+/* The two tokens of a bounded quantity as one slice (they lie in one buffer). */
 static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
 {
     logtk_slice j = {a->ptr, (size_t)(b->ptr + b->len - a->ptr)};
     return j;
+}
+
+/*
+ * A field that several tokens print, at token i of the line (after the
+ * header's hdr): a date and time (*form FORM_STAMP, timestamp_at) or a
+ * quoted field closing the line (FORM_QUOTED, quoted_tail).  Returns its
+ * tokens, 0 when none.  feed_tokens() and learn_sequence() join the same
+ * fields through it, or their sequence hashes would differ.
+ */
+FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
+                                uint8_t *form)
+{
+    if (i <= hdr)
+        return 0;
+    size_t k = timestamp_at(t, avail);
+    if (k) {
+        *form = FORM_STAMP;
+        return k;
+    }
+    if (t->ptr[0] == '"' && (k = quoted_tail(t, avail)) != 0)
+        *form = FORM_QUOTED;
+    return k;
 }
 
 /* The length of s[0..n) without the sentence punctuation (",", ".", ";", ":") ending it. */
@@ -3275,26 +3297,20 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         int tok_digit = 0;
         /* the masked bytes go to st->norm, with 8 bytes of slack for hash_padded */
         size_t masked_len = 0;
-        const size_t stamp = i > hdr ? timestamp_at(t, n - i) : 0;
-        const size_t quoted = t->ptr[0] == '"' && !stamp && i > hdr ? quoted_tail(t, n - i) : 0;
-        if (stamp) {
-            /* a date and time (and zone): one value, "<*>" */
-            const logtk_slice one = joined(t, &t[stamp - 1]);
-            if (one.len + 8 > st->norm.cap / 4 &&
-                ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
-                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            masked_len = mask_timestamp(one.ptr, one.len, st->norm.data);
-            i += stamp - 1;
-            asides++;
-        } else if (quoted) {
-            /* a quoted field closing the line: one token, masked as one
-               (mask_quoted() may write a blank more than MASKED_MAX per word) */
-            const logtk_slice one = joined(t, &t[quoted - 1]);
+        uint8_t joined_form = FORM_MASK;
+        const size_t span = joined_field(t, i, hdr, n - i, &joined_form);
+        if (span) {
+            /* a date and time (and zone): one value, "<*>"; a quoted field
+               closing the line: one token (mask_quoted() may write a blank
+               more than MASKED_MAX per word) */
+            const logtk_slice one = joined(t, &t[span - 1]);
             if (one.len + 8 > st->norm.cap / 5 &&
                 ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + one.len + 8) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            masked_len = mask_quoted(one.ptr, one.len, st->norm.data);
-            i += quoted - 1;
+            masked_len = joined_form == FORM_STAMP
+                             ? mask_timestamp(one.ptr, one.len, st->norm.data)
+                             : mask_quoted(one.ptr, one.len, st->norm.data);
+            i += span - 1;
             asides++;
         } else if (t->len > 0 && key_context(in, i)) {
             if (t->len + 8 > st->norm.cap / 4 &&
@@ -3303,7 +3319,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             masked_len = mask_in_context(in, i, n, st->norm.data);
         }
         if (masked_len) {
-            /* a key's value or a timestamp (rare): neither the quick hash's nor the memo's */
+            /* a key's value or a joined field (rare): neither the quick hash's nor the memo's */
             h = hash_padded(st->norm.data, masked_len);
             form = stash_form(st, kept, masked_len);
             tok_digit = holds_digit(st->norm.data, masked_len);
@@ -4083,11 +4099,10 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
                 continue;
             }
             const logtk_slice *t = &in[i];
-            const size_t stamp = i > hdr ? timestamp_at(t, n - i) : 0;
-            const size_t quoted = t->ptr[0] == '"' && !stamp && i > hdr ? quoted_tail(t, n - i) : 0;
-            st->tok_form[k] = stamp ? FORM_STAMP : quoted ? FORM_QUOTED : FORM_MASK;
-            if (stamp || quoted) {
-                const size_t span = stamp ? stamp : quoted;
+            uint8_t form = FORM_MASK;
+            const size_t span = joined_field(t, i, hdr, n - i, &form);
+            st->tok_form[k] = form;
+            if (span) {
                 st->kept[k++] = joined(t, &t[span - 1]);
                 i += span - 1;
                 continue;

@@ -83,9 +83,10 @@ def list_paths(list_dir, sample_dir, named):
     for name in named:
         path = os.path.join(sample_dir, name, name + '_templates.csv')
         if name not in paths and os.path.exists(path):
-            glued = sum(1 for r in read_rows(path)
+            rows = read_rows(path)
+            glued = sum(1 for r in rows
                         if re.search(r'[A-Za-z]<\*>|<\*>[A-Za-z]', r['EventTemplate']))
-            if glued * 2 < len(read_rows(path)):
+            if glued * 2 < len(rows):
                 paths[name] = path
     return paths
 
