@@ -1332,7 +1332,8 @@ FUSE_INLINE int is_key_byte(char c)
 /*
  * The key that ends at s[at] (its '=') names the message itself, as
  * structured loggers write it: "msg" (logfmt's, go-kit's, logrus', zap's,
- * slog's) or "message", any case.  msg="Starting" is the line's message,
+ * slog's, pino's), "message" (winston's, python-json-logger's) or "event"
+ * (structlog's), any case.  msg="Starting" is the line's message,
  * words the developer wrote, not a value: with the other keys' values
  * masked, a service's one-word messages ("Starting", "Stopping") were one
  * template.  (Its first test is one byte: nearly every key fails it.)
@@ -1340,10 +1341,10 @@ FUSE_INLINE int is_key_byte(char c)
 FUSE_INLINE int is_message_key(const char *s, size_t at)
 {
     const char last = at ? (char)(s[at - 1] | 0x20) : 0;
-    if (last != 'g' && last != 'e')
+    if (last != 'g' && last != 'e' && last != 't')
         return 0;
-    const char *key = last == 'g' ? "msg" : "message";
-    const size_t len = last == 'g' ? 3 : 7;
+    const char *key = last == 'g' ? "msg" : last == 'e' ? "message" : "event";
+    const size_t len = last == 'g' ? 3 : last == 'e' ? 7 : 5;
     if (at < len || (at > len && is_key_byte(s[at - len - 1])))
         return 0;
     for (size_t i = 0; i < len; i++)
@@ -1353,14 +1354,41 @@ FUSE_INLINE int is_message_key(const char *s, size_t at)
 }
 
 /*
+ * Nonzero when s[at] is the ':' after the name of a JSON object's member
+ * ("{\"pid\":42", ",\"user\":\"alice\""): a quoted name of key bytes, a
+ * letter among them, whose opening quote starts s or follows the '{' or ','
+ * before a member.  A JSON log line is its logger's keys and their values,
+ * as a logfmt line is ("pid=42 user=alice"), and the member's value is a
+ * value as a key's is; but for the message's ("\"msg\":\"Starting\"",
+ * is_message_key).
+ */
+static int is_member_sign(const char *s, size_t at)
+{
+    if (at < 3 || s[at - 1] != '"')
+        return 0;
+    size_t k = at - 1;
+    int letter = 0;
+    while (k > 0 && is_key_byte(s[k - 1]))
+        letter |= is_letter(s[--k]);
+    if (!letter || k == 0 || s[k - 1] != '"' || (k > 1 && s[k - 2] != '{' && s[k - 2] != ','))
+        return 0;
+    return !is_message_key(s, at - 1);
+}
+
+/*
  * Nonzero when s[at] is the '=' of a key ("tty=ssh", "logname=",
  * "(threshold=5)"): right after a name holding a letter, and no '=' after
- * it ("a==b" is an operator, "0=sup" numbers a list).  The key of the
- * message ("msg=") assigns no value (is_message_key).
+ * it ("a==b" is an operator, "0=sup" numbers a list); or the ':' of a JSON
+ * member (is_member_sign).  The key of the message ("msg=") assigns no
+ * value (is_message_key).
  */
 static int is_key_sign(const char *s, size_t at, size_t n)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || s[at] != '=' || (at + 1 < n && s[at + 1] == '='))
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES))
+        return 0;
+    if (s[at] == ':') /* (its first test here: most colons follow no quote) */
+        return at >= 3 && (s[at - 1] == '"') && is_member_sign(s, at);
+    if (s[at] != '=' || (at + 1 < n && s[at + 1] == '='))
         return 0;
     for (size_t k = at; k > 0; k--) {
         char c = s[k - 1];
@@ -1397,6 +1425,24 @@ static size_t bracketed_key_value(const char *s, size_t at, size_t n)
 }
 
 /*
+ * The index of the quote q that closes a quoted string, searched in
+ * s[from..n), or n when none does: a quote escaped by a backslash is the
+ * string's (an ETag in JSON, "W/\\\"3-kql\\\"": JSON's and Go's %q escapes).
+ */
+static size_t closing_quote(const char *s, size_t from, size_t n, char q)
+{
+    for (const char *c; from < n && (c = memchr(s + from, q, n - from)) != NULL;) {
+        size_t at = (size_t)(c - s), escapes = 0;
+        while (at - escapes > from && s[at - escapes - 1] == '\\')
+            escapes++;
+        if (!(escapes & 1))
+            return at;
+        from = at + 1;
+    }
+    return n;
+}
+
+/*
  * The length of a key's whole value in quotes within one token, from the
  * quote at s[at] through its closing quote ("tag=\"WindowManager\"",
  * "name='SOURCE'", dn="uid=alice,ou=people,dc=example,dc=com", dn=""), or
@@ -1410,10 +1456,14 @@ static size_t quoted_key_value(const char *s, size_t at, size_t n)
 {
     if (at == 0 || !is_key_sign(s, at - 1, n))
         return 0;
-    const char *close = memchr(s + at + 1, s[at], n - at - 1);
-    if (close == NULL)
+    const size_t end = closing_quote(s, at + 1, n, s[at]);
+    if (end == n)
         return 0;
-    const size_t end = (size_t)(close - s); /* the closing quote */
+    size_t first = at + 1; /* a source location is code, quoted or not ("caller":"main.go:42") */
+    while (first < end && is_key_byte(s[first]))
+        first++;
+    if (names_source(s, at + 1, first, end))
+        return 0;
     if (end + 1 < n && !memchr(",;)]}&", s[end + 1], 6))
         return 0; /* more text glued after the quotes */
     return end + 1 - at;
@@ -1872,13 +1922,74 @@ static size_t mask_token(const char *s, size_t n, char *out)
 
 /*
  * Nonzero when token i (not empty) may be a key's value that its neighbours
- * decide (mask_in_context): it ends with '=', or a lone '=' is before it.
+ * decide (mask_in_context): it ends with '=', or a lone '=' is before it,
+ * or a JSON member's quoted name and ':' (after_member_name; `quoted`: the
+ * line holds a '"').
  * The first test of both, inline: nearly every token fails it.
  */
-FUSE_INLINE int key_context(const logtk_slice *tok, size_t i)
+FUSE_INLINE int key_context(const logtk_slice *tok, size_t i, int quoted)
 {
     return tok[i].ptr[tok[i].len - 1] == '=' ||
-           (i >= 2 && tok[i - 1].len == 1 && tok[i - 1].ptr[0] == '=');
+           (i >= 2 && tok[i - 1].len == 1 && tok[i - 1].ptr[0] == '=') ||
+           (quoted && i > 0 && tok[i - 1].len >= 4 && tok[i - 1].ptr[tok[i - 1].len - 1] == ':' &&
+            tok[i - 1].ptr[tok[i - 1].len - 2] == '"');
+}
+
+/*
+ * Nonzero when token i is the name of a JSON member printed with a blank
+ * after its ':' ("{\"user\":" or "\"user\":" in {"user": "bob", "n": 3},
+ * Python's json.dumps): is_member_sign at its end, and a name opening the
+ * token follows a ',' ending the token before it ("Unknown option \"x\":
+ * ignored" is prose).
+ */
+static int is_spaced_member_name(const logtk_slice *tok, size_t i)
+{
+    const logtk_slice *k = &tok[i];
+    if (k->len < 4 || k->ptr[k->len - 1] != ':' || !is_member_sign(k->ptr, k->len - 1))
+        return 0;
+    size_t name = k->len - 2; /* its closing quote; then its opening one */
+    while (name > 0 && k->ptr[name - 1] != '"')
+        name--;
+    return name > 1 ||
+           (i > 0 && tok[i - 1].len > 0 && tok[i - 1].ptr[tok[i - 1].len - 1] == ',');
+}
+
+/*
+ * Nonzero when token i is the value of a JSON member whose name is token
+ * i - 1 (is_spaced_member_name).  The first test inline: nearly every token
+ * fails it.
+ */
+FUSE_INLINE int after_member_name(const logtk_slice *tok, size_t i)
+{
+    return i > 0 && tok[i - 1].len >= 4 && tok[i - 1].ptr[tok[i - 1].len - 1] == ':' &&
+           tok[i - 1].ptr[tok[i - 1].len - 2] == '"' && is_spaced_member_name(tok, i - 1);
+}
+
+/*
+ * The length of a JSON member's value that token i holds whole after its
+ * name (after_member_name): a quoted string with its quotes ("\"bob\","),
+ * or a word up to the punctuation closing it ("true,", "null}"); 0 when the
+ * token holds more (a nested object, "{\"a\":"), or a string it does not
+ * close (keyed_span joins it).
+ */
+static size_t member_value_length(const char *s, size_t n)
+{
+    size_t end;
+    if (s[0] == '"') {
+        end = closing_quote(s, 1, n, '"');
+        if (end == n)
+            return 0;
+        end++;
+    } else {
+        for (end = 0; end < n && (is_key_byte(s[end]) || s[end] == '+'); end++)
+            ;
+        if (end == 0)
+            return 0;
+    }
+    for (size_t k = end; k < n; k++)
+        if (!memchr(",}]", s[k], 3))
+            return 0;
+    return end;
 }
 
 /*
@@ -1890,7 +2001,7 @@ FUSE_INLINE int key_context(const logtk_slice *tok, size_t i)
  */
 static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *out)
 {
-    assert(key_context(tok, i));
+    assert(key_context(tok, i, 1));
     size_t word = spaced_key_value(tok, i, n);
     if (word) {
         char *o = put_wildcard(out);
@@ -1901,7 +2012,37 @@ static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *
         size_t len = mask_token(tok[i].ptr, tok[i].len, out);
         return (size_t)(put_wildcard(out + len) - out);
     }
+    if (after_member_name(tok, i) && (word = member_value_length(tok[i].ptr, tok[i].len)) != 0) {
+        char *o = out;
+        if (tok[i].ptr[0] == '"') { /* the quotes stay, as a key's do: "<*>" */
+            *o++ = '"';
+            o = put_wildcard(o);
+            *o++ = '"';
+        } else {
+            o = put_wildcard(o);
+        }
+        memcpy(o, tok[i].ptr + word, tok[i].len - word);
+        return (size_t)(o - out) + (tok[i].len - word);
+    }
     return 0;
+}
+
+/*
+ * The masked form of a JSON member's string value joined from its tokens
+ * after its name (keyed_span, FORM_MEMBER): "<*>" in its quotes, then the
+ * rest of its last token masked as a token ("\"carol dee\"," ->
+ * "\"<*>\",").  out has room for MASKED_MAX(n).
+ */
+static size_t mask_member_value(const char *s, size_t n, char *out)
+{
+    assert(n > 1 && s[0] == '"');
+    const size_t close = closing_quote(s, 1, n, '"');
+    assert(close < n); /* (keyed_span found it) */
+    char *o = out;
+    *o++ = '"';
+    o = put_wildcard(o);
+    *o++ = '"';
+    return (size_t)(o - out) + mask_token(s + close + 1, n - close - 1, o);
 }
 
 /*
@@ -1941,6 +2082,8 @@ enum {
     FORM_STASHED, /* masked while hashing: in st->stash (stash_off, stash_len) */
     FORM_STAMP,   /* a timestamp joined from its tokens (learn_sequence): mask_timestamp() */
     FORM_QUOTED,  /* a quoted field joined from its tokens (learn_sequence): mask_quoted() */
+    FORM_KEYED,   /* a key's quoted value joined from its tokens (keyed_span): mask_token() */
+    FORM_MEMBER,  /* a JSON member's value so joined, after its name: mask_member_value() */
     FORM_WILD     /* FORM_WILD + d: "<*>" and d dots */
 };
 
@@ -2887,6 +3030,64 @@ static size_t mask_quoted(const char *s, size_t n, char *out)
     return o;
 }
 
+/*
+ * The tokens t[0] .. t[k - 1] of a key's quoted value holding blanks,
+ * opened in t[0] and closed in t[k - 1] (logfmt's err="connection refused
+ * by peer", JSON's "ua":"Mozilla/5.0 (X11; Linux x86_64)"; quoted_key_value
+ * tells a key's quote), with the values of keys that open again before
+ * t[k - 1] closes; returns k (2 to FUSE_SPAN_MAX), 0 when t[0] opens none.
+ * As tokens its words would make a template per shape of the value; as one
+ * token the value is "<*>" as any key's is, and a JSON line one template
+ * per message and set of keys.  The message's words stay tokens ("msg":
+ * "user 42 logged in" is the developer's text, is_message_key): a string
+ * that is no key's value is skipped to its end.  after_name: t[0] follows
+ * a JSON member's name (after_member_name), its opening quote the value's.
+ * *inside says whether t[0]
+ * starts inside such a string (the line's tokens are read in order) and is
+ * set to whether the token after the span (or t[0]) does.
+ */
+#define FUSE_SPAN_MAX 256
+static size_t keyed_span(const logtk_slice *t, size_t avail, int after_name, int *inside)
+{
+    size_t k = 0, from = 0, joined = 0;
+    for (;;) {
+        const char *s = t[k].ptr, *q;
+        const size_t n = t[k].len;
+        if (*inside) { /* the rest of a string opened before */
+            from = closing_quote(s, from, n, '"');
+            if (from == n)
+                return joined;
+            *inside = 0;
+            from++;
+            continue;
+        }
+        if (from >= n || (q = memchr(s + from, '"', n - from)) == NULL)
+            return joined;
+        const size_t open = (size_t)(q - s);
+        size_t close = closing_quote(s, open + 1, n, '"');
+        if (close < n) { /* closed in its token: a value or a name */
+            from = close + 1;
+            continue;
+        }
+        *inside = 1;
+        if (open == 0 ? !(after_name && k == 0)
+                      : (s[open - 1] != '=' && s[open - 1] != ':') || !is_key_sign(s, open - 1, n))
+            return joined; /* the message's words, or no key's */
+        /* the tokens after it, to the one its closing quote is in */
+        size_t j = k + 1;
+        for (; j < avail && j < FUSE_SPAN_MAX; j++)
+            if ((close = closing_quote(t[j].ptr, 0, t[j].len, '"')) < t[j].len)
+                break;
+        if (j == avail || j == FUSE_SPAN_MAX ||
+            (close + 1 < t[j].len && !memchr(",;)]}&", t[j].ptr[close + 1], 6)))
+            return joined; /* unclosed, or more text glued after it */
+        *inside = 0;
+        k = j;
+        joined = j + 1;
+        from = close + 1;
+    }
+}
+
 /* The two tokens of a bounded quantity as one slice (they lie in one buffer). */
 static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
 {
@@ -2895,25 +3096,64 @@ static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
 }
 
 /*
- * A field that several tokens print, at token i of the line (after the
- * header's hdr): a date and time (*form FORM_STAMP, timestamp_at) or a
- * quoted field closing the line (FORM_QUOTED, quoted_tail).  Returns its
+ * A field that several tokens print, at token i of the line (from the
+ * header's hdr on): a date and time (*form FORM_STAMP, timestamp_at) or a
+ * quoted field closing the line (FORM_QUOTED, quoted_tail), neither at the
+ * message's first word, or a key's quoted value (FORM_KEYED, keyed_span;
+ * FORM_MEMBER when it opens the token, after a JSON member's name;
+ * *quote: the line's first '"' from this token on or from a token before,
+ * NULL when none, first_quote() before the first token, moved on past the
+ * tokens this call reads; *inside: as keyed_span's, 0 before the first
+ * token).  Returns its
  * tokens, 0 when none.  feed_tokens() and learn_sequence() join the same
  * fields through it, or their sequence hashes would differ.
  */
+static size_t quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
+                           const char **quote, int *inside, uint8_t *form);
+
 FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
-                                uint8_t *form)
+                                const char **quote, int *inside, uint8_t *form)
 {
-    if (i <= hdr)
-        return 0;
-    size_t k = timestamp_at(t, avail);
-    if (k) {
+    size_t k;
+    if (i > hdr && (k = timestamp_at(t, avail)) != 0) { /* (not at the first word) */
         *form = FORM_STAMP;
         return k;
     }
-    if (t->ptr[0] == '"' && (k = quoted_tail(t, avail)) != 0)
-        *form = FORM_QUOTED;
+    /* no quote in this token (nor after it): no quoted field (most lines) */
+    if (*quote == NULL || *quote >= t->ptr + t->len || avail < 2 || i < hdr)
+        return 0;
+    const char *next = *quote; /* (a copy: *quote stays in a register of the caller's loop) */
+    k = quoted_field(t, i, hdr, avail, &next, inside, form);
+    *quote = next;
     return k;
+}
+
+/* joined_field() for a token that holds a quote: out of line, few tokens do. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
+                           const char **quote, int *inside, uint8_t *form)
+{
+    size_t k;
+    const int after_name = t->ptr[0] == '"' && after_member_name(t - i, i);
+    if (i > hdr && t->ptr[0] == '"' && !after_name && (k = quoted_tail(t, avail)) != 0)
+        *form = FORM_QUOTED;
+    else if ((k = keyed_span(t, avail, after_name, inside)) != 0)
+        *form = after_name ? FORM_MEMBER : FORM_KEYED;
+    const char *from = t[k ? k - 1 : 0].ptr + t[k ? k - 1 : 0].len,
+               *end = t[avail - 1].ptr + t[avail - 1].len;
+    *quote = from < end ? memchr(from, '"', (size_t)(end - from)) : NULL;
+    return k;
+}
+
+/* The first '"' of the line's tokens in[0..n), or NULL (joined_field's quote). */
+static const char *first_quote(const logtk_slice *in, size_t n)
+{
+    if (n == 0)
+        return NULL;
+    const char *end = in[n - 1].ptr + in[n - 1].len;
+    return memchr(in[0].ptr, '"', (size_t)(end - in[0].ptr));
 }
 
 /* The length of s[0..n) without the sentence punctuation (",", ".", ";", ":") ending it. */
@@ -3217,8 +3457,8 @@ static uint32_t annotated_value(const ltk_fuse_state *st, uint64_t seq, size_t n
 __attribute__((noinline, cold))
 #endif
 static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice *in, size_t n,
-                          size_t hdr, size_t asides, const char *limit, uint64_t fast_seq,
-                          uint32_t *template_id);
+                          size_t hdr, size_t asides, int quoted, const char *limit,
+                          uint64_t fast_seq, uint32_t *template_id);
 
 /*
  * Keeps token `kept`'s masked form, st->norm.data[0..len), in the stash for
@@ -3290,6 +3530,9 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     }
     if (hdr)
         run_from = 0;
+    const char *quote = first_quote(in, n); /* (joined_field: most lines hold none) */
+    const int quoted = quote != NULL;         /* (key_context) */
+    int inside = 0;                           /* the token opens inside a string (keyed_span) */
     for (size_t i = hdr; i < n; i++) {
         const logtk_slice *t = &in[i];
         uint64_t h;
@@ -3298,21 +3541,24 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         /* the masked bytes go to st->norm, with 8 bytes of slack for hash_padded */
         size_t masked_len = 0;
         uint8_t joined_form = FORM_MASK;
-        const size_t span = joined_field(t, i, hdr, n - i, &joined_form);
+        const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &joined_form);
         if (span) {
             /* a date and time (and zone): one value, "<*>"; a quoted field
                closing the line: one token (mask_quoted() may write a blank
-               more than MASKED_MAX per word) */
+               more than MASKED_MAX per word); a key's quoted value */
             const logtk_slice one = joined(t, &t[span - 1]);
             if (one.len + 8 > st->norm.cap / 5 &&
                 ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + one.len + 8) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            masked_len = joined_form == FORM_STAMP
-                             ? mask_timestamp(one.ptr, one.len, st->norm.data)
-                             : mask_quoted(one.ptr, one.len, st->norm.data);
+            masked_len = joined_form == FORM_STAMP ? mask_timestamp(one.ptr, one.len, st->norm.data)
+                         : joined_form == FORM_QUOTED
+                             ? mask_quoted(one.ptr, one.len, st->norm.data)
+                         : joined_form == FORM_MEMBER
+                             ? mask_member_value(one.ptr, one.len, st->norm.data)
+                             : mask_token(one.ptr, one.len, st->norm.data);
             i += span - 1;
             asides++;
-        } else if (t->len > 0 && key_context(in, i)) {
+        } else if (t->len > 0 && key_context(in, i, quoted)) {
             if (t->len + 8 > st->norm.cap / 4 &&
                 ltk_strbuf_reserve(&st->norm, MASKED_MAX(t->len) + 8) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
@@ -3419,7 +3665,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         *template_id = resolve(st, id);
         return LOGTK_OK;
     }
-    return learn_sequence(p, st, in, n, hdr, asides, limit, fast_seq, template_id);
+    return learn_sequence(p, st, in, n, hdr, asides, quoted, limit, fast_seq, template_id);
 }
 
 /*
@@ -4079,19 +4325,22 @@ static int settle_template(logtk_parser *p, ltk_fuse_state *st, uint32_t id)
  * (Mac: one line in five): a call of its own, compiled for size (cold), so
  * that the code run for such a line, which then runs most of this file,
  * evicts less of the code every line runs (format, tokenizer, masks, fit).
- * `in`, `n`, `hdr`, `asides`, `limit` and `fast_seq` are feed_tokens'.
+ * `in`, `n`, `hdr`, `asides`, `quoted` (the line holds a '"'), `limit` and `fast_seq`
+ * are feed_tokens'.
  * Writes the line's masked words for learn_masked(), then settles the
  * templates its promotions generalized.
  */
 static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice *in, size_t n,
-                          size_t hdr, size_t asides, const char *limit, uint64_t fast_seq,
-                          uint32_t *template_id)
+                          size_t hdr, size_t asides, int quoted, const char *limit,
+                          uint64_t fast_seq, uint32_t *template_id)
 {
     const uint64_t wild_h = st->wild_dots[0];
 
     /* the line's tokens, quantity asides and bounds joined (rare: most lines have none) */
     const logtk_slice *toks = in;
     if (asides) {
+        const char *quote = quoted ? first_quote(in, n) : NULL; /* (as feed_tokens reads it) */
+        int inside = 0;
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             if (i < hdr) {
@@ -4100,7 +4349,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             }
             const logtk_slice *t = &in[i];
             uint8_t form = FORM_MASK;
-            const size_t span = joined_field(t, i, hdr, n - i, &form);
+            const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &form);
             st->tok_form[k] = form;
             if (span) {
                 st->kept[k++] = joined(t, &t[span - 1]);
@@ -4138,6 +4387,10 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         } else if (form == FORM_QUOTED) {
             len = mask_quoted(toks[i].ptr, toks[i].len, o);
             st->tok_hash[i] = hash_padded(o, len);
+        } else if (form == FORM_KEYED || form == FORM_MEMBER) {
+            len = form == FORM_KEYED ? mask_token(toks[i].ptr, toks[i].len, o)
+                                     : mask_member_value(toks[i].ptr, toks[i].len, o);
+            st->tok_hash[i] = hash_padded(o, len);
         } else if (form == FORM_SELF) {
             len = toks[i].len;
             memcpy(o, toks[i].ptr, len);
@@ -4154,7 +4407,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             /* the memo's copy when it still holds the token, else the mask */
             uint64_t words[2 * FUSE_MEMO_WORDS];
             const ltk_fuse_memo *slot;
-            if (toks[i].len > 0 && key_context(toks, i) &&
+            if (toks[i].len > 0 && key_context(toks, i, quoted) &&
                 (len = mask_in_context(toks, i, n, o)) != 0) {
                 st->tok_hash[i] = hash_padded(o, len);
             } else if ((slot = memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit,
