@@ -3239,6 +3239,39 @@ static int is_line_call(const char *s, size_t n) /* n: without_sentence_end() */
 }
 
 /*
+ * The word s[0..n) opens the message a structured logger writes under its
+ * message key (is_message_key): logfmt's "msg=starting", 'msg="request'
+ * (the key opening the word), or a JSON line's '{"level":"<*>","msg":"ready"}'
+ * (a member's quoted name, opened by '{' or ',').  The message's first word
+ * is its event, as a plain line's first word is: a slot of such words is
+ * not promoted by count ("msg=starting", "msg=ready" and "msg=stopping" are
+ * three messages with the same keys).
+ */
+static int opens_message(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || n < 5)
+        return 0;
+    const char first = (char)(s[0] | 0x20); /* (nearly every word fails the first tests) */
+    if (first == 'm' || first == 'e') /* "msg=", "event=", "message=" */
+        return (s[3] == '=' && is_message_key(s, 3)) ||
+               (n > 6 && s[5] == '=' && is_message_key(s, 5)) ||
+               (n > 8 && s[7] == '=' && is_message_key(s, 7));
+    if (s[0] != '{' && s[0] != '"' && s[0] != ',')
+        return 0;
+    for (const char *c = memchr(s, ':', n); c != NULL; c = memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
+        const size_t at = (size_t)(c - s); /* '"msg":' */
+        if (at < 5 || s[at - 1] != '"' || !is_message_key(s, at - 1))
+            continue;
+        size_t name = at - 1;
+        while (name > 0 && is_key_byte(s[name - 1]))
+            name--;
+        if (name > 1 && s[name - 1] == '"' && (s[name - 2] == '{' || s[name - 2] == ','))
+            return 1;
+    }
+    return 0;
+}
+
+/*
  * A word naming a function with its class or namespace ("Device::stop",
  * "ns::Reader::next:"; see is_scoped_name): like a code symbol, the name is
  * the message's own code, so "[MT] Device::stop entered" and "[MT]
@@ -4208,7 +4241,8 @@ register_words:;
                         st->tok_len[i + 1] == 1 &&
                         (st->norm.data[st->tok_off[i + 1]] == '=' ||
                          st->norm.data[st->tok_off[i + 1]] == ':')) ||
-                       (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n));
+                       (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n)) ||
+                       opens_message(word, word_len);
             int like = (marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
                        looks_like_value(word, word_len) && !code;
             int shape = vars_only;
