@@ -2350,6 +2350,8 @@ static size_t wildform_prefix(const char *s, size_t n)
         if (k >= 2 && k + 2 < n && s[k] == '(' && (s[k + 1] == '\'' || s[k + 1] == '"'))
             keep = k + 1;
     }
+    if (keep > 0 && keep < n && s[keep] == '"' && quoted_key_value(s, keep, n))
+        return keep; /* the quotes are the value's (quoted_value_suffix) */
     char close;
     if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && keep < n && (close = closers[(unsigned char)s[keep]]) != 0) {
         size_t end = before_sentence_end(s, n, keep + 1);
@@ -2396,6 +2398,10 @@ static size_t closed_suffix(const char *s, size_t n, size_t prefix, size_t end)
  */
 static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
 {
+    size_t quoted;
+    if (prefix > 0 && prefix < n && s[prefix - 1] == '=' && s[prefix] == '"' &&
+        (quoted = quoted_key_value(s, prefix, n)) != 0)
+        return n - prefix - quoted; /* what follows the closing quote */
     size_t end = before_sentence_end(s, n, prefix);
     /* a last byte that closes a bracket or quote (few tokens): closed_suffix() */
     if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && end > prefix && openers[(unsigned char)s[end - 1]])
