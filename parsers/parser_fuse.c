@@ -688,8 +688,8 @@ static int is_source_dir(const char *s, size_t from, size_t to, size_t n)
     size_t piece = to + 1;
     const size_t stop = n - to > FUSE_SOURCE_PATH_MAX ? to + FUSE_SOURCE_PATH_MAX : n;
     for (size_t i = piece; i < stop; i++) {
-        if (s[i] == ':')
-            return i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9' &&
+        if (s[i] == ':') /* a line, or "<*>" where a template's text is read as a line */
+            return i + 1 < n && ((s[i + 1] >= '0' && s[i + 1] <= '9') || is_wild_at(s, i + 1, n)) &&
                    is_source_name(s + piece, i - piece);
         if (s[i] == '/') {
             if (i == piece)
@@ -1443,6 +1443,34 @@ static size_t closing_quote(const char *s, size_t from, size_t n, char q)
 }
 
 /*
+ * Nonzero when the quote s[at] opens a string element of a JSON array: it
+ * follows the array's '[' or the ',' after the string element before it,
+ * in a '[' that s leaves open before it ("Server":["Caddy","SimpleHTTP/0.6
+ * Python/3.11.2"]).  An array's values are values as a member's are; its
+ * caller tests that the string is followed by ',' or ']', not by a name's
+ * ':' (an array of objects, [{"name":..}, holds names too).
+ */
+static int opens_array_element(const char *s, size_t at)
+{
+    if (at == 0 || s[at] != '"')
+        return 0;
+    if (s[at - 1] == '[')
+        return 1;
+    if (s[at - 1] != ',' || at < 2 || s[at - 2] != '"')
+        return 0;
+    size_t closed = 0; /* brackets closed between the '[' and s[at] */
+    for (size_t k = at - 1; k > 0; k--) {
+        if (s[k - 1] == ']')
+            closed++;
+        else if (s[k - 1] == '[' && closed-- == 0)
+            return 1;
+        else if (s[k - 1] == '{' || s[k - 1] == '}')
+            return 0; /* an object's member, or an array of objects */
+    }
+    return 0;
+}
+
+/*
  * The length of a key's whole value in quotes within one token, from the
  * quote at s[at] through its closing quote ("tag=\"WindowManager\"",
  * "name='SOURCE'", dn="uid=alice,ou=people,dc=example,dc=com", dn=""), or
@@ -1454,11 +1482,17 @@ static size_t closing_quote(const char *s, size_t from, size_t n, char q)
  */
 static size_t quoted_key_value(const char *s, size_t at, size_t n)
 {
-    if (at == 0 || !is_key_sign(s, at - 1, n))
+    if (at == 0)
         return 0;
+    const int key = is_key_sign(s, at - 1, n);
+    if (!key && s[at - 1] != '[' && !(s[at - 1] == ',' && at >= 2 && s[at - 2] == '"'))
+        return 0; /* (the first test of opens_array_element) */
     const size_t end = closing_quote(s, at + 1, n, s[at]);
     if (end == n)
         return 0;
+    if (!key && (end + 1 == n || (s[end + 1] != ',' && s[end + 1] != ']') ||
+                 !opens_array_element(s, at)))
+        return 0; /* a JSON array's element is followed by ',' or ']' (a name by ':') */
     size_t first = at + 1; /* a source location is code, quoted or not ("caller":"main.go:42") */
     while (first < end && is_key_byte(s[first]))
         first++;
@@ -1655,7 +1689,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             if (e < n && s[e] == '=' && memchr(s + i, '?', e - i))
                 while (e < n && (!is_path_delimiter(s[e]) || s[e] == '='))
                     e++; /* the query's '=' */
-            else if (e + 1 < n && s[e] == ':' && s[e + 1] >= '0' && s[e + 1] <= '9')
+            else if (e + 1 < n && s[e] == ':' &&
+                     ((s[e + 1] >= '0' && s[e + 1] <= '9') || is_wild_at(s, e + 1, n)))
                 e = source_path_dir(s, i, e); /* "<*>/bug.c:<*>": the file stays */
             if (!last_wild)
                 o = put_wildcard(o);
@@ -2329,6 +2364,67 @@ static size_t before_outer_closers(const char *s, size_t from, size_t end)
 }
 
 /*
+ * The first member of s[0..n) whose name is a message key and whose value is
+ * a string ('"msg":"'): the index of its name's opening quote, which must
+ * follow a '{' or ','; SIZE_MAX when the first such name is none.  *closes:
+ * the string closes in s.
+ */
+static size_t json_message_member(const char *s, size_t n, int *closes)
+{
+    for (const char *c = memchr(s, ':', n); c != NULL; c = memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
+        const size_t at = (size_t)(c - s);
+        if (at < 5 || s[at - 1] != '"' || at + 1 >= n || s[at + 1] != '"' ||
+            !is_message_key(s, at - 1))
+            continue;
+        size_t name = at - 1;
+        while (name > 0 && is_key_byte(s[name - 1]))
+            name--;
+        if (name < 2 || s[name - 1] != '"' || (s[name - 2] != '{' && s[name - 2] != ','))
+            return SIZE_MAX;
+        *closes = closing_quote(s, at + 2, n, '"') < n;
+        return name - 1;
+    }
+    return SIZE_MAX;
+}
+
+/*
+ * A token of a JSON line around its message's text (a token of several
+ * names and values, since blanks only inside strings part a JSON line's
+ * tokens): the one where the message opens, '{"level":"<*>","msg":"request'
+ * (returns 1; *keep: the bytes from the message's quoted name on), or the
+ * one where it closes, 'completed","status":<*>}' (returns 2; *keep: the
+ * message's last word and its quote).  The variable form keeps those
+ * ('<*>"msg":"request', 'completed"<*>'): lines of one message whose other
+ * members differ are siblings there, and a slot of their names and values
+ * becomes one "<*>" as any varying slot does, where a whole token of
+ * several messages is never one (opens_message).  0 for any other token.
+ */
+static int json_message_form(const char *s, size_t n, size_t *keep)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || n < 8)
+        return 0;
+    const char *q = s[n - 1] == '}' || s[n - 1] == ']' ? memchr(s, '"', n) : NULL;
+    const size_t first = q ? (size_t)(q - s) : 0;
+    /* the close: message text, its quote, then a member's name ('","k":'),
+       and the line's end (blanks inside a JSON line are inside strings) */
+    if (first > 0 && first + 4 < n && s[first - 1] != '\\' && s[first + 1] == ',' &&
+        s[first + 2] == '"' && !memchr(s, '{', first) && !memchr(s, ':', first)) {
+        const char *colon = memchr(s + first + 3, ':', n - first - 3);
+        if (colon && colon[-1] == '"' && is_member_sign(s, (size_t)(colon - s))) {
+            *keep = first + 1;
+            return 2;
+        }
+    }
+    /* the opening: '"msg":"' whose string this token does not close */
+    int closes;
+    const size_t name = s[0] == '{' || s[0] == ',' ? json_message_member(s, n, &closes) : SIZE_MAX;
+    if (name == SIZE_MAX || closes)
+        return 0;
+    *keep = n - name;
+    return 1;
+}
+
+/*
  * The variable form of a token: "key=<*>" for "key=value" (the key is part of
  * the template in every ground truth, only the value varies), "[<*>]" for
  * "[value]" and likewise "(<*>)", "{<*>}", "'<*>'" and "\"<*>\"": brackets
@@ -2336,8 +2432,18 @@ static size_t before_outer_closers(const char *s, size_t from, size_t end)
  * truths keep ("PCI Interrupt Link [<*>]", "name (<*>) unknown"), else "<*>".
  * Returns the length of the kept prefix ("key=", "[", "key=[").
  */
+/* json_message_form()'s first test, inline: nearly every token fails it. */
+FUSE_INLINE int may_hold_json(const char *s, size_t n)
+{
+    return n >= 8 && (s[0] == '{' || s[0] == ',' || s[n - 1] == '}' || s[n - 1] == ']');
+}
+
 static size_t wildform_prefix(const char *s, size_t n)
 {
+    size_t message;
+    const int form = may_hold_json(s, n) ? json_message_form(s, n, &message) : 0;
+    if (form)
+        return form == 2 ? message : 0;
     const char *eq = memchr(s, '=', n);
     size_t keep = !eq || eq == s || is_wild_at(s, 0, n) ? 0 : (size_t)(eq - s) + 1;
     if (keep == 0 && n > 4 && (s[n - 2] == '\'' || s[n - 2] == '"') && is_letter(s[0]) &&
@@ -2396,12 +2502,31 @@ static size_t closed_suffix(const char *s, size_t n, size_t prefix, size_t end)
  * prefix kept ("[<*>],") or of one an earlier token opened ("b)" of "(a b)").
  * Returns its length (0 when the token is nothing else).
  */
-static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
+/*
+ * wildform_suffix() of a key's quoted value or a JSON line's message (few
+ * tokens): out of line.  Returns SIZE_MAX when neither.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t quoted_form_suffix(const char *s, size_t n, size_t prefix)
 {
     size_t quoted;
-    if (prefix > 0 && prefix < n && s[prefix - 1] == '=' && s[prefix] == '"' &&
-        (quoted = quoted_key_value(s, prefix, n)) != 0)
+    if (prefix == 0 && json_message_form(s, n, &quoted) == 1)
+        return quoted; /* '<*>"msg":"request' */
+    if (prefix > 0 && (quoted = quoted_key_value(s, prefix, n)) != 0)
         return n - prefix - quoted; /* what follows the closing quote */
+    return SIZE_MAX;
+}
+
+static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
+{
+    if (prefix == 0 ? may_hold_json(s, n)
+                    : prefix < n && s[prefix - 1] == '=' && s[prefix] == '"') {
+        const size_t quoted = quoted_form_suffix(s, n, prefix);
+        if (quoted != SIZE_MAX)
+            return quoted;
+    }
     size_t end = before_sentence_end(s, n, prefix);
     /* a last byte that closes a bracket or quote (few tokens): closed_suffix() */
     if (!FUSE_RULE_OFF(FUSE_RULE_BRACKETS) && end > prefix && openers[(unsigned char)s[end - 1]])
@@ -3076,8 +3201,11 @@ static size_t keyed_span(const logtk_slice *t, size_t avail, int after_name, int
             continue;
         }
         *inside = 1;
+        /* (from the span's first byte: the template a merge reads holds it whole) */
+        const int element = open > 0 && opens_array_element(t[0].ptr, (size_t)(s + open - t[0].ptr));
         if (open == 0 ? !(after_name && k == 0)
-                      : (s[open - 1] != '=' && s[open - 1] != ':') || !is_key_sign(s, open - 1, n))
+                      : !element && ((s[open - 1] != '=' && s[open - 1] != ':') ||
+                                     !is_key_sign(s, open - 1, n)))
             return joined; /* the message's words, or no key's */
         /* the tokens after it, to the one its closing quote is in */
         size_t j = k + 1;
@@ -3085,7 +3213,9 @@ static size_t keyed_span(const logtk_slice *t, size_t avail, int after_name, int
             if ((close = closing_quote(t[j].ptr, 0, t[j].len, '"')) < t[j].len)
                 break;
         if (j == avail || j == FUSE_SPAN_MAX ||
-            (close + 1 < t[j].len && !memchr(",;)]}&", t[j].ptr[close + 1], 6)))
+            (close + 1 < t[j].len && !memchr(element ? ",]" : ",;)]}&", t[j].ptr[close + 1],
+                                             element ? 2 : 6)) ||
+            (element && close + 1 == t[j].len))
             return joined; /* unclosed, or more text glued after it */
         *inside = 0;
         k = j;
@@ -3247,11 +3377,13 @@ static int is_line_call(const char *s, size_t n) /* n: without_sentence_end() */
 /*
  * The word s[0..n) opens the message a structured logger writes under its
  * message key (is_message_key): logfmt's "msg=starting", 'msg="request'
- * (the key opening the word), or a JSON line's '{"level":"<*>","msg":"ready"}'
- * (a member's quoted name, opened by '{' or ',').  The message's first word
- * is its event, as a plain line's first word is: a slot of such words is
- * not promoted by count ("msg=starting", "msg=ready" and "msg=stopping" are
- * three messages with the same keys).
+ * (the key opening the word), or a JSON line's whole message,
+ * '{"level":"<*>","msg":"ready"}' (a member's quoted name after a '{' or
+ * ','; a message the token only opens has a variable form that keeps it,
+ * json_message_form).  The message's first word is its event, as a plain
+ * line's first word is: a slot of such words is not promoted by count
+ * ("msg=starting", "msg=ready" and "msg=stopping" are three messages with
+ * the same keys).
  */
 static int opens_message(const char *s, size_t n)
 {
@@ -3264,17 +3396,8 @@ static int opens_message(const char *s, size_t n)
                (n > 8 && s[7] == '=' && is_message_key(s, 7));
     if (s[0] != '{' && s[0] != '"' && s[0] != ',')
         return 0;
-    for (const char *c = memchr(s, ':', n); c != NULL; c = memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
-        const size_t at = (size_t)(c - s); /* '"msg":' */
-        if (at < 5 || s[at - 1] != '"' || !is_message_key(s, at - 1))
-            continue;
-        size_t name = at - 1;
-        while (name > 0 && is_key_byte(s[name - 1]))
-            name--;
-        if (name > 1 && s[name - 1] == '"' && (s[name - 2] == '{' || s[name - 2] == ','))
-            return 1;
-    }
-    return 0;
+    int closes; /* (a message the token only opens: json_message_form) */
+    return json_message_member(s, n, &closes) != SIZE_MAX && closes;
 }
 
 /*
