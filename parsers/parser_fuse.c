@@ -1445,11 +1445,12 @@ static size_t closing_quote(const char *s, size_t from, size_t n, char q)
 /*
  * Nonzero when the quote s[at] opens a string element of a JSON array: it
  * follows the array's '[' or the ',' after the string element before it,
- * in a '[' that s leaves open before it ("Server":["Caddy","SimpleHTTP/0.6
- * Python/3.11.2"]).  An array's values are values as a member's are; its
+ * in a '[' that s leaves open before it, within FUSE_ARRAY_LOOKBACK bytes
+ * ("Server":["Caddy","SimpleHTTP/0.6 Python/3.11.2"]).  An array's values are values as a member's are; its
  * caller tests that the string is followed by ',' or ']', not by a name's
  * ':' (an array of objects, [{"name":..}, holds names too).
  */
+#define FUSE_ARRAY_LOOKBACK 1024
 static int opens_array_element(const char *s, size_t at)
 {
     if (at == 0 || s[at] != '"')
@@ -1459,7 +1460,9 @@ static int opens_array_element(const char *s, size_t at)
     if (s[at - 1] != ',' || at < 2 || s[at - 2] != '"')
         return 0;
     size_t closed = 0; /* brackets closed between the '[' and s[at] */
-    for (size_t k = at - 1; k > 0; k--) {
+    /* (a bounded look back: each element of a long array asks) */
+    const size_t stop = at > FUSE_ARRAY_LOOKBACK ? at - FUSE_ARRAY_LOOKBACK : 0;
+    for (size_t k = at - 1; k > stop; k--) {
         if (s[k - 1] == ']')
             closed++;
         else if (s[k - 1] == '[' && closed-- == 0)

@@ -95,6 +95,21 @@ awk 'BEGIN {
     print "2024-03-11 08:00:01.000 INFO App: after the pieces"
 }' > "$out/one_token_many_pieces.log"
 
+# JSON lines whose strings make fuse look back or ahead: an array of 150,000
+# string elements (each asks whether a '[' before it is open), the same with
+# blanks in every element (each a span of tokens), and 100,000 keys whose
+# quoted values open and never close in their token.  Always full size.
+awk 'BEGIN {
+    printf "{\"msg\":\"one array\",\"a\":["
+    for (i = 0; i < 150000; i++) printf "%s\"x\"", (i ? "," : "")
+    print "]}"
+    printf "{\"msg\":\"spaced array\",\"a\":["
+    for (i = 0; i < 100000; i++) printf "%s\"x y\"", (i ? "," : "")
+    print "]}"
+    for (i = 0; i < 100000; i++) printf "k=\"a "
+    print ""
+}' > "$out/json_long_arrays.log"
+
 # Deep nesting: 10,000 levels of brackets, braces and quotes on a line, and
 # 10,000 nested XML elements (10,001 tokens) on another.
 awk -v depth=10000 '
