@@ -106,6 +106,44 @@ static mode_t current_umask(void)
 
 #define OUTFILE_BUFFER_SIZE ((size_t)1 << 18)
 
+/*
+ * Nonzero when path names a file a process holds open, through /proc: it
+ * is under /proc/ or /dev/fd/, or a symlink to one (/dev/stdout ->
+ * /proc/self/fd/1).
+ */
+static int names_open_file(const char *path)
+{
+    if (strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/fd/", 8) == 0)
+        return 1;
+    char link[64];
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0)
+        return 0;
+    link[n] = '\0';
+    return strncmp(link, "/proc/", 6) == 0 || strncmp(link, "/dev/fd/", 8) == 0;
+}
+
+/*
+ * Opens path for writing in place (no temporary file, nothing renamed); a
+ * file a process holds open is appended to, as its descriptor would write
+ * ("(logtk ... --templates /dev/stdout; ...) > file" keeps the lines before).
+ */
+static int open_direct(ltk_outfile *o, const char *path, int append, ltk_errbuf *err)
+{
+    o->path = strdup(path);
+    if (!o->path)
+        return err ? ltk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path)
+                   : LOGTK_ERR_NOMEM;
+    o->fp = fopen(path, append ? "a" : "w");
+    if (!o->fp) {
+        int e = errno;
+        free(o->path);
+        o->path = NULL;
+        return set_io_error(err, path, e);
+    }
+    return LOGTK_OK;
+}
+
 int ltk_outfile_open(ltk_outfile *o, const char *path, ltk_errbuf *err)
 {
     o->fp = NULL;
@@ -123,25 +161,19 @@ int ltk_outfile_open(ltk_outfile *o, const char *path, ltk_errbuf *err)
         return LOGTK_ERR_IO;
     }
     /* A device or FIFO (/dev/null, a named pipe) cannot be replaced: write to it
-     * directly.  A symlink is followed so the link itself survives. */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        o->path = strdup(path);
-        if (!o->path)
-            return err ? ltk_error_set(err, LOGTK_ERR_NOMEM, "%s: out of memory", path)
-                       : LOGTK_ERR_NOMEM;
-        o->fp = fopen(path, "w");
-        if (!o->fp) {
-            int e = errno;
-            free(o->path);
-            o->path = NULL;
-            return set_io_error(err, path, e);
-        }
-        return LOGTK_OK;
-    }
+     * directly.  So is a process's open file named through /proc
+     * (/dev/stdout, /dev/fd/3, /proc/self/fd/1): replacing the file behind it
+     * would leave the descriptor on the old one.  Another symlink is followed,
+     * so the link itself survives; one that does not resolve is written through
+     * (never replaced by a file of its own). */
+    struct stat st, lst;
     char *resolved = NULL;
-    struct stat lst;
-    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (resolved = realpath(path, NULL)))
+    if (names_open_file(path))
+        return open_direct(o, path, 1, err);
+    if ((stat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
+        (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && !(resolved = realpath(path, NULL))))
+        return open_direct(o, path, 0, err);
+    if (resolved)
         path = resolved;
     n = strlen(path);
     const char *slash = strrchr(path, '/');

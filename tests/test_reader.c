@@ -735,6 +735,55 @@ TEST(test_outfile)
         CHECK(strstr(ltk_error_text(&err), "/dev/full") != NULL);
     }
 
+    /* a symlink to a file: the file is replaced, the link stays a link */
+    const char *link_path = tmp_path("link.txt");
+    unlink(link_path);
+    CHECK(symlink("out.txt", link_path) == 0);
+    CHECK_STATUS(ltk_outfile_open(&o, link_path, &err), LOGTK_OK);
+    fputs("via link\n", o.fp);
+    CHECK_STATUS(ltk_outfile_commit(&o, &err), LOGTK_OK);
+    CHECK(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode));
+    s = read_file(target, &len);
+    CHECK(s && len == 9 && memcmp(s, "via link\n", 9) == 0);
+    free(s);
+
+    /* a symlink that resolves to nothing is written through, never replaced */
+    const char *dangling = tmp_path("dangling.txt"), *behind = tmp_path("behind.txt");
+    unlink(dangling);
+    unlink(behind);
+    CHECK(symlink("behind.txt", dangling) == 0);
+    CHECK_STATUS(ltk_outfile_open(&o, dangling, &err), LOGTK_OK);
+    fputs("through\n", o.fp);
+    CHECK_STATUS(ltk_outfile_commit(&o, &err), LOGTK_OK);
+    CHECK(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
+    s = read_file(behind, &len);
+    CHECK(s && len == 8 && memcmp(s, "through\n", 8) == 0);
+    free(s);
+
+    /* a file a process holds open, named through /proc (/dev/stdout is such a
+       link): appended to in place, so what the descriptor wrote before stays
+       and nothing replaces the file behind it (or the link) */
+    const char *held = tmp_path("held.txt");
+    int fd = open(held, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK(write(fd, "before\n", 7) == 7);
+        struct stat held_before;
+        CHECK(fstat(fd, &held_before) == 0);
+        char proc_path[64];
+        snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
+        if (access(proc_path, W_OK) == 0) {
+            CHECK_STATUS(ltk_outfile_open(&o, proc_path, &err), LOGTK_OK);
+            fputs("after\n", o.fp);
+            CHECK_STATUS(ltk_outfile_commit(&o, &err), LOGTK_OK);
+            CHECK(stat(held, &st) == 0 && st.st_ino == held_before.st_ino);
+            s = read_file(held, &len);
+            CHECK(s && len == 13 && memcmp(s, "before\nafter\n", 13) == 0);
+            free(s);
+        }
+        close(fd);
+    }
+
     /* stdout: commit flushes, abort is harmless */
     CHECK_STATUS(ltk_outfile_open(&o, "-", &err), LOGTK_OK);
     CHECK(ltk_outfile_is_stdout(&o) && o.fp == stdout);
