@@ -982,6 +982,15 @@ static char *put_wildcard(char *o)
     return o + 3;
 }
 
+/* Writes "<*>" in the quotes q ("\"<*>\""), a quoted value's masked form. */
+static char *put_quoted_wildcard(char *o, char q)
+{
+    *o++ = q;
+    o = put_wildcard(o);
+    *o++ = q;
+    return o;
+}
+
 /*
  * Variables joined only by ':', '/', '#', ',' or '@' are one value: an
  * address and its port ("10.0.0.1:80", "host.example.org:80",
@@ -1354,7 +1363,9 @@ FUSE_INLINE int is_message_key(const char *s, size_t at)
 }
 
 /*
- * Nonzero when s[at] is the ':' after the name of a JSON object's member
+ * The index of the opening quote of a JSON object's member name whose ':'
+ * is s[at], SIZE_MAX when s[at] is no such ':'.  is_member_sign() is
+ * nonzero when s[at] is the ':' after the name of a JSON object's member
  * ("{\"pid\":42", ",\"user\":\"alice\""): a quoted name of key bytes, a
  * letter among them, whose opening quote starts s or follows the '{' or ','
  * before a member.  A JSON log line is its logger's keys and their values,
@@ -1362,17 +1373,23 @@ FUSE_INLINE int is_message_key(const char *s, size_t at)
  * value as a key's is; but for the message's ("\"msg\":\"Starting\"",
  * is_message_key).
  */
-static int is_member_sign(const char *s, size_t at)
+static size_t member_name_at(const char *s, size_t at)
 {
     if (at < 3 || s[at - 1] != '"')
-        return 0;
+        return SIZE_MAX;
     size_t k = at - 1;
     int letter = 0;
     while (k > 0 && is_key_byte(s[k - 1]))
         letter |= is_letter(s[--k]);
     if (!letter || k == 0 || s[k - 1] != '"' || (k > 1 && s[k - 2] != '{' && s[k - 2] != ','))
-        return 0;
-    return !is_message_key(s, at - 1);
+        return SIZE_MAX;
+    return k - 1;
+}
+
+/* member_name_at() for a member whose value is a value: not the message's. */
+static int is_member_sign(const char *s, size_t at)
+{
+    return member_name_at(s, at) != SIZE_MAX && !is_message_key(s, at - 1);
 }
 
 /*
@@ -1769,9 +1786,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
                     o = put_wildcard(o);
                     last_wild = 1;
                 } else { /* the quotes stay: dn="<*>" */
-                    *o++ = s[i];
-                    o = put_wildcard(o);
-                    *o++ = s[i];
+                    o = put_quoted_wildcard(o, s[i]);
                     last_wild = 0;
                 }
                 i += placeholder;
@@ -1965,12 +1980,18 @@ static size_t mask_token(const char *s, size_t n, char *out)
  * line holds a '"').
  * The first test of both, inline: nearly every token fails it.
  */
+/* Token i follows a token ending with '":' (a JSON member's name, maybe). */
+FUSE_INLINE int follows_quoted_colon(const logtk_slice *tok, size_t i)
+{
+    return i > 0 && tok[i - 1].len >= 4 && tok[i - 1].ptr[tok[i - 1].len - 1] == ':' &&
+           tok[i - 1].ptr[tok[i - 1].len - 2] == '"';
+}
+
 FUSE_INLINE int key_context(const logtk_slice *tok, size_t i, int quoted)
 {
     return tok[i].ptr[tok[i].len - 1] == '=' ||
            (i >= 2 && tok[i - 1].len == 1 && tok[i - 1].ptr[0] == '=') ||
-           (quoted && i > 0 && tok[i - 1].len >= 4 && tok[i - 1].ptr[tok[i - 1].len - 1] == ':' &&
-            tok[i - 1].ptr[tok[i - 1].len - 2] == '"');
+           (quoted && follows_quoted_colon(tok, i));
 }
 
 /*
@@ -1985,10 +2006,7 @@ static int is_spaced_member_name(const logtk_slice *tok, size_t i)
     const logtk_slice *k = &tok[i];
     if (k->len < 4 || k->ptr[k->len - 1] != ':' || !is_member_sign(k->ptr, k->len - 1))
         return 0;
-    size_t name = k->len - 2; /* its closing quote; then its opening one */
-    while (name > 0 && k->ptr[name - 1] != '"')
-        name--;
-    return name > 1 ||
+    return member_name_at(k->ptr, k->len - 1) > 0 ||
            (i > 0 && tok[i - 1].len > 0 && tok[i - 1].ptr[tok[i - 1].len - 1] == ',');
 }
 
@@ -1999,8 +2017,7 @@ static int is_spaced_member_name(const logtk_slice *tok, size_t i)
  */
 FUSE_INLINE int after_member_name(const logtk_slice *tok, size_t i)
 {
-    return i > 0 && tok[i - 1].len >= 4 && tok[i - 1].ptr[tok[i - 1].len - 1] == ':' &&
-           tok[i - 1].ptr[tok[i - 1].len - 2] == '"' && is_spaced_member_name(tok, i - 1);
+    return follows_quoted_colon(tok, i) && is_spaced_member_name(tok, i - 1);
 }
 
 /*
@@ -2051,14 +2068,8 @@ static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *
         return (size_t)(put_wildcard(out + len) - out);
     }
     if (after_member_name(tok, i) && (word = member_value_length(tok[i].ptr, tok[i].len)) != 0) {
-        char *o = out;
-        if (tok[i].ptr[0] == '"') { /* the quotes stay, as a key's do: "<*>" */
-            *o++ = '"';
-            o = put_wildcard(o);
-            *o++ = '"';
-        } else {
-            o = put_wildcard(o);
-        }
+        char *o = tok[i].ptr[0] == '"' ? put_quoted_wildcard(out, '"') /* as a key's: "<*>" */
+                                       : put_wildcard(out);
         memcpy(o, tok[i].ptr + word, tok[i].len - word);
         return (size_t)(o - out) + (tok[i].len - word);
     }
@@ -2076,10 +2087,7 @@ static size_t mask_member_value(const char *s, size_t n, char *out)
     assert(n > 1 && s[0] == '"');
     const size_t close = closing_quote(s, 1, n, '"');
     assert(close < n); /* (keyed_span found it) */
-    char *o = out;
-    *o++ = '"';
-    o = put_wildcard(o);
-    *o++ = '"';
+    char *o = put_quoted_wildcard(out, '"');
     return (size_t)(o - out) + mask_token(s + close + 1, n - close - 1, o);
 }
 
@@ -2379,13 +2387,11 @@ static size_t json_message_member(const char *s, size_t n, int *closes)
         if (at < 5 || s[at - 1] != '"' || at + 1 >= n || s[at + 1] != '"' ||
             !is_message_key(s, at - 1))
             continue;
-        size_t name = at - 1;
-        while (name > 0 && is_key_byte(s[name - 1]))
-            name--;
-        if (name < 2 || s[name - 1] != '"' || (s[name - 2] != '{' && s[name - 2] != ','))
+        const size_t name = member_name_at(s, at);
+        if (name == SIZE_MAX || name == 0)
             return SIZE_MAX;
         *closes = closing_quote(s, at + 2, n, '"') < n;
-        return name - 1;
+        return name;
     }
     return SIZE_MAX;
 }
