@@ -560,6 +560,60 @@ static int is_digit_name(const char *s, size_t n)
            !is_machine_word(s, n);
 }
 
+/* Nonzero when s[0..n) holds capitals, digits and '_' only. */
+static int is_capitals_code(const char *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!((s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') || s[k] == '_'))
+            return 0;
+    return n > 0;
+}
+
+/*
+ * A message's identifier: the code some programs print before a message's
+ * text to name it, one code a message, its digits the message's number and
+ * not a value: Apache httpd's "AH01626:", Oracle's "ORA-00942:" and
+ * "TNS-12535:", IBM's "CWWKZ0001I:" (a severity letter closing it),
+ * MySQL's "[MY-010116]", Cisco's "%LINK-3-UPDOWN:" (facility, severity 0
+ * to 7 and mnemonic).  The atom s[from..to) of token s[0..n) is the whole
+ * token but its ':' (or its brackets): two to six capitals, a '-' or not,
+ * three to six digits and a capital or not (in brackets, with the '-'); or
+ * '%' and Cisco's three fields joined by '-'.  Where such a word does vary
+ * within a message, its sibling group makes it a variable.
+ */
+static int is_message_id(const char *s, size_t n, size_t from, size_t to)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_NAMES) || to + 1 != n || to - from < 5)
+        return 0;
+    const char *a = s + from;
+    const size_t len = to - from;
+    if (from == 0 && s[to] == ':' && a[0] == '%') {
+        const char *sev = memchr(a, '-', len);
+        return sev && sev - a >= 2 && (size_t)(sev - a) + 4 <= len && sev[1] >= '0' &&
+               sev[1] <= '7' && sev[2] == '-' && is_capitals_code(a + 1, (size_t)(sev - a) - 1) &&
+               is_capitals_code(sev + 3, len - (size_t)(sev + 3 - a));
+    }
+    const int bracketed = from == 1 && s[0] == '[' && s[to] == ']';
+    if (!bracketed && !(from == 0 && s[to] == ':'))
+        return 0;
+    size_t k = 0;
+    while (k < len && a[k] >= 'A' && a[k] <= 'Z')
+        k++;
+    if (k < 2 || k > 6)
+        return 0;
+    const int dash = k < len && a[k] == '-';
+    if (bracketed && !dash)
+        return 0;
+    k += (size_t)dash;
+    const size_t digits_from = k;
+    while (k < len && a[k] >= '0' && a[k] <= '9')
+        k++;
+    if (k - digits_from < 3 || k - digits_from > 6)
+        return 0;
+    k += k < len && a[k] >= 'A' && a[k] <= 'Z';
+    return k == len;
+}
+
 /*
  * A dotted name of code called with its arguments (a '(' follows it), the
  * pieces with digits names of code and the others words: Apache's
@@ -1931,7 +1985,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
               !(i < n && s[i] == '@' && is_object_identity(atom, atom_len, s, i, n))) ||
              (i < n && s[i] == '(' && (is_dotted_code_call(atom, atom_len) ||
                                        calls_at_source(atom, atom_len, s, i, n))) ||
-             is_scoped_name(s, atom_from, i, n) || names_source(s, atom_from, i, n))) {
+             is_scoped_name(s, atom_from, i, n) || names_source(s, atom_from, i, n) ||
+             is_message_id(s, n, atom_from, i))) {
             last_wild = 0;
             continue;
         }
@@ -4381,8 +4436,12 @@ register_words:;
                          st->norm.data[st->tok_off[i + 1]] == ':')) ||
                        (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n)) ||
                        opens_message(word, word_len);
-            int like = (marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
-                       looks_like_value(word, word_len) && !code;
+            /* a message's id is code, but one that varies with the same text
+               after it numbers something else ("PROJ-1234: build started"):
+               value-like, so that the first word's slot takes it */
+            int like = ((marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
+                        looks_like_value(word, word_len) && !code) ||
+                       (word_len > 5 && is_message_id(word, word_len, word[0] == '[', word_len - 1));
             int shape = vars_only;
             if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
