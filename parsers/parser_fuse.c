@@ -1227,7 +1227,10 @@ static size_t hex_groups(const char *s, size_t i, size_t n)
         first++;
     if (first == n || (s[first] != ':' && !(first == i + 2 && s[first] == '-' && n - i >= 17)))
         return 0;
-    if (i > 0 && (is_alnum_byte(s[i - 1]) || s[i - 1] == ':' || s[i - 1] == '-' ||
+    /* a ':' after a name's letter that no hex group holds ends a key:
+       "addr:2e:42:ab:dc:5d:1a" (Open vSwitch), "inet6 addr:fe80::1" */
+    const int after_key = i >= 2 && s[i - 1] == ':' && is_letter(s[i - 2]) && !is_hex_byte(s[i - 2]);
+    if (i > 0 && (is_alnum_byte(s[i - 1]) || (s[i - 1] == ':' && !after_key) || s[i - 1] == '-' ||
                   s[i - 1] == '.' || s[i - 1] == '_'))
         return 0;
     /* pairs: six or more, one separator throughout */
