@@ -581,6 +581,9 @@ static int is_capitals_code(const char *s, size_t n)
  * '%' and Cisco's three fields joined by '-'.  Where such a word does vary
  * within a message, its sibling group makes it a variable.
  */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static int is_message_id(const char *s, size_t n, size_t from, size_t to)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_CODE_NAMES) || to + 1 != n || to - from < 5)
@@ -1989,7 +1992,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
              (i < n && s[i] == '(' && (is_dotted_code_call(atom, atom_len) ||
                                        calls_at_source(atom, atom_len, s, i, n))) ||
              is_scoped_name(s, atom_from, i, n) || names_source(s, atom_from, i, n) ||
-             is_message_id(s, n, atom_from, i))) {
+             (i + 1 == n && (s[i] == ':' || s[i] == ']') && is_message_id(s, n, atom_from, i)))) {
             last_wild = 0;
             continue;
         }
@@ -4444,7 +4447,8 @@ register_words:;
                value-like, so that the first word's slot takes it */
             int like = ((marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
                         looks_like_value(word, word_len) && !code) ||
-                       (word_len > 5 && is_message_id(word, word_len, word[0] == '[', word_len - 1));
+                       (word_len > 5 && (word[word_len - 1] == ':' || word[word_len - 1] == ']') &&
+                        is_message_id(word, word_len, word[0] == '[', word_len - 1));
             int shape = vars_only;
             if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
