@@ -1845,6 +1845,12 @@ static size_t mask_token(const char *s, size_t n, char *out)
                 if (s[i] == '<') { /* the brackets are the value's: err=<*> */
                     o = put_wildcard(o);
                     last_wild = 1;
+                } else if (o - out >= 6 && o[-1] == ',' && o[-2] == s[i] && o[-6] == s[i] &&
+                           ends_with_wildcard(out, o - 2)) {
+                    /* the next string of an array of values: one value,
+                       '["<*>"]' whatever the array's length, as a list
+                       closing a line is one "<*>" */
+                    o--;
                 } else { /* the quotes stay: dn="<*>" */
                     o = put_quoted_wildcard(o, s[i]);
                     last_wild = 0;
