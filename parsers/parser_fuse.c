@@ -2197,6 +2197,7 @@ enum {
     FORM_QUOTED,  /* a quoted field joined from its tokens (learn_sequence): mask_quoted() */
     FORM_KEYED,   /* a key's quoted value joined from its tokens (keyed_span): mask_token() */
     FORM_MEMBER,  /* a JSON member's value so joined, after its name: mask_member_value() */
+    FORM_ARRAY,   /* a JSON array of values so joined, after a name (array_span): mask_array() */
     FORM_WILD     /* FORM_WILD + d: "<*>" and d dots */
 };
 
@@ -3237,6 +3238,85 @@ static size_t mask_quoted(const char *s, size_t n, char *out)
     return o;
 }
 
+/* The most tokens one joined field spans (keyed_span, array_span). */
+#define FUSE_SPAN_MAX 256
+
+/*
+ * The end of the JSON array element that opens s[at..n): a string closed
+ * in s, or a number or literal up to a ',' or ']' (letters, digits, '.',
+ * '-', '+'); at when none does.
+ */
+static size_t array_element_end(const char *s, size_t at, size_t n)
+{
+    if (at < n && s[at] == '"') {
+        const size_t close = closing_quote(s, at + 1, n, '"');
+        return close < n ? close + 1 : at;
+    }
+    size_t e = at;
+    while (e < n && (is_alnum_byte(s[e]) || s[e] == '.' || s[e] == '-' || s[e] == '+'))
+        e++;
+    return e;
+}
+
+/*
+ * The tokens t[0] .. t[k - 1] of a JSON array of values printed with a
+ * blank after each ',' (Python's json.dumps: '"tags": ["web", "api"],'),
+ * t[0] right after a member's name (after_member_name): '[' and an element
+ * and ',' in t[0], an element and ',' in each token after, an element and
+ * the ']' in t[k - 1], then only closers and commas.  As tokens, an array
+ * made a template per length; as one token it is one value, as a compact
+ * array is (mask_array).  Returns k (2 to FUSE_SPAN_MAX), else 0.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t array_span(const logtk_slice *t, size_t i, size_t avail)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || t->len < 3 || i < 2 || !after_member_name(t - i, i))
+        return 0;
+    for (size_t k = 0; k < avail && k < FUSE_SPAN_MAX; k++) {
+        const char *s = t[k].ptr;
+        const size_t n = t[k].len, from = k == 0 ? 1 : 0;
+        const size_t e = array_element_end(s, from, n);
+        if (e == from || e == n)
+            return 0; /* no element, or nothing after it */
+        if (s[e] == ']') {
+            for (size_t r = e + 1; r < n; r++)
+                if (!memchr(",}]", s[r], 3))
+                    return 0;
+            return k >= 1 ? k + 1 : 0; /* (one token: mask_token's) */
+        }
+        if (s[e] != ',' || e + 1 != n)
+            return 0;
+    }
+    return 0;
+}
+
+/*
+ * The masked form of a JSON array joined by array_span(): '["<*>"]' when
+ * its first element is a string, else "[<*>]", then the rest of its last
+ * token masked as a token ("],"), as mask_token() writes a compact array.
+ * out has room for MASKED_MAX(n).
+ */
+static size_t mask_array(const char *s, size_t n, char *out)
+{
+    assert(n > 2 && s[0] == '[');
+    size_t at = 1;
+    for (;;) { /* the elements, to the ']' (array_span found it) */
+        at = array_element_end(s, at, n);
+        assert(at < n);
+        if (s[at] == ']')
+            break;
+        at++;
+        while (at < n && s[at] == ' ')
+            at++;
+    }
+    char *o = out;
+    *o++ = '[';
+    o = s[1] == '"' ? put_quoted_wildcard(o, '"') : put_wildcard(o);
+    return (size_t)(o - out) + mask_token(s + at, n - at, o);
+}
+
 /*
  * The tokens t[0] .. t[k - 1] of a key's quoted value holding blanks,
  * opened in t[0] and closed in t[k - 1] (logfmt's err="connection refused
@@ -3253,7 +3333,6 @@ static size_t mask_quoted(const char *s, size_t n, char *out)
  * starts inside such a string (the line's tokens are read in order) and is
  * set to whether the token after the span (or t[0]) does.
  */
-#define FUSE_SPAN_MAX 256
 static size_t keyed_span(const logtk_slice *t, size_t avail, int after_name, int *inside)
 {
     size_t k = 0, from = 0, joined = 0;
@@ -3329,6 +3408,14 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
     size_t k;
     if (i > hdr && (k = timestamp_at(t, avail)) != 0) { /* (not at the first word) */
         *form = FORM_STAMP;
+        return k;
+    }
+    /* a spaced JSON array after its member's name: "[" opens the token */
+    if (t->ptr[0] == '[' && *quote != NULL && i > hdr && avail >= 2 && !*inside &&
+        (k = array_span(t, i, avail)) != 0) {
+        *form = FORM_ARRAY;
+        const char *from = t[k - 1].ptr + t[k - 1].len, *end = t[avail - 1].ptr + t[avail - 1].len;
+        *quote = from < end ? memchr(from, '"', (size_t)(end - from)) : NULL;
         return k;
     }
     /* no quote in this token (nor after it): no quoted field (most lines) */
@@ -3793,6 +3880,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                              ? mask_quoted(one.ptr, one.len, st->norm.data)
                          : joined_form == FORM_MEMBER
                              ? mask_member_value(one.ptr, one.len, st->norm.data)
+                         : joined_form == FORM_ARRAY
+                             ? mask_array(one.ptr, one.len, st->norm.data)
                              : mask_token(one.ptr, one.len, st->norm.data);
             i += span - 1;
             asides++;
@@ -4631,9 +4720,10 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         } else if (form == FORM_QUOTED) {
             len = mask_quoted(toks[i].ptr, toks[i].len, o);
             st->tok_hash[i] = hash_padded(o, len);
-        } else if (form == FORM_KEYED || form == FORM_MEMBER) {
-            len = form == FORM_KEYED ? mask_token(toks[i].ptr, toks[i].len, o)
-                                     : mask_member_value(toks[i].ptr, toks[i].len, o);
+        } else if (form == FORM_KEYED || form == FORM_MEMBER || form == FORM_ARRAY) {
+            len = form == FORM_KEYED    ? mask_token(toks[i].ptr, toks[i].len, o)
+                  : form == FORM_MEMBER ? mask_member_value(toks[i].ptr, toks[i].len, o)
+                                        : mask_array(toks[i].ptr, toks[i].len, o);
             st->tok_hash[i] = hash_padded(o, len);
         } else if (form == FORM_SELF) {
             len = toks[i].len;
