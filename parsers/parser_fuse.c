@@ -3410,16 +3410,18 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
         *form = FORM_STAMP;
         return k;
     }
+    /* no quote in the line from this token on: no quoted field (most lines) */
+    if (*quote == NULL || avail < 2 || i < hdr)
+        return 0;
     /* a spaced JSON array after its member's name: "[" opens the token */
-    if (t->ptr[0] == '[' && *quote != NULL && i > hdr && avail >= 2 && !*inside &&
-        (k = array_span(t, i, avail)) != 0) {
+    if (t->ptr[0] == '[' && i > hdr && !*inside && (k = array_span(t, i, avail)) != 0) {
         *form = FORM_ARRAY;
         const char *from = t[k - 1].ptr + t[k - 1].len, *end = t[avail - 1].ptr + t[avail - 1].len;
         *quote = from < end ? memchr(from, '"', (size_t)(end - from)) : NULL;
         return k;
     }
-    /* no quote in this token (nor after it): no quoted field (most lines) */
-    if (*quote == NULL || *quote >= t->ptr + t->len || avail < 2 || i < hdr)
+    /* no quote in this token: no quoted field */
+    if (*quote >= t->ptr + t->len)
         return 0;
     const char *next = *quote; /* (a copy: *quote stays in a register of the caller's loop) */
     k = quoted_field(t, i, hdr, avail, &next, inside, form);
