@@ -174,6 +174,19 @@ static int is_level_colon(const char *s, size_t n)
 }
 
 /*
+ * A word of three to nine capitals closed by its colon: in a level's place
+ * (after a date and bracketed fields, fields_before_level), the line's
+ * severity or kind, as a program names its own: PostgreSQL prints a
+ * message's "DETAIL:", "HINT:", "CONTEXT:" and "STATEMENT:" lines there,
+ * with the prefix of the message they follow ("... [9232] app@shop DETAIL:
+ * ..."), so that prefix is the header on those lines too.
+ */
+static int is_capitals_field(const char *s, size_t n)
+{
+    return n >= 4 && n <= 10 && s[n - 1] == ':' && is_all_between(s, n - 1, 'A', 'Z');
+}
+
+/*
  * Fields between a date and a level closed by its colon, the last test of
  * a header: up to four names ("vm", "pacemakerd", "mysvc[42]") and tokens
  * in brackets or parentheses ("[28634]", "(crm_log_init)"), one of them
@@ -200,7 +213,10 @@ static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limi
             return 0;
         bracketed |= close != 0;
     }
-    return bracketed && is_level_colon(t[level].ptr, t[level].len) ? level + 1 : 0;
+    return bracketed && (is_level_colon(t[level].ptr, t[level].len) ||
+                         is_capitals_field(t[level].ptr, t[level].len))
+               ? level + 1
+               : 0;
 }
 
 /*

@@ -164,7 +164,8 @@ enum fuse_rule {
     FUSE_RULE_KNOWN_SLOTS = 34,   /* a new line with words at two variables of a known template */
     FUSE_RULE_SOURCE_FILES = 35,  /* "dispatcher.cc:487", "oauth2_x.cc:9": a source file, a line */
     FUSE_RULE_BASE64 = 36,        /* "SHA256:v9+pgEBN/lktpFQ": bytes in base64, one value */
-    FUSE_RULE_SOLE_WORDS = 37     /* "<*>: exiting": a message's only word is not promoted */
+    FUSE_RULE_SOLE_WORDS = 37,    /* "<*>: exiting": a message's only word is not promoted */
+    FUSE_RULE_SQL_LITERALS = 38   /* "VALUES ('a b', 'c')": an SQL statement's literals are values */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -2198,6 +2199,7 @@ enum {
     FORM_KEYED,   /* a key's quoted value joined from its tokens (keyed_span): mask_token() */
     FORM_MEMBER,  /* a JSON member's value so joined, after its name: mask_member_value() */
     FORM_ARRAY,   /* a JSON array of values so joined, after a name (array_span): mask_array() */
+    FORM_SQL,     /* an SQL statement's string literals, joined (sql_field): mask_sql() */
     FORM_WILD     /* FORM_WILD + d: "<*>" and d dots */
 };
 
@@ -3318,6 +3320,167 @@ static size_t mask_array(const char *s, size_t n, char *out)
 }
 
 /*
+ * SQL statements' string literals (rule sql-literals).  A database logs the
+ * statements it runs (PostgreSQL's "statement: ...", MariaDB's general and
+ * slow logs) and programs log the ones they send; a literal in quotes is
+ * the statement's data, as a number is: "VALUES ('grace.12@example.pl',
+ * 'Grace Hopper', 'PL')" is "VALUES ('<*>', '<*>', '<*>')", whatever blanks
+ * a literal holds (query digests normalise statements so).  A line is read
+ * as a statement from a verb (SELECT, INSERT, UPDATE, DELETE, MERGE,
+ * REPLACE, in any case) and one of its clauses after it (FROM, INTO, SET,
+ * WHERE, VALUES); the literals after that are values.  The state, per line,
+ * in the callers of joined_field(): SQL_NONE (the line holds no '\''),
+ * SQL_QUOTE, SQL_VERB, SQL_ON.
+ */
+enum { SQL_NONE = 0, SQL_QUOTE, SQL_VERB, SQL_ON };
+
+/*
+ * Nonzero when the token's letters, then '(' or its end, spell a word of
+ * `words` (lowercase, packed 8 bytes a word, zero-padded), in any case.
+ */
+static int is_sql_word(const logtk_slice *t, const char (*words)[8], size_t nwords)
+{
+    char lower[8] = {0};
+    size_t k = 0;
+    while (k < t->len && k < sizeof lower && is_letter(t->ptr[k])) {
+        lower[k] = (char)(t->ptr[k] | 0x20);
+        k++;
+    }
+    if (k < 3 || k == sizeof lower || (k < t->len && t->ptr[k] != '('))
+        return 0;
+    for (size_t w = 0; w < nwords; w++)
+        if (memcmp(words[w], lower, sizeof lower) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * Nonzero when the token's first byte is a letter that opens an SQL verb
+ * or clause (s, i, u, d, m, r; f, w, v): before a statement, other tokens
+ * need no call of sql_field().
+ */
+FUSE_INLINE int opens_sql_word(const logtk_slice *t)
+{
+    const unsigned c = (unsigned)((unsigned char)t->ptr[0] | 0x20) - 'a';
+    return c < 26 && ((0x761128u >> c) & 1);
+}
+
+/* The most bytes mask_sql() writes a statement's joined literals into before masking. */
+#define FUSE_SQL_TEXT_MAX 512
+
+/*
+ * The tokens t[0] .. t[k - 1] that hold t[0]'s string literals, to the
+ * token where the last one opened there closes (a quote doubled inside a
+ * literal is the literal's; a quote after a letter, digit or '_' is an
+ * apostrophe, "isn't"); 0 when t[0] opens none; SIZE_MAX when one closes
+ * nowhere, or the tokens with each literal's text "<*>" would not fit
+ * mask_sql()'s buffer or its room (4/3 of their bytes): the line's
+ * literals are then read no further (sql_field), so that its template's
+ * text, read again, is read the same way.
+ */
+static size_t sql_literal_span(const logtk_slice *t, size_t avail)
+{
+    int open = 0, any = 0;
+    size_t text = 0; /* mask_sql()'s bytes so far */
+    for (size_t k = 0; k < avail && k < FUSE_SPAN_MAX; k++) {
+        const char *s = t[k].ptr, *q;
+        const size_t n = t[k].len;
+        size_t from = 0;
+        while (from < n && (q = memchr(s + from, '\'', n - from)) != NULL) {
+            const size_t at = (size_t)(q - s);
+            if (!open) {
+                text += at - from + 1;
+                from = at + 1;
+                if (at > 0 && (is_alnum_byte(s[at - 1]) || s[at - 1] == '_'))
+                    continue; /* an apostrophe (a literal's start follows no word) */
+                open = any = 1;
+                text += LTK_WILDCARD_LEN;
+            } else if (at + 1 < n && s[at + 1] == '\'') {
+                from = at + 2; /* '' inside the literal */
+            } else {
+                open = 0;
+                text++;
+                from = at + 1;
+            }
+        }
+        if (!open)
+            text += n - from;
+        const size_t bytes = (size_t)(s + n - t[0].ptr);
+        if (text + LTK_WILDCARD_LEN + 1 > FUSE_SQL_TEXT_MAX || (!open && 3 * text > 4 * bytes))
+            return SIZE_MAX;
+        if (!open)
+            return any ? k + 1 : 0;
+        text++; /* (mask_sql() reads the blank after the token as the literal's) */
+    }
+    return SIZE_MAX;
+}
+
+/*
+ * joined_field()'s SQL test for token t (the line holds a '\'', *sql not
+ * SQL_NONE): moves *sql on by the verbs and clauses it reads, and once the
+ * line is a statement returns the tokens of the literals t opens
+ * (sql_literal_span), 0 otherwise; a literal that closes nowhere ends the
+ * line's statement (*sql SQL_NONE).
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t sql_field(const logtk_slice *t, size_t avail, unsigned *sql)
+{
+    static const char verbs[][8] = {"select", "insert", "update", "delete", "merge", "replace"};
+    static const char clauses[][8] = {"from", "into", "set", "where", "values"};
+    if (FUSE_RULE_OFF(FUSE_RULE_SQL_LITERALS) || t->len < 3)
+        return 0;
+    if (*sql != SQL_ON) {
+        if (is_sql_word(t, verbs, sizeof verbs / sizeof *verbs))
+            *sql = SQL_VERB;
+        else if (*sql == SQL_VERB && is_sql_word(t, clauses, sizeof clauses / sizeof *clauses))
+            *sql = SQL_ON; /* ("VALUES('a'," holds a literal too) */
+        if (*sql != SQL_ON)
+            return 0;
+    }
+    if (!memchr(t->ptr, '\'', t->len))
+        return 0;
+    const size_t k = sql_literal_span(t, avail);
+    if (k == SIZE_MAX) {
+        *sql = SQL_NONE;
+        return 0;
+    }
+    return k;
+}
+
+/*
+ * The masked form of tokens joined by sql_field(): each literal's text
+ * "<*>" in its quotes, the rest masked as a token.  out has room for
+ * MASKED_MAX(n) and more (the callers' room is 4n + 3 bytes a token, and
+ * sql_literal_span() keeps the text within 4/3 of n).
+ */
+static size_t mask_sql(const char *s, size_t n, char *out)
+{
+    char text[FUSE_SQL_TEXT_MAX];
+    size_t m = 0;
+    int open = 0;
+    for (size_t i = 0; i < n; i++) {
+        assert(m + LTK_WILDCARD_LEN + 1 <= sizeof text); /* (sql_literal_span saw to it) */
+        if (!open) {
+            text[m++] = s[i];
+            if (s[i] == '\'' && !(i > 0 && (is_alnum_byte(s[i - 1]) || s[i - 1] == '_'))) {
+                open = 1;
+                memcpy(text + m, LTK_WILDCARD, LTK_WILDCARD_LEN);
+                m += LTK_WILDCARD_LEN;
+            }
+        } else if (s[i] == '\'' && i + 1 < n && s[i + 1] == '\'') {
+            i++; /* '' inside the literal */
+        } else if (s[i] == '\'') {
+            text[m++] = '\'';
+            open = 0;
+        }
+    }
+    assert(!open && 3 * m <= 4 * n);
+    return mask_token(text, m, out);
+}
+
+/*
  * The tokens t[0] .. t[k - 1] of a key's quoted value holding blanks,
  * opened in t[0] and closed in t[k - 1] (logfmt's err="connection refused
  * by peer", JSON's "ua":"Mozilla/5.0 (X11; Linux x86_64)"; quoted_key_value
@@ -3403,11 +3566,21 @@ static size_t quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t av
                            const char **quote, int *inside, uint8_t *form);
 
 FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
-                                const char **quote, int *inside, uint8_t *form)
+                                const char **quote, int *inside, unsigned *sql, uint8_t *form)
 {
     size_t k;
     if (i > hdr && (k = timestamp_at(t, avail)) != 0) { /* (not at the first word) */
         *form = FORM_STAMP;
+        return k;
+    }
+    /* a statement's literals (the line holds a '\'': few do) */
+    if (*sql != SQL_NONE && i >= hdr && !*inside && (*sql == SQL_ON || opens_sql_word(t)) &&
+        (k = sql_field(t, avail, sql)) != 0) {
+        *form = FORM_SQL;
+        if (*quote != NULL) {
+            const char *from = t[k - 1].ptr + t[k - 1].len, *end = t[avail - 1].ptr + t[avail - 1].len;
+            *quote = from < end ? memchr(from, '"', (size_t)(end - from)) : NULL;
+        }
         return k;
     }
     /* no quote in the line from this token on: no quoted field (most lines) */
@@ -3455,6 +3628,22 @@ static const char *first_quote(const logtk_slice *in, size_t n)
         return NULL;
     const char *end = in[n - 1].ptr + in[n - 1].len;
     return memchr(in[0].ptr, '"', (size_t)(end - in[0].ptr));
+}
+
+/*
+ * SQL_QUOTE when the line's tokens in[0..n) hold a '\'' that may open a
+ * literal (not an apostrophe after a letter, digit or '_': "isn't"), else
+ * SQL_NONE (sql_field's state).
+ */
+static unsigned line_sql_state(const logtk_slice *in, size_t n)
+{
+    if (n == 0)
+        return SQL_NONE;
+    const char *s = in[0].ptr, *end = in[n - 1].ptr + in[n - 1].len;
+    for (const char *q; s < end && (q = memchr(s, '\'', (size_t)(end - s))) != NULL; s = q + 1)
+        if (q == in[0].ptr || !(is_alnum_byte(q[-1]) || q[-1] == '_'))
+            return SQL_QUOTE;
+    return SQL_NONE;
 }
 
 /* The length of s[0..n) without the sentence punctuation (",", ".", ";", ":") ending it. */
@@ -3860,6 +4049,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     const char *quote = first_quote(in, n); /* (joined_field: most lines hold none) */
     const int quoted = quote != NULL;         /* (key_context) */
     int inside = 0;                           /* the token opens inside a string (keyed_span) */
+    unsigned sql = line_sql_state(in, n);     /* (sql_field: most lines hold no '\'') */
     for (size_t i = hdr; i < n; i++) {
         const logtk_slice *t = &in[i];
         uint64_t h;
@@ -3868,7 +4058,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         /* the masked bytes go to st->norm, with 8 bytes of slack for hash_padded */
         size_t masked_len = 0;
         uint8_t joined_form = FORM_MASK;
-        const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &joined_form);
+        const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &sql, &joined_form);
         if (span) {
             /* a date and time (and zone): one value, "<*>"; a quoted field
                closing the line: one token (mask_quoted() may write a blank
@@ -3884,6 +4074,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                              ? mask_member_value(one.ptr, one.len, st->norm.data)
                          : joined_form == FORM_ARRAY
                              ? mask_array(one.ptr, one.len, st->norm.data)
+                         : joined_form == FORM_SQL
+                             ? mask_sql(one.ptr, one.len, st->norm.data)
                              : mask_token(one.ptr, one.len, st->norm.data);
             i += span - 1;
             asides++;
@@ -4676,6 +4868,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
     if (asides) {
         const char *quote = quoted ? first_quote(in, n) : NULL; /* (as feed_tokens reads it) */
         int inside = 0;
+        unsigned sql = line_sql_state(in, n);
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             if (i < hdr) {
@@ -4684,7 +4877,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             }
             const logtk_slice *t = &in[i];
             uint8_t form = FORM_MASK;
-            const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &form);
+            const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &sql, &form);
             st->tok_form[k] = form;
             if (span) {
                 st->kept[k++] = joined(t, &t[span - 1]);
@@ -4722,10 +4915,12 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         } else if (form == FORM_QUOTED) {
             len = mask_quoted(toks[i].ptr, toks[i].len, o);
             st->tok_hash[i] = hash_padded(o, len);
-        } else if (form == FORM_KEYED || form == FORM_MEMBER || form == FORM_ARRAY) {
+        } else if (form == FORM_KEYED || form == FORM_MEMBER || form == FORM_ARRAY ||
+                   form == FORM_SQL) {
             len = form == FORM_KEYED    ? mask_token(toks[i].ptr, toks[i].len, o)
                   : form == FORM_MEMBER ? mask_member_value(toks[i].ptr, toks[i].len, o)
-                                        : mask_array(toks[i].ptr, toks[i].len, o);
+                  : form == FORM_ARRAY  ? mask_array(toks[i].ptr, toks[i].len, o)
+                                        : mask_sql(toks[i].ptr, toks[i].len, o);
             st->tok_hash[i] = hash_padded(o, len);
         } else if (form == FORM_SELF) {
             len = toks[i].len;
