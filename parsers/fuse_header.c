@@ -318,6 +318,14 @@ static int is_dash(const logtk_slice *t)
     return t->len == 1 && t->ptr[0] == '-';
 }
 
+/* A key and its value in one token: a letter, name bytes, '=', something ("p=10754"). */
+static int is_field_of_key(const logtk_slice *t)
+{
+    const char *eq = t->len > 2 ? memchr(t->ptr, '=', t->len) : NULL;
+    return eq && eq > t->ptr && eq + 1 < t->ptr + t->len && is_letter(t->ptr[0]) &&
+           is_name_of(t->ptr, (size_t)(eq - t->ptr), "._-");
+}
+
 /* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
 static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
 {
@@ -809,5 +817,14 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
     for (size_t k = end; k < end + 3 && k + 1 < n; k++)
         if (is_dash(&t[k]))
             return k + 1;
+    /* fields of a key and its value, up to four, then a lone '|' or '-':
+       the header's (Python's logging formats, Ansible's "p=10754 u=root
+       n=ansible | ok: [web1]") */
+    for (size_t k = end; k < end + 5 && k + 1 < n; k++) {
+        if (k > end && t[k].len == 1 && (t[k].ptr[0] == '|' || t[k].ptr[0] == '-'))
+            return k + 1;
+        if (!is_field_of_key(&t[k]))
+            break;
+    }
     return end < n ? end : 0;
 }
