@@ -821,7 +821,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
        the header's (Python's logging formats, Ansible's "p=10754 u=root
        n=ansible | ok: [web1]") */
     for (size_t k = end; k < end + 5 && k + 1 < n; k++) {
-        if (k > end && t[k].len == 1 && (t[k].ptr[0] == '|' || t[k].ptr[0] == '-'))
+        if (k > end && (is_dash(&t[k]) || (t[k].len == 1 && t[k].ptr[0] == '|')))
             return k + 1;
         if (!is_field_of_key(&t[k]))
             break;

@@ -3365,6 +3365,16 @@ FUSE_INLINE int opens_sql_word(const logtk_slice *t)
     return c < 26 && ((0x761128u >> c) & 1);
 }
 
+/*
+ * Nonzero when the '\'' at s[at] is an apostrophe ("isn't", "O'Brien's"):
+ * it follows a letter, digit or '_'; a literal's opening quote follows no
+ * word.
+ */
+FUSE_INLINE int is_apostrophe(const char *s, size_t at)
+{
+    return at > 0 && (is_alnum_byte(s[at - 1]) || s[at - 1] == '_');
+}
+
 /* The most bytes mask_sql() writes a statement's joined literals into before masking. */
 #define FUSE_SQL_TEXT_MAX 512
 
@@ -3391,8 +3401,8 @@ static size_t sql_literal_span(const logtk_slice *t, size_t avail)
             if (!open) {
                 text += at - from + 1;
                 from = at + 1;
-                if (at > 0 && (is_alnum_byte(s[at - 1]) || s[at - 1] == '_'))
-                    continue; /* an apostrophe (a literal's start follows no word) */
+                if (is_apostrophe(s, at))
+                    continue;
                 open = any = 1;
                 text += LTK_WILDCARD_LEN;
             } else if (at + 1 < n && s[at + 1] == '\'') {
@@ -3464,7 +3474,7 @@ static size_t mask_sql(const char *s, size_t n, char *out)
         assert(m + LTK_WILDCARD_LEN + 1 <= sizeof text); /* (sql_literal_span saw to it) */
         if (!open) {
             text[m++] = s[i];
-            if (s[i] == '\'' && !(i > 0 && (is_alnum_byte(s[i - 1]) || s[i - 1] == '_'))) {
+            if (s[i] == '\'' && !is_apostrophe(s, i)) {
                 open = 1;
                 memcpy(text + m, LTK_WILDCARD, LTK_WILDCARD_LEN);
                 m += LTK_WILDCARD_LEN;
@@ -3565,6 +3575,13 @@ static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
 static size_t quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
                            const char **quote, int *inside, uint8_t *form);
 
+/* The first '"' after the tokens t[0] .. t[k - 1] (k >= 1) to the end of t[avail - 1], or NULL. */
+static const char *quote_after(const logtk_slice *t, size_t k, size_t avail)
+{
+    const char *from = t[k - 1].ptr + t[k - 1].len, *end = t[avail - 1].ptr + t[avail - 1].len;
+    return from < end ? memchr(from, '"', (size_t)(end - from)) : NULL;
+}
+
 FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
                                 const char **quote, int *inside, unsigned *sql, uint8_t *form)
 {
@@ -3577,10 +3594,8 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
     if (*sql != SQL_NONE && i >= hdr && !*inside && (*sql == SQL_ON || opens_sql_word(t)) &&
         (k = sql_field(t, avail, sql)) != 0) {
         *form = FORM_SQL;
-        if (*quote != NULL) {
-            const char *from = t[k - 1].ptr + t[k - 1].len, *end = t[avail - 1].ptr + t[avail - 1].len;
-            *quote = from < end ? memchr(from, '"', (size_t)(end - from)) : NULL;
-        }
+        if (*quote != NULL)
+            *quote = quote_after(t, k, avail);
         return k;
     }
     /* no quote in the line from this token on: no quoted field (most lines) */
@@ -3589,8 +3604,7 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
     /* a spaced JSON array after its member's name: "[" opens the token */
     if (t->ptr[0] == '[' && i > hdr && !*inside && (k = array_span(t, i, avail)) != 0) {
         *form = FORM_ARRAY;
-        const char *from = t[k - 1].ptr + t[k - 1].len, *end = t[avail - 1].ptr + t[avail - 1].len;
-        *quote = from < end ? memchr(from, '"', (size_t)(end - from)) : NULL;
+        *quote = quote_after(t, k, avail);
         return k;
     }
     /* no quote in this token: no quoted field */
@@ -3615,9 +3629,7 @@ static size_t quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t av
         *form = FORM_QUOTED;
     else if ((k = keyed_span(t, avail, after_name, inside)) != 0)
         *form = after_name ? FORM_MEMBER : FORM_KEYED;
-    const char *from = t[k ? k - 1 : 0].ptr + t[k ? k - 1 : 0].len,
-               *end = t[avail - 1].ptr + t[avail - 1].len;
-    *quote = from < end ? memchr(from, '"', (size_t)(end - from)) : NULL;
+    *quote = quote_after(t, k ? k : 1, avail);
     return k;
 }
 
@@ -3641,7 +3653,7 @@ static unsigned line_sql_state(const logtk_slice *in, size_t n)
         return SQL_NONE;
     const char *s = in[0].ptr, *end = in[n - 1].ptr + in[n - 1].len;
     for (const char *q; s < end && (q = memchr(s, '\'', (size_t)(end - s))) != NULL; s = q + 1)
-        if (q == in[0].ptr || !(is_alnum_byte(q[-1]) || q[-1] == '_'))
+        if (!is_apostrophe(in[0].ptr, (size_t)(q - in[0].ptr)))
             return SQL_QUOTE;
     return SQL_NONE;
 }
