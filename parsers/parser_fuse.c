@@ -1432,17 +1432,20 @@ FUSE_INLINE int is_message_key(const char *s, size_t at)
  * before a member.  A JSON log line is its logger's keys and their values,
  * as a logfmt line is ("pid=42 user=alice"), and the member's value is a
  * value as a key's is; but for the message's ("\"msg\":\"Starting\"",
- * is_message_key).
+ * is_message_key).  A name in single quotes is a member's of a Python
+ * dict's repr ("{'pid': 42, 'user': 'alice'}"), which is read so when a
+ * blank follows its ':' (is_spaced_member_name; is_key_sign reads JSON's).
  */
 static size_t member_name_at(const char *s, size_t at)
 {
-    if (at < 3 || s[at - 1] != '"')
+    if (at < 3 || (s[at - 1] != '"' && s[at - 1] != '\''))
         return SIZE_MAX;
+    const char q = s[at - 1];
     size_t k = at - 1;
     int letter = 0;
     while (k > 0 && is_key_byte(s[k - 1]))
         letter |= is_letter(s[--k]);
-    if (!letter || k == 0 || s[k - 1] != '"' || (k > 1 && s[k - 2] != '{' && s[k - 2] != ','))
+    if (!letter || k == 0 || s[k - 1] != q || (k > 1 && s[k - 2] != '{' && s[k - 2] != ','))
         return SIZE_MAX;
     return k - 1;
 }
@@ -2048,11 +2051,11 @@ static size_t mask_token(const char *s, size_t n, char *out)
  * line holds a '"').
  * The first test of both, inline: nearly every token fails it.
  */
-/* Token i follows a token ending with '":' (a JSON member's name, maybe). */
+/* Token i follows a token ending with '":' or "':" (a member's name, maybe). */
 FUSE_INLINE int follows_quoted_colon(const logtk_slice *tok, size_t i)
 {
     return i > 0 && tok[i - 1].len >= 4 && tok[i - 1].ptr[tok[i - 1].len - 1] == ':' &&
-           tok[i - 1].ptr[tok[i - 1].len - 2] == '"';
+           (tok[i - 1].ptr[tok[i - 1].len - 2] == '"' || tok[i - 1].ptr[tok[i - 1].len - 2] == '\'');
 }
 
 FUSE_INLINE int key_context(const logtk_slice *tok, size_t i, int quoted)
@@ -2098,8 +2101,8 @@ FUSE_INLINE int after_member_name(const logtk_slice *tok, size_t i)
 static size_t member_value_length(const char *s, size_t n)
 {
     size_t end;
-    if (s[0] == '"') {
-        end = closing_quote(s, 1, n, '"');
+    if (s[0] == '"' || s[0] == '\'') {
+        end = closing_quote(s, 1, n, s[0]);
         if (end == n)
             return 0;
         end++;
@@ -2136,8 +2139,9 @@ static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *
         return (size_t)(put_wildcard(out + len) - out);
     }
     if (after_member_name(tok, i) && (word = member_value_length(tok[i].ptr, tok[i].len)) != 0) {
-        char *o = tok[i].ptr[0] == '"' ? put_quoted_wildcard(out, '"') /* as a key's: "<*>" */
-                                       : put_wildcard(out);
+        const char q = tok[i].ptr[0];
+        char *o = q == '"' || q == '\'' ? put_quoted_wildcard(out, q) /* as a key's: "<*>" */
+                                        : put_wildcard(out);
         memcpy(o, tok[i].ptr + word, tok[i].len - word);
         return (size_t)(o - out) + (tok[i].len - word);
     }
@@ -2152,10 +2156,10 @@ static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *
  */
 static size_t mask_member_value(const char *s, size_t n, char *out)
 {
-    assert(n > 1 && s[0] == '"');
-    const size_t close = closing_quote(s, 1, n, '"');
-    assert(close < n); /* (keyed_span found it) */
-    char *o = put_quoted_wildcard(out, '"');
+    assert(n > 1 && (s[0] == '"' || s[0] == '\''));
+    const size_t close = closing_quote(s, 1, n, s[0]);
+    assert(close < n); /* (keyed_span or repr_string_span found it) */
+    char *o = put_quoted_wildcard(out, s[0]);
     return (size_t)(o - out) + mask_token(s + close + 1, n - close - 1, o);
 }
 
@@ -3245,13 +3249,13 @@ static size_t mask_quoted(const char *s, size_t n, char *out)
 
 /*
  * The end of the JSON array element that opens s[at..n): a string closed
- * in s, or a number or literal up to a ',' or ']' (letters, digits, '.',
- * '-', '+'); at when none does.
+ * in s (in single quotes: a Python list's repr), or a number or literal up
+ * to a ',' or ']' (letters, digits, '.', '-', '+'); at when none does.
  */
 static size_t array_element_end(const char *s, size_t at, size_t n)
 {
-    if (at < n && s[at] == '"') {
-        const size_t close = closing_quote(s, at + 1, n, '"');
+    if (at < n && (s[at] == '"' || s[at] == '\'')) {
+        const size_t close = closing_quote(s, at + 1, n, s[at]);
         return close < n ? close + 1 : at;
     }
     size_t e = at;
@@ -3296,7 +3300,7 @@ static size_t array_span(const logtk_slice *t, size_t i, size_t avail)
 
 /*
  * The masked form of a JSON array joined by array_span(): '["<*>"]' when
- * its first element is a string, else "[<*>]", then the rest of its last
+ * its first element is a string ("['<*>']" in single quotes), else "[<*>]", then the rest of its last
  * token masked as a token ("],"), as mask_token() writes a compact array.
  * out has room for MASKED_MAX(n).
  */
@@ -3315,8 +3319,36 @@ static size_t mask_array(const char *s, size_t n, char *out)
     }
     char *o = out;
     *o++ = '[';
-    o = s[1] == '"' ? put_quoted_wildcard(o, '"') : put_wildcard(o);
+    o = s[1] == '"' || s[1] == '\'' ? put_quoted_wildcard(o, s[1]) : put_wildcard(o);
     return (size_t)(o - out) + mask_token(s + at, n - at, o);
+}
+
+/*
+ * The tokens t[0] .. t[k - 1] of a string in single quotes holding blanks,
+ * the value of a Python dict's member whose name is the token before t[0]
+ * (after_member_name: "'name': 'beta gamma',"), as keyed_span() joins a
+ * JSON member's: opened by t[0]'s first byte, closed in t[k - 1] and only
+ * closers and commas after it there.  Returns k (2 to FUSE_SPAN_MAX), else 0
+ * (a string closed in t[0] is mask_in_context()'s).
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t repr_string_span(const logtk_slice *t, size_t i, size_t avail)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || i == 0 || !after_member_name(t - i, i) ||
+        closing_quote(t->ptr, 1, t->len, '\'') < t->len)
+        return 0;
+    for (size_t k = 1; k < avail && k < FUSE_SPAN_MAX; k++) {
+        const size_t close = closing_quote(t[k].ptr, 0, t[k].len, '\'');
+        if (close == t[k].len)
+            continue;
+        for (size_t r = close + 1; r < t[k].len; r++)
+            if (!memchr(",}])", t[k].ptr[r], 4))
+                return 0; /* more text glued after it */
+        return k + 1;
+    }
+    return 0;
 }
 
 /*
@@ -3598,17 +3630,27 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
             *quote = quote_after(t, k, avail);
         return k;
     }
-    /* no quote in the line from this token on: no quoted field (most lines) */
-    if (*quote == NULL || avail < 2 || i < hdr)
+    /* no quote in the line from this token on, nor a '\'' that may open a
+       string: no quoted field (most lines) */
+    if ((*quote == NULL && *sql == SQL_NONE) || avail < 2 || i < hdr)
         return 0;
-    /* a spaced JSON array after its member's name: "[" opens the token */
+    /* a spaced array after its member's name: "[" opens the token */
     if (t->ptr[0] == '[' && i > hdr && !*inside && (k = array_span(t, i, avail)) != 0) {
         *form = FORM_ARRAY;
-        *quote = quote_after(t, k, avail);
+        if (*quote != NULL)
+            *quote = quote_after(t, k, avail);
+        return k;
+    }
+    /* a Python dict member's string holding blanks: "'" opens the token */
+    if (t->ptr[0] == '\'' && *sql != SQL_NONE && i > hdr && !*inside &&
+        (k = repr_string_span(t, i, avail)) != 0) {
+        *form = FORM_MEMBER;
+        if (*quote != NULL)
+            *quote = quote_after(t, k, avail);
         return k;
     }
     /* no quote in this token: no quoted field */
-    if (*quote >= t->ptr + t->len)
+    if (*quote == NULL || *quote >= t->ptr + t->len)
         return 0;
     const char *next = *quote; /* (a copy: *quote stays in a register of the caller's loop) */
     k = quoted_field(t, i, hdr, avail, &next, inside, form);
@@ -4059,9 +4101,9 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     if (hdr)
         run_from = 0;
     const char *quote = first_quote(in, n); /* (joined_field: most lines hold none) */
-    const int quoted = quote != NULL;         /* (key_context) */
     int inside = 0;                           /* the token opens inside a string (keyed_span) */
     unsigned sql = line_sql_state(in, n);     /* (sql_field: most lines hold no '\'') */
+    const int quoted = quote != NULL || sql != SQL_NONE; /* (key_context: a member's name) */
     for (size_t i = hdr; i < n; i++) {
         const logtk_slice *t = &in[i];
         uint64_t h;
