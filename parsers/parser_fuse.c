@@ -1114,6 +1114,20 @@ static int is_host_name(const char *s, size_t n)
 }
 
 /*
+ * A port number at s[at]: one to five decimal digits, then the end of s or
+ * a byte that is no letter or digit ("host:8080", "host:80/", "host:443,").
+ * After a dotted name, "n.round:0x1" (ZooKeeper's election notices) is a
+ * key and its value in hex, no host and port.
+ */
+static int is_port_at(const char *s, size_t at, size_t n)
+{
+    size_t e = at;
+    while (e < n && e - at <= 5 && s[e] >= '0' && s[e] <= '9')
+        e++;
+    return e > at && e - at <= 5 && (e == n || !is_alnum_byte(s[e]));
+}
+
+/*
  * A DNS host name written out: three or more dot-separated labels of
  * lowercase letters, digits and '-', the last a top-level domain (a generic
  * one, "com" "net" "org" "edu" "gov" "mil" "int" "info" "biz", or a country
@@ -1971,7 +1985,7 @@ static size_t mask_token(const char *s, size_t n, char *out)
          * the sibling groups, unless it is spelled as a full DNS name
          * (is_dns_name).
          */
-        if (!variable && ((i + 1 < n && s[i] == ':' && s[i + 1] >= '0' && s[i + 1] <= '9' &&
+        if (!variable && ((i + 1 < n && s[i] == ':' && is_port_at(s, i + 1, n) &&
                            is_host_name(atom, atom_len) &&
                            !is_source_file(atom, atom_len, s, i, n)) ||
                           is_dns_name(atom, atom_len) ||
