@@ -380,42 +380,131 @@ static int join_tokens(ltk_strbuf *out, const logtk_slice *tok, size_t n)
     return ltk_strbuf_append(out, "", 0);
 }
 
+/* Entries of t->fit room is made for, for n words: a power of two, so that
+   the room follows from the count (no field holds it) and grows by doubling. */
+static size_t fit_room(size_t n)
+{
+    size_t room = 4;
+    while (room < n)
+        room *= 2;
+    return room;
+}
+
+/* The words a line's tokens pair with (see template_entry.fit). */
+static inline const logtk_slice *fit_words(const template_entry *t)
+{
+    return t->fit_split ? (const logtk_slice *)(const void *)(t->fit + fit_room(t->nfit))
+                        : t->tokens;
+}
+
+/* Bytes at or below ' ' in s[0..n) (blanks, tabs, control bytes), eight at a time. */
+static size_t blanks_in(const char *s, size_t n)
+{
+    size_t count = 0, i = 0;
+    uint64_t w;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        count += ((ltk_bytes_below(w, 0x21) >> 7) * LTK_BYTES_ONES) >> 56;
+    }
+    for (; i < n; i++)
+        count += (unsigned char)s[i] <= ' ';
+    return count;
+}
+
+/* Blank-separated words in s[0..n); 1 for a token without any (or empty). */
+static size_t words_in(const char *s, size_t n)
+{
+    if (n == 0 || (memchr(s, ' ', n) == NULL && memchr(s, '\t', n) == NULL))
+        return 1;
+    size_t words = 0;
+    for (size_t i = 0; i < n; i++)
+        words += s[i] != ' ' && s[i] != '\t' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t');
+    return words ? words : 1;
+}
+
+/* How word tok pairs with a line token; *before: the parameters of the words before it. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void classify_word(token_fit *f, const logtk_slice *tok, uint32_t *before)
+{
+    f->before = *before;
+    f->prefix = 0;
+    if (ltk_is_wildcard(tok->ptr, tok->len)) {
+        f->kind = FIT_WILD;
+        f->stars = 1;
+    } else if (memchr(tok->ptr, '<', tok->len) == NULL) {
+        f->kind = FIT_LITERAL;
+        f->stars = 0;
+    } else {
+        size_t at;
+        f->stars = (uint32_t)ltk_tmatch_count_wildcards(tok->ptr, tok->len);
+        f->kind = ltk_tmatch_one_star(tok->ptr, tok->len, &at) ? FIT_ONE_STAR : FIT_GLOB;
+        if (f->kind == FIT_ONE_STAR)
+            f->prefix = (uint32_t)at;
+    }
+    *before += f->stars;
+}
+
 /*
  * Fills t->fit from t->tokens (see token_fit), once per rendered text and
  * only when a line's tokens are paired with it (not for lines a mask
- * changed, which are matched as text).
+ * changed, which are matched as text).  A token holding blanks (a quoted
+ * field a parser kept as one token, its words as the line printed them)
+ * pairs word by word, as the line's tokens are cut at blanks: the words
+ * then follow the fit entries in the same block (fit_words).
  */
 static int classify_tokens(logtk_parser *p, template_entry *t)
 {
     if (!t->fit_stale || t->shown)
         return LOGTK_OK; /* current, or not needed: a shown text is matched as text */
-    if (t->ntokens > t->fit_cap) {
-        token_fit *f = realloc(t->fit, t->ntokens * sizeof *f);
+    size_t nwords = t->ntokens;
+    /* the text is the tokens joined by one blank: more bytes at or below
+       ' ' than those blanks, and some token holds a blank (rare) */
+    if (t->ntokens > 0 && blanks_in(t->text, t->text_len) != t->ntokens - 1) {
+        nwords = 0;
+        for (uint32_t i = 0; i < t->ntokens; i++)
+            nwords += words_in(t->tokens[i].ptr, t->tokens[i].len);
+    }
+    const uint16_t split = nwords != t->ntokens;
+    const size_t each = sizeof(token_fit) + (split ? sizeof(logtk_slice) : 0);
+    if (t->fit == NULL || split != t->fit_split || fit_room(nwords) != fit_room(t->nfit)) {
+        token_fit *f = realloc(t->fit, fit_room(nwords) * each);
         if (f == NULL)
             return ltk_parser_nomem(p);
         t->fit = f;
-        t->fit_cap = t->ntokens;
     }
+    t->nfit = (uint32_t)nwords;
+    t->fit_split = split;
     uint32_t before = 0;
-    for (uint32_t i = 0; i < t->ntokens; i++) {
-        const logtk_slice *tok = &t->tokens[i];
-        token_fit *f = &t->fit[i];
-        f->before = before;
-        f->prefix = 0;
-        if (ltk_is_wildcard(tok->ptr, tok->len)) {
-            f->kind = FIT_WILD;
-            f->stars = 1;
-        } else if (memchr(tok->ptr, '<', tok->len) == NULL) {
-            f->kind = FIT_LITERAL;
-            f->stars = 0;
-        } else {
-            size_t at;
-            f->stars = (uint32_t)ltk_tmatch_count_wildcards(tok->ptr, tok->len);
-            f->kind = ltk_tmatch_one_star(tok->ptr, tok->len, &at) ? FIT_ONE_STAR : FIT_GLOB;
-            if (f->kind == FIT_ONE_STAR)
-                f->prefix = (uint32_t)at;
+    if (!split) {
+        for (uint32_t i = 0; i < t->ntokens; i++)
+            classify_word(&t->fit[i], &t->tokens[i], &before);
+    } else {
+        logtk_slice *words = (logtk_slice *)(void *)(t->fit + fit_room(nwords));
+        size_t w = 0;
+        for (uint32_t i = 0; i < t->ntokens; i++) {
+            const logtk_slice *whole = &t->tokens[i];
+            size_t k = words_in(whole->ptr, whole->len), from = 0;
+            if (k == 1) {
+                words[w] = *whole; /* (a token of one word is itself) */
+                classify_word(&t->fit[w], &words[w], &before);
+                w++;
+                continue;
+            }
+            for (; k > 0; k--, w++) {
+                while (from < whole->len && (whole->ptr[from] == ' ' || whole->ptr[from] == '\t'))
+                    from++;
+                size_t end = from;
+                while (end < whole->len && whole->ptr[end] != ' ' && whole->ptr[end] != '\t')
+                    end++;
+                words[w].ptr = whole->ptr + from;
+                words[w].len = end - from;
+                from = end;
+                classify_word(&t->fit[w], &words[w], &before);
+            }
         }
-        before += f->stars;
+        assert(w == nwords);
     }
     t->fit_stale = 0;
     return LOGTK_OK;
@@ -1021,11 +1110,11 @@ static inline int token_fits(const logtk_slice *tok, const token_fit *f, const l
 static int tokens_fit(const template_entry *t, const logtk_slice *c, size_t n, logtk_slice *caps,
                       int *caps_ok)
 {
-    size_t m = t->ntokens;
+    size_t m = t->nfit;
     *caps_ok = 1;
     if (t->shown || n < m || m == 0)
         return m == 0 && n == 0 && !t->shown;
-    const logtk_slice *tok = t->tokens;
+    const logtk_slice *tok = fit_words(t);
     const token_fit *f = t->fit;
     if (n == m) {
         /* no "<*>" takes extra tokens: they pair in order, or the line does not fit */
@@ -1099,7 +1188,7 @@ static int fit_line(logtk_parser *p, uint32_t id, const char *content, size_t le
             if (np && caps_ok)
                 *np = t->nwild;
             if (paired) /* token i with token i, none taking extra ones */
-                *paired = ntokens == t->ntokens;
+                *paired = ntokens == t->nfit;
             return LOGTK_OK;
         }
     }
@@ -1334,8 +1423,9 @@ static int holds_digit(const char *s, size_t n)
  */
 static int digits_outside_globs(const template_entry *t)
 {
-    for (uint32_t i = 0; i < t->ntokens; i++)
-        if (t->fit[i].kind == FIT_GLOB && holds_digit(t->tokens[i].ptr, t->tokens[i].len))
+    const logtk_slice *words = fit_words(t);
+    for (uint32_t i = 0; i < t->nfit; i++)
+        if (t->fit[i].kind == FIT_GLOB && holds_digit(words[i].ptr, words[i].len))
             return 0;
     return 1;
 }

@@ -52,12 +52,15 @@ typedef struct template_entry {
        and text_digit beside seen_line, in room the alignment leaves anyway:
        the entry stays 160 bytes, which entry() multiplies by per call */
     uint32_t text_version;
-    /* How each token pairs with a line token (token_fit), made by render()
+    /* How each word pairs with a line token (token_fit), made by render()
        with the text, so that fitting a line does not rescan the tokens for
-       "<*>"; valid when !text_dirty and !shown. */
+       "<*>"; valid when !text_dirty and !shown.  The words are the tokens,
+       or, when a token holds blanks (fit_split), the tokens cut at their
+       blanks, kept after the nfit entries in the same block (fit_words()). */
     struct token_fit *fit;
-    uint32_t fit_cap;
-    int fit_stale; /* fit is not yet made for the text rendered last (see classify_tokens) */
+    uint32_t nfit;      /* words fitted: entries of fit */
+    uint16_t fit_split; /* some token holds a blank: the words follow fit */
+    uint16_t fit_stale; /* fit is not yet made for the text rendered last (see classify_tokens) */
     /* the match index (logtk_parser_match): the bucket this template is in
        and its neighbours there; idx_stale: its text changed since */
     int idx_stale;

@@ -434,6 +434,30 @@ TEST(a_callback_that_parses_another_line_leaves_the_fed_line_its_parameters)
     logtk_parser_free(p);
 }
 
+/*
+ * A template token holding blanks (a quoted field a parser keeps as one
+ * token, its words as the line printed them) pairs with the line's tokens
+ * word by word: the line is fitted as the same text made of one-word tokens
+ * is, the extra tokens going to the "<*>" that takes them (the header here)
+ * rather than to whatever a match of the whole text finds first.
+ */
+TEST(a_token_holding_blanks_pairs_word_by_word)
+{
+    for (int joined = 0; joined <= 1; joined++) {
+        logtk_parser *p = fixed_parser();
+        const logtk_slice one[] = {{"<*>", 3}, {"<*>", 3}, {"app[<*>]", 8}, {"checking", 8},
+                                   {"'a", 2}, {"b", 1}, {"c'", 2}};
+        const logtk_slice whole[] = {{"<*>", 3}, {"<*>", 3}, {"app[<*>]", 8}, {"checking", 8},
+                                     {"'a b c'", 7}};
+        assign_to = joined ? ltk_tmpl_create(p, whole, 5) : ltk_tmpl_create(p, one, 7);
+        feed_expect(p, "Jul 4 09:00 app[12] checking 'a b c'",
+                    (const char *const[]){"Jul 4", "09:00", "12", NULL});
+        extract_expect(p, assign_to, "Dec 31 23:59 app[7] checking 'a b c'",
+                       (const char *const[]){"Dec 31", "23:59", "7", NULL});
+        logtk_parser_free(p);
+    }
+}
+
 TEST(fuse_gives_every_line_its_own_parameters)
 {
     /* the parser that gives shapes, on lines that repeat their shapes */
