@@ -3221,18 +3221,20 @@ static size_t mask_timestamp(const char *s, size_t n, char *out)
  * t[0] and ends with the line), 0 when t is no such span.  Only a field
  * closing the line: a quoted request line inside it ('"GET /x HTTP/1.1"')
  * stays three words, its method the message's (the full lists' "GET <*>").
+ * q: the quote, '"' or '\'' (squid's "match: checking 'Mozilla/5.0 (X11;
+ * ...)'"); no other q inside, so a field holding an apostrophe stays words.
  */
-static size_t quoted_tail(const logtk_slice *t, size_t avail)
+static size_t quoted_tail(const logtk_slice *t, size_t avail, char q)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || avail < 2 || avail > 64 || t[0].ptr[0] != '"')
+    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || avail < 2 || avail > 64 || t[0].ptr[0] != q)
         return 0;
     const logtk_slice *last = &t[avail - 1];
-    if (last->ptr[last->len - 1] != '"' || (t[0].len > 1 && memchr(t[0].ptr + 1, '"', t[0].len - 1)))
+    if (last->ptr[last->len - 1] != q || (t[0].len > 1 && memchr(t[0].ptr + 1, q, t[0].len - 1)))
         return 0;
     for (size_t k = 1; k + 1 < avail; k++)
-        if (memchr(t[k].ptr, '"', t[k].len))
+        if (memchr(t[k].ptr, q, t[k].len))
             return 0;
-    return last->len == 1 || !memchr(last->ptr, '"', last->len - 1) ? avail : 0;
+    return last->len == 1 || !memchr(last->ptr, q, last->len - 1) ? avail : 0;
 }
 
 /*
@@ -3655,13 +3657,18 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
             *quote = quote_after(t, k, avail);
         return k;
     }
-    /* a Python dict member's string holding blanks: "'" opens the token */
-    if (t->ptr[0] == '\'' && *sql != SQL_NONE && i > hdr && !*inside &&
-        (k = repr_string_span(t, i, avail)) != 0) {
-        *form = FORM_MEMBER;
-        if (*quote != NULL)
-            *quote = quote_after(t, k, avail);
-        return k;
+    /* a Python dict member's string holding blanks, or a field in single
+       quotes closing the line (quoted_tail): "'" opens the token */
+    if (t->ptr[0] == '\'' && *sql != SQL_NONE && i > hdr && !*inside) {
+        if ((k = repr_string_span(t, i, avail)) != 0)
+            *form = FORM_MEMBER;
+        else if ((k = quoted_tail(t, avail, '\'')) != 0)
+            *form = FORM_QUOTED;
+        if (k != 0) {
+            if (*quote != NULL)
+                *quote = quote_after(t, k, avail);
+            return k;
+        }
     }
     /* no quote in this token: no quoted field */
     if (*quote == NULL || *quote >= t->ptr + t->len)
@@ -3681,7 +3688,7 @@ static size_t quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t av
 {
     size_t k;
     const int after_name = t->ptr[0] == '"' && after_member_name(t - i, i);
-    if (i > hdr && t->ptr[0] == '"' && !after_name && (k = quoted_tail(t, avail)) != 0)
+    if (i > hdr && t->ptr[0] == '"' && !after_name && (k = quoted_tail(t, avail, '"')) != 0)
         *form = FORM_QUOTED;
     else if ((k = keyed_span(t, avail, after_name, inside)) != 0)
         *form = after_name ? FORM_MEMBER : FORM_KEYED;
