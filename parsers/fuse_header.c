@@ -266,8 +266,9 @@ static int is_host_module(const char *s, size_t n)
 /*
  * The component closing a header: a name and a colon, the name optionally
  * followed by bracketed parts ("sshd:", "kernel[0]:", "sshd(pam_unix)[42]:",
- * "org.apache.Foo$Bar:", "com.apple.CDScheduler[43]:").  It starts with a
- * letter; "::" and "name:value" are not components.
+ * "org.apache.Foo$Bar:", "com.apple.CDScheduler[43]:"; in angle brackets,
+ * Dovecot's process, pid and session, "imap(bob@example.test)<2469><Fjt/Gt>:").
+ * It starts with a letter; "::" and "name:value" are not components.
  */
 static int is_component(const char *s, size_t n)
 {
@@ -278,8 +279,8 @@ static int is_component(const char *s, size_t n)
     while (i < n && (is_alnum_byte(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_' ||
                      s[i] == '$' || s[i] == '/'))
         i++;
-    while (i < n && (s[i] == '(' || s[i] == '[')) {
-        char close = s[i] == '(' ? ')' : ']';
+    while (i < n && (s[i] == '(' || s[i] == '[' || s[i] == '<')) {
+        char close = s[i] == '(' ? ')' : s[i] == '[' ? ']' : '>';
         i++;
         while (i < n && s[i] != close && s[i] != ' ')
             i++;
