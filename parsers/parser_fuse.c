@@ -2657,6 +2657,42 @@ FUSE_INLINE int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size
 }
 
 /*
+ * The kept prefix and suffix of s[0..n)'s variable form (wildform_prefix,
+ * wildform_suffix), but for a word glued before a key in brackets whose
+ * value is masked already: "alice(uid=<*>)" (pam_unix's "session opened for
+ * user alice(uid=1000)") is its own form by those, "alice(uid=" kept, so
+ * lines of other users were never siblings; its form is "<*>(uid=<*>)", the
+ * word a value of the slot as any other word there.  Only a word in small
+ * letters, digits, '_', '-', '.' (a user's, a host's name), and only closers
+ * after the masked value: a class's or a call's name has capitals and keeps
+ * its form, as its key's value varies ("Surface(name=<*>)", whichever of
+ * its values a mask took whole).
+ */
+static void variable_form_bounds(const char *s, size_t n, size_t *prefix, size_t *suffix)
+{
+    size_t keep = wildform_prefix(s, n), tail = wildform_suffix(s, n, keep);
+    if (keep > 2 && s[keep - 1] == '=' && keep + LTK_WILDCARD_LEN + tail == n &&
+        is_wild_at(s, keep, keep + LTK_WILDCARD_LEN) && !FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES)) {
+        size_t w = 0; /* a name in small letters: a class's or a call's has capitals */
+        while (w < keep && ((s[w] >= 'a' && s[w] <= 'z') || (s[w] >= '0' && s[w] <= '9') ||
+                            s[w] == '_' || s[w] == '-' || s[w] == '.'))
+            w++;
+        size_t k = w + 1, c = keep + LTK_WILDCARD_LEN;
+        while (k < keep - 1 && is_key_byte(s[k]))
+            k++;
+        while (c < n && memchr(")],;.", s[c], 5)) /* only closers after the value */
+            c++;
+        if (w > 0 && (s[w] == '(' || s[w] == '[') && k == keep - 1 && k > w + 1 && c == n) {
+            *prefix = 0;
+            *suffix = n - w;
+            return;
+        }
+    }
+    *prefix = keep;
+    *suffix = tail;
+}
+
+/*
  * The variable form of word i of the line or template being read, t[0..len)
  * (its hash and salted hash already in st->tok_hash[i] and st->salt_tok[i],
  * st->tok_wild[i] set): its kept prefix and suffix, the form's hash and
@@ -2665,8 +2701,11 @@ FUSE_INLINE int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size
  */
 FUSE_INLINE int word_variable_form(ltk_fuse_state *st, size_t i, const char *t, size_t len)
 {
-    st->wf_prefix[i] = st->tok_wild[i] ? 0 : wildform_prefix(t, len);
-    st->wf_suffix[i] = st->tok_wild[i] ? 0 : wildform_suffix(t, len, st->wf_prefix[i]);
+    size_t keep = 0, tail = 0;
+    if (!st->tok_wild[i])
+        variable_form_bounds(t, len, &keep, &tail);
+    st->wf_prefix[i] = keep;
+    st->wf_suffix[i] = tail;
     st->wf_hash[i] = st->wild_dots[0];
     if ((st->wf_prefix[i] || st->wf_suffix[i]) &&
         wildform_hash(&st->wfscratch, t, len, st->wf_prefix[i], st->wf_suffix[i],
@@ -2774,8 +2813,8 @@ static int generalize(logtk_parser *p, ltk_fuse_state *st, uint32_t id, size_t p
     if (!t || pos >= n || ltk_is_wildcard(t[pos].ptr, t[pos].len))
         return LOGTK_OK;
     int rc;
-    size_t keep = wildform_prefix(t[pos].ptr, t[pos].len);
-    size_t tail = wildform_suffix(t[pos].ptr, t[pos].len, keep);
+    size_t keep, tail;
+    variable_form_bounds(t[pos].ptr, t[pos].len, &keep, &tail);
     if (keep == 0 && tail == 0) {
         rc = ltk_tmpl_set_wildcard(p, id, pos);
     } else {
