@@ -411,14 +411,30 @@ static size_t blanks_in(const char *s, size_t n)
     return count;
 }
 
-/* Blank-separated words in s[0..n); 1 for a token without any (or empty). */
+/*
+ * The next word of s[0..n) from *at, cut where ltk_tokenize() cuts a line
+ * (ltk_is_split_space), so a template's words pair with a line's tokens;
+ * *at moves past it.  An empty slice when no word is left.
+ */
+static logtk_slice next_word(const char *s, size_t n, size_t *at)
+{
+    size_t from = *at;
+    while (from < n && ltk_is_split_space((unsigned char)s[from]))
+        from++;
+    size_t end = from;
+    while (end < n && !ltk_is_split_space((unsigned char)s[end]))
+        end++;
+    *at = end;
+    logtk_slice word = {s + from, end - from};
+    return word;
+}
+
+/* Words of s[0..n) (next_word); 1 for a token without any (empty), which pairs whole. */
 static size_t words_in(const char *s, size_t n)
 {
-    if (n == 0 || (memchr(s, ' ', n) == NULL && memchr(s, '\t', n) == NULL))
-        return 1;
-    size_t words = 0;
-    for (size_t i = 0; i < n; i++)
-        words += s[i] != ' ' && s[i] != '\t' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t');
+    size_t words = 0, at = 0;
+    while (next_word(s, n, &at).len > 0)
+        words++;
     return words ? words : 1;
 }
 
@@ -460,7 +476,8 @@ static int classify_tokens(logtk_parser *p, template_entry *t)
         return LOGTK_OK; /* current, or not needed: a shown text is matched as text */
     size_t nwords = t->ntokens;
     /* the text is the tokens joined by one blank: more bytes at or below
-       ' ' than those blanks, and some token holds a blank (rare) */
+       ' ' (every byte ltk_is_split_space() takes) than those blanks, and
+       some token may hold one (rare) */
     if (t->ntokens > 0 && blanks_in(t->text, t->text_len) != t->ntokens - 1) {
         nwords = 0;
         for (uint32_t i = 0; i < t->ntokens; i++)
@@ -485,23 +502,16 @@ static int classify_tokens(logtk_parser *p, template_entry *t)
         size_t w = 0;
         for (uint32_t i = 0; i < t->ntokens; i++) {
             const logtk_slice *whole = &t->tokens[i];
-            size_t k = words_in(whole->ptr, whole->len), from = 0;
-            if (k == 1) {
-                words[w] = *whole; /* (a token of one word is itself) */
+            const size_t first = w;
+            logtk_slice word;
+            for (size_t at = 0; (word = next_word(whole->ptr, whole->len, &at)).len > 0; w++) {
+                words[w] = word;
+                classify_word(&t->fit[w], &words[w], &before);
+            }
+            if (w == first) { /* an empty token pairs whole (words_in counted it) */
+                words[w] = *whole;
                 classify_word(&t->fit[w], &words[w], &before);
                 w++;
-                continue;
-            }
-            for (; k > 0; k--, w++) {
-                while (from < whole->len && (whole->ptr[from] == ' ' || whole->ptr[from] == '\t'))
-                    from++;
-                size_t end = from;
-                while (end < whole->len && whole->ptr[end] != ' ' && whole->ptr[end] != '\t')
-                    end++;
-                words[w].ptr = whole->ptr + from;
-                words[w].len = end - from;
-                from = end;
-                classify_word(&t->fit[w], &words[w], &before);
             }
         }
         assert(w == nwords);
