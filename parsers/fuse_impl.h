@@ -161,6 +161,10 @@ typedef struct ltk_fuse_state {
        once the line that promoted is done (settle_template, parser_fuse.c) */
     uint32_t *unsettled;
     size_t nunsettled, unsettled_cap;
+    /* the twin groups (rule twins), for the look at the end (finish_twins).
+       Not saved: ltk_fuse_note_templates() reads it from the groups. */
+    uint32_t *twin_groups;
+    size_t ntwin_groups, twin_groups_cap;
 
     uint64_t wild_dots[FUSE_WILD_DOTS]; /* hashes of "<*>", "<*>.", ... (quick_token_hash) */
     uint64_t wild_comma;                /* hash of "<*>,": a cell of a list "a, b, c" */
@@ -377,9 +381,10 @@ int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id);
 
 /*
  * Fills word_slots and slot_positions from the promoted groups, as learning
- * them one by one would have: a snapshot does not hold them
- * (parser_fuse.c).  After the groups and redirects are loaded.
+ * them one by one would have, and the list of twin groups: a snapshot does
+ * not hold them (parser_fuse.c).  After the groups and redirects are
+ * loaded.  0, or -1 on no memory.
  */
-void ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st);
+int ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st);
 
 #endif

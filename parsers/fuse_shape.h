@@ -104,6 +104,9 @@ static inline void ltk_fuse_set_bit(uint64_t *bits, size_t k)
  * per-byte scans that look for those (parser_fuse.c).
  */
 enum { LTK_FUSE_HAS_OPEN = 1, LTK_FUSE_HAS_DOT = 2, LTK_FUSE_HAS_COLON = 4 };
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* (learning asks it of every word: no call) */
+#endif
 static inline unsigned ltk_fuse_word_marks(const char *s, size_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

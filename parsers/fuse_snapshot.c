@@ -244,6 +244,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
             r = st->redirect[r];
         }
     }
-    ltk_fuse_note_templates(p, st); /* not saved: read again */
+    if (ltk_fuse_note_templates(p, st) != 0) /* not saved: read again */
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }

@@ -48,6 +48,7 @@ void ltk_fuse_free_groups(ltk_fuse_state *st)
     st->pool_blocks = NULL;
     st->ngroups = st->group_nblocks = st->group_blocks_cap = 0;
     st->npools = st->pool_nblocks = st->pool_blocks_cap = 0;
+    st->ntwin_groups = 0;
 }
 
 void ltk_fuse_destroy(void *state)
@@ -62,6 +63,7 @@ void ltk_fuse_destroy(void *state)
     free(st->redirect);
     free(st->word_slots);
     free(st->unsettled);
+    free(st->twin_groups);
     ltk_strbuf_free(&st->norm);
     free(st->tok_off);
     free(st->tok_len);

@@ -165,7 +165,8 @@ enum fuse_rule {
     FUSE_RULE_SOURCE_FILES = 35,  /* "dispatcher.cc:487", "oauth2_x.cc:9": a source file, a line */
     FUSE_RULE_BASE64 = 36,        /* "SHA256:v9+pgEBN/lktpFQ": bytes in base64, one value */
     FUSE_RULE_SOLE_WORDS = 37,    /* "<*>: exiting": a message's only word is not promoted */
-    FUSE_RULE_SQL_LITERALS = 38   /* "VALUES ('a b', 'c')": an SQL statement's literals are values */
+    FUSE_RULE_SQL_LITERALS = 38,  /* "VALUES ('a b', 'c')": an SQL statement's literals are values */
+    FUSE_RULE_TWINS = 39          /* "(a.org): query: a.org": a value printed twice varies at both */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -2799,6 +2800,26 @@ static uint64_t template_hash(const logtk_slice *t, size_t n)
 }
 
 /*
+ * The places of a group's slot: a sibling group's one position, or the two
+ * or three places where a twin group's word was printed (register_twin;
+ * FUSE_TWIN_GROUP set, the places below 64, a byte each, the third 0 when
+ * none, each stored plus one).  Returns how many, filling at[].
+ */
+#define FUSE_TWIN_GROUP 0x80000000u
+static size_t group_places(uint32_t position, size_t at[3])
+{
+    if (!(position & FUSE_TWIN_GROUP)) {
+        at[0] = position;
+        return 1;
+    }
+    size_t k = 0;
+    for (int b = 0; b < 3; b++)
+        if ((position >> (8 * b)) & 0xff)
+            at[k++] = ((position >> (8 * b)) & 0xff) - 1u;
+    return k;
+}
+
+/*
  * Template id p now has "<*>" at pos; merge it into an earlier template with
  * the same text.  *fresh (when not NULL) is set when the template now has a
  * text no template had: then it has not been settled there (settle_template).
@@ -2861,15 +2882,29 @@ static void note_word_slot(logtk_parser *p, ltk_fuse_state *st, uint32_t id, siz
         *ltk_fuse_slots_of_length(st, n) |= ltk_fuse_slot_bit(pos);
 }
 
-void ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st)
+/* Adds group g to the twin groups (finish_twins reads them).  0, or -1 on no memory. */
+static int keep_twin_group(ltk_fuse_state *st, uint32_t g)
 {
+    if (ltk_array_reserve((void **)&st->twin_groups, &st->twin_groups_cap, st->ntwin_groups + 1,
+                          sizeof *st->twin_groups) != 0)
+        return -1;
+    st->twin_groups[st->ntwin_groups++] = g;
+    return 0;
+}
+
+int ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st)
+{
+    st->ntwin_groups = 0;
     for (uint32_t g = 0; g < st->ngroups; g++) {
         const ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
-        if (grp->promoted)
-            for (uint32_t v = 0; v < grp->nvalues; v++)
-                note_word_slot(p, st, resolve(st, ltk_fuse_group_member(st, grp, v)),
-                               grp->position);
+        if ((grp->position & FUSE_TWIN_GROUP) && keep_twin_group(st, g) != 0)
+            return -1;
+        size_t at[3], places = grp->promoted ? group_places(grp->position, at) : 0;
+        for (uint32_t v = 0; places && v < grp->nvalues; v++)
+            for (size_t k = 0; k < places; k++)
+                note_word_slot(p, st, resolve(st, ltk_fuse_group_member(st, grp, v)), at[k]);
     }
+    return 0;
 }
 
 /* ------------------------------------------------------------------- feed */
@@ -3966,30 +4001,51 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
     return 0;
 }
 
+/*
+ * Template `member` of a promoted group takes its slot: it is generalized at
+ * each of the slot's places (one, or a twin's two or three), and waits to be
+ * settled when that gave it a new text (see settle_template).
+ */
+static int take_slot(logtk_parser *p, ltk_fuse_state *st, uint32_t member, const size_t *at,
+                     size_t places)
+{
+    uint32_t fresh_id = FUSE_NO_ID; /* the template a generalization left with a new text */
+    for (size_t k = 0; k < places; k++) {
+        int fresh;
+        int rc = generalize(p, st, member, at[k], &fresh);
+        if (rc != LOGTK_OK)
+            return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+        if (fresh)
+            fresh_id = resolve(st, member);
+        note_word_slot(p, st, resolve(st, member), at[k]); /* words varied there */
+    }
+    /* a template merged into another takes that one's place, settled already */
+    uint32_t id = resolve(st, member);
+    if (fresh_id != id)
+        return LOGTK_OK;
+    size_t k = 0;
+    while (k < st->nunsettled && st->unsettled[k] != id)
+        k++;
+    if (k < st->nunsettled)
+        return LOGTK_OK;
+    if (ltk_array_reserve((void **)&st->unsettled, &st->unsettled_cap, st->nunsettled + 1,
+                          sizeof *st->unsettled) != 0)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    st->unsettled[st->nunsettled++] = id;
+    return LOGTK_OK;
+}
+
 /* Marks group g's slot variable and generalizes the templates that hold its words. */
 static int promote(logtk_parser *p, ltk_fuse_state *st, uint32_t g)
 {
     ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
     grp->promoted = 1;
+    size_t at[3];
+    const size_t places = group_places(grp->position, at);
     for (uint32_t v = 0; v < grp->nvalues; v++) {
-        int fresh;
-        int rc = generalize(p, st, ltk_fuse_group_member(st, grp, v), grp->position, &fresh);
+        int rc = take_slot(p, st, ltk_fuse_group_member(st, grp, v), at, places);
         if (rc != LOGTK_OK)
-            return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
-        uint32_t id = resolve(st, ltk_fuse_group_member(st, grp, v));
-        note_word_slot(p, st, id, grp->position); /* (v < nvalues: words varied there) */
-        /* a template merged into another takes that one's place, settled already */
-        if (!fresh)
-            continue;
-        size_t k = 0;
-        while (k < st->nunsettled && st->unsettled[k] != id)
-            k++;
-        if (k < st->nunsettled)
-            continue;
-        if (ltk_array_reserve((void **)&st->unsettled, &st->unsettled_cap, st->nunsettled + 1,
-                              sizeof *st->unsettled) != 0)
-            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        st->unsettled[st->nunsettled++] = id;
+            return rc;
     }
     return LOGTK_OK;
 }
@@ -4351,6 +4407,20 @@ static void wild_list_head(ltk_fuse_state *st, size_t at)
     st->tok_len[at] = LTK_WILDCARD_LEN;
 }
 
+/* The index of the lowest bit set in `bits` (not 0). */
+static inline size_t lowest_bit(uint64_t bits)
+{
+    assert(bits != 0);
+#if defined(__GNUC__)
+    return (size_t)__builtin_ctzll(bits);
+#else
+    size_t i = 0;
+    while (!(bits >> i & 1))
+        i++;
+    return i;
+#endif
+}
+
 /*
  * Rule known-slots: a line whose sequence is new, and whose words no
  * promoted slot takes, that reads as a known template but for words at two
@@ -4381,13 +4451,7 @@ static uint32_t known_slots(ltk_fuse_state *st, uint64_t seq, size_t n, size_t h
     size_t pos[FUSE_SLOT_PAIRS];      /* per such word: its position */
     size_t ncand = 0;
     for (; at != 0 && ncand < FUSE_SLOT_PAIRS; at &= at - 1) {
-#if defined(__GNUC__)
-        const size_t i = (size_t)__builtin_ctzll(at);
-#else
-        size_t i = 0;
-        while (!(at >> i & 1))
-            i++;
-#endif
+        const size_t i = lowest_bit(at);
         /* a word of the line there, not its variable form already */
         if (i >= n || st->tok_wild[i] || st->wf_hash[i] == st->tok_hash[i])
             continue;
@@ -4494,6 +4558,297 @@ static size_t sole_word_at(const ltk_fuse_state *st, size_t hdr, size_t n)
 }
 
 /*
+ * Group g takes word i of the line (learn_masked's registration, template
+ * `id`): its evidence about the slot (the word tests of step 3, on the word
+ * and the word after it), and the decision: the group is promoted when the
+ * slot now varies (see below), and the word joins the slot's prefix pool.
+ * `varform`, `vars_only` and `marks` are what the caller asked of the word
+ * already (vars_only -1 when not asked).  A sibling group and a twin group
+ * (register_twin) decide alike.  One call, in learn_masked's loop over the
+ * groups a line registers in, so that it is inlined with the word tests it
+ * makes: called from two places, those were calls, and Mac's learning took
+ * 3% more instructions.
+ */
+FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g, size_t i,
+                                 size_t n, size_t hdr, uint32_t id, int varform, int vars_only,
+                                 unsigned marks)
+{
+    const char *word = st->norm.data + st->tok_off[i];
+    const size_t word_len = st->tok_len[i];
+    ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
+    if (grp->promoted)
+        return LOGTK_OK;
+    uint32_t v;
+    int shapes_differ = 0;
+    uint64_t pool_word; /* what this line adds to the slot's pool */
+    int pool_varform = 0;
+    /* the slot's own variable form ("<*>", "key=<*>", "<*>,") marks a variable field */
+    if (varform && st->tok_hash[i] == st->wf_hash[i]) {
+        grp->varform_seen = 1;
+        pool_word = 0;
+        pool_varform = 1;
+    } else {
+        /* any other word, including another shape of a variable ("<*>,<*>"), is a value */
+        for (v = 0; v < grp->nvalues; v++)
+            if (ltk_fuse_slot_value(st, grp->value0, grp->more, v) == st->tok_hash[i])
+                break;
+        if (v < grp->nvalues)
+            return LOGTK_OK;
+        /*
+         * Full: a slot kept constant past `threshold` words (a first
+         * word, participles) stops learning; memory stays bounded.
+         */
+        if (grp->nvalues == FUSE_SLOT_VALUES)
+            return LOGTK_OK;
+        /* a word that is neither "<*>" nor its own variable form: varform
+           above asked only_variables(), and with it the word's marks */
+        assert(vars_only >= 0);
+        /* the word's length without its sentence punctuation, for the tests below */
+        const size_t bare_len = without_sentence_end(word, word_len);
+        /* code: the name of a function, or of the field a lone "=" or ":"
+           after it assigns ("isBrowserDetect = <*>", lighttpd's "Doc-Root
+           : <*>"); the ground truths keep a key even where its value is
+           masked ("proxy : <*>", "ID : <*>" in the full lists), so "a =
+           <*>" and "b = <*>" are two messages however many keys a slot
+           shows */
+        int code = ((marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len)) ||
+                   (bare_len > 2 && word[bare_len - 1] == ')' &&
+                    (is_empty_call(word, bare_len) || is_line_call(word, bare_len))) ||
+                   ((marks & LTK_FUSE_HAS_COLON) && (is_scoped_word(word, bare_len) ||
+                                                     holds_source_location(word, word_len))) ||
+                   (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
+                    st->tok_len[i + 1] == 1 &&
+                    (st->norm.data[st->tok_off[i + 1]] == '=' ||
+                     st->norm.data[st->tok_off[i + 1]] == ':')) ||
+                   (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n)) ||
+                   opens_message(word, word_len);
+        /* a message's id is code, but one that varies with the same text
+           after it numbers something else ("PROJ-1234: build started"):
+           value-like, so that the first word's slot takes it */
+        int like = ((marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
+                    looks_like_value(word, word_len) && !code) ||
+                   (word_len > 5 && (word[word_len - 1] == ':' || word[word_len - 1] == ']') &&
+                    is_message_id(word, word_len, word[0] == '[', word_len - 1));
+        int shape = vars_only;
+        if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        pool_word = st->tok_hash[i];
+        /* a variables-only shape ("<*>,<*>") beside another value-like word */
+        if (like && ((shape && grp->value_like) || grp->shape_seen))
+            shapes_differ = 1;
+        grp->value_like |= like;
+        grp->shape_seen |= shape;
+        grp->non_unit |= !is_size_unit(word, bare_len);
+        grp->plain_word |= !like;
+        if (!code && grp->dotted_names < 2 && (marks & LTK_FUSE_HAS_DOT) &&
+            is_dotted_name(word, word_len))
+            grp->dotted_names++; /* the word is new to the slot: distinct names */
+        if (grp->quoted_words < 2 && is_quoted_word(word, bare_len))
+            grp->quoted_words++;
+        grp->non_event |= !is_participle(word, bare_len) && !code;
+        uint64_t stem = numbered_stem(word, bare_len);
+        if (grp->nvalues == 1)
+            grp->stem = stem;
+        grp->non_numbered |= stem == 0 || stem != grp->stem;
+    }
+    /*
+     * Promote at `threshold` distinct words, or as soon as a slot that
+     * some line showed in its variable form (a masked value, "key=<*>")
+     * holds another word: a field is a variable field whatever value it
+     * prints, so "rhost=<*>" (an address) and "rhost=host.example.org"
+     * are one template, and so are "user=<*>" (root, a value word) and
+     * "user=guest" (rule `field-words`: the slot varies, so it is a
+     * variable, though "guest" does not look like one); likewise "to
+     * <*>," and "to LOCAL(<*>),".  The first word (the event, see the
+     * threshold) and a slot of participles or code take only a word that
+     * looks like a value (looks_like_value).  Words of another variable
+     * form ("HTTPS" beside "SOCKS<*>") are another group: they wait for
+     * the threshold.
+     * A unit slot ("KB,") beside its variable form ("<*>,") is one
+     * that varied elsewhere: lines never print a masked value where a
+     * unit stands, but a merged shard's template does (its "93.0 B"
+     * and "5.2 KB" lines made it "<*> <*>,"), so the fold of
+     * logtk_parser_merge() reaches what one process reaches.
+     */
+    int rc = LOGTK_OK;
+    if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_event) ||
+        (grp->varform_seen &&
+         (grp->value_like || (grp->nvalues >= 1 && i != hdr && grp->non_event &&
+                              !FUSE_RULE_OFF(FUSE_RULE_FIELD_WORDS)))) ||
+        shapes_differ ||
+        (grp->nvalues >= 2 && !grp->non_unit) ||
+        (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
+        (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2) ||
+        (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
+        ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
+        rc = promote(p, st, g);
+    /* the word joins the slot's prefix pool, which may settle groups one word short */
+    if (rc == LOGTK_OK && grp->pool != FUSE_NO_ID)
+        rc = pool_add(p, st, g, pool_word, pool_varform);
+    return rc;
+}
+
+/* bytes around a word that are not the word: 1 opens, 2 closes (find_twins) */
+static const uint8_t twin_edge[256] = {
+    ['('] = 1, ['['] = 1, ['{'] = 1, ['`'] = 1, ['"'] = 3, ['\''] = 3,
+    [')'] = 2, [']'] = 2, ['}'] = 2, [':'] = 2, [','] = 2, [';'] = 2, ['.'] = 2,
+};
+
+/* One value printed at two or three places of a line (find_twins). */
+typedef struct twin_set {
+    uint64_t key;     /* its twin group's key */
+    uint64_t general; /* the line's sequence with the places' variable forms */
+    uint32_t code;    /* the group's position: FUSE_TWIN_GROUP and the places */
+    unsigned marks;   /* ltk_fuse_word_marks() of the first place's word */
+    uint8_t places;
+    uint8_t at[3];
+} twin_set;
+
+#define FUSE_TWIN_SETS 4 /* twin sets of one line, at most */
+
+/*
+ * The twin sets of a learned line (rule twins, see register_twin): a word in
+ * brackets or quotes ("(github.com):", "[bob]") printed again at one or two
+ * more places, as the same token or bare ("github.com"), past the header
+ * among the first 64 words; it holds a letter or a digit and no masked value
+ * ('<'), and another constant anchors it.  A plain word printed twice
+ * ("local: a -> a") is not looked for: a line without a bracketed word costs
+ * a byte test a word, where comparing every word with every other cost Mac's
+ * learning 2% more instructions, for its sentences' "the ... the".
+ * `bracketed`: bit i set when word i opens with a bracket or a quote (the
+ * caller's pass over the words tells).  Returns how many, at most
+ * FUSE_TWIN_SETS.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_t hdr,
+                         size_t constants, uint64_t bracketed, twin_set *twins)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_TWINS) || constants < 3 || hdr >= 64)
+        return 0;
+    const size_t end = n < 64 ? n : 64; /* (places fit a byte and the slot bits) */
+    size_t anchor[FUSE_TWIN_SETS];      /* the bracketed words */
+    uint64_t bare[FUSE_TWIN_SETS];      /* their hashes without the brackets */
+    size_t anchors = 0;
+    for (bracketed &= ~0ULL << hdr; bracketed != 0 && anchors < FUSE_TWIN_SETS;
+         bracketed &= bracketed - 1) {
+        const size_t i = lowest_bit(bracketed);
+        const unsigned char *t = (const unsigned char *)st->norm.data + st->tok_off[i];
+        if (st->tok_wild[i])
+            continue;
+        size_t a = 0, b = st->tok_len[i];
+        while (a < b && (twin_edge[t[a]] & 1))
+            a++;
+        while (b > a && (twin_edge[t[b - 1]] & 2))
+            b--;
+        size_t k = a;
+        while (k < b && !is_letter((char)t[k]) && !(t[k] >= '0' && t[k] <= '9'))
+            k++;
+        if (k == b || memchr(t + a, '<', b - a))
+            continue; /* punctuation, or a word holding masked values */
+        anchor[anchors] = i;
+        /* tok_hash is the hash of a word's very bytes (hash_bytes) */
+        bare[anchors++] = hash_bytes((const char *)t + a, b - a);
+    }
+    if (anchors == 0)
+        return 0;
+    const uint64_t mix_n = ltk_mix64(n);
+    uint64_t done = 0; /* places already in a twin set */
+    size_t found = 0;
+    for (size_t k = 0; k < anchors; k++) {
+        const size_t i = anchor[k];
+        if (done >> i & 1)
+            continue;
+        twin_set *tw = &twins[found];
+        size_t places = 0, at[4];
+        for (size_t j = hdr; j < end && places < 4; j++)
+            if (j == i || (!st->tok_wild[j] && (st->tok_hash[j] == st->tok_hash[i] ||
+                                                st->tok_hash[j] == bare[k]))) {
+                at[places++] = j;
+                done |= 1ULL << j;
+            }
+        if (places < 2 || places > 3 || constants < places + 1)
+            continue; /* alone, printed too often to be one value, or nothing else anchors it */
+        const char *word = st->norm.data + st->tok_off[at[0]];
+        tw->marks = ltk_fuse_word_marks(word, st->tok_len[at[0]]);
+        if (st->tok_hash[at[0]] == st->wf_hash[at[0]])
+            continue; /* (its own variable form: "key=<*>") */
+        tw->general = seq;
+        tw->code = FUSE_TWIN_GROUP;
+        for (size_t m = 0; m < places; m++) {
+            tw->general += st->salt_wf[at[m]] - st->salt_tok[at[m]];
+            tw->code |= (uint32_t)(at[m] + 1) << (8 * m);
+            tw->at[m] = (uint8_t)at[m];
+        }
+        tw->places = (uint8_t)places;
+        tw->key = tw->general + mix_n + 0x7477696e73ULL + ltk_mix64(tw->code);
+        found++;
+    }
+    return found;
+}
+
+/*
+ * Rule twins: one value printed at two or three places of a message varies
+ * at all of them together.  BIND writes the name a client asked for twice,
+ * "client @0x7f.. 127.0.0.1#5353 (github.com): query: github.com IN A",
+ * Samba the user "[bob] -> [bob] -> [bob]", Postfix "local: a@b -> a@b",
+ * Exim the HELO name.  A sibling group sees one place vary while the rest
+ * of the line stays, and here the rest holds the other copy, so every value
+ * had a template of its own.  A line whose word (its brackets and
+ * punctuation aside) stands at two or three places (find_twins) registers
+ * it, besides its sibling groups, in a twin group: the line with those
+ * places in their variable forms, which lines of other values share.  It
+ * decides as a sibling group does (group_takes_word) and, promoted, makes
+ * every place a variable.  A word that a message repeats ("four character
+ * codes must be four characters long") has a twin group that no other line
+ * joins.  Returns the twin set's group for the line's template to take a
+ * word in, or FUSE_NO_ID when there is none to take (the group promoted:
+ * the template took the slot here; no room left); LOGTK_ERR_* in *rc.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static uint32_t register_twin(logtk_parser *p, ltk_fuse_state *st, const twin_set *tw,
+                              uint32_t *template_id, int *rc)
+{
+    *rc = LOGTK_OK;
+    uint32_t g = map_get(&st->groups, tw->key);
+    if (g == FUSE_NO_ID) {
+        if ((long)st->ngroups >= st->max_entries)
+            return FUSE_NO_ID;
+        uint32_t made = ltk_fuse_new_group(st);
+        int added;
+        uint32_t *slot =
+            made == FUSE_NO_ID ? NULL : ltk_u64map_emplace(&st->groups, tw->key, made, &added);
+        if (slot == NULL) {
+            *rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            return FUSE_NO_ID;
+        }
+        assert(added); /* (looked up just above) */
+        g = made;
+        ltk_fuse_group_at(st, g)->position = tw->code;
+        if (keep_twin_group(st, g) != 0) {
+            *rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            return FUSE_NO_ID;
+        }
+    }
+    ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
+    if (grp->promoted) {
+        size_t at[3] = {tw->at[0], tw->at[1], tw->at[2]};
+        *rc = take_slot(p, st, *template_id, at, tw->places);
+        *template_id = resolve(st, *template_id);
+        return FUSE_NO_ID;
+    }
+    /* the message printed masked values there: its template is that text
+       (a template's text hash is its sequence's), as "key=<*>" is a slot's
+       variable form (and see finish_twins) */
+    if (!grp->varform_seen && map_get(&st->by_text, tw->general) != FUSE_NO_ID)
+        grp->varform_seen = 1;
+    return g;
+}
+
+/*
  * The rest of learn_sequence(), from the line's masked words: st->norm
  * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
  * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
@@ -4569,8 +4924,11 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     size_t constants = 0;
     const uint64_t mix_n = ltk_mix64(n); /* for sibling_key */
     uint64_t prefix_seen = 0;            /* for pool_key, as join_pool will make it */
+    uint64_t bracketed = 0; /* words opening with a bracket or a quote, among the first 64 */
     for (size_t i = 0; i < n; i++) {
         const char *t = base + st->tok_off[i];
+        if (i < 64 && (twin_edge[(unsigned char)t[0]] & 1))
+            bracketed |= 1ULL << i;
         st->tok_wild[i] = is_wild_word(t, st->tok_len[i]);
         if (word_variable_form(st, i, t, st->tok_len[i]) != 0)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
@@ -4742,172 +5100,83 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     }
 
 register_words:;
-    /* register this line's word at each position in its sibling group */
+    /* register this line's word at each position in its sibling group, then
+       each word it prints twice in that word's twin group (rule twins) */
+    twin_set twins[FUSE_TWIN_SETS];
+    const size_t ntwins = bracketed ? find_twins(st, seq, n, hdr, constants, bracketed, twins) : 0;
     uint64_t prefix = 0; /* the line's words before position i, for the prefix pools */
     const size_t sole_word = sole_word_at(st, hdr, n);
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t before = prefix;
-        prefix += st->salt_tok[i];
-        if (i < hdr || constants - !st->tok_wild[i] < 1 || i == sole_word)
-            continue; /* the header, or no other constant: nothing anchors the group */
+    for (size_t step = 0; step < n + ntwins; step++) {
+        size_t i = step;
+        uint32_t g;
         /* the line shows the slot's variable form ("<*>", "key=<*>") */
+        int varform = 0;
         int vars_only = -1; /* only_variables() of the word, once asked here */
         /* the word's '<', '.' and ':', once asked here: a word without them
            skips the per-byte scans for "<*>", inner dots and "::"
            (ltk_fuse_word_marks) */
         unsigned marks = 0;
-        const char *word = st->norm.data + st->tok_off[i];
-        size_t word_len = st->tok_len[i];
-        int varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
-                      (vars_only = ((marks = ltk_fuse_word_marks(word, word_len)) &
-                                    LTK_FUSE_HAS_OPEN) &&
-                                   only_variables(word, word_len));
-        /*
-         * the key and group the first promotion round found, when nothing was
-         * promoted since (the sequence is the same); a group once found stays,
-         * while one absent then may have been made at this very key since
-         */
-        int known = !promoted_any && st->sib_known[i];
-        uint64_t key = known ? st->sib_key[i]
-                             : sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i);
-        uint32_t g = known ? st->sib_group[i] : FUSE_NO_ID;
-        if (g == FUSE_NO_ID && (long)st->ngroups >= st->max_entries) {
-            if ((g = map_get(&st->groups, key)) == FUSE_NO_ID)
+        if (step >= n) {
+            /* (one call of group_takes_word below: inlined once, as are the word tests it makes) */
+            const twin_set *tw = &twins[step - n];
+            int rc;
+            if ((g = register_twin(p, st, tw, &id, &rc)) == FUSE_NO_ID) {
+                if (rc != LOGTK_OK)
+                    return rc;
                 continue;
-        } else if (g == FUSE_NO_ID) {
+            }
+            i = tw->at[0];
+            vars_only = 0;
+            marks = tw->marks;
+        } else {
+            const uint64_t before = prefix;
+            prefix += st->salt_tok[i];
+            if (i < hdr || constants - !st->tok_wild[i] < 1 || i == sole_word)
+                continue; /* the header, or no other constant: nothing anchors the group */
+            const char *word = st->norm.data + st->tok_off[i];
+            size_t word_len = st->tok_len[i];
+            varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
+                          (vars_only = ((marks = ltk_fuse_word_marks(word, word_len)) &
+                                        LTK_FUSE_HAS_OPEN) &&
+                                       only_variables(word, word_len));
             /*
-             * found, or made here (unmade when the key names one): a key the
-             * first round looked up goes where that probe ended, without a
-             * second probe, when nothing took that slot since (sib_spot)
+             * the key and group the first promotion round found, when nothing was
+             * promoted since (the sequence is the same); a group once found stays,
+             * while one absent then may have been made at this very key since
              */
-            uint32_t made = ltk_fuse_new_group(st);
-            if (made == FUSE_NO_ID)
-                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            int added;
-            uint32_t *slot =
-                known ? ltk_u64map_emplace_at(&st->groups, key, st->sib_spot[i], made, &added)
-                      : ltk_u64map_emplace(&st->groups, key, made, &added);
-            if (slot == NULL || !added)
-                st->ngroups--;
-            if (slot == NULL)
-                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            g = added ? made : *slot; /* made: no wait for the slot just written */
-            if (added) {
-                ltk_fuse_group_at(st, g)->position = (uint32_t)i;
-                if (join_pool(st, g, before, n, hdr) != 0)
+            int known = !promoted_any && st->sib_known[i];
+            uint64_t key = known ? st->sib_key[i]
+                                 : sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i);
+            g = known ? st->sib_group[i] : FUSE_NO_ID;
+            if (g == FUSE_NO_ID && (long)st->ngroups >= st->max_entries) {
+                if ((g = map_get(&st->groups, key)) == FUSE_NO_ID)
+                    continue;
+            } else if (g == FUSE_NO_ID) {
+                /*
+                 * found, or made here (unmade when the key names one): a key the
+                 * first round looked up goes where that probe ended, without a
+                 * second probe, when nothing took that slot since (sib_spot)
+                 */
+                uint32_t made = ltk_fuse_new_group(st);
+                if (made == FUSE_NO_ID)
                     return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                int added;
+                uint32_t *slot =
+                    known ? ltk_u64map_emplace_at(&st->groups, key, st->sib_spot[i], made, &added)
+                          : ltk_u64map_emplace(&st->groups, key, made, &added);
+                if (slot == NULL || !added)
+                    st->ngroups--;
+                if (slot == NULL)
+                    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                g = added ? made : *slot; /* made: no wait for the slot just written */
+                if (added) {
+                    ltk_fuse_group_at(st, g)->position = (uint32_t)i;
+                    if (join_pool(st, g, before, n, hdr) != 0)
+                        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                }
             }
         }
-        ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
-        if (grp->promoted)
-            continue;
-        uint32_t v;
-        int shapes_differ = 0;
-        uint64_t pool_word; /* what this line adds to the slot's pool */
-        int pool_varform = 0;
-        /* the slot's own variable form ("<*>", "key=<*>", "<*>,") marks a variable field */
-        if (varform && st->tok_hash[i] == st->wf_hash[i]) {
-            grp->varform_seen = 1;
-            pool_word = 0;
-            pool_varform = 1;
-        } else {
-            /* any other word, including another shape of a variable ("<*>,<*>"), is a value */
-            for (v = 0; v < grp->nvalues; v++)
-                if (ltk_fuse_slot_value(st, grp->value0, grp->more, v) == st->tok_hash[i])
-                    break;
-            if (v < grp->nvalues)
-                continue;
-            /*
-             * Full: a slot kept constant past `threshold` words (a first
-             * word, participles) stops learning; memory stays bounded.
-             */
-            if (grp->nvalues == FUSE_SLOT_VALUES)
-                continue;
-            /* a word that is neither "<*>" nor its own variable form: varform
-               above asked only_variables(), and with it the word's marks */
-            assert(vars_only >= 0);
-            /* the word's length without its sentence punctuation, for the tests below */
-            const size_t bare_len = without_sentence_end(word, word_len);
-            /* code: the name of a function, or of the field a lone "=" or ":"
-               after it assigns ("isBrowserDetect = <*>", lighttpd's "Doc-Root
-               : <*>"); the ground truths keep a key even where its value is
-               masked ("proxy : <*>", "ID : <*>" in the full lists), so "a =
-               <*>" and "b = <*>" are two messages however many keys a slot
-               shows */
-            int code = ((marks & LTK_FUSE_HAS_OPEN) && is_code_symbol(word, bare_len)) ||
-                       (bare_len > 2 && word[bare_len - 1] == ')' &&
-                        (is_empty_call(word, bare_len) || is_line_call(word, bare_len))) ||
-                       ((marks & LTK_FUSE_HAS_COLON) && (is_scoped_word(word, bare_len) ||
-                                                         holds_source_location(word, word_len))) ||
-                       (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
-                        st->tok_len[i + 1] == 1 &&
-                        (st->norm.data[st->tok_off[i + 1]] == '=' ||
-                         st->norm.data[st->tok_off[i + 1]] == ':')) ||
-                       (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n)) ||
-                       opens_message(word, word_len);
-            /* a message's id is code, but one that varies with the same text
-               after it numbers something else ("PROJ-1234: build started"):
-               value-like, so that the first word's slot takes it */
-            int like = ((marks & (LTK_FUSE_HAS_OPEN | LTK_FUSE_HAS_DOT)) &&
-                        looks_like_value(word, word_len) && !code) ||
-                       (word_len > 5 && (word[word_len - 1] == ':' || word[word_len - 1] == ']') &&
-                        is_message_id(word, word_len, word[0] == '[', word_len - 1));
-            int shape = vars_only;
-            if (ltk_fuse_group_keep(st, grp, st->tok_hash[i], id) != 0)
-                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            pool_word = st->tok_hash[i];
-            /* a variables-only shape ("<*>,<*>") beside another value-like word */
-            if (like && ((shape && grp->value_like) || grp->shape_seen))
-                shapes_differ = 1;
-            grp->value_like |= like;
-            grp->shape_seen |= shape;
-            grp->non_unit |= !is_size_unit(word, bare_len);
-            grp->plain_word |= !like;
-            if (!code && grp->dotted_names < 2 && (marks & LTK_FUSE_HAS_DOT) &&
-                is_dotted_name(word, word_len))
-                grp->dotted_names++; /* the word is new to the slot: distinct names */
-            if (grp->quoted_words < 2 && is_quoted_word(word, bare_len))
-                grp->quoted_words++;
-            grp->non_event |= !is_participle(word, bare_len) && !code;
-            uint64_t stem = numbered_stem(word, bare_len);
-            if (grp->nvalues == 1)
-                grp->stem = stem;
-            grp->non_numbered |= stem == 0 || stem != grp->stem;
-        }
-        /*
-         * Promote at `threshold` distinct words, or as soon as a slot that
-         * some line showed in its variable form (a masked value, "key=<*>")
-         * holds another word: a field is a variable field whatever value it
-         * prints, so "rhost=<*>" (an address) and "rhost=host.example.org"
-         * are one template, and so are "user=<*>" (root, a value word) and
-         * "user=guest" (rule `field-words`: the slot varies, so it is a
-         * variable, though "guest" does not look like one); likewise "to
-         * <*>," and "to LOCAL(<*>),".  The first word (the event, see the
-         * threshold) and a slot of participles or code take only a word that
-         * looks like a value (looks_like_value).  Words of another variable
-         * form ("HTTPS" beside "SOCKS<*>") are another group: they wait for
-         * the threshold.
-         * A unit slot ("KB,") beside its variable form ("<*>,") is one
-         * that varied elsewhere: lines never print a masked value where a
-         * unit stands, but a merged shard's template does (its "93.0 B"
-         * and "5.2 KB" lines made it "<*> <*>,"), so the fold of
-         * logtk_parser_merge() reaches what one process reaches.
-         */
-        int rc = LOGTK_OK;
-        if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_event) ||
-            (grp->varform_seen &&
-             (grp->value_like || (grp->nvalues >= 1 && i != hdr && grp->non_event &&
-                                  !FUSE_RULE_OFF(FUSE_RULE_FIELD_WORDS)))) ||
-            shapes_differ ||
-            (grp->nvalues >= 2 && !grp->non_unit) ||
-            (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
-            (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2) ||
-            (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
-            ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
-            rc = promote(p, st, g);
-        /* the word joins the slot's prefix pool, which may settle groups one word short */
-        if (rc == LOGTK_OK && grp->pool != FUSE_NO_ID)
-            rc = pool_add(p, st, g, pool_word, pool_varform);
+        int rc = group_takes_word(p, st, g, i, n, hdr, id, varform, vars_only, marks);
         if (rc != LOGTK_OK)
             return rc;
         id = resolve(st, id);
@@ -5118,6 +5387,59 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
 }
 
 /*
+ * Rule twins, once more at the end: a twin group whose template, with the
+ * variable forms at the group's places, is a template's text (its message
+ * printed masked values there, "(<*>): query: <*>") saw its slot's variable
+ * form, whichever came first, and decides with it.  Online, a line sees
+ * that only when the masked template came before it (register_twin); the
+ * lines of masked values never register in a twin group (two "<*>" are not
+ * one value printed twice), so the other order is settled here, and a
+ * shard's fold (logtk_parser_merge) reaches what one process reaches.
+ */
+static int finish_twins(logtk_parser *p, ltk_fuse_state *st)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_TWINS))
+        return LOGTK_OK;
+    for (size_t k = 0; k < st->ntwin_groups; k++) {
+        const uint32_t g = st->twin_groups[k];
+        ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
+        assert(grp->position & FUSE_TWIN_GROUP);
+        if (grp->promoted || grp->varform_seen || grp->nvalues == 0)
+            continue;
+        size_t at[3];
+        const size_t places = group_places(grp->position, at);
+        const uint32_t id = resolve(st, ltk_fuse_group_member(st, grp, 0));
+        size_t n;
+        const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
+        if (!t)
+            continue;
+        uint64_t general = template_hash(t, n);
+        size_t m = 0;
+        for (; m < places && at[m] < n && !ltk_is_wildcard(t[at[m]].ptr, t[at[m]].len); m++) {
+            const logtk_slice *w = &t[at[m]];
+            size_t keep, tail;
+            variable_form_bounds(w->ptr, w->len, &keep, &tail);
+            ltk_strbuf_clear(&st->wform);
+            if (ltk_strbuf_append(&st->wform, w->ptr, keep) != 0 ||
+                ltk_strbuf_append(&st->wform, LTK_WILDCARD, LTK_WILDCARD_LEN) != 0 ||
+                ltk_strbuf_append(&st->wform, w->ptr + w->len - tail, tail) != 0)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            general += salted(hash_bytes(st->wform.data, st->wform.len), at[m]) -
+                       salted(hash_bytes(w->ptr, w->len), at[m]);
+        }
+        if (m < places || map_get(&st->by_text, general) == FUSE_NO_ID)
+            continue; /* (a template generalized at a place since: its text moved on) */
+        grp->varform_seen = 1;
+        if (grp->value_like || (grp->non_event && !FUSE_RULE_OFF(FUSE_RULE_FIELD_WORDS))) {
+            int rc = promote(p, st, g);
+            if (rc != LOGTK_OK)
+                return rc;
+        }
+    }
+    return LOGTK_OK;
+}
+
+/*
  * Rule known-slots, once more at the end: a template made before its
  * message's slots had varied (unbound's "home.lan. static <*>
  * router.home.lan. DNSKEY IN", the second line of its zone, learned while
@@ -5131,8 +5453,9 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
 static int fuse_finish(logtk_parser *p, void *state)
 {
     ltk_fuse_state *st = state;
-    if (FUSE_RULE_OFF(FUSE_RULE_KNOWN_SLOTS))
-        return LOGTK_OK;
+    int rc = finish_twins(p, st);
+    if (rc != LOGTK_OK || FUSE_RULE_OFF(FUSE_RULE_KNOWN_SLOTS))
+        return rc;
     const uint32_t count = ltk_tmpl_count(p);
     for (uint32_t id = 1; id <= count; id++) {
         if (resolve(st, id) != id)
@@ -5168,7 +5491,7 @@ static int fuse_finish(logtk_parser *p, void *state)
         }
         uint32_t other = known_slots(st, seq, n, hdr, constants);
         if (other != FUSE_NO_ID && (other = resolve(st, other)) != id) {
-            int rc = join_template(p, st, id, other);
+            rc = join_template(p, st, id, other);
             if (rc != LOGTK_OK)
                 return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
         }
