@@ -3848,6 +3848,18 @@ static int is_empty_call(const char *s, size_t n) /* n: without_sentence_end() *
 }
 
 /*
+ * A call with no arguments and what it returned, glued: "send_buffer():SUCCEED"
+ * (Zabbix's "End of %s():%s" when a traced function returns).  The function
+ * is code, as is_empty_call()'s; what follows the colon is its result.
+ */
+static int is_empty_call_result(const char *s, size_t n)
+{
+    const char *colon = memchr(s, ':', n);
+    return colon && colon - s > 3 && colon[-1] == ')' && (size_t)(colon - s) + 1 < n &&
+           is_empty_call(s, (size_t)(colon - s));
+}
+
+/*
  * A C function's name and its source line, as a debug macro prints where
  * it was called from: "iscsi_task_queue(1595)", "__cmd_done(1281)" (tgtd's
  * "%s(%d) ").  The name is spelled as C names are, with '_' joining words
@@ -4615,7 +4627,8 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
                    (bare_len > 2 && word[bare_len - 1] == ')' &&
                     (is_empty_call(word, bare_len) || is_line_call(word, bare_len))) ||
                    ((marks & LTK_FUSE_HAS_COLON) && (is_scoped_word(word, bare_len) ||
-                                                     holds_source_location(word, word_len))) ||
+                                                     holds_source_location(word, word_len) ||
+                                                     is_empty_call_result(word, bare_len))) ||
                    (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 < n &&
                     st->tok_len[i + 1] == 1 &&
                     (st->norm.data[st->tok_off[i + 1]] == '=' ||
