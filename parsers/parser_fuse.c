@@ -166,7 +166,8 @@ enum fuse_rule {
     FUSE_RULE_BASE64 = 36,        /* "SHA256:v9+pgEBN/lktpFQ": bytes in base64, one value */
     FUSE_RULE_SOLE_WORDS = 37,    /* "<*>: exiting": a message's only word is not promoted */
     FUSE_RULE_SQL_LITERALS = 38,  /* "VALUES ('a b', 'c')": an SQL statement's literals are values */
-    FUSE_RULE_TWINS = 39          /* "(a.org): query: a.org": a value printed twice varies at both */
+    FUSE_RULE_TWINS = 39          /* "(a.org): query: a.org": a value printed twice varies at both;
+                                     so do two quoted values that vary together */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -4047,13 +4048,47 @@ static int take_slot(logtk_parser *p, ltk_fuse_state *st, uint32_t member, const
     return LOGTK_OK;
 }
 
+/*
+ * Whether the templates holding group grp's words show two words at each of
+ * its places after the first (whose words are the group's values), or the
+ * places' variable form was seen: two quoted words that vary together
+ * (register_twin) are variables when both vary, while a pair whose second
+ * word stayed ("token 'the' ... language 'en'", "token 'and' ... 'en'") is
+ * one slot, its sibling group's.  A twin's places vary with its word.
+ */
+static int places_vary(logtk_parser *p, const ltk_fuse_state *st, const ltk_fuse_group *grp,
+                       const size_t *at, size_t places)
+{
+    if (grp->varform_seen)
+        return 1;
+    for (size_t k = 1; k < places; k++) {
+        size_t n0, n;
+        const logtk_slice *t0 =
+            ltk_tmpl_tokens(p, resolve(st, ltk_fuse_group_member(st, grp, 0)), &n0);
+        uint32_t v = 1;
+        for (; v < grp->nvalues; v++) {
+            const logtk_slice *t =
+                ltk_tmpl_tokens(p, resolve(st, ltk_fuse_group_member(st, grp, v)), &n);
+            if (t && t0 && at[k] < n && at[k] < n0 &&
+                (t[at[k]].len != t0[at[k]].len ||
+                 memcmp(t[at[k]].ptr, t0[at[k]].ptr, t0[at[k]].len) != 0))
+                break;
+        }
+        if (v == grp->nvalues)
+            return 0;
+    }
+    return 1;
+}
+
 /* Marks group g's slot variable and generalizes the templates that hold its words. */
 static int promote(logtk_parser *p, ltk_fuse_state *st, uint32_t g)
 {
     ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
-    grp->promoted = 1;
     size_t at[3];
     const size_t places = group_places(grp->position, at);
+    if (places > 1 && !places_vary(p, st, grp, at, places))
+        return LOGTK_OK; /* (not yet: a later word may show it) */
+    grp->promoted = 1;
     for (uint32_t v = 0; v < grp->nvalues; v++) {
         int rc = take_slot(p, st, ltk_fuse_group_member(st, grp, v), at, places);
         if (rc != LOGTK_OK)
@@ -4727,10 +4762,12 @@ typedef struct twin_set {
  * ('<'), and another constant anchors it.  A plain word printed twice
  * ("local: a -> a") is not looked for: a line without a bracketed word costs
  * a byte test a word, where comparing every word with every other cost Mac's
- * learning 2% more instructions, for its sentences' "the ... the".
- * `bracketed`: bit i set when word i opens with a bracket or a quote (the
- * caller's pass over the words tells).  Returns how many, at most
- * FUSE_TWIN_SETS.
+ * learning 2% more instructions, for its sentences' "the ... the".  Then
+ * each two quoted words of the line in a row that are no twins are a pair
+ * set ("in vhost 'shop' refused for user 'bob'"), as the twin group's
+ * places vary together.  `bracketed`: bit i set when word i opens with a
+ * bracket or a quote (the caller's pass over the words tells).  Returns how
+ * many, at most FUSE_TWIN_SETS.
  */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -4743,6 +4780,7 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
     const size_t end = n < 64 ? n : 64; /* (places fit a byte and the slot bits) */
     size_t anchor[FUSE_TWIN_SETS];      /* the bracketed words */
     uint64_t bare[FUSE_TWIN_SETS];      /* their hashes without the brackets */
+    unsigned quoted = 0;                /* bit k: anchor k is one word in quotes */
     size_t anchors = 0;
     for (bracketed &= ~0ULL << hdr; bracketed != 0 && anchors < FUSE_TWIN_SETS;
          bracketed &= bracketed - 1) {
@@ -4760,6 +4798,10 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
             k++;
         if (k == b || memchr(t + a, '<', b - a))
             continue; /* punctuation, or a word holding masked values */
+        /* 'word' or "word", then closers only (is_quoted_word, without a call) */
+        quoted |= (unsigned)(a == 1 && (t[0] == '\'' || t[0] == '"') && b < st->tok_len[i] &&
+                             t[b] == t[0] && !memchr(t + 1, t[0], b - 1))
+                  << anchors;
         anchor[anchors] = i;
         /* tok_hash is the hash of a word's very bytes (hash_bytes) */
         bare[anchors++] = hash_bytes((const char *)t + a, b - a);
@@ -4775,14 +4817,16 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
             continue;
         twin_set *tw = &twins[found];
         size_t places = 0, at[4];
+        uint64_t set = 0;
         for (size_t j = hdr; j < end && places < 4; j++)
             if (j == i || (!st->tok_wild[j] && (st->tok_hash[j] == st->tok_hash[i] ||
                                                 st->tok_hash[j] == bare[k]))) {
                 at[places++] = j;
-                done |= 1ULL << j;
+                set |= 1ULL << j;
             }
         if (places < 2 || places > 3 || constants < places + 1)
             continue; /* alone, printed too often to be one value, or nothing else anchors it */
+        done |= set;
         const char *word = st->norm.data + st->tok_off[at[0]];
         tw->marks = ltk_fuse_word_marks(word, st->tok_len[at[0]]);
         if (st->tok_hash[at[0]] == st->wf_hash[at[0]])
@@ -4797,6 +4841,27 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
         tw->places = (uint8_t)places;
         tw->key = tw->general + mix_n + 0x7477696e73ULL + ltk_mix64(tw->code);
         found++;
+    }
+    /* two quoted words that vary together: each pair of quoted words that
+       are no twins, in order (see register_twin) */
+    size_t last = SIZE_MAX; /* the quoted word before, when one */
+    for (size_t k = 0; k < anchors && found < FUSE_TWIN_SETS; k++) {
+        const size_t i = anchor[k];
+        if ((done >> i & 1) || !(quoted >> k & 1) || st->tok_hash[i] == st->wf_hash[i])
+            continue;
+        if (last != SIZE_MAX && constants >= 3) {
+            twin_set *tw = &twins[found++];
+            const char *first = st->norm.data + st->tok_off[last];
+            tw->marks = ltk_fuse_word_marks(first, st->tok_len[last]);
+            tw->general = seq + st->salt_wf[last] - st->salt_tok[last] + st->salt_wf[i] -
+                          st->salt_tok[i];
+            tw->code = FUSE_TWIN_GROUP | (uint32_t)(last + 1) | (uint32_t)(i + 1) << 8;
+            tw->at[0] = (uint8_t)last;
+            tw->at[1] = (uint8_t)i;
+            tw->places = 2;
+            tw->key = tw->general + mix_n + 0x7477696e73ULL + ltk_mix64(tw->code);
+        }
+        last = i;
     }
     return found;
 }
@@ -4815,7 +4880,11 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
  * decides as a sibling group does (group_takes_word) and, promoted, makes
  * every place a variable.  A word that a message repeats ("four character
  * codes must be four characters long") has a twin group that no other line
- * joins.  Returns the twin set's group for the line's template to take a
+ * joins.  Two quoted words that vary together, each a value the code
+ * inserted (RabbitMQ's "in vhost 'analytics' refused for user 'dave'",
+ * every user in a host of its own), are such a set too, of two places: no
+ * line shows either vary alone, so neither sibling group sees a second
+ * word; it promotes when both places showed two words (places_vary).  Returns the twin set's group for the line's template to take a
  * word in, or FUSE_NO_ID when there is none to take (the group promoted:
  * the template took the slot here; no room left); LOGTK_ERR_* in *rc.
  */
