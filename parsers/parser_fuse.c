@@ -3008,9 +3008,10 @@ static int looks_like_value(const char *s, size_t n)
  * shows it.  So at a message's first word too, which is its event when
  * written, a value when quoted ("'worker' with pid 4211", supervisord's
  * "spawned:" taken as the header's component; PowerDNS' "'example.org',
- * primary: ..."). n: without_sentence_end().
+ * primary: ..."). n: without_sentence_end().  Inlined, as without_sentence_end()
+ * is: each caller (the word tests of learning, find_twins) keeps its copy.
  */
-static int is_quoted_word(const char *s, size_t n)
+FUSE_INLINE int is_quoted_word(const char *s, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || n < 3 || (s[0] != '\'' && s[0] != '"'))
         return 0;
@@ -3797,7 +3798,7 @@ static unsigned line_sql_state(const logtk_slice *in, size_t n)
 }
 
 /* The length of s[0..n) without the sentence punctuation (",", ".", ";", ":") ending it. */
-static size_t without_sentence_end(const char *s, size_t n)
+FUSE_INLINE size_t without_sentence_end(const char *s, size_t n)
 {
     return before_sentence_end(s, n, 0);
 }
@@ -4061,10 +4062,9 @@ static int places_vary(logtk_parser *p, const ltk_fuse_state *st, const ltk_fuse
 {
     if (grp->varform_seen)
         return 1;
+    size_t n0, n;
+    const logtk_slice *t0 = ltk_tmpl_tokens(p, resolve(st, ltk_fuse_group_member(st, grp, 0)), &n0);
     for (size_t k = 1; k < places; k++) {
-        size_t n0, n;
-        const logtk_slice *t0 =
-            ltk_tmpl_tokens(p, resolve(st, ltk_fuse_group_member(st, grp, 0)), &n0);
         uint32_t v = 1;
         for (; v < grp->nvalues; v++) {
             const logtk_slice *t =
@@ -4755,6 +4755,26 @@ typedef struct twin_set {
 #define FUSE_TWIN_SETS 4 /* twin sets of one line, at most */
 
 /*
+ * Fills twin set tw for the line's places at[0..places) (at[0] the word the
+ * group takes): the line's sequence with the places' variable forms, the
+ * group's position and key.
+ */
+static void fill_twin_set(const ltk_fuse_state *st, uint64_t seq, uint64_t mix_n, const size_t *at,
+                          size_t places, twin_set *tw)
+{
+    tw->general = seq;
+    tw->code = FUSE_TWIN_GROUP;
+    for (size_t m = 0; m < places; m++) {
+        tw->general += st->salt_wf[at[m]] - st->salt_tok[at[m]];
+        tw->code |= (uint32_t)(at[m] + 1) << (8 * m);
+        tw->at[m] = (uint8_t)at[m];
+    }
+    tw->places = (uint8_t)places;
+    tw->key = tw->general + mix_n + 0x7477696e73ULL + ltk_mix64(tw->code);
+    tw->marks = ltk_fuse_word_marks(st->norm.data + st->tok_off[at[0]], st->tok_len[at[0]]);
+}
+
+/*
  * The twin sets of a learned line (rule twins, see register_twin): a word in
  * brackets or quotes ("(github.com):", "[bob]") printed again at one or two
  * more places, as the same token or bare ("github.com"), past the header
@@ -4798,9 +4818,8 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
             k++;
         if (k == b || memchr(t + a, '<', b - a))
             continue; /* punctuation, or a word holding masked values */
-        /* 'word' or "word", then closers only (is_quoted_word, without a call) */
-        quoted |= (unsigned)(a == 1 && (t[0] == '\'' || t[0] == '"') && b < st->tok_len[i] &&
-                             t[b] == t[0] && !memchr(t + 1, t[0], b - 1))
+        quoted |= (unsigned)is_quoted_word((const char *)t,
+                                           without_sentence_end((const char *)t, st->tok_len[i]))
                   << anchors;
         anchor[anchors] = i;
         /* tok_hash is the hash of a word's very bytes (hash_bytes) */
@@ -4815,7 +4834,6 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
         const size_t i = anchor[k];
         if (done >> i & 1)
             continue;
-        twin_set *tw = &twins[found];
         size_t places = 0, at[4];
         uint64_t set = 0;
         for (size_t j = hdr; j < end && places < 4; j++)
@@ -4827,20 +4845,9 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
         if (places < 2 || places > 3 || constants < places + 1)
             continue; /* alone, printed too often to be one value, or nothing else anchors it */
         done |= set;
-        const char *word = st->norm.data + st->tok_off[at[0]];
-        tw->marks = ltk_fuse_word_marks(word, st->tok_len[at[0]]);
         if (st->tok_hash[at[0]] == st->wf_hash[at[0]])
             continue; /* (its own variable form: "key=<*>") */
-        tw->general = seq;
-        tw->code = FUSE_TWIN_GROUP;
-        for (size_t m = 0; m < places; m++) {
-            tw->general += st->salt_wf[at[m]] - st->salt_tok[at[m]];
-            tw->code |= (uint32_t)(at[m] + 1) << (8 * m);
-            tw->at[m] = (uint8_t)at[m];
-        }
-        tw->places = (uint8_t)places;
-        tw->key = tw->general + mix_n + 0x7477696e73ULL + ltk_mix64(tw->code);
-        found++;
+        fill_twin_set(st, seq, mix_n, at, places, &twins[found++]);
     }
     /* two quoted words that vary together: each pair of quoted words that
        are no twins, in order (see register_twin) */
@@ -4849,17 +4856,9 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
         const size_t i = anchor[k];
         if ((done >> i & 1) || !(quoted >> k & 1) || st->tok_hash[i] == st->wf_hash[i])
             continue;
-        if (last != SIZE_MAX && constants >= 3) {
-            twin_set *tw = &twins[found++];
-            const char *first = st->norm.data + st->tok_off[last];
-            tw->marks = ltk_fuse_word_marks(first, st->tok_len[last]);
-            tw->general = seq + st->salt_wf[last] - st->salt_tok[last] + st->salt_wf[i] -
-                          st->salt_tok[i];
-            tw->code = FUSE_TWIN_GROUP | (uint32_t)(last + 1) | (uint32_t)(i + 1) << 8;
-            tw->at[0] = (uint8_t)last;
-            tw->at[1] = (uint8_t)i;
-            tw->places = 2;
-            tw->key = tw->general + mix_n + 0x7477696e73ULL + ltk_mix64(tw->code);
+        if (last != SIZE_MAX) {
+            const size_t pair[2] = {last, i};
+            fill_twin_set(st, seq, mix_n, pair, 2, &twins[found++]);
         }
         last = i;
     }
@@ -4870,13 +4869,13 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
  * Rule twins: one value printed at two or three places of a message varies
  * at all of them together.  BIND writes the name a client asked for twice,
  * "client @0x7f.. 127.0.0.1#5353 (github.com): query: github.com IN A",
- * Samba the user "[bob] -> [bob] -> [bob]", Postfix "local: a@b -> a@b",
- * Exim the HELO name.  A sibling group sees one place vary while the rest
- * of the line stays, and here the rest holds the other copy, so every value
- * had a template of its own.  A line whose word (its brackets and
- * punctuation aside) stands at two or three places (find_twins) registers
- * it, besides its sibling groups, in a twin group: the line with those
- * places in their variable forms, which lines of other values share.  It
+ * Samba the user "[bob] -> [bob] -> [bob]", ProFTPD's extended log the
+ * command '"PASV" ... PASV'.  A sibling group sees one place vary while the
+ * rest of the line stays, and here the rest holds the other copy, so every
+ * value had a template of its own.  A line whose word in brackets or quotes
+ * stands again, bare or not, at one or two more places (find_twins)
+ * registers it, besides its sibling groups, in a twin group: the line with
+ * those places in their variable forms, which lines of other values share.  It
  * decides as a sibling group does (group_takes_word) and, promoted, makes
  * every place a variable.  A word that a message repeats ("four character
  * codes must be four characters long") has a twin group that no other line
@@ -4884,9 +4883,10 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
  * inserted (RabbitMQ's "in vhost 'analytics' refused for user 'dave'",
  * every user in a host of its own), are such a set too, of two places: no
  * line shows either vary alone, so neither sibling group sees a second
- * word; it promotes when both places showed two words (places_vary).  Returns the twin set's group for the line's template to take a
- * word in, or FUSE_NO_ID when there is none to take (the group promoted:
- * the template took the slot here; no room left); LOGTK_ERR_* in *rc.
+ * word; it promotes when both places showed two words (places_vary).
+ * Returns the twin set's group for the line's template to take a word in,
+ * or FUSE_NO_ID when there is none to take (the group promoted: the
+ * template took the slot here; no room left); LOGTK_ERR_* in *rc.
  */
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
@@ -5500,14 +5500,11 @@ static int finish_twins(logtk_parser *p, ltk_fuse_state *st)
         for (; m < places && at[m] < n && !ltk_is_wildcard(t[at[m]].ptr, t[at[m]].len); m++) {
             const logtk_slice *w = &t[at[m]];
             size_t keep, tail;
+            uint64_t form;
             variable_form_bounds(w->ptr, w->len, &keep, &tail);
-            ltk_strbuf_clear(&st->wform);
-            if (ltk_strbuf_append(&st->wform, w->ptr, keep) != 0 ||
-                ltk_strbuf_append(&st->wform, LTK_WILDCARD, LTK_WILDCARD_LEN) != 0 ||
-                ltk_strbuf_append(&st->wform, w->ptr + w->len - tail, tail) != 0)
+            if (wildform_hash(&st->wfscratch, w->ptr, w->len, keep, tail, &form) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            general += salted(hash_bytes(st->wform.data, st->wform.len), at[m]) -
-                       salted(hash_bytes(w->ptr, w->len), at[m]);
+            general += salted(form, at[m]) - salted(hash_bytes(w->ptr, w->len), at[m]);
         }
         if (m < places || map_get(&st->by_text, general) == FUSE_NO_ID)
             continue; /* (a template generalized at a place since: its text moved on) */
