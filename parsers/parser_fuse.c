@@ -166,8 +166,9 @@ enum fuse_rule {
     FUSE_RULE_BASE64 = 36,        /* "SHA256:v9+pgEBN/lktpFQ": bytes in base64, one value */
     FUSE_RULE_SOLE_WORDS = 37,    /* "<*>: exiting": a message's only word is not promoted */
     FUSE_RULE_SQL_LITERALS = 38,  /* "VALUES ('a b', 'c')": an SQL statement's literals are values */
-    FUSE_RULE_TWINS = 39          /* "(a.org): query: a.org": a value printed twice varies at both;
+    FUSE_RULE_TWINS = 39,         /* "(a.org): query: a.org": a value printed twice varies at both;
                                      so do two quoted values that vary together */
+    FUSE_RULE_LIST_CELLS = 40     /* "get a:<*> b:<*>" beside "get <*>": a list of masked values */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -4443,6 +4444,79 @@ static size_t list_kin(const ltk_fuse_state *st, size_t prefix, size_t run, int 
 }
 
 /*
+ * 1 when the masked word t[0..len) can be a cell of a list of values: it
+ * holds a masked value ("<*>") with other text ("user:<*>:meta",
+ * "heidi@<*>", "/var/<*>/x"), and neither a key's '=' nor a bracket or a
+ * quote (a call, "mtask_execute(<*>)", or a field) nor a closing ':' or ';'
+ * (a label).  A bare "<*>" is a cell too (2).  0 otherwise.
+ */
+static int list_cell(const char *t, size_t len)
+{
+    /* the bytes no cell holds, but in its "<*>"s */
+    static const unsigned char not_in_cell[256] = {
+        ['='] = 1, ['('] = 1, [')'] = 1, ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1,
+        ['<'] = 1, ['>'] = 1, ['"'] = 1, ['\''] = 1, ['`'] = 1};
+    if (is_wild_word(t, len))
+        return 2;
+    if (len <= LTK_WILDCARD_LEN || t[len - 1] == ':' || t[len - 1] == ';' ||
+        !memchr(t, '<', len))
+        return 0; /* (most words hold no masked value: one quick scan) */
+    int masked = 0;
+    for (size_t k = 0; k < len; k++) {
+        if (is_wild_at(t, k, len)) {
+            masked = 1;
+            k += LTK_WILDCARD_LEN - 1;
+        } else if (not_in_cell[(unsigned char)t[k]]) {
+            return 0;
+        }
+    }
+    return masked;
+}
+
+/*
+ * Where a list of masked values closing the line starts (rule list-cells):
+ * two or more cells (list_cell), separated by blanks or each but the last
+ * closed by a comma (*commas), at least one of them more than a bare
+ * "<*>", after a word of the message (a token without a masked value).
+ * The words are `words` (a template's), or the line's masked words in
+ * st->norm when NULL.  n when the line closes with no such list.
+ */
+FUSE_INLINE size_t cell_list_from(const ltk_fuse_state *st, const logtk_slice *words, size_t n,
+                                  size_t hdr, int bare_ok, int *commas)
+{
+    /* most lines close with a word: one look at the last token (no '<': no cell) */
+    if (n == 0 || !memchr(words ? words[n - 1].ptr : st->norm.data + st->tok_off[n - 1], '<',
+                          words ? words[n - 1].len : st->tok_len[n - 1]))
+        return n;
+    size_t from = n;
+    int sep = -1, masked = 0;
+    while (from > hdr) {
+        const char *t = words ? words[from - 1].ptr : st->norm.data + st->tok_off[from - 1];
+        size_t len = words ? words[from - 1].len : st->tok_len[from - 1];
+        const int comma = len > 1 && t[len - 1] == ',';
+        if (from == n ? comma : (sep >= 0 && comma != sep))
+            break;
+        const int cell = list_cell(t, len - comma);
+        if (cell == 0)
+            break;
+        if (from < n)
+            sep = comma;
+        masked |= cell == 1;
+        from--;
+    }
+    *commas = sep == 1;
+    if (from == hdr || n - from < 2 || !(masked || bare_ok))
+        return n;
+    /* a word of the message before the list, not only values and labels ("<*> <*>: <*> s:<*>") */
+    for (size_t i = hdr; i < from; i++) {
+        const char *t = words ? words[i].ptr : st->norm.data + st->tok_off[i];
+        if (!memchr(t, '<', words ? words[i].len : st->tok_len[i]))
+            return from;
+    }
+    return n;
+}
+
+/*
  * The first value of a list closing the line stands for the whole list:
  * "<*>", a comma after it ("<*>," of "a, b, c") left out.  Its text is the
  * masked token's first bytes (st->norm).
@@ -5001,6 +5075,32 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
             n = list_from + 1;
         }
     }
+    /*
+     * Rule list-cells: so are values of a list that the masks left words in
+     * ("get user:<*>:meta cart:<*> feed:<*>:b" beside "get <*>", a client
+     * fetching many keys at once; "for heidi@<*> oscar@<*>", an e-mail's
+     * recipients).  No line shows one cell vary while the others stay, so
+     * the sibling groups would keep a template per line.  With a template of
+     * the same words closing with bare values, the list is one "<*>" (not
+     * by five cells alone: "PendingReds:<*> ScheduledMaps:<*> ..." are keys
+     * printed every time).
+     */
+    int cell_commas;
+    size_t cells_from;
+    if (settled == FUSE_NO_ID && nkin == 0 && !FUSE_RULE_OFF(FUSE_RULE_LIST_CELLS) &&
+        !FUSE_RULE_OFF(FUSE_RULE_LIST_LENGTHS) &&
+        (cells_from = cell_list_from(st, NULL, n, hdr, 0, &cell_commas)) < n) {
+        if ((nkin = list_kin(st, cells_from, n - cells_from, cell_commas, kin)) > 0) {
+            seq += ltk_mix64(cells_from + 2) - ltk_mix64(n + 1);
+            for (size_t i = cells_from; i < n; i++)
+                seq -= st->salt_tok[i];
+            memcpy(st->norm.data + st->tok_off[cells_from], LTK_WILDCARD, LTK_WILDCARD_LEN);
+            wild_list_head(st, cells_from);
+            st->salt_tok[cells_from] = salted(wild_h, cells_from);
+            seq += st->salt_tok[cells_from];
+            n = cells_from + 1;
+        }
+    }
 
     /* slow path: the variable form of every token */
     size_t constants = 0;
@@ -5519,6 +5619,37 @@ static int finish_twins(logtk_parser *p, ltk_fuse_state *st)
 }
 
 /*
+ * Rule list-cells, once more at the end: a template closing with a list of
+ * masked values (cell_list_from), made before the template of its words
+ * with bare values was, joins that one: the same number of bare values
+ * ("gets <*> <*> <*>"), else one ("get <*>").  Online a line finds it only
+ * once it exists.  Returns 1 when it joined, 0 when not, or LOGTK_ERR_*.
+ */
+static int finish_cells(logtk_parser *p, ltk_fuse_state *st, uint32_t id, const logtk_slice *t,
+                        size_t n, size_t hdr)
+{
+    int commas;
+    const size_t from = cell_list_from(st, t, n, hdr, 1, &commas);
+    if (from == n)
+        return 0;
+    uint64_t words = 0;
+    for (size_t i = 0; i < from; i++)
+        words += salted(hash_bytes(t[i].ptr, t[i].len), i);
+    uint64_t same = words + ltk_mix64(n + 1);
+    for (size_t i = from; i < n; i++)
+        same += salted(commas && i + 1 < n ? st->wild_comma : st->wild_dots[0], i);
+    uint32_t other = map_get(&st->by_text, same);
+    if (other == FUSE_NO_ID || resolve(st, other) == id) /* (a list of bare values: itself) */
+        other = map_get(&st->by_text, words + salted(st->wild_dots[0], from) + ltk_mix64(from + 2));
+    if (other == FUSE_NO_ID || (other = resolve(st, other)) == id)
+        return 0;
+    int rc = join_template(p, st, id, other);
+    if (rc != LOGTK_OK)
+        return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+    return 1;
+}
+
+/*
  * Rule known-slots, once more at the end: a template made before its
  * message's slots had varied (unbound's "home.lan. static <*>
  * router.home.lan. DNSKEY IN", the second line of its zone, learned while
@@ -5533,7 +5664,7 @@ static int fuse_finish(logtk_parser *p, void *state)
 {
     ltk_fuse_state *st = state;
     int rc = finish_twins(p, st);
-    if (rc != LOGTK_OK || FUSE_RULE_OFF(FUSE_RULE_KNOWN_SLOTS))
+    if (rc != LOGTK_OK)
         return rc;
     const uint32_t count = ltk_tmpl_count(p);
     for (uint32_t id = 1; id <= count; id++) {
@@ -5544,6 +5675,14 @@ static int fuse_finish(logtk_parser *p, void *state)
         if (!t || n < 3)
             continue;
         const size_t hdr = st->header_auto && ltk_is_wildcard(t[0].ptr, t[0].len);
+        if (!FUSE_RULE_OFF(FUSE_RULE_LIST_CELLS) && !FUSE_RULE_OFF(FUSE_RULE_LIST_LENGTHS) &&
+            (rc = finish_cells(p, st, id, t, n, hdr)) != 0) {
+            if (rc < 0)
+                return rc;
+            continue;
+        }
+        if (FUSE_RULE_OFF(FUSE_RULE_KNOWN_SLOTS))
+            continue;
         /* where templates of its length took words, past the header */
         const uint64_t places = *ltk_fuse_slots_of_length(st, n) & ~(ltk_fuse_slot_bit(hdr) - 1);
         if ((places & (places - 1)) == 0)
