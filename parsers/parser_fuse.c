@@ -4783,7 +4783,11 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
      * variable, though "guest" does not look like one); likewise "to
      * <*>," and "to LOCAL(<*>),".  The first word (the event, see the
      * threshold) and a slot of participles or code take only a word that
-     * looks like a value (looks_like_value).  Words of another variable
+     * looks like a value (looks_like_value).  The first word is counted
+     * when it printed a masked value too: "[root] FAIL LOGIN" (a value
+     * word) makes the users of vsftpd's "[bob] FAIL LOGIN" a field, and
+     * `threshold` of them a variable, as prosody's "hank has 3 items out
+     * of 10000 limit" beside "admin has ...".  Words of another variable
      * form ("HTTPS" beside "SOCKS<*>") are another group: they wait for
      * the threshold.
      * A unit slot ("KB,") beside its variable form ("<*>,") is one
@@ -4793,7 +4797,10 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
      * logtk_parser_merge() reaches what one process reaches.
      */
     int rc = LOGTK_OK;
-    if (((long)grp->nvalues + grp->varform_seen >= st->threshold && (i != hdr || !grp->plain_word) && grp->non_event) ||
+    /* the first word counts its plain words once it printed a masked value (field-words) */
+    const int counted = i != hdr || !grp->plain_word ||
+                        (grp->varform_seen && !FUSE_RULE_OFF(FUSE_RULE_FIELD_WORDS));
+    if (((long)grp->nvalues + grp->varform_seen >= st->threshold && counted && grp->non_event) ||
         (grp->varform_seen &&
          (grp->value_like || (grp->nvalues >= 1 && i != hdr && grp->non_event &&
                               !FUSE_RULE_OFF(FUSE_RULE_FIELD_WORDS)))) ||
