@@ -4823,6 +4823,28 @@ static const uint8_t twin_edge[256] = {
     [')'] = 2, [']'] = 2, ['}'] = 2, [':'] = 2, [','] = 2, [';'] = 2, ['.'] = 2,
 };
 
+/*
+ * A byte that glues a value to more of a token: BIND's "github.com/IN/A"
+ * (the name, its class and type), prosody's "bob@chat.test/<*>" (an
+ * account and its resource), InspIRCd's "frank@<*>" (a nick and its host).
+ */
+FUSE_INLINE int twin_glue(unsigned char c)
+{
+    return c == '/' || c == '@' || c == '#';
+}
+
+/*
+ * Word j of the line is the bare word norm[from, from + len) glued to more
+ * after a twin_glue() byte ("github.com/IN/A" for "(github.com):").  len 0
+ * never matches.
+ */
+FUSE_INLINE int glued_copy(const ltk_fuse_state *st, size_t j, size_t from, size_t len)
+{
+    const char *t = st->norm.data + st->tok_off[j];
+    return len > 0 && st->tok_len[j] > len + 1 && t[0] == st->norm.data[from] &&
+           twin_glue((unsigned char)t[len]) && memcmp(t, st->norm.data + from, len) == 0;
+}
+
 /* One value printed at two or three places of a line (find_twins). */
 typedef struct twin_set {
     uint64_t key;     /* its twin group's key */
@@ -4881,6 +4903,8 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
     const size_t end = n < 64 ? n : 64; /* (places fit a byte and the slot bits) */
     size_t anchor[FUSE_TWIN_SETS];      /* the bracketed words */
     uint64_t bare[FUSE_TWIN_SETS];      /* their hashes without the brackets */
+    size_t glue_from[FUSE_TWIN_SETS];   /* the bare word's offset in st->norm, ... */
+    size_t glue_len[FUSE_TWIN_SETS];    /* ... and length, for copies glued to more (0: none) */
     unsigned quoted = 0;                /* bit k: anchor k is one word in quotes */
     size_t anchors = 0;
     for (bracketed &= ~0ULL << hdr; bracketed != 0 && anchors < FUSE_TWIN_SETS;
@@ -4897,12 +4921,25 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
         size_t k = a;
         while (k < b && !is_letter((char)t[k]) && !(t[k] >= '0' && t[k] <= '9'))
             k++;
-        if (k == b || memchr(t + a, '<', b - a))
-            continue; /* punctuation, or a word holding masked values */
+        if (k == b)
+            continue; /* punctuation */
+        size_t glue = 0; /* a name glued to masked values ("frank@<*>"): the name */
+        if (memchr(t + a, '<', b - a)) {
+            while (a + glue < b && !twin_glue(t[a + glue]) && t[a + glue] != '<')
+                glue++;
+            if (glue == 0 || a + glue == b || t[a + glue] == '<')
+                continue; /* a word holding masked values */
+            b = a + glue;
+            glue = 0;
+        } else {
+            glue = b - a;
+        }
         quoted |= (unsigned)is_quoted_word((const char *)t,
                                            without_sentence_end((const char *)t, st->tok_len[i]))
                   << anchors;
         anchor[anchors] = i;
+        glue_from[anchors] = st->tok_off[i] + a;
+        glue_len[anchors] = glue;
         /* tok_hash is the hash of a word's very bytes (hash_bytes) */
         bare[anchors++] = hash_bytes((const char *)t + a, b - a);
     }
@@ -4919,7 +4956,8 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
         uint64_t set = 0;
         for (size_t j = hdr; j < end && places < 4; j++)
             if (j == i || (!st->tok_wild[j] && (st->tok_hash[j] == st->tok_hash[i] ||
-                                                st->tok_hash[j] == bare[k]))) {
+                                                st->tok_hash[j] == bare[k] ||
+                                                glued_copy(st, j, glue_from[k], glue_len[k])))) {
                 at[places++] = j;
                 set |= 1ULL << j;
             }
@@ -4954,7 +4992,9 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
  * command '"PASV" ... PASV'.  A sibling group sees one place vary while the
  * rest of the line stays, and here the rest holds the other copy, so every
  * value had a template of its own.  A line whose word in brackets or quotes
- * stands again, bare or not, at one or two more places (find_twins)
+ * stands again, bare or not or glued to more after a '/', '@' or '#'
+ * ("github.com/IN/A"; or the bracketed word is the copy glued so,
+ * "frank (frank@<*>)"), at one or two more places (find_twins)
  * registers it, besides its sibling groups, in a twin group: the line with
  * those places in their variable forms, which lines of other values share.  It
  * decides as a sibling group does (group_takes_word) and, promoted, makes
