@@ -4473,6 +4473,14 @@ static int list_cell(const char *t, size_t len)
     return masked;
 }
 
+/* Word i of a template (`words`), or of the line (its masked word in st->norm) when NULL. */
+FUSE_INLINE const char *cell_word(const ltk_fuse_state *st, const logtk_slice *words, size_t i,
+                                  size_t *len)
+{
+    *len = words ? words[i].len : st->tok_len[i];
+    return words ? words[i].ptr : st->norm.data + st->tok_off[i];
+}
+
 /*
  * Where a list of masked values closing the line starts (rule list-cells):
  * two or more cells (list_cell), separated by blanks or each but the last
@@ -4484,15 +4492,17 @@ static int list_cell(const char *t, size_t len)
 FUSE_INLINE size_t cell_list_from(const ltk_fuse_state *st, const logtk_slice *words, size_t n,
                                   size_t hdr, int bare_ok, int *commas)
 {
+    size_t len;
     /* most lines close with a word: one look at the last token (no '<': no cell) */
-    if (n == 0 || !memchr(words ? words[n - 1].ptr : st->norm.data + st->tok_off[n - 1], '<',
-                          words ? words[n - 1].len : st->tok_len[n - 1]))
+    if (n == 0)
+        return n;
+    const char *last = cell_word(st, words, n - 1, &len);
+    if (!memchr(last, '<', len))
         return n;
     size_t from = n;
     int sep = -1, masked = 0;
-    while (from > hdr) {
-        const char *t = words ? words[from - 1].ptr : st->norm.data + st->tok_off[from - 1];
-        size_t len = words ? words[from - 1].len : st->tok_len[from - 1];
+    for (; from > hdr; from--) {
+        const char *t = cell_word(st, words, from - 1, &len);
         const int comma = len > 1 && t[len - 1] == ',';
         if (from == n ? comma : (sep >= 0 && comma != sep))
             break;
@@ -4502,15 +4512,14 @@ FUSE_INLINE size_t cell_list_from(const ltk_fuse_state *st, const logtk_slice *w
         if (from < n)
             sep = comma;
         masked |= cell == 1;
-        from--;
     }
     *commas = sep == 1;
     if (from == hdr || n - from < 2 || !(masked || bare_ok))
         return n;
     /* a word of the message before the list, not only values and labels ("<*> <*>: <*> s:<*>") */
     for (size_t i = hdr; i < from; i++) {
-        const char *t = words ? words[i].ptr : st->norm.data + st->tok_off[i];
-        if (!memchr(t, '<', words ? words[i].len : st->tok_len[i]))
+        const char *t = cell_word(st, words, i, &len);
+        if (!memchr(t, '<', len))
             return from;
     }
     return n;
@@ -4526,6 +4535,24 @@ static void wild_list_head(ltk_fuse_state *st, size_t at)
     assert(st->tok_len[at] >= LTK_WILDCARD_LEN);
     st->tok_hash[at] = st->wild_dots[0];
     st->tok_len[at] = LTK_WILDCARD_LEN;
+}
+
+/*
+ * The sequence seq of the line's n words with its words from..n, a list
+ * closing it, as its head's one "<*>" (wild_list_head; its text written
+ * "<*>", as a cell's "session:<*>:x" is not, rule list-cells); the line is
+ * then from + 1 words long.  Returned, not written through a pointer, so
+ * that learn_masked() keeps its sequence in a register.
+ */
+static uint64_t fold_list(ltk_fuse_state *st, size_t from, size_t n, uint64_t seq)
+{
+    seq += ltk_mix64(from + 2) - ltk_mix64(n + 1);
+    for (size_t i = from; i < n; i++)
+        seq -= st->salt_tok[i];
+    memcpy(st->norm.data + st->tok_off[from], LTK_WILDCARD, LTK_WILDCARD_LEN);
+    wild_list_head(st, from);
+    st->salt_tok[from] = salted(st->wild_dots[0], from);
+    return seq + st->salt_tok[from];
 }
 
 /* The index of the lowest bit set in `bits` (not 0). */
@@ -5113,12 +5140,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         !FUSE_RULE_OFF(FUSE_RULE_LIST_LENGTHS)) {
         nkin = list_kin(st, list_from, n - list_from, commas, kin);
         if (nkin > 0 && n - list_from > 1) {
-            seq += ltk_mix64(list_from + 2) - ltk_mix64(n + 1);
-            for (size_t i = list_from; i < n; i++)
-                seq -= st->salt_tok[i];
-            wild_list_head(st, list_from);
-            st->salt_tok[list_from] = salted(wild_h, list_from);
-            seq += st->salt_tok[list_from];
+            seq = fold_list(st, list_from, n, seq);
             n = list_from + 1;
         }
     }
@@ -5138,13 +5160,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         !FUSE_RULE_OFF(FUSE_RULE_LIST_LENGTHS) &&
         (cells_from = cell_list_from(st, NULL, n, hdr, 0, &cell_commas)) < n) {
         if ((nkin = list_kin(st, cells_from, n - cells_from, cell_commas, kin)) > 0) {
-            seq += ltk_mix64(cells_from + 2) - ltk_mix64(n + 1);
-            for (size_t i = cells_from; i < n; i++)
-                seq -= st->salt_tok[i];
-            memcpy(st->norm.data + st->tok_off[cells_from], LTK_WILDCARD, LTK_WILDCARD_LEN);
-            wild_list_head(st, cells_from);
-            st->salt_tok[cells_from] = salted(wild_h, cells_from);
-            seq += st->salt_tok[cells_from];
+            seq = fold_list(st, cells_from, n, seq);
             n = cells_from + 1;
         }
     }
