@@ -168,7 +168,8 @@ enum fuse_rule {
     FUSE_RULE_SQL_LITERALS = 38,  /* "VALUES ('a b', 'c')": an SQL statement's literals are values */
     FUSE_RULE_TWINS = 39,         /* "(a.org): query: a.org": a value printed twice varies at both;
                                      so do two quoted values that vary together */
-    FUSE_RULE_LIST_CELLS = 40     /* "get a:<*> b:<*>" beside "get <*>": a list of masked values */
+    FUSE_RULE_LIST_CELLS = 40,    /* "get a:<*> b:<*>" beside "get <*>": a list of masked values */
+    FUSE_RULE_TEXT_TAILS = 41     /* "subject=<*> weekly report": a value printed last holds blanks */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -5713,6 +5714,176 @@ static int finish_cells(logtk_parser *p, ltk_fuse_state *st, uint32_t id, const 
 }
 
 /*
+ * Rule text-tails: a key's value printed last can hold blanks, as free text
+ * does ("subject=Weekly budget notes", Dovecot's mail log; "text=subordinate
+ * objects must be deleted first", slapd's results).  The sibling groups read such
+ * a value as one word and a tail of words, and every line whose tail is new
+ * keeps a template, since no line shows one word of it vary while the
+ * others stay.  Where `threshold` or more templates share their words up to
+ * a key whose value varied ("subject=<*>") and close with plain words after
+ * it, tails of two lengths or more, that key holds text: every tail after it
+ * (in those templates and in any other, of plain words or "<*>", a word of
+ * the text that varied) is the value's, and joins the template of its words
+ * up to the key, which is made when no line printed the value alone.  A
+ * key's value that never varied, or a tail holding a masked value or a key
+ * ("status=<*> (250 ok: queued as <*>)"), is not read so, and tails that
+ * hold a "<*>" do not show that a key holds text ("id=<*> read <*> bytes"):
+ * those are words of a message.  At the end only, when every tail is
+ * known (a streaming parse sees the joins then, as aliases).  The
+ * templates joined are then read as lines of their new text (settled), so
+ * that a word those lines differed in besides the text varies now.
+ */
+typedef struct fuse_text_tail {
+    uint64_t prefix; /* template_hash() of the words up to the key */
+    uint64_t key;    /* hash of the key's name and '=' ("subject=") */
+    uint32_t id;
+    uint32_t key_at; /* the key's position */
+    uint32_t words;  /* the tail's words; 0 when one of them is "<*>" */
+} fuse_text_tail;
+
+static int text_tail_order(const void *a, const void *b)
+{
+    const fuse_text_tail *x = a, *y = b;
+    if (x->prefix != y->prefix)
+        return x->prefix < y->prefix ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Where the "key=<*>" of template t[0..n) is when plain words (neither a
+ * '<' nor a '=') or bare "<*>" (a word of the value that varied on its
+ * own) follow it to the end and a word of the message comes before it,
+ * past the header; else n.
+ */
+static size_t text_tail_key(const logtk_slice *t, size_t n, size_t hdr)
+{
+    /* the last token closing with "=<*>", by its last bytes alone (most templates hold none) */
+    size_t k = n - 1;
+    while (k > hdr + 1 && !(t[k - 1].len > LTK_WILDCARD_LEN &&
+                            t[k - 1].ptr[t[k - 1].len - LTK_WILDCARD_LEN - 1] == '=' &&
+                            ltk_is_wildcard(t[k - 1].ptr + t[k - 1].len - LTK_WILDCARD_LEN,
+                                            LTK_WILDCARD_LEN)))
+        k--;
+    if (k <= hdr + 1)
+        return n;
+    k--;
+    const size_t key = key_prefix(t[k].ptr, t[k].len);
+    if (key == 0 || t[k].len != key + LTK_WILDCARD_LEN)
+        return n;
+    for (size_t i = k + 1; i < n; i++)
+        if (!ltk_is_wildcard(t[i].ptr, t[i].len) &&
+            (memchr(t[i].ptr, '<', t[i].len) || memchr(t[i].ptr, '=', t[i].len)))
+            return n;
+    for (size_t i = hdr; i < k; i++)
+        if (!memchr(t[i].ptr, '<', t[i].len))
+            return k;
+    return n;
+}
+
+/* The template of `tail` joins the template of its words up to its key (made when none). */
+static int join_text_tail(logtk_parser *p, ltk_fuse_state *st, const fuse_text_tail *tail)
+{
+    uint32_t to = map_get(&st->by_text, tail->prefix);
+    if (to == FUSE_NO_ID) {
+        size_t n;
+        const logtk_slice *t = ltk_tmpl_tokens(p, tail->id, &n);
+        if ((to = ltk_tmpl_create(p, t, tail->key_at + 1)) == 0)
+            return LOGTK_ERR_NOMEM;
+        if (ltk_fuse_ensure_redirect(st, to) != 0 ||
+            ltk_u64map_put(&st->by_text, tail->prefix, to) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    to = resolve(st, to);
+    const uint32_t from = resolve(st, tail->id);
+    int rc = from == to ? LOGTK_OK : join_template(p, st, from, to);
+    return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+}
+
+static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st)
+{
+    const uint32_t count = ltk_tmpl_count(p);
+    fuse_text_tail *tails = NULL;
+    uint64_t *keys = NULL; /* the keys shown to hold text, by their hash */
+    size_t ntails = 0, cap = 0, nkeys = 0, keys_cap = 0;
+    int rc = LOGTK_OK;
+    for (uint32_t id = 1; id <= count; id++) {
+        size_t n;
+        const logtk_slice *t = resolve(st, id) == id ? ltk_tmpl_tokens(p, id, &n) : NULL;
+        if (!t || n < 3)
+            continue;
+        const size_t hdr = st->header_auto && ltk_is_wildcard(t[0].ptr, t[0].len);
+        const size_t key = text_tail_key(t, n, hdr);
+        if (key == n)
+            continue;
+        if (ltk_array_reserve((void **)&tails, &cap, ntails + 1, sizeof *tails) != 0) {
+            rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        size_t words = n - key - 1;
+        for (size_t i = key + 1; i < n && words; i++)
+            if (ltk_is_wildcard(t[i].ptr, t[i].len))
+                words = 0; /* (a value there: a word of the message, or the text's) */
+        tails[ntails++] = (fuse_text_tail){
+            template_hash(t, key + 1),
+            hash_bytes(t[key].ptr, key_prefix(t[key].ptr, t[key].len)), id, (uint32_t)key,
+            (uint32_t)words};
+    }
+    if (ntails > 1)
+        qsort(tails, ntails, sizeof *tails, text_tail_order);
+    /* the families that show it: `threshold` tails of words alone or more, of two lengths */
+    for (size_t a = 0, b; a < ntails; a = b) {
+        long plain = 0;
+        uint32_t first = 0, other = 0;
+        for (b = a; b < ntails && tails[b].prefix == tails[a].prefix; b++) {
+            const uint32_t words = tails[b].words;
+            plain += words > 0;
+            first = first ? first : words;
+            other = words && words != first ? words : other;
+        }
+        if (plain < st->threshold || other == 0)
+            continue;
+        size_t k = 0;
+        while (k < nkeys && keys[k] != tails[a].key)
+            k++;
+        if (k == nkeys) {
+            if (ltk_array_reserve((void **)&keys, &keys_cap, nkeys + 1, sizeof *keys) != 0) {
+                rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            keys[nkeys++] = tails[a].key;
+        }
+    }
+    /* then every tail after such a key, in those families and the others */
+    for (size_t a = 0; rc == LOGTK_OK && nkeys > 0 && a < ntails; a++) {
+        size_t k = 0;
+        while (k < nkeys && keys[k] != tails[a].key)
+            k++;
+        if (k < nkeys)
+            rc = join_text_tail(p, st, &tails[a]);
+    }
+    /*
+     * The templates joined are read as lines of their new text: lines that
+     * differed only in their text and at another word (a sender's domain,
+     * "from=<*>@example.test") now show that word vary.
+     */
+    for (size_t a = 0; rc == LOGTK_OK && nkeys > 0 && a < ntails; a++) {
+        if (a > 0 && tails[a].prefix == tails[a - 1].prefix)
+            continue; /* (one template per family) */
+        uint32_t to = map_get(&st->by_text, tails[a].prefix);
+        if (to == FUSE_NO_ID || resolve(st, tails[a].id) != resolve(st, to))
+            continue;
+        rc = settle_template(p, st, to);
+        while (rc == LOGTK_OK && st->nunsettled > 0)
+            rc = settle_template(p, st, st->unsettled[--st->nunsettled]);
+        st->nunsettled = 0;
+    }
+done:
+    free(tails);
+    free(keys);
+    return rc;
+}
+
+/*
  * Rule known-slots, once more at the end: a template made before its
  * message's slots had varied (unbound's "home.lan. static <*>
  * router.home.lan. DNSKEY IN", the second line of its zone, learned while
@@ -5777,7 +5948,7 @@ static int fuse_finish(logtk_parser *p, void *state)
                 return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
         }
     }
-    return LOGTK_OK;
+    return FUSE_RULE_OFF(FUSE_RULE_TEXT_TAILS) ? LOGTK_OK : finish_text_tails(p, st);
 }
 
 const ltk_parser_algo ltk_algo_fuse = {
