@@ -401,8 +401,8 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
  * Ends the input: batch parsers compute their templates here; online parsers
  * note it, and fuse reads its templates once more (a template learned before
  * its message's slots varied joins the one the later lines made, and the
- * templates of a key's value of free text printed last join one; ids stay,
- * as aliases).
+ * templates of a key's value of free text printed last that no line showed
+ * so yet join one; ids stay, as aliases).
  */
 int logtk_parser_finish(logtk_parser *p);
 

@@ -16,7 +16,8 @@
  * pairs), the sibling groups (count, then position, flags, stem, pool + 1,
  * next group of the pool + 1, nvalues and the value/member pairs), the
  * redirects (count, then id/target pairs), the pool map and the prefix
- * pools (count, then first group + 1, varform flag, nvalues, values).
+ * pools (count, then first group + 1, varform flag, nvalues, values), then
+ * rule text-tails' two maps (absent from a state saved before them).
  * Keys are hashes of token text, so they are stable across builds of the
  * same version; template ids refer to the shared template store.
  */
@@ -99,6 +100,8 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
         for (uint32_t v = 0; ok && v < pool->nvalues; v++)
             ok = ltk_strbuf_put_varint(out, ltk_fuse_slot_value(st, pool->value0, pool->more, v)) == 0;
     }
+    /* rule text-tails' families and keys (a state saved before them ends here) */
+    ok = ok && save_map(out, &st->text_tails) == 0 && save_map(out, &st->text_keys) == 0;
     return ok ? LOGTK_OK : ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
 
@@ -211,6 +214,15 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
             if (ltk_fuse_pool_keep(st, pool, value) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         }
+    }
+    if (pos < end) { /* rule text-tails' families and keys */
+        rc = load_map(&pos, end, &st->text_tails, UINT32_MAX);
+        if (rc == 0)
+            rc = load_map(&pos, end, &st->text_keys, 2);
+        if (rc < 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if (rc > 0)
+            return FUSE_BAD("bad text tails");
     }
     if (pos != end)
         return FUSE_BAD("trailing bytes");

@@ -2742,7 +2742,8 @@ static int fuse_init(logtk_parser *p, void *state)
      * lines), and growing them there only adds the old table to the peak.
      */
     if (ltk_u64map_init(&st->exact, 256) != 0 || ltk_u64map_init(&st->groups, 4096) != 0 ||
-        ltk_u64map_init(&st->by_text, 256) != 0 || ltk_u64map_init(&st->pools, 4096) != 0)
+        ltk_u64map_init(&st->by_text, 256) != 0 || ltk_u64map_init(&st->pools, 4096) != 0 ||
+        ltk_u64map_init(&st->text_tails, 16) != 0 || ltk_u64map_init(&st->text_keys, 16) != 0)
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
@@ -4194,6 +4195,7 @@ __attribute__((noinline, cold))
 static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice *in, size_t n,
                           size_t hdr, size_t asides, int quoted, const char *limit,
                           uint64_t fast_seq, uint32_t *template_id);
+static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st);
 
 /*
  * Keeps token `kept`'s masked form, st->norm.data[0..len), in the stash for
@@ -4524,6 +4526,60 @@ FUSE_INLINE size_t cell_list_from(const ltk_fuse_state *st, const logtk_slice *w
             return from;
     }
     return n;
+}
+
+/*
+ * Where the "key=<*>" of the words (a template's `words`, or the line's
+ * masked words when NULL: cell_word) is when plain words (neither a '<'
+ * nor a '=') or bare "<*>" (a word of the value that varied on its own)
+ * follow it to the end and a word of the message comes before it, past the
+ * header; else n.  Rule text-tails (finish_text_tails).
+ */
+FUSE_INLINE size_t text_tail_key(const ltk_fuse_state *st, const logtk_slice *words, size_t n,
+                                 size_t hdr)
+{
+    /* the last token closing with "=<*>", by its last bytes alone (most templates hold none) */
+    size_t k = n - 1, len;
+    const char *t;
+    while (k > hdr + 1 && !((t = cell_word(st, words, k - 1, &len)), len > LTK_WILDCARD_LEN &&
+                                t[len - LTK_WILDCARD_LEN - 1] == '=' &&
+                                ltk_is_wildcard(t + len - LTK_WILDCARD_LEN, LTK_WILDCARD_LEN)))
+        k--;
+    if (k <= hdr + 1)
+        return n;
+    k--;
+    t = cell_word(st, words, k, &len);
+    const size_t key = key_prefix(t, len);
+    if (key == 0 || len != key + LTK_WILDCARD_LEN)
+        return n;
+    for (size_t i = k + 1; i < n; i++) {
+        t = cell_word(st, words, i, &len);
+        if (!ltk_is_wildcard(t, len) && (memchr(t, '<', len) || memchr(t, '=', len)))
+            return n;
+    }
+    for (size_t i = hdr; i < k; i++) {
+        t = cell_word(st, words, i, &len);
+        if (!memchr(t, '<', len))
+            return k;
+    }
+    return n;
+}
+
+/*
+ * The tail's words after key k of the words (as text_tail_key), or 0 when
+ * one of them is "<*>" (a value there: a word of the message, or of the
+ * text; such a tail does not show that the key holds text).
+ */
+FUSE_INLINE size_t text_tail_words(const ltk_fuse_state *st, const logtk_slice *words, size_t n,
+                                   size_t k)
+{
+    size_t len;
+    for (size_t i = k + 1; i < n; i++) {
+        const char *t = cell_word(st, words, i, &len); /* (len set before it is read) */
+        if (ltk_is_wildcard(t, len))
+            return 0;
+    }
+    return n - k - 1;
 }
 
 /*
@@ -5092,6 +5148,47 @@ static uint32_t register_twin(logtk_parser *p, ltk_fuse_state *st, const twin_se
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
+/*
+ * Rule text-tails, online: the line closes with words after its key at k
+ * (text_tail_key).  Returns 1 when that key holds text, so the words are
+ * its value: a key known to (st->text_keys), or one this line shows to,
+ * being the `threshold`-th line of a new sequence with a tail of words
+ * alone after the same words and key, tails of two lengths or more (the
+ * count finish_text_tails makes of templates; each line here is a new
+ * sequence, so a new tail).  0 when not (yet), -1 on no memory.
+ */
+static int read_text_tail(ltk_fuse_state *st, size_t n, size_t k)
+{
+    const char *t = st->norm.data + st->tok_off[k];
+    const uint64_t key = hash_bytes(t, key_prefix(t, st->tok_len[k]));
+    if (ltk_u64map_lookup(&st->text_keys, key) != NULL)
+        return 1;
+    size_t words = text_tail_words(st, NULL, n, k);
+    if (words == 0)
+        return 0;
+    words = words < 0xff ? words : 0xff;
+    uint64_t family = ltk_mix64(k + 2); /* the sequence of the words up to the key */
+    for (size_t i = 0; i <= k; i++)
+        family += st->salt_tok[i];
+    /* packed: tails counted (to 255), the first one's words, whether another length came */
+    uint32_t *slot = ltk_u64map_lookup(&st->text_tails, family);
+    const uint32_t was = slot ? *slot : (uint32_t)words << 8;
+    const uint32_t count = (was & 0xff) + ((was & 0xff) < 0xff);
+    const uint32_t other = (was >> 16 & 1) | ((was >> 8 & 0xff) != words);
+    const uint32_t now = count | (was & 0xff00) | other << 16;
+    if (slot)
+        *slot = now;
+    else if ((long)st->text_tails.count < st->max_entries &&
+             ltk_u64map_put(&st->text_tails, family, now) != 0)
+        return -1;
+    if ((long)count < st->threshold || !other)
+        return 0;
+    if (ltk_u64map_put(&st->text_keys, key, 1) != 0)
+        return -1;
+    st->text_keys_new = 1; /* the tails seen before join at the end of the line */
+    return 1;
+}
+
 static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hdr,
                         uint64_t fast_seq, uint32_t settled, uint32_t *template_id)
 {
@@ -5163,6 +5260,26 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         if ((nkin = list_kin(st, cells_from, n - cells_from, cell_commas, kin)) > 0) {
             seq = fold_list(st, cells_from, n, seq);
             n = cells_from + 1;
+        }
+    }
+
+    /*
+     * Rule text-tails: words closing the line after a key that holds text
+     * are its value ("subject=<*> budget notes" is "subject=<*>"), and the
+     * line is its words up to the key.  seq_seen, the sequence as printed,
+     * still leads to it.
+     */
+    size_t text_key;
+    if (settled == FUSE_NO_ID && nkin == 0 && n >= 3 && !FUSE_RULE_OFF(FUSE_RULE_TEXT_TAILS) &&
+        (text_key = text_tail_key(st, NULL, n, hdr)) < n) {
+        const int holds = read_text_tail(st, n, text_key);
+        if (holds < 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if (holds) {
+            for (size_t i = text_key + 1; i < n; i++)
+                seq -= st->salt_tok[i];
+            seq += ltk_mix64(text_key + 2) - ltk_mix64(n + 1);
+            n = text_key + 1;
         }
     }
 
@@ -5591,6 +5708,10 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
     while (rc == LOGTK_OK && st->nunsettled > 0)
         rc = settle_template(p, st, st->unsettled[--st->nunsettled]);
     st->nunsettled = 0;
+    if (rc == LOGTK_OK && st->text_keys_new) {
+        st->text_keys_new = 0; /* the line showed a key to hold text: the tails made before join */
+        rc = finish_text_tails(p, st);
+    }
     *template_id = resolve(st, *template_id);
     return rc;
 }
@@ -5728,10 +5849,12 @@ static int finish_cells(logtk_parser *p, ltk_fuse_state *st, uint32_t id, const 
  * key's value that never varied, or a tail holding a masked value or a key
  * ("status=<*> (250 ok: queued as <*>)"), is not read so, and tails that
  * hold a "<*>" do not show that a key holds text ("id=<*> read <*> bytes"):
- * those are words of a message.  At the end only, when every tail is
- * known (a streaming parse sees the joins then, as aliases).  The
- * templates joined are then read as lines of their new text (settled), so
- * that a word those lines differed in besides the text varies now.
+ * those are words of a message.  Here the templates are counted: when a
+ * line shows a key to hold text (read_text_tail counts the lines), or at
+ * the end, when every tail is known (templates whose tails varied word by
+ * word count then).  The templates joined are then read as lines of their
+ * new text (settled), so that a word those lines differed in besides the
+ * text varies now.
  */
 typedef struct fuse_text_tail {
     uint64_t prefix; /* template_hash() of the words up to the key */
@@ -5747,37 +5870,6 @@ static int text_tail_order(const void *a, const void *b)
     if (x->prefix != y->prefix)
         return x->prefix < y->prefix ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/*
- * Where the "key=<*>" of template t[0..n) is when plain words (neither a
- * '<' nor a '=') or bare "<*>" (a word of the value that varied on its
- * own) follow it to the end and a word of the message comes before it,
- * past the header; else n.
- */
-static size_t text_tail_key(const logtk_slice *t, size_t n, size_t hdr)
-{
-    /* the last token closing with "=<*>", by its last bytes alone (most templates hold none) */
-    size_t k = n - 1;
-    while (k > hdr + 1 && !(t[k - 1].len > LTK_WILDCARD_LEN &&
-                            t[k - 1].ptr[t[k - 1].len - LTK_WILDCARD_LEN - 1] == '=' &&
-                            ltk_is_wildcard(t[k - 1].ptr + t[k - 1].len - LTK_WILDCARD_LEN,
-                                            LTK_WILDCARD_LEN)))
-        k--;
-    if (k <= hdr + 1)
-        return n;
-    k--;
-    const size_t key = key_prefix(t[k].ptr, t[k].len);
-    if (key == 0 || t[k].len != key + LTK_WILDCARD_LEN)
-        return n;
-    for (size_t i = k + 1; i < n; i++)
-        if (!ltk_is_wildcard(t[i].ptr, t[i].len) &&
-            (memchr(t[i].ptr, '<', t[i].len) || memchr(t[i].ptr, '=', t[i].len)))
-            return n;
-    for (size_t i = hdr; i < k; i++)
-        if (!memchr(t[i].ptr, '<', t[i].len))
-            return k;
-    return n;
 }
 
 /* The template of `tail` joins the template of its words up to its key (made when none). */
@@ -5802,36 +5894,31 @@ static int join_text_tail(logtk_parser *p, ltk_fuse_state *st, const fuse_text_t
 static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st)
 {
     const uint32_t count = ltk_tmpl_count(p);
-    fuse_text_tail *tails = NULL;
-    uint64_t *keys = NULL; /* the keys shown to hold text, by their hash */
-    size_t ntails = 0, cap = 0, nkeys = 0, keys_cap = 0;
+    /* room for every template at once: no growing (a template has one tail at most) */
+    fuse_text_tail *tails = malloc((count ? count : 1) * sizeof *tails);
+    size_t ntails = 0;
     int rc = LOGTK_OK;
+    if (tails == NULL)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     for (uint32_t id = 1; id <= count; id++) {
         size_t n;
         const logtk_slice *t = resolve(st, id) == id ? ltk_tmpl_tokens(p, id, &n) : NULL;
         if (!t || n < 3)
             continue;
         const size_t hdr = st->header_auto && ltk_is_wildcard(t[0].ptr, t[0].len);
-        const size_t key = text_tail_key(t, n, hdr);
+        const size_t key = text_tail_key(st, t, n, hdr);
         if (key == n)
             continue;
-        if (ltk_array_reserve((void **)&tails, &cap, ntails + 1, sizeof *tails) != 0) {
-            rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        size_t words = n - key - 1;
-        for (size_t i = key + 1; i < n && words; i++)
-            if (ltk_is_wildcard(t[i].ptr, t[i].len))
-                words = 0; /* (a value there: a word of the message, or the text's) */
         tails[ntails++] = (fuse_text_tail){
             template_hash(t, key + 1),
             hash_bytes(t[key].ptr, key_prefix(t[key].ptr, t[key].len)), id, (uint32_t)key,
-            (uint32_t)words};
+            (uint32_t)text_tail_words(st, t, n, key)};
     }
     if (ntails > 1)
         qsort(tails, ntails, sizeof *tails, text_tail_order);
-    /* the families that show it: `threshold` tails of words alone or more, of two lengths */
-    for (size_t a = 0, b; a < ntails; a = b) {
+    /* the families that show a key to hold text: `threshold` tails of words
+       alone or more, of two lengths (the keys lines showed are known already) */
+    for (size_t a = 0, b; rc == LOGTK_OK && a < ntails; a = b) {
         long plain = 0;
         uint32_t first = 0, other = 0;
         for (b = a; b < ntails && tails[b].prefix == tails[a].prefix; b++) {
@@ -5840,33 +5927,20 @@ static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st)
             first = first ? first : words;
             other = words && words != first ? words : other;
         }
-        if (plain < st->threshold || other == 0)
-            continue;
-        size_t k = 0;
-        while (k < nkeys && keys[k] != tails[a].key)
-            k++;
-        if (k == nkeys) {
-            if (ltk_array_reserve((void **)&keys, &keys_cap, nkeys + 1, sizeof *keys) != 0) {
-                rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-                goto done;
-            }
-            keys[nkeys++] = tails[a].key;
-        }
+        if (plain >= st->threshold && other != 0 &&
+            ltk_u64map_put(&st->text_keys, tails[a].key, 1) != 0)
+            rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     }
     /* then every tail after such a key, in those families and the others */
-    for (size_t a = 0; rc == LOGTK_OK && nkeys > 0 && a < ntails; a++) {
-        size_t k = 0;
-        while (k < nkeys && keys[k] != tails[a].key)
-            k++;
-        if (k < nkeys)
+    for (size_t a = 0; rc == LOGTK_OK && st->text_keys.count > 0 && a < ntails; a++)
+        if (ltk_u64map_lookup(&st->text_keys, tails[a].key) != NULL)
             rc = join_text_tail(p, st, &tails[a]);
-    }
     /*
      * The templates joined are read as lines of their new text: lines that
      * differed only in their text and at another word (a sender's domain,
      * "from=<*>@example.test") now show that word vary.
      */
-    for (size_t a = 0; rc == LOGTK_OK && nkeys > 0 && a < ntails; a++) {
+    for (size_t a = 0; rc == LOGTK_OK && st->text_keys.count > 0 && a < ntails; a++) {
         if (a > 0 && tails[a].prefix == tails[a - 1].prefix)
             continue; /* (one template per family) */
         uint32_t to = map_get(&st->by_text, tails[a].prefix);
@@ -5877,9 +5951,7 @@ static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st)
             rc = settle_template(p, st, st->unsettled[--st->nunsettled]);
         st->nunsettled = 0;
     }
-done:
     free(tails);
-    free(keys);
     return rc;
 }
 

@@ -1382,3 +1382,55 @@ TEST(test_fuse_dotted_slots)
     CHECK(same_text(p, 10, 12));
     logtk_parser_free(p);
 }
+
+/*
+ * Rule text-tails online: the line that shows a key to hold text (the
+ * fourth tail of words after "subject=<*>", of two lengths) goes to the
+ * template of the words up to the key at once, the templates of the tails
+ * seen before join it then (not at the end), a later new tail goes there as
+ * it is fed, and a parser reloaded from a snapshot knows the key.
+ */
+TEST(test_fuse_text_tails_online)
+{
+    static const char *const lines[] = {
+        "save: uid=1, subject=weekly budget notes",
+        "save: uid=2, subject=quarterly outage report draft",
+        "save: uid=3, subject=meeting moved",
+        "save: uid=4, subject=release plan",
+        "save: uid=5, subject=lunch with the new team",
+        "delete: uid=6, subject=invoice overdue",
+    };
+    const char *folded = "save: uid=<*>, subject=<*>";
+    logtk_parser *p = NULL, *resumed = NULL;
+    CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(&resumed, "fuse"), LOGTK_OK);
+    if (!p || !resumed) {
+        logtk_parser_free(p);
+        logtk_parser_free(resumed);
+        return;
+    }
+    logtk_event ev;
+    uint32_t first = 0;
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), &ev), LOGTK_OK);
+        first = i == 0 ? ev.template_id : first;
+    }
+    /* three tails: not yet */
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, "save: uid=<*>, subject=<*> moved");
+    CHECK_STATUS(logtk_parser_feed(p, lines[3], strlen(lines[3]), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
+    logtk_slice t;
+    uint64_t c;
+    CHECK_STATUS(logtk_parser_template(p, first, &t, &c), LOGTK_OK);
+    CHECK_BYTES(t.ptr, t.len, folded); /* joined before the end */
+    CHECK_STATUS(logtk_parser_feed(p, lines[4], strlen(lines[4]), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
+    resume_from(p, resumed);
+    /* another message with that key: one tail is its value, as soon as it is fed */
+    CHECK_STATUS(logtk_parser_feed(resumed, lines[5], strlen(lines[5]), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, "delete: uid=<*>, subject=<*>");
+    CHECK_STATUS(logtk_parser_feed(p, lines[5], strlen(lines[5]), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, "delete: uid=<*>, subject=<*>");
+    logtk_parser_free(p);
+    logtk_parser_free(resumed);
+}
