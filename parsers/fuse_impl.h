@@ -169,9 +169,10 @@ typedef struct ltk_fuse_state {
     uint64_t wild_dots[FUSE_WILD_DOTS]; /* hashes of "<*>", "<*>.", ... (quick_token_hash) */
     uint64_t wild_comma;                /* hash of "<*>,": a cell of a list "a, b, c" */
     int comma_lists;                    /* some line closed with such a list (list_kin) */
-    /* rule text-tails (parser_fuse.c, read_text_tail): per family, the words
-       up to a key (their sequence hash), its tails as text_tail_count packs
-       them; and the keys shown to hold text (key hash -> 1) */
+    /* rule text-tails (parser_fuse.c, read_text_tail): per family (the
+       sequence hash of the words up to a key) its tails counted, packed as
+       read_text_tail packs them; and the keys shown to hold text (key hash
+       -> 1) */
     ltk_u64map text_tails;
     ltk_u64map text_keys;
     int text_keys_new; /* a line showed a key to hold text: join the tails seen */

@@ -5136,19 +5136,6 @@ static uint32_t register_twin(logtk_parser *p, ltk_fuse_state *st, const twin_se
 }
 
 /*
- * The rest of learn_sequence(), from the line's masked words: st->norm
- * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
- * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
- * sequence hash.  Finds or makes the line's template and registers its
- * words in their sibling groups.  With `settled` a template id, the words
- * are that template's (settle_template): each slot the promotion rounds find
- * promoted becomes the template's own variable, nothing is looked up or
- * made, and the words are registered for that template.
- */
-#if defined(__GNUC__)
-__attribute__((noinline, cold))
-#endif
-/*
  * Rule text-tails, online: the line closes with words after its key at k
  * (text_tail_key).  Returns 1 when that key holds text, so the words are
  * its value: a key known to (st->text_keys), or one this line shows to,
@@ -5189,6 +5176,19 @@ static int read_text_tail(ltk_fuse_state *st, size_t n, size_t k)
     return 1;
 }
 
+/*
+ * The rest of learn_sequence(), from the line's masked words: st->norm
+ * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
+ * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
+ * sequence hash.  Finds or makes the line's template and registers its
+ * words in their sibling groups.  With `settled` a template id, the words
+ * are that template's (settle_template): each slot the promotion rounds find
+ * promoted becomes the template's own variable, nothing is looked up or
+ * made, and the words are registered for that template.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
 static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hdr,
                         uint64_t fast_seq, uint32_t settled, uint32_t *template_id)
 {
