@@ -17,6 +17,10 @@ Rewrites (cumulative, in the order given; "none" is the build as it is):
   key-empty  an empty value after "key=" is "<*>" ("logname= uid=<*>" ->
              "logname=<*> uid=<*>", as OpenSSH's full list writes it)
   key-word   a word after "key=" is "<*>" ("tty=ssh" -> "tty=<*>")
+  transitions  two places of four or more templates equal but there, some
+             word printed at the first place printed at the second in
+             another ("from NEW to UNASSIGNED", "from UNASSIGNED to
+             ASSIGNED"): a state machine's states, both "<*>"
   subsume    a template whose every word equals the word of a more general
              template of the same log, or falls under its "<*>" (as many
              words), joins it: Hadoop's "Registering class A for class B",
@@ -59,6 +63,34 @@ def subsume(texts):
     return [into[t] for t in texts]
 
 
+def transitions(texts, least=4, apart=3):
+    """Two places of a family of templates (equal but there, at most `apart`
+    words apart, plain words at both) become "<*>" when `least` templates or
+    more share the family and some word printed at the first place is printed
+    at the second in another: a state machine's states ("from NEW to
+    UNASSIGNED", "from UNASSIGNED to ASSIGNED")."""
+    split = sorted({t: t.split() for t in texts}.items())
+    into = {t: list(w) for t, w in split}
+    families = collections.defaultdict(list)
+    for t, words in split:
+        for i in range(len(words)):
+            if '<' in words[i]:
+                continue
+            for j in range(i + 1, min(len(words), i + apart + 1)):
+                if '<' not in words[j]:
+                    key = (len(words), i, j, tuple(words[:i] + words[i + 1:j] + words[j + 1:]))
+                    families[key].append(t)
+    for (n, i, j, _), members in families.items():
+        if len(members) < least:
+            continue
+        first = {into[t][i] for t in members} | {t.split()[i] for t in members}
+        second = {t.split()[j] for t in members}
+        if first & second:
+            for t in members:
+                into[t][i] = into[t][j] = '<*>'
+    return [' '.join(into[t]) for t in texts]
+
+
 def each(rewrite):
     return lambda texts: [rewrite(t) for t in texts]
 
@@ -68,6 +100,7 @@ REWRITES = {
     'key-word': each(lambda t: re.sub(r'(?<=[A-Za-z0-9_])=[A-Za-z_][A-Za-z0-9_]*(?=[\s,;]|$)',
                                       '=<*>', t)),
     'subsume': subsume,
+    'transitions': transitions,
 }
 
 
