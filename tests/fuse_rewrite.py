@@ -17,10 +17,11 @@ Rewrites (cumulative, in the order given; "none" is the build as it is):
   key-empty  an empty value after "key=" is "<*>" ("logname= uid=<*>" ->
              "logname=<*> uid=<*>", as OpenSSH's full list writes it)
   key-word   a word after "key=" is "<*>" ("tty=ssh" -> "tty=<*>")
-  transitions  two places of four or more templates equal but there, some
-             word printed at the first place printed at the second in
-             another ("from NEW to UNASSIGNED", "from UNASSIGNED to
-             ASSIGNED"): a state machine's states, both "<*>"
+  transitions  two places one word apart, "to" or an arrow between them, of
+             four or more templates equal but there, some word printed at
+             the first place printed at the second in another ("from NEW
+             to UNASSIGNED", "from UNASSIGNED to ASSIGNED"): a state
+             machine's states, both "<*>"
   subsume    a template whose every word equals the word of a more general
              template of the same log, or falls under its "<*>" (as many
              words), joins it: Hadoop's "Registering class A for class B",
@@ -63,31 +64,25 @@ def subsume(texts):
     return [into[t] for t in texts]
 
 
-def transitions(texts, least=4, apart=3):
-    """Two places of a family of templates (equal but there, at most `apart`
-    words apart, plain words at both) become "<*>" when `least` templates or
-    more share the family and some word printed at the first place is printed
-    at the second in another: a state machine's states ("from NEW to
-    UNASSIGNED", "from UNASSIGNED to ASSIGNED")."""
+def transitions(texts, least=4, arrows=('to', '->', '=>', '-->')):
+    """Two places one word apart, the word between them "to" or an arrow,
+    become "<*>" in a family of `least` or more templates equal but there
+    (plain words at both) when some word printed at the first place is
+    printed at the second in another: a state machine's states ("from NEW to
+    UNASSIGNED", "from UNASSIGNED to ASSIGNED"; "S_STARTING -> S_PENDING")."""
     split = sorted({t: t.split() for t in texts}.items())
     into = {t: list(w) for t, w in split}
     families = collections.defaultdict(list)
     for t, words in split:
-        for i in range(len(words)):
-            if '<' in words[i]:
-                continue
-            for j in range(i + 1, min(len(words), i + apart + 1)):
-                if '<' not in words[j]:
-                    key = (len(words), i, j, tuple(words[:i] + words[i + 1:j] + words[j + 1:]))
-                    families[key].append(t)
-    for (n, i, j, _), members in families.items():
-        if len(members) < least:
-            continue
-        first = {into[t][i] for t in members} | {t.split()[i] for t in members}
-        second = {t.split()[j] for t in members}
-        if first & second:
-            for t in members:
-                into[t][i] = into[t][j] = '<*>'
+        for i in range(len(words) - 2):
+            if words[i + 1] in arrows and '<' not in words[i] and '<' not in words[i + 2]:
+                families[(len(words), i, tuple(words[:i] + words[i + 1:i + 2] +
+                                               words[i + 3:]))].append(words)
+    for (_, i, _), members in families.items():
+        if len(members) >= least and \
+                {w[i] for w in members} & {w[i + 2] for w in members}:
+            for w in members:
+                into[' '.join(w)][i] = into[' '.join(w)][i + 2] = '<*>'
     return [' '.join(into[t]) for t in texts]
 
 
