@@ -4533,18 +4533,22 @@ FUSE_INLINE size_t cell_list_from(const ltk_fuse_state *st, const logtk_slice *w
  * masked words when NULL: cell_word) is when plain words (neither a '<'
  * nor a '=') or bare "<*>" (a word of the value that varied on its own)
  * follow it to the end and a word of the message comes before it, past the
- * header; else n.  Rule text-tails (finish_text_tails).
+ * header; else n.  *plain: the tail's words, or 0 when one of them is "<*>"
+ * (a value there, a word of the message or of the text: such a tail does
+ * not show that the key holds text).  Rule text-tails (finish_text_tails).
  */
 FUSE_INLINE size_t text_tail_key(const ltk_fuse_state *st, const logtk_slice *words, size_t n,
-                                 size_t hdr)
+                                 size_t hdr, size_t *plain)
 {
     /* the last token closing with "=<*>", by its last bytes alone (most templates hold none) */
-    size_t k = n - 1, len;
+    size_t k, len;
     const char *t;
-    while (k > hdr + 1 && !((t = cell_word(st, words, k - 1, &len)), len > LTK_WILDCARD_LEN &&
-                                t[len - LTK_WILDCARD_LEN - 1] == '=' &&
-                                ltk_is_wildcard(t + len - LTK_WILDCARD_LEN, LTK_WILDCARD_LEN)))
-        k--;
+    for (k = n - 1; k > hdr + 1; k--) {
+        t = cell_word(st, words, k - 1, &len);
+        if (len > LTK_WILDCARD_LEN && t[len - LTK_WILDCARD_LEN - 1] == '=' &&
+            ltk_is_wildcard(t + len - LTK_WILDCARD_LEN, LTK_WILDCARD_LEN))
+            break;
+    }
     if (k <= hdr + 1)
         return n;
     k--;
@@ -4552,9 +4556,12 @@ FUSE_INLINE size_t text_tail_key(const ltk_fuse_state *st, const logtk_slice *wo
     const size_t key = key_prefix(t, len);
     if (key == 0 || len != key + LTK_WILDCARD_LEN)
         return n;
+    *plain = n - k - 1;
     for (size_t i = k + 1; i < n; i++) {
         t = cell_word(st, words, i, &len);
-        if (!ltk_is_wildcard(t, len) && (memchr(t, '<', len) || memchr(t, '=', len)))
+        if (ltk_is_wildcard(t, len))
+            *plain = 0;
+        else if (memchr(t, '<', len) || memchr(t, '=', len))
             return n;
     }
     for (size_t i = hdr; i < k; i++) {
@@ -4563,23 +4570,6 @@ FUSE_INLINE size_t text_tail_key(const ltk_fuse_state *st, const logtk_slice *wo
             return k;
     }
     return n;
-}
-
-/*
- * The tail's words after key k of the words (as text_tail_key), or 0 when
- * one of them is "<*>" (a value there: a word of the message, or of the
- * text; such a tail does not show that the key holds text).
- */
-FUSE_INLINE size_t text_tail_words(const ltk_fuse_state *st, const logtk_slice *words, size_t n,
-                                   size_t k)
-{
-    size_t len;
-    for (size_t i = k + 1; i < n; i++) {
-        const char *t = cell_word(st, words, i, &len); /* (len set before it is read) */
-        if (ltk_is_wildcard(t, len))
-            return 0;
-    }
-    return n - k - 1;
 }
 
 /*
@@ -4594,6 +4584,16 @@ static void wild_list_head(ltk_fuse_state *st, size_t at)
     st->tok_len[at] = LTK_WILDCARD_LEN;
 }
 
+/* The sequence seq of the line's n words without its words from..n (the sequence of from words). */
+static inline uint64_t without_words_from(const ltk_fuse_state *st, uint64_t seq, size_t from,
+                                          size_t n)
+{
+    seq += ltk_mix64(from + 1) - ltk_mix64(n + 1);
+    for (size_t i = from; i < n; i++)
+        seq -= st->salt_tok[i];
+    return seq;
+}
+
 /*
  * The sequence seq of the line's n words with its words from..n, a list
  * closing it, as its head's one "<*>" (wild_list_head; its text written
@@ -4603,9 +4603,7 @@ static void wild_list_head(ltk_fuse_state *st, size_t at)
  */
 static uint64_t fold_list(ltk_fuse_state *st, size_t from, size_t n, uint64_t seq)
 {
-    seq += ltk_mix64(from + 2) - ltk_mix64(n + 1);
-    for (size_t i = from; i < n; i++)
-        seq -= st->salt_tok[i];
+    seq = without_words_from(st, seq, from, n) + ltk_mix64(from + 2) - ltk_mix64(from + 1);
     memcpy(st->norm.data + st->tok_off[from], LTK_WILDCARD, LTK_WILDCARD_LEN);
     wild_list_head(st, from);
     st->salt_tok[from] = salted(st->wild_dots[0], from);
@@ -5136,27 +5134,24 @@ static uint32_t register_twin(logtk_parser *p, ltk_fuse_state *st, const twin_se
 }
 
 /*
- * Rule text-tails, online: the line closes with words after its key at k
- * (text_tail_key).  Returns 1 when that key holds text, so the words are
- * its value: a key known to (st->text_keys), or one this line shows to,
- * being the `threshold`-th line of a new sequence with a tail of words
- * alone after the same words and key, tails of two lengths or more (the
- * count finish_text_tails makes of templates; each line here is a new
+ * Rule text-tails, online: the line closes with `words` words (0 when one
+ * is "<*>", text_tail_key) after its key at k; `family` is the sequence of
+ * its words up to the key.  Returns 1 when that key holds text, so the
+ * words are its value: a key known to (st->text_keys), or one this line
+ * shows to, being the `threshold`-th line of a new sequence with a tail of
+ * words alone after the same words and key, tails of two lengths or more
+ * (the count finish_text_tails makes of templates; each line here is a new
  * sequence, so a new tail).  0 when not (yet), -1 on no memory.
  */
-static int read_text_tail(ltk_fuse_state *st, size_t n, size_t k)
+static int read_text_tail(ltk_fuse_state *st, size_t k, size_t words, uint64_t family)
 {
     const char *t = st->norm.data + st->tok_off[k];
     const uint64_t key = hash_bytes(t, key_prefix(t, st->tok_len[k]));
     if (ltk_u64map_lookup(&st->text_keys, key) != NULL)
         return 1;
-    size_t words = text_tail_words(st, NULL, n, k);
     if (words == 0)
         return 0;
     words = words < 0xff ? words : 0xff;
-    uint64_t family = ltk_mix64(k + 2); /* the sequence of the words up to the key */
-    for (size_t i = 0; i <= k; i++)
-        family += st->salt_tok[i];
     /* packed: tails counted (to 255), the first one's words, whether another length came */
     uint32_t *slot = ltk_u64map_lookup(&st->text_tails, family);
     const uint32_t was = slot ? *slot : (uint32_t)words << 8;
@@ -5269,16 +5264,15 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
      * line is its words up to the key.  seq_seen, the sequence as printed,
      * still leads to it.
      */
-    size_t text_key;
+    size_t text_key, text_words;
     if (settled == FUSE_NO_ID && nkin == 0 && n >= 3 && !FUSE_RULE_OFF(FUSE_RULE_TEXT_TAILS) &&
-        (text_key = text_tail_key(st, NULL, n, hdr)) < n) {
-        const int holds = read_text_tail(st, n, text_key);
+        (text_key = text_tail_key(st, NULL, n, hdr, &text_words)) < n) {
+        const uint64_t up_to_key = without_words_from(st, seq, text_key + 1, n);
+        const int holds = read_text_tail(st, text_key, text_words, up_to_key);
         if (holds < 0)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         if (holds) {
-            for (size_t i = text_key + 1; i < n; i++)
-                seq -= st->salt_tok[i];
-            seq += ltk_mix64(text_key + 2) - ltk_mix64(n + 1);
+            seq = up_to_key;
             n = text_key + 1;
         }
     }
@@ -5593,6 +5587,16 @@ static int settle_template(logtk_parser *p, ltk_fuse_state *st, uint32_t id)
     return learn_masked(p, st, n, 0, 0, id, &same);
 }
 
+/* Settles the templates promotions generalized since (st->unsettled), and those they generalize. */
+static int settle_unsettled(logtk_parser *p, ltk_fuse_state *st)
+{
+    int rc = LOGTK_OK;
+    while (rc == LOGTK_OK && st->nunsettled > 0)
+        rc = settle_template(p, st, st->unsettled[--st->nunsettled]);
+    st->nunsettled = 0;
+    return rc;
+}
+
 /*
  * The rest of feed_tokens() for a sequence the exact table does not know
  * (Mac: one line in five): a call of its own, compiled for size (cold), so
@@ -5704,10 +5708,8 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
     }
     st->norm.len = (size_t)(o - base);
     int rc = learn_masked(p, st, n, hdr, fast_seq, FUSE_NO_ID, template_id);
-    /* the templates this line's promotions generalized, in their new sequences */
-    while (rc == LOGTK_OK && st->nunsettled > 0)
-        rc = settle_template(p, st, st->unsettled[--st->nunsettled]);
-    st->nunsettled = 0;
+    if (rc == LOGTK_OK)
+        rc = settle_unsettled(p, st);
     if (rc == LOGTK_OK && st->text_keys_new) {
         st->text_keys_new = 0; /* the line showed a key to hold text: the tails made before join */
         rc = finish_text_tails(p, st);
@@ -5906,13 +5908,14 @@ static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st)
         if (!t || n < 3)
             continue;
         const size_t hdr = st->header_auto && ltk_is_wildcard(t[0].ptr, t[0].len);
-        const size_t key = text_tail_key(st, t, n, hdr);
+        size_t words;
+        const size_t key = text_tail_key(st, t, n, hdr, &words);
         if (key == n)
             continue;
         tails[ntails++] = (fuse_text_tail){
             template_hash(t, key + 1),
             hash_bytes(t[key].ptr, key_prefix(t[key].ptr, t[key].len)), id, (uint32_t)key,
-            (uint32_t)text_tail_words(st, t, n, key)};
+            (uint32_t)words};
     }
     if (ntails > 1)
         qsort(tails, ntails, sizeof *tails, text_tail_order);
@@ -5946,10 +5949,8 @@ static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st)
         uint32_t to = map_get(&st->by_text, tails[a].prefix);
         if (to == FUSE_NO_ID || resolve(st, tails[a].id) != resolve(st, to))
             continue;
-        rc = settle_template(p, st, to);
-        while (rc == LOGTK_OK && st->nunsettled > 0)
-            rc = settle_template(p, st, st->unsettled[--st->nunsettled]);
-        st->nunsettled = 0;
+        if ((rc = settle_template(p, st, to)) == LOGTK_OK)
+            rc = settle_unsettled(p, st);
     }
     free(tails);
     return rc;
