@@ -176,6 +176,16 @@ typedef struct ltk_fuse_state {
     ltk_u64map text_tails;
     ltk_u64map text_keys;
     int text_keys_new; /* a line showed a key to hold text: join the tails seen */
+    /* rule transitions (parser_fuse.c, transition_fold): per family (the
+       sequence hash with "<*>" at a transition's two places) its lines
+       counted, FUSE_TRANSITION_PROVEN set once its templates showed a state
+       at both places */
+    ltk_u64map transitions;
+#define FUSE_TRANSITION_PROVEN 0x10000u /* (below it, the lines counted, to 0xffff) */
+#define FUSE_TRANSITION_LIMIT 0x20000u  /* every value is below it */
+    int transitions_new; /* a family's count reached a step: read its templates */
+    size_t transition_folds; /* the line's constants transition_fold() made "<*>" */
+#define FUSE_FOLD_NOMEM ((size_t)-1)
 
     /* per-line scratch, reused */
     ltk_strbuf norm;

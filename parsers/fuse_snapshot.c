@@ -102,6 +102,8 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
     }
     /* rule text-tails' families and keys (a state saved before them ends here) */
     ok = ok && save_map(out, &st->text_tails) == 0 && save_map(out, &st->text_keys) == 0;
+    /* rule transitions' families (a state saved before them ends here) */
+    ok = ok && save_map(out, &st->transitions) == 0;
     return ok ? LOGTK_OK : ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
 
@@ -223,6 +225,13 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
         if (rc > 0)
             return FUSE_BAD("bad text tails");
+    }
+    if (pos < end) { /* rule transitions' families */
+        rc = load_map(&pos, end, &st->transitions, FUSE_TRANSITION_LIMIT);
+        if (rc < 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if (rc > 0)
+            return FUSE_BAD("bad transitions");
     }
     if (pos != end)
         return FUSE_BAD("trailing bytes");

@@ -60,6 +60,7 @@ void ltk_fuse_destroy(void *state)
     ltk_u64map_free(&st->pools);
     ltk_u64map_free(&st->text_tails);
     ltk_u64map_free(&st->text_keys);
+    ltk_u64map_free(&st->transitions);
     ltk_fuse_free_groups(st);
     free(st->more_list);
     free(st->redirect);

@@ -169,7 +169,8 @@ enum fuse_rule {
     FUSE_RULE_TWINS = 39,         /* "(a.org): query: a.org": a value printed twice varies at both;
                                      so do two quoted values that vary together */
     FUSE_RULE_LIST_CELLS = 40,    /* "get a:<*> b:<*>" beside "get <*>": a list of masked values */
-    FUSE_RULE_TEXT_TAILS = 41     /* "subject=<*> weekly report": a value printed last holds blanks */
+    FUSE_RULE_TEXT_TAILS = 41,    /* "subject=<*> weekly report": a value printed last holds blanks */
+    FUSE_RULE_TRANSITIONS = 42    /* "from NEW to UNASSIGNED": a state machine's states are values */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -2743,7 +2744,8 @@ static int fuse_init(logtk_parser *p, void *state)
      */
     if (ltk_u64map_init(&st->exact, 256) != 0 || ltk_u64map_init(&st->groups, 4096) != 0 ||
         ltk_u64map_init(&st->by_text, 256) != 0 || ltk_u64map_init(&st->pools, 4096) != 0 ||
-        ltk_u64map_init(&st->text_tails, 16) != 0 || ltk_u64map_init(&st->text_keys, 16) != 0)
+        ltk_u64map_init(&st->text_tails, 16) != 0 || ltk_u64map_init(&st->text_keys, 16) != 0 ||
+        ltk_u64map_init(&st->transitions, 16) != 0)
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     return LOGTK_OK;
 }
@@ -4196,6 +4198,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
                           size_t hdr, size_t asides, int quoted, const char *limit,
                           uint64_t fast_seq, uint32_t *template_id);
 static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st);
+static int finish_transitions(logtk_parser *p, ltk_fuse_state *st);
 
 /*
  * Keeps token `kept`'s masked form, st->norm.data[0..len), in the stash for
@@ -5172,6 +5175,108 @@ static int read_text_tail(ltk_fuse_state *st, size_t k, size_t words, uint64_t f
 }
 
 /*
+ * Rule transitions: a state machine prints its states in pairs, "from NEW
+ * to UNASSIGNED", "S_STARTING -> S_PENDING", "(Idle->Connect)" aside: two
+ * places one word apart, "to" or an arrow between them.  The sibling groups
+ * see one place at a time, and a pair of states is a line whose words vary
+ * at both places at once, so each transition would keep a template.  Where
+ * `threshold` or more templates are equal but for plain words at those two
+ * places (their family) and some word printed at the first place is printed
+ * at the second in another (a state left is a state entered), both places
+ * are the values of one message.  Words that only happen to follow "to"
+ * (a destination, a verb) are not states the first place prints.
+ */
+
+/* The word between a transition's two places: "to" or an arrow. */
+FUSE_INLINE int is_transition_word(const char *t, size_t len)
+{
+    if (len == 2)
+        return (t[0] == 't' && t[1] == 'o') || ((t[0] == '-' || t[0] == '=') && t[1] == '>');
+    return len == 3 && memcmp(t, "-->", 3) == 0;
+}
+
+/* A place of a transition in a template: a plain word (no '<', *plain set) or a bare "<*>". */
+FUSE_INLINE int transition_place(const char *t, size_t len, int *plain)
+{
+    *plain = len > 0 && memchr(t, '<', len) == NULL;
+    return *plain || ltk_is_wildcard(t, len);
+}
+
+/* The same, for word i of the line being learned (a "<*>" promoted there included). */
+FUSE_INLINE int line_transition_place(const ltk_fuse_state *st, size_t i, int *plain)
+{
+    if (st->tok_wild[i]) {
+        *plain = 0;
+        return st->tok_hash[i] == st->wild_dots[0];
+    }
+    return transition_place(st->norm.data + st->tok_off[i], st->tok_len[i], plain);
+}
+
+/* Word i of the line being learned becomes a bare "<*>"; returns seq changed so. */
+static uint64_t transition_wild(ltk_fuse_state *st, size_t i, uint64_t seq)
+{
+    const uint64_t wild = salted(st->wild_dots[0], i);
+    seq += wild - st->salt_tok[i];
+    st->tok_hash[i] = st->wf_hash[i] = st->wild_dots[0];
+    st->salt_tok[i] = st->salt_wf[i] = wild;
+    st->wf_prefix[i] = st->wf_suffix[i] = 0;
+    st->tok_wild[i] = 1;
+    return seq;
+}
+
+/*
+ * Rule transitions, online, on the line's words (sequence `seq`, its slots
+ * promoted so far taken): a pair of places of a family shown to hold states
+ * (FUSE_TRANSITION_PROVEN) becomes "<*>" at both.  With `count`, a family
+ * not shown yet counts the line when it prints words at both places, and
+ * at `threshold` lines, and at each doubling of that, asks for its
+ * templates to be read (st->transitions_new, finish_transitions): a family
+ * that never shows a state at both places costs a few reads.  Returns the
+ * sequence, changed so; st->transition_folds is how many of the line's
+ * constants became "<*>", or FUSE_FOLD_NOMEM on no memory.  (Returned, not
+ * written through pointers, so that learn_masked() keeps its sequence and
+ * count in registers.)
+ */
+static uint64_t transition_fold(ltk_fuse_state *st, uint64_t seq, size_t n, size_t hdr, int count)
+{
+    st->transition_folds = 0;
+    for (size_t i = hdr; i + 2 < n; i++) {
+        if (st->tok_len[i + 1] - 2u > 1u) /* (most words: not 2 or 3 bytes long) */
+            continue;
+        size_t len;
+        const char *t = cell_word(st, NULL, i + 1, &len);
+        int first, second;
+        if (st->tok_wild[i + 1] || !is_transition_word(t, len) ||
+            !line_transition_place(st, i, &first) || !line_transition_place(st, i + 2, &second) ||
+            !(first || second))
+            continue;
+        const uint64_t family = seq - st->salt_tok[i] - st->salt_tok[i + 2] +
+                                salted(st->wild_dots[0], i) + salted(st->wild_dots[0], i + 2);
+        uint32_t *slot = ltk_u64map_lookup(&st->transitions, family);
+        if (slot && (*slot & FUSE_TRANSITION_PROVEN)) {
+            seq = transition_wild(st, i + 2, transition_wild(st, i, seq));
+            st->transition_folds += (size_t)first + (size_t)second;
+            i += 2;
+            continue;
+        }
+        if (!count || !first || !second)
+            continue;
+        const uint32_t lines = slot ? (*slot & 0xffff) + ((*slot & 0xffff) < 0xffff) : 1;
+        if (slot)
+            *slot = lines;
+        else if ((long)st->transitions.count < st->max_entries &&
+                 ltk_u64map_put(&st->transitions, family, lines) != 0) {
+            st->transition_folds = FUSE_FOLD_NOMEM;
+            return seq;
+        }
+        const uint32_t steps = (uint32_t)st->threshold;
+        if (lines >= steps && lines % steps == 0 && ((lines / steps) & (lines / steps - 1)) == 0)
+            st->transitions_new = 1;
+    }
+    return seq;
+}
+
+/*
  * The rest of learn_sequence(), from the line's masked words: st->norm
  * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
  * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
@@ -5307,7 +5412,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     }
 
     /* 3. take promoted positions as variables, then register the line's siblings */
-    int changed = 1, promoted_any = 0;
+    int changed = 1, promoted_any = 0, transitions_read = 0;
     /* (a template settled takes one slot a round, at most n: no bound needed) */
     for (int round = 0; changed && (round < 64 || settled != FUSE_NO_ID); round++) {
         changed = 0;
@@ -5342,6 +5447,18 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
                                                      : rc;
                     break;
                 }
+            }
+        }
+        /* rule transitions, once no slot is left to take: a pair of states is "<*>" */
+        if (!changed && settled == FUSE_NO_ID && !FUSE_RULE_OFF(FUSE_RULE_TRANSITIONS)) {
+            const uint64_t folded = transition_fold(st, seq, n, hdr, !transitions_read);
+            transitions_read = 1;
+            if (st->transition_folds == FUSE_FOLD_NOMEM)
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+            if (st->transition_folds > 0) {
+                seq = folded;
+                constants -= st->transition_folds;
+                promoted_any = changed = 1; /* (the keys of the first round are stale) */
             }
         }
     }
@@ -5714,6 +5831,10 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         st->text_keys_new = 0; /* the line showed a key to hold text: the tails made before join */
         rc = finish_text_tails(p, st);
     }
+    if (rc == LOGTK_OK && st->transitions_new) {
+        st->transitions_new = 0; /* a family reached a step of its count: its templates are read */
+        rc = finish_transitions(p, st);
+    }
     *template_id = resolve(st, *template_id);
     return rc;
 }
@@ -5957,6 +6078,152 @@ static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st)
 }
 
 /*
+ * Rule transitions, on the templates (see transition_fold): at the end, and
+ * when a family's count of lines reaches a step.  A family of `threshold`
+ * templates or more with plain words at both places, where some word of
+ * the first place is a word of the second, is shown to hold states; then
+ * each of its templates (those with a "<*>" at one of the places too) joins
+ * the template with "<*>" at both, made when none has that text, and that
+ * one is settled as a line of its text.
+ */
+typedef struct fuse_transition {
+    uint64_t family;        /* template_hash() with "<*>" at both places */
+    uint64_t first, second; /* hashes of the words there, 0 for a "<*>" */
+    uint32_t id, at;        /* the template, its first place */
+} fuse_transition;
+
+static int transition_order(const void *a, const void *b)
+{
+    const fuse_transition *x = a, *y = b;
+    if (x->family != y->family)
+        return x->family < y->family ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int hash_order(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether some word of the first place of pairs[0..n) is a word of the second (words: scratch of 2n). */
+static int transition_states(const fuse_transition *pairs, size_t n, uint64_t *words)
+{
+    size_t na = 0, nb = 0;
+    for (size_t k = 0; k < n; k++)
+        if (pairs[k].first && pairs[k].second) {
+            words[na++] = pairs[k].first;
+            words[n + nb++] = pairs[k].second;
+        }
+    qsort(words, na, sizeof *words, hash_order);
+    qsort(words + n, nb, sizeof *words, hash_order);
+    for (size_t a = 0, b = 0; a < na && b < nb;) {
+        if (words[a] == words[n + b])
+            return 1;
+        if (words[a] < words[n + b])
+            a++;
+        else
+            b++;
+    }
+    return 0;
+}
+
+/* The templates of a family shown to hold states join the one with "<*>" at both places. */
+static int join_transitions(logtk_parser *p, ltk_fuse_state *st, const fuse_transition *pairs,
+                            size_t n)
+{
+    uint32_t to = map_get(&st->by_text, pairs[0].family);
+    if (to == FUSE_NO_ID) {
+        size_t nt;
+        const logtk_slice *t = ltk_tmpl_tokens(p, pairs[0].id, &nt);
+        if (grow_scratch(st, nt + 1) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < nt; i++)
+            st->tok[i] = i == pairs[0].at || i == pairs[0].at + 2
+                             ? (logtk_slice){LTK_WILDCARD, LTK_WILDCARD_LEN}
+                             : t[i];
+        if ((to = ltk_tmpl_create(p, st->tok, nt)) == 0)
+            return LOGTK_ERR_NOMEM;
+        if (ltk_fuse_ensure_redirect(st, to) != 0 ||
+            ltk_u64map_put(&st->by_text, pairs[0].family, to) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    to = resolve(st, to);
+    for (size_t k = 0; k < n; k++) {
+        if (resolve(st, pairs[k].id) != pairs[k].id || pairs[k].id == to)
+            continue; /* (joined since, by a pair at other places) */
+        int rc = join_template(p, st, pairs[k].id, to);
+        if (rc != LOGTK_OK)
+            return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+    }
+    int rc = settle_template(p, st, to);
+    return rc == LOGTK_OK ? settle_unsettled(p, st) : rc;
+}
+
+static int finish_transitions(logtk_parser *p, ltk_fuse_state *st)
+{
+    const uint32_t count = ltk_tmpl_count(p);
+    fuse_transition *pairs = NULL;
+    uint64_t *words = NULL;
+    size_t npairs = 0, cap = 0;
+    int rc = LOGTK_OK;
+    for (uint32_t id = 1; id <= count; id++) {
+        size_t n;
+        const logtk_slice *t = resolve(st, id) == id ? ltk_tmpl_tokens(p, id, &n) : NULL;
+        if (!t || n < 3)
+            continue;
+        const size_t hdr = st->header_auto && ltk_is_wildcard(t[0].ptr, t[0].len);
+        uint64_t seq = 0;
+        for (size_t i = hdr; i + 2 < n; i++) {
+            int first, second;
+            if (!is_transition_word(t[i + 1].ptr, t[i + 1].len) ||
+                !transition_place(t[i].ptr, t[i].len, &first) ||
+                !transition_place(t[i + 2].ptr, t[i + 2].len, &second) || !(first || second))
+                continue;
+            if (npairs == cap) {
+                cap = cap ? 2 * cap : 64;
+                fuse_transition *grown = realloc(pairs, cap * sizeof *pairs);
+                if (grown == NULL) {
+                    free(pairs);
+                    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+                }
+                pairs = grown;
+            }
+            seq = seq ? seq : template_hash(t, n);
+            const uint64_t a = hash_bytes(t[i].ptr, t[i].len);
+            const uint64_t b = hash_bytes(t[i + 2].ptr, t[i + 2].len);
+            pairs[npairs++] = (fuse_transition){
+                seq - salted(a, i) - salted(b, i + 2) + salted(st->wild_dots[0], i) +
+                    salted(st->wild_dots[0], i + 2),
+                first ? a | 1 : 0, second ? b | 1 : 0, id, (uint32_t)i};
+        }
+    }
+    if (npairs > 1)
+        qsort(pairs, npairs, sizeof *pairs, transition_order);
+    if (npairs > 0 && (words = malloc(2 * npairs * sizeof *words)) == NULL)
+        rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    for (size_t a = 0, b; rc == LOGTK_OK && a < npairs; a = b) {
+        long both = 0;
+        for (b = a; b < npairs && pairs[b].family == pairs[a].family; b++)
+            both += pairs[b].first && pairs[b].second;
+        uint32_t *slot = ltk_u64map_lookup(&st->transitions, pairs[a].family);
+        if (!(slot && (*slot & FUSE_TRANSITION_PROVEN))) {
+            if (both < st->threshold || !transition_states(&pairs[a], b - a, words))
+                continue;
+            if (slot)
+                *slot |= FUSE_TRANSITION_PROVEN;
+            else if (ltk_u64map_put(&st->transitions, pairs[a].family, FUSE_TRANSITION_PROVEN) != 0)
+                rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        }
+        if (rc == LOGTK_OK)
+            rc = join_transitions(p, st, &pairs[a], b - a);
+    }
+    free(words);
+    free(pairs);
+    return rc;
+}
+
+/*
  * Rule known-slots, once more at the end: a template made before its
  * message's slots had varied (unbound's "home.lan. static <*>
  * router.home.lan. DNSKEY IN", the second line of its zone, learned while
@@ -6021,7 +6288,9 @@ static int fuse_finish(logtk_parser *p, void *state)
                 return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
         }
     }
-    return FUSE_RULE_OFF(FUSE_RULE_TEXT_TAILS) ? LOGTK_OK : finish_text_tails(p, st);
+    if (!FUSE_RULE_OFF(FUSE_RULE_TEXT_TAILS) && (rc = finish_text_tails(p, st)) != LOGTK_OK)
+        return rc;
+    return FUSE_RULE_OFF(FUSE_RULE_TRANSITIONS) ? LOGTK_OK : finish_transitions(p, st);
 }
 
 const ltk_parser_algo ltk_algo_fuse = {

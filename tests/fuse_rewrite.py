@@ -21,7 +21,8 @@ Rewrites (cumulative, in the order given; "none" is the build as it is):
              four or more templates equal but there, some word printed at
              the first place printed at the second in another ("from NEW
              to UNASSIGNED", "from UNASSIGNED to ASSIGNED"): a state
-             machine's states, both "<*>"
+             machine's states, both "<*>" (fuse's rule `transitions`
+             since; on a build with it, "none" and this read alike)
   subsume    a template whose every word equals the word of a more general
              template of the same log, or falls under its "<*>" (as many
              words), joins it: Hadoop's "Registering class A for class B",

@@ -1434,3 +1434,56 @@ TEST(test_fuse_text_tails_online)
     logtk_parser_free(p);
     logtk_parser_free(resumed);
 }
+
+/*
+ * Rule transitions online: the fourth template of a family of state pairs
+ * ("from A to B") shows states at both places when it is made, so the
+ * templates of the pairs seen before join the template with "<*>" at both
+ * then (not at the end); a later new pair goes there as it is fed, and a
+ * parser reloaded from a snapshot knows the family.
+ */
+TEST(test_fuse_transitions_online)
+{
+    static const char *const lines[] = {
+        "task 1 Transitioned from NEW to SCHEDULED",
+        "task 2 Transitioned from SCHEDULED to RUNNING",
+        "task 3 Transitioned from RUNNING to SUCCEEDED",
+        "task 4 Transitioned from RUNNING to FAILED",
+        "task 5 Transitioned from SCHEDULED to KILLED",
+        "task 6 Transitioned from KILLED to NEW",
+    };
+    const char *folded = "task <*> Transitioned from <*> to <*>";
+    logtk_parser *p = NULL, *resumed = NULL;
+    CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(&resumed, "fuse"), LOGTK_OK);
+    if (!p || !resumed) {
+        logtk_parser_free(p);
+        logtk_parser_free(resumed);
+        return;
+    }
+    logtk_event ev;
+    uint32_t first = 0;
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), &ev), LOGTK_OK);
+        first = i == 0 ? ev.template_id : first;
+    }
+    /* three pairs: not yet */
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len,
+                "task <*> Transitioned from RUNNING to SUCCEEDED");
+    CHECK_STATUS(logtk_parser_feed(p, lines[3], strlen(lines[3]), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
+    logtk_slice t;
+    uint64_t c;
+    CHECK_STATUS(logtk_parser_template(p, first, &t, &c), LOGTK_OK);
+    CHECK_BYTES(t.ptr, t.len, folded); /* joined before the end */
+    const uint32_t count = logtk_parser_template_count(p);
+    CHECK_STATUS(logtk_parser_feed(p, lines[4], strlen(lines[4]), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
+    CHECK(logtk_parser_template_count(p) == count); /* folded as it was read: no template made */
+    resume_from(p, resumed);
+    CHECK_STATUS(logtk_parser_feed(resumed, lines[5], strlen(lines[5]), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
+    CHECK(logtk_parser_template_count(resumed) == count);
+    logtk_parser_free(p);
+    logtk_parser_free(resumed);
+}
