@@ -6081,10 +6081,13 @@ static int finish_text_tails(logtk_parser *p, ltk_fuse_state *st)
  * Rule transitions, on the templates (see transition_fold): at the end, and
  * when a family's count of lines reaches a step.  A family of `threshold`
  * templates or more with plain words at both places, where some word of
- * the first place is a word of the second, is shown to hold states; then
- * each of its templates (those with a "<*>" at one of the places too) joins
- * the template with "<*>" at both, made when none has that text, and that
- * one is settled as a line of its text.
+ * the first place is a word of the second, is shown to hold states; so is
+ * a family whose template with "<*>" at both places exists (its lines
+ * printed masked values there, or it is the template of a family a shard
+ * showed, folded by logtk_parser_merge: the fold then reaches what one
+ * process reaches).  Each template of such a family (those with a "<*>" at
+ * one of the places too) joins the template with "<*>" at both, made when
+ * none has that text, and that one is settled as a line of its text.
  */
 typedef struct fuse_transition {
     uint64_t family;        /* template_hash() with "<*>" at both places */
@@ -6208,7 +6211,8 @@ static int finish_transitions(logtk_parser *p, ltk_fuse_state *st)
             both += pairs[b].first && pairs[b].second;
         uint32_t *slot = ltk_u64map_lookup(&st->transitions, pairs[a].family);
         if (!(slot && (*slot & FUSE_TRANSITION_PROVEN))) {
-            if (both < st->threshold || !transition_states(&pairs[a], b - a, words))
+            const int valued = map_get(&st->by_text, pairs[a].family) != FUSE_NO_ID;
+            if (!valued && (both < st->threshold || !transition_states(&pairs[a], b - a, words)))
                 continue;
             if (slot)
                 *slot |= FUSE_TRANSITION_PROVEN;
