@@ -402,7 +402,8 @@ int logtk_parser_match(logtk_parser *p, const char *content, size_t len, logtk_e
  * note it, and fuse reads its templates once more (a template learned before
  * its message's slots varied joins the one the later lines made, and the
  * templates of a key's value of free text printed last that no line showed
- * so yet join one; ids stay, as aliases).
+ * so yet join one, and so do the templates of a state machine's pairs of
+ * states; ids stay, as aliases).
  */
 int logtk_parser_finish(logtk_parser *p);
 
