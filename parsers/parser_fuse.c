@@ -299,6 +299,11 @@ static int is_one_case_hex(const char *s, size_t n)
     return !(lower && upper);
 }
 
+FUSE_INLINE int is_hex_byte(char c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
 /*
  * A cell of a hex dump: two or four hex digits, the letters of one case
  * ("8b", "00", "ab", "ffd3"), or one such cell marked in angle brackets or
@@ -328,10 +333,13 @@ static size_t hex_cell(const char *s, size_t n)
  * *lead is where the list the dump closes starts: the whole-token variables
  * right before it belong to it, as to a trailing list of values; it is past
  * position 0 (a line of values only stays as it is).  `hash` holds the
- * tokens' masked hashes (no tokens were joined).
+ * tokens' masked hashes (no tokens were joined).  With `text`, a text
+ * column follows the n tokens (dump_text_from): two cells or more of any
+ * spelling are a dump then, the column being the dump's mark.  *width_out:
+ * the cells' width, once a cell closes the n tokens.
  */
 static size_t hex_dump_from(const logtk_slice *tok, size_t n, const uint64_t *hash,
-                            uint64_t wild_h, size_t *lead)
+                            uint64_t wild_h, int text, size_t *lead, size_t *width_out)
 {
     size_t width = n ? hex_cell(tok[n - 1].ptr, tok[n - 1].len) : 0;
     if (width == 0)
@@ -342,13 +350,66 @@ static size_t hex_dump_from(const logtk_slice *tok, size_t n, const uint64_t *ha
         k--;
         words |= hash[k] != wild_h;
     }
-    if (n - k < FUSE_LIST_MIN || !words)
+    *width_out = width;
+    if (text ? n - k < 2 : n - k < FUSE_LIST_MIN || !words)
         return 0;
     size_t from = k;
     while (k > 0 && hash[k - 1] == wild_h)
         k--;
     *lead = k;
     return k > 0 ? from : 0;
+}
+
+/*
+ * Where the text column of a hex dump starts, when one closes the line of
+ * n tokens: a dump as hexdump -C, xxd, OpenSSL and strongSwan print it
+ * shows each row's bytes again as text, one character a byte and '.' for
+ * a byte that does not print ("03 41 90 84 90 E7 25 5E  .A....%^").  Past
+ * the last hex cell (hex_cell), at most 6 tokens (a byte 0x20 prints a
+ * blank) spanning at most 40 bytes of the line (rows of 16 or 32 bytes),
+ * one of them with a '.';
+ * else n.  Whether the column has one character for each byte of the
+ * cells before it is dump_text_fits()'s to say.
+ */
+static size_t dump_text_from(const logtk_slice *tok, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_HEX_DUMPS) || n < 3 ||
+        (tok[n - 1].len - 2u <= 4u && hex_cell(tok[n - 1].ptr, tok[n - 1].len)))
+        return n;
+    const char *end = tok[n - 1].ptr + tok[n - 1].len;
+    for (size_t j = n - 1; j > 1 && n - j <= 6 && end - tok[j].ptr <= 40; j--) {
+        const char *c = tok[j - 1].ptr;
+        /* (most words: not 2 to 4 bytes long, or not opening with two hex digits) */
+        if (tok[j - 1].len - 2u > 2u || (!(is_hex_byte(c[0]) && is_hex_byte(c[1])) &&
+                                         c[0] != '<' && c[0] != '('))
+            continue;
+        if (!hex_cell(tok[j - 1].ptr, tok[j - 1].len))
+            continue; /* (a short word of the column, or of a sentence) */
+        /* two blanks or more part the column from the cells, as every such dump prints it */
+        return tok[j].ptr - (tok[j - 1].ptr + tok[j - 1].len) >= 2 &&
+                       memchr(tok[j].ptr, '.', (size_t)(end - tok[j].ptr))
+                   ? j
+                   : n;
+    }
+    return n;
+}
+
+/*
+ * Whether tok[text..n) has one character for each byte of the cells
+ * tok[from..text) of `width` digits: as many, or one or two fewer (a blank
+ * byte 0x20 first or last in the row prints a blank the tokens lose); not
+ * counting the bars hexdump -C prints around it ("|.ELF....|").
+ */
+static int dump_text_fits(const logtk_slice *tok, size_t from, size_t text, size_t n, size_t width)
+{
+    if (text == n)
+        return 1;
+    const size_t bytes = (text - from) * (width / 2);
+    const char *first = tok[text].ptr, *end = tok[n - 1].ptr + tok[n - 1].len;
+    size_t span = (size_t)(end - first);
+    if (span >= 2 && first[0] == '|' && end[-1] == '|')
+        span -= 2;
+    return span <= bytes && span + 2 >= bytes;
 }
 
 /* Bytes that end a path component inside a token (whitespace already split tokens). */
@@ -944,10 +1005,6 @@ FUSE_INLINE int simple_word(const unsigned char *s, uint64_t *word, unsigned *di
 #endif
 }
 
-FUSE_INLINE int is_hex_byte(char c)
-{
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
-}
 
 /*
  * s[0..n) is a function and its offset as symbolizers print a code address,
@@ -4371,12 +4428,17 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         st->tok_form[kept] = form;
         seq += salted(h, kept++);
     }
-    size_t dump_from, dump_lead, comma_from;
-    const size_t last_len = kept ? in[kept - 1].len : 0; /* a cell has 2, 4 or 6 bytes */
+    size_t dump_from, dump_lead, dump_width, comma_from;
+    /* the cells of a dump end where its text column starts, if one closes the line */
+    const size_t cells_end = asides ? kept : dump_text_from(in, kept);
+    const size_t last_len = cells_end ? in[cells_end - 1].len : 0; /* a cell: 2, 4 or 6 bytes */
     if (!asides && last_len - 2 <= 4 && !(last_len & 1) &&
-        (dump_from = hex_dump_from(in, kept, st->tok_hash, wild_h, &dump_lead)) != 0) {
+        (dump_from = hex_dump_from(in, cells_end, st->tok_hash, wild_h, cells_end < kept,
+                                   &dump_lead, &dump_width)) != 0 &&
+        dump_text_fits(in, dump_from, cells_end, kept, dump_width)) {
         /* a hex dump: its word cells are values too ("<*>" for learn_sequence), and the
-           dump with the variables before it is one list, as below */
+           dump with the variables before it is one list, as below; its text column
+           too */
         for (size_t k = dump_lead; k < kept; k++)
             seq -= salted(st->tok_hash[k], k);
         for (size_t k = dump_from; k < kept; k++) {
