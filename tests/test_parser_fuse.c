@@ -1384,11 +1384,52 @@ TEST(test_fuse_dotted_slots)
 }
 
 /*
- * Rule text-tails online: the line that shows a key to hold text (the
- * fourth tail of words after "subject=<*>", of two lengths) goes to the
- * template of the words up to the key at once, the templates of the tails
- * seen before join it then (not at the end), a later new tail goes there as
- * it is fed, and a parser reloaded from a snapshot knows the key.
+ * A rule shown online by a line (text-tails, transitions): lines[0..2] keep
+ * templates of their own (the third reads `before`), the fourth shows the
+ * rule, goes to the template `folded` at once, and the templates made
+ * before join it then (not at the end); the fifth goes there as it is fed,
+ * with no template made.  Returns the parser (NULL on failure), and in
+ * *resumed a parser loaded from its snapshot, which knows what it learned.
+ */
+static logtk_parser *shown_online(const char *const lines[5], const char *before,
+                                  const char *folded, logtk_parser **resumed)
+{
+    logtk_parser *p = NULL;
+    *resumed = NULL;
+    CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(resumed, "fuse"), LOGTK_OK);
+    if (!p || !*resumed) {
+        logtk_parser_free(p);
+        logtk_parser_free(*resumed);
+        *resumed = NULL;
+        return NULL;
+    }
+    logtk_event ev;
+    uint32_t first = 0;
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), &ev), LOGTK_OK);
+        first = i == 0 ? ev.template_id : first;
+    }
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, before); /* not yet */
+    CHECK_STATUS(logtk_parser_feed(p, lines[3], strlen(lines[3]), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
+    logtk_slice t;
+    uint64_t c;
+    CHECK_STATUS(logtk_parser_template(p, first, &t, &c), LOGTK_OK);
+    CHECK_BYTES(t.ptr, t.len, folded); /* joined before the end */
+    const uint32_t count = logtk_parser_template_count(p);
+    CHECK_STATUS(logtk_parser_feed(p, lines[4], strlen(lines[4]), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
+    CHECK(logtk_parser_template_count(p) == count); /* folded as it was read */
+    resume_from(p, *resumed);
+    return p;
+}
+
+/*
+ * Rule text-tails online: the fourth tail of words after "subject=<*>", of
+ * two lengths, shows the key to hold text (shown_online); a reloaded parser
+ * knows the key, and another message's one tail after it is its value as
+ * soon as it is fed.
  */
 TEST(test_fuse_text_tails_online)
 {
@@ -1400,33 +1441,12 @@ TEST(test_fuse_text_tails_online)
         "save: uid=5, subject=lunch with the new team",
         "delete: uid=6, subject=invoice overdue",
     };
-    const char *folded = "save: uid=<*>, subject=<*>";
-    logtk_parser *p = NULL, *resumed = NULL;
-    CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_new(&resumed, "fuse"), LOGTK_OK);
-    if (!p || !resumed) {
-        logtk_parser_free(p);
-        logtk_parser_free(resumed);
+    logtk_parser *resumed;
+    logtk_parser *p = shown_online(lines, "save: uid=<*>, subject=<*> moved",
+                                   "save: uid=<*>, subject=<*>", &resumed);
+    if (!p)
         return;
-    }
     logtk_event ev;
-    uint32_t first = 0;
-    for (size_t i = 0; i < 3; i++) {
-        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), &ev), LOGTK_OK);
-        first = i == 0 ? ev.template_id : first;
-    }
-    /* three tails: not yet */
-    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, "save: uid=<*>, subject=<*> moved");
-    CHECK_STATUS(logtk_parser_feed(p, lines[3], strlen(lines[3]), &ev), LOGTK_OK);
-    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
-    logtk_slice t;
-    uint64_t c;
-    CHECK_STATUS(logtk_parser_template(p, first, &t, &c), LOGTK_OK);
-    CHECK_BYTES(t.ptr, t.len, folded); /* joined before the end */
-    CHECK_STATUS(logtk_parser_feed(p, lines[4], strlen(lines[4]), &ev), LOGTK_OK);
-    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
-    resume_from(p, resumed);
-    /* another message with that key: one tail is its value, as soon as it is fed */
     CHECK_STATUS(logtk_parser_feed(resumed, lines[5], strlen(lines[5]), &ev), LOGTK_OK);
     CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, "delete: uid=<*>, subject=<*>");
     CHECK_STATUS(logtk_parser_feed(p, lines[5], strlen(lines[5]), &ev), LOGTK_OK);
@@ -1437,10 +1457,9 @@ TEST(test_fuse_text_tails_online)
 
 /*
  * Rule transitions online: the fourth template of a family of state pairs
- * ("from A to B") shows states at both places when it is made, so the
- * templates of the pairs seen before join the template with "<*>" at both
- * then (not at the end); a later new pair goes there as it is fed, and a
- * parser reloaded from a snapshot knows the family.
+ * ("from A to B") shows states at both places (shown_online); a reloaded
+ * parser knows the family, and a new pair goes to its template with no
+ * template made.
  */
 TEST(test_fuse_transitions_online)
 {
@@ -1453,34 +1472,13 @@ TEST(test_fuse_transitions_online)
         "task 6 Transitioned from KILLED to NEW",
     };
     const char *folded = "task <*> Transitioned from <*> to <*>";
-    logtk_parser *p = NULL, *resumed = NULL;
-    CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_new(&resumed, "fuse"), LOGTK_OK);
-    if (!p || !resumed) {
-        logtk_parser_free(p);
-        logtk_parser_free(resumed);
+    logtk_parser *resumed;
+    logtk_parser *p = shown_online(lines, "task <*> Transitioned from RUNNING to SUCCEEDED",
+                                   folded, &resumed);
+    if (!p)
         return;
-    }
+    const uint32_t count = logtk_parser_template_count(resumed);
     logtk_event ev;
-    uint32_t first = 0;
-    for (size_t i = 0; i < 3; i++) {
-        CHECK_STATUS(logtk_parser_feed(p, lines[i], strlen(lines[i]), &ev), LOGTK_OK);
-        first = i == 0 ? ev.template_id : first;
-    }
-    /* three pairs: not yet */
-    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len,
-                "task <*> Transitioned from RUNNING to SUCCEEDED");
-    CHECK_STATUS(logtk_parser_feed(p, lines[3], strlen(lines[3]), &ev), LOGTK_OK);
-    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
-    logtk_slice t;
-    uint64_t c;
-    CHECK_STATUS(logtk_parser_template(p, first, &t, &c), LOGTK_OK);
-    CHECK_BYTES(t.ptr, t.len, folded); /* joined before the end */
-    const uint32_t count = logtk_parser_template_count(p);
-    CHECK_STATUS(logtk_parser_feed(p, lines[4], strlen(lines[4]), &ev), LOGTK_OK);
-    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
-    CHECK(logtk_parser_template_count(p) == count); /* folded as it was read: no template made */
-    resume_from(p, resumed);
     CHECK_STATUS(logtk_parser_feed(resumed, lines[5], strlen(lines[5]), &ev), LOGTK_OK);
     CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, folded);
     CHECK(logtk_parser_template_count(resumed) == count);
