@@ -367,7 +367,7 @@ static size_t hex_dump_from(const logtk_slice *tok, size_t n, const uint64_t *ha
  * a byte that does not print ("03 41 90 84 90 E7 25 5E  .A....%^").  Past
  * the last hex cell (hex_cell), at most 6 tokens (a byte 0x20 prints a
  * blank) spanning at most 40 bytes of the line (rows of 16 or 32 bytes),
- * one of them with a '.';
+ * one of them with a '.' (looked for first, in the last 40 bytes);
  * else n.  Whether the column has one character for each byte of the
  * cells before it is dump_text_fits()'s to say.
  */
@@ -377,6 +377,9 @@ static size_t dump_text_from(const logtk_slice *tok, size_t n)
         (tok[n - 1].len - 2u <= 4u && hex_cell(tok[n - 1].ptr, tok[n - 1].len)))
         return n;
     const char *end = tok[n - 1].ptr + tok[n - 1].len;
+    const char *from = end - tok[0].ptr > 40 ? end - 40 : tok[0].ptr;
+    if (!memchr(from, '.', (size_t)(end - from)))
+        return n; /* (no '.' near the end: most lines, at the cost of one scan) */
     for (size_t j = n - 1; j > 1 && n - j <= 6 && end - tok[j].ptr <= 40; j--) {
         const char *c = tok[j - 1].ptr;
         /* (most words: not 2 to 4 bytes long, or not opening with two hex digits) */
