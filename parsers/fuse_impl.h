@@ -185,6 +185,10 @@ typedef struct ltk_fuse_state {
 #define FUSE_TRANSITION_LIMIT 0x20000u  /* every value is below it */
     int transitions_new; /* a family's count reached a step: read its templates */
     size_t transition_folds; /* the line's constants transition_fold() made "<*>" */
+    /* the budget of reads of every template (learn_sequence; not saved: a
+       loaded state starts with a read at once) */
+    uint64_t reads_earned, reads_spent;
+#define FUSE_READ_WORK 16 /* templates read per line of a new sequence, at most */
 #define FUSE_FOLD_NOMEM ((size_t)-1)
 
     /* per-line scratch, reused */

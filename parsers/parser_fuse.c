@@ -5892,12 +5892,25 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
     int rc = learn_masked(p, st, n, hdr, fast_seq, FUSE_NO_ID, template_id);
     if (rc == LOGTK_OK)
         rc = settle_unsettled(p, st);
-    if (rc == LOGTK_OK && st->text_keys_new) {
+    /*
+     * Reads of every template for a rule a line showed (text-tails,
+     * transitions), within a budget: each line of a new sequence earns
+     * FUSE_READ_WORK templates read, and a read waits (its flag stays set)
+     * while more were read than earned.  Most logs show a rule a few times
+     * and are read at once; a log that shows one for thousands of messages
+     * (a first word that names each: "alpha moved A to B", "beta moved ...")
+     * is read now and then instead of at each, in time linear in its lines,
+     * not quadratic.  The end reads everything.
+     */
+    st->reads_earned += FUSE_READ_WORK;
+    if (rc == LOGTK_OK && st->text_keys_new && st->reads_spent <= st->reads_earned) {
         st->text_keys_new = 0; /* the line showed a key to hold text: the tails made before join */
+        st->reads_spent += ltk_tmpl_count(p);
         rc = finish_text_tails(p, st);
     }
-    if (rc == LOGTK_OK && st->transitions_new) {
+    if (rc == LOGTK_OK && st->transitions_new && st->reads_spent <= st->reads_earned) {
         st->transitions_new = 0; /* a family reached a step of its count: its templates are read */
+        st->reads_spent += ltk_tmpl_count(p);
         rc = finish_transitions(p, st);
     }
     *template_id = resolve(st, *template_id);

@@ -73,6 +73,18 @@ BEGIN {
         printf "2024-03-11 08:00:00.000 INFO App: event %s happened in module %s\n", word(i), word(i * 7 + 3)
 }' > "$out/distinct_events_100k.log"
 
+# 40,000 lines of 10,000 messages, each named by its first word and printing
+# four pairs of states ("beta moved alpha to gamma"): that many families of a
+# state machine's pairs reach fuse's threshold, each asking for its
+# templates to be read (rule transitions), which must stay linear in lines
+# (a read at each took minutes).
+awk -v lines=$((40000 / scale)) "$awk_word"'
+BEGIN {
+    for (i = 0; i < lines; i++)
+        printf "2024-03-11 08:00:00.000 INFO App: %s moved %s to %s\n", word(int(i / 4) + 100000),
+               word(1000 + (i * 7) % 40), word(1000 + (i * 11 + 3) % 40)
+}' > "$out/transition_families_40k.log"
+
 # 64 KiB of one character on one line, then the same of spaces and of '(' (a
 # run that catastrophic masks and nested-bracket scanners backtrack over).
 {
