@@ -5779,6 +5779,17 @@ static int settle_unsettled(logtk_parser *p, ltk_fuse_state *st)
     return rc;
 }
 
+/* Runs `read`, a read of every template that *asked asks for, when the budget allows (learn_sequence). */
+static int read_when_earned(logtk_parser *p, ltk_fuse_state *st, int *asked,
+                            int (*read)(logtk_parser *, ltk_fuse_state *))
+{
+    if (!*asked || st->reads_spent > st->reads_earned)
+        return LOGTK_OK; /* (none asked, or it waits: the flag stays) */
+    *asked = 0;
+    st->reads_spent += ltk_tmpl_count(p);
+    return read(p, st);
+}
+
 /*
  * The rest of feed_tokens() for a sequence the exact table does not know
  * (Mac: one line in five): a call of its own, compiled for size (cold), so
@@ -5903,16 +5914,10 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
      * not quadratic.  The end reads everything.
      */
     st->reads_earned += FUSE_READ_WORK;
-    if (rc == LOGTK_OK && st->text_keys_new && st->reads_spent <= st->reads_earned) {
-        st->text_keys_new = 0; /* the line showed a key to hold text: the tails made before join */
-        st->reads_spent += ltk_tmpl_count(p);
-        rc = finish_text_tails(p, st);
-    }
-    if (rc == LOGTK_OK && st->transitions_new && st->reads_spent <= st->reads_earned) {
-        st->transitions_new = 0; /* a family reached a step of its count: its templates are read */
-        st->reads_spent += ltk_tmpl_count(p);
-        rc = finish_transitions(p, st);
-    }
+    if (rc == LOGTK_OK) /* a line showed a key to hold text: the tails made before join */
+        rc = read_when_earned(p, st, &st->text_keys_new, finish_text_tails);
+    if (rc == LOGTK_OK) /* a family reached a step of its count: its templates are read */
+        rc = read_when_earned(p, st, &st->transitions_new, finish_transitions);
     *template_id = resolve(st, *template_id);
     return rc;
 }
@@ -6073,22 +6078,35 @@ static int text_tail_order(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * The template whose text hashes to `text` (template_hash()), made of the n
+ * tokens `t` when none has it; resolved, in *id.  LOGTK_OK or an error.
+ */
+static int template_with_text(logtk_parser *p, ltk_fuse_state *st, uint64_t text,
+                              const logtk_slice *t, size_t n, uint32_t *id)
+{
+    uint32_t to = map_get(&st->by_text, text);
+    if (to == FUSE_NO_ID) {
+        if ((to = ltk_tmpl_create(p, t, n)) == 0)
+            return LOGTK_ERR_NOMEM;
+        if (ltk_fuse_ensure_redirect(st, to) != 0 || ltk_u64map_put(&st->by_text, text, to) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    }
+    *id = resolve(st, to);
+    return LOGTK_OK;
+}
+
 /* The template of `tail` joins the template of its words up to its key (made when none). */
 static int join_text_tail(logtk_parser *p, ltk_fuse_state *st, const fuse_text_tail *tail)
 {
-    uint32_t to = map_get(&st->by_text, tail->prefix);
-    if (to == FUSE_NO_ID) {
-        size_t n;
-        const logtk_slice *t = ltk_tmpl_tokens(p, tail->id, &n);
-        if ((to = ltk_tmpl_create(p, t, tail->key_at + 1)) == 0)
-            return LOGTK_ERR_NOMEM;
-        if (ltk_fuse_ensure_redirect(st, to) != 0 ||
-            ltk_u64map_put(&st->by_text, tail->prefix, to) != 0)
-            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-    }
-    to = resolve(st, to);
+    size_t n;
+    uint32_t to;
+    int rc = template_with_text(p, st, tail->prefix, ltk_tmpl_tokens(p, tail->id, &n),
+                                tail->key_at + 1, &to);
+    if (rc != LOGTK_OK)
+        return rc;
     const uint32_t from = resolve(st, tail->id);
-    int rc = from == to ? LOGTK_OK : join_template(p, st, from, to);
+    rc = from == to ? LOGTK_OK : join_template(p, st, from, to);
     return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
 }
 
@@ -6213,31 +6231,24 @@ static int transition_states(const fuse_transition *pairs, size_t n, uint64_t *w
 static int join_transitions(logtk_parser *p, ltk_fuse_state *st, const fuse_transition *pairs,
                             size_t n)
 {
-    uint32_t to = map_get(&st->by_text, pairs[0].family);
-    if (to == FUSE_NO_ID) {
-        size_t nt;
-        const logtk_slice *t = ltk_tmpl_tokens(p, pairs[0].id, &nt);
-        if (grow_scratch(st, nt + 1) != 0)
-            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-        for (size_t i = 0; i < nt; i++)
-            st->tok[i] = i == pairs[0].at || i == pairs[0].at + 2
-                             ? (logtk_slice){LTK_WILDCARD, LTK_WILDCARD_LEN}
-                             : t[i];
-        if ((to = ltk_tmpl_create(p, st->tok, nt)) == 0)
-            return LOGTK_ERR_NOMEM;
-        if (ltk_fuse_ensure_redirect(st, to) != 0 ||
-            ltk_u64map_put(&st->by_text, pairs[0].family, to) != 0)
-            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-    }
-    to = resolve(st, to);
-    for (size_t k = 0; k < n; k++) {
+    size_t nt;
+    const logtk_slice *t = ltk_tmpl_tokens(p, pairs[0].id, &nt);
+    if (grow_scratch(st, nt + 1) != 0)
+        return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < nt; i++) /* (the text, should no template have it yet) */
+        st->tok[i] = i == pairs[0].at || i == pairs[0].at + 2
+                         ? (logtk_slice){LTK_WILDCARD, LTK_WILDCARD_LEN}
+                         : t[i];
+    uint32_t to;
+    int rc = template_with_text(p, st, pairs[0].family, st->tok, nt, &to);
+    for (size_t k = 0; rc == LOGTK_OK && k < n; k++) {
         if (resolve(st, pairs[k].id) != pairs[k].id || pairs[k].id == to)
             continue; /* (joined since, by a pair at other places) */
-        int rc = join_template(p, st, pairs[k].id, to);
-        if (rc != LOGTK_OK)
-            return rc == LOGTK_ERR_NOMEM ? ltk_parser_error(p, rc, "out of memory") : rc;
+        if ((rc = join_template(p, st, pairs[k].id, to)) == LOGTK_ERR_NOMEM)
+            return ltk_parser_error(p, rc, "out of memory");
     }
-    int rc = settle_template(p, st, to);
+    if (rc == LOGTK_OK)
+        rc = settle_template(p, st, to);
     return rc == LOGTK_OK ? settle_unsettled(p, st) : rc;
 }
 
@@ -6261,14 +6272,9 @@ static int finish_transitions(logtk_parser *p, ltk_fuse_state *st)
                 !transition_place(t[i].ptr, t[i].len, &first) ||
                 !transition_place(t[i + 2].ptr, t[i + 2].len, &second) || !(first || second))
                 continue;
-            if (npairs == cap) {
-                cap = cap ? 2 * cap : 64;
-                fuse_transition *grown = realloc(pairs, cap * sizeof *pairs);
-                if (grown == NULL) {
-                    free(pairs);
-                    return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-                }
-                pairs = grown;
+            if (ltk_array_reserve((void **)&pairs, &cap, npairs + 1, sizeof *pairs) != 0) {
+                free(pairs);
+                return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
             }
             seq = seq ? seq : template_hash(t, n);
             const uint64_t a = hash_bytes(t[i].ptr, t[i].len);
