@@ -5821,7 +5821,11 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             const logtk_slice *t = &in[i];
             uint8_t form = FORM_MASK;
             const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &sql, &form);
-            st->tok_form[k] = form;
+            /* the form feed_tokens() kept for the k-th token, which these
+               joins make again (a masked one is in the stash, not masked
+               twice); the joiner's own when it kept none (the memo's word) */
+            if (st->tok_form[k] == FORM_MASK)
+                st->tok_form[k] = form;
             if (span) {
                 st->kept[k++] = joined(t, &t[span - 1]);
                 i += span - 1;
