@@ -170,7 +170,8 @@ enum fuse_rule {
                                      so do two quoted values that vary together */
     FUSE_RULE_LIST_CELLS = 40,    /* "get a:<*> b:<*>" beside "get <*>": a list of masked values */
     FUSE_RULE_TEXT_TAILS = 41,    /* "subject=<*> weekly report": a value printed last holds blanks */
-    FUSE_RULE_TRANSITIONS = 42    /* "from NEW to UNASSIGNED": a state machine's states are values */
+    FUSE_RULE_TRANSITIONS = 42,   /* "from NEW to UNASSIGNED": a state machine's states are values */
+    FUSE_RULE_QUOTED_SPANS = 43   /* 'job "backup nightly" done': a quoted phrase is one value */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -3378,6 +3379,105 @@ static size_t quoted_tail(const logtk_slice *t, size_t avail, char q)
     return last->len == 1 || !memchr(last->ptr, q, last->len - 1) ? avail : 0;
 }
 
+/* The most tokens a quoted phrase inside the line spans (quoted_span). */
+#define FUSE_QUOTED_SPAN_MAX 16
+
+/*
+ * Bytes a quoted phrase does not hold (quoted_span): digits and the signs
+ * of paths, keys, markup and expressions.  A request line ("GET /x
+ * HTTP/1.1"), a command ("SHOW 42"), a key's value ("a=b c") or a dump is
+ * no phrase: its words are read one by one, as before.
+ */
+static const unsigned char not_phrase[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['/'] = 1, ['\\'] = 1, ['='] = 1, ['<'] = 1,
+    ['>'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['@'] = 1, ['%'] = 1,
+    ['$'] = 1, ['#'] = 1, ['*'] = 1, ['|'] = 1, ['`'] = 1, ['~'] = 1, ['^'] = 1,
+    ['+'] = 1, ['&'] = 1, ['"'] = 1,
+};
+
+/* Bytes a quoted path does not hold (quoted_span): the other quote only. */
+static const unsigned char no_bar[256] = {['"'] = 1};
+
+/*
+ * Whether a word of the message comes before token i of tok: a token from
+ * tok[hdr] on of letters alone, maybe closed by ',', '.' or ';', or by ':'
+ * when it is not the message's first token (a program's name, "app:").
+ * Numbers, source locations and keys are no words (quoted_span).
+ */
+static int words_before(const logtk_slice *tok, size_t hdr, size_t i)
+{
+    for (size_t k = hdr; k < i; k++) {
+        const char *s = tok[k].ptr;
+        size_t n = tok[k].len;
+        while (n > 0 && (s[n - 1] == ',' || s[n - 1] == '.' || s[n - 1] == ';' ||
+                         (s[n - 1] == ':' && k > hdr)))
+            n--;
+        size_t b = 0;
+        while (b < n && is_letter(s[b]))
+            b++;
+        if (n >= 2 && b == n)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Rule quoted-spans: a phrase in quotes inside the line, t[0] .. t[k - 1]
+ * (job "backup nightly" finished; Mac's Code=-1001 "The request timed
+ * out." UserInfo=...; in suite 'Microsoft Word Suite': ...).  Code
+ * quotes the text it inserts (job "%s" finished), as quoted-slots says
+ * of a quoted word, and a text of several words is one value all the same;
+ * as tokens, its words would make a template per phrase.  The span opens
+ * with the quote q at t[0] and closes at the first token holding q again,
+ * with nothing after that quote but closers and sentence punctuation; it
+ * spans 2 to FUSE_QUOTED_SPAN_MAX tokens, each a word of letters and
+ * punctuation (not_phrase: no digit, path, key or markup), so a request
+ * line stays words, its method the message's (the full lists' "GET <*>"),
+ * and so do the fields quoted_tail(), keyed_span() and the members of JSON
+ * read; or a path with blanks, whatever its bytes, when '/' opens it
+ * (sftp-server's 'close "/srv/Quarterly Reports 2026/budget draft 3.xlsx"
+ * bytes read 0 written 52').    And a word of the message comes before it (words_before): a
+ * phrase that opens the message is the message ('controller.go:311]
+ * "Waiting for caches to sync" controller="x"', Kubernetes' structured
+ * lines; "app: "Ready to serve" ..."), not a value in it.  t is token i of
+ * tok, the message's first token tok[hdr].  Returns k, 0 when t opens no
+ * such phrase.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline)) /* (rare: out of the token loops that join fields) */
+#endif
+static size_t quoted_span(const logtk_slice *tok, size_t i, size_t hdr, size_t avail, char q)
+{
+    const logtk_slice *t = &tok[i];
+    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SPANS) || avail < 2 || t[0].len < 2 || t[0].ptr[0] != q)
+        return 0;
+    /* a path opens it: any bytes (a file's name holds digits and '#') */
+    const unsigned char *const bar = t[0].ptr[1] == '/' ? no_bar : not_phrase;
+    const size_t most = avail < FUSE_QUOTED_SPAN_MAX ? avail : FUSE_QUOTED_SPAN_MAX;
+    for (size_t k = 0; k < most; k++) {
+        const char *s = t[k].ptr;
+        const size_t len = t[k].len;
+        if (len == 0)
+            return 0;
+        for (size_t b = k == 0; b < len; b++) {
+            if (s[b] != q) {
+                if (bar[(unsigned char)s[b]])
+                    return 0;
+                continue;
+            }
+            /* the closing quote: after a word of its own token, in a later token */
+            if (k == 0 || b == 0)
+                return 0;
+            for (size_t r = b + 1; r < len; r++)
+                if (!memchr(",.;:)", s[r], 5))
+                    return 0;
+            return words_before(tok, hdr, i) ? k + 1 : 0; /* (last: most quotes fail above) */
+        }
+    }
+    return 0;
+}
+
 /*
  * The masked form of a joined quoted field (quoted_tail): each of its words
  * masked as the token it was, one blank between them, so that a field that
@@ -3764,6 +3864,9 @@ static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
 static size_t quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
                            const char **quote, int *inside, uint8_t *form);
 
+static size_t single_quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
+                                  uint8_t *form);
+
 /* The first '"' after the tokens t[0] .. t[k - 1] (k >= 1) to the end of t[avail - 1], or NULL. */
 static const char *quote_after(const logtk_slice *t, size_t k, size_t avail)
 {
@@ -3798,18 +3901,13 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
             *quote = quote_after(t, k, avail);
         return k;
     }
-    /* a Python dict member's string holding blanks, or a field in single
-       quotes closing the line (quoted_tail): "'" opens the token */
-    if (t->ptr[0] == '\'' && *sql != SQL_NONE && i > hdr && !*inside) {
-        if ((k = repr_string_span(t, i, avail)) != 0)
-            *form = FORM_MEMBER;
-        else if ((k = quoted_tail(t, avail, '\'')) != 0)
-            *form = FORM_QUOTED;
-        if (k != 0) {
-            if (*quote != NULL)
-                *quote = quote_after(t, k, avail);
-            return k;
-        }
+    /* a Python dict member's string holding blanks, or a field or a phrase
+       in single quotes: "'" opens the token */
+    if (t->ptr[0] == '\'' && *sql != SQL_NONE && i > hdr && !*inside &&
+        (k = single_quoted_field(t, i, hdr, avail, form)) != 0) {
+        if (*quote != NULL)
+            *quote = quote_after(t, k, avail);
+        return k;
     }
     /* no quote in this token: no quoted field */
     if (*quote == NULL || *quote >= t->ptr + t->len)
@@ -3817,6 +3915,27 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
     const char *next = *quote; /* (a copy: *quote stays in a register of the caller's loop) */
     k = quoted_field(t, i, hdr, avail, &next, inside, form);
     *quote = next;
+    return k;
+}
+
+/*
+ * joined_field() for a token that opens with '\'' in a line that may hold
+ * a string in single quotes: a Python dict member's string holding blanks
+ * (FORM_MEMBER), a field closing the line or a phrase inside it
+ * (FORM_QUOTED).  Out of line, few tokens do.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t single_quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
+                                  uint8_t *form)
+{
+    size_t k;
+    if ((k = repr_string_span(t, i, avail)) != 0)
+        *form = FORM_MEMBER;
+    else if ((k = quoted_tail(t, avail, '\'')) != 0 ||
+             (k = quoted_span(t - i, i, hdr, avail, '\'')) != 0)
+        *form = FORM_QUOTED;
     return k;
 }
 
@@ -3829,7 +3948,8 @@ static size_t quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t av
 {
     size_t k;
     const int after_name = t->ptr[0] == '"' && after_member_name(t - i, i);
-    if (i > hdr && t->ptr[0] == '"' && !after_name && (k = quoted_tail(t, avail, '"')) != 0)
+    if (i > hdr && t->ptr[0] == '"' && !after_name &&
+        ((k = quoted_tail(t, avail, '"')) != 0 || (k = quoted_span(t - i, i, hdr, avail, '"')) != 0))
         *form = FORM_QUOTED;
     else if ((k = keyed_span(t, avail, after_name, inside)) != 0)
         *form = after_name ? FORM_MEMBER : FORM_KEYED;
