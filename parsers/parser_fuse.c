@@ -1541,7 +1541,9 @@ static int is_member_sign(const char *s, size_t at)
  * "(threshold=5)"): right after a name holding a letter, and no '=' after
  * it ("a==b" is an operator, "0=sup" numbers a list); or the ':' of a JSON
  * member (is_member_sign).  The key of the message ("msg=") assigns no
- * value (is_message_key).
+ * value (is_message_key).  A name may close with one index in brackets,
+ * an element of an array ("argv[3]=", "envp[12]=", "toolType[0]=": CUPS'
+ * filters' arguments, Android's pointers), as code prints "%s[%d]=".
  */
 static int is_key_sign(const char *s, size_t at, size_t n)
 {
@@ -1551,7 +1553,16 @@ static int is_key_sign(const char *s, size_t at, size_t n)
         return at >= 3 && (s[at - 1] == '"') && is_member_sign(s, at);
     if (s[at] != '=' || (at + 1 < n && s[at + 1] == '='))
         return 0;
-    for (size_t k = at; k > 0; k--) {
+    size_t k = at;
+    if (k > 0 && s[k - 1] == ']') { /* the index: key bytes in brackets, then the name */
+        k--;
+        while (k > 0 && is_key_byte(s[k - 1]))
+            k--;
+        if (k < 2 || s[k - 1] != '[')
+            return 0;
+        k--;
+    }
+    for (; k > 0; k--) {
         char c = s[k - 1];
         if (is_letter(c))
             return !is_message_key(s, at);
