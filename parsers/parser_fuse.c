@@ -1482,8 +1482,9 @@ FUSE_INLINE int is_key_byte(char c)
 /*
  * The key that ends at s[at] (its '=') names the message itself, as
  * structured loggers write it: "msg" (logfmt's, go-kit's, logrus', zap's,
- * slog's, pino's), "message" (winston's, python-json-logger's) or "event"
- * (structlog's), any case.  msg="Starting" is the line's message,
+ * slog's, pino's), "message" (winston's, python-json-logger's), "event"
+ * (structlog's) or "log" (Docker's json-file driver and Fluentd: the line a
+ * container printed), any case.  msg="Starting" is the line's message,
  * words the developer wrote, not a value: with the other keys' values
  * masked, a service's one-word messages ("Starting", "Stopping") were one
  * template.  (Its first test is one byte: nearly every key fails it.)
@@ -1493,7 +1494,8 @@ FUSE_INLINE int is_message_key(const char *s, size_t at)
     const char last = at ? (char)(s[at - 1] | 0x20) : 0;
     if (last != 'g' && last != 'e' && last != 't')
         return 0;
-    const char *key = last == 'g' ? "msg" : last == 'e' ? "message" : "event";
+    const char *key = last == 'g' ? (at >= 3 && (s[at - 3] | 0x20) == 'l' ? "log" : "msg")
+                      : last == 'e' ? "message" : "event";
     const size_t len = last == 'g' ? 3 : last == 'e' ? 7 : 5;
     if (at < len || (at > len && is_key_byte(s[at - len - 1])))
         return 0;
@@ -1641,6 +1643,28 @@ static int opens_array_element(const char *s, size_t at)
             return 1;
         else if (s[k - 1] == '{' || s[k - 1] == '}')
             return 0; /* an object's member, or an array of objects */
+    }
+    return 0;
+}
+
+/*
+ * The length of a key's value in escaped quotes within one token, from the
+ * backslash at s[at] (before '"') through the closing backslash and quote
+ * ('info=\"Office\"', 'addr=\":8080\"\n' in a JSON string), or 0: no
+ * other quote inside, and after it the token's end, a field's punctuation
+ * or the next escape.
+ */
+static size_t escaped_key_value(const char *s, size_t at, size_t n)
+{
+    for (size_t k = at + 2; k < n; k++) {
+        if (s[k] != '"')
+            continue;
+        if (s[k - 1] != '\\')
+            return 0; /* a bare quote inside: another kind of string */
+        const size_t end = k + 1;
+        if (end < n && !memchr(",;)]}&\\", s[end], 7))
+            return 0;
+        return end - at;
     }
     return 0;
 }
@@ -1959,6 +1983,20 @@ static size_t mask_token(const char *s, size_t n, char *out)
                                    s[i] == '@');
             *o++ = s[i];
             last_wild = 0;
+            /* a key's value in escaped quotes, a logfmt line inside a JSON
+               string or a C string ('info=\"Office\"'): the value is the
+               text inside them, "info=\"<*>\"" */
+            size_t escaped;
+            if (s[i] == '=' && i + 3 < n && s[i + 1] == '\\' && s[i + 2] == '"' &&
+                (escaped = escaped_key_value(s, i + 1, n)) != 0 && is_key_sign(s, i, n)) {
+                memcpy(o, "\\\"", 2);
+                o = put_wildcard(o + 2);
+                memcpy(o, "\\\"", 2);
+                o += 2;
+                last_wild = 0;
+                i += 1 + escaped;
+                continue;
+            }
             /* "a=,b=1", "(opts=)": a key printed with an empty value (at the
                token's end, the next token decides: is_empty_key) */
             if (i + 1 < n && is_key_sign(s, i, n) &&
@@ -3791,6 +3829,27 @@ static size_t mask_sql(const char *s, size_t n, char *out)
 }
 
 /*
+ * The token of t[from .. avail) that closes a value opened in escaped quotes
+ * in an earlier token: the first that holds a quote, when that quote is
+ * escaped and only a field's punctuation or the next escape follows it;
+ * 0 when none does within FUSE_SPAN_MAX tokens (keyed_span).
+ */
+static size_t escaped_value_end(const logtk_slice *t, size_t from, size_t avail)
+{
+    for (size_t j = from; j < avail && j < FUSE_SPAN_MAX; j++) {
+        const char *c = memchr(t[j].ptr, '"', t[j].len);
+        if (c == NULL)
+            continue;
+        const size_t at = (size_t)(c - t[j].ptr);
+        if (at == 0 || c[-1] != '\\' ||
+            (at + 1 < t[j].len && !memchr(",;)]}&\\", c[1], 7)))
+            return 0;
+        return j;
+    }
+    return 0;
+}
+
+/*
  * The tokens t[0] .. t[k - 1] of a key's quoted value holding blanks,
  * opened in t[0] and closed in t[k - 1] (logfmt's err="connection refused
  * by peer", JSON's "ua":"Mozilla/5.0 (X11; Linux x86_64)"; quoted_key_value
@@ -3823,6 +3882,21 @@ static size_t keyed_span(const logtk_slice *t, size_t avail, int after_name, int
         if (from >= n || (q = memchr(s + from, '"', n - from)) == NULL)
             return joined;
         const size_t open = (size_t)(q - s);
+        if (open >= 2 && s[open - 1] == '\\' && s[open - 2] == '=') {
+            /* a key's value in escaped quotes ('info=\"Office Laser\"') */
+            const size_t one = escaped_key_value(s, open - 1, n);
+            if (one) { /* closed in its token: mask_token()'s */
+                from = open - 1 + one;
+                continue;
+            }
+            const size_t j = escaped_value_end(t, k + 1, avail);
+            if (j == 0 || !is_key_sign(s, open - 2, n))
+                return joined;
+            k = j;
+            joined = j + 1;
+            from = (size_t)((const char *)memchr(t[j].ptr, '"', t[j].len) - t[j].ptr) + 1;
+            continue;
+        }
         size_t close = closing_quote(s, open + 1, n, '"');
         if (close < n) { /* closed in its token: a value or a name */
             from = close + 1;
