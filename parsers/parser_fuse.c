@@ -3486,12 +3486,12 @@ static int words_before(const logtk_slice *tok, size_t hdr, size_t i)
  * and so do the fields quoted_tail(), keyed_span() and the members of JSON
  * read; or a path with blanks, whatever its bytes, when '/' opens it
  * (sftp-server's 'close "/srv/Quarterly Reports 2026/budget draft 3.xlsx"
- * bytes read 0 written 52').    And a word of the message comes before it (words_before): a
- * phrase that opens the message is the message ('controller.go:311]
- * "Waiting for caches to sync" controller="x"', Kubernetes' structured
- * lines; "app: "Ready to serve" ..."), not a value in it.  t is token i of
- * tok, the message's first token tok[hdr].  Returns k, 0 when t opens no
- * such phrase.
+ * bytes read 0 written 52').  And a word of the message comes before it
+ * (words_before): a phrase that opens the message is the message
+ * ('controller.go:311] "Waiting for caches to sync" controller="x"',
+ * Kubernetes' structured lines; "app: "Ready to serve" ..."), not a value
+ * in it.  t is token i of tok, the message's first token tok[hdr].
+ * Returns k, 0 when t opens no such phrase.
  */
 #if defined(__GNUC__)
 __attribute__((noinline)) /* (rare: out of the token loops that join fields) */
