@@ -171,7 +171,8 @@ enum fuse_rule {
     FUSE_RULE_LIST_CELLS = 40,    /* "get a:<*> b:<*>" beside "get <*>": a list of masked values */
     FUSE_RULE_TEXT_TAILS = 41,    /* "subject=<*> weekly report": a value printed last holds blanks */
     FUSE_RULE_TRANSITIONS = 42,   /* "from NEW to UNASSIGNED": a state machine's states are values */
-    FUSE_RULE_QUOTED_SPANS = 43   /* 'job "backup nightly" done': a quoted phrase is one value */
+    FUSE_RULE_QUOTED_SPANS = 43,  /* 'job "backup nightly" done': a quoted phrase is one value */
+    FUSE_RULE_CONTROL_ESCAPES = 44 /* "foo()#012NameError:": rsyslog's "#012" is text, not digits */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -1975,6 +1976,19 @@ static size_t mask_token(const char *s, size_t n, char *out)
                     last_wild = 0;
                 }
                 i += placeholder;
+                continue;
+            }
+            /* rsyslog's escape of a control character glued to the text
+               before it, "#012" for a newline inside a message ("last):#012",
+               "foo()#012NameError:"): the message's own bytes, and the word
+               after it a word, not a value's digits */
+            if (s[i] == '#' && i > 0 && i + 3 < n && s[i + 1] == '0' && s[i + 2] >= '0' &&
+                s[i + 2] <= '3' && s[i + 3] >= '0' && s[i + 3] <= '7' &&
+                !FUSE_RULE_OFF(FUSE_RULE_CONTROL_ESCAPES)) {
+                memcpy(o, s + i, 4);
+                o += 4;
+                i += 4;
+                last_wild = 0;
                 continue;
             }
             angles += s[i] == '<';
