@@ -3446,14 +3446,14 @@ static size_t quoted_tail(const logtk_slice *t, size_t avail, char q)
 #define FUSE_QUOTED_SPAN_MAX 16
 
 /*
- * Bytes a quoted phrase does not hold (quoted_span): digits and the signs
- * of paths, keys, markup and expressions.  A request line ("GET /x
- * HTTP/1.1"), a command ("SHOW 42"), a key's value ("a=b c") or a dump is
- * no phrase: its words are read one by one, as before.
+ * Bytes a quoted phrase does not hold (quoted_span): the signs of paths,
+ * keys, markup and expressions.  A request line ("GET /x HTTP/1.1"), a
+ * key's value ("a=b c") or a dump is no phrase: its words are read one by
+ * one, as before.  Digits are a phrase's ("sales report 2024", "AT
+ * Translated Set 2 keyboard"), masked in its text as a word's are.
  */
 static const unsigned char not_phrase[256] = {
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
-    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['/'] = 1, ['\\'] = 1, ['='] = 1, ['<'] = 1,
+    ['/'] = 1, ['\\'] = 1, ['='] = 1, ['<'] = 1,
     ['>'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['@'] = 1, ['%'] = 1,
     ['$'] = 1, ['#'] = 1, ['*'] = 1, ['|'] = 1, ['`'] = 1, ['~'] = 1, ['^'] = 1,
     ['+'] = 1, ['&'] = 1, ['"'] = 1,
@@ -3494,8 +3494,8 @@ static int words_before(const logtk_slice *tok, size_t hdr, size_t i)
  * as tokens, its words would make a template per phrase.  The span opens
  * with the quote q at t[0] and closes at the first token holding q again,
  * with nothing after that quote but closers and sentence punctuation; it
- * spans 2 to FUSE_QUOTED_SPAN_MAX tokens, each a word of letters and
- * punctuation (not_phrase: no digit, path, key or markup), so a request
+ * spans 2 to FUSE_QUOTED_SPAN_MAX tokens, each a word of letters, digits
+ * and punctuation (not_phrase: no path, key or markup), so a request
  * line stays words, its method the message's (the full lists' "GET <*>"),
  * and so do the fields quoted_tail(), keyed_span() and the members of JSON
  * read; or a path with blanks, whatever its bytes, when '/' opens it
