@@ -1814,6 +1814,38 @@ static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
 }
 
 /*
+ * Rule control-escapes: rsyslog writes a control character inside a message
+ * as '#' and three octal digits, "#012" for a newline, glued to the text
+ * before it.  For the '#' at s[at]: 2 when it opens such an escape of a
+ * control character (#000 to #037) after a byte that is no digit, 1 when
+ * it opens three digits so placed that are no such escape ("issue#123",
+ * a value), 0 otherwise.  A token with either reads its digits' values, which
+ * no other mask does, so its line stands for itself in the line cache
+ * (holds_glued_digits, feed_tokens): the cache takes a line for another
+ * of its shape, digits aside.
+ */
+static int glued_escape(const char *s, size_t at, size_t n)
+{
+#define FUSE_DIGIT_AT(k) (s[k] >= '0' && s[k] <= '9')
+    if (FUSE_RULE_OFF(FUSE_RULE_CONTROL_ESCAPES) || at == 0 || at + 3 >= n ||
+        FUSE_DIGIT_AT(at - 1) || !FUSE_DIGIT_AT(at + 1) || !FUSE_DIGIT_AT(at + 2) ||
+        !FUSE_DIGIT_AT(at + 3) || (at + 4 < n && FUSE_DIGIT_AT(at + 4)))
+        return 0;
+#undef FUSE_DIGIT_AT
+    return s[at + 1] == '0' && s[at + 2] <= '3' && s[at + 3] <= '7' ? 2 : 1;
+}
+
+/* Whether token s[0..n) holds a '#' that glued_escape() reads by value. */
+static int holds_glued_digits(const char *s, size_t n)
+{
+    for (const char *c = memchr(s, '#', n); c != NULL;
+         c = memchr(c + 1, '#', (size_t)(s + n - c - 1)))
+        if (glued_escape(s, (size_t)(c - s), n))
+            return 1;
+    return 0;
+}
+
+/*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
  * an atom are copied as they are scanned, and an atom that turns out to hold
@@ -1981,10 +2013,8 @@ static size_t mask_token(const char *s, size_t n, char *out)
             /* rsyslog's escape of a control character glued to the text
                before it, "#012" for a newline inside a message ("last):#012",
                "foo()#012NameError:"): the message's own bytes, and the word
-               after it a word, not a value's digits */
-            if (s[i] == '#' && i > 0 && i + 3 < n && s[i + 1] == '0' && s[i + 2] >= '0' &&
-                s[i + 2] <= '3' && s[i + 3] >= '0' && s[i + 3] <= '7' &&
-                !FUSE_RULE_OFF(FUSE_RULE_CONTROL_ESCAPES)) {
+               after it a word, not a value's digits (see glued_escape) */
+            if (s[i] == '#' && glued_escape(s, i, n) == 2) {
                 memcpy(o, s + i, 4);
                 o += 4;
                 i += 4;
@@ -4592,7 +4622,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             /* a key's value or a joined field (rare): neither the quick hash's nor the memo's */
             h = hash_padded(st->norm.data, masked_len);
             form = stash_form(st, kept, masked_len);
-            tok_digit = holds_digit(st->norm.data, masked_len);
+            tok_digit = holds_digit(st->norm.data, masked_len) ||
+                        holds_glued_digits(t->ptr, span ? joined(t, &t[span - 1]).len : t->len);
         } else if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &tok_digit)) {
             logtk_slice one = *t;
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
@@ -4620,7 +4651,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 masked_len = mask_token(one.ptr, one.len, st->norm.data);
                 h = hash_padded(st->norm.data, masked_len);
                 form = stash_form(st, kept, masked_len);
-                int digit = holds_digit(st->norm.data, masked_len);
+                int digit = holds_digit(st->norm.data, masked_len) ||
+                            holds_glued_digits(one.ptr, one.len);
                 tok_digit |= digit;
                 if (slot == NULL) {
                     if (st->memo == NULL)

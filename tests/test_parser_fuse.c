@@ -1005,7 +1005,8 @@ TEST(test_fuse_shape_cache_digits)
  * hashed token by token, and each line gets the same template and the same
  * parameters as with it.  Lines made of pieces where a digit decides the
  * most (kept names, numbered names, dates and times of a header, hex,
- * units, asides, bounds, names of code), each fed again with other digits,
+ * units, asides, bounds, names of code, rsyslog's "#012" escapes, read by
+ * their digits' values), each fed again with other digits,
  * and some with a digit where a letter was: a kept name then takes many
  * values in lines of one shape (the cache's second level).
  */
@@ -1021,6 +1022,7 @@ TEST(test_fuse_line_cache_is_a_cache)
         "ns::f2",    "=",           "id=7",         "12345",       "A1B2C3D4",   "uuid:",
         "time:",     "<*>",         "..",           "a..1",        "\"q7\"",     "(x)",
         "mod_jk2",   "NAT64",       "createBean2",  "enable_2G",   "Thunderbird_D8", "RFC2616",
+        "foo()#012KeyError:",       "last):#012",   "issue#123",   "#012",       "a#037b",
     };
     const size_t npieces = sizeof pieces / sizeof pieces[0];
     enum { LINES = 3000 };
@@ -1085,6 +1087,30 @@ TEST(test_fuse_line_cache_is_a_cache)
     }
     CHECK(differ == 0);
     CHECK(logtk_parser_template_count(cached) == logtk_parser_template_count(plain));
+    logtk_parser_free(cached);
+    logtk_parser_free(plain);
+    /*
+     * A mask that reads a digit's value (rsyslog's "#012" is text, "#789" a
+     * value): a line of the shape that masked its digits must not stand for
+     * the line whose digits are an escape (found by fuzz_parse).
+     */
+    static const char *const by_value[] = {"x foo()#789KeyError: a", "x foo()#012KeyError: a",
+                                           "x foo()#345KeyError: a", "x foo()#011KeyError: a"};
+    cached = new_parser("fuse");
+    plain = new_parser("fuse");
+    CHECK(cached != NULL && plain != NULL);
+    if (cached != NULL && plain != NULL) {
+        CHECK_STATUS(logtk_parser_set_option(plain, "line_cache", "none"), LOGTK_OK);
+        for (size_t i = 0; i < sizeof by_value / sizeof by_value[0]; i++) {
+            logtk_event a, b;
+            const size_t n = strlen(by_value[i]);
+            CHECK_STATUS(logtk_parser_feed(cached, by_value[i], n, &a), LOGTK_OK);
+            CHECK_STATUS(logtk_parser_feed(plain, by_value[i], n, &b), LOGTK_OK);
+            CHECK(a.template_id == b.template_id && a.nparams == b.nparams);
+            CHECK(a.template_text.len == b.template_text.len &&
+                  memcmp(a.template_text.ptr, b.template_text.ptr, a.template_text.len) == 0);
+        }
+    }
     logtk_parser_free(cached);
     logtk_parser_free(plain);
     /* the value is checked */
