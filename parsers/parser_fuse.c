@@ -1849,9 +1849,11 @@ static int holds_glued_digits(const char *s, size_t n)
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
  * an atom are copied as they are scanned, and an atom that turns out to hold
- * a digit is rewound and replaced by "<*>".
+ * a digit is rewound and replaced by "<*>".  *by_value (when not NULL) is set
+ * to 1 when the form read a digit's value (glued_escape), which feed_tokens
+ * tells the line cache.
  */
-static size_t mask_token(const char *s, size_t n, char *out)
+static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_value)
 {
     char *o = out;
     if (n == 0)
@@ -2014,7 +2016,9 @@ static size_t mask_token(const char *s, size_t n, char *out)
                before it, "#012" for a newline inside a message ("last):#012",
                "foo()#012NameError:"): the message's own bytes, and the word
                after it a word, not a value's digits (see glued_escape) */
-            if (s[i] == '#' && glued_escape(s, i, n) == 2) {
+            int escape;
+            if (s[i] == '#' && (escape = glued_escape(s, i, n)) != 0 &&
+                (by_value != NULL ? (*by_value = 1) : 1) && escape == 2) {
                 memcpy(o, s + i, 4);
                 o += 4;
                 i += 4;
@@ -2215,6 +2219,12 @@ static size_t mask_token(const char *s, size_t n, char *out)
     if (joins)
         o = out + merge_joined(out, (size_t)(o - out));
     return (size_t)(o - out);
+}
+
+/* mask_token_reading() for a caller that keeps no line cache entry. */
+FUSE_INLINE size_t mask_token(const char *s, size_t n, char *out)
+{
+    return mask_token_reading(s, n, out, NULL);
 }
 
 /*
@@ -4648,11 +4658,11 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                 if (one.len + 8 > st->norm.cap / 4 &&
                     ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + 8) != 0)
                     return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-                masked_len = mask_token(one.ptr, one.len, st->norm.data);
+                int by_value = 0;
+                masked_len = mask_token_reading(one.ptr, one.len, st->norm.data, &by_value);
                 h = hash_padded(st->norm.data, masked_len);
                 form = stash_form(st, kept, masked_len);
-                int digit = holds_digit(st->norm.data, masked_len) ||
-                            holds_glued_digits(one.ptr, one.len);
+                int digit = holds_digit(st->norm.data, masked_len) || by_value;
                 tok_digit |= digit;
                 if (slot == NULL) {
                     if (st->memo == NULL)
