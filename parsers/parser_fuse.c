@@ -2016,9 +2016,10 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
                before it, "#012" for a newline inside a message ("last):#012",
                "foo()#012NameError:"): the message's own bytes, and the word
                after it a word, not a value's digits (see glued_escape) */
-            int escape;
-            if (s[i] == '#' && (escape = glued_escape(s, i, n)) != 0 &&
-                (by_value != NULL ? (*by_value = 1) : 1) && escape == 2) {
+            const int escape = s[i] == '#' ? glued_escape(s, i, n) : 0;
+            if (escape && by_value != NULL)
+                *by_value = 1;
+            if (escape == 2) {
                 memcpy(o, s + i, 4);
                 o += 4;
                 i += 4;
@@ -3885,10 +3886,11 @@ static size_t mask_sql(const char *s, size_t n, char *out)
 /*
  * The token of t[from .. avail) that closes a value opened in escaped quotes
  * in an earlier token: the first that holds a quote, when that quote is
- * escaped and only a field's punctuation or the next escape follows it;
- * 0 when none does within FUSE_SPAN_MAX tokens (keyed_span).
+ * escaped and only a field's punctuation or the next escape follows it, with
+ * *after the offset past that quote; 0 when none does within FUSE_SPAN_MAX
+ * tokens (keyed_span).
  */
-static size_t escaped_value_end(const logtk_slice *t, size_t from, size_t avail)
+static size_t escaped_value_end(const logtk_slice *t, size_t from, size_t avail, size_t *after)
 {
     for (size_t j = from; j < avail && j < FUSE_SPAN_MAX; j++) {
         const char *c = memchr(t[j].ptr, '"', t[j].len);
@@ -3898,6 +3900,7 @@ static size_t escaped_value_end(const logtk_slice *t, size_t from, size_t avail)
         if (at == 0 || c[-1] != '\\' ||
             (at + 1 < t[j].len && !memchr(",;)]}&\\", c[1], 7)))
             return 0;
+        *after = at + 1;
         return j;
     }
     return 0;
@@ -3943,12 +3946,13 @@ static size_t keyed_span(const logtk_slice *t, size_t avail, int after_name, int
                 from = open - 1 + one;
                 continue;
             }
-            const size_t j = escaped_value_end(t, k + 1, avail);
+            size_t after;
+            const size_t j = escaped_value_end(t, k + 1, avail, &after);
             if (j == 0 || !is_key_sign(s, open - 2, n))
                 return joined;
             k = j;
             joined = j + 1;
-            from = (size_t)((const char *)memchr(t[j].ptr, '"', t[j].len) - t[j].ptr) + 1;
+            from = after;
             continue;
         }
         size_t close = closing_quote(s, open + 1, n, '"');
