@@ -42,7 +42,6 @@ typedef struct ltk_fuse_more {
 
 typedef struct ltk_fuse_group {
     uint64_t value0;   /* first distinct word hash seen at the free position (ltk_fuse_slot_value) */
-    uint64_t stem;     /* hash of the letters of the first word seen there, when a numbered name */
     uint32_t member0;  /* template holding value0 */
     uint32_t more;     /* 1 + index into more_list of the other words; 0 until a second */
     uint32_t position;
@@ -56,7 +55,7 @@ typedef struct ltk_fuse_group {
     uint8_t non_unit;     /* some word seen there is not a unit of size (is_size_unit) */
     uint8_t plain_word;   /* some word seen there does not look like a value */
     uint8_t non_event;    /* some word seen there is neither a past participle nor a code symbol */
-    uint8_t non_numbered; /* some word seen there is not a numbered name of one stem (numbered_stem) */
+    uint8_t non_numbered; /* some word seen there is not a numbered unit's name (is_slot_unit) */
     uint8_t dotted_names; /* distinct dotted names seen there (is_dotted_name), up to 2 */
     uint8_t quoted_words; /* distinct quoted words seen there (is_quoted_word), up to 2 */
 } ltk_fuse_group;
@@ -321,7 +320,7 @@ FUSE_INLINE uint32_t ltk_fuse_new_group(ltk_fuse_state *st)
      * more than these stores (a fresh parser makes a group per new word).
      */
     ltk_fuse_group *g = ltk_fuse_group_at(st, (uint32_t)st->ngroups);
-    g->value0 = g->stem = 0;
+    g->value0 = 0;
     g->member0 = g->more = g->position = 0;
     g->pool = g->next_in_pool = FUSE_NO_ID;
     g->nvalues = g->promoted = g->varform_seen = g->value_like = g->shape_seen = 0;

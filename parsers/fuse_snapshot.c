@@ -13,7 +13,8 @@
 
 /*
  * Blob layout (all varints): the three maps as (count, then key/value
- * pairs), the sibling groups (count, then position, flags, stem, pool + 1,
+ * pairs), the sibling groups (count, then position, flags, a 0 where states
+ * saved before rule unit-slots kept a numbered name's stem, pool + 1,
  * next group of the pool + 1, nvalues and the value/member pairs), the
  * redirects (count, then id/target pairs), the pool map and the prefix
  * pools (count, then first group + 1, varform flag, nvalues, values), then
@@ -75,7 +76,7 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
                                                     grp->non_numbered << 7 |
                                                     (grp->dotted_names > 0) << 8 |
                                                     (grp->quoted_words > 0) << 9)) == 0 &&
-             ltk_strbuf_put_varint(out, grp->stem) == 0 &&
+             ltk_strbuf_put_varint(out, 0) == 0 && /* the stem's place */
              ltk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
              ltk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
              ltk_strbuf_put_varint(out, grp->nvalues) == 0;
@@ -157,7 +158,9 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
             ltk_snap_varint(&pos, end, &next) != 0 || next > st->ngroups ||
             ltk_snap_varint(&pos, end, &nvalues) != 0 || nvalues > 8)
             return FUSE_BAD("bad group");
-        grp->stem = stem;
+        /* stem: no longer read; an older state's non_numbered 0 (one stem)
+           still holds (numbered names only) */
+        (void)stem;
         grp->pool = (uint32_t)(pool - 1); /* FUSE_NO_ID when 0; checked against the pools below */
         grp->next_in_pool = (uint32_t)(next - 1);
         grp->non_event = (uint8_t)(promoted >> 6 & 1);

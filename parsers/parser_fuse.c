@@ -172,7 +172,8 @@ enum fuse_rule {
     FUSE_RULE_TEXT_TAILS = 41,    /* "subject=<*> weekly report": a value printed last holds blanks */
     FUSE_RULE_TRANSITIONS = 42,   /* "from NEW to UNASSIGNED": a state machine's states are values */
     FUSE_RULE_QUOTED_SPANS = 43,  /* 'job "backup nightly" done': a quoted phrase is one value */
-    FUSE_RULE_CONTROL_ESCAPES = 44 /* "foo()#012NameError:": rsyslog's "#012" is text, not digits */
+    FUSE_RULE_CONTROL_ESCAPES = 44, /* "foo()#012NameError:": rsyslog's "#012" is text, not digits */
+    FUSE_RULE_UNIT_SLOTS = 45     /* "on en0" beside "on awdl0": a slot of two devices is a variable */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -471,9 +472,10 @@ static int is_inner_digit_name(const char *s, size_t n)
  * Systems number their interfaces, disks,
  * terminals and levels with one digit, and a message names the one it is
  * about the way it names a component; a value has more digits ("host129",
- * "tc19060").  The ground truths keep such names as words (interfaces in
- * every network log, "CPU: L2 cache: <*>"); when the name does vary for
- * one event, its sibling group still makes it a variable.
+ * "tc19060").  The 2k ground truths keep such names as words (interfaces
+ * in every network log, "CPU: L2 cache: <*>"); when the name does vary for
+ * one event, its slot is a variable at the second name (is_slot_unit), as
+ * the full ground truths write "Link Up on <*>" for "en0" and "awdl0".
  */
 static int is_unit_name(const char *s, size_t n)
 {
@@ -4278,18 +4280,13 @@ static int is_participle(const char *s, size_t n) /* n: without_sentence_end() *
 }
 
 /*
- * The hash of the letters of a numbered name ("IRQ" of "IRQ9", "eth" of
- * "eth1,"; see is_unit_name), else 0.  A slot whose words are one name
- * numbered differently ("IRQ0", "IRQ2", "IRQ9") names instances of one
- * kind, a variable one word before `threshold`, in any position: the name
- * keeps its stem and the number is the value.  Two of them ("IPV4",
- * "IPV6") may as well be two fixed kinds and wait.
+ * A slot's word that names a numbered unit (is_unit_name: "en0", "awdl0",
+ * "IRQ9", "IPV6"), a name that stays a word until a second one appears in
+ * the slot (rule unit-slots, in group_takes_word).
  */
-static uint64_t numbered_stem(const char *s, size_t n) /* n: without_sentence_end() */
+static int is_slot_unit(const char *s, size_t n) /* n: without_sentence_end() */
 {
-    if (!is_unit_name(s, n))
-        return 0;
-    return hash_bytes(s, n - 1) | 1;
+    return !FUSE_RULE_OFF(FUSE_RULE_UNIT_SLOTS) && is_unit_name(s, n);
 }
 
 /*
@@ -5183,10 +5180,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         if (grp->quoted_words < 2 && is_quoted_word(word, bare_len))
             grp->quoted_words++;
         grp->non_event |= !is_participle(word, bare_len) && !code;
-        uint64_t stem = numbered_stem(word, bare_len);
-        if (grp->nvalues == 1)
-            grp->stem = stem;
-        grp->non_numbered |= stem == 0 || stem != grp->stem;
+        grp->non_numbered |= !is_slot_unit(word, bare_len);
     }
     /*
      * Promote at `threshold` distinct words, or as soon as a slot that
@@ -5209,7 +5203,9 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
      * that varied elsewhere: lines never print a masked value where a
      * unit stands, but a merged shard's template does (its "93.0 B"
      * and "5.2 KB" lines made it "<*> <*>,"), so the fold of
-     * logtk_parser_merge() reaches what one process reaches.
+     * logtk_parser_merge() reaches what one process reaches.  So is a
+     * numbered unit ("gige7") beside "<*>", a shard's slot that showed
+     * two of them (unit-slots).
      */
     int rc = LOGTK_OK;
     /* the first word counts its plain words once it printed a masked value (field-words) */
@@ -5224,7 +5220,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
         (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2) ||
         (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
-        ((long)grp->nvalues + 1 >= st->threshold && !grp->non_numbered))
+        (grp->nvalues + grp->varform_seen >= 2 && !grp->non_numbered))
         rc = promote(p, st, g);
     /* the word joins the slot's prefix pool, which may settle groups one word short */
     if (rc == LOGTK_OK && grp->pool != FUSE_NO_ID)

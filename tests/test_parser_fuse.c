@@ -568,7 +568,7 @@ TEST(test_fuse_round3)
     CHECK_TEXT(p, 1, "maxSessionTimeout set to <*>");
     logtk_parser_free(p);
 
-    /* "eth0" is a device name, kept; four of them in one slot are a variable */
+    /* "eth0" is a device name, kept; others in one slot are a variable */
     static const char *const links[] = {"Link Up on en0", "Link Up on en0",
                                         "allocating buffer for eth0", "allocating buffer for eth1",
                                         "allocating buffer for eth2", "allocating buffer for eth3",
@@ -685,19 +685,28 @@ TEST(test_fuse_round4)
     CHECK(!same_text(p, 1, 2));
     logtk_parser_free(p);
 
-    /* one name numbered differently is a variable one word early; two may be two kinds */
-    static const char *const numbered[] = {"IRQ0 used by override.", "IRQ2 used by override.",
-                                           "IRQ9 used by override.", "MDNS: IPV4 Addr: 10.0.0.1",
-                                           "MDNS: IPV6 Addr: fe80::1"};
-    p = run_parser("fuse", numbered, 5, NULL, NULL);
-    CHECK(same_text(p, 0, 1) && same_text(p, 1, 2));
-    CHECK_TEXT(p, 3, "MDNS: IPV4 Addr: <*>"); /* capitals and one digit: a name */
-    CHECK(!same_text(p, 3, 4));
+    /* two numbered units in one slot make it a variable (rule unit-slots), whatever
+       their letters; one alone stays a word, and so does a unit beside a word or a
+       name of code spelled with a digit */
+    static const char *const numbered[] = {
+        "IRQ0 used by override.", "IRQ2 used by override.", "MDNS: IPV4 Addr: 10.0.0.1",
+        "MDNS: IPV6 Addr: fe80::1", "Link Up on awdl0", "Link Up on en0",
+        "Link Down on en0", "Link Down on en0"};
+    p = run_parser("fuse", numbered, 8, NULL, NULL);
+    CHECK_TEXT(p, 0, "<*> used by override.");
+    CHECK(same_text(p, 0, 1));
+    CHECK_TEXT(p, 2, "MDNS: <*> Addr: <*>");
+    CHECK(same_text(p, 2, 3));
+    CHECK_TEXT(p, 4, "Link Up on <*>");
+    CHECK(same_text(p, 4, 5));
+    CHECK_TEXT(p, 6, "Link Down on en0");
     logtk_parser_free(p);
-    /* different stems are different names: they wait for the threshold */
-    static const char *const stems[] = {"probe IRQ0 done", "probe LNK1 done", "probe PCI2 done"};
-    p = run_parser("fuse", stems, 3, NULL, NULL);
-    CHECK(logtk_parser_template_count(p) == 3);
+    static const char *const not_units[] = {"probe IRQ0 done", "probe fast done",
+                                            "call createBean2 now", "call createBean3 now"};
+    p = run_parser("fuse", not_units, 4, NULL, NULL);
+    CHECK(logtk_parser_template_count(p) == 4);
+    CHECK_TEXT(p, 0, "probe IRQ0 done");
+    CHECK_TEXT(p, 2, "call createBean2 now");
     logtk_parser_free(p);
 
     /* a pool half learned before a snapshot completes after the reload */
@@ -971,8 +980,8 @@ TEST(test_fuse_stack_frames)
 
 /*
  * The line cache (fuse_shape.c) lets a line stand for another of its shape,
- * digits aside, only when no masked form kept a digit: a device name
- * ("eth0"), kept as a word, tells lines apart although only a digit differs,
+ * digits aside, only when no masked form kept a digit: a name of code
+ * ("createBean2"), kept as a word, tells lines apart although only a digit differs,
  * while a value ("12") does not.  Both through the quick hash (a plain
  * token) and through the mask and its memo (a token with punctuation).
  */
@@ -980,9 +989,9 @@ TEST(test_fuse_shape_cache_digits)
 {
     static const char *const lines[] = {
         "took 12 ms",          "took 47 ms",          "took 47, then 3 ms",
-        "took 12, then 9 ms",  "link eth0 state up",  "link eth1 state up",
-        "link eth0 state up",  "port eth0, state up", "port eth1, state up",
-        "port eth1, state up", "port eth0, state up",
+        "took 12, then 9 ms",  "call createBean2 now",  "call createBean3 now",
+        "call createBean2 now",  "call createBean2, now", "call createBean3, now",
+        "call createBean3, now", "call createBean2, now",
     };
     logtk_parser *p = run_parser("fuse", lines, 11, NULL, NULL);
     CHECK(p != NULL);
@@ -990,11 +999,11 @@ TEST(test_fuse_shape_cache_digits)
     CHECK(same_text(p, 0, 1));
     CHECK_TEXT(p, 2, "took <*>, then <*> ms");
     CHECK(same_text(p, 2, 3));
-    CHECK_TEXT(p, 4, "link eth0 state up");
-    CHECK_TEXT(p, 5, "link eth1 state up");
+    CHECK_TEXT(p, 4, "call createBean2 now");
+    CHECK_TEXT(p, 5, "call createBean3 now");
     CHECK(same_text(p, 4, 6));
-    CHECK_TEXT(p, 7, "port eth0, state up");
-    CHECK_TEXT(p, 8, "port eth1, state up");
+    CHECK_TEXT(p, 7, "call createBean2, now");
+    CHECK_TEXT(p, 8, "call createBean3, now");
     CHECK(same_text(p, 8, 9));
     CHECK(same_text(p, 7, 10));
     logtk_parser_free(p);
@@ -1283,21 +1292,21 @@ TEST(test_fuse_shape_long_lines)
 }
 
 /*
- * A line whose masked form keeps a digit ("eth0") answers the lines of its
- * shape only when those tokens are the same bytes: "eth1" in a line of the
- * same shape is another message, "eth0" again is the same one.
+ * A line whose masked form keeps a digit ("createBean2") answers the lines of
+ * its shape only when those tokens are the same bytes: "createBean3" in a line
+ * of the same shape is another message, "createBean2" again is the same one.
  */
 TEST(test_fuse_shape_kept_digits)
 {
     static const char *const lines[] = {
-        "link eth0 state 12 up", "link eth0 state 34 up", "link eth1 state 56 up",
-        "link eth0 state 78 up", "link eth1 state 90 up",
+        "call createBean2 state 12 up", "call createBean2 state 34 up", "call createBean3 state 56 up",
+        "call createBean2 state 78 up", "call createBean3 state 90 up",
     };
     logtk_parser *p = run_parser("fuse", lines, 5, NULL, NULL);
     CHECK(p != NULL);
-    CHECK_TEXT(p, 0, "link eth0 state <*> up");
+    CHECK_TEXT(p, 0, "call createBean2 state <*> up");
     CHECK(same_text(p, 0, 1));
-    CHECK_TEXT(p, 2, "link eth1 state <*> up");
+    CHECK_TEXT(p, 2, "call createBean3 state <*> up");
     CHECK(same_text(p, 0, 3));
     CHECK(same_text(p, 2, 4));
     logtk_parser_free(p);
