@@ -173,7 +173,8 @@ enum fuse_rule {
     FUSE_RULE_TRANSITIONS = 42,   /* "from NEW to UNASSIGNED": a state machine's states are values */
     FUSE_RULE_QUOTED_SPANS = 43,  /* 'job "backup nightly" done': a quoted phrase is one value */
     FUSE_RULE_CONTROL_ESCAPES = 44, /* "foo()#012NameError:": rsyslog's "#012" is text, not digits */
-    FUSE_RULE_UNIT_SLOTS = 45     /* "on en0" beside "on awdl0": a slot of two devices is a variable */
+    FUSE_RULE_UNIT_SLOTS = 45,    /* "on en0" beside "on awdl0": a slot of two devices is a variable */
+    FUSE_RULE_CALENDAR_DATES = 46 /* "at Tue Dec  8 11:22:33 EST 2026 by": a date in words, one value */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -3434,6 +3435,120 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
     return 2;
 }
 
+/* A weekday's name (the first four of ltk_fuse_is_calendar_word's are months'). */
+static int is_weekday_name(const char *s, size_t n)
+{
+    static const char names[] = "Mon Tue Wed Thu Fri Sat Sun ";
+    if (n != 3)
+        return 0;
+    for (const char *q = names; *q; q += 4)
+        if (memcmp(q, s, 3) == 0)
+            return 1;
+    return 0;
+}
+
+/* The time of day "hh:mm:ss" (a fraction too) filling s[0..n), or 0. */
+static int is_clock_time(const char *s, size_t n)
+{
+    size_t k = digit_run(s, 0, n, 1, 2);
+    for (int fields = 0; fields < 2; fields++) {
+        if (k == 0 || k >= n || s[k] != ':' || digit_run(s, k + 1, n, 2, 2) == 0)
+            return 0;
+        k += 3;
+    }
+    if (k < n && s[k] == '.')
+        k += 1 + digit_run(s, k + 1, n, 1, 9);
+    return k == n;
+}
+
+/* A zone's name, two to five capitals ("UTC", "EDT", "CEST"), filling s[0..n). */
+static int is_zone_name(const char *s, size_t n)
+{
+    if (n < 2 || n > 5)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (s[k] < 'A' || s[k] > 'Z')
+            return 0;
+    return 1;
+}
+
+/*
+ * A date written with the month's name, as ctime(3), date(1) and RFC 5322
+ * print it inside a message, over tokens t[0..avail): a weekday or not, the
+ * month, the day and the time ("Tue Dec  8 11:22:33", "Jun 17 07:07:00"),
+ * then a year, or a zone's name and a year ("Sat May  8 09:04:50 EDT 2004",
+ * as uname -v prints a kernel's build date); or a weekday with a comma or
+ * not, the day, the month, the year and the time, then a numeric zone or
+ * not ("Sat, 06 Dec 2026 19:20:01 +0000").  The last token may close with
+ * punctuation.  Returns the tokens it spans (3 to 6), 0 when t opens none.
+ * One value, as timestamp_span's are (rule calendar-dates): each of its
+ * words a value already (rule calendar; digits), it was four to six "<*>"
+ * that a line ending elsewhere printed as four to six fields, where the 2k
+ * ground truths write BGL's "status=M <*>" and Linux's "... EDT 2004" as
+ * one, and a zone's name alone after a date stays a word as Zookeeper's
+ * "built on <*> GMT" keeps it.  Digits are read as digits only, so lines of
+ * one shape span alike (fuse_shape.c).
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t calendar_date_span(const logtk_slice *t, size_t avail)
+{
+    size_t k = 0;
+    if (is_weekday_name(t[0].ptr, t[0].len - (t[0].len == 4 && t[0].ptr[3] == ',')))
+        k = 1;
+    if (k + 3 > avail)
+        return 0;
+    const size_t last_of = avail - 1;
+    size_t end;
+    if (t[k].len == 3 && ltk_fuse_is_calendar_word(t[k].ptr, 3) &&
+        !is_weekday_name(t[k].ptr, 3)) {
+        /* month, day, time: ctime's order */
+        if (t[k + 1].len > 2 || digit_run(t[k + 1].ptr, 0, t[k + 1].len, 1, 2) != t[k + 1].len)
+            return 0;
+        end = before_closers(t[k + 2].ptr, t[k + 2].len);
+        if (!is_clock_time(t[k + 2].ptr, end))
+            return 0;
+        k += 3;
+        if (end < t[k - 1].len)
+            return k; /* "...:33)": closed */
+        /* a year, or a zone's name and a year */
+        if (k < avail && is_zone_name(t[k].ptr, t[k].len) && k + 1 <= last_of &&
+            before_closers(t[k + 1].ptr, t[k + 1].len) == 4 &&
+            digit_run(t[k + 1].ptr, 0, 4, 4, 4) == 4)
+            return k + 2;
+        if (k < avail && before_closers(t[k].ptr, t[k].len) == 4 &&
+            digit_run(t[k].ptr, 0, 4, 4, 4) == 4)
+            return k + 1;
+        return k;
+    }
+    /* day, month, year, time: RFC 5322's order, after a weekday */
+    if (k == 0 || k + 4 > avail || t[k].len > 2 ||
+        digit_run(t[k].ptr, 0, t[k].len, 1, 2) != t[k].len || t[k + 1].len != 3 ||
+        !ltk_fuse_is_calendar_word(t[k + 1].ptr, 3) || t[k + 2].len != 4 ||
+        digit_run(t[k + 2].ptr, 0, 4, 4, 4) != 4)
+        return 0;
+    end = before_closers(t[k + 3].ptr, t[k + 3].len);
+    if (!is_clock_time(t[k + 3].ptr, end))
+        return 0;
+    k += 4;
+    if (end == t[k - 1].len && k < avail && t[k].len >= 5 &&
+        (t[k].ptr[0] == '+' || t[k].ptr[0] == '-') && digit_run(t[k].ptr, 1, t[k].len, 4, 4) == 4 &&
+        before_closers(t[k].ptr, t[k].len) == 5)
+        k++;
+    return k;
+}
+
+/* calendar_date_span() behind its first test: a capital and a small letter, three or four bytes */
+FUSE_INLINE size_t calendar_date_at(const logtk_slice *t, size_t avail)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_CALENDAR_DATES) || avail < 3 || t[0].len - 3 > 1u ||
+        (unsigned)(unsigned char)t[0].ptr[0] - 'A' > 25u ||
+        (unsigned)(unsigned char)t[0].ptr[1] - 'a' > 25u)
+        return 0;
+    return calendar_date_span(t, avail);
+}
+
 /* timestamp_span() behind its first test, inline: nearly every token fails it. */
 FUSE_INLINE size_t timestamp_at(const logtk_slice *t, size_t avail)
 {
@@ -4023,7 +4138,8 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
                                 const char **quote, int *inside, unsigned *sql, uint8_t *form)
 {
     size_t k;
-    if (i > hdr && (k = timestamp_at(t, avail)) != 0) { /* (not at the first word) */
+    if (i > hdr && ((k = timestamp_at(t, avail)) != 0 || (k = calendar_date_at(t, avail)) != 0)) {
+        /* (not at the first word) */
         *form = FORM_STAMP;
         return k;
     }
