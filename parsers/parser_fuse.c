@@ -3477,7 +3477,9 @@ static int is_zone_name(const char *s, size_t n)
  * print it inside a message, over tokens t[0..avail): a weekday or not, the
  * month, the day and the time ("Tue Dec  8 11:22:33", "Jun 17 07:07:00"),
  * then a year, or a zone's name and a year ("Sat May  8 09:04:50 EDT 2004",
- * as uname -v prints a kernel's build date); or a weekday with a comma or
+ * as uname -v prints a kernel's build date), or the year before the time
+ * ("May  1 2026 20:02:15", C's __DATE__ and __TIME__ in a program's banner:
+ * ProFTPD's "(built Fri May 1 2026 20:02:15 UTC)"); or a weekday with a comma or
  * not, the day, the month, the year and the time, then a numeric zone or
  * not ("Sat, 06 Dec 2026 19:20:01 +0000").  The last token may close with
  * punctuation.  Returns the tokens it spans (3 to 6), 0 when t opens none.
@@ -3503,9 +3505,14 @@ static size_t calendar_date_span(const logtk_slice *t, size_t avail)
     size_t end;
     if (t[k].len == 3 && ltk_fuse_is_calendar_word(t[k].ptr, 3) &&
         !is_weekday_name(t[k].ptr, 3)) {
-        /* month, day, time: ctime's order */
+        /* month, day, time: ctime's order; or month, day, year, time: C's
+           __DATE__ and __TIME__, as programs print their build's date */
         if (t[k + 1].len > 2 || digit_run(t[k + 1].ptr, 0, t[k + 1].len, 1, 2) != t[k + 1].len)
             return 0;
+        if (k + 4 <= avail && t[k + 2].len == 4 && digit_run(t[k + 2].ptr, 0, 4, 4, 4) == 4) {
+            end = before_closers(t[k + 3].ptr, t[k + 3].len);
+            return is_clock_time(t[k + 3].ptr, end) ? k + 4 : 0;
+        }
         end = before_closers(t[k + 2].ptr, t[k + 2].len);
         if (!is_clock_time(t[k + 2].ptr, end))
             return 0;
