@@ -3435,7 +3435,7 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
     return 2;
 }
 
-/* A weekday's name (the first four of ltk_fuse_is_calendar_word's are months'). */
+/* A weekday's name (ltk_fuse_is_calendar_word takes the months' too). */
 static int is_weekday_name(const char *s, size_t n)
 {
     static const char names[] = "Mon Tue Wed Thu Fri Sat Sun ";
@@ -3501,7 +3501,6 @@ static size_t calendar_date_span(const logtk_slice *t, size_t avail)
         k = 1;
     if (k + 3 > avail)
         return 0;
-    const size_t last_of = avail - 1;
     size_t end;
     if (t[k].len == 3 && ltk_fuse_is_calendar_word(t[k].ptr, 3) &&
         !is_weekday_name(t[k].ptr, 3)) {
@@ -3520,7 +3519,7 @@ static size_t calendar_date_span(const logtk_slice *t, size_t avail)
         if (end < t[k - 1].len)
             return k; /* "...:33)": closed */
         /* a year, or a zone's name and a year */
-        if (k < avail && is_zone_name(t[k].ptr, t[k].len) && k + 1 <= last_of &&
+        if (k + 1 < avail && is_zone_name(t[k].ptr, t[k].len) &&
             before_closers(t[k + 1].ptr, t[k + 1].len) == 4 &&
             digit_run(t[k + 1].ptr, 0, 4, 4, 4) == 4)
             return k + 2;
