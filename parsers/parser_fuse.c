@@ -1582,8 +1582,10 @@ static int is_key_sign(const char *s, size_t at, size_t n)
  * The length of a key's whole value written as a placeholder in angle
  * brackets, from the '<' at s[at] through its '>' ("err=<nil>", Go's nil;
  * "java.compiler=<NA>", "version=<none>"; a mail address, "to=<bob@x.org>",
- * and the null sender, "from=<>"), or 0: letters, digits and "_-.@+%" (or
- * nothing) right after the key's '=', and after the '>' the token's end or
+ * and the null sender, "from=<>"; an id in base64, Dovecot's
+ * "session=<XtlOCfxhfsV/AAAB>", which was masked inside its brackets when it
+ * held a digit and not at all when it did not), or 0: letters, digits and
+ * "_-.@+%/=" (or nothing) right after the key's '=', and after the '>' the token's end or
  * punctuation that closes a field.  The value of a key is a value (rule
  * key-values) whatever it prints; the full-size ground truth writes
  * Zookeeper's "Server environment:java.compiler=<*>", the Loghub-2.0 2k one
@@ -1594,7 +1596,7 @@ static size_t bracketed_key_value(const char *s, size_t at, size_t n)
     if (at == 0 || !is_key_sign(s, at - 1, n))
         return 0;
     size_t k = at + 1;
-    while (k < n && (is_alnum_byte(s[k]) || memchr("_-.@+%", s[k], 6)))
+    while (k < n && (is_alnum_byte(s[k]) || memchr("_-.@+%/=", s[k], 8)))
         k++;
     if (k == n || s[k] != '>' || s[k - 1] == '.' ||
         (k + 1 < n && !memchr(",;)]}&", s[k + 1], 6)))
