@@ -174,7 +174,8 @@ enum fuse_rule {
     FUSE_RULE_QUOTED_SPANS = 43,  /* 'job "backup nightly" done': a quoted phrase is one value */
     FUSE_RULE_CONTROL_ESCAPES = 44, /* "foo()#012NameError:": rsyslog's "#012" is text, not digits */
     FUSE_RULE_UNIT_SLOTS = 45,    /* "on en0" beside "on awdl0": a slot of two devices is a variable */
-    FUSE_RULE_CALENDAR_DATES = 46 /* "at Tue Dec  8 11:22:33 EST 2026 by": a date in words, one value */
+    FUSE_RULE_CALENDAR_DATES = 46, /* "at Tue Dec  8 11:22:33 EST 2026 by": a date in words, one value */
+    FUSE_RULE_MAIL_ADDRESSES = 47 /* "<= bob@example.org": a mail address is one value */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -1850,6 +1851,78 @@ static int holds_glued_digits(const char *s, size_t n)
     return 0;
 }
 
+/* A systemd unit's type: "getty@tty1.service" names a unit and its instance, no mailbox. */
+static int is_unit_type(const char *s, size_t n)
+{
+    static const char *const types[] = {"service", "socket", "device", "mount", "automount",
+                                        "swap", "target", "path", "timer", "slice", "scope"};
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++)
+        if (strlen(types[k]) == n && memcmp(types[k], s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * A mail address filling s[0..n) but for brackets or quotes opening it and
+ * those and punctuation closing it: a local part of letters, digits and
+ * "._%+-" opening with a letter or digit, one '@', and a domain, "localhost"
+ * or two or more labels of letters, digits and '-', the last of letters
+ * ("bob@example.org", "<john.doe@corp.example>", "alice@localhost,"; rule
+ * mail-addresses).  An address is a value, whoever's it is: as words, each
+ * sender and recipient kept a template (Exim's "<= john.doe@corp.example
+ * H=... for ann@partner.example"), and a recipient list was no list.  Not a
+ * Java object's identity (a hash after the '@', rule objects), nor a systemd
+ * unit's instance ("getty@tty1.service").  Sets *from and *to to the
+ * address's bounds; returns 0 when s holds none.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int mail_address(const char *s, size_t n, size_t *from, size_t *to)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_MAIL_ADDRESSES))
+        return 0;
+    size_t a = 0, b = n;
+    while (a < b && memchr("<([\"'", s[a], 5))
+        a++;
+    while (b > a && memchr(">)]\"',;:.", s[b - 1], 9))
+        b--;
+    const char *at = a < b ? memchr(s + a, '@', b - a) : NULL;
+    if (at == NULL || at == s + a || !is_alnum_byte(s[a]))
+        return 0;
+    for (const char *c = s + a; c < at; c++)
+        if (!is_alnum_byte(*c) && !memchr("._%+-", *c, 5))
+            return 0;
+    const char *d = at + 1, *end = s + b;
+    if (end - d == 9 && memcmp(d, "localhost", 9) == 0) {
+        *from = a;
+        *to = b;
+        return 1;
+    }
+    size_t labels = 0, label_len = 0, last_letters = 1;
+    const char *last = d;
+    for (const char *c = d; c < end; c++) {
+        if (*c == '.') {
+            if (label_len == 0)
+                return 0;
+            labels++;
+            label_len = 0;
+            last_letters = 1;
+            last = c + 1;
+        } else if (is_alnum_byte(*c) || (*c == '-' && label_len > 0)) {
+            label_len++;
+            last_letters &= is_letter(*c);
+        } else {
+            return 0;
+        }
+    }
+    if (labels == 0 || label_len < 2 || !last_letters || is_unit_type(last, label_len))
+        return 0;
+    *from = a;
+    *to = b;
+    return 1;
+}
+
 /*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
@@ -1863,6 +1936,13 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
     char *o = out;
     if (n == 0)
         return 0;
+    size_t mail_from, mail_to;
+    if (n >= 5 && memchr(s, '@', n) && mail_address(s, n, &mail_from, &mail_to)) {
+        memcpy(o, s, mail_from);
+        o = put_wildcard(o + mail_from);
+        memcpy(o, s + mail_to, n - mail_to);
+        return (size_t)(o - out) + (n - mail_to);
+    }
     /* "../sysdeps/nptl/libc_start_call_main.h:58": the directories are the value */
     const size_t rel = s[0] == '.' ? relative_source_dir(s, n) : 0;
     size_t path_to = 0; /* a relative path's end before the token's */
