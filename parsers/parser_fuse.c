@@ -3563,8 +3563,9 @@ static int is_zone_name(const char *s, size_t n)
  * ("May  1 2026 20:02:15", C's __DATE__ and __TIME__ in a program's banner:
  * ProFTPD's "(built Fri May 1 2026 20:02:15 UTC)"); or a weekday with a comma or
  * not, the day, the month, the year and the time, then a numeric zone or
- * not ("Sat, 06 Dec 2026 19:20:01 +0000").  The last token may close with
- * punctuation.  Returns the tokens it spans (3 to 6), 0 when t opens none.
+ * not ("Sat, 06 Dec 2026 19:20:01 +0000").  A bracket may open it, kept
+ * ("[Sun, 06 Dec 2026 19:20:01.123456 UTC]", Samba's authentication audit),
+ * and the last token may close with punctuation.  Returns the tokens it spans (3 to 6), 0 when t opens none.
  * One value, as timestamp_span's are (rule calendar-dates): each of its
  * words a value already (rule calendar; digits), it was four to six "<*>"
  * that a line ending elsewhere printed as four to six fields, where the 2k
@@ -3576,8 +3577,17 @@ static int is_zone_name(const char *s, size_t n)
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static size_t calendar_date_span(const logtk_slice *t, size_t avail)
+static size_t calendar_date_span(const logtk_slice *in, size_t avail)
 {
+    /* the date read without a bracket opening it ("[Sun, 06 Dec 2026 ...]", Samba's) */
+    logtk_slice t[7];
+    if (avail > 7)
+        avail = 7;
+    memcpy(t, in, avail * sizeof *t);
+    if (t[0].ptr[0] == '[' || t[0].ptr[0] == '(') {
+        t[0].ptr++;
+        t[0].len--;
+    }
     size_t k = 0;
     if (is_weekday_name(t[0].ptr, t[0].len - (t[0].len == 4 && t[0].ptr[3] == ',')))
         k = 1;
@@ -3630,9 +3640,11 @@ static size_t calendar_date_span(const logtk_slice *t, size_t avail)
 /* calendar_date_span() behind its first test: a capital and a small letter, three or four bytes */
 FUSE_INLINE size_t calendar_date_at(const logtk_slice *t, size_t avail)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_CALENDAR_DATES) || avail < 3 || t[0].len - 3 > 1u ||
-        (unsigned)(unsigned char)t[0].ptr[0] - 'A' > 25u ||
-        (unsigned)(unsigned char)t[0].ptr[1] - 'a' > 25u)
+    if (FUSE_RULE_OFF(FUSE_RULE_CALENDAR_DATES) || avail < 3 || t[0].len < 3)
+        return 0;
+    const size_t o = t[0].ptr[0] == '[' || t[0].ptr[0] == '('; /* (an opening bracket) */
+    if (t[0].len - o - 3 > 1u || (unsigned)(unsigned char)t[0].ptr[o] - 'A' > 25u ||
+        (unsigned)(unsigned char)t[0].ptr[o + 1] - 'a' > 25u)
         return 0;
     return calendar_date_span(t, avail);
 }
@@ -3650,13 +3662,15 @@ FUSE_INLINE size_t timestamp_at(const logtk_slice *t, size_t avail)
 }
 
 /*
- * The masked form of a timestamp joined (timestamp_span) into one slice: a
- * key's name and '=' when it is one's value, "<*>", and the punctuation
+ * The masked form of a timestamp joined (timestamp_span, calendar_date_span) into one slice: a
+ * key's name and '=' when it is one's value, or a bracket opening it, "<*>", and the punctuation
  * closing it.  Writes out (room for s's length + 8) and returns the length.
  */
 static size_t mask_timestamp(const char *s, size_t n, char *out)
 {
-    const size_t key = key_prefix(s, n), end = before_closers(s, n);
+    /* a key's name and '=', or the bracket opening a date (calendar_date_span) */
+    const size_t key = s[0] == '[' || s[0] == '(' ? 1 : key_prefix(s, n);
+    const size_t end = before_closers(s, n);
     memcpy(out, s, key);
     char *o = put_wildcard(out + key);
     memcpy(o, s + end, n - end);
