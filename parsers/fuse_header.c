@@ -219,11 +219,8 @@ static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limi
                : 0;
 }
 
-/*
- * A time zone's abbreviation after a time: "UTC", "GMT", or two to four
- * capitals ending with 'T' ("CET", "CEST", "EDT", "JST").
- */
-static int is_zone_name(const char *s, size_t n)
+/* See fuse_header.h. */
+int ltk_fuse_is_zone_name(const char *s, size_t n)
 {
     if (n < 3 || n > 4 || !is_all_between(s, n, 'A', 'Z'))
         return 0;
@@ -741,7 +738,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             end = ++i;
             /* its time zone's abbreviation: PostgreSQL's "%m [%p] " prefix,
                "2026-12-05 14:37:40.123 UTC [1234] LOG:  ..." */
-            if (i < limit && is_zone_name(t[i].ptr, t[i].len))
+            if (i < limit && ltk_fuse_is_zone_name(t[i].ptr, t[i].len))
                 end = ++i;
             continue;
         }

@@ -16,4 +16,12 @@
  */
 size_t ltk_fuse_header_length(const logtk_slice *t, size_t n);
 
+/**
+ * Nonzero when s[0..n) is a time zone's abbreviation as it follows a time:
+ * "UTC", "GMT", or three or four capitals ending with 'T' ("CET", "CEST",
+ * "EDT", "JST").  Read in a header and in a date inside a message
+ * (parser_fuse.c, calendar_date_span).
+ */
+int ltk_fuse_is_zone_name(const char *s, size_t n);
+
 #endif

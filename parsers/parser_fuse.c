@@ -208,7 +208,8 @@ static int is_path(const char *s, size_t n)
 
 /*
  * English month and weekday names as whole tokens: parts of timestamps, which
- * are variables in every ground truth, yet carry no digit.
+ * are variables in every ground truth, yet carry no digit.  1 for a month,
+ * 2 for a weekday (calendar_date_span reads which), 0 otherwise.
  */
 int ltk_fuse_is_calendar_word(const char *s, size_t n)
 {
@@ -220,7 +221,7 @@ int ltk_fuse_is_calendar_word(const char *s, size_t n)
         return 0;
     for (const char *q = names; *q; q += 4)
         if (memcmp(q, s, 3) == 0)
-            return 1;
+            return q < names + 12 * 4 ? 1 : 2; /* the twelve months first */
     return 0;
 }
 
@@ -1655,6 +1656,15 @@ static int opens_array_element(const char *s, size_t at)
 }
 
 /*
+ * Whether the escaped quote of a value ends where s[at] is (at <= n): the
+ * token's end, a field's punctuation or the next escape.
+ */
+static int closes_escaped_value(const char *s, size_t at, size_t n)
+{
+    return at >= n || memchr(",;)]}&\\", s[at], 7) != NULL;
+}
+
+/*
  * The length of a key's value in escaped quotes within one token, from the
  * backslash at s[at] (before '"') through the closing backslash and quote
  * ('info=\"Office\"', 'addr=\":8080\"\n' in a JSON string), or 0: no
@@ -1668,10 +1678,7 @@ static size_t escaped_key_value(const char *s, size_t at, size_t n)
             continue;
         if (s[k - 1] != '\\')
             return 0; /* a bare quote inside: another kind of string */
-        const size_t end = k + 1;
-        if (end < n && !memchr(",;)]}&\\", s[end], 7))
-            return 0;
-        return end - at;
+        return closes_escaped_value(s, k + 1, n) ? k + 1 - at : 0;
     }
     return 0;
 }
@@ -3457,6 +3464,26 @@ static size_t key_prefix(const char *s, size_t n)
 }
 
 /*
+ * The end of the time of day opening c[0..n): one or two digits, then up to
+ * two fields of ':' and two digits ("17:26", "05:00:00"), then a fraction of
+ * the second after "hh:mm:ss" ("11:38:49.414"); 0 when a ':' is followed by
+ * no two digits.  Digits are tested as digits only (fuse_shape.c).
+ */
+static size_t clock_time_end(const char *c, size_t n)
+{
+    size_t k = digit_run(c, 0, n, 1, 2);
+    for (int fields = 0; fields < 2 && k < n && c[k] == ':'; fields++) {
+        size_t g = digit_run(c, k + 1, n, 2, 2);
+        if (g == 0)
+            return 0;
+        k += 1 + g;
+    }
+    if (k < n && c[k] == '.' && k >= 7) /* a fraction of the second */
+        k += 1 + digit_run(c, k + 1, n, 1, 9);
+    return k;
+}
+
+/*
  * A timestamp inside a message, over two or three tokens one or two blanks apart: a
  * date, three numbers joined by one '-' or '/' with the year's four digits
  * first or last ("2017-05-16", "2017/7/1", "06/10/2013"), maybe as a key's
@@ -3495,16 +3522,8 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
     if (j + g3 != dn || g3 == 0 || (g1 == 4) == (g3 == 4) || (g1 != 4 && g1 > 2) ||
         (g3 != 4 && g3 > 2))
         return 0;
-    size_t cm = before_closers(c, cn), k = digit_run(c, 0, cm, 1, 2);
-    for (int fields = 0; fields < 2 && k < cm && c[k] == ':'; fields++) {
-        size_t g = digit_run(c, k + 1, cm, 2, 2);
-        if (g == 0)
-            return 0;
-        k += 1 + g;
-    }
-    if (k < cm && c[k] == '.' && k >= 7) /* a fraction of the second */
-        k += 1 + digit_run(c, k + 1, cm, 1, 9);
-    else if (k < cm && c[k] == ',' && k >= 7 && digit_run(c, k + 1, cm, 3, 3))
+    size_t cm = before_closers(c, cn), k = clock_time_end(c, cm);
+    if (k < cm && c[k] == ',' && k >= 7 && digit_run(c, k + 1, cm, 3, 3))
         k += 4; /* log4j's milliseconds, "18:25:22,080" */
     if (k != cm || k < 4)
         return 0;
@@ -3517,41 +3536,22 @@ static size_t timestamp_span(const logtk_slice *t, size_t avail)
     return 2;
 }
 
-/* A weekday's name (ltk_fuse_is_calendar_word takes the months' too). */
-static int is_weekday_name(const char *s, size_t n)
+/* A day of the month, one or two digits filling s[0..n). */
+static int is_day_number(const char *s, size_t n)
 {
-    static const char names[] = "Mon Tue Wed Thu Fri Sat Sun ";
-    if (n != 3)
-        return 0;
-    for (const char *q = names; *q; q += 4)
-        if (memcmp(q, s, 3) == 0)
-            return 1;
-    return 0;
+    return n <= 2 && digit_run(s, 0, n, 1, 2) == n;
 }
 
-/* The time of day "hh:mm:ss" (a fraction too) filling s[0..n), or 0. */
+/* A year, four digits filling s[0..n). */
+static int is_year_number(const char *s, size_t n)
+{
+    return n == 4 && digit_run(s, 0, 4, 4, 4) == 4;
+}
+
+/* The time of day "hh:mm:ss" (a fraction too) filling s[0..n) (clock_time_end). */
 static int is_clock_time(const char *s, size_t n)
 {
-    size_t k = digit_run(s, 0, n, 1, 2);
-    for (int fields = 0; fields < 2; fields++) {
-        if (k == 0 || k >= n || s[k] != ':' || digit_run(s, k + 1, n, 2, 2) == 0)
-            return 0;
-        k += 3;
-    }
-    if (k < n && s[k] == '.')
-        k += 1 + digit_run(s, k + 1, n, 1, 9);
-    return k == n;
-}
-
-/* A zone's name, two to five capitals ("UTC", "EDT", "CEST"), filling s[0..n). */
-static int is_zone_name(const char *s, size_t n)
-{
-    if (n < 2 || n > 5)
-        return 0;
-    for (size_t k = 0; k < n; k++)
-        if (s[k] < 'A' || s[k] > 'Z')
-            return 0;
-    return 1;
+    return clock_time_end(s, n) == n && n >= 7;
 }
 
 /*
@@ -3589,18 +3589,17 @@ static size_t calendar_date_span(const logtk_slice *in, size_t avail)
         t[0].len--;
     }
     size_t k = 0;
-    if (is_weekday_name(t[0].ptr, t[0].len - (t[0].len == 4 && t[0].ptr[3] == ',')))
-        k = 1;
+    if (ltk_fuse_is_calendar_word(t[0].ptr, t[0].len - (t[0].len == 4 && t[0].ptr[3] == ',')) == 2)
+        k = 1; /* a weekday */
     if (k + 3 > avail)
         return 0;
     size_t end;
-    if (t[k].len == 3 && ltk_fuse_is_calendar_word(t[k].ptr, 3) &&
-        !is_weekday_name(t[k].ptr, 3)) {
+    if (ltk_fuse_is_calendar_word(t[k].ptr, t[k].len) == 1) {
         /* month, day, time: ctime's order; or month, day, year, time: C's
            __DATE__ and __TIME__, as programs print their build's date */
-        if (t[k + 1].len > 2 || digit_run(t[k + 1].ptr, 0, t[k + 1].len, 1, 2) != t[k + 1].len)
+        if (!is_day_number(t[k + 1].ptr, t[k + 1].len))
             return 0;
-        if (k + 4 <= avail && t[k + 2].len == 4 && digit_run(t[k + 2].ptr, 0, 4, 4, 4) == 4) {
+        if (k + 4 <= avail && is_year_number(t[k + 2].ptr, t[k + 2].len)) {
             end = before_closers(t[k + 3].ptr, t[k + 3].len);
             return is_clock_time(t[k + 3].ptr, end) ? k + 4 : 0;
         }
@@ -3611,20 +3610,17 @@ static size_t calendar_date_span(const logtk_slice *in, size_t avail)
         if (end < t[k - 1].len)
             return k; /* "...:33)": closed */
         /* a year, or a zone's name and a year */
-        if (k + 1 < avail && is_zone_name(t[k].ptr, t[k].len) &&
-            before_closers(t[k + 1].ptr, t[k + 1].len) == 4 &&
-            digit_run(t[k + 1].ptr, 0, 4, 4, 4) == 4)
+        if (k + 1 < avail && ltk_fuse_is_zone_name(t[k].ptr, t[k].len) &&
+            is_year_number(t[k + 1].ptr, before_closers(t[k + 1].ptr, t[k + 1].len)))
             return k + 2;
-        if (k < avail && before_closers(t[k].ptr, t[k].len) == 4 &&
-            digit_run(t[k].ptr, 0, 4, 4, 4) == 4)
+        if (k < avail && is_year_number(t[k].ptr, before_closers(t[k].ptr, t[k].len)))
             return k + 1;
         return k;
     }
     /* day, month, year, time: RFC 5322's order, after a weekday */
-    if (k == 0 || k + 4 > avail || t[k].len > 2 ||
-        digit_run(t[k].ptr, 0, t[k].len, 1, 2) != t[k].len || t[k + 1].len != 3 ||
-        !ltk_fuse_is_calendar_word(t[k + 1].ptr, 3) || t[k + 2].len != 4 ||
-        digit_run(t[k + 2].ptr, 0, 4, 4, 4) != 4)
+    if (k == 0 || k + 4 > avail || !is_day_number(t[k].ptr, t[k].len) ||
+        ltk_fuse_is_calendar_word(t[k + 1].ptr, t[k + 1].len) != 1 ||
+        !is_year_number(t[k + 2].ptr, t[k + 2].len))
         return 0;
     end = before_closers(t[k + 3].ptr, t[k + 3].len);
     if (!is_clock_time(t[k + 3].ptr, end))
@@ -4116,8 +4112,7 @@ static size_t escaped_value_end(const logtk_slice *t, size_t from, size_t avail,
         if (c == NULL)
             continue;
         const size_t at = (size_t)(c - t[j].ptr);
-        if (at == 0 || c[-1] != '\\' ||
-            (at + 1 < t[j].len && !memchr(",;)]}&\\", c[1], 7)))
+        if (at == 0 || c[-1] != '\\' || !closes_escaped_value(t[j].ptr, at + 1, t[j].len))
             return 0;
         *after = at + 1;
         return j;
@@ -4821,11 +4816,13 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         size_t masked_len = 0;
         uint8_t joined_form = FORM_MASK;
         const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &sql, &joined_form);
+        size_t read_len = t->len; /* the bytes masked: the token's, or the joined field's */
         if (span) {
             /* a date and time (and zone): one value, "<*>"; a quoted field
                closing the line: one token (mask_quoted() may write a blank
                more than MASKED_MAX per word); a key's quoted value */
             const logtk_slice one = joined(t, &t[span - 1]);
+            read_len = one.len;
             if (one.len + 8 > st->norm.cap / 5 &&
                 ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + one.len + 8) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
@@ -4852,7 +4849,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             h = hash_padded(st->norm.data, masked_len);
             form = stash_form(st, kept, masked_len);
             tok_digit = holds_digit(st->norm.data, masked_len) ||
-                        holds_glued_digits(t->ptr, span ? joined(t, &t[span - 1]).len : t->len);
+                        holds_glued_digits(t->ptr, read_len);
         } else if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &tok_digit)) {
             logtk_slice one = *t;
             if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
