@@ -1053,7 +1053,8 @@ static int is_symbol_offset(const char *s, size_t n)
  * four in "IO80211Family/IO80211AWDLPeerManager" or "207/Prototypes/Player".
  * At least 16 bytes, with a '+' or '/' inside (without one the text is one
  * atom, which the digit rules decide), a digit, a capital and a small
- * letter, and changes at half the bytes or more.  The byte kinds alone
+ * letter, and changes at half the bytes or more; or closed by its '='
+ * padding (below).  The byte kinds alone
  * decide, never which digits: lines of one shape mask alike (fuse_shape.h).
  * *run_end gets the end of the bytes scanned: no base64 text starts at a
  * later piece of them.
@@ -1093,12 +1094,44 @@ static size_t base64_span(const char *s, size_t i, size_t n, size_t *run_end)
     }
     *run_end = e;
     const size_t len = e - i;
-    if (len < 16 || seen != (1u << UPPER | 1u << LOWER | 1u << DIGIT | 1u << SIGN) ||
-        2 * changes < len - 1 || kind_of[u[e - 1]] == SIGN || is_symbol_offset(s + i, len))
+    size_t pad = 0;
+    while (pad < 2 && e + pad < n && s[e + pad] == '=')
+        pad++;
+    /*
+     * Padded: one or two '=' closing the text, its length then a multiple
+     * of four, at the token's end or before punctuation (a digest's 27
+     * bytes and '=', "pzkBmkSHPMlxIvVo8tgiXjZn3pM=").  Padding is what an
+     * encoder writes and a name never does, so a '+' or '/' is not needed
+     * and a third of the bytes changing kind is enough (a digest in base64
+     * changes at two in three, a name with a number after it at few).
+     */
+    const int padded = pad > 0 && (len + pad) % 4 == 0 && len >= 20 &&
+                       (e + pad == n || (!is_alnum_byte(s[e + pad]) && s[e + pad] != '='));
+    const unsigned text = 1u << UPPER | 1u << LOWER | 1u << DIGIT;
+    if (padded ? (seen & text) != text || 3 * changes < len - 1
+               : len < 16 || seen != (text | 1u << SIGN) || 2 * changes < len - 1)
         return 0;
-    for (size_t pad = 0; pad < 2 && e < n && s[e] == '='; pad++)
-        e++;
-    return e - i;
+    if (kind_of[u[e - 1]] == SIGN || is_symbol_offset(s + i, len))
+        return 0;
+    return len + pad;
+}
+
+/*
+ * Nonzero when s[0..n) closes with base64 text and its '=' padding
+ * (base64_span): that '=' is no key's ("user3:pzkBmkSHPMlxIvVo8tgiXjZn3pM="
+ * is a user and a digest, not a key with an empty value).
+ */
+static int ends_with_base64(const char *s, size_t n)
+{
+    size_t from = n;
+    while (from > 0 && n - from < 2 && s[from - 1] == '=')
+        from--;
+    if (from == n || FUSE_RULE_OFF(FUSE_RULE_BASE64))
+        return 0;
+    while (from > 0 && (is_alnum_byte(s[from - 1]) || s[from - 1] == '+' || s[from - 1] == '/'))
+        from--;
+    size_t scanned;
+    return n - from >= 21 && base64_span(s, from, n, &scanned) == n - from;
 }
 
 /* Longest masked form of a token of n bytes ("1,2" -> "<*>,<*>", "()" -> "(<*>)"). */
@@ -1786,7 +1819,7 @@ static int is_empty_key(const logtk_slice *tok, size_t i, size_t n)
     if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || t->len == 0 || t->ptr[t->len - 1] != '=')
         return 0;
     /* "error =" closing the line: a lone '=' after a word is that word's */
-    int key = t->len > 1 ? is_key_sign(t->ptr, t->len - 1, t->len)
+    int key = t->len > 1 ? is_key_sign(t->ptr, t->len - 1, t->len) && !ends_with_base64(t->ptr, t->len)
                          : i > 0 && tok[i - 1].len > 0 && is_letter(tok[i - 1].ptr[tok[i - 1].len - 1]);
     return key && (i + 1 == n || opens_with_key(tok[i + 1].ptr, tok[i + 1].len));
 }
@@ -1988,7 +2021,8 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
     /* s[..base64_tried) is no base64 text's start; base64_span needs 16 bytes
        with a '+' or '/', which most tokens fail at once */
     size_t base64_tried = n;
-    if (n >= 16 && !FUSE_RULE_OFF(FUSE_RULE_BASE64) && (memchr(s, '/', n) || memchr(s, '+', n)))
+    if (n >= 16 && !FUSE_RULE_OFF(FUSE_RULE_BASE64) &&
+        (memchr(s, '/', n) || memchr(s, '+', n) || (n >= 21 && memchr(s, '=', n))))
         base64_tried = 0;
     if (rel || path_to) {
         o = put_wildcard(o);
