@@ -1117,6 +1117,18 @@ static size_t base64_span(const char *s, size_t i, size_t n, size_t *run_end)
 }
 
 /*
+ * Nonzero when s[0..n) closes with '=' and maybe punctuation after it
+ * (base64's padding, maybe: base64_span's test is looked for only there,
+ * not at every '=' of a key).
+ */
+static int closes_with_padding(const char *s, size_t n)
+{
+    while (n > 0 && !is_alnum_byte(s[n - 1]) && s[n - 1] != '=')
+        n--;
+    return n > 0 && s[n - 1] == '=';
+}
+
+/*
  * Nonzero when s[0..n) closes with base64 text and its '=' padding
  * (base64_span): that '=' is no key's ("user3:pzkBmkSHPMlxIvVo8tgiXjZn3pM="
  * is a user and a digest, not a key with an empty value).
@@ -2022,7 +2034,7 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
        with a '+' or '/', which most tokens fail at once */
     size_t base64_tried = n;
     if (n >= 16 && !FUSE_RULE_OFF(FUSE_RULE_BASE64) &&
-        (memchr(s, '/', n) || memchr(s, '+', n) || (n >= 21 && memchr(s, '=', n))))
+        (memchr(s, '/', n) || memchr(s, '+', n) || (n >= 21 && closes_with_padding(s, n))))
         base64_tried = 0;
     if (rel || path_to) {
         o = put_wildcard(o);
