@@ -347,6 +347,23 @@ static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dat
 }
 
 /*
+ * The tokens from t[from] up to a dated bracket that a quoted field follows,
+ * when they are one or two names or "-" (is_name_chars), or 0: the
+ * ident or virtual host and the user of the Common Log Format.
+ */
+static size_t common_log_fields(const logtk_slice *t, size_t from, size_t limit)
+{
+    size_t k = from;
+    while (k < from + 2 && k < limit && is_name_chars(t[k].ptr, t[k].len))
+        k++;
+    int dated = 0;
+    const size_t span = k > from && k < limit ? bracket_span(t, k, limit, &dated) : 0;
+    if (!span || !dated || k + span >= limit || t[k + span].ptr[0] != '"')
+        return 0;
+    return k - from;
+}
+
+/*
  * Whether the bracketed span t[from .. from + span) is a run of fields glued
  * together, "][" between them: "[2026-12-05T06:19:29.332+0000][4ms][info][gc]"
  * and "[0.005s][info ][gc,heap  ]", as the JVM's unified logging prints its
@@ -785,6 +802,16 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                component) */
             if (dated && len > 1 && s[len - 1] == ':')
                 return end < n ? end : 0;
+            continue;
+        }
+        /* the Common Log Format's fields before its date, "%h %l %u [%t]
+           \"%r\"" (web servers' and proxies' access logs): the ident or a
+           virtual host and the authenticated user ("127.0.0.1 - alice
+           [06/Dec/2026:21:24:25 +0000] \"GET ...", "... evil.test - [...]"),
+           names or "-", after the host, then the date and the quoted request */
+        const size_t clf = !dated && end > 0 ? common_log_fields(t, i, limit) : 0;
+        if (clf) {
+            end = i += clf;
             continue;
         }
         /* a host: header only when a component or a level follows it; a
