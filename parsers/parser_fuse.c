@@ -3316,7 +3316,10 @@ static int looks_like_value(const char *s, size_t n)
  * shows it.  So at a message's first word too, which is its event when
  * written, a value when quoted ("'worker' with pid 4211", supervisord's
  * "spawned:" taken as the header's component; PowerDNS' "'example.org',
- * primary: ..."). n: without_sentence_end().  Inlined, as without_sentence_end()
+ * primary: ..."); not a quoted keyword in capitals there, the command a
+ * line reports ("\"PASV\" 227 -", "\"QUIT\" 221 -": ProFTPD's ExtendedLog
+ * quotes each FTP command, arguments and all), which is the message's
+ * word as an unquoted one is. n: without_sentence_end().  Inlined, as without_sentence_end()
  * is: each caller (the word tests of learning, find_twins) keeps its copy.
  */
 FUSE_INLINE int is_quoted_word(const char *s, size_t n)
@@ -5438,7 +5441,8 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         if (!code && grp->dotted_names < 2 && (marks & LTK_FUSE_HAS_DOT) &&
             is_dotted_name(word, word_len))
             grp->dotted_names++; /* the word is new to the slot: distinct names */
-        if (grp->quoted_words < 2 && is_quoted_word(word, bare_len))
+        if (grp->quoted_words < 2 && is_quoted_word(word, bare_len) &&
+            !(i == hdr && is_all_between(word + 1, bare_len - 2, 'A', 'Z')))
             grp->quoted_words++;
         grp->non_event |= !is_participle(word, bare_len) && !code;
         grp->non_numbered |= !is_slot_unit(word, bare_len);
