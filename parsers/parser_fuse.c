@@ -175,7 +175,8 @@ enum fuse_rule {
     FUSE_RULE_CONTROL_ESCAPES = 44, /* "foo()#012NameError:": rsyslog's "#012" is text, not digits */
     FUSE_RULE_UNIT_SLOTS = 45,    /* "on en0" beside "on awdl0": a slot of two devices is a variable */
     FUSE_RULE_CALENDAR_DATES = 46, /* "at Tue Dec  8 11:22:33 EST 2026 by": a date in words, one value */
-    FUSE_RULE_MAIL_ADDRESSES = 47 /* "<= bob@example.org": a mail address is one value */
+    FUSE_RULE_MAIL_ADDRESSES = 47, /* "<= bob@example.org": a mail address is one value */
+    FUSE_RULE_USER_SLOTS = 48     /* "for user alice" beside "bob": a user's slot is a variable at two */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -5366,6 +5367,27 @@ static size_t sole_word_at(const ltk_fuse_state *st, size_t hdr, size_t n)
  * makes: called from two places, those were calls, and Mac's learning took
  * 3% more instructions.
  */
+/*
+ * The word names what the next one is, a user ("user", "User", "username:",
+ * "principal"), in any case and maybe with its colon (rule user-slots).
+ */
+static int names_user(const char *s, size_t n)
+{
+    static const char *const names[] = {"user", "username", "principal"};
+    if (FUSE_RULE_OFF(FUSE_RULE_USER_SLOTS))
+        return 0;
+    if (n > 1 && s[n - 1] == ':')
+        n--;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        size_t c = 0;
+        while (c < n && names[k][c] != '\0' && (s[c] | 0x20) == names[k][c])
+            c++;
+        if (c == n && names[k][c] == '\0')
+            return 1;
+    }
+    return 0;
+}
+
 FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g, size_t i,
                                  size_t n, size_t hdr, uint32_t id, int varform, int vars_only,
                                  unsigned marks)
@@ -5471,6 +5493,11 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
      * logtk_parser_merge() reaches what one process reaches.  So is a
      * numbered unit ("gige7") beside "<*>", a shard's slot that showed
      * two of them (unit-slots).
+     * A slot right after a word that names a user ("session opened for
+     * user alice", "username: eve", "principal [bob]", names_user) holds
+     * users: a variable at its second (rule user-slots).  A host has few
+     * accounts, so such a slot often shows two or three, and each kept a
+     * template where every ground truth writes "user <*>".
      */
     int rc = LOGTK_OK;
     /* the first word counts its plain words once it printed a masked value (field-words) */
@@ -5485,7 +5512,9 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
         (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2) ||
         (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
-        (grp->nvalues + grp->varform_seen >= 2 && !grp->non_numbered))
+        (grp->nvalues + grp->varform_seen >= 2 && !grp->non_numbered) ||
+        (grp->nvalues >= 2 && i > hdr && grp->non_event &&
+         names_user(st->norm.data + st->tok_off[i - 1], st->tok_len[i - 1])))
         rc = promote(p, st, g);
     /* the word joins the slot's prefix pool, which may settle groups one word short */
     if (rc == LOGTK_OK && grp->pool != FUSE_NO_ID)
