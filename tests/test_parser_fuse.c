@@ -649,12 +649,13 @@ TEST(test_fuse_round3)
     logtk_parser_free(p);
 }
 
-/* The rules of round 4: prefix pools, numbered names, and both kept across a snapshot. */
+/* The rules of round 4: prefix pools, numbered names, and both kept across a snapshot
+   (an account's slot: after "user" one would be a variable at its second, user-slots). */
 static const char *const pool_lines[] = {
-    "session opened for user cyrus by (uid=0)", "session closed for user cyrus",
-    "session opened for user news by (uid=0)",  "session closed for user news",
-    "session opened for user test by (uid=509)", "session closed for user test",
-    "session opened for user root by LOGIN(uid=0)",
+    "session opened for account cyrus by (uid=0)", "session closed for account cyrus",
+    "session opened for account news by (uid=0)",  "session closed for account news",
+    "session opened for account test by (uid=509)", "session closed for account test",
+    "session opened for account root by LOGIN(uid=0)",
 };
 
 TEST(test_fuse_round4)
@@ -663,14 +664,14 @@ TEST(test_fuse_round4)
     logtk_parser *p = run_parser("fuse", pool_lines, 6, NULL, NULL);
     CHECK(!same_text(p, 0, 2));
     CHECK(!same_text(p, 1, 3));
-    CHECK_TEXT(p, 0, "session opened for user cyrus by (uid=<*>)");
+    CHECK_TEXT(p, 0, "session opened for account cyrus by (uid=<*>)");
     logtk_parser_free(p);
 
     /* a fourth user after the same words, with another ending, settles the slot */
     p = run_parser("fuse", pool_lines, 7, NULL, NULL);
-    CHECK_TEXT(p, 0, "session opened for user <*> by (uid=<*>)");
+    CHECK_TEXT(p, 0, "session opened for account <*> by (uid=<*>)");
     CHECK(same_text(p, 0, 2) && same_text(p, 2, 4));
-    CHECK_TEXT(p, 6, "session opened for user <*> by LOGIN(uid=<*>)");
+    CHECK_TEXT(p, 6, "session opened for account <*> by LOGIN(uid=<*>)");
     /* the pool is per prefix: the closing lines (another prefix) still wait */
     CHECK(!same_text(p, 1, 3));
     logtk_parser_free(p);
@@ -726,7 +727,7 @@ TEST(test_fuse_round4)
     uint64_t c;
     logtk_slice t;
     logtk_parser_template(resumed, ev.template_id, &t, &c);
-    CHECK_BYTES(t.ptr, t.len, "session opened for user <*> by (uid=<*>)");
+    CHECK_BYTES(t.ptr, t.len, "session opened for account <*> by (uid=<*>)");
     logtk_free(snap);
     logtk_parser_free(first);
     logtk_parser_free(resumed);
