@@ -250,6 +250,19 @@ static int is_date_month(const char *s, size_t from, size_t to, size_t n)
  * the corrected and the Loghub-2.0 2k ones; only the original Loghub-2k
  * ground truth keeps the booleans, splitting Android's templates by them.
  */
+/* Whether s[0..n) is one of the `count` words (in small letters), in any case. */
+static int is_word_of(const char *s, size_t n, const char *const *words, size_t count)
+{
+    for (size_t w = 0; w < count; w++) {
+        size_t i = 0;
+        while (i < n && words[w][i] != '\0' && (s[i] | 0x20) == words[w][i])
+            i++;
+        if (i == n && words[w][i] == '\0')
+            return 1;
+    }
+    return 0;
+}
+
 static int is_value_word(const char *s, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_VALUE_WORDS))
@@ -260,16 +273,7 @@ static int is_value_word(const char *s, size_t n)
     char first = (char)(s[0] | 0x20);
     if (first != 'n' && first != 'r' && first != 'a' && first != 't' && first != 'f')
         return 0; /* the common case: a first letter none of the words has */
-    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
-        if (words[w][0] != first || strlen(words[w]) != n)
-            continue;
-        size_t i = 1;
-        while (i < n && (s[i] | 0x20) == words[w][i])
-            i++;
-        if (i == n)
-            return 1;
-    }
-    return 0;
+    return is_word_of(s, n, words, sizeof words / sizeof words[0]);
 }
 
 /*
@@ -5356,6 +5360,20 @@ static size_t sole_word_at(const ltk_fuse_state *st, size_t hdr, size_t n)
 }
 
 /*
+ * The word names what the next one is, a user ("user", "User", "username:",
+ * "principal"), in any case and maybe with its colon (rule user-slots).
+ */
+static int names_user(const char *s, size_t n)
+{
+    static const char *const names[] = {"user", "username", "principal"};
+    if (FUSE_RULE_OFF(FUSE_RULE_USER_SLOTS))
+        return 0;
+    if (n > 1 && s[n - 1] == ':')
+        n--;
+    return is_word_of(s, n, names, sizeof names / sizeof names[0]);
+}
+
+/*
  * Group g takes word i of the line (learn_masked's registration, template
  * `id`): its evidence about the slot (the word tests of step 3, on the word
  * and the word after it), and the decision: the group is promoted when the
@@ -5367,27 +5385,6 @@ static size_t sole_word_at(const ltk_fuse_state *st, size_t hdr, size_t n)
  * makes: called from two places, those were calls, and Mac's learning took
  * 3% more instructions.
  */
-/*
- * The word names what the next one is, a user ("user", "User", "username:",
- * "principal"), in any case and maybe with its colon (rule user-slots).
- */
-static int names_user(const char *s, size_t n)
-{
-    static const char *const names[] = {"user", "username", "principal"};
-    if (FUSE_RULE_OFF(FUSE_RULE_USER_SLOTS))
-        return 0;
-    if (n > 1 && s[n - 1] == ':')
-        n--;
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-        size_t c = 0;
-        while (c < n && names[k][c] != '\0' && (s[c] | 0x20) == names[k][c])
-            c++;
-        if (c == n && names[k][c] == '\0')
-            return 1;
-    }
-    return 0;
-}
-
 FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g, size_t i,
                                  size_t n, size_t hdr, uint32_t id, int varform, int vars_only,
                                  unsigned marks)
