@@ -2984,6 +2984,29 @@ FUSE_INLINE int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size
 static void variable_form_bounds(const char *s, size_t n, size_t *prefix, size_t *suffix)
 {
     size_t keep = wildform_prefix(s, n), tail = wildform_suffix(s, n, keep);
+    if (keep == 0 && n > 2 * LTK_WILDCARD_LEN + 2 && is_wild_at(s, 0, n) &&
+        (s[LTK_WILDCARD_LEN] == '(' || s[LTK_WILDCARD_LEN] == '[') &&
+        !FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES)) {
+        /*
+         * The same word masked already, a value word ("root(uid=0)" ->
+         * "<*>(uid=<*>)"): that form is the slot's variable form, so the
+         * line is a sibling of the other users' lines and shows the slot
+         * printing a value (without this its form was "<*>", another group)
+         */
+        size_t k = LTK_WILDCARD_LEN + 1;
+        while (k < n && is_key_byte(s[k]))
+            k++;
+        size_t c = k + 1 + LTK_WILDCARD_LEN;
+        if (k > LTK_WILDCARD_LEN + 1 && k < n && s[k] == '=' && is_wild_at(s, k + 1, n)) {
+            while (c < n && memchr(")],;.", s[c], 5))
+                c++;
+            if (c == n) {
+                *prefix = 0;
+                *suffix = n - LTK_WILDCARD_LEN;
+                return;
+            }
+        }
+    }
     if (keep > 2 && s[keep - 1] == '=' && keep + LTK_WILDCARD_LEN + tail == n &&
         is_wild_at(s, keep, keep + LTK_WILDCARD_LEN) && !FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES)) {
         size_t w = 0; /* a name in small letters: a class's or a call's has capitals */
