@@ -1631,6 +1631,20 @@ static int is_key_sign(const char *s, size_t at, size_t n)
 }
 
 /*
+ * Nonzero when the atom s[from..to) is a key's whole value in brackets,
+ * "tty=(ssh)", "cat=[LAUNCHER]": the brackets are the value's punctuation
+ * and the word in them the value, as "tty=ssh"'s (the full-size ground
+ * truths write "opts=(<*>)", "updateCheckTag=(<*>)", Android's "cat=[<*>]").
+ */
+FUSE_INLINE int is_bracketed_key_value(const char *s, size_t from, size_t to, size_t n)
+{
+    if (from < 3 || to >= n ||
+        !((s[from - 1] == '(' && s[to] == ')') || (s[from - 1] == '[' && s[to] == ']')))
+        return 0;
+    return is_key_sign(s, from - 2, n);
+}
+
+/*
  * The length of a key's whole value written as a placeholder in angle
  * brackets, from the '<' at s[at] through its '>' ("err=<nil>", Go's nil;
  * "java.compiler=<NA>", "version=<none>"; a mail address, "to=<bob@x.org>",
@@ -2303,7 +2317,8 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
            directories ("caller=main.go:585", logfmt's: "caller=main.go:<*>") */
         if (!variable && !(is_value_word(atom, atom_len) && !(i < n && is_key_sign(s, i, n))) &&
             !is_hex_word(atom, atom_len) &&
-            !(atom_from > 0 && is_key_sign(s, atom_from - 1, n) &&
+            !(((atom_from > 0 && is_key_sign(s, atom_from - 1, n)) ||
+               is_bracketed_key_value(s, atom_from, i, n)) &&
               !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') &&
               !names_source(s, atom_from, i, n))) {
             last_wild = 0;
@@ -2319,6 +2334,7 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
         if (variable && !memchr(atom, '*', atom_len) &&
             ((is_digit_name(atom, atom_len - dots) &&
               !(atom_from > 0 && is_key_sign(s, atom_from - 1, n)) &&
+              !is_bracketed_key_value(s, atom_from, i, n) &&
               !(i < n && s[i] == '@' && is_object_identity(atom, atom_len, s, i, n))) ||
              (i < n && s[i] == '(' && (is_dotted_code_call(atom, atom_len) ||
                                        calls_at_source(atom, atom_len, s, i, n))) ||
