@@ -5413,6 +5413,24 @@ static int names_user(const char *s, size_t n)
 }
 
 /*
+ * Nonzero when the word is a key's name and its ':' ("maxRetry:",
+ * "findtime:"), for a word right before a value that closes the line:
+ * fail2ban's "maxRetry: 3" and "findtime: 600" are settings, one message
+ * each, as the full lists keep "queue: <*>" and "status: <*>"; counted as
+ * words, four keys made one "<*>: <*>" (rule key-names).  A letter opens
+ * it, key bytes follow, one ':' closes it.
+ */
+static int names_closing_value(const char *s, size_t n)
+{
+    if (n < 3 || s[n - 1] != ':' || !is_letter(s[0]))
+        return 0;
+    for (size_t k = 1; k + 1 < n; k++)
+        if (!is_key_byte(s[k]))
+            return 0;
+    return 1;
+}
+
+/*
  * Group g takes word i of the line (learn_masked's registration, template
  * `id`): its evidence about the slot (the word tests of step 3, on the word
  * and the word after it), and the decision: the group is promoted when the
@@ -5476,6 +5494,8 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
                     st->tok_len[i + 1] == 1 &&
                     (st->norm.data[st->tok_off[i + 1]] == '=' ||
                      st->norm.data[st->tok_off[i + 1]] == ':')) ||
+                   (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 2 == n && st->tok_wild[i + 1] &&
+                    names_closing_value(word, word_len)) ||
                    (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n)) ||
                    opens_message(word, word_len);
         /* a message's id is code, but one that varies with the same text
