@@ -176,7 +176,8 @@ enum fuse_rule {
     FUSE_RULE_UNIT_SLOTS = 45,    /* "on en0" beside "on awdl0": a slot of two devices is a variable */
     FUSE_RULE_CALENDAR_DATES = 46, /* "at Tue Dec  8 11:22:33 EST 2026 by": a date in words, one value */
     FUSE_RULE_MAIL_ADDRESSES = 47, /* "<= bob@example.org": a mail address is one value */
-    FUSE_RULE_USER_SLOTS = 48     /* "for user alice" beside "bob": a user's slot is a variable at two */
+    FUSE_RULE_USER_SLOTS = 48,    /* "for user alice" beside "bob": a user's slot is a variable at two */
+    FUSE_RULE_NUMBERED_LISTS = 49 /* "dadmin2 dadmin3 dadmin4": numbered names in a row are values */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -4861,6 +4862,59 @@ static inline size_t comma_list_from(const ltk_fuse_state *st, size_t n)
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
+/*
+ * The number of letters opening token t when it is letters, then digits and
+ * nothing else ("dadmin2", "CPU1"); 0 otherwise.
+ */
+static size_t numbered_name_letters(const logtk_slice *t)
+{
+    size_t k = 0;
+    while (k < t->len && is_letter(t->ptr[k]))
+        k++;
+    if (k == 0 || k == t->len)
+        return 0;
+    for (size_t d = k; d < t->len; d++)
+        if (t->ptr[d] < '0' || t->ptr[d] > '9')
+            return 0;
+    return k;
+}
+
+/*
+ * Rule numbered-lists: two or more names closing the line that are the same
+ * letters numbered ("failed to resolve data source name dadmin2 dadmin3
+ * dadmin4", gmetad's; "enslaving eth0 eth1") list instances, values each,
+ * though one such name alone is a device's or a unit's that the message
+ * names and stays (is_unit_name: "link up on eth0").  Only a list closing
+ * the line after a word of the message: a line that is nothing but the list
+ * ("sda1 sda2 sda3 sda4", the kernel's partitions) has no other text to be
+ * its template, and names inside a list of words ("aes sha1 sha2 hmac")
+ * are words of it.  Tokens from..kept-1 of the line (no joined pairs: token
+ * k is in[k]); their hashes become "<*>"'s, and the line's sequence with
+ * them.  Reads the letters only, not the digits, so lines of one shape fare
+ * alike.
+ */
+static uint64_t wild_numbered_list(ltk_fuse_state *st, const logtk_slice *in, size_t from,
+                                   size_t kept, uint64_t seq)
+{
+    const uint64_t wild_h = st->wild_dots[0];
+    const size_t letters = numbered_name_letters(&in[kept - 1]);
+    if (letters == 0 || st->tok_hash[kept - 1] == wild_h)
+        return seq;
+    size_t i = kept - 1;
+    while (i > from && st->tok_hash[i - 1] != wild_h &&
+           numbered_name_letters(&in[i - 1]) == letters &&
+           memcmp(in[i - 1].ptr, in[kept - 1].ptr, letters) == 0)
+        i--;
+    if (kept - i < 2 || i == from || st->tok_hash[i - 1] == wild_h)
+        return seq; /* one name; or no word of the message right before the list */
+    for (size_t k = i; k < kept; k++) {
+        seq += salted(wild_h, k) - salted(st->tok_hash[k], k);
+        st->tok_hash[k] = wild_h;
+        st->tok_form[k] = FORM_WILD;
+    }
+    return seq;
+}
+
 static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line *line,
                        uint64_t line_shape, uint32_t *template_id)
 {
@@ -5000,6 +5054,22 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         st->tok_hash[kept] = h; /* for a miss (used when no asides shifted the tokens) */
         st->tok_form[kept] = form;
         seq += salted(h, kept++);
+    }
+    const logtk_slice *last = &in[kept - 1];
+    if (!asides && kept >= hdr + 3 && st->tok_hash[kept - 1] != wild_h && last->len > 1 &&
+        last->ptr[last->len - 1] >= '0' && last->ptr[last->len - 1] <= '9' &&
+        is_letter(last->ptr[0]) && !FUSE_RULE_OFF(FUSE_RULE_NUMBERED_LISTS)) {
+        /* (a name closing the line that holds a digit and stays: few lines) */
+        const uint64_t before = seq;
+        seq = wild_numbered_list(st, in, hdr, kept, seq);
+        if (seq != before) { /* the trailing run of variables, again */
+            run_from = kept;
+            seq_before_run = seq;
+            while (run_from > 0 && st->tok_hash[run_from - 1] == wild_h)
+                seq_before_run -= salted(wild_h, --run_from);
+            if (run_from == kept)
+                run_from = SIZE_MAX;
+        }
     }
     size_t dump_from, dump_lead, dump_width, comma_from;
     /* the cells of a dump end where its text column starts, if one closes the line */
