@@ -288,6 +288,13 @@ static int is_component(const char *s, size_t n)
     return i == n;
 }
 
+/* A process id in brackets closed by a colon: "[31774]:". */
+static int is_pid_colon(const char *s, size_t n)
+{
+    return n >= 4 && s[0] == '[' && s[n - 2] == ']' && s[n - 1] == ':' &&
+           is_all_between(s + 1, n - 3, '0', '9');
+}
+
 /*
  * A dotted component name without a colon ("nova.osapi_compute.wsgi.server"):
  * letters, digits and '_' in three or more dot-separated parts, a letter
@@ -697,6 +704,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             }
             return end < n ? end : 0;
         }
+        /* a process id in brackets with its colon after the header's last
+           token, blanks between (fail2ban pads its logger's name: "...,048
+           fail2ban.filter         [31774]: INFO ..."): syslog's
+           "name[pid]:" apart, the header's */
+        if (dated && end == i && i > 0 && is_pid_colon(s, len))
+            return i + 1 < n ? i + 1 : 0;
         if (!digit_first && is_component(s, len)) {
             if (!dated)
                 return 0;
@@ -814,6 +827,10 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             end = i += clf;
             continue;
         }
+        /* a name and its process id so ("myprog [31774]:"), as above */
+        if (dated && i + 1 < limit && is_name_chars(s, len) &&
+            is_pid_colon(t[i + 1].ptr, t[i + 1].len))
+            return i + 2 < n ? i + 2 : 0;
         /* a host: header only when a component or a level follows it; a
            host's module, "example.test:presence" (Prosody's), before a level */
         if (!hosts && i + 1 < limit &&
