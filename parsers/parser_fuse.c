@@ -5055,8 +5055,9 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         st->tok_form[kept] = form;
         seq += salted(h, kept++);
     }
-    const logtk_slice *last = &in[kept - 1];
-    if (!asides && kept >= hdr + 3 && st->tok_hash[kept - 1] != wild_h && last->len > 1 &&
+    /* (an empty line has no tokens, and `in` may be NULL then) */
+    const logtk_slice *last = kept >= hdr + 3 ? &in[kept - 1] : NULL;
+    if (last != NULL && !asides && st->tok_hash[kept - 1] != wild_h && last->len > 1 &&
         last->ptr[last->len - 1] >= '0' && last->ptr[last->len - 1] <= '9' &&
         is_letter(last->ptr[0]) && !FUSE_RULE_OFF(FUSE_RULE_NUMBERED_LISTS)) {
         /* (a name closing the line that holds a digit and stays: few lines) */
