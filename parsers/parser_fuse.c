@@ -2987,6 +2987,25 @@ FUSE_INLINE int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size
 }
 
 /*
+ * Nonzero when s[at..n) is a key in brackets whose value is masked, then
+ * closers only: "(uid=<*>)", "[id=<*>],".
+ */
+static int is_keyed_wild_tail(const char *s, size_t at, size_t n)
+{
+    if (at >= n || (s[at] != '(' && s[at] != '['))
+        return 0;
+    size_t k = at + 1;
+    while (k < n && is_key_byte(s[k]))
+        k++;
+    if (k == at + 1 || k >= n || s[k] != '=' || !is_wild_at(s, k + 1, n))
+        return 0;
+    size_t c = k + 1 + LTK_WILDCARD_LEN;
+    while (c < n && memchr(")],;.", s[c], 5)) /* only closers after the value */
+        c++;
+    return c == n;
+}
+
+/*
  * The kept prefix and suffix of s[0..n)'s variable form (wildform_prefix,
  * wildform_suffix), but for a word glued before a key in brackets whose
  * value is masked already: "alice(uid=<*>)" (pam_unix's "session opened for
@@ -3001,41 +3020,21 @@ FUSE_INLINE int wildform_hash(ltk_strbuf *scratch, const char *s, size_t n, size
 static void variable_form_bounds(const char *s, size_t n, size_t *prefix, size_t *suffix)
 {
     size_t keep = wildform_prefix(s, n), tail = wildform_suffix(s, n, keep);
-    if (keep == 0 && n > 2 * LTK_WILDCARD_LEN + 2 && is_wild_at(s, 0, n) &&
-        (s[LTK_WILDCARD_LEN] == '(' || s[LTK_WILDCARD_LEN] == '[') &&
-        !FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES)) {
-        /*
-         * The same word masked already, a value word ("root(uid=0)" ->
-         * "<*>(uid=<*>)"): that form is the slot's variable form, so the
-         * line is a sibling of the other users' lines and shows the slot
-         * printing a value (without this its form was "<*>", another group)
-         */
-        size_t k = LTK_WILDCARD_LEN + 1;
-        while (k < n && is_key_byte(s[k]))
-            k++;
-        size_t c = k + 1 + LTK_WILDCARD_LEN;
-        if (k > LTK_WILDCARD_LEN + 1 && k < n && s[k] == '=' && is_wild_at(s, k + 1, n)) {
-            while (c < n && memchr(")],;.", s[c], 5))
-                c++;
-            if (c == n) {
-                *prefix = 0;
-                *suffix = n - LTK_WILDCARD_LEN;
-                return;
-            }
+    if (!FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES)) {
+        size_t w = 0; /* the name's length */
+        if (keep == 0 && is_wild_at(s, 0, n)) {
+            /* the same word masked already, a value word ("root(uid=0)" ->
+               "<*>(uid=<*>)"): without this its form was "<*>", another
+               sibling group than the other users' lines */
+            w = LTK_WILDCARD_LEN;
+        } else if (keep > 2 && s[keep - 1] == '=' && keep + LTK_WILDCARD_LEN + tail == n &&
+                   is_wild_at(s, keep, keep + LTK_WILDCARD_LEN)) {
+            /* a name in small letters: a class's or a call's has capitals */
+            while (w < keep && ((s[w] >= 'a' && s[w] <= 'z') || (s[w] >= '0' && s[w] <= '9') ||
+                                s[w] == '_' || s[w] == '-' || s[w] == '.'))
+                w++;
         }
-    }
-    if (keep > 2 && s[keep - 1] == '=' && keep + LTK_WILDCARD_LEN + tail == n &&
-        is_wild_at(s, keep, keep + LTK_WILDCARD_LEN) && !FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES)) {
-        size_t w = 0; /* a name in small letters: a class's or a call's has capitals */
-        while (w < keep && ((s[w] >= 'a' && s[w] <= 'z') || (s[w] >= '0' && s[w] <= '9') ||
-                            s[w] == '_' || s[w] == '-' || s[w] == '.'))
-            w++;
-        size_t k = w + 1, c = keep + LTK_WILDCARD_LEN;
-        while (k < keep - 1 && is_key_byte(s[k]))
-            k++;
-        while (c < n && memchr(")],;.", s[c], 5)) /* only closers after the value */
-            c++;
-        if (w > 0 && (s[w] == '(' || s[w] == '[') && k == keep - 1 && k > w + 1 && c == n) {
+        if (w > 0 && is_keyed_wild_tail(s, w, n)) {
             *prefix = 0;
             *suffix = n - w;
             return;
@@ -4858,10 +4857,6 @@ static inline size_t comma_list_from(const ltk_fuse_state *st, size_t n)
     return from > 0 && st->tok_hash[from - 1] != wild_h ? from : n;
 }
 
-/* The whole of fuse_feed() for a line its shape did not answer; kept out of line, see there. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
 /*
  * The number of letters opening token t when it is letters, then digits and
  * nothing else ("dadmin2", "CPU1"); 0 otherwise.
@@ -4889,32 +4884,36 @@ static size_t numbered_name_letters(const logtk_slice *t)
  * ("sda1 sda2 sda3 sda4", the kernel's partitions) has no other text to be
  * its template, and names inside a list of words ("aes sha1 sha2 hmac")
  * are words of it.  Tokens from..kept-1 of the line (no joined pairs: token
- * k is in[k]); their hashes become "<*>"'s, and the line's sequence with
- * them.  Reads the letters only, not the digits, so lines of one shape fare
- * alike.
+ * k is in[k]); their hashes become "<*>"'s, and *seq with them.  Returns
+ * the list's first token, `kept` when there is none.  Reads the letters
+ * only, not the digits, so lines of one shape fare alike.
  */
-static uint64_t wild_numbered_list(ltk_fuse_state *st, const logtk_slice *in, size_t from,
-                                   size_t kept, uint64_t seq)
+static size_t wild_numbered_list(ltk_fuse_state *st, const logtk_slice *in, size_t from,
+                                 size_t kept, uint64_t *seq)
 {
     const uint64_t wild_h = st->wild_dots[0];
     const size_t letters = numbered_name_letters(&in[kept - 1]);
     if (letters == 0 || st->tok_hash[kept - 1] == wild_h)
-        return seq;
+        return kept;
     size_t i = kept - 1;
     while (i > from && st->tok_hash[i - 1] != wild_h &&
            numbered_name_letters(&in[i - 1]) == letters &&
            memcmp(in[i - 1].ptr, in[kept - 1].ptr, letters) == 0)
         i--;
     if (kept - i < 2 || i == from || st->tok_hash[i - 1] == wild_h)
-        return seq; /* one name; or no word of the message right before the list */
+        return kept; /* one name; or no word of the message right before the list */
     for (size_t k = i; k < kept; k++) {
-        seq += salted(wild_h, k) - salted(st->tok_hash[k], k);
+        *seq += salted(wild_h, k) - salted(st->tok_hash[k], k);
         st->tok_hash[k] = wild_h;
         st->tok_form[k] = FORM_WILD;
     }
-    return seq;
+    return i;
 }
 
+/* The whole of fuse_feed() for a line its shape did not answer; kept out of line, see there. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line *line,
                        uint64_t line_shape, uint32_t *template_id)
 {
@@ -5061,15 +5060,14 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         last->ptr[last->len - 1] >= '0' && last->ptr[last->len - 1] <= '9' &&
         is_letter(last->ptr[0]) && !FUSE_RULE_OFF(FUSE_RULE_NUMBERED_LISTS)) {
         /* (a name closing the line that holds a digit and stays: few lines) */
-        const uint64_t before = seq;
-        seq = wild_numbered_list(st, in, hdr, kept, seq);
-        if (seq != before) { /* the trailing run of variables, again */
-            run_from = kept;
+        const size_t list = wild_numbered_list(st, in, hdr, kept, &seq);
+        if (list < kept) { /* the trailing run of variables now starts at the list or before */
+            run_from = list;
             seq_before_run = seq;
+            for (size_t k = list; k < kept; k++)
+                seq_before_run -= salted(wild_h, k);
             while (run_from > 0 && st->tok_hash[run_from - 1] == wild_h)
                 seq_before_run -= salted(wild_h, --run_from);
-            if (run_from == kept)
-                run_from = SIZE_MAX;
         }
     }
     size_t dump_from, dump_lead, dump_width, comma_from;
