@@ -58,6 +58,7 @@ typedef struct ltk_fuse_group {
     uint8_t non_numbered; /* some word seen there is not a numbered unit's name (is_slot_unit) */
     uint8_t dotted_names; /* distinct dotted names seen there (is_dotted_name), up to 2 */
     uint8_t quoted_words; /* distinct quoted words seen there (is_quoted_word), up to 2 */
+    uint8_t booleans;     /* boolean_word() of each word seen there, or-ed */
 } ltk_fuse_group;
 
 /*
@@ -325,7 +326,7 @@ FUSE_INLINE uint32_t ltk_fuse_new_group(ltk_fuse_state *st)
     g->pool = g->next_in_pool = FUSE_NO_ID;
     g->nvalues = g->promoted = g->varform_seen = g->value_like = g->shape_seen = 0;
     g->non_unit = g->plain_word = g->non_event = g->non_numbered = g->dotted_names = 0;
-    g->quoted_words = 0;
+    g->quoted_words = g->booleans = 0;
     return (uint32_t)st->ngroups++;
 }
 

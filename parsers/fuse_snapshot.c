@@ -75,7 +75,10 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
                                                     grp->non_event << 6 |
                                                     grp->non_numbered << 7 |
                                                     (grp->dotted_names > 0) << 8 |
-                                                    (grp->quoted_words > 0) << 9)) == 0 &&
+                                                    (grp->quoted_words > 0) << 9 |
+                                                    /* rule booleans: another word, then the flag words */
+                                                    (uint64_t)(grp->booleans >> 7) << 10 |
+                                                    (uint64_t)(grp->booleans & 0x0fu) << 11)) == 0 &&
              ltk_strbuf_put_varint(out, 0) == 0 && /* the stem's place */
              ltk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
              ltk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
@@ -152,7 +155,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         ltk_fuse_group *grp = ltk_fuse_group_at(st, (uint32_t)g);
         uint64_t position, promoted, nvalues, stem, pool, next, value;
         if (ltk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
-            ltk_snap_varint(&pos, end, &promoted) != 0 || promoted > 1023 ||
+            ltk_snap_varint(&pos, end, &promoted) != 0 || promoted >= 1u << 15 ||
             ltk_snap_varint(&pos, end, &stem) != 0 ||
             ltk_snap_varint(&pos, end, &pool) != 0 || pool > UINT32_MAX ||
             ltk_snap_varint(&pos, end, &next) != 0 || next > st->ngroups ||
@@ -168,6 +171,8 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         /* one bit: a slot that saw two is promoted, so it needs the count no more */
         grp->dotted_names = (uint8_t)(promoted >> 8 & 1);
         grp->quoted_words = (uint8_t)(promoted >> 9 & 1);
+        /* a state saved before rule booleans holds none: its slots wait for the threshold */
+        grp->booleans = (uint8_t)((promoted >> 10 & 1) << 7 | (promoted >> 11 & 0x0fu));
         grp->position = (uint32_t)position;
         grp->promoted = (uint8_t)(promoted & 1);
         grp->varform_seen = (uint8_t)(promoted >> 1 & 1);

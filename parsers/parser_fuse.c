@@ -177,7 +177,8 @@ enum fuse_rule {
     FUSE_RULE_CALENDAR_DATES = 46, /* "at Tue Dec  8 11:22:33 EST 2026 by": a date in words, one value */
     FUSE_RULE_MAIL_ADDRESSES = 47, /* "<= bob@example.org": a mail address is one value */
     FUSE_RULE_USER_SLOTS = 48,    /* "for user alice" beside "bob": a user's slot is a variable at two */
-    FUSE_RULE_NUMBERED_LISTS = 49 /* "dadmin2 dadmin3 dadmin4": numbered names in a row are values */
+    FUSE_RULE_NUMBERED_LISTS = 49, /* "dadmin2 dadmin3 dadmin4": numbered names in a row are values */
+    FUSE_RULE_BOOLEANS = 50       /* "Powered On" beside "Powered Off": a boolean's slot is a variable */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -275,6 +276,28 @@ static int is_value_word(const char *s, size_t n)
     if (first != 'n' && first != 'r' && first != 'a' && first != 't' && first != 'f')
         return 0; /* the common case: a first letter none of the words has */
     return is_word_of(s, n, words, sizeof words / sizeof words[0]);
+}
+
+/*
+ * The word is one of the two words a program prints for a flag's state
+ * ("yes" and "no", "on" and "off"), in any case (rule booleans): bit 2k of
+ * the pair k for its first word, 2k + 1 for its second; FUSE_NOT_BOOLEAN for
+ * any other word.  "true" and "false" never come here: they are values by
+ * their look (is_value_word).  Read byte by byte: a new word of a slot
+ * asks (group_takes_word).
+ */
+#define FUSE_NOT_BOOLEAN 0x80u
+static unsigned boolean_word(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_BOOLEANS) || n < 2 || n > 3)
+        return FUSE_NOT_BOOLEAN;
+    const char a = (char)(s[0] | 0x20), b = (char)(s[1] | 0x20);
+    if (n == 2)
+        return a == 'n' && b == 'o' ? 0x02u : a == 'o' && b == 'n' ? 0x04u : FUSE_NOT_BOOLEAN;
+    const char c = (char)(s[2] | 0x20);
+    return a == 'y' && b == 'e' && c == 's'   ? 0x01u
+           : a == 'o' && b == 'f' && c == 'f' ? 0x08u
+                                              : FUSE_NOT_BOOLEAN;
 }
 
 /*
@@ -1892,6 +1915,38 @@ static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
 }
 
 /*
+ * The length of the word that token i is when it is a flag's state given
+ * as the value of a key glued to its ':' (rule booleans): "status: off"
+ * and "NC Disabled: NO" closing the line, "Updating enabled: YES (Topics:
+ * ...)", "Powered: on," -> "<*>".  The token before ends with ':' after a
+ * letter; token i is a flag word (boolean_word) that closes the line,
+ * comes before an opening bracket or the next such key ("Full_scan: Yes
+ * Full_join: No"), or ends with ',' or ';', which stay outside the value.  The full-size ground truth writes each such value
+ * "<*>" ("status: <*>", "NC Disabled: <*>") and keeps none; after the
+ * key, more words are prose ("Connection timed out: no further
+ * information").  0 otherwise.
+ */
+static size_t flag_key_value(const logtk_slice *tok, size_t i, size_t n)
+{
+    const logtk_slice *t = &tok[i];
+    if (i == 0 || t->len < 2 || t->len > 4 || tok[i - 1].len < 2 ||
+        tok[i - 1].ptr[tok[i - 1].len - 1] != ':' || !is_letter(tok[i - 1].ptr[tok[i - 1].len - 2]))
+        return 0;
+    size_t len = t->len;
+    const int punct = t->ptr[len - 1] == ',' || t->ptr[len - 1] == ';';
+    len -= (size_t)punct;
+    if (boolean_word(t->ptr, len) == FUSE_NOT_BOOLEAN)
+        return 0;
+    if (punct || i + 1 == n)
+        return len;
+    const logtk_slice *next = &tok[i + 1];
+    return next->len > 0 && (next->ptr[0] == '(' || (next->len > 1 && next->ptr[next->len - 1] == ':' &&
+                                                     is_letter(next->ptr[next->len - 2])))
+               ? len
+               : 0;
+}
+
+/*
  * Rule control-escapes: rsyslog writes a control character inside a message
  * as '#' and three octal digits, "#012" for a newline, glued to the text
  * before it.  For the '#' at s[at]: 2 when it opens such an escape of a
@@ -2406,7 +2461,10 @@ FUSE_INLINE int key_context(const logtk_slice *tok, size_t i, int quoted)
 {
     return tok[i].ptr[tok[i].len - 1] == '=' ||
            (i >= 2 && tok[i - 1].len == 1 && tok[i - 1].ptr[0] == '=') ||
-           (quoted && follows_quoted_colon(tok, i));
+           (quoted && follows_quoted_colon(tok, i)) ||
+           (tok[i].len <= 4 && ((tok[i].ptr[0] | 0x20) == 'n' || (tok[i].ptr[0] | 0x20) == 'o' ||
+                                (tok[i].ptr[0] | 0x20) == 'y') &&
+            i > 0 && tok[i - 1].len > 1 && tok[i - 1].ptr[tok[i - 1].len - 1] == ':'); /* (flag_key_value) */
 }
 
 /*
@@ -2481,6 +2539,11 @@ static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *
     if (is_empty_key(tok, i, n)) {
         size_t len = mask_token(tok[i].ptr, tok[i].len, out);
         return (size_t)(put_wildcard(out + len) - out);
+    }
+    if ((word = flag_key_value(tok, i, n)) != 0) {
+        char *o = put_wildcard(out);
+        memcpy(o, tok[i].ptr + word, tok[i].len - word);
+        return LTK_WILDCARD_LEN + (tok[i].len - word);
     }
     if (after_member_name(tok, i) && (word = member_value_length(tok[i].ptr, tok[i].len)) != 0) {
         const char q = tok[i].ptr[0];
@@ -5511,6 +5574,12 @@ static int names_closing_value(const char *s, size_t n)
  * makes: called from two places, those were calls, and Mac's learning took
  * 3% more instructions.
  */
+/* The words seen in a slot (boolean_word() of each, or-ed) are both words of one flag. */
+FUSE_INLINE int is_boolean_slot(unsigned seen)
+{
+    return seen == 0x03u || seen == 0x0cu;
+}
+
 FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g, size_t i,
                                  size_t n, size_t hdr, uint32_t id, int varform, int vars_only,
                                  unsigned marks)
@@ -5593,6 +5662,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
             grp->quoted_words++;
         grp->non_event |= !is_participle(word, bare_len) && !code;
         grp->non_numbered |= !is_slot_unit(word, bare_len);
+        grp->booleans |= (uint8_t)(bare_len - 2 <= 1 ? boolean_word(word, bare_len) : FUSE_NOT_BOOLEAN);
     }
     /*
      * Promote at `threshold` distinct words, or as soon as a slot that
@@ -5623,6 +5693,12 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
      * users: a variable at its second (rule user-slots).  A host has few
      * accounts, so such a slot often shows two or three, and each kept a
      * template where every ground truth writes "user <*>".
+     * A slot that printed both words of a boolean ("Powered On" and
+     * "Powered Off", "DND Enabled: YES" and "NO") is a variable (rule
+     * booleans): a program prints a flag's value there, and the full-size
+     * ground truth writes "Powered <*>" and "Enabled: <*>" (the 2k ones
+     * keep the two apart).  Not the first word: "No such file" and "Yes"
+     * are not one message's two values.
      */
     int rc = LOGTK_OK;
     /* the first word counts its plain words once it printed a masked value (field-words) */
@@ -5639,7 +5715,8 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
         (grp->nvalues + grp->varform_seen >= 2 && !grp->non_numbered) ||
         (grp->nvalues >= 2 && i > hdr && grp->non_event &&
-         names_user(st->norm.data + st->tok_off[i - 1], st->tok_len[i - 1])))
+         names_user(st->norm.data + st->tok_off[i - 1], st->tok_len[i - 1])) ||
+        (grp->nvalues == 2 && i > hdr && is_boolean_slot(grp->booleans)))
         rc = promote(p, st, g);
     /* the word joins the slot's prefix pool, which may settle groups one word short */
     if (rc == LOGTK_OK && grp->pool != FUSE_NO_ID)

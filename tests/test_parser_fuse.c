@@ -1521,3 +1521,31 @@ TEST(test_fuse_transitions_online)
     logtk_parser_free(p);
     logtk_parser_free(resumed);
 }
+
+/*
+ * Rule booleans across a snapshot: a slot that printed one flag word
+ * before the save takes the other after the reload and becomes "<*>"; one
+ * that printed another word first does not.
+ */
+TEST(test_fuse_booleans_survive_snapshot)
+{
+    logtk_parser *first = NULL, *resumed = NULL;
+    CHECK_STATUS(logtk_parser_new(&first, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_new(&resumed, "fuse"), LOGTK_OK);
+    static const char *const before[] = {"BTLE scanner Powered On", "relay mode busy for peer"};
+    for (size_t i = 0; i < 2; i++)
+        CHECK_STATUS(logtk_parser_feed(first, before[i], strlen(before[i]), NULL), LOGTK_OK);
+    resume_from(first, resumed);
+    logtk_event ev;
+    static const char *const off = "BTLE scanner Powered Off";
+    CHECK_STATUS(logtk_parser_feed(resumed, off, strlen(off), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, "BTLE scanner Powered <*>");
+    static const char *const on = "relay mode on for peer";
+    CHECK_STATUS(logtk_parser_feed(resumed, on, strlen(on), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, on);
+    static const char *const again = "relay mode off for peer";
+    CHECK_STATUS(logtk_parser_feed(resumed, again, strlen(again), &ev), LOGTK_OK);
+    CHECK_BYTES(ev.template_text.ptr, ev.template_text.len, again);
+    logtk_parser_free(first);
+    logtk_parser_free(resumed);
+}
