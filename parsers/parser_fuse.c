@@ -178,7 +178,8 @@ enum fuse_rule {
     FUSE_RULE_MAIL_ADDRESSES = 47, /* "<= bob@example.org": a mail address is one value */
     FUSE_RULE_USER_SLOTS = 48,    /* "for user alice" beside "bob": a user's slot is a variable at two */
     FUSE_RULE_NUMBERED_LISTS = 49, /* "dadmin2 dadmin3 dadmin4": numbered names in a row are values */
-    FUSE_RULE_BOOLEANS = 50       /* "Powered On" beside "Powered Off": a boolean's slot is a variable */
+    FUSE_RULE_BOOLEANS = 50,      /* "Powered On" beside "Powered Off": a boolean's slot is a variable */
+    FUSE_RULE_NUMBERED_SLOTS = 51 /* "QQ.<*>" beside "NeteaseMusic.<*>": a slot of numbered names */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -4649,13 +4650,36 @@ static int is_participle(const char *s, size_t n) /* n: without_sentence_end() *
 }
 
 /*
+ * The masked form of a numbered instance whose name name_prefix() kept: a
+ * word of letters, '-' or '.', then "<*>" ("QQ.<*>" for "QQ.4711",
+ * "node-<*>").
+ */
+static int is_numbered_form(const char *s, size_t n) /* n: without_sentence_end() */
+{
+    if (n < 6 || s[n - 1] != '>' || s[n - 2] != '*' || s[n - 3] != '<' ||
+        (s[n - 4] != '.' && s[n - 4] != '-'))
+        return 0;
+    for (size_t i = 0; i < n - 4; i++)
+        if (!is_letter(s[i]))
+            return 0;
+    return 1;
+}
+
+/*
  * A slot's word that names a numbered unit (is_unit_name: "en0", "awdl0",
  * "IRQ9", "IPV6"), a name that stays a word until a second one appears in
- * the slot (rule unit-slots, in group_takes_word).
+ * the slot (rule unit-slots, in group_takes_word); so does a numbered
+ * instance of a named thing (is_numbered_form: "QQ.<*>", "node-<*>"): the
+ * name is kept while it is the one the message names, and a slot that
+ * shows two names, Mac's "Hit by torpedo! QQ.<*>" beside "NeteaseMusic.<*>"
+ * (an application and its process id), prints names and numbers alike: a
+ * variable at the second (rule numbered-slots), as the full-size ground
+ * truth writes it, "<*>".
  */
 static int is_slot_unit(const char *s, size_t n) /* n: without_sentence_end() */
 {
-    return !FUSE_RULE_OFF(FUSE_RULE_UNIT_SLOTS) && is_unit_name(s, n);
+    return (!FUSE_RULE_OFF(FUSE_RULE_UNIT_SLOTS) && is_unit_name(s, n)) ||
+           (!FUSE_RULE_OFF(FUSE_RULE_NUMBERED_SLOTS) && is_numbered_form(s, n));
 }
 
 /*
@@ -5661,7 +5685,8 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
             !(i == hdr && is_all_between(word + 1, bare_len - 2, 'A', 'Z')))
             grp->quoted_words++;
         grp->non_event |= !is_participle(word, bare_len) && !code;
-        grp->non_numbered |= !is_slot_unit(word, bare_len);
+        if (!grp->non_numbered) /* (it stays set: most slots' first word sets it) */
+            grp->non_numbered = !is_slot_unit(word, bare_len);
         grp->booleans |= (uint8_t)(bare_len - 2 <= 1 ? boolean_word(word, bare_len) : FUSE_NOT_BOOLEAN);
     }
     /*
