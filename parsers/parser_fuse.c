@@ -2000,7 +2000,11 @@ static int is_unit_type(const char *s, size_t n)
  * sender and recipient kept a template (Exim's "<= john.doe@corp.example
  * H=... for ann@partner.example"), and a recipient list was no list.  Not a
  * Java object's identity (a hash after the '@', rule objects), nor a systemd
- * unit's instance ("getty@tty1.service").  Sets *from and *to to the
+ * unit's instance ("getty@tty1.service").  A key's value may be one,
+ * after the key's '=' ("client=alice@EXAMPLE.TEST," -> "client=<*>,": the
+ * domain was left as text after the masked local part), and so may a
+ * Kerberos principal, whose local part names a service and its instance
+ * with '/' ("kadmin/admin@EXAMPLE.TEST").  Sets *from and *to to the
  * address's bounds; returns 0 when s holds none.
  */
 #if defined(__GNUC__)
@@ -2011,6 +2015,12 @@ static int mail_address(const char *s, size_t n, size_t *from, size_t *to)
     if (FUSE_RULE_OFF(FUSE_RULE_MAIL_ADDRESSES))
         return 0;
     size_t a = 0, b = n;
+    /* a key's value, from after its '=' (one in brackets or quotes is the
+       key-values rule's: "from=<bob@example.org>" -> "from=<*>") */
+    const char *eq = memchr(s, '=', n);
+    if (eq != NULL && eq > s && eq + 1 < s + n && is_alnum_byte(eq[1]) &&
+        is_key_sign(s, (size_t)(eq - s), n))
+        a = (size_t)(eq - s) + 1;
     while (a < b && memchr("<([\"'", s[a], 5))
         a++;
     while (b > a && memchr(">)]\"',;:.", s[b - 1], 9))
@@ -2019,7 +2029,7 @@ static int mail_address(const char *s, size_t n, size_t *from, size_t *to)
     if (at == NULL || at == s + a || !is_alnum_byte(s[a]))
         return 0;
     for (const char *c = s + a; c < at; c++)
-        if (!is_alnum_byte(*c) && !memchr("._%+-", *c, 5))
+        if (!is_alnum_byte(*c) && !memchr("._%+-/", *c, 6))
             return 0;
     const char *d = at + 1, *end = s + b;
     if (end - d == 9 && memcmp(d, "localhost", 9) == 0) {
