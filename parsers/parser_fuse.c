@@ -4707,11 +4707,23 @@ FUSE_INLINE uint64_t sibling_key(uint64_t seq, uint64_t mix_n, uint64_t salt_tok
 
 /*
  * Key of the prefix pool of position pos, given `prefix`, the sum of the
- * salted hashes of the line's words before pos (see join_pool).
+ * salted hashes of the line's words before pos (see join_pool), hdr the
+ * message's first word.  A slot after two words of the message or more
+ * pools the lines of every length: "auth failed on module private from
+ * UNDETERMINED (<*>) for alice: password mismatch" and "... for carol: no
+ * matching rule" print one field, users, whatever follows it (rsyncd's
+ * three users a message, FreeRADIUS' "[alice/alicepwbad] (from client
+ * ...)" beside "[eve/...]", Nagios' hosts).  After the first word alone
+ * the line's length is part of the key: "Sending CONNACK to ..." and
+ * "Sending PUBACK to ..." name the packet, a message each, and share only
+ * a verb.  Snapshots keep these keys (a state saved before the lengths
+ * were dropped has its pools after two words under the old keys: its
+ * lines there start new pools).
  */
-static uint64_t pool_key(uint64_t prefix, size_t pos, size_t n)
+static uint64_t pool_key(uint64_t prefix, size_t pos, size_t n, size_t hdr)
 {
-    return ltk_mix64(prefix + 0xd6e8feb86659fd93ULL * (pos + 1) + ltk_mix64(n + 7));
+    return ltk_mix64(prefix + 0xd6e8feb86659fd93ULL * (pos + 1) +
+                     (pos >= hdr + 2 ? 0 : ltk_mix64(n + 7)));
 }
 
 /*
@@ -4724,7 +4736,7 @@ static int join_pool(ltk_fuse_state *st, uint32_t g, uint64_t prefix, size_t n, 
     ltk_fuse_group *grp = ltk_fuse_group_at(st, g);
     if (grp->position <= first_word)
         return 0;
-    uint64_t key = pool_key(prefix, grp->position, n);
+    uint64_t key = pool_key(prefix, grp->position, n, first_word);
     /* the pool made here, unmade when the key names one already: one probe */
     uint32_t made = ltk_fuse_new_pool(st);
     if (made == FUSE_NO_ID)
@@ -6263,7 +6275,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
             ltk_u64map_prefetch(&st->groups,
                                 sibling_key(seq, mix_n, st->salt_tok[i], st->salt_wf[i], i));
             if (i > hdr)
-                ltk_u64map_prefetch(&st->pools, pool_key(prefix_seen, i, n));
+                ltk_u64map_prefetch(&st->pools, pool_key(prefix_seen, i, n, hdr));
         }
         prefix_seen += st->salt_tok[i];
     }
