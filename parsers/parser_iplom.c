@@ -204,7 +204,8 @@ static int iplom_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
 
 static const uint32_t *line_tokens(const iplom_state *s, uint32_t k)
 {
-    return s->tokens + s->off[k];
+    /* no token yet in any line (a state of empty lines): no array to offset */
+    return s->off[k] ? s->tokens + s->off[k] : s->tokens;
 }
 
 static iplom_partition *new_partition(iplom_state *s, uint32_t length, int step)
