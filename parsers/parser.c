@@ -693,8 +693,11 @@ static int record_assignment(logtk_parser *p, uint64_t index, uint32_t id)
     return LOGTK_OK;
 }
 
-int ltk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id)
+int ltk_parser_assign(logtk_parser *p, uint64_t k, uint32_t id)
 {
+    /* k counts this run's lines: after a load, the first line fed is line
+       assign_base (a batch algorithm's corpus starts empty there) */
+    const uint64_t line_index = p->assign_base + k;
     template_entry *t = entry(p, id);
     if (t == NULL || line_index >= p->lines)
         return ltk_parser_error(p, LOGTK_ERR_NOT_FOUND, "no line %llu or template %u",
@@ -758,11 +761,10 @@ oom:
     return 0;
 }
 
-int ltk_parser_assign_token_ids(logtk_parser *p, uint64_t line_index, const uint32_t *ids,
-                                  size_t n)
+int ltk_parser_assign_token_ids(logtk_parser *p, uint64_t k, const uint32_t *ids, size_t n)
 {
     uint32_t id = ltk_tmpl_from_token_ids(p, ids, n);
-    return id ? ltk_parser_assign(p, line_index, id) : LOGTK_ERR_NOMEM;
+    return id ? ltk_parser_assign(p, k, id) : LOGTK_ERR_NOMEM;
 }
 
 const char *ltk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len)

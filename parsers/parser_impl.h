@@ -53,7 +53,8 @@
  * MoLFI, Logram, Brain) keep the line in feed() (ltk_parser_store_line()
  * stores it as interned token ids, ready for finish) and set *template_id = 0.
  * In finish() they create the templates and report every line's template
- * with ltk_parser_assign(p, line_index, id).  Batch parsers need all lines
+ * with ltk_parser_assign(p, k, id), k the line's place among the lines fed
+ * since the parser was made or loaded.  Batch parsers need all lines
  * anyway, so they ignore keep_assignments (assignments are always kept).
  *
  * Templates
@@ -187,11 +188,14 @@ const logtk_slice *ltk_tmpl_tokens(const logtk_parser *p, uint32_t id, size_t *n
 uint32_t ltk_tmpl_count(const logtk_parser *p);
 
 /**
- * Batch algorithms, in finish(): the final template of line `line_index`.  A
- * line may be reassigned; counts follow.  Returns LOGTK_OK,
+ * Batch algorithms, in finish(): the final template of line k of the run, k
+ * counting the lines fed since the parser was made or loaded (the k-th line
+ * stored; after logtk_parser_load() the parser's line index goes on from the
+ * snapshot's count, and the shared layer adds it).  A line may be
+ * reassigned; counts follow.  Returns LOGTK_OK,
  * LOGTK_ERR_NOT_FOUND (index >= lines fed or unknown id) or LOGTK_ERR_NOMEM.
  */
-int ltk_parser_assign(logtk_parser *p, uint64_t line_index, uint32_t id);
+int ltk_parser_assign(logtk_parser *p, uint64_t k, uint32_t id);
 
 /* -------------------------------------------------- helpers for batch parsers */
 
@@ -217,12 +221,12 @@ uint32_t ltk_parser_find_token(const logtk_parser *p, const char *ptr, size_t le
 uint32_t ltk_tmpl_from_token_ids(logtk_parser *p, const uint32_t *ids, size_t n);
 
 /**
- * Batch algorithms, in finish(): line `line_index` gets the template of the
- * token ids ids[0..n) (ltk_tmpl_from_token_ids() then ltk_parser_assign()).
+ * Batch algorithms, in finish(): line k of the run (as ltk_parser_assign())
+ * gets the template of the token ids ids[0..n) (ltk_tmpl_from_token_ids()
+ * then ltk_parser_assign()).
  * Returns LOGTK_OK, LOGTK_ERR_NOMEM or LOGTK_ERR_NOT_FOUND.
  */
-int ltk_parser_assign_token_ids(logtk_parser *p, uint64_t line_index, const uint32_t *ids,
-                                  size_t n);
+int ltk_parser_assign_token_ids(logtk_parser *p, uint64_t k, const uint32_t *ids, size_t n);
 
 /** Bytes of interned token id (NUL-terminated); *len gets the length. */
 const char *ltk_parser_token_text(const logtk_parser *p, uint32_t id, size_t *len);

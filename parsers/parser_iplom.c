@@ -63,8 +63,6 @@ typedef struct iplom_state {
     size_t ntokens, tokens_cap;
     size_t *off;
     size_t nlines, off_cap;
-    uint64_t *line_index; /* parser line index of stored line k */
-    size_t line_index_cap;
 
     iplom_partition *parts;
     size_t nparts, parts_cap;
@@ -104,7 +102,6 @@ static void iplom_destroy(void *state)
     iplom_state *s = state;
     free(s->tokens);
     free(s->off);
-    free(s->line_index);
     for (size_t i = 0; i < s->nparts; i++)
         free(s->parts[i].lines);
     free(s->parts);
@@ -174,8 +171,7 @@ static int iplom_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
 {
     iplom_state *s = state;
     *template_id = 0;
-    if (ltk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off) ||
-        ltk_array_reserve((void **)&s->line_index, &s->line_index_cap, s->nlines + 1, sizeof *s->line_index))
+    if (ltk_array_reserve((void **)&s->off, &s->off_cap, s->nlines + 2, sizeof *s->off))
         return iplom_nomem(p);
     if (s->nlines == 0)
         s->off[0] = 0;
@@ -195,7 +191,6 @@ static int iplom_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
             }
         }
     }
-    s->line_index[s->nlines] = line->index;
     s->off[++s->nlines] = s->ntokens;
     return LOGTK_OK;
 }
@@ -698,7 +693,7 @@ static int iplom_finish(logtk_parser *p, void *state)
         }
         uint32_t template_id = template_of[tid];
         for (size_t i = 0; i < q->nlines; i++) {
-            rc = ltk_parser_assign(p, s->line_index[q->lines[i]], template_id);
+            rc = ltk_parser_assign(p, q->lines[i], template_id);
             if (rc != LOGTK_OK)
                 goto done;
         }
