@@ -487,8 +487,12 @@ int logtk_parser_save(logtk_parser *p, void **buf, size_t *len);
 
 /**
  * Loads a snapshot made by logtk_parser_save() of the same algorithm, replacing
- * the learned state; parsing continues from there.  Returns LOGTK_ERR_STATE for
- * a damaged, truncated, foreign or newer snapshot.
+ * the learned state; parsing continues from there, line indices and template
+ * ids going on from the saved run's.  Drain and fuse save their whole
+ * learning: a run split in two by a save and a load gives the templates of
+ * one run.  The other parsers save their templates only and learn the lines
+ * fed after the load among themselves (a batch parser groups only those).
+ * Returns LOGTK_ERR_STATE for a damaged, truncated, foreign or newer snapshot.
  */
 int logtk_parser_load(logtk_parser *p, const void *buf, size_t len);
 
