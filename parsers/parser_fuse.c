@@ -179,7 +179,8 @@ enum fuse_rule {
     FUSE_RULE_USER_SLOTS = 48,    /* "for user alice" beside "bob": a user's slot is a variable at two */
     FUSE_RULE_NUMBERED_LISTS = 49, /* "dadmin2 dadmin3 dadmin4": numbered names in a row are values */
     FUSE_RULE_BOOLEANS = 50,      /* "Powered On" beside "Powered Off": a boolean's slot is a variable */
-    FUSE_RULE_NUMBERED_SLOTS = 51 /* "QQ.<*>" beside "NeteaseMusic.<*>": a slot of numbered names */
+    FUSE_RULE_NUMBERED_SLOTS = 51, /* "QQ.<*>" beside "NeteaseMusic.<*>": a slot of numbered names */
+    FUSE_RULE_NULL_WORDS = 52     /* "NULL pointer", "is null or empty": null before a word is text */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -2458,7 +2459,8 @@ FUSE_INLINE size_t mask_token(const char *s, size_t n, char *out)
  * Nonzero when token i (not empty) may be a key's value that its neighbours
  * decide (mask_in_context): it ends with '=', or a lone '=' is before it,
  * or a JSON member's quoted name and ':' (after_member_name; `quoted`: the
- * line holds a '"').
+ * line holds a '"'), or a flag's word after a "key:" (flag_key_value); or a
+ * "null" that the word after it may keep a word (null_before_word).
  * The first test of both, inline: nearly every token fails it.
  */
 /* Token i follows a token ending with '":' or "':" (a member's name, maybe). */
@@ -2468,9 +2470,11 @@ FUSE_INLINE int follows_quoted_colon(const logtk_slice *tok, size_t i)
            (tok[i - 1].ptr[tok[i - 1].len - 2] == '"' || tok[i - 1].ptr[tok[i - 1].len - 2] == '\'');
 }
 
-FUSE_INLINE int key_context(const logtk_slice *tok, size_t i, int quoted)
+FUSE_INLINE int key_context(const logtk_slice *tok, size_t i, size_t n, int quoted)
 {
     return tok[i].ptr[tok[i].len - 1] == '=' ||
+           (tok[i].len == 4 && (tok[i].ptr[0] | 0x20) == 'n' && i + 1 < n && tok[i + 1].len > 0 &&
+            is_letter(tok[i + 1].ptr[0])) || /* (null_before_word) */
            (i >= 2 && tok[i - 1].len == 1 && tok[i - 1].ptr[0] == '=') ||
            (quoted && follows_quoted_colon(tok, i)) ||
            (tok[i].len <= 4 && ((tok[i].ptr[0] | 0x20) == 'n' || (tok[i].ptr[0] | 0x20) == 'o' ||
@@ -2532,6 +2536,44 @@ static size_t member_value_length(const char *s, size_t n)
 }
 
 /*
+ * Rule null-words: "null" (in any case) right before a word of the message
+ * is a word of the message too: "kernel NULL pointer dereference", "datas
+ * is null or empty", "Got null now.", "NULL shield_window" (the full-size
+ * ground truths keep every one of these; value-words makes "null" a value
+ * where a value stands: "config null", "(null)", "ws=null,", "(NULL key)").
+ * The word after it opens with a letter and holds letters, digits, '_'
+ * and '-', with one mark of a sentence's punctuation at its end, and is no
+ * preposition: "null" before "for", "from", "to" is a noun, a value ("got
+ * null from the server").  Nonzero when token i is such a "null".  (A token
+ * is a variable because it varies: a slot of such a "null" that prints other
+ * words becomes one.)
+ */
+static int null_before_word(const logtk_slice *tok, size_t i, size_t n)
+{
+    static const char *const null_word[] = {"null"};
+    if (FUSE_RULE_OFF(FUSE_RULE_NULL_WORDS) || FUSE_RULE_OFF(FUSE_RULE_VALUE_WORDS) ||
+        i + 1 >= n || !is_word_of(tok[i].ptr, tok[i].len, null_word, 1))
+        return 0;
+    /* the next token's bytes up to a blank: a field joined there ("Dec  8
+       11:22:33", feed_tokens' joined_field) reads as its first word does */
+    const logtk_slice *w = &tok[i + 1];
+    size_t len = 0;
+    while (len < w->len && w->ptr[len] != ' ' && w->ptr[len] != '\t')
+        len++;
+    if (len > 1 && memchr(".,;:!?", w->ptr[len - 1], 6))
+        len--;
+    if (len == 0 || !is_letter(w->ptr[0]))
+        return 0;
+    for (size_t k = 1; k < len; k++)
+        if (!is_alnum_byte(w->ptr[k]) && w->ptr[k] != '_' && w->ptr[k] != '-')
+            return 0;
+    /* a preposition after it makes it a noun, a value: "config null for user" */
+    static const char *const prepositions[] = {"for", "from", "to", "in", "into", "at", "on",
+                                               "of", "with", "by", "as"};
+    return !is_word_of(w->ptr, len, prepositions, sizeof prepositions / sizeof prepositions[0]);
+}
+
+/*
  * Writes the masked form of token i to out (room for MASKED_MAX + 8 bytes)
  * when its neighbours decide it, a key's value (spaced_key_value: "type =
  * pid," -> "<*>,"; is_empty_key: "logname=" -> "logname=<*>"), and returns
@@ -2540,7 +2582,7 @@ static size_t member_value_length(const char *s, size_t n)
  */
 static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *out)
 {
-    assert(key_context(tok, i, 1));
+    assert(key_context(tok, i, n, 1));
     size_t word = spaced_key_value(tok, i, n);
     if (word) {
         char *o = put_wildcard(out);
@@ -2562,6 +2604,10 @@ static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *
                                         : put_wildcard(out);
         memcpy(o, tok[i].ptr + word, tok[i].len - word);
         return (size_t)(o - out) + (tok[i].len - word);
+    }
+    if (null_before_word(tok, i, n)) {
+        memcpy(out, tok[i].ptr, tok[i].len); /* the word itself */
+        return tok[i].len;
     }
     return 0;
 }
@@ -5093,7 +5139,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                              : mask_token(one.ptr, one.len, st->norm.data);
             i += span - 1;
             asides++;
-        } else if (t->len > 0 && key_context(in, i, quoted)) {
+        } else if (t->len > 0 && key_context(in, i, n, quoted)) {
             if (t->len + 8 > st->norm.cap / 4 &&
                 ltk_strbuf_reserve(&st->norm, MASKED_MAX(t->len) + 8) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
@@ -6689,7 +6735,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             /* the memo's copy when it still holds the token, else the mask */
             uint64_t words[2 * FUSE_MEMO_WORDS];
             const ltk_fuse_memo *slot;
-            if (toks[i].len > 0 && key_context(toks, i, quoted) &&
+            if (toks[i].len > 0 && key_context(toks, i, n, quoted) &&
                 (len = mask_in_context(toks, i, n, o)) != 0) {
                 st->tok_hash[i] = hash_padded(o, len);
             } else if ((slot = memo_slot(st->memo, st->memo_slots, toks[i].ptr, toks[i].len, limit,
