@@ -59,6 +59,7 @@ typedef struct ltk_fuse_group {
     uint8_t dotted_names; /* distinct dotted names seen there (is_dotted_name), up to 2 */
     uint8_t quoted_words; /* distinct quoted words seen there (is_quoted_word), up to 2 */
     uint8_t booleans;     /* boolean_word() of each word seen there, or-ed */
+    uint8_t non_constant; /* some word seen there is not a constant's name (is_enum_name) */
 } ltk_fuse_group;
 
 /*
@@ -145,8 +146,9 @@ typedef struct ltk_fuse_state {
     uint32_t *redirect; /* template id -> earlier id with the same text (itself when none) */
     /* template id -> bit p (ltk_fuse_slot_bit) set where a promoted group made
        it a variable: words varied there (known_slots); merged into the
-       template it joins.  Not saved: ltk_fuse_note_templates() reads it from
-       the groups. */
+       template it joins.  Saved, though ltk_fuse_note_templates() reads most
+       of it from the groups again: a merge's fold takes places from the
+       shards (ltk_fuse_take_places) that no group of its own holds. */
     uint64_t *word_slots;
     size_t redirect_cap; /* of both */
     ltk_u64map by_text;  /* content hash -> template id */
@@ -326,7 +328,7 @@ FUSE_INLINE uint32_t ltk_fuse_new_group(ltk_fuse_state *st)
     g->pool = g->next_in_pool = FUSE_NO_ID;
     g->nvalues = g->promoted = g->varform_seen = g->value_like = g->shape_seen = 0;
     g->non_unit = g->plain_word = g->non_event = g->non_numbered = g->dotted_names = 0;
-    g->quoted_words = g->booleans = 0;
+    g->quoted_words = g->booleans = g->non_constant = 0;
     return (uint32_t)st->ngroups++;
 }
 
@@ -397,6 +399,14 @@ FUSE_INLINE int ltk_fuse_pool_keep(ltk_fuse_state *st, ltk_fuse_pool *p, uint64_
 }
 /** Nonzero when s[0..n) is a month or weekday name (the calendar masking rule). */
 int ltk_fuse_is_calendar_word(const char *s, size_t n);
+/** The template id stands for: itself, or the one it joined (and so on). */
+static inline uint32_t ltk_fuse_resolve(const ltk_fuse_state *st, uint32_t id)
+{
+    while (id < st->redirect_cap && st->redirect[id] != 0 && st->redirect[id] != id)
+        id = st->redirect[id];
+    return id;
+}
+
 /** Makes room for a redirect (and the word_slots) of template id: 0, or -1 when out of memory. */
 int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id);
 
@@ -407,5 +417,13 @@ int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id);
  * loaded.  0, or -1 on no memory.
  */
 int ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st);
+
+/*
+ * Template id (resolved) takes words at `places` (bits of
+ * ltk_fuse_slot_bit(), kept only where its token is "<*>"), as a promoted
+ * group's places are noted: a merged shard's or a saved state's.  0, or -1
+ * on no memory.
+ */
+int ltk_fuse_take_places(logtk_parser *p, ltk_fuse_state *st, uint32_t id, uint64_t places);
 
 #endif

@@ -78,7 +78,9 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
                                                     (grp->quoted_words > 0) << 9 |
                                                     /* rule booleans: another word, then the flag words */
                                                     (uint64_t)(grp->booleans >> 7) << 10 |
-                                                    (uint64_t)(grp->booleans & 0x0fu) << 11)) == 0 &&
+                                                    (uint64_t)(grp->booleans & 0x0fu) << 11 |
+                                                    /* rule enum-slots: constants' names only */
+                                                    (uint64_t)!grp->non_constant << 15)) == 0 &&
              ltk_strbuf_put_varint(out, 0) == 0 && /* the stem's place */
              ltk_strbuf_put_varint(out, (uint32_t)(grp->pool + 1u)) == 0 &&
              ltk_strbuf_put_varint(out, (uint32_t)(grp->next_in_pool + 1u)) == 0 &&
@@ -108,6 +110,17 @@ int ltk_fuse_save(logtk_parser *p, void *state, ltk_strbuf *out)
     ok = ok && save_map(out, &st->text_tails) == 0 && save_map(out, &st->text_keys) == 0;
     /* rule transitions' families (a state saved before them ends here) */
     ok = ok && save_map(out, &st->transitions) == 0;
+    /* the places where templates took words (a state saved before them ends
+       here): the groups give most again, but not what a merge's fold took
+       from its shards */
+    size_t nplaces = 0;
+    for (uint32_t id = 1; id < st->redirect_cap; id++)
+        nplaces += st->word_slots[id] != 0 && ltk_fuse_resolve(st, id) == id;
+    ok = ok && ltk_strbuf_put_varint(out, nplaces) == 0;
+    for (uint32_t id = 1; ok && id < st->redirect_cap; id++)
+        if (st->word_slots[id] != 0 && ltk_fuse_resolve(st, id) == id)
+            ok = ltk_strbuf_put_varint(out, id) == 0 &&
+                 ltk_strbuf_put_varint(out, st->word_slots[id]) == 0;
     return ok ? LOGTK_OK : ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
 
@@ -155,7 +168,7 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         ltk_fuse_group *grp = ltk_fuse_group_at(st, (uint32_t)g);
         uint64_t position, promoted, nvalues, stem, pool, next, value;
         if (ltk_snap_varint(&pos, end, &position) != 0 || position > UINT32_MAX ||
-            ltk_snap_varint(&pos, end, &promoted) != 0 || promoted >= 1u << 15 ||
+            ltk_snap_varint(&pos, end, &promoted) != 0 || promoted >= 1u << 16 ||
             ltk_snap_varint(&pos, end, &stem) != 0 ||
             ltk_snap_varint(&pos, end, &pool) != 0 || pool > UINT32_MAX ||
             ltk_snap_varint(&pos, end, &next) != 0 || next > st->ngroups ||
@@ -173,6 +186,8 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         grp->quoted_words = (uint8_t)(promoted >> 9 & 1);
         /* a state saved before rule booleans holds none: its slots wait for the threshold */
         grp->booleans = (uint8_t)((promoted >> 10 & 1) << 7 | (promoted >> 11 & 0x0fu));
+        /* a state saved before rule enum-slots: its slots wait for the threshold */
+        grp->non_constant = (uint8_t)!(promoted >> 15 & 1);
         grp->position = (uint32_t)position;
         grp->promoted = (uint8_t)(promoted & 1);
         grp->varform_seen = (uint8_t)(promoted >> 1 & 1);
@@ -241,6 +256,16 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
         if (rc > 0)
             return FUSE_BAD("bad transitions");
     }
+    uint64_t nplaces = 0;
+    if (pos < end && (ltk_snap_varint(&pos, end, &nplaces) != 0 ||
+                      nplaces > (uint64_t)(end - pos) / 2))
+        return FUSE_BAD("bad template places");
+    /* read before the checks below: kept, then taken once the redirects hold */
+    const uint8_t *places_at = pos;
+    for (uint64_t i = 0; i < nplaces; i++)
+        if (ltk_snap_varint(&pos, end, &k) != 0 || k == 0 || k >= ntemplates ||
+            ltk_snap_varint(&pos, end, &v) != 0)
+            return FUSE_BAD("bad template places");
     if (pos != end)
         return FUSE_BAD("trailing bytes");
     for (size_t i = 0; i < st->pools.nslots; i++)
@@ -273,7 +298,13 @@ int ltk_fuse_load(logtk_parser *p, void *state, const uint8_t *data, size_t len)
             r = st->redirect[r];
         }
     }
-    if (ltk_fuse_note_templates(p, st) != 0) /* not saved: read again */
+    if (ltk_fuse_note_templates(p, st) != 0) /* from the groups */
         return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    for (uint64_t i = 0; i < nplaces; i++) { /* (checked above) */
+        (void)ltk_snap_varint(&places_at, end, &k);
+        (void)ltk_snap_varint(&places_at, end, &v);
+        if (ltk_fuse_take_places(p, st, ltk_fuse_resolve(st, (uint32_t)k), v) != 0)
+            return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    }
     return LOGTK_OK;
 }

@@ -180,7 +180,8 @@ enum fuse_rule {
     FUSE_RULE_NUMBERED_LISTS = 49, /* "dadmin2 dadmin3 dadmin4": numbered names in a row are values */
     FUSE_RULE_BOOLEANS = 50,      /* "Powered On" beside "Powered Off": a boolean's slot is a variable */
     FUSE_RULE_NUMBERED_SLOTS = 51, /* "QQ.<*>" beside "NeteaseMusic.<*>": a slot of numbered names */
-    FUSE_RULE_NULL_WORDS = 52     /* "NULL pointer", "is null or empty": null before a word is text */
+    FUSE_RULE_NULL_WORDS = 52,    /* "NULL pointer", "is null or empty": null before a word is text */
+    FUSE_RULE_ENUM_SLOTS = 53     /* "EventType: CONTAINER_INIT" beside "..._LAUNCH": an enumeration */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -3221,9 +3222,7 @@ static int fuse_init(logtk_parser *p, void *state)
 
 static uint32_t resolve(const ltk_fuse_state *st, uint32_t id)
 {
-    while (id < st->redirect_cap && st->redirect[id] != 0 && st->redirect[id] != id)
-        id = st->redirect[id];
-    return id;
+    return ltk_fuse_resolve(st, id);
 }
 
 int ltk_fuse_ensure_redirect(ltk_fuse_state *st, uint32_t id)
@@ -3377,6 +3376,26 @@ int ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st)
             for (size_t k = 0; k < places; k++)
                 note_word_slot(p, st, resolve(st, ltk_fuse_group_member(st, grp, v)), at[k]);
     }
+    return 0;
+}
+
+/*
+ * Template id takes words at `places` (ltk_fuse_slot_bit() of each
+ * position; those past its tokens, or holding no "<*>", are left): what a
+ * merged shard or a saved state learned there, as note_word_slot() keeps
+ * it.  0, or -1 on no memory.
+ */
+int ltk_fuse_take_places(logtk_parser *p, ltk_fuse_state *st, uint32_t id, uint64_t places)
+{
+    size_t n;
+    const logtk_slice *t = ltk_tmpl_tokens(p, id, &n);
+    if (t == NULL || places == 0)
+        return 0;
+    if (ltk_fuse_ensure_redirect(st, id) != 0)
+        return -1;
+    for (size_t pos = 0; pos < n; pos++)
+        if ((places & ltk_fuse_slot_bit(pos)) && is_wild_word(t[pos].ptr, t[pos].len))
+            note_word_slot(p, st, id, pos);
     return 0;
 }
 
@@ -5637,6 +5656,50 @@ static int names_user(const char *s, size_t n)
 }
 
 /*
+ * The name of a constant as code prints an enumeration's value: four or
+ * more capitals and '_', a capital first ("CONTAINER_REMOTE_LAUNCH",
+ * "LOOKING", "BACKUP", "DHCPREQUEST").  A slot of two of them shows one
+ * field's values (rule enum-slots, is_enum_place).  n: without_sentence_end().
+ */
+static int is_enum_name(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_ENUM_SLOTS) || n < 4 || s[0] < 'A' || s[0] > 'Z')
+        return 0;
+    for (size_t k = 1; k < n; k++)
+        if ((s[k] < 'A' || s[k] > 'Z') && s[k] != '_')
+            return 0;
+    return 1;
+}
+
+FUSE_INLINE int is_transition_word(const char *t, size_t len);
+
+/*
+ * Word i of the line may be an enumeration's value (rule enum-slots): two
+ * words of the message or more before it (keys printed with their values,
+ * "conn=<*>", are not counted, nor the header): the first words after
+ * values only ("<*> HIGHMEM available." and "<*> LOWMEM available.", two
+ * lines of every boot) and the object of a verb that opens the message
+ * ("Sending SNAP", "Sending DIFF") are what the message is about.  Not a
+ * place beside "to" or an arrow: rule transitions reads those as a pair.
+ */
+static int is_enum_place(const ltk_fuse_state *st, size_t i, size_t n, size_t hdr)
+{
+    size_t words = 0;
+    for (size_t j = hdr; j < i && words < 2; j++) {
+        const char *t = st->norm.data + st->tok_off[j];
+        const size_t len = st->tok_len[j];
+        int wild = st->tok_wild[j];
+        for (size_t k = 0; !wild && k + 3 <= len; k++)
+            wild = is_wild_at(t, k, len);
+        words += !wild;
+    }
+    if (words < 2)
+        return 0;
+    return !is_transition_word(st->norm.data + st->tok_off[i - 1], st->tok_len[i - 1]) &&
+           !(i + 1 < n && is_transition_word(st->norm.data + st->tok_off[i + 1], st->tok_len[i + 1]));
+}
+
+/*
  * Nonzero when the word is a key's name and its ':' ("maxRetry:",
  * "findtime:"), for a word right before a value that closes the line:
  * fail2ban's "maxRetry: 3" and "findtime: 600" are settings, one message
@@ -5756,6 +5819,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         if (!grp->non_numbered) /* (it stays set: most slots' first word sets it) */
             grp->non_numbered = !is_slot_unit(word, bare_len);
         grp->booleans |= (uint8_t)(bare_len - 2 <= 1 ? boolean_word(word, bare_len) : FUSE_NOT_BOOLEAN);
+        grp->non_constant |= !is_enum_name(word, bare_len);
     }
     /*
      * Promote at `threshold` distinct words, or as soon as a slot that
@@ -5792,6 +5856,12 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
      * ground truth writes "Powered <*>" and "Enabled: <*>" (the 2k ones
      * keep the two apart).  Not the first word: "No such file" and "Yes"
      * are not one message's two values.
+     * A slot that printed two constants' names ("EventType:
+     * CONTAINER_REMOTE_LAUNCH" and "..._CLEANUP", "LOOKING (n.state)" and
+     * "LEADING") prints an enumeration's value: a variable at the second
+     * (rule enum-slots), as the full-size ground truths write "EventType:
+     * <*>"; a state has few values, so such a slot seldom reaches the
+     * threshold.  Where is_enum_place() says so.
      */
     int rc = LOGTK_OK;
     /* the first word counts its plain words once it printed a masked value (field-words) */
@@ -5809,7 +5879,8 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         (grp->nvalues + grp->varform_seen >= 2 && !grp->non_numbered) ||
         (grp->nvalues >= 2 && i > hdr && grp->non_event &&
          names_user(st->norm.data + st->tok_off[i - 1], st->tok_len[i - 1])) ||
-        (grp->nvalues == 2 && i > hdr && is_boolean_slot(grp->booleans)))
+        (grp->nvalues == 2 && i > hdr && is_boolean_slot(grp->booleans)) ||
+        (grp->nvalues == 2 && i > hdr && !grp->non_constant && is_enum_place(st, i, n, hdr)))
         rc = promote(p, st, g);
     /* the word joins the slot's prefix pool, which may settle groups one word short */
     if (rc == LOGTK_OK && grp->pool != FUSE_NO_ID)
@@ -7235,6 +7306,40 @@ static int fuse_finish(logtk_parser *p, void *state)
     return FUSE_RULE_OFF(FUSE_RULE_TRANSITIONS) ? LOGTK_OK : finish_transitions(p, st);
 }
 
+/*
+ * Merging (logtk_parser_merge): a shard's template says where its words
+ * varied (word_slots), which its text cannot say, a "<*>" being a masked
+ * value's as well.  The fold takes those places for the template the text
+ * lands in, so that known-slots reads a shard's template as one process
+ * reads the lines it came from: ZooKeeper's "FOLLOWING (n.state) ...
+ * FOLLOWING (my state)", from a shard that printed no other state, beside
+ * "<*> (n.state) ... <*> (my state)" from shards where both places varied.
+ */
+static uint64_t fuse_merge_hint(logtk_parser *p, void *state, uint32_t id, uint32_t *ntokens)
+{
+    ltk_fuse_state *st = state;
+    size_t n;
+    id = resolve(st, id);
+    if (id >= st->redirect_cap || ltk_tmpl_tokens(p, id, &n) == NULL || n > UINT32_MAX)
+        return 0;
+    *ntokens = (uint32_t)n;
+    return st->word_slots[id];
+}
+
+static int fuse_merge_places(logtk_parser *p, void *state, uint32_t id, uint32_t ntokens,
+                             uint64_t places)
+{
+    ltk_fuse_state *st = state;
+    size_t n;
+    id = resolve(st, id);
+    /* a text the fold reads as other tokens than its shard did: places of another reading */
+    if (ltk_tmpl_tokens(p, id, &n) == NULL || n != ntokens)
+        return LOGTK_OK;
+    return ltk_fuse_take_places(p, st, id, places) == 0
+               ? LOGTK_OK
+               : ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+}
+
 const ltk_parser_algo ltk_algo_fuse = {
     .name = "fuse",
     .summary = "logtk's own online parser: digit/punctuation-aware masks, exact lookup, "
@@ -7249,4 +7354,6 @@ const ltk_parser_algo ltk_algo_fuse = {
     .finish = fuse_finish,
     .save = ltk_fuse_save,
     .load = ltk_fuse_load,
+    .merge_hint = fuse_merge_hint,
+    .merge_places = fuse_merge_places,
 };

@@ -148,6 +148,18 @@ typedef struct ltk_parser_algo {
      */
     int (*match)(logtk_parser *p, void *state, const ltk_parse_line *line,
                  uint32_t *template_id);
+    /**
+     * May be NULL (both or neither).  What a shard knows of its template id
+     * beyond the text, for logtk_parser_merge(): bit k set where the
+     * template's token k took words that varied (so a "<*>" there is not a
+     * masked value's); *ntokens: the template's tokens.  0 when nothing.
+     * The fold hands the bits (or-ed over the shards that hold the same
+     * text) to merge_places with the fold's template the text landed in,
+     * right after feeding it, so the fold learns what the shards learned.
+     */
+    uint64_t (*merge_hint)(logtk_parser *p, void *state, uint32_t id, uint32_t *ntokens);
+    int (*merge_places)(logtk_parser *p, void *state, uint32_t id, uint32_t ntokens,
+                        uint64_t places);
 } ltk_parser_algo;
 
 /* ---------------------------------------------------------------- templates */

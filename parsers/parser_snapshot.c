@@ -406,6 +406,8 @@ typedef struct merge_item {
     size_t offset;    /* of the text in that buffer */
     size_t len;
     uint64_t count;
+    uint64_t places;  /* algo->merge_hint() of the shards' templates with this text, or-ed */
+    uint32_t ntokens; /* the tokens merge_hint() counted */
 } merge_item;
 
 static int merge_item_cmp(const void *a, const void *b)
@@ -583,6 +585,10 @@ static int fold_templates(logtk_parser **out, logtk_parser *f, const merge_item 
         rc = logtk_parser_feed(f, items[i].text, items[i].len, NULL);
         if (rc == LOGTK_ERR_LIMIT)
             rc = LOGTK_OK; /* parsed without that mask, as when parsing */
+        uint32_t id = 0;
+        if (rc == LOGTK_OK && items[i].places != 0 && algo->merge_places &&
+            logtk_parser_assignment(f, i, &id) == LOGTK_OK && id != 0)
+            rc = algo->merge_places(f, f->state, id, items[i].ntokens, items[i].places);
     }
     if (rc == LOGTK_OK)
         rc = logtk_parser_finish(f);
@@ -694,6 +700,10 @@ int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshot
             it->len = shown->text_len;
             it->key = ltk_content_key(shown->text, shown->text_len);
             it->count = t->count;
+            it->places = 0;
+            it->ntokens = 0;
+            if (shard->algo->merge_hint)
+                it->places = shard->algo->merge_hint(shard, shard->state, id, &it->ntokens);
             if (ltk_strbuf_append(&texts, shown->text, shown->text_len) != 0) {
                 rc = ltk_error_set(&why, LOGTK_ERR_NOMEM, "out of memory");
                 goto done;
@@ -707,8 +717,12 @@ int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshot
     qsort(items, nitems, sizeof *items, merge_item_cmp);
     size_t distinct = 0;
     for (size_t i = 0; i < nitems; i++) {
-        if (distinct > 0 && merge_item_cmp(&items[distinct - 1], &items[i]) == 0)
+        if (distinct > 0 && merge_item_cmp(&items[distinct - 1], &items[i]) == 0) {
             items[distinct - 1].count += items[i].count;
+            items[distinct - 1].places |= items[i].places;
+            if (items[i].places != 0) /* (one text: one tokenization) */
+                items[distinct - 1].ntokens = items[i].ntokens;
+        }
         else
             items[distinct++] = items[i];
     }

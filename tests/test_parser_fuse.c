@@ -810,6 +810,73 @@ TEST(test_fuse_list_lengths_kept)
     logtk_parser_free(one);
 }
 
+/*
+ * A merge's fold knows where a shard's words varied (the merge_hint and
+ * merge_places hooks), which the template's text cannot tell from a masked
+ * value: one shard learned "<*> (n.state), <*> (my state)" from states
+ * varying at both places, another printed only "FOLLOWING ... FOLLOWING";
+ * merged, the two are one template, as in one process (rule known-slots).
+ * The merged state, saved and loaded, keeps those places: a new state pair
+ * joins the template too.
+ */
+TEST(test_fuse_merge_word_places)
+{
+    static const char *const varied[] = {
+        "note 1 (n.leader), LOOKING (n.state), LOOKING (my state)",
+        "note 2 (n.leader), LEADING (n.state), LOOKING (my state)",
+        "note 3 (n.leader), LOOKING (n.state), LEADING (my state)"};
+    static const char *const one_state[] = {
+        "note 4 (n.leader), FOLLOWING (n.state), FOLLOWING (my state)"};
+    static const char *const general = "note <*> (n.leader), <*> (n.state), <*> (my state)";
+    /* one process */
+    static const char *const all[] = {varied[0], varied[1], varied[2], one_state[0]};
+    logtk_parser *whole = run_parser("fuse", all, 4, NULL, NULL);
+    for (uint64_t i = 0; i < 4; i++)
+        CHECK_TEXT(whole, i, general);
+    logtk_parser_free(whole);
+
+    logtk_parser *a = run_parser("fuse", varied, 3, NULL, NULL);
+    logtk_parser *b = run_parser("fuse", one_state, 1, NULL, NULL);
+    CHECK_TEXT(b, 0, "note <*> (n.leader), FOLLOWING (n.state), FOLLOWING (my state)");
+    void *snaps[2] = {NULL, NULL};
+    size_t lens[2] = {0, 0};
+    CHECK_STATUS(logtk_parser_save(a, &snaps[0], &lens[0]), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_save(b, &snaps[1], &lens[1]), LOGTK_OK);
+    logtk_parser *merged = NULL;
+    CHECK_STATUS(logtk_parser_merge(&merged, 2, (const void *const *)snaps, lens, NULL), LOGTK_OK);
+    uint64_t lines = 0;
+    for (uint32_t id = 1; merged && id <= logtk_parser_template_count(merged); id++) {
+        uint64_t c;
+        logtk_slice t;
+        CHECK_STATUS(logtk_parser_template(merged, id, &t, &c), LOGTK_OK);
+        CHECK_BYTES(t.ptr, t.len, general);
+        lines += c;
+    }
+    CHECK(lines == 4);
+    /* saved and loaded, the merged state reads a new pair of states as one process would */
+    void *snap = NULL;
+    size_t len = 0;
+    logtk_parser *resumed = NULL;
+    CHECK_STATUS(logtk_parser_new(&resumed, "fuse"), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_save(merged, &snap, &len), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_load(resumed, snap, len), LOGTK_OK);
+    static const char *const next = "note 5 (n.leader), OBSERVING (n.state), OBSERVING (my state)";
+    logtk_event ev;
+    CHECK_STATUS(logtk_parser_feed(resumed, next, strlen(next), &ev), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_finish(resumed), LOGTK_OK);
+    uint64_t c;
+    logtk_slice t;
+    CHECK_STATUS(logtk_parser_template(resumed, ev.template_id, &t, &c), LOGTK_OK);
+    CHECK_BYTES(t.ptr, t.len, general);
+    logtk_free(snap);
+    logtk_free(snaps[0]);
+    logtk_free(snaps[1]);
+    logtk_parser_free(resumed);
+    logtk_parser_free(merged);
+    logtk_parser_free(a);
+    logtk_parser_free(b);
+}
+
 /* A line's header (time, level, host, component) is one "<*>" when no format cut it off. */
 TEST(test_fuse_header)
 {
