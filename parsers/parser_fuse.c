@@ -5661,14 +5661,19 @@ static int names_user(const char *s, size_t n)
  * "LOOKING", "BACKUP", "DHCPREQUEST").  A slot of two of them shows one
  * field's values (rule enum-slots, is_enum_place).  n: without_sentence_end().
  */
-static int is_enum_name(const char *s, size_t n)
+static int is_enum_name_of(const char *s, size_t n, size_t least)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_ENUM_SLOTS) || n < 4 || s[0] < 'A' || s[0] > 'Z')
+    if (FUSE_RULE_OFF(FUSE_RULE_ENUM_SLOTS) || n < least || s[0] < 'A' || s[0] > 'Z')
         return 0;
     for (size_t k = 1; k < n; k++)
         if ((s[k] < 'A' || s[k] > 'Z') && s[k] != '_')
             return 0;
     return 1;
+}
+
+static int is_enum_name(const char *s, size_t n)
+{
+    return is_enum_name_of(s, n, 4);
 }
 
 FUSE_INLINE int is_transition_word(const char *t, size_t len);
@@ -7114,6 +7119,7 @@ typedef struct fuse_transition {
     uint64_t family;        /* template_hash() with "<*>" at both places */
     uint64_t first, second; /* hashes of the words there, 0 for a "<*>" */
     uint32_t id, at;        /* the template, its first place */
+    int names;              /* its plain words there are constants' names (is_enum_name) */
 } fuse_transition;
 
 static int transition_order(const void *a, const void *b)
@@ -7207,7 +7213,10 @@ static int finish_transitions(logtk_parser *p, ltk_fuse_state *st)
             pairs[npairs++] = (fuse_transition){
                 seq - salted(a, i) - salted(b, i + 2) + salted(st->wild_dots[0], i) +
                     salted(st->wild_dots[0], i + 2),
-                first ? a | 1 : 0, second ? b | 1 : 0, id, (uint32_t)i};
+                first ? a | 1 : 0, second ? b | 1 : 0, id, (uint32_t)i,
+                (!first || is_enum_name_of(t[i].ptr, without_sentence_end(t[i].ptr, t[i].len), 2)) &&
+                    (!second ||
+                     is_enum_name_of(t[i + 2].ptr, without_sentence_end(t[i + 2].ptr, t[i + 2].len), 2))};
         }
     }
     if (npairs > 1)
@@ -7216,12 +7225,16 @@ static int finish_transitions(logtk_parser *p, ltk_fuse_state *st)
         rc = ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
     for (size_t a = 0, b; rc == LOGTK_OK && a < npairs; a = b) {
         long both = 0;
-        for (b = a; b < npairs && pairs[b].family == pairs[a].family; b++)
+        int names = 1; /* every pair of the family prints constants' names */
+        for (b = a; b < npairs && pairs[b].family == pairs[a].family; b++) {
             both += pairs[b].first && pairs[b].second;
+            names &= pairs[b].names;
+        }
         uint32_t *slot = ltk_u64map_lookup(&st->transitions, pairs[a].family);
         if (!(slot && (*slot & FUSE_TRANSITION_PROVEN))) {
             const int valued = map_get(&st->by_text, pairs[a].family) != FUSE_NO_ID;
-            if (!valued && (both < st->threshold || !transition_states(&pairs[a], b - a, words)))
+            if (!valued && (both < (names ? 2 : st->threshold) ||
+                            !transition_states(&pairs[a], b - a, words)))
                 continue;
             if (slot)
                 *slot |= FUSE_TRANSITION_PROVEN;
