@@ -181,7 +181,8 @@ enum fuse_rule {
     FUSE_RULE_BOOLEANS = 50,      /* "Powered On" beside "Powered Off": a boolean's slot is a variable */
     FUSE_RULE_NUMBERED_SLOTS = 51, /* "QQ.<*>" beside "NeteaseMusic.<*>": a slot of numbered names */
     FUSE_RULE_NULL_WORDS = 52,    /* "NULL pointer", "is null or empty": null before a word is text */
-    FUSE_RULE_ENUM_SLOTS = 53     /* "EventType: CONTAINER_INIT" beside "..._LAUNCH": an enumeration */
+    FUSE_RULE_ENUM_SLOTS = 53,    /* "EventType: CONTAINER_INIT" beside "..._LAUNCH": an enumeration */
+    FUSE_RULE_SPACED_PATHS = 54   /* "(/rrds/C Nodes/cn304/x.rrd)": a path with a blank, one value */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -3599,6 +3600,33 @@ static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
 }
 
 /*
+ * A path in parentheses holding one blank, spread over two tokens: "(" and
+ * an absolute path, then the rest of it, a '/' in it and the ")" closing
+ * it ("(/var/lib/ganglia/rrds/C Nodes/cn304/pkts_out.rrd):", a directory
+ * named with a blank, as "Application Support" and "Program Files" are).
+ * The pair is one value, "(<*>)", as a path is (rule spaced-paths); read
+ * apart, the directory's second word split the message by the first.
+ */
+static int is_spaced_path_aside(const logtk_slice *open, const logtk_slice *close)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SPACED_PATHS) || FUSE_RULE_OFF(FUSE_RULE_PATHS))
+        return 0;
+    const char *s = open->ptr;
+    size_t n = open->len;
+    if (n < 4 || s[0] != '(' || s[1] != '/' || memchr(s + 1, ')', n - 1) != NULL ||
+        memchr(s + 2, '/', n - 2) == NULL)
+        return 0;
+    const char *u = close->ptr;
+    size_t m = close->len;
+    while (m > 0 && (u[m - 1] == ',' || u[m - 1] == '.' || u[m - 1] == ';' || u[m - 1] == ':'))
+        m--;
+    if (m < 4 || u[m - 1] != ')' || u[0] == '/' || memchr(u, '(', m) != NULL ||
+        memchr(u, ')', m - 1) != NULL)
+        return 0;
+    return memchr(u + 1, '/', m - 2) != NULL;
+}
+
+/*
  * A unit of data size ("B", "KB", "MiB", ...), maybe with a closing
  * parenthesis after it (s[0..n): a word without its sentence punctuation,
  * see without_sentence_end).  A slot that holds two different units is the
@@ -5172,7 +5200,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                         holds_glued_digits(t->ptr, read_len);
         } else if (!quick_token_hash(t->ptr, t->len, limit, st->wild_dots, &h, &form, &tok_digit)) {
             logtk_slice one = *t;
-            if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n && is_quantity_aside(t, &t[1])) {
+            if (t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
+                (is_quantity_aside(t, &t[1]) || is_spaced_path_aside(t, &t[1]))) {
                 one = joined(t, &t[1]); /* "(1.2 KB)": one value, "(<*>)" */
                 i++;
                 asides++;
@@ -6758,7 +6787,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
                 continue;
             }
             if ((t->len > 1 && t->ptr[0] == '(' && i > 0 && i + 1 < n &&
-                 is_quantity_aside(t, &t[1])) ||
+                 (is_quantity_aside(t, &t[1]) || is_spaced_path_aside(t, &t[1]))) ||
                 (t->len > 1 && t->ptr[0] != '(' && i + 1 < n && is_bound_quantity(t, &t[1]))) {
                 st->kept[k++] = joined(t, &t[1]);
                 i++;
