@@ -5685,10 +5685,13 @@ static int names_user(const char *s, size_t n)
 }
 
 /*
- * The name of a constant as code prints an enumeration's value: four or
+ * The name of a constant as code prints an enumeration's value: `least` or
  * more capitals and '_', a capital first ("CONTAINER_REMOTE_LAUNCH",
  * "LOOKING", "BACKUP", "DHCPREQUEST").  A slot of two of them shows one
- * field's values (rule enum-slots, is_enum_place).  n: without_sentence_end().
+ * field's values (rule enum-slots, is_enum_place: four or more, so that
+ * "OK", "TCP" and "GET" stay words), and a transition's two places that
+ * print them hold a machine's states ("from NEW to SCHEDULED", two or
+ * more: finish_transitions).  n: without_sentence_end().
  */
 static int is_enum_name_of(const char *s, size_t n, size_t least)
 {
@@ -5700,6 +5703,7 @@ static int is_enum_name_of(const char *s, size_t n, size_t least)
     return 1;
 }
 
+/* is_enum_name_of() for a slot's word: four or more. */
 static int is_enum_name(const char *s, size_t n)
 {
     return is_enum_name_of(s, n, 4);
@@ -7148,7 +7152,8 @@ typedef struct fuse_transition {
     uint64_t family;        /* template_hash() with "<*>" at both places */
     uint64_t first, second; /* hashes of the words there, 0 for a "<*>" */
     uint32_t id, at;        /* the template, its first place */
-    int names;              /* its plain words there are constants' names (is_enum_name) */
+    int names;              /* its plain words there are constants' names (is_enum_name_of):
+                               two pairs of such a family that chain are enough */
 } fuse_transition;
 
 static int transition_order(const void *a, const void *b)
