@@ -187,6 +187,10 @@ typedef struct ltk_fuse_state {
 #define FUSE_TRANSITION_LIMIT 0x20000u  /* every value is below it */
     int transitions_new; /* a family's count reached a step: read its templates */
     size_t transition_folds; /* the line's constants transition_fold() made "<*>" */
+    /* the places where the shard's template fed next took words, and its
+       tokens (logtk_parser_merge's fold, fuse_merge_places); 0 otherwise */
+    uint64_t merge_places;
+    size_t merge_ntokens;
     /* the budget of reads of every template (learn_sequence; not saved: a
        loaded state starts with a read at once) */
     uint64_t reads_earned, reads_spent;
@@ -420,7 +424,7 @@ int ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st);
 
 /*
  * Template id (resolved) takes words at `places` (bits of
- * ltk_fuse_slot_bit(), kept only where its token is "<*>"), as a promoted
+ * ltk_fuse_slot_bit(), kept only where its token holds "<*>"), as a promoted
  * group's places are noted: a merged shard's or a saved state's.  0, or -1
  * on no memory.
  */

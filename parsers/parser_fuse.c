@@ -182,7 +182,8 @@ enum fuse_rule {
     FUSE_RULE_NUMBERED_SLOTS = 51, /* "QQ.<*>" beside "NeteaseMusic.<*>": a slot of numbered names */
     FUSE_RULE_NULL_WORDS = 52,    /* "NULL pointer", "is null or empty": null before a word is text */
     FUSE_RULE_ENUM_SLOTS = 53,    /* "EventType: CONTAINER_INIT" beside "..._LAUNCH": an enumeration */
-    FUSE_RULE_SPACED_PATHS = 54   /* "(/rrds/C Nodes/cn304/x.rrd)": a path with a blank, one value */
+    FUSE_RULE_SPACED_PATHS = 54,  /* "(/rrds/C Nodes/cn304/x.rrd)": a path with a blank, one value */
+    FUSE_RULE_COLON_KEYS = 55     /* "action:android.intent.X" varies as "action:<*>", not "<*>" */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -2981,6 +2982,34 @@ static int json_message_form(const char *s, size_t n, size_t *keep)
  * truths keep ("PCI Interrupt Link [<*>]", "name (<*>) unknown"), else "<*>".
  * Returns the length of the kept prefix ("key=", "[", "key=[").
  */
+/*
+ * The length of "name:" opening s[0..n) when a word follows the ':' and no
+ * other ':' comes after it ("action:android.intent.action.SCREEN_ON",
+ * "reason:timeout"): a key and its value, as after '=', so the name stays
+ * in the slot's variable form, "action:<*>" (rule colon-keys), as
+ * HealthApp's full ground truth writes it.  Not a host and its port
+ * ("wpad:80", masked "wpad:<*>": one value, rule joined), nor a value with
+ * more ':' ("AuthFail:sts:0").  With `masked`, the value may be "<*>": a
+ * template's text read where a merged shard's words varied
+ * (fuse_merge_places), which a masked port cannot be told from otherwise.
+ * 0 when s is no such key and value.
+ */
+static size_t colon_key_length(const char *s, size_t n, int masked)
+{
+    const char *colon = memchr(s, ':', n); /* (most tokens hold none) */
+    if (colon == NULL || colon == s)
+        return 0;
+    const size_t k = (size_t)(colon - s);
+    if (k + 1 >= n || memchr(colon + 1, ':', n - k - 1) != NULL)
+        return 0;
+    for (size_t j = 0; j < k; j++)
+        if (!is_letter(s[j]))
+            return 0;
+    if (is_letter(s[k + 1]))
+        return k + 1;
+    return masked && n == k + 1 + LTK_WILDCARD_LEN && is_wild_at(s, k + 1, n) ? k + 1 : 0;
+}
+
 /* json_message_form()'s first test, inline: nearly every token fails it. */
 FUSE_INLINE int may_hold_json(const char *s, size_t n)
 {
@@ -2995,6 +3024,8 @@ static size_t wildform_prefix(const char *s, size_t n)
         return form == 2 ? message : 0;
     const char *eq = memchr(s, '=', n);
     size_t keep = !eq || eq == s || is_wild_at(s, 0, n) ? 0 : (size_t)(eq - s) + 1;
+    if (!eq && !FUSE_RULE_OFF(FUSE_RULE_COLON_KEYS))
+        keep = colon_key_length(s, n, 0);
     if (keep == 0 && n > 4 && (s[n - 2] == '\'' || s[n - 2] == '"') && is_letter(s[0]) &&
         !FUSE_RULE_OFF(FUSE_RULE_BRACKETS)) {
         /* "attributeAdded('X',": a call's function stays when its argument
@@ -3380,6 +3411,15 @@ int ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st)
     return 0;
 }
 
+/* Nonzero when s[0..n) holds a "<*>" (a variable or a variable form). */
+static int holds_wildcard(const char *s, size_t n)
+{
+    for (const char *q = s; (q = memchr(q, '<', n - (size_t)(q - s))) != NULL; q++)
+        if (is_wild_at(s, (size_t)(q - s), n))
+            return 1;
+    return 0;
+}
+
 /*
  * Template id takes words at `places` (ltk_fuse_slot_bit() of each
  * position; those past its tokens, or holding no "<*>", are left): what a
@@ -3395,7 +3435,7 @@ int ltk_fuse_take_places(logtk_parser *p, ltk_fuse_state *st, uint32_t id, uint6
     if (ltk_fuse_ensure_redirect(st, id) != 0)
         return -1;
     for (size_t pos = 0; pos < n; pos++)
-        if ((places & ltk_fuse_slot_bit(pos)) && is_wild_word(t[pos].ptr, t[pos].len))
+        if ((places & ltk_fuse_slot_bit(pos)) && holds_wildcard(t[pos].ptr, t[pos].len))
             note_word_slot(p, st, id, pos);
     return 0;
 }
@@ -6418,6 +6458,16 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
         st->tok_wild[i] = is_wild_word(t, st->tok_len[i]);
         if (word_variable_form(st, i, t, st->tok_len[i]) != 0)
             return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+        if (st->merge_places && n == st->merge_ntokens &&
+            (st->merge_places & ltk_fuse_slot_bit(i)) && !FUSE_RULE_OFF(FUSE_RULE_COLON_KEYS) &&
+            colon_key_length(t, st->tok_len[i], 1) != 0) {
+            /* a merged shard's "action:<*>" where words varied: the slot's
+               own variable form, as its lines' was (fuse_merge_places) */
+            st->wf_prefix[i] = st->tok_len[i] - LTK_WILDCARD_LEN;
+            st->wf_suffix[i] = 0;
+            st->wf_hash[i] = st->tok_hash[i];
+            st->salt_wf[i] = st->salt_tok[i];
+        }
         constants += !st->tok_wild[i];
         st->sib_known[i] = 0; /* see sib_key; here, not a memset (a "rep stos" compiled for size) */
         /*
@@ -6892,10 +6942,9 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
  * case by far, so it is this small function and the rest is feed_tokens(),
  * whose many locals would cost every line their saving and restoring.
  */
-static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
+static int feed_line(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line *line,
                      uint32_t *template_id)
 {
-    ltk_fuse_state *st = state;
     const uint64_t line_shape = ltk_line_shape(line->masked.ptr, line->masked.len);
     ltk_parser_note_shape(p, line_shape);
     ltk_fuse_shape_slot *shaped = NULL;
@@ -6920,6 +6969,31 @@ static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
     if (ltk_parser_line_tokens(p, &split) != LOGTK_OK)
         return LOGTK_ERR_NOMEM;
     return feed_tokens(p, st, &split, line_shape, template_id);
+}
+
+/*
+ * A line; in a merge's fold, a shard's template with the places where its
+ * words varied (fuse_merge_places), which the template it lands in takes.
+ */
+static int fuse_feed(logtk_parser *p, void *state, const ltk_parse_line *line,
+                     uint32_t *template_id)
+{
+    ltk_fuse_state *st = state;
+    int rc = feed_line(p, st, line, template_id);
+    if (st->merge_places == 0)
+        return rc;
+    const uint64_t places = st->merge_places;
+    size_t n;
+    st->merge_places = 0;
+    if (rc != LOGTK_OK || *template_id == 0)
+        return rc;
+    const uint32_t id = resolve(st, *template_id);
+    /* a text read as other tokens than its shard's template: another reading's places */
+    if (ltk_tmpl_tokens(p, id, &n) == NULL || n != st->merge_ntokens)
+        return rc;
+    return ltk_fuse_take_places(p, st, id, places) == 0
+               ? rc
+               : ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
 }
 
 /*
@@ -7356,11 +7430,13 @@ static int fuse_finish(logtk_parser *p, void *state)
 /*
  * Merging (logtk_parser_merge): a shard's template says where its words
  * varied (word_slots), which its text cannot say, a "<*>" being a masked
- * value's as well.  The fold takes those places for the template the text
- * lands in, so that known-slots reads a shard's template as one process
- * reads the lines it came from: ZooKeeper's "FOLLOWING (n.state) ...
- * FOLLOWING (my state)", from a shard that printed no other state, beside
- * "<*> (n.state) ... <*> (my state)" from shards where both places varied.
+ * value's as well.  The fold reads the text with them (a "name:<*>" there
+ * is a key's variable form, rule colon-keys) and the template the text
+ * lands in takes those places (fuse_feed), so that known-slots reads a
+ * shard's template as one process reads the lines it came from:
+ * ZooKeeper's "FOLLOWING (n.state) ... FOLLOWING (my state)", from a shard
+ * that printed no other state, beside "<*> (n.state) ... <*> (my state)"
+ * from shards where both places varied.
  */
 static uint64_t fuse_merge_hint(logtk_parser *p, void *state, uint32_t id, uint32_t *ntokens)
 {
@@ -7373,18 +7449,12 @@ static uint64_t fuse_merge_hint(logtk_parser *p, void *state, uint32_t id, uint3
     return st->word_slots[id];
 }
 
-static int fuse_merge_places(logtk_parser *p, void *state, uint32_t id, uint32_t ntokens,
-                             uint64_t places)
+static void fuse_merge_places(logtk_parser *p, void *state, uint32_t ntokens, uint64_t places)
 {
     ltk_fuse_state *st = state;
-    size_t n;
-    id = resolve(st, id);
-    /* a text the fold reads as other tokens than its shard did: places of another reading */
-    if (ltk_tmpl_tokens(p, id, &n) == NULL || n != ntokens)
-        return LOGTK_OK;
-    return ltk_fuse_take_places(p, st, id, places) == 0
-               ? LOGTK_OK
-               : ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
+    (void)p;
+    st->merge_places = places; /* for the text fed next (fuse_feed) */
+    st->merge_ntokens = ntokens;
 }
 
 const ltk_parser_algo ltk_algo_fuse = {

@@ -154,12 +154,11 @@ typedef struct ltk_parser_algo {
      * template's token k took words that varied (so a "<*>" there is not a
      * masked value's); *ntokens: the template's tokens.  0 when nothing.
      * The fold hands the bits (or-ed over the shards that hold the same
-     * text) to merge_places with the fold's template the text landed in,
-     * right after feeding it, so the fold learns what the shards learned.
+     * text) to merge_places right before feeding that text, so that the
+     * fold reads it, and learns from it, as the shards did.
      */
     uint64_t (*merge_hint)(logtk_parser *p, void *state, uint32_t id, uint32_t *ntokens);
-    int (*merge_places)(logtk_parser *p, void *state, uint32_t id, uint32_t ntokens,
-                        uint64_t places);
+    void (*merge_places)(logtk_parser *p, void *state, uint32_t ntokens, uint64_t places);
 } ltk_parser_algo;
 
 /* ---------------------------------------------------------------- templates */

@@ -582,13 +582,11 @@ static int fold_templates(logtk_parser **out, logtk_parser *f, const merge_item 
     size_t snap_len = 0;
     int rc = LOGTK_OK;
     for (size_t i = 0; rc == LOGTK_OK && i < nitems; i++) {
+        if (items[i].places != 0 && algo->merge_places)
+            algo->merge_places(f, f->state, items[i].ntokens, items[i].places);
         rc = logtk_parser_feed(f, items[i].text, items[i].len, NULL);
         if (rc == LOGTK_ERR_LIMIT)
             rc = LOGTK_OK; /* parsed without that mask, as when parsing */
-        uint32_t id = 0;
-        if (rc == LOGTK_OK && items[i].places != 0 && algo->merge_places &&
-            logtk_parser_assignment(f, i, &id) == LOGTK_OK && id != 0)
-            rc = algo->merge_places(f, f->state, id, items[i].ntokens, items[i].places);
     }
     if (rc == LOGTK_OK)
         rc = logtk_parser_finish(f);

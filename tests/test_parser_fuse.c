@@ -885,6 +885,44 @@ TEST(test_fuse_merge_word_places)
     logtk_parser_free(b);
 }
 
+/*
+ * A key's value after ':' (rule colon-keys) in shards: one shard saw two
+ * actions, "onReceive action:<*>", another one only; merged, they are one
+ * template, as in one process.  The fold reads the first shard's
+ * "action:<*>" as the slot's variable form because its words varied there
+ * (merge_hint), where a masked port's "wpad:<*>" would read as one value.
+ */
+TEST(test_fuse_merge_colon_keys)
+{
+    static const char *const two[] = {"onReceive action:android.intent.action.BATTERY_LOW",
+                                      "onReceive action:android.intent.action.SCREEN_OFF"};
+    static const char *const one[] = {"onReceive action:android.intent.action.USER_PRESENT"};
+    logtk_parser *a = run_parser("fuse", two, 2, NULL, NULL);
+    logtk_parser *b = run_parser("fuse", one, 1, NULL, NULL);
+    CHECK_TEXT(a, 0, "onReceive action:<*>");
+    CHECK_TEXT(b, 0, "onReceive action:android.intent.action.USER_PRESENT");
+    void *snaps[2] = {NULL, NULL};
+    size_t lens[2] = {0, 0};
+    CHECK_STATUS(logtk_parser_save(a, &snaps[0], &lens[0]), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_save(b, &snaps[1], &lens[1]), LOGTK_OK);
+    logtk_parser *merged = NULL;
+    CHECK_STATUS(logtk_parser_merge(&merged, 2, (const void *const *)snaps, lens, NULL), LOGTK_OK);
+    uint64_t lines = 0;
+    for (uint32_t id = 1; merged && id <= logtk_parser_template_count(merged); id++) {
+        uint64_t c;
+        logtk_slice t;
+        CHECK_STATUS(logtk_parser_template(merged, id, &t, &c), LOGTK_OK);
+        CHECK_BYTES(t.ptr, t.len, "onReceive action:<*>");
+        lines += c;
+    }
+    CHECK(lines == 3);
+    logtk_free(snaps[0]);
+    logtk_free(snaps[1]);
+    logtk_parser_free(merged);
+    logtk_parser_free(a);
+    logtk_parser_free(b);
+}
+
 /* A line's header (time, level, host, component) is one "<*>" when no format cut it off. */
 TEST(test_fuse_header)
 {
