@@ -749,6 +749,35 @@ TEST(test_fuse_round4)
 }
 
 /*
+ * Shards a and b saved and merged (logtk_parser_merge), with the checks
+ * that every template of the result reads `text` and that their line
+ * counts add up to `lines`: the merged parser, which the caller frees.
+ */
+static logtk_parser *merged_pair(logtk_parser *a, logtk_parser *b, const char *text,
+                                 uint64_t lines)
+{
+    void *snaps[2] = {NULL, NULL};
+    size_t lens[2] = {0, 0};
+    CHECK_STATUS(logtk_parser_save(a, &snaps[0], &lens[0]), LOGTK_OK);
+    CHECK_STATUS(logtk_parser_save(b, &snaps[1], &lens[1]), LOGTK_OK);
+    logtk_parser *merged = NULL;
+    CHECK_STATUS(logtk_parser_merge(&merged, 2, (const void *const *)snaps, lens, NULL), LOGTK_OK);
+    CHECK(merged != NULL && logtk_parser_template_count(merged) >= 1);
+    uint64_t counted = 0;
+    for (uint32_t id = 1; merged && id <= logtk_parser_template_count(merged); id++) {
+        uint64_t c;
+        logtk_slice t;
+        CHECK_STATUS(logtk_parser_template(merged, id, &t, &c), LOGTK_OK);
+        CHECK_BYTES(t.ptr, t.len, text);
+        counted += c;
+    }
+    CHECK(counted == lines);
+    logtk_free(snaps[0]);
+    logtk_free(snaps[1]);
+    return merged;
+}
+
+/*
  * Rule list-lengths kept where fuse's state goes: a list message learned
  * with lists of two and three values, saved and reloaded, takes a list of
  * one (and of six) into its one template; and two shards, one that saw
@@ -795,25 +824,7 @@ TEST(test_fuse_list_lengths_kept)
     /* two shards, each of one length, merged */
     logtk_parser *two = run_parser("fuse", before, 1, NULL, NULL);
     logtk_parser *one = run_parser("fuse", after, 1, NULL, NULL);
-    void *snaps[2] = {NULL, NULL};
-    size_t lens[2] = {0, 0};
-    CHECK_STATUS(logtk_parser_save(two, &snaps[0], &lens[0]), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_save(one, &snaps[1], &lens[1]), LOGTK_OK);
-    logtk_parser *merged = NULL;
-    CHECK_STATUS(logtk_parser_merge(&merged, 2, (const void *const *)snaps, lens, NULL), LOGTK_OK);
-    CHECK(merged != NULL && logtk_parser_template_count(merged) >= 1);
-    uint64_t lines = 0;
-    for (uint32_t id = 1; merged && id <= logtk_parser_template_count(merged); id++) {
-        uint64_t c;
-        logtk_slice t;
-        CHECK_STATUS(logtk_parser_template(merged, id, &t, &c), LOGTK_OK);
-        CHECK_BYTES(t.ptr, t.len, "ask <*> to delete <*>");
-        lines += c;
-    }
-    CHECK(lines == 2);
-    logtk_free(snaps[0]);
-    logtk_free(snaps[1]);
-    logtk_parser_free(merged);
+    logtk_parser_free(merged_pair(two, one, "ask <*> to delete <*>", 2));
     logtk_parser_free(two);
     logtk_parser_free(one);
 }
@@ -846,21 +857,7 @@ TEST(test_fuse_merge_word_places)
     logtk_parser *a = run_parser("fuse", varied, 3, NULL, NULL);
     logtk_parser *b = run_parser("fuse", one_state, 1, NULL, NULL);
     CHECK_TEXT(b, 0, "note <*> (n.leader), FOLLOWING (n.state), FOLLOWING (my state)");
-    void *snaps[2] = {NULL, NULL};
-    size_t lens[2] = {0, 0};
-    CHECK_STATUS(logtk_parser_save(a, &snaps[0], &lens[0]), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_save(b, &snaps[1], &lens[1]), LOGTK_OK);
-    logtk_parser *merged = NULL;
-    CHECK_STATUS(logtk_parser_merge(&merged, 2, (const void *const *)snaps, lens, NULL), LOGTK_OK);
-    uint64_t lines = 0;
-    for (uint32_t id = 1; merged && id <= logtk_parser_template_count(merged); id++) {
-        uint64_t c;
-        logtk_slice t;
-        CHECK_STATUS(logtk_parser_template(merged, id, &t, &c), LOGTK_OK);
-        CHECK_BYTES(t.ptr, t.len, general);
-        lines += c;
-    }
-    CHECK(lines == 4);
+    logtk_parser *merged = merged_pair(a, b, general, 4);
     /* saved and loaded, the merged state reads a new pair of states as one process would */
     void *snap = NULL;
     size_t len = 0;
@@ -877,8 +874,6 @@ TEST(test_fuse_merge_word_places)
     CHECK_STATUS(logtk_parser_template(resumed, ev.template_id, &t, &c), LOGTK_OK);
     CHECK_BYTES(t.ptr, t.len, general);
     logtk_free(snap);
-    logtk_free(snaps[0]);
-    logtk_free(snaps[1]);
     logtk_parser_free(resumed);
     logtk_parser_free(merged);
     logtk_parser_free(a);
@@ -901,24 +896,7 @@ TEST(test_fuse_merge_colon_keys)
     logtk_parser *b = run_parser("fuse", one, 1, NULL, NULL);
     CHECK_TEXT(a, 0, "onReceive action:<*>");
     CHECK_TEXT(b, 0, "onReceive action:android.intent.action.USER_PRESENT");
-    void *snaps[2] = {NULL, NULL};
-    size_t lens[2] = {0, 0};
-    CHECK_STATUS(logtk_parser_save(a, &snaps[0], &lens[0]), LOGTK_OK);
-    CHECK_STATUS(logtk_parser_save(b, &snaps[1], &lens[1]), LOGTK_OK);
-    logtk_parser *merged = NULL;
-    CHECK_STATUS(logtk_parser_merge(&merged, 2, (const void *const *)snaps, lens, NULL), LOGTK_OK);
-    uint64_t lines = 0;
-    for (uint32_t id = 1; merged && id <= logtk_parser_template_count(merged); id++) {
-        uint64_t c;
-        logtk_slice t;
-        CHECK_STATUS(logtk_parser_template(merged, id, &t, &c), LOGTK_OK);
-        CHECK_BYTES(t.ptr, t.len, "onReceive action:<*>");
-        lines += c;
-    }
-    CHECK(lines == 3);
-    logtk_free(snaps[0]);
-    logtk_free(snaps[1]);
-    logtk_parser_free(merged);
+    logtk_parser_free(merged_pair(a, b, "onReceive action:<*>", 3));
     logtk_parser_free(a);
     logtk_parser_free(b);
 }
