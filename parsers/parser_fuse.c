@@ -183,7 +183,8 @@ enum fuse_rule {
     FUSE_RULE_NULL_WORDS = 52,    /* "NULL pointer", "is null or empty": null before a word is text */
     FUSE_RULE_ENUM_SLOTS = 53,    /* "EventType: CONTAINER_INIT" beside "..._LAUNCH": an enumeration */
     FUSE_RULE_SPACED_PATHS = 54,  /* "(/rrds/C Nodes/cn304/x.rrd)": a path with a blank, one value */
-    FUSE_RULE_COLON_KEYS = 55     /* "action:android.intent.X" varies as "action:<*>", not "<*>" */
+    FUSE_RULE_COLON_KEYS = 55,    /* "action:android.intent.X" varies as "action:<*>", not "<*>" */
+    FUSE_RULE_CODE_KEYS = 56      /* "file=mgr.cpp", "Function=int": a key's value that is code stays */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -875,6 +876,36 @@ static int names_source(const char *s, size_t from, size_t to, size_t n)
 {
     return to < n && ((s[to] == ':' && is_source_file(s + from, to - from, s, to, n)) ||
                       (s[to] == '/' && is_source_dir(s, from, to, n)));
+}
+
+/*
+ * Nonzero when the key's value s[from..to) (s[from - 1] its '=') is code,
+ * constant text as the names of code are (rule code-keys): a source file's
+ * name, whole ("Source file=idotransportmgr.cpp", BGL's assertions; every
+ * ground truth keeps it), or the value of a key that names the function
+ * ("Function=int IdoTransportMgr::SendPacket(...)", logfmt's "func=main.run"):
+ * the code that printed the line, not data it reports.
+ */
+static int is_code_value(const char *s, size_t from, size_t to, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_CODE_KEYS) || from < 2 || s[from - 1] != '=')
+        return 0;
+    if ((to == n || s[to] == ',' || s[to] == ';' || s[to] == ')') &&
+        is_source_name(s + from, to - from))
+        return 1;
+    size_t k = from - 1; /* the key: letters before the '=' */
+    while (k > 0 && is_letter(s[k - 1]))
+        k--;
+    const size_t len = from - 1 - k;
+    if ((len != 4 && len != 8) ||
+        (k > 0 && (is_alnum_byte(s[k - 1]) || s[k - 1] == '_' || s[k - 1] == '.' ||
+                   s[k - 1] == '-')))
+        return 0; /* (a longer key: "my_function=") */
+    static const char function[] = "function";
+    for (size_t j = 0; j < len; j++)
+        if ((s[k + j] | 0x20) != function[j])
+            return 0;
+    return 1;
 }
 
 /*
@@ -2391,7 +2422,7 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             !(((atom_from > 0 && is_key_sign(s, atom_from - 1, n)) ||
                is_bracketed_key_value(s, atom_from, i, n)) &&
               !(i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') &&
-              !names_source(s, atom_from, i, n))) {
+              !names_source(s, atom_from, i, n) && !is_code_value(s, atom_from, i, n))) {
             last_wild = 0;
             scheme = atom; /* a word as written: maybe the scheme of a URL */
             scheme_end = o;
