@@ -271,14 +271,6 @@ static int mostly_digits(const char *s, size_t len)
     return digits > 0 && (double)digits / (double)len >= 0.3;
 }
 
-static int contains_wildcard(const char *s, size_t len)
-{
-    for (size_t i = 0; i + 3 <= len; i++)
-        if (s[i] == '<' && s[i + 1] == '*' && s[i + 2] == '>')
-            return 1;
-    return 0;
-}
-
 #define POS_KEY(pos, id) (((uint64_t)(pos) << 32) | (uint64_t)(id))
 #define GROUP_KEY_LEN 3 /* length, root frequency, root width */
 
@@ -453,7 +445,7 @@ static int brain_finish(logtk_parser *p, void *state)
     for (uint32_t t = 0; t < ntok; t++) {
         size_t len;
         const char *s = ltk_parser_token_text(p, t, &len);
-        w.is_wild[t] = s && (contains_wildcard(s, len) || mostly_digits(s, len));
+        w.is_wild[t] = s && (ltk_holds_wildcard(s, len) || mostly_digits(s, len));
     }
 
     /* 3. downward split per group, then templates */

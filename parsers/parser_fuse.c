@@ -896,16 +896,10 @@ static int is_code_value(const char *s, size_t from, size_t to, size_t n)
     size_t k = from - 1; /* the key: letters before the '=' */
     while (k > 0 && is_letter(s[k - 1]))
         k--;
-    const size_t len = from - 1 - k;
-    if ((len != 4 && len != 8) ||
-        (k > 0 && (is_alnum_byte(s[k - 1]) || s[k - 1] == '_' || s[k - 1] == '.' ||
-                   s[k - 1] == '-')))
+    if (k > 0 && (is_alnum_byte(s[k - 1]) || s[k - 1] == '_' || s[k - 1] == '.' || s[k - 1] == '-'))
         return 0; /* (a longer key: "my_function=") */
-    static const char function[] = "function";
-    for (size_t j = 0; j < len; j++)
-        if ((s[k + j] | 0x20) != function[j])
-            return 0;
-    return 1;
+    static const char *const names[] = {"function", "func"};
+    return is_word_of(s + k, from - 1 - k, names, sizeof names / sizeof names[0]);
 }
 
 /*
@@ -3006,14 +3000,6 @@ static int json_message_form(const char *s, size_t n, size_t *keep)
 }
 
 /*
- * The variable form of a token: "key=<*>" for "key=value" (the key is part of
- * the template in every ground truth, only the value varies), "[<*>]" for
- * "[value]" and likewise "(<*>)", "{<*>}", "'<*>'" and "\"<*>\"": brackets
- * and quotes around a value are the message's punctuation, which the ground
- * truths keep ("PCI Interrupt Link [<*>]", "name (<*>) unknown"), else "<*>".
- * Returns the length of the kept prefix ("key=", "[", "key=[").
- */
-/*
  * The length of "name:" opening s[0..n) when a word follows the ':' and no
  * other ':' comes after it ("action:android.intent.action.SCREEN_ON",
  * "reason:timeout"): a key and its value, as after '=', so the name stays
@@ -3041,6 +3027,14 @@ static size_t colon_key_length(const char *s, size_t n, int masked)
     return masked && n == k + 1 + LTK_WILDCARD_LEN && is_wild_at(s, k + 1, n) ? k + 1 : 0;
 }
 
+/*
+ * The variable form of a token: "key=<*>" for "key=value" (the key is part of
+ * the template in every ground truth, only the value varies), "[<*>]" for
+ * "[value]" and likewise "(<*>)", "{<*>}", "'<*>'" and "\"<*>\"": brackets
+ * and quotes around a value are the message's punctuation, which the ground
+ * truths keep ("PCI Interrupt Link [<*>]", "name (<*>) unknown"), else "<*>".
+ * Returns the length of the kept prefix ("key=", "[", "key=[").
+ */
 /* json_message_form()'s first test, inline: nearly every token fails it. */
 FUSE_INLINE int may_hold_json(const char *s, size_t n)
 {
@@ -3442,15 +3436,6 @@ int ltk_fuse_note_templates(logtk_parser *p, ltk_fuse_state *st)
     return 0;
 }
 
-/* Nonzero when s[0..n) holds a "<*>" (a variable or a variable form). */
-static int holds_wildcard(const char *s, size_t n)
-{
-    for (const char *q = s; (q = memchr(q, '<', n - (size_t)(q - s))) != NULL; q++)
-        if (is_wild_at(s, (size_t)(q - s), n))
-            return 1;
-    return 0;
-}
-
 /*
  * Template id takes words at `places` (ltk_fuse_slot_bit() of each
  * position; those past its tokens, or holding no "<*>", are left): what a
@@ -3466,7 +3451,7 @@ int ltk_fuse_take_places(logtk_parser *p, ltk_fuse_state *st, uint32_t id, uint6
     if (ltk_fuse_ensure_redirect(st, id) != 0)
         return -1;
     for (size_t pos = 0; pos < n; pos++)
-        if ((places & ltk_fuse_slot_bit(pos)) && holds_wildcard(t[pos].ptr, t[pos].len))
+        if ((places & ltk_fuse_slot_bit(pos)) && ltk_holds_wildcard(t[pos].ptr, t[pos].len))
             note_word_slot(p, st, id, pos);
     return 0;
 }
@@ -3657,9 +3642,7 @@ static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
     if (i != n)
         return 0;
     const char *u = close->ptr;
-    size_t m = close->len;
-    while (m > 0 && (u[m - 1] == ',' || u[m - 1] == '.' || u[m - 1] == ';' || u[m - 1] == ':'))
-        m--;
+    const size_t m = before_sentence_end(u, close->len, 0);
     if (m < 2 || u[m - 1] != ')')
         return 0;
     if (m == 4 && is_wild_at(u, 0, m))
@@ -3688,9 +3671,7 @@ static int is_spaced_path_aside(const logtk_slice *open, const logtk_slice *clos
         memchr(s + 2, '/', n - 2) == NULL)
         return 0;
     const char *u = close->ptr;
-    size_t m = close->len;
-    while (m > 0 && (u[m - 1] == ',' || u[m - 1] == '.' || u[m - 1] == ';' || u[m - 1] == ':'))
-        m--;
+    const size_t m = before_sentence_end(u, close->len, 0);
     if (m < 4 || u[m - 1] != ')' || u[0] == '/' || memchr(u, '(', m) != NULL ||
         memchr(u, ')', m - 1) != NULL)
         return 0;
@@ -5794,14 +5775,9 @@ FUSE_INLINE int is_transition_word(const char *t, size_t len);
 static int is_enum_place(const ltk_fuse_state *st, size_t i, size_t n, size_t hdr)
 {
     size_t words = 0;
-    for (size_t j = hdr; j < i && words < 2; j++) {
-        const char *t = st->norm.data + st->tok_off[j];
-        const size_t len = st->tok_len[j];
-        int wild = st->tok_wild[j];
-        for (size_t k = 0; !wild && k + 3 <= len; k++)
-            wild = is_wild_at(t, k, len);
-        words += !wild;
-    }
+    for (size_t j = hdr; j < i && words < 2; j++)
+        words += !st->tok_wild[j] &&
+                 !ltk_holds_wildcard(st->norm.data + st->tok_off[j], st->tok_len[j]);
     if (words < 2)
         return 0;
     return !is_transition_word(st->norm.data + st->tok_off[i - 1], st->tok_len[i - 1]) &&

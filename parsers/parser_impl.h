@@ -109,6 +109,15 @@ static inline int ltk_is_wildcard(const char *ptr, size_t len)
     return len == 3 && ptr[0] == '<' && ptr[1] == '*' && ptr[2] == '>';
 }
 
+/** Nonzero when the slice holds a "<*>" anywhere ("<*>", "key=<*>", "(<*>),"). */
+static inline int ltk_holds_wildcard(const char *ptr, size_t len)
+{
+    for (size_t i = 0; i + LTK_WILDCARD_LEN <= len; i++)
+        if (ptr[i] == '<' && ptr[i + 1] == '*' && ptr[i + 2] == '>')
+            return 1;
+    return 0;
+}
+
 /** One fed line as an algorithm sees it. */
 typedef struct ltk_parse_line {
     const logtk_slice *tokens; /* masked tokens, in order; valid during feed() only */

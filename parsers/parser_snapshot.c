@@ -720,9 +720,9 @@ int logtk_parser_merge(logtk_parser **out, size_t n, const void *const *snapshot
             items[distinct - 1].places |= items[i].places;
             if (items[i].places != 0) /* (one text: one tokenization) */
                 items[distinct - 1].ntokens = items[i].ntokens;
-        }
-        else
+        } else {
             items[distinct++] = items[i];
+        }
     }
     free(params0); /* points into fold, which fold_templates frees */
     params0 = NULL;
