@@ -134,7 +134,7 @@ enum fuse_rule {
     FUSE_RULE_HOSTS = 4,         /* DNS host names are values */
     FUSE_RULE_INNER_DIGITS = 5,  /* "jk2_init": a name, not a value */
     FUSE_RULE_UNIT_NAMES = 6,    /* "eth0", "sda1": names */
-    FUSE_RULE_NUMBERED = 7,      /* "node-224" -> "node-<*>" */
+    FUSE_RULE_NUMBERED = 7,      /* "core.12" -> "core.<*>", "jetty-6.1.26" -> "jetty-<*>" */
     FUSE_RULE_LEADER_DOTS = 8,   /* "instruction......0" -> "instruction......<*>" */
     FUSE_RULE_CODE_SYMBOLS = 9,  /* "do_page_fault+0x12f/0x446" keeps its name */
     FUSE_RULE_JOINED = 10,       /* values joined by ':', '/', '#', ',', '@' are one */
@@ -934,14 +934,20 @@ FUSE_INLINE size_t source_line_prefix(const char *s, size_t n)
 }
 
 /*
- * The length of a kept name prefix of a variable atom: "node-" of
- * "node-224", "core." of "core.1234", "UTF-" of "UTF-8".  The atom starts
- * with a word of letters, then '-' or '.', and every piece after it holds a
- * digit: a numbered instance of a named thing, where the name is the
- * constant and the number the value (the ground truths write "node-<*>").
- * A host name ("adsl-70-242.dsl.example.net": a later piece is letters
- * only) or a dotted class name is a value as a whole: 0.
+ * The length of a kept name prefix of a variable atom: "core." of
+ * "core.1234", "jetty-" of "jetty-6.1.26".  The atom starts with a word of
+ * letters, then '.' and pieces that each hold a digit (a numbered instance
+ * of a named thing: BGL's ground truths, every one, write "core.<*>"), or
+ * '-' and a dotted version (a product and its release: the full-size
+ * ground truth writes Hadoop's "jetty-<*>").  A name joined by '-' to
+ * anything else is a value whole ("node-224", "Interconnect-1N01",
+ * "BP-1347-10.0.0.1-1444", "UTF-8"): the full-size ground truths write HPC's
+ * nodes and Hadoop's block pools and hosts "<*>", where the 2k ones kept
+ * "node-<*>".  A host name ("adsl-70-242.dsl.example.net": a later piece
+ * is letters only) or a dotted class name is a value as a whole: 0.
  */
+static int is_dotted_number(const char *s, size_t n);
+
 static size_t name_prefix(const char *s, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_NUMBERED))
@@ -952,6 +958,8 @@ static size_t name_prefix(const char *s, size_t n)
     if (i < 2 || i + 1 >= n || (s[i] != '-' && s[i] != '.'))
         return 0;
     size_t prefix = i + 1;
+    if (s[i] == '-' && !is_dotted_number(s + prefix, n - prefix))
+        return 0;
     int digit = 0;
     for (size_t k = prefix; k <= n; k++) {
         if (k == n || s[k] == '-' || s[k] == '.') {
@@ -2775,7 +2783,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
         return 1;
     }
     /* "response.c.422": a source file and its line (source_line_prefix);
-       "node-7", "core.12": a kept name (name_prefix needs a '-' or '.' after letters) */
+       "core.12", "jetty-6.1.26": a kept name (name_prefix needs a '-' or '.' after letters) */
     if (lead && lead < n && s[lead] == '.')
         keep = source_line_prefix(s, n - dots);
     if (keep == 0 && lead && lead < n && (s[lead] == '-' || s[lead] == '.'))
@@ -2789,7 +2797,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
             keep = leader_prefix(s, n - dots);
     }
     if (keep) {
-        /* "node-7" -> "node-<*>", "core.12." -> "core.<*>.": the name kept */
+        /* "core.12." -> "core.<*>.", "jetty-6.1.26" -> "jetty-<*>": the name kept */
         char masked[64 + LTK_WILDCARD_LEN + FUSE_WILD_DOTS + 8]; /* slack for hash_padded */
         memcpy(masked, s, keep);
         memcpy(masked + keep, LTK_WILDCARD "...", LTK_WILDCARD_LEN + dots);
@@ -4807,7 +4815,7 @@ static int is_participle(const char *s, size_t n) /* n: without_sentence_end() *
 /*
  * The masked form of a numbered instance whose name name_prefix() kept: a
  * word of letters, '-' or '.', then "<*>" ("QQ.<*>" for "QQ.4711",
- * "node-<*>").
+ * "jetty-<*>").
  */
 static int is_numbered_form(const char *s, size_t n) /* n: without_sentence_end() */
 {
@@ -4824,7 +4832,7 @@ static int is_numbered_form(const char *s, size_t n) /* n: without_sentence_end(
  * A slot's word that names a numbered unit (is_unit_name: "en0", "awdl0",
  * "IRQ9", "IPV6"), a name that stays a word until a second one appears in
  * the slot (rule unit-slots, in group_takes_word); so does a numbered
- * instance of a named thing (is_numbered_form: "QQ.<*>", "node-<*>"): the
+ * instance of a named thing (is_numbered_form: "QQ.<*>", "core.<*>"): the
  * name is kept while it is the one the message names, and a slot that
  * shows two names, Mac's "Hit by torpedo! QQ.<*>" beside "NeteaseMusic.<*>"
  * (an application and its process id), prints names and numbers alike: a
