@@ -943,8 +943,10 @@ FUSE_INLINE size_t source_line_prefix(const char *s, size_t n)
  * anything else is a value whole ("node-224", "Interconnect-1N01",
  * "BP-1347-10.0.0.1-1444", "UTF-8"): the full-size ground truths write HPC's
  * nodes and Hadoop's block pools and hosts "<*>", where the 2k ones kept
- * "node-<*>".  A host name ("adsl-70-242.dsl.example.net": a later piece
- * is letters only) or a dotted class name is a value as a whole: 0.
+ * "node-<*>".  A name and "<*>" after '-' is a kept name read again (a
+ * shard's template folded by `logtk merge`, or a mask's value), and keeps
+ * it.  A host name ("adsl-70-242.dsl.example.net": a later piece is
+ * letters only) or a dotted class name is a value as a whole: 0.
  */
 static int is_dotted_number(const char *s, size_t n);
 
@@ -958,8 +960,9 @@ static size_t name_prefix(const char *s, size_t n)
     if (i < 2 || i + 1 >= n || (s[i] != '-' && s[i] != '.'))
         return 0;
     size_t prefix = i + 1;
-    if (s[i] == '-' && !is_dotted_number(s + prefix, n - prefix))
-        return 0;
+    if (s[i] == '-' && !is_dotted_number(s + prefix, n - prefix) &&
+        !(n - prefix == LTK_WILDCARD_LEN && is_wild_at(s, prefix, n)))
+        return 0; /* (a template's "jetty-<*>" read again keeps its name) */
     int digit = 0;
     for (size_t k = prefix; k <= n; k++) {
         if (k == n || s[k] == '-' || s[k] == '.') {
