@@ -184,8 +184,7 @@ enum fuse_rule {
     FUSE_RULE_ENUM_SLOTS = 53,    /* "EventType: CONTAINER_INIT" beside "..._LAUNCH": an enumeration */
     FUSE_RULE_SPACED_PATHS = 54,  /* "(/rrds/C Nodes/cn304/x.rrd)": a path with a blank, one value */
     FUSE_RULE_COLON_KEYS = 55,    /* "action:android.intent.X" varies as "action:<*>", not "<*>" */
-    FUSE_RULE_CODE_KEYS = 56,     /* "file=mgr.cpp", "Function=int": a key's value that is code stays */
-    FUSE_RULE_BRACKET_LISTS = 57  /* "Fan speeds ( 3552 3534 **** 3515 3479 )": one value in brackets */
+    FUSE_RULE_CODE_KEYS = 56      /* "file=mgr.cpp", "Function=int": a key's value that is code stays */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -4530,49 +4529,6 @@ static logtk_slice joined(const logtk_slice *a, const logtk_slice *b)
 }
 
 /*
- * Nonzero when s[0..n) is a value of a list of readings: digits with the
- * signs and separators of numbers ("3552", "-1.5", "0,5"), holding a digit,
- * or a run of '*' or '-' standing for a missing reading ("****").
- */
-static int is_list_reading(const char *s, size_t n)
-{
-    int digit = 0, stars = 1;
-    for (size_t i = 0; i < n; i++) {
-        const char c = s[i];
-        if (c >= '0' && c <= '9')
-            digit = 1;
-        else if (c != '.' && c != ',' && c != '-' && c != '+' && c != '*')
-            return 0;
-        if (c != '*' && c != '-')
-            stars = 0;
-    }
-    return n > 0 && (digit || stars);
-}
-
-/*
- * The tokens t[0] .. t[k - 1] of a list of readings in brackets closing the
- * line (rule bracket-lists): t[-1] is a lone '(', '[' or '{', each of the k
- * tokens a reading (is_list_reading), k at least FUSE_LIST_MIN, and t[k],
- * the line's last token, the lone bracket closing it: "Fan speeds ( 3552
- * 3534 3375 **** 3515 3479 )".  The list is one value, "( <*> )", as a list
- * closing the line without brackets is one "<*>" (feed_tokens), and as the
- * full-size ground truth writes HPC's fan speeds whatever reading is
- * missing; a list of other lengths is the same message.  Returns k, else 0.
- */
-static size_t bracketed_list_span(const logtk_slice *t, size_t avail)
-{
-    const char open = t[-1].ptr[0];
-    const char close = open == '(' ? ')' : open == '[' ? ']' : open == '{' ? '}' : 0;
-    if (FUSE_RULE_OFF(FUSE_RULE_BRACKET_LISTS) || close == 0 || avail <= FUSE_LIST_MIN ||
-        avail > FUSE_SPAN_MAX || t[avail - 1].len != 1 || t[avail - 1].ptr[0] != close)
-        return 0;
-    for (size_t k = 0; k + 1 < avail; k++)
-        if (!is_list_reading(t[k].ptr, t[k].len))
-            return 0;
-    return avail - 1;
-}
-
-/*
  * A field that several tokens print, at token i of the line (from the
  * header's hdr on): a date and time (*form FORM_STAMP, timestamp_at) or a
  * quoted field closing the line (FORM_QUOTED, quoted_tail), neither at the
@@ -4602,11 +4558,6 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
                                 const char **quote, int *inside, unsigned *sql, uint8_t *form)
 {
     size_t k;
-    /* a list of values in brackets closing the line (few tokens follow a lone bracket) */
-    if (i > hdr && t[-1].len == 1 && (k = bracketed_list_span(t, avail)) != 0) {
-        *form = FORM_WILD;
-        return k;
-    }
     if (i > hdr && ((k = timestamp_at(t, avail)) != 0 || (k = calendar_date_at(t, avail)) != 0)) {
         /* (not at the first word) */
         *form = FORM_STAMP;
@@ -5286,8 +5237,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
             if (one.len + 8 > st->norm.cap / 5 &&
                 ltk_strbuf_reserve(&st->norm, MASKED_MAX(one.len) + one.len + 8) != 0)
                 return ltk_parser_error(p, LOGTK_ERR_NOMEM, "out of memory");
-            masked_len = joined_form == FORM_WILD ? (size_t)(put_wildcard(st->norm.data) - st->norm.data)
-                         : joined_form == FORM_STAMP ? mask_timestamp(one.ptr, one.len, st->norm.data)
+            masked_len = joined_form == FORM_STAMP ? mask_timestamp(one.ptr, one.len, st->norm.data)
                          : joined_form == FORM_QUOTED
                              ? mask_quoted(one.ptr, one.len, st->norm.data)
                          : joined_form == FORM_MEMBER
