@@ -782,6 +782,8 @@ int ltk_number_filter(const logtk_grep *g, search_ctx *x, ltk_decoder *d, ltk_er
         const uint8_t *tb = ltk_decoder_template(d, t, &tl);
         size_t ne = SIZE_MAX; /* elements made only when some piece's walk is not remembered */
         uint32_t count = ltk_decoder_template_lines(d, t);
+        if (count == 0)
+            continue; /* no line to test (a damaged block can list such a template) */
         for (int k = 0; k < g->pieces.n; k++) {
             if (!(m >> k & 1))
                 continue;
