@@ -3034,7 +3034,7 @@ static size_t colon_key_length(const char *s, size_t n, int masked)
         if (!is_letter(s[j]))
             return 0;
     if (is_letter(s[k + 1]))
-        return k + 1;
+        return memchr(colon + 1, '.', n - k - 1) != NULL ? k + 1 : 0;
     return masked && n == k + 1 + LTK_WILDCARD_LEN && is_wild_at(s, k + 1, n) ? k + 1 : 0;
 }
 
