@@ -3011,13 +3011,15 @@ static int json_message_form(const char *s, size_t n, size_t *keep)
 }
 
 /*
- * The length of "name:" opening s[0..n) when a word follows the ':' and no
- * other ':' comes after it ("action:android.intent.action.SCREEN_ON",
- * "reason:timeout"): a key and its value, as after '=', so the name stays
- * in the slot's variable form, "action:<*>" (rule colon-keys), as
- * HealthApp's full ground truth writes it.  Not a host and its port
- * ("wpad:80", masked "wpad:<*>": one value, rule joined), nor a value with
- * more ':' ("AuthFail:sts:0").  With `masked`, the value may be "<*>": a
+ * The length of "name:" opening s[0..n) when a dotted name follows the ':'
+ * and no other ':' comes after it ("action:android.intent.action.SCREEN_ON"):
+ * a key and its value, as after '=', so the name stays in the slot's
+ * variable form, "action:<*>" (rule colon-keys), as HealthApp's full ground
+ * truth writes it.  Not a host and its port ("wpad:80", masked "wpad:<*>":
+ * one value, rule joined), nor a value with more ':' ("AuthFail:sts:0"),
+ * nor a name and a plain word, where the name is what varies (dpkg's
+ * "gnupg:all" beside "tzdata:all", an image and its tag, a user and its
+ * group: one value each).  With `masked`, the value may be "<*>": a
  * template's text read where a merged shard's words varied
  * (fuse_merge_places), which a masked port cannot be told from otherwise.
  * 0 when s is no such key and value.
