@@ -441,6 +441,80 @@ static size_t uptime_span(const logtk_slice *t, size_t from, size_t n)
     return k - from + 1;
 }
 
+/* Nonzero when s[0..n) is digits only (n > 0). */
+static int is_all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return n > 0;
+}
+
+/*
+ * A source location closing a header, s[0..n) being "name.ext:123]": a
+ * name (no blank), ':', the line's digits and the ']' that ends glog's
+ * header.
+ */
+static int is_location_bracket(const char *s, size_t n)
+{
+    if (n < 5 || s[n - 1] != ']')
+        return 0;
+    size_t d = n - 1;
+    while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+        d--;
+    return d >= 2 && d < n - 1 && s[d - 1] == ':';
+}
+
+/*
+ * glog's header (Google's C++ logging, and klog, Kubernetes' components):
+ * "I1207 11:45:23.657765    2126 server.go:123] msg", the level's letter
+ * and the month and day, the time, the thread and the source location up
+ * to ']'.  Returns 4 (the header's tokens) when t opens with one, else 0.
+ */
+static size_t glog_header(const logtk_slice *t, size_t n)
+{
+    if (n < 5 || t[0].len != 5 || !is_level_name(t[0].ptr, 1) || !is_all_digits(t[0].ptr + 1, 4) ||
+        !is_date_or_time(t[1].ptr, t[1].len) || !is_all_digits(t[2].ptr, t[2].len) ||
+        !is_location_bracket(t[3].ptr, t[3].len))
+        return 0;
+    return 4;
+}
+
+/*
+ * Chromium's header, one token: "[2126:2126:1207/114523.657765:INFO:
+ * chrome/app/x.cc:210]" (process, thread, month and day '/' time, level,
+ * source location; "VERBOSE1" to "VERBOSE9" for --v; older builds close with
+ * "x.cc(210)]").  Nonzero when s[0..n) is one.
+ */
+static int is_chromium_header(const char *s, size_t n)
+{
+    if (n < 24 || s[0] != '[' || s[n - 1] != ']' || (s[1] < '0' || s[1] > '9'))
+        return 0;
+    /* the fields up to the level: digits, digits, "mmdd/hhmmss.uuuuuu" */
+    size_t i = 1, field = 0;
+    while (field < 3) {
+        size_t from = i;
+        while (i < n && s[i] != ':')
+            i++;
+        if (i >= n)
+            return 0;
+        if (field < 2 ? !is_all_digits(s + from, i - from)
+                      : !(i - from >= 11 && s[from + 4] == '/' && is_all_digits(s + from, 4)))
+            return 0;
+        i++;
+        field++;
+    }
+    size_t from = i;
+    while (i < n && s[i] != ':')
+        i++;
+    if (i >= n)
+        return 0;
+    size_t len = i - from;
+    if (len == 8 && memcmp(s + from, "VERBOSE", 7) == 0 && s[from + 7] >= '1' && s[from + 7] <= '9')
+        return 1;
+    return is_level_name(s + from, len);
+}
+
 /*
  * A diagnostic's location opening a line, "core/reader.c:1150:38:": GNU's
  * "file:line:column: message", as compilers, linters and checkers print
@@ -595,6 +669,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
     const size_t uptime = t[0].ptr[0] == '[' ? uptime_span(t, 0, n) : 0;
     if (uptime)
         return uptime < n ? uptime : 0;
+    /* glog's and Chromium's headers: their source location is the header's
+       (each message has its own, so it names no message type the words do not) */
+    if (glog_header(t, n))
+        return 4;
+    if (t[0].ptr[0] == '[' && is_chromium_header(t[0].ptr, t[0].len))
+        return 1;
     /* a diagnostic: its location and its level ("src/a.c:12:5: warning:", "x.c:3:
        fatal error:"); the message is the diagnostic's, the location its subject */
     if (t[0].len > 5 && t[0].ptr[t[0].len - 1] == ':' &&
