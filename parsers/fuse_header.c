@@ -227,6 +227,12 @@ int ltk_fuse_is_zone_name(const char *s, size_t n)
     return s[n - 1] == 'T' || (n == 3 && (memcmp(s, "UTC", 3) == 0));
 }
 
+/* "AM" or "PM", any case: the half of the day after a 12-hour time. */
+static int is_half_day(const char *s, size_t n)
+{
+    return n == 2 && ((s[0] | 0x20) == 'a' || (s[0] | 0x20) == 'p') && (s[1] | 0x20) == 'm';
+}
+
 /* A month or weekday name, any case ("Jul", "SUN"). */
 FUSE_INLINE int is_calendar_any_case(const char *s, size_t n)
 {
@@ -846,6 +852,11 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         if (is_date_or_time(s, len)) {
             dated = 1;
             end = ++i;
+            /* a 12-hour clock's AM or PM: java.util.logging's "Dec 07, 2026
+               12:02:00 PM App main" (a template for the morning's lines and one
+               for the afternoon's otherwise) */
+            if (i < limit && is_half_day(t[i].ptr, t[i].len))
+                end = ++i;
             /* its time zone's abbreviation: PostgreSQL's "%m [%p] " prefix,
                "2026-12-05 14:37:40.123 UTC [1234] LOG:  ..." */
             if (i < limit && ltk_fuse_is_zone_name(t[i].ptr, t[i].len))
