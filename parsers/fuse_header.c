@@ -51,6 +51,11 @@ static int is_level_word(const char *s, size_t n)
     return is_level_name(s, n);
 }
 
+int ltk_fuse_is_level_word(const char *s, size_t n)
+{
+    return n >= 2 && is_level_name(s, n);
+}
+
 /* A level word without brackets (see is_level_word). */
 FUSE_INLINE int is_level_name(const char *s, size_t n)
 {

@@ -24,4 +24,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n);
  */
 int ltk_fuse_is_zone_name(const char *s, size_t n);
 
+/**
+ * Nonzero when s[0..n) is a logger's level word, in any case, of two
+ * letters or more ("INFO", "verbose", "Warning"; see is_level_name in
+ * fuse_header.c), without brackets.  A level names no message (parser_fuse.c,
+ * sole_word_at).
+ */
+int ltk_fuse_is_level_word(const char *s, size_t n);
+
 #endif

@@ -5699,14 +5699,16 @@ static int names_frame_function(const ltk_fuse_state *st, const char *s, size_t 
  * message, so no count of words at its place makes it a variable: nginx's
  * "2026/12/05 01:13:01 [notice] 1862#1862: exiting" and "...: exit" are two
  * messages, not "<*>: <*>".  The ground truths agree: of their thousands of
- * templates, three hold no word (each a line printed once).
+ * templates, three hold no word (each a line printed once).  A level word
+ * the header did not take is no message's word: npm's "9 verbose node
+ * v20.20.2" and "... verbose exit 0" are two messages, not "verbose <*> <*>".
  */
 __attribute__((noinline)) /* once a line, out of learn_masked()'s loops */
 static size_t sole_word_at(const ltk_fuse_state *st, size_t hdr, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_SOLE_WORDS))
         return n;
-    size_t at = n;
+    size_t at = n, second = n;
     for (size_t i = hdr; i < n; i++) {
         if (st->tok_wild[i])
             continue;
@@ -5716,12 +5718,22 @@ static size_t sole_word_at(const ltk_fuse_state *st, size_t hdr, size_t n)
             k++;
         if (k == st->tok_len[i])
             continue;
+        if (second != n)
+            return n; /* a third word */
         if (at != n)
-            return n; /* a second word */
-        at = i;
+            second = i;
+        else
+            at = i;
     }
     if (at == n)
         return n;
+    if (second != n) {
+        /* two words: one of them a level the header did not take, which is no message's word */
+        if (ltk_fuse_is_level_word(st->norm.data + st->tok_off[at], st->tok_len[at]))
+            at = second;
+        else if (!ltk_fuse_is_level_word(st->norm.data + st->tok_off[second], st->tok_len[second]))
+            return n;
+    }
     /* a word of letters, maybe with sentence punctuation: not a value such as
        an option ("--addr"), a name in a code excerpt ("} text_key;"), a rule */
     const char *t = st->norm.data + st->tok_off[at];
