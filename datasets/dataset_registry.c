@@ -41,7 +41,7 @@ static const logtk_dataset presets[] = {
             /* Logram's benchmark script brings its own HDFS regexes. */
             {"logram",
              {"blk_(|-)[0-9]+", "(/|)([0-9]+\\.){3}[0-9]+(:[0-9]+|)(:|)",
-              "(?<=[^A-Za-z0-9])(\\-?\\+?\\d+)(?=[^A-Za-z0-9])|[0-9]+$", NULL}},
+              "(?<=[^A-Za-z0-9])(\\-?\\+?\\d+)(?=[^A-Za-z0-9])|[0-9]+$", NULL}, NULL},
             /* Loghub-2.0's Drain figures (ISSTA'24 RQ2) are those of a Drain
                without the address regex: with it GA .9975, PA .3545, FGA
                .8667, FTA .2667 on its 2k ground truth, without it .9975,
@@ -202,7 +202,7 @@ static const logtk_dataset presets[] = {
         .format = "<LogId> <Node> <Component> <State> <Time> <Flag> <Content>",
         .masks = {"=\\d+", NULL},
         .variants = {
-            {"brain", {NULL}}, /* Brain runs HPC without any regex */
+            {"brain", {NULL}, NULL}, /* Brain runs HPC without any regex */
         },
         .drain_st = "0.5",
         .drain_depth = "4",
@@ -286,7 +286,7 @@ static const logtk_dataset presets[] = {
         .format = "<Month> <Date> <Time> <Level> <Component>(\\[<PID>\\])?: <Content>",
         .masks = {"(\\d+\\.){3}\\d+", "\\d{2}:\\d{2}:\\d{2}", NULL},
         .variants = {
-            {"brain", {"(\\d+\\.){3}\\d+", "\\d{2}:\\d{2}:\\d{2}", "J([a-z]{2})", NULL}},
+            {"brain", {"(\\d+\\.){3}\\d+", "\\d{2}:\\d{2}:\\d{2}", "J([a-z]{2})", NULL}, NULL},
         },
         .drain_st = "0.39",
         .drain_depth = "6",
@@ -396,11 +396,11 @@ static const logtk_dataset presets[] = {
         .format = "\\[<Time>\\] <Program> - <Content>",
         .masks = {"<\\d+\\ssec", "([\\w-]+\\.)+[\\w-]+(:\\d+)?", "\\d{2}:\\d{2}(:\\d{2})*", "[KGTM]B", NULL},
         .variants = {
-            {"ael", {"<\\d+\\s?sec", "([\\w-]+\\.)+[\\w-]+(:\\d+)?", "\\d{2}:\\d{2}(:\\d{2})*", "[KGTM]B", NULL}},
+            {"ael", {"<\\d+\\s?sec", "([\\w-]+\\.)+[\\w-]+(:\\d+)?", "\\d{2}:\\d{2}(:\\d{2})*", "[KGTM]B", NULL}, NULL},
             {"logcluster",
-             {"<\\d+\\ssec", "([\\w-]+\\.)+[\\w-]+(:\\d+)?", "\\d{2}:\\d{2}(:\\d{2})*", "\\b[KGTM]?B\\b", NULL}},
+             {"<\\d+\\ssec", "([\\w-]+\\.)+[\\w-]+(:\\d+)?", "\\d{2}:\\d{2}(:\\d{2})*", "\\b[KGTM]?B\\b", NULL}, NULL},
             {"shiso",
-             {"<\\d+\\ssec", "([\\w-]+\\.)+[\\w-]+(:\\d+)?", "\\d{2}:\\d{2}(:\\d{2})*", "\\b[KGTM]?B\\b", NULL}},
+             {"<\\d+\\ssec", "([\\w-]+\\.)+[\\w-]+(:\\d+)?", "\\d{2}:\\d{2}(:\\d{2})*", "\\b[KGTM]?B\\b", NULL}, NULL},
         },
         .drain_st = "0.6",
         .drain_depth = "3",
@@ -457,7 +457,7 @@ static const logtk_dataset presets[] = {
         .masks = {"((\\d+\\.){3}\\d+,?)+", "/.+?\\s", "\\d+", NULL},
         .variants = {
             /* Brain's second regex ends with a space after \s. */
-            {"brain", {"((\\d+\\.){3}\\d+,?)+", "/.+?\\s ", "\\d+", NULL}},
+            {"brain", {"((\\d+\\.){3}\\d+,?)+", "/.+?\\s ", "\\d+", NULL}, NULL},
         },
         .drain_st = "0.5",
         .drain_depth = "5",
