@@ -452,15 +452,6 @@ static size_t uptime_span(const logtk_slice *t, size_t from, size_t n)
     return k - from + 1;
 }
 
-/* Nonzero when s[0..n) is digits only (n > 0). */
-static int is_all_digits(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return n > 0;
-}
-
 /*
  * A source location closing a header, s[0..n) being "name.ext:123]": a
  * name (no blank), ':', the line's digits and the ']' that ends glog's
@@ -484,9 +475,9 @@ static int is_location_bracket(const char *s, size_t n)
  */
 static size_t glog_header(const logtk_slice *t, size_t n)
 {
-    if (n < 5 || t[0].len != 5 || !is_level_name(t[0].ptr, 1) || !is_all_digits(t[0].ptr + 1, 4) ||
-        !is_date_or_time(t[1].ptr, t[1].len) || !is_all_digits(t[2].ptr, t[2].len) ||
-        !is_location_bracket(t[3].ptr, t[3].len))
+    if (n < 5 || t[0].len != 5 || !is_level_name(t[0].ptr, 1) ||
+        !is_all_between(t[0].ptr + 1, 4, '0', '9') || !is_date_or_time(t[1].ptr, t[1].len) ||
+        !is_all_between(t[2].ptr, t[2].len, '0', '9') || !is_location_bracket(t[3].ptr, t[3].len))
         return 0;
     return 4;
 }
@@ -509,8 +500,10 @@ static int is_chromium_header(const char *s, size_t n)
             i++;
         if (i >= n)
             return 0;
-        if (field < 2 ? !is_all_digits(s + from, i - from)
-                      : !(i - from >= 11 && s[from + 4] == '/' && is_all_digits(s + from, 4)))
+        const int fits = field < 2 ? is_all_between(s + from, i - from, '0', '9')
+                                   : i - from >= 11 && s[from + 4] == '/' &&
+                                         is_all_between(s + from, 4, '0', '9');
+        if (!fits)
             return 0;
         i++;
         field++;

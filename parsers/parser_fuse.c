@@ -933,6 +933,24 @@ FUSE_INLINE size_t source_line_prefix(const char *s, size_t n)
     return d >= 4 && n - d <= 6 && s[d - 1] == '.' && is_source_name(s, d - 1) ? d : 0;
 }
 
+/* Nonzero when s[0..n) is digits with one or more inner dots ("1.1", "5.0.2"). */
+static int is_dotted_number(const char *s, size_t n)
+{
+    size_t dots = 0;
+    if (n < 3 || s[0] < '0' || s[0] > '9' || s[n - 1] < '0' || s[n - 1] > '9')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '.') {
+            if (s[i + 1] == '.')
+                return 0;
+            dots++;
+        } else if (s[i] < '0' || s[i] > '9') {
+            return 0;
+        }
+    }
+    return dots > 0;
+}
+
 /*
  * The length of a kept name prefix of a variable atom: "core." of
  * "core.1234", "jetty-" of "jetty-6.1.26".  The atom starts with a word of
@@ -948,8 +966,6 @@ FUSE_INLINE size_t source_line_prefix(const char *s, size_t n)
  * it.  A host name ("adsl-70-242.dsl.example.net": a later piece is
  * letters only) or a dotted class name is a value as a whole: 0.
  */
-static int is_dotted_number(const char *s, size_t n);
-
 static size_t name_prefix(const char *s, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_NUMBERED))
@@ -1568,24 +1584,6 @@ static int is_letters(const char *s, size_t n)
         if (!is_letter(s[i]))
             return 0;
     return n > 0;
-}
-
-/* Nonzero when s[0..n) is digits with one or more inner dots ("1.1", "5.0.2"). */
-static int is_dotted_number(const char *s, size_t n)
-{
-    size_t dots = 0;
-    if (n < 3 || s[0] < '0' || s[0] > '9' || s[n - 1] < '0' || s[n - 1] > '9')
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '.') {
-            if (s[i + 1] == '.')
-                return 0;
-            dots++;
-        } else if (s[i] < '0' || s[i] > '9') {
-            return 0;
-        }
-    }
-    return dots > 0;
 }
 
 /* Nonzero when out[..o) ends with "<*>". */
