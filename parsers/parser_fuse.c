@@ -184,7 +184,8 @@ enum fuse_rule {
     FUSE_RULE_ENUM_SLOTS = 53,    /* "EventType: CONTAINER_INIT" beside "..._LAUNCH": an enumeration */
     FUSE_RULE_SPACED_PATHS = 54,  /* "(/rrds/C Nodes/cn304/x.rrd)": a path with a blank, one value */
     FUSE_RULE_COLON_KEYS = 55,    /* "action:android.intent.X" varies as "action:<*>", not "<*>" */
-    FUSE_RULE_CODE_KEYS = 56      /* "file=mgr.cpp", "Function=int": a key's value that is code stays */
+    FUSE_RULE_CODE_KEYS = 56,     /* "file=mgr.cpp", "Function=int": a key's value that is code stays */
+    FUSE_RULE_ANCHORS = 57        /* "<*> ReqURL c <*>": a lone letter or sign anchors no slot */
 };
 #ifndef FUSE_RULES_OFF
 #define FUSE_RULES_OFF 0
@@ -6383,6 +6384,22 @@ static uint64_t transition_fold(ltk_fuse_state *st, uint64_t seq, size_t n, size
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
+/*
+ * A constant that can anchor a slot's sibling group: a word of two letters
+ * or more.  A lone letter or sign ("c", ":", "-") names no message: with no
+ * other word beside it, the words of a slot are the message's own (varnishlog's
+ * "<vxid> ReqMethod c GET", "<vxid> ReqURL c /": nineteen tags and one "c").
+ */
+static int is_anchor_word(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_ANCHORS))
+        return 1;
+    size_t letters = 0;
+    for (size_t i = 0; i < n && letters < 2; i++)
+        letters += (unsigned)(((unsigned char)s[i] | 0x20) - 'a') < 26u;
+    return letters >= 2;
+}
+
 static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hdr,
                         uint64_t fast_seq, uint32_t settled, uint32_t *template_id)
 {
@@ -6684,6 +6701,11 @@ register_words:;
     const size_t ntwins = bracketed ? find_twins(st, seq, n, hdr, constants, bracketed, twins) : 0;
     uint64_t prefix = 0; /* the line's words before position i, for the prefix pools */
     const size_t sole_word = sole_word_at(st, hdr, n);
+    /* the constants that can anchor a slot's group (is_anchor_word), counted
+       up to two: with two, every slot has another */
+    size_t anchors = 0;
+    for (size_t k = hdr; k < n && anchors < 2; k++)
+        anchors += !st->tok_wild[k] && is_anchor_word(st->norm.data + st->tok_off[k], st->tok_len[k]);
     for (size_t step = 0; step < n + ntwins; step++) {
         size_t i = step;
         uint32_t g;
@@ -6709,10 +6731,11 @@ register_words:;
         } else {
             const uint64_t before = prefix;
             prefix += st->salt_tok[i];
-            if (i < hdr || constants - !st->tok_wild[i] < 1 || i == sole_word)
-                continue; /* the header, or no other constant: nothing anchors the group */
             const char *word = st->norm.data + st->tok_off[i];
             size_t word_len = st->tok_len[i];
+            if (i < hdr || constants - !st->tok_wild[i] < 1 || i == sole_word ||
+                (anchors < 2 && anchors - (!st->tok_wild[i] && is_anchor_word(word, word_len)) < 1))
+                continue; /* the header, or no other word: nothing anchors the group */
             varform = st->tok_wild[i] || st->tok_hash[i] == st->wf_hash[i] ||
                           (vars_only = ((marks = ltk_fuse_word_marks(word, word_len)) &
                                         LTK_FUSE_HAS_OPEN) &&

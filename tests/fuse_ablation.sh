@@ -32,7 +32,8 @@ rules="1:value-words 2:calendar 3:paths 4:hosts 5:inner-digits 6:unit-names
 32:list-lengths 33:code-names 34:known-slots 35:source-files 36:base64 37:sole-words 38:sql-literals
 39:twins 40:list-cells 41:text-tails 42:transitions 43:quoted-spans 44:control-escapes
 45:unit-slots 46:calendar-dates 47:mail-addresses 48:user-slots 49:numbered-lists 50:booleans
-51:numbered-slots 52:null-words 53:enum-slots 54:spaced-paths 55:colon-keys 56:code-keys"
+51:numbered-slots 52:null-words 53:enum-slots 54:spaced-paths 55:colon-keys 56:code-keys
+57:anchors"
 if [ $# -gt 0 ]; then
     picked=""
     for name in "$@"; do
