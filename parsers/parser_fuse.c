@@ -1929,6 +1929,19 @@ static int is_empty_key(const logtk_slice *tok, size_t i, size_t n)
  * ground truths write such a value "<*>" (78 " = <*>" in their lists against
  * a few kept words, "= Intent { ... }").
  */
+/*
+ * A word spelled as a name of code rather than a word of prose: a capital
+ * letter after its first byte ("NodeExists", "WARNING"), a '_' or a digit.
+ * "Host", "queue" and "retval" are spelled as prose.
+ */
+static int is_constant_spelling(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((i > 0 && s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || (s[i] >= '0' && s[i] <= '9'))
+            return 1;
+    return 0;
+}
+
 static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || i < 2 || tok[i - 1].len != 1 ||
@@ -1951,6 +1964,20 @@ static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
     for (size_t r = k; r < len; r++)
         if (w[r] != ',' && w[r] != ';' && w[r] != '.')
             return 0;
+    /* a word that punctuation does not close: before a lone '=' it is a
+       key itself ("R = retval = fun(...)"); before a word that opens no key
+       it opens a phrase ("message = Host web01, plugin load ..."), unless it
+       is spelled as a constant's name ("KeeperErrorCode = NodeExists for
+       /a", "<*>" in the full list), not as a word of prose */
+    if (k == len && i + 1 < n) {
+        const logtk_slice *next = &tok[i + 1];
+        if (next->len == 1 && next->ptr[0] == '=')
+            return 0;
+        if (!opens_with_key(next->ptr, next->len) &&
+            !(i + 2 < n && tok[i + 2].len == 1 && tok[i + 2].ptr[0] == '=') &&
+            !is_constant_spelling(w, k))
+            return 0;
+    }
     return k;
 }
 
