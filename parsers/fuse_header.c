@@ -820,13 +820,15 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         }
         if (!digit_first && span && !span_dated && dated && i + span < limit &&
             ((is_level_word(t[i + span].ptr, t[i + span].len) &&
-              is_all_between(t[i + span].ptr, t[i + span].len, 'A', 'Z')) ||
+              (is_all_between(t[i + span].ptr, t[i + span].len, 'A', 'Z') ||
+               t[i + span].ptr[0] == '[')) ||
              is_level_colon(t[i + span].ptr, t[i + span].len))) {
             /* the thread before the level ("12:00:00.123 [main] INFO  x.Y - ...",
                logback's and log4j 2's default pattern, which print the level in
                capitals: Slurm's "[date] [2.batch] debug levels are ..." is a
                message), or a level closed by its colon, whatever its case
-               (Slurm's step, "[date] [39.batch] debug2: adding task ...") */
+               (Slurm's step, "[date] [39.batch] debug2: adding task ..."), or
+               in brackets (gunicorn's "[date] [27146] [INFO] Booting worker") */
             i += span;
             end = i;
             thread_first = 1;
