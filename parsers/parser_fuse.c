@@ -3650,47 +3650,6 @@ static int only_variables(const char *s, size_t n)
     return wild;
 }
 
-/*
- * A parenthesised quantity spread over two tokens: "(" and a number, then a
- * unit word (or a mask's "<*>") and ")" ("(1.16 KB)", "(35 ms)", "(2 GiB),").
- * The pair is one value, "(<*>)", taking one place in the sequence: a
- * number with its unit, as the full-size Loghub-2.0 ground truth writes it
- * ("<*> bytes (<*>) sent").  Loggers add such an aside only when it helps
- * (above a kilobyte, above a second); lines without it are another
- * template, because a template must match its line.  Only this exact shape
- * qualifies: a list ("(54, powerd)") or a word in the parentheses
- * ("(TID 7)") is part of the message.
- */
-static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
-{
-    if (FUSE_RULE_OFF(FUSE_RULE_QUANTITY))
-        return 0;
-    const char *s = open->ptr;
-    size_t n = open->len, i = 1;
-    if (n < 2 || s[0] != '(')
-        return 0;
-    /*
-     * A digit, not a "<*>": a template's own text ("Mounted <*> (<*>
-     * filesystem).") must parse back to itself, and a "<*>" there stands
-     * for a word that was no number ("ext3").
-     */
-    if (s[1] < '0' || s[1] > '9')
-        return 0;
-    while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
-        i++;
-    if (i != n)
-        return 0;
-    const char *u = close->ptr;
-    const size_t m = before_sentence_end(u, close->len, 0);
-    if (m < 2 || u[m - 1] != ')')
-        return 0;
-    if (m == 4 && is_wild_at(u, 0, m))
-        return 1; /* a unit a mask already replaced */
-    for (size_t k = 0; k + 1 < m; k++)
-        if (!((u[k] >= 'a' && u[k] <= 'z') || (u[k] >= 'A' && u[k] <= 'Z')))
-            return 0;
-    return 1;
-}
 
 /*
  * A path in parentheses holding one blank, spread over two tokens: "(" and
@@ -3754,6 +3713,48 @@ static int is_time_unit(const char *s, size_t n)
         if (strlen(units[k]) == n && memcmp(units[k], s, n) == 0)
             return 1;
     return 0;
+}
+
+/*
+ * A parenthesised quantity spread over two tokens: "(" and a number, then a
+ * unit (or a mask's "<*>") and ")" ("(1.16 KB)", "(35 ms)", "(2 GiB),").
+ * The pair is one value, "(<*>)", taking one place in the sequence: a
+ * number with its unit, as the full-size Loghub-2.0 ground truth writes it
+ * ("<*> bytes (<*>) sent").  Loggers add such an aside only when it helps
+ * (above a kilobyte, above a second); lines without it are another
+ * template, because a template must match its line.  Only this exact shape
+ * qualifies: a list ("(54, powerd)") or a word in the parentheses
+ * ("(TID 7)") is part of the message.
+ */
+static int is_quantity_aside(const logtk_slice *open, const logtk_slice *close)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_QUANTITY))
+        return 0;
+    const char *s = open->ptr;
+    size_t n = open->len, i = 1;
+    if (n < 2 || s[0] != '(')
+        return 0;
+    /*
+     * A digit, not a "<*>": a template's own text ("Mounted <*> (<*>
+     * filesystem).") must parse back to itself, and a "<*>" there stands
+     * for a word that was no number ("ext3").
+     */
+    if (s[1] < '0' || s[1] > '9')
+        return 0;
+    while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
+        i++;
+    if (i != n)
+        return 0;
+    const char *u = close->ptr;
+    const size_t m = before_sentence_end(u, close->len, 0);
+    if (m < 2 || u[m - 1] != ')')
+        return 0;
+    if (m == 4 && is_wild_at(u, 0, m))
+        return 1; /* a unit a mask already replaced */
+    /* a unit of size or time ("KB", "kB", "ms", "bytes"); a noun counts
+       things and stays the message's ("5 keys (0 volatile)", Redis) */
+    return is_size_unit(u, m - 1) || is_time_unit(u, m - 1) ||
+           (m == 3 && u[0] == 'k' && u[1] == 'B');
 }
 
 /*
