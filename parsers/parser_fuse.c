@@ -2239,7 +2239,8 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
          * a letter, then letters, digits, '+', '-', '.').
          */
         if (s[i] == ':' && i > 0 && is_alnum_byte(s[i - 1]) && i + 3 < n && s[i + 1] == '/' &&
-            s[i + 2] == '/' && s[i + 3] != '/') {
+            s[i + 2] == '/' &&
+            (s[i + 3] != '/' || (i + 4 < n && s[i + 4] != '/'))) { /* "file:///x": no host */
             size_t e = i + 3;
             while (e < n && s[e] != ']' && s[e] != ')' && s[e] != '}' && s[e] != '"' &&
                    s[e] != '\'')
