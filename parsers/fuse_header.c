@@ -798,6 +798,19 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             if (!dated)
                 return 0;
             i++;
+            /* a category without a process, then its severity closed by a
+               colon: BIND's "07-Dec-2026 13:04:20.701 general: info: ..." and
+               its debug levels, "... general: debug 1: ..."; after
+               "sshd[24200]:" an "error:" is the message's, as the ground
+               truths of OpenSSH write it */
+            if (memchr(s, '[', len) == NULL && i + 1 < n) {
+                if (is_level_colon(t[i].ptr, t[i].len))
+                    return i + 1;
+                if (i + 2 < n && is_level_word(t[i].ptr, t[i].len) && t[i + 1].len >= 2 &&
+                    t[i + 1].ptr[t[i + 1].len - 1] == ':' &&
+                    is_all_between(t[i + 1].ptr, t[i + 1].len - 1, '0', '9'))
+                    return i + 2;
+            }
             if (i < n && t[i].ptr[0] == '[')
                 i += uptime_span(t, i, n); /* "kernel: [   12.345678]" (kern.log) */
             if (i < n && is_dash(&t[i]))
