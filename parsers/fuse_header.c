@@ -299,6 +299,28 @@ static int is_component(const char *s, size_t n)
     return i == n;
 }
 
+/*
+ * An Erlang process as its logger prints it after the level, three numbers
+ * in angle brackets, maybe with the module, function and line that logged
+ * glued after an '@': RabbitMQ's "[notice] <0.223.0> Logging: ...",
+ * ejabberd's "[info] <0.123.0>@ejabberd_config:load/1:82 Loading ...".
+ */
+static int is_erlang_process(const char *s, size_t n)
+{
+    if (n < 7 || s[0] != '<')
+        return 0;
+    size_t i = 1;
+    for (int part = 0; part < 3; part++) {
+        const size_t from = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == from || i == n || s[i] != (part < 2 ? '.' : '>'))
+            return 0;
+        i++;
+    }
+    return i == n || (s[i] == '@' && i + 1 < n);
+}
+
 /* A process id in brackets closed by a colon: "[31774]:". */
 static int is_pid_colon(const char *s, size_t n)
 {
@@ -766,6 +788,10 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     end = i;
                 } else if (is_dash(&t[i])) {
                     i++;
+                    end = i;
+                    break;
+                } else if (!component && i + 1 < n && is_erlang_process(s, len)) {
+                    i++; /* the process (and where it logged) after Erlang's level */
                     end = i;
                     break;
                 } else if (len == 2 && s[0] == '-' && s[1] == '-' && i + 1 < limit &&
