@@ -1920,16 +1920,6 @@ static int is_empty_key(const logtk_slice *tok, size_t i, size_t n)
 }
 
 /*
- * The length of the word that token i is when it is the value of a key
- * printed with blanks around its '=' ("type = pid," -> "type = <*>,"): the
- * token before is a lone '=', the one before that ends with a letter, and
- * token i is one word (a letter, then is_key_byte()) with at most sentence
- * punctuation after it, which stays outside the value, and the next token
- * neither opens a bracket nor is an operator.  0 otherwise.  The full-size
- * ground truths write such a value "<*>" (78 " = <*>" in their lists against
- * a few kept words, "= Intent { ... }").
- */
-/*
  * A word spelled as a name of code rather than a word of prose: a capital
  * letter after its first byte ("NodeExists", "WARNING"), a '_' or a digit.
  * "Host", "queue" and "retval" are spelled as prose.
@@ -1942,6 +1932,18 @@ static int is_constant_spelling(const char *s, size_t n)
     return 0;
 }
 
+/*
+ * The length of the word that token i is when it is the value of a key
+ * printed with blanks around its '=' ("type = pid," -> "type = <*>,"): the
+ * token before is a lone '=', the one before that ends with a letter, and
+ * token i is one word (a letter, then is_key_byte()) with at most sentence
+ * punctuation after it, which stays outside the value, and the next token
+ * neither opens a bracket nor is an operator; without that punctuation, the
+ * line ends, the next key follows or the word is spelled as a constant's
+ * name (below).  0 otherwise.  The full-size
+ * ground truths write such a value "<*>" (78 " = <*>" in their lists against
+ * a few kept words, "= Intent { ... }").
+ */
 static size_t spaced_key_value(const logtk_slice *tok, size_t i, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || i < 2 || tok[i - 1].len != 1 ||
@@ -3650,7 +3652,6 @@ static int only_variables(const char *s, size_t n)
     }
     return wild;
 }
-
 
 /*
  * A path in parentheses holding one blank, spread over two tokens: "(" and
@@ -6401,19 +6402,6 @@ static uint64_t transition_fold(ltk_fuse_state *st, uint64_t seq, size_t n, size
 }
 
 /*
- * The rest of learn_sequence(), from the line's masked words: st->norm
- * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
- * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
- * sequence hash.  Finds or makes the line's template and registers its
- * words in their sibling groups.  With `settled` a template id, the words
- * are that template's (settle_template): each slot the promotion rounds find
- * promoted becomes the template's own variable, nothing is looked up or
- * made, and the words are registered for that template.
- */
-#if defined(__GNUC__)
-__attribute__((noinline, cold))
-#endif
-/*
  * A constant that can anchor a slot's sibling group: a word of two letters
  * or more.  A lone letter or sign ("c", ":", "-") names no message: with no
  * other word beside it, the words of a slot are the message's own (varnishlog's
@@ -6429,6 +6417,19 @@ static int is_anchor_word(const char *s, size_t n)
     return letters >= 2;
 }
 
+/*
+ * The rest of learn_sequence(), from the line's masked words: st->norm
+ * holds them (tok_off, tok_len, with 8 bytes of slack), tok_hash their
+ * hashes; `n` and `hdr` are learn_sequence's, `fast_seq` feed_tokens'
+ * sequence hash.  Finds or makes the line's template and registers its
+ * words in their sibling groups.  With `settled` a template id, the words
+ * are that template's (settle_template): each slot the promotion rounds find
+ * promoted becomes the template's own variable, nothing is looked up or
+ * made, and the words are registered for that template.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
 static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hdr,
                         uint64_t fast_seq, uint32_t settled, uint32_t *template_id)
 {
