@@ -523,6 +523,9 @@ static int is_unit_name(const char *s, size_t n)
     if (n < 2 || s[n - 1] < '0' || s[n - 1] > '9' || (n == 2 && (s[0] < 'A' || s[0] > 'Z')))
         return 0; /* one letter: a capital ("L2"); "u1", "h2" are more often ids */
     char low = s[0] >= 'a' && s[0] <= 'z' ? 'a' : 'A', high = (char)(low + 25);
+    if (low == 'a' && n > 7)
+        return 0; /* a longer word in small letters numbered is an instance
+                     ("nonexist3", "instance1"); capitals stay ("VERBOSE1") */
     size_t i = 0;
     while (i + 1 < n && s[i] >= low && s[i] <= high)
         i++;
