@@ -827,8 +827,8 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             /* a category without a process, then its severity closed by a
                colon: BIND's "07-Dec-2026 13:04:20.701 general: info: ..." and
                its debug levels, "... general: debug 1: ..."; after
-               "sshd[24200]:" an "error:" is the message's, as the ground
-               truths of OpenSSH write it */
+               "sshd[24200]:" an "error:" is the message's, as every ground
+               truth of sshd's logs writes it */
             if (memchr(s, '[', len) == NULL && i + 1 < n) {
                 if (is_level_colon(t[i].ptr, t[i].len))
                     return i + 1;
