@@ -6416,7 +6416,7 @@ static int is_anchor_word(const char *s, size_t n)
         return 1;
     size_t letters = 0;
     for (size_t i = 0; i < n && letters < 2; i++)
-        letters += (unsigned)(((unsigned char)s[i] | 0x20) - 'a') < 26u;
+        letters += is_letter(s[i]);
     return letters >= 2;
 }
 
