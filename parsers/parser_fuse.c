@@ -3625,7 +3625,9 @@ FUSE_INLINE int is_quoted_word(const char *s, size_t n)
  * message prints whichever it is about, so the slot is a variable however
  * few lines showed it (whatever else it showed, and in whatever order: a
  * shard's merge must reach what one process reaches).  Not the first word,
- * which names the actor ("rpc.statd startup succeeded").  A call or a stack frame
+ * which names the actor ("rpc.statd startup succeeded"), unless it is in
+ * brackets: "[alpha.test.] zone file parsed" writes the object the message
+ * is about in front of it ("[%s] ...").  A call or a stack frame
  * ("com.example.Service.close(Service.java:<*>)") is code, not a name
  * printed as data: each frame is its own message, as each kernel frame is.
  */
@@ -5952,7 +5954,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         grp->non_unit |= !is_size_unit(word, bare_len);
         grp->plain_word |= !like;
         if (!code && grp->dotted_names < 2 && (marks & LTK_FUSE_HAS_DOT) &&
-            is_dotted_name(word, word_len))
+            (i != hdr || word[0] == '[') && is_dotted_name(word, word_len))
             grp->dotted_names++; /* the word is new to the slot: distinct names */
         if (grp->quoted_words < 2 && is_quoted_word(word, bare_len) &&
             !(i == hdr && is_all_between(word + 1, bare_len - 2, 'A', 'Z')))
@@ -6015,7 +6017,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
                               !FUSE_RULE_OFF(FUSE_RULE_FIELD_WORDS)))) ||
         shapes_differ ||
         (grp->nvalues >= 2 && !grp->non_unit) ||
-        (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
+        (grp->dotted_names >= 2 && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
         (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2) ||
         (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
         (grp->nvalues + grp->varform_seen >= 2 && !grp->non_numbered) ||
