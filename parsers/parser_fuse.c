@@ -3618,6 +3618,27 @@ FUSE_INLINE int is_quoted_word(const char *s, size_t n)
 }
 
 /*
+ * A name in brackets or parentheses opening the message ("(VI_WEB)
+ * Entering MASTER STATE", "[alpha] msg"): the object the message is about,
+ * written in front of it as "(%s) ...", so two of them with the same message
+ * are two values of one field, as two quoted words are (rule quoted-slots).
+ * Not a level ("[INFO]"): a level names no object.  n: without_sentence_end().
+ */
+static int is_bracketed_name(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || n < 3 ||
+        !((s[0] == '(' && s[n - 1] == ')') || (s[0] == '[' && s[n - 1] == ']')))
+        return 0;
+    int letter = 0;
+    for (size_t k = 1; k + 1 < n; k++) {
+        if (!is_key_byte(s[k]))
+            return 0;
+        letter |= is_letter(s[k]);
+    }
+    return letter && !ltk_fuse_is_level_word(s + 1, n - 2);
+}
+
+/*
  * A dotted name: a dot between letters or digits ("com.tencent.mm",
  * "android.intent.action.SCREEN_ON"), as packages, apps, actions and hosts
  * are written, and no parenthesis.  A slot that shows two different ones
@@ -3625,9 +3646,8 @@ FUSE_INLINE int is_quoted_word(const char *s, size_t n)
  * message prints whichever it is about, so the slot is a variable however
  * few lines showed it (whatever else it showed, and in whatever order: a
  * shard's merge must reach what one process reaches).  Not the first word,
- * which names the actor ("rpc.statd startup succeeded"), unless it is in
- * brackets: "[alpha.test.] zone file parsed" writes the object the message
- * is about in front of it ("[%s] ...").  A call or a stack frame
+ * which names the actor ("rpc.statd startup succeeded"); in brackets it is
+ * the object the message is about (is_bracketed_name).  A call or a stack frame
  * ("com.example.Service.close(Service.java:<*>)") is code, not a name
  * printed as data: each frame is its own message, as each kernel frame is.
  */
@@ -5954,10 +5974,12 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         grp->non_unit |= !is_size_unit(word, bare_len);
         grp->plain_word |= !like;
         if (!code && grp->dotted_names < 2 && (marks & LTK_FUSE_HAS_DOT) &&
-            (i != hdr || word[0] == '[') && is_dotted_name(word, word_len))
+            is_dotted_name(word, word_len))
             grp->dotted_names++; /* the word is new to the slot: distinct names */
-        if (grp->quoted_words < 2 && is_quoted_word(word, bare_len) &&
-            !(i == hdr && is_all_between(word + 1, bare_len - 2, 'A', 'Z')))
+        if (grp->quoted_words < 2 &&
+            ((is_quoted_word(word, bare_len) &&
+              !(i == hdr && is_all_between(word + 1, bare_len - 2, 'A', 'Z'))) ||
+             (i == hdr && is_bracketed_name(word, bare_len))))
             grp->quoted_words++;
         grp->non_event |= !is_participle(word, bare_len) && !code;
         if (!grp->non_numbered) /* (it stays set: most slots' first word sets it) */
@@ -6017,7 +6039,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
                               !FUSE_RULE_OFF(FUSE_RULE_FIELD_WORDS)))) ||
         shapes_differ ||
         (grp->nvalues >= 2 && !grp->non_unit) ||
-        (grp->dotted_names >= 2 && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
+        (grp->dotted_names >= 2 && i != hdr && !FUSE_RULE_OFF(FUSE_RULE_DOTTED_SLOTS)) ||
         (grp->quoted_words && grp->quoted_words + grp->varform_seen >= 2) ||
         (grp->varform_seen && grp->nvalues >= 1 && !grp->non_unit) ||
         (grp->nvalues + grp->varform_seen >= 2 && !grp->non_numbered) ||
