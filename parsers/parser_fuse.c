@@ -2531,7 +2531,7 @@ FUSE_INLINE size_t mask_token(const char *s, size_t n, char *out)
  * decide (mask_in_context): it ends with '=', or a lone '=' is before it,
  * or a JSON member's quoted name and ':' (after_member_name; `quoted`: the
  * line holds a '"'), or a flag's word after a "key:" (flag_key_value); or a
- * "null" that the word after it may keep a word (null_before_word).
+ * "null" that the words beside it may keep a word (null_is_text).
  * The first test of both, inline: nearly every token fails it.
  */
 /* Token i follows a token ending with '":' or "':" (a member's name, maybe). */
@@ -2544,8 +2544,9 @@ FUSE_INLINE int follows_quoted_colon(const logtk_slice *tok, size_t i)
 FUSE_INLINE int key_context(const logtk_slice *tok, size_t i, size_t n, int quoted)
 {
     return tok[i].ptr[tok[i].len - 1] == '=' ||
-           (tok[i].len == 4 && (tok[i].ptr[0] | 0x20) == 'n' && i + 1 < n && tok[i + 1].len > 0 &&
-            is_letter(tok[i + 1].ptr[0])) || /* (null_before_word) */
+           (tok[i].len - 4 <= 2 && (tok[i].ptr[0] | 0x20) == 'n' && (tok[i].ptr[1] | 0x20) == 'u' &&
+            ((i + 1 < n && tok[i + 1].len > 0 && is_letter(tok[i + 1].ptr[0])) ||
+             (i > 0 && tok[i - 1].len - 2 <= 1))) || /* (null_is_text) */
            (i >= 2 && tok[i - 1].len == 1 && tok[i - 1].ptr[0] == '=') ||
            (quoted && follows_quoted_colon(tok, i)) ||
            (tok[i].len <= 4 && ((tok[i].ptr[0] | 0x20) == 'n' || (tok[i].ptr[0] | 0x20) == 'o' ||
@@ -2607,23 +2608,37 @@ static size_t member_value_length(const char *s, size_t n)
 }
 
 /*
- * Rule null-words: "null" (in any case) right before a word of the message
- * is a word of the message too: "kernel NULL pointer dereference", "datas
+ * Rule null-words: "null" (in any case) right before a word of the message,
+ * or right after "not" or "be" (with ',', ';', '.' or ')' closing it), is a
+ * word of the message too: "kernel NULL pointer dereference", "datas
  * is null or empty", "Got null now.", "NULL shield_window" (the full-size
  * ground truths keep every one of these; value-words makes "null" a value
  * where a value stands: "config null", "(null)", "ws=null,", "(NULL key)").
  * The word after it opens with a letter and holds letters, digits, '_'
  * and '-', with one mark of a sentence's punctuation at its end, and is no
  * preposition: "null" before "for", "from", "to" is a noun, a value ("got
- * null from the server").  Nonzero when token i is such a "null".  (A token
+ * null from the server").  After a negation or "be", "null" is the
+ * predicate a developer wrote, never a value printed: SQL's "NOT NULL," and
+ * "IS NOT NULL)", Java's "must not be null" (Django's schema statements kept
+ * "varchar(255) NOT <*>,").  Nonzero when token i is such a "null".  (A token
  * is a variable because it varies: a slot of such a "null" that prints other
  * words becomes one.)
  */
-static int null_before_word(const logtk_slice *tok, size_t i, size_t n)
+static int null_is_text(const logtk_slice *tok, size_t i, size_t n)
 {
     static const char *const null_word[] = {"null"};
-    if (FUSE_RULE_OFF(FUSE_RULE_NULL_WORDS) || FUSE_RULE_OFF(FUSE_RULE_VALUE_WORDS) ||
-        i + 1 >= n || !is_word_of(tok[i].ptr, tok[i].len, null_word, 1))
+    static const char *const predicates[] = {"not", "be"};
+    if (FUSE_RULE_OFF(FUSE_RULE_NULL_WORDS) || FUSE_RULE_OFF(FUSE_RULE_VALUE_WORDS))
+        return 0;
+    if (i > 0 && tok[i].len >= 4 && is_word_of(tok[i].ptr, 4, null_word, 1) &&
+        is_word_of(tok[i - 1].ptr, tok[i - 1].len, predicates, 2)) {
+        size_t k = 4;
+        while (k < tok[i].len && memchr(",;.)", tok[i].ptr[k], 4))
+            k++;
+        if (k == tok[i].len)
+            return 1;
+    }
+    if (i + 1 >= n || !is_word_of(tok[i].ptr, tok[i].len, null_word, 1))
         return 0;
     /* the next token's bytes up to a blank: a field joined there ("Dec  8
        11:22:33", feed_tokens' joined_field) reads as its first word does */
@@ -2676,7 +2691,7 @@ static size_t mask_in_context(const logtk_slice *tok, size_t i, size_t n, char *
         memcpy(o, tok[i].ptr + word, tok[i].len - word);
         return (size_t)(o - out) + (tok[i].len - word);
     }
-    if (null_before_word(tok, i, n)) {
+    if (null_is_text(tok, i, n)) {
         memcpy(out, tok[i].ptr, tok[i].len); /* the word itself */
         return tok[i].len;
     }
