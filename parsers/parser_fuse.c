@@ -6132,7 +6132,8 @@ static void fill_twin_set(const ltk_fuse_state *st, uint64_t seq, uint64_t mix_n
 /*
  * The twin sets of a learned line (rule twins, see register_twin): a word in
  * brackets or quotes ("(github.com):", "[bob]") printed again at one or two
- * more places, as the same token or bare ("github.com"), past the header
+ * more places, as the same token, bare ("github.com") or in other brackets
+ * or quotes (Syncthing's 'folder "docs" (docs)'), past the header
  * among the first 64 words; it holds a letter or a digit and no masked value
  * ('<'), and another constant anchors it.  A plain word printed twice
  * ("local: a -> a") is not looked for: a line without a bracketed word costs
@@ -6206,10 +6207,15 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
             continue;
         size_t places = 0, at[4];
         uint64_t set = 0;
+        uint64_t enclosed = 0; /* the other anchors holding the same word ("docs" and (docs)) */
+        for (size_t m = k + 1; m < anchors; m++)
+            if (bare[m] == bare[k])
+                enclosed |= 1ULL << anchor[m];
         for (size_t j = hdr; j < end && places < 4; j++)
-            if (j == i || (!st->tok_wild[j] && (st->tok_hash[j] == st->tok_hash[i] ||
-                                                st->tok_hash[j] == bare[k] ||
-                                                glued_copy(st, j, glue_from[k], glue_len[k])))) {
+            if (j == i || (enclosed >> j & 1) ||
+                (!st->tok_wild[j] && (st->tok_hash[j] == st->tok_hash[i] ||
+                                      st->tok_hash[j] == bare[k] ||
+                                      glued_copy(st, j, glue_from[k], glue_len[k])))) {
                 at[places++] = j;
                 set |= 1ULL << j;
             }
@@ -6244,7 +6250,8 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
  * command '"PASV" ... PASV'.  A sibling group sees one place vary while the
  * rest of the line stays, and here the rest holds the other copy, so every
  * value had a template of its own.  A line whose word in brackets or quotes
- * stands again, bare or not or glued to more after a '/', '@' or '#'
+ * stands again, bare or not or in other brackets or quotes or glued to
+ * more after a '/', '@' or '#'
  * ("github.com/IN/A"; or the bracketed word is the copy glued so,
  * "frank (frank@<*>)"), at one or two more places (find_twins)
  * registers it, besides its sibling groups, in a twin group: the line with
