@@ -1053,7 +1053,7 @@ static const unsigned char byte_class[256] = {
     ['('] = CLS_BREAK, [')'] = CLS_BREAK, ['['] = CLS_BREAK, [']'] = CLS_BREAK,
     ['{'] = CLS_BREAK, ['}'] = CLS_BREAK, ['"'] = CLS_BREAK, ['\''] = CLS_BREAK,
     ['|'] = CLS_BREAK, ['@'] = CLS_BREAK, ['#'] = CLS_BREAK, ['/'] = CLS_BREAK,
-    ['<'] = CLS_BREAK, ['>'] = CLS_BREAK, ['`'] = CLS_BREAK,
+    ['<'] = CLS_BREAK, ['>'] = CLS_BREAK, ['`'] = CLS_BREAK, ['\x1b'] = CLS_BREAK,
 };
 
 /*
@@ -2133,6 +2133,27 @@ static int mail_address(const char *s, size_t n, size_t *from, size_t *to)
 }
 
 /*
+ * The length of the terminal control sequence (ECMA-48 CSI) at s[i]: ESC,
+ * '[', parameter bytes (digits, ';', ':', '<' to '?'), intermediate bytes
+ * (' ' to '/') and one final byte ('@' to '~'); 0 when there is none.
+ */
+static size_t control_sequence(const char *s, size_t i, size_t n)
+{
+    assert(s[i] == '\x1b');
+    size_t k = i + 1;
+    if (k >= n || s[k] != '[')
+        return 0;
+    k++;
+    while (k < n && s[k] >= '0' && s[k] <= '?')
+        k++;
+    while (k < n && s[k] >= ' ' && s[k] <= '/')
+        k++;
+    if (k >= n || s[k] < '@' || s[k] > '~')
+        return 0;
+    return k + 1 - i;
+}
+
+/*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
  * an atom are copied as they are scanned, and an atom that turns out to hold
@@ -2306,6 +2327,18 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
                     last_wild = 0;
                 }
                 i += placeholder;
+                continue;
+            }
+            /* a terminal's control sequence, ESC '[' parameters and a final
+               byte ("\x1b[33mPress", a colour werkzeug and others write
+               to their logs): formatting, copied as it is, and the text
+               after it read on its own ("[<*>" had taken "33mPress") */
+            const size_t control = s[i] == '\x1b' ? control_sequence(s, i, n) : 0;
+            if (control) {
+                memcpy(o, s + i, control);
+                o += control;
+                i += control;
+                last_wild = 0;
                 continue;
             }
             /* rsyslog's escape of a control character glued to the text
