@@ -92,13 +92,24 @@ FUSE_INLINE int is_level_name(const char *s, size_t n)
     return 0;
 }
 
+/* Eight digits that are a date of ISO 8601's basic format, "20261207": year, month, day. */
+static int is_basic_date(const char *s)
+{
+    for (size_t k = 0; k < 8; k++)
+        if (s[k] < '0' || s[k] > '9')
+            return 0;
+    const int month = (s[4] - '0') * 10 + (s[5] - '0'), day = (s[6] - '0') * 10 + (s[7] - '0');
+    return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
 /*
  * A date or a time, by the lengths of its digit groups: "hh:mm[:ss]" with
  * an optional fraction ("16:49:06", "18:01:47,978", "09:00:55.123"), a
  * date of a 2- or 4-digit group then one or two 1-2 digit groups joined by
  * '-' or '/' ("2015-10-18", "03-17", "17/06/09"), whatever time follows
- * ("2005-06-03-15.42.50.675872"), or a four-digit year with dots
- * ("2005.11.09"); one trailing ',' allowed.  Addresses ("10.0.0.1:80"),
+ * ("2005-06-03-15.42.50.675872"), a four-digit year with dots
+ * ("2005.11.09"), or a basic date joined to its time ("20261207-15:27:46");
+ * one trailing ',' allowed.  Addresses ("10.0.0.1:80"),
  * versions ("1.2.3") and ratios ("1/2") do not have these shapes.  Every
  * header this rule looks for holds one, and a message practically never
  * starts with one, so it is what makes a prefix a header.
@@ -119,6 +130,10 @@ static int is_date_or_time(const char *s, size_t n)
                 return 1;
         }
     }
+    /* ISO 8601's basic date joined to its time: xrdp's "20261207-15:27:46" */
+    if (n >= 14 && (s[8] == '-' || s[8] == 'T' || s[8] == '_') && s[11] == ':' &&
+        is_basic_date(s))
+        return is_date_or_time(s + 9, n - 9);
     size_t len[4], ngroups = 0, i = 0;
     char sep[4];
     while (ngroups < 4) {
@@ -362,6 +377,17 @@ static int is_field_of_key(const logtk_slice *t)
     const char *eq = t->len > 2 ? memchr(t->ptr, '=', t->len) : NULL;
     return eq && eq > t->ptr && eq + 1 < t->ptr + t->len && is_letter(t->ptr[0]) &&
            is_name_of(t->ptr, (size_t)(eq - t->ptr), "._-");
+}
+
+/*
+ * Token i, a name and its ':', and one number after it are the whole line:
+ * a key and its value (xrdp's settings, "[DEBUG] ls_width:   350"), not a
+ * program's or a logger's name before its message.
+ */
+static int keys_last_number(const logtk_slice *t, size_t i, size_t n)
+{
+    return i + 2 == n && t[i + 1].ptr[0] >= '0' && t[i + 1].ptr[0] <= '9' &&
+           t[i].ptr[t[i].len - 1] == ':' && !memchr(t[i].ptr, '[', t[i].len);
 }
 
 /* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
@@ -740,7 +766,16 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
            is looked for below, as for every dated header) */
         if (level_first && dated && !is_date_or_time(s, len))
             break;
-        if (!digit_first && is_level_word(s, len)) {
+        /* the level's tokens: one, or a bracket padded with blanks after the
+           date ("[INFO ]", xrdp's; glued_fields() reads its field) */
+        size_t level_tokens = !digit_first && is_level_word(s, len);
+        if (!level_tokens && !digit_first && dated && s[0] == '[') {
+            int padded_level, padded_dated;
+            const size_t padded = bracket_span(t, i, limit, &padded_dated);
+            if (padded > 1 && !glued_fields(t, i, padded, &padded_level) && padded_level)
+                level_tokens = padded;
+        }
+        if (level_tokens) {
             if (!dated) {
                 /* a level opening the line, then its date, maybe after a
                    bracketed thread: CUPS' "I [05/Dec/2026:04:10:00 +0000]",
@@ -766,7 +801,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                 level_first = 1;
                 continue;
             }
-            i++;
+            i += level_tokens;
             end = i;
             /* what follows a level: spans, a component, a "-" */
             int component = 0;
@@ -776,9 +811,10 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                 if ((span = bracket_span(t, i, limit, &span_dated)) != 0) {
                     i += span;
                     end = i;
-                } else if (!component && (is_component(s, len) || is_dotted_component(s, len) ||
-                                          (thread_first && i + 1 < limit && is_dash(&t[i + 1]) &&
-                                           is_name_of(s, len, "._$")))) {
+                } else if (!component && !keys_last_number(t, i, n) &&
+                           (is_component(s, len) || is_dotted_component(s, len) ||
+                            (thread_first && i + 1 < limit && is_dash(&t[i + 1]) &&
+                             is_name_of(s, len, "._$")))) {
                     /* a logger's name: "name:", a dotted one, or after a thread
                        any name before the " - " that ends the header ("[main]
                        INFO App - msg", logback's default pattern with a class in
@@ -824,6 +860,8 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             if (!dated)
                 return 0;
             i++;
+            if (keys_last_number(t, i - 1, n))
+                return end;
             /* a category without a process, then its severity closed by a
                colon: BIND's "07-Dec-2026 13:04:20.701 general: info: ..." and
                its debug levels, "... general: debug 1: ..."; after
