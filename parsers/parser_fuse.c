@@ -5916,8 +5916,10 @@ static int is_enum_place(const ltk_fuse_state *st, size_t i, size_t n, size_t hd
  * "findtime:"), for a word right before a value that closes the line:
  * fail2ban's "maxRetry: 3" and "findtime: 600" are settings, one message
  * each, as the full lists keep "queue: <*>" and "status: <*>"; counted as
- * words, four keys made one "<*>: <*>" (rule key-names).  A letter opens
- * it, key bytes follow, one ':' closes it.
+ * words, four keys made one "<*>: <*>" (rule key-names).  So is such a word
+ * closing the line, without a dot: a key printed with an empty value
+ * (xrdp's "Client supplied program: " and "... domain: " were one "Client
+ * supplied <*>:").  A letter opens it, key bytes follow, one ':' closes it.
  */
 static int names_closing_value(const char *s, size_t n)
 {
@@ -6000,6 +6002,8 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
                     (st->norm.data[st->tok_off[i + 1]] == '=' ||
                      st->norm.data[st->tok_off[i + 1]] == ':')) ||
                    (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 2 == n && st->tok_wild[i + 1] &&
+                    names_closing_value(word, word_len)) ||
+                   (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 == n && !(marks & LTK_FUSE_HAS_DOT) &&
                     names_closing_value(word, word_len)) ||
                    (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n)) ||
                    opens_message(word, word_len);
