@@ -4905,13 +4905,20 @@ static int is_scoped_word(const char *s, size_t n)
     return 0;
 }
 
-/* A word of letters ending in "ed" ("Started", "paused"): a verb's past participle. */
+/*
+ * A word of letters ending in "ed" ("Started", "paused"), a verb's past
+ * participle, or in "ing" in small letters ("starting", "scanning"), its
+ * present one: the event a message reports ("job 5 starting", "job 5
+ * exiting").  Not "LOOKING" or "FOLLOWING": in capitals, a constant's name,
+ * a state (rule enum-slots).
+ */
 static int is_participle(const char *s, size_t n) /* n: without_sentence_end() */
 {
     if (FUSE_RULE_OFF(FUSE_RULE_PARTICIPLES))
         return 0;
     /* the last letter first: the test nearly every word fails, so predicted */
-    if (n == 0 || (s[n - 1] | 0x20) != 'd' || n < 4 || (s[n - 2] | 0x20) != 'e')
+    if (n < 4 || !(((s[n - 1] | 0x20) == 'd' && (s[n - 2] | 0x20) == 'e') ||
+                   (s[n - 1] == 'g' && n >= 5 && s[n - 2] == 'n' && s[n - 3] == 'i')))
         return 0;
     for (size_t i = 0; i < n; i++)
         if (!is_letter(s[i]))
