@@ -291,11 +291,14 @@ static int is_host_module(const char *s, size_t n)
  * followed by bracketed parts ("sshd:", "kernel[0]:", "sshd(pam_unix)[42]:",
  * "org.apache.Foo$Bar:", "com.apple.CDScheduler[43]:"; in angle brackets,
  * Dovecot's process, pid and session, "imap(bob@example.test)<2469><Fjt/Gt>:").
- * It starts with a letter; "::" and "name:value" are not components.
+ * It starts with a letter, or is a program's path as it ran (its argv[0],
+ * amavisd's "/usr/sbin/amavisd[11913]:"); "::" and "name:value" are not
+ * components.
  */
 static int is_component(const char *s, size_t n)
 {
-    if (n < 2 || s[n - 1] != ':' || s[n - 2] == ':' || !is_letter(s[0]))
+    if (n < 2 || s[n - 1] != ':' || s[n - 2] == ':' ||
+        !(is_letter(s[0]) || (s[0] == '/' && n > 2 && is_letter(s[1]))))
         return 0;
     n--;
     size_t i = 0;
