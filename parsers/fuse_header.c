@@ -415,6 +415,22 @@ static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dat
     return 0;
 }
 
+/* A token of the bracketed span t[from .. from + span) is a level word ("[D", "INFO]"). */
+static int span_holds_level(const logtk_slice *t, size_t from, size_t span)
+{
+    for (size_t k = from; k < from + span; k++) {
+        const char *s = t[k].ptr;
+        size_t len = t[k].len;
+        if (k == from)
+            s++, len--;
+        if (k + 1 == from + span && len > 0 && s[len - 1] == ']')
+            len--;
+        if (len > 0 && is_level_word(s, len))
+            return 1;
+    }
+    return 0;
+}
+
 /*
  * The tokens from t[from] up to a dated bracket that a quoted field follows,
  * when they are one or two names or "-" (is_name_chars), or 0: the
@@ -927,6 +943,14 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             dated = 1;
             i += span;
             end = i;
+            /* a bracket holding the level with the date is the whole header:
+               Tornado's "[D 261207 15:28:38 web:2293] msg" (the words after
+               it, "Using selector:", are no host and component) */
+            if (span_holds_level(t, i - span, span)) {
+                if (i < n && is_dash(&t[i]))
+                    i++;
+                return i < n ? i : 0;
+            }
             continue;
         }
         if (is_date_or_time(s, len)) {
