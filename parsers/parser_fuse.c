@@ -217,6 +217,41 @@ static int is_path(const char *s, size_t n)
 }
 
 /*
+ * A relative path without "./": names joined by single slashes, a letter
+ * first, that end with a file's extension ("data2/n7.txt",
+ * "sub1/readme_1.txt") or are three or more with a digit
+ * ("tmp/h52c/rs/src2"), as backup and sync tools print the files they
+ * handle.  Words joined by slashes ("seq/ack/win", "read/write", "TCP/IP")
+ * and a product's name and number ("PS/2", "PRO/1000") are none.  The
+ * punctuation closing the token is not the path's.
+ */
+static int is_relative_path(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_PATHS) || n < 4 || !is_letter(s[0]) || !memchr(s, '/', n))
+        return 0;
+    while (n > 1 && memchr(",:;\"')]}.", s[n - 1], 9))
+        n--;
+    size_t slashes = 0, segment = 0;
+    int digit = 0, extension = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '/') {
+            if (segment == 0)
+                return 0;
+            slashes++;
+            segment = 0;
+            extension = 0;
+            continue;
+        }
+        if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '-')
+            return 0;
+        digit |= s[i] >= '0' && s[i] <= '9';
+        extension = s[i] == '.' ? 1 : extension == 1 && is_letter(s[i]) ? 2 : extension;
+        segment++;
+    }
+    return segment > 0 && ((slashes >= 2 && digit) || (slashes > 0 && extension == 2));
+}
+
+/*
  * English month and weekday names as whole tokens: parts of timestamps, which
  * are variables in every ground truth, yet carry no digit.  1 for a month,
  * 2 for a weekday (calendar_date_span reads which), 0 otherwise.
@@ -2178,6 +2213,7 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
     size_t path_to = 0; /* a relative path's end before the token's */
     /* a month or weekday, its comma too: "Sat, 05 Dec 2026 11:50:00" (RFC 5322, HTTP) */
     if ((s[0] == '.' && !rel && is_path(s, n)) || ltk_fuse_is_calendar_word(s, n) ||
+        is_relative_path(s, n) ||
         (n == 4 && s[3] == ',' && ltk_fuse_is_calendar_word(s, 3))) {
         /*
          * The punctuation closing the token stays outside the value: a
