@@ -2213,7 +2213,6 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
     size_t path_to = 0; /* a relative path's end before the token's */
     /* a month or weekday, its comma too: "Sat, 05 Dec 2026 11:50:00" (RFC 5322, HTTP) */
     if ((s[0] == '.' && !rel && is_path(s, n)) || ltk_fuse_is_calendar_word(s, n) ||
-        is_relative_path(s, n) ||
         (n == 4 && s[3] == ',' && ltk_fuse_is_calendar_word(s, 3))) {
         /*
          * The punctuation closing the token stays outside the value: a
@@ -2241,6 +2240,7 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
     int last_wild = 0; /* the output ends with a "<*>" (merge adjacent ones) */
     int joins = 0;     /* a ':', '/', '#', ',' or '@' follows a "<*>" (see merge_joined) */
     size_t angles = 0; /* '<' of this token not yet closed */
+    int slash_seen = 0; /* a '/' was read (is_relative_path asked) */
     /* the last plain atom: out[scheme..scheme_end), ending before s[scheme_to] */
     char *scheme = NULL, *scheme_end = NULL;
     size_t scheme_to = 0;
@@ -2331,6 +2331,20 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
          */
         size_t sign = i == 0 ? bound_sign(s, n) : 0;
         if (byte_class[u[i]] == CLS_BREAK && !is_wild_at(s, i, n) && !sign) {
+            /* a relative path ("data1/docs/f1.bin"), read at the token's
+               first '/' (most tokens have none): one value, the punctuation
+               closing the token outside it */
+            if (s[i] == '/' && !slash_seen) {
+                slash_seen = 1;
+                if (is_relative_path(s, n)) {
+                    size_t end = n;
+                    while (end > 1 && memchr(",:;\"')]}.", s[end - 1], 9))
+                        end--;
+                    o = put_wildcard(out);
+                    memcpy(o, s + end, n - end);
+                    return (size_t)(o - out) + (n - end);
+                }
+            }
             /*
              * A '>' right after a value, closing a '<' opened in an earlier
              * token ("<memory:0, vCores:-27>", "<NSMutableURLRequest:
