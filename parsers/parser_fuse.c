@@ -2592,6 +2592,13 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
         if (!last_wild || keep)
             o = put_wildcard(o);
         last_wild = 1;
+        /* a key's value that names joined by '/' ("name=crowdsecurity/ssh-bf",
+           a scenario's, a package's, a route's): the names after it are the
+           value's too */
+        if (i + 1 < n && s[i] == '/' && !dots && atom_from > 0 && is_key_sign(s, atom_from - 1, n) &&
+            is_alnum_byte(s[i + 1]))
+            while (i < n && (s[i] == '/' || byte_class[u[i]] != CLS_BREAK))
+                i++;
         if (dots) {
             memset(o, '.', dots);
             o += dots;
