@@ -3727,7 +3727,11 @@ FUSE_INLINE int is_quoted_word(const char *s, size_t n)
  * Entering MASTER STATE", "[alpha] msg"): the object the message is about,
  * written in front of it as "(%s) ...", so two of them with the same message
  * are two values of one field, as two quoted words are (rule quoted-slots).
- * Not a level ("[INFO]"): a level names no object.  n: without_sentence_end().
+ * Not a level ("[INFO]"): a level names no object.  Elsewhere in the line a
+ * name in square brackets is a value so bracketed, "[%s]" as "'%s'" ("layout
+ * [us]", "gameid [devtest]", "PCI Interrupt Link [LNKA]"); in parentheses
+ * there it is more often an aside the code wrote ("(init)"), which stays.
+ * The caller tells where.  n: without_sentence_end().
  */
 static int is_bracketed_name(const char *s, size_t n)
 {
@@ -6095,7 +6099,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
         if (grp->quoted_words < 2 &&
             ((is_quoted_word(word, bare_len) &&
               !(i == hdr && is_all_between(word + 1, bare_len - 2, 'A', 'Z'))) ||
-             (i == hdr && is_bracketed_name(word, bare_len))))
+             ((i == hdr || word[0] == '[') && is_bracketed_name(word, bare_len))))
             grp->quoted_words++;
         grp->non_event |= !is_participle(word, bare_len) && !code;
         if (!grp->non_numbered) /* (it stays set: most slots' first word sets it) */
