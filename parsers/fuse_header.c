@@ -66,13 +66,13 @@ FUSE_INLINE int is_level_name(const char *s, size_t n)
        with few names a word at a time: every header token is tested.  The
        four-letter ones include the levels cut to four letters as loggers
        that align them print them: supervisord's "DEBG", "ERRO", "TRAC",
-       Jetty's "DBUG", Go's logrus "DEBU", "FATA", "PANI"; and cut to three,
+       Jetty's "DBUG", icecast's "EROR", Go's logrus "DEBU", "FATA", "PANI"; and cut to three,
        zerolog's and the NATS server's "DBG", "INF", "WRN", "TRC", "FTL",
        SpamAssassin's "dbg:" */
-    static const char levels[6][12][8] = {
+    static const char levels[6][13][8] = {
         {"err", "dbg", "inf", "wrn", "trc", "ftl"},
-        {"info", "warn", "crit", "fine", "note", "erro", "debg", "dbug", "debu", "trac", "fata",
-         "pani"},
+        {"info", "warn", "crit", "fine", "note", "erro", "eror", "debg", "dbug", "debu", "trac",
+         "fata", "pani"},
         {"trace", "debug", "error", "fatal", "emerg", "alert", "finer"},
         {"notice", "severe", "finest"},
         {"warning", "verbose"},
@@ -86,7 +86,7 @@ FUSE_INLINE int is_level_name(const char *s, size_t n)
             return 0;
         lower[i] = (char)(s[i] | 0x20);
     }
-    for (size_t w = 0; w < 12 && levels[n - 3][w][0]; w++)
+    for (size_t w = 0; w < 13 && levels[n - 3][w][0]; w++)
         if (memcmp(levels[n - 3][w], lower, 8) == 0)
             return 1;
     return 0;
