@@ -2534,10 +2534,14 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
                           is_dns_name(atom, atom_len) ||
                           (i < n && s[i] == '@' && is_object_identity(atom, atom_len, s, i, n))))
             variable = 1;
-        /* "root=LABEL=/": a value word naming a key is the key; a key's value
+        /* "root=LABEL=/": a value word naming a key is the key, and one
+           joined to a name by '/' a module's or a directory's name
+           ("admin/admin_handle_request", icecast's); a key's value
            is a value, but for a URL's scheme and a source location's file and
            directories ("caller=main.go:585", logfmt's: "caller=main.go:<*>") */
-        if (!variable && !(is_value_word(atom, atom_len) && !(i < n && is_key_sign(s, i, n))) &&
+        if (!variable &&
+            !(is_value_word(atom, atom_len) && !(i < n && is_key_sign(s, i, n)) &&
+              !(i + 1 < n && s[i] == '/' && is_letter(s[i + 1]))) &&
             !is_hex_word(atom, atom_len) &&
             !(((atom_from > 0 && is_key_sign(s, atom_from - 1, n)) ||
                is_bracketed_key_value(s, atom_from, i, n)) &&
