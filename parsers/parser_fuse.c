@@ -5853,6 +5853,19 @@ static int names_frame_function(const ltk_fuse_state *st, const char *s, size_t 
                          memcmp(st->norm.data + st->tok_off[next - 2], "in", 2) == 0;
     if (after[0] != '(' && !in_frame)
         return 0;
+    /* a JavaScript frame, "at Socket.emit (node:events:524:28)", "at
+       Foo.<anonymous> (/app/server.js:86:39)": "at", the name, its location
+       in parentheses closed by its line (and column), whatever the file */
+    const size_t after_len = st->tok_len[next];
+    if (next >= 2 && st->tok_len[next - 2] == 2 &&
+        memcmp(st->norm.data + st->tok_off[next - 2], "at", 2) == 0 && after_len > 5 &&
+        after[after_len - 1] == ')' && is_wild_at(after, after_len - 4, after_len) &&
+        after[after_len - 5] == ':') {
+        for (size_t k = 0; k < n; k++)
+            if (!is_key_byte(s[k]) && s[k] != '<' && s[k] != '>' && s[k] != '$')
+                return 0;
+        return 1;
+    }
     for (size_t k = 0; k < n; k++)
         if (!is_key_byte(s[k]) && s[k] != ':' && s[k] != '~')
             return 0;
