@@ -2381,12 +2381,22 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             }
             /* a terminal's control sequence, ESC '[' parameters and a final
                byte ("\x1b[33mPress", a colour werkzeug and others write
-               to their logs): formatting, copied as it is, and the text
-               after it read on its own ("[<*>" had taken "33mPress") */
+               to their logs): formatting, and the text after it read on its
+               own ("[<*>" had taken "33mPress") */
             const size_t control = s[i] == '\x1b' ? control_sequence(s, i, n) : 0;
             if (control) {
-                memcpy(o, s + i, control);
-                o += control;
+                /* its parameters, a colour the program chose by the value it
+                   wraps (morgan's status codes: green, yellow, red), are a
+                   value; the rest is copied */
+                size_t params = 2;
+                while (params < control && s[i + params] >= '0' && s[i + params] <= '?')
+                    params++;
+                memcpy(o, s + i, 2);
+                o += 2;
+                if (params > 2)
+                    o = put_wildcard(o);
+                memcpy(o, s + i + params, control - params);
+                o += control - params;
                 i += control;
                 last_wild = 0;
                 continue;
