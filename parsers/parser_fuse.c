@@ -5890,6 +5890,31 @@ static int names_frame_function(const ltk_fuse_state *st, const char *s, size_t 
 }
 
 /*
+ * Word i of the line closes a method's name that Ruby's backtrace quotes
+ * after a source location: "base.rb:1099:in `invoke'", "base.rb:1696:in
+ * `block in compile!'", "...:in `block (3 levels) in route!'".  The method
+ * is the frame's message, as a Java frame's is (rule source-files): ten of
+ * Sinatra's methods had made one "<*>/base.rb:<*>:in `<*>'".  The quote
+ * opens at most five tokens before, right after the location's ":in".
+ */
+static int closes_ruby_frame(const ltk_fuse_state *st, size_t i, size_t hdr)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_SOURCE_FILES) || st->tok_len[i] < 2 ||
+        st->norm.data[st->tok_off[i] + st->tok_len[i] - 1] != '\'')
+        return 0;
+    for (size_t j = i; j > hdr && j + 5 > i; j--) {
+        const char *t = st->norm.data + st->tok_off[j];
+        if (t[0] != '`')
+            continue;
+        const char *loc = st->norm.data + st->tok_off[j - 1];
+        const size_t len = st->tok_len[j - 1];
+        return len > 3 && memcmp(loc + len - 3, ":in", 3) == 0 &&
+               holds_source_location(loc, len - 3);
+    }
+    return 0;
+}
+
+/*
  * The position of the line's only word after its header, n when it has
  * none or more than one: a token holding a letter, its other constants
  * punctuation around values ("<*>:", "(<*>)").  Such a word is the whole
@@ -6101,6 +6126,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
                    (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 == n && !(marks & LTK_FUSE_HAS_DOT) &&
                     names_closing_value(word, word_len)) ||
                    (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n)) ||
+                   (i > hdr && closes_ruby_frame(st, i, hdr)) ||
                    opens_message(word, word_len);
         /* a message's id is code, but one that varies with the same text
            after it numbers something else ("PROJ-1234: build started"):
