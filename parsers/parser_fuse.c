@@ -1700,10 +1700,12 @@ static int is_member_sign(const char *s, size_t at)
  * Nonzero when s[at] is the '=' of a key ("tty=ssh", "logname=",
  * "(threshold=5)"): right after a name holding a letter, and no '=' after
  * it ("a==b" is an operator, "0=sup" numbers a list); or the ':' of a JSON
- * member (is_member_sign).  The key of the message ("msg=") assigns no
- * value (is_message_key).  A name may close with one index in brackets,
- * an element of an array ("argv[3]=", "envp[12]=", "toolType[0]=": CUPS'
- * filters' arguments, Android's pointers), as code prints "%s[%d]=".
+ * member (is_member_sign), or the '>' of a quoted hash key's "=>" (Ruby's
+ * and Perl's dumps, "{\"user\"=>\"frank\", \"n\"=>\"4\"}").  The key of the
+ * message ("msg=") assigns no value (is_message_key).  A name may close with
+ * one index in brackets, an element of an array ("argv[3]=", "envp[12]=",
+ * "toolType[0]=": CUPS' filters' arguments, Android's pointers), as code
+ * prints "%s[%d]=".
  */
 static int is_key_sign(const char *s, size_t at, size_t n)
 {
@@ -1711,6 +1713,8 @@ static int is_key_sign(const char *s, size_t at, size_t n)
         return 0;
     if (s[at] == ':') /* (its first test here: most colons follow no quote) */
         return at >= 3 && (s[at - 1] == '"') && is_member_sign(s, at);
+    if (s[at] == '>')
+        return at >= 3 && s[at - 1] == '=' && (s[at - 2] == '"' || s[at - 2] == '\'');
     if (s[at] != '=' || (at + 1 < n && s[at + 1] == '='))
         return 0;
     size_t k = at;
