@@ -393,6 +393,17 @@ static int keys_last_number(const logtk_slice *t, size_t i, size_t n)
            t[i].ptr[t[i].len - 1] == ':' && !memchr(t[i].ptr, '[', t[i].len);
 }
 
+/* A capital, then small letters only ("Order", "Sync"): how a sentence opens, not a host. */
+static int is_sentence_word(const char *s, size_t n)
+{
+    if (n < 2 || s[0] < 'A' || s[0] > 'Z')
+        return 0;
+    for (size_t k = 1; k < n; k++)
+        if (s[k] < 'a' || s[k] > 'z')
+            return 0;
+    return 1;
+}
+
 /* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
 static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
 {
@@ -1027,8 +1038,10 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             is_pid_colon(t[i + 1].ptr, t[i + 1].len))
             return i + 2 < n ? i + 2 : 0;
         /* a host: header only when a component or a level follows it; a
-           host's module, "example.test:presence" (Prosody's), before a level */
-        if (!hosts && i + 1 < limit &&
+           host's module, "example.test:presence" (Prosody's), before a level.
+           Not a capital and small letters only: a sentence's first word
+           (PHP's error_log() lines, "[date] Order placed: user=8 ...") */
+        if (!hosts && i + 1 < limit && !is_sentence_word(s, len) &&
             (is_name_chars(s, len) ? is_component(t[i + 1].ptr, t[i + 1].len) ||
                                          is_level_word(t[i + 1].ptr, t[i + 1].len)
                                    : is_level_word(t[i + 1].ptr, t[i + 1].len) &&
