@@ -1711,8 +1711,18 @@ static int is_key_sign(const char *s, size_t at, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES))
         return 0;
-    if (s[at] == ':') /* (its first test here: most colons follow no quote) */
-        return at >= 3 && (s[at - 1] == '"') && is_member_sign(s, at);
+    if (s[at] == ':') { /* (its first test here: most colons follow no quote) */
+        if (at >= 3 && s[at - 1] == '"')
+            return is_member_sign(s, at);
+        /* a name glued to its ':' before a quoted value, "name:\"TimeZone\""
+           (pgpool's parameters, Go's %+v of strings): the name a key's */
+        if (at + 1 >= n || (s[at + 1] != '"' && s[at + 1] != '\'') || at == 0)
+            return 0;
+        size_t k = at;
+        while (k > 0 && is_key_byte(s[k - 1]))
+            k--;
+        return k < at && is_letter(s[k]);
+    }
     if (s[at] == '>')
         return at >= 3 && s[at - 1] == '=' && (s[at - 2] == '"' || s[at - 2] == '\'');
     if (s[at] != '=' || (at + 1 < n && s[at + 1] == '='))
