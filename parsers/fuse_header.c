@@ -404,6 +404,27 @@ static int is_sentence_word(const char *s, size_t n)
     return 1;
 }
 
+/*
+ * 3 when t[i..] is "pid", a process id closed by its colon and a level closed
+ * by its colon, 0 otherwise: pgpool's "2026-12-07 16:02:37: pid 26522:
+ * DEBUG:  msg" (the time closed by its colon ends the header before them).
+ */
+static size_t pid_and_level(const logtk_slice *t, size_t i, size_t n)
+{
+    if (i + 3 >= n || t[i].len != 3 || memcmp(t[i].ptr, "pid", 3) != 0 || t[i + 1].len < 2 ||
+        t[i + 1].ptr[t[i + 1].len - 1] != ':' ||
+        !is_all_between(t[i + 1].ptr, t[i + 1].len - 1, '0', '9'))
+        return 0;
+    return is_level_colon(t[i + 2].ptr, t[i + 2].len) ? 3 : 0;
+}
+
+/* A word of two to eight capitals in angle brackets ("<RMT>", "<INFO>"). */
+static int is_angle_capitals(const char *s, size_t n)
+{
+    return n >= 4 && n <= 10 && s[0] == '<' && s[n - 1] == '>' &&
+           is_all_between(s + 1, n - 2, 'A', 'Z');
+}
+
 /* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
 static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
 {
@@ -797,8 +818,11 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         if (level_first && dated && !is_date_or_time(s, len))
             break;
         /* the level's tokens: one, or a bracket padded with blanks after the
-           date ("[INFO ]", xrdp's; glued_fields() reads its field) */
-        size_t level_tokens = !digit_first && is_level_word(s, len);
+           date ("[INFO ]", xrdp's; glued_fields() reads its field); after the
+           date a word in capitals in angle brackets is a level of the
+           program's own (BIRD's "<RMT>" and "<AUTH>" beside "<INFO>") */
+        size_t level_tokens = !digit_first && (is_level_word(s, len) ||
+                                               (dated && is_angle_capitals(s, len)));
         if (!level_tokens && !digit_first && dated && s[0] == '[') {
             int padded_level, padded_dated;
             const size_t padded = bracket_span(t, i, limit, &padded_dated);
@@ -1019,8 +1043,10 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                time glued to its fields, "12:32:00.191:DBUG:oejd.Foo:main:"
                (the words after it, "Deployable added:", are no host and
                component) */
-            if (dated && len > 1 && s[len - 1] == ':')
+            if (dated && len > 1 && s[len - 1] == ':') {
+                end += pid_and_level(t, end, n);
                 return end < n ? end : 0;
+            }
             continue;
         }
         /* the Common Log Format's fields before its date, "%h %l %u [%t]
