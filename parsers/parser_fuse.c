@@ -216,6 +216,14 @@ static int is_path(const char *s, size_t n)
     return slashes >= 2;
 }
 
+/* s[0..n) without the punctuation closing a token (",:;\"')]}."): a path's end. */
+static size_t before_token_closers(const char *s, size_t n)
+{
+    while (n > 1 && memchr(",:;\"')]}.", s[n - 1], 9))
+        n--;
+    return n;
+}
+
 /*
  * A relative path without "./": names joined by single slashes, a letter
  * first, that end with a file's extension ("data2/n7.txt",
@@ -229,8 +237,7 @@ static int is_relative_path(const char *s, size_t n)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_PATHS) || n < 4 || !is_letter(s[0]) || !memchr(s, '/', n))
         return 0;
-    while (n > 1 && memchr(",:;\"')]}.", s[n - 1], 9))
-        n--;
+    n = before_token_closers(s, n);
     size_t slashes = 0, segment = 0;
     int digit = 0, extension = 0;
     for (size_t i = 0; i < n; i++) {
@@ -2351,9 +2358,7 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             if (s[i] == '/' && !slash_seen) {
                 slash_seen = 1;
                 if (is_relative_path(s, n)) {
-                    size_t end = n;
-                    while (end > 1 && memchr(",:;\"')]}.", s[end - 1], 9))
-                        end--;
+                    const size_t end = before_token_closers(s, n);
                     o = put_wildcard(out);
                     memcpy(o, s + end, n - end);
                     return (size_t)(o - out) + (n - end);
