@@ -346,6 +346,15 @@ static int is_pid_colon(const char *s, size_t n)
            is_all_between(s + 1, n - 3, '0', '9');
 }
 
+/* A process and thread id joined by '#' and closed by a colon, nginx's "23181#23181:". */
+static int is_pid_tid_colon(const char *s, size_t n)
+{
+    const char *hash = n >= 4 && s[n - 1] == ':' ? memchr(s, '#', n) : NULL;
+    return hash && hash > s && hash + 2 < s + n &&
+           is_all_between(s, (size_t)(hash - s), '0', '9') &&
+           is_all_between(hash + 1, (size_t)(s + n - 1 - hash - 1), '0', '9');
+}
+
 /*
  * A dotted component name without a colon ("nova.osapi_compute.wsgi.server"):
  * letters, digits and '_' in three or more dot-separated parts, a letter
@@ -876,8 +885,8 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     component = 1;
                     i++;
                     end = i;
-                } else if (is_dash(&t[i])) {
-                    i++;
+                } else if (is_dash(&t[i]) || (!component && i + 1 < n && is_pid_tid_colon(s, len))) {
+                    i++; /* (nginx's "[error] 23181#23181: msg") */
                     end = i;
                     break;
                 } else if (!component && i + 1 < n && is_erlang_process(s, len)) {
