@@ -899,8 +899,10 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     i += 2; /* Ruby's "-- progname:", "-- :" without one */
                     end = i;
                     break;
-                } else if (component && len == 1 && s[0] == ':') {
-                    i++; /* "com.example.App : msg" (Spring Boot's logger column) */
+                } else if ((component || i == end) && len == 1 && s[0] == ':') {
+                    /* "com.example.App : msg" (Spring Boot's logger column); a
+                       level padded before its colon, rclone's "INFO  : msg" */
+                    i++;
                     end = i;
                     break;
                 } else if (i + 1 < limit && t[i + 1].len == 3 &&
