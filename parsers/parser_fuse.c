@@ -3244,6 +3244,17 @@ static size_t wildform_prefix(const char *s, size_t n)
         if (k >= 2 && k + 2 < n && s[k] == '(' && (s[k + 1] == '\'' || s[k + 1] == '"'))
             keep = k + 1;
     }
+    if (keep == 0 && n > 6 && s[0] >= 'A' && s[0] <= 'Z' && s[n - 1] == ')' &&
+        !FUSE_RULE_OFF(FUSE_RULE_BRACKETS)) {
+        /* an event's name in capitals called with its argument, dnsmasq's
+           "DHCPOFFER(br52)" beside "DHCPREQUEST(br52)": the name stays, the
+           event the line reports, as a call's with a quoted argument does */
+        size_t k = 1;
+        while (k < n && ((s[k] >= 'A' && s[k] <= 'Z') || s[k] == '_'))
+            k++;
+        if (k >= 4 && k + 2 < n && s[k] == '(')
+            keep = k + 1;
+    }
     if (keep > 0 && keep < n && s[keep] == '"' && quoted_key_value(s, keep, n))
         return keep; /* the quotes are the value's (quoted_value_suffix) */
     char close;
