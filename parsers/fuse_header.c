@@ -339,11 +339,11 @@ static int is_erlang_process(const char *s, size_t n)
     return i == n || (s[i] == '@' && i + 1 < n);
 }
 
-/* A process id in brackets closed by a colon: "[31774]:". */
+/* A process id in brackets or parentheses closed by a colon: "[31774]:", radvd's "(19735):". */
 static int is_pid_colon(const char *s, size_t n)
 {
-    return n >= 4 && s[0] == '[' && s[n - 2] == ']' && s[n - 1] == ':' &&
-           is_all_between(s + 1, n - 3, '0', '9');
+    return n >= 4 && ((s[0] == '[' && s[n - 2] == ']') || (s[0] == '(' && s[n - 2] == ')')) &&
+           s[n - 1] == ':' && is_all_between(s + 1, n - 3, '0', '9');
 }
 
 /* A process and thread id joined by '#' and closed by a colon, nginx's "23181#23181:". */
