@@ -499,7 +499,7 @@ static size_t common_log_fields(const logtk_slice *t, size_t from, size_t limit)
 static int glued_fields(const logtk_slice *t, size_t from, size_t span, int *level)
 {
     char field[8]; /* the current field's first bytes, blanks left out */
-    size_t flen = 0;
+    size_t flen = 0, slash = 0; /* slash: the field's first '/', when one (a level/component) */
     int glued = 0;
     *level = 0;
     for (size_t k = from; k < from + span; k++) {
@@ -508,14 +508,19 @@ static int glued_fields(const logtk_slice *t, size_t from, size_t span, int *lev
         for (size_t b = k == from; b < len; b++) {
             const int last = k + 1 == from + span && b + 1 == len;
             if (s[b] == ']' && (last || (b + 1 < len && s[b + 1] == '['))) {
-                if (flen <= sizeof field && is_level_word(field, flen))
+                /* the field a level, or a level and its component joined by
+                   '/' (lldpd's "[ DBG/main]", Celery's "INFO/MainProcess") */
+                const size_t word = slash ? slash : flen;
+                if (word <= sizeof field && is_level_word(field, word))
                     *level = 1;
-                flen = 0;
+                flen = slash = 0;
                 if (!last) {
                     glued = 1;
                     b++;
                 }
             } else if (s[b] != ' ' && s[b] != '\t') {
+                if (s[b] == '/' && slash == 0 && flen > 0)
+                    slash = flen;
                 if (flen < sizeof field)
                     field[flen] = s[b];
                 flen++;
@@ -835,7 +840,7 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         if (!level_tokens && !digit_first && dated && s[0] == '[') {
             int padded_level, padded_dated;
             const size_t padded = bracket_span(t, i, limit, &padded_dated);
-            if (padded > 1 && !glued_fields(t, i, padded, &padded_level) && padded_level)
+            if (padded && !glued_fields(t, i, padded, &padded_level) && padded_level)
                 level_tokens = padded;
         }
         if (level_tokens) {
