@@ -216,48 +216,6 @@ static int is_path(const char *s, size_t n)
     return slashes >= 2;
 }
 
-/* s[0..n) without the punctuation closing a token (",:;\"')]}."): a path's end. */
-static size_t before_token_closers(const char *s, size_t n)
-{
-    while (n > 1 && memchr(",:;\"')]}.", s[n - 1], 9))
-        n--;
-    return n;
-}
-
-/*
- * A relative path without "./": names joined by single slashes, a letter
- * first, that end with a file's extension ("data2/n7.txt",
- * "sub1/readme_1.txt") or are three or more with a digit
- * ("tmp/h52c/rs/src2"), as backup and sync tools print the files they
- * handle.  Words joined by slashes ("seq/ack/win", "read/write", "TCP/IP")
- * and a product's name and number ("PS/2", "PRO/1000") are none.  The
- * punctuation closing the token is not the path's.
- */
-static int is_relative_path(const char *s, size_t n)
-{
-    if (FUSE_RULE_OFF(FUSE_RULE_PATHS) || n < 4 || !is_letter(s[0]) || !memchr(s, '/', n))
-        return 0;
-    n = before_token_closers(s, n);
-    size_t slashes = 0, segment = 0;
-    int digit = 0, extension = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '/') {
-            if (segment == 0)
-                return 0;
-            slashes++;
-            segment = 0;
-            extension = 0;
-            continue;
-        }
-        if (!is_alnum_byte(s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '-')
-            return 0;
-        digit |= s[i] >= '0' && s[i] <= '9';
-        extension = s[i] == '.' ? 1 : extension == 1 && is_letter(s[i]) ? 2 : extension;
-        segment++;
-    }
-    return segment > 0 && ((slashes >= 2 && digit) || (slashes > 0 && extension == 2));
-}
-
 /*
  * English month and weekday names as whole tokens: parts of timestamps, which
  * are variables in every ground truth, yet carry no digit.  1 for a month,
@@ -2188,12 +2146,55 @@ static int mail_address(const char *s, size_t n, size_t *from, size_t *to)
     return 1;
 }
 
+/* s[0..n) without the punctuation closing a token (",:;\"')]}."): a path's end. */
+static size_t before_token_closers(const char *s, size_t n)
+{
+    while (n > 1 && memchr(",:;\"')]}.", s[n - 1], 9))
+        n--;
+    return n;
+}
+
+/*
+ * A relative path without "./": names joined by single slashes, a letter
+ * first, that end with a file's extension ("data2/n7.txt",
+ * "sub1/readme_1.txt") or are three or more with a digit
+ * ("tmp/h52c/rs/src2"), as backup and sync tools print the files they
+ * handle.  Words joined by slashes ("seq/ack/win", "read/write", "TCP/IP")
+ * and a product's name and number ("PS/2", "PRO/1000") are none.  The
+ * punctuation closing the token is not the path's.
+ */
+static int is_relative_path(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_PATHS) || n < 4 || !is_letter(s[0]) || !memchr(s, '/', n))
+        return 0;
+    n = before_token_closers(s, n);
+    size_t slashes = 0, segment = 0;
+    int digit = 0, extension = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '/') {
+            if (segment == 0)
+                return 0;
+            slashes++;
+            segment = 0;
+            extension = 0;
+            continue;
+        }
+        if (!is_key_byte(s[i]))
+            return 0;
+        digit |= s[i] >= '0' && s[i] <= '9';
+        extension = s[i] == '.' ? 1 : extension == 1 && is_letter(s[i]) ? 2 : extension;
+        segment++;
+    }
+    return segment > 0 && ((slashes >= 2 && digit) || (slashes > 0 && extension == 2));
+}
+
 /*
  * The length of the terminal control sequence (ECMA-48 CSI) at s[i]: ESC,
  * '[', parameter bytes (digits, ';', ':', '<' to '?'), intermediate bytes
  * (' ' to '/') and one final byte ('@' to '~'); 0 when there is none.
+ * *params: where its parameters end, from s[i].
  */
-static size_t control_sequence(const char *s, size_t i, size_t n)
+static size_t control_sequence(const char *s, size_t i, size_t n, size_t *params)
 {
     assert(s[i] == '\x1b');
     size_t k = i + 1;
@@ -2202,6 +2203,7 @@ static size_t control_sequence(const char *s, size_t i, size_t n)
     k++;
     while (k < n && s[k] >= '0' && s[k] <= '?')
         k++;
+    *params = k - i;
     while (k < n && s[k] >= ' ' && s[k] <= '/')
         k++;
     if (k >= n || s[k] < '@' || s[k] > '~')
@@ -2402,14 +2404,12 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
                byte ("\x1b[33mPress", a colour werkzeug and others write
                to their logs): formatting, and the text after it read on its
                own ("[<*>" had taken "33mPress") */
-            const size_t control = s[i] == '\x1b' ? control_sequence(s, i, n) : 0;
+            size_t params = 0;
+            const size_t control = s[i] == '\x1b' ? control_sequence(s, i, n, &params) : 0;
             if (control) {
                 /* its parameters, a colour the program chose by the value it
                    wraps (morgan's status codes: green, yellow, red), are a
                    value; the rest is copied */
-                size_t params = 2;
-                while (params < control && s[i + params] >= '0' && s[i + params] <= '?')
-                    params++;
                 memcpy(o, s + i, 2);
                 o += 2;
                 if (params > 2)
