@@ -22,15 +22,15 @@ FUSE_INLINE int is_level_name(const char *s, size_t n);
 /*
  * A module's level, the bracket's inside s[0..n) and its ':' at colon:
  * "ssl:info", "rewrite:trace3" (httpd 2.4's "[ssl:info]"; trace1 to trace8
- * too).  Out of line: few header tokens are such a bracket.
+ * too), ":error" when the module has no name.  Out of line: few header tokens are such a bracket.
  */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
 static int is_module_level(const char *s, size_t n, const char *colon)
 {
-    if (colon == s || !is_letter(s[0]))
-        return 0;
+    if (colon != s && !is_letter(s[0]))
+        return 0; /* (no module at all, httpd's "[:error]" for a module that names none) */
     n -= (size_t)(colon + 1 - s);
     s = colon + 1;
     if (n > 5 && s[n - 1] >= '1' && s[n - 1] <= '8' && (s[0] | 0x20) == 't')
@@ -402,6 +402,33 @@ static int keys_last_number(const logtk_slice *t, size_t i, size_t n)
            t[i].ptr[t[i].len - 1] == ':' && !memchr(t[i].ptr, '[', t[i].len);
 }
 
+/* A name and its process id in brackets, closed by a colon: syslog's tag, "sshd[5174]:". */
+static int is_pid_tag(const char *s, size_t n)
+{
+    if (n < 5 || s[n - 1] != ':' || s[n - 2] != ']' || !is_letter(s[0]))
+        return 0;
+    size_t k = n - 2;
+    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+        k--;
+    return k < n - 2 && k > 1 && s[k - 1] == '[' && is_component(s, n);
+}
+
+/*
+ * A facility and a level in angle brackets, both numbers or both names:
+ * "<4.3>", "<auth.info>" (FreeBSD's syslogd -v, -vv).
+ */
+static int is_facility_level(const char *s, size_t n)
+{
+    if (n < 5 || n > 24 || s[0] != '<' || s[n - 1] != '>')
+        return 0;
+    const char *dot = memchr(s, '.', n);
+    if (dot == NULL || dot == s + 1 || dot == s + n - 2)
+        return 0;
+    const size_t a = (size_t)(dot - s) - 1, b = n - 3 - a;
+    return (is_all_between(s + 1, a, '0', '9') && is_all_between(dot + 1, b, '0', '9')) ||
+           (is_all_between(s + 1, a, 'a', 'z') && is_all_between(dot + 1, b, 'a', 'z'));
+}
+
 /* A capital, then small letters only ("Order", "Sync"): how a sentence opens, not a host. */
 static int is_sentence_word(const char *s, size_t n)
 {
@@ -768,10 +795,57 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
  * that token alone, so the template's message is read as the line it came
  * from was (settle_template reads a template's leading "<*>" so too).
  */
+static size_t header_length(const logtk_slice *t, size_t n, int dated_before);
+
+/* A date or a time, maybe in brackets, among t[0..n) (is_date_or_time). */
+static int holds_date(const logtk_slice *t, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const char *s = t[k].ptr;
+        size_t len = t[k].len;
+        if (len > 1 && s[0] == '[')
+            s++, len--;
+        if (len > 1 && s[len - 1] == ']')
+            len--;
+        if (is_date_or_time(s, len))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The header a program wrote itself after syslog's "name[pid]:", or 0.  A
+ * program that prints its own date and level and is logged through syslog
+ * (its standard output through the journal, mysqld_safe's "Sep 16 21:30:26
+ * db mysqld: 130916 21:30:26 [Warning] Access denied ...", FreeSWITCH's
+ * "freeswitch[122921]: 2016-09-25 18:57:58.150982 [WARNING] ...") or that
+ * leaves the date to syslog and keeps the rest (httpd's ErrorLog to syslog,
+ * "httpd[22034]: [authz_core:error] [pid 22034] [client ...] AH01630: ...")
+ * writes each message after two headers, and after one when it writes its
+ * own file: the inner one is the header's too.  Taken when it holds a date or
+ * a time, or opens with a bracketed level; the message's own words after
+ * syslog's (sshd's "error: PAM: ...", a kernel's "ACPI: ...") are neither.
+ */
+static size_t inner_header(const logtk_slice *t, size_t n)
+{
+    int dated;
+    const size_t span = t[0].ptr[0] == '[' ? bracket_span(t, 0, n, &dated) : 0;
+    if (span && (span_holds_level(t, 0, span) || is_level_word(t[0].ptr, t[0].len)))
+        return header_length(t, n, 1);
+    const size_t inner = header_length(t, n, 0);
+    return inner && holds_date(t, inner) ? inner : 0;
+}
+
 size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
 {
+    return header_length(t, n, 0);
+}
+
+/* ltk_fuse_header_length(), the date already read before t when dated_before */
+static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
+{
     size_t i = 0, end = 0, limit = n < 24 ? n : 24;
-    int dated = 0, hosts = 0;
+    int dated = dated_before, hosts = 0;
     int level_first = 0; /* the line opened with its level: the header ends with the date */
     int thread_first = 0; /* a bracketed thread came before the level (logback's pattern) */
     if (n < 2)
@@ -822,6 +896,12 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
             }
             s += pri;
             len -= pri;
+        }
+        /* FreeBSD's syslogd -v and -vv: the facility and level after the date,
+           numbered or named ("<4.3>", "<auth.info>") */
+        if (dated && end == i && s[0] == '<' && is_facility_level(s, len)) {
+            end = ++i;
+            continue;
         }
         /* a digit opens no level word, component or bracket: straight to the date test */
         int digit_first = s[0] >= '0' && s[0] <= '9';
@@ -945,8 +1025,11 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
                     is_all_between(t[i + 1].ptr, t[i + 1].len - 1, '0', '9'))
                     return i + 2;
             }
-            if (i < n && t[i].ptr[0] == '[')
-                i += uptime_span(t, i, n); /* "kernel: [   12.345678]" (kern.log) */
+            const size_t kernel_time = i < n && t[i].ptr[0] == '[' ? uptime_span(t, i, n) : 0;
+            if (kernel_time)
+                i += kernel_time; /* "kernel: [   12.345678]" (kern.log) */
+            else if (i < n && !dated_before)
+                i += inner_header(t + i, n - i);
             if (i < n && is_dash(&t[i]))
                 i++;
             return i < n ? i : 0;
@@ -1082,8 +1165,10 @@ size_t ltk_fuse_header_length(const logtk_slice *t, size_t n)
         /* a host: header only when a component or a level follows it; a
            host's module, "example.test:presence" (Prosody's), before a level.
            Not a capital and small letters only: a sentence's first word
-           (PHP's error_log() lines, "[date] Order placed: user=8 ...") */
-        if (!hosts && i + 1 < limit && !is_sentence_word(s, len) &&
+           (PHP's error_log() lines, "[date] Order placed: user=8 ..."), but
+           before a program's name and process id ("Server sshd[5174]:") */
+        if (!hosts && i + 1 < limit &&
+            (!is_sentence_word(s, len) || is_pid_tag(t[i + 1].ptr, t[i + 1].len)) &&
             (is_name_chars(s, len) ? is_component(t[i + 1].ptr, t[i + 1].len) ||
                                          is_level_word(t[i + 1].ptr, t[i + 1].len)
                                    : is_level_word(t[i + 1].ptr, t[i + 1].len) &&
