@@ -106,7 +106,8 @@ static int is_basic_date(const char *s)
  * A date or a time, by the lengths of its digit groups: "hh:mm[:ss]" with
  * an optional fraction ("16:49:06", "18:01:47,978", "09:00:55.123"), a
  * date of a 2- or 4-digit group then one or two 1-2 digit groups joined by
- * '-' or '/' ("2015-10-18", "03-17", "17/06/09"), whatever time follows
+ * '-' or '/' ("2015-10-18", "03-17", "17/06/09"), or a day and a month
+ * before a four-digit year ("22-06-2014", "12/7/2026"), whatever time follows
  * ("2005-06-03-15.42.50.675872"), a four-digit year with dots
  * ("2005.11.09"), or a basic date joined to its time ("20261207-15:27:46");
  * one trailing ',' allowed.  Addresses ("10.0.0.1:80"),
@@ -169,9 +170,16 @@ static int is_date_or_time(const char *s, size_t n)
        ("03-17 16:13:38"): two numbers joined by '/' are a ratio or a count
        ("req: 36/44", uWSGI's), which a date only looked like when its
        numbers had two digits each */
-    if (sep[0] == '-' || sep[0] == '/')
-        return (len[0] == 2 || len[0] == 4) && len[1] <= 2 &&
-               (ngroups == 2 ? i == n && sep[0] == '-' : (sep[1] == sep[0] && len[2] <= 2));
+    if (sep[0] == '-' || sep[0] == '/') {
+        if (ngroups == 2)
+            return (len[0] == 2 || len[0] == 4) && len[1] <= 2 && i == n && sep[0] == '-';
+        if (sep[1] != sep[0] || len[1] > 2)
+            return 0;
+        /* the year first ("2015-10-18", "17/06/09"), or last with four digits
+           after the day and the month ("22-06-2014", "12/7/2026": Domino's,
+           Windows' programs', many a US one's) */
+        return ((len[0] == 2 || len[0] == 4) && len[2] <= 2) || (len[0] <= 2 && len[2] == 4);
+    }
     if (sep[0] == '.') /* a year with dots */
         return len[0] == 4 && ngroups >= 3 && len[1] == 2 && sep[1] == '.' && len[2] == 2;
     return 0;
@@ -1175,6 +1183,14 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
                                          is_host_module(s, len))) {
             hosts = 1;
             i++;
+            continue;
+        }
+        /* a process id in brackets right after the date: Exim's "2026-12-07
+           12:00:00 [10099] H=..." (its log_selector's +pid), which writes the
+           same message without it otherwise */
+        if (dated && end == i && len >= 3 && len <= 9 && s[0] == '[' && s[len - 1] == ']' &&
+            is_all_between(s + 1, len - 2, '0', '9')) {
+            end = ++i;
             continue;
         }
         /* after the date, a few names and bracketed fields, then a level
