@@ -480,6 +480,9 @@ static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dat
         size_t len = t[k].len;
         if (k == from)
             s++, len--;
+        /* (closed by "]:" too: Roundcube's "[22-Jan-2013 22:28:21 +0200]: msg") */
+        if (len > 1 && s[len - 1] == ':' && s[len - 2] == ']')
+            len--;
         int closes = len > 0 && s[len - 1] == ']';
         if (closes)
             len--;
