@@ -1196,6 +1196,13 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
             end = ++i;
             continue;
         }
+        /* one so named closes the header: vsftpd's "[pid 27202] [bob] OK LOGIN:"
+           and "[pid 27202] CONNECT:" are messages (httpd's "[pid N]" is read
+           with its level) */
+        if (dated && end == i && len == 4 && memcmp(s, "[pid", 4) == 0 && i + 2 < n &&
+            t[i + 1].len >= 2 && t[i + 1].ptr[t[i + 1].len - 1] == ']' &&
+            is_all_between(t[i + 1].ptr, t[i + 1].len - 1, '0', '9'))
+            return i + 2;
         /* after the date, a few names and bracketed fields, then a level
            closed by its colon: Pacemaker's "Dec 05 15:24:53.586 vm
            pacemaker-based     [28640] (cib_perform_op) info: ...", whose
