@@ -65,14 +65,14 @@ FUSE_INLINE int is_level_name(const char *s, size_t n)
     /* by length (3 to 8), zero-padded to 8 bytes, so that a token is compared
        with few names a word at a time: every header token is tested.  The
        four-letter ones include the levels cut to four letters as loggers
-       that align them print them: supervisord's "DEBG", "ERRO", "TRAC",
+       that align them print them: supervisord's "DEBG", "ERRO", "TRAC", "BLAT",
        Jetty's "DBUG", icecast's "EROR", Go's logrus "DEBU", "FATA", "PANI"; and cut to three,
        zerolog's and the NATS server's "DBG", "INF", "WRN", "TRC", "FTL",
        SpamAssassin's "dbg:" */
-    static const char levels[6][13][8] = {
+    static const char levels[6][14][8] = {
         {"err", "dbg", "inf", "wrn", "trc", "ftl"},
         {"info", "warn", "crit", "fine", "note", "erro", "eror", "debg", "dbug", "debu", "trac",
-         "fata", "pani"},
+         "fata", "pani", "blat"},
         {"trace", "debug", "error", "fatal", "emerg", "alert", "finer"},
         {"notice", "severe", "finest"},
         {"warning", "verbose"},
@@ -80,13 +80,16 @@ FUSE_INLINE int is_level_name(const char *s, size_t n)
     };
     if (n < 3 || n > 8)
         return 0;
+    /* PostgreSQL's and PgBouncer's "LOG", in capitals only: "log" is a word */
+    if (n == 3 && s[0] == 'L' && s[1] == 'O' && s[2] == 'G')
+        return 1;
     char lower[8] = {0};
     for (size_t i = 0; i < n; i++) {
         if (!is_letter(s[i]))
             return 0;
         lower[i] = (char)(s[i] | 0x20);
     }
-    for (size_t w = 0; w < 13 && levels[n - 3][w][0]; w++)
+    for (size_t w = 0; w < 14 && levels[n - 3][w][0]; w++)
         if (memcmp(levels[n - 3][w], lower, 8) == 0)
             return 1;
     return 0;
@@ -252,7 +255,8 @@ int ltk_fuse_is_zone_name(const char *s, size_t n)
 {
     if (n < 3 || n > 4 || !is_all_between(s, n, 'A', 'Z'))
         return 0;
-    return s[n - 1] == 'T' || (n == 3 && (memcmp(s, "UTC", 3) == 0));
+    /* (a level cut to four letters is none: supervisord's "CRIT", "BLAT") */
+    return (s[n - 1] == 'T' && !is_level_name(s, n)) || (n == 3 && (memcmp(s, "UTC", 3) == 0));
 }
 
 /* "AM" or "PM", any case: the half of the day after a 12-hour time. */

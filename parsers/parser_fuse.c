@@ -1856,8 +1856,9 @@ static size_t quoted_key_value(const char *s, size_t at, size_t n)
         first++;
     if (names_source(s, at + 1, first, end))
         return 0;
-    if (end + 1 < n && !memchr(",;)]}&", s[end + 1], 6))
-        return 0; /* more text glued after the quotes */
+    if (end + 1 < n && !memchr(",;)]}&>", s[end + 1], 7))
+        return 0; /* more text glued after the quotes ('>' closes an angle
+                     bracket's field: nslcd's <passwd="alice">) */
     return end + 1 - at;
 }
 
@@ -2291,7 +2292,8 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
          */
         if (!FUSE_RULE_OFF(FUSE_RULE_PATHS) && s[i] == '/' &&
             (i == 0 || is_path_delimiter(s[i - 1])) && i + 1 < n &&
-            s[i + 1] != '/' && !is_path_delimiter(s[i + 1])) {
+            s[i + 1] != '/' && s[i + 1] != '>' && !is_path_delimiter(s[i + 1])) {
+            /* (not "/>", which closes an empty XML element: "<collection />") */
             size_t e = i + 1;
             while (e < n && !is_path_delimiter(s[e]))
                 e++;
