@@ -218,6 +218,21 @@ static int is_capitals_field(const char *s, size_t n)
 }
 
 /*
+ * A debug level written as its bit mask in hex, in parentheses closed by a
+ * colon: SSSD's "(0x0400):" after its component and function.
+ */
+static int is_hex_level(const char *s, size_t n)
+{
+    if (n < 6 || n > 14 || s[0] != '(' || s[1] != '0' || s[2] != 'x' || s[n - 1] != ':' ||
+        s[n - 2] != ')')
+        return 0;
+    for (size_t k = 3; k < n - 2; k++)
+        if (!((s[k] >= '0' && s[k] <= '9') || (s[k] >= 'a' && s[k] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/*
  * Fields between a date and a level closed by its colon, the last test of
  * a header: up to four names ("vm", "pacemakerd", "mysvc[42]") and tokens
  * in brackets or parentheses ("[28634]", "(crm_log_init)"), one of them
@@ -245,8 +260,25 @@ static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limi
         bracketed |= close != 0;
     }
     return bracketed && (is_level_colon(t[level].ptr, t[level].len) ||
-                         is_capitals_field(t[level].ptr, t[level].len))
+                         is_capitals_field(t[level].ptr, t[level].len) ||
+                         is_hex_level(t[level].ptr, t[level].len))
                ? level + 1
+               : 0;
+}
+
+/*
+ * A date opening the line in parentheses closed by "):", the time maybe
+ * with its fraction after a ':' (SSSD's "(2026-12-07 17:45:44:089777):
+ * [sssd] [check_file] (0x0400): ..."): its tokens (2), or 0.
+ */
+static size_t parenthesized_date(const logtk_slice *t, size_t n)
+{
+    if (n < 3 || t[0].len < 9 || t[0].ptr[0] != '(' || t[1].len < 7 ||
+        t[1].ptr[t[1].len - 1] != ':' || t[1].ptr[t[1].len - 2] != ')')
+        return 0;
+    return is_date_or_time(t[0].ptr + 1, t[0].len - 1) &&
+                   is_date_or_time(t[1].ptr, t[1].len - 2)
+               ? 2
                : 0;
 }
 
@@ -897,6 +929,8 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
        level follow, read below) */
     if (t[0].len == 2 && t[0].ptr[1] == ',' && is_level_name(t[0].ptr, 1))
         end = i = 1;
+    if (t[0].ptr[0] == '(' && (end = i = parenthesized_date(t, n)) != 0)
+        dated = 1;
     while (i < limit) {
         const char *s = t[i].ptr;
         size_t len = t[i].len;
@@ -1211,9 +1245,11 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
            closed by its colon: Pacemaker's "Dec 05 15:24:53.586 vm
            pacemaker-based     [28640] (cib_perform_op) info: ...", whose
            daemon is padded with blanks */
-        if (dated) {
+        /* (SSSD's undated lines too, "[sssd] [check_file] (0x0400): ...":
+           its level in hex is no message's word) */
+        if (dated || i == 0) {
             const size_t level = fields_before_level(t, i, limit);
-            if (level)
+            if (level && (dated || is_hex_level(t[level - 1].ptr, t[level - 1].len)))
                 return level < n ? level : 0;
         }
         break;
