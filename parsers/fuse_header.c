@@ -457,6 +457,18 @@ static int is_pid_tag(const char *s, size_t n)
     return k < n - 2 && k > 1 && s[k - 1] == '[' && is_component(s, n);
 }
 
+/* A name and seconds with their fraction in brackets, closed by a colon: "ptp4l[32489.877]:". */
+static int is_time_tag(const char *s, size_t n)
+{
+    const char *open = memchr(s, '[', n);
+    if (open == NULL || open == s || n < 8 || s[n - 2] != ']' || s[n - 1] != ':')
+        return 0;
+    const char *dot = memchr(open, '.', (size_t)(s + n - open));
+    return dot != NULL && dot > open + 1 && dot < s + n - 3 &&
+           is_all_between(open + 1, (size_t)(dot - open - 1), '0', '9') &&
+           is_all_between(dot + 1, (size_t)(s + n - 3 - dot), '0', '9');
+}
+
 /*
  * A facility and a level in angle brackets, both numbers or both names:
  * "<4.3>", "<auth.info>" (FreeBSD's syslogd -v, -vv).
@@ -952,6 +964,13 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
             end = ++i;
             continue;
         }
+        /* a lone ':' right after the date separates it from the component:
+           mpd's "Dec 07 17:47 : update: reading ..." */
+        if (dated && end == i && len == 1 && s[0] == ':' && i + 2 < n &&
+            is_component(t[i + 1].ptr, t[i + 1].len)) {
+            end = ++i;
+            continue;
+        }
         /* a digit opens no level word, component or bracket: straight to the date test */
         int digit_first = s[0] >= '0' && s[0] <= '9';
         /* the line opened with its level: its header words end with its date
@@ -1056,6 +1075,11 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
         if (dated && end == i && i > 0 && is_pid_colon(s, len))
             return i + 1 < n ? i + 1 : 0;
         if (!digit_first && is_component(s, len)) {
+            /* a program's name and the seconds since its clock started, in
+               brackets, opening the line: linuxptp's "ptp4l[32489.877]: port
+               1: ..." (phc2sys', ts2phc's), a time and so a header */
+            if (!dated && i == 0 && i + 1 < n && is_time_tag(s, len))
+                return 1;
             if (!dated)
                 return 0;
             i++;
