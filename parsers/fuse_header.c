@@ -457,6 +457,20 @@ static int is_pid_tag(const char *s, size_t n)
     return k < n - 2 && k > 1 && s[k - 1] == '[' && is_component(s, n);
 }
 
+/*
+ * A verb's past participle in small letters closed by a colon, "spawned:",
+ * "exited:", "stopped:": after a level, the message's first word (what
+ * happened, supervisord's "INFO spawned: 'web' with pid 12472"), not a
+ * logger's name, which names a thing ("root:", "urllib3:"); "-eed" ends
+ * nouns ("feed:", "speed:").
+ */
+static int is_past_participle_colon(const char *s, size_t n)
+{
+    if (n < 7 || s[n - 1] != ':' || s[n - 2] != 'd' || s[n - 3] != 'e' || s[n - 4] == 'e')
+        return 0;
+    return is_all_between(s, n - 1, 'a', 'z');
+}
+
 /* A name and seconds with their fraction in brackets, closed by a colon: "ptp4l[32489.877]:". */
 static int is_time_tag(const char *s, size_t n)
 {
@@ -1028,6 +1042,7 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
                     i += span;
                     end = i;
                 } else if (!component && !keys_last_number(t, i, n) &&
+                           !is_past_participle_colon(s, len) &&
                            (is_component(s, len) || is_dotted_component(s, len) ||
                             (thread_first && i + 1 < limit && is_dash(&t[i + 1]) &&
                              is_name_of(s, len, "._$")))) {
