@@ -1241,7 +1241,12 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
            virtual host and the authenticated user ("127.0.0.1 - alice
            [06/Dec/2026:21:24:25 +0000] \"GET ...", "... evil.test - [...]"),
            names or "-", after the host, then the date and the quoted request */
-        const size_t clf = !dated && end > 0 ? common_log_fields(t, i, limit) : 0;
+        size_t clf = 0;
+        if (!dated && end > 0)
+            clf = common_log_fields(t, i, limit);
+        else if (!dated && i == 0 && is_name_chars(s, len) &&
+                 (clf = common_log_fields(t, 1, limit)) != 0)
+            clf++; /* the host itself a name ("localhost - dave [...] \"PUT ...") */
         if (clf) {
             end = i += clf;
             continue;

@@ -1207,6 +1207,58 @@ static size_t base64_span(const char *s, size_t i, size_t n, size_t *run_end)
 }
 
 /*
+ * An attribute type that names a distinguished name's part (RFC 4514's and
+ * RFC 4519's: "cn", "ou", "dc", "uid", "o", "c", "l", "st", "street"), any case.
+ */
+static int is_dn_attribute(const char *s, size_t n)
+{
+    static const char names[][7] = {"cn", "ou", "dc", "uid", "o", "c", "l", "st", "street"};
+    if (n == 0 || n > 6)
+        return 0;
+    char lower[7] = {0};
+    for (size_t k = 0; k < n; k++)
+        lower[k] = (char)(s[k] | 0x20);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (memcmp(names[k], lower, 7) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The length of an LDAP distinguished name opening s[i..n), two or more
+ * "type=value" parts joined by ',' ("uid=alice,ou=people,dc=example,dc=com",
+ * "cn=config" alone is none), or 0.  A name is one value (rule key-values):
+ * masked part by part, each depth of it made a template of its own (389 Directory
+ * Server's "Found in cache for dn:uid=<*>,ou=<*>,dc=<*>,dc=<*>" beside
+ * "dn:ou=<*>,dc=<*>,dc=<*>").  A value ends at ',' or a closer.
+ */
+static size_t dn_span(const char *s, size_t i, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES))
+        return 0;
+    size_t k = i, parts = 0, end = i;
+    for (;;) {
+        const size_t type = k;
+        while (k < n && is_letter(s[k]))
+            k++;
+        if (k >= n || s[k] != '=' || !is_dn_attribute(s + type, k - type))
+            break;
+        k++;
+        const size_t value = k;
+        while (k < n && s[k] != ',' && !memchr(")]}\"';=", s[k], 7))
+            k++;
+        if (k == value || (k < n && s[k] == '='))
+            break;
+        parts++;
+        end = k;
+        if (k >= n || s[k] != ',')
+            break;
+        k++;
+    }
+    return parts >= 2 ? end - i : 0;
+}
+
+/*
  * Nonzero when s[0..n) closes with '=' and maybe punctuation after it
  * (base64's padding, maybe: base64_span's test is looked for only there,
  * not at every '=' of a key).
@@ -2481,6 +2533,31 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             i++;
             continue;
         }
+        /* a protocol reply's three-digit code before '-', the mark of a reply
+           of several lines (FTP's "226-File successfully transferred", SMTP's
+           "250-PIPELINING"): the code is the value, the text after the '-'
+           the message's words ("226-File" had been one value, "File" in it) */
+        if (i == 0 && n > 5 && s[3] == '-' && (is_letter(s[4]) || s[4] == '"') &&
+            s[0] >= '1' && s[0] <= '5' && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' &&
+            s[2] <= '9') {
+            o = put_wildcard(o);
+            *o++ = '-';
+            i = 4;
+            last_wild = 0;
+            continue;
+        }
+        /* an LDAP distinguished name, "uid=alice,ou=people,dc=example,dc=com" */
+        if (is_letter(s[i]) && (i == 0 || !is_alnum_byte(s[i - 1])) && i + 8 < n &&
+            memchr(s + i, ',', n - i) != NULL) {
+            const size_t dn = dn_span(s, i, n);
+            if (dn) {
+                if (!last_wild)
+                    o = put_wildcard(o);
+                last_wild = 1;
+                i += dn;
+                continue;
+            }
+        }
         /* base64 text, from a piece's first byte; a span that failed is not tried again */
         if (i >= base64_tried && is_alnum_byte(s[i])) {
             const size_t b64 = base64_span(s, i, n, &base64_tried);
@@ -2942,6 +3019,8 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
     }
     if (n >= 17 && s[2] == '-')
         return 0; /* maybe a hardware address ("00-0d-60-e9-1f-25"): hex_groups() */
+    if (n > 5 && s[3] == '-' && is_letter(s[4]))
+        return 0; /* maybe a reply's code before its text ("226-File"): mask_token() */
     size_t dots = 0;
     while (dots + 1 < n && s[n - 1 - dots] == '.')
         dots++;
