@@ -2547,8 +2547,9 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             continue;
         }
         /* an LDAP distinguished name, "uid=alice,ou=people,dc=example,dc=com" */
-        if (is_letter(s[i]) && (i == 0 || !is_alnum_byte(s[i - 1])) && i + 8 < n &&
-            memchr(s + i, ',', n - i) != NULL) {
+        if (i + 8 < n && (s[i + 1] == '=' || s[i + 2] == '=' || s[i + 3] == '=') &&
+            is_letter(s[i]) && (i == 0 || !is_alnum_byte(s[i - 1])) &&
+            memchr(s + i, ',', n - i) != NULL) { /* (its first type, 1 to 3 letters) */
             const size_t dn = dn_span(s, i, n);
             if (dn) {
                 if (!last_wild)
