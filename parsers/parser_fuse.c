@@ -2626,6 +2626,18 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             }
             break;
         }
+        /* an ellipsis before a word ends a value: fetchmail's "Trying to
+           connect to 127.0.0.1/1143...connected.", "...connection failed."
+           (the word had been the value's, and the message's outcome with it) */
+        if (variable && i - atom_from > 4 && (size_t)(o - atom) == i - atom_from) {
+            for (size_t k = atom_from + 1; k + 3 < i; k++) {
+                if (s[k] == '.' && s[k + 1] == '.' && s[k + 2] == '.' && is_letter(s[k + 3])) {
+                    o = atom + (k - atom_from);
+                    i = k;
+                    break;
+                }
+            }
+        }
         size_t atom_len = (size_t)(o - atom);
         if (!variable && atom_len == 3 && is_date_month(s, atom_from, i, n))
             variable = 1;
