@@ -2148,6 +2148,35 @@ static int is_unit_type(const char *s, size_t n)
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
+/*
+ * A user at an IPv4 address, maybe with its port: "chris@127.0.0.1",
+ * "salesdb/alice@127.0.0.1:48700" (fetchmail's accounts, PgBouncer's
+ * clients), the user in small letters (a class's "Connector@0.0.0.0:62267"
+ * is an object and its address).  s[0..at) the user, (at, end) the address.
+ */
+static int is_user_at_address(const char *s, const char *at, const char *end)
+{
+    for (const char *c = s; c < at; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            return 0;
+    const char *c = at + 1;
+    for (int group = 0; group < 4; group++) {
+        const char *from = c;
+        while (c < end && *c >= '0' && *c <= '9' && c - from < 3)
+            c++;
+        if (c == from || (group < 3 && (c == end || *c++ != '.')))
+            return 0;
+    }
+    if (c < end && *c == ':') {
+        const char *port = ++c;
+        while (c < end && *c >= '0' && *c <= '9')
+            c++;
+        if (c == port)
+            return 0;
+    }
+    return c == end;
+}
+
 static int mail_address(const char *s, size_t n, size_t *from, size_t *to)
 {
     if (FUSE_RULE_OFF(FUSE_RULE_MAIL_ADDRESSES))
@@ -2170,7 +2199,7 @@ static int mail_address(const char *s, size_t n, size_t *from, size_t *to)
         if (!is_alnum_byte(*c) && !memchr("._%+-/", *c, 6))
             return 0;
     const char *d = at + 1, *end = s + b;
-    if (end - d == 9 && memcmp(d, "localhost", 9) == 0) {
+    if ((end - d == 9 && memcmp(d, "localhost", 9) == 0) || is_user_at_address(s + a, at, end)) {
         *from = a;
         *to = b;
         return 1;
