@@ -38,10 +38,11 @@ static int is_module_level(const char *s, size_t n, const char *colon)
     return is_level_name(s, n);
 }
 
-/* A level word, maybe in brackets or angles ("[notice]", "<info>", "[ssl:info]"). */
+/* A level word, maybe in brackets, angles or parentheses ("[notice]", "<info>", "[ssl:info]", "(W)"). */
 static int is_level_word(const char *s, size_t n)
 {
-    if (n >= 3 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '<' && s[n - 1] == '>'))) {
+    if (n >= 3 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '<' && s[n - 1] == '>') ||
+                   (s[0] == '(' && s[n - 1] == ')'))) { /* (qBittorrent's "(W)") */
         const char *colon = s[0] == '[' && n > 6 ? memchr(s, ':', n) : NULL;
         if (colon)
             return is_module_level(s + 1, n - 2, colon);
@@ -59,9 +60,9 @@ int ltk_fuse_is_level_word(const char *s, size_t n)
 /* A level word without brackets (see is_level_word). */
 FUSE_INLINE int is_level_name(const char *s, size_t n)
 {
-    if (n == 1)
+    if (n == 1) /* glog's, logcat's; GlusterFS' and qBittorrent's "C" and "N" too */
         return s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'V' ||
-               s[0] == 'F';
+               s[0] == 'F' || s[0] == 'C' || s[0] == 'N';
     /* by length (3 to 8), zero-padded to 8 bytes, so that a token is compared
        with few names a word at a time: every header token is tested.  The
        four-letter ones include the levels cut to four letters as loggers
