@@ -472,6 +472,14 @@ static int is_past_participle_colon(const char *s, size_t n)
     return is_all_between(s, n - 1, 'a', 'z');
 }
 
+/* Ten digits of seconds since the epoch, a fraction, a colon: "1796666628.067769:". */
+static int is_epoch_colon(const char *s, size_t n)
+{
+    if (n < 13 || n > 21 || s[10] != '.' || s[n - 1] != ':' || (s[0] != '1' && s[0] != '2'))
+        return 0;
+    return is_all_between(s, 10, '0', '9') && is_all_between(s + 11, n - 12, '0', '9');
+}
+
 /* A name and seconds with their fraction in brackets, closed by a colon: "ptp4l[32489.877]:". */
 static int is_time_tag(const char *s, size_t n)
 {
@@ -972,6 +980,14 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
             }
             s += pri;
             len -= pri;
+        }
+        /* seconds since the epoch with their fraction, closed by a colon,
+           opening the line: hostapd's and wpa_supplicant's -t,
+           "1796666628.067769: wlan0: ..." (twice in hostapd_logger's lines) */
+        if (end == i && i < 2 && is_epoch_colon(s, len)) {
+            dated = 1;
+            end = ++i;
+            continue;
         }
         /* FreeBSD's syslogd -v and -vv: the facility and level after the date,
            numbered or named ("<4.3>", "<auth.info>") */

@@ -1908,9 +1908,10 @@ static size_t quoted_key_value(const char *s, size_t at, size_t n)
         first++;
     if (names_source(s, at + 1, first, end))
         return 0;
-    if (end + 1 < n && !memchr(",;)]}&>", s[end + 1], 7))
-        return 0; /* more text glued after the quotes ('>' closes an angle
-                     bracket's field: nslcd's <passwd="alice">) */
+    if (end + 1 < n && (!memchr(",;)]}&>", s[end + 1], 7) || (s[end + 1] == '>' && end + 2 < n)))
+        return 0; /* more text glued after the quotes ('>' closing the token
+                     closes an angle bracket's field: nslcd's <passwd="alice">;
+                     an XML element's text after it is another matter) */
     return end + 1 - at;
 }
 
