@@ -1522,8 +1522,11 @@ static size_t hex_groups(const char *s, size_t i, size_t n)
         int digit = 0; /* without one, a word as the quick hash reads it ("aa-bb-...") */
         for (size_t q = i; q < k; q++)
             digit |= s[q] >= '0' && s[q] <= '9';
+        /* (a separator closing the token too: a certificate's bytes printed
+           a line at a time, "00:aa:97:dc:76:86:de:fb:2c:86:c1:a2:eb:a6:48:") */
         if (pairs >= 6 && digit &&
-            (k == n || !(is_alnum_byte(s[k]) || s[k] == sep || s[k] == '_')))
+            (k == n || (k + 1 == n && s[k] == sep) ||
+             !(is_alnum_byte(s[k]) || s[k] == sep || s[k] == '_')))
             return k - i;
     }
     /* IPv6: groups of 1..4 hex digits; "::" once, for the groups left out */
