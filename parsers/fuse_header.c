@@ -472,6 +472,18 @@ static int is_past_participle_colon(const char *s, size_t n)
     return is_all_between(s, n - 1, 'a', 'z');
 }
 
+/* "(**)", "(==)", "(++)", "(--)", "(II)", "(WW)", "(EE)", "(NI)", "(??)": Xorg.log's marks. */
+static int is_x_server_mark(const char *s, size_t n)
+{
+    static const char marks[] = "**==++--IIWWEENI??";
+    if (n != 4 || s[0] != '(' || s[3] != ')')
+        return 0;
+    for (size_t k = 0; k < sizeof marks - 1; k += 2)
+        if (s[1] == marks[k] && s[2] == marks[k + 1])
+            return 1;
+    return 0;
+}
+
 /* Ten digits of seconds since the epoch, a fraction, a colon: "1796666628.067769:". */
 static int is_epoch_colon(const char *s, size_t n)
 {
@@ -939,9 +951,16 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
         return rfc5424 < n ? rfc5424 : 0;
     /* dmesg's "[    1.234567] usb 1-1: ...": the time is the header; "ACPI:"
        after it is the message's, as it is after syslog's "kernel:" */
-    const size_t uptime = t[0].ptr[0] == '[' ? uptime_span(t, 0, n) : 0;
-    if (uptime)
+    size_t uptime = t[0].ptr[0] == '[' ? uptime_span(t, 0, n) : 0;
+    if (uptime) {
+        /* the X server's mark of where a value came from, or its level, after
+           its time: "(**)" (the configuration), "(==)" (a default), "(++)"
+           (the command line), "(--)" (probed), "(II)", "(WW)", "(EE)"; one
+           message prints any of the first four */
+        if (uptime < n && is_x_server_mark(t[uptime].ptr, t[uptime].len))
+            uptime++;
         return uptime < n ? uptime : 0;
+    }
     /* glog's and Chromium's headers: their source location is the header's
        (each message has its own, so it names no message type the words do not) */
     if (glog_header(t, n))
