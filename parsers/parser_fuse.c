@@ -2663,10 +2663,12 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
            connect to 127.0.0.1/1143...connected.", "...connection failed."
            (the word had been the value's, and the message's outcome with it) */
         if (variable && i - atom_from > 4 && (size_t)(o - atom) == i - atom_from) {
-            for (size_t k = atom_from + 1; k + 3 < i; k++) {
-                if (s[k] == '.' && s[k + 1] == '.' && s[k + 2] == '.' && is_letter(s[k + 3])) {
-                    o = atom + (k - atom_from);
-                    i = k;
+            const char *dot = memchr(s + atom_from + 1, '.', i - atom_from - 1);
+            for (; dot != NULL && dot + 3 < s + i;
+                 dot = memchr(dot + 1, '.', (size_t)(s + i - dot - 1))) {
+                if (dot[1] == '.' && dot[2] == '.' && is_letter(dot[3])) {
+                    o = atom + (size_t)(dot - s) - atom_from;
+                    i = (size_t)(dot - s);
                     break;
                 }
             }
