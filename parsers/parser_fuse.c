@@ -1299,6 +1299,15 @@ static char *put_wildcard(char *o)
     return o + 3;
 }
 
+/* A "<*>" unless the output ends with one already (adjacent values merge); then it does. */
+FUSE_INLINE char *put_wildcard_once(char *o, int *last_wild)
+{
+    if (!*last_wild)
+        o = put_wildcard(o);
+    *last_wild = 1;
+    return o;
+}
+
 /* Writes "<*>" in the quotes q ("\"<*>\""), a quoted value's masked form. */
 static char *put_quoted_wildcard(char *o, char q)
 {
@@ -2388,17 +2397,13 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             else if (e + 1 < n && s[e] == ':' &&
                      ((s[e + 1] >= '0' && s[e + 1] <= '9') || is_wild_at(s, e + 1, n)))
                 e = source_path_dir(s, i, e); /* "<*>/bug.c:<*>": the file stays */
-            if (!last_wild)
-                o = put_wildcard(o);
-            last_wild = 1;
+            o = put_wildcard_once(o, &last_wild);
             i = e;
             continue;
         }
         size_t address = (is_hex_byte(s[i]) || s[i] == ':') ? hex_groups(s, i, n) : 0;
         if (address) {
-            if (!last_wild)
-                o = put_wildcard(o);
-            last_wild = 1;
+            o = put_wildcard_once(o, &last_wild);
             i += address;
             continue;
         }
@@ -2585,9 +2590,7 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             memchr(s + i, ',', n - i) != NULL) { /* (its first type, 1 to 3 letters) */
             const size_t dn = dn_span(s, i, n);
             if (dn) {
-                if (!last_wild)
-                    o = put_wildcard(o);
-                last_wild = 1;
+                o = put_wildcard_once(o, &last_wild);
                 i += dn;
                 continue;
             }
@@ -2596,9 +2599,7 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
         if (i >= base64_tried && is_alnum_byte(s[i])) {
             const size_t b64 = base64_span(s, i, n, &base64_tried);
             if (b64) {
-                if (!last_wild)
-                    o = put_wildcard(o);
-                last_wild = 1;
+                o = put_wildcard_once(o, &last_wild);
                 i += b64;
                 continue;
             }
