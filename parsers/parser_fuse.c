@@ -3886,9 +3886,35 @@ static int looks_like_value(const char *s, size_t n)
  * word as an unquoted one is. n: without_sentence_end().  Inlined, as without_sentence_end()
  * is: each caller (the word tests of learning, find_twins) keeps its copy.
  */
+/*
+ * A word in GNU's quotes: "‘x’" and "“x”" in a UTF-8 locale, "`x'" in the C
+ * locale (GCC's "unused variable ‘x’", ld's "undefined reference to
+ * `missing'"), none of them inside.
+ */
+static int is_gnu_quoted_word(const char *s, size_t n)
+{
+    if (s[0] == '`')
+        return n >= 3 && s[n - 1] == '\'' && memchr(s + 1, '\'', n - 2) == NULL &&
+               memchr(s + 1, '`', n - 2) == NULL;
+    if (n < 7 || (unsigned char)s[1] != 0x80 || (unsigned char)s[n - 3] != 0xE2 ||
+        (unsigned char)s[n - 2] != 0x80)
+        return 0;
+    const unsigned char open = (unsigned char)s[2], close = (unsigned char)s[n - 1];
+    if (!((open == 0x98 && close == 0x99) || (open == 0x9C && close == 0x9D)))
+        return 0;
+    for (size_t k = 3; k + 3 < n; k++)
+        if ((unsigned char)s[k] == 0xE2)
+            return 0;
+    return 1;
+}
+
 FUSE_INLINE int is_quoted_word(const char *s, size_t n)
 {
-    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || n < 3 || (s[0] != '\'' && s[0] != '"'))
+    if (FUSE_RULE_OFF(FUSE_RULE_QUOTED_SLOTS) || n < 3)
+        return 0;
+    if (s[0] == '`' || (unsigned char)s[0] == 0xE2)
+        return is_gnu_quoted_word(s, n);
+    if (s[0] != '\'' && s[0] != '"')
         return 0;
     n = before_outer_closers(s, 1, n); /* '"alice")' of '(unknown user: "alice")' */
     if (n < 3 || s[n - 1] != s[0])
@@ -6310,7 +6336,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
             is_dotted_name(word, word_len))
             grp->dotted_names++; /* the word is new to the slot: distinct names */
         if (grp->quoted_words < 2 &&
-            ((is_quoted_word(word, bare_len) &&
+            ((is_quoted_word(word, bare_len) && !(word[0] == '`' && code) &&
               !(i == hdr && is_all_between(word + 1, bare_len - 2, 'A', 'Z'))) ||
              ((i == hdr || word[0] == '[') && is_bracketed_name(word, bare_len))))
             grp->quoted_words++;
