@@ -2660,20 +2660,6 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             }
             break;
         }
-        /* an ellipsis before a word ends a value: fetchmail's "Trying to
-           connect to 127.0.0.1/1143...connected.", "...connection failed."
-           (the word had been the value's, and the message's outcome with it) */
-        if (variable && i - atom_from > 4 && (size_t)(o - atom) == i - atom_from) {
-            const char *dot = memchr(s + atom_from + 1, '.', i - atom_from - 1);
-            for (; dot != NULL && dot + 3 < s + i;
-                 dot = memchr(dot + 1, '.', (size_t)(s + i - dot - 1))) {
-                if (dot[1] == '.' && dot[2] == '.' && is_letter(dot[3])) {
-                    o = atom + (size_t)(dot - s) - atom_from;
-                    i = (size_t)(dot - s);
-                    break;
-                }
-            }
-        }
         size_t atom_len = (size_t)(o - atom);
         if (!variable && atom_len == 3 && is_date_month(s, atom_from, i, n))
             variable = 1;
