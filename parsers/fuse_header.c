@@ -181,7 +181,7 @@ static int is_date_or_time(const char *s, size_t n)
             return 0;
         /* the year first ("2015-10-18", "17/06/09"), or last with four digits
            after the day and the month ("22-06-2014", "12/7/2026": Domino's,
-           Windows' programs', many a US one's) */
+           many a desktop and US program's) */
         return ((len[0] == 2 || len[0] == 4) && len[2] <= 2) || (len[0] <= 2 && len[2] == 4);
     }
     if (sep[0] == '.') /* a year with dots */
