@@ -255,11 +255,16 @@ static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limi
     for (size_t k = from; k < level; k++) {
         const char *s = t[k].ptr;
         const size_t len = t[k].len;
-        const char close = s[0] == '[' ? ']' : s[0] == '(' ? ')' : 0;
-        if (close ? len < 3 || s[len - 1] != close : !is_name_of(s, len, "._-/@[]"))
+        const char close = s[0] == '[' ? ']' : s[0] == '(' ? ')' : s[0] == '<' ? '>' : 0;
+        if (close ? len < 3 || s[len - 1] != close
+                  : !(is_name_of(s, len, "._-/@[]") ||
+                      (len > 1 && s[0] == '/' && is_name_of(s + 1, len - 1, "._-/@[]"))))
             return 0;
         bracketed |= close != 0;
     }
+    /* (a level in parentheses is bracketed itself: Puppet's "Puppet (debug):",
+       "/Stage[main]/Main/Exec[ok2]/returns (notice):") */
+    bracketed |= t[level].ptr[0] == '(';
     return bracketed && (is_level_colon(t[level].ptr, t[level].len) ||
                          is_capitals_field(t[level].ptr, t[level].len) ||
                          is_hex_level(t[level].ptr, t[level].len))
