@@ -1130,7 +1130,13 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
            "name[pid]:" apart, the header's */
         if (dated && end == i && i > 0 && is_pid_colon(s, len))
             return i + 1 < n ? i + 1 : 0;
-        if (!digit_first && is_component(s, len)) {
+        /* (a word of a capital and small letters closed by its colon right
+           after the date is a message's first word, not a program's name:
+           Lynis' "2026-12-07 18:51:53 Binary: /usr/sbin/xrdp", "Profiles:
+           ..."; after a host it is a program's, "host Xorg:"; a level so
+           written stays a level) */
+        if (!digit_first && is_component(s, len) &&
+            !(!hosts && is_sentence_word(s, len - 1) && !is_level_colon(s, len))) {
             /* a program's name and the seconds since its clock started, in
                brackets, opening the line: linuxptp's "ptp4l[32489.877]: port
                1: ..." (phc2sys', ts2phc's), a time and so a header */
