@@ -2575,8 +2575,10 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
            of several lines (FTP's "226-File successfully transferred", SMTP's
            "250-PIPELINING"): the code is the value, the text after the '-'
            the message's words ("226-File" had been one value, "File" in it) */
+        /* (the digits' kind alone decides, never which digits: lines of one
+           shape mask alike, fuse_shape.h) */
         if (i == 0 && n > 5 && s[3] == '-' && (is_letter(s[4]) || s[4] == '"') &&
-            s[0] >= '1' && s[0] <= '5' && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' &&
+            s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' &&
             s[2] <= '9') {
             o = put_wildcard(o);
             *o++ = '-';
