@@ -455,12 +455,10 @@ static int keys_last_number(const logtk_slice *t, size_t i, size_t n)
 /* A name and its process id in brackets, closed by a colon: syslog's tag, "sshd[5174]:". */
 static int is_pid_tag(const char *s, size_t n)
 {
-    if (n < 5 || s[n - 1] != ':' || s[n - 2] != ']' || !is_letter(s[0]))
-        return 0;
-    size_t k = n - 2;
-    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
-        k--;
-    return k < n - 2 && k > 1 && s[k - 1] == '[' && is_component(s, n);
+    size_t open = n >= 5 && s[n - 2] == ']' ? n - 2 : 0; /* the last '[' */
+    while (open > 0 && s[open] != '[')
+        open--;
+    return open > 0 && is_pid_colon(s + open, n - open) && is_component(s, n);
 }
 
 /*
