@@ -892,6 +892,48 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
  * that token alone, so the template's message is read as the line it came
  * from was (settle_template reads a template's leading "<*>" so too).
  */
+/*
+ * Nonzero when s[0..n) is an IPv4 address closed by a colon ("127.0.0.3:"):
+ * after the date, the peer a message is about (knockd's "[date] 127.0.0.3:
+ * openSSH: Stage 1"), not a header's field; a host so written has no colon.
+ */
+static int is_address_colon(const char *s, size_t n)
+{
+    size_t i = 0, parts = 0;
+    if (n < 8 || s[n - 1] != ':')
+        return 0;
+    while (parts < 4) {
+        size_t d = 0;
+        while (i + d < n - 1 && d < 4 && s[i + d] >= '0' && s[i + d] <= '9')
+            d++;
+        if (d == 0 || d > 3)
+            return 0;
+        i += d;
+        parts++;
+        if (parts < 4) {
+            if (i >= n - 1 || s[i] != '.')
+                return 0;
+            i++;
+        }
+    }
+    return i == n - 1;
+}
+
+/*
+ * Nonzero when s[0..n) is a protocol and its version ("HTTP/1.1", "SIP/2.0"):
+ * a message's word (thin's "2026-12-07 20:22:34 +0000 HTTP/1.1 200 OK"), no
+ * header field.
+ */
+static int is_protocol_version(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && s[k] >= 'A' && s[k] <= 'Z')
+        k++;
+    if (k < 2 || k + 1 >= n || s[k] != '/' || s[k + 1] < '0' || s[k + 1] > '9')
+        return 0;
+    return is_all_between(s + k + 1, n - k - 1, '.', '9') && memchr(s + k + 1, '/', n - k - 1) == NULL;
+}
+
 static size_t header_length(const logtk_slice *t, size_t n, int dated_before);
 
 /* A date or a time, maybe in brackets, among t[0..n) (is_date_or_time). */
@@ -1054,6 +1096,10 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
                     return 0;
                 size_t j = 1;
                 int next_dated = 0;
+                /* (the level padded before a lone ':', samhain's "NOTICE :
+                   [2026-12-07T20:22:08+0000] msg=<...>") */
+                if (t[j].len == 1 && t[j].ptr[0] == ':' && j + 1 < limit)
+                    j++;
                 size_t next = bracket_span(t, j, limit, &next_dated);
                 if (next && !next_dated && j + next < limit) {
                     j += next; /* the thread */
@@ -1133,8 +1179,12 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
            Lynis' "2026-12-07 18:51:53 Binary: /usr/sbin/xrdp", "Profiles:
            ..."; after a host it is a program's, "host Xorg:"; a level so
            written stays a level) */
+        /* (after the lone ':' that separates the date from it, such a word is
+           the header's category: FreeRADIUS' "Mon Dec  7 20:20:08 2026 :
+           Auth: (1) Login OK: ...", beside "Info:" and "Error:") */
         if (!digit_first && is_component(s, len) &&
-            !(!hosts && is_sentence_word(s, len - 1) && !is_level_colon(s, len))) {
+            !(!hosts && is_sentence_word(s, len - 1) && !is_level_colon(s, len) &&
+              !(i > 0 && t[i - 1].len == 1 && t[i - 1].ptr[0] == ':'))) {
             /* a program's name and the seconds since its clock started, in
                brackets, opening the line: linuxptp's "ptp4l[32489.877]: port
                1: ..." (phc2sys', ts2phc's), a time and so a header */
@@ -1269,7 +1319,8 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
            path, the message's: taken only when it held a digit, the header
            split one message by its file's name (xferlog's "... 12
            /home/carol/f.txt b _ o" beside "up0.txt") */
-        if ((any & DIGIT_BYTE) && (all & VALUE_BYTE) && s[0] != '/') {
+        if ((any & DIGIT_BYTE) && (all & VALUE_BYTE) && s[0] != '/' &&
+            !(dated && (is_address_colon(s, len) || is_protocol_version(s, len)))) {
             end = ++i;
             /* one closed by a colon after the date closes the header: Jetty's
                time glued to its fields, "12:32:00.191:DBUG:oejd.Foo:main:"
