@@ -286,6 +286,31 @@ static int is_value_word(const char *s, size_t n)
 }
 
 /*
+ * Nonzero when s[0..n) is a file's type and permissions as ls -l prints them
+ * ("-rw-r--r--", "drwxr-xr-x", "lrwxrwxrwx", "-rwsr-xr-x", "drwxrwxrwt", an
+ * access control list's '+' or a security context's '.' after them): a
+ * value, as a file's owner and size beside it are (tripwire's and samhain's
+ * reports, rsync's and backup tools' listings).  A letter among them: a row of
+ * dashes is a rule.  Under rule value-words.
+ */
+static int is_file_mode(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_VALUE_WORDS) || (n != 10 && n != 11) ||
+        (n == 11 && s[10] != '+' && s[10] != '.' && s[10] != '@') || !memchr("-dlcbpsD", s[0], 8))
+        return 0;
+    static const char allowed[9][4] = {"r", "w", "xsS", "r", "w", "xsS", "r", "w", "xtT"};
+    int letter = 0;
+    for (size_t i = 1; i < 10; i++) {
+        if (s[i] == '-')
+            continue;
+        if (s[i] == '\0' || !strchr(allowed[i - 1], s[i]))
+            return 0;
+        letter = 1;
+    }
+    return letter;
+}
+
+/*
  * The word is one of the two words a program prints for a flag's state
  * ("yes" and "no", "on" and "off"), in any case (rule booleans): bit 2k of
  * the pair k for its first word, 2k + 1 for its second; FUSE_NOT_BOOLEAN for
@@ -1054,6 +1079,7 @@ static const unsigned char byte_class[256] = {
     ['{'] = CLS_BREAK, ['}'] = CLS_BREAK, ['"'] = CLS_BREAK, ['\''] = CLS_BREAK,
     ['|'] = CLS_BREAK, ['@'] = CLS_BREAK, ['#'] = CLS_BREAK, ['/'] = CLS_BREAK,
     ['<'] = CLS_BREAK, ['>'] = CLS_BREAK, ['`'] = CLS_BREAK, ['\x1b'] = CLS_BREAK,
+    ['&'] = CLS_BREAK, /* only between a query's fields (query_join); else the atom's */
 };
 
 /*
@@ -2307,6 +2333,25 @@ static size_t control_sequence(const char *s, size_t i, size_t n, size_t *params
 }
 
 /*
+ * Nonzero when the '&' at s[at] joins two fields of a query or a form, the
+ * value of a key before it and a key after it ("name=thing1&qty=3",
+ * "user=bob&password=x"): the value ends there and the next key is text, as
+ * between blanks ("name=<*>&qty=<*>"; "name=<*>=<*>" had taken "thing1&qty"
+ * for the value and lost the second key).  A path's query is read whole
+ * before (mask_token_reading).
+ */
+static int query_join(const char *s, size_t atom_from, size_t at, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || atom_from == 0 || s[atom_from - 1] != '=' ||
+        at + 2 >= n || !is_letter(s[at + 1]))
+        return 0;
+    size_t k = at + 1;
+    while (k < n && is_key_byte(s[k]))
+        k++;
+    return k < n && s[k] == '=';
+}
+
+/*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
  * an atom are copied as they are scanned, and an atom that turns out to hold
@@ -2319,6 +2364,8 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
     char *o = out;
     if (n == 0)
         return 0;
+    if ((n == 10 || n == 11) && is_file_mode(s, n))
+        return (size_t)(put_wildcard(o) - out);
     size_t mail_from, mail_to;
     if (n >= 5 && memchr(s, '@', n) && mail_address(s, n, &mail_from, &mail_to)) {
         memcpy(o, s, mail_from);
@@ -2386,8 +2433,11 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
          */
         if (!FUSE_RULE_OFF(FUSE_RULE_PATHS) && s[i] == '/' &&
             (i == 0 || is_path_delimiter(s[i - 1])) && i + 1 < n &&
-            s[i + 1] != '/' && s[i + 1] != '>' && !is_path_delimiter(s[i + 1])) {
-            /* (not "/>", which closes an empty XML element: "<collection />") */
+            s[i + 1] != '/' && s[i + 1] != '>' && !(s[i + 1] == '*' && i + 2 == n) &&
+            !is_path_delimiter(s[i + 1])) {
+            /* (not "/>", which closes an empty XML element: "<collection />"; nor
+               a lone '/' and '*', which opens a C comment, as iptables prints a
+               rule's comment) */
             size_t e = i + 1;
             while (e < n && !is_path_delimiter(s[e]))
                 e++;
@@ -2445,7 +2495,9 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
          * the sign is part of the value ("lifetime <1 sec" is a lifetime).
          */
         size_t sign = i == 0 ? bound_sign(s, n) : 0;
-        if (byte_class[u[i]] == CLS_BREAK && !is_wild_at(s, i, n) && !sign) {
+        if (byte_class[u[i]] == CLS_BREAK && u[i] != '&' && !is_wild_at(s, i, n) && !sign) {
+            /* (an '&' opens an atom, "&Reply-Message", ">&2", as any byte
+               not a break does: it breaks one only at query_join()) */
             /* a relative path ("data1/docs/f1.bin"), read at the token's
                first '/' (most tokens have none): one value, the punctuation
                closing the token outside it */
@@ -2634,6 +2686,11 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             }
         atom_end:
             i = (size_t)(q - u);
+            if (i < n && s[i] == '&' && !query_join(s, atom_from, i, n)) {
+                *o++ = '&'; /* "AT&T", "&amp;": the atom's own */
+                i++;
+                continue;
+            }
             if (i + 1 < n && s[i] == '\'' && i > atom_from && is_letter(s[i - 1]) &&
                 is_letter(s[i + 1])) {
                 /* "Can't", "O'Brien": an apostrophe inside a word is the word's
@@ -3049,6 +3106,7 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
             return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
         int wild = (n == 3 && ltk_fuse_is_calendar_word(s, n)) ||
                    ((n == 4 || n == 5) && is_value_word(s, n)) || /* its own first test, inline */
+                   ((n == 10 || n == 11) && is_file_mode(s, n)) ||
                    is_hex_word(s, n);
         *hash = wild ? wild_dots[0] : h;
         *form = wild ? FORM_WILD : FORM_SELF;
@@ -6226,6 +6284,19 @@ static int names_closing_value(const char *s, size_t n)
 }
 
 /*
+ * Token i of the line, masked, is "(<*>)": a value's annotation in
+ * parentheses, its size in units ("Bytes sent: 216342 (211.27 KB)", burp's
+ * summary; a name before it names the value, as before a value closing the
+ * line: names_closing_value).
+ */
+static int is_parenthesized_wildcard(const ltk_fuse_state *st, size_t i)
+{
+    const char *t = st->norm.data + st->tok_off[i];
+    return st->tok_len[i] == LTK_WILDCARD_LEN + 2 && t[0] == '(' &&
+           ltk_is_wildcard(t + 1, LTK_WILDCARD_LEN) && t[LTK_WILDCARD_LEN + 1] == ')';
+}
+
+/*
  * Group g takes word i of the line (learn_masked's registration, template
  * `id`): its evidence about the slot (the word tests of step 3, on the word
  * and the word after it), and the decision: the group is promoted when the
@@ -6297,6 +6368,8 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
                      st->norm.data[st->tok_off[i + 1]] == ':')) ||
                    (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 2 == n && st->tok_wild[i + 1] &&
                     names_closing_value(word, word_len)) ||
+                   (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 3 == n && st->tok_wild[i + 1] &&
+                    is_parenthesized_wildcard(st, i + 2) && names_closing_value(word, word_len)) ||
                    (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 == n && !(marks & LTK_FUSE_HAS_DOT) &&
                     names_closing_value(word, word_len)) ||
                    (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n)) ||
