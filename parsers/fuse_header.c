@@ -1359,7 +1359,7 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
         if (!hosts && i + 1 < limit &&
             (!is_sentence_word(s, len) || is_pid_tag(t[i + 1].ptr, t[i + 1].len)) &&
             (is_name_chars(s, len) ? is_component(t[i + 1].ptr, t[i + 1].len) ||
-                                         is_level_word(t[i + 1].ptr, t[i + 1].len)
+                                         (t[i + 1].len > 1 && is_level_word(t[i + 1].ptr, t[i + 1].len))
                                    : is_level_word(t[i + 1].ptr, t[i + 1].len) &&
                                          is_host_module(s, len))) {
             hosts = 1;
