@@ -934,6 +934,43 @@ static int is_protocol_version(const char *s, size_t n)
     return is_all_between(s + k + 1, n - k - 1, '.', '9') && memchr(s + k + 1, '/', n - k - 1) == NULL;
 }
 
+/*
+ * Tokens of the message's identifier in brackets at t[i], right after a
+ * program's component, else 0: FRRouting's "BGP: [MQAC4-8G3WW] Creating
+ * ...", a code of its source file and format (capitals and digits, a '-'
+ * in it), with its error code glued after it ("[MJ4D6-VBJKV][EC 33554454]"),
+ * and Solaris' "sshd[412]: [ID 800047 auth.info] Accepted ...".  Printed by
+ * the logging call, as a level is, so the header's: in the message it was
+ * read as the message's first word ("<*>: Start" for four functions' "f:
+ * Start" lines).
+ */
+static size_t message_id_span(const logtk_slice *t, size_t i, size_t n)
+{
+    const char *s = t[i].ptr;
+    size_t len = t[i].len;
+    /* Solaris: "[ID", its number, "facility.level]" */
+    if (len == 3 && memcmp(s, "[ID", 3) == 0 && i + 3 < n &&
+        is_all_between(t[i + 1].ptr, t[i + 1].len, '0', '9') && t[i + 2].len >= 4 &&
+        t[i + 2].ptr[t[i + 2].len - 1] == ']' && memchr(t[i + 2].ptr, '.', t[i + 2].len))
+        return 3;
+    size_t k = 1, dash = 0, letters = 0;
+    while (k < len && ((s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') || s[k] == '-')) {
+        dash += s[k] == '-';
+        letters += s[k] >= 'A' && s[k] <= 'Z';
+        k++;
+    }
+    if (k < 7 || k > 24 || k >= len || s[k] != ']' || dash == 0 || letters == 0 || s[1] == '-')
+        return 0;
+    if (k + 1 == len)
+        return i + 1 < n ? 1 : 0;
+    /* its error code glued after it: "[EC", the number and its ']' */
+    if (len == k + 4 && memcmp(s + k + 1, "[EC", 3) == 0 && i + 2 < n && t[i + 1].len >= 2 &&
+        t[i + 1].ptr[t[i + 1].len - 1] == ']' &&
+        is_all_between(t[i + 1].ptr, t[i + 1].len - 1, '0', '9'))
+        return 2;
+    return 0;
+}
+
 static size_t header_length(const logtk_slice *t, size_t n, int dated_before);
 
 /* A date or a time, maybe in brackets, among t[0..n) (is_date_or_time). */
@@ -1209,8 +1246,11 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
                     return i + 2;
             }
             const size_t kernel_time = i < n && t[i].ptr[0] == '[' ? uptime_span(t, i, n) : 0;
+            const size_t message_id = i < n && t[i].ptr[0] == '[' ? message_id_span(t, i, n) : 0;
             if (kernel_time)
                 i += kernel_time; /* "kernel: [   12.345678]" (kern.log) */
+            else if (message_id)
+                i += message_id;
             else if (i < n && !dated_before)
                 i += inner_header(t + i, n - i);
             if (i < n && is_dash(&t[i]))
@@ -1305,7 +1345,10 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
             end = ++i;
             return end < n ? end : 0;
         }
-        if (is_calendar_any_case(s, len)) {
+        /* (a weekday with its comma too, as RFC 5322 dates open: exabgp's
+           "Mon, 07 Dec 2026 20:19:26 5842   reactor  ...") */
+        if (is_calendar_any_case(s, len) ||
+            (len == 4 && s[3] == ',' && is_calendar_any_case(s, 3))) {
             end = ++i;
             continue;
         }
