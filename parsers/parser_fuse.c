@@ -413,6 +413,13 @@ static size_t hex_dump_from(const logtk_slice *tok, size_t n, const uint64_t *ha
         return 0;
     size_t k = n;
     int words = 0;
+    /* a dump of 16-bit words of an odd length closes with its last byte
+       alone ("... 0641 0400 00FD ED02 0206 00", exabgp's payloads) */
+    if (!text && width == 2 && n >= 2 && hex_cell(tok[n - 2].ptr, tok[n - 2].len) == 4) {
+        width = 4;
+        k--;
+        words |= hash[k] != wild_h;
+    }
     while (k > 0 && hex_cell(tok[k - 1].ptr, tok[k - 1].len) == width) {
         k--;
         words |= hash[k] != wild_h;
