@@ -2373,6 +2373,7 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
         return 0;
     if ((n == 10 || n == 11) && is_file_mode(s, n))
         return (size_t)(put_wildcard(o) - out);
+
     size_t mail_from, mail_to;
     if (n >= 5 && memchr(s, '@', n) && mail_address(s, n, &mail_from, &mail_to)) {
         memcpy(o, s, mail_from);
@@ -2502,6 +2503,16 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
          * the sign is part of the value ("lifetime <1 sec" is a lifetime).
          */
         size_t sign = i == 0 ? bound_sign(s, n) : 0;
+        /* "(nil)": glibc's printf prints a null pointer so for "%p",
+           parentheses and all, where other lines print "0x7f5a88b3f040"
+           (Kamailio's "data (nil)" and "start=(nil)" beside "start=0x7f...";
+           rule value-words) */
+        if (s[i] == '(' && i + 5 <= n && memcmp(s + i, "(nil)", 5) == 0 &&
+            (i + 5 == n || !is_alnum_byte(s[i + 5])) && !FUSE_RULE_OFF(FUSE_RULE_VALUE_WORDS)) {
+            o = put_wildcard_once(o, &last_wild);
+            i += 5;
+            continue;
+        }
         if (byte_class[u[i]] == CLS_BREAK && u[i] != '&' && !is_wild_at(s, i, n) && !sign) {
             /* (an '&' opens an atom, "&Reply-Message", ">&2", as any byte
                not a break does: it breaks one only at query_join()) */
