@@ -1597,13 +1597,24 @@ static size_t hex_groups(const char *s, size_t i, size_t n)
         }
         break;
     }
+    /* a network's prefix length after it ("2001:db8::/32", "fe80::/64:",
+       "::/0", the default route, as routing daemons print them): the
+       address's, as a CIDR's is one value */
+    size_t prefix = 0; /* bytes of "/NNN" */
+    if ((gap || groups == 8) && k + 1 < n && s[k] == '/' && s[k + 1] >= '0' && s[k + 1] <= '9') {
+        prefix = 2;
+        while (k + prefix < n && prefix < 4 && s[k + prefix] >= '0' && s[k + prefix] <= '9')
+            prefix++;
+        digit = 1;
+    }
     /* "[::]": the unspecified address, bracketed as sockets and URLs print
        it (squid's "remote=[::]"), the "0.0.0.0" of IPv6, has no digit */
-    const int unspecified =
-        gap && groups == 0 && i > 0 && s[i - 1] == '[' && k < n && s[k] == ']';
+    const int unspecified = gap && groups == 0 &&
+                            ((i > 0 && s[i - 1] == '[' && k < n && s[k] == ']') || prefix);
     if (!unspecified && (!digit || (gap ? groups > 7 || k - i < 3 : groups != 8)))
         return 0;
-    if (k < n && (is_alnum_byte(s[k]) || s[k] == ':' || s[k] == '_'))
+    k += prefix;
+    if (k < n && (is_alnum_byte(s[k]) || (s[k] == ':' && !prefix) || s[k] == '_'))
         return 0;
     return k - i;
 }
