@@ -462,32 +462,35 @@ static int is_pid_tag(const char *s, size_t n)
 }
 
 /*
- * A verb's participle closed by a colon, "spawned:", "exited:", "stopped:",
- * "Sending[c2s]:", "Received[component]:": after a level, the message's
- * first word (what happened, supervisord's "INFO spawned: 'web' with pid
- * 12472", Prosody's stanza dumps), not a logger's name, which names a thing
- * ("root:", "urllib3:"); "-eed" ends nouns ("feed:", "speed:"), and "-ing"
- * after four letters or more ("string:", "thing:" are nouns).  Small
- * letters, the first maybe a capital; a qualifier in brackets may close it
- * before the colon.
+ * A verb's past participle in small letters closed by a colon, "spawned:",
+ * "exited:", "stopped:": after a level, the message's first word (what
+ * happened, supervisord's "INFO spawned: 'web' with pid 12472"), not a
+ * logger's name, which names a thing ("root:", "urllib3:"); "-eed" ends
+ * nouns ("feed:", "speed:").  With a qualifier in brackets before the
+ * colon, a participle in "-ed" or "-ing", capitalized or not (Prosody's
+ * stanza dumps, "Sending[c2s]:", "Received[component]:"); without one a
+ * capitalized word in "-ing" names a logger ("Shipping:", "Billing:").
  */
 static int is_past_participle_colon(const char *s, size_t n)
 {
     if (n < 7 || s[n - 1] != ':')
         return 0;
     n--;
+    size_t from = 0;
+    int qualified = 0;
     if (s[n - 1] == ']') { /* "Received[c2s]": the word before the bracket */
         const char *open = memchr(s, '[', n);
         if (open == NULL || open == s)
             return 0;
         n = (size_t)(open - s);
+        qualified = 1;
+        from = s[0] >= 'A' && s[0] <= 'Z';
     }
-    const size_t from = s[0] >= 'A' && s[0] <= 'Z';
     if (n < 6 || !is_all_between(s + from, n - from, 'a', 'z'))
         return 0;
     if (s[n - 1] == 'd' && s[n - 2] == 'e' && s[n - 3] != 'e')
         return 1;
-    return n >= 7 && s[n - 1] == 'g' && s[n - 2] == 'n' && s[n - 3] == 'i';
+    return qualified && n >= 7 && s[n - 1] == 'g' && s[n - 2] == 'n' && s[n - 3] == 'i';
 }
 
 /* "(**)", "(==)", "(++)", "(--)", "(II)", "(WW)", "(EE)", "(NI)", "(??)": Xorg.log's marks. */
