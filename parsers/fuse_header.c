@@ -462,6 +462,21 @@ static int is_pid_tag(const char *s, size_t n)
 }
 
 /*
+ * Nonzero when s[0..n) is a program's name and its process id in brackets,
+ * no colon after them ("ICECC[13606]"): a letter, name bytes, '[', digits, ']'.
+ */
+static int is_bare_pid_tag(const char *s, size_t n)
+{
+    if (n < 4 || s[n - 1] != ']' || !((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z'))
+        return 0;
+    const char *open = memchr(s, '[', n);
+    if (open == NULL || open + 2 >= s + n)
+        return 0;
+    const size_t name = (size_t)(open - s), digits = n - name - 2;
+    return is_name_chars(s, name) && is_all_between(open + 1, digits, '0', '9');
+}
+
+/*
  * A verb's past participle in small letters closed by a colon, "spawned:",
  * "exited:", "stopped:": after a level, the message's first word (what
  * happened, supervisord's "INFO spawned: 'web' with pid 12472"), not a
@@ -1108,6 +1123,13 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
             end = ++i;
             continue;
         }
+        /* a program's name and process id opening the line before its date,
+           no colon after them: icecc's "ICECC[13606] 2026-12-07 20:55:51:
+           asking for host to use" */
+        if (i == 0 && n > 2 && is_bare_pid_tag(s, len) && is_date_or_time(t[1].ptr, t[1].len)) {
+            end = ++i;
+            continue;
+        }
         /* FreeBSD's syslogd -v and -vv: the facility and level after the date,
            numbered or named ("<4.3>", "<auth.info>") */
         if (dated && end == i && s[0] == '<' && is_facility_level(s, len)) {
@@ -1357,8 +1379,11 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
                 i += 2;
                 continue;
             }
-            /* after the date a "-" separates the header from what follows, unless a level does */
-            if (dated && !(i < limit && is_level_word(t[i].ptr, t[i].len)))
+            /* after the date a "-" separates the header from what follows,
+               unless a level does, or the time (Gin's "[GIN] 2026/12/07 -
+               21:01:56 | 200 | ...") */
+            if (dated && !(i < limit && (is_level_word(t[i].ptr, t[i].len) ||
+                                         is_date_or_time(t[i].ptr, t[i].len))))
                 return end < n ? end : 0;
             continue;
         }
