@@ -2460,6 +2460,19 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             size_t e = i + 1;
             while (e < n && !is_path_delimiter(s[e]))
                 e++;
+            /* a directory named "key=value" ("/cache/icecc/target=x86_64/
+               __client/usr/bin/as", a table's partition "dt=2026-12-07/"):
+               the path's, when a '/' follows it in the path */
+            while (e < n && s[e] == '=' && !memchr(s + i, '?', e - i)) {
+                size_t f = e + 1;
+                while (f < n && !is_path_delimiter(s[f]) && s[f] != '/')
+                    f++;
+                if (f == e + 1 || f >= n || s[f] != '/')
+                    break;
+                e = f;
+                while (e < n && !is_path_delimiter(s[e]))
+                    e++;
+            }
             if (e < n && s[e] == '=' && memchr(s + i, '?', e - i))
                 while (e < n && (!is_path_delimiter(s[e]) || s[e] == '='))
                     e++; /* the query's '=' */
