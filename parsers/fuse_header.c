@@ -242,6 +242,8 @@ static int is_hex_level(const char *s, size_t n)
  * Returns the tokens up to and with the level from t[0], 0 when t[from..]
  * is no such run.
  */
+static int is_sentence_word(const char *s, size_t n);
+
 static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limit)
 {
     /* the first token closed by a colon, the level's place (most lines have
@@ -251,7 +253,7 @@ static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limi
         level++;
     if (level >= limit || level >= from + 5)
         return 0;
-    int bracketed = 0;
+    int bracketed = 0, sentence = 0;
     for (size_t k = from; k < level; k++) {
         const char *s = t[k].ptr;
         const size_t len = t[k].len;
@@ -260,13 +262,17 @@ static size_t fields_before_level(const logtk_slice *t, size_t from, size_t limi
                   : !(is_name_of(s, len, "._-/@[]") ||
                       (len > 1 && s[0] == '/' && is_name_of(s + 1, len - 1, "._-/@[]"))))
             return 0;
+        sentence |= !close && is_sentence_word(s, len);
         bracketed |= close != 0;
     }
     /* (a level in parentheses is bracketed itself: Puppet's "Puppet (debug):",
        "/Stage[main]/Main/Exec[ok2]/returns (notice):") */
     bracketed |= t[level].ptr[0] == '(';
+    /* (a word in capitals after a capital and small letters is a sentence's:
+       Janus' "[date] [3876173331372960] Peer video SSRC: 162850259"; a level
+       word is a level after a source's name, "Puppet (debug):") */
     return bracketed && (is_level_colon(t[level].ptr, t[level].len) ||
-                         is_capitals_field(t[level].ptr, t[level].len) ||
+                         (is_capitals_field(t[level].ptr, t[level].len) && !sentence) ||
                          is_hex_level(t[level].ptr, t[level].len))
                ? level + 1
                : 0;
@@ -448,8 +454,14 @@ static int is_field_of_key(const logtk_slice *t)
  */
 static int keys_last_number(const logtk_slice *t, size_t i, size_t n)
 {
-    return i + 2 == n && t[i + 1].ptr[0] >= '0' && t[i + 1].ptr[0] <= '9' &&
-           t[i].ptr[t[i].len - 1] == ':' && !memchr(t[i].ptr, '[', t[i].len);
+    if (i + 2 != n || t[i].ptr[t[i].len - 1] != ':' || memchr(t[i].ptr, '[', t[i].len) ||
+        is_level_colon(t[i].ptr, t[i].len))
+        return 0; /* ("INFO: primary_timeline=2": a level and its message) */
+    /* (or an id holding digits: NATS' "[INF]   ID:       NDJ5J3...") */
+    for (size_t k = 0; k < t[i + 1].len; k++)
+        if (t[i + 1].ptr[k] >= '0' && t[i + 1].ptr[k] <= '9')
+            return 1;
+    return 0;
 }
 
 /* A name and its process id in brackets, closed by a colon: syslog's tag, "sshd[5174]:". */
@@ -481,10 +493,11 @@ static int is_bare_pid_tag(const char *s, size_t n)
  * "exited:", "stopped:": after a level, the message's first word (what
  * happened, supervisord's "INFO spawned: 'web' with pid 12472"), not a
  * logger's name, which names a thing ("root:", "urllib3:"); "-eed" ends
- * nouns ("feed:", "speed:").  With a qualifier in brackets before the
- * colon, a participle in "-ed" or "-ing", capitalized or not (Prosody's
- * stanza dumps, "Sending[c2s]:", "Received[component]:"); without one a
- * capitalized word in "-ing" names a logger ("Shipping:", "Billing:").
+ * nouns ("feed:", "speed:").  Capitalized too ("Reloaded: accounts",
+ * NATS').  With a qualifier in brackets before the colon, a participle in
+ * "-ed" or "-ing" (Prosody's stanza dumps, "Sending[c2s]:",
+ * "Received[component]:"); without one a capitalized word in "-ing" names
+ * a logger ("Shipping:", "Billing:").
  */
 static int is_past_participle_colon(const char *s, size_t n)
 {
@@ -499,8 +512,8 @@ static int is_past_participle_colon(const char *s, size_t n)
             return 0;
         n = (size_t)(open - s);
         qualified = 1;
-        from = s[0] >= 'A' && s[0] <= 'Z';
     }
+    from = s[0] >= 'A' && s[0] <= 'Z'; /* ("Reloaded:", NATS') */
     if (n < 6 || !is_all_between(s + from, n - from, 'a', 'z'))
         return 0;
     if (s[n - 1] == 'd' && s[n - 2] == 'e' && s[n - 3] != 'e')
@@ -852,6 +865,11 @@ static const unsigned char value_byte[256] = {
  */
 static size_t priority_length(const char *s, size_t n)
 {
+    /* (or a level's capital, glued to the date after it: Mumble's
+       "<W>2026-12-07 20:58:46.123 1 => ...") */
+    if (n > 4 && s[1] >= 'A' && s[1] <= 'Z' && s[2] == '>' && is_level_name(s + 1, 1) &&
+        s[3] >= '0' && s[3] <= '9')
+        return 3;
     size_t k = 1;
     while (k < n && k < 4 && s[k] >= '0' && s[k] <= '9')
         k++;
