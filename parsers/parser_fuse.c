@@ -2785,7 +2785,10 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
            directories ("caller=main.go:585", logfmt's: "caller=main.go:<*>") */
         if (!variable &&
             !(is_value_word(atom, atom_len) && !(i < n && is_key_sign(s, i, n)) &&
-              !(i + 1 < n && s[i] == '/' && is_letter(s[i + 1]))) &&
+              !(i + 1 < n && s[i] == '/' && is_letter(s[i + 1])) &&
+              /* (a JSON member's name, '"root":', is the key too) */
+              !(i + 1 < n && (s[i] == '"' || s[i] == '\'') && s[i + 1] == ':' &&
+                atom_from > 0 && s[atom_from - 1] == s[i])) &&
             !is_hex_word(atom, atom_len) &&
             !(((atom_from > 0 && is_key_sign(s, atom_from - 1, n)) ||
                is_bracketed_key_value(s, atom_from, i, n)) &&
