@@ -1272,8 +1272,13 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
            token, blanks between (fail2ban pads its logger's name: "...,048
            fail2ban.filter         [31774]: INFO ..."): syslog's
            "name[pid]:" apart, the header's */
-        if (dated && end == i && i > 0 && is_pid_colon(s, len))
+        if (dated && end == i && i > 0 && is_pid_colon(s, len)) {
+            /* and the level padded after it ("[27127]: INFO    [sshd] Found ..."):
+               one message logged at two levels is one message */
+            if (i + 2 < n && is_level_word(t[i + 1].ptr, t[i + 1].len))
+                i++;
             return i + 1 < n ? i + 1 : 0;
+        }
         /* (a word of a capital and small letters closed by its colon right
            after the date is a message's first word, not a program's name:
            Lynis' "2026-12-07 18:51:53 Binary: /usr/sbin/xrdp", "Profiles:
@@ -1300,6 +1305,12 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
                its debug levels, "... general: debug 1: ..."; after
                "sshd[24200]:" an "error:" is the message's, as every ground
                truth of sshd's logs writes it */
+            /* (or in capitals without its colon, after a process id too:
+               fail2ban's "fail2ban.actions: NOTICE [sendmail] Ban 1.2.3.4",
+               "fail2ban.actions[6605]: NOTICE ...") */
+            if (i + 1 < n && t[i].len >= 4 && is_all_between(t[i].ptr, t[i].len, 'A', 'Z') &&
+                is_level_word(t[i].ptr, t[i].len))
+                return i + 2 < n && is_dash(&t[i + 1]) ? i + 2 : i + 1; /* ("ALERT - ...") */
             if (memchr(s, '[', len) == NULL && i + 1 < n) {
                 if (is_level_colon(t[i].ptr, t[i].len))
                     return i + 1;

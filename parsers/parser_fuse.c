@@ -311,6 +311,27 @@ static int is_file_mode(const char *s, size_t n)
 }
 
 /*
+ * Nonzero when s[0..n) is a diagnostic's marks under the code it points at,
+ * carets and tildes only, a caret among them ("^^^^^^^^", "~~~~~~^^^^^^":
+ * Python's tracebacks since 3.11, GCC's and Clang's "^~~~~"): their length
+ * is the length of the code above, so a value, as that code is (one
+ * template for every traceback's marks, not one per length).  Under rule
+ * value-words.
+ */
+static int is_caret_marks(const char *s, size_t n)
+{
+    if (FUSE_RULE_OFF(FUSE_RULE_VALUE_WORDS))
+        return 0;
+    int caret = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (s[k] != '^' && s[k] != '~')
+            return 0;
+        caret |= s[k] == '^';
+    }
+    return caret;
+}
+
+/*
  * The word is one of the two words a program prints for a flag's state
  * ("yes" and "no", "on" and "off"), in any case (rule booleans): bit 2k of
  * the pair k for its first word, 2k + 1 for its second; FUSE_NOT_BOOLEAN for
@@ -2383,6 +2404,8 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
     if (n == 0)
         return 0;
     if ((n == 10 || n == 11) && is_file_mode(s, n))
+        return (size_t)(put_wildcard(o) - out);
+    if ((s[0] == '^' || s[0] == '~') && is_caret_marks(s, n))
         return (size_t)(put_wildcard(o) - out);
 
     size_t mail_from, mail_to;
