@@ -1022,6 +1022,23 @@ static size_t message_id_span(const logtk_slice *t, size_t i, size_t n)
     return 0;
 }
 
+/*
+ * Where the header ends when a level's capital and '>' ("I>", "W>", "!>")
+ * stands at t[i] or after one to three names of a thread before it, else 0.
+ */
+static size_t angle_level_at(const logtk_slice *t, size_t i, size_t limit)
+{
+    for (size_t k = i; k < limit && k < i + 4; k++) {
+        const char *s = t[k].ptr;
+        if (t[k].len == 2 && s[1] == '>' && (s[0] == '!' || (s[0] >= 'A' && s[0] <= 'Z' &&
+                                                            is_level_name(s, 1))))
+            return k + 1;
+        if (!is_name_of(s, t[k].len, "._-/:@") || (s[0] >= '0' && s[0] <= '9' && k == i))
+            return 0;
+    }
+    return 0;
+}
+
 static size_t header_length(const logtk_slice *t, size_t n, int dated_before);
 
 /* A date or a time, maybe in brackets, among t[0..n) (is_date_or_time). */
@@ -1485,6 +1502,15 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
             hosts = 1;
             i++;
             continue;
+        }
+        /* a level's capital and '>' after the date, a thread's name or a few
+           before it: Tarantool's "2026-12-07 21:08:18.798 [31267]
+           main/103/master.lua I> mapping ...", "... relay/127.0.0.1:58260/101/main
+           I> recover from ..." (the name a fiber's, which varies) */
+        if (dated && end == i) {
+            const size_t angle = angle_level_at(t, i, limit);
+            if (angle)
+                return angle < n ? angle : 0;
         }
         /* a process id in brackets right after the date: Exim's "2026-12-07
            12:00:00 [10099] H=..." (its log_selector's +pid), which writes the
