@@ -2835,7 +2835,11 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
              (i < n && s[i] == '(' && (is_dotted_code_call(atom, atom_len) ||
                                        calls_at_source(atom, atom_len, s, i, n))) ||
              is_scoped_name(s, atom_from, i, n) || names_source(s, atom_from, i, n) ||
-             (i + 1 == n && (s[i] == ':' || s[i] == ']') && is_message_id(s, n, atom_from, i)))) {
+             (i + 1 == n && (s[i] == ':' || s[i] == ']') && is_message_id(s, n, atom_from, i)) ||
+             /* a long option's name before its '=' ("--pg1-path=/x",
+                "--repo1-retention-full=2"): the program's word, digits and all */
+             (i < n && s[i] == '=' && atom_from == 0 && atom_len > 3 && atom[0] == '-' &&
+              atom[1] == '-' && is_letter(atom[2])))) {
             last_wild = 0;
             continue;
         }
