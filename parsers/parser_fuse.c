@@ -286,31 +286,6 @@ static int is_value_word(const char *s, size_t n)
 }
 
 /*
- * Nonzero when s[0..n) is a file's type and permissions as ls -l prints them
- * ("-rw-r--r--", "drwxr-xr-x", "lrwxrwxrwx", "-rwsr-xr-x", "drwxrwxrwt", an
- * access control list's '+' or a security context's '.' after them): a
- * value, as a file's owner and size beside it are (tripwire's and samhain's
- * reports, rsync's and backup tools' listings).  A letter among them: a row of
- * dashes is a rule.  Under rule value-words.
- */
-static int is_file_mode(const char *s, size_t n)
-{
-    if (FUSE_RULE_OFF(FUSE_RULE_VALUE_WORDS) || (n != 10 && n != 11) ||
-        (n == 11 && s[10] != '+' && s[10] != '.' && s[10] != '@') || !memchr("-dlcbpsD", s[0], 8))
-        return 0;
-    static const char allowed[9][4] = {"r", "w", "xsS", "r", "w", "xsS", "r", "w", "xtT"};
-    int letter = 0;
-    for (size_t i = 1; i < 10; i++) {
-        if (s[i] == '-')
-            continue;
-        if (s[i] == '\0' || !strchr(allowed[i - 1], s[i]))
-            return 0;
-        letter = 1;
-    }
-    return letter;
-}
-
-/*
  * Nonzero when s[0..n) is a diagnostic's marks under the code it points at,
  * carets and tildes only, a caret among them ("^^^^^^^^", "~~~~~~^^^^^^":
  * Python's tracebacks since 3.11, GCC's and Clang's "^~~~~"): their length
@@ -2403,8 +2378,6 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
     char *o = out;
     if (n == 0)
         return 0;
-    if ((n == 10 || n == 11) && is_file_mode(s, n))
-        return (size_t)(put_wildcard(o) - out);
     if ((s[0] == '^' || s[0] == '~') && is_caret_marks(s, n))
         return (size_t)(put_wildcard(o) - out);
 
@@ -3178,7 +3151,6 @@ static int quick_token_hash(const char *s, size_t n, const char *limit,
             return 0; /* a host name: "<*>" and its sentence dots, mask_token() */
         int wild = (n == 3 && ltk_fuse_is_calendar_word(s, n)) ||
                    ((n == 4 || n == 5) && is_value_word(s, n)) || /* its own first test, inline */
-                   ((n == 10 || n == 11) && is_file_mode(s, n)) ||
                    is_hex_word(s, n);
         *hash = wild ? wild_dots[0] : h;
         *form = wild ? FORM_WILD : FORM_SELF;
