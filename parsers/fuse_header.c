@@ -1542,8 +1542,10 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
     }
     if (!dated)
         return 0;
-    /* a lone "-" one or two words on separates a program name from the message */
-    for (size_t k = end; k < end + 3 && k + 1 < n; k++)
+    /* a lone "-" one or two words on separates a program name from the
+       message; not a quantity in parentheses, the message's (wget's "date
+       (88.8 MB/s) - 'index.html' saved [250/250]") */
+    for (size_t k = end; k < end + 3 && k + 1 < n && t[k].ptr[0] != '('; k++)
         if (is_dash(&t[k]))
             return k + 1;
     /* fields of a key and its value, up to four, then a lone '|' or '-':

@@ -2497,8 +2497,12 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             s[i + 2] == '/' &&
             (s[i + 3] != '/' || (i + 4 < n && s[i + 4] != '/'))) { /* "file:///x": no host */
             size_t e = i + 3;
+            /* (and at a closing quotation mark in UTF-8, ’ or ”: wget's
+               "Enqueuing ‘http://127.0.0.1:28480/’ with ‘UTF-8’") */
             while (e < n && s[e] != ']' && s[e] != ')' && s[e] != '}' && s[e] != '"' &&
-                   s[e] != '\'')
+                   s[e] != '\'' &&
+                   !(s[e] == '\xe2' && e + 2 < n && s[e + 1] == '\x80' &&
+                     (s[e + 2] == '\x99' || s[e + 2] == '\x9d')))
                 e++;
             if (e < n && e > i + 3 && s[e - 1] == '\\')
                 e--; /* "\"http://x/\"": the quote's escape is not the URL's */
