@@ -1171,10 +1171,12 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
             end = ++i;
             continue;
         }
-        /* a lone "::" right after the date ends the header: Twisted's and
-           Graphite's "07/12/2026 20:24:09 :: MetricLineReceiver connection
-           ..." */
-        if (dated && end == i && len == 2 && s[0] == ':' && s[1] == ':')
+        /* a lone "::" or "->" right after the date ends the header: Twisted's
+           and Graphite's "07/12/2026 20:24:09 :: MetricLineReceiver
+           connection ...", ClamAV's "Mon Dec  7 21:17:33 2026 -> Archive
+           support enabled." */
+        if (dated && end == i && len == 2 &&
+            ((s[0] == ':' && s[1] == ':') || (s[0] == '-' && s[1] == '>')))
             return i + 1 < n ? i + 1 : 0;
         /* a lone ':' right after the date separates it from the component:
            mpd's "Dec 07 17:47 : update: reading ..." */
