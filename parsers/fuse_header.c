@@ -299,8 +299,18 @@ int ltk_fuse_is_zone_name(const char *s, size_t n)
 {
     if (n < 3 || n > 4 || !is_all_between(s, n, 'A', 'Z'))
         return 0;
-    /* (a level cut to four letters is none: supervisord's "CRIT", "BLAT") */
-    return (s[n - 1] == 'T' && !is_level_name(s, n)) || (n == 3 && (memcmp(s, "UTC", 3) == 0));
+    /* the abbreviations in use, not any capitals ending in 'T': words in
+       capitals are ("NOT using IPv6", pdns_recursor's; "GET", "POST", "EXIT",
+       and levels cut to four letters, "CRIT", "BLAT") */
+    static const char zones3[] = "UTC GMT EST EDT CST CDT MST MDT PST PDT AST ADT HST CET EET "
+                                 "WET BST IST JST KST HKT SGT ICT PHT WAT CAT EAT MSK ";
+    static const char zones4[] = "CEST EEST WEST AEST AEDT ACST ACDT AWST NZST NZDT AKST AKDT "
+                                 "SAST HKST ";
+    const char *list = n == 3 ? zones3 : zones4;
+    for (const char *z = list; *z; z += n + 1)
+        if (memcmp(z, s, n) == 0)
+            return 1;
+    return 0;
 }
 
 /* "AM" or "PM", any case: the half of the day after a 12-hour time. */
