@@ -1049,6 +1049,42 @@ static size_t angle_level_at(const logtk_slice *t, size_t i, size_t limit)
     return 0;
 }
 
+/* Tokens of letter_level_header()'s header at t[0..n), else 0. */
+static size_t letter_level_header(const logtk_slice *t, size_t n)
+{
+    size_t j = 0;
+    if (t[0].ptr[0] == '(') { /* "(   0.000|   0.000)": times in parentheses */
+        while (j < n && j < 4 && t[j].ptr[t[j].len - 1] != ')')
+            j++;
+        if (j == n || j == 4)
+            return 0;
+        for (size_t k = 0; k <= j; k++)
+            for (size_t b = 0; b < t[k].len; b++)
+                if (!memchr("0123456789.|()", t[k].ptr[b], 14))
+                    return 0;
+        j++;
+    }
+    if (j + 2 >= n || t[j].len != 2 || t[j].ptr[1] != ':' || !is_level_name(t[j].ptr, 1) ||
+        t[j + 1].ptr[0] != '[')
+        return 0;
+    j++;
+    /* the bracketed fields, glued or not, up to the token closing them */
+    size_t k = j;
+    while (k < n && k < j + 4 && t[k].ptr[t[k].len - 1] != ']')
+        k++;
+    if (k >= n || k == j + 4)
+        return 0;
+    j = k + 1;
+    /* a source file and its colon ("main.c:", "sink-input.c:") */
+    if (j + 1 < n && t[j].len >= 4 && t[j].ptr[t[j].len - 1] == ':') {
+        const char *dot = memchr(t[j].ptr, '.', t[j].len);
+        if (dot && (size_t)(t[j].ptr + t[j].len - dot) <= 5 && dot > t[j].ptr &&
+            is_name_of(t[j].ptr, t[j].len - 1, "._-"))
+            j++;
+    }
+    return j < n ? j : 0;
+}
+
 static size_t header_length(const logtk_slice *t, size_t n, int dated_before);
 
 /* A date or a time, maybe in brackets, among t[0..n) (is_date_or_time). */
@@ -1121,6 +1157,14 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
             uptime++;
         return uptime < n ? uptime : 0;
     }
+    /* a level's letter and its colon, then the thread in brackets (and the
+       source in brackets, or its file and a colon), maybe after the seconds
+       since start and since the last line in parentheses: PulseAudio's
+       "W: [pulseaudio] main.c: ..." and "(  12.071|   0.000) D:
+       [pulseaudio][../src/pulsecore/sink.c:303 pa_sink_new()] ..." */
+    const size_t letter = letter_level_header(t, n);
+    if (letter)
+        return letter;
     /* glog's and Chromium's headers: their source location is the header's
        (each message has its own, so it names no message type the words do not) */
     if (glog_header(t, n))
@@ -1524,6 +1568,13 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
             if (angle)
                 return angle < n ? angle : 0;
         }
+        /* a component and its numeric level in brackets right after the
+           date: Liquidsoap's "2026/12/07 21:28:58 [pl:3] Prepared ...",
+           "[decoder.mad:4]" */
+        if (dated && end == i && len >= 5 && s[0] == '[' && s[len - 1] == ']' &&
+            s[len - 3] == ':' && s[len - 2] >= '0' && s[len - 2] <= '9' &&
+            (s[1] | 0x20) >= 'a' && (s[1] | 0x20) <= 'z' && is_name_of(s + 1, len - 4, "._-"))
+            return i + 1 < n ? i + 1 : 0;
         /* a process id in brackets right after the date: Exim's "2026-12-07
            12:00:00 [10099] H=..." (its log_selector's +pid), which writes the
            same message without it otherwise */
