@@ -6332,6 +6332,25 @@ static int names_closing_value(const char *s, size_t n)
 }
 
 /*
+ * A noun written for any count, "sink(s)", "entries(s)", "match(es)": what
+ * a program counts ("0 sink(s) available." beside "0 source(s)
+ * available.", PulseAudio's; "<*> file(s) copied"), the message's own word
+ * as a unit is, so a slot of them is not made a variable by its count.
+ */
+static int is_counted_noun(const char *s, size_t n)
+{
+    if (n < 5 || s[n - 1] != ')' || !is_letter(s[0]))
+        return 0;
+    const size_t open = s[n - 3] == '(' ? n - 3 : s[n - 4] == '(' ? n - 4 : 0;
+    if (open < 2 || !(s[n - 2] == 's' && (open == n - 3 || s[n - 3] == 'e')))
+        return 0;
+    for (size_t k = 0; k < open; k++)
+        if (!is_letter(s[k]))
+            return 0;
+    return 1;
+}
+
+/*
  * Token i of the line, masked, is "(<*>)": a value's annotation in
  * parentheses, its size in units ("Bytes sent: 216342 (211.27 KB)", burp's
  * summary; a name before it names the value, as before a value closing the
@@ -6421,6 +6440,7 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
                    (!FUSE_RULE_OFF(FUSE_RULE_KEY_NAMES) && i + 1 == n && !(marks & LTK_FUSE_HAS_DOT) &&
                     names_closing_value(word, word_len)) ||
                    (i + 1 < n && names_frame_function(st, word, bare_len, i + 1, n)) ||
+                   is_counted_noun(word, bare_len) ||
                    (i > hdr && closes_ruby_frame(st, i, hdr)) ||
                    opens_message(word, word_len);
         /* a message's id is code, but one that varies with the same text
