@@ -664,6 +664,15 @@ static size_t common_log_fields(const logtk_slice *t, size_t from, size_t limit)
         k++;
     int dated = 0;
     const size_t span = k > from && k < limit ? bracket_span(t, k, limit, &dated) : 0;
+    if (!span && k > from && k + 2 < limit && is_date_or_time(t[k].ptr, t[k].len)) {
+        /* the date without its brackets, and its zone's offset: calibre's
+           "127.0.0.1 port-44204 alice 07/Dec/2026:21:19:42 +0000 \"GET / ...\"" */
+        size_t j = k + 1;
+        if (t[j].len == 5 && (t[j].ptr[0] == '+' || t[j].ptr[0] == '-') &&
+            is_all_between(t[j].ptr + 1, 4, '0', '9'))
+            j++;
+        return j < limit && t[j].ptr[0] == '"' ? k - from : 0;
+    }
     if (!span || !dated || k + span >= limit || t[k + span].ptr[0] != '"')
         return 0;
     return k - from;
