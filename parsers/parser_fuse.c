@@ -2356,8 +2356,10 @@ static size_t control_sequence(const char *s, size_t i, size_t n, size_t *params
  */
 static int query_join(const char *s, size_t atom_from, size_t at, size_t n)
 {
+    /* (a value before it: an '&' opening the atom stays the atom's, or the
+       scan would stop at it again and again, "x=&a=1") */
     if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || atom_from == 0 || s[atom_from - 1] != '=' ||
-        at + 2 >= n || !is_letter(s[at + 1]))
+        at <= atom_from || at + 2 >= n || !is_letter(s[at + 1]))
         return 0;
     size_t k = at + 1;
     while (k < n && is_key_byte(s[k]))
