@@ -514,7 +514,6 @@ static int is_past_participle_colon(const char *s, size_t n)
     if (n < 7 || s[n - 1] != ':')
         return 0;
     n--;
-    size_t from = 0;
     int qualified = 0;
     if (s[n - 1] == ']') { /* "Received[c2s]": the word before the bracket */
         const char *open = memchr(s, '[', n);
@@ -523,7 +522,7 @@ static int is_past_participle_colon(const char *s, size_t n)
         n = (size_t)(open - s);
         qualified = 1;
     }
-    from = s[0] >= 'A' && s[0] <= 'Z'; /* ("Reloaded:", NATS') */
+    const size_t from = s[0] >= 'A' && s[0] <= 'Z'; /* ("Reloaded:", NATS') */
     if (n < 6 || !is_all_between(s + from, n - from, 'a', 'z'))
         return 0;
     if (s[n - 1] == 'd' && s[n - 2] == 'e' && s[n - 3] != 'e')
@@ -923,46 +922,6 @@ static size_t syslog_protocol_header(const logtk_slice *t, size_t n)
 }
 
 /*
- * The number of leading tokens that are the line's header rather than its
- * message, 0 when there is none.
- * A header is a run of header words - dates and times, numbers and ids
- * (tokens with a digit), month and day names (after a syslog priority
- * glued to the first, "<134>Dec"), a lone "-", bracketed spans
- * with a date in them, and at most one plain word (the host) - holding at
- * least one date or time, and ending
- *   - in a component "name:" ("Jun 14 15:16:01 combo sshd[42]:"), or
- *   - in a level word, itself followed by what loggers print after a
- *     level: bracketed spans ("[main]", "[req-1 - - -]"), a component
- *     ("name:", a dotted name, or after a thread any name before a "-") and a "-" or a
- *     lone ":" ("INFO [main] org.Foo: ...", "INFO App - ...", Spring Boot's
- *     "INFO 1234 --- [ main] com.example.App : ..." with its process id and
- *     "---"); a bracketed thread may come before a level in capitals
- *     ("12:00:00.123 [main] INFO x.Y - ...", logback's default), or
- *   - in a "-" after the date, unless a level follows it ("12:01:02 - msg"),
- *     or a name, a "-" and a level ("date - distributed.worker - INFO - msg",
- *     read on as after a level),
- *   - in a level mark after the date, '*', '#' or '.' (Redis), or
- *   - in a date or a bracketed date span followed by anything else: the
- *     last header word, or the "-" one or two words later that separates
- *     a program name from the message ("[10.30 16:49:06] chrome.exe - ..."),
- *   - or, when the line opens with its level and then its date (maybe after a
- *     bracketed thread: CUPS' "I [05/Dec/2026:04:10:00 +0000]", "INFO  [main]
- *     2026-12-05 ..."), in the date and time themselves, or in the "-" one
- *     or two words later as above ("... 04:10:00,123 Foo.java:88 - msg"):
- *     no component or host follows, the next name is the message's
- *     ("cupsdSetBusyState: ...").
- * A line that opens with a diagnostic's location and level ("src/a.c:12:5:
- * warning:", GNU's format) has them for its header, without a date.
- * A run of bracketed fields glued together ("[...][4ms][info][gc,init]", the
- * JVM's unified logging) is the whole header when it holds a date, or opens
- * the line and holds a level field; a "-" after it is the header's too.
- * A line that opens with "<*>" itself opens with its whole header, already
- * made one "<*>": a template's text, as logtk_parser_merge() feeds shards'
- * templates to a fresh parser, or a mask's replacement of it.  Its header is
- * that token alone, so the template's message is read as the line it came
- * from was (settle_template reads a template's leading "<*>" so too).
- */
-/*
  * Nonzero when s[0..n) is an IPv4 address closed by a colon ("127.0.0.3:"):
  * after the date, the peer a message is about (knockd's "[date] 127.0.0.3:
  * openSSH: Stage 1"), not a header's field; a host so written has no colon.
@@ -1094,6 +1053,46 @@ static size_t letter_level_header(const logtk_slice *t, size_t n)
     return j < n ? j : 0;
 }
 
+/*
+ * The number of leading tokens that are the line's header rather than its
+ * message, 0 when there is none.
+ * A header is a run of header words - dates and times, numbers and ids
+ * (tokens with a digit), month and day names (after a syslog priority
+ * glued to the first, "<134>Dec"), a lone "-", bracketed spans
+ * with a date in them, and at most one plain word (the host) - holding at
+ * least one date or time, and ending
+ *   - in a component "name:" ("Jun 14 15:16:01 combo sshd[42]:"), or
+ *   - in a level word, itself followed by what loggers print after a
+ *     level: bracketed spans ("[main]", "[req-1 - - -]"), a component
+ *     ("name:", a dotted name, or after a thread any name before a "-") and a "-" or a
+ *     lone ":" ("INFO [main] org.Foo: ...", "INFO App - ...", Spring Boot's
+ *     "INFO 1234 --- [ main] com.example.App : ..." with its process id and
+ *     "---"); a bracketed thread may come before a level in capitals
+ *     ("12:00:00.123 [main] INFO x.Y - ...", logback's default), or
+ *   - in a "-" after the date, unless a level follows it ("12:01:02 - msg"),
+ *     or a name, a "-" and a level ("date - distributed.worker - INFO - msg",
+ *     read on as after a level),
+ *   - in a level mark after the date, '*', '#' or '.' (Redis), or
+ *   - in a date or a bracketed date span followed by anything else: the
+ *     last header word, or the "-" one or two words later that separates
+ *     a program name from the message ("[10.30 16:49:06] chrome.exe - ..."),
+ *   - or, when the line opens with its level and then its date (maybe after a
+ *     bracketed thread: CUPS' "I [05/Dec/2026:04:10:00 +0000]", "INFO  [main]
+ *     2026-12-05 ..."), in the date and time themselves, or in the "-" one
+ *     or two words later as above ("... 04:10:00,123 Foo.java:88 - msg"):
+ *     no component or host follows, the next name is the message's
+ *     ("cupsdSetBusyState: ...").
+ * A line that opens with a diagnostic's location and level ("src/a.c:12:5:
+ * warning:", GNU's format) has them for its header, without a date.
+ * A run of bracketed fields glued together ("[...][4ms][info][gc,init]", the
+ * JVM's unified logging) is the whole header when it holds a date, or opens
+ * the line and holds a level field; a "-" after it is the header's too.
+ * A line that opens with "<*>" itself opens with its whole header, already
+ * made one "<*>": a template's text, as logtk_parser_merge() feeds shards'
+ * templates to a fresh parser, or a mask's replacement of it.  Its header is
+ * that token alone, so the template's message is read as the line it came
+ * from was (settle_template reads a template's leading "<*>" so too).
+ */
 static size_t header_length(const logtk_slice *t, size_t n, int dated_before);
 
 /* A date or a time, maybe in brackets, among t[0..n) (is_date_or_time). */
@@ -1401,12 +1400,12 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
                     is_all_between(t[i + 1].ptr, t[i + 1].len - 1, '0', '9'))
                     return i + 2;
             }
-            const size_t kernel_time = i < n && t[i].ptr[0] == '[' ? uptime_span(t, i, n) : 0;
-            const size_t message_id = i < n && t[i].ptr[0] == '[' ? message_id_span(t, i, n) : 0;
-            if (kernel_time)
-                i += kernel_time; /* "kernel: [   12.345678]" (kern.log) */
-            else if (message_id)
-                i += message_id;
+            const int bracket = i < n && t[i].ptr[0] == '[';
+            size_t tokens;
+            if (bracket && (tokens = uptime_span(t, i, n)) != 0)
+                i += tokens; /* "kernel: [   12.345678]" (kern.log) */
+            else if (bracket && (tokens = message_id_span(t, i, n)) != 0)
+                i += tokens;
             else if (i < n && !dated_before)
                 i += inner_header(t + i, n - i);
             if (i < n && is_dash(&t[i]))

@@ -6334,7 +6334,7 @@ static int names_closing_value(const char *s, size_t n)
 }
 
 /*
- * A noun written for any count, "sink(s)", "entries(s)", "match(es)": what
+ * A noun written for any count, "sink(s)", "entry(s)", "match(es)": what
  * a program counts ("0 sink(s) available." beside "0 source(s)
  * available.", PulseAudio's; "<*> file(s) copied"), the message's own word
  * as a unit is, so a slot of them is not made a variable by its count.
