@@ -1910,7 +1910,9 @@ static int opens_array_element(const char *s, size_t at)
  */
 static int closes_escaped_value(const char *s, size_t at, size_t n)
 {
-    return at >= n || memchr(",;)]}&\\", s[at], 7) != NULL;
+    /* (a colon or period closing the token ends a sentence: 'digest=\"md5:ab\": unsupported') */
+    return at >= n || memchr(",;)]}&\\", s[at], 7) != NULL ||
+           (at + 1 == n && (s[at] == ':' || s[at] == '.'));
 }
 
 /*
@@ -2458,6 +2460,10 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
             size_t e = i + 1;
             while (e < n && !is_path_delimiter(s[e]))
                 e++;
+            /* a quote escaped closes the string the path is in ('(\"/a/b\")',
+               a C or JSON string printed inside another): its '\\' is not the path's */
+            if (e < n && s[e] == '"' && s[e - 1] == '\\' && e - 1 > i + 1)
+                e--;
             /* a directory named "key=value" ("/cache/icecc/target=x86_64/
                __client/usr/bin/as", a table's partition "dt=2026-12-07/"):
                the path's, when a '/' follows it in the path */
