@@ -467,6 +467,12 @@ static int keys_last_number(const logtk_slice *t, size_t i, size_t n)
     if (i + 2 != n || t[i].ptr[t[i].len - 1] != ':' || memchr(t[i].ptr, '[', t[i].len) ||
         is_level_colon(t[i].ptr, t[i].len))
         return 0; /* ("INFO: primary_timeline=2": a level and its message) */
+    /* (not a function and its offset, a stack frame: the kernel's "vm
+       kernel: dump_stack_lvl+0x59/0x90" is a message after its program) */
+    const char *plus = memchr(t[i + 1].ptr, '+', t[i + 1].len);
+    if (plus && plus > t[i + 1].ptr && plus + 2 < t[i + 1].ptr + t[i + 1].len && plus[1] == '0' &&
+        plus[2] == 'x')
+        return 0;
     /* (or an id holding digits: NATS' "[INF]   ID:       NDJ5J3...") */
     for (size_t k = 0; k < t[i + 1].len; k++)
         if (t[i + 1].ptr[k] >= '0' && t[i + 1].ptr[k] <= '9')

@@ -5318,6 +5318,11 @@ static int is_numbered_form(const char *s, size_t n) /* n: without_sentence_end(
  */
 static int is_slot_unit(const char *s, size_t n) /* n: without_sentence_end() */
 {
+    /* (in its parentheses or brackets too: the kernel's "EXT4-fs (loop0):") */
+    if (n > 3 && ((s[0] == '(' && s[n - 1] == ')') || (s[0] == '[' && s[n - 1] == ']'))) {
+        s++;
+        n -= 2;
+    }
     return (!FUSE_RULE_OFF(FUSE_RULE_UNIT_SLOTS) && is_unit_name(s, n)) ||
            (!FUSE_RULE_OFF(FUSE_RULE_NUMBERED_SLOTS) && is_numbered_form(s, n));
 }
