@@ -6555,6 +6555,18 @@ FUSE_INLINE int group_takes_word(logtk_parser *p, ltk_fuse_state *st, uint32_t g
     return rc;
 }
 
+/*
+ * A process's name and a bracket closing the token ("rowrite[<*>]:",
+ * "gpfault[<*>]"): the kernel names a process so where it crashed and
+ * again where its code was, "rowrite[21391]: segfault at ... in
+ * rowrite[113c,...]", the name varying at both places (find_twins).
+ */
+FUSE_INLINE int is_process_tag_end(const char *t, size_t n)
+{
+    return n >= 4 && is_letter(t[0]) &&
+           (t[n - 1] == ']' || (t[n - 1] == ':' && t[n - 2] == ']'));
+}
+
 /* bytes around a word that are not the word: 1 opens, 2 closes (find_twins) */
 static const uint8_t twin_edge[256] = {
     ['('] = 1, ['['] = 1, ['{'] = 1, ['`'] = 1, ['"'] = 3, ['\''] = 3,
@@ -6664,8 +6676,9 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
             continue; /* punctuation */
         size_t glue = 0; /* a name glued to masked values ("frank@<*>"): the name */
         if (memchr(t + a, '<', b - a)) {
-            while (a + glue < b && !twin_glue(t[a + glue]) && t[a + glue] != '<')
-                glue++;
+            while (a + glue < b && !twin_glue(t[a + glue]) && t[a + glue] != '<' &&
+                   t[a + glue] != '[')
+                glue++; /* (a process's name before its id, "rowrite[<*>]:") */
             if (glue == 0 || a + glue == b || t[a + glue] == '<')
                 continue; /* a word holding masked values */
             b = a + glue;
@@ -7065,7 +7078,7 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     uint64_t bracketed = 0; /* words opening with a bracket or a quote, among the first 64 */
     for (size_t i = 0; i < n; i++) {
         const char *t = base + st->tok_off[i];
-        if (i < 64 && (twin_edge[(unsigned char)t[0]] & 1))
+        if (i < 64 && ((twin_edge[(unsigned char)t[0]] & 1) || is_process_tag_end(t, st->tok_len[i])))
             bracketed |= 1ULL << i;
         st->tok_wild[i] = is_wild_word(t, st->tok_len[i]);
         if (word_variable_form(st, i, t, st->tok_len[i]) != 0)
