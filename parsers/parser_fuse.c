@@ -3107,6 +3107,7 @@ enum {
     FORM_MEMBER,  /* a JSON member's value so joined, after its name: mask_member_value() */
     FORM_ARRAY,   /* a JSON array of values so joined, after a name (array_span): mask_array() */
     FORM_SQL,     /* an SQL statement's string literals, joined (sql_field): mask_sql() */
+    FORM_BRACKET, /* a key's value in brackets holding blanks (bracket_value_span): mask_bracket_value() */
     FORM_WILD     /* FORM_WILD + d: "<*>" and d dots */
 };
 
@@ -4690,6 +4691,57 @@ static size_t mask_array(const char *s, size_t n, char *out)
 }
 
 /*
+ * The tokens t[0] .. t[k - 1] of a key's value in brackets holding blanks:
+ * Kea's "cid=[no info]," beside "cid=[01:02:55:00:00:00:bb],", Go's slices
+ * printed with %v ("peers=[10.0.0.1 10.0.0.2]").  t[0] holds the key, its
+ * '=' and the '[' (is_key_sign), no bracket after it; the tokens after it
+ * hold none until the one whose ']' closes it, after which only ",;)}"
+ * follow.  As tokens the value made a template per count of its words; it
+ * is one value, "cid=[<*>]," as a value of one word is (key-values).
+ * Returns k (2 to FUSE_SPAN_MAX), else 0.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t bracket_value_span(const logtk_slice *t, size_t avail)
+{
+    const char *s = t->ptr;
+    const size_t n = t->len;
+    const char *open = memchr(s, '[', n);
+    if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || open == NULL || open - s < 2 || open[-1] != '=' ||
+        !is_key_sign(s, (size_t)(open - s) - 1, n) || memchr(open + 1, '[', (size_t)(s + n - open - 1)) ||
+        memchr(open + 1, ']', (size_t)(s + n - open - 1)))
+        return 0;
+    for (size_t k = 1; k < avail && k < FUSE_SPAN_MAX; k++) {
+        const char *c = memchr(t[k].ptr, ']', t[k].len);
+        if (memchr(t[k].ptr, '[', c ? (size_t)(c - t[k].ptr) : t[k].len))
+            return 0;
+        if (c == NULL)
+            continue;
+        for (const char *r = c + 1; r < t[k].ptr + t[k].len; r++)
+            if (!memchr(",;)}", *r, 4))
+                return 0; /* more text glued after it */
+        return k + 1;
+    }
+    return 0;
+}
+
+/*
+ * The masked form of a key's value joined by bracket_value_span(): the key
+ * as mask_token() writes it, "[<*>]", then what closes the last token
+ * ("],"). out has room for MASKED_MAX(n).
+ */
+static size_t mask_bracket_value(const char *s, size_t n, char *out)
+{
+    const char *open = memchr(s, '[', n), *close = memchr(open, ']', (size_t)(s + n - open));
+    assert(open != NULL && close != NULL); /* (bracket_value_span found them) */
+    size_t o = mask_token(s, (size_t)(open - s) + 1, out);
+    o = (size_t)(put_wildcard(out + o) - out);
+    memcpy(out + o, close, (size_t)(s + n - close));
+    return o + (size_t)(s + n - close);
+}
+
+/*
  * The tokens t[0] .. t[k - 1] of a string in single quotes holding blanks,
  * the value of a Python dict's member whose name is the token before t[0]
  * (after_member_name: "'name': 'beta gamma',"), as keyed_span() joins a
@@ -5022,7 +5074,8 @@ static const char *quote_after(const logtk_slice *t, size_t k, size_t avail)
 }
 
 FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size_t avail,
-                                const char **quote, int *inside, unsigned *sql, uint8_t *form)
+                                const char **quote, int *inside, unsigned *sql, int key_brackets,
+                                uint8_t *form)
 {
     size_t k;
     if (i > hdr && ((k = timestamp_at(t, avail)) != 0 || (k = calendar_date_at(t, avail)) != 0)) {
@@ -5034,6 +5087,14 @@ FUSE_INLINE size_t joined_field(const logtk_slice *t, size_t i, size_t hdr, size
     if (*sql != SQL_NONE && i >= hdr && !*inside && (*sql == SQL_ON || opens_sql_word(t)) &&
         (k = sql_field(t, avail, sql)) != 0) {
         *form = FORM_SQL;
+        if (*quote != NULL)
+            *quote = quote_after(t, k, avail);
+        return k;
+    }
+    /* a key's value in brackets holding blanks ("cid=[no info],"; few lines hold a "=[") */
+    if (key_brackets && i > hdr && avail >= 2 && !*inside &&
+        (k = bracket_value_span(t, avail)) != 0) {
+        *form = FORM_BRACKET;
         if (*quote != NULL)
             *quote = quote_after(t, k, avail);
         return k;
@@ -5103,6 +5164,18 @@ static size_t quoted_field(const logtk_slice *t, size_t i, size_t hdr, size_t av
         *form = after_name ? FORM_MEMBER : FORM_KEYED;
     *quote = quote_after(t, k ? k : 1, avail);
     return k;
+}
+
+/* Whether the line's tokens in[0..n) hold a '[' after a '=' (joined_field's key_brackets). */
+static int line_key_brackets(const logtk_slice *in, size_t n)
+{
+    if (n == 0)
+        return 0;
+    const char *s = in[0].ptr, *end = in[n - 1].ptr + in[n - 1].len;
+    for (const char *b; s < end && (b = memchr(s, '[', (size_t)(end - s))) != NULL; s = b + 1)
+        if (b > in[0].ptr && b[-1] == '=')
+            return 1;
+    return 0;
 }
 
 /* The first '"' of the line's tokens in[0..n), or NULL (joined_field's quote). */
@@ -5696,6 +5769,7 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
     const char *quote = first_quote(in, n); /* (joined_field: most lines hold none) */
     int inside = 0;                           /* the token opens inside a string (keyed_span) */
     unsigned sql = line_sql_state(in, n);     /* (sql_field: most lines hold no '\'') */
+    const int key_brackets = line_key_brackets(in, n); /* (bracket_value_span) */
     const int quoted = quote != NULL || sql != SQL_NONE; /* (key_context: a member's name) */
     for (size_t i = hdr; i < n; i++) {
         const logtk_slice *t = &in[i];
@@ -5705,7 +5779,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
         /* the masked bytes go to st->norm, with 8 bytes of slack for hash_padded */
         size_t masked_len = 0;
         uint8_t joined_form = FORM_MASK;
-        const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &sql, &joined_form);
+        const size_t span =
+            joined_field(t, i, hdr, n - i, &quote, &inside, &sql, key_brackets, &joined_form);
         size_t read_len = t->len; /* the bytes masked: the token's, or the joined field's */
         if (span) {
             /* a date and time (and zone): one value, "<*>"; a quoted field
@@ -5725,6 +5800,8 @@ static int feed_tokens(logtk_parser *p, ltk_fuse_state *st, const ltk_parse_line
                              ? mask_array(one.ptr, one.len, st->norm.data)
                          : joined_form == FORM_SQL
                              ? mask_sql(one.ptr, one.len, st->norm.data)
+                         : joined_form == FORM_BRACKET
+                             ? mask_bracket_value(one.ptr, one.len, st->norm.data)
                              : mask_token(one.ptr, one.len, st->norm.data);
             i += span - 1;
             asides++;
@@ -7452,6 +7529,7 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
         const char *quote = quoted ? first_quote(in, n) : NULL; /* (as feed_tokens reads it) */
         int inside = 0;
         unsigned sql = line_sql_state(in, n);
+        const int key_brackets = line_key_brackets(in, n);
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             if (i < hdr) {
@@ -7460,7 +7538,8 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             }
             const logtk_slice *t = &in[i];
             uint8_t form = FORM_MASK;
-            const size_t span = joined_field(t, i, hdr, n - i, &quote, &inside, &sql, &form);
+            const size_t span =
+                joined_field(t, i, hdr, n - i, &quote, &inside, &sql, key_brackets, &form);
             /* the form feed_tokens() kept for the k-th token, which these
                joins make again (a masked one is in the stash, not masked
                twice); the joiner's own when it kept none (the memo's word) */
@@ -7503,11 +7582,12 @@ static int learn_sequence(logtk_parser *p, ltk_fuse_state *st, const logtk_slice
             len = mask_quoted(toks[i].ptr, toks[i].len, o);
             st->tok_hash[i] = hash_padded(o, len);
         } else if (form == FORM_KEYED || form == FORM_MEMBER || form == FORM_ARRAY ||
-                   form == FORM_SQL) {
-            len = form == FORM_KEYED    ? mask_token(toks[i].ptr, toks[i].len, o)
-                  : form == FORM_MEMBER ? mask_member_value(toks[i].ptr, toks[i].len, o)
-                  : form == FORM_ARRAY  ? mask_array(toks[i].ptr, toks[i].len, o)
-                                        : mask_sql(toks[i].ptr, toks[i].len, o);
+                   form == FORM_SQL || form == FORM_BRACKET) {
+            len = form == FORM_KEYED     ? mask_token(toks[i].ptr, toks[i].len, o)
+                  : form == FORM_MEMBER  ? mask_member_value(toks[i].ptr, toks[i].len, o)
+                  : form == FORM_ARRAY   ? mask_array(toks[i].ptr, toks[i].len, o)
+                  : form == FORM_BRACKET ? mask_bracket_value(toks[i].ptr, toks[i].len, o)
+                                         : mask_sql(toks[i].ptr, toks[i].len, o);
             st->tok_hash[i] = hash_padded(o, len);
         } else if (form == FORM_SELF) {
             len = toks[i].len;
