@@ -1259,8 +1259,13 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
            and time ("I [05/Dec/2026:04:10:00 +0000] cupsdSetBusyState: ...",
            CUPS; the name after it is the message's; a "-" separator after it
            is looked for below, as for every dated header) */
-        if (level_first && dated && !is_date_or_time(s, len))
+        if (level_first && dated && !is_date_or_time(s, len)) {
+            /* and the process id with its colon right after it: tinyproxy's
+               "INFO      Dec 07 23:02:31.927 [12984]: Added address ..." */
+            if (end == i && i > 0 && is_pid_colon(s, len))
+                return i + 1 < n ? i + 1 : 0;
             break;
+        }
         /* the level's tokens: one, or a bracket padded with blanks after the
            date ("[INFO ]", xrdp's; glued_fields() reads its field); after the
            date a word in capitals in angle brackets is a level of the
