@@ -617,6 +617,34 @@ static int is_angle_capitals(const char *s, size_t n)
 }
 
 /* Tokens from `from` up to the one closing the bracket opened there (within 8), or 0. */
+static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated);
+
+/*
+ * Token i, after a level, is a logger's name joined by '.', '_' or '-' ("glance_store.multi_backend",
+ * "keystone-wsgi-public", "py.warnings") and a bracket opens the token after it: the
+ * context oslo.log prints after the logger ("[-]", "[None req-51c2... - - - - - -]").
+ * A name of one piece is a message's word ("INFO Found [3] items").
+ */
+static int logger_before_context(const logtk_slice *t, size_t i, size_t limit)
+{
+    const char *s = t[i].ptr;
+    const size_t len = t[i].len;
+    int dated;
+    if (i + 2 >= limit || t[i + 1].ptr[0] != '[' || len < 4 || !is_letter(s[0]) ||
+        !is_name_of(s, len, "._-") || s[len - 1] == '.' || s[len - 1] == '-' ||
+        (!memchr(s, '.', len) && !memchr(s, '_', len) && !memchr(s, '-', len)))
+        return 0;
+    /* (in small letters: a constant's name in capitals is a message's id, Kea's
+       "ALLOC_ENGINE_V4_LEASE_RECLAIM [hwtype=1 ...]") */
+    size_t k = 0;
+    while (k < len && !(s[k] >= 'a' && s[k] <= 'z'))
+        k++;
+    if (k == len)
+        return 0;
+    const size_t span = bracket_span(t, i + 1, limit, &dated);
+    return span != 0 && i + 1 + span < limit && !dated;
+}
+
 static size_t bracket_span(const logtk_slice *t, size_t from, size_t n, int *dated)
 {
     if (t[from].ptr[0] != '[')
@@ -1321,6 +1349,7 @@ static size_t header_length(const logtk_slice *t, size_t n, int dated_before)
                 } else if (!component && !keys_last_number(t, i, n) &&
                            !is_past_participle_colon(s, len) &&
                            (is_component(s, len) || is_dotted_component(s, len) ||
+                            logger_before_context(t, i, limit) ||
                             (thread_first && i + 1 < limit && is_dash(&t[i + 1]) &&
                              is_name_of(s, len, "._$")))) {
                     /* a logger's name: "name:", a dotted one, or after a thread

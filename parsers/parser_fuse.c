@@ -4696,7 +4696,7 @@ static size_t mask_array(const char *s, size_t n, char *out)
  * printed with %v ("peers=[10.0.0.1 10.0.0.2]").  t[0] holds the key, its
  * '=' and the '[' (is_key_sign), no bracket after it; the tokens after it
  * hold none until the one whose ']' closes it, after which only ",;)}"
- * follow.  As tokens the value made a template per count of its words; it
+ * follow, or a ':' ending the token.  As tokens the value made a template per count of its words; it
  * is one value, "cid=[<*>]," as a value of one word is (key-values).
  * Returns k (2 to FUSE_SPAN_MAX), else 0.
  */
@@ -4719,8 +4719,8 @@ static size_t bracket_value_span(const logtk_slice *t, size_t avail)
         if (c == NULL)
             continue;
         for (const char *r = c + 1; r < t[k].ptr + t[k].len; r++)
-            if (!memchr(",;)}", *r, 4))
-                return 0; /* more text glued after it */
+            if (!memchr(",;)}", *r, 4) && !(*r == ':' && r + 1 == t[k].ptr + t[k].len))
+                return 0; /* more text glued after it (a colon ending it ends a clause) */
         return k + 1;
     }
     return 0;
