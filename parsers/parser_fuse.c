@@ -2369,6 +2369,27 @@ static int query_join(const char *s, size_t atom_from, size_t at, size_t n)
     return k < n && s[k] == '=';
 }
 
+
+/*
+ * The bytes of "(name)" at s[at] after a number, when the name closes its
+ * value: letters, digits, '_', '-' and '.', a letter among them, then ')'
+ * and the token's end or ',', ')', ']', ';' (mask_token_reading, a key's
+ * value); else 0.
+ */
+static size_t named_number_annotation(const char *s, size_t at, size_t n)
+{
+    size_t k = at + 1;
+    int letter = 0;
+    while (k < n && (is_alnum_byte(s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '.')) {
+        letter |= is_letter(s[k]);
+        k++;
+    }
+    if (!letter || k >= n || s[k] != ')' ||
+        (k + 1 < n && !memchr(",)];", s[k + 1], 4)))
+        return 0;
+    return k + 1 - at;
+}
+
 /*
  * Writes the masked form of one token to out (room for MASKED_MAX(n) bytes)
  * and returns its length.  One pass, one table lookup per byte: the bytes of
@@ -2855,6 +2876,13 @@ static size_t mask_token_reading(const char *s, size_t n, char *out, int *by_val
         if (!last_wild || keep)
             o = put_wildcard(o);
         last_wild = 1;
+        /* a key's number and the name it stands for in parentheses, one value:
+           "uid=1000(alice)", "groups=1000(alice),27(sudo)" (id(1), audit
+           records), CUPS' "p=0x55f27369e4c0(office1)" */
+        if (!keep && i + 2 < n && s[i] == '(' && atom_from > 0 &&
+            (is_key_sign(s, atom_from - 1, n) ||
+             (s[atom_from - 1] == ',' && atom_from > 1 && s[atom_from - 2] == ')')))
+            i += named_number_annotation(s, i, n);
         /* a key's value that names joined by '/' ("name=crowdsecurity/ssh-bf",
            a scenario's, a package's, a route's): the names after it are the
            value's too */
