@@ -4723,8 +4723,8 @@ static size_t mask_array(const char *s, size_t n, char *out)
  * Kea's "cid=[no info]," beside "cid=[01:02:55:00:00:00:bb],", Go's slices
  * printed with %v ("peers=[10.0.0.1 10.0.0.2]").  t[0] holds the key, its
  * '=' and the '[' (is_key_sign), no bracket after it; the tokens after it
- * hold none until the one whose ']' closes it, after which only ",;)}"
- * follow, or a ':' ending the token.  As tokens the value made a template per count of its words; it
+ * hold none, nor a '=', until the one whose ']' closes it, after which
+ * only ",;)}" follow, or a ':' ending the token.  As tokens the value made a template per count of its words; it
  * is one value, "cid=[<*>]," as a value of one word is (key-values).
  * Returns k (2 to FUSE_SPAN_MAX), else 0.
  */
@@ -4740,10 +4740,14 @@ static size_t bracket_value_span(const logtk_slice *t, size_t avail)
         !is_key_sign(s, (size_t)(open - s) - 1, n) || memchr(open + 1, '[', (size_t)(s + n - open - 1)) ||
         memchr(open + 1, ']', (size_t)(s + n - open - 1)))
         return 0;
+    if (memchr(open + 1, '=', (size_t)(s + n - open - 1)))
+        return 0;
     for (size_t k = 1; k < avail && k < FUSE_SPAN_MAX; k++) {
         const char *c = memchr(t[k].ptr, ']', t[k].len);
-        if (memchr(t[k].ptr, '[', c ? (size_t)(c - t[k].ptr) : t[k].len))
-            return 0;
+        const size_t inside = c ? (size_t)(c - t[k].ptr) : t[k].len;
+        if (memchr(t[k].ptr, '[', inside) || memchr(t[k].ptr, '=', inside))
+            return 0; /* (another key inside: the ']' closes a bracket opened before, Ceph's
+                         "pg[3.6( ... pi=[14,19)/1 crt=18'5 ... mbc={}]") */
         if (c == NULL)
             continue;
         for (const char *r = c + 1; r < t[k].ptr + t[k].len; r++)
