@@ -2250,10 +2250,25 @@ static int mail_address(const char *s, size_t n, size_t *from, size_t *to)
     const char *at = a < b ? memchr(s + a, '@', b - a) : NULL;
     if (at == NULL || at == s + a || !is_alnum_byte(s[a]))
         return 0;
+    const char *bang = NULL;
     for (const char *c = s + a; c < at; c++)
-        if (!is_alnum_byte(*c) && !memchr("._%+-/", *c, 6))
+        if (*c == '!' && bang == NULL && c > s + a && c + 1 < at)
+            bang = c;
+        else if (!is_alnum_byte(*c) && !memchr("._%+-/", *c, 6))
             return 0;
     const char *d = at + 1, *end = s + b;
+    if (bang != NULL) {
+        /* IRC's hostmask, "alice!alice@127.0.0.1" (nick, user, host): one
+           value whatever the host */
+        const char *c = d;
+        while (c < end && (is_alnum_byte(*c) || *c == '.' || *c == '-' || *c == ':'))
+            c++;
+        if (c == d || c != end)
+            return 0;
+        *from = a;
+        *to = b;
+        return 1;
+    }
     if ((end - d == 9 && memcmp(d, "localhost", 9) == 0) || is_user_at_address(s + a, at, end)) {
         *from = a;
         *to = b;
@@ -3432,6 +3447,22 @@ static int json_message_form(const char *s, size_t n, size_t *keep)
             return 2;
         }
     }
+    /* a word in escaped quotes closing the message, then the string's quote
+       and a member or the line's end ('\"alice\"","detail":"Connection',
+       PostgreSQL's jsonlog): returns 3, *keep the bytes from the word's
+       closing '\"' on; the variable form '\"<*>\"","detail":"Connection'
+       keeps the quotes and the members, as a quoted word's form does */
+    if (s[0] == '\\' && s[1] == '"') {
+        size_t c = 2;
+        while (c < n && s[c] != '"' && s[c] != '\\' && s[c] != ' ')
+            c++;
+        if (c > 2 && c + 3 < n && s[c] == '\\' && s[c + 1] == '"' && s[c + 2] == '"' &&
+            (s[c + 3] == '}' || (s[c + 3] == ',' && c + 4 < n && s[c + 4] == '"'))) {
+            *keep = n - c;
+            return 3;
+        }
+        return 0;
+    }
     /* the opening: '"msg":"' whose string this token does not close */
     int closes;
     const size_t name = s[0] == '{' || s[0] == ',' ? json_message_member(s, n, &closes) : SIZE_MAX;
@@ -3482,7 +3513,8 @@ static size_t colon_key_length(const char *s, size_t n, int masked)
 /* json_message_form()'s first test, inline: nearly every token fails it. */
 FUSE_INLINE int may_hold_json(const char *s, size_t n)
 {
-    return n >= 8 && (s[0] == '{' || s[0] == ',' || s[n - 1] == '}' || s[n - 1] == ']');
+    return n >= 8 && (s[0] == '{' || s[0] == ',' || s[0] == '\\' || s[n - 1] == '}' ||
+                      s[n - 1] == ']');
 }
 
 static size_t wildform_prefix(const char *s, size_t n)
@@ -3490,7 +3522,7 @@ static size_t wildform_prefix(const char *s, size_t n)
     size_t message;
     const int form = may_hold_json(s, n) ? json_message_form(s, n, &message) : 0;
     if (form)
-        return form == 2 ? message : 0;
+        return form == 2 ? message : form == 3 ? 2 : 0;
     const char *eq = memchr(s, '=', n);
     size_t keep = !eq || eq == s || is_wild_at(s, 0, n) ? 0 : (size_t)(eq - s) + 1;
     if (!eq && !FUSE_RULE_OFF(FUSE_RULE_COLON_KEYS))
@@ -3572,8 +3604,11 @@ __attribute__((noinline))
 static size_t quoted_form_suffix(const char *s, size_t n, size_t prefix)
 {
     size_t quoted;
+    int form;
     if (prefix == 0 && json_message_form(s, n, &quoted) == 1)
         return quoted; /* '<*>"msg":"request' */
+    if (prefix == 2 && may_hold_json(s, n) && (form = json_message_form(s, n, &quoted)) == 3)
+        return quoted; /* '\"<*>\"","detail":...' */
     if (prefix > 0 && (quoted = quoted_key_value(s, prefix, n)) != 0)
         return n - prefix - quoted; /* what follows the closing quote */
     return SIZE_MAX;
@@ -3581,8 +3616,9 @@ static size_t quoted_form_suffix(const char *s, size_t n, size_t prefix)
 
 static size_t wildform_suffix(const char *s, size_t n, size_t prefix)
 {
-    if (prefix == 0 ? may_hold_json(s, n)
-                    : prefix < n && s[prefix - 1] == '=' && s[prefix] == '"') {
+    if (prefix == 0 || (prefix == 2 && s[0] == '\\')
+            ? may_hold_json(s, n)
+            : prefix < n && s[prefix - 1] == '=' && s[prefix] == '"') {
         const size_t quoted = quoted_form_suffix(s, n, prefix);
         if (quoted != SIZE_MAX)
             return quoted;
