@@ -6418,7 +6418,10 @@ static int names_user(const char *s, size_t n)
         return 0;
     if (n > 1 && s[n - 1] == ':')
         n--;
-    return is_word_of(s, n, names, sizeof names / sizeof names[0]);
+    /* (and "account" in small letters: PAM's "account jonas has expired";
+       "Account Policy Plugin" is a name) */
+    return is_word_of(s, n, names, sizeof names / sizeof names[0]) ||
+           (n == 7 && memcmp(s, "account", 7) == 0);
 }
 
 /*
