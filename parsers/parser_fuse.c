@@ -6418,10 +6418,7 @@ static int names_user(const char *s, size_t n)
         return 0;
     if (n > 1 && s[n - 1] == ':')
         n--;
-    /* (and "account" in small letters: PAM's "account jonas has expired";
-       "Account Policy Plugin" is a name) */
-    return is_word_of(s, n, names, sizeof names / sizeof names[0]) ||
-           (n == 7 && memcmp(s, "account", 7) == 0);
+    return is_word_of(s, n, names, sizeof names / sizeof names[0]);
 }
 
 /*
