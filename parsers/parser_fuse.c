@@ -4754,15 +4754,21 @@ static size_t mask_array(const char *s, size_t n, char *out)
     return (size_t)(o - out) + mask_token(s + at, n - at, o);
 }
 
+/* Nonzero when s[0..n) holds a '[', ']' or '=' (bracket_value_span: none inside the value). */
+static int holds_bracket_or_key(const char *s, size_t n)
+{
+    return memchr(s, '[', n) || memchr(s, ']', n) || memchr(s, '=', n);
+}
+
 /*
  * The tokens t[0] .. t[k - 1] of a key's value in brackets holding blanks:
  * Kea's "cid=[no info]," beside "cid=[01:02:55:00:00:00:bb],", Go's slices
  * printed with %v ("peers=[10.0.0.1 10.0.0.2]").  t[0] holds the key, its
- * '=' and the '[' (is_key_sign), no bracket after it; the tokens after it
- * hold none, nor a '=', until the one whose ']' closes it, after which
- * only ",;)}" follow, or a ':' ending the token.  As tokens the value made a template per count of its words; it
- * is one value, "cid=[<*>]," as a value of one word is (key-values).
- * Returns k (2 to FUSE_SPAN_MAX), else 0.
+ * '=' and the '[' (is_key_sign), no bracket or '=' after it; the tokens
+ * after it hold none until the one whose ']' closes it, after which only
+ * ",;)}" follow, or a ':' ending the token.  As tokens the value made a
+ * template per count of its words; it is one value, "cid=[<*>]," as a
+ * value of one word is (key-values).  Returns k (2 to FUSE_SPAN_MAX), else 0.
  */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -4773,15 +4779,12 @@ static size_t bracket_value_span(const logtk_slice *t, size_t avail)
     const size_t n = t->len;
     const char *open = memchr(s, '[', n);
     if (FUSE_RULE_OFF(FUSE_RULE_KEY_VALUES) || open == NULL || open - s < 2 || open[-1] != '=' ||
-        !is_key_sign(s, (size_t)(open - s) - 1, n) || memchr(open + 1, '[', (size_t)(s + n - open - 1)) ||
-        memchr(open + 1, ']', (size_t)(s + n - open - 1)))
-        return 0;
-    if (memchr(open + 1, '=', (size_t)(s + n - open - 1)))
+        !is_key_sign(s, (size_t)(open - s) - 1, n) ||
+        holds_bracket_or_key(open + 1, (size_t)(s + n - open - 1)))
         return 0;
     for (size_t k = 1; k < avail && k < FUSE_SPAN_MAX; k++) {
         const char *c = memchr(t[k].ptr, ']', t[k].len);
-        const size_t inside = c ? (size_t)(c - t[k].ptr) : t[k].len;
-        if (memchr(t[k].ptr, '[', inside) || memchr(t[k].ptr, '=', inside))
+        if (holds_bracket_or_key(t[k].ptr, c ? (size_t)(c - t[k].ptr) : t[k].len))
             return 0; /* (another key inside: the ']' closes a bracket opened before, Ceph's
                          "pg[3.6( ... pi=[14,19)/1 crt=18'5 ... mbc={}]") */
         if (c == NULL)
