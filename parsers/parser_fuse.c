@@ -6715,6 +6715,23 @@ FUSE_INLINE int is_process_tag_end(const char *t, size_t n)
            (t[n - 1] == ']' || (t[n - 1] == ':' && t[n - 2] == ']'));
 }
 
+/*
+ * A word holding a '.' closed by a colon, a letter first ("modcpu.so:",
+ * "alice.:"): an error chain names its subject so before the reason, and
+ * the message printed it once already ("Cannot load modcpu.so metric
+ * module: modcpu.so: cannot open ...", Python's exceptions repeating their
+ * text, "Could not find user: alice.: ...UserNotFound: Could not find user:
+ * alice."), the value varying at both places (find_twins).  Not every word
+ * closed by a colon: keys and labels are most of them.
+ */
+FUSE_INLINE int is_dotted_colon_word(const char *t, size_t n)
+{
+    return n >= 4 && t[n - 1] == ':' && is_letter(t[0]) && memchr(t + 1, '.', n - 2) != NULL;
+}
+
+/* Word j of the line is the bare word norm[from, from + len) and one closer ("alice." for "alice.:"). */
+FUSE_INLINE int closed_copy(const ltk_fuse_state *st, size_t j, size_t from, size_t len);
+
 /* bytes around a word that are not the word: 1 opens, 2 closes (find_twins) */
 static const uint8_t twin_edge[256] = {
     ['('] = 1, ['['] = 1, ['{'] = 1, ['`'] = 1, ['"'] = 3, ['\''] = 3,
@@ -6741,6 +6758,13 @@ FUSE_INLINE int glued_copy(const ltk_fuse_state *st, size_t j, size_t from, size
     const char *t = st->norm.data + st->tok_off[j];
     return len > 0 && st->tok_len[j] > len + 1 && t[0] == st->norm.data[from] &&
            twin_glue((unsigned char)t[len]) && memcmp(t, st->norm.data + from, len) == 0;
+}
+
+FUSE_INLINE int closed_copy(const ltk_fuse_state *st, size_t j, size_t from, size_t len)
+{
+    const char *t = st->norm.data + st->tok_off[j];
+    return len > 0 && st->tok_len[j] == len + 1 && (twin_edge[(unsigned char)t[len]] & 2) &&
+           t[0] == st->norm.data[from] && memcmp(t, st->norm.data + from, len) == 0;
 }
 
 /* One value printed at two or three places of a line (find_twins). */
@@ -6862,7 +6886,8 @@ static size_t find_twins(const ltk_fuse_state *st, uint64_t seq, size_t n, size_
             if (j == i || (enclosed >> j & 1) ||
                 (!st->tok_wild[j] && (st->tok_hash[j] == st->tok_hash[i] ||
                                       st->tok_hash[j] == bare[k] ||
-                                      glued_copy(st, j, glue_from[k], glue_len[k])))) {
+                                      glued_copy(st, j, glue_from[k], glue_len[k]) ||
+                                      closed_copy(st, j, glue_from[k], glue_len[k])))) {
                 at[places++] = j;
                 set |= 1ULL << j;
             }
@@ -7226,7 +7251,8 @@ static int learn_masked(logtk_parser *p, ltk_fuse_state *st, size_t n, size_t hd
     uint64_t bracketed = 0; /* words opening with a bracket or a quote, among the first 64 */
     for (size_t i = 0; i < n; i++) {
         const char *t = base + st->tok_off[i];
-        if (i < 64 && ((twin_edge[(unsigned char)t[0]] & 1) || is_process_tag_end(t, st->tok_len[i])))
+        if (i < 64 && ((twin_edge[(unsigned char)t[0]] & 1) || is_process_tag_end(t, st->tok_len[i]) ||
+                       is_dotted_colon_word(t, st->tok_len[i])))
             bracketed |= 1ULL << i;
         st->tok_wild[i] = is_wild_word(t, st->tok_len[i]);
         if (word_variable_form(st, i, t, st->tok_len[i]) != 0)
