@@ -33,8 +33,8 @@ static int is_module_level(const char *s, size_t n, const char *colon)
         return 0; /* (no module at all, httpd's "[:error]" for a module that names none) */
     n -= (size_t)(colon + 1 - s);
     s = colon + 1;
-    if (n > 5 && s[n - 1] >= '1' && s[n - 1] <= '8' && (s[0] | 0x20) == 't')
-        n--;
+    if (n > 5 && s[n - 1] >= '0' && s[n - 1] <= '9' && (s[0] | 0x20) == 't')
+        n--; /* (any digit: lines of one shape differ in their digits only, fuse_shape.h) */
     return is_level_name(s, n);
 }
 
@@ -96,14 +96,13 @@ FUSE_INLINE int is_level_name(const char *s, size_t n)
     return 0;
 }
 
-/* Eight digits that are a date of ISO 8601's basic format, "20261207": year, month, day. */
+/* Eight digits, read as a date of ISO 8601's basic format, "20261207" (year, month, day) where a time follows. */
 static int is_basic_date(const char *s)
 {
     for (size_t k = 0; k < 8; k++)
         if (s[k] < '0' || s[k] > '9')
             return 0;
-    const int month = (s[4] - '0') * 10 + (s[5] - '0'), day = (s[6] - '0') * 10 + (s[7] - '0');
-    return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+    return 1; /* (not the month's and day's values: lines of one shape read alike, fuse_shape.h) */
 }
 
 /*
@@ -199,8 +198,9 @@ static int is_level_colon(const char *s, size_t n)
     if (n < 4 || s[n - 1] != ':')
         return 0;
     n--;
-    if (s[n - 1] >= '1' && s[n - 1] <= '5')
-        n--; /* "debug2", PostgreSQL's "DEBUG1" */
+    if (s[n - 1] >= '0' && s[n - 1] <= '9')
+        n--; /* "debug2", PostgreSQL's "DEBUG1" (any digit: a line of the same shape
+                with another one reads the same, fuse_shape.h) */
     /* and PostgreSQL's level of its ordinary messages, "LOG:" */
     return is_level_word(s, n) || (n == 3 && memcmp(s, "LOG", 3) == 0);
 }
@@ -849,7 +849,7 @@ static int is_chromium_header(const char *s, size_t n)
     if (i >= n)
         return 0;
     size_t len = i - from;
-    if (len == 8 && memcmp(s + from, "VERBOSE", 7) == 0 && s[from + 7] >= '1' && s[from + 7] <= '9')
+    if (len == 8 && memcmp(s + from, "VERBOSE", 7) == 0 && s[from + 7] >= '0' && s[from + 7] <= '9')
         return 1;
     return is_level_name(s + from, len);
 }

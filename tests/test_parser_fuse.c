@@ -1118,6 +1118,43 @@ TEST(test_fuse_shape_cache_digits)
  * and some with a digit where a letter was: a kept name then takes many
  * values in lines of one shape (the cache's second level).
  */
+/*
+ * Lines of one shape that a digit's value would read apart: a level numbered
+ * as Slurm and PostgreSQL number theirs ("WRN1:" beside "WRN8:", found by
+ * fuzz_parse: the cache gave the second line the first one's header), an
+ * httpd trace level, a basic date.  Each pair gets one answer, cached or not.
+ */
+TEST(test_fuse_line_cache_digit_values)
+{
+    static const char *const pairs[][2] = {
+        {"1:10 WRN1: 0", "8:87 WRN8: 7"},
+        {"12:00 debug2: x 1", "12:00 debug7: x 1"},
+        {"[Mon Dec 07 10:00:00 2026] [core:trace1] x 1", "[Mon Dec 07 10:00:00 2026] [core:trace9] x 1"},
+        {"20261207-15:27:46 x 1", "20269907-15:27:46 x 1"},
+    };
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        logtk_parser *cached = new_parser("fuse"), *plain = new_parser("fuse");
+        CHECK(cached != NULL && plain != NULL);
+        if (cached == NULL || plain == NULL) {
+            logtk_parser_free(cached);
+            logtk_parser_free(plain);
+            return;
+        }
+        CHECK_STATUS(logtk_parser_set_option(plain, "line_cache", "none"), LOGTK_OK);
+        for (size_t i = 0; i < 2; i++) {
+            logtk_event a, b;
+            const size_t n = strlen(pairs[k][i]);
+            CHECK_STATUS(logtk_parser_feed(cached, pairs[k][i], n, &a), LOGTK_OK);
+            CHECK_STATUS(logtk_parser_feed(plain, pairs[k][i], n, &b), LOGTK_OK);
+            CHECK(a.template_text.len == b.template_text.len &&
+                  memcmp(a.template_text.ptr, b.template_text.ptr, a.template_text.len) == 0);
+            CHECK(a.nparams == b.nparams);
+        }
+        logtk_parser_free(cached);
+        logtk_parser_free(plain);
+    }
+}
+
 TEST(test_fuse_line_cache_is_a_cache)
 {
     static const char *const pieces[] = {
