@@ -3604,10 +3604,9 @@ __attribute__((noinline))
 static size_t quoted_form_suffix(const char *s, size_t n, size_t prefix)
 {
     size_t quoted;
-    int form;
     if (prefix == 0 && json_message_form(s, n, &quoted) == 1)
         return quoted; /* '<*>"msg":"request' */
-    if (prefix == 2 && may_hold_json(s, n) && (form = json_message_form(s, n, &quoted)) == 3)
+    if (prefix == 2 && may_hold_json(s, n) && json_message_form(s, n, &quoted) == 3)
         return quoted; /* '\"<*>\"","detail":...' */
     if (prefix > 0 && (quoted = quoted_key_value(s, prefix, n)) != 0)
         return n - prefix - quoted; /* what follows the closing quote */
@@ -6729,8 +6728,6 @@ FUSE_INLINE int is_dotted_colon_word(const char *t, size_t n)
     return n >= 4 && t[n - 1] == ':' && is_letter(t[0]) && memchr(t + 1, '.', n - 2) != NULL;
 }
 
-/* Word j of the line is the bare word norm[from, from + len) and one closer ("alice." for "alice.:"). */
-FUSE_INLINE int closed_copy(const ltk_fuse_state *st, size_t j, size_t from, size_t len);
 
 /* bytes around a word that are not the word: 1 opens, 2 closes (find_twins) */
 static const uint8_t twin_edge[256] = {
@@ -6760,6 +6757,7 @@ FUSE_INLINE int glued_copy(const ltk_fuse_state *st, size_t j, size_t from, size
            twin_glue((unsigned char)t[len]) && memcmp(t, st->norm.data + from, len) == 0;
 }
 
+/* Word j of the line is the bare word norm[from, from + len) and one closer ("alice." for "alice.:"). */
 FUSE_INLINE int closed_copy(const ltk_fuse_state *st, size_t j, size_t from, size_t len)
 {
     const char *t = st->norm.data + st->tok_off[j];

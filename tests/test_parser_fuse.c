@@ -1119,6 +1119,46 @@ TEST(test_fuse_shape_cache_digits)
  * values in lines of one shape (the cache's second level).
  */
 /*
+ * A fuse handle with its line cache and one without ("line_cache=none"),
+ * both in *cached and *plain; 0 (both freed, NULL) when either could not be
+ * made.
+ */
+static int new_cached_and_plain(logtk_parser **cached, logtk_parser **plain)
+{
+    *cached = new_parser("fuse");
+    *plain = new_parser("fuse");
+    CHECK(*cached != NULL && *plain != NULL);
+    if (*cached == NULL || *plain == NULL) {
+        logtk_parser_free(*cached);
+        logtk_parser_free(*plain);
+        *cached = *plain = NULL;
+        return 0;
+    }
+    CHECK_STATUS(logtk_parser_set_option(*plain, "line_cache", "none"), LOGTK_OK);
+    return 1;
+}
+
+/* lines[0..n) fed to both handles of new_cached_and_plain(): each event the same template. */
+static void check_cached_as_plain(const char *const *lines, size_t n)
+{
+    logtk_parser *cached, *plain;
+    if (!new_cached_and_plain(&cached, &plain))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        logtk_event a, b;
+        const size_t len = strlen(lines[i]);
+        CHECK_STATUS(logtk_parser_feed(cached, lines[i], len, &a), LOGTK_OK);
+        /* a stays as it is while the other handle is fed */
+        CHECK_STATUS(logtk_parser_feed(plain, lines[i], len, &b), LOGTK_OK);
+        CHECK(a.template_id == b.template_id && a.nparams == b.nparams);
+        CHECK(a.template_text.len == b.template_text.len &&
+              memcmp(a.template_text.ptr, b.template_text.ptr, a.template_text.len) == 0);
+    }
+    logtk_parser_free(cached);
+    logtk_parser_free(plain);
+}
+
+/*
  * Lines of one shape that a digit's value would read apart: a level numbered
  * as Slurm and PostgreSQL number theirs ("WRN1:" beside "WRN8:", found by
  * fuzz_parse: the cache gave the second line the first one's header), an
@@ -1132,27 +1172,8 @@ TEST(test_fuse_line_cache_digit_values)
         {"[Mon Dec 07 10:00:00 2026] [core:trace1] x 1", "[Mon Dec 07 10:00:00 2026] [core:trace9] x 1"},
         {"20261207-15:27:46 x 1", "20269907-15:27:46 x 1"},
     };
-    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
-        logtk_parser *cached = new_parser("fuse"), *plain = new_parser("fuse");
-        CHECK(cached != NULL && plain != NULL);
-        if (cached == NULL || plain == NULL) {
-            logtk_parser_free(cached);
-            logtk_parser_free(plain);
-            return;
-        }
-        CHECK_STATUS(logtk_parser_set_option(plain, "line_cache", "none"), LOGTK_OK);
-        for (size_t i = 0; i < 2; i++) {
-            logtk_event a, b;
-            const size_t n = strlen(pairs[k][i]);
-            CHECK_STATUS(logtk_parser_feed(cached, pairs[k][i], n, &a), LOGTK_OK);
-            CHECK_STATUS(logtk_parser_feed(plain, pairs[k][i], n, &b), LOGTK_OK);
-            CHECK(a.template_text.len == b.template_text.len &&
-                  memcmp(a.template_text.ptr, b.template_text.ptr, a.template_text.len) == 0);
-            CHECK(a.nparams == b.nparams);
-        }
-        logtk_parser_free(cached);
-        logtk_parser_free(plain);
-    }
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+        check_cached_as_plain(pairs[k], 2);
 }
 
 TEST(test_fuse_line_cache_is_a_cache)
@@ -1203,14 +1224,9 @@ TEST(test_fuse_line_cache_is_a_cache)
         lines[i] = text[i];
     }
     /* fed side by side: each event the same (template, parameters as places in the line) */
-    logtk_parser *cached = new_parser("fuse"), *plain = new_parser("fuse");
-    CHECK(cached != NULL && plain != NULL);
-    if (cached == NULL || plain == NULL) {
-        logtk_parser_free(cached);
-        logtk_parser_free(plain);
+    logtk_parser *cached, *plain;
+    if (!new_cached_and_plain(&cached, &plain))
         return;
-    }
-    CHECK_STATUS(logtk_parser_set_option(plain, "line_cache", "none"), LOGTK_OK);
     size_t differ = 0;
     for (size_t i = 0; i < LINES; i++) {
         logtk_event a, b;
@@ -1241,23 +1257,7 @@ TEST(test_fuse_line_cache_is_a_cache)
      */
     static const char *const by_value[] = {"x foo()#789KeyError: a", "x foo()#012KeyError: a",
                                            "x foo()#345KeyError: a", "x foo()#011KeyError: a"};
-    cached = new_parser("fuse");
-    plain = new_parser("fuse");
-    CHECK(cached != NULL && plain != NULL);
-    if (cached != NULL && plain != NULL) {
-        CHECK_STATUS(logtk_parser_set_option(plain, "line_cache", "none"), LOGTK_OK);
-        for (size_t i = 0; i < sizeof by_value / sizeof by_value[0]; i++) {
-            logtk_event a, b;
-            const size_t n = strlen(by_value[i]);
-            CHECK_STATUS(logtk_parser_feed(cached, by_value[i], n, &a), LOGTK_OK);
-            CHECK_STATUS(logtk_parser_feed(plain, by_value[i], n, &b), LOGTK_OK);
-            CHECK(a.template_id == b.template_id && a.nparams == b.nparams);
-            CHECK(a.template_text.len == b.template_text.len &&
-                  memcmp(a.template_text.ptr, b.template_text.ptr, a.template_text.len) == 0);
-        }
-    }
-    logtk_parser_free(cached);
-    logtk_parser_free(plain);
+    check_cached_as_plain(by_value, sizeof by_value / sizeof by_value[0]);
     /* the value is checked */
     logtk_parser *p = NULL;
     CHECK_STATUS(logtk_parser_new(&p, "fuse"), LOGTK_OK);
